@@ -1,0 +1,205 @@
+import { Carver } from "./carver.js";
+import { stableAscendingOrder } from "./stable-order.js";
+
+/** Ceiling on one segment in size-accessor units: 500 messages under the default accessor. */
+export const DEFAULT_MAX_SIZE = 500;
+/** 24 hours: long enough for timezone-spanning replies, short enough not to stall extraction. */
+export const DEFAULT_SETTLE_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_MIN_ITEMS = 1;
+
+export interface SegmenterOptions {
+  /** Ceiling on one segment, in the units the size accessor returns (integer > 0). */
+  maxSize?: number;
+  /** Milliseconds of silence after which a conversation is finished (finite, >= 0). */
+  settle?: number;
+  /** Segments with fewer items are dropped (integer > 0). */
+  minItems?: number;
+}
+
+/** Epoch milliseconds or a `Date`. */
+export type Instant = number | Date;
+
+/**
+ * Splits a timestamped item stream (one chat channel) into conversation segments that are closed,
+ * i.e. safe to hand to extraction. A silence longer than `settle` ends a conversation; within a
+ * conversation a run is cut only when it exceeds `maxSize`, at the largest gap. The trailing
+ * conversation is withheld until it has been quiet for longer than `settle`.
+ *
+ * Pure and deterministic; see `specs/segmenter.md` for the exact contract.
+ */
+export class ConversationSegmenter {
+  readonly maxSize: number;
+  readonly settle: number;
+  readonly minItems: number;
+
+  constructor(options: SegmenterOptions = {}) {
+    const {
+      maxSize = DEFAULT_MAX_SIZE,
+      settle = DEFAULT_SETTLE_MS,
+      minItems = DEFAULT_MIN_ITEMS,
+    } = options ?? {};
+    this.maxSize = positiveInteger("maxSize", maxSize);
+    this.minItems = positiveInteger("minItems", minItems);
+    if (typeof settle !== "number" || !Number.isFinite(settle) || settle < 0) {
+      throw new RangeError(
+        `settle must be a finite, non-negative number of milliseconds (got ${describe(settle)})`,
+      );
+    }
+    this.settle = settle;
+  }
+
+  /**
+   * The closed segments of `items`, in time order, each a time-ordered list of the original items
+   * (equal timestamps keep input order). `now` decides whether the trailing conversation has
+   * settled. Each accessor is called exactly once per item; `size` defaults to one per item.
+   *
+   * @throws RangeError for an invalid `now`, a timestamp that is not a finite number or valid Date,
+   *   or a size that is negative or not finite, naming the item index.
+   */
+  closedSegments<T>(
+    items: readonly T[],
+    now: Instant,
+    timestamp: (item: T) => Instant,
+    size?: (item: T) => number,
+  ): T[][] {
+    const nowMs = toEpochMs(now);
+    if (Number.isNaN(nowMs)) {
+      throw new RangeError(
+        `now must be finite epoch milliseconds or a valid Date (got ${describe(now)})`,
+      );
+    }
+    if (items.length === 0) return [];
+    const measured = measure(items, timestamp, size);
+    const order = stableAscendingOrder(measured.times);
+    const times = order ? gather(measured.times, order) : measured.times;
+    const sizes = order && measured.sizes ? gather(measured.sizes, order) : measured.sizes;
+    const carver = new Carver(
+      times,
+      sizes,
+      measured.sizesAreExactIntegers,
+      this.maxSize,
+      this.minItems,
+    );
+    const spans = this.closedSpans(times, nowMs, carver);
+    return this.materialize(items, order, spans);
+  }
+
+  /**
+   * Splits the sorted times into conversations at gaps longer than `settle` and carves each. The
+   * trailing conversation, if still open at `now`, loses its last carved segment (withheld, not
+   * folded); every other conversation folds an undersized last segment into the one before it.
+   */
+  private closedSpans(times: Float64Array, now: number, carver: Carver): number[] {
+    const spans: number[] = [];
+    const n = times.length;
+    let start = 0;
+    for (let end = 1; end <= n; end++) {
+      if (end < n && times[end] - times[end - 1] <= this.settle) continue;
+      const first = spans.length;
+      carver.carve(start, end, spans);
+      if (end === n && now - times[n - 1] <= this.settle) spans.length -= 2;
+      else this.foldUndersizedTail(spans, first);
+      start = end;
+    }
+    return spans;
+  }
+
+  /** Merges the last span into the previous one of the same conversation if it is too small. */
+  private foldUndersizedTail(spans: number[], conversationFirst: number): void {
+    const last = spans.length - 2;
+    if (last <= conversationFirst) return;
+    if (spans[last + 1] - spans[last] >= this.minItems) return;
+    spans[last - 1] = spans[last + 1];
+    spans.length = last;
+  }
+
+  /** The original items of each span holding at least `minItems`; smaller ones are dropped. */
+  private materialize<T>(
+    items: readonly T[],
+    order: Uint32Array | undefined,
+    spans: number[],
+  ): T[][] {
+    const segments: T[][] = [];
+    for (let s = 0; s < spans.length; s += 2) {
+      const start = spans[s];
+      const end = spans[s + 1];
+      if (end - start < this.minItems) continue;
+      if (order === undefined) {
+        segments.push(items.slice(start, end));
+        continue;
+      }
+      const segment: T[] = [];
+      for (let i = start; i < end; i++) segment.push(items[order[i]]);
+      segments.push(segment);
+    }
+    return segments;
+  }
+}
+
+interface Measured {
+  times: Float64Array;
+  sizes: Float64Array | undefined;
+  sizesAreExactIntegers: boolean;
+}
+
+/** Calls each accessor once per item, in input order, and validates what it returns. */
+function measure<T>(
+  items: readonly T[],
+  timestamp: (item: T) => Instant,
+  size: ((item: T) => number) | undefined,
+): Measured {
+  const n = items.length;
+  const times = new Float64Array(n);
+  const sizes = size ? new Float64Array(n) : undefined;
+  let allIntegers = true;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const item = items[i];
+    const t = timestamp(item);
+    const ms = toEpochMs(t);
+    if (Number.isNaN(ms)) {
+      throw new RangeError(
+        `timestamp of item ${i} must be finite epoch milliseconds or a valid Date (got ${describe(t)})`,
+      );
+    }
+    times[i] = ms;
+    if (size === undefined || sizes === undefined) continue;
+    const s = size(item);
+    if (typeof s !== "number" || !Number.isFinite(s) || s < 0) {
+      throw new RangeError(
+        `size of item ${i} must be a finite, non-negative number (got ${describe(s)})`,
+      );
+    }
+    sizes[i] = s;
+    total += s;
+    if (!Number.isInteger(s)) allIntegers = false;
+  }
+  return { times, sizes, sizesAreExactIntegers: allIntegers && total <= Number.MAX_SAFE_INTEGER };
+}
+
+/** Epoch milliseconds of a number or Date, or NaN when it is neither finite nor a valid Date. */
+function toEpochMs(value: unknown): number {
+  const ms =
+    typeof value === "number" ? value : value instanceof Date ? value.getTime() : Number.NaN;
+  return Number.isFinite(ms) ? ms : Number.NaN;
+}
+
+function gather(values: Float64Array, order: Uint32Array): Float64Array {
+  const out = new Float64Array(order.length);
+  for (let i = 0; i < order.length; i++) out[i] = values[order[i]];
+  return out;
+}
+
+function positiveInteger(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive integer (got ${describe(value)})`);
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : "a Date";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return JSON.stringify(value);
+  return value === null ? "null" : typeof value;
+}
