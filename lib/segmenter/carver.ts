@@ -5,18 +5,18 @@
  * item). Segments are half-open spans `[start, end)` appended to a flat array as `start, end`.
  */
 export class Carver {
-  /** Cut candidates whose gaps strictly decrease from head to tail: a sliding-window maximum. */
-  private readonly candidates: Int32Array;
-
+  /**
+   * @param candidates room for `times.length` cut candidates, kept with strictly decreasing gaps
+   *   from head to tail: a sliding-window maximum.
+   */
   constructor(
     private readonly times: Float64Array,
     private readonly sizes: Float64Array | undefined,
     private readonly sizesAreExactIntegers: boolean,
     private readonly maxSize: number,
     private readonly minItems: number,
-  ) {
-    this.candidates = new Int32Array(times.length);
-  }
+    private readonly candidates: Int32Array,
+  ) {}
 
   /**
    * Carves `[from, to)` from the front. Each step takes the longest prefix whose size fits

@@ -1,5 +1,6 @@
 import { Carver } from "./carver.js";
-import { stableAscendingOrder } from "./stable-order.js";
+import { sortStable } from "./stable-order.js";
+import { type Workspace, withWorkspace } from "./workspace.js";
 
 /** Ceiling on one segment in size-accessor units: 500 messages under the default accessor. */
 export const DEFAULT_MAX_SIZE = 500;
@@ -69,19 +70,22 @@ export class ConversationSegmenter {
       );
     }
     if (items.length === 0) return [];
-    const measured = measure(items, timestamp, size);
-    const order = stableAscendingOrder(measured.times);
-    const times = order ? gather(measured.times, order) : measured.times;
-    const sizes = order && measured.sizes ? gather(measured.sizes, order) : measured.sizes;
-    const carver = new Carver(
-      times,
-      sizes,
-      measured.sizesAreExactIntegers,
-      this.maxSize,
-      this.minItems,
-    );
-    const spans = this.closedSpans(times, nowMs, carver);
-    return this.materialize(items, order, spans);
+    return withWorkspace(items.length, size !== undefined, (ws) => {
+      const exactSums = measure(items, timestamp, size, ws);
+      const order = sortStable(ws.times, ws);
+      let sizes = ws.sizes;
+      if (order && ws.sizes && ws.sortedSizes) sizes = gather(ws.sizes, order, ws.sortedSizes);
+      const carver = new Carver(
+        ws.times,
+        sizes,
+        exactSums,
+        this.maxSize,
+        this.minItems,
+        ws.candidates,
+      );
+      const spans = this.closedSpans(ws.times, nowMs, carver);
+      return this.materialize(items, order, spans);
+    });
   }
 
   /**
@@ -136,24 +140,20 @@ export class ConversationSegmenter {
   }
 }
 
-interface Measured {
-  times: Float64Array;
-  sizes: Float64Array | undefined;
-  sizesAreExactIntegers: boolean;
-}
-
-/** Calls each accessor once per item, in input order, and validates what it returns. */
+/**
+ * Calls each accessor once per item, in input order, writing validated results into the
+ * workspace. Returns whether sizes sum exactly (all integers, safe total): then the carver may
+ * subtract instead of re-adding.
+ */
 function measure<T>(
   items: readonly T[],
   timestamp: (item: T) => Instant,
   size: ((item: T) => number) | undefined,
-): Measured {
-  const n = items.length;
-  const times = new Float64Array(n);
-  const sizes = size ? new Float64Array(n) : undefined;
+  { times, sizes }: Workspace,
+): boolean {
   let allIntegers = true;
   let total = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < items.length; i++) {
     const item = items[i];
     const t = timestamp(item);
     const ms = toEpochMs(t);
@@ -174,7 +174,7 @@ function measure<T>(
     total += s;
     if (!Number.isInteger(s)) allIntegers = false;
   }
-  return { times, sizes, sizesAreExactIntegers: allIntegers && total <= Number.MAX_SAFE_INTEGER };
+  return allIntegers && total <= Number.MAX_SAFE_INTEGER;
 }
 
 /** Epoch milliseconds of a number or Date, or NaN when it is neither finite nor a valid Date. */
@@ -184,8 +184,7 @@ function toEpochMs(value: unknown): number {
   return Number.isFinite(ms) ? ms : Number.NaN;
 }
 
-function gather(values: Float64Array, order: Uint32Array): Float64Array {
-  const out = new Float64Array(order.length);
+function gather(values: Float64Array, order: Uint32Array, out: Float64Array): Float64Array {
   for (let i = 0; i < order.length; i++) out[i] = values[order[i]];
   return out;
 }

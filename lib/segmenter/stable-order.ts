@@ -1,44 +1,65 @@
 /**
- * Stable ascending order of a list of timestamps, without a comparator sort.
+ * Stable ascending sort of timestamps that also reports where each one came from, without a
+ * comparator sort.
  *
  * The segmenter sorts by timestamp with ties in input order. A comparator sort over objects is
  * what dominated the straightforward implementation, so this is an LSD radix sort over the IEEE-754
- * bits of the timestamps, which is stable by construction and linear in the number of items.
+ * bits of the timestamps: stable by construction, linear in the number of items, and working in
+ * caller-provided memory so that large inputs cost no fresh allocations.
  */
 
 const DIGIT_BITS = 11;
 const DIGIT_MASK = (1 << DIGIT_BITS) - 1;
 const BUCKETS = 1 << DIGIT_BITS;
 const PASSES = Math.ceil(64 / DIGIT_BITS);
+const SIGN = 0x80000000;
 
 /** Index of the low and high 32-bit word of a float64 in a Uint32Array view of it. */
-const LOW_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
-const HIGH_WORD = 1 - LOW_WORD;
+const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+const HIGH = 1 - LOW;
+
+/** Working memory for {@link sortStable} over `n` timestamps. */
+export interface SortScratch {
+  /** `2n` words. */
+  spareKeys: Uint32Array;
+  /** `n` positions each. */
+  order: Uint32Array;
+  spareOrder: Uint32Array;
+}
+
+export function sortScratch(n: number): SortScratch {
+  return {
+    spareKeys: new Uint32Array(2 * n),
+    order: new Uint32Array(n),
+    spareOrder: new Uint32Array(n),
+  };
+}
 
 /**
- * The positions of `times` in stable ascending order, or `undefined` when `times` is already
- * non-decreasing (the common case for a chat stream, which then costs one linear scan).
- * Every value must be a finite number.
+ * Sorts `times` ascending in place, equal values keeping their relative order, and returns the
+ * original position of each sorted value; returns `undefined` (leaving `times` as it is) when it
+ * is already non-decreasing, the common case for a chat stream, which then costs one scan.
+ * Every value must be a finite number; negative zero comes out as positive zero.
  */
-export function stableAscendingOrder(times: Float64Array): Uint32Array | undefined {
+export function sortStable(times: Float64Array, scratch: SortScratch): Uint32Array | undefined {
   if (isNonDecreasing(times)) return undefined;
   const n = times.length;
-  let low = new Uint32Array(n);
-  let high = new Uint32Array(n);
-  let order = new Uint32Array(n);
-  writeSortableKeys(times, low, high, order);
-  const histograms = digitHistograms(low, high);
-  let nextLow = new Uint32Array(n);
-  let nextHigh = new Uint32Array(n);
-  let nextOrder = new Uint32Array(n);
+  let keys = new Uint32Array(times.buffer, times.byteOffset, 2 * n);
+  let order = scratch.order;
+  let spareKeys = scratch.spareKeys.subarray(0, 2 * n);
+  let spareOrder = scratch.spareOrder;
+  toSortableKeys(keys, order);
+  const histograms = digitHistograms(keys);
   for (let pass = 0; pass < PASSES; pass++) {
     const counts = histograms.subarray(pass * BUCKETS, (pass + 1) * BUCKETS);
     if (isSingleBucket(counts, n)) continue;
-    scatterByDigit(pass * DIGIT_BITS, counts, low, high, order, nextLow, nextHigh, nextOrder);
-    [low, nextLow] = [nextLow, low];
-    [high, nextHigh] = [nextHigh, high];
-    [order, nextOrder] = [nextOrder, order];
+    scatterByDigit(pass * DIGIT_BITS, counts, keys, order, spareKeys, spareOrder);
+    [keys, spareKeys] = [spareKeys, keys];
+    [order, spareOrder] = [spareOrder, order];
   }
+  const inPlace = new Uint32Array(times.buffer, times.byteOffset, 2 * n);
+  if (keys !== inPlace) inPlace.set(keys);
+  fromSortableKeys(inPlace);
   return order;
 }
 
@@ -50,39 +71,45 @@ function isNonDecreasing(times: Float64Array): boolean {
 }
 
 /**
- * Maps each float64 to a 64-bit unsigned key (split in two words) whose unsigned order is the
- * numeric order: flip every bit of negatives, only the sign bit of positives. Negative zero is
- * first turned into positive zero so that it ties with it, as numeric comparison does.
+ * Rewrites each float64 (as two words) into a 64-bit unsigned key whose unsigned order is the
+ * numeric order: flip every bit of negatives, only the sign bit of positives. Negative zero first
+ * becomes positive zero, so that it ties with it as numeric comparison does.
  */
-function writeSortableKeys(
-  times: Float64Array,
-  low: Uint32Array,
-  high: Uint32Array,
-  order: Uint32Array,
-): void {
-  const scratch = new Float64Array(1);
-  const words = new Uint32Array(scratch.buffer);
-  for (let i = 0; i < times.length; i++) {
-    scratch[0] = times[i] + 0;
-    const hi = words[HIGH_WORD];
-    const lo = words[LOW_WORD];
-    if (hi & 0x80000000) {
-      high[i] = ~hi >>> 0;
-      low[i] = ~lo >>> 0;
+function toSortableKeys(keys: Uint32Array, order: Uint32Array): void {
+  for (let i = 0; i < order.length; i++) {
+    const lo = keys[2 * i + LOW];
+    const hi = keys[2 * i + HIGH];
+    if (hi === SIGN && lo === 0) {
+      keys[2 * i + HIGH] = SIGN;
+    } else if (hi & SIGN) {
+      keys[2 * i + HIGH] = ~hi;
+      keys[2 * i + LOW] = ~lo;
     } else {
-      high[i] = (hi | 0x80000000) >>> 0;
-      low[i] = lo;
+      keys[2 * i + HIGH] = hi | SIGN;
     }
     order[i] = i;
   }
 }
 
+/** Inverse of {@link toSortableKeys}, turning sorted keys back into the float64 values. */
+function fromSortableKeys(keys: Uint32Array): void {
+  for (let i = 0; i < keys.length; i += 2) {
+    const hi = keys[i + HIGH];
+    if (hi & SIGN) {
+      keys[i + HIGH] = hi ^ SIGN;
+    } else {
+      keys[i + HIGH] = ~hi;
+      keys[i + LOW] = ~keys[i + LOW];
+    }
+  }
+}
+
 /** Counts of every digit value for every pass, gathered in one read of the keys. */
-function digitHistograms(low: Uint32Array, high: Uint32Array): Uint32Array {
+function digitHistograms(keys: Uint32Array): Uint32Array {
   const histograms = new Uint32Array(PASSES * BUCKETS);
-  for (let i = 0; i < low.length; i++) {
-    const lo = low[i];
-    const hi = high[i];
+  for (let i = 0; i < keys.length; i += 2) {
+    const lo = keys[i + LOW];
+    const hi = keys[i + HIGH];
     for (let pass = 0; pass < PASSES; pass++) {
       histograms[pass * BUCKETS + digitOf(lo, hi, pass * DIGIT_BITS)]++;
     }
@@ -108,21 +135,19 @@ function digitOf(lo: number, hi: number, shift: number): number {
 function scatterByDigit(
   shift: number,
   counts: Uint32Array,
-  low: Uint32Array,
-  high: Uint32Array,
+  keys: Uint32Array,
   order: Uint32Array,
-  toLow: Uint32Array,
-  toHigh: Uint32Array,
+  toKeys: Uint32Array,
   toOrder: Uint32Array,
 ): void {
   const offsets = new Uint32Array(BUCKETS);
   for (let d = 1; d < BUCKETS; d++) offsets[d] = offsets[d - 1] + counts[d - 1];
-  for (let i = 0; i < low.length; i++) {
-    const lo = low[i];
-    const hi = high[i];
+  for (let i = 0; i < order.length; i++) {
+    const lo = keys[2 * i + LOW];
+    const hi = keys[2 * i + HIGH];
     const at = offsets[digitOf(lo, hi, shift)]++;
-    toLow[at] = lo;
-    toHigh[at] = hi;
+    toKeys[2 * at + LOW] = lo;
+    toKeys[2 * at + HIGH] = hi;
     toOrder[at] = order[i];
   }
 }

@@ -1,20 +1,24 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { stableAscendingOrder } from "../../lib/segmenter/stable-order.js";
+import { sortScratch, sortStable } from "../../lib/segmenter/stable-order.js";
 
 /** Positions in stable ascending order, by a plain comparator sort. */
 const expectedOrder = (values: number[]): number[] =>
   values.map((_, i) => i).sort((a, b) => values[a] - values[b] || a - b);
 
+/** The order `sortStable` reports, after checking that it sorted the values by it. */
 const orderOf = (values: number[]): number[] => {
-  const order = stableAscendingOrder(Float64Array.from(values));
-  return order ? Array.from(order) : values.map((_, i) => i);
+  const times = Float64Array.from(values);
+  const order = sortStable(times, sortScratch(values.length));
+  const positions = order ? Array.from(order) : values.map((_, i) => i);
+  expect(Array.from(times, (t) => t + 0)).toEqual(positions.map((p) => values[p] + 0));
+  return positions;
 };
 
 describe("stableAscendingOrder", () => {
   it("reports already sorted input (ties included) as needing no reordering", () => {
-    expect(stableAscendingOrder(Float64Array.from([1, 2, 2, 3]))).toBeUndefined();
-    expect(stableAscendingOrder(new Float64Array(0))).toBeUndefined();
+    expect(sortStable(Float64Array.from([1, 2, 2, 3]), sortScratch(4))).toBeUndefined();
+    expect(sortStable(new Float64Array(0), sortScratch(0))).toBeUndefined();
   });
 
   it("orders negatives, zeros of both signs, fractions and extremes numerically, ties stable", () => {

@@ -1,0 +1,20 @@
+import { type CommandIO, segmentCommand } from "./segment.js";
+
+const USAGE = `Usage: npm start -- <command> [options]
+
+Commands:
+  segment <file.jsonl|->   print the closed conversation segments of chat messages
+
+Run a command with --help for its options.`;
+
+/** Dispatches a command line; resolves to the process exit code. */
+export async function main(args: string[], io: CommandIO): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === "segment") return segmentCommand(rest, io);
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    io.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  io.stderr.write(`unknown command ${JSON.stringify(command)}\n\n${USAGE}\n`);
+  return 2;
+}

@@ -1,0 +1,272 @@
+import type { Readable } from "node:stream";
+import { parseArgs } from "node:util";
+import { formatDuration, parseDuration } from "../lib/duration.js";
+import {
+  type ChatMessage,
+  compareIds,
+  compareMessages,
+  parseTimestamp,
+} from "../lib/messages/index.js";
+import { ConversationSegmenter } from "../lib/segmenter/index.js";
+import { Progress, type ProgressStream } from "./progress.js";
+import { formatProblem, readMessages } from "./read-messages.js";
+
+export const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|-> [options]
+
+Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
+user, text), segments each channel separately and prints its closed conversation segments.
+
+Options:
+  --max-size N      ceiling on one segment, in messages (default 500)
+  --settle D        silence that ends a conversation, e.g. 90s, 15m, 24h, 2d or ms (default 24h)
+  --min-items N     drop segments with fewer messages (default 1)
+  --now T           current time as ISO-8601 or epoch ms (default: the clock)
+  --json            one JSON object per segment instead of a table
+  --skip-invalid    report malformed lines and go on without them (default: stop, print nothing)
+  -h, --help        this help`;
+
+export interface CommandIO {
+  stdin: Readable;
+  stdout: { write(text: string): unknown };
+  stderr: ProgressStream;
+  /** The clock, epoch ms. */
+  now: () => number;
+}
+
+/** How the segment that starts here was cut from what came before it in its channel. */
+type Cut = "start" | "silence" | "size";
+
+interface SegmentReport {
+  channel: string;
+  index: number;
+  messages: ChatMessage[];
+  cut: Cut;
+  gapBeforeMs: number | null;
+}
+
+interface ChannelReport {
+  channel: string;
+  total: number;
+  segments: SegmentReport[];
+  /** Messages of the trailing conversation that is still open at `now`: withheld, not lost. */
+  open: number;
+  /** Messages in segments below `--min-items`. */
+  dropped: number;
+}
+
+class UsageError extends Error {}
+
+/** Runs `segment`; resolves to the process exit code. */
+export async function segmentCommand(args: string[], io: CommandIO): Promise<number> {
+  let parsed: ReturnType<typeof parseSegmentArgs>;
+  try {
+    parsed = parseSegmentArgs(args, io.now);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof RangeError)) throw error;
+    io.stderr.write(`segment: ${error.message}\n\n${SEGMENT_USAGE}\n`);
+    return 2;
+  }
+  if (parsed === "help") {
+    io.stdout.write(`${SEGMENT_USAGE}\n`);
+    return 0;
+  }
+  const { source, segmenter, now, json, skipInvalid } = parsed;
+  const progress = new Progress(io.stderr);
+  let read: Awaited<ReturnType<typeof readMessages>>;
+  try {
+    read = await readMessages(source, progress, io.stdin);
+  } catch (error) {
+    progress.finish();
+    io.stderr.write(`segment: cannot read ${source}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  progress.finish();
+  for (const problem of read.problems) {
+    io.stderr.write(`${skipInvalid ? "skipped " : ""}${formatProblem(problem)}\n`);
+  }
+  if (read.problems.length > 0 && !skipInvalid) {
+    io.stderr.write(
+      `segment: ${read.problems.length} invalid line(s); nothing was segmented (fix them, or pass --skip-invalid)\n`,
+    );
+    return 1;
+  }
+  const channels = byChannel(read.messages.map((entry) => entry.message));
+  const reports = channels.map(([channel, messages], i) => {
+    progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);
+    return reportChannel(channel, messages, segmenter, now);
+  });
+  progress.finish();
+  io.stdout.write(json ? formatJsonLines(reports) : formatTable(reports, segmenter, now));
+  return 0;
+}
+
+function parseSegmentArgs(args: string[], clock: () => number) {
+  const { positionals, values: options } = parseCommandLine(args);
+  if (options.help) return "help" as const;
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length === 0 ? "missing input file (or - for stdin)" : "expected one input file",
+    );
+  }
+  const segmenter = new ConversationSegmenter({
+    maxSize: integerOption("--max-size", options["max-size"]),
+    settle: options.settle === undefined ? undefined : parseDuration(options.settle, "--settle"),
+    minItems: integerOption("--min-items", options["min-items"]),
+  });
+  return {
+    source: positionals[0],
+    segmenter,
+    now: options.now === undefined ? clock() : nowOption(options.now),
+    json: options.json ?? false,
+    skipInvalid: options["skip-invalid"] ?? false,
+  };
+}
+
+function parseCommandLine(args: string[]) {
+  try {
+    return parseArgs({ args, options: SEGMENT_OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+const SEGMENT_OPTIONS = {
+  "max-size": { type: "string" },
+  settle: { type: "string" },
+  "min-items": { type: "string" },
+  now: { type: "string" },
+  json: { type: "boolean" },
+  "skip-invalid": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function integerOption(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim())) {
+    throw new UsageError(`${name} must be a positive integer (got ${JSON.stringify(text)})`);
+  }
+  return Number(text);
+}
+
+function nowOption(text: string): number {
+  try {
+    return parseTimestamp(text);
+  } catch {
+    throw new UsageError(
+      `--now must be ISO-8601 with a time zone or epoch ms (got ${JSON.stringify(text)})`,
+    );
+  }
+}
+
+/** Channels in id order, each with its messages in the product's order (timestamp, then id). */
+function byChannel(messages: ChatMessage[]): [string, ChatMessage[]][] {
+  const channels = new Map<string, ChatMessage[]>();
+  for (const message of messages) {
+    const list = channels.get(message.channel);
+    if (list) list.push(message);
+    else channels.set(message.channel, [message]);
+  }
+  return [...channels]
+    .sort(([a], [b]) => compareIds(a, b))
+    .map(([channel, list]) => [channel, list.sort(compareMessages)]);
+}
+
+function reportChannel(
+  channel: string,
+  messages: ChatMessage[],
+  segmenter: ConversationSegmenter,
+  now: number,
+): ChannelReport {
+  const closed = segmenter.closedSegments(messages, now, (m) => m.ts);
+  const emitted = new Uint8Array(messages.length);
+  let position = 0;
+  const segments = closed.map((segment, index): SegmentReport => {
+    while (messages[position] !== segment[0]) position++;
+    emitted.fill(1, position, position + segment.length);
+    const gapBeforeMs = position === 0 ? null : segment[0].ts - messages[position - 1].ts;
+    const cut: Cut =
+      gapBeforeMs === null ? "start" : gapBeforeMs > segmenter.settle ? "silence" : "size";
+    position += segment.length;
+    return { channel, index: index + 1, messages: segment, cut, gapBeforeMs };
+  });
+  const openFrom = openConversationStart(messages, segmenter.settle, now);
+  let open = 0;
+  let dropped = 0;
+  emitted.forEach((flag, i) => {
+    if (flag) return;
+    if (i >= openFrom) open++;
+    else dropped++;
+  });
+  return { channel, total: messages.length, segments, open, dropped };
+}
+
+/** Index where the trailing conversation starts if it is still open at `now`, else the length. */
+function openConversationStart(messages: ChatMessage[], settle: number, now: number): number {
+  const n = messages.length;
+  if (n === 0 || now - messages[n - 1].ts > settle) return n;
+  let start = n - 1;
+  while (start > 0 && messages[start].ts - messages[start - 1].ts <= settle) start--;
+  return start;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function formatJsonLines(reports: ChannelReport[]): string {
+  const lines: string[] = [];
+  for (const report of reports) {
+    for (const s of report.segments) {
+      lines.push(
+        JSON.stringify({
+          channel: s.channel,
+          index: s.index,
+          first: iso(s.messages[0].ts),
+          last: iso(s.messages[s.messages.length - 1].ts),
+          count: s.messages.length,
+          cut: s.cut,
+          gapBeforeMs: s.gapBeforeMs,
+          messageIds: s.messages.map((m) => m.id),
+        }),
+      );
+    }
+  }
+  return lines.length ? `${lines.join("\n")}\n` : "";
+}
+
+const count = (n: number) => n.toLocaleString("en-US");
+const counted = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+const tableTime = (ms: number) => iso(ms).replace("T", " ").replace(".000Z", "Z");
+
+function formatTable(
+  reports: ChannelReport[],
+  segmenter: ConversationSegmenter,
+  now: number,
+): string {
+  const out: string[] = [
+    `maxSize ${segmenter.maxSize}, settle ${formatDuration(segmenter.settle)}, minItems ${segmenter.minItems}, now ${tableTime(now)}`,
+  ];
+  if (reports.length === 0) out.push("", "no messages");
+  for (const r of reports) {
+    const inSegments = r.segments.reduce((sum, s) => sum + s.messages.length, 0);
+    out.push(
+      "",
+      `channel ${JSON.stringify(r.channel)}: ${counted(r.total, "message")}, ${counted(r.segments.length, "closed segment")} (${counted(inSegments, "message")}), ${count(r.open)} open, ${count(r.dropped)} dropped`,
+    );
+    if (r.segments.length === 0) continue;
+    out.push(
+      `${"#".padStart(6)}  ${"first".padEnd(24)}${"last".padEnd(24)}${"messages".padStart(8)}  cut`,
+    );
+    for (const s of r.segments) {
+      const cut = s.gapBeforeMs === null ? "-" : `${s.cut} after ${formatDuration(s.gapBeforeMs)}`;
+      out.push(
+        `${String(s.index).padStart(6)}  ${tableTime(s.messages[0].ts).padEnd(24)}${tableTime(s.messages[s.messages.length - 1].ts).padEnd(24)}${count(s.messages.length).padStart(8)}  ${cut}`,
+      );
+    }
+  }
+  const segments = reports.reduce((sum, r) => sum + r.segments.length, 0);
+  const messages = reports.reduce((sum, r) => sum + r.total, 0);
+  out.push(
+    "",
+    `${counted(reports.length, "channel")}, ${counted(messages, "message")}, ${counted(segments, "closed segment")}`,
+  );
+  return `${out.join("\n")}\n`;
+}

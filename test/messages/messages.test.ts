@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import {
+  compareIds,
+  compareMessages,
+  DEFAULT_CHANNEL,
+  InvalidMessageError,
+  parseChatMessage,
+  parseTimestamp,
+} from "../../lib/messages/index.js";
+
+const fieldAtFault = (value: unknown): string => {
+  try {
+    parseChatMessage(value);
+  } catch (error) {
+    if (error instanceof InvalidMessageError) return error.field;
+    throw error;
+  }
+  throw new Error("accepted");
+};
+
+describe("parseChatMessage", () => {
+  it("reads a full message and keeps numeric ids as strings", () => {
+    expect(
+      parseChatMessage({ id: 7, ts: "2024-05-01T12:00:00Z", channel: "c", user: "u", text: "t" }),
+    ).toEqual({ id: "7", ts: Date.UTC(2024, 4, 1, 12), channel: "c", user: "u", text: "t" });
+  });
+
+  it("defaults the channel and ignores unknown fields", () => {
+    expect(parseChatMessage({ id: "a", ts: 5, system: true, replyTo: [] })).toEqual({
+      id: "a",
+      ts: 5,
+      channel: DEFAULT_CHANNEL,
+    });
+  });
+
+  it("keeps a null user (IRC system lines)", () => {
+    expect(parseChatMessage({ id: "a", ts: 5, user: null }).user).toBeNull();
+  });
+
+  it.each([
+    [[], "message"],
+    ["x", "message"],
+    [null, "message"],
+    [{ ts: 1 }, "id"],
+    [{ id: "", ts: 1 }, "id"],
+    [{ id: 1.5, ts: 1 }, "id"],
+    [{ id: true, ts: 1 }, "id"],
+    [{ id: "a" }, "ts"],
+    [{ id: "a", ts: "yesterday" }, "ts"],
+    [{ id: "a", ts: "2024-05-01T12:00:00" }, "ts"],
+    [{ id: "a", ts: "2024-02-30T12:00:00Z" }, "ts"],
+    [{ id: "a", ts: "2024-05-01T24:00:00Z" }, "ts"],
+    [{ id: "a", ts: Number.NaN }, "ts"],
+    [{ id: "a", ts: 1e20 }, "ts"],
+    [{ id: "a", ts: 1, channel: "" }, "channel"],
+    [{ id: "a", ts: 1, channel: 5 }, "channel"],
+    [{ id: "a", ts: 1, user: 5 }, "user"],
+    [{ id: "a", ts: 1, text: {} }, "text"],
+  ])("rejects %j naming field %s", (value, field) => {
+    expect(fieldAtFault(value)).toBe(field);
+  });
+});
+
+describe("parseTimestamp", () => {
+  it.each([
+    ["2024-05-01T12:00:00Z", Date.UTC(2024, 4, 1, 12)],
+    ["2024-05-01 12:00Z", Date.UTC(2024, 4, 1, 12)],
+    ["2024-05-01T14:00:00.250+02:00", Date.UTC(2024, 4, 1, 12, 0, 0, 250)],
+    ["2024-05-01T11:30:00.1234567-00:30", Date.UTC(2024, 4, 1, 12, 0, 0, 123)],
+    ["1714564800000", 1714564800000],
+    [1714564800000, 1714564800000],
+    [-5, -5],
+  ])("reads %j", (value, ms) => {
+    expect(parseTimestamp(value)).toBe(ms);
+  });
+});
+
+describe("message order", () => {
+  it("orders by timestamp, then id in UTF-8 byte order", () => {
+    const at = (id: string, ts: number) => ({ id, ts, channel: "c" });
+    const sorted = [at("b", 2), at("a", 2), at("z", 1), at("\u{1F600}", 2), at("\uFFFF", 2)].sort(
+      compareMessages,
+    );
+    expect(sorted.map((m) => m.id)).toEqual(["z", "a", "b", "\uFFFF", "\u{1F600}"]);
+  });
+
+  it("compares ids by code point, not UTF-16 unit", () => {
+    // U+FFFF is one unit 0xFFFF; U+1F600 starts with 0xD83D. Bytes: EF BF BF < F0 9F 98 80.
+    expect(compareIds("\uFFFF", "\u{1F600}")).toBeLessThan(0);
+    expect(Buffer.compare(Buffer.from("\uFFFF"), Buffer.from("\u{1F600}"))).toBeLessThan(0);
+    expect(compareIds("ab", "abc")).toBeLessThan(0);
+    expect(compareIds("abc", "abc")).toBe(0);
+  });
+});
