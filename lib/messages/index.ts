@@ -3,6 +3,9 @@
  * and the one order every part of the product uses: platform timestamp, then message id.
  */
 
+import { validateConversationId } from "../history/conversation-id.js";
+import { InvalidConversationIdError } from "../history/errors.js";
+
 /** Channel of a message that names none. */
 export const DEFAULT_CHANNEL = "default";
 
@@ -33,7 +36,7 @@ export class InvalidMessageError extends Error {
 /**
  * Validates one decoded JSON value as a chat message: `id` (non-empty string or safe integer),
  * `ts` (ISO-8601 date-time with a zone, or epoch milliseconds as a number or digit string),
- * optional `channel` (non-empty string, default {@link DEFAULT_CHANNEL}), optional `user` and
+ * optional `channel` (a valid conversation id, default {@link DEFAULT_CHANNEL}), optional `user` and
  * `text` (string or null). Other fields are ignored.
  *
  * @throws InvalidMessageError naming the first field at fault.
@@ -136,8 +139,18 @@ function zoneOffsetMs(zone: string): number {
 
 function parseChannel(value: unknown): string {
   if (value === undefined || value === null) return DEFAULT_CHANNEL;
-  if (typeof value === "string" && value.length > 0) return value;
-  throw new InvalidMessageError("channel", `expected a non-empty string (got ${kindOf(value)})`);
+  if (typeof value !== "string") {
+    throw new InvalidMessageError("channel", `expected a string (got ${kindOf(value)})`);
+  }
+  try {
+    validateConversationId(value);
+  } catch (error) {
+    if (error instanceof InvalidConversationIdError) {
+      throw new InvalidMessageError("channel", `${error.reason} (got ${kindOf(value)})`);
+    }
+    throw error;
+  }
+  return value;
 }
 
 function optionalText(record: Record<string, unknown>, field: string): string | null | undefined {

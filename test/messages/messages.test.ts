@@ -54,6 +54,8 @@ describe("parseChatMessage", () => {
     [{ id: "a", ts: 1e20 }, "ts"],
     [{ id: "a", ts: 1, channel: "" }, "channel"],
     [{ id: "a", ts: 1, channel: 5 }, "channel"],
+    [{ id: "a", ts: 1, channel: " padded" }, "channel"],
+    [{ id: "a", ts: 1, channel: "a\u0007b" }, "channel"],
     [{ id: "a", ts: 1, user: 5 }, "user"],
     [{ id: "a", ts: 1, text: {} }, "text"],
   ])("rejects %j naming field %s", (value, field) => {

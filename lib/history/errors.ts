@@ -1,0 +1,71 @@
+/**
+ * Errors of the history contract. Each has a stable `name` and `code`; the reason an operation
+ * failed is its `cause`, so callers test with `instanceof` or {@link findCause} (the Go
+ * original's `errors.Is`/`errors.As`).
+ */
+export class HistoryError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A missing store where one is required. */
+export class NilStoreError extends HistoryError {
+  constructor() {
+    super("HISTORY_NIL_STORE", "history: nil store");
+  }
+}
+
+/** A conversation id that breaks one of the rules of `validateConversationId`. */
+export class InvalidConversationIdError extends HistoryError {
+  constructor(readonly reason: string) {
+    super("HISTORY_INVALID_CONVERSATION_ID", `history: invalid conversation ID: ${reason}`);
+  }
+}
+
+/** A message (or request) that is not well formed; `field` names what is at fault. */
+export class InvalidMessageError extends HistoryError {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super("HISTORY_INVALID_MESSAGE", `history: invalid message: ${field}: ${reason}`);
+  }
+}
+
+/** Write facts that contradict themselves (see `validateWriteOutcome`). */
+export class InvalidWriteOutcomeError extends HistoryError {
+  constructor(reason: string) {
+    super("HISTORY_INVALID_WRITE_OUTCOME", `history: invalid write outcome: ${reason}`);
+  }
+}
+
+/**
+ * The first error in the `cause` chain of `error` (itself included, and the members of an
+ * AggregateError) that is an instance of `type`.
+ */
+export function findCause<E extends Error>(
+  error: unknown,
+  type: abstract new (...args: never[]) => E,
+): E | undefined {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [error];
+  while (pending.length > 0) {
+    const current = pending.shift();
+    if (current === undefined || current === null || seen.has(current)) continue;
+    seen.add(current);
+    if (current instanceof type) return current;
+    if (current instanceof AggregateError) pending.push(...current.errors);
+    if (current instanceof Error) pending.push(current.cause);
+  }
+  return undefined;
+}
+
+/** The message of an error, or the thrown value as text when it is not an Error. */
+export function describeError(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

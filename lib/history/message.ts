@@ -1,0 +1,177 @@
+import { InvalidMessageError } from "./errors.js";
+
+/**
+ * convoseg's message type: what a history store keeps. It serves both uses of the store: chat
+ * platform messages (a user's post in a channel: role `user`, a text part, and the platform's
+ * `id`, `ts` and `author`), and the turns of a conversation with a chat model (system, user,
+ * assistant and tool messages with their parts), which the middleware replays and persists.
+ */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+export type Metadata = { [key: string]: JsonValue };
+
+export type Part =
+  | { type: "text"; text: string; metadata?: Metadata }
+  | { type: "reasoning"; text: string; metadata?: Metadata }
+  | { type: "tool-call"; id: string; name: string; arguments: string; metadata?: Metadata }
+  | { type: "tool-result"; callId: string; name: string; result: string; metadata?: Metadata }
+  | { type: "media"; mimeType: string; data: Uint8Array; metadata?: Metadata };
+
+export interface Message {
+  role: Role;
+  parts: Part[];
+  metadata?: Metadata;
+  /** Platform message id; a store keeps one message per (conversation, id). */
+  id?: string;
+  /** Platform timestamp, epoch milliseconds: what the segmenter orders by. */
+  ts?: number;
+  /** Platform user who wrote it. */
+  author?: string;
+}
+
+const ROLES: readonly Role[] = ["system", "user", "assistant", "tool"];
+/** The largest epoch-millisecond magnitude a Date can carry. */
+const MAX_EPOCH_MS = 8.64e15;
+
+/** A message with one text part. */
+export function textMessage(
+  role: Role,
+  text: string,
+  fields: Omit<Message, "role" | "parts"> = {},
+): Message {
+  return { ...fields, role, parts: [{ type: "text", text }] };
+}
+
+/** The text parts of a message, concatenated. */
+export function messageText(message: Message): string {
+  let text = "";
+  for (const part of message.parts) if (part.type === "text") text += part.text;
+  return text;
+}
+
+/** An independent deep copy: later changes to either side do not reach the other. */
+export function cloneMessage(message: Message): Message {
+  return structuredClone(message);
+}
+
+/**
+ * Throws an {@link InvalidMessageError} naming the first field at fault: the role; the parts (at
+ * least one, each well formed, tool calls only from the assistant, tool results only in tool
+ * messages); JSON metadata; and the optional platform fields (`id` a non-empty string, `ts`
+ * finite epoch milliseconds within the Date range, `author` a string).
+ */
+export function validateMessage(message: unknown): asserts message is Message {
+  if (typeof message !== "object" || message === null) {
+    throw new InvalidMessageError("message", "expected an object");
+  }
+  const m = message as Partial<Message>;
+  if (!ROLES.includes(m.role as Role)) {
+    throw new InvalidMessageError("role", `expected one of ${ROLES.join(", ")}`);
+  }
+  if (!Array.isArray(m.parts) || m.parts.length === 0) {
+    throw new InvalidMessageError("parts", "a message needs at least one part");
+  }
+  m.parts.forEach((part, i) => {
+    validatePart(part, m.role as Role, `parts[${i}]`);
+  });
+  if (m.metadata !== undefined) validateMetadata(m.metadata, "metadata");
+  if (m.id !== undefined && (typeof m.id !== "string" || m.id === "")) {
+    throw new InvalidMessageError("id", "expected a non-empty string");
+  }
+  if (
+    m.ts !== undefined &&
+    (typeof m.ts !== "number" || !Number.isFinite(m.ts) || Math.abs(m.ts) > MAX_EPOCH_MS)
+  ) {
+    throw new InvalidMessageError("ts", "expected finite epoch milliseconds");
+  }
+  if (m.author !== undefined && typeof m.author !== "string") {
+    throw new InvalidMessageError("author", "expected a string");
+  }
+}
+
+function validatePart(part: unknown, role: Role, field: string): void {
+  if (typeof part !== "object" || part === null) {
+    throw new InvalidMessageError(field, "expected an object");
+  }
+  const p = part as Part;
+  const text = (name: string, value: unknown, nonEmpty: boolean) => {
+    if (typeof value !== "string" || (nonEmpty && value === "")) {
+      throw new InvalidMessageError(
+        `${field}.${name}`,
+        `expected a ${nonEmpty ? "non-empty " : ""}string`,
+      );
+    }
+  };
+  switch (p.type) {
+    case "text":
+    case "reasoning":
+      text("text", p.text, false);
+      break;
+    case "tool-call":
+      if (role !== "assistant")
+        throw new InvalidMessageError(field, "only an assistant message can call a tool");
+      text("id", p.id, true);
+      text("name", p.name, true);
+      text("arguments", p.arguments, false);
+      break;
+    case "tool-result":
+      if (role !== "tool")
+        throw new InvalidMessageError(field, "a tool result belongs in a tool message");
+      text("callId", p.callId, true);
+      text("name", p.name, false);
+      text("result", p.result, false);
+      break;
+    case "media":
+      text("mimeType", p.mimeType, true);
+      if (!(p.data instanceof Uint8Array)) {
+        throw new InvalidMessageError(`${field}.data`, "expected a Uint8Array");
+      }
+      break;
+    default:
+      throw new InvalidMessageError(
+        `${field}.type`,
+        "expected text, reasoning, tool-call, tool-result or media",
+      );
+  }
+  if (p.metadata !== undefined) validateMetadata(p.metadata, `${field}.metadata`);
+}
+
+function validateMetadata(value: unknown, field: string): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidMessageError(field, "expected a JSON object");
+  }
+  if (!isJson(value)) throw new InvalidMessageError(field, "expected plain JSON values");
+}
+
+function isJson(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJson);
+  if (typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.values(value).every(isJson);
+}
+
+/**
+ * Validates a whole batch before anything is stored, naming the failing index
+ * (`messages[3].parts[0].text`), and returns deep copies the caller can no longer change.
+ */
+export function snapshotBatch(messages: readonly Message[]): Message[] {
+  return messages.map((message, i) => {
+    try {
+      validateMessage(message);
+    } catch (error) {
+      if (error instanceof InvalidMessageError) {
+        throw new InvalidMessageError(`messages[${i}].${error.field}`, error.reason);
+      }
+      throw error;
+    }
+    return cloneMessage(message);
+  });
+}

@@ -1,0 +1,49 @@
+import type { ConversationId } from "./conversation-id.js";
+import type { Message } from "./message.js";
+import type { WriteOutcome } from "./outcome.js";
+
+/** Per-call options: an aborted signal rejects before any I/O. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Returns the messages to replay for one conversation. */
+export interface Reader {
+  /**
+   * A detached snapshot in stored order; an empty array for an unknown conversation. The caller
+   * owns the result: changing it changes nothing stored.
+   */
+  read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]>;
+}
+
+/** Appends messages to one conversation. */
+export interface Writer {
+  /**
+   * Validates and snapshots the whole batch before appending it in argument order. Resolves with
+   * the complete acceptance; rejects only with a `WriteError` whose `outcome` accounts for every
+   * acknowledged or uncertain effect (the zero outcome for validation failures). Later changes
+   * by the caller do not alter what was stored. Concurrent writes have no common order.
+   */
+  write(
+    conversationId: ConversationId,
+    messages: readonly Message[],
+    options?: CallOptions,
+  ): Promise<WriteOutcome>;
+}
+
+/** Removes a whole conversation; idempotent when it is absent. */
+export interface Clearer {
+  clear(conversationId: ConversationId, options?: CallOptions): Promise<void>;
+}
+
+/** Enumerates conversations. */
+export interface Lister {
+  /** Unique ids in lexical (code point) order; an empty array when there are none. */
+  conversations(options?: CallOptions): Promise<ConversationId[]>;
+}
+
+/** What components that replay and append history need, without retention or deletion. */
+export interface ReadWriter extends Reader, Writer {}
+
+/** The ordinary per-conversation contract. */
+export interface Store extends ReadWriter, Clearer {}

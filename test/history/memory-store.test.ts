@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { MemoryStore } from "../../lib/history/memory-store.js";
+import { messageText, textMessage } from "../../lib/history/message.js";
+import { describeStoreConformance } from "./conformance.js";
+
+const shared = new MemoryStore();
+describeStoreConformance("MemoryStore", () => ({ store: shared }), {
+  reader: true,
+  writer: true,
+  clearer: true,
+  lister: true,
+});
+
+describe("MemoryStore", () => {
+  it("works as constructed: write hello, read it back", async () => {
+    const store = new MemoryStore();
+    await store.write("demo", [textMessage("user", "hello")]);
+    const messages = await store.read("demo");
+    expect(`${messages.length} ${messageText(messages[0])}`).toBe("1 hello");
+  });
+});
