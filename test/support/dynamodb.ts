@@ -1,0 +1,29 @@
+import { randomBytes } from "node:crypto";
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
+import { inject } from "vitest";
+
+/** A client for the emulator from the global setup; static credentials keep it off the env. */
+export function testDynamoDbClient(): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint: inject("dynamodbEndpoint"),
+    region: "us-east-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  });
+}
+
+/** Creates a uniquely named table, so test files sharing the emulator never collide. */
+export async function createTestTable(
+  client: DynamoDBClient,
+  definition: Omit<CreateTableCommandInput, "TableName">,
+  prefix = "test",
+): Promise<string> {
+  const tableName = `${prefix}-${randomBytes(6).toString("hex")}`;
+  await client.send(new CreateTableCommand({ ...definition, TableName: tableName }));
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
+  return tableName;
+}
