@@ -1,0 +1,18 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore } from "../../lib/history/dynamodb/store.js";
+import { createIngestHandler } from "./ingest-handler.js";
+
+/** Read once at cold start: a missing setting fails the first invocation with its name. */
+function requiredEnvironment(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`ingest: environment variable ${name} must be set`);
+  return value;
+}
+
+const store = new DynamoDbStore({
+  client: new DynamoDBClient({}),
+  tableName: requiredEnvironment("MESSAGES_TABLE"),
+});
+
+export const handler = createIngestHandler(store, new Logger({ serviceName: "convoseg-ingest" }));
