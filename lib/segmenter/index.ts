@@ -70,54 +70,87 @@ export class ConversationSegmenter {
       );
     }
     if (items.length === 0) return [];
+    return this.carve(items, timestamp, size, ({ times, order, spans, conversationStarts }) => {
+      const closed: number[] = [];
+      conversationStarts.forEach((from, c) => {
+        const pieces = spans.slice(from, conversationStarts[c + 1] ?? spans.length);
+        const isLast = c === conversationStarts.length - 1;
+        if (isLast && nowMs - times[times.length - 1] <= this.settle) pieces.length -= 2;
+        else this.foldUndersizedTail(pieces);
+        closed.push(...pieces);
+      });
+      return this.materialize(items, order, closed).filter((s) => s.length >= this.minItems);
+    });
+  }
+
+  /**
+   * Steps 1 to 4 of the algorithm alone: each conversation's carved pieces, in time order, before
+   * any withholding, folding or dropping. For callers that decide finality themselves (the
+   * pipeline, which must not emit a piece that a settling conversation could still fold into).
+   */
+  conversations<T>(
+    items: readonly T[],
+    timestamp: (item: T) => Instant,
+    size?: (item: T) => number,
+  ): T[][][] {
+    if (items.length === 0) return [];
+    return this.carve(items, timestamp, size, ({ order, spans, conversationStarts }) =>
+      conversationStarts.map((from, c) =>
+        this.materialize(
+          items,
+          order,
+          spans.slice(from, conversationStarts[c + 1] ?? spans.length),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Measures and sorts the items, splits them into conversations at gaps longer than `settle`,
+   * and carves each; `use` gets the spans (over sorted positions) while the workspace is held.
+   */
+  private carve<T, R>(
+    items: readonly T[],
+    timestamp: (item: T) => Instant,
+    size: ((item: T) => number) | undefined,
+    use: (carved: Carved) => R,
+  ): R {
     return withWorkspace(items.length, size !== undefined, (ws) => {
       const exactSums = measure(items, timestamp, size, ws);
       const order = sortStable(ws.times, ws);
       let sizes = ws.sizes;
       if (order && ws.sizes && ws.sortedSizes) sizes = gather(ws.sizes, order, ws.sortedSizes);
+      const { times } = ws;
       const carver = new Carver(
-        ws.times,
+        times,
         sizes,
         exactSums,
         this.maxSize,
         this.minItems,
         ws.candidates,
       );
-      const spans = this.closedSpans(ws.times, nowMs, carver);
-      return this.materialize(items, order, spans);
+      const spans: number[] = [];
+      const conversationStarts: number[] = [];
+      let start = 0;
+      for (let end = 1; end <= times.length; end++) {
+        if (end < times.length && times[end] - times[end - 1] <= this.settle) continue;
+        conversationStarts.push(spans.length);
+        carver.carve(start, end, spans);
+        start = end;
+      }
+      return use({ times, order, spans, conversationStarts });
     });
   }
 
-  /**
-   * Splits the sorted times into conversations at gaps longer than `settle` and carves each. The
-   * trailing conversation, if still open at `now`, loses its last carved segment (withheld, not
-   * folded); every other conversation folds an undersized last segment into the one before it.
-   */
-  private closedSpans(times: Float64Array, now: number, carver: Carver): number[] {
-    const spans: number[] = [];
-    const n = times.length;
-    let start = 0;
-    for (let end = 1; end <= n; end++) {
-      if (end < n && times[end] - times[end - 1] <= this.settle) continue;
-      const first = spans.length;
-      carver.carve(start, end, spans);
-      if (end === n && now - times[n - 1] <= this.settle) spans.length -= 2;
-      else this.foldUndersizedTail(spans, first);
-      start = end;
-    }
-    return spans;
+  /** Merges a conversation's last piece into the one before it if it is too small. */
+  private foldUndersizedTail(pieces: number[]): void {
+    const last = pieces.length - 2;
+    if (last <= 0 || pieces[last + 1] - pieces[last] >= this.minItems) return;
+    pieces[last - 1] = pieces[last + 1];
+    pieces.length = last;
   }
 
-  /** Merges the last span into the previous one of the same conversation if it is too small. */
-  private foldUndersizedTail(spans: number[], conversationFirst: number): void {
-    const last = spans.length - 2;
-    if (last <= conversationFirst) return;
-    if (spans[last + 1] - spans[last] >= this.minItems) return;
-    spans[last - 1] = spans[last + 1];
-    spans.length = last;
-  }
-
-  /** The original items of each span holding at least `minItems`; smaller ones are dropped. */
+  /** The original items of each span. */
   private materialize<T>(
     items: readonly T[],
     order: Uint32Array | undefined,
@@ -127,7 +160,6 @@ export class ConversationSegmenter {
     for (let s = 0; s < spans.length; s += 2) {
       const start = spans[s];
       const end = spans[s + 1];
-      if (end - start < this.minItems) continue;
       if (order === undefined) {
         segments.push(items.slice(start, end));
         continue;
@@ -138,6 +170,17 @@ export class ConversationSegmenter {
     }
     return segments;
   }
+}
+
+interface Carved {
+  /** Sorted timestamps. */
+  times: Float64Array;
+  /** Input position of each sorted item; undefined when the input was already in order. */
+  order: Uint32Array | undefined;
+  /** Carved pieces as flat `[start, end)` pairs over sorted positions. */
+  spans: number[];
+  /** Index in `spans` where each conversation's pieces begin. */
+  conversationStarts: number[];
 }
 
 /**

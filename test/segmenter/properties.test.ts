@@ -161,4 +161,33 @@ describe("ConversationSegmenter properties", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("exposes the carved pieces that closedSegments withholds, folds and drops", () => {
+    fc.assert(
+      fc.property(options, stream, nowOffset, (opts, items, offset) => {
+        const segmenter = new ConversationSegmenter(opts);
+        const conversations = segmenter.conversations(items, ts, size);
+        // Every item in exactly one piece, in time order.
+        expect(conversations.flat(2).map((i) => i.id)).toEqual(
+          [...items].sort((a, b) => a.t - b.t).map((i) => i.id),
+        );
+        // Applying step 5 and 6 to the pieces gives closedSegments.
+        const now = lastTime(items) + offset;
+        const expected = conversations.flatMap((pieces, c) => {
+          const kept = pieces.slice();
+          const last = pieces[pieces.length - 1];
+          const open =
+            c === conversations.length - 1 && now - last[last.length - 1].t <= opts.settle;
+          if (open) kept.pop();
+          else if (kept.length > 1 && last.length < opts.minItems) {
+            kept.pop();
+            kept[kept.length - 1] = [...kept[kept.length - 1], ...last];
+          }
+          return kept.filter((piece) => piece.length >= opts.minItems);
+        });
+        expect(ids(segmenter.closedSegments(items, now, ts, size))).toEqual(ids(expected));
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });
