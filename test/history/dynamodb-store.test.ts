@@ -276,4 +276,14 @@ describe("DynamoDbStore", () => {
     expect(await store.read(id)).toEqual([]);
     expect(await store.conversations()).not.toContain(id);
   });
+
+  it("gets messages by platform id in the order asked, over several batches", async () => {
+    const store = new DynamoDbStore({ client: shared.client, tableName });
+    const id = conversation();
+    await store.write(id, platformBatch(150));
+    const wanted = ["149", "3", "missing", ...Array.from({ length: 120 }, (_, i) => `${i + 10}`)];
+    const messages = await store.getMessages(id, wanted);
+    expect(messages.map((m) => m.id)).toEqual(wanted.filter((w) => w !== "missing"));
+    expect(messages[0]).toEqual(platformBatch(150)[149]);
+  });
 });

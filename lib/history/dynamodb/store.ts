@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DynamoDBDocumentClient,
   PutCommand,
@@ -69,6 +70,7 @@ export interface PositionedMessage {
 const MAX_TRANSACTION_ITEMS = 100;
 const MAX_TRANSACTION_BYTES = 4_000_000;
 const MAX_BATCH_DELETES = 25;
+const MAX_BATCH_GETS = 100;
 
 /**
  * The history store on DynamoDB (schema in `./schema.ts`). Messages are written in transactions
@@ -144,6 +146,49 @@ export class DynamoDbStore implements Store, Lister {
         yield { position: decodePosition(item[POSITION] as string), message: itemMessage(item) };
       }
     }
+  }
+
+  /**
+   * The messages of a conversation with the given platform ids, in the order of `ids`; ids that
+   * are not stored are left out. Reads by key in batches of 100, retrying unprocessed keys.
+   */
+  async getMessages(
+    conversationId: ConversationId,
+    ids: readonly string[],
+    options?: CallOptions,
+  ): Promise<Message[]> {
+    options?.signal?.throwIfAborted();
+    validateConversationId(conversationId);
+    const found = new Map<string, Message>();
+    for (let i = 0; i < ids.length; i += MAX_BATCH_GETS) {
+      let keys: Record<string, unknown>[] = ids
+        .slice(i, i + MAX_BATCH_GETS)
+        .map((id) => ({ [PARTITION_KEY]: conversationId, [SORT_KEY]: `m#${id}` }));
+      for (let attempt = 1; keys.length > 0; attempt++) {
+        const result = await this.withRetries(() =>
+          this.documents.send(
+            new BatchGetCommand({
+              RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
+            }),
+            { abortSignal: options?.signal },
+          ),
+        );
+        for (const item of result.Responses?.[this.tableName] ?? []) {
+          found.set(item.id as string, itemMessage(item));
+        }
+        keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+        if (keys.length > 0) {
+          if (attempt >= this.maxAttempts) {
+            throw new Error(`history/dynamodb: ${keys.length} reads still unprocessed`);
+          }
+          await this.backoff(attempt);
+        }
+      }
+    }
+    return ids.flatMap((id) => {
+      const message = found.get(id);
+      return message ? [message] : [];
+    });
   }
 
   async write(

@@ -1,0 +1,61 @@
+/**
+ * The vocabulary of the segmentation pipeline, shared by the pure planner, the channel state
+ * store, delivery and the tick.
+ */
+import { compareIds } from "../messages/index.js";
+
+/** What the planner needs of a message: its platform id and timestamp. */
+export interface MessageRef {
+  id: string;
+  /** Platform timestamp, epoch ms. */
+  ts: number;
+}
+
+/** The one order of messages in a channel: timestamp, then id in UTF-8 byte order. */
+export function compareRefs(a: MessageRef, b: MessageRef): number {
+  return a.ts - b.ts || compareIds(a.id, b.id);
+}
+
+export interface PipelineConfig {
+  /** Segmenter options (messages, ms, messages). */
+  maxSize: number;
+  settle: number;
+  minItems: number;
+  /** Extra quiet time, ms, before a trailing conversation counts as settled: absorbs ingestion lag. */
+  grace: number;
+}
+
+/** A segment decided final, ready to deliver. */
+export interface PlannedSegment {
+  /** Deterministic: derived from the channel and the first message (and lateness). */
+  segmentId: string;
+  channel: string;
+  /** In channel order. */
+  messages: MessageRef[];
+  /** Messages that arrived after what they belong to had been emitted. */
+  late: boolean;
+  /** For a late segment: the emitted segment its messages belong after (null when unknown). */
+  belongsAfter: string | null;
+}
+
+/** An emitted segment remembered so that late messages can name the segment they belong after. */
+export interface EmittedBound {
+  segmentId: string;
+  first: MessageRef;
+}
+
+/** The planner's view of a channel between ticks. */
+export interface PlannerState {
+  /** Messages seen but not yet in a final segment, in channel order. */
+  tail: MessageRef[];
+  /** The last message of the last final piece (emitted or dropped): what is done. */
+  watermark: MessageRef | null;
+  /** The most recent emitted segments, oldest first (bounded). */
+  recent: EmittedBound[];
+}
+
+export const EMPTY_PLANNER_STATE: PlannerState = Object.freeze({
+  tail: [],
+  watermark: null,
+  recent: [],
+});
