@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // DynamoDB Local, started once for the run (and stopped by the teardown it returns).
-    globalSetup: ["test/setup/dynamodb-local.ts"],
+    // DynamoDB Local and the SQS emulator, started once for the run (stopped by the teardowns
+    // the setups return).
+    globalSetup: ["test/setup/dynamodb-local.ts", "test/setup/sqs-local.ts"],
     testTimeout: 30_000,
     unstubEnvs: true,
     env: {

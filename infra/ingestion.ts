@@ -26,6 +26,7 @@ export class Ingestion extends Construct {
       timeout: Duration.seconds(30),
       environment: {
         MESSAGES_TABLE: props.storage.messages.tableName,
+        CHANNELS_TABLE: props.storage.channels.tableName,
         POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       },
       bundling: {

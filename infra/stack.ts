@@ -13,6 +13,7 @@ export class ConvosegStack extends Stack {
     this.storage = new Storage(this, "Storage");
     this.ingestion = new Ingestion(this, "Ingestion", { storage: this.storage });
     new CfnOutput(this, "MessagesTableName", { value: this.storage.messages.tableName });
+    new CfnOutput(this, "ChannelsTableName", { value: this.storage.channels.tableName });
     new CfnOutput(this, "IngestFunctionName", { value: this.ingestion.function.functionName });
   }
 }

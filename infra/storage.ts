@@ -17,10 +17,12 @@ import {
   POSITION,
   SORT_KEY,
 } from "../lib/history/dynamodb/schema.js";
+import { CHANNEL_KEY, DUE_AT, DUE_INDEX, DUE_SHARD } from "../lib/pipeline/channel-store.js";
 
 export interface StorageProps {
-  /** Physical table name; generated when omitted. */
+  /** Physical table names; generated when omitted. */
   messagesTableName?: string;
+  channelsTableName?: string;
   /** What `cdk destroy` does with the data: RETAIN (the default) keeps it. */
   removalPolicy?: RemovalPolicy;
 }
@@ -31,6 +33,8 @@ export interface StorageProps {
  */
 export class Storage extends Construct {
   readonly messages: ITable;
+  /** The pipeline's per-channel state and the sparse `due` index of channels with work. */
+  readonly channels: ITable;
 
   constructor(scope: Construct, id: string, props: StorageProps = {}) {
     super(scope, id);
@@ -57,13 +61,30 @@ export class Storage extends Construct {
       projectionType: ProjectionType.KEYS_ONLY,
     });
     this.messages = table;
+    const channels = new Table(this, "Channels", {
+      tableName: props.channelsTableName,
+      partitionKey: { name: CHANNEL_KEY, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+    channels.addGlobalSecondaryIndex({
+      indexName: DUE_INDEX,
+      partitionKey: { name: DUE_SHARD, type: AttributeType.STRING },
+      sortKey: { name: DUE_AT, type: AttributeType.NUMBER },
+      projectionType: ProjectionType.KEYS_ONLY,
+    });
+    this.channels = channels;
   }
 
   /**
-   * Lets a principal (your own ingestion Lambda) write messages as the history store does:
-   * conditional puts only, no reads, updates or deletes.
+   * Lets a principal (your own ingestion Lambda) ingest as `IngestClient` does: conditional puts
+   * of messages, and the update that marks a channel due. No reads, no deletes.
    */
   grantIngest(grantee: IGrantable): Grant {
-    return this.messages.grant(grantee, "dynamodb:PutItem");
+    const messages = this.messages.grant(grantee, "dynamodb:PutItem");
+    return messages.combine(this.channels.grant(grantee, "dynamodb:UpdateItem"));
   }
 }

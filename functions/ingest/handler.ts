@@ -1,6 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../../lib/history/dynamodb/store.js";
+import { ChannelStore } from "../../lib/pipeline/channel-store.js";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
@@ -10,9 +11,10 @@ function requiredEnvironment(name: string): string {
   return value;
 }
 
-const store = new DynamoDbStore({
-  client: new DynamoDBClient({}),
-  tableName: requiredEnvironment("MESSAGES_TABLE"),
-});
+const client = new DynamoDBClient({});
+const store = new DynamoDbStore({ client, tableName: requiredEnvironment("MESSAGES_TABLE") });
+const channels = new ChannelStore({ client, tableName: requiredEnvironment("CHANNELS_TABLE") });
 
-export const handler = createIngestHandler(store, new Logger({ serviceName: "convoseg-ingest" }));
+export const handler = createIngestHandler(store, new Logger({ serviceName: "convoseg-ingest" }), {
+  markArrivals: (channel) => channels.markArrivals(channel, Date.now()),
+});

@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { Writer } from "../../lib/history/store.js";
-import { type IngestResult, ingest } from "../../lib/ingest/index.js";
+import { type IngestOptions, type IngestResult, ingest } from "../../lib/ingest/index.js";
 
 /** Direct invocation: a batch of chat messages in the JSON-lines input format. */
 export interface DirectIngestEvent {
@@ -19,13 +19,13 @@ const isSqsEvent = (event: unknown): event is SQSEvent =>
  * message per record body) reports the records to retry. Invalid records are reported too, so
  * that after the queue's retries they land in its dead-letter queue instead of vanishing.
  */
-export function createIngestHandler(writer: Writer, logger: Logger) {
+export function createIngestHandler(writer: Writer, logger: Logger, options: IngestOptions = {}) {
   return async (event: IngestEvent): Promise<IngestResponse> => {
-    if (isSqsEvent(event)) return ingestRecords(writer, logger, event);
+    if (isSqsEvent(event)) return ingestRecords(writer, logger, event, options);
     if (!Array.isArray((event as DirectIngestEvent)?.messages)) {
       throw new TypeError('ingest: expected {"messages": [...]} or an SQS event');
     }
-    const result = await ingest(writer, event.messages);
+    const result = await ingest(writer, event.messages, options);
     logResult(logger, result, event.messages.length);
     return result;
   };
@@ -35,6 +35,7 @@ async function ingestRecords(
   writer: Writer,
   logger: Logger,
   event: SQSEvent,
+  options: IngestOptions,
 ): Promise<SQSBatchResponse> {
   const bodies: unknown[] = [];
   const failures = new Set<string>();
@@ -48,7 +49,7 @@ async function ingestRecords(
       failures.add(record.messageId);
     }
   }
-  const result = await ingest(writer, bodies);
+  const result = await ingest(writer, bodies, options);
   logResult(logger, result, bodies.length);
   for (const { index } of [...result.rejected, ...result.failed]) failures.add(recordOf[index]);
   return { batchItemFailures: [...failures].map((itemIdentifier) => ({ itemIdentifier })) };

@@ -11,6 +11,7 @@ import { type Message, textMessage } from "../history/message.js";
 import { WriteError } from "../history/outcome.js";
 import type { Writer } from "../history/store.js";
 import { type ChatMessage, InvalidMessageError, parseChatMessage } from "../messages/index.js";
+import { ChannelStore } from "../pipeline/channel-store.js";
 
 /** A chat message as an ingestion caller sends it (the JSON-lines input format). */
 export interface ChatMessageInput {
@@ -55,10 +56,21 @@ export function historyMessage(message: ChatMessage): Message {
  * Validates each input, then writes the valid ones channel by channel (channels concurrently,
  * at most `concurrency` at a time), in input order within a channel.
  */
+export interface IngestOptions {
+  concurrency?: number;
+  signal?: AbortSignal;
+  /**
+   * Tells the pipeline that a channel has new messages (ChannelStore.markArrivals), after they
+   * are stored. If it fails, the channel's messages are reported failed and uncertain: they are
+   * stored, and resubmitting them (a no-op write) retries the mark.
+   */
+  markArrivals?: (channel: string) => Promise<void>;
+}
+
 export async function ingest(
   writer: Writer,
   inputs: readonly unknown[],
-  options: { concurrency?: number; signal?: AbortSignal } = {},
+  options: IngestOptions = {},
 ): Promise<IngestResult> {
   const result: IngestResult = { stored: [], rejected: [], failed: [] };
   const channels = new Map<string, { indexes: number[]; messages: Message[] }>();
@@ -75,25 +87,47 @@ export async function ingest(
     }
   });
   const work = [...channels].map(([channel, { indexes, messages }]) => async () => {
-    try {
-      await writer.write(channel, messages, { signal: options.signal });
-      result.stored.push(...indexes);
-    } catch (error) {
-      const outcome = findCause(error, WriteError)?.outcome ?? { accepted: 0, uncertain: true };
-      result.stored.push(...indexes.slice(0, outcome.accepted));
-      for (const index of indexes.slice(outcome.accepted)) {
-        result.failed.push({
-          index,
-          error: (error as Error).message,
-          uncertain: outcome.uncertain,
-        });
-      }
-    }
+    const { accepted, failure } = await storeChannel(writer, channel, messages, options);
+    result.stored.push(...indexes.slice(0, accepted));
+    for (const index of indexes.slice(accepted)) result.failed.push({ index, ...failure });
   });
   await runLimited(work, options.concurrency ?? 8);
   result.stored.sort((a, b) => a - b);
   result.failed.sort((a, b) => a.index - b.index);
   return result;
+}
+
+/**
+ * Writes one channel's messages and marks the channel for segmentation; returns how many were
+ * confirmed, and why the rest were not.
+ */
+async function storeChannel(
+  writer: Writer,
+  channel: string,
+  messages: Message[],
+  options: IngestOptions,
+): Promise<{ accepted: number; failure: Omit<Failure, "index"> }> {
+  let accepted = messages.length;
+  let failure = { error: "", uncertain: false };
+  try {
+    await writer.write(channel, messages, { signal: options.signal });
+  } catch (error) {
+    const outcome = findCause(error, WriteError)?.outcome ?? { accepted: 0, uncertain: true };
+    accepted = outcome.accepted;
+    failure = { error: (error as Error).message, uncertain: outcome.uncertain };
+  }
+  if (accepted > 0 && options.markArrivals) {
+    try {
+      await options.markArrivals(channel);
+    } catch (error) {
+      accepted = 0;
+      failure = {
+        error: `stored, but not scheduled for segmentation: ${(error as Error).message}`,
+        uncertain: true,
+      };
+    }
+  }
+  return { accepted, failure };
 }
 
 async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
@@ -106,27 +140,34 @@ async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promis
 
 /**
  * The typed client for users' own ingestion Lambdas (a Discord bot, a Slack events handler):
- * writes chat messages into convoseg's messages table through the history store.
+ * writes chat messages into convoseg's messages table through the history store and marks their
+ * channels for the next segmentation tick.
  *
  * ```ts
- * const ingestion = new IngestClient({ tableName: process.env.MESSAGES_TABLE! });
+ * const ingestion = new IngestClient({
+ *   messagesTable: process.env.MESSAGES_TABLE!,
+ *   channelsTable: process.env.CHANNELS_TABLE!,
+ * });
  * const { rejected, failed } = await ingestion.ingest([{ id, ts, channel, user, text }]);
  * ```
  */
 export class IngestClient {
   private readonly store: DynamoDbStore;
+  private readonly channels: ChannelStore;
 
-  constructor(options: { tableName: string; client?: DynamoDBClient }) {
-    this.store = new DynamoDbStore({
-      client: options.client ?? new DynamoDBClient({}),
-      tableName: options.tableName,
-    });
+  constructor(options: { messagesTable: string; channelsTable: string; client?: DynamoDBClient }) {
+    const client = options.client ?? new DynamoDBClient({});
+    this.store = new DynamoDbStore({ client, tableName: options.messagesTable });
+    this.channels = new ChannelStore({ client, tableName: options.channelsTable });
   }
 
   ingest(
     messages: readonly ChatMessageInput[],
     options?: { signal?: AbortSignal },
   ): Promise<IngestResult> {
-    return ingest(this.store, messages, options);
+    return ingest(this.store, messages, {
+      ...options,
+      markArrivals: (channel) => this.channels.markArrivals(channel, Date.now()),
+    });
   }
 }

@@ -4,10 +4,12 @@ import { DynamoDbStore } from "../../lib/history/dynamodb/store.js";
 import { createMessagesTable } from "../../lib/history/dynamodb/table.js";
 import { textMessage } from "../../lib/history/message.js";
 import type { IngestResult } from "../../lib/ingest/index.js";
+import { ChannelStore, createChannelsTable } from "../../lib/pipeline/channel-store.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
 const tableName = `ingest-${Date.now().toString(36)}`;
+const channelsTable = `${tableName}-channels`;
 const client = testDynamoDbClient();
 const store = new DynamoDbStore({ client, tableName });
 
@@ -24,6 +26,7 @@ const awsEnvironment = () => ({
   AWS_ACCESS_KEY_ID: "test",
   AWS_SECRET_ACCESS_KEY: "test",
   MESSAGES_TABLE: tableName,
+  CHANNELS_TABLE: channelsTable,
 });
 
 const record = (messageId: string, body: string): SQSRecord =>
@@ -37,6 +40,7 @@ const record = (messageId: string, body: string): SQSRecord =>
 
 beforeAll(async () => {
   await createMessagesTable(client, tableName);
+  await createChannelsTable(client, channelsTable);
 });
 
 describe("ingest Lambda", () => {
@@ -57,6 +61,9 @@ describe("ingest Lambda", () => {
     })) as IngestResult;
     expect(result.stored).toEqual([0, 2]);
     expect(result.rejected).toEqual([{ index: 1, field: "ts", problem: expect.any(String) }]);
+    expect((await new ChannelStore({ client, tableName: channelsTable }).get("direct")).marks).toBe(
+      1,
+    );
     expect(await store.read("direct")).toEqual([
       textMessage("user", "hello", { id: "d1", ts: T, author: "ana" }),
       textMessage("user", "world", { id: "d3", ts: T + 1 }),

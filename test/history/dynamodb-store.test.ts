@@ -92,6 +92,12 @@ describe("DynamoDbStore", () => {
       after.push(stored);
     expect(after).toEqual(all.slice(10));
     expect(requests() - before).toBe(3);
+
+    const window = [];
+    for await (const stored of store.readAfter(id, all[9].position, { upTo: all[19].position })) {
+      window.push(stored);
+    }
+    expect(window).toEqual(all.slice(10, 20));
   });
 
   it("orders by arrival, keeping the platform timestamp apart from the position", async () => {

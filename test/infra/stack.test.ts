@@ -47,6 +47,23 @@ describe("ConvosegStack", () => {
     });
   });
 
+  it("declares the channels table with the sparse due index", () => {
+    template.hasResourceProperties("AWS::DynamoDB::Table", {
+      KeySchema: [{ AttributeName: "channel", KeyType: "HASH" }],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      GlobalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: "due",
+          KeySchema: [
+            { AttributeName: "dueShard", KeyType: "HASH" },
+            { AttributeName: "dueAt", KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "KEYS_ONLY" },
+        }),
+      ],
+    });
+  });
+
   it("runs ingestion on Node 22, arm64, pointed at the table", () => {
     template.hasResourceProperties("AWS::Lambda::Function", {
       Runtime: "nodejs22.x",
@@ -59,13 +76,13 @@ describe("ConvosegStack", () => {
     });
   });
 
-  it("lets ingestion only put items: no wildcard actions, no reads or deletes", () => {
+  it("lets ingestion only put messages and mark channels: no wildcards, reads or deletes", () => {
     const policies = template.findResources("AWS::IAM::Policy");
     const statements = Object.values(policies).flatMap(
       (policy) =>
         (policy as { Properties: { PolicyDocument: { Statement: { Action: unknown }[] } } })
           .Properties.PolicyDocument.Statement,
     );
-    expect(statements.map((s) => s.Action)).toEqual(["dynamodb:PutItem"]);
+    expect(statements.map((s) => s.Action)).toEqual(["dynamodb:PutItem", "dynamodb:UpdateItem"]);
   });
 });

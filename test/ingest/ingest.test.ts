@@ -79,4 +79,28 @@ describe("ingest", () => {
     const result = await ingest(broken, [{ id: "1", ts: T, channel: "x" }]);
     expect(result.failed).toEqual([{ index: 0, error: "no idea what happened", uncertain: true }]);
   });
+
+  it("marks each channel after storing, and reports a failed mark as uncertain", async () => {
+    const store = new MemoryStore();
+    const marked: string[] = [];
+    const result = await ingest(
+      store,
+      [
+        { id: "1", ts: T, channel: "ok" },
+        { id: "2", ts: T, channel: "unmarkable" },
+      ],
+      {
+        markArrivals: async (channel) => {
+          if (channel === "unmarkable") throw new Error("throttled");
+          marked.push(channel);
+        },
+      },
+    );
+    expect(marked).toEqual(["ok"]);
+    expect(result.stored).toEqual([0]);
+    expect(result.failed).toEqual([
+      { index: 1, error: "stored, but not scheduled for segmentation: throttled", uncertain: true },
+    ]);
+    expect(await store.read("unmarkable")).toHaveLength(1);
+  });
 });

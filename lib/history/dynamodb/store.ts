@@ -113,31 +113,28 @@ export class DynamoDbStore implements Store, Lister {
   }
 
   /**
-   * The messages of a conversation that arrived after `after` (all when undefined), in arrival
-   * order, read page by page from the `byPosition` index with strong consistency.
+   * The messages of a conversation that arrived after position `after` (from the start when
+   * undefined) and, with `upTo`, at or before that position, in arrival order, read page by page
+   * from the `byPosition` index with strong consistency.
    */
   async *readAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
-    options?: CallOptions & { pageSize?: number },
+    options?: CallOptions & { pageSize?: number; upTo?: bigint },
   ): AsyncIterable<PositionedMessage> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
+    const from = encodePosition(after === undefined ? 0n : after + 1n);
+    const to = encodePosition(options?.upTo ?? Sequence.MAX);
     const pages = paginateQuery(
       { client: this.documents, pageSize: options?.pageSize },
       {
         TableName: this.tableName,
         IndexName: BY_POSITION_INDEX,
         ConsistentRead: true,
-        KeyConditionExpression: after === undefined ? "#c = :c" : "#c = :c AND #p > :after",
-        ExpressionAttributeNames: {
-          "#c": PARTITION_KEY,
-          ...(after === undefined ? {} : { "#p": POSITION }),
-        },
-        ExpressionAttributeValues: {
-          ":c": conversationId,
-          ...(after === undefined ? {} : { ":after": encodePosition(after) }),
-        },
+        KeyConditionExpression: "#c = :c AND #p BETWEEN :from AND :to",
+        ExpressionAttributeNames: { "#c": PARTITION_KEY, "#p": POSITION },
+        ExpressionAttributeValues: { ":c": conversationId, ":from": from, ":to": to },
       },
       ...(options?.signal ? [{ abortSignal: options.signal }] : []),
     );

@@ -1,0 +1,305 @@
+/**
+ * The body of a segment message on the queue: a public, versioned contract (v1) for consumers
+ * outside this codebase. A segment whose messages fit the body limit carries them inline; a larger
+ * one carries its bounds and message ids plus the table to fetch them from, so nothing is ever
+ * truncated or dropped. Fields may be added within v1 and readers ignore fields they do not know;
+ * a change that would break a v1 reader bumps `v`.
+ *
+ * A consumer (e.g. an SQS-triggered Lambda) reads a record like this; delivery is at least once,
+ * so it dedupes by `segmentId`:
+ *
+ * ```ts
+ * const segment = parseSegmentBody(record.body);
+ * if (await alreadyProcessed(segment.segmentId)) return;
+ * const store = new DynamoDbStore({ client, tableName: segment.reference?.table ?? HISTORY_TABLE });
+ * const messages = await readSegmentMessages(segment, store); // in segment order
+ * ```
+ */
+import { type Message, messageText } from "../history/message.js";
+import type { MessageRef, PlannedSegment } from "./types.js";
+
+export interface SegmentMessageV1 {
+  v: 1;
+  segmentId: string;
+  channel: string;
+  late: boolean;
+  belongsAfter: string | null;
+  count: number;
+  first: MessageRef;
+  last: MessageRef;
+  messageIds: string[];
+  /** Present when the messages fit inline under the body limit. */
+  messages?: InlineMessage[];
+  /** Present instead of `messages` when they do not fit: fetch them with readSegmentMessages. */
+  reference?: { table: string };
+}
+
+export interface InlineMessage {
+  id: string;
+  /** Platform timestamp, epoch ms. */
+  ts: number;
+  author?: string;
+  text: string;
+}
+
+/** Where a reference-form segment's messages are read from: `DynamoDbStore` fits. */
+export interface SegmentMessageSource {
+  getMessages(channel: string, ids: readonly string[]): Promise<Message[]>;
+}
+
+/** The classic SQS body limit: a body under it is accepted by every queue in every region. */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+/** A segment so large that even its reference form (its message ids) exceeds the body limit. */
+export class SegmentTooLargeError extends Error {
+  constructor(
+    readonly segmentId: string,
+    readonly bytes: number,
+    readonly maxBodyBytes: number,
+  ) {
+    super(
+      `segment ${segmentId}: even its reference form takes ${bytes} bytes, over the ${maxBodyBytes}-byte body limit; lower the segmenter's maxSize or raise the queue's MaximumMessageSize`,
+    );
+    this.name = new.target.name;
+  }
+}
+
+/** A body that is not a v1 segment message; `field` names what is at fault. */
+export class InvalidSegmentMessageError extends Error {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super(`invalid segment message: ${field}: ${reason}`);
+    this.name = new.target.name;
+  }
+}
+
+/** A reference-form segment whose messages the source no longer (or does not yet) hold. */
+export class MissingSegmentMessagesError extends Error {
+  constructor(
+    readonly segmentId: string,
+    readonly missingIds: string[],
+  ) {
+    const shown = missingIds.slice(0, 5).join(", ");
+    const more = missingIds.length > 5 ? ` and ${missingIds.length - 5} more` : "";
+    super(`segment ${segmentId}: ${missingIds.length} message(s) not found: ${shown}${more}`);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The queue body for a segment: inline when its UTF-8 JSON fits `maxBodyBytes`, else the
+ * reference form. `messages` must be the segment's own messages in segment order (checked: a
+ * mismatch would deliver the wrong text under the segment's id). Throws a
+ * {@link SegmentTooLargeError} rather than truncate when not even the reference fits.
+ */
+export function segmentBody(
+  segment: PlannedSegment,
+  messages: Message[],
+  options: { maxBodyBytes: number; tableName: string },
+): string {
+  const envelope = segmentEnvelope(segment);
+  const inline = JSON.stringify({
+    ...envelope,
+    messages: inlineMessages(segment, messages),
+  } satisfies SegmentMessageV1);
+  if (utf8Bytes(inline) <= options.maxBodyBytes) return inline;
+
+  const reference = JSON.stringify({
+    ...envelope,
+    reference: { table: options.tableName },
+  } satisfies SegmentMessageV1);
+  const bytes = utf8Bytes(reference);
+  if (bytes > options.maxBodyBytes) {
+    throw new SegmentTooLargeError(segment.segmentId, bytes, options.maxBodyBytes);
+  }
+  return reference;
+}
+
+function segmentEnvelope(segment: PlannedSegment): SegmentMessageV1 {
+  const first = segment.messages[0];
+  const last = segment.messages.at(-1);
+  if (first === undefined || last === undefined) {
+    throw new Error(`segment ${segment.segmentId}: a segment needs at least one message`);
+  }
+  return {
+    v: 1,
+    segmentId: segment.segmentId,
+    channel: segment.channel,
+    late: segment.late,
+    belongsAfter: segment.belongsAfter,
+    count: segment.messages.length,
+    first: { id: first.id, ts: first.ts },
+    last: { id: last.id, ts: last.ts },
+    messageIds: segment.messages.map((ref) => ref.id),
+  };
+}
+
+function inlineMessages(segment: PlannedSegment, messages: Message[]): InlineMessage[] {
+  if (messages.length !== segment.messages.length) {
+    throw new Error(
+      `segment ${segment.segmentId}: got ${messages.length} messages for ${segment.messages.length} refs`,
+    );
+  }
+  return messages.map((message, i) => {
+    const expected = segment.messages[i]?.id;
+    if (message.id !== expected) {
+      throw new Error(
+        `segment ${segment.segmentId}: messages[${i}] has id ${message.id}, expected ${expected} (pass the segment's messages in segment order)`,
+      );
+    }
+    return inlineMessage(segment.segmentId, message);
+  });
+}
+
+function inlineMessage(segmentId: string, message: Message): InlineMessage {
+  if (message.id === undefined || message.ts === undefined) {
+    throw new Error(`segment ${segmentId}: a message without a platform id or ts cannot be sent`);
+  }
+  const inline: InlineMessage = { id: message.id, ts: message.ts, text: messageText(message) };
+  if (message.author !== undefined) inline.author = message.author;
+  return inline;
+}
+
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/**
+ * Reads a queue body as a v1 segment message, checking its shape, version and internal
+ * consistency (count, bounds and inline ids agree with `messageIds`). Throws an
+ * {@link InvalidSegmentMessageError} naming the first field at fault. Unknown fields are dropped.
+ */
+export function parseSegmentBody(body: string): SegmentMessageV1 {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new InvalidSegmentMessageError("body", `not JSON (${(error as Error).message})`);
+  }
+  const record = asRecord(value, "body");
+  if (record.v !== 1) {
+    throw new InvalidSegmentMessageError(
+      "v",
+      typeof record.v === "number"
+        ? `version ${record.v} is not supported; this reader understands version 1`
+        : "expected the version number 1",
+    );
+  }
+  const messageIds = stringArray(record.messageIds, "messageIds");
+  if (messageIds.length === 0) {
+    throw new InvalidSegmentMessageError("messageIds", "a segment has at least one message");
+  }
+  if (record.count !== messageIds.length) {
+    throw new InvalidSegmentMessageError("count", `expected ${messageIds.length} (messageIds)`);
+  }
+  const segment: SegmentMessageV1 = {
+    v: 1,
+    segmentId: nonEmptyString(record.segmentId, "segmentId"),
+    channel: nonEmptyString(record.channel, "channel"),
+    late: boolean(record.late, "late"),
+    belongsAfter:
+      record.belongsAfter === null ? null : nonEmptyString(record.belongsAfter, "belongsAfter"),
+    count: messageIds.length,
+    first: boundRef(record.first, "first", messageIds[0]),
+    last: boundRef(record.last, "last", messageIds.at(-1)),
+    messageIds,
+  };
+  if ((record.messages === undefined) === (record.reference === undefined)) {
+    throw new InvalidSegmentMessageError("messages", "expected exactly one of messages, reference");
+  }
+  if (record.messages !== undefined) {
+    segment.messages = parseInlineMessages(record.messages, messageIds);
+  } else {
+    const reference = asRecord(record.reference, "reference");
+    segment.reference = { table: nonEmptyString(reference.table, "reference.table") };
+  }
+  return segment;
+}
+
+function parseInlineMessages(value: unknown, messageIds: string[]): InlineMessage[] {
+  if (!Array.isArray(value) || value.length !== messageIds.length) {
+    throw new InvalidSegmentMessageError(
+      "messages",
+      `expected an array of ${messageIds.length} (messageIds)`,
+    );
+  }
+  return value.map((item, i) => {
+    const field = `messages[${i}]`;
+    const record = asRecord(item, field);
+    const id = nonEmptyString(record.id, `${field}.id`);
+    if (id !== messageIds[i]) {
+      throw new InvalidSegmentMessageError(`${field}.id`, `expected ${messageIds[i]} (messageIds)`);
+    }
+    const message: InlineMessage = {
+      id,
+      ts: timestamp(record.ts, `${field}.ts`),
+      text: string(record.text, `${field}.text`),
+    };
+    if (record.author !== undefined) message.author = string(record.author, `${field}.author`);
+    return message;
+  });
+}
+
+function boundRef(value: unknown, field: string, expectedId: string | undefined): MessageRef {
+  const record = asRecord(value, field);
+  const id = nonEmptyString(record.id, `${field}.id`);
+  if (id !== expectedId) {
+    throw new InvalidSegmentMessageError(`${field}.id`, `expected ${expectedId} (messageIds)`);
+  }
+  return { id, ts: timestamp(record.ts, `${field}.ts`) };
+}
+
+function asRecord(value: unknown, field: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidSegmentMessageError(field, "expected an object");
+  }
+  return value as Record<string, unknown>;
+}
+
+function string(value: unknown, field: string): string {
+  if (typeof value !== "string") throw new InvalidSegmentMessageError(field, "expected a string");
+  return value;
+}
+
+function nonEmptyString(value: unknown, field: string): string {
+  if (string(value, field) === "") {
+    throw new InvalidSegmentMessageError(field, "expected a non-empty string");
+  }
+  return value as string;
+}
+
+function stringArray(value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) throw new InvalidSegmentMessageError(field, "expected an array");
+  return value.map((item, i) => nonEmptyString(item, `${field}[${i}]`));
+}
+
+function boolean(value: unknown, field: string): boolean {
+  if (typeof value !== "boolean") throw new InvalidSegmentMessageError(field, "expected a boolean");
+  return value;
+}
+
+function timestamp(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new InvalidSegmentMessageError(field, "expected epoch milliseconds");
+  }
+  return value;
+}
+
+/**
+ * The segment's messages in segment order: the inline ones, or for the reference form those
+ * fetched from `source`. Throws a {@link MissingSegmentMessagesError} when any is missing rather
+ * than hand a consumer a partial segment.
+ */
+export async function readSegmentMessages(
+  message: SegmentMessageV1,
+  source: SegmentMessageSource,
+): Promise<InlineMessage[]> {
+  if (message.messages !== undefined) return message.messages;
+  const fetched = await source.getMessages(message.channel, message.messageIds);
+  const byId = new Map(fetched.map((m) => [m.id, m]));
+  const missing = message.messageIds.filter((id) => !byId.has(id));
+  if (missing.length > 0) throw new MissingSegmentMessagesError(message.segmentId, missing);
+  return message.messageIds.map((id) => inlineMessage(message.segmentId, byId.get(id) as Message));
+}

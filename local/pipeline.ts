@@ -1,0 +1,154 @@
+/**
+ * The whole pipeline on local emulators: the messages and channels tables, the segment queue,
+ * ingestion, and the tick, wired exactly as the Lambda functions wire them (`functions/`), on a
+ * clock the caller controls. Used by `npm start -- run`, the integration tests and the pipeline
+ * benchmark.
+ */
+import { randomBytes } from "node:crypto";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import { tickDependencies } from "../functions/segment/wiring.js";
+import { DynamoDbStore } from "../lib/history/dynamodb/store.js";
+import { createMessagesTable } from "../lib/history/dynamodb/table.js";
+import { type IngestResult, ingest } from "../lib/ingest/index.js";
+import { ChannelStore, createChannelsTable } from "../lib/pipeline/channel-store.js";
+import type { SegmentFunctionConfig } from "../lib/pipeline/config.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  parseSegmentBody,
+  type SegmentMessageV1,
+} from "../lib/pipeline/segment-message.js";
+import {
+  type PipelineLogger,
+  type PipelineMetrics,
+  runTick,
+  type TickSettings,
+  type TickSummary,
+} from "../lib/pipeline/tick.js";
+import { createSegmentQueue } from "./sqs.js";
+
+export interface LocalPipelineOptions {
+  dynamodb: DynamoDBClient;
+  sqs: SQSClient;
+  settings: TickSettings;
+  fifo?: boolean;
+  maxBodyBytes?: number;
+  /** Prefix of the table and queue names; a random suffix keeps runs apart. */
+  prefix?: string;
+  metrics?: PipelineMetrics;
+  logger?: PipelineLogger;
+  /** Wall clock for arrival positions and leases (default: the real one). */
+  wallNow?: () => number;
+}
+
+const quiet: PipelineLogger = { info() {}, warn() {}, error() {} };
+
+/** Counts every metric the tick reports, by name. */
+export class MetricTotals implements PipelineMetrics {
+  readonly totals = new Map<string, number>();
+  add(name: string, value: number): void {
+    this.totals.set(name, (this.totals.get(name) ?? 0) + value);
+  }
+  get(name: string): number {
+    return this.totals.get(name) ?? 0;
+  }
+}
+
+export class LocalPipeline {
+  readonly messages: DynamoDbStore;
+  readonly channels: ChannelStore;
+
+  private constructor(
+    private readonly options: LocalPipelineOptions,
+    readonly config: SegmentFunctionConfig,
+  ) {
+    this.messages = new DynamoDbStore({
+      client: options.dynamodb,
+      tableName: config.messagesTable,
+    });
+    this.channels = new ChannelStore({
+      client: options.dynamodb,
+      tableName: config.channelsTable,
+      shards: config.dueShards,
+    });
+  }
+
+  /** Creates fresh tables and a fresh queue on the emulators the clients point at. */
+  static async create(options: LocalPipelineOptions): Promise<LocalPipeline> {
+    const name = `${options.prefix ?? "convoseg"}-${randomBytes(4).toString("hex")}`;
+    const fifo = options.fifo ?? true;
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    await createMessagesTable(options.dynamodb, `${name}-messages`);
+    await createChannelsTable(options.dynamodb, `${name}-channels`);
+    const queueUrl = await createSegmentQueue(options.sqs, `${name}-segments`, {
+      fifo,
+      maxBodyBytes,
+    });
+    return new LocalPipeline(options, {
+      messagesTable: `${name}-messages`,
+      channelsTable: `${name}-channels`,
+      queueUrl,
+      fifo,
+      maxBodyBytes,
+      dueShards: 4,
+      budgetMarginMs: 0,
+      settings: options.settings,
+    });
+  }
+
+  /** Ingests chat messages (the JSON-lines format) as the ingest Lambda does, at time `now`. */
+  ingest(inputs: readonly unknown[], now: number): Promise<IngestResult> {
+    return ingest(this.messages, inputs, {
+      markArrivals: (channel) => this.channels.markArrivals(channel, now),
+    });
+  }
+
+  /** One scheduled tick at pipeline time `now`. */
+  tick(now: number, shouldStop?: () => boolean): Promise<TickSummary> {
+    const deps = tickDependencies(this.config, {
+      dynamodb: this.options.dynamodb,
+      sqs: this.options.sqs,
+      metrics: this.options.metrics ?? new MetricTotals(),
+      logger: this.options.logger ?? quiet,
+      now: () => now,
+      wallNow: this.options.wallNow,
+    });
+    return runTick(deps, shouldStop);
+  }
+
+  /** Receives and deletes every segment message waiting in the queue, in receive order. */
+  async drain(): Promise<SegmentMessageV1[]> {
+    const bodies = await drainQueue(this.options.sqs, this.config.queueUrl);
+    return bodies.map(parseSegmentBody);
+  }
+}
+
+/**
+ * Receives and deletes until the queue is empty, returning the bodies in receive order. A FIFO
+ * group yields its next messages only once the previous ones are deleted, which this does.
+ */
+export async function drainQueue(client: SQSClient, queueUrl: string): Promise<string[]> {
+  const bodies: string[] = [];
+  for (;;) {
+    const { Messages = [] } = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 30,
+      }),
+    );
+    if (Messages.length === 0) return bodies;
+    bodies.push(...Messages.map((m) => m.Body ?? ""));
+    await client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+      }),
+    );
+  }
+}

@@ -1,0 +1,403 @@
+/**
+ * The scheduled pipeline end to end against DynamoDB Local and the SQS emulator: the six
+ * guarantees of `specs/pipeline.md`, with crashes injected after AWS calls.
+ */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import type { SegmentMessageV1 } from "../../lib/pipeline/segment-message.js";
+import type { TickSettings } from "../../lib/pipeline/tick.js";
+import { compareRefs } from "../../lib/pipeline/types.js";
+import { ConversationSegmenter } from "../../lib/segmenter/index.js";
+import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import { testSqsClient } from "../support/sqs.js";
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2025, 0, 6);
+const TICK = 15 * MINUTE;
+
+interface ChatLine {
+  id: string;
+  ts: number;
+  channel: string;
+  text: string;
+}
+
+/** Deterministic PRNG (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Chat in a few channels: ties, short lulls, lulls below settle, and silences beyond it. */
+function chat(seed: number, channels: string[], perChannel: number, settle: number): ChatLine[] {
+  const next = random(seed);
+  return channels.flatMap((channel) => {
+    let ts = T0 + Math.floor(next() * 30) * MINUTE;
+    return Array.from({ length: perChannel }, (_, i) => {
+      const roll = next();
+      if (roll < 0.08) ts += settle + Math.floor(next() * 3 * settle);
+      else if (roll < 0.2) ts += Math.floor(next() * settle);
+      else if (roll > 0.7) ts += Math.floor(next() * 4) * MINUTE;
+      return { id: `${channel}-${String(i).padStart(4, "0")}`, ts, channel, text: `message ${i}` };
+    });
+  });
+}
+
+function settings(overrides: Partial<TickSettings> = {}): TickSettings {
+  return {
+    maxSize: 5,
+    settle: 2 * 60 * MINUTE,
+    minItems: 1,
+    grace: 0,
+    readLagMs: 0,
+    maxArrivalsPerChannel: 1000,
+    leaseMs: 60_000,
+    channelConcurrency: 2,
+    ...overrides,
+  };
+}
+
+/** What this test needs of an SDK client's middleware stack, whichever client it is. */
+interface MiddlewareStack {
+  add(
+    middleware: (next: (args: unknown) => Promise<unknown>) => (args: unknown) => Promise<unknown>,
+    options: { step: "initialize"; name: string },
+  ): void;
+}
+
+/**
+ * Counts the calls of the given clients together and, while armed, fails right after the
+ * `crashAt`-th one completes: the effect of a process dying after that AWS call.
+ */
+function crashAfter(crashAt: number, ...clients: (DynamoDBClient | SQSClient)[]) {
+  const control = { armed: false, calls: 0 };
+  for (const client of clients) {
+    (client.middlewareStack as unknown as MiddlewareStack).add(
+      (next) => async (args) => {
+        const result = await next(args);
+        if (control.armed && ++control.calls === crashAt) {
+          throw Object.assign(new Error(`injected crash after call ${crashAt}`), {
+            name: "InjectedCrash",
+          });
+        }
+        return result;
+      },
+      { step: "initialize", name: "crashInjector" },
+    );
+  }
+  return control;
+}
+
+interface Replay {
+  delivered: SegmentMessageV1[];
+  metrics: MetricTotals;
+  ticks: number;
+  /** Ticks that failed as a whole (a crash outside any one channel's work). */
+  failedTicks: number;
+  pipeline: LocalPipeline;
+}
+
+/**
+ * Ingests `lines` in timestamp order on a simulated clock, ticking every 15 minutes, and goes on
+ * until every conversation has settled. `beforeTick` may arm crashes or add concurrent ticks.
+ */
+async function replay(
+  lines: ChatLine[],
+  tickSettings: TickSettings,
+  options: {
+    dynamodb?: DynamoDBClient;
+    sqs?: SQSClient;
+    beforeTick?: () => void;
+    afterTick?: () => void;
+    overlap?: boolean;
+    late?: ChatLine[];
+  } = {},
+): Promise<Replay> {
+  const metrics = new MetricTotals();
+  const pipeline = await LocalPipeline.create({
+    dynamodb: options.dynamodb ?? testDynamoDbClient(),
+    sqs: options.sqs ?? testSqsClient(),
+    settings: tickSettings,
+    metrics,
+    prefix: "tick",
+  });
+  const sorted = [...lines].sort((a, b) => compareRefs(a, b));
+  const last = sorted[sorted.length - 1].ts;
+  const end = last + tickSettings.settle + tickSettings.grace + 2 * TICK;
+  const delivered: SegmentMessageV1[] = [];
+  let next = 0;
+  let ticks = 0;
+  let failedTicks = 0;
+  for (
+    let now = sorted[0].ts;
+    now <= end;
+    now = await nextTick(pipeline, now, sorted[next]?.ts, end)
+  ) {
+    const batch: ChatLine[] = [];
+    while (next < sorted.length && sorted[next].ts <= now) batch.push(sorted[next++]);
+    if (batch.length > 0) await pipeline.ingest(batch, now);
+    if (options.late && now > last && now - TICK <= last) await pipeline.ingest(options.late, now);
+    options.beforeTick?.();
+    const concurrent = options.overlap
+      ? [pipeline.tick(now), pipeline.tick(now)]
+      : [pipeline.tick(now)];
+    // A tick that fails as a whole (its invocation crashed) is simply followed by the next one.
+    for (const outcome of await Promise.allSettled(concurrent)) {
+      if (outcome.status === "rejected") failedTicks++;
+    }
+    options.afterTick?.();
+    ticks++;
+    delivered.push(...(await pipeline.drain()));
+  }
+  return { delivered, metrics, ticks, failedTicks, pipeline };
+}
+
+/**
+ * The next tick time on the 15-minute grid at which something can happen: a message arrives or
+ * a channel is due. The ticks skipped would have found nothing to do.
+ */
+async function nextTick(
+  pipeline: LocalPipeline,
+  now: number,
+  nextMessage: number | undefined,
+  end: number,
+) {
+  const due = await pipeline.channels.earliestDue();
+  const target = Math.min(nextMessage ?? end, due ?? end, end);
+  return now + Math.max(1, Math.ceil((target - now) / TICK)) * TICK;
+}
+
+/** One segmenter call per channel over its final stream, in the product's order. */
+function reference(lines: ChatLine[], s: TickSettings): Map<string, string[][]> {
+  const segmenter = new ConversationSegmenter({
+    maxSize: s.maxSize,
+    settle: s.settle,
+    minItems: s.minItems,
+  });
+  const byChannel = new Map<string, ChatLine[]>();
+  for (const line of lines)
+    byChannel.set(line.channel, [...(byChannel.get(line.channel) ?? []), line]);
+  const result = new Map<string, string[][]>();
+  for (const [channel, list] of byChannel) {
+    const sorted = list.sort((a, b) => compareRefs(a, b));
+    const segments = segmenter.closedSegments(sorted, Number.MAX_SAFE_INTEGER, (m) => m.ts);
+    result.set(
+      channel,
+      segments.map((segment) => segment.map((m) => m.id)),
+    );
+  }
+  return result;
+}
+
+/** Distinct segments per channel in delivery order; a redelivery must repeat the same content. */
+function distinct(delivered: SegmentMessageV1[]): Map<string, SegmentMessageV1[]> {
+  const seen = new Map<string, SegmentMessageV1>();
+  const byChannel = new Map<string, SegmentMessageV1[]>();
+  for (const segment of delivered) {
+    const earlier = seen.get(segment.segmentId);
+    if (earlier) {
+      expect(segment.messageIds).toEqual(earlier.messageIds);
+      continue;
+    }
+    seen.set(segment.segmentId, segment);
+    byChannel.set(segment.channel, [...(byChannel.get(segment.channel) ?? []), segment]);
+  }
+  return byChannel;
+}
+
+/**
+ * Checks guarantees 1 to 3: per channel, the distinct delivered segments are those of one big
+ * run, in order, none late; the dropped count covers what the reference drops (exactly, unless a
+ * crash made the report repeat: counts are at least once).
+ */
+function expectSameAsOneBigRun(
+  result: Replay,
+  lines: ChatLine[],
+  s: TickSettings,
+  crashed = false,
+): void {
+  const expected = reference(lines, s);
+  const actual = distinct(result.delivered);
+  for (const [channel, segments] of expected) {
+    const mine = actual.get(channel) ?? [];
+    expect(mine.every((segment) => !segment.late)).toBe(true);
+    expect(mine.map((segment) => segment.messageIds)).toEqual(segments);
+  }
+  const inSegments = new Set([...expected.values()].flat(2));
+  const dropped = lines.length - inSegments.size;
+  if (crashed) expect(result.metrics.get("DroppedMessages")).toBeGreaterThanOrEqual(dropped);
+  else expect(result.metrics.get("DroppedMessages")).toBe(dropped);
+}
+
+const channels = ["alpha", "beta", "gamma"];
+
+describe("segmentation pipeline", () => {
+  it.each([1, 3])(
+    "delivers exactly the segments of one big run, nothing twice (minItems %i)",
+    async (minItems) => {
+      const s = settings({ minItems });
+      const lines = chat(7 + minItems, channels, 40, s.settle);
+      const result = await replay(lines, s);
+      expectSameAsOneBigRun(result, lines, s);
+      const ids = result.delivered.map((segment) => segment.segmentId);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const segment of result.delivered) {
+        expect(segment.messages?.map((m) => m.text)).toEqual(
+          segment.messageIds.map((id) => `message ${Number(id.split("-")[1])}`),
+        );
+      }
+      expect(await result.pipeline.channels.earliestDue()).toBeNull();
+    },
+  );
+
+  it("survives a crash after any AWS call of a tick: nothing lost, nothing changed", async () => {
+    // A lease of 1 ms: the segments a crashed tick recorded are resent by the very next tick.
+    const s = settings({ minItems: 2, leaseMs: 1 });
+    const lines = chat(99, ["alpha", "beta"], 18, s.settle);
+    const counting = [testDynamoDbClient(), testSqsClient()] as const;
+    const count = crashAfter(0, ...counting);
+    const armed = (control: { armed: boolean }) => ({
+      dynamodb: counting[0],
+      beforeTick: () => {
+        control.armed = true;
+      },
+      afterTick: () => {
+        control.armed = false;
+      },
+    });
+    await replay(lines, s, { ...armed(count), dynamodb: counting[0], sqs: counting[1] });
+    expect(count.calls).toBeGreaterThan(20);
+    const points = Array.from({ length: 12 }, (_, i) => 1 + Math.floor((i * count.calls) / 12));
+    for (const crashAt of points) {
+      const clients = [testDynamoDbClient(), testSqsClient()] as const;
+      const crash = crashAfter(crashAt, ...clients);
+      const result = await replay(lines, s, {
+        ...armed(crash),
+        dynamodb: clients[0],
+        sqs: clients[1],
+      });
+      // The crash hit one channel's work (counted), the tick as a whole, or a call its code retries.
+      expect(crash.calls, `crash after call ${crashAt}`).toBeGreaterThanOrEqual(crashAt);
+      expect(result.metrics.get("ChannelErrors") + result.failedTicks).toBeLessThanOrEqual(1);
+      expectSameAsOneBigRun(result, lines, s, true);
+    }
+  }, 300_000);
+
+  it("delivers nothing twice when two ticks run at once", async () => {
+    const s = settings({ minItems: 2 });
+    const lines = chat(5, channels, 30, s.settle);
+    const sqs = testSqsClient();
+    const sent: string[] = [];
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "SendMessageBatchCommand") {
+          const input = (args as { input: { Entries: { MessageDeduplicationId?: string }[] } })
+            .input;
+          for (const entry of input.Entries) sent.push(entry.MessageDeduplicationId ?? "");
+        }
+        return next(args);
+      },
+      { step: "initialize", name: "sentRecorder" },
+    );
+    const result = await replay(lines, s, { sqs, overlap: true });
+    expect(sent.length).toBeGreaterThan(10);
+    expect(new Set(sent).size).toBe(sent.length);
+    expectSameAsOneBigRun(result, lines, s);
+  });
+
+  it("delivers late messages in a late segment naming the segment they belong after", async () => {
+    const s = settings();
+    const lines = chat(11, ["alpha"], 25, s.settle);
+    const sorted = [...lines].sort(compareRefs);
+    const late: ChatLine[] = [
+      { id: "late-1", ts: sorted[3].ts, channel: "alpha", text: "back-dated" },
+      { id: "late-2", ts: sorted[12].ts + 1, channel: "alpha", text: "lagging" },
+    ];
+    const result = await replay(lines, s, { late });
+    const normal = result.delivered.filter((segment) => !segment.late);
+    const lateSegments = result.delivered.filter((segment) => segment.late);
+    expect(normal.map((segment) => segment.messageIds)).toEqual(reference(lines, s).get("alpha"));
+    expect(lateSegments.flatMap((segment) => segment.messageIds).sort()).toEqual([
+      "late-1",
+      "late-2",
+    ]);
+    const known = new Set(normal.map((segment) => segment.segmentId));
+    for (const segment of lateSegments) expect(known.has(segment.belongsAfter ?? "")).toBe(true);
+    expect(result.metrics.get("LateMessages")).toBe(2);
+  });
+
+  it("isolates a broken channel: the others go on, it is counted and stays due", async () => {
+    const s = settings();
+    const dynamodb = testDynamoDbClient();
+    const pipeline = await LocalPipeline.create({ dynamodb, sqs: testSqsClient(), settings: s });
+    const now = T0 + 10 * s.settle;
+    await pipeline.ingest(
+      [
+        { id: "1", ts: T0, channel: "good", text: "fine" },
+        { id: "1", ts: T0, channel: "broken", text: "fine" },
+      ],
+      now,
+    );
+    // An item of a future schema version, written directly: this channel cannot be read.
+    await dynamodb.send(
+      new PutCommand({
+        TableName: pipeline.config.messagesTable,
+        Item: { conversation: "broken", key: "m#2", position: "00000000000000000001", v: 2 },
+      }),
+    );
+    const summary = await pipeline.tick(now);
+    expect(summary.errors).toBe(1);
+    expect((await pipeline.drain()).map((segment) => segment.channel)).toEqual(["good"]);
+    const due: string[] = [];
+    for await (const channel of pipeline.channels.dueChannels(now)) due.push(channel);
+    expect(due).toEqual(["broken"]);
+  });
+
+  it("stops taking channels when the budget is spent and resumes them next tick", async () => {
+    const s = settings();
+    const pipeline = await LocalPipeline.create({
+      dynamodb: testDynamoDbClient(),
+      sqs: testSqsClient(),
+      settings: { ...s, channelConcurrency: 1 },
+    });
+    const now = T0 + 10 * s.settle;
+    await pipeline.ingest(
+      channels.map((channel) => ({ id: "1", ts: T0, channel, text: "x" })),
+      now,
+    );
+    let taken = 0;
+    const first = await pipeline.tick(now, () => taken++ >= 1);
+    expect(first).toMatchObject({ channels: 1, stoppedEarly: true });
+    const second = await pipeline.tick(now);
+    expect(second).toMatchObject({ channels: 2, stoppedEarly: false });
+    const delivered = await pipeline.drain();
+    expect(delivered.map((segment) => segment.channel).sort()).toEqual([...channels].sort());
+  });
+
+  it("re-ingesting the same messages delivers nothing new", async () => {
+    const s = settings();
+    const lines = chat(3, ["alpha"], 12, s.settle);
+    const pipeline = await LocalPipeline.create({
+      dynamodb: testDynamoDbClient(),
+      sqs: testSqsClient(),
+      settings: s,
+    });
+    const now = Math.max(...lines.map((l) => l.ts)) + 2 * s.settle;
+    await pipeline.ingest(lines, now);
+    await pipeline.tick(now);
+    const first = await pipeline.drain();
+    await pipeline.ingest(lines, now + TICK);
+    await pipeline.tick(now + TICK);
+    expect(await pipeline.drain()).toEqual([]);
+    expect(first.flatMap((segment) => segment.messageIds)).toHaveLength(lines.length);
+  });
+});
