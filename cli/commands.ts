@@ -1,9 +1,11 @@
+import { runCommand } from "./run.js";
 import { type CommandIO, segmentCommand } from "./segment.js";
 
 const USAGE = `Usage: npm start -- <command> [options]
 
 Commands:
   segment <file.jsonl|->   print the closed conversation segments of chat messages
+  run                      run the whole pipeline locally on emulators and a simulated clock
 
 Run a command with --help for its options.`;
 
@@ -11,6 +13,7 @@ Run a command with --help for its options.`;
 export async function main(args: string[], io: CommandIO): Promise<number> {
   const [command, ...rest] = args;
   if (command === "segment") return segmentCommand(rest, io);
+  if (command === "run") return runCommand(rest, io);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;

@@ -1,4 +1,6 @@
-import { main } from "./commands.js";
+// The AWS SDK warns on every start that Node 20 support ends; this is a local tool, run on 20.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+const { main } = await import("./commands.js");
 
 process.exitCode = await main(process.argv.slice(2), {
   stdin: process.stdin,
@@ -6,3 +8,5 @@ process.exitCode = await main(process.argv.slice(2), {
   stderr: process.stderr,
   now: () => Date.now(),
 });
+
+export {};

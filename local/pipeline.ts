@@ -94,7 +94,8 @@ export class LocalPipeline {
       queueUrl,
       fifo,
       maxBodyBytes,
-      dueShards: 4,
+      // One process ticks here: a single due shard keeps each tick to one index query.
+      dueShards: 1,
       budgetMarginMs: 0,
       settings: options.settings,
     });

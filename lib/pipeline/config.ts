@@ -37,7 +37,9 @@ export const SEGMENT_DEFAULTS = {
  * invocation with the variable's name instead of misbehaving later.
  */
 export function readSegmentConfig(env: Record<string, string | undefined>): SegmentFunctionConfig {
-  const value = (name: keyof typeof SEGMENT_DEFAULTS | "MESSAGES_TABLE" | "CHANNELS_TABLE" | "SEGMENT_QUEUE_URL") => {
+  const value = (
+    name: keyof typeof SEGMENT_DEFAULTS | "MESSAGES_TABLE" | "CHANNELS_TABLE" | "SEGMENT_QUEUE_URL",
+  ) => {
     const text = env[name] ?? (SEGMENT_DEFAULTS as Record<string, string>)[name];
     if (!text) throw new Error(`segment: environment variable ${name} must be set`);
     return text;
@@ -46,7 +48,9 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     const text = value(name);
     const n = Number(text);
     if (!/^\d+$/.test(text) || n < min || !Number.isSafeInteger(n)) {
-      throw new Error(`segment: ${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`);
+      throw new Error(
+        `segment: ${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`,
+      );
     }
     return n;
   };
@@ -59,7 +63,9 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
   };
   const fifo = value("SEGMENT_QUEUE_FIFO");
   if (fifo !== "true" && fifo !== "false") {
-    throw new Error(`segment: SEGMENT_QUEUE_FIFO must be true or false (got ${JSON.stringify(fifo)})`);
+    throw new Error(
+      `segment: SEGMENT_QUEUE_FIFO must be true or false (got ${JSON.stringify(fifo)})`,
+    );
   }
   return {
     messagesTable: value("MESSAGES_TABLE"),

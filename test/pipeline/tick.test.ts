@@ -6,11 +6,14 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../lib/messages/index.js";
 import type { SegmentMessageV1 } from "../../lib/pipeline/segment-message.js";
 import type { TickSettings } from "../../lib/pipeline/tick.js";
 import { compareRefs } from "../../lib/pipeline/types.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
 import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
+import { type ReplayOptions, type ReplayResult, replay } from "../../local/replay.js";
+import { sampleChat } from "../../local/sample.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { testSqsClient } from "../support/sqs.js";
 
@@ -18,39 +21,11 @@ const MINUTE = 60_000;
 const T0 = Date.UTC(2025, 0, 6);
 const TICK = 15 * MINUTE;
 
-interface ChatLine {
-  id: string;
-  ts: number;
-  channel: string;
-  text: string;
-}
-
-/** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+type ChatLine = ChatMessage;
 
 /** Chat in a few channels: ties, short lulls, lulls below settle, and silences beyond it. */
-function chat(seed: number, channels: string[], perChannel: number, settle: number): ChatLine[] {
-  const next = random(seed);
-  return channels.flatMap((channel) => {
-    let ts = T0 + Math.floor(next() * 30) * MINUTE;
-    return Array.from({ length: perChannel }, (_, i) => {
-      const roll = next();
-      if (roll < 0.08) ts += settle + Math.floor(next() * 3 * settle);
-      else if (roll < 0.2) ts += Math.floor(next() * settle);
-      else if (roll > 0.7) ts += Math.floor(next() * 4) * MINUTE;
-      return { id: `${channel}-${String(i).padStart(4, "0")}`, ts, channel, text: `message ${i}` };
-    });
-  });
-}
+const chat = (seed: number, channels: string[], perChannel: number, settle: number): ChatLine[] =>
+  sampleChat({ seed, channels, perChannel, settle, start: T0 });
 
 function settings(overrides: Partial<TickSettings> = {}): TickSettings {
   return {
@@ -97,30 +72,16 @@ function crashAfter(crashAt: number, ...clients: (DynamoDBClient | SQSClient)[])
   return control;
 }
 
-interface Replay {
-  delivered: SegmentMessageV1[];
+interface Replay extends ReplayResult {
   metrics: MetricTotals;
-  ticks: number;
-  /** Ticks that failed as a whole (a crash outside any one channel's work). */
-  failedTicks: number;
   pipeline: LocalPipeline;
 }
 
-/**
- * Ingests `lines` in timestamp order on a simulated clock, ticking every 15 minutes, and goes on
- * until every conversation has settled. `beforeTick` may arm crashes or add concurrent ticks.
- */
-async function replay(
+/** Replays `lines` through a fresh pipeline with 15-minute ticks (see local/replay.ts). */
+async function replayChat(
   lines: ChatLine[],
   tickSettings: TickSettings,
-  options: {
-    dynamodb?: DynamoDBClient;
-    sqs?: SQSClient;
-    beforeTick?: () => void;
-    afterTick?: () => void;
-    overlap?: boolean;
-    late?: ChatLine[];
-  } = {},
+  options: Omit<ReplayOptions, "tickMs"> & { dynamodb?: DynamoDBClient; sqs?: SQSClient } = {},
 ): Promise<Replay> {
   const metrics = new MetricTotals();
   const pipeline = await LocalPipeline.create({
@@ -130,50 +91,8 @@ async function replay(
     metrics,
     prefix: "tick",
   });
-  const sorted = [...lines].sort((a, b) => compareRefs(a, b));
-  const last = sorted[sorted.length - 1].ts;
-  const end = last + tickSettings.settle + tickSettings.grace + 2 * TICK;
-  const delivered: SegmentMessageV1[] = [];
-  let next = 0;
-  let ticks = 0;
-  let failedTicks = 0;
-  for (
-    let now = sorted[0].ts;
-    now <= end;
-    now = await nextTick(pipeline, now, sorted[next]?.ts, end)
-  ) {
-    const batch: ChatLine[] = [];
-    while (next < sorted.length && sorted[next].ts <= now) batch.push(sorted[next++]);
-    if (batch.length > 0) await pipeline.ingest(batch, now);
-    if (options.late && now > last && now - TICK <= last) await pipeline.ingest(options.late, now);
-    options.beforeTick?.();
-    const concurrent = options.overlap
-      ? [pipeline.tick(now), pipeline.tick(now)]
-      : [pipeline.tick(now)];
-    // A tick that fails as a whole (its invocation crashed) is simply followed by the next one.
-    for (const outcome of await Promise.allSettled(concurrent)) {
-      if (outcome.status === "rejected") failedTicks++;
-    }
-    options.afterTick?.();
-    ticks++;
-    delivered.push(...(await pipeline.drain()));
-  }
-  return { delivered, metrics, ticks, failedTicks, pipeline };
-}
-
-/**
- * The next tick time on the 15-minute grid at which something can happen: a message arrives or
- * a channel is due. The ticks skipped would have found nothing to do.
- */
-async function nextTick(
-  pipeline: LocalPipeline,
-  now: number,
-  nextMessage: number | undefined,
-  end: number,
-) {
-  const due = await pipeline.channels.earliestDue();
-  const target = Math.min(nextMessage ?? end, due ?? end, end);
-  return now + Math.max(1, Math.ceil((target - now) / TICK)) * TICK;
+  const result = await replay(pipeline, lines, { ...options, tickMs: TICK });
+  return { ...result, metrics, pipeline };
 }
 
 /** One segmenter call per channel over its final stream, in the product's order. */
@@ -246,7 +165,7 @@ describe("segmentation pipeline", () => {
     async (minItems) => {
       const s = settings({ minItems });
       const lines = chat(7 + minItems, channels, 40, s.settle);
-      const result = await replay(lines, s);
+      const result = await replayChat(lines, s);
       expectSameAsOneBigRun(result, lines, s);
       const ids = result.delivered.map((segment) => segment.segmentId);
       expect(new Set(ids).size).toBe(ids.length);
@@ -274,13 +193,13 @@ describe("segmentation pipeline", () => {
         control.armed = false;
       },
     });
-    await replay(lines, s, { ...armed(count), dynamodb: counting[0], sqs: counting[1] });
+    await replayChat(lines, s, { ...armed(count), dynamodb: counting[0], sqs: counting[1] });
     expect(count.calls).toBeGreaterThan(20);
     const points = Array.from({ length: 12 }, (_, i) => 1 + Math.floor((i * count.calls) / 12));
     for (const crashAt of points) {
       const clients = [testDynamoDbClient(), testSqsClient()] as const;
       const crash = crashAfter(crashAt, ...clients);
-      const result = await replay(lines, s, {
+      const result = await replayChat(lines, s, {
         ...armed(crash),
         dynamodb: clients[0],
         sqs: clients[1],
@@ -308,7 +227,7 @@ describe("segmentation pipeline", () => {
       },
       { step: "initialize", name: "sentRecorder" },
     );
-    const result = await replay(lines, s, { sqs, overlap: true });
+    const result = await replayChat(lines, s, { sqs, overlap: true });
     expect(sent.length).toBeGreaterThan(10);
     expect(new Set(sent).size).toBe(sent.length);
     expectSameAsOneBigRun(result, lines, s);
@@ -322,7 +241,7 @@ describe("segmentation pipeline", () => {
       { id: "late-1", ts: sorted[3].ts, channel: "alpha", text: "back-dated" },
       { id: "late-2", ts: sorted[12].ts + 1, channel: "alpha", text: "lagging" },
     ];
-    const result = await replay(lines, s, { late });
+    const result = await replayChat(lines, s, { late });
     const normal = result.delivered.filter((segment) => !segment.late);
     const lateSegments = result.delivered.filter((segment) => segment.late);
     expect(normal.map((segment) => segment.messageIds)).toEqual(reference(lines, s).get("alpha"));

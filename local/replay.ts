@@ -1,0 +1,93 @@
+import type { ChatMessage } from "../lib/messages/index.js";
+import type { SegmentMessageV1 } from "../lib/pipeline/segment-message.js";
+import { compareRefs } from "../lib/pipeline/types.js";
+import type { LocalPipeline } from "./pipeline.js";
+
+export interface ReplayOptions {
+  /** Simulated time between scheduled ticks, ms. */
+  tickMs: number;
+  /** Called before each tick (tests arm crash injection here) and after it. */
+  beforeTick?: (now: number) => void;
+  afterTick?: (now: number) => void;
+  /** Run two ticks at once each time, as overlapping EventBridge deliveries would. */
+  overlap?: boolean;
+  /** Messages ingested once the clock has passed the last regular message: back-dated arrivals. */
+  late?: ChatMessage[];
+  onProgress?: (progress: ReplayProgress) => void;
+}
+
+export interface ReplayProgress {
+  now: number;
+  ingested: number;
+  total: number;
+  delivered: number;
+}
+
+export interface ReplayResult {
+  delivered: SegmentMessageV1[];
+  ticks: number;
+  /** Ticks that failed as a whole (their invocation died); the next tick carries on. */
+  failedTicks: number;
+  /** When the replay ended: everything ingested has settled. */
+  end: number;
+}
+
+/**
+ * Replays chat through the pipeline on a simulated clock: messages are ingested in channel order
+ * (timestamp, then id) when the clock reaches them, a tick runs every `tickMs` of simulated time,
+ * and after the last message the clock runs on until every conversation has settled. Ticks at
+ * which nothing can happen (no arrival, no channel due) are skipped: they would find nothing to
+ * do. The queue is drained after each tick; the delivered segments come back in delivery order.
+ */
+export async function replay(
+  pipeline: LocalPipeline,
+  messages: readonly ChatMessage[],
+  options: ReplayOptions,
+): Promise<ReplayResult> {
+  const sorted = [...messages].sort(compareRefs);
+  const { settings } = pipeline.config;
+  const last = sorted.at(-1)?.ts ?? 0;
+  const end = last + settings.settle + settings.grace + 2 * options.tickMs;
+  const result: ReplayResult = { delivered: [], ticks: 0, failedTicks: 0, end };
+  let next = 0;
+  let lateSent = false;
+  for (let now = sorted[0]?.ts ?? end; now <= end; ) {
+    const batch: ChatMessage[] = [];
+    while (next < sorted.length && sorted[next].ts <= now) batch.push(sorted[next++]);
+    if (batch.length > 0) await pipeline.ingest(batch, now);
+    if (options.late && !lateSent && now > last) {
+      await pipeline.ingest(options.late, now);
+      lateSent = true;
+    }
+    options.beforeTick?.(now);
+    const ticks = options.overlap ? [pipeline.tick(now), pipeline.tick(now)] : [pipeline.tick(now)];
+    for (const outcome of await Promise.allSettled(ticks)) {
+      if (outcome.status === "rejected") result.failedTicks++;
+    }
+    options.afterTick?.(now);
+    result.ticks++;
+    result.delivered.push(...(await pipeline.drain()));
+    options.onProgress?.({
+      now,
+      ingested: next,
+      total: sorted.length,
+      delivered: result.delivered.length,
+    });
+    now = await nextTick(pipeline, now, options, sorted[next]?.ts, lateSent ? end : last + 1, end);
+  }
+  return result;
+}
+
+/** The next tick on the grid at which a message arrives or a channel is due. */
+async function nextTick(
+  pipeline: LocalPipeline,
+  now: number,
+  options: ReplayOptions,
+  nextMessage: number | undefined,
+  nextLate: number,
+  end: number,
+): Promise<number> {
+  const due = await pipeline.channels.earliestDue();
+  const target = Math.min(nextMessage ?? end, due ?? end, options.late ? nextLate : end, end);
+  return now + Math.max(1, Math.ceil((target - now) / options.tickMs)) * options.tickMs;
+}

@@ -1,0 +1,63 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { describe, expect, inject, it, vi } from "vitest";
+import { main } from "../../cli/commands.js";
+import { sampleChat } from "../../local/sample.js";
+
+const dir = mkdtempSync(join(tmpdir(), "convoseg-run-"));
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdin: Readable.from([]),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    now: () => Date.UTC(2100, 0, 1),
+  });
+  return { code, stdout, stderr };
+}
+
+/** Segment message-id groups per channel, in output order. */
+function groups(jsonLines: string): Map<string, string[][]> {
+  const byChannel = new Map<string, string[][]>();
+  for (const line of jsonLines.trim().split("\n")) {
+    const { channel, messageIds } = JSON.parse(line) as { channel: string; messageIds: string[] };
+    byChannel.set(channel, [...(byChannel.get(channel) ?? []), messageIds]);
+  }
+  return byChannel;
+}
+
+describe("run command", () => {
+  it.each([1, 3])(
+    "delivers the same segments as one segment call over the same input (minItems %i)",
+    async (minItems) => {
+      // The emulators of the test setup, as a user's own would be used.
+      vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+      vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+      const input = join(dir, `chat-${minItems}.jsonl`);
+      const settle = 6 * 3_600_000;
+      const chat = sampleChat({ seed: minItems, channels: ["a", "b"], perChannel: 60, settle });
+      writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
+      const out = join(dir, `segments-${minItems}.jsonl`);
+      const options = ["--max-size", "7", "--min-items", String(minItems), "--settle", "6h"];
+      const run = await cli(["run", "--input", input, "--out", out, "--tick", "15m", ...options]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(/channels 2, messages 120, segments \d+ \(late 0\)/);
+      const segment = await cli(["segment", input, "--json", ...options]);
+      expect(segment.code).toBe(0);
+      const delivered = groups(readFileSync(out, "utf8"));
+      expect([...delivered.values()].flat().length).toBeGreaterThan(10);
+      expect(delivered).toEqual(groups(segment.stdout));
+    },
+    120_000,
+  );
+
+  it("rejects bad options with usage", async () => {
+    const { code, stderr } = await cli(["run", "--tick", "soon"]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--tick must be a duration/);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { readSegmentConfig } from "../../lib/pipeline/config.js";
+
+const required = {
+  MESSAGES_TABLE: "messages",
+  CHANNELS_TABLE: "channels",
+  SEGMENT_QUEUE_URL: "https://sqs.example/queue.fifo",
+};
+
+describe("segment function configuration", () => {
+  it("uses the segmenter's defaults and sensible operational ones", () => {
+    expect(readSegmentConfig(required)).toEqual({
+      messagesTable: "messages",
+      channelsTable: "channels",
+      queueUrl: "https://sqs.example/queue.fifo",
+      fifo: true,
+      maxBodyBytes: 262144,
+      dueShards: 4,
+      budgetMarginMs: 20_000,
+      settings: {
+        maxSize: 500,
+        settle: 86_400_000,
+        minItems: 1,
+        grace: 60_000,
+        readLagMs: 10_000,
+        maxArrivalsPerChannel: 5000,
+        leaseMs: 900_000,
+        channelConcurrency: 8,
+      },
+    });
+  });
+
+  it("reads durations and numbers", () => {
+    const config = readSegmentConfig({
+      ...required,
+      SETTLE: "12h",
+      MIN_ITEMS: "3",
+      SEGMENT_QUEUE_FIFO: "false",
+    });
+    expect([config.settings.settle, config.settings.minItems, config.fifo]).toEqual([
+      43_200_000,
+      3,
+      false,
+    ]);
+  });
+
+  it.each([
+    [{ MESSAGES_TABLE: "" }, "MESSAGES_TABLE must be set"],
+    [{ CHANNELS_TABLE: undefined }, "CHANNELS_TABLE must be set"],
+    [{ MAX_SIZE: "0" }, "MAX_SIZE must be an integer >= 1"],
+    [{ MIN_ITEMS: "two" }, "MIN_ITEMS must be an integer >= 1"],
+    [{ SETTLE: "-1h" }, "SETTLE must be a duration"],
+    [{ GRACE: "soon" }, "GRACE must be a duration"],
+    [{ SEGMENT_QUEUE_FIFO: "yes" }, "SEGMENT_QUEUE_FIFO must be true or false"],
+    [{ MAX_BODY_BYTES: "10" }, "MAX_BODY_BYTES must be an integer >= 1024"],
+  ])("rejects %o naming the setting", (override, message) => {
+    expect(() => readSegmentConfig({ ...required, ...override })).toThrow(message);
+  });
+});
