@@ -8,6 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { ConversationSegmenter } from "../lib/segmenter/index.js";
+import { random } from "../local/sample.js";
 import { literalClosedSegments } from "../test/segmenter/literal-segmenter.js";
 
 interface Message {
@@ -25,18 +26,6 @@ const LINEAR_TOLERANCE = 2;
 const { values } = parseArgs({ options: { max: { type: "string", default: "1e7" } } });
 const maxItems = Number(values.max);
 const sizes = [1e4, 1e5, 1e6, 1e7].filter((n) => n <= maxItems);
-
-/** Deterministic PRNG (mulberry32), so every run measures the same streams. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A chat-like channel: second-resolution bursts, lulls of minutes, overnight pauses below settle,

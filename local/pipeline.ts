@@ -6,11 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from "@aws-sdk/client-sqs";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import { tickDependencies } from "../functions/segment/wiring.js";
 import { DynamoDbStore } from "../lib/history/dynamodb/store.js";
 import { createMessagesTable } from "../lib/history/dynamodb/table.js";
@@ -29,7 +25,7 @@ import {
   type TickSettings,
   type TickSummary,
 } from "../lib/pipeline/tick.js";
-import { createSegmentQueue } from "./sqs.js";
+import { createSegmentQueue, drainQueue } from "./sqs.js";
 
 export interface LocalPipelineOptions {
   dynamodb: DynamoDBClient;
@@ -123,33 +119,7 @@ export class LocalPipeline {
 
   /** Receives and deletes every segment message waiting in the queue, in receive order. */
   async drain(): Promise<SegmentMessageV1[]> {
-    const bodies = await drainQueue(this.options.sqs, this.config.queueUrl);
-    return bodies.map(parseSegmentBody);
-  }
-}
-
-/**
- * Receives and deletes until the queue is empty, returning the bodies in receive order. A FIFO
- * group yields its next messages only once the previous ones are deleted, which this does.
- */
-export async function drainQueue(client: SQSClient, queueUrl: string): Promise<string[]> {
-  const bodies: string[] = [];
-  for (;;) {
-    const { Messages = [] } = await client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 30,
-      }),
-    );
-    if (Messages.length === 0) return bodies;
-    bodies.push(...Messages.map((m) => m.Body ?? ""));
-    await client.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
-      }),
-    );
+    const received = await drainQueue(this.options.sqs, this.config.queueUrl);
+    return received.map((message) => parseSegmentBody(message.Body ?? ""));
   }
 }

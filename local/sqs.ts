@@ -6,7 +6,13 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CreateQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
 import { createRequestHandler } from "local-aws-sqs";
 import { DEFAULT_MAX_BODY_BYTES } from "../lib/pipeline/segment-message.js";
 
@@ -80,4 +86,32 @@ function segmentQueueName(name: string, fifo: boolean): string {
     throw new Error(`queue ${name}: only a FIFO queue's name may end in .fifo`);
   }
   return name;
+}
+
+/**
+ * Receives and deletes until the queue is empty, returning the messages in receive order. A FIFO
+ * group yields its next messages only once the previous ones are deleted, which this does.
+ * `AttributeNames: ["All"]` because the emulator ignores `MessageSystemAttributeNames`.
+ */
+export async function drainQueue(client: SQSClient, queueUrl: string): Promise<Message[]> {
+  const received: Message[] = [];
+  for (;;) {
+    const { Messages = [] } = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 30,
+        AttributeNames: ["All"],
+      }),
+    );
+    if (Messages.length === 0) return received;
+    received.push(...Messages);
+    await client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+      }),
+    );
+  }
 }

@@ -1,8 +1,8 @@
 import { compareIds } from "../messages/index.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
-import { cloneMessage, type Message, snapshotBatch } from "./message.js";
-import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "./outcome.js";
-import type { CallOptions, Lister, Store } from "./store.js";
+import { cloneMessage, type Message } from "./message.js";
+import { NOTHING_WRITTEN, type WriteOutcome } from "./outcome.js";
+import { type CallOptions, type Lister, prepareWrite, type Store } from "./store.js";
 
 /**
  * The reference store: conversations in memory, in arrival order, one message per platform id.
@@ -26,14 +26,7 @@ export class MemoryStore implements Store, Lister {
     messages: readonly Message[],
     options?: CallOptions,
   ): Promise<WriteOutcome> {
-    let batch: Message[];
-    try {
-      options?.signal?.throwIfAborted();
-      validateConversationId(conversationId);
-      batch = snapshotBatch(messages);
-    } catch (error) {
-      throw new WriteError(NOTHING_WRITTEN, error);
-    }
+    const batch = prepareWrite(conversationId, messages, options);
     if (batch.length === 0) return NOTHING_WRITTEN;
     let conversation = this.conversationsById.get(conversationId);
     if (!conversation) {

@@ -1,6 +1,6 @@
-import type { ConversationId } from "./conversation-id.js";
-import type { Message } from "./message.js";
-import type { WriteOutcome } from "./outcome.js";
+import { type ConversationId, validateConversationId } from "./conversation-id.js";
+import { type Message, snapshotBatch } from "./message.js";
+import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "./outcome.js";
 
 /** Per-call options: an aborted signal rejects before any I/O. */
 export interface CallOptions {
@@ -47,3 +47,21 @@ export interface ReadWriter extends Reader, Writer {}
 
 /** The ordinary per-conversation contract. */
 export interface Store extends ReadWriter, Clearer {}
+
+/**
+ * What every `Writer.write` does before any I/O: honour the signal, validate the conversation id
+ * and snapshot the validated batch. Any failure is a `WriteError` with the zero outcome.
+ */
+export function prepareWrite(
+  conversationId: ConversationId,
+  messages: readonly Message[],
+  options?: CallOptions,
+): Message[] {
+  try {
+    options?.signal?.throwIfAborted();
+    validateConversationId(conversationId);
+    return snapshotBatch(messages);
+  } catch (error) {
+    throw new WriteError(NOTHING_WRITTEN, error);
+  }
+}

@@ -3,12 +3,7 @@ import { CommitError } from "../../lib/history/commit-error.js";
 import { findCause, InvalidWriteOutcomeError } from "../../lib/history/errors.js";
 import { type Message, textMessage } from "../../lib/history/message.js";
 import { Middleware } from "../../lib/history/middleware.js";
-import {
-  NOTHING_WRITTEN,
-  validateWriteOutcome,
-  WriteError,
-  type WriteOutcome,
-} from "../../lib/history/outcome.js";
+import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../../lib/history/outcome.js";
 import type { CallOptions, ReadWriter } from "../../lib/history/store.js";
 import { answer, chunk, drain, FakeModel, FakeStreamer, RecordingStore } from "./fakes.js";
 
@@ -167,33 +162,5 @@ describe("CommitError facts", () => {
     expect(findCause(commitError, DiskFull)).toBe(cause);
     expect(findCause(commitError, InvalidWriteOutcomeError)).toBeDefined();
     expect(commitError.outcome).toEqual({ accepted: 0, uncertain: true });
-  });
-});
-
-describe("validateWriteOutcome", () => {
-  const failure = new Error("failed");
-
-  it.each<[WriteOutcome, number, unknown]>([
-    [{ accepted: 2, uncertain: false }, 2, undefined],
-    [{ accepted: 0, uncertain: false }, 0, undefined],
-    [{ accepted: 0, uncertain: false }, 2, failure],
-    [{ accepted: 1, uncertain: false }, 2, failure],
-    [{ accepted: 0, uncertain: true }, 1, failure],
-    [{ accepted: 2, uncertain: false }, 2, failure],
-  ])("accepts %o for %d messages (error %s)", (outcome, count, error) => {
-    expect(validateWriteOutcome(outcome, count, error)).toBeUndefined();
-  });
-
-  it.each<[WriteOutcome, number, unknown, string]>([
-    [{ accepted: -1, uncertain: false }, 1, failure, "accepted -1 of 1 messages"],
-    [{ accepted: 2, uncertain: false }, 1, failure, "accepted 2 of 1 messages"],
-    [{ accepted: 0, uncertain: false }, -1, failure, "accepted 0 of -1 messages"],
-    [{ accepted: 1, uncertain: true }, 1, failure, "no remaining message can be uncertain"],
-    [{ accepted: 0, uncertain: false }, 1, undefined, "success must acknowledge all 1 messages"],
-    [{ accepted: 0, uncertain: true }, 1, undefined, "success must acknowledge all 1 messages"],
-  ])("rejects %o for %d messages (error %s)", (outcome, count, error, reason) => {
-    expect(validateWriteOutcome(outcome, count, error)?.message).toBe(
-      `history: invalid write outcome: ${reason}`,
-    );
   });
 });

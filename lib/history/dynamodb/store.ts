@@ -11,10 +11,10 @@ import {
 import { compareIds } from "../../messages/index.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { HistoryError } from "../errors.js";
-import { type Message, snapshotBatch } from "../message.js";
+import type { Message } from "../message.js";
 import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../outcome.js";
 import { Sequence } from "../sequence.js";
-import type { CallOptions, Lister, Store } from "../store.js";
+import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
 import {
   BY_POSITION_INDEX,
   CONVERSATION_ITEM_KEY,
@@ -193,14 +193,7 @@ export class DynamoDbStore implements Store, Lister {
     messages: readonly Message[],
     options?: CallOptions,
   ): Promise<WriteOutcome> {
-    let batch: Message[];
-    try {
-      options?.signal?.throwIfAborted();
-      validateConversationId(conversationId);
-      batch = snapshotBatch(messages);
-    } catch (error) {
-      throw new WriteError(NOTHING_WRITTEN, error);
-    }
+    const batch = prepareWrite(conversationId, messages, options);
     if (batch.length === 0) return NOTHING_WRITTEN;
     const first = this.sequence.reserve(batch.length);
     const items = batch.map((message, i) =>
