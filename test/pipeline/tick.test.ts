@@ -157,6 +157,42 @@ function expectSameAsOneBigRun(
   else expect(result.metrics.get("DroppedMessages")).toBe(dropped);
 }
 
+/**
+ * Replays once to count the AWS calls the ticks make, then once per crash point, crashing right
+ * after that call: the delivered segments must still be exactly those of one big run.
+ */
+async function expectCrashSafety(
+  lines: ChatLine[],
+  s: TickSettings,
+  crashPoints: (calls: number) => number[],
+): Promise<void> {
+  const armed = (control: { armed: boolean }) => ({
+    beforeTick: () => {
+      control.armed = true;
+    },
+    afterTick: () => {
+      control.armed = false;
+    },
+  });
+  const counting = [testDynamoDbClient(), testSqsClient()] as const;
+  const count = crashAfter(0, ...counting);
+  await replayChat(lines, s, { ...armed(count), dynamodb: counting[0], sqs: counting[1] });
+  expect(count.calls).toBeGreaterThan(10);
+  for (const crashAt of crashPoints(count.calls)) {
+    const clients = [testDynamoDbClient(), testSqsClient()] as const;
+    const crash = crashAfter(crashAt, ...clients);
+    const result = await replayChat(lines, s, {
+      ...armed(crash),
+      dynamodb: clients[0],
+      sqs: clients[1],
+    });
+    // The crash hit one channel's work (counted), the tick as a whole, or a call its code retries.
+    expect(crash.calls, `crash after call ${crashAt}`).toBeGreaterThanOrEqual(crashAt);
+    expect(result.metrics.get("ChannelErrors") + result.failedTicks).toBeLessThanOrEqual(1);
+    expectSameAsOneBigRun(result, lines, s, true);
+  }
+}
+
 const channels = ["alpha", "beta", "gamma"];
 
 describe("segmentation pipeline", () => {
@@ -181,35 +217,17 @@ describe("segmentation pipeline", () => {
   it("survives a crash after any AWS call of a tick: nothing lost, nothing changed", async () => {
     // A lease of 1 ms: the segments a crashed tick recorded are resent by the very next tick.
     const s = settings({ minItems: 2, leaseMs: 1 });
-    const lines = chat(99, ["alpha", "beta"], 18, s.settle);
-    const counting = [testDynamoDbClient(), testSqsClient()] as const;
-    const count = crashAfter(0, ...counting);
-    const armed = (control: { armed: boolean }) => ({
-      dynamodb: counting[0],
-      beforeTick: () => {
-        control.armed = true;
-      },
-      afterTick: () => {
-        control.armed = false;
-      },
-    });
-    await replayChat(lines, s, { ...armed(count), dynamodb: counting[0], sqs: counting[1] });
-    expect(count.calls).toBeGreaterThan(20);
-    const points = Array.from({ length: 12 }, (_, i) => 1 + Math.floor((i * count.calls) / 12));
-    for (const crashAt of points) {
-      const clients = [testDynamoDbClient(), testSqsClient()] as const;
-      const crash = crashAfter(crashAt, ...clients);
-      const result = await replayChat(lines, s, {
-        ...armed(crash),
-        dynamodb: clients[0],
-        sqs: clients[1],
-      });
-      // The crash hit one channel's work (counted), the tick as a whole, or a call its code retries.
-      expect(crash.calls, `crash after call ${crashAt}`).toBeGreaterThanOrEqual(crashAt);
-      expect(result.metrics.get("ChannelErrors") + result.failedTicks).toBeLessThanOrEqual(1);
-      expectSameAsOneBigRun(result, lines, s, true);
-    }
+    await expectCrashSafety(chat(99, ["alpha", "beta"], 18, s.settle), s, (calls) =>
+      Array.from({ length: 12 }, (_, i) => 1 + Math.floor((i * calls) / 12)),
+    );
   }, 300_000);
+
+  it("survives a crash after every single AWS call of a small replay", async () => {
+    const s = settings({ maxSize: 3, minItems: 2, leaseMs: 1 });
+    await expectCrashSafety(chat(21, ["solo"], 9, s.settle), s, (calls) =>
+      Array.from({ length: calls }, (_, i) => i + 1),
+    );
+  }, 600_000);
 
   it("delivers nothing twice when two ticks run at once", async () => {
     const s = settings({ minItems: 2 });
