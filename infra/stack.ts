@@ -1,19 +1,74 @@
-import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
+import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
 import { Ingestion } from "./ingestion.js";
+import { Observability } from "./observability.js";
+import { Segmentation } from "./segmentation.js";
 import { Storage } from "./storage.js";
 
-/** Everything convoseg deploys into an account. */
+/** Stack props, and the pipeline settings (each also readable from CDK context). */
+export interface ConvosegStackProps extends StackProps, ConvosegSettings {}
+
+/**
+ * Everything convoseg deploys into an account: storage, ingestion, the scheduled segmentation
+ * tick and its segment queue, alarms and a dashboard.
+ */
 export class ConvosegStack extends Stack {
+  readonly config: ConvosegConfig;
   readonly storage: Storage;
   readonly ingestion: Ingestion;
+  readonly segmentation: Segmentation;
+  readonly observability: Observability;
+  /** The ingestion write access, for ingestion Lambdas deployed by other stacks. */
+  readonly ingestPolicy: ManagedPolicy;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props: ConvosegStackProps = {}) {
     super(scope, id, props);
-    this.storage = new Storage(this, "Storage");
-    this.ingestion = new Ingestion(this, "Ingestion", { storage: this.storage });
-    new CfnOutput(this, "MessagesTableName", { value: this.storage.messages.tableName });
-    new CfnOutput(this, "ChannelsTableName", { value: this.storage.channels.tableName });
-    new CfnOutput(this, "IngestFunctionName", { value: this.ingestion.function.functionName });
+    // Validated before anything is built: a bad setting fails synth with the setting's name.
+    const config = resolveConfig(props, (name) => this.node.tryGetContext(name));
+    this.config = config;
+    this.storage = new Storage(this, "Storage", {
+      messagesTableName: config.names.messagesTable,
+      channelsTableName: config.names.channelsTable,
+      removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.ingestion = new Ingestion(this, "Ingestion", {
+      storage: this.storage,
+      logRetention: config.logRetention,
+      queueName: config.names.ingestQueue,
+    });
+    this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
+    this.observability = new Observability(this, "Observability", {
+      config,
+      segmentation: this.segmentation,
+      ingestion: this.ingestion,
+    });
+    this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
+      description:
+        "convoseg: write chat messages as IngestClient does (attach to your Lambda's role)",
+      statements: this.storage.ingestStatements(),
+    });
+
+    const output = (name: string, value: string, description: string, exported = false) =>
+      new CfnOutput(this, name, {
+        value,
+        description,
+        exportName: exported ? `${this.stackName}-${name}` : undefined,
+      });
+    output("MessagesTableName", this.storage.messages.tableName, "MESSAGES_TABLE", true);
+    output("ChannelsTableName", this.storage.channels.tableName, "CHANNELS_TABLE", true);
+    output(
+      "IngestPolicyArn",
+      this.ingestPolicy.managedPolicyArn,
+      "Managed policy granting ingestion write access; attach it to your own ingestion Lambda's role",
+      true,
+    );
+    output("IngestFunctionName", this.ingestion.function.function.functionName, "Direct ingestion");
+    output("IngestQueueUrl", this.ingestion.queue.queue.queueUrl, "One chat message per body");
+    output("SegmentQueueUrl", this.segmentation.segments.queue.queueUrl, "Closed segments");
+    output("SegmentQueueArn", this.segmentation.segments.queue.queueArn, "Closed segments");
+    output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
+    output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");
   }
 }

@@ -7,7 +7,7 @@ import {
   Table,
   TableEncryption,
 } from "aws-cdk-lib/aws-dynamodb";
-import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
+import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
   BY_POSITION_INDEX,
@@ -30,6 +30,10 @@ export interface StorageProps {
 /**
  * The messages table: the system of record every other part reads. Key schema and indexes come
  * from the history store's schema module, so code and table cannot drift apart.
+ *
+ * Neither table has a TTL: messages are the record segments refer to (reference-form bodies are
+ * read back from it), and a channel's item holds its watermark, which must outlive any quiet
+ * spell or old messages would be segmented again. Both are on-demand, encrypted, with PITR.
  */
 export class Storage extends Construct {
   readonly messages: ITable;
@@ -81,10 +85,58 @@ export class Storage extends Construct {
 
   /**
    * Lets a principal (your own ingestion Lambda) ingest as `IngestClient` does: conditional puts
-   * of messages, and the update that marks a channel due. No reads, no deletes.
+   * of messages (single and transactional), and the update that marks a channel due. No reads,
+   * no deletes, and no index ARNs (writes go to the table).
    */
   grantIngest(grantee: IGrantable): Grant {
-    const messages = this.messages.grant(grantee, "dynamodb:PutItem");
-    return messages.combine(this.channels.grant(grantee, "dynamodb:UpdateItem"));
+    return this.grantStatements(grantee, this.ingestStatements());
+  }
+
+  /** The statements of {@link grantIngest}, for a managed policy used outside this app. */
+  ingestStatements(): PolicyStatement[] {
+    return [
+      new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.messages.tableArn] }),
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.channels.tableArn],
+      }),
+    ];
+  }
+
+  /**
+   * What the segmentation tick does and nothing more: reads arrivals (`byPosition` index) and
+   * messages by id; reads and conditionally updates channel state, and lists due channels.
+   */
+  grantSegmentation(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [`${this.messages.tableArn}/index/${BY_POSITION_INDEX}`],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [this.messages.tableArn],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+        resources: [this.channels.tableArn],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [`${this.channels.tableArn}/index/${DUE_INDEX}`],
+      }),
+    ]);
+  }
+
+  private grantStatements(grantee: IGrantable, statements: PolicyStatement[]): Grant {
+    return statements
+      .map((statement) =>
+        Grant.addToPrincipal({
+          grantee,
+          actions: statement.actions,
+          resourceArns: statement.resources,
+        }),
+      )
+      .reduce((all, grant) => all.combine(grant));
   }
 }

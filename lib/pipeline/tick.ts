@@ -28,7 +28,8 @@ export type MetricName =
   | "DroppedMessages"
   | "ChannelErrors"
   | "TickDurationMs"
-  | "TicksStoppedEarly";
+  | "TicksStoppedEarly"
+  | "OldestDueAgeMs";
 
 export interface PipelineMetrics {
   add(name: MetricName, value: number): void;
@@ -105,6 +106,9 @@ export async function runTick(
     errors: 0,
     stoppedEarly: false,
   };
+  // How long the longest-waiting channel has been due: the backlog an operator alarms on.
+  const oldestDue = await deps.channels.earliestDue();
+  deps.metrics.add("OldestDueAgeMs", oldestDue === null ? 0 : Math.max(0, deps.now() - oldestDue));
   const due = deps.channels.dueChannels(deps.now())[Symbol.asyncIterator]();
   const worker = async () => {
     for (;;) {

@@ -301,10 +301,12 @@ describe("segmentation pipeline", () => {
 
   it("stops taking channels when the budget is spent and resumes them next tick", async () => {
     const s = settings();
+    const metrics = new MetricTotals();
     const pipeline = await LocalPipeline.create({
       dynamodb: testDynamoDbClient(),
       sqs: testSqsClient(),
       settings: { ...s, channelConcurrency: 1 },
+      metrics,
     });
     const now = T0 + 10 * s.settle;
     await pipeline.ingest(
@@ -314,8 +316,12 @@ describe("segmentation pipeline", () => {
     let taken = 0;
     const first = await pipeline.tick(now, () => taken++ >= 1);
     expect(first).toMatchObject({ channels: 1, stoppedEarly: true });
-    const second = await pipeline.tick(now);
+    expect(metrics.get("OldestDueAgeMs")).toBe(0);
+    // The two channels left behind have waited one tick when the next one comes.
+    const second = await pipeline.tick(now + TICK);
     expect(second).toMatchObject({ channels: 2, stoppedEarly: false });
+    expect(metrics.get("OldestDueAgeMs")).toBe(TICK);
+    expect(metrics.get("TicksStoppedEarly")).toBe(1);
     const delivered = await pipeline.drain();
     expect(delivered.map((segment) => segment.channel).sort()).toEqual([...channels].sort());
   });

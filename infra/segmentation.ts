@@ -1,0 +1,78 @@
+import { Duration, Validations } from "aws-cdk-lib";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import type { Queue } from "aws-cdk-lib/aws-sqs";
+import { Construct } from "constructs";
+import { type ConvosegConfig, segmentEnvironment } from "./config.js";
+import { PipelineFunction } from "./function.js";
+import { QueueWithDeadLetters, secureQueue } from "./queues.js";
+import type { Storage } from "./storage.js";
+
+export interface SegmentationProps {
+  storage: Storage;
+  config: ConvosegConfig;
+}
+
+/**
+ * The scheduled segmentation tick: an EventBridge rule runs the function every `schedule`; it
+ * reads due channels and arrivals from storage and sends closed segments to the segment queue.
+ */
+export class Segmentation extends Construct {
+  readonly segments: QueueWithDeadLetters;
+  readonly function: PipelineFunction;
+  /** Schedule events EventBridge could not deliver to the function. */
+  readonly scheduleDeadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: SegmentationProps) {
+    super(scope, id);
+    const { config, storage } = props;
+    const schedule = Duration.minutes(config.scheduleMinutes);
+    this.segments = new QueueWithDeadLetters(this, "Segments", {
+      fifo: config.fifo,
+      queueName: config.names.segmentQueue,
+      // FIFO deduplication uses the segment id the sender sets, not the body (content-based
+      // deduplication stays off); the body limit is the one the function packs segments into.
+      maxMessageSizeBytes: config.maxBodyBytes,
+      // The consumer is LLM extraction: a minute or two per segment is ordinary (a consumer that
+      // needs longer extends the visibility of the message it holds).
+      visibilityTimeout: Duration.minutes(5),
+    });
+    this.function = new PipelineFunction(this, "Tick", {
+      entry: "functions/segment/handler.ts",
+      description: "convoseg segmentation tick: due channels to closed segments on SQS",
+      environment: segmentEnvironment(config, {
+        messagesTable: storage.messages.tableName,
+        channelsTable: storage.channels.tableName,
+        queueUrl: this.segments.queue.queueUrl,
+      }),
+      timeout: Duration.millis(config.tickTimeoutMs),
+      memorySize: 512,
+      logRetention: config.logRetention,
+      // Overlapping ticks are safe (the channel version fences them) but only waste work.
+      reservedConcurrentExecutions: 1,
+      // A failed or delayed tick is not worth retrying: the next scheduled one does its work.
+      retryAttempts: 0,
+      maxEventAge: schedule,
+    });
+    storage.grantSegmentation(this.function.role);
+    this.segments.queue.grant(this.function.role, "sqs:SendMessage");
+
+    this.scheduleDeadLetterQueue = secureQueue(this, "ScheduleDeadLetters");
+    Validations.of(this.scheduleDeadLetterQueue).acknowledge({
+      id: "AwsSolutions-SQS3",
+      reason:
+        "This queue is itself a dead-letter queue: the EventBridge target's, for schedule events that could not be delivered to the function.",
+    });
+    new Rule(this, "Schedule", {
+      description: `convoseg segmentation tick, every ${config.scheduleMinutes} minute(s)`,
+      schedule: Schedule.rate(schedule),
+      targets: [
+        new LambdaFunction(this.function.function, {
+          retryAttempts: 3,
+          maxEventAge: schedule,
+          deadLetterQueue: this.scheduleDeadLetterQueue,
+        }),
+      ],
+    });
+  }
+}

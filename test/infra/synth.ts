@@ -1,0 +1,74 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { App, type CfnResource, Validations } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import type { PolicyValidationReportJson } from "aws-cdk-lib/cloud-assembly-schema";
+import type { CloudAssembly } from "aws-cdk-lib/cx-api";
+import { AwsSolutionsChecks } from "cdk-nag";
+import type { IConstruct } from "constructs";
+import { ConvosegStack, type ConvosegStackProps } from "../../infra/stack.js";
+
+export interface Synthesized {
+  stack: ConvosegStack;
+  template: Template;
+  assembly: CloudAssembly;
+  /** CDK's validation report: the findings cdk-nag did not find acknowledged. */
+  report: PolicyValidationReportJson;
+}
+
+/**
+ * Synthesizes the stack once, with the AwsSolutions checks registered as `infra/app.ts` does,
+ * with the given CDK context and props. Each call bundles both functions (a few seconds).
+ */
+export function synthesize(
+  context: Record<string, unknown> = {},
+  props: ConvosegStackProps = {},
+): Synthesized {
+  const app = new App({ context });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stack = new ConvosegStack(app, "Test", props);
+  const template = Template.fromStack(stack);
+  const assembly = app.synth();
+  const report = JSON.parse(
+    readFileSync(join(assembly.directory, "validation-report.json"), "utf8"),
+  ) as PolicyValidationReportJson;
+  return { stack, template, assembly, report };
+}
+
+/** The logical id of a construct's CloudFormation resource. */
+export function logicalId(stack: ConvosegStack, construct: IConstruct): string {
+  return stack.getLogicalId(construct.node.defaultChild as CfnResource);
+}
+
+export interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Principal?: unknown;
+  Condition?: unknown;
+}
+
+/** The statements of every resource of `type` that has a `PolicyDocument` (or `KeyPolicy`). */
+export function statementsOf(template: Template, type: string): Statement[] {
+  return Object.values(template.findResources(type)).flatMap((resource) => {
+    const properties = (resource as { Properties: Record<string, { Statement: Statement[] }> })
+      .Properties;
+    return (properties.PolicyDocument ?? properties.KeyPolicy).Statement;
+  });
+}
+
+/** The statements of the inline policies attached to a role. */
+export function roleStatements(template: Template, roleId: string): Statement[] {
+  return Object.values(
+    template.findResources("AWS::IAM::Policy", {
+      Properties: { Roles: [{ Ref: roleId }] },
+    }),
+  ).flatMap(
+    (policy) =>
+      (policy as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties
+        .PolicyDocument.Statement,
+  );
+}
+
+export const actionsOf = (statement: Statement): string[] =>
+  Array.isArray(statement.Action) ? statement.Action : [statement.Action];
