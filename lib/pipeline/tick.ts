@@ -106,9 +106,14 @@ export async function runTick(
     errors: 0,
     stoppedEarly: false,
   };
-  // How long the longest-waiting channel has been due: the backlog an operator alarms on.
-  const oldestDue = await deps.channels.earliestDue();
-  deps.metrics.add("OldestDueAgeMs", oldestDue === null ? 0 : Math.max(0, deps.now() - oldestDue));
+  if (!shouldStop()) {
+    // How long the longest-waiting channel has been due: the backlog an operator alarms on.
+    const oldestDue = await deps.channels.earliestDue();
+    deps.metrics.add(
+      "OldestDueAgeMs",
+      oldestDue === null ? 0 : Math.max(0, deps.now() - oldestDue),
+    );
+  }
   const due = deps.channels.dueChannels(deps.now())[Symbol.asyncIterator]();
   const worker = async () => {
     for (;;) {

@@ -313,8 +313,9 @@ describe("segmentation pipeline", () => {
       channels.map((channel) => ({ id: "1", ts: T0, channel, text: "x" })),
       now,
     );
-    let taken = 0;
-    const first = await pipeline.tick(now, () => taken++ >= 1);
+    // The tick asks once before measuring its backlog, then before taking each channel.
+    let asked = 0;
+    const first = await pipeline.tick(now, () => asked++ >= 2);
     expect(first).toMatchObject({ channels: 1, stoppedEarly: true });
     expect(metrics.get("OldestDueAgeMs")).toBe(0);
     // The two channels left behind have waited one tick when the next one comes.
