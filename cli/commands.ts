@@ -1,3 +1,4 @@
+import { channelCommand } from "./channel.js";
 import { runCommand } from "./run.js";
 import { type CommandIO, segmentCommand } from "./segment.js";
 
@@ -6,6 +7,7 @@ const USAGE = `Usage: npm start -- <command> [options]
 Commands:
   segment <file.jsonl|->   print the closed conversation segments of chat messages
   run                      run the whole pipeline locally on emulators and a simulated clock
+  channel show|reset <id>  operator commands on a pipeline's channel state
 
 Run a command with --help for its options.`;
 
@@ -14,6 +16,7 @@ export async function main(args: string[], io: CommandIO): Promise<number> {
   const [command, ...rest] = args;
   if (command === "segment") return segmentCommand(rest, io);
   if (command === "run") return runCommand(rest, io);
+  if (command === "channel") return channelCommand(rest, io);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;

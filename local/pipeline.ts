@@ -11,7 +11,11 @@ import { tickDependencies } from "../functions/segment/wiring.js";
 import { DynamoDbStore } from "../lib/history/dynamodb/store.js";
 import { createMessagesTable } from "../lib/history/dynamodb/table.js";
 import { type IngestResult, ingest } from "../lib/ingest/index.js";
-import { ChannelStore, createChannelsTable } from "../lib/pipeline/channel-store.js";
+import {
+  ChannelStore,
+  createChannelsTable,
+  DEFAULT_DUE_SHARDS,
+} from "../lib/pipeline/channel-store.js";
 import type { SegmentFunctionConfig } from "../lib/pipeline/config.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -90,8 +94,8 @@ export class LocalPipeline {
       queueUrl,
       fifo,
       maxBodyBytes,
-      // One process ticks here: a single due shard keeps each tick to one index query.
-      dueShards: 1,
+      // As deployed (and as ingestion and the operator commands assume): the default shards.
+      dueShards: DEFAULT_DUE_SHARDS,
       budgetMarginMs: 0,
       settings: options.settings,
     });

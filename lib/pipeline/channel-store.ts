@@ -38,6 +38,8 @@ export const CHANNEL_KEY = "channel";
 export const DUE_INDEX = "due";
 export const DUE_SHARD = "dueShard";
 export const DUE_AT = "dueAt";
+/** Shards of the due index; every writer and reader of one table must agree on it. */
+export const DEFAULT_DUE_SHARDS = 4;
 
 /**
  * What a tick has decided and recorded but not yet confirmed: segments to deliver, and the
@@ -110,7 +112,7 @@ export class ChannelStore {
   constructor(options: ChannelStoreOptions) {
     this.documents = DynamoDBDocumentClient.from(options.client);
     this.tableName = options.tableName;
-    this.shards = options.shards ?? 4;
+    this.shards = options.shards ?? DEFAULT_DUE_SHARDS;
   }
 
   /**
@@ -258,6 +260,30 @@ export class ChannelStore {
         for (const item of page.Items ?? []) yield item[CHANNEL_KEY] as string;
       }
     }
+  }
+
+  /**
+   * Operator reset: forgets what was read and emitted, so that the next tick re-reads the whole
+   * channel and delivers its segments again, with the same ids (consumers dedupe by id, or
+   * reprocess on purpose). Bumps the version so that a tick running meanwhile cannot record.
+   */
+  async reset(channel: string, now: number): Promise<void> {
+    await this.documents.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { [CHANNEL_KEY]: channel },
+        UpdateExpression:
+          "SET planner = :empty, #shard = :shard, #due = :now ADD version :one REMOVE readUpTo, outbox, leaseUntil",
+        ConditionExpression: "attribute_exists(#channel)",
+        ExpressionAttributeNames: { "#shard": DUE_SHARD, "#due": DUE_AT, "#channel": CHANNEL_KEY },
+        ExpressionAttributeValues: {
+          ":empty": JSON.stringify(EMPTY_PLANNER_STATE),
+          ":shard": this.shardOf(channel),
+          ":now": now,
+          ":one": 1,
+        },
+      }),
+    );
   }
 
   /** The earliest due time of any channel, or null when none is due: lets a simulation skip idle ticks. */

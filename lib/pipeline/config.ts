@@ -1,5 +1,6 @@
 import { parseDuration } from "../duration.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../segmenter/index.js";
+import { DEFAULT_DUE_SHARDS } from "./channel-store.js";
 import type { TickSettings } from "./tick.js";
 
 /** Everything the segmentation function is configured with, read from its environment. */
@@ -27,7 +28,7 @@ export const SEGMENT_DEFAULTS = {
   MAX_ARRIVALS_PER_CHANNEL: "5000",
   LEASE: "15m",
   CHANNEL_CONCURRENCY: "8",
-  DUE_SHARDS: "4",
+  DUE_SHARDS: String(DEFAULT_DUE_SHARDS),
   MAX_BODY_BYTES: String(256 * 1024),
   BUDGET_MARGIN: "20s",
 } as const;

@@ -1,0 +1,86 @@
+import { parseArgs } from "node:util";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { type ChannelRecord, ChannelStore } from "../lib/pipeline/channel-store.js";
+import type { CommandIO } from "./segment.js";
+
+export const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--table NAME]
+
+Operator commands on a deployed (or local) pipeline's channels table. The AWS SDK's usual
+environment picks the account, region and endpoint (AWS_ENDPOINT_URL_DYNAMODB for an emulator).
+
+  show    print the channel's pipeline state: due time, read position, open tail, watermark,
+          undelivered outbox
+  reset   forget what was read and emitted: the next tick re-reads the whole channel and
+          delivers its segments again, with the same segment ids
+
+Options:
+  --table NAME      the channels table (default: $CHANNELS_TABLE)
+  -h, --help        this help`;
+
+/** Runs `channel`; resolves to the process exit code. */
+export async function channelCommand(args: string[], io: CommandIO): Promise<number> {
+  let parsed: ReturnType<typeof parseChannelArgs>;
+  try {
+    parsed = parseChannelArgs(args);
+  } catch (error) {
+    io.stderr.write(`channel: ${(error as Error).message}\n\n${CHANNEL_USAGE}\n`);
+    return 2;
+  }
+  const [action, channel, ...extra] = parsed.positionals;
+  if (parsed.values.help) {
+    io.stdout.write(`${CHANNEL_USAGE}\n`);
+    return 0;
+  }
+  const table = parsed.values.table ?? process.env.CHANNELS_TABLE;
+  const problem =
+    action !== "show" && action !== "reset"
+      ? "expected show or reset"
+      : channel === undefined || extra.length > 0
+        ? "expected one channel id"
+        : table === undefined
+          ? "no channels table: pass --table or set CHANNELS_TABLE"
+          : undefined;
+  if (problem || table === undefined || channel === undefined) {
+    io.stderr.write(`channel: ${problem}\n\n${CHANNEL_USAGE}\n`);
+    return 2;
+  }
+  const store = new ChannelStore({ client: new DynamoDBClient({}), tableName: table });
+  if (action === "reset") {
+    await store.reset(channel, io.now());
+    io.stdout.write(
+      `channel ${JSON.stringify(channel)} reset: the next tick re-reads and re-delivers it\n`,
+    );
+    return 0;
+  }
+  io.stdout.write(`${JSON.stringify(describeRecord(await store.get(channel)), null, 2)}\n`);
+  return 0;
+}
+
+const parseChannelArgs = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    options: { table: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The state an operator reads: times as ISO, the tail and outbox summarised (ids, no text). */
+function describeRecord(record: ChannelRecord) {
+  const { tail, watermark, recent } = record.planner;
+  return {
+    channel: record.channel,
+    version: record.version,
+    dueAt: iso(record.dueAt),
+    readUpTo: record.readUpTo?.toString() ?? null,
+    openTail: { messages: tail.length, first: tail[0] ?? null, last: tail.at(-1) ?? null },
+    watermark,
+    lastSegment: recent.at(-1)?.segmentId ?? null,
+    outbox: {
+      segments: record.outbox.segments.map((s) => s.segmentId),
+      dropped: record.outbox.dropped.length,
+      late: record.outbox.late,
+    },
+    leaseUntil: iso(record.leaseUntil),
+  };
+}
