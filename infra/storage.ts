@@ -6,6 +6,7 @@ import {
   ProjectionType,
   Table,
   TableEncryption,
+  type TableProps,
 } from "aws-cdk-lib/aws-dynamodb";
 import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
@@ -43,15 +44,23 @@ export class Storage extends Construct {
   constructor(scope: Construct, id: string, props: StorageProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const table = new Table(this, "Messages", {
+    // Both tables are systems of record: on-demand, encrypted, recoverable, kept by default.
+    const protectedTable = (
+      tableId: string,
+      tableProps: Pick<TableProps, "tableName" | "partitionKey" | "sortKey">,
+    ) =>
+      new Table(this, tableId, {
+        ...tableProps,
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        encryption: TableEncryption.AWS_MANAGED,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+        removalPolicy,
+      });
+    const table = protectedTable("Messages", {
       tableName: props.messagesTableName,
       partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
       sortKey: { name: SORT_KEY, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      encryption: TableEncryption.AWS_MANAGED,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-      removalPolicy,
     });
     table.addLocalSecondaryIndex({
       indexName: BY_POSITION_INDEX,
@@ -65,14 +74,9 @@ export class Storage extends Construct {
       projectionType: ProjectionType.KEYS_ONLY,
     });
     this.messages = table;
-    const channels = new Table(this, "Channels", {
+    const channels = protectedTable("Channels", {
       tableName: props.channelsTableName,
       partitionKey: { name: CHANNEL_KEY, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      encryption: TableEncryption.AWS_MANAGED,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-      removalPolicy,
     });
     channels.addGlobalSecondaryIndex({
       indexName: DUE_INDEX,

@@ -3,6 +3,7 @@
  * channel's segments are received in order, and its deduplication id is its segment id, so a
  * resend after a crash is usually absorbed by SQS; consumers dedupe by segment id regardless.
  */
+
 import { createHash } from "node:crypto";
 import {
   SendMessageBatchCommand,
@@ -10,6 +11,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
+import { type Backoff, backoff, realSleep } from "../backoff.js";
 import type { PlannedSegment } from "./types.js";
 
 /** A segment and its queue body (see `segmentBody`). */
@@ -70,16 +72,19 @@ export class SqsSegmentSender {
   private readonly queueUrl: string;
   private readonly fifo: boolean;
   private readonly maxAttempts: number;
-  private readonly random: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly pacing: Backoff;
 
   constructor(options: SqsSegmentSenderOptions) {
     this.client = options.client;
     this.queueUrl = options.queueUrl;
     this.fifo = options.fifo;
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-    this.random = options.random ?? Math.random;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.pacing = {
+      baseDelayMs: BASE_DELAY_MS,
+      maxDelayMs: MAX_DELAY_MS,
+      random: options.random ?? Math.random,
+      sleep: options.sleep ?? realSleep,
+    };
   }
 
   /**
@@ -158,10 +163,8 @@ export class SqsSegmentSender {
     return entry;
   }
 
-  /** Full jitter: a uniform wait up to the exponential ceiling, so senders do not retry in step. */
   private backoff(attempt: number): Promise<void> {
-    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attempt - 1));
-    return this.sleep(this.random() * ceiling);
+    return backoff(this.pacing, attempt);
   }
 }
 

@@ -1,24 +1,13 @@
-import { Readable } from "node:stream";
 import { describe, expect, inject, it, vi } from "vitest";
-import { main } from "../../cli/commands.js";
 import { LocalPipeline } from "../../local/pipeline.js";
+import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { testSqsClient } from "../support/sqs.js";
 
 const T0 = Date.UTC(2025, 0, 6);
 const NOW = T0 + 10 * 86_400_000;
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdin: Readable.from([]),
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    now: () => NOW,
-  });
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]) => runCli(args, NOW);
 
 describe("channel command", () => {
   it("shows a channel's state, and a reset re-delivers its segments with the same ids", async () => {

@@ -1,24 +1,13 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { describe, expect, inject, it, vi } from "vitest";
-import { main } from "../../cli/commands.js";
 import { sampleChat } from "../../local/sample.js";
+import { runCli } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "convoseg-run-"));
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdin: Readable.from([]),
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    now: () => Date.UTC(2100, 0, 1),
-  });
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]) => runCli(args, Date.UTC(2100, 0, 1));
 
 /** Segment message-id groups per channel, in output order. */
 function groups(jsonLines: string): Map<string, string[][]> {

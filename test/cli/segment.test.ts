@@ -1,33 +1,16 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../../cli/commands.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
+import { runCli } from "../support/cli.js";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const T0 = Date.UTC(2024, 0, 1);
 const NOW = T0 + 30 * DAY;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[], stdinText = ""): Promise<Result> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdin: Readable.from([stdinText]),
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    now: () => NOW,
-  });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], stdinText = "") => runCli(args, NOW, stdinText);
 
 const dir = mkdtempSync(join(tmpdir(), "convoseg-cli-"));
 function file(name: string, lines: unknown[]): string {

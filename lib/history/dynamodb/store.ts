@@ -8,6 +8,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
+import { type Backoff, backoff, realSleep } from "../../backoff.js";
 import { compareIds } from "../../messages/index.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { HistoryError } from "../errors.js";
@@ -86,10 +87,7 @@ export class DynamoDbStore implements Store, Lister {
   private readonly tableName: string;
   private readonly sequence: Sequence;
   private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
-  private readonly random: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly pacing: Backoff;
 
   constructor(options: DynamoDbStoreOptions) {
     this.documents = DynamoDBDocumentClient.from(options.client, {
@@ -98,10 +96,12 @@ export class DynamoDbStore implements Store, Lister {
     this.tableName = options.tableName;
     this.sequence = options.sequence ?? new Sequence();
     this.maxAttempts = options.maxAttempts ?? 8;
-    this.baseDelayMs = options.baseDelayMs ?? 25;
-    this.maxDelayMs = options.maxDelayMs ?? 2000;
-    this.random = options.random ?? Math.random;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.pacing = {
+      baseDelayMs: options.baseDelayMs ?? 25,
+      maxDelayMs: options.maxDelayMs ?? 2000,
+      random: options.random ?? Math.random,
+      sleep: options.sleep ?? realSleep,
+    };
   }
 
   async read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]> {
@@ -363,10 +363,8 @@ export class DynamoDbStore implements Store, Lister {
     }
   }
 
-  /** Full jitter: a uniform wait up to the exponential ceiling, so writers do not retry in step. */
   private backoff(attempt: number): Promise<void> {
-    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return this.sleep(this.random() * ceiling);
+    return backoff(this.pacing, attempt);
   }
 }
 
