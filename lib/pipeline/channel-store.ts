@@ -110,7 +110,11 @@ export class ChannelStore {
   private readonly shards: number;
 
   constructor(options: ChannelStoreOptions) {
-    this.documents = DynamoDBDocumentClient.from(options.client);
+    // The same marshalling as the history store: DynamoDBDocumentClient.from writes its options
+    // into the shared client's configuration, so every document client on it must agree.
+    this.documents = DynamoDBDocumentClient.from(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
     this.tableName = options.tableName;
     this.shards = options.shards ?? DEFAULT_DUE_SHARDS;
   }

@@ -5,6 +5,7 @@ import { createMessagesTable } from "../../lib/history/dynamodb/table.js";
 import { findCause } from "../../lib/history/errors.js";
 import { type Message, textMessage } from "../../lib/history/message.js";
 import { NOTHING_WRITTEN, WriteError } from "../../lib/history/outcome.js";
+import { ChannelStore } from "../../lib/pipeline/channel-store.js";
 import { describeStoreConformance } from "./conformance.js";
 
 type Handler = (args: unknown) => Promise<{ output: Record<string, unknown> }>;
@@ -291,5 +292,20 @@ describe("DynamoDbStore", () => {
     const messages = await store.getMessages(id, wanted);
     expect(messages.map((m) => m.id)).toEqual(wanted.filter((w) => w !== "missing"));
     expect(messages[0]).toEqual(platformBatch(150)[149]);
+  });
+
+  it("stores messages with undefined optional fields, whatever else shares the client", async () => {
+    const { client } = instrumentedClient();
+    const store = new DynamoDbStore({ client, tableName });
+    // Another document client on the same SDK client must not change how messages are written.
+    new ChannelStore({ client, tableName: "unused" });
+    const id = conversation();
+    const message = {
+      role: "user" as const,
+      parts: [{ type: "text" as const, text: "x", metadata: undefined }],
+      author: undefined,
+    };
+    await store.write(id, [message]);
+    expect(await store.read(id)).toEqual([textMessage("user", "x")]);
   });
 });

@@ -1,0 +1,761 @@
+/**
+ * Read amplification of the scheduled pipeline over a long multi-channel replay, against the naive
+ * tick that re-reads every open tail whenever its channel is due (`bench/naive-tick.ts`), measured
+ * in the same run on the same stored messages: DynamoDB items and bytes read and items written by
+ * each tick, SQS requests per delivered segment, and ticks per second of wall time. It starts
+ * DynamoDB Local and the SQS emulator itself and stops them at the end.
+ *
+ *   npm run bench:pipeline                        the first 50,000 messages of the IRC stream
+ *   npm run bench:pipeline -- --messages 5000     a quick look
+ *   npm run bench:pipeline -- --max-size 500      the segmenter's default ceiling (here 100)
+ *   npm run bench:pipeline -- --generate          generated chat on 200 channels (--channels)
+ *   npm run bench:pipeline -- --input FILE        another single-channel stream (JSON lines)
+ *
+ * Input: the first N messages of `../shared/data/irc/ubuntu-stream.jsonl` (next to the
+ * repository) when it exists, else generated chat: bursts, lulls below settle and silences beyond
+ * it, on channels from busy to quiet. The IRC stream is one channel made of windows of real chat,
+ * a few hours each, separated by artificial gaps of days to months. Each window (a run without a
+ * silence over two hours: this reproduces the 127 windows of `ubuntu-stream.samples.tsv` exactly)
+ * becomes a channel of its own, so that real conversations stay whole, and the windows run side by
+ * side from a common start, as the channels of one deployment do. With more windows than
+ * `--channels`, a channel's windows follow one another, two days apart.
+ *
+ * The simulated clock ticks every 5 minutes, skipping ticks at which nothing arrives and no
+ * channel is due; at each it ingests what the clock has reached (the real ingestion path, marking
+ * both variants' channels), runs one tick of each variant and drains both queues, until every
+ * conversation has settled.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { tickDependencies } from "../functions/segment/wiring.js";
+import { PARTITION_KEY, SORT_KEY } from "../lib/history/dynamodb/schema.js";
+import { DynamoDbStore } from "../lib/history/dynamodb/store.js";
+import { ingest } from "../lib/ingest/index.js";
+import { type ChatMessage, compareMessages, parseChatMessage } from "../lib/messages/index.js";
+import { ChannelStore, createChannelsTable } from "../lib/pipeline/channel-store.js";
+import type { SegmentFunctionConfig } from "../lib/pipeline/config.js";
+import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/segment-message.js";
+import {
+  type PipelineLogger,
+  type PipelineMetrics,
+  runTick,
+  type TickDependencies,
+  type TickSettings,
+} from "../lib/pipeline/tick.js";
+import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+import { startDynamoDbLocal } from "../local/dynamodb-local.js";
+import { LocalPipeline } from "../local/pipeline.js";
+import { random } from "../local/sample.js";
+import { createSegmentQueue, drainQueue, startLocalSqs } from "../local/sqs.js";
+import { runNaiveTick } from "./naive-tick.js";
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const TICK_MS = 5 * MINUTE;
+const T0 = Date.UTC(2025, 0, 6);
+/** A silence this long inside the IRC stream is a gap between its windows. */
+const WINDOW_GAP_MS = 2 * HOUR;
+/** Between two windows placed in one channel: beyond settle, as between the real windows. */
+const CHANNEL_GAP_MS = 2 * DAY;
+/** Between the starts of neighbouring channels' first windows. */
+const STAGGER_MS = MINUTE;
+/** The spec's target: each message read from DynamoDB at most this often over its life. */
+const TARGET_READS = 2;
+const DEFAULT_INPUT = fileURLToPath(
+  new URL("../../shared/data/irc/ubuntu-stream.jsonl", import.meta.url),
+);
+
+interface Options {
+  messages: number;
+  channels: number;
+  maxSize: number;
+  input?: string;
+  generate: boolean;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      messages: { type: "string", default: "50000" },
+      channels: { type: "string", default: "200" },
+      "max-size": { type: "string", default: "100" },
+      input: { type: "string" },
+      generate: { type: "boolean", default: false },
+    },
+  });
+  const count = (name: string, text: string) => {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+    return n;
+  };
+  return {
+    messages: count("messages", values.messages),
+    channels: count("channels", values.channels),
+    maxSize: count("max-size", values["max-size"]),
+    input: values.input,
+    generate: values.generate,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input
+
+interface Stream {
+  messages: ChatMessage[];
+  channels: number;
+  source: string;
+}
+
+/** The first `messages` of the IRC stream (or `--input`) spread over channels, else generated. */
+function loadStream(options: Options): Stream {
+  const found = existsSync(DEFAULT_INPUT) ? DEFAULT_INPUT : undefined;
+  const path = options.generate ? undefined : (options.input ?? found);
+  if (path === undefined) {
+    const messages = generatedChat(options.messages, options.channels, random(42));
+    return { messages, channels: channelCount(messages), source: "generated chat" };
+  }
+  const windows = splitWindows(readChat(path).slice(0, options.messages));
+  const messages = placeWindows(windows, options.channels).sort(compareMessages);
+  return {
+    messages,
+    channels: channelCount(messages),
+    source: `the first of ${basename(path)}: ${windows.length} windows side by side`,
+  };
+}
+
+const channelCount = (messages: ChatMessage[]) => new Set(messages.map((m) => m.channel)).size;
+
+/** Chat messages from a JSON-lines file, in channel order; a bad line fails with its number. */
+function readChat(path: string): ChatMessage[] {
+  const lines = readFileSync(path, "utf8").split("\n");
+  return lines
+    .flatMap((line, index) => {
+      if (line.trim() === "") return [];
+      try {
+        return [parseChatMessage(JSON.parse(line))];
+      } catch (error) {
+        throw new Error(`${path}:${index + 1}: ${(error as Error).message}`);
+      }
+    })
+    .sort(compareMessages);
+}
+
+/** Runs of messages without a silence longer than {@link WINDOW_GAP_MS}. */
+function splitWindows(messages: ChatMessage[]): ChatMessage[][] {
+  const windows: ChatMessage[][] = [];
+  let previous = Number.NEGATIVE_INFINITY;
+  for (const message of messages) {
+    if (message.ts - previous > WINDOW_GAP_MS) windows.push([]);
+    windows[windows.length - 1].push(message);
+    previous = message.ts;
+  }
+  return windows;
+}
+
+/**
+ * Window `w` goes to channel `w % channels`, shifted in time (gaps within it kept) to start at the
+ * common start, staggered by channel, or {@link CHANNEL_GAP_MS} after the channel's previous one.
+ */
+function placeWindows(windows: ChatMessage[][], channels: number): ChatMessage[] {
+  const free = new Map<number, number>();
+  return windows.flatMap((window, w) => {
+    const k = w % channels;
+    const shift = (free.get(k) ?? T0 + k * STAGGER_MS) - window[0].ts;
+    free.set(k, window[window.length - 1].ts + shift + CHANNEL_GAP_MS);
+    const channel = `irc-${String(k).padStart(3, "0")}`;
+    return window.map((m) => ({ ...m, channel, ts: m.ts + shift }));
+  });
+}
+
+/** `n` messages over `channels` channels, busier and quieter ones (up to 5x apart), in time order. */
+function generatedChat(n: number, channels: number, next: () => number): ChatMessage[] {
+  const weights = Array.from({ length: channels }, () => 0.25 + next());
+  const total = sum(weights);
+  const counts = weights.map((w) => Math.floor((n * w) / total));
+  const missing = n - sum(counts);
+  for (let k = 0; k < missing; k++) counts[k]++;
+  return counts
+    .flatMap((count, k) => channelChat(`chat-${String(k).padStart(3, "0")}`, count, next))
+    .sort(compareMessages);
+}
+
+function channelChat(channel: string, count: number, next: () => number): ChatMessage[] {
+  let ts = T0 + Math.floor(next() * HOUR);
+  return Array.from({ length: count }, (_, i) => {
+    ts += chatGap(next);
+    return {
+      id: `${channel}-${String(i).padStart(6, "0")}`,
+      ts,
+      channel,
+      user: `user${Math.floor(next() * 20)}`,
+      text: `message ${i} ${"lorem ipsum ".repeat(Math.floor(next() * 8))}`.trim(),
+    };
+  });
+}
+
+/** Bursts (ties and seconds apart), lulls of minutes, pauses below settle, silences beyond it. */
+function chatGap(next: () => number): number {
+  const roll = next();
+  if (roll < 0.001) return DEFAULT_SETTLE_MS + Math.floor(next() * 2 * DEFAULT_SETTLE_MS);
+  if (roll < 0.005) return Math.floor((2 + next() * 18) * HOUR);
+  if (roll < 0.025) return Math.floor((2 + next() * 28) * MINUTE);
+  if (roll < 0.4) return 0;
+  return Math.floor(1 + next() * 29) * SECOND;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+type Item = Record<string, unknown>;
+
+/** What a write sends: the item of a put, the new values of an update. */
+interface WriteAction {
+  TableName?: string;
+  Item?: Item;
+  ExpressionAttributeValues?: Item;
+}
+
+interface Call extends WriteAction {
+  IndexName?: string;
+  TransactItems?: Record<string, WriteAction>[];
+}
+
+interface Result {
+  Items?: Item[];
+  Item?: Item;
+  Responses?: Record<string, Item[]>;
+}
+
+type Handler = (args: { input: object }) => Promise<{ output: object }>;
+
+/** What the benchmark needs of an SDK client's middleware stack, whichever client it is. */
+interface MiddlewareStack {
+  add(
+    middleware: (next: Handler, context: { commandName?: string }) => Handler,
+    options: { step: "initialize"; name: string },
+  ): void;
+}
+
+interface Volume {
+  items: number;
+  bytes: number;
+}
+
+const READS = new Set(["QueryCommand", "GetItemCommand", "BatchGetItemCommand", "ScanCommand"]);
+const WRITES = new Set(["PutItemCommand", "UpdateItemCommand", "DeleteItemCommand"]);
+
+/**
+ * Everything one client sent, as an SDK middleware saw it. Sizes are approximate: the JSON of the
+ * items returned, and of what a write sends (DynamoDB bills an update by the whole item's size).
+ */
+class Tally {
+  /** Items read, by source: command, table role, index. */
+  readonly reads = new Map<string, Volume>();
+  /** Items written, by table role; a failed condition counts, as DynamoDB bills it too. */
+  readonly writes = new Map<string, Volume>();
+  /** Calls by command. */
+  readonly requests = new Map<string, number>();
+  /** How often each message item was read, by key. */
+  readonly messageReads = new Map<string, number>();
+
+  constructor(private readonly tables: ReadonlyMap<string, string>) {}
+
+  /** Counts every call of `client` from now on. */
+  attach(client: DynamoDBClient | SQSClient): this {
+    (client.middlewareStack as unknown as MiddlewareStack).add(
+      (next, context) => async (args) => {
+        const command = context.commandName ?? "unknown";
+        this.requests.set(command, (this.requests.get(command) ?? 0) + 1);
+        for (const action of writeActions(command, args.input as Call)) {
+          const data = action.Item ?? action.ExpressionAttributeValues ?? {};
+          add(this.writes, this.role(action.TableName), [data]);
+        }
+        const result = await next(args);
+        if (READS.has(command)) this.countReads(command, args.input as Call, result.output);
+        return result;
+      },
+      { step: "initialize", name: "benchTally" },
+    );
+    return this;
+  }
+
+  private countReads(command: string, input: Call, output: Result): void {
+    const found = output.Responses
+      ? Object.entries(output.Responses).map(([table, items]) => ({ table, items }))
+      : [{ table: input.TableName, items: output.Items ?? (output.Item ? [output.Item] : []) }];
+    for (const { table, items } of found) {
+      const role = this.role(table);
+      const index = input.IndexName && !output.Responses ? `/${input.IndexName}` : "";
+      add(this.reads, `${command.replace(/Command$/, "")} ${role}${index}`, items);
+      if (role !== "messages") continue;
+      for (const item of items) {
+        const key = `${item[PARTITION_KEY]}\0${item[SORT_KEY]}`;
+        this.messageReads.set(key, (this.messageReads.get(key) ?? 0) + 1);
+      }
+    }
+  }
+
+  private role(table: string | undefined): string {
+    return this.tables.get(table ?? "") ?? table ?? "";
+  }
+
+  read(): Volume {
+    return total([...this.reads.values()]);
+  }
+
+  written(role?: string): Volume {
+    if (role !== undefined) return this.writes.get(role) ?? { items: 0, bytes: 0 };
+    return total([...this.writes.values()]);
+  }
+
+  requestCount(): number {
+    return sum([...this.requests.values()]);
+  }
+}
+
+function add(volumes: Map<string, Volume>, key: string, items: Item[]): void {
+  const volume = volumes.get(key) ?? { items: 0, bytes: 0 };
+  volume.items += items.length;
+  for (const item of items) volume.bytes += Buffer.byteLength(JSON.stringify(item));
+  volumes.set(key, volume);
+}
+
+function writeActions(command: string, input: Call): WriteAction[] {
+  if (command === "TransactWriteItemsCommand") {
+    return (input.TransactItems ?? []).flatMap((entry) => Object.values(entry));
+  }
+  return WRITES.has(command) ? [input] : [];
+}
+
+const total = (volumes: Volume[]): Volume => ({
+  items: sum(volumes.map((v) => v.items)),
+  bytes: sum(volumes.map((v) => v.bytes)),
+});
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+// ---------------------------------------------------------------------------------------------
+// The replay
+
+/** DynamoDB Local, the SQS emulator and every client made for them, stopped by one call. */
+class Emulators {
+  private readonly clients: { destroy(): void }[] = [];
+
+  private constructor(
+    private readonly endpoints: { dynamodb: string; sqs: string },
+    private readonly stops: (() => Promise<void>)[],
+  ) {}
+
+  static async start(): Promise<Emulators> {
+    const dynamodb = await startDynamoDbLocal();
+    try {
+      const sqs = await startLocalSqs();
+      return new Emulators({ dynamodb: dynamodb.endpoint, sqs: sqs.endpoint }, [
+        dynamodb.stop,
+        sqs.stop,
+      ]);
+    } catch (error) {
+      await dynamodb.stop();
+      throw error;
+    }
+  }
+
+  dynamodb(): DynamoDBClient {
+    return this.track(new DynamoDBClient({ ...CLIENT, endpoint: this.endpoints.dynamodb }));
+  }
+
+  sqs(): SQSClient {
+    return this.track(new SQSClient({ ...CLIENT, endpoint: this.endpoints.sqs }));
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.clients) client.destroy();
+    await Promise.all(this.stops.map((stop) => stop()));
+  }
+
+  private track<C extends { destroy(): void }>(client: C): C {
+    this.clients.push(client);
+    return client;
+  }
+}
+
+/** Static credentials keep the clients off the environment's. */
+const CLIENT = {
+  region: "us-east-1",
+  credentials: { accessKeyId: "local", secretAccessKey: "local" },
+};
+
+/** Clients of the harness itself (tables, queues, due times, draining): not measured. */
+interface Harness {
+  dynamodb: DynamoDBClient;
+  sqs: SQSClient;
+}
+
+/** One tick implementation with its own channels table, queue and measured clients. */
+interface Variant {
+  name: string;
+  tick(now: number): Promise<unknown>;
+  drain(): Promise<SegmentMessageV1[]>;
+  earliestDue(): Promise<number | null>;
+  dynamodb: Tally;
+  sqs: Tally;
+  tickMs: number;
+  delivered: SegmentMessageV1[];
+}
+
+const ignoreMetrics: PipelineMetrics = { add() {} };
+
+/** Any channel error stops the run: a measurement of a partial replay would mislead. */
+const failOnError: PipelineLogger = {
+  info() {},
+  warn() {},
+  error(message, attributes) {
+    throw new Error(`${message}: ${JSON.stringify(attributes)}`);
+  },
+};
+
+function createVariant(
+  name: string,
+  config: SegmentFunctionConfig,
+  run: (deps: TickDependencies) => Promise<unknown>,
+  emulators: Emulators,
+  harness: Harness,
+  tables: ReadonlyMap<string, string>,
+): Variant {
+  const dynamodb = emulators.dynamodb();
+  const sqs = emulators.sqs();
+  const channels = new ChannelStore({
+    client: harness.dynamodb,
+    tableName: config.channelsTable,
+    shards: config.dueShards,
+  });
+  return {
+    name,
+    tick: (now) =>
+      run(
+        tickDependencies(config, {
+          dynamodb,
+          sqs,
+          metrics: ignoreMetrics,
+          logger: failOnError,
+          now: () => now,
+        }),
+      ),
+    drain: async () =>
+      (await drainQueue(harness.sqs, config.queueUrl)).map((m) => parseSegmentBody(m.Body ?? "")),
+    earliestDue: () => channels.earliestDue(),
+    dynamodb: new Tally(tables).attach(dynamodb),
+    sqs: new Tally(tables).attach(sqs),
+    tickMs: 0,
+    delivered: [],
+  };
+}
+
+interface Replay {
+  variants: Variant[];
+  /** Ingestion's calls; the naive channels table is told apart (role "naive"). */
+  ingestion: Tally;
+  ticks: number;
+  ingestMs: number;
+}
+
+/**
+ * Creates the real pipeline's tables and queue (LocalPipeline) plus a channels table and a queue
+ * for the naive variant, and replays `messages` through both.
+ */
+async function runReplay(
+  messages: ChatMessage[],
+  settings: TickSettings,
+  emulators: Emulators,
+): Promise<Replay> {
+  const harness: Harness = { dynamodb: emulators.dynamodb(), sqs: emulators.sqs() };
+  const { config } = await LocalPipeline.create({ ...harness, settings, prefix: "bench" });
+  const naiveChannels = `${config.channelsTable}-naive`;
+  await createChannelsTable(harness.dynamodb, naiveChannels);
+  const naiveConfig: SegmentFunctionConfig = {
+    ...config,
+    channelsTable: naiveChannels,
+    queueUrl: await createSegmentQueue(harness.sqs, `${naiveChannels}-segments`, {
+      fifo: config.fifo,
+      maxBodyBytes: config.maxBodyBytes,
+    }),
+  };
+  const tables = new Map([
+    [config.messagesTable, "messages"],
+    [config.channelsTable, "channels"],
+    [naiveChannels, "channels"],
+  ]);
+  const ingestClient = emulators.dynamodb();
+  const replay: Replay = {
+    variants: [
+      createVariant("convoseg", config, runTick, emulators, harness, tables),
+      createVariant("naive", naiveConfig, runNaiveTick, emulators, harness, tables),
+    ],
+    ingestion: new Tally(new Map(tables).set(naiveChannels, "naive")).attach(ingestClient),
+    ticks: 0,
+    ingestMs: 0,
+  };
+  const ingestAt = ingestor(ingestClient, [config, naiveConfig]);
+  await simulate(messages, replay, async (batch, now) => {
+    const started = performance.now();
+    await ingestAt(batch, now);
+    replay.ingestMs += performance.now() - started;
+  });
+  return replay;
+}
+
+/**
+ * The real ingestion path (`ingest` into the history store, as LocalPipeline.ingest does): writes
+ * the messages once and marks the channels of both variants.
+ */
+function ingestor(client: DynamoDBClient, configs: SegmentFunctionConfig[]) {
+  const store = new DynamoDbStore({ client, tableName: configs[0].messagesTable });
+  const marks = configs.map(
+    (c) => new ChannelStore({ client, tableName: c.channelsTable, shards: c.dueShards }),
+  );
+  return async (batch: ChatMessage[], now: number): Promise<void> => {
+    const result = await ingest(store, batch, {
+      markArrivals: async (channel) => {
+        await Promise.all(marks.map((m) => m.markArrivals(channel, now)));
+      },
+    });
+    const problem = result.rejected[0] ?? result.failed[0];
+    if (problem) throw new Error(`ingestion failed: ${JSON.stringify(problem)}`);
+  };
+}
+
+/**
+ * The simulated clock: 5-minute ticks from the first message, skipping those at which nothing
+ * arrives and no channel of either variant is due, until all is ingested and nothing is due.
+ * The variants tick one after the other, so that each tick's wall time is its own; their queues
+ * are drained together.
+ */
+async function simulate(
+  messages: ChatMessage[],
+  replay: Replay,
+  ingestAt: (batch: ChatMessage[], now: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  for (let now = Math.ceil(messages[0].ts / TICK_MS) * TICK_MS; ; ) {
+    const first = next;
+    while (next < messages.length && messages[next].ts <= now) next++;
+    if (next > first) await ingestAt(messages.slice(first, next), now);
+    const sent: Variant[] = [];
+    for (const variant of replay.variants) if (await timedTick(variant, now)) sent.push(variant);
+    await Promise.all(sent.map(drain));
+    if (++replay.ticks % 500 === 0) {
+      console.error(`  tick ${replay.ticks}: ${next} of ${messages.length} messages ingested`);
+    }
+    const arrival = next < messages.length ? messages[next].ts : Infinity;
+    // An arrival by the next tick makes it the next one, whatever is due.
+    const due = arrival <= now + TICK_MS ? arrival : await earliestDue(replay.variants);
+    if (next === messages.length && due === null) return;
+    const target = Math.min(arrival, due ?? Infinity);
+    now += Math.max(1, Math.ceil((target - now) / TICK_MS)) * TICK_MS;
+  }
+}
+
+/** Runs one tick, timed; true when it sent something to the queue. */
+async function timedTick(variant: Variant, now: number): Promise<boolean> {
+  const sent = variant.sqs.requestCount();
+  const started = performance.now();
+  await variant.tick(now);
+  variant.tickMs += performance.now() - started;
+  return variant.sqs.requestCount() > sent;
+}
+
+/**
+ * Drains the variant's queue. Called only after a tick that sent something: an empty queue needs
+ * no drain, and an empty receive takes the SQS emulator some 45 ms.
+ */
+async function drain(variant: Variant): Promise<void> {
+  variant.delivered.push(...(await variant.drain()));
+}
+
+async function earliestDue(variants: Variant[]): Promise<number | null> {
+  const times = await Promise.all(variants.map((v) => v.earliestDue()));
+  const due = times.filter((t): t is number => t !== null);
+  return due.length === 0 ? null : Math.min(...due);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks and report
+
+/** Each channel's delivered segments as message-id lists, in delivery order. */
+function segmentsByChannel(delivered: SegmentMessageV1[]): Map<string, string[]> {
+  const byChannel = new Map<string, string[]>();
+  for (const segment of delivered) {
+    const list = byChannel.get(segment.channel) ?? [];
+    list.push(segment.messageIds.join(","));
+    byChannel.set(segment.channel, list);
+  }
+  return byChannel;
+}
+
+/** The first channel whose segments differ between the two, or null when they all agree. */
+function firstDifference(a: SegmentMessageV1[], b: SegmentMessageV1[]): string | null {
+  const left = segmentsByChannel(a);
+  const right = segmentsByChannel(b);
+  const channels = new Set([...left.keys(), ...right.keys()]);
+  for (const channel of [...channels].sort()) {
+    if ((left.get(channel) ?? []).join("\n") !== (right.get(channel) ?? []).join("\n")) {
+      return channel;
+    }
+  }
+  return null;
+}
+
+/** How many distinct messages were delivered, and how many deliveries there were in all. */
+function deliveries(delivered: SegmentMessageV1[]): { distinct: number; total: number } {
+  const ids = delivered.flatMap((s) => s.messageIds.map((id) => `${s.channel}\0${id}`));
+  return { distinct: new Set(ids).size, total: ids.length };
+}
+
+/** Segments that begin within `settle` of their channel's previous one: carved by maxSize. */
+function sizeCuts(delivered: SegmentMessageV1[], settle: number): number {
+  const lastTs = new Map<string, number>();
+  let cuts = 0;
+  for (const segment of delivered) {
+    const previous = lastTs.get(segment.channel);
+    if (previous !== undefined && segment.first.ts - previous <= settle) cuts++;
+    lastTs.set(segment.channel, segment.last.ts);
+  }
+  return cuts;
+}
+
+const integer = (n: number) => Math.round(n).toLocaleString("en-US");
+const decimal = (n: number, digits = 2) => n.toFixed(digits);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const kb = (bytes: number) => bytes / 1024;
+
+interface Measures {
+  itemReads: number;
+  messageReads: number;
+  maxReads: number;
+  kbRead: number;
+  itemsWritten: number;
+  kbWritten: number;
+  sqsPerSegment: number;
+  ticksPerSecond: number;
+}
+
+/** A variant's measurements per ingested message, per delivered segment, per second. */
+function measures(variant: Variant, messages: number, ticks: number): Measures {
+  const { dynamodb, sqs } = variant;
+  const read = dynamodb.read();
+  const written = dynamodb.written();
+  return {
+    itemReads: read.items / messages,
+    messageReads: sum([...dynamodb.messageReads.values()]) / messages,
+    maxReads: [...dynamodb.messageReads.values()].reduce((a, b) => Math.max(a, b), 0),
+    kbRead: kb(read.bytes) / messages,
+    itemsWritten: written.items / messages,
+    kbWritten: kb(written.bytes) / messages,
+    sqsPerSegment: sqs.requestCount() / Math.max(1, variant.delivered.length),
+    ticksPerSecond: ticks / (variant.tickMs / 1000),
+  };
+}
+
+/** Prints the side-by-side table, the checks, the verdict, and where reads and time went. */
+function report(stream: Stream, settings: TickSettings, replay: Replay, wallMs: number): void {
+  const n = stream.messages.length;
+  const [convoseg, naive] = replay.variants;
+  const [mine, theirs] = [convoseg, naive].map((v) => measures(v, n, replay.ticks));
+  const row = (label: string, a: string, b: string, ratio = "") =>
+    console.log(`${label.padEnd(34)}${a.padStart(12)}${b.padStart(12)}${ratio.padStart(16)}`);
+  const compared = (label: string, key: keyof Measures, format: (n: number) => string) =>
+    row(label, format(mine[key]), format(theirs[key]), `${decimal(theirs[key] / mine[key])}x`);
+
+  console.log("");
+  row("", convoseg.name, naive.name, "naive/convoseg");
+  row("messages", integer(n), integer(n));
+  row("channels", integer(stream.channels), integer(stream.channels));
+  row("ticks", integer(replay.ticks), integer(replay.ticks));
+  row("segments", integer(convoseg.delivered.length), integer(naive.delivered.length));
+  compared("DynamoDB item reads / message", "itemReads", decimal);
+  compared("  of them message items", "messageReads", decimal);
+  compared("  most reads of one message", "maxReads", integer);
+  compared("KB read / message", "kbRead", decimal);
+  compared("items written / message", "itemsWritten", decimal);
+  compared("KB sent in writes / message", "kbWritten", decimal);
+  compared("SQS requests / segment", "sqsPerSegment", decimal);
+  compared("ticks / s", "ticksPerSecond", (t) => decimal(t, 1));
+
+  console.log("");
+  const difference = firstDifference(convoseg.delivered, naive.delivered);
+  console.log(
+    difference === null
+      ? "same segments: yes, every channel's delivered message-id lists are identical"
+      : `same segments: NO, channel ${difference} differs`,
+  );
+  const { distinct, total } = deliveries(convoseg.delivered);
+  const late = convoseg.delivered.filter((s) => s.late).length;
+  console.log(
+    `convoseg delivered ${integer(distinct)} of ${integer(n)} messages, ${integer(total - distinct)} more than once; ${late} late segments; ${sizeCuts(convoseg.delivered, settings.settle)} of ${convoseg.delivered.length} segments carved by maxSize`,
+  );
+  console.log(
+    `convoseg reads of each message item: ${decimal(mine.messageReads)} on average, at most ${mine.maxReads} (target: at most ${TARGET_READS} over its life) ${mine.maxReads <= TARGET_READS ? "meets target" : "MISSES target"}`,
+  );
+
+  console.log("");
+  console.log("DynamoDB reads by source, items / message (KB / message):");
+  for (const variant of replay.variants) {
+    console.log(`  ${variant.name}: ${volumes(variant.dynamodb.reads, n)}`);
+  }
+  console.log("SQS requests by command:");
+  for (const variant of replay.variants) {
+    const requests = [...variant.sqs.requests].map(([c, k]) => `${c.replace(/Command$/, "")} ${k}`);
+    console.log(`  ${variant.name}: ${requests.join(", ")}`);
+  }
+  const { ingestion } = replay;
+  const requests = ingestion.requestCount() - ingestion.written("naive").items;
+  console.log(
+    `ingestion, counted once (the naive variant's channel marks left out): ${decimal(requests / n)} requests / message; items written / message (KB / message): ${volumes(ingestion.writes, n, "naive")}`,
+  );
+  const ticksMs = sum(replay.variants.map((v) => v.tickMs));
+  console.log(
+    `replay wall time ${seconds(wallMs)}: ingestion ${seconds(replay.ingestMs)}, ${replay.variants.map((v) => `${v.name} ticks ${seconds(v.tickMs)}`).join(", ")}, draining and scheduling ${seconds(wallMs - replay.ingestMs - ticksMs)}`,
+  );
+}
+
+/** "source items (KB), ..." per message, leaving out the `omit` key. */
+function volumes(byKey: Map<string, Volume>, messages: number, omit?: string): string {
+  return [...byKey]
+    .filter(([key]) => key !== omit)
+    .map(
+      ([key, { items, bytes }]) =>
+        `${key} ${decimal(items / messages)} (${decimal(kb(bytes) / messages)})`,
+    )
+    .join(", ");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const options = parseOptions();
+const stream = loadStream(options);
+const settings: TickSettings = {
+  maxSize: options.maxSize,
+  settle: DEFAULT_SETTLE_MS,
+  minItems: 1,
+  grace: 0,
+  readLagMs: 0,
+  maxArrivalsPerChannel: 5000,
+  leaseMs: 15 * MINUTE,
+  channelConcurrency: 8,
+};
+console.log(
+  `Pipeline replay: ${integer(stream.messages.length)} messages (${stream.source}) on ${integer(stream.channels)} channels; 5-minute ticks; maxSize ${settings.maxSize}, settle 24h, minItems 1, grace 0, readLag 0`,
+);
+const emulators = await Emulators.start();
+const started = performance.now();
+try {
+  const replay = await runReplay(stream.messages, settings, emulators);
+  report(stream, settings, replay, performance.now() - started);
+} finally {
+  await emulators.stop();
+}
