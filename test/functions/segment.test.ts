@@ -61,7 +61,6 @@ describe("segment Lambda", () => {
       SETTLE: "1m",
       GRACE: "0",
       READ_LAG: "0",
-      DUE_SHARDS: "1",
     });
     const summary = await handler({}, context(60_000));
     expect(summary).toMatchObject({ channels: 1, segments: 1, errors: 0, stoppedEarly: false });
