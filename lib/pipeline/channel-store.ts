@@ -6,12 +6,13 @@ import {
   waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
 import {
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   GetCommand,
   paginateQuery,
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { documentClient } from "../history/dynamodb/documents.js";
 import { decodePosition, encodePosition } from "../history/dynamodb/schema.js";
 import {
   EMPTY_PLANNER_STATE,
@@ -110,11 +111,7 @@ export class ChannelStore {
   private readonly shards: number;
 
   constructor(options: ChannelStoreOptions) {
-    // The same marshalling as the history store: DynamoDBDocumentClient.from writes its options
-    // into the shared client's configuration, so every document client on it must agree.
-    this.documents = DynamoDBDocumentClient.from(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    this.documents = documentClient(options.client);
     this.tableName = options.tableName;
     this.shards = options.shards ?? DEFAULT_DUE_SHARDS;
   }

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   BatchGetCommand,
   BatchWriteCommand,
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   PutCommand,
   paginateQuery,
   TransactWriteCommand,
@@ -16,6 +16,7 @@ import type { Message } from "../message.js";
 import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../outcome.js";
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
+import { documentClient } from "./documents.js";
 import {
   BY_POSITION_INDEX,
   CONVERSATION_ITEM_KEY,
@@ -90,9 +91,7 @@ export class DynamoDbStore implements Store, Lister {
   private readonly pacing: Backoff;
 
   constructor(options: DynamoDbStoreOptions) {
-    this.documents = DynamoDBDocumentClient.from(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    this.documents = documentClient(options.client);
     this.tableName = options.tableName;
     this.sequence = options.sequence ?? new Sequence();
     this.maxAttempts = options.maxAttempts ?? 8;
