@@ -432,7 +432,6 @@ function createVariant(
   const channels = new ChannelStore({
     client: harness.dynamodb,
     tableName: config.channelsTable,
-    shards: config.dueShards,
   });
   return {
     name,
@@ -515,9 +514,7 @@ async function runReplay(
  */
 function ingestor(client: DynamoDBClient, configs: SegmentFunctionConfig[]) {
   const store = new DynamoDbStore({ client, tableName: configs[0].messagesTable });
-  const marks = configs.map(
-    (c) => new ChannelStore({ client, tableName: c.channelsTable, shards: c.dueShards }),
-  );
+  const marks = configs.map((c) => new ChannelStore({ client, tableName: c.channelsTable }));
   return async (batch: ChatMessage[], now: number): Promise<void> => {
     const result = await ingest(store, batch, {
       markArrivals: async (channel) => {

@@ -247,8 +247,7 @@ export type SegmentEnvironment = Record<
 
 /**
  * The segmentation function's environment. `LEASE` is the function timeout: a tick that died
- * holding a lease is past it by then. `DUE_SHARDS` stays at the default because the ingestion
- * function marks channels with the default shard count and does not read the variable.
+ * holding a lease is past it by then.
  */
 export function segmentEnvironment(
   config: ConvosegConfig,

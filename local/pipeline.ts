@@ -11,11 +11,7 @@ import { tickDependencies } from "../functions/segment/wiring.js";
 import { DynamoDbStore } from "../lib/history/dynamodb/store.js";
 import { createMessagesTable } from "../lib/history/dynamodb/table.js";
 import { type IngestResult, ingest } from "../lib/ingest/index.js";
-import {
-  ChannelStore,
-  createChannelsTable,
-  DEFAULT_DUE_SHARDS,
-} from "../lib/pipeline/channel-store.js";
+import { ChannelStore, createChannelsTable } from "../lib/pipeline/channel-store.js";
 import type { SegmentFunctionConfig } from "../lib/pipeline/config.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -70,11 +66,7 @@ export class LocalPipeline {
       client: options.dynamodb,
       tableName: config.messagesTable,
     });
-    this.channels = new ChannelStore({
-      client: options.dynamodb,
-      tableName: config.channelsTable,
-      shards: config.dueShards,
-    });
+    this.channels = new ChannelStore({ client: options.dynamodb, tableName: config.channelsTable });
   }
 
   /** Creates fresh tables and a fresh queue on the emulators the clients point at. */
@@ -94,8 +86,6 @@ export class LocalPipeline {
       queueUrl,
       fifo,
       maxBodyBytes,
-      // As deployed (and as ingestion and the operator commands assume): the default shards.
-      dueShards: DEFAULT_DUE_SHARDS,
       budgetMarginMs: 0,
       settings: options.settings,
     });

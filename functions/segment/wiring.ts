@@ -27,11 +27,7 @@ export function tickDependencies(
 ): TickDependencies {
   return {
     messages: new DynamoDbStore({ client: env.dynamodb, tableName: config.messagesTable }),
-    channels: new ChannelStore({
-      client: env.dynamodb,
-      tableName: config.channelsTable,
-      shards: config.dueShards,
-    }),
+    channels: new ChannelStore({ client: env.dynamodb, tableName: config.channelsTable }),
     sink: new SqsSegmentSender({ client: env.sqs, queueUrl: config.queueUrl, fifo: config.fifo }),
     body: (segment, messages) =>
       segmentBody(segment, messages, {

@@ -1,6 +1,5 @@
 import { parseDuration } from "../duration.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../segmenter/index.js";
-import { DEFAULT_DUE_SHARDS } from "./channel-store.js";
 import type { TickSettings } from "./tick.js";
 
 /** Everything the segmentation function is configured with, read from its environment. */
@@ -10,7 +9,6 @@ export interface SegmentFunctionConfig {
   queueUrl: string;
   fifo: boolean;
   maxBodyBytes: number;
-  dueShards: number;
   /** Stop taking channels when less than this remains of the invocation. */
   budgetMarginMs: number;
   settings: TickSettings;
@@ -28,7 +26,6 @@ export const SEGMENT_DEFAULTS = {
   MAX_ARRIVALS_PER_CHANNEL: "5000",
   LEASE: "15m",
   CHANNEL_CONCURRENCY: "8",
-  DUE_SHARDS: String(DEFAULT_DUE_SHARDS),
   MAX_BODY_BYTES: String(256 * 1024),
   BUDGET_MARGIN: "20s",
 } as const;
@@ -74,7 +71,6 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     queueUrl: value("SEGMENT_QUEUE_URL"),
     fifo: fifo === "true",
     maxBodyBytes: integer("MAX_BODY_BYTES", 1024),
-    dueShards: integer("DUE_SHARDS", 1),
     budgetMarginMs: duration("BUDGET_MARGIN"),
     settings: {
       maxSize: integer("MAX_SIZE", 1),

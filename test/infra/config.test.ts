@@ -218,7 +218,6 @@ describe("segmentEnvironment", () => {
       queueUrl: "https://q",
       fifo: false,
       maxBodyBytes: 262_144,
-      dueShards: 4,
       budgetMarginMs: 20_000,
       settings: {
         maxSize: 500,

@@ -15,7 +15,6 @@ describe("segment function configuration", () => {
       queueUrl: "https://sqs.example/queue.fifo",
       fifo: true,
       maxBodyBytes: 262144,
-      dueShards: 4,
       budgetMarginMs: 20_000,
       settings: {
         maxSize: 500,
