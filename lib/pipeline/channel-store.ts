@@ -1,10 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  type DynamoDBClient,
-  waitUntilTableExists,
-} from "@aws-sdk/client-dynamodb";
+import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -14,6 +9,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "../history/dynamodb/documents.js";
 import { decodePosition, encodePosition } from "../history/dynamodb/schema.js";
+import { createTable } from "../history/dynamodb/table.js";
 import {
   EMPTY_PLANNER_STATE,
   type MessageRef,
@@ -97,12 +93,8 @@ export function channelsTableDefinition(tableName: string): CreateTableCommandIn
   };
 }
 
-export async function createChannelsTable(
-  client: DynamoDBClient,
-  tableName: string,
-): Promise<void> {
-  await client.send(new CreateTableCommand(channelsTableDefinition(tableName)));
-  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+export function createChannelsTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  return createTable(client, channelsTableDefinition(tableName));
 }
 
 export class ChannelStore {

@@ -1,11 +1,7 @@
 import { randomBytes } from "node:crypto";
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  DynamoDBClient,
-  waitUntilTableExists,
-} from "@aws-sdk/client-dynamodb";
+import { type CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { inject } from "vitest";
+import { createTable } from "../../lib/history/dynamodb/table.js";
 
 /** A client for the emulator from the global setup; static credentials keep it off the env. */
 export function testDynamoDbClient(): DynamoDBClient {
@@ -23,7 +19,6 @@ export async function createTestTable(
   prefix = "test",
 ): Promise<string> {
   const tableName = `${prefix}-${randomBytes(6).toString("hex")}`;
-  await client.send(new CreateTableCommand({ ...definition, TableName: tableName }));
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
+  await createTable(client, { ...definition, TableName: tableName });
   return tableName;
 }

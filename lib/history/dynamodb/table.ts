@@ -55,11 +55,22 @@ export function messagesTableDefinition(tableName: string): CreateTableCommandIn
   };
 }
 
-/** Creates the messages table (for local runs and tests) and waits until it is active. */
-export async function createMessagesTable(
+/**
+ * Creates a table and waits until it is active: for local runs and tests (deployments use the
+ * CDK stack). The waiter polls every second; its default first delay is 20 s.
+ */
+export async function createTable(
   client: DynamoDBClient,
-  tableName: string,
+  input: CreateTableCommandInput,
 ): Promise<void> {
-  await client.send(new CreateTableCommand(messagesTableDefinition(tableName)));
-  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+  await client.send(new CreateTableCommand(input));
+  await waitUntilTableExists(
+    { client, maxWaitTime: 60, minDelay: 1 },
+    { TableName: input.TableName },
+  );
+}
+
+/** Creates the messages table (for local runs and tests) and waits until it is active. */
+export function createMessagesTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  return createTable(client, messagesTableDefinition(tableName));
 }
