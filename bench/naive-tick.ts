@@ -1,19 +1,25 @@
 /**
  * The naive tick that the pipeline benchmark (`bench/pipeline.ts`) measures the real one against:
  * the channel state keeps no open tail, only the arrival position where it starts, so every time
- * a channel is due the tick re-reads every message that arrived from there on (the whole open
- * tail plus the new arrivals), plans them from scratch and delivers what is closed. Everything
- * else is the real tick's: the channels table with its due index and version lock, the planner,
- * segment bodies and SQS delivery, so what the benchmark compares is the handling of the tail.
+ * a channel is due the tick re-reads everything that arrived from there on (the whole open tail
+ * plus the new arrivals), plans it from scratch and delivers what is closed. Everything else is
+ * the real tick's: the channels table with its due index and version lock, the planner, segment
+ * bodies and SQS delivery, so what the benchmark compares is the handling of the tail.
  *
  * It is correct only for what the benchmark feeds it: in-order ingestion (arrival order is channel
- * order, so nothing after the tail's start was emitted), one tick at a time, no crashes. It has no
- * lease check, outbox recovery, late-message handling or cap on arrivals per channel.
+ * order, so nothing after the tail's start was emitted), one tick and one writer at a time, no
+ * crashes. It has no lease check, outbox recovery, hold handling or cap on arrivals per channel.
  */
-import type { PositionedMessage } from "../lib/history/dynamodb/store.js";
-import { plan } from "../lib/pipeline/planner.js";
-import type { TickDependencies } from "../lib/pipeline/tick.js";
-import type { MessageRef, PlannedSegment } from "../lib/pipeline/types.js";
+import { randomUUID } from "node:crypto";
+import type { Arrival } from "../lib/history/index.js";
+import { deliverSegments } from "../lib/pipeline/delivery.js";
+import {
+  encodeTickState,
+  type MessageRef,
+  plan,
+  type TickDependencies,
+  type TickState,
+} from "../lib/pipeline/index.js";
 
 export interface NaiveTickSummary {
   channels: number;
@@ -44,48 +50,42 @@ export async function runNaiveTick(deps: TickDependencies): Promise<NaiveTickSum
  */
 async function processChannel(deps: TickDependencies, channel: string): Promise<number> {
   const { settings } = deps;
-  const wall = deps.wallNow();
-  const record = await deps.channels.get(channel);
-  const horizon = BigInt(wall - settings.readLagMs) * 1_000_000n;
-  const arrivals: PositionedMessage[] = [];
-  for await (const arrival of deps.messages.readAfter(channel, record.readUpTo ?? undefined, {
+  const snapshot = await deps.channels.load(channel);
+  const { state } = snapshot.record;
+  const horizon = snapshot.marks.seq ?? 0n;
+  const arrivals: Arrival[] = [];
+  for await (const arrival of deps.messages.arrivalsAfter(channel, state.readUpTo ?? undefined, {
     upTo: horizon,
   })) {
     arrivals.push(arrival);
   }
-  const refs: MessageRef[] = arrivals.flatMap(({ message: { id, ts } }) =>
+  const refs: MessageRef[] = arrivals.flatMap(({ id, ts }) =>
     id === undefined || ts === undefined ? [] : [{ id, ts }],
   );
-  const result = plan(channel, { ...record.planner, tail: [] }, refs, deps.now(), settings);
+  const result = plan(channel, { ...state.planner, tail: [] }, refs, deps.now(), settings);
   const open = new Set(result.state.tail.map((m) => m.id));
-  const tailStart = arrivals.find(({ message }) => open.has(message.id ?? ""))?.position;
-  const recorded = await deps.channels.record(record, {
+  const tailStart = arrivals.find(({ id }) => open.has(id ?? ""))?.position;
+  const next: TickState = {
     planner: { ...result.state, tail: [] },
     readUpTo: tailStart === undefined ? horizon : tailStart - 1n,
     outbox: { segments: result.segments, dropped: result.dropped, late: result.late.length },
-    leaseUntil: wall + settings.leaseMs,
+    holdsSeen: {},
+    broken: [],
+  };
+  const recorded = await deps.channels.record(snapshot, {
+    state: next,
+    encoded: encodeTickState(next),
+    leaseUntil: deps.wallNow() + settings.leaseMs,
+    recordId: randomUUID(),
   });
-  if (!recorded) throw new Error(`naive tick: channel ${channel} was recorded by another tick`);
-  await deliver(deps, result.segments, arrivals);
-  await deps.channels.finish({ ...record, version: record.version + 1 }, result.nextDueAt);
+  if (recorded !== "recorded")
+    throw new Error(`naive tick: channel ${channel} was recorded by another tick`);
+  await deliverSegments(
+    result.segments,
+    (ids) => deps.messages.getMessages(channel, ids),
+    (entries) => deps.sink.send(entries),
+    deps.bodies,
+  );
+  await deps.channels.finish(snapshot, snapshot.record.version + 1, result.nextDueAt, deps.now());
   return result.segments.length;
-}
-
-/** Sends the segments; their messages are all in hand, having just been re-read. */
-async function deliver(
-  deps: TickDependencies,
-  segments: PlannedSegment[],
-  arrivals: PositionedMessage[],
-): Promise<void> {
-  if (segments.length === 0) return;
-  const byId = new Map(arrivals.map(({ message }) => [message.id, message]));
-  const entries = segments.map((segment) => {
-    const messages = segment.messages.map((ref) => {
-      const message = byId.get(ref.id);
-      if (message === undefined) throw new Error(`naive tick: message ${ref.id} was not read`);
-      return message;
-    });
-    return { segment, body: deps.body(segment, messages) };
-  });
-  await deps.sink.send(entries);
 }

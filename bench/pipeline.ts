@@ -29,23 +29,26 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { tickDependencies } from "../functions/segment/wiring.js";
-import { PARTITION_KEY, SORT_KEY } from "../lib/history/dynamodb/schema.js";
-import { DynamoDbStore } from "../lib/history/dynamodb/store.js";
+import { DynamoDbStore, PARTITION_KEY, SORT_KEY } from "../lib/history/index.js";
 import { ingest } from "../lib/ingest/index.js";
 import { type ChatMessage, compareMessages, parseChatMessage } from "../lib/messages/index.js";
-import { ChannelStore, createChannelsTable } from "../lib/pipeline/channel-store.js";
-import type { SegmentFunctionConfig } from "../lib/pipeline/config.js";
-import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/segment-message.js";
 import {
+  ChannelPositions,
+  createChannelsTable,
+  DynamoDbChannelStore,
+  dueShardOf,
   type PipelineLogger,
   type PipelineMetrics,
+  parseSegmentBody,
   runTick,
+  type SegmentFunctionConfig,
+  type SegmentMessageV1,
   type TickDependencies,
   type TickSettings,
-} from "../lib/pipeline/tick.js";
+  tickDependencies,
+} from "../lib/pipeline/index.js";
 import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startDynamoDbLocal } from "../local/dynamodb-local.js";
 import { LocalPipeline } from "../local/pipeline.js";
@@ -429,7 +432,7 @@ function createVariant(
 ): Variant {
   const dynamodb = emulators.dynamodb();
   const sqs = emulators.sqs();
-  const channels = new ChannelStore({
+  const channels = new DynamoDbChannelStore({
     client: harness.dynamodb,
     tableName: config.channelsTable,
   });
@@ -499,7 +502,7 @@ async function runReplay(
     ticks: 0,
     ingestMs: 0,
   };
-  const ingestAt = ingestor(ingestClient, [config, naiveConfig]);
+  const ingestAt = ingestor(ingestClient, harness.dynamodb, [config, naiveConfig]);
   await simulate(messages, replay, async (batch, now) => {
     const started = performance.now();
     await ingestAt(batch, now);
@@ -510,19 +513,47 @@ async function runReplay(
 
 /**
  * The real ingestion path (`ingest` into the history store, as LocalPipeline.ingest does): writes
- * the messages once and marks the channels of both variants.
+ * the messages once, at positions reserved on the real pipeline's channels table; the naive
+ * variant's channels table gets the same sequence and due time from the harness, unmeasured.
  */
-function ingestor(client: DynamoDBClient, configs: SegmentFunctionConfig[]) {
-  const store = new DynamoDbStore({ client, tableName: configs[0].messagesTable });
-  const marks = configs.map((c) => new ChannelStore({ client, tableName: c.channelsTable }));
+function ingestor(
+  client: DynamoDBClient,
+  harness: DynamoDBClient,
+  configs: SegmentFunctionConfig[],
+) {
+  let clock = 0;
+  const store = new DynamoDbStore({
+    client,
+    tableName: configs[0].messagesTable,
+    positions: new ChannelPositions({
+      client,
+      tableName: configs[0].channelsTable,
+      now: () => clock,
+    }),
+  });
+  const real = new DynamoDbChannelStore({ client: harness, tableName: configs[0].channelsTable });
   return async (batch: ChatMessage[], now: number): Promise<void> => {
-    const result = await ingest(store, batch, {
-      markArrivals: async (channel) => {
-        await Promise.all(marks.map((m) => m.markArrivals(channel, now)));
-      },
-    });
+    clock = now;
+    const result = await ingest(store, batch);
     const problem = result.rejected[0] ?? result.failed[0];
     if (problem) throw new Error(`ingestion failed: ${JSON.stringify(problem)}`);
+    for (const channel of new Set(batch.map((m) => m.channel))) {
+      const { marks } = await real.load(channel);
+      for (const config of configs.slice(1)) {
+        await harness.send(
+          new UpdateItemCommand({
+            TableName: config.channelsTable,
+            Key: { channel: { S: channel }, item: { S: "marks" } },
+            UpdateExpression: "SET seq = :seq, dueShard = :shard, dueAt = :now",
+            ExpressionAttributeValues: {
+              ":seq": { N: String(marks.seq) },
+              ":shard": { S: dueShardOf(channel) },
+              ":now": { N: String(now) },
+            },
+          }),
+        );
+      }
+    }
   };
 }
 
@@ -740,13 +771,13 @@ const settings: TickSettings = {
   settle: DEFAULT_SETTLE_MS,
   minItems: 1,
   grace: 0,
-  readLagMs: 0,
   maxArrivalsPerChannel: 5000,
   leaseMs: 15 * MINUTE,
+  holdTimeoutMs: 5 * MINUTE,
   channelConcurrency: 8,
 };
 console.log(
-  `Pipeline replay: ${integer(stream.messages.length)} messages (${stream.source}) on ${integer(stream.channels)} channels; 5-minute ticks; maxSize ${settings.maxSize}, settle 24h, minItems 1, grace 0, readLag 0`,
+  `Pipeline replay: ${integer(stream.messages.length)} messages (${stream.source}) on ${integer(stream.channels)} channels; 5-minute ticks; maxSize ${settings.maxSize}, settle 24h, minItems 1, grace 0`,
 );
 const emulators = await Emulators.start();
 const started = performance.now();

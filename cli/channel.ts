@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type ChannelRecord, ChannelStore } from "../lib/pipeline/channel-store.js";
+import { type ChannelSnapshot, DynamoDbChannelStore, hasWork } from "../lib/pipeline/index.js";
 import type { CommandIO } from "./segment.js";
 
 export const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--table NAME]
@@ -8,8 +8,8 @@ export const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel>
 Operator commands on a deployed (or local) pipeline's channels table. The AWS SDK's usual
 environment picks the account, region and endpoint (AWS_ENDPOINT_URL_DYNAMODB for an emulator).
 
-  show    print the channel's pipeline state: due time, read position, open tail, watermark,
-          undelivered outbox
+  show    print the channel's pipeline state: due time, read position, writers' holds, open
+          tail, watermark, undelivered outbox, state size
   reset   forget what was read and emitted: the next tick re-reads the whole channel and
           delivers its segments again, with the same segment ids
 
@@ -44,7 +44,7 @@ export async function channelCommand(args: string[], io: CommandIO): Promise<num
     io.stderr.write(`channel: ${problem}\n\n${CHANNEL_USAGE}\n`);
     return 2;
   }
-  const store = new ChannelStore({ client: new DynamoDBClient({}), tableName: table });
+  const store = new DynamoDbChannelStore({ client: new DynamoDBClient({}), tableName: table });
   if (action === "reset") {
     await store.reset(channel, io.now());
     io.stdout.write(
@@ -52,7 +52,7 @@ export async function channelCommand(args: string[], io: CommandIO): Promise<num
     );
     return 0;
   }
-  io.stdout.write(`${JSON.stringify(describeRecord(await store.get(channel)), null, 2)}\n`);
+  io.stdout.write(`${JSON.stringify(describeSnapshot(await store.load(channel)), null, 2)}\n`);
   return 0;
 }
 
@@ -66,21 +66,28 @@ const parseChannelArgs = (args: string[]) =>
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The state an operator reads: times as ISO, the tail and outbox summarised (ids, no text). */
-function describeRecord(record: ChannelRecord) {
-  const { tail, watermark, recent } = record.planner;
+function describeSnapshot({ channel, marks, record, stateBytes }: ChannelSnapshot) {
+  const { planner, outbox, readUpTo, broken } = record.state;
+  const { tail, watermark, recent } = planner;
+  const pending = hasWork(outbox) && marks.delivered < record.version;
   return {
-    channel: record.channel,
+    channel,
     version: record.version,
-    dueAt: iso(record.dueAt),
-    readUpTo: record.readUpTo?.toString() ?? null,
+    dueAt: iso(marks.dueAt),
+    readUpTo: readUpTo?.toString() ?? null,
+    lastPosition: marks.seq?.toString() ?? null,
+    holds: marks.holds.map((h) => ({ first: h.first.toString(), count: h.count })),
+    brokenHolds: broken.length,
     openTail: { messages: tail.length, first: tail[0] ?? null, last: tail.at(-1) ?? null },
     watermark,
     lastSegment: recent.at(-1)?.segmentId ?? null,
     outbox: {
-      segments: record.outbox.segments.map((s) => s.segmentId),
-      dropped: record.outbox.dropped.length,
-      late: record.outbox.late,
+      delivered: !pending,
+      segments: outbox.segments.map((s) => s.segmentId),
+      dropped: outbox.dropped.length,
+      late: outbox.late,
     },
     leaseUntil: iso(record.leaseUntil),
+    stateBytes,
   };
 }

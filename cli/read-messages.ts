@@ -46,7 +46,7 @@ export async function readMessages(
     if (text.trim() === "") continue;
     const parsed = parseLine(text);
     if (parsed instanceof InvalidMessageError) {
-      result.problems.push({ line, field: parsed.field, problem: parsed.problem });
+      result.problems.push({ line, field: parsed.field, problem: parsed.reason });
       continue;
     }
     const key = `${parsed.channel}\u0000${parsed.id}`;

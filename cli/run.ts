@@ -2,9 +2,9 @@ import { createWriteStream } from "node:fs";
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { formatDuration, parseDuration } from "../lib/duration.js";
+import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
-import type { SegmentMessageV1 } from "../lib/pipeline/segment-message.js";
+import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startDynamoDbLocal } from "../local/dynamodb-local.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
@@ -152,9 +152,9 @@ export async function runLocally(
         settle: options.settle,
         minItems: options.minItems,
         grace: options.grace,
-        readLagMs: 0,
         maxArrivalsPerChannel: 5000,
         leaseMs: 60_000,
+        holdTimeoutMs: 60_000,
         channelConcurrency: 4,
       },
     });

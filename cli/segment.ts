@@ -1,12 +1,8 @@
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
-import { formatDuration, parseDuration } from "../lib/duration.js";
-import {
-  type ChatMessage,
-  compareIds,
-  compareMessages,
-  parseTimestamp,
-} from "../lib/messages/index.js";
+import { formatDuration, parseDuration } from "../lib/duration/index.js";
+import { compareIds } from "../lib/identity/index.js";
+import { type ChatMessage, compareMessages, parseTimestamp } from "../lib/messages/index.js";
 import { ConversationSegmenter } from "../lib/segmenter/index.js";
 import { Progress, type ProgressStream } from "./progress.js";
 import { formatProblem, readMessages } from "./read-messages.js";

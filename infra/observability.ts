@@ -16,7 +16,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import type { MetricName } from "../lib/pipeline/tick.js";
+import type { MetricName } from "../lib/pipeline/index.js";
 import type { ConvosegConfig } from "./config.js";
 import type { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
@@ -127,6 +127,18 @@ export class Observability extends Construct {
       threshold: 0,
       periods: 3,
     });
+    alarm("ArrivalsBehindReadPosition", {
+      description:
+        "A tick found messages written behind its read position by a writer whose hold it had broken (a writer that hung for minutes): they were delivered, late if their conversation was out. Look for hung or paused ingestion writers.",
+      metric: tickMetric("ArrivalsBehindReadPosition"),
+      threshold: 0,
+    });
+    alarm("ChannelStateLarge", {
+      description:
+        "A channel's recorded state passed 1 MiB (the tick keeps it under 3 MiB by reading less): very long message ids, a huge open conversation, or many broken holds.",
+      metric: tickMetric("ChannelStateBytes", "Maximum"),
+      threshold: 1024 * 1024,
+    });
     // Each tick publishes how long its longest-waiting channel has been due. Healthy channels
     // wait at most a period; a channel retried past two periods and a tick's run is stuck.
     alarm("OldestDueChannel", {
@@ -170,7 +182,10 @@ export class Observability extends Construct {
       graph("Late, dropped and failed", [
         tickMetric("LateMessages"),
         tickMetric("DroppedMessages"),
+        tickMetric("MissingMessages"),
         tickMetric("ChannelErrors"),
+        tickMetric("HoldsBroken"),
+        tickMetric("ArrivalsBehindReadPosition"),
       ]),
     );
     this.dashboard.addWidgets(
@@ -182,6 +197,7 @@ export class Observability extends Construct {
       graph("Segmentation function", lambdaMetrics(segmentation.function), [
         segmentation.function.function.metricDuration({ statistic: "Maximum" }),
       ]),
+      graph("Largest channel state (bytes)", [tickMetric("ChannelStateBytes", "Maximum")]),
     );
     this.dashboard.addWidgets(
       graph("Ingestion function", lambdaMetrics(ingestion.function), [
@@ -230,6 +246,8 @@ export class Observability extends Construct {
         principals: [cloudwatch],
         actions: ["kms:Decrypt", "kms:GenerateDataKey"],
         resources: ["*"],
+        // Only on behalf of this account's alarms: no confused deputy.
+        conditions: { StringEquals: { "aws:SourceAccount": Aws.ACCOUNT_ID } },
       }),
     );
     const topic = new Topic(this, "Alarms", {

@@ -1,6 +1,7 @@
 import { Duration, Validations } from "aws-cdk-lib";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { AnyPrincipal, Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { type ConvosegConfig, segmentEnvironment } from "./config.js";
@@ -56,6 +57,18 @@ export class Segmentation extends Construct {
     });
     storage.grantSegmentation(this.function.role);
     this.segments.queue.grant(this.function.role, "sqs:SendMessage");
+    // Consumers trust what arrives here: only the tick (and the operators named for redrives)
+    // may put segments on the queue, whatever else an account's identity policies allow.
+    const senders = [this.function.role.roleArn, ...config.segmentQueueSenders];
+    this.segments.queue.addToResourcePolicy(
+      new PolicyStatement({
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ["sqs:SendMessage"],
+        resources: [this.segments.queue.queueArn],
+        conditions: { ArnNotEquals: { "aws:PrincipalArn": senders } },
+      }),
+    );
 
     this.scheduleDeadLetterQueue = secureQueue(this, "ScheduleDeadLetters");
     Validations.of(this.scheduleDeadLetterQueue).acknowledge({

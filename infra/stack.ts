@@ -31,6 +31,7 @@ export class ConvosegStack extends Stack {
     this.storage = new Storage(this, "Storage", {
       messagesTableName: config.names.messagesTable,
       channelsTableName: config.names.channelsTable,
+      conversationsTableName: config.names.conversationsTable,
       removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     this.ingestion = new Ingestion(this, "Ingestion", {
@@ -58,6 +59,12 @@ export class ConvosegStack extends Stack {
       });
     output("MessagesTableName", this.storage.messages.tableName, "MESSAGES_TABLE", true);
     output("ChannelsTableName", this.storage.channels.tableName, "CHANNELS_TABLE", true);
+    output(
+      "ConversationsTableName",
+      this.storage.conversations.tableName,
+      "Model conversations (the chat middleware's history store); grant with storage.grantConversations",
+      true,
+    );
     output(
       "IngestPolicyArn",
       this.ingestPolicy.managedPolicyArn,

@@ -11,40 +11,53 @@ import {
 import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
+  BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CONVERSATIONS_INDEX,
   LISTED,
   PARTITION_KEY,
   POSITION,
   SORT_KEY,
-} from "../lib/history/dynamodb/schema.js";
-import { CHANNEL_KEY, DUE_AT, DUE_INDEX, DUE_SHARD } from "../lib/pipeline/channel-store.js";
+} from "../lib/history/index.js";
+import {
+  CHANNEL_KEY,
+  DUE_AT,
+  DUE_INDEX,
+  DUE_SHARD,
+  ITEM_KEY,
+  MARK_ATTRIBUTES,
+} from "../lib/pipeline/index.js";
 
 export interface StorageProps {
   /** Physical table names; generated when omitted. */
   messagesTableName?: string;
   channelsTableName?: string;
+  conversationsTableName?: string;
   /** What `cdk destroy` does with the data: RETAIN (the default) keeps it. */
   removalPolicy?: RemovalPolicy;
 }
 
 /**
- * The messages table: the system of record every other part reads. Key schema and indexes come
- * from the history store's schema module, so code and table cannot drift apart.
+ * The tables: chat messages (the system of record every other part reads), the pipeline's
+ * channel state, and model conversations of the chat middleware, kept apart from chat so that
+ * no ingestion role can write into an agent's history. Key schemas and indexes come from the
+ * library's schema modules, so code and tables cannot drift apart.
  *
- * Neither table has a TTL: messages are the record segments refer to (reference-form bodies are
- * read back from it), and a channel's item holds its watermark, which must outlive any quiet
- * spell or old messages would be segmented again. Both are on-demand, encrypted, with PITR.
+ * No table has a TTL: messages are the record segments refer to (reference-form bodies are read
+ * back from it), and a channel's state holds its watermark, which must outlive any quiet spell
+ * or old messages would be segmented again. All are on-demand, encrypted, with PITR.
  */
 export class Storage extends Construct {
   readonly messages: ITable;
-  /** The pipeline's per-channel state and the sparse `due` index of channels with work. */
+  /** The pipeline's per-channel marks and state, and the sparse `due` index of channels with work. */
   readonly channels: ITable;
+  /** Model conversations (`Middleware`, transcripts): the messages schema, its own table. */
+  readonly conversations: ITable;
 
   constructor(scope: Construct, id: string, props: StorageProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    // Both tables are systems of record: on-demand, encrypted, recoverable, kept by default.
+    // Systems of record: on-demand, encrypted, recoverable, kept by default.
     const protectedTable = (
       tableId: string,
       tableProps: Pick<TableProps, "tableName" | "partitionKey" | "sortKey">,
@@ -57,26 +70,32 @@ export class Storage extends Construct {
         deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
         removalPolicy,
       });
-    const table = protectedTable("Messages", {
-      tableName: props.messagesTableName,
-      partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
-      sortKey: { name: SORT_KEY, type: AttributeType.STRING },
-    });
-    table.addLocalSecondaryIndex({
-      indexName: BY_POSITION_INDEX,
-      sortKey: { name: POSITION, type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
-    });
-    table.addGlobalSecondaryIndex({
-      indexName: CONVERSATIONS_INDEX,
-      partitionKey: { name: LISTED, type: AttributeType.STRING },
-      sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
-      projectionType: ProjectionType.KEYS_ONLY,
-    });
-    this.messages = table;
+    const historyTable = (tableId: string, tableName: string | undefined) => {
+      const table = protectedTable(tableId, {
+        tableName,
+        partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+        sortKey: { name: SORT_KEY, type: AttributeType.STRING },
+      });
+      table.addLocalSecondaryIndex({
+        indexName: BY_POSITION_INDEX,
+        sortKey: { name: POSITION, type: AttributeType.STRING },
+        projectionType: ProjectionType.INCLUDE,
+        nonKeyAttributes: [...BY_POSITION_ATTRIBUTES],
+      });
+      table.addGlobalSecondaryIndex({
+        indexName: CONVERSATIONS_INDEX,
+        partitionKey: { name: LISTED, type: AttributeType.STRING },
+        sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+        projectionType: ProjectionType.KEYS_ONLY,
+      });
+      return table;
+    };
+    this.messages = historyTable("Messages", props.messagesTableName);
+    this.conversations = historyTable("Conversations", props.conversationsTableName);
     const channels = protectedTable("Channels", {
       tableName: props.channelsTableName,
       partitionKey: { name: CHANNEL_KEY, type: AttributeType.STRING },
+      sortKey: { name: ITEM_KEY, type: AttributeType.STRING },
     });
     channels.addGlobalSecondaryIndex({
       indexName: DUE_INDEX,
@@ -89,8 +108,9 @@ export class Storage extends Construct {
 
   /**
    * Lets a principal (your own ingestion Lambda) ingest as `IngestClient` does: conditional puts
-   * of messages (single and transactional), and the update that marks a channel due. No reads,
-   * no deletes, and no index ARNs (writes go to the table).
+   * of messages, and the updates of a channel's marks that reserve and release positions. On
+   * the channels table only the marking attributes, and no return of other values: never the
+   * tick's state, read position or outbox. No reads, no deletes, no index ARNs.
    */
   grantIngest(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, this.ingestStatements());
@@ -103,13 +123,18 @@ export class Storage extends Construct {
       new PolicyStatement({
         actions: ["dynamodb:UpdateItem"],
         resources: [this.channels.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...MARK_ATTRIBUTES] },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "UPDATED_NEW"] },
+        },
       }),
     ];
   }
 
   /**
    * What the segmentation tick does and nothing more: reads arrivals (`byPosition` index) and
-   * messages by id; reads and conditionally updates channel state, and lists due channels.
+   * messages by id; reads a channel's items, writes its state (large states in a transaction of
+   * pages), updates its marks, and lists due channels.
    */
   grantSegmentation(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, [
@@ -122,12 +147,40 @@ export class Storage extends Construct {
         resources: [this.messages.tableArn],
       }),
       new PolicyStatement({
-        actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+        actions: [
+          "dynamodb:Query",
+          "dynamodb:UpdateItem",
+          "dynamodb:PutItem",
+          "dynamodb:DeleteItem",
+        ],
         resources: [this.channels.tableArn],
       }),
       new PolicyStatement({
         actions: ["dynamodb:Query"],
         resources: [`${this.channels.tableArn}/index/${DUE_INDEX}`],
+      }),
+    ]);
+  }
+
+  /**
+   * Lets an agent's role keep model conversations (the chat middleware's `DynamoDbStore`):
+   * everything a history store does, on the conversations table only.
+   */
+  grantConversations(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: [
+          "dynamodb:PutItem",
+          "dynamodb:GetItem",
+          "dynamodb:BatchGetItem",
+          "dynamodb:BatchWriteItem",
+          "dynamodb:Query",
+        ],
+        resources: [
+          this.conversations.tableArn,
+          `${this.conversations.tableArn}/index/${BY_POSITION_INDEX}`,
+          `${this.conversations.tableArn}/index/${CONVERSATIONS_INDEX}`,
+        ],
       }),
     ]);
   }
@@ -139,6 +192,7 @@ export class Storage extends Construct {
           grantee,
           actions: statement.actions,
           resourceArns: statement.resources,
+          conditions: statement.conditions,
         }),
       )
       .reduce((all, grant) => all.combine(grant));

@@ -7,24 +7,23 @@
 import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { tickDependencies } from "../functions/segment/wiring.js";
-import { DynamoDbStore } from "../lib/history/dynamodb/store.js";
-import { createMessagesTable } from "../lib/history/dynamodb/table.js";
+import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
 import { type IngestResult, ingest } from "../lib/ingest/index.js";
-import { ChannelStore, createChannelsTable } from "../lib/pipeline/channel-store.js";
-import type { SegmentFunctionConfig } from "../lib/pipeline/config.js";
 import {
+  ChannelPositions,
+  createChannelsTable,
   DEFAULT_MAX_BODY_BYTES,
-  parseSegmentBody,
-  type SegmentMessageV1,
-} from "../lib/pipeline/segment-message.js";
-import {
+  DynamoDbChannelStore,
   type PipelineLogger,
   type PipelineMetrics,
+  parseSegmentBody,
   runTick,
+  type SegmentFunctionConfig,
+  type SegmentMessageV1,
   type TickSettings,
   type TickSummary,
-} from "../lib/pipeline/tick.js";
+  tickDependencies,
+} from "../lib/pipeline/index.js";
 import { createSegmentQueue, drainQueue } from "./sqs.js";
 
 export interface LocalPipelineOptions {
@@ -55,8 +54,11 @@ export class MetricTotals implements PipelineMetrics {
 }
 
 export class LocalPipeline {
+  /** The messages table, written at positions from the channels table as ingestion does. */
   readonly messages: DynamoDbStore;
-  readonly channels: ChannelStore;
+  readonly channels: DynamoDbChannelStore;
+  /** The pipeline clock that ingestion's due times are in: the `now` of the last `ingest`. */
+  private ingestNow = 0;
 
   private constructor(
     private readonly options: LocalPipelineOptions,
@@ -65,8 +67,16 @@ export class LocalPipeline {
     this.messages = new DynamoDbStore({
       client: options.dynamodb,
       tableName: config.messagesTable,
+      positions: new ChannelPositions({
+        client: options.dynamodb,
+        tableName: config.channelsTable,
+        now: () => this.ingestNow,
+      }),
     });
-    this.channels = new ChannelStore({ client: options.dynamodb, tableName: config.channelsTable });
+    this.channels = new DynamoDbChannelStore({
+      client: options.dynamodb,
+      tableName: config.channelsTable,
+    });
   }
 
   /** Creates fresh tables and a fresh queue on the emulators the clients point at. */
@@ -93,9 +103,8 @@ export class LocalPipeline {
 
   /** Ingests chat messages (the JSON-lines format) as the ingest Lambda does, at time `now`. */
   ingest(inputs: readonly unknown[], now: number): Promise<IngestResult> {
-    return ingest(this.messages, inputs, {
-      markArrivals: (channel) => this.channels.markArrivals(channel, now),
-    });
+    this.ingestNow = now;
+    return ingest(this.messages, inputs);
   }
 
   /** One scheduled tick at pipeline time `now`. */

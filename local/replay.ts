@@ -1,6 +1,6 @@
+import { compareRefs } from "../lib/identity/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
-import type { SegmentMessageV1 } from "../lib/pipeline/segment-message.js";
-import { compareRefs } from "../lib/pipeline/types.js";
+import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
 import type { LocalPipeline } from "./pipeline.js";
 
 export interface ReplayOptions {

@@ -1,7 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../../lib/history/dynamodb/store.js";
-import { ChannelStore } from "../../lib/pipeline/channel-store.js";
+import { IngestClient } from "../../lib/ingest/index.js";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
@@ -11,10 +9,12 @@ function requiredEnvironment(name: string): string {
   return value;
 }
 
-const client = new DynamoDBClient({});
-const store = new DynamoDbStore({ client, tableName: requiredEnvironment("MESSAGES_TABLE") });
-const channels = new ChannelStore({ client, tableName: requiredEnvironment("CHANNELS_TABLE") });
-
-export const handler = createIngestHandler(store, new Logger({ serviceName: "convoseg-ingest" }), {
-  markArrivals: (channel) => channels.markArrivals(channel, Date.now()),
+const client = new IngestClient({
+  messagesTable: requiredEnvironment("MESSAGES_TABLE"),
+  channelsTable: requiredEnvironment("CHANNELS_TABLE"),
 });
+
+export const handler = createIngestHandler(
+  (messages) => client.ingest(messages),
+  new Logger({ serviceName: "convoseg-ingest" }),
+);

@@ -1,7 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import type { Writer } from "../../lib/history/store.js";
-import { type IngestOptions, type IngestResult, ingest } from "../../lib/ingest/index.js";
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import type { IngestResult } from "../../lib/ingest/index.js";
 
 /** Direct invocation: a batch of chat messages in the JSON-lines input format. */
 export interface DirectIngestEvent {
@@ -11,36 +10,63 @@ export interface DirectIngestEvent {
 export type IngestEvent = DirectIngestEvent | SQSEvent;
 export type IngestResponse = IngestResult | SQSBatchResponse;
 
-const isSqsEvent = (event: unknown): event is SQSEvent =>
-  Array.isArray((event as SQSEvent)?.Records);
+/** Ingests a batch of chat messages (`IngestClient.ingest`). */
+export type Ingest = (messages: readonly unknown[]) => Promise<IngestResult>;
 
 /**
  * The ingestion Lambda's logic: a direct batch gets a per-message report; an SQS batch (one chat
  * message per record body) reports the records to retry. Invalid records are reported too, so
- * that after the queue's retries they land in its dead-letter queue instead of vanishing.
+ * that after the queue's retries they land in its dead-letter queue instead of vanishing, while
+ * the valid records of the batch are stored. A message in conflict with the stored one (an edit)
+ * is logged and not retried: the stored version stands.
  */
-export function createIngestHandler(writer: Writer, logger: Logger, options: IngestOptions = {}) {
+export function createIngestHandler(ingest: Ingest, logger: Logger) {
   return async (event: IngestEvent): Promise<IngestResponse> => {
-    if (isSqsEvent(event)) return ingestRecords(writer, logger, event, options);
-    if (!Array.isArray((event as DirectIngestEvent)?.messages)) {
-      throw new TypeError('ingest: expected {"messages": [...]} or an SQS event');
-    }
-    const result = await ingest(writer, event.messages, options);
-    logResult(logger, result, event.messages.length);
+    const kind = eventKind(event);
+    if (kind === "sqs") return ingestRecords(ingest, logger, (event as SQSEvent).Records);
+    const { messages } = event as DirectIngestEvent;
+    const result = await ingest(messages);
+    logResult(logger, result, messages.length);
     return result;
   };
 }
 
+/**
+ * Which kind of event this is; throws a TypeError saying what is wrong with one that is neither
+ * (both kinds at once, a record that is not an SQS record), rather than guess.
+ */
+function eventKind(event: unknown): "sqs" | "direct" {
+  if (typeof event !== "object" || event === null || Array.isArray(event)) {
+    throw new TypeError('ingest: expected {"messages": [...]} or an SQS event');
+  }
+  const { Records: records, messages } = event as Record<string, unknown>;
+  if (records !== undefined && messages !== undefined) {
+    throw new TypeError("ingest: an event carries Records (SQS) or messages (direct), not both");
+  }
+  if (Array.isArray(messages)) return "direct";
+  if (!Array.isArray(records)) {
+    throw new TypeError('ingest: expected {"messages": [...]} or an SQS event');
+  }
+  records.forEach((record, index) => {
+    const r = record as Partial<SQSRecord> | null;
+    if (typeof r?.messageId !== "string" || typeof r?.body !== "string") {
+      throw new TypeError(
+        `ingest: Records[${index}] is not an SQS record (expected messageId and body strings)`,
+      );
+    }
+  });
+  return "sqs";
+}
+
 async function ingestRecords(
-  writer: Writer,
+  ingest: Ingest,
   logger: Logger,
-  event: SQSEvent,
-  options: IngestOptions,
+  records: SQSRecord[],
 ): Promise<SQSBatchResponse> {
   const bodies: unknown[] = [];
   const failures = new Set<string>();
   const recordOf: string[] = [];
-  for (const record of event.Records) {
+  for (const record of records) {
     try {
       bodies.push(JSON.parse(record.body));
       recordOf.push(record.messageId);
@@ -49,20 +75,38 @@ async function ingestRecords(
       failures.add(record.messageId);
     }
   }
-  const result = await ingest(writer, bodies, options);
-  logResult(logger, result, bodies.length);
+  const result = await ingest(bodies);
+  logResult(logger, result, bodies.length, recordOf);
   for (const { index } of [...result.rejected, ...result.failed]) failures.add(recordOf[index]);
   return { batchItemFailures: [...failures].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
-/** One structured line per batch, and one per message that was not stored; never message text. */
-function logResult(logger: Logger, result: IngestResult, received: number): void {
+/** One structured line per batch, and one per message not stored as sent; never message text. */
+function logResult(
+  logger: Logger,
+  result: IngestResult,
+  received: number,
+  recordOf?: string[],
+): void {
+  const recordId = (index: number) => (recordOf ? { recordId: recordOf[index] } : {});
   logger.info("ingested", {
     received,
     stored: result.stored.length,
+    unchanged: result.unchanged.length,
+    conflicts: result.conflicts.length,
     rejected: result.rejected.length,
     failed: result.failed.length,
   });
-  for (const rejection of result.rejected) logger.warn("message rejected", { ...rejection });
-  for (const failure of result.failed) logger.error("message not stored", { ...failure });
+  for (const conflict of result.conflicts) {
+    logger.warn("message conflicts with the stored one; the stored version is kept", {
+      ...conflict,
+      ...recordId(conflict.index),
+    });
+  }
+  for (const rejection of result.rejected) {
+    logger.warn("message rejected", { ...rejection, ...recordId(rejection.index) });
+  }
+  for (const failure of result.failed) {
+    logger.error("message not stored", { ...failure, ...recordId(failure.index) });
+  }
 }

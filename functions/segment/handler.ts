@@ -3,9 +3,12 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context } from "aws-lambda";
-import { readSegmentConfig } from "../../lib/pipeline/config.js";
-import { runTick, type TickSummary } from "../../lib/pipeline/tick.js";
-import { tickDependencies } from "./wiring.js";
+import {
+  readSegmentConfig,
+  runTick,
+  type TickSummary,
+  tickDependencies,
+} from "../../lib/pipeline/index.js";
 
 /** Read at cold start: a bad setting fails the first invocation, naming the variable. */
 const config = readSegmentConfig(process.env);
@@ -18,7 +21,11 @@ const deps = tickDependencies(config, {
     add: (name, value) =>
       metrics.addMetric(
         name,
-        name.endsWith("Ms") ? MetricUnit.Milliseconds : MetricUnit.Count,
+        name.endsWith("Ms")
+          ? MetricUnit.Milliseconds
+          : name.endsWith("Bytes")
+            ? MetricUnit.Bytes
+            : MetricUnit.Count,
         value,
       ),
   },

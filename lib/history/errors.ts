@@ -4,17 +4,18 @@
  * original's `errors.Is`/`errors.As`).
  */
 export class HistoryError extends Error {
+  override readonly name: string = "HistoryError";
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
     this.code = code;
   }
 }
 
 /** A missing store where one is required. */
 export class NilStoreError extends HistoryError {
+  override readonly name: string = "NilStoreError";
   constructor() {
     super("HISTORY_NIL_STORE", "history: nil store");
   }
@@ -22,6 +23,7 @@ export class NilStoreError extends HistoryError {
 
 /** A conversation id that breaks one of the rules of `validateConversationId`. */
 export class InvalidConversationIdError extends HistoryError {
+  override readonly name: string = "InvalidConversationIdError";
   constructor(readonly reason: string) {
     super("HISTORY_INVALID_CONVERSATION_ID", `history: invalid conversation ID: ${reason}`);
   }
@@ -29,6 +31,7 @@ export class InvalidConversationIdError extends HistoryError {
 
 /** A message (or request) that is not well formed; `field` names what is at fault. */
 export class InvalidMessageError extends HistoryError {
+  override readonly name: string = "InvalidMessageError";
   constructor(
     readonly field: string,
     readonly reason: string,
@@ -39,6 +42,7 @@ export class InvalidMessageError extends HistoryError {
 
 /** Write facts that contradict themselves (see `validateWriteOutcome`). */
 export class InvalidWriteOutcomeError extends HistoryError {
+  override readonly name: string = "InvalidWriteOutcomeError";
   constructor(reason: string) {
     super("HISTORY_INVALID_WRITE_OUTCOME", `history: invalid write outcome: ${reason}`);
   }

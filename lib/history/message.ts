@@ -1,3 +1,4 @@
+import { messageIdProblem } from "../identity/index.js";
 import { InvalidMessageError } from "./errors.js";
 
 /**
@@ -64,7 +65,7 @@ export function cloneMessage(message: Message): Message {
 /**
  * Throws an {@link InvalidMessageError} naming the first field at fault: the role; the parts (at
  * least one, each well formed, tool calls only from the assistant, tool results only in tool
- * messages); JSON metadata; and the optional platform fields (`id` a non-empty string, `ts`
+ * messages); JSON metadata; and the optional platform fields (`id` a non-empty, well-formed string, `ts`
  * finite epoch milliseconds within the Date range, `author` a string).
  */
 export function validateMessage(message: unknown): asserts message is Message {
@@ -82,8 +83,12 @@ export function validateMessage(message: unknown): asserts message is Message {
     validatePart(part, m.role as Role, `parts[${i}]`);
   });
   if (m.metadata !== undefined) validateMetadata(m.metadata, "metadata");
-  if (m.id !== undefined && (typeof m.id !== "string" || m.id === "")) {
-    throw new InvalidMessageError("id", "expected a non-empty string");
+  if (m.id !== undefined) {
+    if (typeof m.id !== "string")
+      throw new InvalidMessageError("id", "expected a non-empty string");
+    const problem = messageIdProblem(m.id);
+    if (problem === "empty") throw new InvalidMessageError("id", "expected a non-empty string");
+    if (problem !== undefined) throw new InvalidMessageError("id", problem);
   }
   if (
     m.ts !== undefined &&

@@ -1,14 +1,27 @@
 import { describeError, HistoryError, InvalidWriteOutcomeError } from "./errors.js";
+import type { Message } from "./message.js";
 
 /**
  * The acknowledged facts of one write attempt. `accepted` counts the confirmed prefix in argument
  * order; `uncertain` means messages after it may have been stored, so the caller must reconcile
  * before retrying; otherwise every remaining message is confirmed unwritten. It never implies
  * idempotency or rollback. All messages may be accepted even when ancillary work failed.
+ *
+ * `existing` (convoseg's addition, absent when empty) lists the accepted messages whose platform
+ * id was already stored: the store kept what it had and wrote nothing for them. `stored` is that
+ * stored message, so a caller can tell a repeat from an edit.
  */
 export interface WriteOutcome {
   readonly accepted: number;
   readonly uncertain: boolean;
+  readonly existing?: readonly ExistingMessage[];
+}
+
+/** An accepted message whose platform id the store already held, and what it holds. */
+export interface ExistingMessage {
+  /** Index in the written batch. */
+  readonly index: number;
+  readonly stored: Message;
 }
 
 /** Nothing was written. */
@@ -43,6 +56,7 @@ export function validateWriteOutcome(
  * `write` rejects only with this, so that callers always learn what was stored.
  */
 export class WriteError extends HistoryError {
+  override readonly name: string = "WriteError";
   constructor(
     readonly outcome: WriteOutcome,
     cause: unknown,

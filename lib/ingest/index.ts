@@ -1,17 +1,26 @@
 /**
  * Ingestion: chat platform messages into the history store, one conversation per channel. Every
- * message gets an answer: stored, rejected (invalid, with the field at fault) or failed (the store
- * did not confirm it; `uncertain` when it may have been stored after all). Valid messages are
- * written even when others in the same call are invalid.
+ * message gets an answer: stored, unchanged (already stored as sent), in conflict (already stored
+ * differently: the stored version is kept), rejected (invalid, with the field at fault) or failed
+ * (the store did not confirm it; `uncertain` when it may have been stored after all). Each message
+ * is validated on its own before any I/O, so the valid ones of a batch are written even when
+ * others are invalid.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../history/dynamodb/store.js";
-import { findCause } from "../history/errors.js";
-import { type Message, textMessage } from "../history/message.js";
-import { WriteError } from "../history/outcome.js";
-import type { Writer } from "../history/store.js";
+import {
+  DynamoDbStore,
+  type ExistingMessage,
+  findCause,
+  LeaseReleaseError,
+  type Message,
+  messageText,
+  storageProblem,
+  textMessage,
+  WriteError,
+  type Writer,
+} from "../history/index.js";
 import { type ChatMessage, InvalidMessageError, parseChatMessage } from "../messages/index.js";
-import { ChannelStore } from "../pipeline/channel-store.js";
+import { ChannelPositions } from "../pipeline/index.js";
 
 /** A chat message as an ingestion caller sends it (the JSON-lines input format). */
 export interface ChatMessageInput {
@@ -29,6 +38,13 @@ export interface Rejection {
   problem: string;
 }
 
+/** A message whose id was already stored with other content; the stored version is kept. */
+export interface Conflict {
+  index: number;
+  /** The fields that differ from the stored message: `ts`, `text` and/or `user`. */
+  fields: ("ts" | "text" | "user")[];
+}
+
 export interface Failure {
   index: number;
   error: string;
@@ -37,8 +53,15 @@ export interface Failure {
 }
 
 export interface IngestResult {
-  /** Indexes of the messages the store confirmed (including repeats of stored ids). */
+  /** Indexes of the messages stored by this call. */
   stored: number[];
+  /** Indexes of messages already stored exactly as sent (a repeat): nothing to do. */
+  unchanged: number[];
+  /**
+   * Messages already stored with a different timestamp, text or author (an edit, or a reused
+   * id). The first version stays: its segment may have been delivered already.
+   */
+  conflicts: Conflict[];
   rejected: Rejection[];
   failed: Failure[];
 }
@@ -52,82 +75,136 @@ export function historyMessage(message: ChatMessage): Message {
   });
 }
 
-/**
- * Validates each input, then writes the valid ones channel by channel (channels concurrently,
- * at most `concurrency` at a time), in input order within a channel.
- */
 export interface IngestOptions {
+  /** Channels written at once (default 8). */
   concurrency?: number;
   signal?: AbortSignal;
-  /**
-   * Tells the pipeline that a channel has new messages (ChannelStore.markArrivals), after they
-   * are stored. If it fails, the channel's messages are reported failed and uncertain: they are
-   * stored, and resubmitting them (a no-op write) retries the mark.
-   */
-  markArrivals?: (channel: string) => Promise<void>;
 }
 
+/**
+ * Validates each input (the chat message format, and what DynamoDB would refuse: key lengths and
+ * item size), then writes the valid ones channel by channel (channels concurrently, at most
+ * `concurrency` at a time), in input order within a channel.
+ */
 export async function ingest(
   writer: Writer,
   inputs: readonly unknown[],
   options: IngestOptions = {},
 ): Promise<IngestResult> {
-  const result: IngestResult = { stored: [], rejected: [], failed: [] };
+  const result: IngestResult = {
+    stored: [],
+    unchanged: [],
+    conflicts: [],
+    rejected: [],
+    failed: [],
+  };
   const channels = new Map<string, { indexes: number[]; messages: Message[] }>();
   inputs.forEach((input, index) => {
-    try {
-      const message = parseChatMessage(input);
-      const channel = channels.get(message.channel) ?? { indexes: [], messages: [] };
-      channels.set(message.channel, channel);
-      channel.indexes.push(index);
-      channel.messages.push(historyMessage(message));
-    } catch (error) {
-      if (!(error instanceof InvalidMessageError)) throw error;
-      result.rejected.push({ index, field: error.field, problem: error.problem });
+    const parsed = validate(input);
+    if ("field" in parsed) {
+      result.rejected.push({ index, ...parsed });
+      return;
     }
+    const channel = channels.get(parsed.channel) ?? { indexes: [], messages: [] };
+    channels.set(parsed.channel, channel);
+    channel.indexes.push(index);
+    channel.messages.push(parsed.message);
   });
   const work = [...channels].map(([channel, { indexes, messages }]) => async () => {
-    const { accepted, failure } = await storeChannel(writer, channel, messages, options);
-    result.stored.push(...indexes.slice(0, accepted));
-    for (const index of indexes.slice(accepted)) result.failed.push({ index, ...failure });
+    const outcome = await storeChannel(writer, channel, messages, options);
+    const existing = new Map(outcome.existing.map((e) => [e.index, e.stored]));
+    indexes.slice(0, outcome.accepted).forEach((index, i) => {
+      const stored = existing.get(i);
+      if (stored === undefined) {
+        result.stored.push(index);
+        return;
+      }
+      const fields = differences(messages[i], stored);
+      if (fields.length === 0) result.unchanged.push(index);
+      else result.conflicts.push({ index, fields });
+    });
+    for (const index of indexes.slice(outcome.accepted))
+      result.failed.push({ index, ...outcome.failure });
   });
   await runLimited(work, options.concurrency ?? 8);
   result.stored.sort((a, b) => a - b);
+  result.unchanged.sort((a, b) => a - b);
+  result.conflicts.sort((a, b) => a.index - b.index);
   result.failed.sort((a, b) => a.index - b.index);
   return result;
 }
 
+/** One input as a history message of its channel, or what is wrong with it. */
+function validate(
+  input: unknown,
+): { channel: string; message: Message } | Omit<Rejection, "index"> {
+  let chat: ChatMessage;
+  try {
+    chat = parseChatMessage(input);
+  } catch (error) {
+    if (!(error instanceof InvalidMessageError)) throw error;
+    return { field: error.field, problem: error.reason };
+  }
+  const message = historyMessage(chat);
+  const problem = storageProblem(chat.channel, message);
+  if (problem !== undefined) {
+    const field =
+      problem.part === "conversation" ? "channel" : problem.part === "id" ? "id" : "text";
+    return { field, problem: problem.reason };
+  }
+  return { channel: chat.channel, message };
+}
+
+/** The fields in which a message differs from the stored one of the same id. */
+function differences(sent: Message, stored: Message): Conflict["fields"] {
+  const fields: Conflict["fields"] = [];
+  if (sent.ts !== stored.ts) fields.push("ts");
+  if (messageText(sent) !== messageText(stored)) fields.push("text");
+  if ((sent.author ?? null) !== (stored.author ?? null)) fields.push("user");
+  return fields;
+}
+
 /**
- * Writes one channel's messages and marks the channel for segmentation; returns how many were
- * confirmed, and why the rest were not.
+ * Writes one channel's messages; returns how many were confirmed (the prefix), the confirmed ones
+ * that were stored before, and why the rest were not. Messages that were stored but whose
+ * position lease could not be released count as failed and uncertain: the pipeline was not told
+ * they arrived, and resubmitting them (a no-op write) tells it.
  */
 async function storeChannel(
   writer: Writer,
   channel: string,
   messages: Message[],
   options: IngestOptions,
-): Promise<{ accepted: number; failure: Omit<Failure, "index"> }> {
-  let accepted = messages.length;
-  let failure = { error: "", uncertain: false };
+): Promise<{
+  accepted: number;
+  existing: readonly ExistingMessage[];
+  failure: Omit<Failure, "index">;
+}> {
   try {
-    await writer.write(channel, messages, { signal: options.signal });
+    const outcome = await writer.write(channel, messages, { signal: options.signal });
+    return {
+      accepted: outcome.accepted,
+      existing: outcome.existing ?? [],
+      failure: { error: "", uncertain: false },
+    };
   } catch (error) {
     const outcome = findCause(error, WriteError)?.outcome ?? { accepted: 0, uncertain: true };
-    accepted = outcome.accepted;
-    failure = { error: (error as Error).message, uncertain: outcome.uncertain };
-  }
-  if (accepted > 0 && options.markArrivals) {
-    try {
-      await options.markArrivals(channel);
-    } catch (error) {
-      accepted = 0;
-      failure = {
-        error: `stored, but not scheduled for segmentation: ${(error as Error).message}`,
-        uncertain: true,
+    if (findCause(error, LeaseReleaseError)) {
+      return {
+        accepted: 0,
+        existing: [],
+        failure: {
+          error: `stored, but not scheduled for segmentation: ${(error as Error).message}`,
+          uncertain: true,
+        },
       };
     }
+    return {
+      accepted: outcome.accepted,
+      existing: outcome.existing ?? [],
+      failure: { error: (error as Error).message, uncertain: outcome.uncertain },
+    };
   }
-  return { accepted, failure };
 }
 
 async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
@@ -138,36 +215,47 @@ async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promis
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
+export interface IngestClientOptions {
+  messagesTable: string;
+  channelsTable: string;
+  client?: DynamoDBClient;
+  /** The pipeline clock that due times are in (default: the wall clock). */
+  now?: () => number;
+}
+
 /**
  * The typed client for users' own ingestion Lambdas (a Discord bot, a Slack events handler):
- * writes chat messages into convoseg's messages table through the history store and marks their
- * channels for the next segmentation tick.
+ * writes chat messages into convoseg's messages table through the history store, at positions
+ * reserved on the channels table, so the next segmentation tick reads them.
  *
  * ```ts
  * const ingestion = new IngestClient({
  *   messagesTable: process.env.MESSAGES_TABLE!,
  *   channelsTable: process.env.CHANNELS_TABLE!,
  * });
- * const { rejected, failed } = await ingestion.ingest([{ id, ts, channel, user, text }]);
+ * const { rejected, conflicts, failed } = await ingestion.ingest([{ id, ts, channel, user, text }]);
  * ```
  */
 export class IngestClient {
   private readonly store: DynamoDbStore;
-  private readonly channels: ChannelStore;
 
-  constructor(options: { messagesTable: string; channelsTable: string; client?: DynamoDBClient }) {
+  constructor(options: IngestClientOptions) {
     const client = options.client ?? new DynamoDBClient({});
-    this.store = new DynamoDbStore({ client, tableName: options.messagesTable });
-    this.channels = new ChannelStore({ client, tableName: options.channelsTable });
+    this.store = new DynamoDbStore({
+      client,
+      tableName: options.messagesTable,
+      positions: new ChannelPositions({
+        client,
+        tableName: options.channelsTable,
+        now: options.now,
+      }),
+    });
   }
 
   ingest(
-    messages: readonly ChatMessageInput[],
+    messages: readonly ChatMessageInput[] | readonly unknown[],
     options?: { signal?: AbortSignal },
   ): Promise<IngestResult> {
-    return ingest(this.store, messages, {
-      ...options,
-      markArrivals: (channel) => this.channels.markArrivals(channel, Date.now()),
-    });
+    return ingest(this.store, messages, options);
   }
 }

@@ -3,14 +3,26 @@
  * and the one order every part of the product uses: platform timestamp, then message id.
  */
 
-import { validateConversationId } from "../history/conversation-id.js";
-import { InvalidConversationIdError } from "../history/errors.js";
+import { InvalidMessageError } from "../history/index.js";
+import {
+  compareIds,
+  conversationIdProblem,
+  loneSurrogateAt,
+  messageIdProblem,
+} from "../identity/index.js";
+
+export { InvalidMessageError };
 
 /** Channel of a message that names none. */
 export const DEFAULT_CHANNEL = "default";
 
-/** The largest epoch-millisecond magnitude a JavaScript Date (and ISO-8601 output) can carry. */
-const MAX_EPOCH_MS = 8.64e15;
+/**
+ * The timestamps convoseg accepts: from the epoch (1970-01-01T00:00:00Z; zero and negative values
+ * are missing or broken timestamps, not chat) to the last millisecond of year 9999 (the last one
+ * ISO-8601 writes with four digits). Within it, every due-time sum of the pipeline is exact.
+ */
+export const MIN_TIMESTAMP_MS = 0;
+export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export interface ChatMessage {
   /** Platform message id, unique within its channel (numbers are accepted and kept as strings). */
@@ -22,22 +34,12 @@ export interface ChatMessage {
   text?: string | null;
 }
 
-/** A message field that is missing or malformed. */
-export class InvalidMessageError extends Error {
-  constructor(
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`${field}: ${problem}`);
-    this.name = "InvalidMessageError";
-  }
-}
-
 /**
- * Validates one decoded JSON value as a chat message: `id` (non-empty string or safe integer),
- * `ts` (ISO-8601 date-time with a zone, or epoch milliseconds as a number or digit string),
- * optional `channel` (a valid conversation id, default {@link DEFAULT_CHANNEL}), optional `user` and
- * `text` (string or null). Other fields are ignored.
+ * Validates one decoded JSON value as a chat message: `id` (non-empty, well-formed string, or a
+ * safe integer), `ts` (ISO-8601 date-time with a zone, or epoch milliseconds as a number or digit
+ * string, within {@link MIN_TIMESTAMP_MS} to {@link MAX_TIMESTAMP_MS}), optional `channel` (a
+ * valid conversation id, default {@link DEFAULT_CHANNEL}), optional `user` and `text` (string or
+ * null, well-formed: a lone surrogate cannot be stored as UTF-8). Other fields are ignored.
  *
  * @throws InvalidMessageError naming the first field at fault.
  */
@@ -66,20 +68,13 @@ export function compareMessages(a: ChatMessage, b: ChatMessage): number {
   return a.ts - b.ts || compareIds(a.id, b.id);
 }
 
-/** Compares two ids by code point, which is UTF-8 byte order (plain `<` compares UTF-16 units). */
-export function compareIds(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.codePointAt(i) ?? 0;
-    const y = b.codePointAt(i) ?? 0;
-    if (x !== y) return x - y;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length;
-}
-
 function parseId(value: unknown): string {
-  if (typeof value === "string" && value.length > 0) return value;
+  if (typeof value === "string" && value.length > 0) {
+    const problem = messageIdProblem(value);
+    if (problem !== undefined)
+      throw new InvalidMessageError("id", `${problem} (got ${kindOf(value)})`);
+    return value;
+  }
   if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
   throw new InvalidMessageError(
     "id",
@@ -96,17 +91,25 @@ const ISO_DATE_TIME =
  * milliseconds given as a number or a string of digits.
  */
 export function parseTimestamp(value: unknown): number {
+  let ms: number | undefined;
   if (typeof value === "number" || (typeof value === "string" && /^-?\d+$/.test(value))) {
-    const ms = Number(value);
-    if (Number.isFinite(ms) && Math.abs(ms) <= MAX_EPOCH_MS) return ms;
+    ms = Number.isFinite(Number(value)) ? Number(value) : undefined;
   } else if (typeof value === "string") {
-    const ms = parseIsoDateTime(value);
-    if (ms !== undefined) return ms;
+    ms = parseIsoDateTime(value);
   }
-  throw new InvalidMessageError(
-    "ts",
-    `expected an ISO-8601 date-time with a time zone or epoch milliseconds (got ${kindOf(value)})`,
-  );
+  if (ms === undefined) {
+    throw new InvalidMessageError(
+      "ts",
+      `expected an ISO-8601 date-time with a time zone or epoch milliseconds (got ${kindOf(value)})`,
+    );
+  }
+  if (ms < MIN_TIMESTAMP_MS || ms > MAX_TIMESTAMP_MS) {
+    throw new InvalidMessageError(
+      "ts",
+      `outside the accepted window 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z (got ${kindOf(value)})`,
+    );
+  }
+  return ms;
 }
 
 function parseIsoDateTime(text: string): number | undefined {
@@ -125,15 +128,18 @@ function parseIsoDateTime(text: string): number | undefined {
     check.getUTCHours() === h &&
     check.getUTCMinutes() === mi &&
     check.getUTCSeconds() === s;
-  if (!valid) return undefined;
-  return utc - zoneOffsetMs(zone);
+  const offset = zoneOffsetMs(zone);
+  if (!valid || offset === undefined) return undefined;
+  return utc - offset;
 }
 
-function zoneOffsetMs(zone: string): number {
+/** The offset of a zone designator (`Z`, `+02:00`): hours 00 to 23, minutes 00 to 59. */
+function zoneOffsetMs(zone: string): number | undefined {
   if (zone === "Z" || zone === "z") return 0;
   const sign = zone[0] === "-" ? -1 : 1;
   const hours = Number(zone.slice(1, 3));
   const minutes = Number(zone.slice(4, 6));
+  if (hours > 23 || minutes > 59) return undefined;
   return sign * (hours * 60 + minutes) * 60_000;
 }
 
@@ -142,20 +148,23 @@ function parseChannel(value: unknown): string {
   if (typeof value !== "string") {
     throw new InvalidMessageError("channel", `expected a string (got ${kindOf(value)})`);
   }
-  try {
-    validateConversationId(value);
-  } catch (error) {
-    if (error instanceof InvalidConversationIdError) {
-      throw new InvalidMessageError("channel", `${error.reason} (got ${kindOf(value)})`);
-    }
-    throw error;
+  const problem = conversationIdProblem(value);
+  if (problem !== undefined) {
+    throw new InvalidMessageError("channel", `${problem} (got ${kindOf(value)})`);
   }
   return value;
 }
 
 function optionalText(record: Record<string, unknown>, field: string): string | null | undefined {
   const value = record[field];
-  if (value === undefined || value === null || typeof value === "string") return value;
+  if (typeof value === "string") {
+    const at = loneSurrogateAt(value);
+    if (at >= 0) {
+      throw new InvalidMessageError(field, `not well-formed UTF-16: lone surrogate at index ${at}`);
+    }
+    return value;
+  }
+  if (value === undefined || value === null) return value;
   throw new InvalidMessageError(field, `expected a string or null (got ${kindOf(value)})`);
 }
 

@@ -1,5 +1,6 @@
-import { parseDuration } from "../duration.js";
+import { parseDuration } from "../duration/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../segmenter/index.js";
+import { PipelineConfigError } from "./errors.js";
 import type { TickSettings } from "./tick.js";
 
 /** Everything the segmentation function is configured with, read from its environment. */
@@ -20,15 +21,20 @@ export const SEGMENT_DEFAULTS = {
   MAX_SIZE: String(DEFAULT_MAX_SIZE),
   SETTLE: `${DEFAULT_SETTLE_MS}`,
   MIN_ITEMS: String(DEFAULT_MIN_ITEMS),
-  // At least the read lag plus ordinary reordering between ingestion writers.
+  // Ordinary reordering between ingestion writers of one channel.
   GRACE: "1m",
-  READ_LAG: "10s",
   MAX_ARRIVALS_PER_CHANNEL: "5000",
   LEASE: "15m",
+  HOLD_TIMEOUT: "5m",
   CHANNEL_CONCURRENCY: "8",
   MAX_BODY_BYTES: String(256 * 1024),
   BUDGET_MARGIN: "20s",
 } as const;
+
+/** Upper bounds that keep every setting meaningful (a segment of more messages cannot be sent). */
+const MAX_SEGMENT_MESSAGES = 100_000;
+const MAX_CONCURRENCY = 64;
+const MAX_BODY_LIMIT = 1024 * 1024;
 
 /**
  * Reads and validates the configuration at cold start, so that a bad setting fails the first
@@ -39,15 +45,16 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     name: keyof typeof SEGMENT_DEFAULTS | "MESSAGES_TABLE" | "CHANNELS_TABLE" | "SEGMENT_QUEUE_URL",
   ) => {
     const text = env[name] ?? (SEGMENT_DEFAULTS as Record<string, string>)[name];
-    if (!text) throw new Error(`segment: environment variable ${name} must be set`);
+    if (!text) throw new PipelineConfigError(name, "must be set (environment variable)");
     return text;
   };
-  const integer = (name: keyof typeof SEGMENT_DEFAULTS, min: number) => {
+  const integer = (name: keyof typeof SEGMENT_DEFAULTS, min: number, max: number) => {
     const text = value(name);
     const n = Number(text);
-    if (!/^\d+$/.test(text) || n < min || !Number.isSafeInteger(n)) {
-      throw new Error(
-        `segment: ${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`,
+    if (!/^\d+$/.test(text) || n < min || n > max) {
+      throw new PipelineConfigError(
+        name,
+        `must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`,
       );
     }
     return n;
@@ -56,13 +63,14 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     try {
       return parseDuration(value(name), name);
     } catch (error) {
-      throw new Error(`segment: ${(error as Error).message}`);
+      throw new PipelineConfigError(name, (error as Error).message.replace(`${name} `, ""));
     }
   };
   const fifo = value("SEGMENT_QUEUE_FIFO");
   if (fifo !== "true" && fifo !== "false") {
-    throw new Error(
-      `segment: SEGMENT_QUEUE_FIFO must be true or false (got ${JSON.stringify(fifo)})`,
+    throw new PipelineConfigError(
+      "SEGMENT_QUEUE_FIFO",
+      `must be true or false (got ${JSON.stringify(fifo)})`,
     );
   }
   return {
@@ -70,17 +78,17 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     channelsTable: value("CHANNELS_TABLE"),
     queueUrl: value("SEGMENT_QUEUE_URL"),
     fifo: fifo === "true",
-    maxBodyBytes: integer("MAX_BODY_BYTES", 1024),
+    maxBodyBytes: integer("MAX_BODY_BYTES", 1024, MAX_BODY_LIMIT),
     budgetMarginMs: duration("BUDGET_MARGIN"),
     settings: {
-      maxSize: integer("MAX_SIZE", 1),
+      maxSize: integer("MAX_SIZE", 1, MAX_SEGMENT_MESSAGES),
       settle: duration("SETTLE"),
-      minItems: integer("MIN_ITEMS", 1),
+      minItems: integer("MIN_ITEMS", 1, MAX_SEGMENT_MESSAGES),
       grace: duration("GRACE"),
-      readLagMs: duration("READ_LAG"),
-      maxArrivalsPerChannel: integer("MAX_ARRIVALS_PER_CHANNEL", 1),
+      maxArrivalsPerChannel: integer("MAX_ARRIVALS_PER_CHANNEL", 1, 100_000),
       leaseMs: duration("LEASE"),
-      channelConcurrency: integer("CHANNEL_CONCURRENCY", 1),
+      holdTimeoutMs: duration("HOLD_TIMEOUT"),
+      channelConcurrency: integer("CHANNEL_CONCURRENCY", 1, MAX_CONCURRENCY),
     },
   };
 }

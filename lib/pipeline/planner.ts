@@ -6,14 +6,14 @@
  * old state (see `specs/pipeline.md`, guarantees 1 to 4).
  */
 import { createHash } from "node:crypto";
+import { compareRefs } from "../identity/index.js";
 import { ConversationSegmenter } from "../segmenter/index.js";
-import {
-  compareRefs,
-  type EmittedBound,
-  type MessageRef,
-  type PipelineConfig,
-  type PlannedSegment,
-  type PlannerState,
+import type {
+  EmittedBound,
+  MessageRef,
+  PipelineConfig,
+  PlannedSegment,
+  PlannerState,
 } from "./types.js";
 
 /** How many emitted segments the state remembers for naming where late messages belong. */

@@ -15,7 +15,8 @@
  * const messages = await readSegmentMessages(segment, store); // in segment order
  * ```
  */
-import { type Message, messageText } from "../history/message.js";
+import { type Message, messageText } from "../history/index.js";
+import { PipelineError } from "./errors.js";
 import type { MessageRef, PlannedSegment } from "./types.js";
 
 export interface SegmentMessageV1 {
@@ -51,40 +52,44 @@ export interface SegmentMessageSource {
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 /** A segment so large that even its reference form (its message ids) exceeds the body limit. */
-export class SegmentTooLargeError extends Error {
+export class SegmentTooLargeError extends PipelineError {
+  override readonly name: string = "SegmentTooLargeError";
   constructor(
     readonly segmentId: string,
     readonly bytes: number,
     readonly maxBodyBytes: number,
   ) {
     super(
+      "PIPELINE_SEGMENT_TOO_LARGE",
       `segment ${segmentId}: even its reference form takes ${bytes} bytes, over the ${maxBodyBytes}-byte body limit; lower the segmenter's maxSize or raise the queue's MaximumMessageSize`,
     );
-    this.name = new.target.name;
   }
 }
 
 /** A body that is not a v1 segment message; `field` names what is at fault. */
-export class InvalidSegmentMessageError extends Error {
+export class InvalidSegmentMessageError extends PipelineError {
+  override readonly name: string = "InvalidSegmentMessageError";
   constructor(
     readonly field: string,
     readonly reason: string,
   ) {
-    super(`invalid segment message: ${field}: ${reason}`);
-    this.name = new.target.name;
+    super("PIPELINE_INVALID_SEGMENT_MESSAGE", `invalid segment message: ${field}: ${reason}`);
   }
 }
 
 /** A reference-form segment whose messages the source no longer (or does not yet) hold. */
-export class MissingSegmentMessagesError extends Error {
+export class MissingSegmentMessagesError extends PipelineError {
+  override readonly name: string = "MissingSegmentMessagesError";
   constructor(
     readonly segmentId: string,
     readonly missingIds: string[],
   ) {
     const shown = missingIds.slice(0, 5).join(", ");
     const more = missingIds.length > 5 ? ` and ${missingIds.length - 5} more` : "";
-    super(`segment ${segmentId}: ${missingIds.length} message(s) not found: ${shown}${more}`);
-    this.name = new.target.name;
+    super(
+      "PIPELINE_MISSING_SEGMENT_MESSAGES",
+      `segment ${segmentId}: ${missingIds.length} message(s) not found: ${shown}${more}`,
+    );
   }
 }
 
@@ -99,15 +104,29 @@ export function segmentBody(
   messages: Message[],
   options: { maxBodyBytes: number; tableName: string },
 ): string {
-  const envelope = segmentEnvelope(segment);
-  const inline = JSON.stringify({
-    ...envelope,
+  const inline = inlineSegmentBody(segment, messages);
+  if (utf8Bytes(inline) <= options.maxBodyBytes) return inline;
+  return referenceSegmentBody(segment, options);
+}
+
+/** The inline body of a segment, whatever its size. */
+export function inlineSegmentBody(segment: PlannedSegment, messages: Message[]): string {
+  return encodeBody({
+    ...segmentEnvelope(segment),
     messages: inlineMessages(segment, messages),
   } satisfies SegmentMessageV1);
-  if (utf8Bytes(inline) <= options.maxBodyBytes) return inline;
+}
 
-  const reference = JSON.stringify({
-    ...envelope,
+/**
+ * The reference form of a segment: its bounds and ids, and the table to read its messages from.
+ * Throws a {@link SegmentTooLargeError} when even this exceeds `maxBodyBytes`.
+ */
+export function referenceSegmentBody(
+  segment: PlannedSegment,
+  options: { maxBodyBytes: number; tableName: string },
+): string {
+  const reference = encodeBody({
+    ...segmentEnvelope(segment),
     reference: { table: options.tableName },
   } satisfies SegmentMessageV1);
   const bytes = utf8Bytes(reference);
@@ -115,6 +134,54 @@ export function segmentBody(
     throw new SegmentTooLargeError(segment.segmentId, bytes, options.maxBodyBytes);
   }
   return reference;
+}
+
+/**
+ * The UTF-8 bytes one message adds to a segment's inline body (its JSON and a separator): what
+ * delivery adds up to decide, before fetching the rest, that a segment will not fit inline.
+ */
+export function inlineMessageBytes(segmentId: string, message: Message): number {
+  return utf8Bytes(encodeBody(inlineMessage(segmentId, message))) + 1;
+}
+
+/** The bytes of a segment's inline body before its messages: the envelope and `"messages":[]`. */
+export function inlineEnvelopeBytes(segment: PlannedSegment): number {
+  return utf8Bytes(encodeBody({ ...segmentEnvelope(segment), messages: [] }));
+}
+
+/**
+ * JSON that SQS accepts: SQS refuses U+FFFE and U+FFFF (and controls and lone surrogates, which
+ * JSON.stringify already escapes), so those two are written as `\ufffe` and `\uffff` escapes,
+ * which any JSON reader turns back into the same characters. Nothing is dropped.
+ */
+export function encodeBody(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\ufffe\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+  );
+}
+
+/**
+ * Whether SQS accepts `body` as a message body: only #x9, #xA, #xD, #x20 to #xD7FF, #xE000 to
+ * #xFFFD and #x10000 to #x10FFFF (the local emulator does not check this).
+ */
+export function isSqsBody(body: string): boolean {
+  for (let i = 0; i < body.length; i++) {
+    const unit = body.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = body.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i++;
+    } else if (
+      (unit < 0x20 && unit !== 0x9 && unit !== 0xa && unit !== 0xd) ||
+      (unit >= 0xdc00 && unit <= 0xdfff) ||
+      unit === 0xfffe ||
+      unit === 0xffff
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
 
 function segmentEnvelope(segment: PlannedSegment): SegmentMessageV1 {

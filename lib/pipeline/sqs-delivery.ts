@@ -11,14 +11,9 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { type Backoff, backoff, realSleep } from "../backoff.js";
-import type { PlannedSegment } from "./types.js";
-
-/** A segment and its queue body (see `segmentBody`). */
-export interface SegmentDelivery {
-  segment: PlannedSegment;
-  body: string;
-}
+import { type Backoff, backoff, realSleep } from "../backoff/index.js";
+import { PipelineError } from "./errors.js";
+import type { SegmentDelivery } from "./types.js";
 
 export interface SqsSegmentSenderOptions {
   client: SQSClient;
@@ -40,15 +35,19 @@ const MAX_DELAY_MS = 5_000;
 const DEFAULT_MAX_ATTEMPTS = 8;
 
 /** `send` gave up; `confirmed` segments (a prefix of the ones passed, per group) were accepted. */
-export class SegmentDeliveryError extends Error {
+export class SegmentDeliveryError extends PipelineError {
+  override readonly name: string = "SegmentDeliveryError";
   constructor(
     readonly confirmed: number,
     readonly total: number,
     detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`sqs delivery: ${confirmed} of ${total} segments confirmed; ${detail}`, options);
-    this.name = new.target.name;
+    super(
+      "PIPELINE_DELIVERY_FAILED",
+      `sqs delivery: ${confirmed} of ${total} segments confirmed; ${detail}`,
+      options,
+    );
   }
 }
 

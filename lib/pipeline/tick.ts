@@ -1,23 +1,36 @@
 import { randomUUID } from "node:crypto";
-import type { PositionedMessage } from "../history/dynamodb/store.js";
-import type { Message } from "../history/message.js";
-import type { ChannelRecord, ChannelStore, Outbox } from "./channel-store.js";
+import type { Arrival, Message } from "../history/index.js";
+import {
+  type BrokenHold,
+  type ChannelSnapshot,
+  type ChannelStore,
+  encodeTickState,
+  type Hold,
+  hasWork,
+  idDigest,
+  type Outbox,
+  type TickState,
+} from "./channel-state.js";
+import { MAX_STATE_BYTES } from "./channel-table.js";
+import { type BodyOptions, deliverSegments } from "./delivery.js";
 import { plan } from "./planner.js";
-import type { MessageRef, PipelineConfig, PlannedSegment } from "./types.js";
+import type { MessageRef, PipelineConfig, PlannedSegment, SegmentDelivery } from "./types.js";
 
-/** Where the tick reads messages: the history store's DynamoDB backend satisfies it. */
+/** Where the tick reads messages: the history store (either backend) satisfies it. */
 export interface MessageSource {
-  readAfter(
+  /** Positions, ids and timestamps of what arrived after `after`, up to `upTo`, in position order. */
+  arrivalsAfter(
     channel: string,
     after: bigint | undefined,
     options?: { upTo?: bigint },
-  ): AsyncIterable<PositionedMessage>;
+  ): AsyncIterable<Arrival>;
+  /** The stored messages with these ids, in the order of `ids`; missing ones left out. */
   getMessages(channel: string, ids: readonly string[]): Promise<Message[]>;
 }
 
 /** Where closed segments go (SQS in production), in order, each with its message body. */
 export interface SegmentSink {
-  send(entries: { segment: PlannedSegment; body: string }[]): Promise<void>;
+  send(entries: SegmentDelivery[]): Promise<void>;
 }
 
 export type MetricName =
@@ -29,7 +42,11 @@ export type MetricName =
   | "ChannelErrors"
   | "TickDurationMs"
   | "TicksStoppedEarly"
-  | "OldestDueAgeMs";
+  | "OldestDueAgeMs"
+  | "ArrivalsBehindReadPosition"
+  | "HoldsBroken"
+  | "MissingMessages"
+  | "ChannelStateBytes";
 
 export interface PipelineMetrics {
   add(name: MetricName, value: number): void;
@@ -43,31 +60,42 @@ export interface PipelineLogger {
 }
 
 export interface TickSettings extends PipelineConfig {
-  /** Arrivals younger than this (writer's wall clock) wait for the next tick: clock skew and write latency between ingestion writers. */
-  readLagMs: number;
-  /** Arrivals read per channel per tick; the rest waits for the next tick (bounds memory and state size). */
+  /** Arrivals read per channel per tick; the rest waits for the next tick (bounds memory and state). */
   maxArrivalsPerChannel: number;
   /** How long a recording tick owns its undelivered segments before another may resend them. */
   leaseMs: number;
   /** Channels processed at once within a tick. */
   channelConcurrency: number;
+  /**
+   * How long a writer's hold may block reading (from when a tick first sees it) before the tick
+   * presumes the writer gone and breaks it. Writers stop starting puts under a hold after a
+   * minute, so this only ends holds of writers that crashed or hang.
+   */
+  holdTimeoutMs: number;
 }
+
+/** Bytes of arrival refs (ids and timestamps) read per channel per tick, besides the count cap. */
+export const MAX_ARRIVAL_BYTES = 1024 * 1024;
+/** A tick reads fewer arrivals rather than record a state over this (a quarter of the limit). */
+export const TARGET_STATE_BYTES = MAX_STATE_BYTES / 4;
+/** How long the positions of a broken hold are re-read for late writes of its writer. */
+export const BROKEN_HOLD_WATCH_MS = 24 * 3_600_000;
 
 export interface TickDependencies {
   messages: MessageSource;
   channels: ChannelStore;
   sink: SegmentSink;
-  body: (segment: PlannedSegment, messages: Message[]) => string;
+  bodies: BodyOptions;
   metrics: PipelineMetrics;
   logger: PipelineLogger;
   settings: TickSettings;
-  /** The pipeline clock (epoch ms): decides what has settled. */
+  /** The pipeline clock (epoch ms): decides what has settled, and due times. */
   now: () => number;
-  /** The wall clock (epoch ms): arrival positions and leases. */
+  /** The wall clock (epoch ms): leases and how long holds have been seen. */
   wallNow: () => number;
 }
 
-export type ChannelOutcome = "done" | "leased" | "conflict";
+export type ChannelOutcome = "done" | "unchanged" | "leased" | "conflict";
 
 export interface ChannelReport {
   outcome: ChannelOutcome;
@@ -87,10 +115,10 @@ export interface TickSummary {
 }
 
 /**
- * One scheduled tick: every channel on the due index (due at or before `now`) is processed, a
- * few at a time, until the list ends or `shouldStop` (the time budget) says to take no more. A
- * channel that fails is logged with its id, counted and left due: the next tick retries it, and
- * the others go on.
+ * One scheduled tick: every channel on the due index (due at or before `now`, longest waiting
+ * first) is processed, a few at a time, until the list ends or `shouldStop` (the time budget)
+ * says to take no more. A channel that fails is logged with its id, counted and left due: the
+ * next tick retries it, and the others go on.
  */
 export async function runTick(
   deps: TickDependencies,
@@ -115,6 +143,7 @@ export async function runTick(
     );
   }
   const due = deps.channels.dueChannels(deps.now())[Symbol.asyncIterator]();
+  const taken = new Set<string>();
   const worker = async () => {
     for (;;) {
       if (shouldStop()) {
@@ -123,6 +152,8 @@ export async function runTick(
       }
       const next = await due.next();
       if (next.done) return;
+      if (taken.has(next.value)) continue;
+      taken.add(next.value);
       await processDueChannel(deps, next.value, summary);
     }
   };
@@ -152,125 +183,291 @@ async function processDueChannel(deps: TickDependencies, channel: string, summar
   }
 }
 
+const nothing = (outcome: ChannelOutcome): ChannelReport => ({
+  outcome,
+  delivered: [],
+  dropped: [],
+  late: 0,
+});
+
 /**
- * Processes one channel: read its state and the messages that arrived since, plan, record the
- * plan together with its outbox (the crash-safe point: a recorded segment will be delivered, an
- * unrecorded one was never sent), deliver and report, then clear the outbox and set when the
- * channel is next due. A tick that finds another tick's live lease, or loses the race to record,
- * leaves the channel alone.
+ * Processes one channel: read its records and what arrived since, plan, record the plan with its
+ * outbox (the crash-safe point: a recorded segment will be delivered, an unrecorded one was never
+ * sent), deliver and report, then mark it delivered and set when the channel is next due.
+ *
+ * An outbox that a tick recorded but did not confirm is sent again first, with nothing new read,
+ * once its lease has expired: a delivery that keeps failing leaves the state as it is. A tick that
+ * loses the race to record leaves the channel alone.
  */
 export async function processChannel(
   deps: TickDependencies,
   channel: string,
 ): Promise<ChannelReport> {
-  const { settings } = deps;
+  const snapshot = await deps.channels.load(channel);
+  const { record, marks } = snapshot;
   const now = deps.now();
   const wall = deps.wallNow();
-  const record = await deps.channels.get(channel);
-  if (record.leaseUntil !== null && record.leaseUntil > wall) {
-    return { outcome: "leased", delivered: [], dropped: [], late: 0 };
+  deps.metrics.add("ChannelStateBytes", snapshot.stateBytes);
+  if (hasWork(record.state.outbox) && marks.delivered < record.version) {
+    if (record.leaseUntil !== null && record.leaseUntil > wall) return nothing("leased");
+    return commit(deps, snapshot, record.state, { expired: [], nextDueAt: now });
   }
-  const horizon = BigInt(wall - settings.readLagMs) * 1_000_000n;
-  const { arrivals, capped } = await readArrivals(
-    deps.messages,
-    record,
-    horizon,
-    settings.maxArrivalsPerChannel,
-  );
-  const contents = new Map<string, Message>();
-  const refs: MessageRef[] = [];
-  for (const { message } of arrivals) {
-    if (message.id === undefined || message.ts === undefined) continue;
-    refs.push({ id: message.id, ts: message.ts });
-    contents.set(message.id, message);
+  const step = await advance(deps, snapshot, now, wall);
+  if (!step.changed) {
+    await deps.channels.finish(snapshot, record.version, step.nextDueAt, now);
+    return nothing("unchanged");
   }
-  const result = plan(channel, record.planner, refs, now, settings);
-  const outbox: Outbox = {
-    segments: [...record.outbox.segments, ...result.segments],
-    dropped: [...record.outbox.dropped, ...result.dropped],
-    late: record.outbox.late + result.late.length,
-  };
-  const lastRead = arrivals.at(-1)?.position;
-  const readUpTo =
-    capped && lastRead !== undefined ? lastRead : maxPosition(record.readUpTo, horizon);
-  const recorded = await deps.channels.record(record, {
-    planner: result.state,
-    readUpTo,
-    outbox,
-    leaseUntil: wall + settings.leaseMs,
-  });
-  if (!recorded) return { outcome: "conflict", delivered: [], dropped: [], late: 0 };
-  await deliver(deps, channel, outbox.segments, contents);
-  report(deps, channel, outbox);
-  const unread = capped || (record.lastArrival !== null && record.lastArrival > horizon);
-  await deps.channels.finish(
-    { ...record, version: record.version + 1 },
-    unread ? now : result.nextDueAt,
-  );
-  return {
-    outcome: "done",
-    delivered: outbox.segments,
-    dropped: outbox.dropped,
-    late: outbox.late,
-  };
+  if (step.behind > 0) {
+    deps.metrics.add("ArrivalsBehindReadPosition", step.behind);
+    deps.logger.warn("arrivals found behind the read position (a broken hold's writer came back)", {
+      channel,
+      arrivals: step.behind,
+    });
+  }
+  return commit(deps, snapshot, step.state, step);
 }
 
+interface Step {
+  state: TickState;
+  changed: boolean;
+  /** Holds to break once the state recording them as broken is written. */
+  expired: Hold[];
+  /** Arrivals found by re-reading broken holds' positions. */
+  behind: number;
+  nextDueAt: number | null;
+}
+
+/**
+ * Reads what arrived since the read position, as far as no writer holds positions, plans it, and
+ * returns the next state. Reads fewer arrivals when the state would grow too large.
+ */
+async function advance(
+  deps: TickDependencies,
+  snapshot: ChannelSnapshot,
+  now: number,
+  wall: number,
+): Promise<Step> {
+  const { settings } = deps;
+  const { channel, marks, record } = snapshot;
+  const state = record.state;
+  const holdsSeen: Record<string, number> = {};
+  for (const hold of marks.holds) holdsSeen[hold.name] = state.holdsSeen[hold.name] ?? wall;
+  // A hold already recorded as broken is still there when a tick died before removing it.
+  const known = new Set(state.broken.map((b) => b.hold));
+  const expired = marks.holds.filter(
+    (h) => known.has(h.name) || wall - holdsSeen[h.name] >= settings.holdTimeoutMs,
+  );
+  for (const hold of expired) delete holdsSeen[hold.name];
+
+  const horizon = readHorizon(marks.seq, marks.holds);
+  const { arrivals, capped } = await readArrivals(
+    deps.messages,
+    channel,
+    state.readUpTo,
+    horizon,
+    settings,
+  );
+  const broken = state.broken
+    .filter((b) => b.until > wall)
+    .map((b) => ({ ...b, seen: [...b.seen] }));
+  const behind = await rereadBroken(deps.messages, channel, broken, state.readUpTo);
+  broken.push(
+    ...expired
+      .filter((h) => !known.has(h.name))
+      .map((h) => ({
+        hold: h.name,
+        first: h.first,
+        last: h.first + BigInt(h.count) - 1n,
+        seen: [],
+        until: wall + BROKEN_HOLD_WATCH_MS,
+      })),
+  );
+
+  let kept = arrivals.length;
+  for (;;) {
+    const taken = arrivals.slice(0, kept);
+    const refs = [...behind, ...taken.flatMap(ref)];
+    const result = plan(channel, state.planner, refs, now, settings);
+    const trimmed = capped || kept < arrivals.length;
+    const next: TickState = {
+      planner: result.state,
+      readUpTo:
+        taken.length === 0
+          ? state.readUpTo
+          : trimmed
+            ? (taken.at(-1) as Arrival).position
+            : (horizon as bigint),
+      outbox: { segments: result.segments, dropped: result.dropped, late: result.late.length },
+      holdsSeen,
+      broken: markSeen(broken, taken),
+    };
+    const encoded = encodeTickState(next);
+    if (encoded.byteLength <= TARGET_STATE_BYTES || kept === 0) {
+      const dueTimes = [result.nextDueAt];
+      if (trimmed || expired.length > 0) dueTimes.push(now);
+      if (marks.holds.length > 0 || broken.length > 0) dueTimes.push(now + settings.holdTimeoutMs);
+      const due = dueTimes.filter((t): t is number => t !== null);
+      return {
+        state: next,
+        changed: !sameBytes(encoded, encodeTickState(state)),
+        expired,
+        behind: behind.length,
+        nextDueAt: due.length === 0 ? null : Math.min(...due),
+      };
+    }
+    kept = Math.floor(kept / 2);
+  }
+}
+
+/**
+ * The last position a tick may read up to: every position up to the channel's sequence was
+ * handed out, and none at or past a writer's hold may be passed while the writer still writes.
+ */
+function readHorizon(seq: bigint | null, holds: readonly Hold[]): bigint | null {
+  let horizon = seq;
+  for (const hold of holds) {
+    if (horizon === null || hold.first - 1n < horizon) horizon = hold.first - 1n;
+  }
+  return horizon;
+}
+
+/** Arrivals after the read position up to the horizon, at most so many and so many bytes. */
 async function readArrivals(
   messages: MessageSource,
-  record: ChannelRecord,
-  horizon: bigint,
-  limit: number,
-): Promise<{ arrivals: PositionedMessage[]; capped: boolean }> {
-  const arrivals: PositionedMessage[] = [];
-  if (record.readUpTo !== null && record.readUpTo >= horizon) return { arrivals, capped: false };
-  for await (const arrival of messages.readAfter(record.channel, record.readUpTo ?? undefined, {
+  channel: string,
+  readUpTo: bigint | null,
+  horizon: bigint | null,
+  settings: TickSettings,
+): Promise<{ arrivals: Arrival[]; capped: boolean }> {
+  const arrivals: Arrival[] = [];
+  if (horizon === null || (readUpTo !== null && horizon <= readUpTo)) {
+    return { arrivals, capped: false };
+  }
+  let bytes = 0;
+  for await (const arrival of messages.arrivalsAfter(channel, readUpTo ?? undefined, {
     upTo: horizon,
   })) {
-    if (arrivals.length === limit) return { arrivals, capped: true };
+    if (arrivals.length >= settings.maxArrivalsPerChannel || bytes >= MAX_ARRIVAL_BYTES) {
+      return { arrivals, capped: true };
+    }
     arrivals.push(arrival);
+    bytes += Buffer.byteLength(arrival.id ?? "") + 16;
   }
   return { arrivals, capped: false };
 }
 
-const maxPosition = (a: bigint | null, b: bigint): bigint => (a !== null && a > b ? a : b);
-
-/** Sends the outbox in order, reading from the store only the messages not already in hand. */
-async function deliver(
-  deps: TickDependencies,
+/**
+ * Re-reads the positions of broken holds already passed by the read position; what was not seen
+ * there before was written late by a writer whose hold was broken. Marks it seen.
+ */
+async function rereadBroken(
+  messages: MessageSource,
   channel: string,
-  outbox: PlannedSegment[],
-  contents: Map<string, Message>,
-): Promise<void> {
-  if (outbox.length === 0) return;
-  const missing = outbox
-    .flatMap((s) => s.messages.map((m) => m.id))
-    .filter((id) => !contents.has(id));
-  for (const message of await deps.messages.getMessages(channel, missing)) {
-    if (message.id !== undefined) contents.set(message.id, message);
+  broken: BrokenHold[],
+  readUpTo: bigint | null,
+): Promise<MessageRef[]> {
+  const found: MessageRef[] = [];
+  if (readUpTo === null) return found;
+  for (const hold of broken) {
+    if (hold.first > readUpTo) continue;
+    const last = hold.last < readUpTo ? hold.last : readUpTo;
+    const seen = new Set(hold.seen);
+    for await (const arrival of messages.arrivalsAfter(channel, hold.first - 1n, { upTo: last })) {
+      const message = ref(arrival);
+      if (message.length === 0) continue;
+      const digest = idDigest(message[0].id);
+      if (seen.has(digest)) continue;
+      seen.add(digest);
+      hold.seen.push(digest);
+      found.push(...message);
+    }
   }
-  const entries = outbox.map((segment) => {
-    const messages = segment.messages.map((ref) => {
-      const message = contents.get(ref.id);
-      if (!message)
-        throw new Error(`message ${ref.id} of segment ${segment.segmentId} is not in the store`);
-      return message;
-    });
-    return { segment, body: deps.body(segment, messages) };
+  return found;
+}
+
+/** Broken holds with the ids of these arrivals in their ranges marked seen. */
+function markSeen(broken: BrokenHold[], arrivals: readonly Arrival[]): BrokenHold[] {
+  if (broken.length === 0) return broken;
+  return broken.map((hold) => {
+    const seen = new Set(hold.seen);
+    for (const arrival of arrivals) {
+      if (
+        arrival.id !== undefined &&
+        arrival.position >= hold.first &&
+        arrival.position <= hold.last
+      ) {
+        seen.add(idDigest(arrival.id));
+      }
+    }
+    return { ...hold, seen: [...seen] };
   });
-  await deps.sink.send(entries);
+}
+
+/** The planner's ref of an arrival; arrivals without a platform id or timestamp are not chat. */
+const ref = (arrival: Arrival): MessageRef[] =>
+  arrival.id === undefined || arrival.ts === undefined ? [] : [{ id: arrival.id, ts: arrival.ts }];
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.byteLength === b.byteLength && Buffer.from(a).equals(Buffer.from(b));
+
+/**
+ * Records `state` with a lease on its outbox, breaks the holds it recorded as broken, delivers the
+ * outbox, reports it and marks it delivered.
+ */
+async function commit(
+  deps: TickDependencies,
+  snapshot: ChannelSnapshot,
+  state: TickState,
+  step: { expired: Hold[]; nextDueAt: number | null },
+): Promise<ChannelReport> {
+  const { channel } = snapshot;
+  const recorded = await deps.channels.record(snapshot, {
+    state,
+    encoded: encodeTickState(state),
+    leaseUntil: deps.wallNow() + deps.settings.leaseMs,
+    recordId: randomUUID(),
+  });
+  if (recorded === "conflict") return nothing("conflict");
+  if (step.expired.length > 0) {
+    await deps.channels.breakHolds(
+      channel,
+      step.expired.map((h) => h.name),
+    );
+    deps.metrics.add("HoldsBroken", step.expired.length);
+    deps.logger.warn("holds broken: their writers held positions past the hold timeout", {
+      channel,
+      holds: step.expired.map((h) => h.name),
+    });
+  }
+  const { outbox } = state;
+  const delivered = await deliverSegments(
+    outbox.segments,
+    (ids) => deps.messages.getMessages(channel, ids),
+    (entries) => deps.sink.send(entries),
+    deps.bodies,
+  );
+  report(deps, channel, outbox, delivered.sent, delivered.missing);
+  await deps.channels.finish(snapshot, snapshot.record.version + 1, step.nextDueAt, deps.now());
+  return { outcome: "done", delivered: delivered.sent, dropped: outbox.dropped, late: outbox.late };
 }
 
 /**
- * Counts and logs what a recorded outbox delivered. It runs before the outbox is cleared, so a
- * tick that dies in between has the next one report again: counts are at least once, and no
- * drop goes unreported.
+ * Counts and logs what a recorded outbox delivered. It runs before the outbox is marked
+ * delivered, so a tick that dies in between has the next one report again: counts are at least
+ * once, and no drop goes unreported.
  */
-function report(deps: TickDependencies, channel: string, outbox: Outbox): void {
+function report(
+  deps: TickDependencies,
+  channel: string,
+  outbox: Outbox,
+  sent: PlannedSegment[],
+  missing: string[],
+): void {
   deps.metrics.add("ChannelsProcessed", 1);
-  deps.metrics.add("SegmentsEmitted", outbox.segments.length);
+  deps.metrics.add("SegmentsEmitted", sent.length);
   deps.metrics.add(
     "MessagesSegmented",
-    outbox.segments.reduce((sum, s) => sum + s.messages.length, 0),
+    sent.reduce((sum, s) => sum + s.messages.length, 0),
   );
   deps.metrics.add("LateMessages", outbox.late);
   deps.metrics.add("DroppedMessages", outbox.dropped.length);
@@ -281,4 +478,12 @@ function report(deps: TickDependencies, channel: string, outbox: Outbox): void {
     });
   }
   if (outbox.late > 0) deps.logger.info("late messages delivered", { channel, late: outbox.late });
+  if (missing.length > 0) {
+    deps.metrics.add("MissingMessages", missing.length);
+    deps.logger.warn("messages of decided segments are no longer stored (cleared); left out", {
+      channel,
+      missing: missing.length,
+      ids: missing.slice(0, 20),
+    });
+  }
 }

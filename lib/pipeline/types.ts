@@ -2,19 +2,9 @@
  * The vocabulary of the segmentation pipeline, shared by the pure planner, the channel state
  * store, delivery and the tick.
  */
-import { compareIds } from "../messages/index.js";
+import type { MessageRef } from "../identity/index.js";
 
-/** What the planner needs of a message: its platform id and timestamp. */
-export interface MessageRef {
-  id: string;
-  /** Platform timestamp, epoch ms. */
-  ts: number;
-}
-
-/** The one order of messages in a channel: timestamp, then id in UTF-8 byte order. */
-export function compareRefs(a: MessageRef, b: MessageRef): number {
-  return a.ts - b.ts || compareIds(a.id, b.id);
-}
+export type { MessageRef };
 
 export interface PipelineConfig {
   /** Segmenter options (messages, ms, messages). */
@@ -36,6 +26,12 @@ export interface PlannedSegment {
   late: boolean;
   /** For a late segment: the emitted segment its messages belong after (null when unknown). */
   belongsAfter: string | null;
+}
+
+/** A segment and its queue body. */
+export interface SegmentDelivery {
+  segment: PlannedSegment;
+  body: string;
 }
 
 /** An emitted segment remembered so that late messages can name the segment they belong after. */

@@ -23,7 +23,7 @@ describe("channel command", () => {
         settle: 86_400_000,
         minItems: 1,
         grace: 0,
-        readLagMs: 0,
+        holdTimeoutMs: 60_000,
         maxArrivalsPerChannel: 100,
         leaseMs: 60_000,
         channelConcurrency: 1,
@@ -45,7 +45,8 @@ describe("channel command", () => {
       dueAt: null,
       watermark: { id: "3", ts: T0 + 120_000 },
       lastSegment: first[1],
-      outbox: { segments: [], dropped: 0, late: 0 },
+      outbox: { delivered: true, segments: first, dropped: 0, late: 0 },
+      holds: [],
     });
 
     expect((await cli(["channel", "reset", "ops", ...table])).code).toBe(0);

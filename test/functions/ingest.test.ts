@@ -1,10 +1,8 @@
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { DynamoDbStore } from "../../lib/history/dynamodb/store.js";
-import { createMessagesTable } from "../../lib/history/dynamodb/table.js";
-import { textMessage } from "../../lib/history/message.js";
+import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import type { IngestResult } from "../../lib/ingest/index.js";
-import { ChannelStore, createChannelsTable } from "../../lib/pipeline/channel-store.js";
+import { createChannelsTable, DynamoDbChannelStore } from "../../lib/pipeline/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
@@ -61,9 +59,8 @@ describe("ingest Lambda", () => {
     })) as IngestResult;
     expect(result.stored).toEqual([0, 2]);
     expect(result.rejected).toEqual([{ index: 1, field: "ts", problem: expect.any(String) }]);
-    expect((await new ChannelStore({ client, tableName: channelsTable }).get("direct")).marks).toBe(
-      1,
-    );
+    const channels = new DynamoDbChannelStore({ client, tableName: channelsTable });
+    expect((await channels.load("direct")).marks).toMatchObject({ marks: 1, holds: [] });
     expect(await store.read("direct")).toEqual([
       textMessage("user", "hello", { id: "d1", ts: T, author: "ana" }),
       textMessage("user", "world", { id: "d3", ts: T + 1 }),

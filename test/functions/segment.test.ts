@@ -28,7 +28,7 @@ describe("segment Lambda", () => {
         SEGMENT_QUEUE_URL: "q",
         MIN_ITEMS: "0",
       }),
-    ).rejects.toThrow("segment: MIN_ITEMS must be an integer >= 1");
+    ).rejects.toThrow("segment: MIN_ITEMS must be an integer from 1 to 100000");
   });
 
   it("ticks the due channels and delivers their settled segments", async () => {
@@ -40,7 +40,7 @@ describe("segment Lambda", () => {
         settle: 60_000,
         minItems: 1,
         grace: 0,
-        readLagMs: 0,
+        holdTimeoutMs: 60_000,
         maxArrivalsPerChannel: 100,
         leaseMs: 60_000,
         channelConcurrency: 2,

@@ -8,10 +8,13 @@ import {
   findCause,
   InvalidConversationIdError,
   InvalidMessageError,
-} from "../../lib/history/errors.js";
-import { type Message, textMessage } from "../../lib/history/message.js";
-import { NOTHING_WRITTEN, WriteError } from "../../lib/history/outcome.js";
-import type { Lister, Store } from "../../lib/history/store.js";
+  type Lister,
+  type Message,
+  NOTHING_WRITTEN,
+  type Store,
+  textMessage,
+  WriteError,
+} from "../../lib/history/index.js";
 
 export interface Capabilities {
   reader: boolean;
@@ -205,8 +208,20 @@ export function describeStoreConformance(
         textMessage("user", "a edited", { id: "m1", ts: 1 }),
         textMessage("user", "c", { id: "m3", ts: 3 }),
       ];
-      await expect(store.write?.(id, again)).resolves.toEqual({ accepted: 2, uncertain: false });
-      await expect(store.write?.(id, [b, b])).resolves.toEqual({ accepted: 2, uncertain: false });
+      // The outcome names the accepted messages that were already stored, with what is stored.
+      await expect(store.write?.(id, again)).resolves.toEqual({
+        accepted: 2,
+        uncertain: false,
+        existing: [{ index: 0, stored: a }],
+      });
+      await expect(store.write?.(id, [b, b])).resolves.toEqual({
+        accepted: 2,
+        uncertain: false,
+        existing: [
+          { index: 0, stored: b },
+          { index: 1, stored: b },
+        ],
+      });
       expect(await store.read?.(id)).toEqual([a, b, again[1]]);
     });
 

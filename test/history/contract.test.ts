@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { newConversationId, validateConversationId } from "../../lib/history/conversation-id.js";
-import { InvalidConversationIdError, InvalidMessageError } from "../../lib/history/errors.js";
-import { snapshotBatch, textMessage, validateMessage } from "../../lib/history/message.js";
-import { validateWriteOutcome, type WriteOutcome } from "../../lib/history/outcome.js";
-import { Sequence } from "../../lib/history/sequence.js";
+import {
+  InvalidConversationIdError,
+  InvalidMessageError,
+  newConversationId,
+  Sequence,
+  snapshotBatch,
+  textMessage,
+  validateConversationId,
+  validateMessage,
+  validateWriteOutcome,
+  type WriteOutcome,
+} from "../../lib/history/index.js";
 
 const reasonOf = (value: unknown): string => {
   try {

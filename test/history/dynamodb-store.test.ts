@@ -1,11 +1,21 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { DynamoDbStore, MessageTooLargeError } from "../../lib/history/dynamodb/store.js";
-import { createMessagesTable } from "../../lib/history/dynamodb/table.js";
-import { findCause } from "../../lib/history/errors.js";
-import { type Message, textMessage } from "../../lib/history/message.js";
-import { NOTHING_WRITTEN, WriteError } from "../../lib/history/outcome.js";
-import { ChannelStore } from "../../lib/pipeline/channel-store.js";
+import { documentClient } from "../../lib/dynamodb/index.js";
+import { messageItem, storedSize } from "../../lib/history/dynamodb/schema.js";
+import {
+  createMessagesTable,
+  DynamoDbStore,
+  findCause,
+  LeaseReleaseError,
+  type Message,
+  MessageTooLargeError,
+  messageText,
+  NOTHING_WRITTEN,
+  type PositionAllocator,
+  SequenceAllocator,
+  textMessage,
+  WriteError,
+} from "../../lib/history/index.js";
 import { describeStoreConformance } from "./conformance.js";
 
 type Handler = (args: unknown) => Promise<{ output: Record<string, unknown> }>;
@@ -126,40 +136,76 @@ describe("DynamoDbStore", () => {
     await expect(store.write(id, platformBatch(120))).resolves.toEqual({
       accepted: 120,
       uncertain: false,
+      existing: platformBatch(120).map((stored, index) => ({ index, stored })),
     });
     expect(await positions()).toEqual(first);
     expect(await store.read(id)).toEqual(platformBatch(120));
   });
 
-  it("rejects a message over the item size limit before any I/O, naming it", async () => {
+  it("rejects what DynamoDB would refuse before any I/O, naming the message", async () => {
     const { client, requests } = instrumentedClient();
     const store = new DynamoDbStore({ client, tableName });
-    const huge = textMessage("user", "x".repeat(410 * 1024), { id: "huge" });
-    const before = requests();
-    const error = await store
-      .write(conversation(), [textMessage("user", "fine"), huge])
-      .catch((e) => e);
-    expect(error).toBeInstanceOf(WriteError);
-    expect((error as WriteError).outcome).toEqual(NOTHING_WRITTEN);
-    expect(findCause(error, MessageTooLargeError)?.index).toBe(1);
-    expect((error as Error).message).toMatch(/messages\[1\] takes about \d+ bytes/);
-    expect(requests()).toBe(before);
+    const cases: [string, Message[], RegExp][] = [
+      [
+        conversation(),
+        [textMessage("user", "fine"), textMessage("user", "x".repeat(400 * 1024), { id: "huge" })],
+        /messages\[1\] takes \d+ bytes as an item with its index entry/,
+      ],
+      [
+        conversation(),
+        [textMessage("user", "x", { id: "i".repeat(1023) })],
+        /messages\[0\]\.id: takes 1023 bytes/,
+      ],
+      ["c".repeat(2049), [textMessage("user", "x")], /conversationId: takes 2049 bytes/],
+      [
+        conversation(),
+        [textMessage("user", "x", { id: "x\ud800" })],
+        /messages\[0\]\.id: invalid UTF-16/,
+      ],
+    ];
+    for (const [id, batch, message] of cases) {
+      const before = requests();
+      const error = await store.write(id, batch).catch((e) => e);
+      expect(error).toBeInstanceOf(WriteError);
+      expect((error as WriteError).outcome).toEqual(NOTHING_WRITTEN);
+      expect((error as Error).message).toMatch(message);
+      expect(requests()).toBe(before);
+    }
   });
 
-  it("reports the exact prefix when a transaction fails, and a retry of the suffix stores each once", async () => {
+  it("stores a message up to the item limit counted with its index entry, about 400 KB", async () => {
+    const store = new DynamoDbStore({ client: shared.client, tableName });
+    const id = conversation();
+    const withText = (text: string) => textMessage("user", text, { id: "big", ts: 1 });
+    // The largest text that fits: the limit less what the rest of the item and its entry take.
+    const overhead = storedSize(messageItem(id, withText(""), 0n));
+    const largest = withText("y".repeat(400 * 1024 - overhead));
+    await expect(store.write(id, [largest])).resolves.toEqual({ accepted: 1, uncertain: false });
+    expect(messageText((await store.read(id))[0])).toHaveLength(400 * 1024 - overhead);
+    const tooLarge = withText("y".repeat(400 * 1024 - overhead + 1));
+    expect(
+      findCause(
+        await store.write(conversation(), [tooLarge]).catch((e) => e),
+        MessageTooLargeError,
+      ),
+    ).toBeDefined();
+  });
+
+  it("reports the exact prefix when a put is refused, and a retry of the suffix stores each once", async () => {
     const { client, intercept } = instrumentedClient();
-    const store = new DynamoDbStore({ client, tableName, sleep: noWait });
+    const store = new DynamoDbStore({ client, tableName, sleep: noWait, concurrency: 1 });
     const id = conversation();
     const batch = platformBatch(250);
-    let transactions = 0;
+    let puts = 0;
     intercept((command, send) => {
-      if (command === "TransactWriteItemsCommand" && ++transactions === 2) {
+      if (command === "PutItemCommand" && ++puts === 102) {
         throw failure("ValidationException", "injected: rejected before reaching DynamoDB");
       }
       return send();
     });
     const error = (await store.write(id, batch).catch((e) => e)) as WriteError;
     expect(error).toBeInstanceOf(WriteError);
+    // The first put is the conversation's listing item.
     expect(error.outcome).toEqual({ accepted: 100, uncertain: false });
     expect(await store.read(id)).toEqual(batch.slice(0, 100));
 
@@ -171,47 +217,85 @@ describe("DynamoDbStore", () => {
     expect(await store.read(id)).toEqual(batch);
   });
 
-  it("marks the suffix uncertain when a commit's answer is lost, and reconciles on resubmission", async () => {
+  it("with puts in parallel, says the suffix may be stored, and a resubmission reconciles it", async () => {
     const { client, intercept } = instrumentedClient();
-    const store = new DynamoDbStore({ client, tableName, maxAttempts: 1 });
+    const store = new DynamoDbStore({ client, tableName, sleep: noWait });
+    const id = conversation();
+    const batch = platformBatch(60);
+    let puts = 0;
+    intercept(async (command, send) => {
+      // The 11th message is refused after later ones are already under way.
+      if (command === "PutItemCommand" && ++puts === 12) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw failure("ValidationException", "injected");
+      }
+      return send();
+    });
+    const error = (await store.write(id, batch).catch((e) => e)) as WriteError;
+    expect(error.outcome).toEqual({ accepted: 10, uncertain: true });
+    intercept((_command, send) => send());
+    const again = await store.write(id, batch.slice(10));
+    expect(again.accepted).toBe(50);
+    expect(new Set((await store.read(id)).map((m) => m.id)).size).toBe(60);
+    expect(await store.read(id)).toHaveLength(60);
+  });
+
+  it("marks the suffix uncertain when a put's answer is lost, and reconciles on resubmission", async () => {
+    const { client, intercept } = instrumentedClient();
+    const store = new DynamoDbStore({ client, tableName, maxAttempts: 1, concurrency: 1 });
     const id = conversation();
     const batch = platformBatch(250);
-    let transactions = 0;
+    let puts = 0;
     intercept(async (command, send) => {
       const result = await send();
-      if (command === "TransactWriteItemsCommand" && ++transactions === 2) {
-        throw failure("TimeoutError", "injected: the answer was lost after the commit");
+      if (command === "PutItemCommand" && ++puts === 102) {
+        throw failure("TimeoutError", "injected: the answer was lost after the write");
       }
       return result;
     });
     const error = (await store.write(id, batch).catch((e) => e)) as WriteError;
     expect(error.outcome).toEqual({ accepted: 100, uncertain: true });
-    // Reconcile by resubmitting everything after the confirmed prefix: committed items fail their
-    // condition and count as stored, the rest is written. Nothing is stored twice.
+    // Reconcile by resubmitting everything after the confirmed prefix: the written item fails its
+    // condition and counts as stored, the rest is written. Nothing is stored twice.
     intercept((_command, send) => send());
-    await expect(store.write(id, batch.slice(100))).resolves.toEqual({
-      accepted: 150,
-      uncertain: false,
-    });
+    const again = await store.write(id, batch.slice(100));
+    expect(again).toMatchObject({ accepted: 150, uncertain: false });
+    expect(again.existing?.map((e) => e.index)).toEqual([0]);
     expect(await store.read(id)).toEqual(batch);
   });
 
-  it("retries a transaction whose commit answer was lost, without storing twice", async () => {
+  it("retries a put whose answer was lost, and knows its own write by its position", async () => {
     const { client, intercept } = instrumentedClient();
     const store = new DynamoDbStore({ client, tableName, sleep: noWait });
     const id = conversation();
-    let lost = false;
+    let puts = 0;
     intercept(async (command, send) => {
+      const put = command === "PutItemCommand" ? ++puts : 0;
       const result = await send();
-      if (command === "TransactWriteItemsCommand" && !lost) {
-        lost = true;
-        throw failure("TimeoutError");
-      }
+      // The second put writes the first message (the first, the conversation's listing item).
+      if (put === 2) throw failure("TimeoutError");
       return result;
     });
     const batch = [textMessage("user", "no platform id"), ...platformBatch(3)];
+    // Not reported as already stored: the failed condition found this very write.
     await expect(store.write(id, batch)).resolves.toEqual({ accepted: 4, uncertain: false });
     expect(await store.read(id)).toEqual(batch);
+    expect(puts).toBe(6);
+  });
+
+  it("stays uncertain once an attempt of a put was ambiguous, whatever later attempts say", async () => {
+    const { client, intercept } = instrumentedClient();
+    const store = new DynamoDbStore({ client, tableName, sleep: noWait, concurrency: 1 });
+    let attempts = 0;
+    intercept(async (command, send) => {
+      if (command !== "PutItemCommand" || ++attempts === 1) return send();
+      // Attempt 1 of the message times out (it may have been written), attempt 2 is refused.
+      throw attempts === 2 ? failure("TimeoutError") : failure("ValidationException");
+    });
+    const error = (await store
+      .write(conversation(), platformBatch(2))
+      .catch((e) => e)) as WriteError;
+    expect(error.outcome).toEqual({ accepted: 0, uncertain: true });
   });
 
   it("backs off with jitter under throttling and then succeeds", async () => {
@@ -221,6 +305,7 @@ describe("DynamoDbStore", () => {
       client,
       tableName,
       baseDelayMs: 100,
+      concurrency: 1,
       random: () => 0.5,
       sleep: async (ms) => {
         waits.push(ms);
@@ -228,7 +313,7 @@ describe("DynamoDbStore", () => {
     });
     let throttled = 0;
     intercept((command, send) => {
-      if (command === "TransactWriteItemsCommand" && throttled < 3) {
+      if (command === "PutItemCommand" && throttled < 3) {
         throttled++;
         throw failure("ProvisionedThroughputExceededException");
       }
@@ -245,20 +330,90 @@ describe("DynamoDbStore", () => {
 
   it("gives up after its attempts, reporting nothing written and nothing uncertain", async () => {
     const { client, intercept } = instrumentedClient();
-    const store = new DynamoDbStore({ client, tableName, maxAttempts: 3, sleep: noWait });
+    const store = new DynamoDbStore({
+      client,
+      tableName,
+      maxAttempts: 3,
+      concurrency: 1,
+      sleep: noWait,
+    });
     let attempts = 0;
     intercept((command, send) => {
-      if (command === "TransactWriteItemsCommand") {
-        attempts++;
-        throw failure("ThrottlingException");
-      }
+      if (command === "PutItemCommand" && attempts++ > 0) throw failure("ThrottlingException");
       return send();
     });
     const error = (await store
       .write(conversation(), platformBatch(3))
       .catch((e) => e)) as WriteError;
     expect(error.outcome).toEqual(NOTHING_WRITTEN);
-    expect(attempts).toBe(3);
+    // One listing put, then three attempts of the first message; the others never start.
+    expect(attempts).toBe(4);
+  });
+
+  it("writes under leases of a hundred, releasing each after its puts, and renews a lapsed one", async () => {
+    const leases: { first: bigint; count: number; released: boolean; puts: number }[] = [];
+    let puts = 0;
+    const { client, intercept } = instrumentedClient();
+    intercept((command, send) => {
+      if (command === "PutItemCommand") {
+        puts++;
+        const open = leases.filter((l) => !l.released);
+        if (open.length > 0) open[0].puts++;
+      }
+      return send();
+    });
+    const sequence = new SequenceAllocator();
+    const positions: PositionAllocator = {
+      async reserve(channel, count) {
+        const lease = await sequence.reserve(channel, count);
+        const entry = { first: lease.first, count, released: false, puts: 0 };
+        leases.push(entry);
+        // The third lease lapses at once: its writer may start one put, then must reserve again.
+        const startBy = leases.length === 3 ? performance.now() - 1 : undefined;
+        return {
+          first: lease.first,
+          startBy,
+          release: async () => {
+            entry.released = true;
+          },
+        };
+      },
+    };
+    const store = new DynamoDbStore({ client, tableName, positions });
+    const id = conversation();
+    const batch = platformBatch(230);
+    await expect(store.write(id, batch)).resolves.toEqual({ accepted: 230, uncertain: false });
+    expect(await store.read(id)).toEqual(batch);
+    expect(leases.every((l) => l.released)).toBe(true);
+    expect(leases.map((l) => l.count)).toEqual([100, 100, 30, 29]);
+    expect(leases.map((l) => l.puts)).toEqual([100, 100, 1, 29]);
+    const stored = [];
+    for await (const s of store.readAfter(id, undefined)) stored.push(s.position);
+    const expected = leases.flatMap((l) =>
+      Array.from({ length: l.puts }, (_, i) => l.first + BigInt(i)),
+    );
+    expect(stored).toEqual(expected);
+    expect(puts).toBe(231);
+  });
+
+  it("reports stored messages whose lease could not be released", async () => {
+    const positions: PositionAllocator = {
+      async reserve(_channel, count) {
+        const lease = await new SequenceAllocator().reserve("x", count);
+        return {
+          ...lease,
+          release: async () => {
+            throw failure("ThrottlingException", "marks throttled");
+          },
+        };
+      },
+    };
+    const store = new DynamoDbStore({ client: shared.client, tableName, positions });
+    const id = conversation();
+    const error = (await store.write(id, platformBatch(3)).catch((e) => e)) as WriteError;
+    expect(error.outcome).toEqual({ accepted: 3, uncertain: false });
+    expect(findCause(error, LeaseReleaseError)?.message).toContain("marks throttled");
+    expect(await store.read(id)).toEqual(platformBatch(3));
   });
 
   it("retries deletes that DynamoDB left unprocessed when clearing", async () => {
@@ -298,7 +453,7 @@ describe("DynamoDbStore", () => {
     const { client } = instrumentedClient();
     const store = new DynamoDbStore({ client, tableName });
     // Another document client on the same SDK client must not change how messages are written.
-    new ChannelStore({ client, tableName: "unused" });
+    documentClient(client);
     const id = conversation();
     const message = {
       role: "user" as const,

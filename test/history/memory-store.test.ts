@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../lib/history/memory-store.js";
-import { messageText, textMessage } from "../../lib/history/message.js";
+import { MemoryStore, messageText, textMessage } from "../../lib/history/index.js";
 import { describeStoreConformance } from "./conformance.js";
 
 const shared = new MemoryStore();

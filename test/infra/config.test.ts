@@ -8,7 +8,7 @@ import {
   segmentEnvironment,
   tickTimeoutMs,
 } from "../../infra/config.js";
-import { readSegmentConfig, SEGMENT_DEFAULTS } from "../../lib/pipeline/config.js";
+import { readSegmentConfig, SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
 
 const noContext = () => undefined;
 const fromContext = (values: Record<string, unknown>) => (name: SettingName) => values[name];
@@ -22,7 +22,6 @@ describe("resolveConfig", () => {
       settleMs: 24 * 3_600_000,
       minItems: 1,
       graceMs: 60_000,
-      readLagMs: 10_000,
       scheduleMinutes: 5,
       tickTimeoutMs: 270_000,
       budgetMarginMs: 20_000,
@@ -30,10 +29,12 @@ describe("resolveConfig", () => {
       maxBodyBytes: 256 * 1024,
       logRetention: RetentionDays.ONE_MONTH,
       alarmEmail: undefined,
+      segmentQueueSenders: [],
       retainData: true,
       names: {
         messagesTable: undefined,
         channelsTable: undefined,
+        conversationsTable: undefined,
         segmentQueue: undefined,
         ingestQueue: undefined,
         dashboard: undefined,
@@ -49,16 +50,18 @@ describe("resolveConfig", () => {
         settle: "12h",
         minItems: "3",
         grace: "2m",
-        readLag: "30s",
         schedule: "10m",
         budgetMargin: "45s",
         queueType: "standard",
         maxBodyBytes: "524288",
         logRetentionDays: "90",
         alarmEmail: "ops@example.com",
+        segmentQueueSenders:
+          "arn:aws:iam::123456789012:role/ops, arn:aws:iam::123456789012:role/path/redrive",
         dataRemovalPolicy: "destroy",
         messagesTableName: "chat-messages",
         channelsTableName: "chat-channels",
+        conversationsTableName: "agent-turns",
         segmentQueueName: "segments",
         ingestQueueName: "chat-in",
         dashboardName: "chat-pipeline",
@@ -69,7 +72,6 @@ describe("resolveConfig", () => {
       settleMs: 12 * 3_600_000,
       minItems: 3,
       graceMs: 120_000,
-      readLagMs: 30_000,
       scheduleMinutes: 10,
       tickTimeoutMs: 540_000,
       budgetMarginMs: 45_000,
@@ -77,10 +79,15 @@ describe("resolveConfig", () => {
       maxBodyBytes: 524_288,
       logRetention: RetentionDays.THREE_MONTHS,
       alarmEmail: "ops@example.com",
+      segmentQueueSenders: [
+        "arn:aws:iam::123456789012:role/ops",
+        "arn:aws:iam::123456789012:role/path/redrive",
+      ],
       retainData: false,
       names: {
         messagesTable: "chat-messages",
         channelsTable: "chat-channels",
+        conversationsTable: "agent-turns",
         segmentQueue: "segments",
         ingestQueue: "chat-in",
         dashboard: "chat-pipeline",
@@ -116,6 +123,7 @@ describe("resolveConfig", () => {
         "alarmEmail",
         "budgetMargin",
         "channelsTableName",
+        "conversationsTableName",
         "dashboardName",
         "dataRemovalPolicy",
         "grace",
@@ -126,23 +134,25 @@ describe("resolveConfig", () => {
         "messagesTableName",
         "minItems",
         "queueType",
-        "readLag",
         "schedule",
         "segmentQueueName",
+        "segmentQueueSenders",
         "settle",
       ].sort(),
     );
   });
 
   it.each<[Record<string, unknown>, SettingName, RegExp]>([
-    [{ maxSize: "0" }, "maxSize", /must be an integer >= 1 \(got "0"\)/],
+    [{ maxSize: "0" }, "maxSize", /must be an integer from 1 to 100000 \(got "0"\)/],
+    [{ maxSize: "100001" }, "maxSize", /from 1 to 100000/],
     [{ maxSize: "2.5" }, "maxSize", /integer/],
     [{ minItems: "x" }, "minItems", /integer/],
     [{ maxSize: "5", minItems: "6" }, "minItems", /must not exceed maxSize \(5\)/],
     [{ settle: "soon" }, "settle", /must be a duration such as 90s.*\(got "soon"\)/],
     [{ settle: "-1h" }, "settle", /duration/],
-    [{ grace: "5s" }, "grace", /at least readLag \(10000 ms\)/],
-    [{ readLag: "2m" }, "grace", /at least readLag \(120000 ms\)/],
+    [{ grace: "400d" }, "grace", /at most 365 days/],
+    [{ settle: "9007199254740991" }, "settle", /at most 365 days/],
+    [{ segmentQueueSenders: "ops" }, "segmentQueueSenders", /IAM role ARNs/],
     [{ schedule: "90s" }, "schedule", /whole minutes from 1m to 60m/],
     [{ schedule: "30s" }, "schedule", /whole minutes/],
     [{ schedule: "2h" }, "schedule", /whole minutes/],
@@ -177,10 +187,6 @@ describe("resolveConfig", () => {
   it("says where a bad value came from: CDK context, stack props or the default", () => {
     expect(() => resolve({}, { settle: "soon" })).toThrow(
       "convoseg: invalid setting settle (from CDK context): must be a duration",
-    );
-    // The default grace (1m) is below a readLag raised to 2m.
-    expect(() => resolve({}, { readLag: "2m" })).toThrow(
-      "convoseg: invalid setting grace: must be at least readLag (120000 ms) (got 60000)",
     );
     expect(() => resolve({ settle: "tomorrow" })).toThrow(
       "convoseg: invalid setting settle (from stack props): must be a duration",
@@ -224,9 +230,9 @@ describe("segmentEnvironment", () => {
         settle: 12 * 3_600_000,
         minItems: 2,
         grace: 60_000,
-        readLagMs: 10_000,
         maxArrivalsPerChannel: 5000,
         leaseMs: 270_000,
+        holdTimeoutMs: 300_000,
         channelConcurrency: 8,
       },
     });

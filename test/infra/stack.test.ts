@@ -4,8 +4,7 @@ import { Validations } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ConvosegStack } from "../../infra/stack.js";
-import { SEGMENT_DEFAULTS } from "../../lib/pipeline/config.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../../lib/pipeline/segment-message.js";
+import { DEFAULT_MAX_BODY_BYTES, SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
 import {
   actionsOf,
   logicalId,
@@ -23,6 +22,7 @@ let stack: ConvosegStack;
 let ids: Record<
   | "messages"
   | "channels"
+  | "conversations"
   | "ingestFunction"
   | "ingestRole"
   | "ingestLogs"
@@ -46,6 +46,7 @@ beforeAll(() => {
   ids = {
     messages: logicalId(stack, storage.messages),
     channels: logicalId(stack, storage.channels),
+    conversations: logicalId(stack, storage.conversations),
     ingestFunction: logicalId(stack, ingestion.function.function),
     ingestRole: logicalId(stack, ingestion.function.role),
     ingestLogs: logicalId(stack, ingestion.function.logGroup),
@@ -91,7 +92,8 @@ describe("storage", () => {
               { AttributeName: "conversation", KeyType: "HASH" },
               { AttributeName: "position", KeyType: "RANGE" },
             ],
-            Projection: { ProjectionType: "ALL" },
+            // What the tick reads of an arrival; a full copy would halve the largest message.
+            Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["id", "ts"] },
           },
         ],
         GlobalSecondaryIndexes: [
@@ -110,7 +112,10 @@ describe("storage", () => {
 
   it("declares the channels table with the sparse due index", () => {
     template.hasResourceProperties("AWS::DynamoDB::Table", {
-      KeySchema: [{ AttributeName: "channel", KeyType: "HASH" }],
+      KeySchema: [
+        { AttributeName: "channel", KeyType: "HASH" },
+        { AttributeName: "item", KeyType: "RANGE" },
+      ],
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       GlobalSecondaryIndexes: [
         Match.objectLike({
@@ -125,9 +130,18 @@ describe("storage", () => {
     });
   });
 
-  it("makes both tables on-demand, encrypted, recoverable, retained and without TTL", () => {
+  it("keeps model conversations in a table of their own, with the messages schema", () => {
+    expect(properties(ids.conversations)).toMatchObject({
+      KeySchema: properties(ids.messages).KeySchema,
+      LocalSecondaryIndexes: properties(ids.messages).LocalSecondaryIndexes,
+    });
+  });
+
+  it("makes every table on-demand, encrypted, recoverable, retained and without TTL", () => {
     const tables = template.findResources("AWS::DynamoDB::Table");
-    expect(Object.keys(tables).sort()).toEqual([ids.channels, ids.messages].sort());
+    expect(Object.keys(tables).sort()).toEqual(
+      [ids.channels, ids.messages, ids.conversations].sort(),
+    );
     for (const table of Object.values(tables)) {
       expect(table).toMatchObject({
         DeletionPolicy: "Retain",
@@ -194,9 +208,9 @@ describe("functions", () => {
       SETTLE: "86400000",
       MIN_ITEMS: "1",
       GRACE: "60000",
-      READ_LAG: "10000",
       MAX_ARRIVALS_PER_CHANNEL: SEGMENT_DEFAULTS.MAX_ARRIVALS_PER_CHANNEL,
       LEASE: "270000",
+      HOLD_TIMEOUT: SEGMENT_DEFAULTS.HOLD_TIMEOUT,
       CHANNEL_CONCURRENCY: SEGMENT_DEFAULTS.CHANNEL_CONCURRENCY,
       MAX_BODY_BYTES: String(DEFAULT_MAX_BODY_BYTES),
       BUDGET_MARGIN: "20000",
@@ -251,6 +265,19 @@ describe("IAM", () => {
     }
   });
 
+  /** Ingestion's grant on the channels table: marking attributes only, no other values back. */
+  const markingStatement = (channels: string): Statement => ({
+    Effect: "Allow",
+    Action: "dynamodb:UpdateItem",
+    Resource: arn(channels),
+    Condition: {
+      "ForAllValues:StringLike": {
+        "dynamodb:Attributes": ["channel", "item", "seq", "h*", "marks", "dueShard", "dueAt"],
+      },
+      StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "UPDATED_NEW"] },
+    },
+  });
+
   it("lets ingestion only put messages and mark channels: no wildcards, reads or deletes", () => {
     const statements = roleStatements(template, ids.ingestRole);
     const dynamodb = statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"));
@@ -258,7 +285,7 @@ describe("IAM", () => {
     expect(statements).toEqual([
       logsStatement(ids.ingestLogs),
       { Effect: "Allow", Action: "dynamodb:PutItem", Resource: arn(ids.messages) },
-      { Effect: "Allow", Action: "dynamodb:UpdateItem", Resource: arn(ids.channels) },
+      markingStatement(ids.channels),
       {
         Effect: "Allow",
         Action: [
@@ -273,6 +300,17 @@ describe("IAM", () => {
     ]);
   });
 
+  it("never lets the marking grant touch the tick's state, read position or outbox", () => {
+    const allowed = (
+      markingStatement(ids.channels).Condition as Record<string, Record<string, string[]>>
+    )["ForAllValues:StringLike"]["dynamodb:Attributes"];
+    const matches = (name: string) =>
+      allowed.some((pattern) => new RegExp(`^${pattern.replace("*", ".*")}$`).test(name));
+    for (const attribute of ["version", "state", "pages", "lease", "recordId", "delivered"]) {
+      expect(matches(attribute), attribute).toBe(false);
+    }
+  });
+
   it("gives the segmentation role exactly what a tick does", () => {
     expect(roleStatements(template, ids.tickRole)).toEqual([
       logsStatement(ids.tickLogs),
@@ -284,7 +322,12 @@ describe("IAM", () => {
       { Effect: "Allow", Action: "dynamodb:BatchGetItem", Resource: arn(ids.messages) },
       {
         Effect: "Allow",
-        Action: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+        Action: [
+          "dynamodb:Query",
+          "dynamodb:UpdateItem",
+          "dynamodb:PutItem",
+          "dynamodb:DeleteItem",
+        ],
         Resource: arn(ids.channels),
       },
       { Effect: "Allow", Action: "dynamodb:Query", Resource: indexArn(ids.channels, "due") },
@@ -292,10 +335,49 @@ describe("IAM", () => {
     ]);
   });
 
+  it("gives no function any access to the model conversations table", () => {
+    for (const role of [ids.ingestRole, ids.tickRole]) {
+      expect(JSON.stringify(roleStatements(template, role))).not.toContain(ids.conversations);
+    }
+    expect(JSON.stringify(statementsOf(template, "AWS::IAM::ManagedPolicy"))).not.toContain(
+      ids.conversations,
+    );
+  });
+
+  it("lets only the tick's role send to the segment queue", () => {
+    template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+      Queues: [ref(ids.segmentQueue)],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Effect: "Deny",
+            Principal: { AWS: "*" },
+            Action: "sqs:SendMessage",
+            Resource: arn(ids.segmentQueue),
+            Condition: { ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole)] } },
+          },
+        ]),
+      },
+    });
+  });
+
+  it("grants CloudWatch the alarm key only for this account", () => {
+    const keys = Object.values(template.findResources("AWS::KMS::Key"));
+    expect(keys).toHaveLength(1);
+    const statements = keys[0].Properties.KeyPolicy.Statement as Statement[];
+    const service = statements.filter(
+      (s) => (s.Principal as { Service?: string })?.Service === "cloudwatch.amazonaws.com",
+    );
+    expect(service).toHaveLength(1);
+    expect(service[0].Condition).toEqual({
+      StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } },
+    });
+  });
+
   it("exports a managed policy with ingestion's table statements, for other stacks", () => {
     expect(statementsOf(template, "AWS::IAM::ManagedPolicy")).toEqual([
       { Effect: "Allow", Action: "dynamodb:PutItem", Resource: arn(ids.messages) },
-      { Effect: "Allow", Action: "dynamodb:UpdateItem", Resource: arn(ids.channels) },
+      markingStatement(ids.channels),
     ]);
     template.hasOutput("IngestPolicyArn", {
       Value: ref(logicalId(stack, stack.ingestPolicy)),
@@ -415,7 +497,9 @@ describe("alarms", () => {
     );
     expect(names.sort()).toEqual(
       [
+        "ArrivalsBehindReadPosition",
         "ChannelErrors",
+        "ChannelStateLarge",
         "IngestDeadLetters",
         "IngestErrors",
         "IngestThrottles",
@@ -510,6 +594,7 @@ describe("alarms", () => {
       Principal: { Service: "cloudwatch.amazonaws.com" },
       Action: ["kms:Decrypt", "kms:GenerateDataKey"],
       Resource: "*",
+      Condition: { StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } },
     });
     const topicPolicy = statementsOf(template, "AWS::SNS::TopicPolicy");
     expect(topicPolicy).toContainEqual(

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { DynamoDbStore } from "../../lib/history/dynamodb/store.js";
-import { createMessagesTable } from "../../lib/history/dynamodb/table.js";
+import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
 import { IngestClient } from "../../lib/ingest/index.js";
-import { ChannelStore, createChannelsTable } from "../../lib/pipeline/channel-store.js";
+import { createChannelsTable, DynamoDbChannelStore } from "../../lib/pipeline/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 describe("IngestClient", () => {
-  it("writes chat messages once, marks their channel due, and reports the invalid ones", async () => {
+  it("writes chat messages once, marks their channel due, and reports repeats and invalid ones", async () => {
     const client = testDynamoDbClient();
     const tableName = `ingest-client-${Date.now().toString(36)}`;
     const channelsTable = `${tableName}-channels`;
@@ -22,11 +21,14 @@ describe("IngestClient", () => {
     const first = await ingestion.ingest(batch);
     expect(first.stored).toEqual([0, 1]);
     expect(first.rejected.map((r) => [r.index, r.field])).toEqual([[2, "id"]]);
-    await ingestion.ingest(batch);
-    const channels = new ChannelStore({ client, tableName: channelsTable });
-    const record = await channels.get("general");
-    expect(record.marks).toBe(2);
-    expect(record.dueAt).toBeGreaterThanOrEqual(before);
+    const again = await ingestion.ingest(batch);
+    expect(again).toMatchObject({ stored: [], unchanged: [0, 1], conflicts: [] });
+    const channels = new DynamoDbChannelStore({ client, tableName: channelsTable });
+    const { marks } = await channels.load("general");
+    // Each write releases a lease, even one that stores nothing new: a repeat marks again.
+    expect(marks.marks).toBe(2);
+    expect(marks.holds).toEqual([]);
+    expect(marks.dueAt).toBeGreaterThanOrEqual(before);
     const due = [];
     for await (const channel of channels.dueChannels(Date.now())) due.push(channel);
     expect(due).toEqual(["general"]);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../lib/history/memory-store.js";
-import { textMessage } from "../../lib/history/message.js";
-import { WriteError } from "../../lib/history/outcome.js";
-import type { Writer } from "../../lib/history/store.js";
+import {
+  MemoryStore,
+  SequenceAllocator,
+  textMessage,
+  WriteError,
+  type Writer,
+} from "../../lib/history/index.js";
 import { ingest } from "../../lib/ingest/index.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
@@ -19,6 +22,8 @@ describe("ingest", () => {
     ]);
     expect(result).toEqual({
       stored: [0, 2],
+      unchanged: [],
+      conflicts: [],
       rejected: [
         { index: 1, field: "ts", problem: expect.stringContaining("ISO-8601") },
         { index: 3, field: "message", problem: expect.stringContaining("JSON object") },
@@ -36,7 +41,7 @@ describe("ingest", () => {
     expect(await store.read("dev")).toEqual([textMessage("user", "", { id: "3", ts: T + 1000 })]);
   });
 
-  it("is idempotent: ingesting the same messages again changes nothing", async () => {
+  it("is idempotent: ingesting the same messages again changes nothing and says so", async () => {
     const store = new MemoryStore();
     const batch = [
       { id: "a", ts: T, channel: "c", text: "one" },
@@ -44,7 +49,58 @@ describe("ingest", () => {
     ];
     await ingest(store, batch);
     const again = await ingest(store, batch);
-    expect(again.stored).toEqual([0, 1]);
+    expect(again).toMatchObject({ stored: [], unchanged: [0, 1], conflicts: [] });
+    expect(await store.read("c")).toHaveLength(2);
+  });
+
+  it("reports a re-sent id with other text, time or author as a conflict and keeps the first", async () => {
+    const store = new MemoryStore();
+    await ingest(store, [{ id: "a", ts: T, channel: "c", user: "ana", text: "one" }]);
+    const edited = await ingest(store, [
+      { id: "a", ts: T + 5, channel: "c", user: "bo", text: "one, edited" },
+      { id: "a", ts: T, channel: "c", user: "ana", text: "one" },
+      { id: "b", ts: T, channel: "c", text: "two" },
+      { id: "b", ts: T, channel: "c", text: "two again" },
+    ]);
+    expect(edited).toMatchObject({
+      stored: [2],
+      unchanged: [1],
+      conflicts: [
+        { index: 0, fields: ["ts", "text", "user"] },
+        { index: 3, fields: ["text"] },
+      ],
+    });
+    expect((await store.read("c")).map((m) => [m.id, m.ts, m.author])).toEqual([
+      ["a", T, "ana"],
+      ["b", T, undefined],
+    ]);
+  });
+
+  it("rejects, before any I/O, what DynamoDB or the pipeline could not take, and stores the rest", async () => {
+    const store = new MemoryStore();
+    const result = await ingest(store, [
+      { id: "ok-1", ts: T, channel: "c", text: "fine" },
+      { id: "big", ts: T, channel: "c", text: "x".repeat(400 * 1024) },
+      { id: "i".repeat(1023), ts: T, channel: "c" },
+      { id: "x\ud800", ts: T, channel: "c" },
+      { id: "x\ud801", ts: T, channel: "c" },
+      { id: "k", ts: T, channel: "c".repeat(2049) },
+      { id: "t", ts: -1, channel: "c" },
+      { id: "u", ts: T, channel: "c", text: "broken \udc00 half" },
+      { id: "ok-2", ts: T + 1, channel: "c", text: "also fine" },
+    ]);
+    expect(result.stored).toEqual([0, 8]);
+    expect(result.rejected.map((r) => [r.index, r.field])).toEqual([
+      [1, "text"],
+      [2, "id"],
+      [3, "id"],
+      [4, "id"],
+      [5, "channel"],
+      [6, "ts"],
+      [7, "text"],
+    ]);
+    expect(result.rejected[0].problem).toMatch(/takes \d+ bytes as an item with its index entry/);
+    expect(result.rejected[2].problem).toContain("invalid UTF-16");
     expect(await store.read("c")).toHaveLength(2);
   });
 
@@ -80,26 +136,33 @@ describe("ingest", () => {
     expect(result.failed).toEqual([{ index: 0, error: "no idea what happened", uncertain: true }]);
   });
 
-  it("marks each channel after storing, and reports a failed mark as uncertain", async () => {
-    const store = new MemoryStore();
-    const marked: string[] = [];
-    const result = await ingest(
-      store,
-      [
-        { id: "1", ts: T, channel: "ok" },
-        { id: "2", ts: T, channel: "unmarkable" },
-      ],
-      {
-        markArrivals: async (channel) => {
-          if (channel === "unmarkable") throw new Error("throttled");
-          marked.push(channel);
+  it("reports messages whose position lease was not released as failed and uncertain", async () => {
+    const positions = new SequenceAllocator();
+    const store = new MemoryStore({
+      positions: {
+        async reserve(channel, count) {
+          const lease = await positions.reserve(channel, count);
+          if (channel !== "unmarkable") return lease;
+          return {
+            ...lease,
+            release: async () => {
+              throw new Error("throttled");
+            },
+          };
         },
       },
-    );
-    expect(marked).toEqual(["ok"]);
+    });
+    const result = await ingest(store, [
+      { id: "1", ts: T, channel: "ok" },
+      { id: "2", ts: T, channel: "unmarkable" },
+    ]);
     expect(result.stored).toEqual([0]);
     expect(result.failed).toEqual([
-      { index: 1, error: "stored, but not scheduled for segmentation: throttled", uncertain: true },
+      {
+        index: 1,
+        error: expect.stringContaining("stored, but not scheduled for segmentation"),
+        uncertain: true,
+      },
     ]);
     expect(await store.read("unmarkable")).toHaveLength(1);
   });

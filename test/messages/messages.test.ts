@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { compareIds } from "../../lib/identity/index.js";
 import {
-  compareIds,
   compareMessages,
   DEFAULT_CHANNEL,
   InvalidMessageError,
@@ -71,9 +71,23 @@ describe("parseTimestamp", () => {
     ["2024-05-01T11:30:00.1234567-00:30", Date.UTC(2024, 4, 1, 12, 0, 0, 123)],
     ["1714564800000", 1714564800000],
     [1714564800000, 1714564800000],
-    [-5, -5],
+    [0, 0],
+    ["9999-12-31T23:59:59.999Z", Date.UTC(9999, 11, 31, 23, 59, 59, 999)],
+    ["2024-05-01T12:00:00+23:59", Date.UTC(2024, 4, 1, 12) - (23 * 60 + 59) * 60_000],
   ])("reads %j", (value, ms) => {
     expect(parseTimestamp(value)).toBe(ms);
+  });
+
+  it.each([
+    [-5, "outside the accepted window"],
+    [Date.UTC(9999, 11, 31, 23, 59, 59, 999) + 1, "outside the accepted window"],
+    [9007199254740991, "outside the accepted window"],
+    ["1969-12-31T23:59:59Z", "outside the accepted window"],
+    ["2024-05-01T12:00:00+99:99", "ISO-8601"],
+    ["2024-05-01T12:00:00+24:00", "ISO-8601"],
+    ["2024-05-01T12:00:00+02:60", "ISO-8601"],
+  ])("rejects %j: %s", (value, problem) => {
+    expect(() => parseTimestamp(value)).toThrow(problem);
   });
 });
 

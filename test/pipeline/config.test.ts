@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSegmentConfig } from "../../lib/pipeline/config.js";
+import { readSegmentConfig } from "../../lib/pipeline/index.js";
 
 const required = {
   MESSAGES_TABLE: "messages",
@@ -21,7 +21,7 @@ describe("segment function configuration", () => {
         settle: 86_400_000,
         minItems: 1,
         grace: 60_000,
-        readLagMs: 10_000,
+        holdTimeoutMs: 300_000,
         maxArrivalsPerChannel: 5000,
         leaseMs: 900_000,
         channelConcurrency: 8,
@@ -46,12 +46,12 @@ describe("segment function configuration", () => {
   it.each([
     [{ MESSAGES_TABLE: "" }, "MESSAGES_TABLE must be set"],
     [{ CHANNELS_TABLE: undefined }, "CHANNELS_TABLE must be set"],
-    [{ MAX_SIZE: "0" }, "MAX_SIZE must be an integer >= 1"],
-    [{ MIN_ITEMS: "two" }, "MIN_ITEMS must be an integer >= 1"],
+    [{ MAX_SIZE: "0" }, "MAX_SIZE must be an integer from 1 to 100000"],
+    [{ MIN_ITEMS: "two" }, "MIN_ITEMS must be an integer from 1 to 100000"],
     [{ SETTLE: "-1h" }, "SETTLE must be a duration"],
     [{ GRACE: "soon" }, "GRACE must be a duration"],
     [{ SEGMENT_QUEUE_FIFO: "yes" }, "SEGMENT_QUEUE_FIFO must be true or false"],
-    [{ MAX_BODY_BYTES: "10" }, "MAX_BODY_BYTES must be an integer >= 1024"],
+    [{ MAX_BODY_BYTES: "10" }, "MAX_BODY_BYTES must be an integer from 1024 to 1048576"],
   ])("rejects %o naming the setting", (override, message) => {
     expect(() => readSegmentConfig({ ...required, ...override })).toThrow(message);
   });

@@ -2,15 +2,17 @@
  * A pure simulation of the pipeline around the planner, for property tests: one channel whose
  * messages arrive at given times, ticks at given times, and crashes that discard a tick's plan.
  */
-import { type Plan, plan } from "../../lib/pipeline/planner.js";
+
+import { compareRefs } from "../../lib/identity/index.js";
 import {
-  compareRefs,
   EMPTY_PLANNER_STATE,
   type MessageRef,
   type PipelineConfig,
+  type Plan,
   type PlannedSegment,
   type PlannerState,
-} from "../../lib/pipeline/types.js";
+  plan,
+} from "../../lib/pipeline/index.js";
 
 export interface SimMessage extends MessageRef {
   /** When ingestion makes it readable (>= ts unless back-dated). */

@@ -1,15 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { plan, RECENT_LIMIT, segmentId } from "../../lib/pipeline/planner.js";
+import { compareRefs } from "../../lib/identity/index.js";
 import {
-  compareRefs,
   EMPTY_PLANNER_STATE,
   type EmittedBound,
   type MessageRef,
   type PipelineConfig,
   type PlannedSegment,
   type PlannerState,
-} from "../../lib/pipeline/types.js";
+  plan,
+  RECENT_LIMIT,
+  segmentId,
+} from "../../lib/pipeline/index.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
 import {
   CHANNEL,

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { type Message, messageText, textMessage } from "../../lib/history/message.js";
+import { type Message, messageText, textMessage } from "../../lib/history/index.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   InvalidSegmentMessageError,
   MissingSegmentMessagesError,
+  type PlannedSegment,
   parseSegmentBody,
   readSegmentMessages,
   type SegmentMessageSource,
   type SegmentMessageV1,
   SegmentTooLargeError,
   segmentBody,
-} from "../../lib/pipeline/segment-message.js";
-import type { PlannedSegment } from "../../lib/pipeline/types.js";
+} from "../../lib/pipeline/index.js";
 
 const T0 = 1_700_000_000_000;
 const TABLE = "history";

@@ -5,18 +5,16 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { afterEach, describe, expect, it } from "vitest";
-import { textMessage } from "../../lib/history/message.js";
+import { textMessage } from "../../lib/history/index.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
-  parseSegmentBody,
-  segmentBody,
-} from "../../lib/pipeline/segment-message.js";
-import {
   fifoId,
+  parseSegmentBody,
   type SegmentDelivery,
   SegmentDeliveryError,
   SqsSegmentSender,
-} from "../../lib/pipeline/sqs-delivery.js";
+  segmentBody,
+} from "../../lib/pipeline/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { drainQueue, testSqsClient, uniqueQueueName } from "../support/sqs.js";
 

@@ -6,10 +6,9 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { compareRefs } from "../../lib/identity/index.js";
 import type { ChatMessage } from "../../lib/messages/index.js";
-import type { SegmentMessageV1 } from "../../lib/pipeline/segment-message.js";
-import type { TickSettings } from "../../lib/pipeline/tick.js";
-import { compareRefs } from "../../lib/pipeline/types.js";
+import type { SegmentMessageV1, TickSettings } from "../../lib/pipeline/index.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
 import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
 import { type ReplayOptions, type ReplayResult, replay } from "../../local/replay.js";
@@ -33,7 +32,7 @@ function settings(overrides: Partial<TickSettings> = {}): TickSettings {
     settle: 2 * 60 * MINUTE,
     minItems: 1,
     grace: 0,
-    readLagMs: 0,
+    holdTimeoutMs: 60_000,
     maxArrivalsPerChannel: 1000,
     leaseMs: 60_000,
     channelConcurrency: 2,
@@ -288,7 +287,14 @@ describe("segmentation pipeline", () => {
     await dynamodb.send(
       new PutCommand({
         TableName: pipeline.config.messagesTable,
-        Item: { conversation: "broken", key: "m#2", position: "00000000000000000001", v: 2 },
+        Item: {
+          conversation: "broken",
+          key: "m#2",
+          position: "00000000000000000001",
+          v: 2,
+          id: "2",
+          ts: T0,
+        },
       }),
     );
     const summary = await pipeline.tick(now);

@@ -9,8 +9,11 @@
  * - `position` (S): arrival position, 20 decimal digits of nanoseconds since the epoch (a
  *   `Sequence`), separate from the platform timestamp `ts`. The local secondary index
  *   `byPosition` orders a conversation's messages by it, so "everything after position P" is one
- *   Query, paged, strongly consistent, and no Scan.
+ *   Query, paged, strongly consistent, and no Scan. It projects only `id` and `ts` (besides the
+ *   keys): what the pipeline reads of each arrival. A full projection would store every message
+ *   twice, which halves the largest storable message and doubles the cost of writing one.
  */
+import { itemSize, MAX_ITEM_BYTES } from "../../dynamodb/index.js";
 import type { Message, Part } from "../message.js";
 
 export const SCHEMA_VERSION = 1;
@@ -23,9 +26,14 @@ export const CONVERSATIONS_INDEX = "conversations";
 export const LISTED = "listed";
 export const LISTED_VALUE = "conversation";
 export const CONVERSATION_ITEM_KEY = "#conversation";
+/** The attributes `byPosition` holds besides the keys: what a reader of arrivals needs. */
+export const BY_POSITION_ATTRIBUTES = ["id", "ts"] as const;
 
-/** DynamoDB's item size limit. */
-export const MAX_ITEM_BYTES = 400 * 1024;
+/** DynamoDB's key limits, in UTF-8 bytes. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+export const MAX_SORT_KEY_BYTES = 1024;
+/** The longest platform id: the sort key `m#<id>` must fit DynamoDB's limit. */
+export const MAX_MESSAGE_ID_BYTES = MAX_SORT_KEY_BYTES - 2;
 
 export interface MessageItem {
   conversation: string;
@@ -76,21 +84,56 @@ export function itemMessage(item: Record<string, unknown>): Message {
   return message;
 }
 
+/** What of a message DynamoDB would refuse to store: its conversation key, its id, or its size. */
+export interface StorageProblem {
+  part: "conversation" | "id" | "size";
+  reason: string;
+}
+
 /**
- * An upper bound of the size DynamoDB counts for an item: attribute names and string values in
- * UTF-8 bytes, numbers at their 21-byte maximum, binary at its length, and 3 bytes per list or
- * map plus 1 per element. Over-estimating only ever rejects an item within a few bytes of the
- * limit.
+ * Why DynamoDB would refuse the item of `message` in `conversation`, or undefined: the partition
+ * key over 2,048 bytes, the sort key over 1,024 (a platform id over 1,022 bytes), or the item over
+ * 400 KB. For an item with a local secondary index DynamoDB counts the item and its index entry
+ * together against the 400 KB.
  */
-export function itemSize(value: unknown): number {
-  if (typeof value === "string") return Buffer.byteLength(value);
-  if (typeof value === "number") return 21;
-  if (typeof value === "boolean" || value === null || value === undefined) return 1;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) return value.reduce((sum: number, v) => sum + 1 + itemSize(v), 3);
-  let size = 3;
-  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
-    if (v !== undefined) size += 1 + Buffer.byteLength(name) + itemSize(v);
+export function storageProblem(conversation: string, message: Message): StorageProblem | undefined {
+  const keyBytes = Buffer.byteLength(conversation);
+  if (keyBytes > MAX_PARTITION_KEY_BYTES) {
+    return {
+      part: "conversation",
+      reason: `takes ${keyBytes} bytes as UTF-8, over DynamoDB's ${MAX_PARTITION_KEY_BYTES}-byte key limit`,
+    };
   }
-  return size;
+  if (message.id !== undefined && Buffer.byteLength(message.id) > MAX_MESSAGE_ID_BYTES) {
+    return {
+      part: "id",
+      reason: `takes ${Buffer.byteLength(message.id)} bytes as UTF-8, over the ${MAX_MESSAGE_ID_BYTES}-byte limit of a DynamoDB sort key (m#<id>)`,
+    };
+  }
+  const bytes = storedSize(messageItem(conversation, message, 0n));
+  if (bytes > MAX_ITEM_BYTES) {
+    return {
+      part: "size",
+      reason: `takes ${bytes} bytes as an item with its index entry, over DynamoDB's ${MAX_ITEM_BYTES}-byte limit`,
+    };
+  }
+  return undefined;
+}
+
+/** What DynamoDB counts against the 400 KB limit: the item and its `byPosition` entry. */
+export function storedSize(item: MessageItem): number {
+  return itemSize(item as unknown as Record<string, unknown>) + itemSize(indexEntry(item));
+}
+
+/** The `byPosition` entry of an item: the table's keys, the index key and the projected attributes. */
+export function indexEntry(item: MessageItem): Record<string, unknown> {
+  const entry: Record<string, unknown> = {
+    [PARTITION_KEY]: item.conversation,
+    [SORT_KEY]: item.key,
+    [POSITION]: item.position,
+  };
+  for (const name of BY_POSITION_ATTRIBUTES) {
+    if (item[name] !== undefined) entry[name] = item[name];
+  }
+  return entry;
 }

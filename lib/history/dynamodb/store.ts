@@ -3,20 +3,36 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   paginateQuery,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { type Backoff, backoff, realSleep } from "../../backoff.js";
-import { compareIds } from "../../messages/index.js";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { type Backoff, backoff, realSleep } from "../../backoff/index.js";
+import {
+  documentClient,
+  isAmbiguous,
+  isConditionFailure,
+  isRetryable,
+} from "../../dynamodb/index.js";
+import { compareIds } from "../../identity/index.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
-import { HistoryError } from "../errors.js";
+import { HistoryError, InvalidMessageError } from "../errors.js";
 import type { Message } from "../message.js";
-import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../outcome.js";
+import {
+  type ExistingMessage,
+  NOTHING_WRITTEN,
+  WriteError,
+  type WriteOutcome,
+} from "../outcome.js";
+import {
+  LeaseReleaseError,
+  type PositionAllocator,
+  type PositionLease,
+  SequenceAllocator,
+} from "../positions.js";
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
-import { documentClient } from "./documents.js";
 import {
   BY_POSITION_INDEX,
   CONVERSATION_ITEM_KEY,
@@ -24,37 +40,36 @@ import {
   decodePosition,
   encodePosition,
   itemMessage,
-  itemSize,
   LISTED,
   LISTED_VALUE,
-  MAX_ITEM_BYTES,
   type MessageItem,
   messageItem,
   PARTITION_KEY,
   POSITION,
   SORT_KEY,
+  storageProblem,
 } from "./schema.js";
 
 /** A message larger than DynamoDB's item limit: rejected whole, never truncated. */
 export class MessageTooLargeError extends HistoryError {
+  override readonly name: string = "MessageTooLargeError";
   constructor(
     readonly index: number,
-    readonly bytes: number,
+    reason: string,
   ) {
-    super(
-      "HISTORY_MESSAGE_TOO_LARGE",
-      `history/dynamodb: messages[${index}] takes about ${bytes} bytes as an item, over DynamoDB's ${MAX_ITEM_BYTES}-byte limit`,
-    );
+    super("HISTORY_MESSAGE_TOO_LARGE", `history/dynamodb: messages[${index}] ${reason}`);
   }
 }
 
 export interface DynamoDbStoreOptions {
   client: DynamoDBClient;
   tableName: string;
-  /** Assigns arrival positions; share one per process. */
-  sequence?: Sequence;
-  /** Attempts per transaction before a write gives up (default 8). */
+  /** Where arrival positions come from (default: this process's own {@link Sequence}). */
+  positions?: PositionAllocator;
+  /** Attempts per request before a write gives up (default 8). */
   maxAttempts?: number;
+  /** Puts in flight at once within one write (default 16). */
+  concurrency?: number;
   /** Backoff: full jitter over `baseDelayMs * 2^attempt`, capped (defaults 25 ms, 2 s). */
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -68,33 +83,55 @@ export interface PositionedMessage {
   message: Message;
 }
 
-/** DynamoDB allows 100 actions and 4 MB per transaction; stay a little under the latter. */
-const MAX_TRANSACTION_ITEMS = 100;
-const MAX_TRANSACTION_BYTES = 4_000_000;
+/** What the `byPosition` index holds of an arrival: its position, platform id and timestamp. */
+export interface Arrival {
+  position: bigint;
+  id?: string;
+  ts?: number;
+}
+
+/** Messages written under one position lease: small enough to release the lease quickly. */
+const LEASE_MESSAGES = 100;
 const MAX_BATCH_DELETES = 25;
 const MAX_BATCH_GETS = 100;
 
+type PutResult =
+  | { status: "stored" }
+  | { status: "existing"; stored: Message }
+  | { status: "failed"; error: unknown; ambiguous: boolean };
+
 /**
- * The history store on DynamoDB (schema in `./schema.ts`). Messages are written in transactions
- * of up to 100 conditional puts (`attribute_not_exists`): a message whose platform id is already
- * stored fails its condition and is skipped, so re-ingesting is a no-op, a retried transaction
- * can never store anything twice, and an ambiguous failure (a timeout after the commit) resolves
- * itself on retry. BatchWriteItem cannot carry conditions: a re-ingested message would overwrite
- * its item and move its arrival position. Transactions commit in argument order and atomically,
- * so the write outcome is exact.
+ * The history store on DynamoDB (schema in `./schema.ts`). Each message is one conditional put
+ * (`attribute_not_exists`): a message whose platform id is already stored fails its condition and
+ * is kept as it was (its stored version is reported in the outcome's `existing`), so re-ingesting
+ * is a no-op, a retried put never stores anything twice, and an ambiguous failure (a timeout after
+ * the write) resolves itself on retry. A batch write cannot carry conditions, and a transaction
+ * bills every item twice; single puts cost one write unit per KB plus the index entry.
+ *
+ * Puts run a few at a time under a position lease from the allocator, one lease per hundred
+ * messages, released once its puts are done.
  */
 export class DynamoDbStore implements Store, Lister {
   private readonly documents: DynamoDBDocumentClient;
   private readonly tableName: string;
-  private readonly sequence: Sequence;
+  private readonly positions: PositionAllocator;
   private readonly maxAttempts: number;
+  private readonly concurrency: number;
   private readonly pacing: Backoff;
+  /**
+   * Conversations whose listing item this process wrote or found: one conditional put per
+   * conversation and process, not per write. A `clear` from another process is not seen here,
+   * so a conversation cleared elsewhere and written again by this process stays unlisted until
+   * another process writes it.
+   */
+  private readonly listed = new Set<string>();
 
   constructor(options: DynamoDbStoreOptions) {
     this.documents = documentClient(options.client);
     this.tableName = options.tableName;
-    this.sequence = options.sequence ?? new Sequence();
+    this.positions = options.positions ?? new SequenceAllocator(new Sequence());
     this.maxAttempts = options.maxAttempts ?? 8;
+    this.concurrency = options.concurrency ?? 16;
     this.pacing = {
       baseDelayMs: options.baseDelayMs ?? 25,
       maxDelayMs: options.maxDelayMs ?? 2000,
@@ -114,34 +151,71 @@ export class DynamoDbStore implements Store, Lister {
   /**
    * The messages of a conversation that arrived after position `after` (from the start when
    * undefined) and, with `upTo`, at or before that position, in arrival order, read page by page
-   * from the `byPosition` index with strong consistency.
+   * from the `byPosition` index with strong consistency (whole items: the index fetches what it
+   * does not hold from the table).
    */
   async *readAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
     options?: CallOptions & { pageSize?: number; upTo?: bigint },
   ): AsyncIterable<PositionedMessage> {
+    for await (const item of this.queryPositions(
+      conversationId,
+      after,
+      options,
+      "ALL_ATTRIBUTES",
+    )) {
+      yield { position: decodePosition(item[POSITION] as string), message: itemMessage(item) };
+    }
+  }
+
+  /**
+   * What arrived after position `after` (and, with `upTo`, at or before it), as the index holds
+   * it: positions, platform ids and timestamps, never message text. Cheap to read in bulk.
+   */
+  async *arrivalsAfter(
+    conversationId: ConversationId,
+    after: bigint | undefined,
+    options?: CallOptions & { pageSize?: number; upTo?: bigint },
+  ): AsyncIterable<Arrival> {
+    for await (const item of this.queryPositions(
+      conversationId,
+      after,
+      options,
+      "ALL_PROJECTED_ATTRIBUTES",
+    )) {
+      const arrival: Arrival = { position: decodePosition(item[POSITION] as string) };
+      if (typeof item.id === "string") arrival.id = item.id;
+      if (typeof item.ts === "number") arrival.ts = item.ts;
+      yield arrival;
+    }
+  }
+
+  private async *queryPositions(
+    conversationId: ConversationId,
+    after: bigint | undefined,
+    options: (CallOptions & { pageSize?: number; upTo?: bigint }) | undefined,
+    select: "ALL_ATTRIBUTES" | "ALL_PROJECTED_ATTRIBUTES",
+  ): AsyncIterable<Record<string, unknown>> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
     const from = encodePosition(after === undefined ? 0n : after + 1n);
     const to = encodePosition(options?.upTo ?? Sequence.MAX);
+    if (from > to) return;
     const pages = paginateQuery(
       { client: this.documents, pageSize: options?.pageSize },
       {
         TableName: this.tableName,
         IndexName: BY_POSITION_INDEX,
         ConsistentRead: true,
+        Select: select,
         KeyConditionExpression: "#c = :c AND #p BETWEEN :from AND :to",
         ExpressionAttributeNames: { "#c": PARTITION_KEY, "#p": POSITION },
         ExpressionAttributeValues: { ":c": conversationId, ":from": from, ":to": to },
       },
       ...(options?.signal ? [{ abortSignal: options.signal }] : []),
     );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        yield { position: decodePosition(item[POSITION] as string), message: itemMessage(item) };
-      }
-    }
+    for await (const page of pages) yield* page.Items ?? [];
   }
 
   /**
@@ -157,9 +231,9 @@ export class DynamoDbStore implements Store, Lister {
     validateConversationId(conversationId);
     const found = new Map<string, Message>();
     for (let i = 0; i < ids.length; i += MAX_BATCH_GETS) {
-      let keys: Record<string, unknown>[] = ids
-        .slice(i, i + MAX_BATCH_GETS)
-        .map((id) => ({ [PARTITION_KEY]: conversationId, [SORT_KEY]: `m#${id}` }));
+      let keys: Record<string, unknown>[] = [...new Set(ids.slice(i, i + MAX_BATCH_GETS))].map(
+        (id) => ({ [PARTITION_KEY]: conversationId, [SORT_KEY]: `m#${id}` }),
+      );
       for (let attempt = 1; keys.length > 0; attempt++) {
         const result = await this.withRetries(() =>
           this.documents.send(
@@ -194,37 +268,191 @@ export class DynamoDbStore implements Store, Lister {
   ): Promise<WriteOutcome> {
     const batch = prepareWrite(conversationId, messages, options);
     if (batch.length === 0) return NOTHING_WRITTEN;
-    const first = this.sequence.reserve(batch.length);
-    const items = batch.map((message, i) =>
-      messageItem(conversationId, message, first + BigInt(i)),
-    );
-    const tooLarge = items.findIndex((item) => itemSize(item) > MAX_ITEM_BYTES);
-    if (tooLarge >= 0) {
-      throw new WriteError(
-        NOTHING_WRITTEN,
-        new MessageTooLargeError(tooLarge, itemSize(items[tooLarge])),
-      );
+    for (const [index, message] of batch.entries()) {
+      const problem = storageProblem(conversationId, message);
+      if (problem === undefined) continue;
+      const error =
+        problem.part === "size"
+          ? new MessageTooLargeError(index, problem.reason)
+          : new InvalidMessageError(
+              problem.part === "id" ? `messages[${index}].id` : "conversationId",
+              problem.reason,
+            );
+      throw new WriteError(NOTHING_WRITTEN, error);
     }
     try {
-      await this.withRetries(() => this.putConversationItem(conversationId, options?.signal));
+      await this.ensureListed(conversationId, options?.signal);
     } catch (error) {
       throw new WriteError(NOTHING_WRITTEN, error);
     }
-    let accepted = 0;
-    for (const chunk of transactionChunks(items)) {
+    const firstOf = firstOccurrences(batch);
+    const results = new Map<number, PutResult>();
+    const failure = await this.putAll(
+      conversationId,
+      batch,
+      [...new Set(firstOf)],
+      results,
+      options?.signal,
+    );
+    const outcome = writeOutcome(batch, firstOf, results);
+    const cause =
+      failure ??
+      [...results.values()].find(
+        (r): r is Extract<PutResult, { status: "failed" }> => r.status === "failed",
+      )?.error;
+    if (cause !== undefined) throw new WriteError(outcome, cause);
+    return outcome;
+  }
+
+  /**
+   * Puts the distinct messages `pending` (batch indexes, in order) under successive leases;
+   * returns the error that stopped it early (a lease that could not be reserved or released), or
+   * undefined. A failed put stops the write after the puts in flight finish.
+   */
+  private async putAll(
+    conversationId: ConversationId,
+    batch: Message[],
+    pending: number[],
+    results: Map<number, PutResult>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    let next = 0;
+    while (next < pending.length) {
+      const chunk = pending.slice(next, next + LEASE_MESSAGES);
+      let lease: PositionLease;
       try {
-        await this.commit(chunk.items, options?.signal);
+        lease = await this.positions.reserve(conversationId, chunk.length, signal);
       } catch (error) {
-        throw new WriteError({ accepted, uncertain: isAmbiguous(error) }, error);
+        return error;
       }
-      accepted = chunk.end;
+      // Puts report their own failures; the lease is released whatever they did.
+      let started: number;
+      try {
+        started = await this.putUnderLease(conversationId, batch, chunk, lease, results, signal);
+      } catch (error) {
+        await lease.release().catch(() => undefined);
+        throw error;
+      }
+      try {
+        await lease.release();
+      } catch (error) {
+        // The puts are done and their outcome stands; the caller learns that readers were not told.
+        return new LeaseReleaseError(error);
+      }
+      if (chunk.some((index) => results.get(index)?.status === "failed")) return undefined;
+      next += started;
     }
-    return { accepted, uncertain: false };
+    return undefined;
+  }
+
+  /**
+   * Puts the messages of `chunk` at the lease's positions, `concurrency` at a time, in order;
+   * starts none after the lease's `startBy` (but always the first) or after a failure. Returns
+   * how many it started.
+   */
+  private async putUnderLease(
+    conversationId: ConversationId,
+    batch: Message[],
+    chunk: number[],
+    lease: PositionLease,
+    results: Map<number, PutResult>,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    let started = 0;
+    let failed = false;
+    const worker = async () => {
+      while (started < chunk.length && !failed) {
+        if (started > 0 && lease.startBy !== undefined && performance.now() > lease.startBy) return;
+        const offset = started++;
+        const index = chunk[offset];
+        const item = messageItem(conversationId, batch[index], lease.first + BigInt(offset));
+        const result = await this.put(item, signal);
+        results.set(index, result);
+        if (result.status === "failed") failed = true;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, chunk.length) }, worker));
+    return started;
+  }
+
+  /**
+   * One conditional put, retried while the failure is transient. Once an attempt was ambiguous
+   * the put stays uncertain whatever later attempts say, unless one proves it stored.
+   */
+  private async put(item: MessageItem, signal?: AbortSignal): Promise<PutResult> {
+    let ambiguous = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.documents.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: item,
+            ConditionExpression: "attribute_not_exists(#k)",
+            ExpressionAttributeNames: { "#k": SORT_KEY },
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          }),
+          { abortSignal: signal },
+        );
+        return { status: "stored" };
+      } catch (error) {
+        if (isConditionFailure(error)) return this.conditionFailed(item, error, ambiguous, signal);
+        ambiguous ||= isAmbiguous(error);
+        if (!isRetryable(error) || attempt >= this.maxAttempts || signal?.aborted) {
+          return { status: "failed", error, ambiguous };
+        }
+        await this.backoff(attempt);
+      }
+    }
+  }
+
+  /**
+   * What a failed condition means: the id is stored, by an earlier attempt of this very put when
+   * an attempt was ambiguous and the stored item has this put's position, else before this write.
+   * The stored item comes with the error (ALL_OLD), else is read; if it cannot be read, the put
+   * counts as failed, and uncertain.
+   */
+  private async conditionFailed(
+    item: MessageItem,
+    error: unknown,
+    ambiguous: boolean,
+    signal?: AbortSignal,
+  ): Promise<PutResult> {
+    try {
+      const old = await this.storedItem(item, error, signal);
+      if (ambiguous && old[POSITION] === item.position) return { status: "stored" };
+      return { status: "existing", stored: itemMessage(old) };
+    } catch (readError) {
+      return { status: "failed", error: readError, ambiguous: true };
+    }
+  }
+
+  /** The item a failed condition found: from the error (ALL_OLD), else read consistently. */
+  private async storedItem(
+    item: MessageItem,
+    error: unknown,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const old = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+    if (old !== undefined) return unmarshall(old);
+    const { Item: found } = await this.withRetries(() =>
+      this.documents.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: item.conversation, [SORT_KEY]: item.key },
+          ConsistentRead: true,
+        }),
+        { abortSignal: signal },
+      ),
+    );
+    if (found === undefined)
+      throw new Error(`history/dynamodb: ${item.key} vanished after a failed condition`);
+    return found;
   }
 
   async clear(conversationId: ConversationId, options?: CallOptions): Promise<void> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
+    this.listed.delete(conversationId);
     const pages = paginateQuery(
       { client: this.documents },
       {
@@ -266,68 +494,30 @@ export class DynamoDbStore implements Store, Lister {
 
   /**
    * Creates the conversation's own item if it is missing. Conditional, so that only the first
-   * write of a conversation touches the conversations index.
+   * write of a conversation touches the conversations index; once per process.
    */
-  private async putConversationItem(conversationId: string, signal?: AbortSignal): Promise<void> {
+  private async ensureListed(conversationId: string, signal?: AbortSignal): Promise<void> {
+    if (this.listed.has(conversationId)) return;
     try {
-      await this.documents.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            [PARTITION_KEY]: conversationId,
-            [SORT_KEY]: CONVERSATION_ITEM_KEY,
-            [LISTED]: LISTED_VALUE,
-          },
-          ConditionExpression: "attribute_not_exists(#k)",
-          ExpressionAttributeNames: { "#k": SORT_KEY },
-        }),
-        { abortSignal: signal },
+      await this.withRetries(() =>
+        this.documents.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              [PARTITION_KEY]: conversationId,
+              [SORT_KEY]: CONVERSATION_ITEM_KEY,
+              [LISTED]: LISTED_VALUE,
+            },
+            ConditionExpression: "attribute_not_exists(#k)",
+            ExpressionAttributeNames: { "#k": SORT_KEY },
+          }),
+          { abortSignal: signal },
+        ),
       );
     } catch (error) {
-      if ((error as Error).name !== "ConditionalCheckFailedException") throw error;
+      if (!isConditionFailure(error)) throw error;
     }
-  }
-
-  /**
-   * Commits one transaction of conditional puts. Items whose condition fails are already stored
-   * (same platform id, or an earlier attempt of this very transaction that did commit) and are
-   * dropped; the rest is retried, after a backoff when something else cancelled it.
-   */
-  private async commit(items: MessageItem[], signal?: AbortSignal): Promise<void> {
-    let pending = items;
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      try {
-        await this.documents.send(new TransactWriteCommand(this.conditionalPuts(pending)), {
-          abortSignal: signal,
-        });
-        return;
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        const stored = new Set(
-          reasons.flatMap((r, i) => (r === "ConditionalCheckFailed" ? [i] : [])),
-        );
-        const onlyDuplicates =
-          reasons.length > 0 &&
-          reasons.every((r) => r === "ConditionalCheckFailed" || r === "None");
-        if (stored.size > 0) pending = pending.filter((_, i) => !stored.has(i));
-        if (onlyDuplicates && stored.size > 0) continue;
-        if (!isRetryable(error) || attempt >= this.maxAttempts) throw error;
-        await this.backoff(attempt);
-      }
-    }
-  }
-
-  private conditionalPuts(items: MessageItem[]): TransactWriteCommandInput {
-    return {
-      TransactItems: items.map((item) => ({
-        Put: {
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: "attribute_not_exists(#k)",
-          ExpressionAttributeNames: { "#k": SORT_KEY },
-        },
-      })),
-    };
+    this.listed.add(conversationId);
   }
 
   /** Deletes up to 25 keys, retrying the unprocessed ones with backoff. */
@@ -337,9 +527,7 @@ export class DynamoDbStore implements Store, Lister {
       const result = await this.withRetries(() =>
         this.documents.send(
           new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-          {
-            abortSignal: signal,
-          },
+          { abortSignal: signal },
         ),
       );
       requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
@@ -367,83 +555,48 @@ export class DynamoDbStore implements Store, Lister {
   }
 }
 
-interface TransactionChunk {
-  items: MessageItem[];
-  bytes: number;
-  /** One past the index of the batch's last message this chunk accounts for. */
-  end: number;
-}
-
 /**
- * Splits a batch into transactions in argument order. A platform id repeated within the batch is
- * the same message: its first occurrence stands for it, and the repeat is accounted for by the
- * chunk it falls in.
+ * For each message of the batch, the index of the first message with its platform id (itself
+ * when it has none or is the first): a repeated id within a batch is the same message.
  */
-function transactionChunks(items: MessageItem[]): TransactionChunk[] {
-  const chunks: TransactionChunk[] = [];
-  const seen = new Set<string>();
-  let current: TransactionChunk | undefined;
-  items.forEach((item, index) => {
-    if (!seen.has(item.key)) {
-      seen.add(item.key);
-      const size = itemSize(item);
-      const full =
-        current === undefined ||
-        current.items.length === MAX_TRANSACTION_ITEMS ||
-        current.bytes + size > MAX_TRANSACTION_BYTES;
-      if (full) {
-        current = { items: [], bytes: 0, end: index };
-        chunks.push(current);
-      }
-      current?.items.push(item);
-      if (current) current.bytes += size;
-    }
-    if (current) current.end = index + 1;
+function firstOccurrences(batch: Message[]): number[] {
+  const first = new Map<string, number>();
+  return batch.map((message, index) => {
+    if (message.id === undefined) return index;
+    const earlier = first.get(message.id);
+    if (earlier !== undefined) return earlier;
+    first.set(message.id, index);
+    return index;
   });
-  return chunks;
-}
-
-function cancellationReasons(error: unknown): string[] {
-  if ((error as Error).name !== "TransactionCanceledException") return [];
-  const reasons =
-    (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.map((reason) => reason.Code ?? "None");
-}
-
-const RETRYABLE = new Set([
-  "TransactionCanceledException",
-  "TransactionConflictException",
-  "ProvisionedThroughputExceededException",
-  "ThrottlingException",
-  "RequestLimitExceeded",
-  "InternalServerError",
-  "ServiceUnavailable",
-  "TimeoutError",
-  "RequestTimeout",
-]);
-
-function isRetryable(error: unknown): boolean {
-  const name = (error as Error).name;
-  if (name === "AbortError") return false;
-  if (name === "TransactionCanceledException") {
-    return cancellationReasons(error).every(
-      (r) => r !== "ValidationError" && r !== "ItemCollectionSizeLimitExceeded",
-    );
-  }
-  return RETRYABLE.has(name) || isAmbiguous(error);
 }
 
 /**
- * Whether a failed request may still have been applied: the service erred after receiving it, or
- * the connection broke before an answer came.
+ * The outcome of a write from the results of its distinct puts: the accepted prefix (each message
+ * stored now or before), whether anything after it may be stored (a put after it that stored or
+ * failed ambiguously), and the accepted messages that were already stored (repeats within the
+ * batch report the first occurrence, or what the store held for it).
  */
-function isAmbiguous(error: unknown): boolean {
-  const e = error as Error & { $metadata?: { httpStatusCode?: number }; code?: string };
-  if (e.name === "AbortError") return true;
-  if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
-  return (
-    e.name === "TimeoutError" ||
-    e.name === "RequestTimeout" ||
-    ["ECONNRESET", "ETIMEDOUT", "EPIPE"].includes(e.code ?? "")
-  );
+function writeOutcome(
+  batch: Message[],
+  firstOf: number[],
+  results: Map<number, PutResult>,
+): WriteOutcome {
+  const ok = (index: number) => {
+    const status = results.get(firstOf[index])?.status;
+    return status === "stored" || status === "existing";
+  };
+  let accepted = 0;
+  while (accepted < batch.length && ok(accepted)) accepted++;
+  let uncertain = false;
+  for (let index = accepted; index < batch.length && !uncertain; index++) {
+    const result = results.get(firstOf[index]);
+    uncertain = result?.status === "stored" || (result?.status === "failed" && result.ambiguous);
+  }
+  const existing: ExistingMessage[] = [];
+  for (let index = 0; index < accepted; index++) {
+    const result = results.get(firstOf[index]);
+    if (result?.status === "existing") existing.push({ index, stored: result.stored });
+    else if (firstOf[index] !== index) existing.push({ index, stored: batch[firstOf[index]] });
+  }
+  return existing.length > 0 ? { accepted, uncertain, existing } : { accepted, uncertain };
 }

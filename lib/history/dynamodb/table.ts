@@ -1,10 +1,7 @@
+import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createTable } from "../../dynamodb/index.js";
 import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  type DynamoDBClient,
-  waitUntilTableExists,
-} from "@aws-sdk/client-dynamodb";
-import {
+  BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CONVERSATIONS_INDEX,
   LISTED,
@@ -15,7 +12,7 @@ import {
 
 /**
  * The messages table as CreateTable input: on-demand, with the `byPosition` local index
- * (arrival order) and the sparse `conversations` global index. The CDK stack declares the same
+ * (arrival order; ids and timestamps only) and the sparse `conversations` global index. The CDK stack declares the same
  * keys and indexes from the constants of `./schema.ts`.
  */
 export function messagesTableDefinition(tableName: string): CreateTableCommandInput {
@@ -39,7 +36,7 @@ export function messagesTableDefinition(tableName: string): CreateTableCommandIn
           { AttributeName: PARTITION_KEY, KeyType: "HASH" },
           { AttributeName: POSITION, KeyType: "RANGE" },
         ],
-        Projection: { ProjectionType: "ALL" },
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...BY_POSITION_ATTRIBUTES] },
       },
     ],
     GlobalSecondaryIndexes: [
@@ -53,21 +50,6 @@ export function messagesTableDefinition(tableName: string): CreateTableCommandIn
       },
     ],
   };
-}
-
-/**
- * Creates a table and waits until it is active: for local runs and tests (deployments use the
- * CDK stack). The waiter polls every second; its default first delay is 20 s.
- */
-export async function createTable(
-  client: DynamoDBClient,
-  input: CreateTableCommandInput,
-): Promise<void> {
-  await client.send(new CreateTableCommand(input));
-  await waitUntilTableExists(
-    { client, maxWaitTime: 60, minDelay: 1 },
-    { TableName: input.TableName },
-  );
 }
 
 /** Creates the messages table (for local runs and tests) and waits until it is active. */

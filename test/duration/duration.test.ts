@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration } from "../lib/duration.js";
+import { formatDuration, parseDuration } from "../../lib/duration/index.js";
 
 describe("parseDuration", () => {
   it.each([
@@ -12,17 +12,27 @@ describe("parseDuration", () => {
     ["0", 0],
     ["1.5h", 5_400_000],
     [" 3m ", 180_000],
+    ["365d", 365 * 86_400_000],
   ])("reads %s as %d ms", (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(["", "-5m", "5 m", "5w", "abc", "1.5", "0.0001s", "1e3", "m"])(
-    "rejects %j naming the setting",
-    (text) => {
-      expect(() => parseDuration(text, "--settle")).toThrow(RangeError);
-      expect(() => parseDuration(text, "--settle")).toThrow(/--settle/);
-    },
-  );
+  it.each([
+    "",
+    "-5m",
+    "5 m",
+    "5w",
+    "abc",
+    "1.5",
+    "0.0001s",
+    "1e3",
+    "m",
+    "366d",
+    "9007199254740991",
+  ])("rejects %j naming the setting", (text) => {
+    expect(() => parseDuration(text, "--settle")).toThrow(RangeError);
+    expect(() => parseDuration(text, "--settle")).toThrow(/--settle/);
+  });
 });
 
 describe("formatDuration", () => {

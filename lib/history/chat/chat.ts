@@ -1,5 +1,5 @@
-import { InvalidMessageError } from "./errors.js";
-import { type Message, type Metadata, type Part, validateMessage } from "./message.js";
+import { InvalidMessageError } from "../errors.js";
+import { type Message, type Metadata, type Part, validateMessage } from "../message.js";
 
 /**
  * The provider-neutral chat model contract that the history middleware wraps: the port of the

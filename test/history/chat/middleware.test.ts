@@ -1,16 +1,21 @@
 import { describe, expect, it } from "vitest";
-import type { ChatRequest, ChatResponse } from "../../lib/history/chat.js";
-import { CommitError } from "../../lib/history/commit-error.js";
 import {
+  type ChatRequest,
+  type ChatResponse,
+  CommitError,
   findCause,
   InvalidConversationIdError,
   InvalidMessageError,
+  MemoryStore,
+  type Message,
+  Middleware,
+  MiddlewareError,
+  messageText,
   NilStoreError,
-} from "../../lib/history/errors.js";
-import { MemoryStore } from "../../lib/history/memory-store.js";
-import { type Message, messageText, textMessage } from "../../lib/history/message.js";
-import { Middleware, MiddlewareError, NilStreamError } from "../../lib/history/middleware.js";
-import { WriteError } from "../../lib/history/outcome.js";
+  NilStreamError,
+  textMessage,
+  WriteError,
+} from "../../../lib/history/index.js";
 import {
   answer,
   chunk,

@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   type ChatRequest,
   cloneRequest,
+  InvalidMessageError,
+  type Message,
   StreamAccumulator,
+  textMessage,
   validateRequest,
-} from "../../lib/history/chat.js";
-import { InvalidMessageError } from "../../lib/history/errors.js";
-import { type Message, textMessage } from "../../lib/history/message.js";
+} from "../../../lib/history/index.js";
 
 function fieldAtFault(request: unknown): string | undefined {
   try {

@@ -1,8 +1,8 @@
+import type { ConversationId } from "../conversation-id.js";
+import { describeError, HistoryError } from "../errors.js";
+import { cloneMessage, type Message } from "../message.js";
+import type { WriteOutcome } from "../outcome.js";
 import type { ChatResponse } from "./chat.js";
-import type { ConversationId } from "./conversation-id.js";
-import { describeError, HistoryError } from "./errors.js";
-import { cloneMessage, type Message } from "./message.js";
-import type { WriteOutcome } from "./outcome.js";
 
 /**
  * Model generation completed but persisting the exchange failed. It owns the exact batch that was
@@ -14,6 +14,7 @@ import type { WriteOutcome } from "./outcome.js";
  * themselves. When streaming, this error follows the terminal delta.
  */
 export class CommitError extends HistoryError {
+  override readonly name: string = "CommitError";
   readonly conversationId: ConversationId;
   readonly outcome: WriteOutcome;
   /** The completed response, which the failed write does not take back. */

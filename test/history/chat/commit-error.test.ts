@@ -1,10 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { CommitError } from "../../lib/history/commit-error.js";
-import { findCause, InvalidWriteOutcomeError } from "../../lib/history/errors.js";
-import { type Message, textMessage } from "../../lib/history/message.js";
-import { Middleware } from "../../lib/history/middleware.js";
-import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../../lib/history/outcome.js";
-import type { CallOptions, ReadWriter } from "../../lib/history/store.js";
+import {
+  type CallOptions,
+  CommitError,
+  findCause,
+  InvalidWriteOutcomeError,
+  type Message,
+  Middleware,
+  NOTHING_WRITTEN,
+  type ReadWriter,
+  textMessage,
+  WriteError,
+  type WriteOutcome,
+} from "../../../lib/history/index.js";
 import { answer, chunk, drain, FakeModel, FakeStreamer, RecordingStore } from "./fakes.js";
 
 const CONVERSATION = "conversation";

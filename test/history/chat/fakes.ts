@@ -5,11 +5,17 @@ import type {
   ChatStreamer,
   ModelCallOptions,
   ResponseDelta,
-} from "../../lib/history/chat.js";
-import { MemoryStore } from "../../lib/history/memory-store.js";
-import { cloneMessage, type Message, textMessage } from "../../lib/history/message.js";
-import { WriteError, type WriteOutcome } from "../../lib/history/outcome.js";
-import type { CallOptions, Store } from "../../lib/history/store.js";
+} from "../../../lib/history/index.js";
+import {
+  type CallOptions,
+  cloneMessage,
+  MemoryStore,
+  type Message,
+  type Store,
+  textMessage,
+  WriteError,
+  type WriteOutcome,
+} from "../../../lib/history/index.js";
 
 /**
  * A MemoryStore that records every call and can fail on demand. With `writeError`, a write first

@@ -7,8 +7,15 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
 
 /**
+ * The longest duration accepted: a year. Longer ones are mistakes (a settle time in seconds
+ * taken for milliseconds), and every timestamp plus a few of them stays an exact number.
+ */
+export const MAX_DURATION_MS = 365 * UNIT_MS.d;
+
+/**
  * Milliseconds in `text`. Throws a RangeError naming `name` when `text` is not a non-negative
- * number with an optional unit, or does not come to a whole number of milliseconds.
+ * number with an optional unit, does not come to a whole number of milliseconds, or exceeds
+ * {@link MAX_DURATION_MS}.
  */
 export function parseDuration(text: string, name = "duration"): number {
   const match = DURATION.exec(text.trim());
@@ -17,6 +24,9 @@ export function parseDuration(text: string, name = "duration"): number {
     throw new RangeError(
       `${name} must be a duration such as 90s, 15m, 24h, 2d or whole milliseconds (got ${JSON.stringify(text)})`,
     );
+  }
+  if (ms > MAX_DURATION_MS) {
+    throw new RangeError(`${name} must be at most 365 days (got ${JSON.stringify(text)})`);
   }
   return ms;
 }

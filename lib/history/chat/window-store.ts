@@ -1,11 +1,12 @@
-import type { ConversationId } from "./conversation-id.js";
-import { HistoryError, NilStoreError } from "./errors.js";
-import type { Message, Metadata, Part } from "./message.js";
-import type { WriteOutcome } from "./outcome.js";
-import type { CallOptions, Store } from "./store.js";
+import type { ConversationId } from "../conversation-id.js";
+import { HistoryError, NilStoreError } from "../errors.js";
+import type { Message, Metadata, Part } from "../message.js";
+import type { WriteOutcome } from "../outcome.js";
+import type { CallOptions, Store } from "../store.js";
 
 /** A window limit that is not a positive integer. */
 export class InvalidWindowError extends HistoryError {
+  override readonly name: string = "InvalidWindowError";
   constructor(reason: string) {
     super("HISTORY_INVALID_WINDOW", `history: invalid message window: ${reason}`);
   }
@@ -13,6 +14,7 @@ export class InvalidWindowError extends HistoryError {
 
 /** The newest turn alone does not fit the window, and a turn is never split. */
 export class WindowTooSmallError extends HistoryError {
+  override readonly name: string = "WindowTooSmallError";
   constructor(
     readonly newestTurnSize: number,
     readonly available: number,

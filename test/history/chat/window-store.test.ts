@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { NilStoreError } from "../../lib/history/errors.js";
-import { MemoryStore } from "../../lib/history/memory-store.js";
-import { type Message, messageText, textMessage } from "../../lib/history/message.js";
-import type { Store } from "../../lib/history/store.js";
 import {
   InvalidWindowError,
+  MemoryStore,
+  type Message,
+  messageText,
+  NilStoreError,
+  type Store,
+  textMessage,
   WindowStore,
   WindowTooSmallError,
-} from "../../lib/history/window-store.js";
+} from "../../../lib/history/index.js";
 
 const CONVERSATION = "conversation";
 

@@ -1,3 +1,8 @@
+import { type ConversationId, validateConversationId } from "../conversation-id.js";
+import { describeError, HistoryError, InvalidWriteOutcomeError, NilStoreError } from "../errors.js";
+import { cloneMessage, type Message, validateMessage } from "../message.js";
+import { validateWriteOutcome, WriteError, type WriteOutcome } from "../outcome.js";
+import type { ReadWriter } from "../store.js";
 import {
   type ChatModel,
   type ChatRequest,
@@ -10,14 +15,10 @@ import {
   validateRequest,
 } from "./chat.js";
 import { CommitError } from "./commit-error.js";
-import { type ConversationId, validateConversationId } from "./conversation-id.js";
-import { describeError, HistoryError, InvalidWriteOutcomeError, NilStoreError } from "./errors.js";
-import { cloneMessage, type Message, validateMessage } from "./message.js";
-import { validateWriteOutcome, WriteError, type WriteOutcome } from "./outcome.js";
-import type { ReadWriter } from "./store.js";
 
 /** A streamer that returned no stream at all. */
 export class NilStreamError extends HistoryError {
+  override readonly name: string = "NilStreamError";
   constructor() {
     super("HISTORY_NIL_STREAM", "history: middleware: nil stream sequence");
   }
@@ -38,6 +39,7 @@ export type MiddlewareStep =
  * `HISTORY_MIDDLEWARE_READ_HISTORY`; `index` is the stored message at fault.
  */
 export class MiddlewareError extends HistoryError {
+  override readonly name: string = "MiddlewareError";
   constructor(
     readonly step: MiddlewareStep,
     cause: unknown,

@@ -1,0 +1,19 @@
+/**
+ * What every convoseg table access shares: one document client recipe, table creation for local
+ * runs and tests, the classification of failed requests, and DynamoDB's item-size rules.
+ */
+export { documentClient } from "./documents.js";
+export {
+  cancellationReasons,
+  isAmbiguous,
+  isConditionFailure,
+  isRetryable,
+} from "./errors.js";
+export {
+  itemSize,
+  MAX_ITEM_BYTES,
+  READ_UNIT_BYTES,
+  valueSize,
+  WRITE_UNIT_BYTES,
+} from "./item-size.js";
+export { createTable } from "./table.js";

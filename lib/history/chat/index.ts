@@ -1,0 +1,26 @@
+/**
+ * The chat-model side of the history module: a provider-neutral chat model contract, the
+ * middleware that replays a conversation's history into each model call and persists the fresh
+ * exchange, and the window store that bounds what is replayed. The pipeline does not use it.
+ */
+export {
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatStreamer,
+  cloneRequest,
+  type ModelCallOptions,
+  type ResponseDelta,
+  StreamAccumulator,
+  type ToolDefinition,
+  type Usage,
+  validateRequest,
+} from "./chat.js";
+export { CommitError } from "./commit-error.js";
+export { Middleware, MiddlewareError, type MiddlewareStep, NilStreamError } from "./middleware.js";
+export {
+  InvalidWindowError,
+  SYSTEM_SEPARATOR,
+  WindowStore,
+  WindowTooSmallError,
+} from "./window-store.js";

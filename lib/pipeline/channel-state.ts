@@ -1,0 +1,218 @@
+/**
+ * A channel's pipeline state, as the tick sees it, and the store interface it is kept behind
+ * (`DynamoDbChannelStore` in production, `MemoryChannelStore` for fast deterministic tests).
+ *
+ * Each channel has two records with different writers:
+ * - its marks, kept by ingestion and touched by the tick only to finish: the position sequence,
+ *   the holds of writers still writing, a release counter, the due time, and which recorded
+ *   version was delivered. Small, so that a mark costs one write unit;
+ * - its tick state, written only by the tick, once per tick that changes something, in one
+ *   conditional write on its version: the planner's open tail and watermark, the read position,
+ *   the outbox of decided segments, and the bookkeeping of holds.
+ */
+import { createHash } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { ChannelStateError } from "./errors.js";
+import {
+  EMPTY_PLANNER_STATE,
+  type MessageRef,
+  type PlannedSegment,
+  type PlannerState,
+} from "./types.js";
+
+/** Positions a writer still holds: reserved, maybe not yet written. */
+export interface Hold {
+  /** The hold's attribute name; unique per reservation. */
+  name: string;
+  first: bigint;
+  count: number;
+}
+
+export interface ChannelMarks {
+  /** The last position handed out (null: none yet). */
+  seq: bigint | null;
+  /** Leases released so far. */
+  marks: number;
+  holds: Hold[];
+  /** When the channel is next due (pipeline clock), or null when nothing is pending. */
+  dueAt: number | null;
+  /** The recorded version whose outbox was delivered (0: none). */
+  delivered: number;
+}
+
+export const EMPTY_MARKS: ChannelMarks = Object.freeze({
+  seq: null,
+  marks: 0,
+  holds: [],
+  dueAt: null,
+  delivered: 0,
+});
+
+/**
+ * What a tick has decided and recorded but not yet confirmed: segments to deliver, and the
+ * dropped and late messages to report. A tick that dies before confirming leaves it for the next.
+ */
+export interface Outbox {
+  segments: PlannedSegment[];
+  dropped: MessageRef[];
+  late: number;
+}
+
+export const EMPTY_OUTBOX: Outbox = Object.freeze({ segments: [], dropped: [], late: 0 });
+
+/**
+ * Positions whose hold the tick broke (its writer stopped answering): the writer may still
+ * write there, behind the read position. The tick re-reads the range until `until` (wall ms)
+ * and takes what it has not `seen` (id digests) as new arrivals.
+ */
+export interface BrokenHold {
+  hold: string;
+  first: bigint;
+  last: bigint;
+  seen: string[];
+  until: number;
+}
+
+export interface TickState {
+  planner: PlannerState;
+  /** Arrival position up to which everything has been read (null: nothing yet). */
+  readUpTo: bigint | null;
+  outbox: Outbox;
+  /** When (wall ms) this tick's predecessors first saw each hold still present. */
+  holdsSeen: Record<string, number>;
+  broken: BrokenHold[];
+}
+
+export const EMPTY_TICK_STATE: TickState = Object.freeze({
+  planner: EMPTY_PLANNER_STATE,
+  readUpTo: null,
+  outbox: EMPTY_OUTBOX,
+  holdsSeen: {},
+  broken: [],
+});
+
+export interface ChannelRecord {
+  /** Bumped by every record; 0 for a channel never recorded. */
+  version: number;
+  state: TickState;
+  /** Until when (wall ms) the recording tick owns its outbox. */
+  leaseUntil: number | null;
+  /** Identifies the write that made this version: a tick recognises its own after a lost answer. */
+  recordId: string | null;
+}
+
+export interface ChannelSnapshot {
+  channel: string;
+  marks: ChannelMarks;
+  record: ChannelRecord;
+  /** Size of the encoded tick state as stored. */
+  stateBytes: number;
+  /** Items the tick state takes beyond its own (a large state continues in pages). */
+  pages: number;
+}
+
+export type RecordOutcome = "recorded" | "conflict";
+
+/** What the tick needs of the channels table. */
+export interface ChannelStore {
+  /** Both records of a channel, read consistently. */
+  load(channel: string): Promise<ChannelSnapshot>;
+  /**
+   * Writes the next tick state in one conditional write on the version `snapshot` read, with a
+   * lease on its outbox. "conflict" when another tick recorded first.
+   */
+  record(
+    snapshot: ChannelSnapshot,
+    next: { state: TickState; encoded: Uint8Array; leaseUntil: number; recordId: string },
+  ): Promise<RecordOutcome>;
+  /**
+   * After delivery: marks `version` delivered and sets when the channel is next due (null: off the
+   * due index), unless a writer reserved or released since `snapshot` was read, in which case
+   * the channel stays due (at the earlier of its due time and `now`).
+   */
+  finish(
+    snapshot: ChannelSnapshot,
+    version: number,
+    nextDueAt: number | null,
+    now: number,
+  ): Promise<void>;
+  /** Removes the named holds from the channel's marks: their writers are presumed gone. */
+  breakHolds(channel: string, holds: readonly string[]): Promise<void>;
+  /** Channels due at or before `now`, the longest waiting first across all shards. */
+  dueChannels(now: number): AsyncIterable<string>;
+  /** The earliest due time of any channel, or null when none is due. */
+  earliestDue(): Promise<number | null>;
+  /**
+   * Operator reset: forgets what was read and emitted, so that the next tick re-reads the whole
+   * channel and delivers its segments again with the same ids; a tick running meanwhile cannot
+   * record over it.
+   */
+  reset(channel: string, now: number): Promise<void>;
+}
+
+/** Wire form of the tick state: JSON with positions as decimal strings, then raw deflate. */
+interface EncodedState {
+  v: 1;
+  planner: PlannerState;
+  readUpTo: string | null;
+  outbox: Outbox;
+  holdsSeen: Record<string, number>;
+  broken: (Omit<BrokenHold, "first" | "last"> & { first: string; last: string })[];
+}
+
+/** Encodes a tick state for storage; deterministic, so equal states encode to equal bytes. */
+export function encodeTickState(state: TickState): Uint8Array {
+  const wire: EncodedState = {
+    v: 1,
+    planner: state.planner,
+    readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
+    outbox: state.outbox,
+    holdsSeen: state.holdsSeen,
+    broken: state.broken.map((b) => ({ ...b, first: b.first.toString(), last: b.last.toString() })),
+  };
+  return deflateRawSync(JSON.stringify(wire));
+}
+
+/** Decodes what {@link encodeTickState} wrote; a state of another version is an error. */
+export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
+  let wire: EncodedState;
+  try {
+    wire = JSON.parse(inflateRawSync(bytes).toString("utf8")) as EncodedState;
+  } catch (error) {
+    throw new ChannelStateError(
+      channel,
+      `tick state is not readable (${(error as Error).message})`,
+    );
+  }
+  if (wire.v !== 1) {
+    throw new ChannelStateError(channel, `tick state has version ${String(wire.v)}, expected 1`);
+  }
+  return {
+    planner: wire.planner,
+    readUpTo: wire.readUpTo === null ? null : BigInt(wire.readUpTo),
+    outbox: wire.outbox,
+    holdsSeen: wire.holdsSeen,
+    broken: wire.broken.map((b) => ({ ...b, first: BigInt(b.first), last: BigInt(b.last) })),
+  };
+}
+
+/** Whether an outbox holds anything to deliver or report. */
+export function hasWork(outbox: Outbox): boolean {
+  return outbox.segments.length > 0 || outbox.dropped.length > 0 || outbox.late > 0;
+}
+
+/** The digest a broken hold remembers a seen message by: 16 bytes of SHA-256, base64. */
+export function idDigest(id: string): string {
+  return createHash("sha256").update(id).digest().subarray(0, 16).toString("base64");
+}
+
+/** A hold's attribute name carries its size: `h<count>.<random>`. */
+export function holdName(count: number, token: string): string {
+  return `h${count}.${token}`;
+}
+
+/** The hold an attribute of a marks record describes, or undefined for another attribute. */
+export function parseHold(name: string, first: bigint): Hold | undefined {
+  const match = /^h(\d+)\.[A-Za-z0-9_-]+$/.exec(name);
+  return match ? { name, first, count: Number(match[1]) } : undefined;
+}

@@ -1,0 +1,35 @@
+/**
+ * The pipeline's error family: each has a stable `code` and a literal `name` (bundling renames
+ * classes, and logs and alarms name errors by these).
+ */
+export class PipelineError extends Error {
+  override readonly name: string = "PipelineError";
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A configuration value that is missing or invalid; the message names the variable. */
+export class PipelineConfigError extends PipelineError {
+  override readonly name: string = "PipelineConfigError";
+  constructor(
+    readonly setting: string,
+    problem: string,
+  ) {
+    super("PIPELINE_INVALID_CONFIG", `segment: ${setting} ${problem}`);
+  }
+}
+
+/** A channel's state could not be read as this version of the pipeline writes it. */
+export class ChannelStateError extends PipelineError {
+  override readonly name: string = "ChannelStateError";
+  constructor(
+    readonly channel: string,
+    problem: string,
+  ) {
+    super("PIPELINE_BAD_CHANNEL_STATE", `channel ${JSON.stringify(channel)}: ${problem}`);
+  }
+}
