@@ -102,8 +102,8 @@ const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
 /** The segment function's own bound on maxSize and minItems. */
 const MAX_SEGMENT_MESSAGES = 100_000;
 const MINUTE_MS = 60_000;
-/** SQS bounds for MaximumMessageSize; readSegmentConfig also wants at least 1024. */
-const MIN_BODY_BYTES = 1024;
+/** SQS allows 1 KiB to 1 MiB; the tick wants room for a one-message reference of the longest ids. */
+const MIN_BODY_BYTES = 16 * 1024;
 const MAX_BODY_BYTES = 1024 * 1024;
 const LOG_RETENTION_DAYS = new Set(
   Object.values(RetentionDays).filter(

@@ -34,6 +34,8 @@ export const SEGMENT_DEFAULTS = {
 /** Upper bounds that keep every setting meaningful (a segment of more messages cannot be sent). */
 const MAX_SEGMENT_MESSAGES = 100_000;
 const MAX_CONCURRENCY = 64;
+/** A body must hold the reference form of a one-message segment of the longest ids. */
+const MIN_BODY_LIMIT = 16 * 1024;
 const MAX_BODY_LIMIT = 1024 * 1024;
 
 /**
@@ -78,7 +80,7 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     channelsTable: value("CHANNELS_TABLE"),
     queueUrl: value("SEGMENT_QUEUE_URL"),
     fifo: fifo === "true",
-    maxBodyBytes: integer("MAX_BODY_BYTES", 1024, MAX_BODY_LIMIT),
+    maxBodyBytes: integer("MAX_BODY_BYTES", MIN_BODY_LIMIT, MAX_BODY_LIMIT),
     budgetMarginMs: duration("BUDGET_MARGIN"),
     settings: {
       maxSize: integer("MAX_SIZE", 1, MAX_SEGMENT_MESSAGES),

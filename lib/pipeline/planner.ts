@@ -152,6 +152,7 @@ function splitFinal(
   const conversations = new ConversationSegmenter({ maxSize, settle, minItems }).conversations(
     stable,
     (m) => m.ts,
+    sizeOf(config),
   );
   const last = conversations.pop();
   const final = conversations.flatMap((pieces) => foldUndersizedLast(pieces, minItems));
@@ -162,6 +163,19 @@ function splitFinal(
   }
   const finalCount = finalPiecesOfOpen(last, minItems);
   return { final: [...final, ...last.slice(0, finalCount)], open: last.slice(finalCount).flat() };
+}
+
+/**
+ * What a message takes of `maxSize`: one, unless its id is so long that `maxSize` such ids would
+ * not fit `idBytesPerSegment` (the body limit, less the envelope): a segment's reference form
+ * lists every id, and a segment that cannot be sent would hold its channel back for good. With
+ * ids of ordinary length (under about 500 bytes at the defaults) every message counts one, as in
+ * the reference segmenter.
+ */
+function sizeOf(config: PipelineConfig): ((m: MessageRef) => number) | undefined {
+  const budget = config.idBytesPerSegment;
+  if (budget === undefined) return undefined;
+  return (m) => Math.max(1, ((Buffer.byteLength(m.id) + 3) * config.maxSize) / budget);
 }
 
 /** A settled conversation's pieces, its last folded into the one before if below `minItems`. */

@@ -287,8 +287,14 @@ async function advance(
   for (;;) {
     const taken = arrivals.slice(0, kept);
     const refs = [...behind, ...taken.flatMap(ref)];
-    const result = plan(channel, state.planner, refs, now, settings);
     const trimmed = capped || kept < arrivals.length;
+    const result = plan(
+      channel,
+      state.planner,
+      refs,
+      planningTime(state, refs, now, trimmed, kept, settings),
+      { ...settings, idBytesPerSegment: idBytesPerSegment(deps.bodies.maxBodyBytes) },
+    );
     const next: TickState = {
       planner: result.state,
       readUpTo:
@@ -317,6 +323,34 @@ async function advance(
     }
     kept = Math.floor(kept / 2);
   }
+}
+
+/**
+ * The bytes of ids a segment's reference form can list within the body limit: the rest of the
+ * envelope (its bounds repeat two ids, plus the channel and table names) takes at most 8 KiB.
+ */
+export const idBytesPerSegment = (maxBodyBytes: number): number => maxBodyBytes - 8 * 1024;
+
+/**
+ * The time to plan at. When arrivals were left unread (the cap, or a state kept small), the
+ * conversation of the newest message read may go on in them: it is planned as still open, so
+ * that a backlog read over several ticks gives the segments of one big read. Only when not a
+ * single further arrival fits the state (very long ids in a huge open conversation) is it
+ * planned at the real time, so that it settles and the channel moves on.
+ */
+function planningTime(
+  state: TickState,
+  refs: readonly MessageRef[],
+  now: number,
+  trimmed: boolean,
+  kept: number,
+  config: PipelineConfig,
+): number {
+  if (!trimmed || kept === 0) return now;
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const message of state.planner.tail) newest = Math.max(newest, message.ts);
+  for (const message of refs) newest = Math.max(newest, message.ts);
+  return Math.min(now, newest + config.settle + config.grace);
 }
 
 /**

@@ -13,6 +13,11 @@ export interface PipelineConfig {
   minItems: number;
   /** Extra quiet time, ms, before a trailing conversation counts as settled: absorbs ingestion lag. */
   grace: number;
+  /**
+   * The bytes of message ids a segment may list (what its reference form can carry): a segment
+   * of very long ids is cut before it reaches `maxSize`. Absent: no such bound.
+   */
+  idBytesPerSegment?: number;
 }
 
 /** A segment decided final, ready to deliver. */

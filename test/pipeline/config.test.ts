@@ -51,7 +51,7 @@ describe("segment function configuration", () => {
     [{ SETTLE: "-1h" }, "SETTLE must be a duration"],
     [{ GRACE: "soon" }, "GRACE must be a duration"],
     [{ SEGMENT_QUEUE_FIFO: "yes" }, "SEGMENT_QUEUE_FIFO must be true or false"],
-    [{ MAX_BODY_BYTES: "10" }, "MAX_BODY_BYTES must be an integer from 1024 to 1048576"],
+    [{ MAX_BODY_BYTES: "10" }, "MAX_BODY_BYTES must be an integer from 16384 to 1048576"],
   ])("rejects %o naming the setting", (override, message) => {
     expect(() => readSegmentConfig({ ...required, ...override })).toThrow(message);
   });
