@@ -1,6 +1,5 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { type ChatMessage, InvalidMessageError, parseChatMessage } from "../lib/messages/index.js";
 import type { Progress } from "./progress.js";
@@ -18,31 +17,55 @@ export interface ReadResult {
   problems: InputProblem[];
 }
 
-export const formatProblem = (p: InputProblem): string =>
-  `line ${p.line}: ${p.field}: ${p.problem}`;
+/** The longest line read (a chat message is far shorter; DynamoDB stores at most 400 KB). */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
- * Reads chat messages as JSON lines from a file path, or standard input for `-`. Blank lines are
- * skipped; a line that is not JSON, not a valid message, or repeats an earlier (channel, id) is
- * reported as a problem and left out.
+ * `line N: field: problem`, with control characters (an escape sequence in a broken line, say)
+ * written as `\u001b` so that nothing from the input reaches the terminal raw.
+ */
+export const formatProblem = (p: InputProblem): string =>
+  escapeControls(`line ${p.line}: ${p.field}: ${p.problem}`);
+
+/** C0 and C1 controls and DEL as `\uXXXX` escapes. */
+export function escapeControls(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+export interface ReadOptions {
+  /** Lines longer than this are reported and skipped without being held (default 16 MiB). */
+  maxLineBytes?: number;
+}
+
+/**
+ * Reads chat messages as JSON lines from a file path, or standard input for `-`. A UTF-8 byte
+ * order mark is ignored; blank lines are skipped; a line that is not JSON, not a valid message,
+ * longer than `maxLineBytes`, or repeats an earlier (channel, id) is reported as a problem and
+ * left out.
  */
 export async function readMessages(
   source: string,
   progress: Progress,
   stdin: Readable = process.stdin,
+  options: ReadOptions = {},
 ): Promise<ReadResult> {
   const fromStdin = source === "-";
   const totalBytes = fromStdin ? undefined : (await stat(source)).size;
   const input = fromStdin ? stdin : createReadStream(source);
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const result: ReadResult = { messages: [], problems: [] };
   const firstLineOf = new Map<string, number>();
-  let line = 0;
+  const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   let bytes = 0;
-  for await (const text of lines) {
-    line++;
-    bytes += Buffer.byteLength(text) + 1;
+  for await (const { text, line, length } of lines(input, maxLineBytes)) {
+    bytes += length;
     progress.update(() => readingStatus(line, bytes, totalBytes));
+    if (text === undefined) {
+      result.problems.push({ line, field: "json", problem: `line longer than ${maxLineBytes} bytes` });
+      continue;
+    }
     if (text.trim() === "") continue;
     const parsed = parseLine(text);
     if (parsed instanceof InvalidMessageError) {
@@ -63,6 +86,57 @@ export async function readMessages(
     result.messages.push({ message: parsed, line });
   }
   return result;
+}
+
+/**
+ * The lines of a byte stream (`\n` or `\r\n` ended), decoded as UTF-8 without a leading byte
+ * order mark. A line over `maxLineBytes` comes as `text: undefined` and is never held whole.
+ */
+async function* lines(
+  input: AsyncIterable<Buffer | string>,
+  maxLineBytes: number,
+): AsyncIterable<{ text: string | undefined; line: number; length: number }> {
+  let parts: Buffer[] = [];
+  let held = 0;
+  let tooLong = false;
+  let line = 0;
+  const finish = () => {
+    line++;
+    const length = held;
+    let text: string | undefined;
+    if (!tooLong) {
+      let buffer = Buffer.concat(parts);
+      if (line === 1 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) {
+        buffer = buffer.subarray(3);
+      }
+      if (buffer.at(-1) === 0x0d) buffer = buffer.subarray(0, -1);
+      text = buffer.toString("utf8");
+    }
+    parts = [];
+    held = 0;
+    tooLong = false;
+    return { text, line, length: length + 1 };
+  };
+  for await (const chunk of input) {
+    let buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    for (let end = buffer.indexOf(0x0a); end >= 0; end = buffer.indexOf(0x0a)) {
+      take(buffer.subarray(0, end));
+      yield finish();
+      buffer = buffer.subarray(end + 1);
+    }
+    take(buffer);
+  }
+  if (held > 0 || parts.length > 0) yield finish();
+
+  function take(piece: Buffer) {
+    held += piece.length;
+    if (held > maxLineBytes) {
+      tooLong = true;
+      parts = [];
+    } else if (piece.length > 0) {
+      parts.push(piece);
+    }
+  }
 }
 
 function parseLine(text: string): ChatMessage | InvalidMessageError {

@@ -3,17 +3,18 @@ import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
+import { ingestionProblem } from "../lib/ingest/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
 import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startDynamoDbLocal } from "../local/dynamodb-local.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
-import { replay } from "../local/replay.js";
+import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
 import { startLocalSqs } from "../local/sqs.js";
 import { Progress } from "./progress.js";
-import { formatProblem, readMessages } from "./read-messages.js";
-import type { CommandIO } from "./segment.js";
+import { escapeControls, formatProblem, readMessages } from "./read-messages.js";
+import { type CommandIO, warnIfMinItemsUnreachable } from "./segment.js";
 
 export const RUN_USAGE = `Usage: npm start -- run [options]
 
@@ -31,8 +32,13 @@ Options:
   --max-size N      ceiling on one segment, in messages (default 500)
   --min-items N     drop segments with fewer messages (default 1)
   --grace D         extra quiet time before a conversation counts as settled (default 0)
-  --skip-invalid    report malformed input lines and go on without them
-  -h, --help        this help`;
+  --skip-invalid    report input lines ingestion would refuse (malformed, or more than
+                    DynamoDB takes) and go on without them; without it they stop the run
+  -h, --help        this help
+
+Exit status: 0 when every message was stored and the run finished; 1 when input lines were
+refused (without --skip-invalid), a message could not be stored, or the input cannot be read;
+2 for usage errors.`;
 
 const RUN_OPTIONS = {
   input: { type: "string" },
@@ -70,10 +76,27 @@ export async function runCommand(args: string[], io: CommandIO): Promise<number>
     io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
   }
-  const messages = await loadMessages(options, io);
-  if (messages === undefined) return 1;
-  const summary = await runLocally(messages, options, io);
+  warnIfMinItemsUnreachable(io, "run", options.minItems, options.maxSize);
+  const loaded = await loadMessages(options, io);
+  if (loaded === undefined) return 1;
+  let outcome: Awaited<ReturnType<typeof runLocally>>;
+  try {
+    outcome = await runLocally(loaded.messages, options, io);
+  } catch (error) {
+    io.stderr.write(`run: ${escapeControls((error as Error).message)}\n`);
+    return 1;
+  }
+  const { summary, refused } = outcome;
+  for (const { message, field, problem } of refused) {
+    const where = loaded.lines.get(message);
+    const place = where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
+    io.stderr.write(`${escapeControls(`${place}: ${field}: ${problem}`)} (not stored)\n`);
+  }
   io.stderr.write(`${summary}\n`);
+  if (refused.length > 0 && !options.skipInvalid) {
+    io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
+    return 1;
+  }
   return 0;
 }
 
@@ -104,26 +127,47 @@ function parseRunArgs(args: string[]): RunOptions | "help" {
   };
 }
 
-/** The input file's messages (reporting bad lines like `segment`), or the generated sample. */
+/**
+ * The input file's messages (reporting bad lines like `segment`, and lines ingestion would
+ * refuse), or the generated sample; each message with the line it came from.
+ */
 async function loadMessages(
   options: RunOptions,
   io: CommandIO,
-): Promise<ChatMessage[] | undefined> {
-  if (options.input === undefined) return sampleChat({ settle: options.settle, perChannel: 150 });
+): Promise<{ messages: ChatMessage[]; lines: Map<ChatMessage, number> } | undefined> {
+  if (options.input === undefined) {
+    return { messages: sampleChat({ settle: options.settle, perChannel: 150 }), lines: new Map() };
+  }
   const progress = new Progress(io.stderr);
-  const read = await readMessages(options.input, progress, io.stdin).finally(() =>
-    progress.finish(),
-  );
-  for (const problem of read.problems) {
+  let read: Awaited<ReturnType<typeof readMessages>>;
+  try {
+    read = await readMessages(options.input, progress, io.stdin);
+  } catch (error) {
+    io.stderr.write(`run: cannot read ${options.input}: ${(error as Error).message}\n`);
+    return undefined;
+  } finally {
+    progress.finish();
+  }
+  const problems = [...read.problems];
+  const kept = read.messages.filter(({ message, line }) => {
+    const problem = ingestionProblem(message);
+    if (problem !== undefined) problems.push({ line, ...problem });
+    return problem === undefined;
+  });
+  problems.sort((a, b) => a.line - b.line);
+  for (const problem of problems) {
     io.stderr.write(`${options.skipInvalid ? "skipped " : ""}${formatProblem(problem)}\n`);
   }
-  if (read.problems.length > 0 && !options.skipInvalid) {
+  if (problems.length > 0 && !options.skipInvalid) {
     io.stderr.write(
-      `run: ${read.problems.length} invalid line(s); nothing was run (fix them, or pass --skip-invalid)\n`,
+      `run: ${problems.length} invalid line(s); nothing was run (fix them, or pass --skip-invalid)\n`,
     );
     return undefined;
   }
-  return read.messages.map((entry) => entry.message);
+  return {
+    messages: kept.map((entry) => entry.message),
+    lines: new Map(kept.map((entry) => [entry.message, entry.line])),
+  };
 }
 
 /**
@@ -134,7 +178,7 @@ export async function runLocally(
   messages: ChatMessage[],
   options: RunOptions,
   io: CommandIO,
-): Promise<string> {
+): Promise<{ summary: string; refused: RefusedMessage[] }> {
   const started = Date.now();
   const emulators = await startEmulators();
   try {
@@ -177,12 +221,13 @@ export async function runLocally(
     else io.stdout.write(lines);
     const channels = new Set(messages.map((m) => m.channel)).size;
     const perMessage = (items = 0) => (items / Math.max(1, messages.length)).toFixed(2);
-    return [
+    const summary = [
       `channels ${channels}, messages ${messages.length}, segments ${result.delivered.length} (late ${result.delivered.filter((s) => s.late).length})`,
-      `late messages ${metrics.get("LateMessages")}, dropped messages ${metrics.get("DroppedMessages")} (below --min-items), channel errors ${metrics.get("ChannelErrors")}`,
+      `not stored ${result.refused.length}, late messages ${metrics.get("LateMessages")}, dropped messages ${metrics.get("DroppedMessages")} (below --min-items), channel errors ${metrics.get("ChannelErrors")}`,
       `ticks ${result.ticks}, DynamoDB reads per message: ${perMessage(reads.get(pipeline.config.messagesTable))} message items, ${perMessage(reads.get(pipeline.config.channelsTable))} channel state and due index items`,
       `wall time ${formatDuration(Date.now() - started)}`,
     ].join("\n");
+    return { summary, refused: result.refused };
   } finally {
     await emulators.stop();
   }

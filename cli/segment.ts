@@ -67,6 +67,7 @@ export async function segmentCommand(args: string[], io: CommandIO): Promise<num
     return 0;
   }
   const { source, segmenter, now, json, skipInvalid } = parsed;
+  warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
   const progress = new Progress(io.stderr);
   let read: Awaited<ReturnType<typeof readMessages>>;
   try {
@@ -94,6 +95,22 @@ export async function segmentCommand(args: string[], io: CommandIO): Promise<num
   progress.finish();
   io.stdout.write(json ? formatJsonLines(reports) : formatTable(reports, segmenter, now));
   return 0;
+}
+
+/**
+ * Warns when no carved segment can reach `minItems` because `maxSize` caps it lower: then
+ * (nearly) every message is dropped, which is almost never what was meant.
+ */
+export function warnIfMinItemsUnreachable(
+  io: CommandIO,
+  command: string,
+  minItems: number,
+  maxSize: number,
+): void {
+  if (minItems <= maxSize) return;
+  io.stderr.write(
+    `${command}: warning: --min-items ${minItems} is above --max-size ${maxSize}: no segment cut at the size cap can reach it, so nearly every message will be dropped\n`,
+  );
 }
 
 function parseSegmentArgs(args: string[], clock: () => number) {

@@ -5,6 +5,22 @@ import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 
+/**
+ * How every function is bundled (by the local esbuild): ESM for Node 22, minified with source
+ * maps. Minifying renames classes, which is why every error class sets a literal `name`
+ * (`test/infra/bundle.test.ts` reads them from a bundle built with these options).
+ */
+export const BUNDLING = {
+  target: "node22",
+  minify: true,
+  sourceMap: true,
+  // The SDK v3 ships in the Lambda runtime; bundling it would add ~600 KB.
+  externalModules: ["@aws-sdk/*"],
+  // Powertools has CommonJS parts that call require() inside an ESM bundle.
+  banner:
+    "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+} as const;
+
 export interface PipelineFunctionProps {
   /** The handler module, relative to the repository root (`functions/ingest/handler.ts`). */
   entry: string;
@@ -63,15 +79,9 @@ export class PipelineFunction extends Construct {
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
       bundling: {
+        ...BUNDLING,
+        externalModules: [...BUNDLING.externalModules],
         format: OutputFormat.ESM,
-        target: "node22",
-        minify: true,
-        sourceMap: true,
-        // The SDK v3 ships in the Lambda runtime; bundling it would add ~600 KB.
-        externalModules: ["@aws-sdk/*"],
-        // Powertools has CommonJS parts that call require() inside an ESM bundle.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
     Validations.of(this.function).acknowledge({

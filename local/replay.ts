@@ -23,8 +23,17 @@ export interface ReplayProgress {
   delivered: number;
 }
 
+/** A message that ingestion refused (invalid) or could not confirm (failed). */
+export interface RefusedMessage {
+  message: ChatMessage;
+  field: string;
+  problem: string;
+}
+
 export interface ReplayResult {
   delivered: SegmentMessageV1[];
+  /** What ingestion did not store, in ingestion order. */
+  refused: RefusedMessage[];
   ticks: number;
   /** Ticks that failed as a whole (their invocation died); the next tick carries on. */
   failedTicks: number;
@@ -48,15 +57,24 @@ export async function replay(
   const { settings } = pipeline.config;
   const last = sorted.at(-1)?.ts ?? 0;
   const end = last + settings.settle + settings.grace + 2 * options.tickMs;
-  const result: ReplayResult = { delivered: [], ticks: 0, failedTicks: 0, end };
+  const result: ReplayResult = { delivered: [], refused: [], ticks: 0, failedTicks: 0, end };
+  const ingestAt = async (batch: ChatMessage[], now: number) => {
+    const outcome = await pipeline.ingest(batch, now);
+    for (const { index, field, problem } of outcome.rejected) {
+      result.refused.push({ message: batch[index], field, problem });
+    }
+    for (const { index, error } of outcome.failed) {
+      result.refused.push({ message: batch[index], field: "store", problem: error });
+    }
+  };
   let next = 0;
   let lateSent = false;
   for (let now = sorted[0]?.ts ?? end; now <= end; ) {
     const batch: ChatMessage[] = [];
     while (next < sorted.length && sorted[next].ts <= now) batch.push(sorted[next++]);
-    if (batch.length > 0) await pipeline.ingest(batch, now);
+    if (batch.length > 0) await ingestAt(batch, now);
     if (options.late && !lateSent && now > last) {
-      await pipeline.ingest(options.late, now);
+      await ingestAt(options.late, now);
       lateSent = true;
     }
     options.beforeTick?.(now);

@@ -134,6 +134,15 @@ export async function ingest(
   return result;
 }
 
+/**
+ * Why ingestion would reject `input` (the field at fault and the problem), or undefined when it
+ * would take it: the checks `ingest` makes before any I/O.
+ */
+export function ingestionProblem(input: unknown): Omit<Rejection, "index"> | undefined {
+  const checked = validate(input);
+  return "field" in checked ? checked : undefined;
+}
+
 /** One input as a history message of its channel, or what is wrong with it. */
 function validate(
   input: unknown,

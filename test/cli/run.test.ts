@@ -44,9 +44,48 @@ describe("run command", () => {
     120_000,
   );
 
-  it("rejects bad options with usage", async () => {
-    const { code, stderr } = await cli(["run", "--tick", "soon"]);
+  it.each([
+    [["--tick", "soon"], /--tick must be a duration/],
+    [["--settle", "9007199254740991"], /--settle must be at most 365 days/],
+    [["--grace", "400d"], /--grace must be at most 365 days/],
+  ])("rejects %j with usage", async (args, message) => {
+    const { code, stderr } = await cli(["run", ...args]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/--tick must be a duration/);
+    expect(stderr).toMatch(message);
   });
+
+  it("says cleanly that an input file cannot be read", async () => {
+    const { code, stderr } = await cli(["run", "--input", join(dir, "missing.jsonl")]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^run: cannot read .*missing\.jsonl: ENOENT/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("refuses what ingestion would refuse, naming the line, unless --skip-invalid", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    const t = Date.UTC(2025, 0, 6);
+    const lines = Array.from({ length: 5 }, (_, i) => ({
+      id: `m${i}`,
+      ts: t + i * 60_000,
+      channel: "c",
+      text: i === 2 ? "x".repeat(500 * 1024) : `message ${i}`,
+    }));
+    const input = join(dir, "oversized.jsonl");
+    writeFileSync(input, lines.map((m) => JSON.stringify(m)).join("\n"));
+    const refused = await cli(["run", "--input", input]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/line 3: text: takes \d+ bytes as an item/);
+    expect(refused.stderr).toContain("nothing was run");
+    const skipped = await cli(["run", "--input", input, "--skip-invalid"]);
+    expect(skipped.code).toBe(0);
+    expect(skipped.stderr).toMatch(/skipped line 3: text: takes \d+ bytes/);
+    expect(skipped.stderr).toContain("not stored 0");
+    expect(
+      skipped.stdout
+        .trim()
+        .split("\n")
+        .flatMap((l) => JSON.parse(l).messageIds),
+    ).toEqual(["m0", "m1", "m3", "m4"]);
+  }, 60_000);
 });

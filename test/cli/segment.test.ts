@@ -166,6 +166,59 @@ describe("segment command", () => {
     expect(stderr).toMatch(/cannot read .*missing\.jsonl/);
   });
 
+  it("ignores a UTF-8 byte order mark and reads CRLF lines", async () => {
+    const path = join(dir, "bom.jsonl");
+    writeFileSync(path, `\ufeff${sample.map((m) => JSON.stringify(m)).join("\r\n")}\r\n`);
+    const { code, stdout, stderr } = await run(["segment", path, "--json"]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout.trim().split("\n")).toHaveLength(3);
+  });
+
+  it("rejects a zone offset beyond 23:59 and timestamps outside the window", async () => {
+    const path = file("zone.jsonl", [
+      { id: "z1", ts: "2024-01-01T12:00:00+99:99" },
+      { id: "z2", ts: -5 },
+    ]);
+    const { code, stderr } = await run(["segment", path]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("line 1: ts: expected an ISO-8601 date-time");
+    expect(stderr).toContain("line 2: ts: outside the accepted window");
+  });
+
+  it("never echoes control characters of a bad line to the terminal", async () => {
+    const path = file("escape.jsonl", [
+      "\u001b[31mred\u0007",
+      { id: "\u001b]0;title\u0007", ts: "x" },
+    ]);
+    const { code, stderr } = await run(["segment", path]);
+    expect(code).toBe(1);
+    expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(stderr).toContain("\\u001b");
+  });
+
+  it("warns when --min-items is above what --max-size admits", async () => {
+    const { code, stderr } = await run([
+      "segment",
+      file("warn.jsonl", sample),
+      "--max-size",
+      "2",
+      "--min-items",
+      "3",
+    ]);
+    expect(code).toBe(0);
+    expect(stderr).toContain("warning: --min-items 3 is above --max-size 2");
+  });
+
+  it("reports a line too long to hold, and reads the lines after it", async () => {
+    const huge = `{"id":"h","ts":1,"text":"${"x".repeat(17 * 1024 * 1024)}"}`;
+    const input = `${huge}\n${JSON.stringify(sample[0])}\n`;
+    const { code, stderr, stdout } = await run(["segment", "-", "--json", "--skip-invalid"], input);
+    expect(code).toBe(0);
+    expect(stderr).toBe("skipped line 1: json: line longer than 16777216 bytes\n");
+    expect(JSON.parse(stdout).messageIds).toEqual(["a1"]);
+  });
+
   it("prints help", async () => {
     const { code, stdout } = await run(["segment", "--help"]);
     expect(code).toBe(0);

@@ -85,10 +85,56 @@ describe("ingest Lambda", () => {
     expect((await store.read("queue")).map((m) => m.id)).toEqual(["s1", "s2"]);
   });
 
-  it("rejects an event of unknown shape", async () => {
+  it("sends only the bad record of a batch to retry (and so to the DLQ), storing its neighbours", async () => {
     const handler = await loadHandler(awsEnvironment());
-    await expect(handler({ foo: 1 } as never)).rejects.toThrow(
-      /expected \{"messages": \[\.\.\.\]\}/,
-    );
+    const event: SQSEvent = {
+      Records: [
+        record("ok-1", JSON.stringify({ id: "p1", ts: T, channel: "poison", text: "fine" })),
+        record(
+          "huge",
+          JSON.stringify({ id: "p2", ts: T, channel: "poison", text: "x".repeat(500 * 1024) }),
+        ),
+        record("long-id", JSON.stringify({ id: "i".repeat(1023), ts: T, channel: "poison" })),
+        record(
+          "ok-2",
+          JSON.stringify({ id: "p3", ts: T + 1, channel: "poison", text: "\ufffe kept" }),
+        ),
+      ],
+    };
+    expect(await handler(event)).toEqual({
+      batchItemFailures: [{ itemIdentifier: "huge" }, { itemIdentifier: "long-id" }],
+    });
+    expect((await store.read("poison")).map((m) => m.id)).toEqual(["p1", "p3"]);
+  });
+
+  it("reports an edit of a stored message as a conflict, not a failure to retry", async () => {
+    const handler = await loadHandler(awsEnvironment());
+    await handler({ messages: [{ id: "e1", ts: T, channel: "edits", text: "first" }] });
+    const edited = (await handler({
+      messages: [{ id: "e1", ts: T, channel: "edits", text: "second" }],
+    })) as IngestResult;
+    expect(edited).toMatchObject({ stored: [], conflicts: [{ index: 0, fields: ["text"] }] });
+    const viaQueue = await handler({
+      Records: [record("r", JSON.stringify({ id: "e1", ts: T, channel: "edits", text: "third" }))],
+    });
+    expect(viaQueue).toEqual({ batchItemFailures: [] });
+    expect((await store.read("edits")).map((m) => m.parts)).toEqual([
+      [{ type: "text", text: "first" }],
+    ]);
+  });
+
+  it.each([
+    [{ foo: 1 }, /expected \{"messages": \[\.\.\.\]\}/],
+    [null, /expected \{"messages": \[\.\.\.\]\}/],
+    [{ Records: [null] }, /Records\[0\] is not an SQS record/],
+    [{ Records: [record("a", "{}"), { messageId: 5 }] }, /Records\[1\] is not an SQS record/],
+    [
+      { Records: [], messages: [{ id: "x", ts: T }] },
+      /Records \(SQS\) or messages \(direct\), not both/,
+    ],
+  ])("rejects the malformed event %j, saying what is wrong", async (event, message) => {
+    const handler = await loadHandler(awsEnvironment());
+    await expect(handler(event as never)).rejects.toThrow(TypeError);
+    await expect(handler(event as never)).rejects.toThrow(message);
   });
 });

@@ -3,6 +3,7 @@ import { type Message, messageText, textMessage } from "../../lib/history/index.
 import {
   DEFAULT_MAX_BODY_BYTES,
   InvalidSegmentMessageError,
+  isSqsBody,
   MissingSegmentMessagesError,
   type PlannedSegment,
   parseSegmentBody,
@@ -261,5 +262,30 @@ describe("parseSegmentBody", () => {
   ])("rejects %s", (_name, value, error) => {
     expect(parse(value)).toThrow(InvalidSegmentMessageError);
     expect(parse(value)).toThrow(error);
+  });
+});
+
+describe("bodies SQS accepts", () => {
+  const awkward = "a\ufffeb\uffffc\u0000d\u0007e\u001b[0m \ud83d\ude00 f";
+
+  it("escapes the characters SQS refuses and reads them back unchanged", () => {
+    const messages = chatMessages(3, (i) => `${awkward} ${i}`);
+    const body = segmentBody(segmentOf(messages), messages, {
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      tableName: TABLE,
+    });
+    expect(isSqsBody(body)).toBe(true);
+    expect(body).toContain("\\ufffe");
+    expect(parseSegmentBody(body).messages?.map((m) => m.text)).toEqual(
+      messages.map((m) => messageText(m)),
+    );
+  });
+
+  it("tells the bodies SQS refuses", () => {
+    expect(isSqsBody("plain text, tabs\tand\nnewlines\r\n, 😀")).toBe(true);
+    for (const bad of ["\ufffe", "\uffff", "\u0000", "\u0008", "\ud800", "x\udc00"]) {
+      expect(isSqsBody(`ok ${bad}`)).toBe(false);
+    }
+    expect(isSqsBody(JSON.stringify({ text: awkward }))).toBe(false);
   });
 });

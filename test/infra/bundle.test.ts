@@ -1,0 +1,92 @@
+/**
+ * Error names survive bundling: the functions are bundled minified (which renames classes), and
+ * logs, alarms and callers name errors by `name`. Builds a bundle of every error class with the
+ * functions' own bundling options and reads each name back from it.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { describe, expect, it } from "vitest";
+import { BUNDLING } from "../../infra/function.js";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+/** Each error class of the library, how to make one, and the name it must report. */
+const ERRORS = `
+import * as history from "./lib/history/index.js";
+import * as pipeline from "./lib/pipeline/index.js";
+const outcome = { accepted: 0, uncertain: false };
+const response = { message: { role: "assistant", parts: [{ type: "text", text: "" }] } };
+export const made = [
+  new history.HistoryError("X", "x"),
+  new history.NilStoreError(),
+  new history.InvalidConversationIdError("empty"),
+  new history.InvalidMessageError("id", "empty"),
+  new history.InvalidWriteOutcomeError("x"),
+  new history.WriteError(outcome, new Error("x")),
+  new history.MessageTooLargeError(1, "too large"),
+  new history.LeaseReleaseError(new Error("x")),
+  new history.CommitError({ conversationId: "c", messages: [], outcome, response, cause: new Error("x") }),
+  new history.NilStreamError(),
+  new history.MiddlewareError("read history", new Error("x")),
+  new history.InvalidWindowError("x"),
+  new history.WindowTooSmallError(2, 1),
+  new pipeline.PipelineError("X", "x"),
+  new pipeline.PipelineConfigError("MAX_SIZE", "must be set"),
+  new pipeline.ChannelStateError("c", "x"),
+  new pipeline.SegmentTooLargeError("s", 2, 1),
+  new pipeline.InvalidSegmentMessageError("v", "x"),
+  new pipeline.MissingSegmentMessagesError("s", ["a"]),
+  new pipeline.SegmentDeliveryError(0, 1, "x"),
+].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
+`;
+
+const EXPECTED = [
+  "HistoryError",
+  "NilStoreError",
+  "InvalidConversationIdError",
+  "InvalidMessageError",
+  "InvalidWriteOutcomeError",
+  "WriteError",
+  "MessageTooLargeError",
+  "LeaseReleaseError",
+  "CommitError",
+  "NilStreamError",
+  "MiddlewareError",
+  "InvalidWindowError",
+  "WindowTooSmallError",
+  "PipelineError",
+  "PipelineConfigError",
+  "ChannelStateError",
+  "SegmentTooLargeError",
+  "InvalidSegmentMessageError",
+  "MissingSegmentMessagesError",
+  "SegmentDeliveryError",
+];
+
+describe("a minified bundle", () => {
+  it("keeps every error's literal name and stable code, though it renames the classes", async () => {
+    const result = await build({
+      stdin: { contents: ERRORS, resolveDir: root, loader: "ts" },
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: BUNDLING.target,
+      minify: BUNDLING.minify,
+      external: [...BUNDLING.externalModules],
+      banner: { js: BUNDLING.banner },
+      write: false,
+    });
+    const file = join(mkdtempSync(join(tmpdir(), "convoseg-bundle-")), "errors.mjs");
+    writeFileSync(file, result.outputFiles[0].text);
+    const { made } = (await import(pathToFileURL(file).href)) as {
+      made: { name: string; code: string; constructor: string }[];
+    };
+    expect(made.map((e) => e.name)).toEqual(EXPECTED);
+    for (const error of made) expect(error.code).toMatch(/^[A-Z_]+$/);
+    // The bundle did rename them: the literal names are what kept them.
+    expect(made.filter((e) => e.constructor !== e.name).length).toBeGreaterThan(10);
+  });
+});
