@@ -12,8 +12,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Arrival } from "../lib/history/index.js";
-import { deliverSegments } from "../lib/pipeline/delivery.js";
+
 import {
+  deliverSegments,
   encodeTickState,
   type MessageRef,
   plan,
@@ -35,7 +36,7 @@ export async function runNaiveTick(deps: TickDependencies): Promise<NaiveTickSum
   const due = deps.channels.dueChannels(deps.now())[Symbol.asyncIterator]();
   const worker = async () => {
     for (let next = await due.next(); !next.done; next = await due.next()) {
-      summary.segments += await processChannel(deps, next.value);
+      summary.segments += await processChannel(deps, next.value.channel);
       summary.channels++;
     }
   };

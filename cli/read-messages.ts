@@ -29,10 +29,7 @@ export const formatProblem = (p: InputProblem): string =>
 
 /** C0 and C1 controls and DEL as `\uXXXX` escapes. */
 export function escapeControls(text: string): string {
-  return text.replace(
-    /[\u0000-\u001f\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export interface ReadOptions {
@@ -63,7 +60,11 @@ export async function readMessages(
     bytes += length;
     progress.update(() => readingStatus(line, bytes, totalBytes));
     if (text === undefined) {
-      result.problems.push({ line, field: "json", problem: `line longer than ${maxLineBytes} bytes` });
+      result.problems.push({
+        line,
+        field: "json",
+        problem: `line longer than ${maxLineBytes} bytes`,
+      });
       continue;
     }
     if (text.trim() === "") continue;

@@ -14,6 +14,8 @@ export {
   MAX_ITEM_BYTES,
   READ_UNIT_BYTES,
   valueSize,
+  type WireValue,
   WRITE_UNIT_BYTES,
+  wireItemSize,
 } from "./item-size.js";
 export { createTable } from "./table.js";

@@ -42,12 +42,50 @@ export function valueSize(value: unknown): number {
 }
 
 /** One byte per two significant digits (leading and trailing zeros trimmed), plus one. */
-function numberSize(value: number | bigint): number {
-  const digits = (typeof value === "bigint" ? value.toString() : plainDigits(value))
-    .replace(/[-.]/g, "")
-    .replace(/^0+/, "")
-    .replace(/0+$/, "");
+function numberSize(value: number | bigint | string): number {
+  const text = typeof value === "number" ? plainDigits(value) : value.toString();
+  const digits = text.replace(/[-+.]/g, "").replace(/^0+/, "").replace(/0+$/, "");
   return Math.ceil(Math.max(1, digits.length) / 2) + 1;
+}
+
+/** A value in DynamoDB's wire form (`{S: "x"}`, `{N: "12"}`, …). */
+export type WireValue = {
+  S?: string;
+  N?: string;
+  B?: Uint8Array;
+  BOOL?: boolean;
+  NULL?: boolean;
+  L?: WireValue[];
+  M?: Record<string, WireValue>;
+  SS?: string[];
+  NS?: string[];
+  BS?: Uint8Array[];
+};
+
+/** {@link itemSize} of an item in wire form, as requests and `ALL_OLD` answers carry it. */
+export function wireItemSize(item: Record<string, WireValue>): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item))
+    size += Buffer.byteLength(name) + wireSize(value);
+  return size;
+}
+
+function wireSize(value: WireValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.N !== undefined) return numberSize(value.N);
+  if (value.B !== undefined) return value.B.byteLength;
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+  if (value.L !== undefined) return value.L.reduce((sum, v) => sum + 1 + wireSize(v), 3);
+  if (value.M !== undefined) {
+    return Object.entries(value.M).reduce(
+      (sum, [name, v]) => sum + 1 + Buffer.byteLength(name) + wireSize(v),
+      3,
+    );
+  }
+  if (value.SS !== undefined) return value.SS.reduce((sum, v) => sum + Buffer.byteLength(v), 0);
+  if (value.NS !== undefined) return value.NS.reduce((sum, v) => sum + numberSize(v), 0);
+  if (value.BS !== undefined) return value.BS.reduce((sum, v) => sum + v.byteLength, 0);
+  return 1;
 }
 
 /** The decimal digits of a finite number without exponent notation. */

@@ -113,6 +113,12 @@ export interface ChannelSnapshot {
 
 export type RecordOutcome = "recorded" | "conflict";
 
+/** A channel on the due index, and since when (pipeline clock) it is due. */
+export interface DueChannel {
+  channel: string;
+  dueAt: number;
+}
+
 /** What the tick needs of the channels table. */
 export interface ChannelStore {
   /** Both records of a channel, read consistently. */
@@ -139,7 +145,7 @@ export interface ChannelStore {
   /** Removes the named holds from the channel's marks: their writers are presumed gone. */
   breakHolds(channel: string, holds: readonly string[]): Promise<void>;
   /** Channels due at or before `now`, the longest waiting first across all shards. */
-  dueChannels(now: number): AsyncIterable<string>;
+  dueChannels(now: number): AsyncIterable<DueChannel>;
   /** The earliest due time of any channel, or null when none is due. */
   earliestDue(): Promise<number | null>;
   /**

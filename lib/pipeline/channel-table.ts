@@ -39,6 +39,7 @@ import {
   type ChannelRecord,
   type ChannelSnapshot,
   type ChannelStore,
+  type DueChannel,
   decodeTickState,
   EMPTY_MARKS,
   EMPTY_TICK_STATE,
@@ -412,7 +413,7 @@ export class DynamoDbChannelStore implements ChannelStore {
     );
   }
 
-  async *dueChannels(now: number): AsyncIterable<string> {
+  async *dueChannels(now: number): AsyncIterable<DueChannel> {
     const shards = Array.from({ length: DUE_SHARDS }, (_, shard) =>
       this.dueItems(String(shard), now)[Symbol.asyncIterator](),
     );
@@ -567,9 +568,7 @@ function marksOf(item: Item | undefined): ChannelMarks {
  * Merges the shards' due channels, each in due order, into one stream in due order: under a
  * time budget the longest-waiting channels go first, whichever shard holds them.
  */
-export async function* mergeByDue(
-  shards: AsyncIterator<{ channel: string; dueAt: number }>[],
-): AsyncIterable<string> {
+export async function* mergeByDue(shards: AsyncIterator<DueChannel>[]): AsyncIterable<DueChannel> {
   const heads = await Promise.all(shards.map((shard) => shard.next()));
   for (;;) {
     let best = -1;
@@ -581,7 +580,7 @@ export async function* mergeByDue(
         best = i;
     });
     if (best < 0) return;
-    yield (heads[best].value as { channel: string }).channel;
+    yield heads[best].value as DueChannel;
     heads[best] = await shards[best].next();
   }
 }

@@ -9,6 +9,7 @@ export {
   type ChannelRecord,
   type ChannelSnapshot,
   type ChannelStore,
+  type DueChannel,
   decodeTickState,
   EMPTY_OUTBOX,
   EMPTY_TICK_STATE,
@@ -40,6 +41,7 @@ export {
   STATE_PAGE_BYTES,
 } from "./channel-table.js";
 export { readSegmentConfig, SEGMENT_DEFAULTS, type SegmentFunctionConfig } from "./config.js";
+export { type BodyOptions, type DeliveryReport, deliverSegments, FETCH_BATCH } from "./delivery.js";
 export { ChannelStateError, PipelineConfigError, PipelineError } from "./errors.js";
 export { MemoryChannelStore } from "./memory-channel-store.js";
 export { type Plan, plan, RECENT_LIMIT, segmentId } from "./planner.js";

@@ -3,6 +3,7 @@ import {
   type ChannelMarks,
   type ChannelSnapshot,
   type ChannelStore,
+  type DueChannel,
   decodeTickState,
   EMPTY_TICK_STATE,
   encodeTickState,
@@ -129,11 +130,13 @@ export class MemoryChannelStore implements ChannelStore, PositionAllocator {
     for (const hold of holds) marks.holds.delete(hold);
   }
 
-  async *dueChannels(now: number): AsyncIterable<string> {
+  async *dueChannels(now: number): AsyncIterable<DueChannel> {
     const due = [...this.marksOf]
-      .filter(([, marks]) => marks.dueAt !== null && marks.dueAt <= now)
-      .sort(([, a], [, b]) => (a.dueAt as number) - (b.dueAt as number));
-    for (const [channel] of due) yield channel;
+      .flatMap(([channel, marks]) =>
+        marks.dueAt !== null && marks.dueAt <= now ? [{ channel, dueAt: marks.dueAt }] : [],
+      )
+      .sort((a, b) => a.dueAt - b.dueAt);
+    yield* due;
   }
 
   async earliestDue(): Promise<number | null> {

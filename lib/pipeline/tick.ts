@@ -4,6 +4,7 @@ import {
   type BrokenHold,
   type ChannelSnapshot,
   type ChannelStore,
+  type DueChannel,
   encodeTickState,
   type Hold,
   hasWork,
@@ -134,15 +135,17 @@ export async function runTick(
     errors: 0,
     stoppedEarly: false,
   };
+  const due = deps.channels.dueChannels(deps.now())[Symbol.asyncIterator]();
+  // The longest-waiting channel comes first: how long it has waited is the backlog an operator
+  // alarms on.
+  let first: IteratorResult<DueChannel> | undefined;
   if (!shouldStop()) {
-    // How long the longest-waiting channel has been due: the backlog an operator alarms on.
-    const oldestDue = await deps.channels.earliestDue();
+    first = await due.next();
     deps.metrics.add(
       "OldestDueAgeMs",
-      oldestDue === null ? 0 : Math.max(0, deps.now() - oldestDue),
+      first.done ? 0 : Math.max(0, deps.now() - first.value.dueAt),
     );
   }
-  const due = deps.channels.dueChannels(deps.now())[Symbol.asyncIterator]();
   const taken = new Set<string>();
   const worker = async () => {
     for (;;) {
@@ -150,11 +153,12 @@ export async function runTick(
         summary.stoppedEarly = true;
         return;
       }
-      const next = await due.next();
+      const next = first ?? (await due.next());
+      first = undefined;
       if (next.done) return;
-      if (taken.has(next.value)) continue;
-      taken.add(next.value);
-      await processDueChannel(deps, next.value, summary);
+      if (taken.has(next.value.channel)) continue;
+      taken.add(next.value.channel);
+      await processDueChannel(deps, next.value.channel, summary);
     }
   };
   await Promise.all(Array.from({ length: deps.settings.channelConcurrency }, worker));

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { documentClient } from "../../lib/dynamodb/index.js";
-import { messageItem, storedSize } from "../../lib/history/dynamodb/schema.js";
+
 import {
   createMessagesTable,
   DynamoDbStore,
@@ -9,10 +9,12 @@ import {
   LeaseReleaseError,
   type Message,
   MessageTooLargeError,
+  messageItem,
   messageText,
   NOTHING_WRITTEN,
   type PositionAllocator,
   SequenceAllocator,
+  storedSize,
   textMessage,
   WriteError,
 } from "../../lib/history/index.js";

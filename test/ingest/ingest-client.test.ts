@@ -30,7 +30,7 @@ describe("IngestClient", () => {
     expect(marks.holds).toEqual([]);
     expect(marks.dueAt).toBeGreaterThanOrEqual(before);
     const due = [];
-    for await (const channel of channels.dueChannels(Date.now())) due.push(channel);
+    for await (const { channel } of channels.dueChannels(Date.now())) due.push(channel);
     expect(due).toEqual(["general"]);
     const stored = await new DynamoDbStore({ client, tableName }).read("general");
     expect(stored.map((m) => [m.id, m.ts, m.author])).toEqual([

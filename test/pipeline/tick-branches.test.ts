@@ -216,7 +216,8 @@ describe("tick on the in-memory stores", () => {
   it("reads fewer arrivals rather than record a state over its bound, and loses nothing", async () => {
     const h = harness({ maxSize: 5000, settle: 30 * 24 * HOUR }, undefined, 1024 * 1024);
     // Ids of 1000 random characters: a thousand of them do not compress under the bound.
-    const longId = (i: number) => `${String(i).padStart(5, "0")}${randomBytes(750).toString("base64")}`;
+    const longId = (i: number) =>
+      `${String(i).padStart(5, "0")}${randomBytes(750).toString("base64")}`;
     const messages = Array.from({ length: 1500 }, (_, i) => ({
       id: longId(i),
       ts: T0 + i * 1000,

@@ -301,7 +301,7 @@ describe("segmentation pipeline", () => {
     expect(summary.errors).toBe(1);
     expect((await pipeline.drain()).map((segment) => segment.channel)).toEqual(["good"]);
     const due: string[] = [];
-    for await (const channel of pipeline.channels.dueChannels(now)) due.push(channel);
+    for await (const { channel } of pipeline.channels.dueChannels(now)) due.push(channel);
     expect(due).toEqual(["broken"]);
   });
 
