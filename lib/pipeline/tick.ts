@@ -251,44 +251,88 @@ async function advance(
   now: number,
   wall: number,
 ): Promise<Step> {
-  const { settings } = deps;
   const { channel, marks, record } = snapshot;
   const state = record.state;
-  const holdsSeen: Record<string, number> = {};
-  for (const hold of marks.holds) holdsSeen[hold.name] = state.holdsSeen[hold.name] ?? wall;
-  // A hold already recorded as broken is still there when a tick died before removing it.
-  const known = new Set(state.broken.map((b) => b.hold));
-  const expired = marks.holds.filter(
-    (h) => known.has(h.name) || wall - holdsSeen[h.name] >= settings.holdTimeoutMs,
+  const { holdsSeen, expired, known } = trackHolds(
+    state,
+    marks.holds,
+    wall,
+    deps.settings.holdTimeoutMs,
   );
-  for (const hold of expired) delete holdsSeen[hold.name];
-
   const horizon = readHorizon(marks.seq, marks.holds);
   const { arrivals, capped } = await readArrivals(
     deps.messages,
     channel,
     state.readUpTo,
     horizon,
-    settings,
+    deps.settings,
   );
   const broken = state.broken
     .filter((b) => b.until > wall)
     .map((b) => ({ ...b, seen: [...b.seen] }));
   const behind = await rereadBroken(deps.messages, channel, broken, state.readUpTo);
-  broken.push(
-    ...expired
-      .filter((h) => !known.has(h.name))
-      .map((h) => ({
-        hold: h.name,
-        first: h.first,
-        last: h.first + BigInt(h.count) - 1n,
-        seen: [],
-        until: wall + BROKEN_HOLD_WATCH_MS,
-      })),
-  );
+  for (const hold of expired) {
+    if (known.has(hold.name)) continue;
+    const last = hold.first + BigInt(hold.count) - 1n;
+    broken.push({
+      hold: hold.name,
+      first: hold.first,
+      last,
+      seen: [],
+      until: wall + BROKEN_HOLD_WATCH_MS,
+    });
+  }
+  const planned = planWithinBound(deps, channel, state, { arrivals, capped, behind, horizon, now });
+  const next: TickState = { ...planned.state, holdsSeen, broken: markSeen(broken, planned.taken) };
+  const dueTimes = [planned.nextDueAt];
+  if (planned.trimmed || expired.length > 0) dueTimes.push(now);
+  if (marks.holds.length > 0 || broken.length > 0) dueTimes.push(now + deps.settings.holdTimeoutMs);
+  const due = dueTimes.filter((t): t is number => t !== null);
+  return {
+    state: next,
+    changed: !sameBytes(encodeTickState(next), encodeTickState(state)),
+    expired,
+    behind: behind.length,
+    nextDueAt: due.length === 0 ? null : Math.min(...due),
+  };
+}
 
-  let kept = arrivals.length;
-  for (;;) {
+/**
+ * When (wall ms) each present hold was first seen, the holds to break (seen for the hold timeout,
+ * or already recorded as broken by a tick that died before removing them), and those recorded.
+ */
+function trackHolds(state: TickState, holds: readonly Hold[], wall: number, timeoutMs: number) {
+  const holdsSeen: Record<string, number> = {};
+  for (const hold of holds) holdsSeen[hold.name] = state.holdsSeen[hold.name] ?? wall;
+  const known = new Set(state.broken.map((b) => b.hold));
+  const expired = holds.filter((h) => known.has(h.name) || wall - holdsSeen[h.name] >= timeoutMs);
+  for (const hold of expired) delete holdsSeen[hold.name];
+  return { holdsSeen, expired, known };
+}
+
+/**
+ * Plans the arrivals, halving how many it takes until the state would stay under
+ * {@link TARGET_STATE_BYTES} (taking none at worst). Returns the planner's state, the read
+ * position and outbox that go with it, the arrivals taken, and whether some were left.
+ */
+function planWithinBound(
+  deps: TickDependencies,
+  channel: string,
+  state: TickState,
+  read: {
+    arrivals: Arrival[];
+    capped: boolean;
+    behind: MessageRef[];
+    horizon: bigint | null;
+    now: number;
+  },
+) {
+  const { arrivals, capped, behind, horizon, now } = read;
+  const config = {
+    ...deps.settings,
+    idBytesPerSegment: idBytesPerSegment(deps.bodies.maxBodyBytes),
+  };
+  for (let kept = arrivals.length; ; kept = Math.floor(kept / 2)) {
     const taken = arrivals.slice(0, kept);
     const refs = [...behind, ...taken.flatMap(ref)];
     const trimmed = capped || kept < arrivals.length;
@@ -296,10 +340,11 @@ async function advance(
       channel,
       state.planner,
       refs,
-      planningTime(state, refs, now, trimmed, kept, settings),
-      { ...settings, idBytesPerSegment: idBytesPerSegment(deps.bodies.maxBodyBytes) },
+      planningTime(state, refs, now, trimmed, kept, config),
+      config,
     );
-    const next: TickState = {
+    const planned = {
+      ...state,
       planner: result.state,
       readUpTo:
         taken.length === 0
@@ -308,24 +353,10 @@ async function advance(
             ? (taken.at(-1) as Arrival).position
             : (horizon as bigint),
       outbox: { segments: result.segments, dropped: result.dropped, late: result.late.length },
-      holdsSeen,
-      broken: markSeen(broken, taken),
     };
-    const encoded = encodeTickState(next);
-    if (encoded.byteLength <= TARGET_STATE_BYTES || kept === 0) {
-      const dueTimes = [result.nextDueAt];
-      if (trimmed || expired.length > 0) dueTimes.push(now);
-      if (marks.holds.length > 0 || broken.length > 0) dueTimes.push(now + settings.holdTimeoutMs);
-      const due = dueTimes.filter((t): t is number => t !== null);
-      return {
-        state: next,
-        changed: !sameBytes(encoded, encodeTickState(state)),
-        expired,
-        behind: behind.length,
-        nextDueAt: due.length === 0 ? null : Math.min(...due),
-      };
+    if (kept === 0 || encodeTickState(planned).byteLength <= TARGET_STATE_BYTES) {
+      return { state: planned, taken, trimmed, nextDueAt: result.nextDueAt };
     }
-    kept = Math.floor(kept / 2);
   }
 }
 

@@ -60,7 +60,6 @@ describe("segment Lambda", () => {
       SEGMENT_QUEUE_URL: pipeline.config.queueUrl,
       SETTLE: "1m",
       GRACE: "0",
-      READ_LAG: "0",
     });
     const summary = await handler({}, context(60_000));
     expect(summary).toMatchObject({ channels: 1, segments: 1, errors: 0, stoppedEarly: false });
