@@ -1,0 +1,41 @@
+/**
+ * The extraction error family: a stable `code` and a literal `name` each (bundling renames
+ * classes). An LLM failure is never turned into "no candidates".
+ */
+export class ExtractionError extends Error {
+  override readonly name: string = "ExtractionError";
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/**
+ * The provider did not answer: throttled past the retries, a server error, a timeout, refused
+ * credentials, an abort. `retryable` says whether the same call may succeed later (throttling,
+ * outages), which a queue consumer uses to fail the record for a retry with backoff.
+ */
+export class LLMError extends ExtractionError {
+  override readonly name: string = "LLMError";
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super("EXTRACTION_LLM_FAILED", message, options);
+  }
+}
+
+/** The model's reply is not JSON, or not the JSON asked for; `raw` is what it said. */
+export class InvalidModelOutputError extends ExtractionError {
+  override readonly name: string = "InvalidModelOutputError";
+  constructor(
+    readonly reason: string,
+    readonly raw: string,
+  ) {
+    super("EXTRACTION_INVALID_OUTPUT", `invalid model output: ${reason}`);
+  }
+}

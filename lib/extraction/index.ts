@@ -1,0 +1,29 @@
+/**
+ * Extraction: the analyzer that turns a transcript into candidate topics with an LLM (a port of
+ * the original Go `fork` package, `specs/windows.md`), the seam model adapters implement, and the
+ * one parser of model replies; the model adapters are in `./llm/`.
+ */
+export type { Turn } from "../windows/index.js";
+export { Analyzer, type AnalyzerOptions, type Route } from "./analyzer.js";
+export { dedupeCandidates, normalizeTopic } from "./candidates.js";
+export { ExtractionError, InvalidModelOutputError, LLMError } from "./errors.js";
+export { parseModelJSON } from "./parse.js";
+export {
+  additionalPrompt,
+  EXCERPT_END,
+  EXCERPT_START,
+  EXISTING_END,
+  EXISTING_START,
+  extractPrompt,
+  type Prompt,
+  replySchema,
+} from "./prompts.js";
+export { mapTurnRange, renderIndices, renderTurns } from "./render.js";
+export type {
+  Candidate,
+  ChatJSONOptions,
+  LLM,
+  LLMUsage,
+  PromptTurn,
+  UsageListener,
+} from "./types.js";
