@@ -1,12 +1,13 @@
 /**
  * Extraction: the analyzer that turns a transcript into candidate topics with an LLM (a port of
  * the original Go `fork` package, `specs/windows.md`), the seam model adapters implement, and the
- * one parser of model replies; the model adapters are in `./llm/`.
+ * one parser of model replies, with the model adapters of `./llm/` re-exported.
  */
 export type { Turn } from "../windows/index.js";
 export { Analyzer, type AnalyzerOptions, type Route } from "./analyzer.js";
 export { dedupeCandidates, normalizeTopic } from "./candidates.js";
 export { ExtractionError, InvalidModelOutputError, LLMError } from "./errors.js";
+export * from "./llm/index.js";
 export { parseModelJSON } from "./parse.js";
 export {
   additionalPrompt,

@@ -1,0 +1,14 @@
+/**
+ * The model adapters behind the extraction `LLM` seam: Amazon Bedrock (Converse) and
+ * OpenAI-compatible chat completions.
+ */
+export {
+  BedrockConverseLLM,
+  type BedrockConverseLLMOptions,
+  type BedrockOutputMode,
+} from "./bedrock.js";
+export {
+  OpenAICompatibleLLM,
+  type OpenAICompatibleLLMOptions,
+  type OpenAIResponseFormat,
+} from "./openai.js";

@@ -1,0 +1,429 @@
+import OpenAI from "openai";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { InvalidModelOutputError, LLMError } from "../../../lib/extraction/errors.js";
+import {
+  OpenAICompatibleLLM,
+  type OpenAICompatibleLLMOptions,
+} from "../../../lib/extraction/llm/index.js";
+import type { LLMUsage, PromptTurn } from "../../../lib/extraction/types.js";
+import {
+  chatCompletion,
+  chatError,
+  type ScriptedResponse,
+  type ScriptedServer,
+  startChatCompletionsServer,
+} from "../../support/llm-servers.js";
+
+const MODEL = "test-model";
+const API_KEY = "test-key";
+
+/** A schema in the portable subset: every field required, nullable as anyOf with null. */
+const SCHEMA = {
+  type: "object",
+  properties: {
+    topics: { type: "array", items: { type: "string" } },
+    note: { anyOf: [{ type: "string" }, { type: "null" }] },
+  },
+  required: ["topics", "note"],
+  additionalProperties: false,
+};
+
+/** The parts of a chat completions request body the tests read. */
+interface ChatWire {
+  model: string;
+  messages: Record<string, unknown>[];
+  temperature?: number;
+  max_tokens?: number;
+  response_format?: unknown;
+}
+
+const servers: ScriptedServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(script: ScriptedResponse[]): Promise<ScriptedServer> {
+  const server = await startChatCompletionsServer(script);
+  servers.push(server);
+  return server;
+}
+
+function adapter(
+  server: ScriptedServer,
+  options: Partial<OpenAICompatibleLLMOptions> = {},
+): OpenAICompatibleLLM {
+  return new OpenAICompatibleLLM({
+    baseURL: `${server.url}/v1`,
+    apiKey: API_KEY,
+    model: MODEL,
+    ...options,
+  });
+}
+
+const wire = (server: ScriptedServer, index = 0) => server.requests[index].body as ChatWire;
+const user = (content: string, cachePrefix?: number): PromptTurn => ({
+  role: "user",
+  content,
+  cachePrefix,
+});
+/** A header asking the client to retry after `ms` milliseconds. */
+const retryAfterMs = (ms: number) => ({ "retry-after-ms": String(ms) });
+
+describe("OpenAICompatibleLLM replies", () => {
+  it("resolves to the parsed JSON of the reply", async () => {
+    const server = await serve([chatCompletion('{"topics":["tea"],"note":null}')]);
+
+    await expect(adapter(server).chatJSON([user("hello")], { schema: SCHEMA })).resolves.toEqual({
+      topics: ["tea"],
+      note: null,
+    });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0].path).toBe("/v1/chat/completions");
+    expect(server.requests[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
+  });
+
+  it.each([
+    ["a fenced reply", '```json\n{"topics":["tea"],"note":null}\n```'],
+    [
+      "a reply with a reasoning block",
+      '<think>tea, surely</think>\n{"topics":["tea"],"note":null}',
+    ],
+  ])("parses %s", async (_, text) => {
+    const server = await serve([chatCompletion(text)]);
+
+    await expect(adapter(server).chatJSON([user("hello")], { schema: SCHEMA })).resolves.toEqual({
+      topics: ["tea"],
+      note: null,
+    });
+  });
+
+  it("rejects a reply that is not JSON with InvalidModelOutputError carrying the raw text, after reporting usage", async () => {
+    const raw = "The topics are tea and cake.";
+    const server = await serve([
+      chatCompletion(raw, { usage: { prompt_tokens: 7, completion_tokens: 3 } }),
+    ]);
+    const usages: LLMUsage[] = [];
+    const llm = adapter(server, { onUsage: (usage) => usages.push(usage) });
+
+    const error = await llm.chatJSON([user("hello")], { schema: SCHEMA }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidModelOutputError);
+    expect((error as InvalidModelOutputError).raw).toBe(raw);
+    expect(usages).toEqual([
+      { inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    ]);
+  });
+
+  it("rejects a refusal with InvalidModelOutputError carrying the refusal", async () => {
+    const server = await serve([chatCompletion(null, { refusal: "I cannot help with that." })]);
+
+    const error = await adapter(server)
+      .chatJSON([user("hello")], { schema: SCHEMA })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidModelOutputError);
+    expect((error as InvalidModelOutputError).raw).toBe("I cannot help with that.");
+  });
+
+  it("says when a reply that is not JSON stopped at the token limit", async () => {
+    const server = await serve([chatCompletion('{"topics":["te', { finishReason: "length" })]);
+
+    const error = await adapter(server, { maxTokens: 8 })
+      .chatJSON([user("hello")], { schema: SCHEMA })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidModelOutputError);
+    expect((error as InvalidModelOutputError).reason).toContain("maxTokens 8");
+    expect(wire(server).max_tokens).toBe(8);
+  });
+
+  it("reports usage, OpenAI's cached_tokens as cache reads, with the model and latency", async () => {
+    const server = await serve([
+      chatCompletion("{}", {
+        usage: {
+          prompt_tokens: 1200,
+          completion_tokens: 40,
+          prompt_tokens_details: { cached_tokens: 1024 },
+        },
+      }),
+      chatCompletion("{}", {
+        usage: {
+          prompt_tokens: 1200,
+          completion_tokens: 40,
+          prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 1100 },
+        },
+      }),
+    ]);
+    const calls: { usage: LLMUsage; model: string; latencyMs: number }[] = [];
+    const llm = adapter(server, { onUsage: (usage, call) => calls.push({ usage, ...call }) });
+
+    await llm.chatJSON([user("hello")]);
+    await llm.chatJSON([user("hello")]);
+    expect(calls.map((c) => c.usage)).toEqual([
+      { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 1024, cacheWriteTokens: 0 },
+      { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 1100 },
+    ]);
+    expect(calls.map((c) => c.model)).toEqual([MODEL, MODEL]);
+    for (const call of calls) expect(call.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reports DeepSeek's prompt_cache_hit_tokens as cache reads", async () => {
+    const server = await serve([
+      chatCompletion("{}", {
+        usage: { prompt_tokens: 900, completion_tokens: 20, prompt_cache_hit_tokens: 640 },
+      }),
+    ]);
+    const usages: LLMUsage[] = [];
+
+    await adapter(server, { onUsage: (usage) => usages.push(usage) }).chatJSON([user("hello")]);
+    expect(usages).toEqual([
+      { inputTokens: 900, outputTokens: 20, cacheReadTokens: 640, cacheWriteTokens: 0 },
+    ]);
+  });
+});
+
+describe("OpenAICompatibleLLM requests", () => {
+  it("sends the turns in order as they are, and the schema as a strict json_schema response_format", async () => {
+    const server = await serve([chatCompletion("{}")]);
+
+    await adapter(server).chatJSON(
+      [
+        { role: "system", content: "You extract topics." },
+        user("first", 3),
+        { role: "assistant", content: "not JSON" },
+        user("again"),
+      ],
+      { schema: SCHEMA },
+    );
+    const body = wire(server);
+    expect(body.model).toBe(MODEL);
+    // No cachePrefix on the wire: the API has no cache points.
+    expect(body.messages).toEqual([
+      { role: "system", content: "You extract topics." },
+      { role: "user", content: "first" },
+      { role: "assistant", content: "not JSON" },
+      { role: "user", content: "again" },
+    ]);
+    expect(body.temperature).toBe(0);
+    expect(body).not.toHaveProperty("max_tokens");
+    expect(body.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "reply", schema: SCHEMA, strict: true },
+    });
+  });
+
+  it("sends no response_format without a schema, and no temperature when it is null", async () => {
+    const server = await serve([chatCompletion("{}")]);
+
+    await adapter(server, { temperature: null }).chatJSON([user("hello")]);
+    expect(wire(server)).not.toHaveProperty("response_format");
+    expect(wire(server)).not.toHaveProperty("temperature");
+  });
+
+  it("in json_object mode, asks for a JSON object and states the schema in a first system message", async () => {
+    const server = await serve([chatCompletion('{"topics":[],"note":null}')]);
+    const llm = adapter(server, { responseFormat: "json_object" });
+
+    await expect(
+      llm.chatJSON(
+        [
+          { role: "system", content: "You extract topics." },
+          { role: "user", content: "hello" },
+        ],
+        { schema: SCHEMA },
+      ),
+    ).resolves.toEqual({ topics: [], note: null });
+    const body = wire(server);
+    expect(body.response_format).toEqual({ type: "json_object" });
+    expect(body.messages).toHaveLength(3);
+    expect(body.messages[0].role).toBe("system");
+    expect(body.messages[0].content).toContain(JSON.stringify(SCHEMA));
+    expect(body.messages.slice(1)).toEqual([
+      { role: "system", content: "You extract topics." },
+      { role: "user", content: "hello" },
+    ]);
+  });
+
+  it("refuses a role the API has no place for, without a request", async () => {
+    const server = await serve([chatCompletion("{}")]);
+
+    const error = await adapter(server)
+      .chatJSON([user("hello"), { role: "tool", content: "output" }])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).retryable).toBe(false);
+    expect((error as LLMError).message).toContain("messages[1].role");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("works with an injected client, applying its own maxRetries per request", async () => {
+    const server = await serve([chatError(500, retryAfterMs(1)), chatCompletion("{}")]);
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: API_KEY, maxRetries: 5 });
+    const llm = new OpenAICompatibleLLM({ client, model: MODEL, maxRetries: 0 });
+
+    const error = await llm.chatJSON([user("hello")]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).status).toBe(500);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("OpenAICompatibleLLM failures", () => {
+  it.each([
+    ["retry-after-ms", retryAfterMs(1200), 1200],
+    ["retry-after", { "retry-after": "1" }, 1000],
+  ])("retries a 429 after the wait %s asks, then succeeds", async (_, headers, waitMs) => {
+    const server = await serve([
+      chatError(429, headers),
+      chatCompletion('{"topics":[],"note":null}'),
+    ]);
+
+    await expect(adapter(server).chatJSON([user("hello")])).resolves.toEqual({
+      topics: [],
+      note: null,
+    });
+    expect(server.requests).toHaveLength(2);
+    const waited = server.requests[1].receivedAt - server.requests[0].receivedAt;
+    // Longer than the SDK's own first backoff (at most 500 ms): the header set the wait.
+    expect(waited).toBeGreaterThanOrEqual(waitMs - 1);
+  });
+
+  it("rejects persistent 5xx with a retryable LLMError after maxRetries", async () => {
+    const server = await serve([
+      chatError(500, retryAfterMs(1)),
+      chatError(503, retryAfterMs(1)),
+      chatError(500, retryAfterMs(1)),
+      chatCompletion("{}"),
+    ]);
+
+    const error = await adapter(server, { maxRetries: 2 })
+      .chatJSON([user("hello")])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).retryable).toBe(true);
+    expect((error as LLMError).status).toBe(500);
+    expect((error as LLMError).message).toContain("maxRetries 2");
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it.each([400, 401, 403, 404])(
+    "rejects a %i with a non-retryable LLMError, without retries",
+    async (status) => {
+      const server = await serve([chatError(status), chatCompletion("{}")]);
+
+      const error = await adapter(server)
+        .chatJSON([user("hello")])
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LLMError);
+      expect((error as LLMError).retryable).toBe(false);
+      expect((error as LLMError).status).toBe(status);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it("retries a request that timed out", async () => {
+    const server = await serve([
+      { ...chatCompletion("{}"), delayMs: 60_000 },
+      chatCompletion("[1]"),
+    ]);
+
+    await expect(
+      adapter(server, { timeoutMs: 200, maxRetries: 1 }).chatJSON([user("hello")]),
+    ).resolves.toEqual([1]);
+    expect(server.requests).toHaveLength(2);
+    await vi.waitFor(() => expect(server.requests[0].abandoned).toBe(true));
+  });
+
+  it("rejects a timeout past the retries with a retryable LLMError naming timeoutMs", async () => {
+    const server = await serve([{ ...chatCompletion("{}"), delayMs: 60_000 }]);
+
+    const error = await adapter(server, { timeoutMs: 100, maxRetries: 0 })
+      .chatJSON([user("hello")])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).retryable).toBe(true);
+    expect((error as LLMError).message).toContain("timeoutMs 100");
+  });
+
+  it("rejects a connection error with a retryable LLMError", async () => {
+    const closed = await startChatCompletionsServer([]);
+    await closed.close();
+
+    const error = await adapter(closed, { maxRetries: 0 })
+      .chatJSON([user("hello")])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).retryable).toBe(true);
+    expect((error as LLMError).status).toBeUndefined();
+  });
+});
+
+describe("OpenAICompatibleLLM aborts", () => {
+  it("aborts a slow reply promptly through the signal", async () => {
+    const server = await serve([{ ...chatCompletion("{}"), delayMs: 60_000 }]);
+    const controller = new AbortController();
+    const reason = new Error("shutting down");
+
+    const call = adapter(server)
+      .chatJSON([user("hello")], { signal: controller.signal })
+      .catch((e: unknown) => e);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    const abortedAt = performance.now();
+    controller.abort(reason);
+    const error = await call;
+
+    expect(performance.now() - abortedAt).toBeLessThan(5_000);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).retryable).toBe(false);
+    expect((error as LLMError).cause).toBe(reason);
+    await vi.waitFor(() => expect(server.requests[0].abandoned).toBe(true));
+  });
+
+  it("aborts during the wait before a retry", async () => {
+    const server = await serve([chatError(429, retryAfterMs(30_000)), chatCompletion("{}")]);
+    const controller = new AbortController();
+
+    const call = adapter(server)
+      .chatJSON([user("hello")], { signal: controller.signal })
+      .catch((e: unknown) => e);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    const abortedAt = performance.now();
+    controller.abort();
+    const error = await call;
+
+    expect(performance.now() - abortedAt).toBeLessThan(5_000);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).retryable).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("sends nothing when the signal is already aborted", async () => {
+    const server = await serve([chatCompletion("{}")]);
+
+    const error = await adapter(server)
+      .chatJSON([user("hello")], { signal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LLMError);
+    expect((error as LLMError).retryable).toBe(false);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("OpenAICompatibleLLM options", () => {
+  it.each([
+    [{ model: "" }, "model"],
+    [{ responseFormat: "text" as "json_object" }, "responseFormat"],
+    [{ schemaName: "has space" }, "schemaName"],
+    [{ maxTokens: 0 }, "maxTokens"],
+    [{ temperature: Number.NaN }, "temperature"],
+    [{ maxRetries: -1 }, "maxRetries"],
+    [{ timeoutMs: 1.5 }, "timeoutMs"],
+  ])("throws a RangeError naming a bad option (%o)", (options, name) => {
+    expect(() => new OpenAICompatibleLLM({ model: MODEL, apiKey: API_KEY, ...options })).toThrow(
+      new RegExp(`^${name} `),
+    );
+  });
+
+  it("requires an API key when OPENAI_API_KEY is not set", () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    expect(() => new OpenAICompatibleLLM({ model: MODEL })).toThrow(/^apiKey /);
+  });
+});
