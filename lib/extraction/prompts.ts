@@ -70,11 +70,12 @@ export function additionalPrompt(
 ): Prompt {
   const head = [
     "You read an excerpt of a conversation. Topics worth remembering were already extracted from it;",
-    "identify ADDITIONAL topics worth remembering that were NOT already extracted. Do not repeat",
-    "any of these topics, even in different wording:",
+    "identify ADDITIONAL topics worth remembering that were NOT already extracted;",
+    "do NOT repeat any of these, even in different wording:",
     EXISTING_START,
     ...existing,
     EXISTING_END,
+    "A topic that is one of these in other words is not additional: do not repeat it.",
     JUDGEMENT,
     FACT_CATEGORIES,
     ...(selective ? [WIKI_WORTHY] : []),

@@ -127,7 +127,8 @@ describe("extract prompts (cases 8–10, 25, 26)", () => {
     await analyze(llm, turnsFrom(2), { route: "full2" });
     expect(llm.prompts[1]).toContain("postgresql");
     expect(llm.prompts[1]).toContain("go 并发");
-    expect(llm.prompts[1].toLowerCase()).toContain("do not repeat");
+    expect(llm.prompts[1]).toContain("do not repeat");
+    expect(llm.prompts[1]).toContain("do NOT repeat any of these, even in different wording");
   });
 });
 
