@@ -44,22 +44,15 @@ export interface Prompt {
 
 /** The prompt that asks for the topics of one window. */
 export function extractPrompt(excerpt: string, selective: boolean): Prompt {
-  const head = [
-    "You read an excerpt of a conversation and identify topics that would be worth remembering:",
-    "technical decisions, preferences of the user (including coding style), project conventions,",
-    "facts about the codebase or the systems discussed, and strong opinions.",
-    JUDGEMENT,
-    FACT_CATEGORIES,
-    ...(selective ? [WIKI_WORTHY] : []),
-    fieldsDescription(selective),
-    LANGUAGE,
-    EXCERPT_START,
-    "",
-  ].join("\n");
-  return {
-    text: `${head}${excerpt}\n${EXCERPT_END}\nReturn ONLY valid JSON, no other text.`,
-    excerptAt: head.length,
-  };
+  return prompt(
+    [
+      "You read an excerpt of a conversation and identify topics that would be worth remembering:",
+      "technical decisions, preferences of the user (including coding style), project conventions,",
+      "facts about the codebase or the systems discussed, and strong opinions.",
+    ],
+    excerpt,
+    selective,
+  );
 }
 
 /** The second pass of the `full2` route: topics not among `existing` (normalized topics). */
@@ -68,14 +61,25 @@ export function additionalPrompt(
   existing: readonly string[],
   selective: boolean,
 ): Prompt {
+  return prompt(
+    [
+      "You read an excerpt of a conversation. Topics worth remembering were already extracted from it;",
+      "identify ADDITIONAL topics worth remembering that were NOT already extracted;",
+      "do NOT repeat any of these, even in different wording:",
+      EXISTING_START,
+      ...existing,
+      EXISTING_END,
+      "A topic that is one of these in other words is not additional: do not repeat it.",
+    ],
+    excerpt,
+    selective,
+  );
+}
+
+/** `task`, then the instructions every prompt shares, then the excerpt between its markers. */
+function prompt(task: readonly string[], excerpt: string, selective: boolean): Prompt {
   const head = [
-    "You read an excerpt of a conversation. Topics worth remembering were already extracted from it;",
-    "identify ADDITIONAL topics worth remembering that were NOT already extracted;",
-    "do NOT repeat any of these, even in different wording:",
-    EXISTING_START,
-    ...existing,
-    EXISTING_END,
-    "A topic that is one of these in other words is not additional: do not repeat it.",
+    ...task,
     JUDGEMENT,
     FACT_CATEGORIES,
     ...(selective ? [WIKI_WORTHY] : []),
