@@ -3,6 +3,7 @@
  * object holding them under `candidates`. Missing optional fields take their empty values.
  */
 import { z } from "zod";
+import type { Candidate } from "./types.js";
 
 const wireCandidate = z.object({
   topic: z.string(),
@@ -16,16 +17,11 @@ const wireCandidate = z.object({
 
 const reply = z.union([z.array(wireCandidate), z.object({ candidates: z.array(wireCandidate) })]);
 
-/** A candidate as the model gave it, with its optional fields filled in. */
-export interface WireCandidate {
-  topic: string;
-  reason: string;
-  confidence: number;
-  tags: string[];
-  turnRange: [number, number] | null;
-  subjective: boolean;
-  wikiWorthy?: boolean;
-}
+/**
+ * A candidate as the model gave it, with its optional fields filled in: its `turnRange` still the
+ * model's 1-based turn numbers, not yet mapped to the transcript.
+ */
+export type WireCandidate = Candidate;
 
 /** The candidates of a reply, or the reason it is not one (a path and a problem per issue). */
 export function readReply(value: unknown): { candidates: WireCandidate[] } | { problem: string } {
