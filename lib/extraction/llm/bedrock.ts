@@ -18,6 +18,13 @@ import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, PromptTurn, UsageListener } from "../types.js";
+import {
+  DEFAULT_TEMPERATURE,
+  DEFAULT_TIMEOUT_MS,
+  nonEmptyString,
+  positiveInteger,
+  schemaNameOf,
+} from "./options.js";
 
 /**
  * How the adapter gets JSON when a schema is given:
@@ -71,17 +78,12 @@ export interface BedrockConverseLLMOptions {
   onUsage?: UsageListener;
 }
 
-const DEFAULT_SCHEMA_NAME = "reply";
 const DEFAULT_MAX_TOKENS = 4096;
-const DEFAULT_TEMPERATURE = 0;
-const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_ATTEMPTS = 4;
 const DEFAULT_BASE_DELAY_MS = 500;
 const DEFAULT_MAX_DELAY_MS = 20_000;
 /** setTimeout's longest delay; a longer one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
-/** What Bedrock accepts as a tool name (and as a schema name, kept the same). */
-const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Bedrock's names for failures that another attempt may get past. */
 const RETRYABLE_ERRORS = new Set([
@@ -134,38 +136,31 @@ export class BedrockConverseLLM implements LLM {
 
   /** Throws a RangeError naming an option that is missing or out of range. */
   constructor(options: BedrockConverseLLMOptions) {
-    if (typeof options.modelId !== "string" || options.modelId === "") {
-      throw new RangeError("modelId must be a non-empty string");
-    }
+    const modelId = nonEmptyString("modelId", options.modelId);
     const output = options.output ?? "json_schema";
     if (output !== "json_schema" && output !== "tool") {
       throw new RangeError(
         `output must be "json_schema" or "tool" (got ${JSON.stringify(output)})`,
       );
     }
-    const schemaName = options.schemaName ?? DEFAULT_SCHEMA_NAME;
-    if (!SCHEMA_NAME.test(schemaName)) {
-      throw new RangeError(
-        `schemaName must be 1 to 64 of A-Za-z0-9_- (got ${JSON.stringify(schemaName)})`,
-      );
-    }
+    const schemaName = schemaNameOf(options.schemaName);
     const temperature = options.temperature ?? DEFAULT_TEMPERATURE;
     if (!(Number.isFinite(temperature) && temperature >= 0)) {
       throw new RangeError(`temperature must be a finite number from 0 (got ${temperature})`);
     }
-    this.#timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS);
+    this.#timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     if (this.#timeoutMs > MAX_TIMER_MS) {
       throw new RangeError(`timeoutMs must be at most ${MAX_TIMER_MS} (got ${this.#timeoutMs})`);
     }
-    this.#maxTokens = positiveInteger("maxTokens", options.maxTokens, DEFAULT_MAX_TOKENS);
-    this.#maxAttempts = positiveInteger("maxAttempts", options.maxAttempts, DEFAULT_MAX_ATTEMPTS);
+    this.#maxTokens = positiveInteger("maxTokens", options.maxTokens ?? DEFAULT_MAX_TOKENS);
+    this.#maxAttempts = positiveInteger("maxAttempts", options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     this.#pacing = {
-      baseDelayMs: positiveInteger("baseDelayMs", options.baseDelayMs, DEFAULT_BASE_DELAY_MS),
-      maxDelayMs: positiveInteger("maxDelayMs", options.maxDelayMs, DEFAULT_MAX_DELAY_MS),
+      baseDelayMs: positiveInteger("baseDelayMs", options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS),
+      maxDelayMs: positiveInteger("maxDelayMs", options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS),
       random: options.random ?? Math.random,
       sleep: options.sleep ?? realSleep,
     };
-    this.#modelId = options.modelId;
+    this.#modelId = modelId;
     this.#output = output;
     this.#schemaName = schemaName;
     this.#temperature = temperature;
@@ -419,13 +414,4 @@ function untilAborted(wait: Promise<void>, signal: AbortSignal | undefined): Pro
     signal.addEventListener("abort", onAbort, { once: true });
     wait.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
-}
-
-/** `value`, or `fallback` when undefined; a RangeError naming `name` unless a positive integer. */
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isInteger(chosen) || chosen < 1) {
-    throw new RangeError(`${name} must be a positive integer (got ${chosen})`);
-  }
-  return chosen;
 }

@@ -9,6 +9,13 @@ import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, UsageListener } from "../types.js";
+import {
+  DEFAULT_TEMPERATURE,
+  DEFAULT_TIMEOUT_MS,
+  nonEmptyString,
+  positiveInteger,
+  schemaNameOf,
+} from "./options.js";
 
 /**
  * How the adapter asks for JSON:
@@ -60,11 +67,7 @@ export interface OpenAICompatibleLLMOptions {
   client?: OpenAI;
 }
 
-const DEFAULT_SCHEMA_NAME = "reply";
-const DEFAULT_TEMPERATURE = 0;
 const DEFAULT_MAX_RETRIES = 3;
-const DEFAULT_TIMEOUT_MS = 120_000;
-const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The statuses the SDK retries, hence the ones another call may get past. */
 const RETRYABLE_STATUS = (status: number): boolean =>
   status === 408 || status === 409 || status === 429 || status >= 500;
@@ -94,23 +97,15 @@ export class OpenAICompatibleLLM implements LLM {
 
   /** Throws a RangeError naming an option that is missing or out of range. */
   constructor(options: OpenAICompatibleLLMOptions) {
-    if (typeof options.model !== "string" || options.model === "") {
-      throw new RangeError("model must be a non-empty string");
-    }
+    const model = nonEmptyString("model", options.model);
     const responseFormat = options.responseFormat ?? "json_schema";
     if (responseFormat !== "json_schema" && responseFormat !== "json_object") {
       const got = JSON.stringify(responseFormat);
       throw new RangeError(`responseFormat must be "json_schema" or "json_object" (got ${got})`);
     }
-    const schemaName = options.schemaName ?? DEFAULT_SCHEMA_NAME;
-    if (!SCHEMA_NAME.test(schemaName)) {
-      throw new RangeError(
-        `schemaName must be 1 to 64 of A-Za-z0-9_- (got ${JSON.stringify(schemaName)})`,
-      );
-    }
-    if (options.maxTokens !== undefined && !isPositiveInteger(options.maxTokens)) {
-      throw new RangeError(`maxTokens must be a positive integer (got ${options.maxTokens})`);
-    }
+    const schemaName = schemaNameOf(options.schemaName);
+    const maxTokens =
+      options.maxTokens === undefined ? undefined : positiveInteger("maxTokens", options.maxTokens);
     const temperature =
       options.temperature === undefined ? DEFAULT_TEMPERATURE : options.temperature;
     if (temperature !== null && !(Number.isFinite(temperature) && temperature >= 0)) {
@@ -122,17 +117,14 @@ export class OpenAICompatibleLLM implements LLM {
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
       throw new RangeError(`maxRetries must be an integer from 0 (got ${maxRetries})`);
     }
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!isPositiveInteger(timeoutMs)) {
-      throw new RangeError(`timeoutMs must be a positive integer (got ${timeoutMs})`);
-    }
+    const timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     if (options.client === undefined && !options.apiKey && !process.env.OPENAI_API_KEY) {
       throw new RangeError("apiKey must be given when OPENAI_API_KEY is not set");
     }
-    this.#model = options.model;
+    this.#model = model;
     this.#responseFormat = responseFormat;
     this.#schemaName = schemaName;
-    this.#maxTokens = options.maxTokens;
+    this.#maxTokens = maxTokens;
     this.#temperature = temperature;
     this.#maxRetries = maxRetries;
     this.#timeoutMs = timeoutMs;
@@ -266,8 +258,4 @@ function usageOf(completion: OpenAI.ChatCompletion): LLMUsage {
     cacheReadTokens: details?.cached_tokens ?? hits ?? 0,
     cacheWriteTokens: details?.cache_write_tokens ?? 0,
   };
-}
-
-function isPositiveInteger(value: number): boolean {
-  return Number.isInteger(value) && value > 0;
 }

@@ -1,0 +1,36 @@
+/**
+ * The option rules the model adapters share: defaults and checks that throw a RangeError naming
+ * the option at fault.
+ */
+
+/** The schema's (or tool's) name on the wire when none is given. */
+const DEFAULT_SCHEMA_NAME = "reply";
+export const DEFAULT_TEMPERATURE = 0;
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** What both providers accept as a schema or tool name. */
+const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** `value`, unless it is not a non-empty string. */
+export function nonEmptyString(name: string, value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw new RangeError(`${name} must be a non-empty string`);
+  }
+  return value;
+}
+
+/** `value` (default {@link DEFAULT_SCHEMA_NAME}), unless it is not 1 to 64 of `A-Za-z0-9_-`. */
+export function schemaNameOf(value: string | undefined): string {
+  const name = value ?? DEFAULT_SCHEMA_NAME;
+  if (!SCHEMA_NAME.test(name)) {
+    throw new RangeError(`schemaName must be 1 to 64 of A-Za-z0-9_- (got ${JSON.stringify(name)})`);
+  }
+  return name;
+}
+
+/** `value`, unless it is not a positive integer. */
+export function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer (got ${value})`);
+  }
+  return value;
+}
