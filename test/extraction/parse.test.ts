@@ -30,4 +30,17 @@ describe("parseModelJSON", () => {
     expect((error as InvalidModelOutputError).raw).toBe(text);
     expect((error as InvalidModelOutputError).code).toBe("EXTRACTION_INVALID_OUTPUT");
   });
+
+  it("names the token limit a reply stopped at, and only then", () => {
+    expect(() => parseModelJSON('{"topics": ["te', "maxTokens (8)")).toThrow(
+      /^invalid model output: not JSON \(.*\); the reply stopped at maxTokens \(8\)$/,
+    );
+    expect(() => parseModelJSON("", "maxTokens (8)")).toThrow(
+      "invalid model output: the reply is empty; the reply stopped at maxTokens (8)",
+    );
+    expect(() => parseModelJSON('{"topics": ["te')).toThrow(
+      /^invalid model output: not JSON \([^;]*\)$/,
+    );
+    expect(parseModelJSON("{}", "maxTokens (8)")).toEqual({});
+  });
 });

@@ -314,17 +314,7 @@ export class BedrockConverseLLM implements LLM {
       }
       return call.input;
     }
-    try {
-      return parseModelJSON(text);
-    } catch (error) {
-      if (truncated && error instanceof InvalidModelOutputError) {
-        throw new InvalidModelOutputError(
-          `${error.reason}; the reply stopped at maxTokens (${this.#maxTokens})`,
-          error.raw,
-        );
-      }
-      throw error;
-    }
+    return parseModelJSON(text, truncated ? `maxTokens (${this.#maxTokens})` : undefined);
   }
 }
 

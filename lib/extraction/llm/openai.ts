@@ -227,18 +227,8 @@ export class OpenAICompatibleLLM implements LLM {
     if (choice === undefined) throw new InvalidModelOutputError("the reply has no choices", "");
     const { content, refusal } = choice.message;
     if (refusal) throw new InvalidModelOutputError(`the model refused: ${refusal}`, refusal);
-    try {
-      return parseModelJSON(content ?? "");
-    } catch (error) {
-      if (choice.finish_reason === "length" && error instanceof InvalidModelOutputError) {
-        const limit = `maxTokens ${this.#maxTokens ?? "not set"}`;
-        throw new InvalidModelOutputError(
-          `${error.reason}; the reply stopped at the token limit (${limit})`,
-          error.raw,
-        );
-      }
-      throw error;
-    }
+    const limit = `the token limit (maxTokens ${this.#maxTokens ?? "not set"})`;
+    return parseModelJSON(content ?? "", choice.finish_reason === "length" ? limit : undefined);
   }
 }
 
