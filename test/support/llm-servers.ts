@@ -8,6 +8,8 @@ import { createServer as createHttp1Server } from "node:http";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { afterEach } from "vitest";
+import type { PromptTurn } from "../../lib/extraction/index.js";
 
 /** One scripted answer. */
 export interface ScriptedResponse {
@@ -66,62 +68,77 @@ const CONVERSE_PATH = /^\/model\/[^/]+\/converse$/;
  * A cleartext HTTP/2 server answering `POST /model/{modelId}/converse` with `script`, in order.
  * Point a client at it with {@link testBedrockClient}.
  */
-export async function startConverseServer(script: ScriptedResponse[]): Promise<ScriptedServer> {
-  const requests: RecordedRequest[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  const sessions = new Set<Http2Session>();
-  const server = createHttp2Server(
-    scriptedHandler(
-      script,
-      requests,
-      timers,
-      (r) => r.method === "POST" && CONVERSE_PATH.test(r.path),
-    ),
-  );
-  server.on("session", (session) => {
-    sessions.add(session);
-    session.once("close", () => sessions.delete(session));
-  });
-  const url = await listen(server);
-  return {
-    url,
-    requests,
-    close: () => {
-      for (const timer of timers) clearTimeout(timer);
-      for (const session of sessions) session.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
+export function startConverseServer(script: ScriptedResponse[]): Promise<ScriptedServer> {
+  return startScripted(
+    script,
+    (r) => r.method === "POST" && CONVERSE_PATH.test(r.path),
+    (handler) => {
+      const server = createHttp2Server(handler);
+      const sessions = new Set<Http2Session>();
+      server.on("session", (session) => {
+        sessions.add(session);
+        session.once("close", () => sessions.delete(session));
+      });
+      return {
+        server,
+        dropConnections: () => {
+          for (const session of sessions) session.destroy();
+        },
+      };
     },
-  };
+  );
 }
 
 /**
  * An HTTP/1.1 server answering `POST /v1/chat/completions` with `script`, in order: an OpenAI
  * client's `baseURL` is `${url}/v1`.
  */
-export async function startChatCompletionsServer(
-  script: ScriptedResponse[],
-): Promise<ScriptedServer> {
-  const requests: RecordedRequest[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  const server = createHttp1Server(
-    scriptedHandler(
-      script,
-      requests,
-      timers,
-      (r) => r.method === "POST" && r.path === "/v1/chat/completions",
-    ),
-  );
-  const url = await listen(server);
-  return {
-    url,
-    requests,
-    close: () => {
-      for (const timer of timers) clearTimeout(timer);
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
+export function startChatCompletionsServer(script: ScriptedResponse[]): Promise<ScriptedServer> {
+  return startScripted(
+    script,
+    (r) => r.method === "POST" && r.path === "/v1/chat/completions",
+    (handler) => {
+      const server = createHttp1Server(handler);
+      return { server, dropConnections: () => server.closeAllConnections() };
     },
+  );
+}
+
+/**
+ * `start`, with every server it starts closed after each test (call it at a test file's top
+ * level, where it registers the `afterEach`).
+ */
+export function closedAfterEach(
+  start: (script: ScriptedResponse[]) => Promise<ScriptedServer>,
+): (script: ScriptedResponse[]) => Promise<ScriptedServer> {
+  const servers: ScriptedServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (script) => {
+    const server = await start(script);
+    servers.push(server);
+    return server;
   };
 }
+
+/** A schema in the portable subset: every field required, nullable as anyOf with null. */
+export const PORTABLE_SCHEMA = {
+  type: "object",
+  properties: {
+    topics: { type: "array", items: { type: "string" } },
+    note: { anyOf: [{ type: "string" }, { type: "null" }] },
+  },
+  required: ["topics", "note"],
+  additionalProperties: false,
+};
+
+/** A user turn of a prompt, with a cache prefix when one is given. */
+export const userTurn = (content: string, cachePrefix?: number): PromptTurn => ({
+  role: "user",
+  content,
+  cachePrefix,
+});
 
 /** A Bedrock client for a scripted server: static credentials, and by default no SDK retries. */
 export function testBedrockClient(url: string, maxAttempts = 1): BedrockRuntimeClient {
@@ -231,6 +248,40 @@ export function chatError(
   return { status, headers, body: { error: { message, type: "scripted", code: null } } };
 }
 
+/** A server as {@link startScripted} drives it: either node:http or node:http2. */
+interface Listener {
+  listen(port: number, host: string, callback: () => void): unknown;
+  address(): AddressInfo | string | null;
+  close(callback: () => void): unknown;
+}
+
+/**
+ * The scripted server `create` makes around the shared handler, listening on 127.0.0.1; `close`
+ * cancels delayed answers and drops the connections (`dropConnections`) before stopping it.
+ */
+async function startScripted(
+  script: readonly ScriptedResponse[],
+  onRoute: (request: RecordedRequest) => boolean,
+  create: (handler: (req: ServerRequest, res: ServerResponse) => Promise<void>) => {
+    server: Listener;
+    dropConnections: () => void;
+  },
+): Promise<ScriptedServer> {
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const { server, dropConnections } = create(scriptedHandler(script, requests, timers, onRoute));
+  const url = await listen(server);
+  return {
+    url,
+    requests,
+    close: () => {
+      for (const timer of timers) clearTimeout(timer);
+      dropConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** The request handler both servers share: record, then answer from the script (or not at all). */
 function scriptedHandler(
   script: readonly ScriptedResponse[],
@@ -284,10 +335,7 @@ function parseBody(text: string): unknown {
   }
 }
 
-function listen(server: {
-  listen(port: number, host: string, callback: () => void): unknown;
-  address(): AddressInfo | string | null;
-}): Promise<string> {
+function listen(server: Listener): Promise<string> {
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;

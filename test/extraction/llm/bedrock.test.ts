@@ -1,33 +1,24 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { InvalidModelOutputError, LLMError } from "../../../lib/extraction/errors.js";
 import {
   BedrockConverseLLM,
   type BedrockConverseLLMOptions,
 } from "../../../lib/extraction/llm/index.js";
-import type { LLMUsage, PromptTurn } from "../../../lib/extraction/types.js";
+import type { LLMUsage } from "../../../lib/extraction/types.js";
 import {
+  closedAfterEach,
   converseAnswer,
   converseError,
   converseText,
   converseToolUse,
-  type ScriptedResponse,
+  PORTABLE_SCHEMA as SCHEMA,
   type ScriptedServer,
   startConverseServer,
   testBedrockClient,
+  userTurn as user,
 } from "../../support/llm-servers.js";
 
 const MODEL = "anthropic.claude-test-v1:0";
-
-/** A schema in the portable subset: every field required, nullable as anyOf with null. */
-const SCHEMA = {
-  type: "object",
-  properties: {
-    topics: { type: "array", items: { type: "string" } },
-    note: { anyOf: [{ type: "string" }, { type: "null" }] },
-  },
-  required: ["topics", "note"],
-  additionalProperties: false,
-};
 
 /** The parts of a Converse request body the tests read. */
 interface ConverseWire {
@@ -43,17 +34,7 @@ interface ConverseWire {
   };
 }
 
-const servers: ScriptedServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(script: ScriptedResponse[]): Promise<ScriptedServer> {
-  const server = await startConverseServer(script);
-  servers.push(server);
-  return server;
-}
+const serve = closedAfterEach(startConverseServer);
 
 /** An adapter on `server` whose backoff waits are recorded, not waited. */
 function adapter(
@@ -73,11 +54,6 @@ function adapter(
 }
 
 const wire = (server: ScriptedServer, index = 0) => server.requests[index].body as ConverseWire;
-const user = (content: string, cachePrefix?: number): PromptTurn => ({
-  role: "user",
-  content,
-  cachePrefix,
-});
 
 describe("BedrockConverseLLM replies", () => {
   it("resolves to the parsed JSON of the reply text", async () => {

@@ -1,32 +1,23 @@
 import OpenAI from "openai";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { InvalidModelOutputError, LLMError } from "../../../lib/extraction/errors.js";
 import {
   OpenAICompatibleLLM,
   type OpenAICompatibleLLMOptions,
 } from "../../../lib/extraction/llm/index.js";
-import type { LLMUsage, PromptTurn } from "../../../lib/extraction/types.js";
+import type { LLMUsage } from "../../../lib/extraction/types.js";
 import {
   chatCompletion,
   chatError,
-  type ScriptedResponse,
+  closedAfterEach,
+  PORTABLE_SCHEMA as SCHEMA,
   type ScriptedServer,
   startChatCompletionsServer,
+  userTurn as user,
 } from "../../support/llm-servers.js";
 
 const MODEL = "test-model";
 const API_KEY = "test-key";
-
-/** A schema in the portable subset: every field required, nullable as anyOf with null. */
-const SCHEMA = {
-  type: "object",
-  properties: {
-    topics: { type: "array", items: { type: "string" } },
-    note: { anyOf: [{ type: "string" }, { type: "null" }] },
-  },
-  required: ["topics", "note"],
-  additionalProperties: false,
-};
 
 /** The parts of a chat completions request body the tests read. */
 interface ChatWire {
@@ -37,17 +28,7 @@ interface ChatWire {
   response_format?: unknown;
 }
 
-const servers: ScriptedServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(script: ScriptedResponse[]): Promise<ScriptedServer> {
-  const server = await startChatCompletionsServer(script);
-  servers.push(server);
-  return server;
-}
+const serve = closedAfterEach(startChatCompletionsServer);
 
 function adapter(
   server: ScriptedServer,
@@ -62,11 +43,6 @@ function adapter(
 }
 
 const wire = (server: ScriptedServer, index = 0) => server.requests[index].body as ChatWire;
-const user = (content: string, cachePrefix?: number): PromptTurn => ({
-  role: "user",
-  content,
-  cachePrefix,
-});
 /** A header asking the client to retry after `ms` milliseconds. */
 const retryAfterMs = (ms: number) => ({ "retry-after-ms": String(ms) });
 
