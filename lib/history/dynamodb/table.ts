@@ -12,8 +12,8 @@ import {
 
 /**
  * The messages table as CreateTable input: on-demand, with the `byPosition` local index
- * (arrival order; ids and timestamps only) and the sparse `conversations` global index. The CDK stack declares the same
- * keys and indexes from the constants of `./schema.ts`.
+ * (arrival order; ids and timestamps only) and the sparse `conversations` global index. The CDK
+ * stack declares the same keys and indexes from the constants of `./schema.ts`.
  */
 export function messagesTableDefinition(tableName: string): CreateTableCommandInput {
   return {
