@@ -11,6 +11,7 @@ import retextEnglish from "retext-english";
 import retextKeywords, { type Keyphrase, type Keyword } from "retext-keywords";
 import retextPos from "retext-pos";
 import type { Turn } from "../../windows/index.js";
+import { normalizeTopic } from "../candidates.js";
 import { ExtractionError, LLMError } from "../errors.js";
 import {
   EXCERPT_END,
@@ -164,14 +165,16 @@ export class KeyphraseExtractor implements LLM {
     const excluded = new Set([
       ...existing,
       ...ROLE_LABELS,
-      ...turns.map((turn) => normalize(turn.role)),
+      ...turns.map((turn) => normalizeTopic(turn.role)),
     ]);
     const turnAt = (at: number): number =>
       turns[starts.findLastIndex((start) => start <= at)].number;
 
     return findings
       .filter((finding) => finding.score >= this.#minScore && finding.occurrences.length > 0)
-      .filter((finding) => !finding.occurrences.some((o) => excluded.has(normalize(o.surface))))
+      .filter(
+        (finding) => !finding.occurrences.some((o) => excluded.has(normalizeTopic(o.surface))),
+      )
       .sort((a, b) => b.score - a.score || a.occurrences[0].offset - b.occurrences[0].offset)
       .slice(0, this.#maxCandidates)
       .map((finding) => toCandidate(finding, turnAt));
@@ -209,7 +212,7 @@ function readPrompt(prompt: string): { turns: ExcerptTurn[]; existing: Set<strin
   const from = outside.indexOf(EXISTING_TOPICS_START);
   const to = outside.indexOf(EXISTING_TOPICS_END, from + 1);
   const existing = from < 0 || to < 0 ? [] : outside.slice(from + 1, to);
-  return { turns, existing: new Set(existing.map(normalize).filter((topic) => topic !== "")) };
+  return { turns, existing: new Set(existing.map(normalizeTopic).filter((topic) => topic !== "")) };
 }
 
 function ofPhrase(phrase: Keyphrase): Finding {
@@ -270,9 +273,4 @@ function toCandidate(finding: Finding, turnAt: (offset: number) => number): Wire
     subjective: false,
     wiki_worthy: null,
   };
-}
-
-/** As the analyzer normalizes topics: lower-case, whitespace collapsed. */
-function normalize(topic: string): string {
-  return topic.toLowerCase().replace(/\s+/g, " ").trim();
 }
