@@ -9,7 +9,7 @@ import { InvalidModelOutputError } from "./errors.js";
 import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts.js";
 import { mapTurnRange, renderIndices, renderTurns } from "./render.js";
 import { readReply, type WireCandidate } from "./reply.js";
-import type { Candidate, LLM, PromptTurn } from "./types.js";
+import type { AnalyzeOptions, Candidate, LLM, LLMUsage, PromptTurn, WindowUsage } from "./types.js";
 
 /**
  * How a transcript is cut into what the model sees:
@@ -100,18 +100,19 @@ export class Analyzer {
     slidingWindows([], this.windowSize, this.overlap);
   }
 
-  async analyze(
-    turns: readonly Turn[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<Candidate[]> {
+  /**
+   * The transcript's candidates. With `outputs`, a window whose prompt has a stored reply is not
+   * asked again, and each newly accepted reply is stored before the merge.
+   */
+  async analyze(turns: readonly Turn[], options: AnalyzeOptions = {}): Promise<Candidate[]> {
     options.signal?.throwIfAborted();
     if (turns.length === 0) return [];
     switch (this.route) {
       case "full":
-        return dedupeCandidates(await this.extract({ turns, offset: 0 }, false, 0, options.signal));
+        return dedupeCandidates(await this.extract({ turns, offset: 0 }, false, 0, options));
       case "full2": {
-        const first = await this.extract({ turns, offset: 0 }, false, 0, options.signal);
-        const added = await this.extractAdditional(turns, first, options.signal);
+        const first = await this.extract({ turns, offset: 0 }, false, 0, options);
+        const added = await this.extractAdditional(turns, first, options);
         return dedupeCandidates([...first, ...added]);
       }
       case "prefix":
@@ -121,7 +122,7 @@ export class Analyzer {
             offset: 0,
           })),
           true,
-          options.signal,
+          options,
         );
       case "non_prefix":
         return this.analyzeWindows(
@@ -130,13 +131,13 @@ export class Analyzer {
             splitNonPrefixWindows(turns, this.prefixStep, this.maxWindows),
           ),
           false,
-          options.signal,
+          options,
         );
       case "sliding":
         return this.analyzeWindows(
           withOverlapOffsets(slidingWindows(turns, this.windowSize, this.overlap), this.overlap),
           false,
-          options.signal,
+          options,
         );
     }
   }
@@ -150,15 +151,19 @@ export class Analyzer {
   private async analyzeWindows(
     windows: Window[],
     includeTool: boolean,
-    signal: AbortSignal | undefined,
+    options: AnalyzeOptions,
   ): Promise<Candidate[]> {
+    const { signal } = options;
     const controller = new AbortController();
     const abort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", abort, { once: true });
     const results: Candidate[][] = [];
     const shared = includeTool ? renderTurns(windows[0]?.turns ?? [], true).length : 0;
     const run = async (i: number) => {
-      results[i] = await this.extract(windows[i], includeTool, shared, controller.signal);
+      results[i] = await this.extract(windows[i], includeTool, shared, {
+        ...options,
+        signal: controller.signal,
+      });
     };
     try {
       let next = 0;
@@ -198,12 +203,12 @@ export class Analyzer {
     window: Window,
     includeTool: boolean,
     sharedExcerpt: number,
-    signal: AbortSignal | undefined,
+    options: AnalyzeOptions,
   ): Promise<Candidate[]> {
     const excerpt = renderTurns(window.turns, includeTool);
     if (excerpt === "") return [];
     const prompt = extractPrompt(excerpt, this.selective);
-    const wire = await this.ask(prompt, prompt.excerptAt + sharedExcerpt, signal);
+    const wire = await this.answer(prompt, prompt.excerptAt + sharedExcerpt, options);
     return this.keep(wire, window, includeTool);
   }
 
@@ -211,14 +216,35 @@ export class Analyzer {
   private async extractAdditional(
     turns: readonly Turn[],
     first: readonly Candidate[],
-    signal: AbortSignal | undefined,
+    options: AnalyzeOptions,
   ): Promise<Candidate[]> {
     const excerpt = renderTurns(turns, false);
     if (excerpt === "") return [];
     const existing = first.map((c) => normalizeTopic(c.topic)).filter((t) => t !== "");
     const prompt = additionalPrompt(excerpt, existing, this.selective);
-    const wire = await this.ask(prompt, prompt.excerptAt, signal);
+    const wire = await this.answer(prompt, prompt.excerptAt, options);
     return this.keep(wire, { turns, offset: 0 }, false);
+  }
+
+  /** The stored reply to this prompt, or the model's, stored with what it cost. */
+  private async answer(
+    prompt: Prompt,
+    cachePrefix: number,
+    options: AnalyzeOptions,
+  ): Promise<WireCandidate[]> {
+    const stored = await options.outputs?.get(prompt.text);
+    if (stored !== undefined) return stored.candidates;
+    const usage: WindowUsage = { calls: 0, ...NO_TOKENS };
+    const candidates = await this.ask(prompt, cachePrefix, {
+      ...options,
+      onUsage: (call, details) => {
+        addUsage(usage, call);
+        usage.calls++;
+        options.onUsage?.(call, details);
+      },
+    });
+    await options.outputs?.put(prompt.text, { candidates, usage });
+    return candidates;
   }
 
   /**
@@ -228,11 +254,11 @@ export class Analyzer {
   private async ask(
     prompt: Prompt,
     cachePrefix: number,
-    signal: AbortSignal | undefined,
+    options: AnalyzeOptions,
   ): Promise<WireCandidate[]> {
     const schema = replySchema(this.selective);
     const request: PromptTurn[] = [{ role: "user", content: prompt.text, cachePrefix }];
-    let attempt = await this.reply(request, schema, signal);
+    let attempt = await this.reply(request, schema, options);
     if ("candidates" in attempt) return attempt.candidates;
     const repair: PromptTurn[] = [
       ...request,
@@ -242,7 +268,8 @@ export class Analyzer {
         content: `That reply was not valid: ${attempt.problem}. Answer again with only the JSON object described above.`,
       },
     ];
-    attempt = await this.reply(repair, schema, signal);
+    options.onRepair?.();
+    attempt = await this.reply(repair, schema, options);
     if ("candidates" in attempt) return attempt.candidates;
     throw new InvalidModelOutputError(`${attempt.problem} (after one repair request)`, attempt.raw);
   }
@@ -250,11 +277,15 @@ export class Analyzer {
   private async reply(
     messages: PromptTurn[],
     schema: Record<string, unknown>,
-    signal: AbortSignal | undefined,
+    options: AnalyzeOptions,
   ): Promise<{ candidates: WireCandidate[] } | { problem: string; raw: string }> {
     let value: unknown;
     try {
-      value = await this.llm.chatJSON(messages, { schema, signal });
+      value = await this.llm.chatJSON(messages, {
+        schema,
+        signal: options.signal,
+        onUsage: options.onUsage,
+      });
     } catch (error) {
       if (error instanceof InvalidModelOutputError)
         return { problem: error.reason, raw: error.raw };
@@ -272,6 +303,21 @@ export class Analyzer {
       .map((c) => ({ ...c, turnRange: mapTurnRange(c.turnRange, indexes, window.offset) }));
     return this.maxCandidates > 0 ? kept.slice(0, this.maxCandidates) : kept;
   }
+}
+
+const NO_TOKENS: LLMUsage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+};
+
+/** Adds the tokens of `call` to `total`. */
+function addUsage(total: LLMUsage, call: LLMUsage): void {
+  total.inputTokens += call.inputTokens;
+  total.outputTokens += call.outputTokens;
+  total.cacheReadTokens += call.cacheReadTokens;
+  total.cacheWriteTokens += call.cacheWriteTokens;
 }
 
 /**

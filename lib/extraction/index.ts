@@ -16,15 +16,20 @@ export {
   EXISTING_END,
   EXISTING_START,
   extractPrompt,
+  PROMPT_VERSION,
   type Prompt,
   replySchema,
 } from "./prompts.js";
 export { mapTurnRange, renderIndices, renderTurns } from "./render.js";
 export type {
+  AnalyzeOptions,
   Candidate,
   ChatJSONOptions,
   LLM,
   LLMUsage,
   PromptTurn,
   UsageListener,
+  WindowOutput,
+  WindowOutputs,
+  WindowUsage,
 } from "./types.js";

@@ -4,6 +4,12 @@
  * part two windows of a prefix chain share (the instructions and the shorter window's excerpt) is
  * a prefix of both prompts, which providers cache.
  */
+/**
+ * The version of the prompts and reply schema below. Results and stored window replies are keyed
+ * by it: change it with any change to what the model is asked, so that segments are re-extracted.
+ */
+export const PROMPT_VERSION = "1";
+
 export const EXCERPT_START = "=== EXCERPT START ===";
 export const EXCERPT_END = "=== EXCERPT END ===";
 export const EXISTING_START = "=== EXISTING TOPICS START ===";

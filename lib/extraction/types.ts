@@ -23,6 +23,8 @@ export interface ChatJSONOptions {
   /** The JSON schema the reply must follow (adapters ask the provider to enforce it). */
   schema?: Record<string, unknown>;
   signal?: AbortSignal;
+  /** Called once for this call when it got an answer, besides the adapter's own listener. */
+  onUsage?: UsageListener;
 }
 
 /**
@@ -55,3 +57,33 @@ export interface LLMUsage {
 
 /** Called by adapters once per call that got an answer (also for a reply that is not JSON). */
 export type UsageListener = (usage: LLMUsage, call: { model: string; latencyMs: number }) => void;
+
+/** What a window's answer cost: its calls (a repair request included) and their tokens. */
+export interface WindowUsage extends LLMUsage {
+  calls: number;
+}
+
+/** A window's accepted reply (candidates as the model numbered them) and what it cost. */
+export interface WindowOutput {
+  candidates: Candidate[];
+  usage: WindowUsage;
+}
+
+/**
+ * Where the analyzer keeps the accepted reply of each window, by the window's prompt text, so
+ * that a retry after a failure or a crash asks again only for the windows without one.
+ */
+export interface WindowOutputs {
+  get(prompt: string): Promise<WindowOutput | undefined>;
+  put(prompt: string, output: WindowOutput): Promise<void>;
+}
+
+export interface AnalyzeOptions {
+  signal?: AbortSignal;
+  /** Stored window replies to reuse, and where to store new ones (default: none). */
+  outputs?: WindowOutputs;
+  /** Called for every model call that got an answer, a rejected one included. */
+  onUsage?: UsageListener;
+  /** Called when a reply was not valid and the model is asked once more. */
+  onRepair?: () => void;
+}

@@ -22,6 +22,12 @@ export interface ScriptedResponse {
   delayMs?: number;
 }
 
+/** Answers each request on the route from what it asked: the `index`-th such request, from 0. */
+export type Responder = (request: RecordedRequest, index: number) => ScriptedResponse;
+
+/** The answers in order, or a responder that computes each. */
+export type Script = readonly ScriptedResponse[] | Responder;
+
 /** A request as the server got it. */
 export interface RecordedRequest {
   method: string;
@@ -68,7 +74,7 @@ const CONVERSE_PATH = /^\/model\/[^/]+\/converse$/;
  * A cleartext HTTP/2 server answering `POST /model/{modelId}/converse` with `script`, in order.
  * Point a client at it with {@link testBedrockClient}.
  */
-export function startConverseServer(script: ScriptedResponse[]): Promise<ScriptedServer> {
+export function startConverseServer(script: Script): Promise<ScriptedServer> {
   return startScripted(
     script,
     (r) => r.method === "POST" && CONVERSE_PATH.test(r.path),
@@ -93,7 +99,7 @@ export function startConverseServer(script: ScriptedResponse[]): Promise<Scripte
  * An HTTP/1.1 server answering `POST /v1/chat/completions` with `script`, in order: an OpenAI
  * client's `baseURL` is `${url}/v1`.
  */
-export function startChatCompletionsServer(script: ScriptedResponse[]): Promise<ScriptedServer> {
+export function startChatCompletionsServer(script: Script): Promise<ScriptedServer> {
   return startScripted(
     script,
     (r) => r.method === "POST" && r.path === "/v1/chat/completions",
@@ -109,8 +115,8 @@ export function startChatCompletionsServer(script: ScriptedResponse[]): Promise<
  * level, where it registers the `afterEach`).
  */
 export function closedAfterEach(
-  start: (script: ScriptedResponse[]) => Promise<ScriptedServer>,
-): (script: ScriptedResponse[]) => Promise<ScriptedServer> {
+  start: (script: Script) => Promise<ScriptedServer>,
+): (script: Script) => Promise<ScriptedServer> {
   const servers: ScriptedServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));
@@ -260,7 +266,7 @@ interface Listener {
  * cancels delayed answers and drops the connections (`dropConnections`) before stopping it.
  */
 async function startScripted(
-  script: readonly ScriptedResponse[],
+  script: Script,
   onRoute: (request: RecordedRequest) => boolean,
   create: (handler: (req: ServerRequest, res: ServerResponse) => Promise<void>) => {
     server: Listener;
@@ -284,12 +290,15 @@ async function startScripted(
 
 /** The request handler both servers share: record, then answer from the script (or not at all). */
 function scriptedHandler(
-  script: readonly ScriptedResponse[],
+  script: Script,
   requests: RecordedRequest[],
   timers: Set<NodeJS.Timeout>,
   onRoute: (request: RecordedRequest) => boolean,
 ): (req: ServerRequest, res: ServerResponse) => Promise<void> {
-  const pending = [...script];
+  const pending = typeof script === "function" ? [] : [...script];
+  let routed = 0;
+  const next = (record: RecordedRequest) =>
+    typeof script === "function" ? script(record, routed++) : (pending.shift() ?? EXHAUSTED);
   return async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk);
@@ -307,7 +316,7 @@ function scriptedHandler(
     res.once("close", () => {
       if (!answered) record.abandoned = true;
     });
-    const reply = onRoute(record) ? (pending.shift() ?? EXHAUSTED) : NO_ROUTE;
+    const reply = onRoute(record) ? next(record) : NO_ROUTE;
     const send = () => {
       if (record.abandoned) return;
       answered = true;

@@ -177,10 +177,10 @@ export class BedrockConverseLLM implements LLM {
     const started = performance.now();
     const input = this.#input(messages, options.schema);
     const response = await this.#send(input, options.signal);
-    this.#onUsage?.(usageOf(response), {
-      model: this.#modelId,
-      latencyMs: performance.now() - started,
-    });
+    const call = { model: this.#modelId, latencyMs: performance.now() - started };
+    const usage = usageOf(response);
+    this.#onUsage?.(usage, call);
+    options.onUsage?.(usage, call);
     return this.#reply(response, options.schema !== undefined);
   }
 

@@ -143,10 +143,10 @@ export class KeyphraseExtractor implements LLM {
     const { turns, existing } = readPrompt(prompt);
     const candidates = await this.#extract(turns, existing);
     throwIfAborted(options.signal);
-    this.#onUsage?.(
-      { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-      { model: KEYPHRASE_EXTRACTOR_NAME, latencyMs: performance.now() - started },
-    );
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const call = { model: KEYPHRASE_EXTRACTOR_NAME, latencyMs: performance.now() - started };
+    this.#onUsage?.(usage, call);
+    options.onUsage?.(usage, call);
     return { candidates };
   }
 

@@ -157,10 +157,10 @@ export class OpenAICompatibleLLM implements LLM {
     } catch (error) {
       throw this.#failure(error, options.signal);
     }
-    this.#onUsage?.(usageOf(completion), {
-      model: this.#model,
-      latencyMs: performance.now() - started,
-    });
+    const call = { model: this.#model, latencyMs: performance.now() - started };
+    const usage = usageOf(completion);
+    this.#onUsage?.(usage, call);
+    options.onUsage?.(usage, call);
     return this.#reply(completion);
   }
 

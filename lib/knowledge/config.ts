@@ -1,0 +1,155 @@
+import { parseDuration } from "../duration/index.js";
+import type { AnalyzerOptions, Route } from "../extraction/index.js";
+import { KnowledgeConfigError } from "./errors.js";
+
+/** The model services the extraction function can call; `offline` needs none (local runs). */
+export type ExtractorKind = "bedrock" | "openai" | "offline";
+export const EXTRACTORS: readonly ExtractorKind[] = ["bedrock", "openai", "offline"];
+export const ROUTES: readonly Route[] = ["sliding", "prefix", "non_prefix", "full", "full2"];
+
+/** Where an OpenAI-compatible endpoint's API key is kept: never in the environment itself. */
+export type ApiKeySource = { kind: "secret"; id: string } | { kind: "parameter"; name: string };
+
+/** Everything the extraction function is configured with, read from its environment. */
+export interface ExtractFunctionConfig {
+  resultsTable: string;
+  /** The table reference-form segments name; the function may read only this one. */
+  messagesTable: string;
+  extractor: ExtractorKind;
+  /** The Bedrock model id or OpenAI-compatible model name (the offline extractor's name). */
+  modelId: string;
+  /** The OpenAI-compatible base URL (`openai` only). */
+  baseURL?: string;
+  apiKey?: ApiKeySource;
+  /** Bedrock's way to ask for JSON: an output schema, or a forced tool for older models. */
+  bedrockOutput: "json_schema" | "tool";
+  analyzer: Required<
+    Pick<
+      AnalyzerOptions,
+      "route" | "windowSize" | "overlap" | "prefixStep" | "maxWindows" | "maxConcurrency"
+    >
+  >;
+  /** How long an extraction may hold its segment's lease: the function timeout. */
+  leaseMs: number;
+  /** How long a window's stored reply is kept for retries (past the queue's retention). */
+  windowOutputTtlMs: number;
+}
+
+/**
+ * The defaults, in the form the environment carries them (also what the CDK stack sets). The
+ * chat route is `sliding` 20/2: the cheapest route that keeps nearly every reply link of the
+ * annotated IRC corpus inside one window (`npm run bench:extraction`, README).
+ */
+export const EXTRACT_DEFAULTS = {
+  ROUTE: "sliding",
+  WINDOW_SIZE: "20",
+  OVERLAP: "2",
+  PREFIX_STEP: "5",
+  MAX_WINDOWS: "8",
+  LLM_CONCURRENCY: "4",
+  // A forced tool works on every Converse model with tool use; a JSON schema only on some.
+  BEDROCK_OUTPUT: "tool",
+  LEASE: "15m",
+  WINDOW_OUTPUT_TTL: "15d",
+} as const;
+
+export type ExtractVariable =
+  | keyof typeof EXTRACT_DEFAULTS
+  | "RESULTS_TABLE"
+  | "MESSAGES_TABLE"
+  | "EXTRACTOR"
+  | "MODEL_ID"
+  | "OPENAI_BASE_URL"
+  | "OPENAI_API_KEY_SECRET"
+  | "OPENAI_API_KEY_PARAMETER";
+
+const MAX_WINDOW_TURNS = 1000;
+const MAX_LLM_CONCURRENCY = 32;
+const DAY_MS = 86_400_000;
+
+/**
+ * Reads and validates the configuration at cold start (and, through the same function, at synth),
+ * so that bad settings fail with every variable at fault named instead of misbehaving later.
+ */
+export function readExtractConfig(env: Record<string, string | undefined>): ExtractFunctionConfig {
+  const problems: { setting: string; problem: string }[] = [];
+  const fail = (setting: ExtractVariable, problem: string) => {
+    problems.push({ setting, problem });
+    return undefined;
+  };
+  const value = (name: ExtractVariable): string | undefined =>
+    env[name] || (EXTRACT_DEFAULTS as Record<string, string>)[name];
+  const required = (name: ExtractVariable): string =>
+    value(name) ?? fail(name, "must be set (environment variable)") ?? "";
+  const integer = (name: keyof typeof EXTRACT_DEFAULTS, min: number, max: number): number => {
+    const text = value(name) ?? "";
+    const n = Number(text);
+    if (!/^\d+$/.test(text) || n < min || n > max) {
+      fail(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
+    }
+    return n;
+  };
+  const duration = (name: keyof typeof EXTRACT_DEFAULTS, min: number): number => {
+    try {
+      const ms = parseDuration(value(name) ?? "", name);
+      if (ms < min) fail(name, `must be at least ${min} ms (got ${ms})`);
+      return ms;
+    } catch (error) {
+      fail(name, (error as Error).message.replace(`${name} `, ""));
+      return 0;
+    }
+  };
+  const oneOf = <T extends string>(name: ExtractVariable, options: readonly T[]): T => {
+    const text = required(name);
+    if (text !== "" && !options.includes(text as T)) {
+      fail(name, `must be one of ${options.join(", ")} (got ${JSON.stringify(text)})`);
+    }
+    return text as T;
+  };
+
+  const extractor = oneOf("EXTRACTOR", EXTRACTORS);
+  const config: ExtractFunctionConfig = {
+    resultsTable: required("RESULTS_TABLE"),
+    messagesTable: required("MESSAGES_TABLE"),
+    extractor,
+    modelId: extractor === "offline" ? (value("MODEL_ID") ?? "offline") : required("MODEL_ID"),
+    bedrockOutput: oneOf("BEDROCK_OUTPUT", ["json_schema", "tool"] as const),
+    analyzer: {
+      route: oneOf("ROUTE", ROUTES),
+      windowSize: integer("WINDOW_SIZE", 1, MAX_WINDOW_TURNS),
+      overlap: integer("OVERLAP", 0, MAX_WINDOW_TURNS - 1),
+      prefixStep: integer("PREFIX_STEP", 1, MAX_WINDOW_TURNS),
+      maxWindows: integer("MAX_WINDOWS", 1, 1000),
+      maxConcurrency: integer("LLM_CONCURRENCY", 1, MAX_LLM_CONCURRENCY),
+    },
+    leaseMs: duration("LEASE", 1000),
+    windowOutputTtlMs: duration("WINDOW_OUTPUT_TTL", DAY_MS),
+  };
+  const { windowSize, overlap } = config.analyzer;
+  if (Number.isInteger(windowSize) && Number.isInteger(overlap) && overlap >= windowSize) {
+    fail("OVERLAP", `must be less than WINDOW_SIZE (${windowSize}) (got ${overlap})`);
+  }
+  if (extractor === "openai") {
+    const baseURL = required("OPENAI_BASE_URL");
+    if (baseURL !== "" && !/^https?:\/\/[^\s/]+/.test(baseURL)) {
+      fail("OPENAI_BASE_URL", `must be an http(s) URL (got ${JSON.stringify(baseURL)})`);
+    }
+    config.baseURL = baseURL;
+    const secret = env.OPENAI_API_KEY_SECRET;
+    const parameter = env.OPENAI_API_KEY_PARAMETER;
+    if (secret && parameter) {
+      fail("OPENAI_API_KEY_SECRET", "and OPENAI_API_KEY_PARAMETER: set only one");
+    } else if (secret) {
+      config.apiKey = { kind: "secret", id: secret };
+    } else if (parameter) {
+      config.apiKey = { kind: "parameter", name: parameter };
+    } else {
+      fail(
+        "OPENAI_API_KEY_SECRET",
+        "or OPENAI_API_KEY_PARAMETER must name where the API key is kept (a Secrets Manager secret or an SSM SecureString parameter)",
+      );
+    }
+  }
+  if (problems.length > 0) throw new KnowledgeConfigError(problems);
+  return config;
+}

@@ -1,0 +1,66 @@
+/**
+ * The knowledge error family (extraction results, the topic index and the extraction consumer):
+ * a stable `code` and a literal `name` each (bundling renames classes).
+ */
+export class KnowledgeError extends Error {
+  override readonly name: string = "KnowledgeError";
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** One or more settings are missing or invalid; the message names every one at fault. */
+export class KnowledgeConfigError extends KnowledgeError {
+  override readonly name: string = "KnowledgeConfigError";
+  constructor(readonly problems: readonly { setting: string; problem: string }[]) {
+    super(
+      "KNOWLEDGE_INVALID_CONFIG",
+      `extract: ${problems.map((p) => `${p.setting} ${p.problem}`).join("; ")}`,
+    );
+  }
+}
+
+/**
+ * Another delivery of the segment holds its extraction lease: this one must not pay for the same
+ * windows, so it fails and is retried once the other has finished (or its lease has lapsed).
+ */
+export class SegmentBusyError extends KnowledgeError {
+  override readonly name: string = "SegmentBusyError";
+  constructor(
+    readonly segmentId: string,
+    readonly leaseExpiresAt: number,
+  ) {
+    super(
+      "KNOWLEDGE_SEGMENT_BUSY",
+      `segment ${segmentId}: another delivery is extracting it (lease until ${new Date(leaseExpiresAt).toISOString()})`,
+    );
+  }
+}
+
+/** A stored item this version cannot read (an unknown schema version, or a damaged item). */
+export class KnowledgeItemError extends KnowledgeError {
+  override readonly name: string = "KnowledgeItemError";
+  constructor(
+    readonly key: string,
+    problem: string,
+  ) {
+    super("KNOWLEDGE_BAD_ITEM", `results item ${key}: ${problem}`);
+  }
+}
+
+/**
+ * The extraction's lease lapsed and another delivery took the segment over before the result was
+ * written: that delivery writes it, so this one stores nothing and fails.
+ */
+export class LeaseLostError extends KnowledgeError {
+  override readonly name: string = "LeaseLostError";
+  constructor(readonly segmentId: string) {
+    super(
+      "KNOWLEDGE_LEASE_LOST",
+      `segment ${segmentId}: the extraction lease lapsed before the result was written (raise LEASE to the function timeout)`,
+    );
+  }
+}

@@ -1,0 +1,306 @@
+import { randomUUID } from "node:crypto";
+import {
+  type Analyzer,
+  type AnalyzerOptions,
+  type LLMUsage,
+  normalizeTopic,
+  PROMPT_VERSION,
+  type WindowOutputs,
+  type WindowUsage,
+} from "../extraction/index.js";
+import type { InlineMessage, SegmentMessageV1 } from "../pipeline/index.js";
+import type { Turn } from "../windows/index.js";
+import {
+  NO_USAGE,
+  type SegmentResult,
+  type SegmentUsage,
+  storedCandidates,
+  sumUsage,
+  type TopicSupport,
+  windowHash,
+} from "./schema.js";
+import type { ResultStore } from "./store.js";
+
+/** The segment fields extraction needs: any v1 segment message has them. */
+export type SegmentEnvelope = Pick<
+  SegmentMessageV1,
+  "segmentId" | "channel" | "late" | "belongsAfter" | "count" | "first" | "last"
+>;
+
+export type ExtractionStatus = "extracted" | "already-extracted" | "replaced";
+
+export interface ExtractionOutcome {
+  status: ExtractionStatus;
+  result: SegmentResult;
+  /** This attempt's model calls and tokens (0 when the result was already stored). */
+  attempt: SegmentUsage;
+  /** Windows answered from replies stored by an earlier attempt. */
+  reusedWindows: number;
+  /** Model replies that were not valid and were asked again. */
+  repairs: number;
+  /** Latency of each model call of this attempt, ms. */
+  latenciesMs: number[];
+}
+
+export interface SegmentExtractorOptions {
+  store: ResultStore;
+  analyzer: Analyzer;
+  /** The model id results are keyed by (a new model re-extracts). */
+  model: string;
+  /** Identifies prompts and analysis settings: see {@link promptVersionOf}. */
+  promptVersion: string;
+  /** How long one extraction may hold its segment (default 15 minutes). */
+  leaseMs?: number;
+  /** How long window replies and leases are kept for retries (default 15 days). */
+  retentionMs?: number;
+  now?: () => number;
+  /** This process's lease owner id (default: a random UUID per extraction). */
+  owner?: () => string;
+}
+
+const DEFAULT_LEASE_MS = 15 * 60_000;
+const DEFAULT_RETENTION_MS = 15 * 86_400_000;
+
+/**
+ * The version results are keyed by: the prompts' version and the route and window settings, so
+ * that a change to either makes the next delivery re-extract (and say it replaced the result).
+ */
+export function promptVersionOf(
+  options: Required<
+    Pick<AnalyzerOptions, "route" | "windowSize" | "overlap" | "prefixStep" | "maxWindows">
+  >,
+): string {
+  const { route, windowSize, overlap, prefixStep, maxWindows } = options;
+  const settings =
+    route === "sliding"
+      ? `${windowSize}-${overlap}`
+      : route === "prefix" || route === "non_prefix"
+        ? `${prefixStep}-${maxWindows}`
+        : "";
+  return `${PROMPT_VERSION}/${route}${settings === "" ? "" : `-${settings}`}`;
+}
+
+/** A chat message as a turn of the transcript the model reads: `author: text`, as the user. */
+export function messageTurn(message: InlineMessage): Turn {
+  return {
+    role: "user",
+    content: message.author === undefined ? message.text : `${message.author}: ${message.text}`,
+  };
+}
+
+/**
+ * Extracts a segment exactly once per model and prompt version: a stored result of the same
+ * version is returned without a model call; otherwise the segment's lease is taken (a concurrent
+ * delivery fails with `SegmentBusyError` rather than pay twice), the windows are analyzed with
+ * the replies of earlier attempts reused and every new one stored as it arrives, and the result
+ * and its topic index entries are written. A failure stores no result: it gives up the lease,
+ * keeps the count of what its unsaved calls spent, and rethrows.
+ */
+export class SegmentExtractor {
+  private readonly leaseMs: number;
+  private readonly retentionMs: number;
+  private readonly now: () => number;
+  private readonly owner: () => string;
+
+  constructor(private readonly options: SegmentExtractorOptions) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.now = options.now ?? Date.now;
+    this.owner = options.owner ?? randomUUID;
+  }
+
+  get model(): string {
+    return this.options.model;
+  }
+
+  get promptVersion(): string {
+    return this.options.promptVersion;
+  }
+
+  /**
+   * `force` re-extracts even a result of the same model and prompt version (an operator's
+   * choice); the new result replaces it and records what it replaced.
+   */
+  async extract(
+    segment: SegmentEnvelope,
+    messages: readonly InlineMessage[],
+    options: { force?: boolean; signal?: AbortSignal } = {},
+  ): Promise<ExtractionOutcome> {
+    const { store } = this.options;
+    const { channel, segmentId } = segment;
+    const stored = await store.getResult(channel, segmentId);
+    if (stored !== undefined && !options.force && this.isCurrent(stored)) {
+      return already(stored);
+    }
+    const owner = this.owner();
+    const now = this.now();
+    const lease = await store.acquireLease(channel, segmentId, {
+      owner,
+      now,
+      leaseMs: this.leaseMs,
+      expiresAt: now + this.leaseMs + this.retentionMs,
+    });
+    // Another delivery may have finished between the first read and the lease.
+    const previous = await store.getResult(channel, segmentId);
+    if (previous !== undefined && !options.force && this.isCurrent(previous)) {
+      await store.releaseLease(channel, segmentId, owner, NO_USAGE);
+      return already(previous);
+    }
+
+    const attempt = { ...NO_USAGE };
+    const windows: WindowUsage[] = [];
+    const latenciesMs: number[] = [];
+    let unsaved = { ...NO_USAGE };
+    let reusedWindows = 0;
+    let repairs = 0;
+    const outputs: WindowOutputs = {
+      get: async (prompt) => {
+        const output = await store.getWindow(channel, this.windowKey(prompt));
+        if (output !== undefined) {
+          reusedWindows++;
+          windows.push(output.usage);
+        }
+        return output;
+      },
+      put: async (prompt, output) => {
+        await store.putWindow(
+          channel,
+          this.windowKey(prompt),
+          output,
+          this.now() + this.retentionMs,
+        );
+        windows.push(output.usage);
+        unsaved = subtract(unsaved, output.usage);
+      },
+    };
+    let result: SegmentResult;
+    try {
+      const candidates = await this.options.analyzer.analyze(messages.map(messageTurn), {
+        signal: options.signal,
+        outputs,
+        onUsage: (usage, call) => {
+          add(attempt, usage);
+          add(unsaved, usage);
+          latenciesMs.push(call.latencyMs);
+        },
+        onRepair: () => {
+          repairs++;
+        },
+      });
+      result = this.result(segment, messages, candidates, sumUsage(lease.spent, ...windows));
+      if (previous !== undefined) {
+        result.replaced = {
+          model: previous.model,
+          promptVersion: previous.promptVersion,
+          extractedAt: previous.extractedAt,
+        };
+      }
+      await store.saveResult(result, topicSupports(result, messages), previous, owner);
+    } catch (error) {
+      await store.releaseLease(channel, segmentId, owner, unsaved).catch(() => {
+        // The original failure is what the caller must see; the lease lapses on its own.
+      });
+      throw error;
+    }
+    return {
+      status: previous === undefined ? "extracted" : "replaced",
+      result,
+      attempt,
+      reusedWindows,
+      repairs,
+      latenciesMs,
+    };
+  }
+
+  private isCurrent(result: SegmentResult): boolean {
+    return (
+      result.model === this.options.model && result.promptVersion === this.options.promptVersion
+    );
+  }
+
+  private windowKey(prompt: string): string {
+    return windowHash(this.options.promptVersion, this.options.model, prompt);
+  }
+
+  private result(
+    segment: SegmentEnvelope,
+    messages: readonly InlineMessage[],
+    candidates: Parameters<typeof storedCandidates>[1],
+    usage: SegmentUsage,
+  ): SegmentResult {
+    return {
+      v: 1,
+      channel: segment.channel,
+      segmentId: segment.segmentId,
+      late: segment.late,
+      belongsAfter: segment.belongsAfter,
+      count: segment.count,
+      first: segment.first,
+      last: segment.last,
+      model: this.options.model,
+      promptVersion: this.options.promptVersion,
+      extractedAt: new Date(this.now()).toISOString(),
+      usage,
+      candidates: storedCandidates(
+        segment.segmentId,
+        candidates,
+        messages.map((m) => m.id),
+        normalizeTopic,
+      ),
+    };
+  }
+}
+
+/** The topic index entries of a result, with when their evidence was said. */
+export function topicSupports(
+  result: SegmentResult,
+  messages: readonly InlineMessage[],
+): TopicSupport[] {
+  return result.candidates.map((candidate) => {
+    const range = candidate.turnRange;
+    return {
+      v: 1,
+      channel: result.channel,
+      topic: candidate.topic,
+      normalizedTopic: normalizeTopic(candidate.topic),
+      segmentId: result.segmentId,
+      candidateId: candidate.id,
+      late: result.late,
+      confidence: candidate.confidence,
+      reason: candidate.reason,
+      tags: candidate.tags,
+      messageIds: candidate.messageIds,
+      firstTs: range === null ? result.first.ts : messages[range[0]].ts,
+      lastTs: range === null ? result.last.ts : messages[range[1]].ts,
+    };
+  });
+}
+
+function already(result: SegmentResult): ExtractionOutcome {
+  return {
+    status: "already-extracted",
+    result,
+    attempt: { ...NO_USAGE },
+    reusedWindows: 0,
+    repairs: 0,
+    latenciesMs: [],
+  };
+}
+
+function add(total: SegmentUsage, usage: LLMUsage): void {
+  total.calls++;
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.cacheReadTokens += usage.cacheReadTokens;
+  total.cacheWriteTokens += usage.cacheWriteTokens;
+}
+
+function subtract(total: SegmentUsage, part: SegmentUsage): SegmentUsage {
+  return {
+    calls: total.calls - part.calls,
+    inputTokens: total.inputTokens - part.inputTokens,
+    outputTokens: total.outputTokens - part.outputTokens,
+    cacheReadTokens: total.cacheReadTokens - part.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens - part.cacheWriteTokens,
+  };
+}

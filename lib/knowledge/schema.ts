@@ -1,0 +1,162 @@
+/**
+ * The items of the results table: a public, versioned contract (v1) for readers outside this
+ * codebase, documented in the README. Every item of a channel shares its partition (`channel`);
+ * its sort key (`item`) says what it is:
+ *
+ * - `result#<segmentId>`: one segment's extraction result, the source of truth;
+ * - `topic#<topicKey>#<segmentId>`: the topic index, one entry per topic per segment (so that a
+ *   redelivered or re-extracted segment overwrites its own entries and never counts twice);
+ * - `window#<hash>`: a window's accepted model reply, reused by retries (expires);
+ * - `lease#<segmentId>`: the in-flight lease of an extraction, and what failed attempts spent.
+ *
+ * Fields may be added within v1 and readers ignore fields they do not know.
+ */
+import { createHash } from "node:crypto";
+import type { Candidate, LLMUsage } from "../extraction/index.js";
+
+export const SCHEMA_VERSION = 1;
+
+/** Every LLM call and token a segment cost, over all its attempts. */
+export interface SegmentUsage extends LLMUsage {
+  calls: number;
+}
+
+/** A candidate as stored: with its stable id and its evidence as message ids. */
+export interface StoredCandidate {
+  /** Stable: a hash of the segment id and the normalized topic. */
+  id: string;
+  topic: string;
+  reason: string;
+  confidence: number;
+  tags: string[];
+  subjective: boolean;
+  wikiWorthy?: boolean;
+  /** Indexes into the segment's messages (first, last), or null when the model gave none. */
+  turnRange: [number, number] | null;
+  /** The first and last message of `turnRange`, or null without a range. */
+  messageIds: [string, string] | null;
+}
+
+/** What an earlier result of the segment was, when this one replaced it. */
+export interface ReplacedResult {
+  model: string;
+  promptVersion: string;
+  extractedAt: string;
+}
+
+export interface SegmentResult {
+  v: 1;
+  channel: string;
+  segmentId: string;
+  late: boolean;
+  belongsAfter: string | null;
+  /** The segment's messages: count and bounds (epoch ms). */
+  count: number;
+  first: { id: string; ts: number };
+  last: { id: string; ts: number };
+  model: string;
+  promptVersion: string;
+  /** ISO 8601. */
+  extractedAt: string;
+  usage: SegmentUsage;
+  candidates: StoredCandidate[];
+  replaced?: ReplacedResult;
+}
+
+/** One topic index entry: a candidate of one segment, with when its evidence was said. */
+export interface TopicSupport {
+  v: 1;
+  channel: string;
+  topic: string;
+  normalizedTopic: string;
+  segmentId: string;
+  candidateId: string;
+  late: boolean;
+  confidence: number;
+  reason: string;
+  tags: string[];
+  messageIds: [string, string] | null;
+  /** Epoch ms of the evidence's first and last message (the segment's bounds without a range). */
+  firstTs: number;
+  lastTs: number;
+}
+
+export const RESULT_PREFIX = "result#";
+export const TOPIC_PREFIX = "topic#";
+export const WINDOW_PREFIX = "window#";
+export const LEASE_PREFIX = "lease#";
+
+export const resultItemKey = (segmentId: string) => `${RESULT_PREFIX}${segmentId}`;
+export const leaseItemKey = (segmentId: string) => `${LEASE_PREFIX}${segmentId}`;
+export const windowItemKey = (hash: string) => `${WINDOW_PREFIX}${hash}`;
+
+/**
+ * The index entry's key: topics group together in sort order under a fixed-length hash of the
+ * normalized topic (a topic may be longer than a sort key may be).
+ */
+export function supportItemKey(normalizedTopic: string, segmentId: string): string {
+  return `${TOPIC_PREFIX}${sha256(normalizedTopic).slice(0, 16)}#${segmentId}`;
+}
+
+/** A candidate's stable id: the same topic of the same segment always gets the same id. */
+export function candidateId(segmentId: string, normalizedTopic: string): string {
+  return sha256(`${segmentId}\0${normalizedTopic}`).slice(0, 32);
+}
+
+/** The key of a window's stored reply: what was asked, of which model, under which prompts. */
+export function windowHash(promptVersion: string, model: string, prompt: string): string {
+  return sha256(`${promptVersion}\0${model}\0${prompt}`);
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+export const NO_USAGE: SegmentUsage = {
+  calls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+};
+
+export function sumUsage(...parts: readonly SegmentUsage[]): SegmentUsage {
+  const total = { ...NO_USAGE };
+  for (const part of parts) {
+    total.calls += part.calls;
+    total.inputTokens += part.inputTokens;
+    total.outputTokens += part.outputTokens;
+    total.cacheReadTokens += part.cacheReadTokens;
+    total.cacheWriteTokens += part.cacheWriteTokens;
+  }
+  return total;
+}
+
+/** The stored form of the analyzer's candidates; blank topics cannot be indexed and are left out. */
+export function storedCandidates(
+  segmentId: string,
+  candidates: readonly Candidate[],
+  messageIds: readonly string[],
+  normalize: (topic: string) => string,
+): StoredCandidate[] {
+  const stored: StoredCandidate[] = [];
+  for (const candidate of candidates) {
+    const normalized = normalize(candidate.topic);
+    if (normalized === "") continue;
+    // The analyzer maps every range into the turns it was given: one per message.
+    const range = candidate.turnRange;
+    const entry: StoredCandidate = {
+      id: candidateId(segmentId, normalized),
+      topic: candidate.topic,
+      reason: candidate.reason,
+      confidence: candidate.confidence,
+      tags: candidate.tags,
+      subjective: candidate.subjective,
+      turnRange: range,
+      messageIds: range === null ? null : [messageIds[range[0]], messageIds[range[1]]],
+    };
+    if (candidate.wikiWorthy !== undefined) entry.wikiWorthy = candidate.wikiWorthy;
+    stored.push(entry);
+  }
+  return stored;
+}

@@ -1,0 +1,359 @@
+import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { backoff, realSleep } from "../backoff/index.js";
+import { cancellationReasons, documentClient, isConditionFailure } from "../dynamodb/index.js";
+import { normalizeTopic, type WindowOutput } from "../extraction/index.js";
+import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "./errors.js";
+import {
+  leaseItemKey,
+  NO_USAGE,
+  RESULT_PREFIX,
+  resultItemKey,
+  SCHEMA_VERSION,
+  type SegmentResult,
+  type SegmentUsage,
+  supportItemKey,
+  TOPIC_PREFIX,
+  type TopicSupport,
+  windowItemKey,
+} from "./schema.js";
+import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./table.js";
+
+/** An extraction's hold on its segment, and what earlier failed attempts spent. */
+export interface Lease {
+  owner: string;
+  until: number;
+  spent: SegmentUsage;
+}
+
+/**
+ * Where extraction keeps its results, leases, window replies and the topic index: the narrow
+ * seam the extraction logic needs (`DynamoDbResultStore` implements it).
+ */
+export interface ResultStore {
+  getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
+  /** Takes the segment's lease, or throws a {@link SegmentBusyError} while another holds it. */
+  acquireLease(
+    channel: string,
+    segmentId: string,
+    lease: { owner: string; now: number; leaseMs: number; expiresAt: number },
+  ): Promise<Lease>;
+  /** Gives the lease up after a failed attempt, keeping what its unsaved calls spent. */
+  releaseLease(
+    channel: string,
+    segmentId: string,
+    owner: string,
+    spent: SegmentUsage,
+  ): Promise<void>;
+  getWindow(channel: string, hash: string): Promise<WindowOutput | undefined>;
+  putWindow(channel: string, hash: string, output: WindowOutput, expiresAt: number): Promise<void>;
+  /**
+   * Writes the result's topic index entries, removes those of `previous` it no longer has, then
+   * writes the result and ends the lease in one transaction (a {@link LeaseLostError} when the
+   * lease is no longer `owner`'s).
+   */
+  saveResult(
+    result: SegmentResult,
+    supports: readonly TopicSupport[],
+    previous: SegmentResult | undefined,
+    owner: string,
+  ): Promise<void>;
+  /** The channel's results, in segment id order. */
+  listResults(channel: string): Promise<SegmentResult[]>;
+  /** The channel's topic index entries, grouped by topic. */
+  listSupports(channel: string): Promise<TopicSupport[]>;
+}
+
+export interface DynamoDbResultStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+}
+
+/** BatchWriteItem's limit. */
+const MAX_BATCH_WRITES = 25;
+const BATCH_PACING = {
+  baseDelayMs: 50,
+  maxDelayMs: 2000,
+  random: Math.random,
+  sleep: realSleep,
+};
+const MAX_BATCH_ATTEMPTS = 8;
+
+/** The results table on DynamoDB (`resultsTableDefinition`). */
+export class DynamoDbResultStore implements ResultStore {
+  private readonly documents: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoDbResultStoreOptions) {
+    this.documents = documentClient(options.client);
+    this.tableName = options.tableName;
+  }
+
+  async getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined> {
+    const { Item } = await this.documents.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: this.key(channel, resultItemKey(segmentId)),
+        ConsistentRead: true,
+      }),
+    );
+    return Item === undefined ? undefined : readResult(Item);
+  }
+
+  async acquireLease(
+    channel: string,
+    segmentId: string,
+    lease: { owner: string; now: number; leaseMs: number; expiresAt: number },
+  ): Promise<Lease> {
+    const until = lease.now + lease.leaseMs;
+    try {
+      const { Attributes } = await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(channel, leaseItemKey(segmentId)),
+          UpdateExpression: "SET v = :v, #owner = :owner, leaseUntil = :until, #ttl = :ttl",
+          ConditionExpression:
+            "attribute_not_exists(leaseUntil) OR leaseUntil < :now OR #owner = :owner",
+          ExpressionAttributeNames: { "#owner": "owner", "#ttl": RESULTS_TTL_ATTRIBUTE },
+          ExpressionAttributeValues: {
+            ":v": SCHEMA_VERSION,
+            ":owner": lease.owner,
+            ":until": until,
+            ":now": lease.now,
+            ":ttl": Math.ceil(lease.expiresAt / 1000),
+          },
+          ReturnValues: "ALL_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+      return { owner: lease.owner, until, spent: spentOf(Attributes ?? {}) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The exception carries the item as DynamoDB wrote it, not as the document client reads it.
+      const held = (error as { Item?: Record<string, AttributeValue> }).Item;
+      throw new SegmentBusyError(segmentId, held ? Number(unmarshall(held).leaseUntil) : until);
+    }
+  }
+
+  async releaseLease(
+    channel: string,
+    segmentId: string,
+    owner: string,
+    spent: SegmentUsage,
+  ): Promise<void> {
+    const add = {
+      UpdateExpression: `ADD ${SPENT.map((_, i) => `${SPENT_ATTRIBUTES[i]} :s${i}`).join(", ")}`,
+      ExpressionAttributeValues: Object.fromEntries(
+        SPENT.map((field, i) => [`:s${i}`, spent[field]]),
+      ),
+    };
+    const command = (release: boolean) =>
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(channel, leaseItemKey(segmentId)),
+        UpdateExpression: release
+          ? `REMOVE #owner, leaseUntil ${add.UpdateExpression}`
+          : add.UpdateExpression,
+        ConditionExpression: release ? "#owner = :owner" : undefined,
+        ExpressionAttributeNames: release ? { "#owner": "owner" } : undefined,
+        ExpressionAttributeValues: release
+          ? { ...add.ExpressionAttributeValues, ":owner": owner }
+          : add.ExpressionAttributeValues,
+      });
+    try {
+      await this.documents.send(command(true));
+    } catch (error) {
+      // Another delivery holds the lease now: keep the count, leave its lease alone.
+      if (!isConditionFailure(error)) throw error;
+      await this.documents.send(command(false));
+    }
+  }
+
+  async getWindow(channel: string, hash: string): Promise<WindowOutput | undefined> {
+    const { Item } = await this.documents.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: this.key(channel, windowItemKey(hash)),
+        ConsistentRead: true,
+      }),
+    );
+    if (Item === undefined) return undefined;
+    if (Item.v !== SCHEMA_VERSION || !Array.isArray(Item.candidates)) {
+      throw new KnowledgeItemError(`${channel}/${Item[RESULTS_SORT_KEY]}`, "not a v1 window reply");
+    }
+    return { candidates: Item.candidates, usage: Item.usage as SegmentUsage };
+  }
+
+  async putWindow(
+    channel: string,
+    hash: string,
+    output: WindowOutput,
+    expiresAt: number,
+  ): Promise<void> {
+    await this.documents.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...this.key(channel, windowItemKey(hash)),
+          v: SCHEMA_VERSION,
+          candidates: output.candidates,
+          usage: output.usage,
+          [RESULTS_TTL_ATTRIBUTE]: Math.ceil(expiresAt / 1000),
+        },
+      }),
+    );
+  }
+
+  async saveResult(
+    result: SegmentResult,
+    supports: readonly TopicSupport[],
+    previous: SegmentResult | undefined,
+    owner: string,
+  ): Promise<void> {
+    const keep = new Set(supports.map((s) => supportItemKey(s.normalizedTopic, s.segmentId)));
+    const stale = (previous?.candidates ?? []).map((c) =>
+      supportItemKey(normalizeTopic(c.topic), result.segmentId),
+    );
+    await this.batchWrite([
+      ...supports.map((support) => ({
+        PutRequest: {
+          Item: {
+            ...this.key(result.channel, supportItemKey(support.normalizedTopic, support.segmentId)),
+            ...support,
+          },
+        },
+      })),
+      ...stale
+        .filter((key) => !keep.has(key))
+        .map((key) => ({ DeleteRequest: { Key: this.key(result.channel, key) } })),
+    ]);
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...this.key(result.channel, resultItemKey(result.segmentId)), ...result },
+              },
+            },
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: this.key(result.channel, leaseItemKey(result.segmentId)),
+                ConditionExpression: "#owner = :owner",
+                ExpressionAttributeNames: { "#owner": "owner" },
+                ExpressionAttributeValues: { ":owner": owner },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (cancellationReasons(error)[1] === "ConditionalCheckFailed") {
+        throw new LeaseLostError(result.segmentId);
+      }
+      throw error;
+    }
+  }
+
+  async listResults(channel: string): Promise<SegmentResult[]> {
+    return (await this.query(channel, RESULT_PREFIX)).map(readResult);
+  }
+
+  async listSupports(channel: string): Promise<TopicSupport[]> {
+    return (await this.query(channel, TOPIC_PREFIX)).map((item) => {
+      if (item.v !== SCHEMA_VERSION) {
+        throw new KnowledgeItemError(
+          `${channel}/${item[RESULTS_SORT_KEY]}`,
+          "not a v1 topic entry",
+        );
+      }
+      return withoutKeys(item) as unknown as TopicSupport;
+    });
+  }
+
+  private async query(channel: string, prefix: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+          ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
+          ExpressionAttributeValues: { ":pk": channel, ":prefix": prefix },
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return items;
+  }
+
+  /** BatchWriteItem in chunks, retrying what DynamoDB leaves unprocessed. */
+  private async batchWrite(requests: Record<string, unknown>[]): Promise<void> {
+    for (let i = 0; i < requests.length; i += MAX_BATCH_WRITES) {
+      let pending = requests.slice(i, i + MAX_BATCH_WRITES);
+      for (let attempt = 1; pending.length > 0; attempt++) {
+        if (attempt > MAX_BATCH_ATTEMPTS) {
+          throw new Error(
+            `results table ${this.tableName}: ${pending.length} write(s) still unprocessed after ${MAX_BATCH_ATTEMPTS} attempts`,
+          );
+        }
+        if (attempt > 1) await backoff(BATCH_PACING, attempt - 1);
+        const { UnprocessedItems } = await this.documents.send(
+          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
+        );
+        pending = (UnprocessedItems?.[this.tableName] ?? []) as Record<string, unknown>[];
+      }
+    }
+  }
+
+  private key(channel: string, item: string) {
+    return { [RESULTS_PARTITION_KEY]: channel, [RESULTS_SORT_KEY]: item };
+  }
+}
+
+const SPENT = [
+  "calls",
+  "inputTokens",
+  "outputTokens",
+  "cacheReadTokens",
+  "cacheWriteTokens",
+] as const;
+const SPENT_ATTRIBUTES = SPENT.map((field) => `spent${field[0].toUpperCase()}${field.slice(1)}`);
+
+function spentOf(item: Record<string, unknown>): SegmentUsage {
+  const spent = { ...NO_USAGE };
+  SPENT.forEach((field, i) => {
+    spent[field] = Number(item[SPENT_ATTRIBUTES[i]] ?? 0);
+  });
+  return spent;
+}
+
+function readResult(item: Record<string, unknown>): SegmentResult {
+  if (item.v !== SCHEMA_VERSION) {
+    throw new KnowledgeItemError(
+      `${item[RESULTS_PARTITION_KEY]}/${item[RESULTS_SORT_KEY]}`,
+      `schema version ${JSON.stringify(item.v)} is not 1`,
+    );
+  }
+  return withoutKeys(item) as unknown as SegmentResult;
+}
+
+/** An item without its sort key (its partition key is the `channel` field itself). */
+function withoutKeys(item: Record<string, unknown>): Record<string, unknown> {
+  const { [RESULTS_SORT_KEY]: _item, ...rest } = item;
+  return rest;
+}

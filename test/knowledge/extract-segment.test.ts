@@ -1,0 +1,231 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { InvalidModelOutputError, LLMError } from "../../lib/extraction/index.js";
+import {
+  DynamoDbResultStore,
+  KnowledgeReader,
+  SegmentBusyError,
+} from "../../lib/knowledge/index.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import {
+  chatCompletion,
+  chatError,
+  closedAfterEach,
+  startChatCompletionsServer,
+} from "../support/llm-servers.js";
+import {
+  answerTopics,
+  COMPLETION_TOKENS,
+  createResultsTestTable,
+  extractorOf,
+  openAI,
+  PROMPT_TOKENS,
+  promptOf,
+  segmentOf,
+  TEN_TEXTS,
+  WINDOWS_OF_TEN,
+} from "./fixtures.js";
+
+const client = testDynamoDbClient();
+const startServer = closedAfterEach(startChatCompletionsServer);
+let tableName: string;
+
+beforeAll(async () => {
+  tableName = await createResultsTestTable(client);
+});
+
+const reader = () => new KnowledgeReader({ client, tableName });
+const storedResults = async (channel: string) =>
+  (await new DynamoDbResultStore({ client, tableName }).listResults(channel)).length;
+
+describe("SegmentExtractor", () => {
+  it("stores one result with stable ids, evidence message ids and every call's usage", async () => {
+    const server = await startServer(answerTopics);
+    const { segment, messages } = segmentOf("first", TEN_TEXTS, "store");
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url) });
+
+    const outcome = await extractor.extract(segment, messages);
+
+    expect(outcome.status).toBe("extracted");
+    expect(server.requests).toHaveLength(WINDOWS_OF_TEN);
+    const stored = await reader().result("store", "first");
+    expect(stored).toEqual(outcome.result);
+    expect(stored?.usage).toEqual({
+      calls: WINDOWS_OF_TEN,
+      inputTokens: WINDOWS_OF_TEN * PROMPT_TOKENS,
+      outputTokens: WINDOWS_OF_TEN * COMPLETION_TOKENS,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    const byTopic = new Map(stored?.candidates.map((c) => [c.topic, c]));
+    expect([...byTopic.keys()].sort()).toEqual(["grub", "kernel", "wifi"]);
+    expect(byTopic.get("grub")?.messageIds).toEqual(["first-m0", "first-m2"]);
+    expect(byTopic.get("wifi")?.messageIds).toEqual(["first-m4", "first-m7"]);
+    expect(byTopic.get("kernel")?.messageIds).toEqual(["first-m8", "first-m9"]);
+    // The same topic of the same segment always gets the same id; another segment another.
+    const again = segmentOf("second", TEN_TEXTS, "store");
+    const other = await extractor.extract(again.segment, again.messages);
+    const otherIds = new Map(other.result.candidates.map((c) => [c.topic, c.id]));
+    expect(otherIds.get("grub")).not.toBe(byTopic.get("grub")?.id);
+    expect(stored?.promptVersion).toBe("1/sliding-4-1");
+
+    const topics = await reader().topics("store");
+    expect(topics.map((t) => [t.normalizedTopic, t.segments]).sort()).toEqual([
+      ["grub", 2],
+      ["kernel", 2],
+      ["wifi", 2],
+    ]);
+    const grub = topics.find((t) => t.normalizedTopic === "grub");
+    if (grub === undefined) throw new Error("no grub topic");
+    expect(grub.firstSeen).toBe(messages[0].ts);
+    expect(grub.lastSeen).toBe(messages[2].ts);
+    expect(grub.tags).toEqual(["support", "grub"]);
+    expect(grub.evidence.map((e) => e.messageIds)).toEqual(
+      expect.arrayContaining([
+        ["first-m0", "first-m2"],
+        ["second-m0", "second-m2"],
+      ]),
+    );
+  });
+
+  it("acknowledges a redelivered segment without a model call", async () => {
+    const server = await startServer(answerTopics);
+    const { segment, messages } = segmentOf("redelivered", TEN_TEXTS, "redelivery");
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url) });
+    const first = await extractor.extract(segment, messages);
+
+    const second = await extractor.extract(segment, messages);
+
+    expect(second.status).toBe("already-extracted");
+    expect(second.result).toEqual(first.result);
+    expect(second.attempt.calls).toBe(0);
+    expect(server.requests).toHaveLength(WINDOWS_OF_TEN);
+    expect((await reader().topics("redelivery")).every((t) => t.segments === 1)).toBe(true);
+  });
+
+  it("lets only one of two concurrent deliveries pay", async () => {
+    const server = await startServer((request) => ({ ...answerTopics(request), delayMs: 100 }));
+    const { segment, messages } = segmentOf("concurrent", TEN_TEXTS, "concurrency");
+    let owner = 0;
+    const extractor = extractorOf({
+      client,
+      tableName,
+      llm: openAI(server.url),
+      owner: () => `delivery-${owner++}`,
+    });
+
+    const outcomes = await Promise.allSettled([
+      extractor.extract(segment, messages),
+      extractor.extract(segment, messages),
+    ]);
+
+    const fulfilled = outcomes.filter((o) => o.status === "fulfilled");
+    const rejected = outcomes.filter((o) => o.status === "rejected");
+    expect(fulfilled).toHaveLength(1);
+    expect(rejected).toHaveLength(1);
+    expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(SegmentBusyError);
+    expect(server.requests).toHaveLength(WINDOWS_OF_TEN);
+    // The loser's retry finds the result.
+    expect((await extractor.extract(segment, messages)).status).toBe("already-extracted");
+    expect(server.requests).toHaveLength(WINDOWS_OF_TEN);
+  });
+
+  it("stores nothing when a window fails, and the retry pays only that window and the rest", async () => {
+    const server = await startServer((request, index) =>
+      index === 1 ? chatError(500) : answerTopics(request),
+    );
+    const { segment, messages } = segmentOf("failed-window", TEN_TEXTS, "failures");
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url) });
+
+    await expect(extractor.extract(segment, messages)).rejects.toBeInstanceOf(LLMError);
+    expect(await reader().result("failures", "failed-window")).toBeUndefined();
+    expect(await reader().topics("failures")).toEqual([]);
+    const firstPrompts = server.requests.map(promptOf);
+
+    const retry = await extractor.extract(segment, messages);
+
+    expect(retry.status).toBe("extracted");
+    expect(retry.reusedWindows).toBe(1);
+    const retried = server.requests.slice(firstPrompts.length).map(promptOf);
+    expect(retried).toHaveLength(WINDOWS_OF_TEN - 1);
+    expect(retried).not.toContain(firstPrompts[0]);
+    expect(retry.result.usage.calls).toBe(WINDOWS_OF_TEN);
+  });
+
+  it("fails on invalid output after the repair request, and counts those calls in the usage", async () => {
+    const server = await startServer((request, index) =>
+      index === 1 || index === 2
+        ? chatCompletion("this is not JSON", { usage: { prompt_tokens: 11, completion_tokens: 3 } })
+        : answerTopics(request),
+    );
+    const { segment, messages } = segmentOf("invalid", TEN_TEXTS, "invalid");
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url) });
+
+    const failure = await extractor.extract(segment, messages).catch((error) => error);
+    expect(failure).toBeInstanceOf(InvalidModelOutputError);
+    expect(await reader().result("invalid", "invalid")).toBeUndefined();
+
+    const retry = await extractor.extract(segment, messages);
+    // One stored window, two rejected replies, then the two windows left.
+    expect(server.requests).toHaveLength(1 + 2 + 2);
+    expect(retry.result.usage.calls).toBe(5);
+    expect(retry.result.usage.inputTokens).toBe(3 * PROMPT_TOKENS + 2 * 11);
+    expect(retry.result.usage.outputTokens).toBe(3 * COMPLETION_TOKENS + 2 * 3);
+  });
+
+  it("replaces the result of another model, says so, and keeps one index entry per topic", async () => {
+    const server = await startServer((request) => {
+      const model = (request.body as { model: string }).model;
+      const answer = answerTopics(request);
+      if (model !== "model-b") return answer;
+      // The second model does not see #kernel as a topic.
+      const body = answer.body as { choices: { message: { content: string } }[] };
+      const content = JSON.parse(body.choices[0].message.content) as {
+        candidates: { topic: string }[];
+      };
+      content.candidates = content.candidates.filter((c) => c.topic !== "kernel");
+      body.choices[0].message.content = JSON.stringify(content);
+      return answer;
+    });
+    const { segment, messages } = segmentOf("replaced", TEN_TEXTS, "replacing");
+    const first = await extractorOf({ client, tableName, llm: openAI(server.url) }).extract(
+      segment,
+      messages,
+    );
+
+    const second = await extractorOf({
+      client,
+      tableName,
+      llm: openAI(server.url, "model-b"),
+      model: "model-b",
+    }).extract(segment, messages);
+
+    expect(second.status).toBe("replaced");
+    expect(second.result.replaced).toEqual({
+      model: "test-model",
+      promptVersion: first.result.promptVersion,
+      extractedAt: first.result.extractedAt,
+    });
+    expect((await reader().result("replacing", "replaced"))?.model).toBe("model-b");
+    const topics = await reader().topics("replacing");
+    expect(topics.map((t) => [t.normalizedTopic, t.segments]).sort()).toEqual([
+      ["grub", 1],
+      ["wifi", 1],
+    ]);
+    expect(await storedResults("replacing")).toBe(1);
+  });
+
+  it("re-extracts on an operator's force and replaces the result", async () => {
+    const server = await startServer(answerTopics);
+    const { segment, messages } = segmentOf("forced", TEN_TEXTS, "forcing");
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url) });
+    await extractor.extract(segment, messages);
+
+    const forced = await extractor.extract(segment, messages, { force: true });
+
+    expect(forced.status).toBe("replaced");
+    // Same prompts and model: the stored window replies answer it without a call.
+    expect(forced.reusedWindows).toBe(WINDOWS_OF_TEN);
+    expect(server.requests).toHaveLength(WINDOWS_OF_TEN);
+    expect((await reader().topics("forcing")).every((t) => t.segments === 1)).toBe(true);
+  });
+});
