@@ -63,16 +63,17 @@ export async function consumeSegment(
   deps: SegmentConsumerDependencies,
   options: { signal?: AbortSignal } = {},
 ): Promise<ExtractionOutcome> {
-  const segment = parseSegmentBody(body);
-  const ids = { channel: segment.channel, segmentId: segment.segmentId };
-  if (segment.reference !== undefined && segment.reference.table !== deps.messagesTable) {
-    throw new KnowledgeError(
-      "KNOWLEDGE_FOREIGN_TABLE",
-      `segment ${segment.segmentId}: reference.table ${JSON.stringify(segment.reference.table)} is not this deployment's messages table (${deps.messagesTable})`,
-    );
-  }
+  let ids: { channel?: string; segmentId?: string } = {};
   let outcome: ExtractionOutcome;
   try {
+    const segment = parseSegmentBody(body);
+    ids = { channel: segment.channel, segmentId: segment.segmentId };
+    if (segment.reference !== undefined && segment.reference.table !== deps.messagesTable) {
+      throw new KnowledgeError(
+        "KNOWLEDGE_FOREIGN_TABLE",
+        `segment ${segment.segmentId}: reference.table ${JSON.stringify(segment.reference.table)} is not this deployment's messages table (${deps.messagesTable})`,
+      );
+    }
     const messages = await readSegmentMessages(segment, deps.messages);
     outcome = await deps.extractor.extract(segment, messages, options);
   } catch (error) {
@@ -88,8 +89,8 @@ export async function consumeSegment(
   deps.logger.info(outcomeMessage(outcome), {
     ...ids,
     status: outcome.status,
-    late: segment.late,
-    messages: segment.count,
+    late: outcome.result.late,
+    messages: outcome.result.count,
     candidates: outcome.result.candidates.length,
     calls: outcome.attempt.calls,
     reusedWindows: outcome.reusedWindows,

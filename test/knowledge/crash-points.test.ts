@@ -92,7 +92,7 @@ describe("extraction under crashes", () => {
     const awsCalls = clean.awsCalls();
     expect(awsCalls).toBeGreaterThan(WINDOWS_OF_TEN);
 
-    const crashPoints = [
+    const crashPoints: { awsCall?: number; llmCall?: number }[] = [
       ...Array.from({ length: awsCalls }, (_, i) => ({ awsCall: i + 1 })),
       ...Array.from({ length: WINDOWS_OF_TEN }, (_, i) => ({ llmCall: i + 1 })),
     ];

@@ -1,0 +1,166 @@
+import type { SQSEvent } from "aws-lambda";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
+import {
+  type ExtractionMetricName,
+  KnowledgeReader,
+  segmentConsumer,
+} from "../../lib/knowledge/index.js";
+import type { InlineMessage } from "../../lib/pipeline/index.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import {
+  chatCompletion,
+  chatError,
+  closedAfterEach,
+  startChatCompletionsServer,
+} from "../support/llm-servers.js";
+import {
+  answerTopics,
+  createResultsTestTable,
+  extractorOf,
+  openAI,
+  promptOf,
+  segmentOf,
+  TEN_TEXTS,
+  WINDOWS_OF_TEN,
+} from "./fixtures.js";
+
+const client = testDynamoDbClient();
+const startServer = closedAfterEach(startChatCompletionsServer);
+let resultsTable: string;
+let messagesTable: string;
+
+beforeAll(async () => {
+  resultsTable = await createResultsTestTable(client);
+  messagesTable = `messages-${Date.now()}`;
+  await createMessagesTable(client, messagesTable);
+});
+
+const QUEUE_ARN = "arn:aws:sqs:us-east-1:000000000000:segments.fifo";
+
+/** A v1 segment body, inline or (with `table`) by reference. */
+function body(segmentId: string, channel: string, texts: string[], table?: string): string {
+  const { segment, messages } = segmentOf(segmentId, texts, channel);
+  return JSON.stringify({
+    v: 1,
+    ...segment,
+    messageIds: messages.map((m) => m.id),
+    ...(table === undefined ? { messages } : { reference: { table } }),
+  });
+}
+
+function event(bodies: string[]): SQSEvent {
+  return {
+    Records: bodies.map((text, i) => ({
+      messageId: `record-${i}`,
+      receiptHandle: `handle-${i}`,
+      body: text,
+      attributes: {
+        ApproximateReceiveCount: "1",
+        SentTimestamp: "0",
+        SenderId: "tick",
+        ApproximateFirstReceiveTimestamp: "0",
+        MessageGroupId: `group-${i}`,
+        MessageDeduplicationId: `dedup-${i}`,
+      },
+      messageAttributes: {},
+      md5OfBody: "",
+      eventSource: "aws:sqs",
+      eventSourceARN: QUEUE_ARN,
+      awsRegion: "us-east-1",
+    })),
+  };
+}
+
+function consumerOf(url: string) {
+  const metrics = new Map<ExtractionMetricName, number>();
+  const logs: { message: string; attributes: Record<string, unknown> }[] = [];
+  const log = (message: string, attributes: Record<string, unknown>) =>
+    logs.push({ message, attributes });
+  const handler = segmentConsumer({
+    extractor: extractorOf({ client, tableName: resultsTable, llm: openAI(url) }),
+    messages: new DynamoDbStore({ client, tableName: messagesTable }),
+    messagesTable,
+    metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
+    logger: { info: log, warn: log, error: log },
+  });
+  return { handler, metrics, logs };
+}
+
+describe("segmentConsumer", () => {
+  it("reports a throttled segment as a batch item failure and stores the others", async () => {
+    const server = await startServer((request) =>
+      promptOf(request).includes("#throttled")
+        ? chatError(429, { "retry-after": "0" })
+        : answerTopics(request),
+    );
+    const { handler, metrics, logs } = consumerOf(server.url);
+
+    const response = await handler(
+      event([
+        body("ok", "batch", TEN_TEXTS),
+        body("throttled", "batch", ["the #throttled one"]),
+        body("invalid", "batch", ["#fine"]).replace('"v":1', '"v":2'),
+      ]),
+    );
+
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: "record-1" },
+      { itemIdentifier: "record-2" },
+    ]);
+    const reader = new KnowledgeReader({ client, tableName: resultsTable });
+    expect((await reader.result("batch", "ok"))?.candidates).toHaveLength(3);
+    expect(await reader.result("batch", "throttled")).toBeUndefined();
+    expect(metrics.get("SegmentsExtracted")).toBe(1);
+    expect(metrics.get("ExtractionFailures")).toBe(2);
+    expect(metrics.get("LLMCalls")).toBe(WINDOWS_OF_TEN);
+    expect(metrics.get("CandidatesPerSegment")).toBe(3);
+    // Logs carry ids and counts, never the chat.
+    const logged = JSON.stringify(logs);
+    expect(logged).toContain("throttled");
+    for (const text of TEN_TEXTS) expect(logged).not.toContain(text);
+  });
+
+  it("counts invalid model output and fails the record", async () => {
+    const server = await startServer(() => chatCompletion("{not json"));
+    const { handler, metrics } = consumerOf(server.url);
+
+    const response = await handler(event([body("garbage", "invalid-output", ["#x happened"])]));
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: "record-0" }]);
+    expect(metrics.get("InvalidModelOutputs")).toBe(1);
+    expect(server.requests).toHaveLength(2);
+    const reader = new KnowledgeReader({ client, tableName: resultsTable });
+    expect(await reader.result("invalid-output", "garbage")).toBeUndefined();
+  });
+
+  it("reads a reference-form segment from the messages table, and no other table", async () => {
+    const server = await startServer(answerTopics);
+    const { segment, messages } = segmentOf("by-reference", TEN_TEXTS, "reference");
+    await new DynamoDbStore({ client, tableName: messagesTable }).write(
+      "reference",
+      messages.map((m: InlineMessage) =>
+        textMessage("user", m.text, { id: m.id, ts: m.ts, author: m.author }),
+      ),
+    );
+    const { handler } = consumerOf(server.url);
+
+    const response = await handler(
+      event([
+        body(segment.segmentId, "reference", TEN_TEXTS, messagesTable),
+        body("elsewhere", "reference", TEN_TEXTS, "someone-elses-table"),
+      ]),
+    );
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: "record-1" }]);
+    const stored = await new KnowledgeReader({ client, tableName: resultsTable }).result(
+      "reference",
+      "by-reference",
+    );
+    expect(stored?.candidates.map((c) => c.messageIds).sort()).toEqual([
+      ["by-reference-m0", "by-reference-m2"],
+      ["by-reference-m4", "by-reference-m7"],
+      ["by-reference-m8", "by-reference-m9"],
+    ]);
+  });
+});
