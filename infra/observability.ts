@@ -6,6 +6,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  MathExpression,
   Metric,
   TreatMissingData,
 } from "aws-cdk-lib/aws-cloudwatch";
@@ -16,8 +17,10 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
+import type { ExtractionMetricName } from "../lib/knowledge/consumer.js";
 import type { MetricName } from "../lib/pipeline/index.js";
 import type { ConvosegConfig } from "./config.js";
+import type { Extraction } from "./extraction.js";
 import type { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
 import type { Segmentation } from "./segmentation.js";
@@ -25,11 +28,25 @@ import type { Segmentation } from "./segmentation.js";
 /** Where `functions/segment/handler.ts` publishes the tick's metrics (Powertools EMF). */
 const TICK_METRICS_NAMESPACE = "convoseg";
 const TICK_METRICS_DIMENSIONS = { service: "segmenter" };
+/** A number as metric math reads it: plain decimals, never an exponent (`1e-7`). */
+const decimal = (n: number) => n.toFixed(12).replace(/\.?0+$/, "");
+
+/** Where `functions/extract/handler.ts` publishes extraction's metrics (Powertools EMF). */
+const EXTRACT_METRICS_NAMESPACE = "convoseg";
+const EXTRACT_METRICS_DIMENSIONS = { service: "extractor" };
+/**
+ * Invalid model replies (after the repair call) per model call, over a period, above which the
+ * model or its output mode is not fit for the prompt (a `bedrockOutput` the model handles badly,
+ * a model that ignores the schema): such segments fail and are retried, paying again.
+ */
+const INVALID_OUTPUT_RATE = 0.1;
+const INVALID_OUTPUT_PERIOD = Duration.minutes(15);
 
 export interface ObservabilityProps {
   config: ConvosegConfig;
   segmentation: Segmentation;
   ingestion: Ingestion;
+  extraction: Extraction;
 }
 
 /** An alarm: fires when `metric` crosses `threshold`, on `periods` periods in a row. */
@@ -44,7 +61,7 @@ interface AlarmSpec {
 
 /**
  * The pipeline's alarms (to an encrypted SNS topic, optionally with an email subscription) and
- * its dashboard: the tick's own metrics, both functions, and every queue.
+ * its dashboard: the tick's and extraction's own metrics, every function, and every queue.
  */
 export class Observability extends Construct {
   readonly topic: Topic;
@@ -53,7 +70,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { config, segmentation, ingestion } = props;
+    const { config, segmentation, ingestion, extraction } = props;
     const tickPeriod = Duration.minutes(config.scheduleMinutes);
     const tickMetric = (metricName: MetricName, statistic = "Sum") =>
       new Metric({
@@ -62,6 +79,14 @@ export class Observability extends Construct {
         dimensionsMap: TICK_METRICS_DIMENSIONS,
         statistic,
         period: tickPeriod,
+      });
+    const extractMetric = (metricName: ExtractionMetricName, period: Duration, statistic = "Sum") =>
+      new Metric({
+        namespace: EXTRACT_METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: EXTRACT_METRICS_DIMENSIONS,
+        statistic,
+        period,
       });
 
     this.topic = this.alarmTopic(config.alarmEmail);
@@ -99,7 +124,8 @@ export class Observability extends Construct {
     };
 
     alarm("SegmentDeadLetters", {
-      description: "Segments the consumer could not process (5 receives) wait in the segment DLQ.",
+      description:
+        "Segments the extraction function could not extract (5 receives) wait in the segment DLQ.",
       metric: deadLetters(segmentation.segments.deadLetterQueue),
       threshold: 0,
     });
@@ -115,6 +141,22 @@ export class Observability extends Construct {
     });
     functionAlarms("Tick", segmentation.function, "segmentation");
     functionAlarms("Ingest", ingestion.function, "ingestion");
+    functionAlarms("Extract", extraction.function, "extraction");
+    alarm("InvalidModelOutputRate", {
+      description: `More than ${INVALID_OUTPUT_RATE * 100}% of model calls ended in a reply that was not the JSON asked for, even after the repair call, in ${INVALID_OUTPUT_PERIOD.toMinutes()} minutes: the model or bedrockOutput does not fit the prompt; those segments are retried and then dead-lettered.`,
+      metric: new MathExpression({
+        // Successful segments count their calls, failed ones their invalid reply: with no call
+        // counted (every segment failing), the rate is the count of invalid replies itself.
+        expression: "IF(FILL(calls, 0) > 0, invalid / FILL(calls, 0), invalid)",
+        usingMetrics: {
+          invalid: extractMetric("InvalidModelOutputs", INVALID_OUTPUT_PERIOD),
+          calls: extractMetric("LLMCalls", INVALID_OUTPUT_PERIOD),
+        },
+        label: "Invalid model outputs per LLM call",
+        period: INVALID_OUTPUT_PERIOD,
+      }),
+      threshold: INVALID_OUTPUT_RATE,
+    });
     alarm("ChannelErrors", {
       description: "A channel failed in a tick; it stays due and is retried next tick.",
       metric: tickMetric("ChannelErrors"),
@@ -214,6 +256,53 @@ export class Observability extends Construct {
           ingestion.queue.queue.metricApproximateAgeOfOldestMessage(),
         ],
       ),
+    );
+    const hour = Duration.hours(1);
+    const inputTokens = extractMetric("InputTokens", hour);
+    const outputTokens = extractMetric("OutputTokens", hour);
+    this.dashboard.addWidgets(
+      graph(
+        "Extraction: segments",
+        [
+          extractMetric("SegmentsExtracted", tickPeriod),
+          extractMetric("SegmentsAlreadyExtracted", tickPeriod),
+          extractMetric("ResultsReplaced", tickPeriod),
+          extractMetric("ExtractionFailures", tickPeriod),
+          extractMetric("InvalidModelOutputs", tickPeriod),
+        ],
+        [
+          extractMetric("WindowLatency", tickPeriod, "Average"),
+          extractMetric("WindowLatency", tickPeriod, "Maximum"),
+        ],
+      ),
+      graph(
+        "LLM tokens and calls per hour",
+        [
+          inputTokens,
+          outputTokens,
+          extractMetric("CacheReadTokens", hour),
+          extractMetric("CacheWriteTokens", hour),
+        ],
+        [
+          extractMetric("LLMCalls", hour),
+          extractMetric("RepairRetries", hour),
+          extractMetric("WindowsReused", hour),
+        ],
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph("Estimated LLM cost per hour (USD)", [
+        new MathExpression({
+          // Per-million prices: cache reads and writes, priced differently, are not counted.
+          expression: `(input * ${decimal(config.extract.inputTokenPrice)} + output * ${decimal(config.extract.outputTokenPrice)}) / 1000000`,
+          usingMetrics: { input: inputTokens, output: outputTokens },
+          label: `USD at ${config.extract.inputTokenPrice} in / ${config.extract.outputTokenPrice} out per million tokens`,
+          period: hour,
+        }),
+      ]),
+      graph("Extraction function", lambdaMetrics(extraction.function), [
+        extraction.function.function.metricDuration({ statistic: "Maximum" }),
+      ]),
     );
     this.dashboard.addWidgets(
       graph("Dead-letter queues", [

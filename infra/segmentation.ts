@@ -34,9 +34,10 @@ export class Segmentation extends Construct {
       // FIFO deduplication uses the segment id the sender sets, not the body (content-based
       // deduplication stays off); the body limit is the one the function packs segments into.
       maxMessageSizeBytes: config.maxBodyBytes,
-      // The consumer is LLM extraction: a minute or two per segment is ordinary (a consumer that
-      // needs longer extends the visibility of the message it holds).
-      visibilityTimeout: Duration.minutes(5),
+      // The consumer is the extraction function: AWS's advice for Lambda event sources, six times
+      // its timeout (sized for the largest segment's windows), so that retries of a throttled
+      // batch do not make its segments visible again while still in progress.
+      visibilityTimeout: Duration.millis(config.segmentVisibilityTimeoutMs),
     });
     this.function = new PipelineFunction(this, "Tick", {
       entry: "functions/segment/handler.ts",

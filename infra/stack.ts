@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
+import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
 import { Observability } from "./observability.js";
 import { Segmentation } from "./segmentation.js";
@@ -12,13 +13,14 @@ export interface ConvosegStackProps extends StackProps, ConvosegSettings {}
 
 /**
  * Everything convoseg deploys into an account: storage, ingestion, the scheduled segmentation
- * tick and its segment queue, alarms and a dashboard.
+ * tick and its segment queue, LLM extraction of the segments, alarms and a dashboard.
  */
 export class ConvosegStack extends Stack {
   readonly config: ConvosegConfig;
   readonly storage: Storage;
   readonly ingestion: Ingestion;
   readonly segmentation: Segmentation;
+  readonly extraction: Extraction;
   readonly observability: Observability;
   /** The ingestion write access, for ingestion Lambdas deployed by other stacks. */
   readonly ingestPolicy: ManagedPolicy;
@@ -32,6 +34,7 @@ export class ConvosegStack extends Stack {
       messagesTableName: config.names.messagesTable,
       channelsTableName: config.names.channelsTable,
       conversationsTableName: config.names.conversationsTable,
+      resultsTableName: config.names.resultsTable,
       removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     this.ingestion = new Ingestion(this, "Ingestion", {
@@ -40,10 +43,16 @@ export class ConvosegStack extends Stack {
       queueName: config.names.ingestQueue,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
+    this.extraction = new Extraction(this, "Extraction", {
+      storage: this.storage,
+      config,
+      segments: this.segmentation.segments,
+    });
     this.observability = new Observability(this, "Observability", {
       config,
       segmentation: this.segmentation,
       ingestion: this.ingestion,
+      extraction: this.extraction,
     });
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description:
@@ -66,6 +75,12 @@ export class ConvosegStack extends Stack {
       true,
     );
     output(
+      "ResultsTableName",
+      this.storage.results.tableName,
+      "Extraction results and topic index (RESULTS_TABLE)",
+      true,
+    );
+    output(
       "IngestPolicyArn",
       this.ingestPolicy.managedPolicyArn,
       "Managed policy granting ingestion write access; attach it to your own ingestion Lambda's role",
@@ -75,6 +90,11 @@ export class ConvosegStack extends Stack {
     output("IngestQueueUrl", this.ingestion.queue.queue.queueUrl, "One chat message per body");
     output("SegmentQueueUrl", this.segmentation.segments.queue.queueUrl, "Closed segments");
     output("SegmentQueueArn", this.segmentation.segments.queue.queueArn, "Closed segments");
+    output(
+      "ExtractFunctionName",
+      this.extraction.function.function.functionName,
+      "Extraction (the segment queue's consumer)",
+    );
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
     output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");
   }

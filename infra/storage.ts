@@ -20,6 +20,11 @@ import {
   SORT_KEY,
 } from "../lib/history/index.js";
 import {
+  RESULTS_PARTITION_KEY,
+  RESULTS_SORT_KEY,
+  RESULTS_TTL_ATTRIBUTE,
+} from "../lib/knowledge/table.js";
+import {
   CHANNEL_KEY,
   DUE_AT,
   DUE_INDEX,
@@ -33,19 +38,21 @@ export interface StorageProps {
   messagesTableName?: string;
   channelsTableName?: string;
   conversationsTableName?: string;
+  resultsTableName?: string;
   /** What `cdk destroy` does with the data: RETAIN (the default) keeps it. */
   removalPolicy?: RemovalPolicy;
 }
 
 /**
  * The tables: chat messages (the system of record every other part reads), the pipeline's
- * channel state, and model conversations of the chat middleware, kept apart from chat so that
- * no ingestion role can write into an agent's history. Key schemas and indexes come from the
- * library's schema modules, so code and tables cannot drift apart.
+ * channel state, model conversations of the chat middleware, kept apart from chat so that no
+ * ingestion role can write into an agent's history, and extraction's results. Key schemas and
+ * indexes come from the library's schema modules, so code and tables cannot drift apart.
  *
- * No table has a TTL: messages are the record segments refer to (reference-form bodies are read
- * back from it), and a channel's state holds its watermark, which must outlive any quiet spell
- * or old messages would be segmented again. All are on-demand, encrypted, with PITR.
+ * Only the results table has a TTL, for its transient items (window replies, lapsed leases):
+ * messages are the record segments refer to (reference-form bodies are read back from it), and
+ * a channel's state holds its watermark, which must outlive any quiet spell or old messages
+ * would be segmented again. All are on-demand, encrypted, with PITR.
  */
 export class Storage extends Construct {
   readonly messages: ITable;
@@ -53,6 +60,8 @@ export class Storage extends Construct {
   readonly channels: ITable;
   /** Model conversations (`Middleware`, transcripts): the messages schema, its own table. */
   readonly conversations: ITable;
+  /** Extraction's results, topic index, leases and window replies (`lib/knowledge/table.ts`). */
+  readonly results: ITable;
 
   constructor(scope: Construct, id: string, props: StorageProps = {}) {
     super(scope, id);
@@ -60,7 +69,10 @@ export class Storage extends Construct {
     // Systems of record: on-demand, encrypted, recoverable, kept by default.
     const protectedTable = (
       tableId: string,
-      tableProps: Pick<TableProps, "tableName" | "partitionKey" | "sortKey">,
+      tableProps: Pick<
+        TableProps,
+        "tableName" | "partitionKey" | "sortKey" | "timeToLiveAttribute"
+      >,
     ) =>
       new Table(this, tableId, {
         ...tableProps,
@@ -104,6 +116,12 @@ export class Storage extends Construct {
       projectionType: ProjectionType.KEYS_ONLY,
     });
     this.channels = channels;
+    this.results = protectedTable("Results", {
+      tableName: props.resultsTableName,
+      partitionKey: { name: RESULTS_PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: RESULTS_SORT_KEY, type: AttributeType.STRING },
+      timeToLiveAttribute: RESULTS_TTL_ATTRIBUTE,
+    });
   }
 
   /**
@@ -158,6 +176,33 @@ export class Storage extends Construct {
       new PolicyStatement({
         actions: ["dynamodb:Query"],
         resources: [`${this.channels.tableArn}/index/${DUE_INDEX}`],
+      }),
+    ]);
+  }
+
+  /**
+   * What the extraction function does: reads a reference-form segment's messages by id
+   * (`DynamoDbStore.getMessages`, BatchGetItem), and keeps its results table as
+   * `DynamoDbResultStore` does (items read and written by key, conditional updates for leases,
+   * transactions of puts and deletes, batch writes of the topic index, queries of a channel's
+   * items). No scans, no other table, no index.
+   */
+  grantExtraction(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [this.messages.tableArn],
+      }),
+      new PolicyStatement({
+        actions: [
+          "dynamodb:GetItem",
+          "dynamodb:Query",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+          "dynamodb:DeleteItem",
+          "dynamodb:BatchWriteItem",
+        ],
+        resources: [this.results.tableArn],
       }),
     ]);
   }

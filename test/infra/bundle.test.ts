@@ -15,7 +15,9 @@ const root = new URL("../../", import.meta.url).pathname;
 
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
+import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
+import * as knowledge from "./lib/knowledge/index.js";
 import * as pipeline from "./lib/pipeline/index.js";
 const outcome = { accepted: 0, uncertain: false };
 const response = { message: { role: "assistant", parts: [{ type: "text", text: "" }] } };
@@ -40,6 +42,15 @@ export const made = [
   new pipeline.InvalidSegmentMessageError("v", "x"),
   new pipeline.MissingSegmentMessagesError("s", ["a"]),
   new pipeline.SegmentDeliveryError(0, 1, "x"),
+  new extraction.ExtractionError("X", "x"),
+  new extraction.LLMError("x", true, 429),
+  new extraction.InvalidModelOutputError("not JSON", "x"),
+  new extraction.MissingExcerptError("x"),
+  new knowledge.KnowledgeError("X", "x"),
+  new knowledge.KnowledgeConfigError([{ setting: "ROUTE", problem: "x" }]),
+  new knowledge.SegmentBusyError("s", 0),
+  new knowledge.KnowledgeItemError("k", "x"),
+  new knowledge.LeaseLostError("s"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -64,6 +75,15 @@ const EXPECTED = [
   "InvalidSegmentMessageError",
   "MissingSegmentMessagesError",
   "SegmentDeliveryError",
+  "ExtractionError",
+  "LLMError",
+  "InvalidModelOutputError",
+  "MissingExcerptError",
+  "KnowledgeError",
+  "KnowledgeConfigError",
+  "SegmentBusyError",
+  "KnowledgeItemError",
+  "LeaseLostError",
 ];
 
 describe("a minified bundle", () => {

@@ -1,16 +1,52 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { describe, expect, it } from "vitest";
 import {
+  bedrockModel,
   ConfigError,
   type ConvosegSettings,
+  checkExtractEnvironment,
+  type ExtractSizing,
+  extractEnvironment,
+  extractRounds,
+  extractTimeoutMs,
+  extractWindows,
   resolveConfig,
   type SettingName,
   segmentEnvironment,
   tickTimeoutMs,
 } from "../../infra/config.js";
+import {
+  EXTRACT_DEFAULTS,
+  KnowledgeConfigError,
+  readExtractConfig,
+} from "../../lib/knowledge/index.js";
 import { readSegmentConfig, SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
+import { slidingWindows } from "../../lib/windows/index.js";
 
 const noContext = () => undefined;
+const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";
+/** The extraction defaults the function itself has (`EXTRACT_DEFAULTS`), as numbers. */
+const EXTRACT = {
+  windowSize: Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
+  overlap: Number(EXTRACT_DEFAULTS.OVERLAP),
+  prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
+  maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
+  llmConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+};
+/**
+ * The default extraction timeout: 500 messages in sliding windows, llmConcurrency at a time,
+ * each window a call and a repair of up to 120 s, plus 30 s; at most 15 minutes.
+ */
+const DEFAULT_EXTRACT_TIMEOUT_MS = Math.min(
+  15 * 60_000,
+  Math.ceil(
+    Math.ceil((500 - EXTRACT.overlap) / (EXTRACT.windowSize - EXTRACT.overlap)) /
+      EXTRACT.llmConcurrency,
+  ) *
+    2 *
+    120_000 +
+    30_000,
+);
 const fromContext = (values: Record<string, unknown>) => (name: SettingName) => values[name];
 const resolve = (props: ConvosegSettings, context: Record<string, unknown> = {}) =>
   resolveConfig(props, fromContext(context));
@@ -31,10 +67,26 @@ describe("resolveConfig", () => {
       alarmEmail: undefined,
       segmentQueueSenders: [],
       retainData: true,
+      extract: {
+        extractor: "bedrock",
+        modelId: "amazon.nova-lite-v1:0",
+        route: EXTRACT_DEFAULTS.ROUTE,
+        ...EXTRACT,
+        bedrockOutput: EXTRACT_DEFAULTS.BEDROCK_OUTPUT,
+        concurrency: 2,
+        openaiBaseUrl: undefined,
+        apiKey: undefined,
+        timeoutMs: DEFAULT_EXTRACT_TIMEOUT_MS,
+        // Amazon Nova Lite's on-demand prices.
+        inputTokenPrice: 0.06,
+        outputTokenPrice: 0.24,
+      },
+      segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
       names: {
         messagesTable: undefined,
         channelsTable: undefined,
         conversationsTable: undefined,
+        resultsTable: undefined,
         segmentQueue: undefined,
         ingestQueue: undefined,
         dashboard: undefined,
@@ -62,9 +114,24 @@ describe("resolveConfig", () => {
         messagesTableName: "chat-messages",
         channelsTableName: "chat-channels",
         conversationsTableName: "agent-turns",
+        resultsTableName: "chat-results",
         segmentQueueName: "segments",
         ingestQueueName: "chat-in",
         dashboardName: "chat-pipeline",
+        extractor: "openai",
+        modelId: "gpt-4o-mini",
+        route: "prefix",
+        windowSize: "30",
+        overlap: "5",
+        prefixStep: "4",
+        maxWindows: "6",
+        llmConcurrency: "8",
+        bedrockOutput: "json_schema",
+        extractConcurrency: "10",
+        openaiBaseUrl: "https://llm.example.com/v1",
+        openaiApiKeyParameter: "/convoseg/openai-api-key",
+        inputTokenPrice: "0.15",
+        outputTokenPrice: "0.6",
       },
     );
     expect(config).toEqual({
@@ -84,10 +151,30 @@ describe("resolveConfig", () => {
         "arn:aws:iam::123456789012:role/path/redrive",
       ],
       retainData: false,
+      extract: {
+        extractor: "openai",
+        modelId: "gpt-4o-mini",
+        route: "prefix",
+        windowSize: 30,
+        overlap: 5,
+        prefixStep: 4,
+        maxWindows: 6,
+        llmConcurrency: 8,
+        bedrockOutput: "json_schema",
+        concurrency: 10,
+        openaiBaseUrl: "https://llm.example.com/v1",
+        apiKey: { kind: "parameter", name: "/convoseg/openai-api-key" },
+        // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds.
+        timeoutMs: 2 * 2 * 120_000 + 30_000,
+        inputTokenPrice: 0.15,
+        outputTokenPrice: 0.6,
+      },
+      segmentVisibilityTimeoutMs: 6 * (2 * 2 * 120_000 + 30_000),
       names: {
         messagesTable: "chat-messages",
         channelsTable: "chat-channels",
         conversationsTable: "agent-turns",
+        resultsTable: "chat-results",
         segmentQueue: "segments",
         ingestQueue: "chat-in",
         dashboard: "chat-pipeline",
@@ -121,23 +208,39 @@ describe("resolveConfig", () => {
     expect(asked.sort()).toEqual(
       [
         "alarmEmail",
+        "bedrockOutput",
         "budgetMargin",
         "channelsTableName",
         "conversationsTableName",
         "dashboardName",
         "dataRemovalPolicy",
+        "extractConcurrency",
+        "extractor",
         "grace",
         "ingestQueueName",
+        "inputTokenPrice",
+        "llmConcurrency",
         "logRetentionDays",
         "maxBodyBytes",
         "maxSize",
+        "maxWindows",
         "messagesTableName",
         "minItems",
+        "modelId",
+        "openaiApiKeyParameter",
+        "openaiApiKeySecret",
+        "openaiBaseUrl",
+        "outputTokenPrice",
+        "overlap",
+        "prefixStep",
         "queueType",
+        "resultsTableName",
+        "route",
         "schedule",
         "segmentQueueName",
         "segmentQueueSenders",
         "settle",
+        "windowSize",
       ].sort(),
     );
   });
@@ -177,11 +280,120 @@ describe("resolveConfig", () => {
     ],
     [{ ingestQueueName: "x".repeat(72) }, "ingestQueueName", /1-71/],
     [{ dashboardName: "my dashboard" }, "dashboardName", /letters/],
+    [{ resultsTableName: "a/b" }, "resultsTableName", /3-255 letters/],
+    [{ extractor: "offline" }, "extractor", /must be bedrock or openai \(got "offline"\)/],
+    [{ modelId: "amazon.*" }, "modelId", /a Bedrock model id .*no wildcard/],
+    [{ modelId: "*" }, "modelId", /no wildcard/],
+    [
+      { modelId: "arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-lite-v1:0" },
+      "modelId",
+      /no wildcard or ARN/,
+    ],
+    [
+      { route: "diagonal" },
+      "route",
+      /must be one of sliding, prefix, non_prefix, full, full2 \(got "diagonal"\)/,
+    ],
+    [{ windowSize: "0" }, "windowSize", /from 1 to 1000/],
+    [
+      { windowSize: "20", overlap: "20" },
+      "overlap",
+      /must be less than windowSize \(20\) \(got 20\)/,
+    ],
+    [{ windowSize: "5", overlap: "7" }, "overlap", /must be less than windowSize \(5\)/],
+    [{ overlap: "-1" }, "overlap", /integer from 0/],
+    [{ prefixStep: "0" }, "prefixStep", /from 1 to 1000/],
+    [{ maxWindows: "1001" }, "maxWindows", /from 1 to 1000/],
+    [{ llmConcurrency: "33" }, "llmConcurrency", /from 1 to 32/],
+    [{ bedrockOutput: "text" }, "bedrockOutput", /json_schema or tool/],
+    [{ extractConcurrency: "1" }, "extractConcurrency", /from 2 to 1000/],
+    [{ extractConcurrency: "1001" }, "extractConcurrency", /from 2 to 1000/],
+    [{ inputTokenPrice: "-1" }, "inputTokenPrice", /USD per million tokens/],
+    [{ outputTokenPrice: "cheap" }, "outputTokenPrice", /USD per million tokens/],
+    [{ outputTokenPrice: "5000" }, "outputTokenPrice", /from 0 to 1000/],
+    [
+      { extractor: "openai", openaiApiKeySecret: SECRET },
+      "modelId",
+      /must be set when extractor is openai/,
+    ],
+    [
+      { extractor: "openai", modelId: "gpt-4o-mini", openaiApiKeySecret: SECRET },
+      "openaiBaseUrl",
+      /must be set when extractor is openai/,
+    ],
+    [
+      { extractor: "openai", modelId: "m", openaiBaseUrl: "http://llm.example.com" },
+      "openaiBaseUrl",
+      /an https:\/\/ URL/,
+    ],
+    [
+      { extractor: "openai", modelId: "m", openaiBaseUrl: "https://llm.example.com" },
+      "openaiApiKeySecret",
+      /or openaiApiKeyParameter must name where the API key is kept/,
+    ],
+    [
+      {
+        extractor: "openai",
+        modelId: "m",
+        openaiBaseUrl: "https://llm.example.com",
+        openaiApiKeySecret: SECRET,
+        openaiApiKeyParameter: "/convoseg/key",
+      },
+      "openaiApiKeySecret",
+      /openaiApiKeyParameter are both set: set only one/,
+    ],
+    [
+      { extractor: "openai", modelId: "m", openaiApiKeySecret: "sk-live-123" },
+      "openaiApiKeySecret",
+      /a Secrets Manager secret's full ARN, not the key itself \(the value is not shown\)/,
+    ],
+    [
+      { openaiApiKeyParameter: "arn:aws:ssm:us-east-1:123456789012:parameter/key" },
+      "openaiApiKeyParameter",
+      /not an ARN/,
+    ],
+    [{ openaiApiKeyParameter: "/aws/reference/key" }, "openaiApiKeyParameter", /not an ARN/],
+    [
+      { openaiBaseUrl: "https://llm.example.com" },
+      "openaiBaseUrl",
+      /only when extractor is openai/,
+    ],
+    [{ openaiApiKeySecret: SECRET }, "openaiApiKeySecret", /only when extractor is openai/],
   ])("rejects context %j, naming %s", (context, setting, problem) => {
     const attempt = () => resolve({}, context);
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(`convoseg: invalid setting ${setting}`);
     expect(attempt).toThrow(problem);
+  });
+
+  it("never echoes what may be an API key given in place of where it is kept", () => {
+    for (const setting of ["openaiApiKeySecret", "openaiApiKeyParameter"]) {
+      const attempt = () =>
+        resolve({}, { extractor: "openai", modelId: "m", [setting]: "sk-live 123" });
+      expect(attempt).toThrow(`convoseg: invalid setting ${setting}`);
+      expect(attempt).not.toThrow("sk-live");
+    }
+  });
+
+  it("names a cross-region inference profile's model and takes decimal prices from props", () => {
+    expect(
+      resolve({ modelId: "us.amazon.nova-pro-v1:0", inputTokenPrice: 0.8, outputTokenPrice: 3.2 })
+        .extract,
+    ).toMatchObject({
+      modelId: "us.amazon.nova-pro-v1:0",
+      inputTokenPrice: 0.8,
+      outputTokenPrice: 3.2,
+    });
+  });
+
+  it("sizes the extraction timeout and the segment queue's visibility from maxSize and the route", () => {
+    const config = resolve({}, { maxSize: "50", route: "full" });
+    expect(config.extract.timeoutMs).toBe(270_000);
+    expect(config.segmentVisibilityTimeoutMs).toBe(6 * 270_000);
+    // 100 messages in windows of 20 overlapping by 2: 6 windows, 2 rounds of 4.
+    expect(resolve({}, { maxSize: "100", windowSize: "20", overlap: "2" }).extract.timeoutMs).toBe(
+      2 * 240_000 + 30_000,
+    );
   });
 
   it("says where a bad value came from: CDK context, stack props or the default", () => {
@@ -236,5 +448,173 @@ describe("segmentEnvironment", () => {
         channelConcurrency: 8,
       },
     });
+  });
+});
+
+describe("extraction sizing", () => {
+  const sizing = (overrides: Partial<ExtractSizing>): ExtractSizing => ({
+    maxSize: 500,
+    route: "sliding",
+    windowSize: 20,
+    overlap: 2,
+    prefixStep: 5,
+    maxWindows: 8,
+    llmConcurrency: 4,
+    ...overrides,
+  });
+  const turns = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  it("counts the sliding route's windows as slidingWindows cuts the largest segment", () => {
+    for (const [maxSize, windowSize, overlap] of [
+      [500, 20, 2],
+      [1, 20, 2],
+      [20, 20, 2],
+      [21, 20, 2],
+      [100, 10, 0],
+      [100, 10, 9],
+      [7, 3, 1],
+    ]) {
+      expect(
+        extractWindows(sizing({ maxSize, windowSize, overlap })),
+        `${maxSize}/${windowSize}/${overlap}`,
+      ).toBe(slidingWindows(turns(maxSize), windowSize, overlap).length);
+    }
+  });
+
+  it("counts prefix and non_prefix windows per step, at most maxWindows; full 1, full2 2", () => {
+    expect(extractWindows(sizing({ route: "prefix", maxSize: 12, maxWindows: 100 }))).toBe(4);
+    expect(extractWindows(sizing({ route: "non_prefix", maxSize: 12, maxWindows: 100 }))).toBe(4);
+    expect(extractWindows(sizing({ route: "prefix" }))).toBe(8);
+    expect(extractWindows(sizing({ route: "full" }))).toBe(1);
+    expect(extractWindows(sizing({ route: "full2" }))).toBe(2);
+  });
+
+  it("runs windows llmConcurrency at once; prefix's first alone, full2's passes in turn", () => {
+    expect(extractRounds(sizing({}))).toBe(7);
+    expect(extractRounds(sizing({ llmConcurrency: 32 }))).toBe(1);
+    expect(extractRounds(sizing({ route: "non_prefix" }))).toBe(2);
+    expect(extractRounds(sizing({ route: "prefix" }))).toBe(1 + 2);
+    expect(extractRounds(sizing({ route: "prefix", maxWindows: 1 }))).toBe(1);
+    expect(extractRounds(sizing({ route: "full" }))).toBe(1);
+    expect(extractRounds(sizing({ route: "full2", llmConcurrency: 32 }))).toBe(2);
+  });
+
+  it("gives each round a call and a repair of 120 s each, a 30 s margin, at most 15 minutes", () => {
+    expect(extractTimeoutMs(sizing({ route: "full" }))).toBe(270_000);
+    expect(extractTimeoutMs(sizing({ route: "full2" }))).toBe(510_000);
+    expect(extractTimeoutMs(sizing({ route: "non_prefix" }))).toBe(510_000);
+    expect(extractTimeoutMs(sizing({ maxSize: 60 }))).toBe(270_000);
+    expect(extractTimeoutMs(sizing({ maxSize: 100 }))).toBe(510_000);
+    expect(extractTimeoutMs(sizing({}))).toBe(900_000);
+  });
+});
+
+describe("bedrockModel", () => {
+  it("tells cross-region inference profiles from model ids by their geography prefix", () => {
+    expect(bedrockModel("amazon.nova-lite-v1:0")).toEqual({
+      kind: "model",
+      modelId: "amazon.nova-lite-v1:0",
+    });
+    for (const geography of ["us", "eu", "apac", "global", "us-gov", "jp"]) {
+      expect(bedrockModel(`${geography}.anthropic.claude-3-5-haiku-20241022-v1:0`)).toEqual({
+        kind: "profile",
+        profileId: `${geography}.anthropic.claude-3-5-haiku-20241022-v1:0`,
+        modelId: "anthropic.claude-3-5-haiku-20241022-v1:0",
+      });
+    }
+  });
+});
+
+describe("extractEnvironment", () => {
+  const resources = { resultsTable: "r", messagesTable: "m" };
+
+  it("sets every variable readExtractConfig reads, and it reads them back unchanged", () => {
+    const config = resolve(
+      {},
+      { route: "non_prefix", windowSize: "20", overlap: "2", prefixStep: "3", llmConcurrency: "2" },
+    );
+    const environment = extractEnvironment(config, resources);
+    expect(Object.keys(environment).sort()).toEqual(
+      [
+        ...Object.keys(EXTRACT_DEFAULTS),
+        "RESULTS_TABLE",
+        "MESSAGES_TABLE",
+        "EXTRACTOR",
+        "MODEL_ID",
+      ].sort(),
+    );
+    expect(readExtractConfig(environment)).toEqual({
+      resultsTable: "r",
+      messagesTable: "m",
+      extractor: "bedrock",
+      modelId: "amazon.nova-lite-v1:0",
+      bedrockOutput: "tool",
+      analyzer: {
+        route: "non_prefix",
+        windowSize: 20,
+        overlap: 2,
+        prefixStep: 3,
+        maxWindows: 8,
+        maxConcurrency: 2,
+      },
+      leaseMs: config.extract.timeoutMs,
+      windowOutputTtlMs: 15 * 86_400_000,
+    });
+  });
+
+  it("passes where the OpenAI key is kept, never a key", () => {
+    const base = {
+      extractor: "openai",
+      modelId: "gpt-4o-mini",
+      openaiBaseUrl: "https://x.example",
+    };
+    const secret = extractEnvironment(
+      resolve({}, { ...base, openaiApiKeySecret: SECRET }),
+      resources,
+    );
+    expect(secret).toMatchObject({
+      OPENAI_BASE_URL: "https://x.example",
+      OPENAI_API_KEY_SECRET: SECRET,
+    });
+    expect(secret.OPENAI_API_KEY_PARAMETER).toBeUndefined();
+    expect(readExtractConfig(secret)).toMatchObject({
+      extractor: "openai",
+      baseURL: "https://x.example",
+      apiKey: { kind: "secret", id: SECRET },
+    });
+    const parameter = extractEnvironment(
+      resolve({}, { ...base, openaiApiKeyParameter: "/convoseg/key" }),
+      resources,
+    );
+    expect(parameter.OPENAI_API_KEY_SECRET).toBeUndefined();
+    expect(readExtractConfig(parameter).apiKey).toEqual({
+      kind: "parameter",
+      name: "/convoseg/key",
+    });
+  });
+});
+
+describe("checkExtractEnvironment", () => {
+  const environment = extractEnvironment(resolve({}), { resultsTable: "r", messagesTable: "m" });
+
+  it("turns the function's complaint into a ConfigError naming the setting", () => {
+    for (const [variable, value, setting] of [
+      ["ROUTE", "diagonal", "route"],
+      ["OVERLAP", EXTRACT_DEFAULTS.WINDOW_SIZE, "overlap"],
+      ["MODEL_ID", "", "modelId"],
+      ["RESULTS_TABLE", "", "resultsTableName"],
+    ] as const) {
+      const attempt = () =>
+        checkExtractEnvironment({ ...environment, [variable]: value }, () => "context");
+      expect(attempt).toThrow(ConfigError);
+      expect(attempt).toThrow(`convoseg: invalid setting ${setting} (from CDK context): `);
+      expect(attempt).toThrow(`(the extraction function's ${variable})`);
+    }
+  });
+
+  it("rethrows a complaint about a variable no setting sets as it is", () => {
+    expect(() => checkExtractEnvironment({ ...environment, WINDOW_OUTPUT_TTL: "1h" })).toThrow(
+      KnowledgeConfigError,
+    );
   });
 });

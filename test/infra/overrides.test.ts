@@ -1,8 +1,10 @@
 import { App } from "aws-cdk-lib";
-import type { Template } from "aws-cdk-lib/assertions";
+import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ConvosegStack } from "../../infra/stack.js";
 import { logicalId, type Synthesized, synthesize } from "./synth.js";
+
+const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";
 
 /** What `cdk deploy -c …` passes: every value a string. */
 const CONTEXT = {
@@ -18,9 +20,17 @@ const CONTEXT = {
   dataRemovalPolicy: "destroy",
   messagesTableName: "chat-messages",
   channelsTableName: "chat-channels",
+  resultsTableName: "chat-results",
   segmentQueueName: "chat-segments",
   ingestQueueName: "chat-in",
   dashboardName: "chat-pipeline",
+  route: "full2",
+  llmConcurrency: "2",
+  bedrockOutput: "json_schema",
+  extractConcurrency: "20",
+  modelId: "amazon.nova-pro-v1:0",
+  inputTokenPrice: "0.8",
+  outputTokenPrice: "3.2",
 };
 
 let synthesized: Synthesized;
@@ -55,6 +65,54 @@ describe("a stack configured through CDK context (and a prop)", () => {
     expect(fn.Timeout).toBe(540);
   });
 
+  it("sizes and configures extraction from its settings", () => {
+    const { extraction, segmentation } = synthesized.stack;
+    const fn = properties(extraction.function.function);
+    // full2: two passes one after the other, each a call and a repair of 120 s, plus 30 s.
+    expect(fn.Timeout).toBe(2 * 2 * 120 + 30);
+    expect(properties(segmentation.segments.queue).VisibilityTimeout).toBe(6 * 510);
+    expect((fn.Environment as { Variables: unknown }).Variables).toMatchObject({
+      ROUTE: "full2",
+      LLM_CONCURRENCY: "2",
+      BEDROCK_OUTPUT: "json_schema",
+      MODEL_ID: "amazon.nova-pro-v1:0",
+      LEASE: "510000",
+    });
+    // A standard queue: one segment per invocation (the consumer runs a batch's records at once).
+    template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionName: { Ref: logicalId(synthesized.stack, extraction.function.function) },
+      BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: 20 },
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+    });
+    template.hasResourceProperties("AWS::IAM::Policy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Effect: "Allow",
+            Action: "bedrock:InvokeModel",
+            Resource: {
+              "Fn::Join": [
+                "",
+                [
+                  "arn:",
+                  { Ref: "AWS::Partition" },
+                  ":bedrock:",
+                  { Ref: "AWS::Region" },
+                  "::foundation-model/amazon.nova-pro-v1:0",
+                ],
+              ],
+            },
+          },
+        ]),
+      },
+    });
+    const body = JSON.stringify(
+      properties(synthesized.stack.observability.dashboard).DashboardBody,
+    );
+    expect(body).toContain("(input * 0.8 + output * 3.2) / 1000000");
+  });
+
   it("makes the segment queue and its DLQ standard, named, sized to the body limit", () => {
     const { segments } = synthesized.stack.segmentation;
     const queue = properties(segments.queue);
@@ -85,6 +143,7 @@ describe("a stack configured through CDK context (and a prop)", () => {
     for (const [table, name] of [
       [synthesized.stack.storage.messages, "chat-messages"],
       [synthesized.stack.storage.channels, "chat-channels"],
+      [synthesized.stack.storage.results, "chat-results"],
     ] as const) {
       expect(properties(table)).toMatchObject({
         TableName: name,
@@ -120,6 +179,29 @@ describe("invalid configuration", () => {
     [{ settle: "soon" }, "convoseg: invalid setting settle (from CDK context)"],
     [{ queueType: "lifo" }, "convoseg: invalid setting queueType (from CDK context)"],
     [{ schedule: "90s" }, "convoseg: invalid setting schedule (from CDK context)"],
+    [{ route: "diagonal" }, "convoseg: invalid setting route (from CDK context)"],
+    [
+      { windowSize: "10", overlap: "10" },
+      "convoseg: invalid setting overlap (from CDK context): must be less than windowSize (10)",
+    ],
+    [
+      { extractor: "openai", modelId: "m", openaiApiKeySecret: SECRET },
+      "convoseg: invalid setting openaiBaseUrl: must be set when extractor is openai",
+    ],
+    [
+      { extractor: "openai", modelId: "m", openaiBaseUrl: "https://llm.example.com" },
+      "convoseg: invalid setting openaiApiKeySecret: or openaiApiKeyParameter must name",
+    ],
+    [
+      {
+        extractor: "openai",
+        modelId: "m",
+        openaiBaseUrl: "https://llm.example.com",
+        openaiApiKeySecret: SECRET,
+        openaiApiKeyParameter: "/convoseg/key",
+      },
+      "convoseg: invalid setting openaiApiKeySecret (from CDK context): and openaiApiKeyParameter are both set",
+    ],
   ])("fails synth on %j, naming the setting", (context, message) => {
     expect(() => new ConvosegStack(new App({ context }), "Bad")).toThrow(message);
   });

@@ -4,6 +4,7 @@ import { Validations } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ConvosegStack } from "../../infra/stack.js";
+import { EXTRACT_DEFAULTS } from "../../lib/knowledge/index.js";
 import { DEFAULT_MAX_BODY_BYTES, SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
 import {
   actionsOf,
@@ -23,6 +24,7 @@ let ids: Record<
   | "messages"
   | "channels"
   | "conversations"
+  | "results"
   | "ingestFunction"
   | "ingestRole"
   | "ingestLogs"
@@ -31,6 +33,9 @@ let ids: Record<
   | "tickFunction"
   | "tickRole"
   | "tickLogs"
+  | "extractFunction"
+  | "extractRole"
+  | "extractLogs"
   | "segmentQueue"
   | "segmentDlq"
   | "scheduleDlq"
@@ -42,11 +47,12 @@ let ids: Record<
 beforeAll(() => {
   synthesized = synthesize();
   ({ template, stack } = synthesized);
-  const { storage, ingestion, segmentation, observability } = stack;
+  const { storage, ingestion, segmentation, extraction, observability } = stack;
   ids = {
     messages: logicalId(stack, storage.messages),
     channels: logicalId(stack, storage.channels),
     conversations: logicalId(stack, storage.conversations),
+    results: logicalId(stack, storage.results),
     ingestFunction: logicalId(stack, ingestion.function.function),
     ingestRole: logicalId(stack, ingestion.function.role),
     ingestLogs: logicalId(stack, ingestion.function.logGroup),
@@ -55,6 +61,9 @@ beforeAll(() => {
     tickFunction: logicalId(stack, segmentation.function.function),
     tickRole: logicalId(stack, segmentation.function.role),
     tickLogs: logicalId(stack, segmentation.function.logGroup),
+    extractFunction: logicalId(stack, extraction.function.function),
+    extractRole: logicalId(stack, extraction.function.role),
+    extractLogs: logicalId(stack, extraction.function.logGroup),
     segmentQueue: logicalId(stack, segmentation.segments.queue),
     segmentDlq: logicalId(stack, segmentation.segments.deadLetterQueue),
     scheduleDlq: logicalId(stack, segmentation.scheduleDeadLetterQueue),
@@ -137,12 +146,35 @@ describe("storage", () => {
     });
   });
 
-  it("makes every table on-demand, encrypted, recoverable, retained and without TTL", () => {
+  it("declares the results table with the knowledge library's keys and TTL attribute", () => {
+    expect(properties(ids.results)).toEqual({
+      AttributeDefinitions: [
+        { AttributeName: "channel", AttributeType: "S" },
+        { AttributeName: "item", AttributeType: "S" },
+      ],
+      KeySchema: [
+        { AttributeName: "channel", KeyType: "HASH" },
+        { AttributeName: "item", KeyType: "RANGE" },
+      ],
+      BillingMode: "PAY_PER_REQUEST",
+      DeletionProtectionEnabled: true,
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      // Window replies and lapsed leases expire; results and the topic index do not.
+      TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+    });
+    expect(template.toJSON().Resources[ids.results]).toMatchObject({
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+    });
+  });
+
+  it("makes every table on-demand, encrypted, recoverable and retained; only results has a TTL", () => {
     const tables = template.findResources("AWS::DynamoDB::Table");
     expect(Object.keys(tables).sort()).toEqual(
-      [ids.channels, ids.messages, ids.conversations].sort(),
+      [ids.channels, ids.messages, ids.conversations, ids.results].sort(),
     );
-    for (const table of Object.values(tables)) {
+    for (const [id, table] of Object.entries(tables)) {
       expect(table).toMatchObject({
         DeletionPolicy: "Retain",
         Properties: {
@@ -152,7 +184,7 @@ describe("storage", () => {
           SSESpecification: { SSEEnabled: true },
         },
       });
-      expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
+      if (id !== ids.results) expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
     }
   });
 });
@@ -170,10 +202,11 @@ describe("functions", () => {
     });
   });
 
-  it("runs both functions on Node 22, arm64, logging to their own log group kept 30 days", () => {
+  it("runs every function on Node 22, arm64, logging to their own log group kept 30 days", () => {
     for (const [fn, logs] of [
       [ids.ingestFunction, ids.ingestLogs],
       [ids.tickFunction, ids.tickLogs],
+      [ids.extractFunction, ids.extractLogs],
     ]) {
       expect(properties(fn)).toMatchObject({
         Runtime: "nodejs22.x",
@@ -183,11 +216,11 @@ describe("functions", () => {
       });
       expect(properties(logs)).toEqual({ RetentionInDays: 30 });
     }
-    expect(Object.keys(template.findResources("AWS::Lambda::Function"))).toHaveLength(2);
+    expect(Object.keys(template.findResources("AWS::Lambda::Function"))).toHaveLength(3);
   });
 
   it("bundles each handler as ESM with the createRequire banner, leaving the SDK to the runtime", () => {
-    for (const fn of [ids.ingestFunction, ids.tickFunction]) {
+    for (const fn of [ids.ingestFunction, ids.tickFunction, ids.extractFunction]) {
       const key = (properties(fn).Code as { S3Key: string }).S3Key;
       const directory = join(synthesized.assembly.directory, `asset.${key.replace(".zip", "")}`);
       expect(readdirSync(directory).sort()).toEqual(["index.mjs", "index.mjs.map"]);
@@ -240,6 +273,73 @@ describe("functions", () => {
       POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       NODE_OPTIONS: "--enable-source-maps",
     });
+  });
+});
+
+describe("extraction", () => {
+  /** The default route's windows of the largest segment, 4 at a time, 2 x 120 s each, + 30 s. */
+  const timeoutS = Math.min(
+    900,
+    Math.ceil(
+      Math.ceil(
+        (500 - Number(EXTRACT_DEFAULTS.OVERLAP)) /
+          (Number(EXTRACT_DEFAULTS.WINDOW_SIZE) - Number(EXTRACT_DEFAULTS.OVERLAP)),
+      ) / Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+    ) *
+      240 +
+      30,
+  );
+
+  it("runs on Node 22, arm64, with a timeout sized for the largest segment's windows", () => {
+    expect(EXTRACT_DEFAULTS.ROUTE).toBe("sliding");
+    expect(properties(ids.extractFunction)).toMatchObject({
+      Runtime: "nodejs22.x",
+      Architectures: ["arm64"],
+      Handler: "index.handler",
+      Timeout: timeoutS,
+      MemorySize: 512,
+    });
+    expect(properties(ids.extractFunction).Timeout).toBe(stack.config.extract.timeoutMs / 1000);
+    // Its concurrency is the event source's to limit: nothing reserved.
+    expect(properties(ids.extractFunction).ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it("configures the function exactly as readExtractConfig reads it, its lease the timeout", () => {
+    expect(
+      (properties(ids.extractFunction).Environment as { Variables: unknown }).Variables,
+    ).toEqual({
+      ...EXTRACT_DEFAULTS,
+      RESULTS_TABLE: ref(ids.results),
+      MESSAGES_TABLE: ref(ids.messages),
+      EXTRACTOR: "bedrock",
+      MODEL_ID: "amazon.nova-lite-v1:0",
+      LEASE: String(timeoutS * 1000),
+      NODE_OPTIONS: "--enable-source-maps",
+    });
+  });
+
+  it("consumes the segment queue in small batches, reporting partial failures, at most 2 at once", () => {
+    expect(
+      Object.values(
+        template.findResources("AWS::Lambda::EventSourceMapping", {
+          Properties: { FunctionName: ref(ids.extractFunction) },
+        }),
+      ).map((mapping) => mapping.Properties),
+    ).toEqual([
+      {
+        EventSourceArn: arn(ids.segmentQueue),
+        FunctionName: ref(ids.extractFunction),
+        BatchSize: 5,
+        FunctionResponseTypes: ["ReportBatchItemFailures"],
+        ScalingConfig: { MaximumConcurrency: 2 },
+      },
+    ]);
+  });
+
+  it("gives the segment queue a visibility timeout of six times the function's timeout", () => {
+    expect(properties(ids.segmentQueue).VisibilityTimeout).toBe(
+      6 * (properties(ids.extractFunction).Timeout as number),
+    );
   });
 });
 
@@ -336,11 +436,76 @@ describe("IAM", () => {
   });
 
   it("gives no function any access to the model conversations table", () => {
-    for (const role of [ids.ingestRole, ids.tickRole]) {
+    for (const role of [ids.ingestRole, ids.tickRole, ids.extractRole]) {
       expect(JSON.stringify(roleStatements(template, role))).not.toContain(ids.conversations);
     }
     expect(JSON.stringify(statementsOf(template, "AWS::IAM::ManagedPolicy"))).not.toContain(
       ids.conversations,
+    );
+  });
+
+  /** The foundation-model ARN of `model` in this stack's region. */
+  const modelArn = (model: string) => ({
+    "Fn::Join": [
+      "",
+      [
+        "arn:",
+        { Ref: "AWS::Partition" },
+        ":bedrock:",
+        { Ref: "AWS::Region" },
+        `::foundation-model/${model}`,
+      ],
+    ],
+  });
+
+  it("gives the extraction role its messages reads, the results table, the model and the queue", () => {
+    expect(roleStatements(template, ids.extractRole)).toEqual([
+      logsStatement(ids.extractLogs),
+      // DynamoDbStore.getMessages: BatchGetItem by key, nothing else of the messages table.
+      { Effect: "Allow", Action: "dynamodb:BatchGetItem", Resource: arn(ids.messages) },
+      {
+        Effect: "Allow",
+        Action: [
+          "dynamodb:GetItem",
+          "dynamodb:Query",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+          "dynamodb:DeleteItem",
+          "dynamodb:BatchWriteItem",
+        ],
+        Resource: arn(ids.results),
+      },
+      // Converse is authorized as InvokeModel: on the configured model, in this region, only.
+      {
+        Effect: "Allow",
+        Action: "bedrock:InvokeModel",
+        Resource: modelArn("amazon.nova-lite-v1:0"),
+      },
+      {
+        Effect: "Allow",
+        Action: [
+          "sqs:ReceiveMessage",
+          "sqs:ChangeMessageVisibility",
+          "sqs:GetQueueUrl",
+          "sqs:DeleteMessage",
+          "sqs:GetQueueAttributes",
+        ],
+        Resource: arn(ids.segmentQueue),
+      },
+    ]);
+  });
+
+  it("lets only the extraction role reach the results table, Bedrock or any secret", () => {
+    for (const role of [ids.ingestRole, ids.tickRole]) {
+      const statements = JSON.stringify(roleStatements(template, role));
+      expect(statements).not.toContain(ids.results);
+      expect(statements).not.toContain("bedrock:");
+    }
+    const all = JSON.stringify(statementsOf(template, "AWS::IAM::Policy"));
+    expect(all).not.toContain("secretsmanager:");
+    expect(all).not.toContain("ssm:");
+    expect(JSON.stringify(statementsOf(template, "AWS::IAM::ManagedPolicy"))).not.toContain(
+      ids.results,
     );
   });
 
@@ -390,6 +555,146 @@ const logsStatement = (logs: string): Statement => ({
   Effect: "Allow",
   Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
   Resource: arn(logs),
+});
+
+describe("model access, by extractor", () => {
+  // Bundling skipped: these stacks are read for their policies and environment only.
+  const variant = (context: Record<string, unknown>) => {
+    const synthesized_ = synthesize({ "aws:cdk:bundling-stacks": [], ...context });
+    const { extraction } = synthesized_.stack;
+    const role = logicalId(synthesized_.stack, extraction.function.role);
+    const fn = logicalId(synthesized_.stack, extraction.function.function);
+    const resources = synthesized_.template.toJSON().Resources;
+    return {
+      ...synthesized_,
+      statements: roleStatements(synthesized_.template, role),
+      variables: resources[fn].Properties.Environment.Variables as Record<string, unknown>,
+    };
+  };
+  const openai = {
+    extractor: "openai",
+    modelId: "gpt-4o-mini",
+    openaiBaseUrl: "https://llm.example.com/v1",
+  };
+  const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";
+  const nonLogging = (statements: Statement[]) =>
+    statements.filter((s) => !actionsOf(s).some((a) => /^(logs|sqs|dynamodb):/.test(a)));
+  const profileArn = {
+    "Fn::Join": [
+      "",
+      [
+        "arn:",
+        { Ref: "AWS::Partition" },
+        ":bedrock:",
+        { Ref: "AWS::Region" },
+        ":",
+        { Ref: "AWS::AccountId" },
+        ":inference-profile/us.amazon.nova-lite-v1:0",
+      ],
+    ],
+  };
+
+  it("a cross-region inference profile: the profile, and its model in any region through it only", () => {
+    const {
+      statements,
+      report,
+      stack: profileStack,
+    } = variant({
+      modelId: "us.amazon.nova-lite-v1:0",
+    });
+    expect(nonLogging(statements)).toEqual([
+      { Effect: "Allow", Action: "bedrock:InvokeModel", Resource: profileArn },
+      {
+        Effect: "Allow",
+        Action: "bedrock:InvokeModel",
+        Resource: {
+          "Fn::Join": [
+            "",
+            [
+              "arn:",
+              { Ref: "AWS::Partition" },
+              ":bedrock:*::foundation-model/amazon.nova-lite-v1:0",
+            ],
+          ],
+        },
+        Condition: { StringEquals: { "bedrock:InferenceProfileArn": profileArn } },
+      },
+    ]);
+    // The region wildcard is acknowledged for exactly that resource, with its reason.
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    const acknowledged = profileStack.extraction.function.role.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.keys(entry.data as Record<string, string>));
+    expect(acknowledged).toEqual([
+      "Annotation::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/amazon.nova-lite-v1:0]",
+    ]);
+  });
+
+  it("openai with a secret: GetSecretValue on that secret only, no Bedrock, the ARN not the key", () => {
+    const {
+      statements,
+      variables,
+      report,
+      template: t,
+    } = variant({
+      ...openai,
+      openaiApiKeySecret: SECRET,
+    });
+    expect(nonLogging(statements)).toEqual([
+      { Effect: "Allow", Action: "secretsmanager:GetSecretValue", Resource: SECRET },
+    ]);
+    expect(variables).toMatchObject({
+      EXTRACTOR: "openai",
+      MODEL_ID: "gpt-4o-mini",
+      OPENAI_BASE_URL: "https://llm.example.com/v1",
+      OPENAI_API_KEY_SECRET: SECRET,
+    });
+    expect(Object.keys(variables).filter((name) => name.includes("KEY"))).toEqual([
+      "OPENAI_API_KEY_SECRET",
+    ]);
+    expect(JSON.stringify(t.toJSON())).not.toContain("bedrock:");
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+  });
+
+  it("openai with a parameter: GetParameter on that parameter only, the name not the key", () => {
+    const {
+      statements,
+      variables,
+      report,
+      template: t,
+    } = variant({
+      ...openai,
+      openaiApiKeyParameter: "/convoseg/openai-api-key",
+    });
+    expect(nonLogging(statements)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "ssm:GetParameter",
+        Resource: {
+          "Fn::Join": [
+            "",
+            [
+              "arn:",
+              { Ref: "AWS::Partition" },
+              ":ssm:",
+              { Ref: "AWS::Region" },
+              ":",
+              { Ref: "AWS::AccountId" },
+              ":parameter/convoseg/openai-api-key",
+            ],
+          ],
+        },
+      },
+    ]);
+    expect(Object.keys(variables).filter((name) => name.includes("KEY"))).toEqual([
+      "OPENAI_API_KEY_PARAMETER",
+    ]);
+    expect(variables.OPENAI_API_KEY_PARAMETER).toBe("/convoseg/openai-api-key");
+    const whole = JSON.stringify(t.toJSON());
+    expect(whole).not.toContain("bedrock:");
+    expect(whole).not.toContain("secretsmanager:");
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+  });
 });
 
 describe("queues", () => {
@@ -500,9 +805,12 @@ describe("alarms", () => {
         "ArrivalsBehindReadPosition",
         "ChannelErrors",
         "ChannelStateLarge",
+        "ExtractErrors",
+        "ExtractThrottles",
         "IngestDeadLetters",
         "IngestErrors",
         "IngestThrottles",
+        "InvalidModelOutputRate",
         "OldestDueChannel",
         "ScheduleDeadLetters",
         "SegmentDeadLetters",
@@ -534,6 +842,8 @@ describe("alarms", () => {
     ["TickThrottles", "Throttles", "tickFunction"],
     ["IngestErrors", "Errors", "ingestFunction"],
     ["IngestThrottles", "Throttles", "ingestFunction"],
+    ["ExtractErrors", "Errors", "extractFunction"],
+    ["ExtractThrottles", "Throttles", "extractFunction"],
   ] as const)("%s fires on any %s of the function", (name, metric, fn) => {
     expect(alarm(name)).toMatchObject({
       Namespace: "AWS/Lambda",
@@ -582,6 +892,42 @@ describe("alarms", () => {
       TreatMissingData: "breaching",
       ...notifies(),
     });
+  });
+
+  const extractMetric = (metric: string, period: number) => ({
+    Metric: {
+      Namespace: "convoseg",
+      MetricName: metric,
+      Dimensions: [{ Name: "service", Value: "extractor" }],
+    },
+    Period: period,
+    Stat: "Sum",
+  });
+
+  it("SegmentDeadLetters is the extraction function's: segments it gave up on", () => {
+    expect(alarm("SegmentDeadLetters").AlarmDescription).toMatch(/extraction function/);
+  });
+
+  it("InvalidModelOutputRate fires when over 10% of LLM calls end in invalid output", () => {
+    const properties_ = alarm("InvalidModelOutputRate");
+    expect(properties_).toMatchObject({
+      Threshold: 0.1,
+      ComparisonOperator: "GreaterThanThreshold",
+      EvaluationPeriods: 1,
+      TreatMissingData: "notBreaching",
+      ...notifies(),
+    });
+    expect(properties_.MetricName).toBeUndefined();
+    expect(properties_.Metrics).toEqual([
+      {
+        Id: "expr_1",
+        Expression: "IF(FILL(calls, 0) > 0, invalid / FILL(calls, 0), invalid)",
+        Label: "Invalid model outputs per LLM call",
+        ReturnData: true,
+      },
+      { Id: "invalid", MetricStat: extractMetric("InvalidModelOutputs", 900), ReturnData: false },
+      { Id: "calls", MetricStat: extractMetric("LLMCalls", 900), ReturnData: false },
+    ]);
   });
 
   it("publishes to a topic encrypted with a rotated key, over TLS only, that CloudWatch may use", () => {
@@ -634,6 +980,76 @@ describe("alarms", () => {
   });
 });
 
+describe("dashboard", () => {
+  /** The dashboard's widgets: its body, each reference (always inside a JSON string) as `<ref>`. */
+  const widgets = () => {
+    const body = properties(ids.dashboard).DashboardBody as { "Fn::Join": [string, unknown[]] };
+    const text = body["Fn::Join"][1]
+      .map((part) => (typeof part === "string" ? part : "<ref>"))
+      .join("");
+    return (JSON.parse(text) as { widgets: { properties: Record<string, unknown> }[] }).widgets.map(
+      (w) => w.properties,
+    );
+  };
+  const widget = (title: string) => {
+    const found = widgets().filter((w) => w.title === title);
+    expect(found).toHaveLength(1);
+    return found[0] as { metrics: unknown[][]; period?: number };
+  };
+  const extractor = ["service", "extractor"];
+
+  it("draws tokens and LLM calls per hour", () => {
+    const { metrics } = widget("LLM tokens and calls per hour");
+    for (const name of ["InputTokens", "OutputTokens", "CacheReadTokens", "CacheWriteTokens"]) {
+      expect(metrics).toContainEqual([
+        "convoseg",
+        name,
+        ...extractor,
+        { period: 3600, stat: "Sum" },
+      ]);
+    }
+    expect(metrics).toContainEqual([
+      "convoseg",
+      "LLMCalls",
+      ...extractor,
+      { period: 3600, stat: "Sum", yAxis: "right" },
+    ]);
+  });
+
+  it("estimates the cost per hour from the token prices (Nova Lite's by default)", () => {
+    const { metrics } = widget("Estimated LLM cost per hour (USD)");
+    expect(metrics).toEqual([
+      [
+        {
+          expression: "(input * 0.06 + output * 0.24) / 1000000",
+          label: "USD at 0.06 in / 0.24 out per million tokens",
+          period: 3600,
+        },
+      ],
+      [
+        "convoseg",
+        "InputTokens",
+        ...extractor,
+        { period: 3600, stat: "Sum", visible: false, id: "input" },
+      ],
+      [
+        "convoseg",
+        "OutputTokens",
+        ...extractor,
+        { period: 3600, stat: "Sum", visible: false, id: "output" },
+      ],
+    ]);
+  });
+
+  it("draws the extraction function and its segments", () => {
+    expect(JSON.stringify(widget("Extraction function"))).toContain("Throttles");
+    const segments = JSON.stringify(widget("Extraction: segments"));
+    for (const name of ["SegmentsExtracted", "ExtractionFailures", "WindowLatency"]) {
+      expect(segments).toContain(name);
+    }
+  });
+});
+
 describe("outputs", () => {
   it("gives the queue, tables, dashboard and topic, exporting what other stacks import", () => {
     expect(template.toJSON().Outputs).toMatchObject({
@@ -647,6 +1063,8 @@ describe("outputs", () => {
       },
       SegmentQueueUrl: { Value: ref(ids.segmentQueue) },
       SegmentQueueArn: { Value: arn(ids.segmentQueue) },
+      ResultsTableName: { Value: ref(ids.results), Export: { Name: "Test-ResultsTableName" } },
+      ExtractFunctionName: { Value: ref(ids.extractFunction) },
       IngestQueueUrl: { Value: ref(ids.ingestQueue) },
       IngestFunctionName: { Value: ref(ids.ingestFunction) },
       AlarmTopicArn: { Value: ref(ids.topic) },
@@ -688,6 +1106,7 @@ describe("cdk-nag AwsSolutions", () => {
         ),
     );
     expect(acknowledged.map(({ path, id }) => `${path} ${id}`).sort()).toEqual([
+      "Test/Extraction/Extract/Function Annotation::AwsSolutions-L1",
       "Test/Ingestion/Ingest/Function Annotation::AwsSolutions-L1",
       "Test/Segmentation/ScheduleDeadLetters Annotation::AwsSolutions-SQS3",
       "Test/Segmentation/Tick/Function Annotation::AwsSolutions-L1",
