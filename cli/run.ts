@@ -3,11 +3,22 @@ import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
+import { KEYPHRASE_EXTRACTOR_NAME, type Route } from "../lib/extraction/index.js";
 import { ingestionProblem } from "../lib/ingest/index.js";
+import {
+  EXTRACT_DEFAULTS,
+  EXTRACTORS,
+  type ExtractFunctionConfig,
+  type ExtractorKind,
+  type KnowledgeReader,
+  ROUTES,
+  type SegmentResult,
+} from "../lib/knowledge/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
 import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startDynamoDbLocal } from "../local/dynamodb-local.js";
+import { attachExtraction, DEFAULT_MODELS, type LocalExtraction } from "../local/extraction.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
@@ -21,7 +32,8 @@ export const RUN_USAGE = `Usage: npm start -- run [options]
 Runs the whole pipeline on this machine: starts DynamoDB Local and an SQS emulator (unless
 AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS point elsewhere), ingests the messages in
 timestamp order through the ingestion path on a simulated clock, ticks the scheduled segmenter,
-and writes every delivered segment as one JSON line.
+writes every delivered segment as one JSON line, and extracts each segment's topics through the
+extraction consumer (retrying failed segments until each is extracted or given up on).
 
 Options:
   --input FILE      chat messages as JSON lines (the segment command's format);
@@ -34,11 +46,23 @@ Options:
   --grace D         extra quiet time before a conversation counts as settled (default 0)
   --skip-invalid    report input lines ingestion would refuse (malformed, or more than
                     DynamoDB takes) and go on without them; without it they stop the run
+
+Extraction:
+  --extractor E     offline (default: keyphrases, no LLM), openai, bedrock, or none (stop at
+                    segments)
+  --llm-endpoint U  the OpenAI-compatible base URL (e.g. http://127.0.0.1:8080/v1; API key from
+                    OPENAI_API_KEY), or a Bedrock endpoint override
+  --model ID        the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for bedrock)
+  --route R         sliding (default), prefix, non_prefix, full or full2
+  --window-size N   turns per sliding window (default 60)
+  --overlap N       turns shared by consecutive sliding windows (default 6)
+  --candidates FILE write one JSON line per extracted segment: its candidates and usage
+  --max-attempts N  deliveries of a segment before it is given up (default 6)
   -h, --help        this help
 
-Exit status: 0 when every message was stored and the run finished; 1 when input lines were
-refused (without --skip-invalid), a message could not be stored, or the input cannot be read;
-2 for usage errors.`;
+Exit status: 0 when every message was stored and every segment extracted; 1 when input lines
+were refused (without --skip-invalid), a message could not be stored, a segment was given up
+on, or the input cannot be read; 2 for usage errors.`;
 
 const RUN_OPTIONS = {
   input: { type: "string" },
@@ -49,8 +73,18 @@ const RUN_OPTIONS = {
   "min-items": { type: "string" },
   grace: { type: "string" },
   "skip-invalid": { type: "boolean" },
+  extractor: { type: "string" },
+  "llm-endpoint": { type: "string" },
+  model: { type: "string" },
+  route: { type: "string" },
+  "window-size": { type: "string" },
+  overlap: { type: "string" },
+  candidates: { type: "string" },
+  "max-attempts": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
+
+const RUN_EXTRACTORS = ["none", ...EXTRACTORS] as const;
 
 export interface RunOptions {
   input?: string;
@@ -61,6 +95,16 @@ export interface RunOptions {
   minItems: number;
   grace: number;
   skipInvalid: boolean;
+  extraction?: RunExtractionOptions;
+}
+
+export interface RunExtractionOptions {
+  extractor: ExtractorKind;
+  endpoint?: string;
+  modelId: string;
+  analyzer: ExtractFunctionConfig["analyzer"];
+  candidates?: string;
+  maxAttempts: number;
 }
 
 /** Runs `run`; resolves to the process exit code. */
@@ -86,18 +130,26 @@ export async function runCommand(args: string[], io: CommandIO): Promise<number>
     io.stderr.write(`run: ${escapeControls((error as Error).message)}\n`);
     return 1;
   }
-  const { summary, refused } = outcome;
+  const { summary, refused, gaveUp } = outcome;
   for (const { message, field, problem } of refused) {
     const where = loaded.lines.get(message);
     const place = where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
     io.stderr.write(`${escapeControls(`${place}: ${field}: ${problem}`)} (not stored)\n`);
   }
   io.stderr.write(`${summary}\n`);
+  if (gaveUp.length > 0) {
+    for (const segment of gaveUp) {
+      io.stderr.write(
+        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) after ${options.extraction?.maxAttempts} attempts\n`,
+      );
+    }
+    io.stderr.write(`run: ${gaveUp.length} segment(s) were not extracted (see above)\n`);
+  }
   if (refused.length > 0 && !options.skipInvalid) {
     io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
     return 1;
   }
-  return 0;
+  return gaveUp.length > 0 ? 1 : 0;
 }
 
 function parseRunArgs(args: string[]): RunOptions | "help" {
@@ -115,6 +167,7 @@ function parseRunArgs(args: string[]): RunOptions | "help" {
   const tickMs = parseDuration(values.tick ?? "5m", "--tick");
   if (tickMs <= 0) throw new Error("--tick must be longer than 0");
   return {
+    extraction: parseExtractionArgs(values, count),
     input: values.input,
     out: values.out,
     tickMs,
@@ -127,6 +180,76 @@ function parseRunArgs(args: string[]): RunOptions | "help" {
   };
 }
 
+function parseExtractionArgs(
+  values: ReturnType<typeof parseArgs<{ options: typeof RUN_OPTIONS }>>["values"],
+  count: (name: string, text: string | undefined, fallback: number) => number,
+): RunExtractionOptions | undefined {
+  const extractor = values.extractor ?? "offline";
+  if (!(RUN_EXTRACTORS as readonly string[]).includes(extractor)) {
+    throw new Error(
+      `--extractor must be one of ${RUN_EXTRACTORS.join(", ")} (got ${JSON.stringify(extractor)})`,
+    );
+  }
+  const extractionFlags = [
+    "llm-endpoint",
+    "model",
+    "route",
+    "window-size",
+    "overlap",
+    "candidates",
+    "max-attempts",
+  ] as const;
+  if (extractor === "none") {
+    const given = extractionFlags.find((flag) => values[flag] !== undefined);
+    if (given) throw new Error(`--${given} needs extraction (it is off with --extractor none)`);
+    return undefined;
+  }
+  const route = values.route ?? EXTRACT_DEFAULTS.ROUTE;
+  if (!(ROUTES as readonly string[]).includes(route)) {
+    throw new Error(`--route must be one of ${ROUTES.join(", ")} (got ${JSON.stringify(route)})`);
+  }
+  const windowSize = count(
+    "--window-size",
+    values["window-size"],
+    Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
+  );
+  const overlapText = values.overlap ?? EXTRACT_DEFAULTS.OVERLAP;
+  if (!/^\d+$/.test(overlapText) || Number(overlapText) >= windowSize) {
+    throw new Error(
+      `--overlap must be an integer from 0 to --window-size - 1 (${windowSize - 1}) (got ${JSON.stringify(overlapText)})`,
+    );
+  }
+  const endpoint = values["llm-endpoint"];
+  if (endpoint !== undefined) {
+    if (extractor === "offline")
+      throw new Error("--llm-endpoint needs --extractor openai or bedrock");
+    if (!/^https?:\/\/[^\s/]+/.test(endpoint)) {
+      throw new Error(`--llm-endpoint must be an http(s) URL (got ${JSON.stringify(endpoint)})`);
+    }
+  }
+  if (values.model !== undefined && extractor === "offline") {
+    throw new Error("--model needs --extractor openai or bedrock (offline has no model)");
+  }
+  return {
+    extractor: extractor as ExtractorKind,
+    endpoint,
+    modelId:
+      extractor === "offline"
+        ? KEYPHRASE_EXTRACTOR_NAME
+        : (values.model ?? DEFAULT_MODELS[extractor as "openai" | "bedrock"]),
+    analyzer: {
+      route: route as Route,
+      windowSize,
+      overlap: Number(overlapText),
+      prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
+      maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
+      maxConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+    },
+    candidates: values.candidates,
+    maxAttempts: count("--max-attempts", values["max-attempts"], 6),
+  };
+}
+
 /**
  * The input file's messages (reporting bad lines like `segment`, and lines ingestion would
  * refuse), or the generated sample; each message with the line it came from.
@@ -136,7 +259,10 @@ async function loadMessages(
   io: CommandIO,
 ): Promise<{ messages: ChatMessage[]; lines: Map<ChatMessage, number> } | undefined> {
   if (options.input === undefined) {
-    return { messages: sampleChat({ settle: options.settle, perChannel: 150 }), lines: new Map() };
+    return {
+      messages: sampleChat({ settle: options.settle, perChannel: 150, topical: true }),
+      lines: new Map(),
+    };
   }
   const progress = new Progress(io.stderr);
   let read: Awaited<ReturnType<typeof readMessages>>;
@@ -171,14 +297,15 @@ async function loadMessages(
 }
 
 /**
- * Starts (or finds) the emulators, replays `messages` through a fresh pipeline and writes the
- * delivered segments; returns the summary text.
+ * Starts (or finds) the emulators, replays `messages` through a fresh pipeline, writes the
+ * delivered segments and (with extraction) extracts them until each is done or given up on;
+ * returns the summary text.
  */
 export async function runLocally(
   messages: ChatMessage[],
   options: RunOptions,
   io: CommandIO,
-): Promise<{ summary: string; refused: RefusedMessage[] }> {
+): Promise<{ summary: string; refused: RefusedMessage[]; gaveUp: SegmentMessageV1[] }> {
   const started = Date.now();
   const emulators = await startEmulators();
   try {
@@ -191,6 +318,7 @@ export async function runLocally(
       sqs: emulators.sqs(),
       metrics,
       prefix: "run",
+      maxReceiveCount: options.extraction?.maxAttempts,
       settings: {
         maxSize: options.maxSize,
         settle: options.settle,
@@ -202,6 +330,9 @@ export async function runLocally(
         channelConcurrency: 4,
       },
     });
+    const extraction =
+      options.extraction &&
+      (await attachExtraction(pipeline, { dynamodb: emulators.dynamodb(), ...options.extraction }));
     const progress = new Progress(io.stderr);
     const out = options.out ? createWriteStream(options.out) : undefined;
     const result = await replay(pipeline, messages, {
@@ -212,25 +343,115 @@ export async function runLocally(
             `replay: ${new Date(p.now).toISOString().slice(0, 16)}Z, ${p.ingested.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} messages ingested, ${p.delivered.toLocaleString("en-US")} segments delivered`,
         ),
     });
+    await pipeline.finishConsuming((pending) =>
+      progress.update(() => `extraction: ${pending} segment(s) waiting for a retry`),
+    );
     progress.finish();
-    const lines = result.delivered.map(segmentLine).join("");
-    if (out)
-      await new Promise<void>((resolve, reject) =>
-        out.end(lines, () => resolve()).on("error", reject),
-      );
-    else io.stdout.write(lines);
-    const channels = new Set(messages.map((m) => m.channel)).size;
-    const perMessage = (items = 0) => (items / Math.max(1, messages.length)).toFixed(2);
-    const summary = [
-      `channels ${channels}, messages ${messages.length}, segments ${result.delivered.length} (late ${result.delivered.filter((s) => s.late).length})`,
+    await writeText(out, io, result.delivered.map(segmentLine).join(""));
+    const gaveUp = await pipeline.deadLetters();
+    const lines = [
+      `channels ${new Set(messages.map((m) => m.channel)).size}, messages ${messages.length}, segments ${result.delivered.length} (late ${result.delivered.filter((s) => s.late).length})`,
       `not stored ${result.refused.length}, late messages ${metrics.get("LateMessages")}, dropped messages ${metrics.get("DroppedMessages")} (below --min-items), channel errors ${metrics.get("ChannelErrors")}`,
-      `ticks ${result.ticks}, DynamoDB reads per message: ${perMessage(reads.get(pipeline.config.messagesTable))} message items, ${perMessage(reads.get(pipeline.config.channelsTable))} channel state and due index items`,
-      `wall time ${formatDuration(Date.now() - started)}`,
-    ].join("\n");
-    return { summary, refused: result.refused };
+      `ticks ${result.ticks}, DynamoDB reads per message: ${perMessage(reads.get(pipeline.config.messagesTable), messages.length)} message items, ${perMessage(reads.get(pipeline.config.channelsTable), messages.length)} channel state and due index items`,
+    ];
+    if (extraction && options.extraction) {
+      const results = await extractedResults(extraction.reader, result.delivered);
+      if (options.extraction.candidates) {
+        await writeText(
+          createWriteStream(options.extraction.candidates),
+          io,
+          results.map(candidatesLine).join(""),
+        );
+      }
+      lines.push(
+        ...(await extractionSummary(
+          extraction,
+          options.extraction,
+          results,
+          result.delivered,
+          gaveUp,
+        )),
+      );
+    }
+    lines.push(`wall time ${formatDuration(Date.now() - started)}`);
+    return { summary: lines.join("\n"), refused: result.refused, gaveUp };
   } finally {
     await emulators.stop();
   }
+}
+
+function perMessage(items: number | undefined, messages: number): string {
+  return ((items ?? 0) / Math.max(1, messages)).toFixed(2);
+}
+
+/** Writes `text` to `out` (ended when done), or to standard output. */
+async function writeText(
+  out: NodeJS.WritableStream | undefined,
+  io: CommandIO,
+  text: string,
+): Promise<void> {
+  if (out === undefined) {
+    io.stdout.write(text);
+    return;
+  }
+  await new Promise<void>((resolve, reject) => {
+    out.on("error", reject);
+    out.end(text, () => resolve());
+  });
+}
+
+/** The stored result of each delivered segment that has one, in delivery order. */
+async function extractedResults(
+  reader: KnowledgeReader,
+  delivered: readonly SegmentMessageV1[],
+): Promise<SegmentResult[]> {
+  const results: SegmentResult[] = [];
+  for (const segment of delivered) {
+    const result = await reader.result(segment.channel, segment.segmentId);
+    if (result !== undefined) results.push(result);
+  }
+  return results;
+}
+
+/** The `--candidates` line of a result: the contract in the README. */
+function candidatesLine(result: SegmentResult): string {
+  const { channel, segmentId, late, model, promptVersion } = result;
+  const { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
+  const usage = { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
+  const candidates = result.candidates.map((c) => ({
+    id: c.id,
+    topic: c.topic,
+    reason: c.reason,
+    confidence: c.confidence,
+    tags: c.tags,
+    subjective: c.subjective,
+    ...(c.wikiWorthy === undefined ? {} : { wikiWorthy: c.wikiWorthy }),
+    messageIds: c.messageIds,
+  }));
+  return `${JSON.stringify({ channel, segmentId, late, model, promptVersion, candidates, usage })}\n`;
+}
+
+async function extractionSummary(
+  extraction: LocalExtraction,
+  options: RunExtractionOptions,
+  results: readonly SegmentResult[],
+  delivered: readonly SegmentMessageV1[],
+  gaveUp: readonly SegmentMessageV1[],
+): Promise<string[]> {
+  const total = (field: "calls" | "inputTokens" | "outputTokens" | "cacheReadTokens") =>
+    results.reduce((sum, r) => sum + r.usage[field], 0).toLocaleString("en-US");
+  const { route, windowSize, overlap } = options.analyzer;
+  const lines = [
+    `extraction (${options.modelId}, route ${route}${route === "sliding" ? ` ${windowSize}/${overlap}` : ""}): ${results.length} of ${delivered.length} segments extracted, ${gaveUp.length} given up, ${extraction.metrics.get("ExtractionFailures") ?? 0} failed attempts retried`,
+    `LLM calls ${total("calls")}, input tokens ${total("inputTokens")} (cache reads ${total("cacheReadTokens")}), output tokens ${total("outputTokens")}`,
+  ];
+  const channels = [...new Set(delivered.map((s) => s.channel))].sort();
+  for (const channel of channels) {
+    const topics = await extraction.reader.topics(channel, { limit: 5 });
+    const shown = topics.map((t) => `${t.topic} (${t.segments})`).join(", ");
+    lines.push(`top topics in ${escapeControls(channel)}: ${shown || "none"}`);
+  }
+  return lines;
 }
 
 /** The delivered segment as the output line: ids, flags and bounds; no message text. */

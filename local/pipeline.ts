@@ -24,6 +24,7 @@ import {
   type TickSummary,
   tickDependencies,
 } from "../lib/pipeline/index.js";
+import { type BatchHandler, LocalEventSource } from "./event-source.js";
 import { createSegmentQueue, drainQueue } from "./sqs.js";
 
 export interface LocalPipelineOptions {
@@ -38,6 +39,11 @@ export interface LocalPipelineOptions {
   logger?: PipelineLogger;
   /** Wall clock for arrival positions and leases (default: the real one). */
   wallNow?: () => number;
+  /**
+   * Gives the segment queue a dead-letter queue for a consumer attached with `consumeWith`: a
+   * segment goes there after this many failed deliveries (default: no dead-letter queue).
+   */
+  maxReceiveCount?: number;
 }
 
 const quiet: PipelineLogger = { info() {}, warn() {}, error() {} };
@@ -59,10 +65,12 @@ export class LocalPipeline {
   readonly channels: DynamoDbChannelStore;
   /** The pipeline clock that ingestion's due times are in: the `now` of the last `ingest`. */
   private ingestNow = 0;
+  private consumer: LocalEventSource | undefined;
 
   private constructor(
     private readonly options: LocalPipelineOptions,
     readonly config: SegmentFunctionConfig,
+    readonly deadLetterQueueUrl: string | undefined,
   ) {
     this.messages = new DynamoDbStore({
       client: options.dynamodb,
@@ -86,19 +94,61 @@ export class LocalPipeline {
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     await createMessagesTable(options.dynamodb, `${name}-messages`);
     await createChannelsTable(options.dynamodb, `${name}-channels`);
+    const deadLetterQueueUrl =
+      options.maxReceiveCount === undefined
+        ? undefined
+        : await createSegmentQueue(options.sqs, `${name}-segments-dlq`, { fifo, maxBodyBytes });
     const queueUrl = await createSegmentQueue(options.sqs, `${name}-segments`, {
       fifo,
       maxBodyBytes,
     });
-    return new LocalPipeline(options, {
-      messagesTable: `${name}-messages`,
-      channelsTable: `${name}-channels`,
-      queueUrl,
-      fifo,
-      maxBodyBytes,
-      budgetMarginMs: 0,
-      settings: options.settings,
+    return new LocalPipeline(
+      options,
+      {
+        messagesTable: `${name}-messages`,
+        channelsTable: `${name}-channels`,
+        queueUrl,
+        fifo,
+        maxBodyBytes,
+        budgetMarginMs: 0,
+        settings: options.settings,
+      },
+      deadLetterQueueUrl,
+    );
+  }
+
+  /**
+   * From now on the queue is consumed by `handler` as Lambda's event source would run it:
+   * `drain` hands it what arrives, deletes what it handled and retries what failed.
+   */
+  consumeWith(handler: BatchHandler): void {
+    if (this.deadLetterQueueUrl === undefined || this.options.maxReceiveCount === undefined) {
+      throw new Error("a consumer needs the pipeline created with maxReceiveCount");
+    }
+    this.consumer = new LocalEventSource({
+      sqs: this.options.sqs,
+      queueUrl: this.config.queueUrl,
+      handler,
+      deadLetters: {
+        queueUrl: this.deadLetterQueueUrl,
+        maxReceiveCount: this.options.maxReceiveCount,
+      },
     });
+  }
+
+  /**
+   * With a consumer attached, waits until the queue is empty: every segment handled, or moved
+   * to the dead-letter queue after its last receive. `onWait` reports the messages still there.
+   */
+  async finishConsuming(onWait?: (pending: number) => void): Promise<void> {
+    await this.consumer?.drain(onWait);
+  }
+
+  /** Receives and deletes what the dead-letter queue holds: the segments given up on. */
+  async deadLetters(): Promise<SegmentMessageV1[]> {
+    if (this.deadLetterQueueUrl === undefined) return [];
+    const received = await drainQueue(this.options.sqs, this.deadLetterQueueUrl);
+    return received.map((message) => parseSegmentBody(message.Body ?? ""));
   }
 
   /** Ingests chat messages (the JSON-lines format) as the ingest Lambda does, at time `now`. */
@@ -120,9 +170,16 @@ export class LocalPipeline {
     return runTick(deps, shouldStop);
   }
 
-  /** Receives and deletes every segment message waiting in the queue, in receive order. */
+  /**
+   * Receives and deletes every segment message waiting in the queue, in receive order. With a
+   * consumer attached, hands them to it and returns those received for the first time (a
+   * retried one was returned when it first arrived).
+   */
   async drain(): Promise<SegmentMessageV1[]> {
-    const received = await drainQueue(this.options.sqs, this.config.queueUrl);
+    const received =
+      this.consumer === undefined
+        ? await drainQueue(this.options.sqs, this.config.queueUrl)
+        : await this.consumer.poll();
     return received.map((message) => parseSegmentBody(message.Body ?? ""));
   }
 }

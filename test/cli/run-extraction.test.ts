@@ -1,0 +1,201 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { sampleChat } from "../../local/sample.js";
+import { runCli } from "../support/cli.js";
+import {
+  chatCompletion,
+  chatError,
+  closedAfterEach,
+  type RecordedRequest,
+  startChatCompletionsServer,
+} from "../support/llm-servers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "convoseg-run-extraction-"));
+const startServer = closedAfterEach(startChatCompletionsServer);
+const cli = (args: string[]) => runCli(args, Date.UTC(2100, 0, 1));
+
+const input = join(dir, "chat.jsonl");
+writeFileSync(
+  input,
+  sampleChat({
+    seed: 7,
+    channels: ["a", "b"],
+    perChannel: 40,
+    settle: 6 * 3_600_000,
+    topical: true,
+  })
+    .map((m) => JSON.stringify(m))
+    .join("\n"),
+);
+const SEGMENTING = ["--input", input, "--settle", "6h", "--tick", "15m", "--max-size", "12"];
+
+interface CandidatesLine {
+  channel: string;
+  segmentId: string;
+  late: boolean;
+  model: string;
+  promptVersion: string;
+  candidates: { id: string; topic: string; messageIds: [string, string] | null }[];
+  usage: Record<string, number>;
+}
+
+const jsonLines = <T>(file: string): T[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+
+/** A model that names the first word after "the" in its excerpt as the topic of turns 1 to 2. */
+function answer(request: RecordedRequest) {
+  const prompt = (request.body as { messages: { content: string }[] }).messages[0].content;
+  const topic = /Turn 1 \[USER\]: \S+: .*?the (\w+)/.exec(prompt)?.[1] ?? "chat";
+  return chatCompletion(
+    JSON.stringify({
+      candidates: [
+        {
+          topic,
+          reason: "asked about",
+          confidence: 0.8,
+          tags: ["help"],
+          turn_range: [1, 2],
+          subjective: false,
+          wiki_worthy: null,
+        },
+      ],
+    }),
+    {
+      usage: {
+        prompt_tokens: 50,
+        completion_tokens: 9,
+        prompt_tokens_details: { cached_tokens: 8 },
+      },
+    },
+  );
+}
+
+beforeEach(() => {
+  vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+  vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+  vi.stubEnv("OPENAI_API_KEY", "test-key");
+});
+
+describe("run command with extraction", () => {
+  it("extracts every delivered segment exactly once with the offline extractor", async () => {
+    const out = join(dir, "offline-segments.jsonl");
+    const candidates = join(dir, "offline-candidates.jsonl");
+
+    const run = await cli(["run", ...SEGMENTING, "--out", out, "--candidates", candidates]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const segments = jsonLines<{ segmentId: string; messageIds: string[] }>(out);
+    const lines = jsonLines<CandidatesLine>(candidates);
+    expect(lines.map((l) => l.segmentId).sort()).toEqual(segments.map((s) => s.segmentId).sort());
+    expect(new Set(lines.map((l) => l.segmentId)).size).toBe(lines.length);
+    const ids = new Map(segments.map((s) => [s.segmentId, s.messageIds]));
+    for (const line of lines) {
+      expect(line.model).toBe("keyphrase-extractor (offline, no LLM)");
+      expect(line.usage.calls).toBeGreaterThanOrEqual(1);
+      for (const candidate of line.candidates) {
+        for (const id of candidate.messageIds ?? []) expect(ids.get(line.segmentId)).toContain(id);
+      }
+    }
+    expect(run.stderr).toMatch(
+      new RegExp(`${segments.length} of ${segments.length} segments extracted, 0 given up`),
+    );
+    expect(run.stderr).toMatch(/top topics in a: \S/);
+  }, 120_000);
+
+  it("gets one line per segment through throttling, server errors and garbage, counting every call", async () => {
+    // Segments of at most 12 messages are one window each: every answer belongs to one segment.
+    const answered = { good: 0, garbage: 0 };
+    const failures = [
+      chatError(429, { "retry-after-ms": "1" }),
+      chatError(503, { "retry-after-ms": "1" }),
+      chatCompletion("{oops", { usage: { prompt_tokens: 10, completion_tokens: 2 } }),
+    ];
+    const server = await startServer((request, index) => {
+      const failure = index < 24 && index % 4 === 1 ? failures[(index >> 2) % 3] : undefined;
+      if (failure?.status === undefined) {
+        if (failure) answered.garbage++;
+        else answered.good++;
+      }
+      return failure ?? answer(request);
+    });
+    const out = join(dir, "openai-segments.jsonl");
+    const candidates = join(dir, "openai-candidates.jsonl");
+
+    const run = await cli([
+      "run",
+      ...SEGMENTING,
+      "--out",
+      out,
+      "--candidates",
+      candidates,
+      "--extractor",
+      "openai",
+      "--llm-endpoint",
+      `${server.url}/v1`,
+      "--model",
+      "scripted",
+    ]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const segments = jsonLines<{ segmentId: string }>(out);
+    const lines = jsonLines<CandidatesLine>(candidates);
+    expect(lines.map((l) => l.segmentId).sort()).toEqual(segments.map((s) => s.segmentId).sort());
+    expect(lines.every((l) => l.model === "scripted" && l.promptVersion === "1/sliding-60-6")).toBe(
+      true,
+    );
+    expect(answered.garbage).toBeGreaterThan(0);
+    // Every answered call is in its segment's usage, the rejected replies of failed attempts too.
+    const total = (field: string) => lines.reduce((sum, l) => sum + l.usage[field], 0);
+    expect(total("calls")).toBe(answered.good + answered.garbage);
+    expect(total("inputTokens")).toBe(50 * answered.good + 10 * answered.garbage);
+    expect(total("cacheReadTokens")).toBe(8 * answered.good);
+    expect(lines.every((l) => l.candidates.length === 1)).toBe(true);
+  }, 180_000);
+
+  it("reports the segments it gave up on and exits 1 when the endpoint keeps failing", async () => {
+    const server = await startServer(() => chatError(500, { "retry-after-ms": "1" }));
+
+    const run = await cli([
+      "run",
+      ...SEGMENTING,
+      "--out",
+      join(dir, "down-segments.jsonl"),
+      "--extractor",
+      "openai",
+      "--llm-endpoint",
+      `${server.url}/v1`,
+      "--max-attempts",
+      "2",
+    ]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /gave up on segment [0-9a-f]{32} \(channel "a", \d+ messages\) after 2 attempts/,
+    );
+    expect(run.stderr).toMatch(/run: \d+ segment\(s\) were not extracted/);
+  }, 180_000);
+
+  it.each([
+    [["--extractor", "gpt"], /--extractor must be one of none, bedrock, openai, offline/],
+    [["--route", "zigzag"], /--route must be one of/],
+    [
+      ["--window-size", "4", "--overlap", "4"],
+      /--overlap must be an integer from 0 to --window-size - 1 \(3\)/,
+    ],
+    [["--extractor", "none", "--candidates", "x"], /--candidates needs extraction/],
+    [["--model", "m"], /--model needs --extractor openai or bedrock/],
+    [
+      ["--extractor", "openai", "--llm-endpoint", "localhost:8080"],
+      /--llm-endpoint must be an http\(s\) URL/,
+    ],
+  ])("rejects %j with usage", async (args, message) => {
+    const { code, stderr } = await cli(["run", ...args]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});
