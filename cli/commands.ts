@@ -1,6 +1,7 @@
 import { channelCommand } from "./channel.js";
 import { runCommand } from "./run.js";
 import { type CommandIO, segmentCommand } from "./segment.js";
+import { topicsCommand } from "./topics.js";
 
 const USAGE = `Usage: npm start -- <command> [options]
 
@@ -8,6 +9,7 @@ Commands:
   segment <file.jsonl|->   print the closed conversation segments of chat messages
   run                      run the whole pipeline locally on emulators and a simulated clock
   channel show|reset <id>  operator commands on a pipeline's channel state
+  topics <channel>         a channel's extracted topics, most supported first, with evidence
 
 Run a command with --help for its options.`;
 
@@ -17,6 +19,7 @@ export async function main(args: string[], io: CommandIO): Promise<number> {
   if (command === "segment") return segmentCommand(rest, io);
   if (command === "run") return runCommand(rest, io);
   if (command === "channel") return channelCommand(rest, io);
+  if (command === "topics") return topicsCommand(rest, io);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;

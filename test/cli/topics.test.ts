@@ -1,0 +1,79 @@
+import { describe, expect, inject, it, vi } from "vitest";
+import { Analyzer, KeyphraseExtractor } from "../../lib/extraction/index.js";
+import {
+  DynamoDbResultStore,
+  promptVersionOf,
+  SegmentExtractor,
+  type Topic,
+} from "../../lib/knowledge/index.js";
+import { createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+import { runCli } from "../support/cli.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+
+const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 1));
+const ANALYSIS = {
+  route: "sliding",
+  windowSize: 60,
+  overlap: 6,
+  prefixStep: 5,
+  maxWindows: 8,
+} as const;
+
+describe("topics command", () => {
+  it("lists a channel's topics, most supported first, with their evidence; --json as the reader", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+    vi.stubEnv("AWS_REGION", "us-east-1");
+    vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
+    vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+    const client = testDynamoDbClient();
+    const tableName = await createResultsTestTable(client);
+    const extractor = new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName }),
+      analyzer: new Analyzer(new KeyphraseExtractor(), ANALYSIS),
+      model: "offline",
+      promptVersion: promptVersionOf(ANALYSIS),
+    });
+    const talks = [
+      [
+        "my grub bootloader is broken",
+        "reinstall the grub bootloader",
+        "the grub bootloader works",
+      ],
+      ["the grub bootloader again", "which grub bootloader version", "grub bootloader fixed"],
+      ["the wifi driver drops", "update the wifi driver", "wifi driver ok <script>x</script>"],
+    ];
+    for (const [i, texts] of talks.entries()) {
+      const { segment, messages } = segmentOf(`s${i}`, texts, "desk");
+      await extractor.extract(segment, messages);
+    }
+
+    const text = await cli(["topics", "desk", "--table", tableName]);
+    const json = await cli(["topics", "desk", "--table", tableName, "--json", "--limit", "1"]);
+
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.split("\n");
+    expect(lines[0]).toMatch(/^"desk": \d+ topic\(s\), most supported first$/);
+    expect(lines[1]).toMatch(
+      /^- grub bootloader: 2 segment\(s\), 2026-01-01T00:00Z to 2026-01-01T00:02Z/,
+    );
+    expect(text.stdout).toMatch(/segment s0: messages s0-m0 to s0-m\d/);
+    expect(text.stdout).toMatch(/segment s1: messages s1-m\d to s1-m\d/);
+    expect(text.stdout).toMatch(/- wifi driver: 1 segment\(s\)/);
+    const parsed = JSON.parse(json.stdout) as { channel: string; topics: Topic[] };
+    expect(parsed.channel).toBe("desk");
+    expect(parsed.topics).toHaveLength(1);
+    expect(parsed.topics[0]).toMatchObject({ normalizedTopic: "grub bootloader", segments: 2 });
+    expect(parsed.topics[0].evidence.map((e) => e.segmentId)).toEqual(["s0", "s1"]);
+  });
+
+  it.each([
+    [[], /expected one channel id/],
+    [["desk"], /no results table: pass --table or set RESULTS_TABLE/],
+    [["desk", "--table", "t", "--limit", "0"], /--limit must be a positive integer/],
+  ])("rejects %j with usage", async (args, message) => {
+    vi.stubEnv("RESULTS_TABLE", undefined);
+    const { code, stderr } = await cli(["topics", ...args]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});
