@@ -66,6 +66,7 @@ export async function attachExtraction(
       extractDependencies(config, {
         dynamodb: options.dynamodb,
         bedrockEndpoint: options.extractor === "bedrock" ? options.endpoint : undefined,
+        bedrockRegion: process.env.AWS_REGION,
         metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
         logger: { info: quiet, warn: quiet, error: quiet },
       }),

@@ -3,6 +3,7 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { getParameter } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import {
   type ApiKeySource,
@@ -35,6 +36,7 @@ const consumer = apiKeyOf(config.apiKey).then((apiKey) =>
   segmentConsumer(
     extractDependencies(config, {
       dynamodb: new DynamoDBClient({}),
+      sqs: new SQSClient({}),
       apiKey,
       logger,
       metrics: {

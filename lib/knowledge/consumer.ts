@@ -4,6 +4,7 @@ import {
   processPartialResponse,
   SqsFifoPartialProcessorAsync,
 } from "@aws-lambda-powertools/batch";
+import { ChangeMessageVisibilityBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { ExtractionError, InvalidModelOutputError, LLMError } from "../extraction/index.js";
 import {
@@ -11,7 +12,7 @@ import {
   readSegmentMessages,
   type SegmentMessageSource,
 } from "../pipeline/index.js";
-import { KnowledgeError } from "./errors.js";
+import { KnowledgeError, SegmentBusyError } from "./errors.js";
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 
 /** The metrics the consumer reports (EMF in the Lambda function; see the README). */
@@ -50,6 +51,30 @@ export interface SegmentConsumerDependencies {
   messagesTable: string;
   metrics: ExtractionMetrics;
   logger: ExtractionLogger;
+  /**
+   * With it, a failed record's visibility timeout is shortened to {@link retryDelaySeconds}, so
+   * that throttling or an outage is retried after a backoff rather than after the queue's whole
+   * visibility timeout (sized for the longest extraction). Default: none, SQS's own timing.
+   */
+  sqs?: SQSClient;
+}
+
+/** The longest backoff before a failed segment is tried again. */
+const MAX_RETRY_DELAY_SECONDS = 15 * 60;
+
+/**
+ * Seconds before a record that failed on its `receiveCount`-th receive is tried again: 30 s
+ * doubling per receive up to 15 minutes, or, when another delivery holds the segment's lease,
+ * until that lease ends.
+ */
+export function retryDelaySeconds(error: unknown, receiveCount: number, now: number): number {
+  if (error instanceof SegmentBusyError) {
+    return Math.min(
+      MAX_RETRY_DELAY_SECONDS,
+      Math.max(1, Math.ceil((error.leaseExpiresAt - now) / 1000)),
+    );
+  }
+  return Math.min(MAX_RETRY_DELAY_SECONDS, 30 * 2 ** Math.max(0, receiveCount - 1));
 }
 
 /**
@@ -109,24 +134,91 @@ export async function consumeSegment(
 export function segmentConsumer(
   deps: SegmentConsumerDependencies,
 ): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
-  const handle = async (record: SQSRecord) => {
-    await consumeSegment(record.body, deps);
-  };
   return async (event, context) => {
+    const errors = new Map<string, unknown>();
+    const handle = async (record: SQSRecord) => {
+      try {
+        await consumeSegment(record.body, deps);
+      } catch (error) {
+        errors.set(record.messageId, error);
+        throw error;
+      }
+    };
     const fifo = event.Records[0]?.eventSourceARN?.endsWith(".fifo") ?? false;
     // A batch where every record failed is answered like any other: all listed as failures.
-    if (fifo) {
-      return processPartialResponse(event, handle, new SqsFifoPartialProcessorAsync(), {
-        context,
-        skipGroupOnError: true,
-        throwOnFullBatchFailure: false,
-      });
-    }
-    return processPartialResponse(event, handle, new BatchProcessor(EventType.SQS), {
-      context,
-      throwOnFullBatchFailure: false,
-    });
+    const response = fifo
+      ? await processPartialResponse(event, handle, new SqsFifoPartialProcessorAsync(), {
+          context,
+          skipGroupOnError: true,
+          throwOnFullBatchFailure: false,
+        })
+      : await processPartialResponse(event, handle, new BatchProcessor(EventType.SQS), {
+          context,
+          throwOnFullBatchFailure: false,
+        });
+    if (deps.sqs !== undefined) await backOff(deps.sqs, event, response, errors, deps.logger);
+    return response;
   };
+}
+
+/**
+ * Shortens the visibility timeout of each failed record to its retry delay. A record skipped
+ * after an earlier failure of its FIFO group gets the group's first delay. Best effort: if it
+ * fails, SQS retries after the queue's own visibility timeout.
+ */
+async function backOff(
+  sqs: SQSClient,
+  event: SQSEvent,
+  response: SQSBatchResponse,
+  errors: Map<string, unknown>,
+  logger: ExtractionLogger,
+): Promise<void> {
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  const records = event.Records.filter((r) => failed.has(r.messageId));
+  const first = records.find((r) => errors.has(r.messageId));
+  const now = Date.now();
+  const byQueue = new Map<
+    string,
+    { Id: string; ReceiptHandle: string; VisibilityTimeout: number }[]
+  >();
+  records.forEach((record, i) => {
+    const error = errors.get(record.messageId) ?? (first && errors.get(first.messageId));
+    const entries = byQueue.get(record.eventSourceARN) ?? [];
+    entries.push({
+      Id: String(i),
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: retryDelaySeconds(
+        error,
+        Number(record.attributes.ApproximateReceiveCount),
+        now,
+      ),
+    });
+    byQueue.set(record.eventSourceARN, entries);
+  });
+  for (const [arn, entries] of byQueue) {
+    for (let i = 0; i < entries.length; i += 10) {
+      try {
+        await sqs.send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: queueUrlOf(arn),
+            Entries: entries.slice(i, i + 10),
+          }),
+        );
+      } catch (error) {
+        logger.warn("could not shorten the retry delay of failed segments", {
+          queue: arn,
+          error: describe(error),
+        });
+      }
+    }
+  }
+}
+
+/** The URL of the queue an event source ARN names (`arn:aws:sqs:<region>:<account>:<name>`). */
+export function queueUrlOf(arn: string): string {
+  const [, partition, , region, account, name] = arn.split(":");
+  const domain = partition === "aws-cn" ? "amazonaws.com.cn" : "amazonaws.com";
+  return `https://sqs.${region}.${domain}/${account}/${name}`;
 }
 
 function report(outcome: ExtractionOutcome, deps: SegmentConsumerDependencies): void {

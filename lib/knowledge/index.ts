@@ -19,6 +19,8 @@ export {
   type ExtractionLogger,
   type ExtractionMetricName,
   type ExtractionMetrics,
+  queueUrlOf,
+  retryDelaySeconds,
   type SegmentConsumerDependencies,
   segmentConsumer,
 } from "./consumer.js";

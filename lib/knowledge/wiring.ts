@@ -1,5 +1,6 @@
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import {
   Analyzer,
   BedrockConverseLLM,
@@ -28,6 +29,10 @@ export interface ExtractEnvironment {
   bedrockEndpoint?: string;
   /** The clock leases and timestamps use (default: the wall clock). */
   now?: () => number;
+  /** For retry backoff on failed records (see `SegmentConsumerDependencies.sqs`). */
+  sqs?: SQSClient;
+  /** The region of a Bedrock endpoint override (default us-east-1). */
+  bedrockRegion?: string;
 }
 
 /** The model adapter the configuration names. */
@@ -40,7 +45,10 @@ export function createLLM(config: ExtractFunctionConfig, env: ExtractEnvironment
         client:
           env.bedrockEndpoint === undefined
             ? undefined
-            : new BedrockRuntimeClient({ endpoint: env.bedrockEndpoint }),
+            : new BedrockRuntimeClient({
+                endpoint: env.bedrockEndpoint,
+                region: env.bedrockRegion ?? "us-east-1",
+              }),
       });
     case "openai":
       return new OpenAICompatibleLLM({
@@ -82,5 +90,6 @@ export function extractDependencies(
     messagesTable: config.messagesTable,
     metrics: env.metrics,
     logger: env.logger,
+    sqs: env.sqs,
   };
 }
