@@ -1,4 +1,5 @@
 import { channelCommand } from "./channel.js";
+import { reextractCommand } from "./reextract.js";
 import { runCommand } from "./run.js";
 import { type CommandIO, segmentCommand } from "./segment.js";
 import { topicsCommand } from "./topics.js";
@@ -10,6 +11,7 @@ Commands:
   run                      run the whole pipeline locally on emulators and a simulated clock
   channel show|reset <id>  operator commands on a pipeline's channel state
   topics <channel>         a channel's extracted topics, most supported first, with evidence
+  reextract <channel> <id> operator command: extract stored segments again
 
 Run a command with --help for its options.`;
 
@@ -20,6 +22,7 @@ export async function main(args: string[], io: CommandIO): Promise<number> {
   if (command === "run") return runCommand(rest, io);
   if (command === "channel") return channelCommand(rest, io);
   if (command === "topics") return topicsCommand(rest, io);
+  if (command === "reextract") return reextractCommand(rest, io);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;

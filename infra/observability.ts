@@ -145,8 +145,8 @@ export class Observability extends Construct {
     alarm("InvalidModelOutputRate", {
       description: `More than ${INVALID_OUTPUT_RATE * 100}% of model calls ended in a reply that was not the JSON asked for, even after the repair call, in ${INVALID_OUTPUT_PERIOD.toMinutes()} minutes: the model or bedrockOutput does not fit the prompt; those segments are retried and then dead-lettered.`,
       metric: new MathExpression({
-        // Successful segments count their calls, failed ones their invalid reply: with no call
-        // counted (every segment failing), the rate is the count of invalid replies itself.
+        // Every answered call is counted, a failed attempt's too; with none counted in the
+        // period (no metric at all), the rate is the count of invalid replies itself.
         expression: "IF(FILL(calls, 0) > 0, invalid / FILL(calls, 0), invalid)",
         usingMetrics: {
           invalid: extractMetric("InvalidModelOutputs", INVALID_OUTPUT_PERIOD),

@@ -59,6 +59,12 @@ export interface SegmentConsumerDependencies {
   sqs?: SQSClient;
 }
 
+/**
+ * The message attribute (String `"true"`) that asks for a segment to be extracted again even
+ * though its result is current: what `npm start -- reextract` sends.
+ */
+export const REEXTRACT_ATTRIBUTE = "convoseg-reextract";
+
 /** The longest backoff before a failed segment is tried again. */
 const MAX_RETRY_DELAY_SECONDS = 15 * 60;
 
@@ -79,14 +85,14 @@ export function retryDelaySeconds(error: unknown, receiveCount: number, now: num
 
 /**
  * Extracts one segment message body: parses it (v1), reads its messages (inline or from the
- * messages table), extracts and stores the result exactly once. Throws on every failure, so that
+ * messages table), extracts and stores the result exactly once (again with `force`). Throws on every failure, so that
  * the record is retried (and after the queue's receive limit, dead-lettered): nothing is
  * acknowledged without a stored result.
  */
 export async function consumeSegment(
   body: string,
   deps: SegmentConsumerDependencies,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; force?: boolean } = {},
 ): Promise<ExtractionOutcome> {
   let ids: { channel?: string; segmentId?: string } = {};
   let outcome: ExtractionOutcome;
@@ -100,7 +106,19 @@ export async function consumeSegment(
       );
     }
     const messages = await readSegmentMessages(segment, deps.messages);
-    outcome = await deps.extractor.extract(segment, messages, options);
+    outcome = await deps.extractor.extract(segment, messages, {
+      ...options,
+      // Counted as they happen, so that the calls of failed attempts are in the metrics too.
+      onUsage: (usage, call) => {
+        deps.metrics.add("LLMCalls", 1);
+        deps.metrics.add("InputTokens", usage.inputTokens);
+        deps.metrics.add("OutputTokens", usage.outputTokens);
+        deps.metrics.add("CacheReadTokens", usage.cacheReadTokens);
+        deps.metrics.add("CacheWriteTokens", usage.cacheWriteTokens);
+        deps.metrics.add("WindowLatency", call.latencyMs);
+      },
+      onRepair: () => deps.metrics.add("RepairRetries", 1),
+    });
   } catch (error) {
     deps.metrics.add("ExtractionFailures", 1);
     if (error instanceof InvalidModelOutputError) deps.metrics.add("InvalidModelOutputs", 1);
@@ -138,7 +156,9 @@ export function segmentConsumer(
     const errors = new Map<string, unknown>();
     const handle = async (record: SQSRecord) => {
       try {
-        await consumeSegment(record.body, deps);
+        await consumeSegment(record.body, deps, {
+          force: record.messageAttributes?.[REEXTRACT_ATTRIBUTE]?.stringValue === "true",
+        });
       } catch (error) {
         errors.set(record.messageId, error);
         throw error;
@@ -229,15 +249,8 @@ function report(outcome: ExtractionOutcome, deps: SegmentConsumerDependencies): 
   }
   metrics.add("SegmentsExtracted", 1);
   if (outcome.status === "replaced") metrics.add("ResultsReplaced", 1);
-  metrics.add("LLMCalls", outcome.attempt.calls);
-  metrics.add("InputTokens", outcome.attempt.inputTokens);
-  metrics.add("OutputTokens", outcome.attempt.outputTokens);
-  metrics.add("CacheReadTokens", outcome.attempt.cacheReadTokens);
-  metrics.add("CacheWriteTokens", outcome.attempt.cacheWriteTokens);
-  metrics.add("RepairRetries", outcome.repairs);
   metrics.add("WindowsReused", outcome.reusedWindows);
   metrics.add("CandidatesPerSegment", outcome.result.candidates.length);
-  for (const latency of outcome.latenciesMs) metrics.add("WindowLatency", latency);
 }
 
 function outcomeMessage(outcome: ExtractionOutcome): string {

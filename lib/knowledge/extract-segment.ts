@@ -5,6 +5,7 @@ import {
   type LLMUsage,
   normalizeTopic,
   PROMPT_VERSION,
+  type UsageListener,
   type WindowOutputs,
   type WindowUsage,
 } from "../extraction/index.js";
@@ -36,10 +37,6 @@ export interface ExtractionOutcome {
   attempt: SegmentUsage;
   /** Windows answered from replies stored by an earlier attempt. */
   reusedWindows: number;
-  /** Model replies that were not valid and were asked again. */
-  repairs: number;
-  /** Latency of each model call of this attempt, ms. */
-  latenciesMs: number[];
 }
 
 export interface SegmentExtractorOptions {
@@ -119,12 +116,19 @@ export class SegmentExtractor {
 
   /**
    * `force` re-extracts even a result of the same model and prompt version (an operator's
-   * choice); the new result replaces it and records what it replaced.
+   * choice); the new result replaces it and records what it replaced. `onUsage` and `onRepair`
+   * hear of every answered model call and repair request as it happens, also in an attempt that
+   * then fails.
    */
   async extract(
     segment: SegmentEnvelope,
     messages: readonly InlineMessage[],
-    options: { force?: boolean; signal?: AbortSignal } = {},
+    options: {
+      force?: boolean;
+      signal?: AbortSignal;
+      onUsage?: UsageListener;
+      onRepair?: () => void;
+    } = {},
   ): Promise<ExtractionOutcome> {
     const { store } = this.options;
     const { channel, segmentId } = segment;
@@ -149,10 +153,8 @@ export class SegmentExtractor {
 
     const attempt = { ...NO_USAGE };
     const windows: WindowUsage[] = [];
-    const latenciesMs: number[] = [];
     let unsaved = { ...NO_USAGE };
     let reusedWindows = 0;
-    let repairs = 0;
     const outputs: WindowOutputs = {
       get: async (prompt) => {
         const output = await store.getWindow(channel, this.windowKey(prompt));
@@ -181,11 +183,9 @@ export class SegmentExtractor {
         onUsage: (usage, call) => {
           add(attempt, usage);
           add(unsaved, usage);
-          latenciesMs.push(call.latencyMs);
+          options.onUsage?.(usage, call);
         },
-        onRepair: () => {
-          repairs++;
-        },
+        onRepair: options.onRepair,
       });
       result = this.result(segment, messages, candidates, sumUsage(lease.spent, ...windows));
       if (previous !== undefined) {
@@ -207,8 +207,6 @@ export class SegmentExtractor {
       result,
       attempt,
       reusedWindows,
-      repairs,
-      latenciesMs,
     };
   }
 
@@ -237,6 +235,7 @@ export class SegmentExtractor {
       count: segment.count,
       first: segment.first,
       last: segment.last,
+      messageIds: messages.map((m) => m.id),
       model: this.options.model,
       promptVersion: this.options.promptVersion,
       extractedAt: new Date(this.now()).toISOString(),
@@ -282,8 +281,6 @@ function already(result: SegmentResult): ExtractionOutcome {
     result,
     attempt: { ...NO_USAGE },
     reusedWindows: 0,
-    repairs: 0,
-    latenciesMs: [],
   };
 }
 

@@ -20,6 +20,7 @@ export {
   type ExtractionMetricName,
   type ExtractionMetrics,
   queueUrlOf,
+  REEXTRACT_ATTRIBUTE,
   retryDelaySeconds,
   type SegmentConsumerDependencies,
   segmentConsumer,

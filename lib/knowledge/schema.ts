@@ -54,6 +54,8 @@ export interface SegmentResult {
   count: number;
   first: { id: string; ts: number };
   last: { id: string; ts: number };
+  /** Every message of the segment, in segment order. */
+  messageIds: string[];
   model: string;
   promptVersion: string;
   /** ISO 8601. */

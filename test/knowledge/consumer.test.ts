@@ -133,6 +133,9 @@ describe("segmentConsumer", () => {
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: "record-0" }]);
     expect(metrics.get("InvalidModelOutputs")).toBe(1);
     expect(server.requests).toHaveLength(2);
+    // The calls of a failed attempt are counted too: the alarm's rate divides by them.
+    expect(metrics.get("LLMCalls")).toBe(2);
+    expect(metrics.get("RepairRetries")).toBe(1);
     const reader = new KnowledgeReader({ client, tableName: resultsTable });
     expect(await reader.result("invalid-output", "garbage")).toBeUndefined();
   });

@@ -1,0 +1,131 @@
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { describe, expect, inject, it, vi } from "vitest";
+import { Analyzer, KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
+import {
+  DynamoDbResultStore,
+  KnowledgeReader,
+  promptVersionOf,
+  REEXTRACT_ATTRIBUTE,
+  SegmentExtractor,
+  segmentConsumer,
+} from "../../lib/knowledge/index.js";
+import { parseSegmentBody } from "../../lib/pipeline/index.js";
+import { createSegmentQueue } from "../../local/sqs.js";
+import { createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+import { runCli } from "../support/cli.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import { testSqsClient, uniqueQueueName } from "../support/sqs.js";
+
+const ANALYSIS = {
+  route: "sliding",
+  windowSize: 60,
+  overlap: 6,
+  prefixStep: 5,
+  maxWindows: 8,
+} as const;
+const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 2));
+
+describe("reextract command", () => {
+  it("sends a stored segment back by reference, flagged, and the consumer replaces its result", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    vi.stubEnv("AWS_REGION", "us-east-1");
+    vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
+    vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+    const client = testDynamoDbClient();
+    const sqs = testSqsClient();
+    const resultsTable = await createResultsTestTable(client);
+    const messagesTable = `messages-${Date.now()}-reextract`;
+    await createMessagesTable(client, messagesTable);
+    const queueUrl = await createSegmentQueue(sqs, uniqueQueueName("reextract"), { fifo: true });
+    const { segment, messages } = segmentOf(
+      "again",
+      ["the grub bootloader", "grub bootloader ok"],
+      "ops",
+    );
+    await new DynamoDbStore({ client, tableName: messagesTable }).write(
+      "ops",
+      messages.map((m) => textMessage("user", m.text, { id: m.id, ts: m.ts, author: m.author })),
+    );
+    const extractor = new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName: resultsTable }),
+      analyzer: new Analyzer(new KeyphraseExtractor(), ANALYSIS),
+      model: "offline",
+      promptVersion: promptVersionOf(ANALYSIS),
+    });
+    const first = await extractor.extract(segment, messages);
+    const tables = ["--table", resultsTable, "--messages-table", messagesTable];
+
+    const run = await cli(["reextract", "ops", "again", "missing", "--queue", queueUrl, ...tables]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /^segment again: re-extraction requested \(message \S+; its result was offline \/ prompt 1\/sliding-60-6\)/,
+    );
+    expect(run.stderr).toMatch(/segment missing of "ops": no stored result/);
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MessageAttributeNames: ["All"],
+        AttributeNames: ["All"],
+      }),
+    );
+    expect(Messages).toHaveLength(1);
+    const body = parseSegmentBody(Messages[0].Body ?? "");
+    expect(body).toMatchObject({
+      segmentId: "again",
+      messageIds: messages.map((m) => m.id),
+      reference: { table: messagesTable },
+    });
+    expect(Messages[0].MessageAttributes?.[REEXTRACT_ATTRIBUTE]?.StringValue).toBe("true");
+
+    const quiet = () => {};
+    const handler = segmentConsumer({
+      extractor,
+      messages: new DynamoDbStore({ client, tableName: messagesTable }),
+      messagesTable,
+      metrics: { add: quiet },
+      logger: { info: quiet, warn: quiet, error: quiet },
+    });
+    const response = await handler({
+      Records: [
+        {
+          messageId: Messages[0].MessageId ?? "",
+          receiptHandle: Messages[0].ReceiptHandle ?? "",
+          body: Messages[0].Body ?? "",
+          attributes: {
+            ApproximateReceiveCount: "1",
+            SentTimestamp: "0",
+            SenderId: "operator",
+            ApproximateFirstReceiveTimestamp: "0",
+            MessageGroupId: "ops",
+          },
+          messageAttributes: { [REEXTRACT_ATTRIBUTE]: { stringValue: "true", dataType: "String" } },
+          md5OfBody: "",
+          eventSource: "aws:sqs",
+          eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:segments.fifo",
+          awsRegion: "us-east-1",
+        },
+      ],
+    });
+
+    expect(response.batchItemFailures).toEqual([]);
+    const replaced = await new KnowledgeReader({ client, tableName: resultsTable }).result(
+      "ops",
+      "again",
+    );
+    expect(replaced?.replaced).toEqual({
+      model: "offline",
+      promptVersion: first.result.promptVersion,
+      extractedAt: first.result.extractedAt,
+    });
+  });
+
+  it("names what is missing", async () => {
+    vi.stubEnv("RESULTS_TABLE", undefined);
+    const { code, stderr } = await cli(["reextract", "ops"]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/expected a channel and at least one segment id/);
+  });
+});
