@@ -257,15 +257,10 @@ export function tickTimeoutMs(scheduleMs: number): number {
 }
 
 /** What sizes an extraction: the largest segment and how the route cuts it. */
-export interface ExtractSizing {
-  maxSize: number;
-  route: Route;
-  windowSize: number;
-  overlap: number;
-  prefixStep: number;
-  maxWindows: number;
-  llmConcurrency: number;
-}
+export type ExtractSizing = Pick<
+  ExtractConfig,
+  "route" | "windowSize" | "overlap" | "prefixStep" | "maxWindows" | "llmConcurrency"
+> & { maxSize: number };
 
 /**
  * The most windows the route cuts a segment of `maxSize` messages into: `sliding`

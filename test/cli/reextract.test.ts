@@ -12,18 +12,11 @@ import {
 } from "../../lib/knowledge/index.js";
 import { parseSegmentBody } from "../../lib/pipeline/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
-import { createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { testSqsClient, uniqueQueueName } from "../support/sqs.js";
 
-const ANALYSIS = {
-  route: "sliding",
-  windowSize: 60,
-  overlap: 6,
-  prefixStep: 5,
-  maxWindows: 8,
-} as const;
 const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 2));
 
 describe("reextract command", () => {
@@ -50,9 +43,9 @@ describe("reextract command", () => {
     );
     const extractor = new SegmentExtractor({
       store: new DynamoDbResultStore({ client, tableName: resultsTable }),
-      analyzer: new Analyzer(new KeyphraseExtractor(), ANALYSIS),
+      analyzer: new Analyzer(new KeyphraseExtractor(), CHAT_ANALYSIS),
       model: "offline",
-      promptVersion: promptVersionOf(ANALYSIS),
+      promptVersion: promptVersionOf(CHAT_ANALYSIS),
     });
     const first = await extractor.extract(segment, messages);
     const tables = ["--table", resultsTable, "--messages-table", messagesTable];

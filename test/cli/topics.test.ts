@@ -6,18 +6,11 @@ import {
   SegmentExtractor,
   type Topic,
 } from "../../lib/knowledge/index.js";
-import { createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 1));
-const ANALYSIS = {
-  route: "sliding",
-  windowSize: 60,
-  overlap: 6,
-  prefixStep: 5,
-  maxWindows: 8,
-} as const;
 
 describe("topics command", () => {
   it("lists a channel's topics, most supported first, with their evidence; --json as the reader", async () => {
@@ -29,9 +22,9 @@ describe("topics command", () => {
     const tableName = await createResultsTestTable(client);
     const extractor = new SegmentExtractor({
       store: new DynamoDbResultStore({ client, tableName }),
-      analyzer: new Analyzer(new KeyphraseExtractor(), ANALYSIS),
+      analyzer: new Analyzer(new KeyphraseExtractor(), CHAT_ANALYSIS),
       model: "offline",
-      promptVersion: promptVersionOf(ANALYSIS),
+      promptVersion: promptVersionOf(CHAT_ANALYSIS),
     });
     const talks = [
       [

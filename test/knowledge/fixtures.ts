@@ -7,6 +7,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Analyzer, type LLM, OpenAICompatibleLLM } from "../../lib/extraction/index.js";
 import {
   DynamoDbResultStore,
+  EXTRACT_DEFAULTS,
   promptVersionOf,
   resultsTableDefinition,
   type SegmentEnvelope,
@@ -26,6 +27,15 @@ export const ANALYSIS = {
   overlap: 1,
   prefixStep: 5,
   maxWindows: 8,
+} as const;
+
+/** The chat defaults, as the function reads them. */
+export const CHAT_ANALYSIS = {
+  route: "sliding",
+  windowSize: Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
+  overlap: Number(EXTRACT_DEFAULTS.OVERLAP),
+  prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
+  maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
 } as const;
 
 /** 10 messages in windows of 4 overlapping by 1: [0,4), [3,7), [6,10). */
