@@ -87,6 +87,23 @@ describe("SegmentExtractor", () => {
     );
   });
 
+  it("extracts a late segment too, its result and topic entries saying what it belongs after", async () => {
+    const server = await startServer(answerTopics);
+    const { segment, messages } = segmentOf("late-one", TEN_TEXTS.slice(0, 3), "late");
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url) });
+
+    const outcome = await extractor.extract(
+      { ...segment, late: true, belongsAfter: "earlier-segment" },
+      messages,
+    );
+
+    expect(outcome.result).toMatchObject({ late: true, belongsAfter: "earlier-segment" });
+    const [topic] = await reader().topics("late");
+    expect(topic.evidence).toEqual([
+      expect.objectContaining({ segmentId: "late-one", late: true }),
+    ]);
+  });
+
   it("acknowledges a redelivered segment without a model call", async () => {
     const server = await startServer(answerTopics);
     const { segment, messages } = segmentOf("redelivered", TEN_TEXTS, "redelivery");
