@@ -1,6 +1,6 @@
 import { createWriteStream } from "node:fs";
 import { parseArgs } from "node:util";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import { KEYPHRASE_EXTRACTOR_NAME, type Route } from "../lib/extraction/index.js";
@@ -17,12 +17,11 @@ import {
 import type { ChatMessage } from "../lib/messages/index.js";
 import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
-import { startDynamoDbLocal } from "../local/dynamodb-local.js";
+import { startEmulators } from "../local/emulators.js";
 import { attachExtraction, DEFAULT_MODELS, type LocalExtraction } from "../local/extraction.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
-import { startLocalSqs } from "../local/sqs.js";
 import { Progress } from "./progress.js";
 import { escapeControls, formatProblem, readMessages } from "./read-messages.js";
 import { type CommandIO, warnIfMinItemsUnreachable } from "./segment.js";
@@ -480,41 +479,4 @@ function countItemsRead(client: DynamoDBClient, reads: Map<string, number>): voi
     },
     { step: "initialize", name: "countItemsRead" },
   );
-}
-
-interface Emulators {
-  dynamodb(): DynamoDBClient;
-  sqs(): SQSClient;
-  stop(): Promise<void>;
-}
-
-/** DynamoDB Local and the SQS emulator, or the endpoints the environment names. */
-async function startEmulators(): Promise<Emulators> {
-  const stops: (() => Promise<void>)[] = [];
-  const credentials = { accessKeyId: "local", secretAccessKey: "local" };
-  const region = process.env.AWS_REGION ?? "us-east-1";
-  let dynamodbEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
-  let sqsEndpoint = process.env.AWS_ENDPOINT_URL_SQS;
-  try {
-    if (!dynamodbEndpoint) {
-      const local = await startDynamoDbLocal();
-      stops.push(local.stop);
-      dynamodbEndpoint = local.endpoint;
-    }
-    if (!sqsEndpoint) {
-      const local = await startLocalSqs();
-      stops.push(local.stop);
-      sqsEndpoint = local.endpoint;
-    }
-  } catch (error) {
-    await Promise.all(stops.map((stop) => stop()));
-    throw error;
-  }
-  return {
-    dynamodb: () => new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials }),
-    sqs: () => new SQSClient({ endpoint: sqsEndpoint, region, credentials }),
-    stop: async () => {
-      await Promise.all(stops.map((stop) => stop()));
-    },
-  };
 }

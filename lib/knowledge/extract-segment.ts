@@ -9,6 +9,7 @@ import {
   type WindowOutputs,
   type WindowUsage,
 } from "../extraction/index.js";
+import { type Message, messageText } from "../history/index.js";
 import type { InlineMessage, SegmentMessageV1 } from "../pipeline/index.js";
 import type { Turn } from "../windows/index.js";
 import {
@@ -86,6 +87,42 @@ export function messageTurn(message: InlineMessage): Turn {
 }
 
 /**
+ * A stored conversation (an imported transcript, say) as a segment to extract: `segmentId`
+ * names this version of it, and messages without a platform timestamp get `startTs` plus their
+ * index, so that evidence keeps their order.
+ */
+export function conversationSegment(
+  conversation: string,
+  segmentId: string,
+  stored: readonly Message[],
+  startTs: number,
+): { segment: SegmentEnvelope; messages: InlineMessage[] } {
+  const messages = stored.map((message, i): InlineMessage => {
+    if (message.id === undefined) {
+      throw new RangeError(`messages[${i}]: a message to extract needs its platform id`);
+    }
+    return { id: message.id, ts: message.ts ?? startTs + i, text: messageText(message) };
+  });
+  const first = messages[0];
+  const last = messages.at(-1);
+  if (first === undefined || last === undefined) {
+    throw new RangeError(`conversation ${conversation}: nothing to extract`);
+  }
+  return {
+    segment: {
+      segmentId,
+      channel: conversation,
+      late: false,
+      belongsAfter: null,
+      count: messages.length,
+      first: { id: first.id, ts: first.ts },
+      last: { id: last.id, ts: last.ts },
+    },
+    messages,
+  };
+}
+
+/**
  * Extracts a segment exactly once per model and prompt version: a stored result of the same
  * version is returned without a model call; otherwise the segment's lease is taken (a concurrent
  * delivery fails with `SegmentBusyError` rather than pay twice), the windows are analyzed with
@@ -128,6 +165,11 @@ export class SegmentExtractor {
       signal?: AbortSignal;
       onUsage?: UsageListener;
       onRepair?: () => void;
+      /**
+       * The transcript the model reads, one turn per message (default: each message as a user
+       * turn `author: text`, {@link messageTurn}); an imported agent transcript keeps its roles.
+       */
+      turns?: readonly Turn[];
     } = {},
   ): Promise<ExtractionOutcome> {
     const { store } = this.options;
@@ -177,7 +219,13 @@ export class SegmentExtractor {
     };
     let result: SegmentResult;
     try {
-      const candidates = await this.options.analyzer.analyze(messages.map(messageTurn), {
+      const turns = options.turns ?? messages.map(messageTurn);
+      if (turns.length !== messages.length) {
+        throw new RangeError(
+          `turns: expected one per message (${messages.length}), got ${turns.length}`,
+        );
+      }
+      const candidates = await this.options.analyzer.analyze(turns, {
         signal: options.signal,
         outputs,
         onUsage: (usage, call) => {

@@ -33,6 +33,7 @@ export {
   SegmentBusyError,
 } from "./errors.js";
 export {
+  conversationSegment,
   type ExtractionOutcome,
   type ExtractionStatus,
   messageTurn,
