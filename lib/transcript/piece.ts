@@ -1,0 +1,15 @@
+import type { SegmentKind } from "./index.js";
+
+/**
+ * A segment before assembly: a byte range of the original text with its turn, role and kind.
+ * `content` is set only for JSONL pieces (and their re-split children), whose content is decoded
+ * JSON and no slice of the text; a piece without it is the exact text of its range.
+ */
+export interface RawPiece {
+  kind: SegmentKind;
+  start: number;
+  end: number;
+  turn: number;
+  role: string | null;
+  content?: string;
+}
