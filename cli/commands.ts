@@ -1,4 +1,5 @@
 import { channelCommand } from "./channel.js";
+import { importCommand } from "./import.js";
 import { reextractCommand } from "./reextract.js";
 import { runCommand } from "./run.js";
 import { type CommandIO, segmentCommand } from "./segment.js";
@@ -12,6 +13,7 @@ Commands:
   channel show|reset <id>  operator commands on a pipeline's channel state
   topics <channel>         a channel's extracted topics, most supported first, with evidence
   reextract <channel> <id> operator command: extract stored segments again
+  import <file|->          store an agent transcript's turns as a conversation (and extract it)
 
 Run a command with --help for its options.`;
 
@@ -23,6 +25,7 @@ export async function main(args: string[], io: CommandIO): Promise<number> {
   if (command === "channel") return channelCommand(rest, io);
   if (command === "topics") return topicsCommand(rest, io);
   if (command === "reextract") return reextractCommand(rest, io);
+  if (command === "import") return importCommand(rest, io);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;

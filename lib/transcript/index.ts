@@ -244,3 +244,12 @@ function describe(value: unknown): string {
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return value === null ? "null" : typeof value;
 }
+
+export {
+  type ImportedTurn,
+  importedTurns,
+  renderSegment,
+  storeRole,
+  transcriptId,
+  transcriptMessages,
+} from "./turns.js";

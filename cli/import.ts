@@ -1,0 +1,373 @@
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
+import {
+  conversationSegment,
+  createResultsTable,
+  EXTRACT_DEFAULTS,
+  type ExtractFunctionConfig,
+  type ExtractorKind,
+  extractDependencies,
+  KnowledgeReader,
+  type Topic,
+} from "../lib/knowledge/index.js";
+import {
+  DEFAULT_SEGMENTATION_POLICY,
+  importedTurns,
+  type SegmentationOutcome,
+  type SegmentFormat,
+  segmentTranscript,
+  transcriptId,
+  transcriptMessages,
+} from "../lib/transcript/index.js";
+import { type Emulators, startEmulators } from "../local/emulators.js";
+import { DEFAULT_MODELS } from "../local/extraction.js";
+import { escapeControls } from "./read-messages.js";
+import type { CommandIO } from "./segment.js";
+import { formatTopics } from "./topics.js";
+
+export const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
+
+Segments an agent transcript (plain text with role markers, or JSONL exports) and stores its
+turns as the messages of conversation ID in the history store: on DynamoDB Local, started for
+the command, unless AWS_ENDPOINT_URL_DYNAMODB is set or --table names a deployed table. Each
+turn's id comes from the transcript's content hash and the turn index, so importing the same
+file twice stores nothing new.
+
+Options:
+  --conversation ID        the conversation to store the turns under (required)
+  --format F               auto (default), plain or jsonl
+  --min-segment-bytes N    segments smaller than this merge into a neighbour (default 256)
+  --dry-run                print the segmentation report and write nothing
+  --json                   the report (or the import's outcome) as one JSON object
+  --table NAME             the history table (default: a fresh one on the local emulator)
+  --extract                then extract the conversation's topics (route prefix, windows every
+                           5 user turns) into the results table and print them
+  --results-table NAME     the results table (default: a fresh one beside the history table)
+  --extractor E            offline (default), openai or bedrock
+  --llm-endpoint URL       the OpenAI-compatible base URL (key from OPENAI_API_KEY), or a Bedrock
+                           endpoint override
+  --model ID               the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for
+                           bedrock)
+  -h, --help               this help
+
+Exit status: 0 when imported; 1 when the transcript cannot be read, segmented (the error names
+the line or the cap) or stored; 2 for usage errors.`;
+
+const IMPORT_EXTRACTORS = ["offline", "openai", "bedrock"] as const;
+
+interface ImportOptions {
+  source: string;
+  conversation: string;
+  format: SegmentFormat;
+  minSegmentBytes: number;
+  dryRun: boolean;
+  json: boolean;
+  table?: string;
+  extract?: {
+    extractor: ExtractorKind;
+    endpoint?: string;
+    modelId?: string;
+    resultsTable?: string;
+  };
+}
+
+/** Runs `import`; resolves to the process exit code. */
+export async function importCommand(args: string[], io: CommandIO): Promise<number> {
+  let options: ImportOptions | "help";
+  try {
+    options = parseImportArgs(args);
+  } catch (error) {
+    io.stderr.write(`import: ${(error as Error).message}\n\n${IMPORT_USAGE}\n`);
+    return 2;
+  }
+  if (options === "help") {
+    io.stdout.write(`${IMPORT_USAGE}\n`);
+    return 0;
+  }
+  let text: string;
+  try {
+    text = await readSource(options.source, io);
+  } catch (error) {
+    io.stderr.write(`import: cannot read ${options.source}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  let outcome: SegmentationOutcome;
+  try {
+    outcome = segmentTranscript(text, {
+      format: options.format,
+      minSegmentBytes: options.minSegmentBytes,
+    });
+  } catch (error) {
+    io.stderr.write(`import: ${escapeControls((error as Error).message)} (nothing was written)\n`);
+    return 1;
+  }
+  if (outcome.segments.length === 0) {
+    io.stderr.write(`import: ${options.source} holds no transcript (it is empty)\n`);
+    return 1;
+  }
+  if (options.dryRun) {
+    io.stdout.write(
+      options.json ? `${JSON.stringify(dryRunReport(outcome))}\n` : dryRunTable(outcome),
+    );
+    return 0;
+  }
+  try {
+    return await store(text, outcome, options, io);
+  } catch (error) {
+    io.stderr.write(`import: ${escapeControls((error as Error).message)}\n`);
+    return 1;
+  }
+}
+
+function parseImportArgs(args: string[]): ImportOptions | "help" {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      conversation: { type: "string" },
+      format: { type: "string" },
+      "min-segment-bytes": { type: "string" },
+      "dry-run": { type: "boolean" },
+      json: { type: "boolean" },
+      table: { type: "string" },
+      extract: { type: "boolean" },
+      "results-table": { type: "string" },
+      extractor: { type: "string" },
+      "llm-endpoint": { type: "string" },
+      model: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+  const [source, ...extra] = positionals;
+  if (source === undefined) throw new Error("expected a transcript file (or - for standard input)");
+  if (extra.length > 0) throw new Error(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if (values.conversation === undefined || values.conversation === "") {
+    throw new Error("--conversation ID is required");
+  }
+  const format = values.format ?? DEFAULT_SEGMENTATION_POLICY.format;
+  if (format !== "auto" && format !== "plain" && format !== "jsonl") {
+    throw new Error(`--format must be auto, plain or jsonl (got ${JSON.stringify(format)})`);
+  }
+  const minText = values["min-segment-bytes"];
+  if (minText !== undefined && !/^\d+$/.test(minText)) {
+    throw new Error(
+      `--min-segment-bytes must be a whole number of bytes (got ${JSON.stringify(minText)})`,
+    );
+  }
+  const extractionFlags = ["results-table", "extractor", "llm-endpoint", "model"] as const;
+  const stray = extractionFlags.find((flag) => values[flag] !== undefined);
+  if (!values.extract && stray) throw new Error(`--${stray} needs --extract`);
+  if (values["dry-run"] && (values.extract || values.table)) {
+    throw new Error("--dry-run writes nothing: leave out --extract and --table");
+  }
+  const extractor = values.extractor ?? "offline";
+  if (!(IMPORT_EXTRACTORS as readonly string[]).includes(extractor)) {
+    throw new Error(
+      `--extractor must be one of ${IMPORT_EXTRACTORS.join(", ")} (got ${JSON.stringify(extractor)})`,
+    );
+  }
+  if (extractor === "offline" && (values["llm-endpoint"] || values.model)) {
+    throw new Error(
+      `--${values.model ? "model" : "llm-endpoint"} needs --extractor openai or bedrock`,
+    );
+  }
+  return {
+    source,
+    conversation: values.conversation,
+    format,
+    minSegmentBytes:
+      minText === undefined ? DEFAULT_SEGMENTATION_POLICY.minSegmentBytes : Number(minText),
+    dryRun: values["dry-run"] ?? false,
+    json: values.json ?? false,
+    table: values.table,
+    extract: values.extract
+      ? {
+          extractor: extractor as ExtractorKind,
+          endpoint: values["llm-endpoint"],
+          modelId: values.model,
+          resultsTable: values["results-table"],
+        }
+      : undefined,
+  };
+}
+
+async function readSource(source: string, io: CommandIO): Promise<string> {
+  if (source !== "-") return readFile(source, "utf8");
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The `--dry-run --json` report: exactly the fields the README documents. */
+function dryRunReport(outcome: SegmentationOutcome) {
+  return {
+    formatDetected: outcome.formatDetected,
+    segments: outcome.segments.map((s, index) => ({
+      index,
+      turn: s.turn,
+      role: s.role,
+      kind: s.kind,
+      byteStart: s.byteStart,
+      byteEnd: s.byteEnd,
+    })),
+    mergedSegments: outcome.mergedSegments,
+  };
+}
+
+function dryRunTable(outcome: SegmentationOutcome): string {
+  const rows = outcome.segments.map((s, index) => [
+    String(index),
+    String(s.turn),
+    s.role === null ? "-" : escapeControls(s.role),
+    s.kind,
+    `${s.byteStart}..${s.byteEnd}`,
+    String(s.byteEnd - s.byteStart),
+  ]);
+  const header = ["index", "turn", "role", "kind", "byte range", "bytes"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
+  return `${[
+    `format ${outcome.formatDetected}, ${outcome.segments.length} segment(s), ${outcome.mergedSegments} merged`,
+    line(header),
+    ...rows.map(line),
+  ].join("\n")}\n`;
+}
+
+/**
+ * Stores the turns (creating local tables when none is named), then with `--extract` extracts
+ * the conversation; writes the outcome.
+ */
+async function store(
+  text: string,
+  outcome: SegmentationOutcome,
+  options: ImportOptions,
+  io: CommandIO,
+): Promise<number> {
+  const local = options.table === undefined || process.env.AWS_ENDPOINT_URL_DYNAMODB !== undefined;
+  const emulators: Emulators | undefined =
+    options.table === undefined ? await startEmulators({ sqs: false }) : undefined;
+  try {
+    const dynamodb = emulators?.dynamodb() ?? new DynamoDBClient({});
+    const suffix = `${Date.now().toString(36)}`;
+    const table = options.table ?? `import-${suffix}-conversations`;
+    if (options.table === undefined) await createMessagesTable(dynamodb, table);
+    const turns = importedTurns(outcome);
+    const messages = transcriptMessages(text, turns);
+    const written = await new DynamoDbStore({ client: dynamodb, tableName: table }).write(
+      options.conversation,
+      messages,
+    );
+    const unchanged = written.existing?.length ?? 0;
+    const report: Record<string, unknown> = {
+      conversation: options.conversation,
+      table,
+      formatDetected: outcome.formatDetected,
+      mergedSegments: outcome.mergedSegments,
+      stored: messages.length - unchanged,
+      unchanged,
+      turns: turns.map((turn, i) => ({
+        index: turn.index,
+        id: messages[i].id,
+        role: messages[i].role,
+        label: turn.label,
+        byteStart: turn.byteStart,
+        byteEnd: turn.byteEnd,
+        rendered: turn.rendered,
+      })),
+    };
+    const lines = [
+      `imported ${escapeControls(JSON.stringify(options.conversation))}: ${turns.length} turn(s) from ${outcome.segments.length} segment(s) (${outcome.formatDetected}, ${outcome.mergedSegments} merged); ${messages.length - unchanged} stored, ${unchanged} already there, in table ${table}${local && options.table === undefined ? " (local emulator)" : ""}`,
+      ...turns.map(
+        (turn, i) =>
+          `  ${messages[i].id}  ${messages[i].role.padEnd(9)} ${escapeControls(JSON.stringify(turn.label))}, bytes ${turn.byteStart}..${turn.byteEnd}, ${turn.segments.map((s) => s.kind).join("+")}`,
+      ),
+    ];
+    if (options.extract) {
+      const extraction = await extract(text, turns, messages, table, options, dynamodb, suffix, io);
+      report.extraction = extraction.report;
+      lines.push(extraction.summary, formatTopics(options.conversation, extraction.topics));
+    }
+    io.stdout.write(options.json ? `${JSON.stringify(report)}\n` : `${lines.join("\n")}\n`);
+    return 0;
+  } finally {
+    await emulators?.stop();
+  }
+}
+
+async function extract(
+  text: string,
+  turns: ReturnType<typeof importedTurns>,
+  messages: ReturnType<typeof transcriptMessages>,
+  table: string,
+  options: ImportOptions,
+  dynamodb: DynamoDBClient,
+  suffix: string,
+  io: CommandIO,
+): Promise<{ report: Record<string, unknown>; summary: string; topics: Topic[] }> {
+  const choice = options.extract ?? { extractor: "offline" as const };
+  const resultsTable = choice.resultsTable ?? `import-${suffix}-results`;
+  if (choice.resultsTable === undefined) await createResultsTable(dynamodb, resultsTable);
+  const analyzer = {
+    route: "prefix" as const,
+    windowSize: Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
+    overlap: Number(EXTRACT_DEFAULTS.OVERLAP),
+    prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
+    maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
+    maxConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+  };
+  const config: ExtractFunctionConfig = {
+    resultsTable,
+    messagesTable: table,
+    extractor: choice.extractor,
+    modelId:
+      choice.extractor === "offline"
+        ? "offline"
+        : (choice.modelId ?? DEFAULT_MODELS[choice.extractor]),
+    baseURL: choice.extractor === "openai" ? choice.endpoint : undefined,
+    bedrockOutput: "tool",
+    analyzer,
+    leaseMs: 5 * 60_000,
+    windowOutputTtlMs: 15 * 86_400_000,
+  };
+  const quiet = () => {};
+  const { extractor } = extractDependencies(config, {
+    dynamodb,
+    bedrockEndpoint: choice.extractor === "bedrock" ? choice.endpoint : undefined,
+    bedrockRegion: process.env.AWS_REGION,
+    metrics: { add: quiet },
+    logger: { info: quiet, warn: quiet, error: quiet },
+    now: io.now,
+  });
+  const envelope = conversationSegment(
+    options.conversation,
+    transcriptId(text),
+    messages,
+    io.now(),
+  );
+  const outcome = await extractor.extract(envelope.segment, envelope.messages, {
+    turns: turns.map((turn, i) => ({ role: messages[i].role, content: turn.rendered })),
+  });
+  const reader = new KnowledgeReader({ client: dynamodb, tableName: resultsTable });
+  const topics = await reader.topics(options.conversation);
+  const { usage, model, promptVersion } = outcome.result;
+  return {
+    topics,
+    report: {
+      resultsTable,
+      status: outcome.status,
+      segmentId: outcome.result.segmentId,
+      model,
+      promptVersion,
+      usage,
+      candidates: outcome.result.candidates,
+    },
+    summary: `extracted (${model}, prompt ${promptVersion}): ${outcome.status}, ${outcome.result.candidates.length} candidate(s), ${usage.calls} call(s), ${usage.inputTokens} input tokens; results table ${resultsTable}`,
+  };
+}

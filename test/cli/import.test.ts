@@ -1,0 +1,238 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
+import { MAX_TRANSCRIPT_BYTES } from "../../lib/transcript/index.js";
+import { runCli } from "../support/cli.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+
+const dir = mkdtempSync(join(tmpdir(), "convoseg-import-"));
+const cli = (args: string[], stdin = "") => runCli(args, Date.UTC(2026, 11, 1), stdin);
+const client = testDynamoDbClient();
+let tables = 0;
+
+async function historyTable(): Promise<string> {
+  const name = `import-test-${Date.now()}-${tables++}`;
+  await createMessagesTable(client, name);
+  return name;
+}
+
+beforeEach(() => {
+  vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+  vi.stubEnv("AWS_REGION", "us-east-1");
+  vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
+  vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+});
+
+interface DryRun {
+  formatDetected: string;
+  segments: {
+    index: number;
+    turn: number;
+    role: string | null;
+    kind: string;
+    byteStart: number;
+    byteEnd: number;
+  }[];
+  mergedSegments: number;
+}
+
+describe("import command", () => {
+  it("reports a plain transcript's segmentation without writing: body, code and log parts", async () => {
+    const run = await cli([
+      "import",
+      "examples/agent-session.txt",
+      "--conversation",
+      "demo",
+      "--dry-run",
+      "--json",
+    ]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as DryRun;
+    expect(Object.keys(report)).toEqual(["formatDetected", "segments", "mergedSegments"]);
+    expect(report.formatDetected).toBe("plain");
+    expect(report.segments.map((s) => s.kind)).toEqual(
+      expect.arrayContaining(["body", "code", "log"]),
+    );
+    expect(Object.keys(report.segments[0])).toEqual([
+      "index",
+      "turn",
+      "role",
+      "kind",
+      "byteStart",
+      "byteEnd",
+    ]);
+    // The ranges partition the file.
+    expect(report.segments[0].byteStart).toBe(0);
+    for (let i = 1; i < report.segments.length; i++) {
+      expect(report.segments[i].byteStart).toBe(report.segments[i - 1].byteEnd);
+    }
+    const table = await cli([
+      "import",
+      "examples/agent-session.txt",
+      "--conversation",
+      "demo",
+      "--dry-run",
+    ]);
+    expect(table.stdout).toMatch(
+      /^format plain, \d+ segment\(s\), \d+ merged\nindex +turn +role +kind +byte range +bytes\n0 +0 +System +body +0\.\.\d+ +\d+/,
+    );
+  });
+
+  it("stores each turn once: a re-import stores nothing new", async () => {
+    const table = await historyTable();
+    const args = [
+      "import",
+      "examples/agent-session.txt",
+      "--conversation",
+      "repeat",
+      "--table",
+      table,
+      "--json",
+    ];
+
+    const first = JSON.parse((await cli(args)).stdout);
+    const second = JSON.parse((await cli(args)).stdout);
+
+    expect(first.stored).toBe(first.turns.length);
+    expect(first.unchanged).toBe(0);
+    expect(second.stored).toBe(0);
+    expect(second.unchanged).toBe(first.turns.length);
+    const stored = await new DynamoDbStore({ client, tableName: table }).read("repeat");
+    expect(stored.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(stored.map((m) => m.id)).toEqual(first.turns.map((t: { id: string }) => t.id));
+    expect(stored[0].metadata).toMatchObject({ role: "System", turn: 0, cache: true });
+    // The model is shown the log run as its distinct lines with repeat counts.
+    const logTurn = first.turns[3].rendered as string;
+    expect(logTurn).toContain("ERROR connection pool timeout after 30000 ms (x8)");
+    expect(first.turns[4].rendered).toContain("```ts\nconst client = await pool.connect();");
+  });
+
+  it("maps JSONL roles and reads the nested shape agent tools write", async () => {
+    const table = await historyTable();
+    const flat = JSON.parse(
+      (
+        await cli([
+          "import",
+          "examples/agent-session.jsonl",
+          "--conversation",
+          "flat",
+          "--table",
+          table,
+          "--json",
+        ])
+      ).stdout,
+    );
+    const nested = JSON.parse(
+      (
+        await cli([
+          "import",
+          "examples/claude-code-session.jsonl",
+          "--conversation",
+          "nested",
+          "--table",
+          table,
+          "--json",
+        ])
+      ).stdout,
+    );
+
+    expect(flat.formatDetected).toBe("jsonl");
+    expect(flat.turns.map((t: { role: string }) => t.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(nested.formatDetected).toBe("jsonl");
+    expect(nested.turns.map((t: { role: string }) => t.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
+    const toolCall = nested.turns[1].rendered as string;
+    expect(toolCall).toContain("I'll look at the test and the formatter.");
+    expect(toolCall).toMatch(/tool_use/);
+  });
+
+  it("extracts the imported conversation and prints its topics", async () => {
+    const run = await cli([
+      "import",
+      "examples/agent-session.txt",
+      "--conversation",
+      "demo",
+      "--extract",
+    ]);
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /^imported "demo": 7 turn\(s\) from \d+ segment\(s\) \(plain, \d+ merged\); 7 stored, 0 already there/,
+    );
+    expect(run.stdout).toMatch(
+      /extracted \(keyphrase-extractor \(offline, no LLM\), prompt 1\/prefix-5-8\): extracted, \d+ candidate\(s\)/,
+    );
+    expect(run.stdout).toMatch(/"demo": \d+ topic\(s\), most supported first\n- \S/);
+  }, 60_000);
+
+  it.each([
+    [
+      "a transcript over the size cap",
+      "x".repeat(MAX_TRANSCRIPT_BYTES + 1),
+      /8388608|8 MiB|MAX_TRANSCRIPT_BYTES/,
+    ],
+    ["a malformed JSONL line", '{"role":"user","content":"a"}\n{"content":"no role"}\n', /line 2/],
+  ])("refuses %s, naming why, and writes nothing", async (_what, text, message) => {
+    const table = await historyTable();
+    const file = join(dir, `bad-${tables}.txt`);
+    writeFileSync(file, text);
+
+    const run = await cli([
+      "import",
+      file,
+      "--conversation",
+      "bad",
+      "--table",
+      table,
+      "--format",
+      _what.includes("JSONL") ? "jsonl" : "auto",
+    ]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toContain("nothing was written");
+    expect(await new DynamoDbStore({ client, tableName: table }).read("bad")).toEqual([]);
+  });
+
+  it.each([
+    [["examples/agent-session.txt"], /--conversation ID is required/],
+    [
+      ["examples/agent-session.txt", "--conversation", "c", "--format", "xml"],
+      /--format must be auto, plain or jsonl/,
+    ],
+    [
+      ["examples/agent-session.txt", "--conversation", "c", "--model", "m"],
+      /--model needs --extract/,
+    ],
+    [
+      ["examples/agent-session.txt", "--conversation", "c", "--dry-run", "--extract"],
+      /--dry-run writes nothing/,
+    ],
+  ])("rejects %j with usage", async (args, message) => {
+    const { code, stderr } = await cli(["import", ...args]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});
