@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
-import { MAX_TRANSCRIPT_BYTES } from "../../lib/transcript/index.js";
+import {
+  MAX_FRAGMENT_BYTES,
+  MAX_FRAGMENTS,
+  MAX_TRANSCRIPT_BYTES,
+} from "../../lib/transcript/index.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
@@ -192,6 +196,16 @@ describe("import command", () => {
       "a transcript over the size cap",
       "x".repeat(MAX_TRANSCRIPT_BYTES + 1),
       /8388608|8 MiB|MAX_TRANSCRIPT_BYTES/,
+    ],
+    [
+      "a fenced block over the fragment cap",
+      `User: see\n\`\`\`\n${"x".repeat(MAX_FRAGMENT_BYTES)}\n\`\`\`\n`,
+      /fenced code block of \d+ bytes exceeds the cap of 1048576 bytes/,
+    ],
+    [
+      "more turns than the fragment count cap",
+      "User: a\nAssistant: b\n".repeat(MAX_FRAGMENTS),
+      /segmented into 2048 fragments, exceeding the cap of 1024/,
     ],
     ["a malformed JSONL line", '{"role":"user","content":"a"}\n{"content":"no role"}\n', /line 2/],
   ])("refuses %s, naming why, and writes nothing", async (_what, text, message) => {
