@@ -45,7 +45,8 @@ Options:
   --extract                then extract the conversation's topics (route prefix, windows every
                            5 user turns) into the results table and print them
   --results-table NAME     the results table (default: a fresh one beside the history table)
-  --extractor E            offline (default), openai or bedrock
+  --extractor E            offline (default; openai when --llm-endpoint or --model is given),
+                           openai or bedrock
   --llm-endpoint URL       the OpenAI-compatible base URL (key from OPENAI_API_KEY), or a Bedrock
                            endpoint override
   --model ID               the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for
@@ -163,7 +164,10 @@ function parseImportArgs(args: string[]): ImportOptions | "help" {
   if (values["dry-run"] && (values.extract || values.table)) {
     throw new Error("--dry-run writes nothing: leave out --extract and --table");
   }
-  const extractor = values.extractor ?? "offline";
+  // An endpoint or a model without --extractor means an OpenAI-compatible one.
+  const extractor =
+    values.extractor ??
+    (values["llm-endpoint"] !== undefined || values.model !== undefined ? "openai" : "offline");
   if (!(IMPORT_EXTRACTORS as readonly string[]).includes(extractor)) {
     throw new Error(
       `--extractor must be one of ${IMPORT_EXTRACTORS.join(", ")} (got ${JSON.stringify(extractor)})`,

@@ -47,8 +47,8 @@ Options:
                     DynamoDB takes) and go on without them; without it they stop the run
 
 Extraction:
-  --extractor E     offline (default: keyphrases, no LLM), openai, bedrock, or none (stop at
-                    segments)
+  --extractor E     offline (default: keyphrases, no LLM; openai when --llm-endpoint or
+                    --model is given), openai, bedrock, or none (stop at segments)
   --llm-endpoint U  the OpenAI-compatible base URL (e.g. http://127.0.0.1:8080/v1; API key from
                     OPENAI_API_KEY), or a Bedrock endpoint override
   --model ID        the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for bedrock)
@@ -183,7 +183,10 @@ function parseExtractionArgs(
   values: ReturnType<typeof parseArgs<{ options: typeof RUN_OPTIONS }>>["values"],
   count: (name: string, text: string | undefined, fallback: number) => number,
 ): RunExtractionOptions | undefined {
-  const extractor = values.extractor ?? "offline";
+  // An endpoint or a model without --extractor means an OpenAI-compatible one.
+  const extractor =
+    values.extractor ??
+    (values["llm-endpoint"] !== undefined || values.model !== undefined ? "openai" : "offline");
   if (!(RUN_EXTRACTORS as readonly string[]).includes(extractor)) {
     throw new Error(
       `--extractor must be one of ${RUN_EXTRACTORS.join(", ")} (got ${JSON.stringify(extractor)})`,

@@ -109,6 +109,7 @@ describe("run command with extraction", () => {
 
   it("gets one line per segment through throttling, server errors and garbage, counting every call", async () => {
     // Segments of at most 12 messages are one window each: every answer belongs to one segment.
+    // An endpoint without --extractor is an OpenAI-compatible one.
     const answered = { good: 0, garbage: 0 };
     const failures = [
       chatError(429, { "retry-after-ms": "1" }),
@@ -133,8 +134,6 @@ describe("run command with extraction", () => {
       out,
       "--candidates",
       candidates,
-      "--extractor",
-      "openai",
       "--llm-endpoint",
       `${server.url}/v1`,
       "--model",
@@ -188,7 +187,7 @@ describe("run command with extraction", () => {
       /--overlap must be an integer from 0 to --window-size - 1 \(3\)/,
     ],
     [["--extractor", "none", "--candidates", "x"], /--candidates needs extraction/],
-    [["--model", "m"], /--model needs --extractor openai or bedrock/],
+    [["--extractor", "offline", "--model", "m"], /--model needs --extractor openai or bedrock/],
     [
       ["--extractor", "openai", "--llm-endpoint", "localhost:8080"],
       /--llm-endpoint must be an http\(s\) URL/,
