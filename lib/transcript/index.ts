@@ -21,20 +21,23 @@
  *   `name`, that name (`[tool_use: Bash]`, `[tool_result]`, `[image]`); the parts are joined in
  *   order by a blank line (`"\n\n"`), which is also where a re-split may cut:
  *   `{"role":"user","content":[{"type":"text","text":"Why?"},{"type":"image_url","image_url":{"url":"…"}}]}`;
- * - a wrapper whose `message` object is such a message, every other field of the line ignored
- *   (a top-level `role` or `content` too), as Claude Code writes its sessions:
- *   `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Fix the test"}]},"uuid":"4f1c…","timestamp":"2025-06-02T09:14:03.120Z"}`;
- * - a non-message line, an object with none of `role`, `content` and `message`:
- *   `{"type":"summary","summary":"Fixing the flaky test","leafUuid":"9a7e…"}`; like a blank line
- *   it opens no turn and its bytes fold into the preceding turn (or the first, when it leads).
- * Anything else is malformed and names its 1-based line: not a JSON object, `content` without
- * `role` (whichever tool wrote it) or `role` without `content`, a `role` that is not a string, a
- * `content` that is neither a string nor an array (`null` included), a part that is not an object
- * with a string `type`, a text part without a string `text`, a `message` that is not an object, a
- * field that is read (`role`, `content`, `message`, a part's `type`, `text` or `name`) repeated in
- * its object, or a `\u` escape of a lone surrogate. A whitespace-only line is not blank and is
- * malformed (as in the original); so is a line starting with a byte order mark, which is no JSON
- * whitespace. Reasons name a column: 1-based, in UTF-16 units of the line.
+ * - a wrapper without a top-level `role` or `content` whose `message` object is such a message,
+ *   every other field of the line ignored, as Claude Code writes its sessions:
+ *   `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Fix the test"}]},"uuid":"4f1c…","timestamp":"2025-06-02T09:14:03.120Z"}`
+ *   (a line with a top-level `role` or `content` is read as the original reads it, a `message`
+ *   field then ignored like any other);
+ * - a non-message line, an object with none of `role`, `content` and `message` (where the
+ *   original failed): `{"type":"summary","summary":"Fixing the flaky test","leafUuid":"9a7e…"}`;
+ *   like a blank line it opens no turn and its bytes fold into the preceding turn (or the first,
+ *   when it leads).
+ * Anything else is malformed and names its 1-based line: not a JSON object, `content`
+ * without `role` (whichever tool wrote it) or `role` without `content`, a `role` that is not a
+ * string, a `content` that is neither a string nor an array (`null` included), a part that is
+ * not an object with a string `type`, a text part without a string `text`, a `message` that is
+ * not an object, a field that is read (`role`, `content`, `message`, a part's `type`, `text` or
+ * `name`) repeated in its object, or a `\u` escape of a lone surrogate. A whitespace-only line
+ * is not blank and is malformed (as in the original); so is a line starting with a byte order
+ * mark, which is no JSON whitespace. Reasons name a column: 1-based, in UTF-16 units of the line.
  *
  * Decisions where the spec is silent:
  * - Error messages are the spec's payloads, without the Rust `Display` prefixes; the class names

@@ -70,14 +70,16 @@ function messageOnLine(text: string, lineNumber: number): Message | undefined {
 }
 
 /**
- * A line's object read as a message: its `message` object when it has one (the wrapper's other
- * fields ignored), otherwise the line itself, or undefined when it has none of `role`, `content`
- * and `message` (a summary or bookkeeping line).
+ * A line's object read as a message. A line with a top-level `role` or `content` is read as the
+ * original reads it (spec §5: every other field, a `message` included, is ignored). Otherwise its
+ * `message` object is the message (a wrapper, its other fields ignored); otherwise it is a
+ * summary or bookkeeping line (undefined), where the original found no `role` and failed.
  */
 function messageOf(line: JsonValue): Message | undefined {
   if (!(line instanceof JsonObject)) {
     throw malformed(`expected a JSON object, found ${kindOf(line)}`);
   }
+  if (line.fields.has("role") || line.fields.has("content")) return roleAndContent(line, "");
   const wrapped = field(line, "message", "");
   if (wrapped !== undefined) {
     if (!(wrapped instanceof JsonObject)) {
@@ -85,8 +87,8 @@ function messageOf(line: JsonValue): Message | undefined {
     }
     return roleAndContent(wrapped, "message.");
   }
-  if (!line.fields.has("role") && !line.fields.has("content")) return undefined;
-  return roleAndContent(line, "");
+  // The issue's rule, over the original's: none of role, content and message is no message.
+  return undefined;
 }
 
 /** The required string `role` and the `content` of a message object; `path` prefixes reasons. */

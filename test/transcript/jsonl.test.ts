@@ -100,9 +100,13 @@ describe("JSONL shapes", () => {
     expect(contents(text)).toEqual([["user", 'tab\there é 😀 "q" \\ /']]);
   });
 
-  it("ignores a wrapper's top-level role and content: the message object decides", () => {
-    const line = { role: "system", content: "ignored", message: { role: "user", content: "kept" } };
-    expect(contents(jsonLine(line))).toEqual([["user", "kept"]]);
+  it("reads a line with a top-level role and content as the original: `message` is ignored", () => {
+    // spec §5: extra fields are ignored, so a valid {role, content} line keeps its reading.
+    const line = { role: "system", content: "kept", message: { role: "user", content: "no" } };
+    expect(contents(jsonLine(line))).toEqual([["system", "kept"]]);
+    expect(contents(jsonLine({ role: "user", content: "kept", message: null }))).toEqual([
+      ["user", "kept"],
+    ]);
   });
 
   it("folds non-message lines like blank lines: into the preceding turn, or the first one", () => {
@@ -115,6 +119,23 @@ describe("JSONL shapes", () => {
       [0, 0, lineLength(summary) * 2 + lineLength({ role: "user", content: "a" })],
       [1, lineLength(summary) * 2 + lineLength({ role: "user", content: "a" }), text.length],
     ]);
+  });
+
+  it("takes any object without role, content and message for a non-message line, {} included", () => {
+    const text = [
+      { role: "user", content: "a" },
+      {},
+      { ts: 1 },
+      { role: "assistant", content: "b" },
+    ]
+      .map(jsonLine)
+      .join("");
+    const outcome = segmentTranscript(text, { format: "jsonl" });
+    expect(outcome.segments.map((s) => [s.turn, s.role, s.content])).toEqual([
+      [0, "user", "a"],
+      [1, "assistant", "b"],
+    ]);
+    expect(outcome.segments[1].byteStart).toBe(text.lastIndexOf("{"));
   });
 
   it("reports a text of only non-message lines as having no message line", () => {
