@@ -1,5 +1,6 @@
-import { describe, expect, inject, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LocalPipeline } from "../../local/pipeline.js";
+import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { testSqsClient } from "../support/sqs.js";
@@ -11,10 +12,7 @@ const cli = (args: string[]) => runCli(args, NOW);
 
 describe("channel command", () => {
   it("shows a channel's state, and a reset re-delivers its segments with the same ids", async () => {
-    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
-    vi.stubEnv("AWS_REGION", "us-east-1");
-    vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
-    vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+    stubLocalAws();
     const pipeline = await LocalPipeline.create({
       dynamodb: testDynamoDbClient(),
       sqs: testSqsClient(),

@@ -1,13 +1,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
 import {
   MAX_FRAGMENT_BYTES,
   MAX_FRAGMENTS,
   MAX_TRANSCRIPT_BYTES,
 } from "../../lib/transcript/index.js";
+import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
@@ -23,10 +24,7 @@ async function historyTable(): Promise<string> {
 }
 
 beforeEach(() => {
-  vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
-  vi.stubEnv("AWS_REGION", "us-east-1");
-  vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
-  vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+  stubLocalAws();
 });
 
 interface DryRun {

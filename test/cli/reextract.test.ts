@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import { describe, expect, inject, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Analyzer, KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import {
@@ -13,19 +13,16 @@ import {
 import { parseSegmentBody } from "../../lib/pipeline/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
-import { testSqsClient, uniqueQueueName } from "../support/sqs.js";
+import { sqsEvent, testSqsClient, uniqueQueueName } from "../support/sqs.js";
 
 const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 2));
 
 describe("reextract command", () => {
   it("sends a stored segment back by reference, flagged, and the consumer replaces its result", async () => {
-    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
-    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-    vi.stubEnv("AWS_REGION", "us-east-1");
-    vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
-    vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+    stubLocalAws();
     const client = testDynamoDbClient();
     const sqs = testSqsClient();
     const resultsTable = await createResultsTestTable(client);
@@ -81,27 +78,17 @@ describe("reextract command", () => {
       metrics: { add: quiet },
       logger: { info: quiet, warn: quiet, error: quiet },
     });
-    const response = await handler({
-      Records: [
-        {
-          messageId: Messages[0].MessageId ?? "",
-          receiptHandle: Messages[0].ReceiptHandle ?? "",
-          body: Messages[0].Body ?? "",
-          attributes: {
-            ApproximateReceiveCount: "1",
-            SentTimestamp: "0",
-            SenderId: "operator",
-            ApproximateFirstReceiveTimestamp: "0",
-            MessageGroupId: "ops",
+    // The attribute as Lambda's event source delivers what the command sent.
+    const response = await handler(
+      sqsEvent([Messages[0].Body ?? ""], {
+        messageAttributes: {
+          [REEXTRACT_ATTRIBUTE]: {
+            stringValue: Messages[0].MessageAttributes?.[REEXTRACT_ATTRIBUTE]?.StringValue,
+            dataType: "String",
           },
-          messageAttributes: { [REEXTRACT_ATTRIBUTE]: { stringValue: "true", dataType: "String" } },
-          md5OfBody: "",
-          eventSource: "aws:sqs",
-          eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:segments.fifo",
-          awsRegion: "us-east-1",
         },
-      ],
-    });
+      }),
+    );
 
     expect(response.batchItemFailures).toEqual([]);
     const replaced = await new KnowledgeReader({ client, tableName: resultsTable }).result(

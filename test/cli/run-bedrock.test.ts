@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, inject, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sampleChat } from "../../local/sample.js";
+import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import {
   closedAfterEach,
@@ -16,11 +17,7 @@ const startServer = closedAfterEach(startConverseServer);
 
 describe("run command with Bedrock", () => {
   it("extracts through Converse at --llm-endpoint with the forced tool, after a throttled first call", async () => {
-    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
-    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-    vi.stubEnv("AWS_REGION", "us-east-1");
-    vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
-    vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+    stubLocalAws();
     const server = await startServer((_request, index) =>
       index === 0
         ? converseError(429, "ThrottlingException")

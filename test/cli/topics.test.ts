@@ -1,4 +1,4 @@
-import { describe, expect, inject, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Analyzer, KeyphraseExtractor } from "../../lib/extraction/index.js";
 import {
   DynamoDbResultStore,
@@ -7,6 +7,7 @@ import {
   type Topic,
 } from "../../lib/knowledge/index.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
@@ -14,10 +15,7 @@ const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 1));
 
 describe("topics command", () => {
   it("lists a channel's topics, most supported first, with their evidence; --json as the reader", async () => {
-    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
-    vi.stubEnv("AWS_REGION", "us-east-1");
-    vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
-    vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+    stubLocalAws();
     const client = testDynamoDbClient();
     const tableName = await createResultsTestTable(client);
     const extractor = new SegmentExtractor({

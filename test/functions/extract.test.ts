@@ -1,7 +1,8 @@
-import type { Context, SQSEvent } from "aws-lambda";
-import { describe, expect, inject, it, vi } from "vitest";
+import type { Context } from "aws-lambda";
+import { describe, expect, it, vi } from "vitest";
 import { KnowledgeReader } from "../../lib/knowledge/index.js";
 import { createResultsTestTable, segmentOf, TEN_TEXTS } from "../knowledge/fixtures.js";
+import { stubLocalAws } from "../support/aws-env.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {
   closedAfterEach,
@@ -9,45 +10,19 @@ import {
   converseToolUse,
   startConverseServer,
 } from "../support/llm-servers.js";
+import { sqsEvent } from "../support/sqs.js";
 
 const startServer = closedAfterEach(startConverseServer);
 
 /** The deployed handler module, loaded the way Lambda loads it: configured by environment. */
 async function loadHandler(environment: Record<string, string | undefined>) {
   vi.resetModules();
-  vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
-  vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-  vi.stubEnv("AWS_REGION", "us-east-1");
-  vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
-  vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+  stubLocalAws();
   for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
   return (await import("../../functions/extract/handler.js")).handler;
 }
 
 const context = {} as Context;
-
-function event(bodies: string[]): SQSEvent {
-  return {
-    Records: bodies.map((body, i) => ({
-      messageId: `record-${i}`,
-      receiptHandle: `handle-${i}`,
-      body,
-      attributes: {
-        ApproximateReceiveCount: "1",
-        SentTimestamp: "0",
-        SenderId: "tick",
-        ApproximateFirstReceiveTimestamp: "0",
-        MessageGroupId: `group-${i}`,
-      },
-      messageAttributes: {},
-      md5OfBody: "",
-      eventSource: "aws:sqs",
-      // A standard queue: no visibility change is attempted on the emulator for this ARN's URL.
-      eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:segments",
-      awsRegion: "us-east-1",
-    })),
-  };
-}
 
 const body = (segmentId: string, texts: string[]) => {
   const { segment, messages } = segmentOf(segmentId, texts, "lambda");
@@ -98,7 +73,7 @@ describe("extract Lambda", () => {
     });
 
     const response = await handler(
-      event([body("fine", TEN_TEXTS), body("slow", ["the #throttled one"])]),
+      sqsEvent([body("fine", TEN_TEXTS), body("slow", ["the #throttled one"])]),
       context,
     );
 

@@ -1,17 +1,14 @@
 import type { Context } from "aws-lambda";
-import { describe, expect, inject, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LocalPipeline } from "../../local/pipeline.js";
+import { stubLocalAws } from "../support/aws-env.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { testSqsClient } from "../support/sqs.js";
 
 /** The deployed handler module, loaded the way Lambda loads it: configured by environment. */
 async function loadHandler(environment: Record<string, string | undefined>) {
   vi.resetModules();
-  vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
-  vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-  vi.stubEnv("AWS_REGION", "us-east-1");
-  vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
-  vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+  stubLocalAws();
   for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
   return (await import("../../functions/segment/handler.js")).handler;
 }

@@ -1,4 +1,3 @@
-import type { SQSEvent } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import {
@@ -17,6 +16,7 @@ import {
   closedAfterEach,
   startChatCompletionsServer,
 } from "../support/llm-servers.js";
+import { sqsEvent } from "../support/sqs.js";
 import {
   answerTopics,
   createResultsTestTable,
@@ -39,8 +39,6 @@ beforeAll(async () => {
   await createMessagesTable(client, messagesTable);
 });
 
-const QUEUE_ARN = "arn:aws:sqs:us-east-1:000000000000:segments.fifo";
-
 /** A v1 segment body, inline or (with `table`) by reference. */
 function body(segmentId: string, channel: string, texts: string[], table?: string): string {
   const { segment, messages } = segmentOf(segmentId, texts, channel);
@@ -50,29 +48,6 @@ function body(segmentId: string, channel: string, texts: string[], table?: strin
     messageIds: messages.map((m) => m.id),
     ...(table === undefined ? { messages } : { reference: { table } }),
   });
-}
-
-function event(bodies: string[]): SQSEvent {
-  return {
-    Records: bodies.map((text, i) => ({
-      messageId: `record-${i}`,
-      receiptHandle: `handle-${i}`,
-      body: text,
-      attributes: {
-        ApproximateReceiveCount: "1",
-        SentTimestamp: "0",
-        SenderId: "tick",
-        ApproximateFirstReceiveTimestamp: "0",
-        MessageGroupId: `group-${i}`,
-        MessageDeduplicationId: `dedup-${i}`,
-      },
-      messageAttributes: {},
-      md5OfBody: "",
-      eventSource: "aws:sqs",
-      eventSourceARN: QUEUE_ARN,
-      awsRegion: "us-east-1",
-    })),
-  };
 }
 
 function consumerOf(url: string) {
@@ -100,7 +75,7 @@ describe("segmentConsumer", () => {
     const { handler, metrics, logs } = consumerOf(server.url);
 
     const response = await handler(
-      event([
+      sqsEvent([
         body("ok", "batch", TEN_TEXTS),
         body("throttled", "batch", ["the #throttled one"]),
         body("invalid", "batch", ["#fine"]).replace('"v":1', '"v":2'),
@@ -128,7 +103,7 @@ describe("segmentConsumer", () => {
     const server = await startServer(() => chatCompletion("{not json"));
     const { handler, metrics } = consumerOf(server.url);
 
-    const response = await handler(event([body("garbage", "invalid-output", ["#x happened"])]));
+    const response = await handler(sqsEvent([body("garbage", "invalid-output", ["#x happened"])]));
 
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: "record-0" }]);
     expect(metrics.get("InvalidModelOutputs")).toBe(1);
@@ -152,7 +127,7 @@ describe("segmentConsumer", () => {
     const { handler } = consumerOf(server.url);
 
     const response = await handler(
-      event([
+      sqsEvent([
         body(segment.segmentId, "reference", TEN_TEXTS, messagesTable),
         body("elsewhere", "reference", TEN_TEXTS, "someone-elses-table"),
       ]),

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { inject } from "vitest";
 
 /**
@@ -21,3 +22,36 @@ export function uniqueQueueName(prefix = "test"): string {
 }
 
 export { drainQueue } from "../../local/sqs.js";
+
+/**
+ * An SQS event as Lambda's event source delivers it: one record per body, each in its own
+ * message group, received once, from the queue `queueArn` names.
+ */
+export function sqsEvent(
+  bodies: readonly string[],
+  options: {
+    queueArn?: string;
+    messageAttributes?: SQSRecord["messageAttributes"];
+  } = {},
+): SQSEvent {
+  return {
+    Records: bodies.map((body, i) => ({
+      messageId: `record-${i}`,
+      receiptHandle: `handle-${i}`,
+      body,
+      attributes: {
+        ApproximateReceiveCount: "1",
+        SentTimestamp: "0",
+        SenderId: "tick",
+        ApproximateFirstReceiveTimestamp: "0",
+        MessageGroupId: `group-${i}`,
+        MessageDeduplicationId: `dedup-${i}`,
+      },
+      messageAttributes: options.messageAttributes ?? {},
+      md5OfBody: "",
+      eventSource: "aws:sqs",
+      eventSourceARN: options.queueArn ?? "arn:aws:sqs:us-east-1:000000000000:segments.fifo",
+      awsRegion: "us-east-1",
+    })),
+  };
+}
