@@ -1,6 +1,7 @@
 import { channelCommand } from "./channel.js";
 import { importCommand } from "./import.js";
 import { reextractCommand } from "./reextract.js";
+import { reportCommand } from "./report.js";
 import { runCommand } from "./run.js";
 import { type CommandIO, segmentCommand } from "./segment.js";
 import { topicsCommand } from "./topics.js";
@@ -14,6 +15,7 @@ Commands:
   topics <channel>         a channel's extracted topics, most supported first, with evidence
   reextract <channel> <id> operator command: extract stored segments again
   import <file|->          store an agent transcript's turns as a conversation (and extract it)
+  report --segments FILE   an HTML page of the segments, their cuts and topics
 
 Run a command with --help for its options.`;
 
@@ -26,6 +28,7 @@ export async function main(args: string[], io: CommandIO): Promise<number> {
   if (command === "topics") return topicsCommand(rest, io);
   if (command === "reextract") return reextractCommand(rest, io);
   if (command === "import") return importCommand(rest, io);
+  if (command === "report") return reportCommand(rest, io);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;

@@ -1,7 +1,6 @@
 import { createWriteStream } from "node:fs";
 import { parseArgs } from "node:util";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import { KEYPHRASE_EXTRACTOR_NAME, type Route } from "../lib/extraction/index.js";
 import { ingestionProblem } from "../lib/ingest/index.js";
@@ -24,6 +23,7 @@ import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
 import { Progress } from "./progress.js";
 import { escapeControls, formatProblem, readMessages } from "./read-messages.js";
+import { writeReport } from "./report.js";
 import { type CommandIO, warnIfMinItemsUnreachable } from "./segment.js";
 
 export const RUN_USAGE = `Usage: npm start -- run [options]
@@ -38,6 +38,8 @@ Options:
   --input FILE      chat messages as JSON lines (the segment command's format);
                     default: a generated multi-channel sample
   --out FILE        where to write the segments (default: standard output)
+  --report FILE     write an HTML report of the segments and their topics at the end (see
+                    npm start -- report --help)
   --tick D          simulated time between ticks (default 5m)
   --settle D        silence that ends a conversation (default 24h)
   --max-size N      ceiling on one segment, in messages (default 500)
@@ -66,6 +68,7 @@ on, or the input cannot be read; 2 for usage errors.`;
 const RUN_OPTIONS = {
   input: { type: "string" },
   out: { type: "string" },
+  report: { type: "string" },
   tick: { type: "string" },
   settle: { type: "string" },
   "max-size": { type: "string" },
@@ -88,6 +91,7 @@ const RUN_EXTRACTORS = ["none", ...EXTRACTORS] as const;
 export interface RunOptions {
   input?: string;
   out?: string;
+  report?: string;
   tickMs: number;
   settle: number;
   maxSize: number;
@@ -169,6 +173,7 @@ function parseRunArgs(args: string[]): RunOptions | "help" {
     extraction: parseExtractionArgs(values, count),
     input: values.input,
     out: values.out,
+    report: values.report,
     tickMs,
     settle:
       values.settle === undefined ? DEFAULT_SETTLE_MS : parseDuration(values.settle, "--settle"),
@@ -356,8 +361,9 @@ export async function runLocally(
       `not stored ${result.refused.length}, late messages ${metrics.get("LateMessages")}, dropped messages ${metrics.get("DroppedMessages")} (below --min-items), channel errors ${metrics.get("ChannelErrors")}`,
       `ticks ${result.ticks}, DynamoDB reads per message: ${perMessage(reads.get(pipeline.config.messagesTable), messages.length)} message items, ${perMessage(reads.get(pipeline.config.channelsTable), messages.length)} channel state and due index items`,
     ];
+    let results: SegmentResult[] | undefined;
     if (extraction && options.extraction) {
-      const results = await extractedResults(extraction.reader, result.delivered);
+      results = await extractedResults(extraction.reader, result.delivered);
       if (options.extraction.candidates) {
         await writeText(
           createWriteStream(options.extraction.candidates),
@@ -374,6 +380,25 @@ export async function runLocally(
           gaveUp,
         )),
       );
+    }
+    if (options.report) {
+      // Judged at the replay's end, when every conversation has settled: nothing is still open.
+      const report = await writeReport(options.report, {
+        segments: result.delivered,
+        candidates: results,
+        messages,
+        settle: options.settle,
+        now: result.end,
+        generatedAt: Date.now(),
+        sources: [
+          { label: "messages", value: options.input ?? "the generated sample" },
+          {
+            label: "run",
+            value: `--max-size ${options.maxSize} --min-items ${options.minItems} --tick ${formatDuration(options.tickMs)}`,
+          },
+        ],
+      });
+      lines.push(report);
     }
     lines.push(`wall time ${formatDuration(Date.now() - started)}`);
     return { summary: lines.join("\n"), refused: result.refused, gaveUp };

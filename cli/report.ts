@@ -1,0 +1,322 @@
+import { open, writeFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { parseArgs } from "node:util";
+import { parseDuration } from "../lib/duration/index.js";
+import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
+import {
+  buildReport,
+  type CandidatesRecord,
+  InvalidRecordError,
+  loadReportAssets,
+  parseCandidatesRecord,
+  parseSegmentRecord,
+  type ReportInput,
+  renderReportHtml,
+  type SegmentRecord,
+} from "../lib/report/index.js";
+import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+import { Progress } from "./progress.js";
+import { escapeControls, formatProblem, type InputProblem, readMessages } from "./read-messages.js";
+import type { CommandIO } from "./segment.js";
+
+export const REPORT_USAGE = `Usage: npm start -- report --segments FILE [options]
+
+Writes one self-contained HTML page (open it from disk: nothing is fetched) that shows each
+channel's segments on a timeline, what cut each one (a silence longer than settle, or the size
+cap at the largest gap), late segments, messages still open or in no segment, and each segment's
+messages and extracted topics.
+
+Options:
+  --segments FILE    the segments as JSON lines: what run --out or segment --json writes (required)
+  --candidates FILE  what extraction found: what run --candidates writes
+  --input FILE       the chat messages that were segmented (the segment command's format); with
+                     them the page shows every message and its text, what is still open or in no
+                     segment, and the silence before each cut to the message
+  --out FILE         where to write the page (default report.html)
+  --settle D         the settle the segments were made with (default 24h): a cut in a longer
+                     silence is a silence cut, any other a size cut
+  --now T            when a channel's last conversation is judged open (ISO-8601 or epoch ms;
+                     default: the clock)
+  --skip-invalid     report bad lines and go on without them (default: stop, write nothing)
+  -h, --help         this help
+
+A FILE of - is standard input (for one of them).`;
+
+const REPORT_OPTIONS = {
+  segments: { type: "string" },
+  candidates: { type: "string" },
+  input: { type: "string" },
+  out: { type: "string" },
+  settle: { type: "string" },
+  now: { type: "string" },
+  "skip-invalid": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+interface ReportOptions {
+  segments: string;
+  candidates?: string;
+  input?: string;
+  out: string;
+  settle: number;
+  now: number;
+  skipInvalid: boolean;
+}
+
+/** A problem with a line of one of the input files. */
+interface FileProblem extends InputProblem {
+  file: string;
+}
+
+class CannotRead extends Error {
+  constructor(file: string, cause: unknown) {
+    super(`cannot read ${file}: ${(cause as Error).message}`);
+  }
+}
+
+/** Runs `report`; resolves to the process exit code. */
+export async function reportCommand(args: string[], io: CommandIO): Promise<number> {
+  let options: ReportOptions | "help";
+  try {
+    options = parseReportArgs(args, io.now);
+  } catch (error) {
+    io.stderr.write(`report: ${(error as Error).message}\n\n${REPORT_USAGE}\n`);
+    return 2;
+  }
+  if (options === "help") {
+    io.stdout.write(`${REPORT_USAGE}\n`);
+    return 0;
+  }
+  const problems: FileProblem[] = [];
+  let input: Omit<ReportInput, "settle" | "now" | "generatedAt">;
+  try {
+    input = {
+      segments: await readSegments(options.segments, io.stdin, problems),
+      candidates:
+        options.candidates === undefined
+          ? undefined
+          : await readCandidates(options.candidates, io.stdin, problems),
+      messages:
+        options.input === undefined ? undefined : await readInput(options.input, io, problems),
+      sources: sources(options),
+    };
+  } catch (error) {
+    if (!(error instanceof CannotRead)) throw error;
+    io.stderr.write(`report: ${error.message}\n`);
+    return 1;
+  }
+  for (const problem of problems) {
+    io.stderr.write(
+      `${options.skipInvalid ? "skipped " : ""}${escapeControls(problem.file)}: ${formatProblem(problem)}\n`,
+    );
+  }
+  if (problems.length > 0 && !options.skipInvalid) {
+    io.stderr.write(
+      `report: ${problems.length} invalid line(s); no report was written (fix them, or pass --skip-invalid)\n`,
+    );
+    return 1;
+  }
+  try {
+    const written = await writeReport(options.out, {
+      ...input,
+      settle: options.settle,
+      now: options.now,
+      generatedAt: io.now(),
+    });
+    io.stderr.write(`${written}\n`);
+  } catch (error) {
+    io.stderr.write(`report: ${(error as Error).message}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+/** Builds the report of `input` and writes it to `path`; returns a line saying what it holds. */
+export async function writeReport(path: string, input: ReportInput): Promise<string> {
+  const report = buildReport(input);
+  const html = renderReportHtml(report, await loadReportAssets());
+  try {
+    await writeFile(path, html);
+  } catch (error) {
+    throw new Error(`cannot write ${path}: ${(error as Error).message}`);
+  }
+  const { summary } = report.data;
+  const megabytes = (Buffer.byteLength(html) / 1e6).toFixed(1);
+  const missing =
+    summary.missing > 0 ? `, ${summary.missing} segment message(s) not in the input` : "";
+  return `report: wrote ${path} (${megabytes} MB): ${summary.channels} channel(s), ${summary.segments} segment(s)${missing}`;
+}
+
+function parseReportArgs(args: string[], clock: () => number): ReportOptions | "help" {
+  const { values, positionals } = parseArgs({
+    args,
+    options: REPORT_OPTIONS,
+    allowPositionals: true,
+  });
+  if (values.help) return "help";
+  if (positionals.length > 0)
+    throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.segments === undefined) throw new Error("--segments FILE is required");
+  const fromStdin = [values.segments, values.candidates, values.input].filter((f) => f === "-");
+  if (fromStdin.length > 1) throw new Error("only one of the files can be - (standard input)");
+  let now = clock();
+  if (values.now !== undefined) {
+    try {
+      now = parseTimestamp(values.now);
+    } catch {
+      throw new Error(
+        `--now must be ISO-8601 with a time zone or epoch ms (got ${JSON.stringify(values.now)})`,
+      );
+    }
+  }
+  return {
+    segments: values.segments,
+    candidates: values.candidates,
+    input: values.input,
+    out: values.out ?? "report.html",
+    settle:
+      values.settle === undefined ? DEFAULT_SETTLE_MS : parseDuration(values.settle, "--settle"),
+    now,
+    skipInvalid: values["skip-invalid"] ?? false,
+  };
+}
+
+function sources(options: ReportOptions): { label: string; value: string }[] {
+  return [
+    { label: "segments", value: options.segments },
+    ...(options.candidates === undefined
+      ? []
+      : [{ label: "candidates", value: options.candidates }]),
+    ...(options.input === undefined ? [] : [{ label: "messages", value: options.input }]),
+  ];
+}
+
+/**
+ * The segment lines of `file`; a line that is not a segment, repeats a segment, or puts a message
+ * in a second segment of its channel is a problem.
+ */
+async function readSegments(
+  file: string,
+  stdin: Readable,
+  problems: FileProblem[],
+): Promise<SegmentRecord[]> {
+  const segments: SegmentRecord[] = [];
+  const segmentLines = new Map<string, number>();
+  const messageLines = new Map<string, number>();
+  for await (const { line, value } of jsonLines(file, stdin, problems)) {
+    const record = parseOrReport(file, line, problems, () => parseSegmentRecord(value));
+    if (record === undefined) continue;
+    const key = `${record.channel}\u0000${record.segmentId}`;
+    const earlier = segmentLines.get(key);
+    if (earlier !== undefined) {
+      problems.push({ file, line, field: "segmentId", problem: `repeats line ${earlier}` });
+      continue;
+    }
+    const taken = record.messageIds.findIndex((id) =>
+      messageLines.has(`${record.channel}\u0000${id}`),
+    );
+    if (taken >= 0) {
+      const id = record.messageIds[taken];
+      problems.push({
+        file,
+        line,
+        field: `messageIds[${taken}]`,
+        problem: `${JSON.stringify(id)} is also in the segment on line ${messageLines.get(`${record.channel}\u0000${id}`)}`,
+      });
+      continue;
+    }
+    segmentLines.set(key, line);
+    for (const id of record.messageIds) messageLines.set(`${record.channel}\u0000${id}`, line);
+    segments.push(record);
+  }
+  return segments;
+}
+
+async function readCandidates(
+  file: string,
+  stdin: Readable,
+  problems: FileProblem[],
+): Promise<CandidatesRecord[]> {
+  const records: CandidatesRecord[] = [];
+  const lines = new Map<string, number>();
+  for await (const { line, value } of jsonLines(file, stdin, problems)) {
+    const record = parseOrReport(file, line, problems, () => parseCandidatesRecord(value));
+    if (record === undefined) continue;
+    const key = `${record.channel}\u0000${record.segmentId}`;
+    const earlier = lines.get(key);
+    if (earlier !== undefined) {
+      problems.push({ file, line, field: "segmentId", problem: `repeats line ${earlier}` });
+      continue;
+    }
+    lines.set(key, line);
+    records.push(record);
+  }
+  return records;
+}
+
+/** The messages of `file`, read as `segment` reads them; their problems join `problems`. */
+async function readInput(
+  file: string,
+  io: CommandIO,
+  problems: FileProblem[],
+): Promise<ChatMessage[]> {
+  const progress = new Progress(io.stderr);
+  try {
+    const read = await readMessages(file, progress, io.stdin);
+    problems.push(...read.problems.map((p) => ({ file, ...p })));
+    return read.messages.map((entry) => entry.message);
+  } catch (error) {
+    throw new CannotRead(file, error);
+  } finally {
+    progress.finish();
+  }
+}
+
+function parseOrReport<T>(
+  file: string,
+  line: number,
+  problems: FileProblem[],
+  parse: () => T,
+): T | undefined {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof InvalidRecordError)) throw error;
+    problems.push({ file, line, field: error.field, problem: error.reason });
+    return undefined;
+  }
+}
+
+/** Each non-blank line of `file` (`-`: standard input) decoded as JSON, with its line number. */
+async function* jsonLines(
+  file: string,
+  stdin: Readable,
+  problems: FileProblem[],
+): AsyncIterable<{ line: number; value: unknown }> {
+  let input: Readable = stdin;
+  if (file !== "-") {
+    // Opened first, so that a missing file is an error here rather than an event nobody hears.
+    try {
+      input = (await open(file)).createReadStream();
+    } catch (error) {
+      throw new CannotRead(file, error);
+    }
+  }
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    const json = line === 1 ? text.replace(/^\uFEFF/, "") : text;
+    if (json.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(json);
+    } catch (error) {
+      const problem = `not valid JSON (${(error as Error).message})`;
+      problems.push({ file, line, field: "json", problem });
+      continue;
+    }
+    yield { line, value };
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The data a report page embeds: made by {@link buildReportData} in Node, read by the page's
+ * script in the browser. Plain JSON (no Maps, no typed arrays) and columnar where it is large,
+ * because a channel can hold hundreds of thousands of messages.
+ */
+
+/** How a segment was cut from what came before it in its channel. */
+export type CutCause =
+  /** The channel's first segment: nothing came before. */
+  | "start"
+  /** The silence before it was longer than `settle`: a new conversation. */
+  | "silence"
+  /** Its conversation ran over the size cap and was cut at its largest gap. */
+  | "size"
+  /** Its messages arrived after the segment they belong after had been delivered. */
+  | "late";
+
+/** A message's segment index in {@link MessageColumns.segment} when it is in no segment. */
+export const OPEN = -1;
+export const DROPPED = -2;
+
+export interface Usage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface TopicData {
+  topic: string;
+  reason: string;
+  confidence: number;
+  tags: string[];
+  subjective: boolean;
+  wikiWorthy?: boolean;
+  /**
+   * The evidence: first and last index into the segment's messages in segment order, or null
+   * when the model gave no range (or named messages that are not in the segment).
+   */
+  range: [number, number] | null;
+}
+
+export interface ExtractionData {
+  model: string;
+  promptVersion: string;
+  usage: Usage;
+  topics: TopicData[];
+}
+
+export interface SegmentData {
+  id: string;
+  /** Epoch ms of the first and last message. */
+  first: number;
+  last: number;
+  count: number;
+  cut: CutCause;
+  /**
+   * The silence the cut fell in: from the channel's previous message outside late segments to
+   * this segment's first (without the input messages: from the previous segment's last). Null
+   * for the first segment and for late ones.
+   */
+  gapMs: number | null;
+  /** Of a late segment: the index (in its channel) of the segment it belongs after. */
+  belongsAfter: number | null;
+  /** The id `belongsAfter` named, kept when no segment of the channel has it. */
+  belongsAfterId: string | null;
+  /** Its message ids that the input messages do not have (0 without the input). */
+  missing: number;
+  /** Without the input messages, its message ids; with them, the page finds its messages. */
+  messageIds?: string[];
+  /** Null when the segment was not extracted (or no candidates were given). */
+  extraction: ExtractionData | null;
+}
+
+/** A channel's messages in channel order (timestamp, then id), one array per field. */
+export interface MessageColumns {
+  /** The first message's epoch ms, then each message's difference to the one before (>= 0). */
+  tsDelta: number[];
+  id: string[];
+  /** Index into `users`, or -1 when the message names none. */
+  user: number[];
+  users: string[];
+  /** Index of the message's segment in the channel's `segments`, or {@link OPEN} or {@link DROPPED}. */
+  segment: number[];
+}
+
+export interface ChannelCounts {
+  /** Input messages (without them: the messages of the channel's segments). */
+  messages: number;
+  segments: number;
+  lateSegments: number;
+  /** Messages of the still open trailing conversation that are in no segment: withheld. */
+  open: number;
+  /** Earlier messages that are in no segment: below `minItems`, or never stored. */
+  dropped: number;
+  /** Segment message ids the input messages do not have. */
+  missing: number;
+  topics: number;
+}
+
+export interface ChannelData {
+  name: string;
+  counts: ChannelCounts;
+  /** In delivery order: a segment's number in the page is its index + 1. */
+  segments: SegmentData[];
+  /** Null without the input messages. */
+  messages: MessageColumns | null;
+}
+
+/** Segments by message count: bucket `i` holds counts from `from` to `to`, both included. */
+export interface SizeBucket {
+  from: number;
+  to: number;
+  segments: number;
+}
+
+export interface SizeDistribution {
+  buckets: SizeBucket[];
+  min: number;
+  median: number;
+  p90: number;
+  max: number;
+}
+
+export interface ExtractionSummary {
+  segments: number;
+  topics: number;
+  usage: Usage;
+  models: string[];
+  promptVersions: string[];
+  /** Candidate lines whose segment is not among the segments: left out. */
+  unmatched: number;
+}
+
+export interface ReportSummary {
+  channels: number;
+  /** Null without the input messages. */
+  messages: number | null;
+  segments: number;
+  lateSegments: number;
+  /** Messages in late segments. */
+  lateMessages: number;
+  inSegments: number;
+  open: number;
+  dropped: number;
+  missing: number;
+  sizes: SizeDistribution | null;
+  /** Null when no candidates were given. */
+  extraction: ExtractionSummary | null;
+}
+
+/**
+ * The messages' texts, per channel (in the order of `ReportData.channels`) in channel order, ""
+ * for none. Kept apart from {@link ReportData} because they are most of a report's bytes: the page
+ * embeds them after its script, and draws before the browser has even read them.
+ */
+export type ReportTexts = string[][];
+
+export interface Report {
+  data: ReportData;
+  texts: ReportTexts;
+}
+
+export interface ReportData {
+  v: 1;
+  /** Epoch ms. */
+  generatedAt: number;
+  settleMs: number;
+  /** Where the data came from, as shown in the header (e.g. `segments` → a file name). */
+  sources: { label: string; value: string }[];
+  summary: ReportSummary;
+  channels: ChannelData[];
+}

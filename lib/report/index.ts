@@ -1,0 +1,12 @@
+export { loadReportAssets } from "./assets.js";
+export * from "./data.js";
+export { embedJson, type ReportAssets, renderReportHtml } from "./html.js";
+export { buildReport, type ReportInput, sizeDistribution } from "./model.js";
+export {
+  type CandidateRecord,
+  type CandidatesRecord,
+  InvalidRecordError,
+  parseCandidatesRecord,
+  parseSegmentRecord,
+  type SegmentRecord,
+} from "./records.js";

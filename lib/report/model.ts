@@ -1,0 +1,360 @@
+import { compareIds, compareRefs, type MessageRef } from "../identity/index.js";
+import { type ChatMessage, compareMessages } from "../messages/index.js";
+import {
+  type ChannelData,
+  type CutCause,
+  DROPPED,
+  type ExtractionData,
+  type ExtractionSummary,
+  type MessageColumns,
+  OPEN,
+  type Report,
+  type ReportData,
+  type ReportSummary,
+  type ReportTexts,
+  type SegmentData,
+  type SizeDistribution,
+  type TopicData,
+  type Usage,
+} from "./data.js";
+import type { CandidatesRecord, SegmentRecord } from "./records.js";
+
+export interface ReportInput {
+  /** In delivery order. */
+  segments: readonly SegmentRecord[];
+  /** What extraction made of the segments; absent when it did not run. */
+  candidates?: readonly CandidatesRecord[];
+  /** The messages that were segmented; without them the report shows the segments alone. */
+  messages?: readonly ChatMessage[];
+  /** The segmenter's settle (ms): a longer silence ends a conversation. */
+  settle: number;
+  /** Epoch ms: a channel's trailing conversation quiet for no longer than `settle` is open. */
+  now: number;
+  generatedAt: number;
+  sources?: { label: string; value: string }[];
+}
+
+/**
+ * The report's data: per channel its segments in delivery order, each with the cause of the cut
+ * before it (the segmenter's rules: a gap longer than `settle` starts a conversation, and only the
+ * size cap cuts inside one; late segments are cut by their lateness), the messages in channel
+ * order with the segment each is in, and what extraction found; plus the totals.
+ */
+export function buildReport(input: ReportInput): Report {
+  const segmentsByChannel = groupBy(input.segments, (s) => s.channel);
+  const messagesByChannel = input.messages && groupBy(input.messages, (m) => m.channel);
+  const extractions = new Map(
+    (input.candidates ?? []).map((c) => [segmentKey(c.channel, c.segmentId), c]),
+  );
+  const names = new Set([...segmentsByChannel.keys(), ...(messagesByChannel?.keys() ?? [])]);
+  const texts: ReportTexts = [];
+  const channels = [...names].sort(compareIds).map((name) => {
+    const built = buildChannel(
+      name,
+      segmentsByChannel.get(name) ?? [],
+      messagesByChannel?.get(name),
+      {
+        extractions,
+        settle: input.settle,
+        now: input.now,
+      },
+    );
+    texts.push(built.texts);
+    return built.channel;
+  });
+  const data: ReportData = {
+    v: 1,
+    generatedAt: input.generatedAt,
+    settleMs: input.settle,
+    sources: input.sources ?? [],
+    summary: summarize(channels, input),
+    channels,
+  };
+  return { data, texts };
+}
+
+interface ChannelContext {
+  extractions: ReadonlyMap<string, CandidatesRecord>;
+  settle: number;
+  now: number;
+}
+
+function buildChannel(
+  name: string,
+  records: readonly SegmentRecord[],
+  unsorted: readonly ChatMessage[] | undefined,
+  context: ChannelContext,
+): { channel: ChannelData; texts: string[] } {
+  const messages = unsorted && [...unsorted].sort(compareMessages);
+  const placed = messages && placeMessages(records, messages);
+  const gaps =
+    messages && placed ? gapsWithMessages(records, messages, placed) : gapsBetweenSegments(records);
+  const indexById = new Map(records.map((r, i) => [r.segmentId, i]));
+  const segments = records.map((record, i): SegmentData => {
+    const gapMs = gaps[i];
+    const belongsAfter = record.belongsAfter;
+    return {
+      id: record.segmentId,
+      first: record.first.ts,
+      last: record.last.ts,
+      count: record.messageIds.length,
+      cut: cutCause(record, gapMs, context.settle),
+      gapMs,
+      belongsAfter: belongsAfter === null ? null : (indexById.get(belongsAfter) ?? null),
+      belongsAfterId: belongsAfter,
+      missing: placed ? placed.missing[i] : 0,
+      ...(placed ? {} : { messageIds: [...record.messageIds] }),
+      extraction: extraction(
+        context.extractions.get(segmentKey(name, record.segmentId)),
+        placed ? placed.order[i] : record.messageIds,
+      ),
+    };
+  });
+  let columns: MessageColumns | null = null;
+  let open = 0;
+  let dropped = 0;
+  if (messages && placed) {
+    const openFrom = openConversationStart(messages, context.settle, context.now);
+    placed.segmentOf.forEach((segment, position) => {
+      if (segment !== DROPPED) return;
+      if (position >= openFrom) {
+        placed.segmentOf[position] = OPEN;
+        open++;
+      } else dropped++;
+    });
+    columns = messageColumns(messages, placed.segmentOf);
+  }
+  const missing = segments.reduce((sum, s) => sum + s.missing, 0);
+  const channel: ChannelData = {
+    name,
+    counts: {
+      messages: messages ? messages.length : segments.reduce((sum, s) => sum + s.count, 0),
+      segments: segments.length,
+      lateSegments: segments.filter((s) => s.cut === "late").length,
+      open,
+      dropped,
+      missing,
+      topics: segments.reduce((sum, s) => sum + (s.extraction?.topics.length ?? 0), 0),
+    },
+    segments,
+    messages: columns,
+  };
+  return { channel, texts: messages ? messages.map((m) => m.text ?? "") : [] };
+}
+
+function cutCause(record: SegmentRecord, gapMs: number | null, settle: number): CutCause {
+  if (record.late) return "late";
+  if (gapMs === null) return "start";
+  // The segmenter's rule: a gap strictly longer than settle starts a new conversation.
+  return gapMs > settle ? "silence" : "size";
+}
+
+interface Placement {
+  /** Each message's segment index, DROPPED when it is in none (open ones are told apart later). */
+  segmentOf: Int32Array;
+  /** Each segment's message ids that the input has, in channel order. */
+  order: string[][];
+  /** How many of each segment's message ids the input does not have. */
+  missing: number[];
+}
+
+function placeMessages(records: readonly SegmentRecord[], messages: ChatMessage[]): Placement {
+  const positionOf = new Map(messages.map((m, i) => [m.id, i]));
+  const segmentOf = new Int32Array(messages.length).fill(DROPPED);
+  const missing: number[] = [];
+  const order = records.map((record, k) => {
+    const positions: number[] = [];
+    for (const id of record.messageIds) {
+      const position = positionOf.get(id);
+      if (position === undefined) continue;
+      positions.push(position);
+      segmentOf[position] = k;
+    }
+    missing.push(record.messageIds.length - positions.length);
+    return positions.sort((a, b) => a - b).map((p) => messages[p].id);
+  });
+  return { segmentOf, order, missing };
+}
+
+/**
+ * Per segment, the gap from the channel's previous message to its first one. Messages of late
+ * segments are passed over: they arrived after the cuts around them had been made.
+ */
+function gapsWithMessages(
+  records: readonly SegmentRecord[],
+  messages: ChatMessage[],
+  { segmentOf }: Placement,
+): (number | null)[] {
+  const late = records.map((r) => r.late);
+  return records.map((record) => {
+    if (record.late) return null;
+    let before = lowerBound(messages, record.first) - 1;
+    while (before >= 0 && segmentOf[before] !== DROPPED && late[segmentOf[before]]) before--;
+    return before < 0 ? null : record.first.ts - messages[before].ts;
+  });
+}
+
+/** Without the messages: per segment, the gap from the previous segment's last message. */
+function gapsBetweenSegments(records: readonly SegmentRecord[]): (number | null)[] {
+  const gaps: (number | null)[] = records.map(() => null);
+  const inOrder = records
+    .map((record, index) => ({ record, index }))
+    .filter(({ record }) => !record.late)
+    .sort((a, b) => compareRefs(a.record.first, b.record.first) || a.index - b.index);
+  inOrder.forEach(({ record, index }, i) => {
+    if (i > 0) gaps[index] = record.first.ts - inOrder[i - 1].record.last.ts;
+  });
+  return gaps;
+}
+
+/** Position of the first message not before `ref` in channel order. */
+function lowerBound(messages: ChatMessage[], ref: MessageRef): number {
+  let low = 0;
+  let high = messages.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareRefs(messages[middle], ref) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Where the trailing conversation starts if it is still open at `now`, else the length. */
+function openConversationStart(messages: ChatMessage[], settle: number, now: number): number {
+  const n = messages.length;
+  if (n === 0 || now - messages[n - 1].ts > settle) return n;
+  let start = n - 1;
+  while (start > 0 && messages[start].ts - messages[start - 1].ts <= settle) start--;
+  return start;
+}
+
+function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): MessageColumns {
+  const userIndex = new Map<string, number>();
+  const columns: MessageColumns = {
+    tsDelta: [],
+    id: [],
+    user: [],
+    users: [],
+    segment: Array.from(segmentOf),
+  };
+  let previous = 0;
+  for (const message of messages) {
+    columns.tsDelta.push(message.ts - previous);
+    previous = message.ts;
+    columns.id.push(message.id);
+    const user = message.user;
+    if (user === undefined || user === null) {
+      columns.user.push(-1);
+      continue;
+    }
+    let index = userIndex.get(user);
+    if (index === undefined) {
+      index = columns.users.push(user) - 1;
+      userIndex.set(user, index);
+    }
+    columns.user.push(index);
+  }
+  return columns;
+}
+
+/** The segment's extraction, each evidence range as indexes into `messageIds` (segment order). */
+function extraction(
+  record: CandidatesRecord | undefined,
+  messageIds: readonly string[],
+): ExtractionData | null {
+  if (record === undefined) return null;
+  const indexOf = new Map(messageIds.map((id, i) => [id, i]));
+  const topics = record.candidates.map((c): TopicData => {
+    const from = c.messageIds && indexOf.get(c.messageIds[0]);
+    const to = c.messageIds && indexOf.get(c.messageIds[1]);
+    return {
+      topic: c.topic,
+      reason: c.reason,
+      confidence: c.confidence,
+      tags: [...c.tags],
+      subjective: c.subjective,
+      ...(c.wikiWorthy === undefined ? {} : { wikiWorthy: c.wikiWorthy }),
+      range: typeof from === "number" && typeof to === "number" && from <= to ? [from, to] : null,
+    };
+  });
+  return {
+    model: record.model,
+    promptVersion: record.promptVersion,
+    usage: { ...record.usage },
+    topics,
+  };
+}
+
+function summarize(channels: ChannelData[], input: ReportInput): ReportSummary {
+  const segments = channels.flatMap((c) => c.segments);
+  const total = (count: (c: ChannelData) => number) =>
+    channels.reduce((sum, c) => sum + count(c), 0);
+  return {
+    channels: channels.length,
+    messages: input.messages ? input.messages.length : null,
+    segments: segments.length,
+    lateSegments: total((c) => c.counts.lateSegments),
+    lateMessages: segments.filter((s) => s.cut === "late").reduce((sum, s) => sum + s.count, 0),
+    inSegments: segments.reduce((sum, s) => sum + s.count, 0),
+    open: total((c) => c.counts.open),
+    dropped: total((c) => c.counts.dropped),
+    missing: total((c) => c.counts.missing),
+    sizes: sizeDistribution(segments.map((s) => s.count)),
+    extraction: input.candidates ? extractionSummary(segments, input.candidates) : null,
+  };
+}
+
+/** Counts in power-of-two buckets (1, 2–3, 4–7, …), with nearest-rank quantiles. */
+export function sizeDistribution(counts: readonly number[]): SizeDistribution | null {
+  if (counts.length === 0) return null;
+  const sorted = [...counts].sort((a, b) => a - b);
+  const max = sorted[sorted.length - 1];
+  const buckets = Array.from({ length: Math.floor(Math.log2(max)) + 1 }, (_, b) => ({
+    from: 2 ** b,
+    to: 2 ** (b + 1) - 1,
+    segments: 0,
+  }));
+  for (const count of sorted) buckets[Math.floor(Math.log2(count))].segments++;
+  const rank = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
+  return { buckets, min: sorted[0], median: rank(0.5), p90: rank(0.9), max };
+}
+
+function extractionSummary(
+  segments: readonly SegmentData[],
+  candidates: readonly CandidatesRecord[],
+): ExtractionSummary {
+  const extracted = segments.flatMap((s) => (s.extraction ? [s.extraction] : []));
+  const usage: Usage = {
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  };
+  for (const e of extracted) {
+    for (const field of Object.keys(usage) as (keyof Usage)[]) usage[field] += e.usage[field];
+  }
+  return {
+    segments: extracted.length,
+    topics: extracted.reduce((sum, e) => sum + e.topics.length, 0),
+    usage,
+    models: [...new Set(extracted.map((e) => e.model))].sort(),
+    promptVersions: [...new Set(extracted.map((e) => e.promptVersion))].sort(),
+    unmatched: candidates.length - extracted.length,
+  };
+}
+
+function segmentKey(channel: string, segmentId: string): string {
+  return `${channel}\u0000${segmentId}`;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}

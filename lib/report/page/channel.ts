@@ -1,0 +1,220 @@
+/** One channel: its timeline, its segment table and the selected segment's details. */
+import { type ChannelData, OPEN } from "../data.js";
+import { Details } from "./details.js";
+import { count, day, el, time } from "./dom.js";
+import { cutLabel } from "./labels.js";
+import { messageText, whenTextsRead } from "./texts.js";
+import { CUT_COLORS, MARK_COLORS, Timeline } from "./timeline.js";
+import { VirtualList } from "./virtual-list.js";
+
+const ROW_HEIGHT = 28;
+
+export class ChannelView {
+  private readonly timeline: Timeline;
+  private readonly table: VirtualList;
+  private readonly details: Details;
+  private readonly resizeObserver: ResizeObserver;
+  /** Each message's epoch ms in channel order (null without the messages). */
+  private readonly times: Float64Array | null;
+  /** Each segment's messages as channel positions, in order (null without the messages). */
+  private readonly members: number[][] | null;
+  private selected = -1;
+  private readonly tableViewport = el("div", { class: "rows" });
+
+  constructor(
+    container: HTMLElement,
+    /** The channel's index in the report, and the channel. */
+    private readonly index: number,
+    private readonly channel: ChannelData,
+    settleMs: number,
+    onDrawn: () => void,
+  ) {
+    ({ times: this.times, members: this.members } = unpack(channel));
+    const { counts } = channel;
+    const chart = el("div", { class: "timeline" });
+    const readout = el(
+      "div",
+      { class: "readout muted" },
+      "Hover over the timeline to read a message.",
+    );
+    const showAll = el("button", { type: "button" }, "whole channel");
+    const panel = el("aside", { class: "details", "aria-live": "polite" });
+    container.replaceChildren(
+      el("h2", {}, "Channel ", el("span", { class: "channel-name" }, channel.name)),
+      el(
+        "p",
+        { class: "muted" },
+        `${count(counts.messages)} messages, ${count(counts.segments)} segments (${count(counts.lateSegments)} late), ${count(counts.open)} still open, ${count(counts.dropped)} in no segment`,
+      ),
+      legend(channel.messages !== null),
+      el(
+        "div",
+        { class: "toolbar" },
+        el("span", { class: "muted" }, "Drag across the timeline to zoom, double-click or "),
+        showAll,
+        el("span", { class: "muted" }, " to see it all; click a band to select its segment."),
+      ),
+      chart,
+      readout,
+      el(
+        "div",
+        { class: "split" },
+        el(
+          "section",
+          { class: "segments" },
+          el("h3", {}, "Segments"),
+          el(
+            "div",
+            { class: "row head segment-grid" },
+            ...["#", "first (UTC)", "last (UTC)", "msgs", "cut before", "topics"].map((h) =>
+              el("span", {}, h),
+            ),
+          ),
+          this.tableViewport,
+        ),
+        panel,
+      ),
+    );
+    this.details = new Details(panel);
+    this.table = new VirtualList(
+      this.tableViewport,
+      ROW_HEIGHT,
+      channel.segments.length,
+      (i) => this.segmentRow(i),
+      14,
+    );
+    this.timeline = new Timeline(chart, channel, this.times, settleMs, {
+      pick: (segment) => this.select(segment, false),
+      hover: (position) => {
+        readout.replaceChildren(...this.describeMessage(position));
+      },
+      drawn: onDrawn,
+    });
+    showAll.addEventListener("click", () => this.timeline.showAll());
+    this.resizeObserver = new ResizeObserver(() => this.timeline.setWidth(chart.clientWidth));
+    this.resizeObserver.observe(chart);
+    // A segment selected before the texts were read shows them once they are.
+    whenTextsRead(() => {
+      if (this.selected >= 0) this.showDetails(this.selected);
+    });
+  }
+
+  /** Selects segment `index`: marks it in the table and on the timeline, shows its details. */
+  select(index: number, zoom = true): void {
+    if (index < 0 || index >= this.channel.segments.length) return;
+    this.selected = index;
+    this.table.refresh();
+    this.table.reveal(index);
+    this.timeline.select(index, zoom);
+    this.showDetails(index);
+  }
+
+  destroy(): void {
+    this.resizeObserver.disconnect();
+    this.timeline.destroy();
+  }
+
+  private showDetails(index: number): void {
+    this.details.show({
+      channel: this.channel,
+      index,
+      positions: this.members?.[index] ?? null,
+      times: this.times,
+      text: (position) => messageText(this.index, position),
+      select: (other) => this.select(other),
+    });
+  }
+
+  private segmentRow(i: number): HTMLElement {
+    const segment = this.channel.segments[i];
+    const topics = segment.extraction?.topics.length;
+    const lastTime =
+      day(segment.last) === day(segment.first) ? time(segment.last).slice(11) : time(segment.last);
+    const row = el(
+      "div",
+      {
+        class: `row segment-row segment-grid${i === this.selected ? " selected" : ""}${segment.cut === "late" ? " late" : ""}`,
+        role: "button",
+        tabindex: 0,
+        "data-segment": i,
+      },
+      el("span", { class: "num" }, i + 1),
+      el("span", {}, time(segment.first)),
+      el("span", {}, lastTime),
+      el("span", { class: "num" }, count(segment.count)),
+      el("span", { class: `cut cut-${segment.cut}` }, cutLabel(segment)),
+      el("span", { class: "num" }, topics === undefined ? "—" : count(topics)),
+    );
+    row.addEventListener("click", () => this.select(i));
+    row.addEventListener("keydown", (event) => {
+      const next = { ArrowDown: i + 1, ArrowUp: i - 1, Enter: i, " ": i }[event.key];
+      if (next === undefined) return;
+      event.preventDefault();
+      this.select(next);
+      // Selecting renders the rows anew: the focus moves to the new row.
+      this.tableViewport.querySelector<HTMLElement>(`[data-segment="${next}"]`)?.focus();
+    });
+    return row;
+  }
+
+  private describeMessage(position: number | null): (Node | string)[] {
+    const columns = this.channel.messages;
+    if (position === null || columns === null || this.times === null) {
+      return ["Hover over the timeline to read a message."];
+    }
+    const s = columns.segment[position];
+    const where = s >= 0 ? `segment #${s + 1}` : s === OPEN ? "still open" : "in no segment";
+    const user = columns.user[position];
+    const text = messageText(this.index, position) ?? "…";
+    return [
+      el("time", {}, `${time(this.times[position])} UTC`),
+      " ",
+      el("span", { class: "author" }, user < 0 ? "—" : columns.users[user]),
+      " ",
+      el("span", { class: "text" }, text.length > 240 ? `${text.slice(0, 240)}…` : text),
+      el("span", { class: "muted" }, ` (${where})`),
+    ];
+  }
+}
+
+/** Message times from their deltas, and each segment's message positions, in one pass each. */
+function unpack(channel: ChannelData): { times: Float64Array | null; members: number[][] | null } {
+  const columns = channel.messages;
+  if (columns === null) return { times: null, members: null };
+  const n = columns.tsDelta.length;
+  const times = new Float64Array(n);
+  let ts = 0;
+  for (let p = 0; p < n; p++) {
+    ts += columns.tsDelta[p];
+    times[p] = ts;
+  }
+  const members: number[][] = channel.segments.map(() => []);
+  for (let p = 0; p < n; p++) {
+    const s = columns.segment[p];
+    if (s >= 0) members[s].push(p);
+  }
+  return { times, members };
+}
+
+function legend(withMessages: boolean): HTMLElement {
+  const item = (color: string, label: string, kind: "mark" | "line" | "band") =>
+    el(
+      "span",
+      { class: "legend-item" },
+      el("span", { class: `swatch ${kind}`, style: `--c: ${color}` }),
+      label,
+    );
+  return el(
+    "div",
+    { class: "legend" },
+    withMessages && item(MARK_COLORS.segment, "message in a segment", "mark"),
+    withMessages && item(MARK_COLORS.late, "in a late segment", "mark"),
+    withMessages && item(MARK_COLORS.open, "still open", "mark"),
+    withMessages && item(MARK_COLORS.dropped, "in no segment", "mark"),
+    item("rgba(59, 130, 246, 0.35)", "segment", "band"),
+    item("rgba(234, 88, 12, 0.4)", "late segment", "band"),
+    item(CUT_COLORS.silence, "cut: silence over settle", "line"),
+    item(CUT_COLORS.size, "cut: size cap, at the largest gap", "line"),
+    item("#7c3aed", "settle", "line"),
+  );
+}

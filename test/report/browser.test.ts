@@ -1,0 +1,179 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { reportCommand } from "../../cli/report.js";
+import { runCommand as runPipeline } from "../../cli/run.js";
+import { ALL_MESSAGES, CANDIDATES, INJECTION, MESSAGES, NOW, OPS, SEGMENTS } from "./fixtures.js";
+import {
+  ARTIFACTS,
+  launchChromium,
+  openReport,
+  runCommand,
+  tempDir,
+  writeJsonLines,
+} from "./support.js";
+
+const dir = tempDir();
+let browser: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 60_000);
+afterAll(() => browser?.close());
+
+const texts = (page: Page, selector: string) =>
+  page.locator(selector).evaluateAll((elements) => elements.map((e) => e.textContent));
+
+async function showChannel(page: Page, name: string): Promise<void> {
+  await page.locator(".channel-row", { has: page.locator(".name", { hasText: name }) }).click();
+  await page.locator(".channel-name", { hasText: name }).waitFor();
+}
+
+async function selectSegment(page: Page, index: number): Promise<void> {
+  await page.locator(`.segment-row[data-segment="${index}"]`).click();
+  await page.locator(".details h3", { hasText: `Segment #${index + 1}` }).waitFor();
+}
+
+/** The markup in chat text, names and topics is shown as text, and none of it ran or parsed. */
+async function expectInjectionInert(page: Page): Promise<void> {
+  await showChannel(page, OPS);
+  await selectSegment(page, 0);
+  // Polled: the texts are read after the page is first drawn.
+  await expect
+    .poll(async () => (await texts(page, ".details .message .text")).slice(0, 2))
+    .toEqual([`deploy notes ${INJECTION}`, "<em>not bold</em>"]);
+  expect((await texts(page, ".details .message .author")).slice(0, 2)).toEqual([
+    "<b>mallory</b>",
+    "eve",
+  ]);
+  expect(await page.locator(".channel-name").textContent()).toBe(OPS);
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+  // The page makes none of these elements itself: any would have come from the data.
+  expect(await page.locator("img, b, i, em, script[src]").count()).toBe(0);
+}
+
+describe("the report in Chromium", () => {
+  it("shows the summary, each cut with its cause, a segment's messages and topics, and chat as text", async () => {
+    const out = join(dir, "known.html");
+    const report = await runCommand(
+      reportCommand,
+      [
+        "--segments",
+        writeJsonLines(join(dir, "segments.jsonl"), SEGMENTS),
+        "--candidates",
+        writeJsonLines(join(dir, "candidates.jsonl"), CANDIDATES),
+        "--input",
+        writeJsonLines(join(dir, "messages.jsonl"), ALL_MESSAGES),
+        "--settle",
+        "1h",
+        "--now",
+        String(NOW),
+        "--out",
+        out,
+      ],
+      NOW,
+    );
+    expect(report.stderr).toMatch(
+      /^report: wrote .*known\.html \(0\.\d MB\): 2 channel\(s\), 5 segment\(s\)\n$/,
+    );
+    expect(report.code).toBe(0);
+    const { page, errors } = await openReport(browser, out);
+
+    const stat = (name: string) => page.locator(`[data-stat="${name}"] .value`).textContent();
+    expect(await stat("segments")).toBe("5");
+    expect(await stat("late")).toBe("1");
+    expect(await stat("open")).toBe("1");
+    expect(await stat("dropped")).toBe("1");
+    expect(await stat("calls")).toBe("3");
+    expect(await stat("tokens")).toBe("240");
+
+    await showChannel(page, "help");
+    expect(await page.locator(".segment-row").count()).toBe(4);
+    expect(await texts(page, ".segment-row .cut")).toEqual([
+      "start",
+      "silence 2h 57m",
+      "late, after #1",
+      "size cap, largest gap 10m",
+    ]);
+
+    await selectSegment(page, 1);
+    expect(await texts(page, ".details .message time")).toEqual([
+      "12:00:00",
+      "12:01:00",
+      "12:02:00",
+      "12:03:00",
+    ]);
+    expect(await texts(page, ".details .message .author")).toEqual(["bo", "bo", "bo", "bo"]);
+    expect(await page.locator(".details .message .text").first().textContent()).toBe(
+      "the wifi driver drops every few minutes",
+    );
+    expect(await texts(page, ".details .topic-name")).toEqual(["wifi driver", "firmware"]);
+    // The first topic's evidence is messages 2 and 3; the second has no range.
+    expect(
+      await page
+        .locator(".message.evidence")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-index"))),
+    ).toEqual(["1", "2"]);
+    await page.locator(".topic .evidence").first().click();
+    expect(await page.locator(".message.focus").count()).toBe(2);
+    // The arrow keys move along the table; the late segment is the next one.
+    await page.locator('.segment-row[data-segment="1"]').press("ArrowDown");
+    await page.locator(".details h3", { hasText: "Segment #3" }).waitFor();
+    expect(await page.locator(".details .cut").textContent()).toBe("late, after #1");
+    expect(await texts(page, ".details .message .text")).toEqual(["sorry, late reply"]);
+    await page.locator(".segment-row.selected").press("ArrowUp");
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, "report.png"), fullPage: true });
+
+    await expectInjectionInert(page);
+    expect(await texts(page, ".details .topic-name")).toEqual([
+      `<img src=x onerror="window.__pwned = 3">`,
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it("is what run --report writes: the segments the run delivered, cut, extracted and escaped", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    const out = join(dir, "run.html");
+    const segments = join(dir, "run-segments.jsonl");
+    const run = await runCommand(
+      runPipeline,
+      [
+        "--input",
+        writeJsonLines(join(dir, "run-messages.jsonl"), MESSAGES),
+        "--out",
+        segments,
+        "--report",
+        out,
+        ...["--settle", "1h", "--max-size", "4", "--min-items", "2", "--tick", "15m"],
+      ],
+      NOW,
+    );
+    expect(run.stderr).toMatch(/report: wrote .*run\.html/);
+    expect(run.code).toBe(0);
+    const delivered = readFileSync(segments, "utf8").trim().split("\n");
+    const { page, errors } = await openReport(browser, out);
+
+    expect(await page.locator('[data-stat="segments"] .value').textContent()).toBe(
+      String(delivered.length),
+    );
+    // h11 is a conversation of one, below --min-items.
+    expect(await page.locator('[data-stat="dropped"] .value').textContent()).toBe("1");
+    await showChannel(page, "help");
+    expect(await texts(page, ".segment-row .cut")).toEqual([
+      "start",
+      "silence 2h 57m",
+      "size cap, largest gap 10m",
+    ]);
+    await selectSegment(page, 0);
+    expect(await page.locator(".details .message").count()).toBe(4);
+    expect(await page.locator(".details .topic").count()).toBeGreaterThan(0);
+    expect(await page.locator(".details .message.evidence").count()).toBeGreaterThan(0);
+
+    await expectInjectionInert(page);
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
