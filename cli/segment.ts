@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import { compareIds } from "../lib/identity/index.js";
 import { type ChatMessage, compareMessages, parseTimestamp } from "../lib/messages/index.js";
-import { ConversationSegmenter } from "../lib/segmenter/index.js";
+import { ConversationSegmenter, openConversationStart } from "../lib/segmenter/index.js";
 import { Progress, type ProgressStream } from "./progress.js";
 import { formatProblem, readMessages } from "./read-messages.js";
 
@@ -211,15 +211,6 @@ function reportChannel(
     else dropped++;
   });
   return { channel, total: messages.length, segments, open, dropped };
-}
-
-/** Index where the trailing conversation starts if it is still open at `now`, else the length. */
-function openConversationStart(messages: ChatMessage[], settle: number, now: number): number {
-  const n = messages.length;
-  if (n === 0 || now - messages[n - 1].ts > settle) return n;
-  let start = n - 1;
-  while (start > 0 && messages[start].ts - messages[start - 1].ts <= settle) start--;
-  return start;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,5 +1,6 @@
 import { compareIds, compareRefs, type MessageRef } from "../identity/index.js";
 import { type ChatMessage, compareMessages } from "../messages/index.js";
+import { openConversationStart } from "../segmenter/index.js";
 import {
   type ChannelData,
   type CutCause,
@@ -217,15 +218,6 @@ function lowerBound(messages: ChatMessage[], ref: MessageRef): number {
     else high = middle;
   }
   return low;
-}
-
-/** Where the trailing conversation starts if it is still open at `now`, else the length. */
-function openConversationStart(messages: ChatMessage[], settle: number, now: number): number {
-  const n = messages.length;
-  if (n === 0 || now - messages[n - 1].ts > settle) return n;
-  let start = n - 1;
-  while (start > 0 && messages[start].ts - messages[start - 1].ts <= settle) start--;
-  return start;
 }
 
 function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): MessageColumns {

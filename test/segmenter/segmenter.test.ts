@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ConversationSegmenter, DEFAULT_SETTLE_MS } from "../../lib/segmenter/index.js";
+import {
+  ConversationSegmenter,
+  DEFAULT_SETTLE_MS,
+  openConversationStart,
+} from "../../lib/segmenter/index.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -346,5 +350,21 @@ describe("ConversationSegmenter: validation", () => {
     const segmenter = new ConversationSegmenter();
     expect(() => segmenter.closedSegments(run(2, 0), Number.NaN, ts)).toThrow(RangeError);
     expect(() => segmenter.closedSegments(run(2, 0), new Date("x"), ts)).toThrow(/now/);
+  });
+});
+
+describe("openConversationStart", () => {
+  const at = (...ts: number[]) => ts.map((t) => ({ ts: t }));
+
+  it("is the start of the trailing conversation while it may still grow, else the length", () => {
+    const items = at(0, 100, 500, 520, 530);
+    // A gap over settle (100) before 500: the open conversation starts there.
+    expect(openConversationStart(items, 100, 600)).toBe(2);
+    // Exactly settle since the last item is still open; one more is settled.
+    expect(openConversationStart(items, 100, 630)).toBe(2);
+    expect(openConversationStart(items, 100, 631)).toBe(5);
+    // A gap of exactly settle does not end a conversation.
+    expect(openConversationStart(at(0, 100, 200), 100, 200)).toBe(0);
+    expect(openConversationStart([], 100, 0)).toBe(0);
   });
 });

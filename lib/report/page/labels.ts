@@ -3,21 +3,15 @@ import { duration } from "./dom.js";
 
 /** The cause of the cut before a segment, as the segment table says it. */
 export function cutLabel(segment: SegmentData): string {
-  const gap = segment.gapMs === null ? "" : duration(segment.gapMs);
-  switch (segment.cut) {
-    case "start":
-      return "start";
-    case "silence":
-      return `silence ${gap}`;
-    case "size":
-      return `size cap, largest gap ${gap}`;
-    case "late":
-      return `late, after ${belongsAfter(segment)}`;
-  }
+  return cutText(segment, false);
 }
 
 /** The same, short enough for a label on the timeline. */
 export function cutTag(segment: SegmentData): string {
+  return cutText(segment, true);
+}
+
+function cutText(segment: SegmentData, short: boolean): string {
   const gap = segment.gapMs === null ? "" : duration(segment.gapMs);
   switch (segment.cut) {
     case "start":
@@ -25,9 +19,9 @@ export function cutTag(segment: SegmentData): string {
     case "silence":
       return `silence ${gap}`;
     case "size":
-      return `size ${gap}`;
+      return short ? `size ${gap}` : `size cap, largest gap ${gap}`;
     case "late":
-      return `late → ${belongsAfter(segment)}`;
+      return short ? `late → ${belongsAfter(segment)}` : `late, after ${belongsAfter(segment)}`;
   }
 }
 
