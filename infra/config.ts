@@ -10,7 +10,7 @@ import {
   readExtractConfig,
 } from "../lib/knowledge/config.js";
 import { KnowledgeConfigError } from "../lib/knowledge/errors.js";
-import { SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
+import { MAX_DUE_SHARDS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
 
 /** A duration as `parseDuration` reads it (`90s`, `5m`, `24h`), or a number of milliseconds. */
 export type DurationSetting = string | number;
@@ -41,6 +41,18 @@ export interface ConvosegSettings {
   budgetMargin?: DurationSetting;
   /** The segment queue: `fifo` keeps each channel's segments in order (default `fifo`). */
   queueType?: QueueType;
+  /**
+   * Shards of the channels table's due index, 1 to 1000 (default 4). Each shard is one GSI
+   * partition (about 1,000 due marks/s); raise it only for more marks than that per shard.
+   * Users' own `IngestClient`s must be given the same count (`dueShards`).
+   */
+  dueShards?: number;
+  /**
+   * The count before a change of dueShards that shrinks it: the tick also reads the shards only
+   * it had, until the `DueItemsInOldShards` metric reads 0 with every writer on the new count;
+   * then remove this setting (default none).
+   */
+  previousDueShards?: number;
   /** Largest segment message body, and the segment queue's MaximumMessageSize (default 262144). */
   maxBodyBytes?: number;
   /** Retention of the functions' log groups, a CloudWatch Logs value such as 30 or 365 (default 30). */
@@ -150,6 +162,8 @@ export interface ConvosegConfig {
   budgetMarginMs: number;
   fifo: boolean;
   maxBodyBytes: number;
+  dueShards: number;
+  previousDueShards: number | null;
   logRetention: RetentionDays;
   alarmEmail?: string;
   segmentQueueSenders: string[];
@@ -542,6 +556,11 @@ export function resolveConfig(
     MIN_BODY_BYTES,
     MAX_BODY_BYTES,
   );
+  const dueShards = integer("dueShards", SEGMENT_DEFAULTS.DUE_SHARDS, 1, MAX_DUE_SHARDS);
+  const previousDueShards =
+    sourced("previousDueShards").value === undefined
+      ? null
+      : integer("previousDueShards", "", 1, MAX_DUE_SHARDS);
   const logRetention = integer("logRetentionDays", "30", 1);
   if (!LOG_RETENTION_DAYS.has(logRetention)) {
     fail(
@@ -576,6 +595,8 @@ export function resolveConfig(
     budgetMarginMs,
     fifo,
     maxBodyBytes,
+    dueShards,
+    previousDueShards,
     logRetention: logRetention as RetentionDays,
     alarmEmail: text("alarmEmail", EMAIL, "an email address"),
     segmentQueueSenders: roleArns("segmentQueueSenders"),
@@ -620,6 +641,8 @@ export function segmentEnvironment(
     LEASE: String(config.tickTimeoutMs),
     MAX_BODY_BYTES: String(config.maxBodyBytes),
     BUDGET_MARGIN: String(config.budgetMarginMs),
+    DUE_SHARDS: String(config.dueShards),
+    PREVIOUS_DUE_SHARDS: String(config.previousDueShards ?? 0),
   };
 }
 

@@ -11,6 +11,8 @@ export interface IngestionProps {
   logRetention: RetentionDays;
   /** The ingest queue's name; generated when omitted. */
   queueName?: string;
+  /** The due index's shard count (`dueShards`), the tick's. */
+  dueShards: number;
 }
 
 const TIMEOUT = Duration.seconds(30);
@@ -31,6 +33,7 @@ export class Ingestion extends Construct {
       environment: {
         MESSAGES_TABLE: props.storage.messages.tableName,
         CHANNELS_TABLE: props.storage.channels.tableName,
+        DUE_SHARDS: String(props.dueShards),
         POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       },
       timeout: TIMEOUT,

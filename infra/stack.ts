@@ -41,6 +41,7 @@ export class ConvosegStack extends Stack {
       storage: this.storage,
       logRetention: config.logRetention,
       queueName: config.names.ingestQueue,
+      dueShards: config.dueShards,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
     this.extraction = new Extraction(this, "Extraction", {

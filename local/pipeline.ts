@@ -13,6 +13,7 @@ import {
   ChannelPositions,
   createChannelsTable,
   DEFAULT_MAX_BODY_BYTES,
+  DUE_SHARDS,
   DynamoDbChannelStore,
   type PipelineLogger,
   type PipelineMetrics,
@@ -44,6 +45,9 @@ export interface LocalPipelineOptions {
    * segment goes there after this many failed deliveries (default: no dead-letter queue).
    */
   maxReceiveCount?: number;
+  /** The due index's shard count for ingestion and the tick (default 4), and a previous one. */
+  dueShards?: number;
+  previousDueShards?: number;
 }
 
 const quiet: PipelineLogger = { info() {}, warn() {}, error() {} };
@@ -79,12 +83,27 @@ export class LocalPipeline {
         client: options.dynamodb,
         tableName: config.channelsTable,
         now: () => this.ingestNow,
+        dueShards: config.dueShards,
       }),
     });
     this.channels = new DynamoDbChannelStore({
       client: options.dynamodb,
       tableName: config.channelsTable,
+      dueShards: config.dueShards,
+      previousDueShards: config.previousDueShards,
     });
+  }
+
+  /**
+   * The same tables and queue with another due index shard count: a deployment after a change
+   * of `dueShards`, or a writer still on the old count during its rollout. No consumer.
+   */
+  withDueShards(dueShards: number, previousDueShards?: number): LocalPipeline {
+    return new LocalPipeline(
+      { ...this.options, dueShards, previousDueShards },
+      { ...this.config, dueShards, previousDueShards: previousDueShards ?? null },
+      this.deadLetterQueueUrl,
+    );
   }
 
   /** Creates fresh tables and a fresh queue on the emulators the clients point at. */
@@ -111,6 +130,8 @@ export class LocalPipeline {
         fifo,
         maxBodyBytes,
         budgetMarginMs: 0,
+        dueShards: options.dueShards ?? DUE_SHARDS,
+        previousDueShards: options.previousDueShards ?? null,
         settings: options.settings,
       },
       deadLetterQueueUrl,

@@ -1,5 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { IngestClient } from "../../lib/ingest/index.js";
+import { readDueShards } from "../../lib/pipeline/index.js";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
@@ -12,7 +13,18 @@ function requiredEnvironment(name: string): string {
 const client = new IngestClient({
   messagesTable: requiredEnvironment("MESSAGES_TABLE"),
   channelsTable: requiredEnvironment("CHANNELS_TABLE"),
+  dueShards: dueShards(),
 });
+
+/** The due index's shard count, as the tick reads it: a bad value is named like the others. */
+function dueShards(): number {
+  try {
+    return readDueShards(process.env);
+  } catch (error) {
+    const problem = (error as Error).message.replace(/^segment: DUE_SHARDS /, "");
+    throw new Error(`ingest: environment variable DUE_SHARDS ${problem}`);
+  }
+}
 
 export const handler = createIngestHandler(
   (messages) => client.ingest(messages),

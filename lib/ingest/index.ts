@@ -230,6 +230,8 @@ export interface IngestClientOptions {
   client?: DynamoDBClient;
   /** The pipeline clock that due times are in (default: the wall clock). */
   now?: () => number;
+  /** The deployment's `dueShards` (default 4): the due index shard count the tick reads. */
+  dueShards?: number;
 }
 
 /**
@@ -257,6 +259,7 @@ export class IngestClient {
         client,
         tableName: options.channelsTable,
         now: options.now,
+        dueShards: options.dueShards,
       }),
     });
   }

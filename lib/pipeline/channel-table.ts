@@ -59,8 +59,15 @@ export const STATE_ITEM = "state";
 export const DUE_INDEX = "due";
 export const DUE_SHARD = "dueShard";
 export const DUE_AT = "dueAt";
-/** Shards of the due index; every writer and reader of one table must agree on it. */
+/** Shards of the due index by default (the `dueShards` setting; see {@link dueShardsRead}). */
 export const DUE_SHARDS = 4;
+/**
+ * Most shards the due index may be given. Each shard is one GSI partition key value, so one
+ * partition: about 1,000 writes/s of due marks each. 1,000 shards carry ~1M marks/s, well past a
+ * table's default throughput quota (40,000 write units/s), so more would buy nothing; and every
+ * tick queries every shard (twice, with `earliestDue`), so the count is also the tick's fixed cost.
+ */
+export const MAX_DUE_SHARDS = 1000;
 /** The attributes ingestion writes (holds match `h*`); nothing else of the table. */
 export const MARK_ATTRIBUTES = [
   CHANNEL_KEY,
@@ -113,9 +120,36 @@ export function createChannelsTable(client: DynamoDBClient, tableName: string): 
   return createTable(client, channelsTableDefinition(tableName));
 }
 
-/** The due index shard of a channel: a stable hash, so every writer and reader agrees. */
-export function dueShardOf(channel: string): string {
-  return String(createHash("sha256").update(channel).digest().readUInt32BE(0) % DUE_SHARDS);
+/** The due index shard of a channel among `shards`: a stable hash, so every writer agrees. */
+export function dueShardOf(channel: string, shards: number = DUE_SHARDS): string {
+  return String(createHash("sha256").update(channel).digest().readUInt32BE(0) % shards);
+}
+
+/**
+ * The shards the tick reads: every shard id below the larger of the current count and the
+ * previous one (`previousDueShards`, kept while a change of `dueShards` migrates).
+ *
+ * Changing the count is safe because a due item is never hidden. A writer on either count puts
+ * the item in a shard below that count, and the reader covers both, so during a rolling deploy
+ * (or while users' own `IngestClient`s still run the old count) both are found. Every due item
+ * the tick finishes is rewritten under the current count, so items leave the old-only shards
+ * (`current..previous-1`, only when shrinking) as their channels come due; the tick reports
+ * what is left there as the `DueItemsInOldShards` metric. Growing needs no previous count (the
+ * old shards are a subset of the new), shrinking does until that metric reads 0 with every
+ * writer on the new count; then the previous count is dropped. Reading the union instead of
+ * sweeping old shards keeps one code path and costs only a few extra queries per tick.
+ */
+export function dueShardsRead(dueShards: number, previousDueShards?: number | null): string[] {
+  const count = Math.max(dueShards, previousDueShards ?? 0);
+  return Array.from({ length: count }, (_, shard) => String(shard));
+}
+
+/** Throws unless `shards` is a shard count the due index may have (1 to {@link MAX_DUE_SHARDS}). */
+export function checkDueShards(shards: number, name = "dueShards"): number {
+  if (!Number.isSafeInteger(shards) || shards < 1 || shards > MAX_DUE_SHARDS) {
+    throw new RangeError(`${name} must be an integer from 1 to ${MAX_DUE_SHARDS} (got ${shards})`);
+  }
+  return shards;
 }
 
 const S = (value: string): AttributeValue => ({ S: value });
@@ -131,6 +165,8 @@ export interface ChannelPositionsOptions {
   now?: () => number;
   /** How long a writer may start puts under one hold (default 1 minute). */
   writeWindowMs?: number;
+  /** Shards of the due index, the deployment's `dueShards` (default {@link DUE_SHARDS}). */
+  dueShards?: number;
 }
 
 /**
@@ -146,12 +182,14 @@ export class ChannelPositions implements PositionAllocator {
   private readonly tableName: string;
   private readonly now: () => number;
   private readonly writeWindowMs: number;
+  private readonly dueShards: number;
 
   constructor(options: ChannelPositionsOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
     this.now = options.now ?? Date.now;
     this.writeWindowMs = options.writeWindowMs ?? DEFAULT_WRITE_WINDOW_MS;
+    this.dueShards = checkDueShards(options.dueShards ?? DUE_SHARDS);
   }
 
   async reserve(
@@ -198,7 +236,7 @@ export class ChannelPositions implements PositionAllocator {
           ...input,
         }),
       );
-    const due = { ":shard": S(dueShardOf(channel)), ":now": N(now) };
+    const due = { ":shard": S(dueShardOf(channel, this.dueShards)), ":now": N(now) };
     try {
       await update({
         UpdateExpression: "REMOVE #h ADD #marks :one SET #shard = :shard, #due = :now",
@@ -232,6 +270,12 @@ export class ChannelPositions implements PositionAllocator {
 export interface DynamoDbChannelStoreOptions {
   client: DynamoDBClient;
   tableName: string;
+  /** Shards of the due index, the deployment's `dueShards` (default {@link DUE_SHARDS}). */
+  dueShards?: number;
+  /** The count before a change of `dueShards`, read too until migrated ({@link dueShardsRead}). */
+  previousDueShards?: number | null;
+  /** Where the tick's read reports `DueItemsInOldShards` while a previous count is set. */
+  metrics?: { add(name: string, value: number): void };
 }
 
 type Item = Record<string, AttributeValue>;
@@ -240,10 +284,49 @@ type Item = Record<string, AttributeValue>;
 export class DynamoDbChannelStore implements ChannelStore {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
+  private readonly dueShards: number;
+  private readonly shards: string[];
+  private readonly metrics: DynamoDbChannelStoreOptions["metrics"];
 
   constructor(options: DynamoDbChannelStoreOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
+    this.dueShards = checkDueShards(options.dueShards ?? DUE_SHARDS);
+    const previous = options.previousDueShards ?? null;
+    if (previous !== null) checkDueShards(previous, "previousDueShards");
+    this.shards = dueShardsRead(this.dueShards, previous);
+    this.metrics = options.metrics;
+  }
+
+  /** The shards the tick reads: the current count's and, while migrating, the previous one's. */
+  get readShards(): readonly string[] {
+    return this.shards;
+  }
+
+  /**
+   * Due items (whenever due) left in shards the current count no longer writes: 0 once a
+   * shrinking migration is done (and always without a previous count larger than the current).
+   */
+  async oldShardItems(): Promise<number> {
+    const counts = await Promise.all(
+      this.shards.slice(this.dueShards).map(async (shard) => {
+        let count = 0;
+        const pages = paginateQuery(
+          { client: this.client },
+          {
+            TableName: this.tableName,
+            IndexName: DUE_INDEX,
+            KeyConditionExpression: "#shard = :shard",
+            ExpressionAttributeNames: { "#shard": DUE_SHARD },
+            ExpressionAttributeValues: { ":shard": S(shard) },
+            Select: "COUNT",
+          },
+        );
+        for await (const page of pages) count += page.Count ?? 0;
+        return count;
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   async load(channel: string): Promise<ChannelSnapshot> {
@@ -348,7 +431,7 @@ export class DynamoDbChannelStore implements ChannelStore {
     const { channel, marks } = snapshot;
     const delivered = "(attribute_not_exists(#delivered) OR #delivered <= :v)";
     const names = { "#delivered": "delivered", "#shard": DUE_SHARD, "#due": DUE_AT };
-    const values = { ":v": N(version), ":shard": S(dueShardOf(channel)) };
+    const values = { ":v": N(version), ":shard": S(dueShardOf(channel, this.dueShards)) };
     const untouched = [
       marks.marks === 0 ? "attribute_not_exists(#marks)" : "#marks = :marks",
       marks.seq === null ? "attribute_not_exists(#seq)" : "#seq = :seq",
@@ -375,6 +458,13 @@ export class DynamoDbChannelStore implements ChannelStore {
         ConditionExpression: `${delivered} AND (attribute_not_exists(#due) OR #due > :now)`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ...values, ":now": N(now) },
+      },
+      // Due earlier already (a writer's mark): keep that time, but move it to the current shard.
+      {
+        UpdateExpression: "SET #delivered = :v, #shard = :shard",
+        ConditionExpression: `${delivered} AND attribute_exists(#due)`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       },
       {
         UpdateExpression: "SET #delivered = :v",
@@ -414,9 +504,10 @@ export class DynamoDbChannelStore implements ChannelStore {
   }
 
   async *dueChannels(now: number): AsyncIterable<DueChannel> {
-    const shards = Array.from({ length: DUE_SHARDS }, (_, shard) =>
-      this.dueItems(String(shard), now)[Symbol.asyncIterator](),
-    );
+    if (this.metrics !== undefined && this.shards.length > this.dueShards) {
+      this.metrics.add("DueItemsInOldShards", await this.oldShardItems());
+    }
+    const shards = this.shards.map((shard) => this.dueItems(shard, now)[Symbol.asyncIterator]());
     yield* mergeByDue(shards);
   }
 
@@ -443,14 +534,14 @@ export class DynamoDbChannelStore implements ChannelStore {
 
   async earliestDue(): Promise<number | null> {
     const firsts = await Promise.all(
-      Array.from({ length: DUE_SHARDS }, (_, shard) =>
+      this.shards.map((shard) =>
         this.client.send(
           new QueryCommand({
             TableName: this.tableName,
             IndexName: DUE_INDEX,
             KeyConditionExpression: "#shard = :shard",
             ExpressionAttributeNames: { "#shard": DUE_SHARD },
-            ExpressionAttributeValues: { ":shard": S(String(shard)) },
+            ExpressionAttributeValues: { ":shard": S(shard) },
             Limit: 1,
           }),
         ),
@@ -499,7 +590,10 @@ export class DynamoDbChannelStore implements ChannelStore {
         Key: key(channel, MARKS_ITEM),
         UpdateExpression: "SET #shard = :shard, #due = :now",
         ExpressionAttributeNames: { "#shard": DUE_SHARD, "#due": DUE_AT },
-        ExpressionAttributeValues: { ":shard": S(dueShardOf(channel)), ":now": N(now) },
+        ExpressionAttributeValues: {
+          ":shard": S(dueShardOf(channel, this.dueShards)),
+          ":now": N(now),
+        },
       }),
     );
   }

@@ -1,5 +1,6 @@
 import { parseDuration } from "../duration/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../segmenter/index.js";
+import { DUE_SHARDS, MAX_DUE_SHARDS } from "./channel-table.js";
 import { PipelineConfigError } from "./errors.js";
 import type { TickSettings } from "./tick.js";
 
@@ -12,6 +13,9 @@ export interface SegmentFunctionConfig {
   maxBodyBytes: number;
   /** Stop taking channels when less than this remains of the invocation. */
   budgetMarginMs: number;
+  /** Shards of the due index (`dueShards`), and while a change migrates, the previous count. */
+  dueShards: number;
+  previousDueShards: number | null;
   settings: TickSettings;
 }
 
@@ -29,7 +33,26 @@ export const SEGMENT_DEFAULTS = {
   CHANNEL_CONCURRENCY: "8",
   MAX_BODY_BYTES: String(256 * 1024),
   BUDGET_MARGIN: "20s",
+  DUE_SHARDS: String(DUE_SHARDS),
+  // 0: no previous count, nothing to migrate.
+  PREVIOUS_DUE_SHARDS: "0",
 } as const;
+
+/**
+ * `DUE_SHARDS` from a function's environment (the ingest function reads it too): every writer of
+ * due marks and the tick's reader take the deployment's count from it.
+ */
+export function readDueShards(env: Record<string, string | undefined>): number {
+  const text = env.DUE_SHARDS || SEGMENT_DEFAULTS.DUE_SHARDS;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_DUE_SHARDS) {
+    throw new PipelineConfigError(
+      "DUE_SHARDS",
+      `must be an integer from 1 to ${MAX_DUE_SHARDS} (got ${JSON.stringify(text)})`,
+    );
+  }
+  return n;
+}
 
 /** Upper bounds that keep every setting meaningful (a segment of more messages cannot be sent). */
 const MAX_SEGMENT_MESSAGES = 100_000;
@@ -82,6 +105,8 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     fifo: fifo === "true",
     maxBodyBytes: integer("MAX_BODY_BYTES", MIN_BODY_LIMIT, MAX_BODY_LIMIT),
     budgetMarginMs: duration("BUDGET_MARGIN"),
+    dueShards: readDueShards(env),
+    previousDueShards: integer("PREVIOUS_DUE_SHARDS", 0, MAX_DUE_SHARDS) || null,
     settings: {
       maxSize: integer("MAX_SIZE", 1, MAX_SEGMENT_MESSAGES),
       settle: duration("SETTLE"),

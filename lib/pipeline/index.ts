@@ -25,6 +25,7 @@ export {
   ChannelPositions,
   type ChannelPositionsOptions,
   channelsTableDefinition,
+  checkDueShards,
   createChannelsTable,
   DUE_AT,
   DUE_INDEX,
@@ -33,14 +34,21 @@ export {
   DynamoDbChannelStore,
   type DynamoDbChannelStoreOptions,
   dueShardOf,
+  dueShardsRead,
   ITEM_KEY,
   MARK_ATTRIBUTES,
   MARKS_ITEM,
+  MAX_DUE_SHARDS,
   MAX_STATE_BYTES,
   STATE_ITEM,
   STATE_PAGE_BYTES,
 } from "./channel-table.js";
-export { readSegmentConfig, SEGMENT_DEFAULTS, type SegmentFunctionConfig } from "./config.js";
+export {
+  readDueShards,
+  readSegmentConfig,
+  SEGMENT_DEFAULTS,
+  type SegmentFunctionConfig,
+} from "./config.js";
 export { type BodyOptions, type DeliveryReport, deliverSegments, FETCH_BATCH } from "./delivery.js";
 export { ChannelStateError, PipelineConfigError, PipelineError } from "./errors.js";
 export { MemoryChannelStore } from "./memory-channel-store.js";

@@ -27,7 +27,13 @@ export function tickDependencies(
 ): TickDependencies {
   return {
     messages: new DynamoDbStore({ client: env.dynamodb, tableName: config.messagesTable }),
-    channels: new DynamoDbChannelStore({ client: env.dynamodb, tableName: config.channelsTable }),
+    channels: new DynamoDbChannelStore({
+      client: env.dynamodb,
+      tableName: config.channelsTable,
+      dueShards: config.dueShards,
+      previousDueShards: config.previousDueShards,
+      metrics: env.metrics,
+    }),
     sink: new SqsSegmentSender({ client: env.sqs, queueUrl: config.queueUrl, fifo: config.fifo }),
     bodies: { maxBodyBytes: config.maxBodyBytes, tableName: config.messagesTable },
     metrics: env.metrics,

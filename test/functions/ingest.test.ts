@@ -1,8 +1,9 @@
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import type { IngestResult } from "../../lib/ingest/index.js";
-import { createChannelsTable, DynamoDbChannelStore } from "../../lib/pipeline/index.js";
+import { createChannelsTable, DynamoDbChannelStore, dueShardOf } from "../../lib/pipeline/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
@@ -46,6 +47,31 @@ describe("ingest Lambda", () => {
     await expect(loadHandler({ ...awsEnvironment(), MESSAGES_TABLE: "" })).rejects.toThrow(
       "ingest: environment variable MESSAGES_TABLE must be set",
     );
+  });
+
+  it.each(["0", "1001", "eight"])(
+    "fails at cold start on DUE_SHARDS=%s, naming it",
+    async (value) => {
+      await expect(loadHandler({ ...awsEnvironment(), DUE_SHARDS: value })).rejects.toThrow(
+        `ingest: environment variable DUE_SHARDS must be an integer from 1 to 1000 (got "${value}")`,
+      );
+    },
+  );
+
+  it("marks channels due in the shard of the deployment's DUE_SHARDS", async () => {
+    const handler = await loadHandler({ ...awsEnvironment(), DUE_SHARDS: "8" });
+    const channel =
+      Array.from({ length: 100 }, (_, i) => `sharded-${i}`).find(
+        (c) => Number(dueShardOf(c, 8)) >= 4,
+      ) ?? "";
+    await handler({ messages: [{ id: "x1", ts: T, channel, text: "hi" }] });
+    const { Item } = await client.send(
+      new GetItemCommand({
+        TableName: channelsTable,
+        Key: { channel: { S: channel }, item: { S: "marks" } },
+      }),
+    );
+    expect(Item?.dueShard?.S).toBe(dueShardOf(channel, 8));
   });
 
   it("writes a direct batch and reports each invalid message, writing the valid ones", async () => {

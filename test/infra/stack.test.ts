@@ -247,6 +247,8 @@ describe("functions", () => {
       CHANNEL_CONCURRENCY: SEGMENT_DEFAULTS.CHANNEL_CONCURRENCY,
       MAX_BODY_BYTES: String(DEFAULT_MAX_BODY_BYTES),
       BUDGET_MARGIN: "20000",
+      DUE_SHARDS: "4",
+      PREVIOUS_DUE_SHARDS: "0",
       NODE_OPTIONS: "--enable-source-maps",
     });
   });
@@ -270,6 +272,7 @@ describe("functions", () => {
     ).toEqual({
       MESSAGES_TABLE: ref(ids.messages),
       CHANNELS_TABLE: ref(ids.channels),
+      DUE_SHARDS: "4",
       POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       NODE_OPTIONS: "--enable-source-maps",
     });

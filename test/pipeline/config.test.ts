@@ -16,6 +16,8 @@ describe("segment function configuration", () => {
       fifo: true,
       maxBodyBytes: 262144,
       budgetMarginMs: 20_000,
+      dueShards: 4,
+      previousDueShards: null,
       settings: {
         maxSize: 500,
         settle: 86_400_000,
@@ -27,6 +29,14 @@ describe("segment function configuration", () => {
         channelConcurrency: 8,
       },
     });
+  });
+
+  it("reads the due index's shard count and the previous one while migrating", () => {
+    const config = readSegmentConfig({ ...required, DUE_SHARDS: "2", PREVIOUS_DUE_SHARDS: "8" });
+    expect([config.dueShards, config.previousDueShards]).toEqual([2, 8]);
+    expect(readSegmentConfig({ ...required, PREVIOUS_DUE_SHARDS: "0" }).previousDueShards).toBe(
+      null,
+    );
   });
 
   it("reads durations and numbers", () => {
@@ -52,6 +62,11 @@ describe("segment function configuration", () => {
     [{ GRACE: "soon" }, "GRACE must be a duration"],
     [{ SEGMENT_QUEUE_FIFO: "yes" }, "SEGMENT_QUEUE_FIFO must be true or false"],
     [{ MAX_BODY_BYTES: "10" }, "MAX_BODY_BYTES must be an integer from 16384 to 1048576"],
+    [{ DUE_SHARDS: "0" }, "DUE_SHARDS must be an integer from 1 to 1000"],
+    [{ DUE_SHARDS: "1001" }, "DUE_SHARDS must be an integer from 1 to 1000"],
+    [{ DUE_SHARDS: "four" }, "DUE_SHARDS must be an integer from 1 to 1000"],
+    [{ PREVIOUS_DUE_SHARDS: "-2" }, "PREVIOUS_DUE_SHARDS must be an integer from 0 to 1000"],
+    [{ PREVIOUS_DUE_SHARDS: "1001" }, "PREVIOUS_DUE_SHARDS must be an integer from 0 to 1000"],
   ])("rejects %o naming the setting", (override, message) => {
     expect(() => readSegmentConfig({ ...required, ...override })).toThrow(message);
   });
