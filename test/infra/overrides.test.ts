@@ -2,7 +2,7 @@ import { App } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ConvosegStack } from "../../infra/stack.js";
-import { logicalId, type Synthesized, synthesize } from "./synth.js";
+import { logicalId, modelArn, type Synthesized, synthesize } from "./synth.js";
 
 const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";
 
@@ -91,18 +91,7 @@ describe("a stack configured through CDK context (and a prop)", () => {
           {
             Effect: "Allow",
             Action: "bedrock:InvokeModel",
-            Resource: {
-              "Fn::Join": [
-                "",
-                [
-                  "arn:",
-                  { Ref: "AWS::Partition" },
-                  ":bedrock:",
-                  { Ref: "AWS::Region" },
-                  "::foundation-model/amazon.nova-pro-v1:0",
-                ],
-              ],
-            },
+            Resource: modelArn("amazon.nova-pro-v1:0"),
           },
         ]),
       },

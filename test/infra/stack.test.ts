@@ -9,6 +9,8 @@ import { DEFAULT_MAX_BODY_BYTES, SEGMENT_DEFAULTS } from "../../lib/pipeline/ind
 import {
   actionsOf,
   logicalId,
+  modelArn,
+  partitionArn,
   roleStatements,
   type Statement,
   type Synthesized,
@@ -447,20 +449,6 @@ describe("IAM", () => {
     );
   });
 
-  /** The foundation-model ARN of `model` in this stack's region. */
-  const modelArn = (model: string) => ({
-    "Fn::Join": [
-      "",
-      [
-        "arn:",
-        { Ref: "AWS::Partition" },
-        ":bedrock:",
-        { Ref: "AWS::Region" },
-        `::foundation-model/${model}`,
-      ],
-    ],
-  });
-
   it("gives the extraction role its messages reads, the results table, the model and the queue", () => {
     expect(roleStatements(template, ids.extractRole)).toEqual([
       logsStatement(ids.extractLogs),
@@ -582,20 +570,13 @@ describe("model access, by extractor", () => {
   const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";
   const nonLogging = (statements: Statement[]) =>
     statements.filter((s) => !actionsOf(s).some((a) => /^(logs|sqs|dynamodb):/.test(a)));
-  const profileArn = {
-    "Fn::Join": [
-      "",
-      [
-        "arn:",
-        { Ref: "AWS::Partition" },
-        ":bedrock:",
-        { Ref: "AWS::Region" },
-        ":",
-        { Ref: "AWS::AccountId" },
-        ":inference-profile/us.amazon.nova-lite-v1:0",
-      ],
-    ],
-  };
+  const profileArn = partitionArn(
+    ":bedrock:",
+    { Ref: "AWS::Region" },
+    ":",
+    { Ref: "AWS::AccountId" },
+    ":inference-profile/us.amazon.nova-lite-v1:0",
+  );
 
   it("a cross-region inference profile: the profile, and its model in any region through it only", () => {
     const {
@@ -610,16 +591,7 @@ describe("model access, by extractor", () => {
       {
         Effect: "Allow",
         Action: "bedrock:InvokeModel",
-        Resource: {
-          "Fn::Join": [
-            "",
-            [
-              "arn:",
-              { Ref: "AWS::Partition" },
-              ":bedrock:*::foundation-model/amazon.nova-lite-v1:0",
-            ],
-          ],
-        },
+        Resource: partitionArn(":bedrock:*::foundation-model/amazon.nova-lite-v1:0"),
         Condition: { StringEquals: { "bedrock:InferenceProfileArn": profileArn } },
       },
     ]);

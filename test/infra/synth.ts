@@ -72,3 +72,12 @@ export function roleStatements(template: Template, roleId: string): Statement[] 
 
 export const actionsOf = (statement: Statement): string[] =>
   Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+
+/** A `Fn::Join` ARN as the CDK writes it: `arn:` and this stack's partition, then `parts`. */
+export function partitionArn(...parts: unknown[]) {
+  return { "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ...parts]] };
+}
+
+/** The foundation-model ARN of `model` in this stack's region. */
+export const modelArn = (model: string) =>
+  partitionArn(":bedrock:", { Ref: "AWS::Region" }, `::foundation-model/${model}`);
