@@ -3,12 +3,10 @@ import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
 import {
+  ANALYZER_DEFAULTS,
   conversationSegment,
   createResultsTable,
-  EXTRACT_DEFAULTS,
-  type ExtractFunctionConfig,
   type ExtractorKind,
-  extractDependencies,
   KnowledgeReader,
   type Topic,
 } from "../lib/knowledge/index.js";
@@ -22,7 +20,11 @@ import {
   transcriptMessages,
 } from "../lib/transcript/index.js";
 import { type Emulators, startEmulators } from "../local/emulators.js";
-import { DEFAULT_MODELS } from "../local/extraction.js";
+import {
+  DEFAULT_MODELS,
+  localExtractConfig,
+  localExtractDependencies,
+} from "../local/extraction.js";
 import { escapeControls } from "./read-messages.js";
 import type { CommandIO } from "./segment.js";
 import { formatTopics } from "./topics.js";
@@ -318,37 +320,19 @@ async function extract(
   const choice = options.extract ?? { extractor: "offline" as const };
   const resultsTable = choice.resultsTable ?? `import-${suffix}-results`;
   if (choice.resultsTable === undefined) await createResultsTable(dynamodb, resultsTable);
-  const analyzer = {
-    route: "prefix" as const,
-    windowSize: Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
-    overlap: Number(EXTRACT_DEFAULTS.OVERLAP),
-    prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
-    maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
-    maxConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
-  };
-  const config: ExtractFunctionConfig = {
-    resultsTable,
-    messagesTable: table,
+  const chosen = {
     extractor: choice.extractor,
     modelId:
       choice.extractor === "offline"
         ? "offline"
         : (choice.modelId ?? DEFAULT_MODELS[choice.extractor]),
-    baseURL: choice.extractor === "openai" ? choice.endpoint : undefined,
-    bedrockOutput: "tool",
-    analyzer,
-    leaseMs: 5 * 60_000,
-    windowOutputTtlMs: 15 * 86_400_000,
+    endpoint: choice.endpoint,
   };
-  const quiet = () => {};
-  const { extractor } = extractDependencies(config, {
-    dynamodb,
-    bedrockEndpoint: choice.extractor === "bedrock" ? choice.endpoint : undefined,
-    bedrockRegion: process.env.AWS_REGION,
-    metrics: { add: quiet },
-    logger: { info: quiet, warn: quiet, error: quiet },
-    now: io.now,
+  const config = localExtractConfig({ resultsTable, messagesTable: table }, chosen, {
+    ...ANALYZER_DEFAULTS,
+    route: "prefix",
   });
+  const { extractor } = localExtractDependencies(config, chosen, { dynamodb, now: io.now });
   const envelope = conversationSegment(
     options.conversation,
     transcriptId(text),

@@ -5,7 +5,7 @@ import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import { KEYPHRASE_EXTRACTOR_NAME, type Route } from "../lib/extraction/index.js";
 import { ingestionProblem } from "../lib/ingest/index.js";
 import {
-  EXTRACT_DEFAULTS,
+  ANALYZER_DEFAULTS,
   EXTRACTORS,
   type ExtractFunctionConfig,
   type ExtractorKind,
@@ -211,16 +211,12 @@ function parseExtractionArgs(
     if (given) throw new Error(`--${given} needs extraction (it is off with --extractor none)`);
     return undefined;
   }
-  const route = values.route ?? EXTRACT_DEFAULTS.ROUTE;
+  const route = values.route ?? ANALYZER_DEFAULTS.route;
   if (!(ROUTES as readonly string[]).includes(route)) {
     throw new Error(`--route must be one of ${ROUTES.join(", ")} (got ${JSON.stringify(route)})`);
   }
-  const windowSize = count(
-    "--window-size",
-    values["window-size"],
-    Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
-  );
-  const overlapText = values.overlap ?? EXTRACT_DEFAULTS.OVERLAP;
+  const windowSize = count("--window-size", values["window-size"], ANALYZER_DEFAULTS.windowSize);
+  const overlapText = values.overlap ?? String(ANALYZER_DEFAULTS.overlap);
   if (!/^\d+$/.test(overlapText) || Number(overlapText) >= windowSize) {
     throw new Error(
       `--overlap must be an integer from 0 to --window-size - 1 (${windowSize - 1}) (got ${JSON.stringify(overlapText)})`,
@@ -248,9 +244,9 @@ function parseExtractionArgs(
       route: route as Route,
       windowSize,
       overlap: Number(overlapText),
-      prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
-      maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
-      maxConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+      prefixStep: ANALYZER_DEFAULTS.prefixStep,
+      maxWindows: ANALYZER_DEFAULTS.maxWindows,
+      maxConcurrency: ANALYZER_DEFAULTS.maxConcurrency,
     },
     candidates: values.candidates,
     maxAttempts: count("--max-attempts", values["max-attempts"], 6),

@@ -1,26 +1,25 @@
 /**
  * Extraction on the local emulators: a results table beside a local pipeline's tables, and the
  * extraction consumer (`lib/knowledge`, what `functions/extract` runs) attached to its segment
- * queue as Lambda's event source would run it. Used by `npm start -- run` and its tests.
+ * queue as Lambda's event source would run it; and the configuration every local command that
+ * extracts (`run`, `import --extract`) shares.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   createResultsTable,
   type ExtractFunctionConfig,
   type ExtractionMetricName,
+  type ExtractionMetrics,
   type ExtractorKind,
   extractDependencies,
   KnowledgeReader,
+  type SegmentConsumerDependencies,
   segmentConsumer,
 } from "../lib/knowledge/index.js";
 import type { LocalPipeline } from "./pipeline.js";
 
-export interface LocalExtractionOptions {
+export interface LocalExtractionOptions extends LocalModel {
   dynamodb: DynamoDBClient;
-  extractor: ExtractorKind;
-  modelId: string;
-  /** The OpenAI-compatible base URL, or a Bedrock endpoint override. */
-  endpoint?: string;
   analyzer: ExtractFunctionConfig["analyzer"];
 }
 
@@ -37,10 +36,56 @@ export const DEFAULT_MODELS: Record<Exclude<ExtractorKind, "offline">, string> =
   bedrock: "amazon.nova-lite-v1:0",
 };
 
+/** The model a local command extracts with. */
+export interface LocalModel {
+  extractor: ExtractorKind;
+  modelId: string;
+  /** The OpenAI-compatible base URL, or a Bedrock endpoint override. */
+  endpoint?: string;
+}
+
+/**
+ * The extraction function's configuration for a local command: its tables, its model, and the
+ * analysis; a lease of 5 minutes (a local attempt is short) and window replies kept 15 days, as
+ * deployed. An OpenAI-compatible endpoint's API key is read from `OPENAI_API_KEY` by the adapter.
+ */
+export function localExtractConfig(
+  tables: { resultsTable: string; messagesTable: string },
+  model: LocalModel,
+  analyzer: ExtractFunctionConfig["analyzer"],
+): ExtractFunctionConfig {
+  return {
+    ...tables,
+    extractor: model.extractor,
+    modelId: model.modelId,
+    baseURL: model.extractor === "openai" ? model.endpoint : undefined,
+    bedrockOutput: "tool",
+    analyzer,
+    leaseMs: 5 * 60_000,
+    windowOutputTtlMs: 15 * 86_400_000,
+  };
+}
+
+/** The consumer's dependencies for a local command: quiet logs, metrics to `add` if given. */
+export function localExtractDependencies(
+  config: ExtractFunctionConfig,
+  model: LocalModel,
+  env: { dynamodb: DynamoDBClient; metrics?: ExtractionMetrics; now?: () => number },
+): SegmentConsumerDependencies {
+  const quiet = () => {};
+  return extractDependencies(config, {
+    dynamodb: env.dynamodb,
+    bedrockEndpoint: model.extractor === "bedrock" ? model.endpoint : undefined,
+    bedrockRegion: process.env.AWS_REGION,
+    metrics: env.metrics ?? { add: quiet },
+    logger: { info: quiet, warn: quiet, error: quiet },
+    now: env.now,
+  });
+}
+
 /**
  * Creates the results table and attaches the consumer to `pipeline`'s queue: from then on each
- * `drain` of the pipeline extracts what it receives. An OpenAI-compatible endpoint's API key is
- * read from `OPENAI_API_KEY` by the adapter.
+ * `drain` of the pipeline extracts what it receives.
  */
 export async function attachExtraction(
   pipeline: LocalPipeline,
@@ -48,27 +93,17 @@ export async function attachExtraction(
 ): Promise<LocalExtraction> {
   const resultsTable = pipeline.config.messagesTable.replace(/-messages$/, "-results");
   await createResultsTable(options.dynamodb, resultsTable);
-  const config: ExtractFunctionConfig = {
-    resultsTable,
-    messagesTable: pipeline.config.messagesTable,
-    extractor: options.extractor,
-    modelId: options.modelId,
-    baseURL: options.extractor === "openai" ? options.endpoint : undefined,
-    bedrockOutput: "tool",
-    analyzer: options.analyzer,
-    leaseMs: 5 * 60_000,
-    windowOutputTtlMs: 15 * 86_400_000,
-  };
+  const config = localExtractConfig(
+    { resultsTable, messagesTable: pipeline.config.messagesTable },
+    options,
+    options.analyzer,
+  );
   const metrics = new Map<ExtractionMetricName, number>();
-  const quiet = () => {};
   pipeline.consumeWith(
     segmentConsumer(
-      extractDependencies(config, {
+      localExtractDependencies(config, options, {
         dynamodb: options.dynamodb,
-        bedrockEndpoint: options.extractor === "bedrock" ? options.endpoint : undefined,
-        bedrockRegion: process.env.AWS_REGION,
         metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
-        logger: { info: quiet, warn: quiet, error: quiet },
       }),
     ),
   );

@@ -9,7 +9,8 @@ import { InvalidModelOutputError } from "./errors.js";
 import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts.js";
 import { mapTurnRange, renderIndices, renderTurns } from "./render.js";
 import { readReply, type WireCandidate } from "./reply.js";
-import type { AnalyzeOptions, Candidate, LLM, LLMUsage, PromptTurn, WindowUsage } from "./types.js";
+import type { AnalyzeOptions, Candidate, LLM, PromptTurn, WindowUsage } from "./types.js";
+import { addCall, NO_CALLS } from "./usage.js";
 
 /**
  * How a transcript is cut into what the model sees:
@@ -234,12 +235,11 @@ export class Analyzer {
   ): Promise<WireCandidate[]> {
     const stored = await options.outputs?.get(prompt.text);
     if (stored !== undefined) return stored.candidates;
-    const usage: WindowUsage = { calls: 0, ...NO_TOKENS };
+    const usage: WindowUsage = { ...NO_CALLS };
     const candidates = await this.ask(prompt, cachePrefix, {
       ...options,
       onUsage: (call, details) => {
-        addUsage(usage, call);
-        usage.calls++;
+        addCall(usage, call);
         options.onUsage?.(call, details);
       },
     });
@@ -303,21 +303,6 @@ export class Analyzer {
       .map((c) => ({ ...c, turnRange: mapTurnRange(c.turnRange, indexes, window.offset) }));
     return this.maxCandidates > 0 ? kept.slice(0, this.maxCandidates) : kept;
   }
-}
-
-const NO_TOKENS: LLMUsage = {
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-};
-
-/** Adds the tokens of `call` to `total`. */
-function addUsage(total: LLMUsage, call: LLMUsage): void {
-  total.inputTokens += call.inputTokens;
-  total.outputTokens += call.outputTokens;
-  total.cacheReadTokens += call.cacheReadTokens;
-  total.cacheWriteTokens += call.cacheWriteTokens;
 }
 
 /**

@@ -33,3 +33,4 @@ export type {
   WindowOutputs,
   WindowUsage,
 } from "./types.js";
+export { addCall, NO_CALLS } from "./usage.js";

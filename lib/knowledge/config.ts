@@ -54,6 +54,16 @@ export const EXTRACT_DEFAULTS = {
   WINDOW_OUTPUT_TTL: "15d",
 } as const;
 
+/** The analysis defaults as the function reads them from {@link EXTRACT_DEFAULTS}. */
+export const ANALYZER_DEFAULTS: Readonly<ExtractFunctionConfig["analyzer"]> = Object.freeze({
+  route: EXTRACT_DEFAULTS.ROUTE,
+  windowSize: Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
+  overlap: Number(EXTRACT_DEFAULTS.OVERLAP),
+  prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
+  maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
+  maxConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+});
+
 export type ExtractVariable =
   | keyof typeof EXTRACT_DEFAULTS
   | "RESULTS_TABLE"

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import {
   type Analyzer,
   type AnalyzerOptions,
-  type LLMUsage,
+  addCall,
+  NO_CALLS,
   normalizeTopic,
   PROMPT_VERSION,
   type UsageListener,
@@ -13,7 +14,6 @@ import { type Message, messageText } from "../history/index.js";
 import type { InlineMessage, SegmentMessageV1 } from "../pipeline/index.js";
 import type { Turn } from "../windows/index.js";
 import {
-  NO_USAGE,
   type SegmentResult,
   type SegmentUsage,
   storedCandidates,
@@ -189,13 +189,14 @@ export class SegmentExtractor {
     // Another delivery may have finished between the first read and the lease.
     const previous = await store.getResult(channel, segmentId);
     if (previous !== undefined && !options.force && this.isCurrent(previous)) {
-      await store.releaseLease(channel, segmentId, owner, NO_USAGE);
+      await store.releaseLease(channel, segmentId, owner, NO_CALLS);
       return already(previous);
     }
 
-    const attempt = { ...NO_USAGE };
+    const attempt = { ...NO_CALLS };
+    // What each window used cost: reused ones in an earlier attempt, stored ones in this one.
     const windows: WindowUsage[] = [];
-    let unsaved = { ...NO_USAGE };
+    const storedNow: WindowUsage[] = [];
     let reusedWindows = 0;
     const outputs: WindowOutputs = {
       get: async (prompt) => {
@@ -214,7 +215,7 @@ export class SegmentExtractor {
           this.now() + this.retentionMs,
         );
         windows.push(output.usage);
-        unsaved = subtract(unsaved, output.usage);
+        storedNow.push(output.usage);
       },
     };
     let result: SegmentResult;
@@ -229,8 +230,7 @@ export class SegmentExtractor {
         signal: options.signal,
         outputs,
         onUsage: (usage, call) => {
-          add(attempt, usage);
-          add(unsaved, usage);
+          addCall(attempt, usage);
           options.onUsage?.(usage, call);
         },
         onRepair: options.onRepair,
@@ -245,6 +245,8 @@ export class SegmentExtractor {
       }
       await store.saveResult(result, topicSupports(result, messages), previous, owner);
     } catch (error) {
+      // What this attempt spent on replies it could not store is counted on the lease.
+      const unsaved = subtract(attempt, sumUsage(...storedNow));
       await store.releaseLease(channel, segmentId, owner, unsaved).catch(() => {
         // The original failure is what the caller must see; the lease lapses on its own.
       });
@@ -327,17 +329,9 @@ function already(result: SegmentResult): ExtractionOutcome {
   return {
     status: "already-extracted",
     result,
-    attempt: { ...NO_USAGE },
+    attempt: { ...NO_CALLS },
     reusedWindows: 0,
   };
-}
-
-function add(total: SegmentUsage, usage: LLMUsage): void {
-  total.calls++;
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  total.cacheReadTokens += usage.cacheReadTokens;
-  total.cacheWriteTokens += usage.cacheWriteTokens;
 }
 
 function subtract(total: SegmentUsage, part: SegmentUsage): SegmentUsage {

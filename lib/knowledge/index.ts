@@ -5,6 +5,7 @@
  * reader for users' code.
  */
 export {
+  ANALYZER_DEFAULTS,
   type ApiKeySource,
   EXTRACT_DEFAULTS,
   EXTRACTORS,

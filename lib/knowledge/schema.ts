@@ -12,14 +12,12 @@
  * Fields may be added within v1 and readers ignore fields they do not know.
  */
 import { createHash } from "node:crypto";
-import type { Candidate, LLMUsage } from "../extraction/index.js";
+import { type Candidate, NO_CALLS, type WindowUsage } from "../extraction/index.js";
 
 export const SCHEMA_VERSION = 1;
 
 /** Every LLM call and token a segment cost, over all its attempts. */
-export interface SegmentUsage extends LLMUsage {
-  calls: number;
-}
+export type SegmentUsage = WindowUsage;
 
 /** A candidate as stored: with its stable id and its evidence as message ids. */
 export interface StoredCandidate {
@@ -114,16 +112,8 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-export const NO_USAGE: SegmentUsage = {
-  calls: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-};
-
 export function sumUsage(...parts: readonly SegmentUsage[]): SegmentUsage {
-  const total = { ...NO_USAGE };
+  const total = { ...NO_CALLS };
   for (const part of parts) {
     total.calls += part.calls;
     total.inputTokens += part.inputTokens;

@@ -11,11 +11,10 @@ import {
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { backoff, realSleep } from "../backoff/index.js";
 import { cancellationReasons, documentClient, isConditionFailure } from "../dynamodb/index.js";
-import { normalizeTopic, type WindowOutput } from "../extraction/index.js";
+import { NO_CALLS, normalizeTopic, type WindowOutput } from "../extraction/index.js";
 import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "./errors.js";
 import {
   leaseItemKey,
-  NO_USAGE,
   RESULT_PREFIX,
   resultItemKey,
   SCHEMA_VERSION,
@@ -335,7 +334,7 @@ const SPENT = [
 const SPENT_ATTRIBUTES = SPENT.map((field) => `spent${field[0].toUpperCase()}${field.slice(1)}`);
 
 function spentOf(item: Record<string, unknown>): SegmentUsage {
-  const spent = { ...NO_USAGE };
+  const spent = { ...NO_CALLS };
   SPENT.forEach((field, i) => {
     spent[field] = Number(item[SPENT_ATTRIBUTES[i]] ?? 0);
   });

@@ -6,8 +6,8 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Analyzer, type LLM, OpenAICompatibleLLM } from "../../lib/extraction/index.js";
 import {
+  ANALYZER_DEFAULTS,
   DynamoDbResultStore,
-  EXTRACT_DEFAULTS,
   promptVersionOf,
   resultsTableDefinition,
   type SegmentEnvelope,
@@ -30,13 +30,7 @@ export const ANALYSIS = {
 } as const;
 
 /** The chat defaults, as the function reads them. */
-export const CHAT_ANALYSIS = {
-  route: "sliding",
-  windowSize: Number(EXTRACT_DEFAULTS.WINDOW_SIZE),
-  overlap: Number(EXTRACT_DEFAULTS.OVERLAP),
-  prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
-  maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
-} as const;
+export const CHAT_ANALYSIS = ANALYZER_DEFAULTS;
 
 /** 10 messages in windows of 4 overlapping by 1: [0,4), [3,7), [6,10). */
 export const WINDOWS_OF_TEN = 3;
