@@ -6,7 +6,6 @@ import {
   ANALYZER_DEFAULTS,
   conversationSegment,
   createResultsTable,
-  type ExtractorKind,
   KnowledgeReader,
   type Topic,
 } from "../lib/knowledge/index.js";
@@ -21,10 +20,11 @@ import {
 } from "../lib/transcript/index.js";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import {
-  DEFAULT_MODELS,
+  type LocalModel,
   localExtractConfig,
   localExtractDependencies,
 } from "../local/extraction.js";
+import { parseModelFlags } from "./model-options.js";
 import { escapeControls } from "./read-messages.js";
 import type { CommandIO } from "./segment.js";
 import { formatTopics } from "./topics.js";
@@ -68,12 +68,7 @@ interface ImportOptions {
   dryRun: boolean;
   json: boolean;
   table?: string;
-  extract?: {
-    extractor: ExtractorKind;
-    endpoint?: string;
-    modelId?: string;
-    resultsTable?: string;
-  };
+  extract?: LocalModel & { resultsTable?: string };
 }
 
 /** Runs `import`; resolves to the process exit code. */
@@ -166,20 +161,7 @@ function parseImportArgs(args: string[]): ImportOptions | "help" {
   if (values["dry-run"] && (values.extract || values.table)) {
     throw new Error("--dry-run writes nothing: leave out --extract and --table");
   }
-  // An endpoint or a model without --extractor means an OpenAI-compatible one.
-  const extractor =
-    values.extractor ??
-    (values["llm-endpoint"] !== undefined || values.model !== undefined ? "openai" : "offline");
-  if (!(IMPORT_EXTRACTORS as readonly string[]).includes(extractor)) {
-    throw new Error(
-      `--extractor must be one of ${IMPORT_EXTRACTORS.join(", ")} (got ${JSON.stringify(extractor)})`,
-    );
-  }
-  if (extractor === "offline" && (values["llm-endpoint"] || values.model)) {
-    throw new Error(
-      `--${values.model ? "model" : "llm-endpoint"} needs --extractor openai or bedrock`,
-    );
-  }
+  const model = parseModelFlags<never>(values, IMPORT_EXTRACTORS);
   return {
     source,
     conversation: values.conversation,
@@ -189,14 +171,7 @@ function parseImportArgs(args: string[]): ImportOptions | "help" {
     dryRun: values["dry-run"] ?? false,
     json: values.json ?? false,
     table: values.table,
-    extract: values.extract
-      ? {
-          extractor: extractor as ExtractorKind,
-          endpoint: values["llm-endpoint"],
-          modelId: values.model,
-          resultsTable: values["results-table"],
-        }
-      : undefined,
+    extract: values.extract ? { ...model, resultsTable: values["results-table"] } : undefined,
   };
 }
 
@@ -296,7 +271,17 @@ async function store(
       ),
     ];
     if (options.extract) {
-      const extraction = await extract(text, turns, messages, table, options, dynamodb, suffix, io);
+      const extraction = await extract(
+        text,
+        turns,
+        messages,
+        table,
+        options,
+        options.extract,
+        dynamodb,
+        suffix,
+        io,
+      );
       report.extraction = extraction.report;
       lines.push(extraction.summary, formatTopics(options.conversation, extraction.topics));
     }
@@ -313,26 +298,18 @@ async function extract(
   messages: ReturnType<typeof transcriptMessages>,
   table: string,
   options: ImportOptions,
+  choice: NonNullable<ImportOptions["extract"]>,
   dynamodb: DynamoDBClient,
   suffix: string,
   io: CommandIO,
 ): Promise<{ report: Record<string, unknown>; summary: string; topics: Topic[] }> {
-  const choice = options.extract ?? { extractor: "offline" as const };
   const resultsTable = choice.resultsTable ?? `import-${suffix}-results`;
   if (choice.resultsTable === undefined) await createResultsTable(dynamodb, resultsTable);
-  const chosen = {
-    extractor: choice.extractor,
-    modelId:
-      choice.extractor === "offline"
-        ? "offline"
-        : (choice.modelId ?? DEFAULT_MODELS[choice.extractor]),
-    endpoint: choice.endpoint,
-  };
-  const config = localExtractConfig({ resultsTable, messagesTable: table }, chosen, {
+  const config = localExtractConfig({ resultsTable, messagesTable: table }, choice, {
     ...ANALYZER_DEFAULTS,
     route: "prefix",
   });
-  const { extractor } = localExtractDependencies(config, chosen, { dynamodb, now: io.now });
+  const { extractor } = localExtractDependencies(config, choice, { dynamodb, now: io.now });
   const envelope = conversationSegment(
     options.conversation,
     transcriptId(text),

@@ -2,13 +2,12 @@ import { createWriteStream } from "node:fs";
 import { parseArgs } from "node:util";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
-import { KEYPHRASE_EXTRACTOR_NAME, type Route } from "../lib/extraction/index.js";
+import type { Route } from "../lib/extraction/index.js";
 import { ingestionProblem } from "../lib/ingest/index.js";
 import {
   ANALYZER_DEFAULTS,
   EXTRACTORS,
   type ExtractFunctionConfig,
-  type ExtractorKind,
   type KnowledgeReader,
   ROUTES,
   type SegmentResult,
@@ -17,10 +16,11 @@ import type { ChatMessage } from "../lib/messages/index.js";
 import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startEmulators } from "../local/emulators.js";
-import { attachExtraction, DEFAULT_MODELS, type LocalExtraction } from "../local/extraction.js";
+import { attachExtraction, type LocalExtraction, type LocalModel } from "../local/extraction.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
+import { parseModelFlags } from "./model-options.js";
 import { Progress } from "./progress.js";
 import { escapeControls, formatProblem, readMessages } from "./read-messages.js";
 import { writeReport } from "./report.js";
@@ -101,10 +101,7 @@ export interface RunOptions {
   extraction?: RunExtractionOptions;
 }
 
-export interface RunExtractionOptions {
-  extractor: ExtractorKind;
-  endpoint?: string;
-  modelId: string;
+export interface RunExtractionOptions extends LocalModel {
   analyzer: ExtractFunctionConfig["analyzer"];
   candidates?: string;
   maxAttempts: number;
@@ -188,15 +185,7 @@ function parseExtractionArgs(
   values: ReturnType<typeof parseArgs<{ options: typeof RUN_OPTIONS }>>["values"],
   count: (name: string, text: string | undefined, fallback: number) => number,
 ): RunExtractionOptions | undefined {
-  // An endpoint or a model without --extractor means an OpenAI-compatible one.
-  const extractor =
-    values.extractor ??
-    (values["llm-endpoint"] !== undefined || values.model !== undefined ? "openai" : "offline");
-  if (!(RUN_EXTRACTORS as readonly string[]).includes(extractor)) {
-    throw new Error(
-      `--extractor must be one of ${RUN_EXTRACTORS.join(", ")} (got ${JSON.stringify(extractor)})`,
-    );
-  }
+  const model = parseModelFlags<"none">(values, RUN_EXTRACTORS);
   const extractionFlags = [
     "llm-endpoint",
     "model",
@@ -206,7 +195,7 @@ function parseExtractionArgs(
     "candidates",
     "max-attempts",
   ] as const;
-  if (extractor === "none") {
+  if (model === "none") {
     const given = extractionFlags.find((flag) => values[flag] !== undefined);
     if (given) throw new Error(`--${given} needs extraction (it is off with --extractor none)`);
     return undefined;
@@ -222,24 +211,8 @@ function parseExtractionArgs(
       `--overlap must be an integer from 0 to --window-size - 1 (${windowSize - 1}) (got ${JSON.stringify(overlapText)})`,
     );
   }
-  const endpoint = values["llm-endpoint"];
-  if (endpoint !== undefined) {
-    if (extractor === "offline")
-      throw new Error("--llm-endpoint needs --extractor openai or bedrock");
-    if (!/^https?:\/\/[^\s/]+/.test(endpoint)) {
-      throw new Error(`--llm-endpoint must be an http(s) URL (got ${JSON.stringify(endpoint)})`);
-    }
-  }
-  if (values.model !== undefined && extractor === "offline") {
-    throw new Error("--model needs --extractor openai or bedrock (offline has no model)");
-  }
   return {
-    extractor: extractor as ExtractorKind,
-    endpoint,
-    modelId:
-      extractor === "offline"
-        ? KEYPHRASE_EXTRACTOR_NAME
-        : (values.model ?? DEFAULT_MODELS[extractor as "openai" | "bedrock"]),
+    ...model,
     analyzer: {
       route: route as Route,
       windowSize,

@@ -235,6 +235,10 @@ describe("import command", () => {
       /--format must be auto, plain or jsonl/,
     ],
     [
+      ["examples/agent-session.txt", "--conversation", "c", "--extract", "--llm-endpoint", "x:1"],
+      /--llm-endpoint must be an http\(s\) URL/,
+    ],
+    [
       ["examples/agent-session.txt", "--conversation", "c", "--model", "m"],
       /--model needs --extract/,
     ],
