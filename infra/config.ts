@@ -1,15 +1,15 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { parseDuration } from "../lib/duration/index.js";
-import type { Route } from "../lib/extraction/index.js";
-import { DEFAULT_TIMEOUT_MS as LLM_CALL_TIMEOUT_MS } from "../lib/extraction/llm/options.js";
+import { DEFAULT_TIMEOUT_MS as LLM_CALL_TIMEOUT_MS, type Route } from "../lib/extraction/index.js";
 import {
+  DEFAULT_BEDROCK_MODEL_ID,
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
   type ExtractVariable,
+  KnowledgeConfigError,
   ROUTES,
   readExtractConfig,
-} from "../lib/knowledge/config.js";
-import { KnowledgeConfigError } from "../lib/knowledge/errors.js";
+} from "../lib/knowledge/index.js";
 import { MAX_DUE_SHARDS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
 
 /** A duration as `parseDuration` reads it (`90s`, `5m`, `24h`), or a number of milliseconds. */
@@ -204,8 +204,6 @@ export class ConfigError extends Error {
 }
 
 const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
-/** The extraction model when none is set: Amazon Nova Lite on Bedrock, on-demand. */
-const DEFAULT_MODEL_ID = "amazon.nova-lite-v1:0";
 /** Amazon Nova Lite's published on-demand prices in us-east-1, USD per million tokens. */
 const NOVA_LITE_PRICES = { input: 0.06, output: 0.24 };
 /** The segment function's own bound on maxSize and minItems. */
@@ -440,7 +438,7 @@ export function resolveConfig(
           "modelId",
           BEDROCK_MODEL_ID,
           "a Bedrock model id or inference profile id such as amazon.nova-lite-v1:0 (no wildcard or ARN)",
-        ) ?? DEFAULT_MODEL_ID);
+        ) ?? DEFAULT_BEDROCK_MODEL_ID);
     if (modelId === undefined) fail("modelId", "must be set when extractor is openai");
     const route = choice("route", ROUTES, EXTRACT_DEFAULTS.ROUTE);
     const windowSize = integer("windowSize", EXTRACT_DEFAULTS.WINDOW_SIZE, 1, MAX_WINDOW_TURNS);

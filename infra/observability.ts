@@ -17,7 +17,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import type { ExtractionMetricName } from "../lib/knowledge/consumer.js";
+import type { ExtractionMetricName } from "../lib/knowledge/index.js";
 import type { MetricName } from "../lib/pipeline/index.js";
 import type { ConvosegConfig } from "./config.js";
 import type { Extraction } from "./extraction.js";

@@ -7,6 +7,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   createResultsTable,
+  DEFAULT_BEDROCK_MODEL_ID,
   type ExtractFunctionConfig,
   type ExtractionMetricName,
   type ExtractionMetrics,
@@ -33,7 +34,7 @@ export interface LocalExtraction {
 /** Default models when `--model` is not given. */
 export const DEFAULT_MODELS: Record<Exclude<ExtractorKind, "offline">, string> = {
   openai: "gpt-4o-mini",
-  bedrock: "amazon.nova-lite-v1:0",
+  bedrock: DEFAULT_BEDROCK_MODEL_ID,
 };
 
 /** The model a local command extracts with. */

@@ -7,6 +7,9 @@ export type ExtractorKind = "bedrock" | "openai" | "offline";
 export const EXTRACTORS: readonly ExtractorKind[] = ["bedrock", "openai", "offline"];
 export const ROUTES: readonly Route[] = ["sliding", "prefix", "non_prefix", "full", "full2"];
 
+/** The Bedrock model when none is set: Amazon Nova Lite, on-demand (deployed and local). */
+export const DEFAULT_BEDROCK_MODEL_ID = "amazon.nova-lite-v1:0";
+
 /** Where an OpenAI-compatible endpoint's API key is kept: never in the environment itself. */
 export type ApiKeySource = { kind: "secret"; id: string } | { kind: "parameter"; name: string };
 

@@ -7,6 +7,7 @@
 export {
   ANALYZER_DEFAULTS,
   type ApiKeySource,
+  DEFAULT_BEDROCK_MODEL_ID,
   EXTRACT_DEFAULTS,
   EXTRACTORS,
   type ExtractFunctionConfig,

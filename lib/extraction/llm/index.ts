@@ -19,3 +19,4 @@ export {
   type OpenAICompatibleLLMOptions,
   type OpenAIResponseFormat,
 } from "./openai.js";
+export { DEFAULT_TIMEOUT_MS } from "./options.js";
