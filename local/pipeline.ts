@@ -15,12 +15,15 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DUE_SHARDS,
   DynamoDbChannelStore,
+  dispatchTick,
   type PipelineLogger,
   type PipelineMetrics,
   parseSegmentBody,
+  runShare,
   runTick,
   type SegmentFunctionConfig,
   type SegmentMessageV1,
+  type ShareRun,
   type TickSettings,
   type TickSummary,
   tickDependencies,
@@ -48,6 +51,11 @@ export interface LocalPipelineOptions {
   /** The due index's shard count for ingestion and the tick (default 4), and a previous one. */
   dueShards?: number;
   previousDueShards?: number;
+  /**
+   * Workers a tick fans out to (default 1: one tick does all). Each runs in this process as the
+   * worker function runs its share (`runShare`), started by the dispatcher's code.
+   */
+  workers?: number;
 }
 
 const quiet: PipelineLogger = { info() {}, warn() {}, error() {} };
@@ -132,6 +140,8 @@ export class LocalPipeline {
         budgetMarginMs: 0,
         dueShards: options.dueShards ?? DUE_SHARDS,
         previousDueShards: options.previousDueShards ?? null,
+        workers: options.workers ?? 1,
+        workerFunction: null,
         settings: options.settings,
       },
       deadLetterQueueUrl,
@@ -178,8 +188,11 @@ export class LocalPipeline {
     return ingest(this.messages, inputs);
   }
 
-  /** One scheduled tick at pipeline time `now`. */
-  tick(now: number, shouldStop?: () => boolean): Promise<TickSummary> {
+  /**
+   * One scheduled tick at pipeline time `now`: with several workers, the dispatcher starts one
+   * per share and this waits for all of them; the summary adds theirs up.
+   */
+  async tick(now: number, shouldStop?: () => boolean): Promise<TickSummary> {
     const deps = tickDependencies(this.config, {
       dynamodb: this.options.dynamodb,
       sqs: this.options.sqs,
@@ -188,7 +201,21 @@ export class LocalPipeline {
       now: () => now,
       wallNow: this.options.wallNow,
     });
-    return runTick(deps, shouldStop);
+    if (this.config.workers === 1) return runTick(deps, shouldStop);
+    const runs: Promise<ShareRun>[] = [];
+    const wall = deps.wallNow();
+    await dispatchTick(
+      {
+        invoke: async (share) => {
+          runs.push(
+            runShare(deps, share, { until: wall + this.config.settings.leaseMs, shouldStop }),
+          );
+        },
+      },
+      this.config.workers,
+      deps,
+    );
+    return addUp(await Promise.all(runs));
   }
 
   /**
@@ -203,4 +230,26 @@ export class LocalPipeline {
         : await this.consumer.poll();
     return received.map((message) => parseSegmentBody(message.Body ?? ""));
   }
+}
+
+/** The workers' summaries as one tick's (a busy share counts as stopped early: it did nothing). */
+function addUp(runs: readonly ShareRun[]): TickSummary {
+  const total: TickSummary = {
+    tickId: runs.map((run) => run.tick?.tickId ?? "busy").join(","),
+    channels: 0,
+    segments: 0,
+    late: 0,
+    dropped: 0,
+    errors: 0,
+    stoppedEarly: false,
+  };
+  for (const { tick } of runs) {
+    total.channels += tick?.channels ?? 0;
+    total.segments += tick?.segments ?? 0;
+    total.late += tick?.late ?? 0;
+    total.dropped += tick?.dropped ?? 0;
+    total.errors += tick?.errors ?? 0;
+    total.stoppedEarly ||= tick === null || tick.stoppedEarly;
+  }
+  return total;
 }

@@ -1,43 +1,37 @@
-import { Logger } from "@aws-lambda-powertools/logger";
-import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { SQSClient } from "@aws-sdk/client-sqs";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import type { Context } from "aws-lambda";
 import {
-  readSegmentConfig,
+  type DispatchSummary,
+  dispatchTick,
+  LambdaWorkerInvoker,
   runTick,
   type TickSummary,
-  tickDependencies,
 } from "../../lib/pipeline/index.js";
+import { config, deps, metrics } from "./setup.js";
 
-/** Read at cold start: a bad setting fails the first invocation, naming the variable. */
-const config = readSegmentConfig(process.env);
-const metrics = new Metrics({ namespace: "convoseg", serviceName: "segmenter" });
-const deps = tickDependencies(config, {
-  dynamodb: new DynamoDBClient({}),
-  sqs: new SQSClient({}),
-  logger: new Logger({ serviceName: "convoseg-segmenter" }),
-  metrics: {
-    add: (name, value) =>
-      metrics.addMetric(
-        name,
-        name.endsWith("Ms")
-          ? MetricUnit.Milliseconds
-          : name.endsWith("Bytes")
-            ? MetricUnit.Bytes
-            : MetricUnit.Count,
-        value,
-      ),
-  },
-});
+const invoker =
+  config.workerFunction === null
+    ? null
+    : new LambdaWorkerInvoker({
+        client: new LambdaClient({}),
+        functionName: config.workerFunction,
+      });
 
 /**
- * The scheduled tick (EventBridge). Takes no new channel once less than the budget margin is
- * left of the invocation, so that the rest waits for the next tick instead of a timeout.
+ * The scheduled tick (EventBridge). With one worker (the default) it does the tick itself and
+ * takes no new channel once less than the budget margin is left of the invocation, so that the
+ * rest waits for the next tick instead of a timeout. With more, it is the dispatcher: it starts
+ * a worker per share of the due index (`worker.ts`) and returns.
  */
-export async function handler(_event: unknown, context: Context): Promise<TickSummary> {
+export async function handler(
+  _event: unknown,
+  context: Context,
+): Promise<TickSummary | DispatchSummary> {
   const deadline = Date.now() + context.getRemainingTimeInMillis() - config.budgetMarginMs;
   try {
+    if (invoker !== null && config.workers > 1) {
+      return await dispatchTick(invoker, config.workers, deps);
+    }
     return await runTick(deps, () => Date.now() >= deadline);
   } finally {
     metrics.publishStoredMetrics();

@@ -18,6 +18,7 @@ import {
   type MessageRef,
   type PlannedSegment,
   type PlannerState,
+  type TickShare,
 } from "./types.js";
 
 /** Positions a writer still holds: reserved, maybe not yet written. */
@@ -144,8 +145,18 @@ export interface ChannelStore {
   ): Promise<void>;
   /** Removes the named holds from the channel's marks: their writers are presumed gone. */
   breakHolds(channel: string, holds: readonly string[]): Promise<void>;
-  /** Channels due at or before `now`, the longest waiting first across all shards. */
-  dueChannels(now: number): AsyncIterable<DueChannel>;
+  /**
+   * Channels due at or before `now`, the longest waiting first across all shards (or across the
+   * shards of `share` only, for one worker of a fanned-out tick).
+   */
+  dueChannels(now: number, share?: TickShare): AsyncIterable<DueChannel>;
+  /**
+   * Claims `share` for `owner` until `until` (wall ms) unless another owner's claim is still
+   * running at `wallNow`: a share is worked by one worker at a time. True when claimed.
+   */
+  claimShare(share: TickShare, owner: string, until: number, wallNow: number): Promise<boolean>;
+  /** Ends `owner`'s claim of `share` (nothing when it is no longer the owner). */
+  releaseShare(share: TickShare, owner: string): Promise<void>;
   /** The earliest due time of any channel, or null when none is due. */
   earliestDue(): Promise<number | null>;
   /**

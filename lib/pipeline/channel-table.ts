@@ -51,6 +51,7 @@ import {
   type TickState,
 } from "./channel-state.js";
 import { ChannelStateError } from "./errors.js";
+import type { TickShare } from "./types.js";
 
 export const CHANNEL_KEY = "channel";
 export const ITEM_KEY = "item";
@@ -143,6 +144,25 @@ export function dueShardsRead(dueShards: number, previousDueShards?: number | nu
   const count = Math.max(dueShards, previousDueShards ?? 0);
   return Array.from({ length: count }, (_, shard) => String(shard));
 }
+
+/**
+ * The shards of `shards` (as {@link dueShardsRead} lists them) that `share` owns: those whose
+ * number is the share's index modulo the share count. Every shard has one owner, so the workers
+ * of a tick together read the whole index, each channel in one worker's part.
+ */
+export function shareShards(shards: readonly string[], share: TickShare): string[] {
+  return shards.filter((shard) => Number(shard) % share.of === share.index);
+}
+
+/**
+ * The key of a share's claim: an item name no channel item has (`marks`, `state`, `state.NN`),
+ * so it can never be read as part of a channel even if a channel had this id.
+ */
+export const SHARE_CLAIM_ITEM = "shareClaim";
+const shareClaimKey = (share: TickShare) => ({
+  [CHANNEL_KEY]: { S: `due-share/${share.index}/${share.of}` },
+  [ITEM_KEY]: { S: SHARE_CLAIM_ITEM },
+});
 
 /** Throws unless `shards` is a shard count the due index may have (1 to {@link MAX_DUE_SHARDS}). */
 export function checkDueShards(shards: number, name = "dueShards"): number {
@@ -304,12 +324,14 @@ export class DynamoDbChannelStore implements ChannelStore {
   }
 
   /**
-   * Due items (whenever due) left in shards the current count no longer writes: 0 once a
-   * shrinking migration is done (and always without a previous count larger than the current).
+   * Due items (whenever due) left in shards the current count no longer writes (of `share`'s
+   * shards only, when given): 0 once a shrinking migration is done (and always without a
+   * previous count larger than the current).
    */
-  async oldShardItems(): Promise<number> {
+  async oldShardItems(share?: TickShare): Promise<number> {
+    const old = this.shards.slice(this.dueShards);
     const counts = await Promise.all(
-      this.shards.slice(this.dueShards).map(async (shard) => {
+      (share === undefined ? old : shareShards(old, share)).map(async (shard) => {
         let count = 0;
         const pages = paginateQuery(
           { client: this.client },
@@ -503,12 +525,55 @@ export class DynamoDbChannelStore implements ChannelStore {
     );
   }
 
-  async *dueChannels(now: number): AsyncIterable<DueChannel> {
+  async *dueChannels(now: number, share?: TickShare): AsyncIterable<DueChannel> {
     if (this.metrics !== undefined && this.shards.length > this.dueShards) {
-      this.metrics.add("DueItemsInOldShards", await this.oldShardItems());
+      this.metrics.add("DueItemsInOldShards", await this.oldShardItems(share));
     }
-    const shards = this.shards.map((shard) => this.dueItems(shard, now)[Symbol.asyncIterator]());
+    const read = share === undefined ? this.shards : shareShards(this.shards, share);
+    const shards = read.map((shard) => this.dueItems(shard, now)[Symbol.asyncIterator]());
     yield* mergeByDue(shards);
+  }
+
+  async claimShare(
+    share: TickShare,
+    owner: string,
+    until: number,
+    wallNow: number,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: shareClaimKey(share),
+          UpdateExpression: "SET #until = :until, #owner = :owner",
+          ConditionExpression: "attribute_not_exists(#until) OR #until <= :now",
+          ExpressionAttributeNames: { "#until": "until", "#owner": "owner" },
+          ExpressionAttributeValues: { ":until": N(until), ":owner": S(owner), ":now": N(wallNow) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async releaseShare(share: TickShare, owner: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: shareClaimKey(share),
+          UpdateExpression: "REMOVE #until, #owner",
+          ConditionExpression: "#owner = :owner",
+          ExpressionAttributeNames: { "#until": "until", "#owner": "owner" },
+          ExpressionAttributeValues: { ":owner": S(owner) },
+        }),
+      );
+    } catch (error) {
+      // Claimed by another after this claim ran out: theirs now.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   private async *dueItems(

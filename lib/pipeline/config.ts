@@ -16,6 +16,13 @@ export interface SegmentFunctionConfig {
   /** Shards of the due index (`dueShards`), and while a change migrates, the previous count. */
   dueShards: number;
   previousDueShards: number | null;
+  /**
+   * Workers a tick fans out to (`WORKERS`): 1 runs the whole tick in the scheduled function;
+   * more make it a dispatcher that starts `workerFunction` once per share (`dispatchTick`).
+   */
+  workers: number;
+  /** The worker function's name, set on the dispatcher when `workers` is over 1. */
+  workerFunction: string | null;
   settings: TickSettings;
 }
 
@@ -36,6 +43,8 @@ export const SEGMENT_DEFAULTS = {
   DUE_SHARDS: String(DUE_SHARDS),
   // 0: no previous count, nothing to migrate.
   PREVIOUS_DUE_SHARDS: "0",
+  // One invocation does the whole tick, as small deployments need.
+  WORKERS: "1",
 } as const;
 
 /**
@@ -91,6 +100,21 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
       throw new PipelineConfigError(name, (error as Error).message.replace(`${name} `, ""));
     }
   };
+  const dueShards = readDueShards(env);
+  const workers = integer("WORKERS", 1, MAX_DUE_SHARDS);
+  if (workers > dueShards) {
+    throw new PipelineConfigError(
+      "WORKERS",
+      `must not exceed DUE_SHARDS (${dueShards}): each worker owns at least one shard (got ${workers})`,
+    );
+  }
+  const workerFunction = env.WORKER_FUNCTION || null;
+  if (workers > 1 && workerFunction === null) {
+    throw new PipelineConfigError(
+      "WORKER_FUNCTION",
+      `must be set when WORKERS is over 1 (got ${workers} workers and no function to start)`,
+    );
+  }
   const fifo = value("SEGMENT_QUEUE_FIFO");
   if (fifo !== "true" && fifo !== "false") {
     throw new PipelineConfigError(
@@ -105,8 +129,10 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     fifo: fifo === "true",
     maxBodyBytes: integer("MAX_BODY_BYTES", MIN_BODY_LIMIT, MAX_BODY_LIMIT),
     budgetMarginMs: duration("BUDGET_MARGIN"),
-    dueShards: readDueShards(env),
+    dueShards,
     previousDueShards: integer("PREVIOUS_DUE_SHARDS", 0, MAX_DUE_SHARDS) || null,
+    workers,
+    workerFunction,
     settings: {
       maxSize: integer("MAX_SIZE", 1, MAX_SEGMENT_MESSAGES),
       settle: duration("SETTLE"),

@@ -33,3 +33,29 @@ export class ChannelStateError extends PipelineError {
     super("PIPELINE_BAD_CHANNEL_STATE", `channel ${JSON.stringify(channel)}: ${problem}`);
   }
 }
+
+/** A worker's event is not the `{ share: { index, of } }` the dispatcher sends; names the field. */
+export class WorkerEventError extends PipelineError {
+  override readonly name: string = "WorkerEventError";
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super("PIPELINE_BAD_WORKER_EVENT", `segment worker event: ${field} ${problem}`);
+  }
+}
+
+/** Some workers of a fanned-out tick could not be started; their channels wait for the next. */
+export class DispatchError extends PipelineError {
+  override readonly name: string = "DispatchError";
+  constructor(
+    readonly failed: readonly { index: number; of: number }[],
+    options?: { cause?: unknown },
+  ) {
+    super(
+      "PIPELINE_DISPATCH_FAILED",
+      `${failed.length} worker(s) not started (shares ${failed.map((s) => `${s.index}/${s.of}`).join(", ")}): their channels stay due for the next tick`,
+      options,
+    );
+  }
+}

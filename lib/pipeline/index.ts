@@ -40,8 +40,10 @@ export {
   MARKS_ITEM,
   MAX_DUE_SHARDS,
   MAX_STATE_BYTES,
+  SHARE_CLAIM_ITEM,
   STATE_ITEM,
   STATE_PAGE_BYTES,
+  shareShards,
 } from "./channel-table.js";
 export {
   readDueShards,
@@ -50,7 +52,24 @@ export {
   type SegmentFunctionConfig,
 } from "./config.js";
 export { type BodyOptions, type DeliveryReport, deliverSegments, FETCH_BATCH } from "./delivery.js";
-export { ChannelStateError, PipelineConfigError, PipelineError } from "./errors.js";
+export {
+  ChannelStateError,
+  DispatchError,
+  PipelineConfigError,
+  PipelineError,
+  WorkerEventError,
+} from "./errors.js";
+export {
+  type DispatchSummary,
+  dispatchTick,
+  MAX_WORKERS,
+  parseWorkerEvent,
+  runShare,
+  type ShareRun,
+  tickShares,
+  type WorkerInvoker,
+} from "./fan-out.js";
+export { LambdaWorkerInvoker, type LambdaWorkerInvokerOptions } from "./lambda-invoker.js";
 export { MemoryChannelStore } from "./memory-channel-store.js";
 export { type Plan, plan, RECENT_LIMIT, segmentId } from "./planner.js";
 export {
@@ -98,5 +117,6 @@ export {
   type PlannedSegment,
   type PlannerState,
   type SegmentDelivery,
+  type TickShare,
 } from "./types.js";
 export { type TickEnvironment, tickDependencies } from "./wiring.js";

@@ -12,8 +12,15 @@ import {
   type RecordOutcome,
   type TickState,
 } from "./channel-state.js";
-import { MAX_STATE_BYTES, STATE_PAGE_BYTES } from "./channel-table.js";
+import {
+  DUE_SHARDS,
+  dueShardOf,
+  MAX_STATE_BYTES,
+  STATE_PAGE_BYTES,
+  shareShards,
+} from "./channel-table.js";
 import { ChannelStateError } from "./errors.js";
+import type { TickShare } from "./types.js";
 
 interface Marks {
   seq: bigint | null;
@@ -38,10 +45,17 @@ interface Stored {
 export class MemoryChannelStore implements ChannelStore, PositionAllocator {
   private readonly marksOf = new Map<string, Marks>();
   private readonly states = new Map<string, Stored>();
+  private readonly claims = new Map<string, { owner: string; until: number }>();
   private tokens = 0;
 
-  /** @param now the pipeline clock that due times are in. */
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * @param now the pipeline clock that due times are in.
+   * @param dueShards the due index shards that the shares of a fanned-out tick divide.
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly dueShards: number = DUE_SHARDS,
+  ) {}
 
   async reserve(channel: ConversationId, count: number): Promise<PositionLease> {
     const marks = this.marks(channel);
@@ -130,13 +144,35 @@ export class MemoryChannelStore implements ChannelStore, PositionAllocator {
     for (const hold of holds) marks.holds.delete(hold);
   }
 
-  async *dueChannels(now: number): AsyncIterable<DueChannel> {
+  async *dueChannels(now: number, share?: TickShare): AsyncIterable<DueChannel> {
+    const owns = (channel: string) =>
+      share === undefined || shareShards([dueShardOf(channel, this.dueShards)], share).length > 0;
     const due = [...this.marksOf]
       .flatMap(([channel, marks]) =>
-        marks.dueAt !== null && marks.dueAt <= now ? [{ channel, dueAt: marks.dueAt }] : [],
+        marks.dueAt !== null && marks.dueAt <= now && owns(channel)
+          ? [{ channel, dueAt: marks.dueAt }]
+          : [],
       )
       .sort((a, b) => a.dueAt - b.dueAt);
     yield* due;
+  }
+
+  async claimShare(
+    share: TickShare,
+    owner: string,
+    until: number,
+    wallNow: number,
+  ): Promise<boolean> {
+    const key = `${share.index}/${share.of}`;
+    const claim = this.claims.get(key);
+    if (claim !== undefined && claim.until > wallNow) return false;
+    this.claims.set(key, { owner, until });
+    return true;
+  }
+
+  async releaseShare(share: TickShare, owner: string): Promise<void> {
+    const key = `${share.index}/${share.of}`;
+    if (this.claims.get(key)?.owner === owner) this.claims.delete(key);
   }
 
   async earliestDue(): Promise<number | null> {

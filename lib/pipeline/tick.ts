@@ -15,7 +15,13 @@ import {
 import { MAX_STATE_BYTES } from "./channel-table.js";
 import { type BodyOptions, deliverSegments } from "./delivery.js";
 import { plan } from "./planner.js";
-import type { MessageRef, PipelineConfig, PlannedSegment, SegmentDelivery } from "./types.js";
+import type {
+  MessageRef,
+  PipelineConfig,
+  PlannedSegment,
+  SegmentDelivery,
+  TickShare,
+} from "./types.js";
 
 /** Where the tick reads messages: the history store (either backend) satisfies it. */
 export interface MessageSource {
@@ -47,7 +53,10 @@ export type MetricName =
   | "ArrivalsBehindReadPosition"
   | "HoldsBroken"
   | "MissingMessages"
-  | "ChannelStateBytes";
+  | "ChannelStateBytes"
+  | "SharesBusy"
+  | "WorkersInvoked"
+  | "WorkerInvokeErrors";
 
 export interface PipelineMetrics {
   add(name: MetricName, value: number): void;
@@ -119,11 +128,13 @@ export interface TickSummary {
  * One scheduled tick: every channel on the due index (due at or before `now`, longest waiting
  * first) is processed, a few at a time, until the list ends or `shouldStop` (the time budget)
  * says to take no more. A channel that fails is logged with its id, counted and left due: the
- * next tick retries it, and the others go on.
+ * next tick retries it, and the others go on. With a `share`, only the channels of that share's
+ * shards: one worker's part of a fanned-out tick (`runShare`).
  */
 export async function runTick(
   deps: TickDependencies,
   shouldStop: () => boolean = () => false,
+  share?: TickShare,
 ): Promise<TickSummary> {
   const started = deps.wallNow();
   const summary: TickSummary = {
@@ -135,7 +146,7 @@ export async function runTick(
     errors: 0,
     stoppedEarly: false,
   };
-  const due = deps.channels.dueChannels(deps.now())[Symbol.asyncIterator]();
+  const due = deps.channels.dueChannels(deps.now(), share)[Symbol.asyncIterator]();
   // The longest-waiting channel comes first: how long it has waited is the backlog an operator
   // alarms on.
   let first: IteratorResult<DueChannel> | undefined;
@@ -164,7 +175,7 @@ export async function runTick(
   await Promise.all(Array.from({ length: deps.settings.channelConcurrency }, worker));
   deps.metrics.add("TickDurationMs", deps.wallNow() - started);
   if (summary.stoppedEarly) deps.metrics.add("TicksStoppedEarly", 1);
-  deps.logger.info("tick finished", { ...summary });
+  deps.logger.info("tick finished", { ...summary, ...(share && { share }) });
   return summary;
 }
 

@@ -60,3 +60,12 @@ export const EMPTY_PLANNER_STATE: PlannerState = Object.freeze({
   watermark: null,
   recent: [],
 });
+
+/**
+ * One worker's part of a fanned-out tick: share `index` of `of` owns the due index shards whose
+ * number is `index` modulo `of` (`shareShards`), so the shares partition the index.
+ */
+export interface TickShare {
+  readonly index: number;
+  readonly of: number;
+}

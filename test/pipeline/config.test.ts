@@ -18,6 +18,8 @@ describe("segment function configuration", () => {
       budgetMarginMs: 20_000,
       dueShards: 4,
       previousDueShards: null,
+      workers: 1,
+      workerFunction: null,
       settings: {
         maxSize: 500,
         settle: 86_400_000,
@@ -36,6 +38,25 @@ describe("segment function configuration", () => {
     expect([config.dueShards, config.previousDueShards]).toEqual([2, 8]);
     expect(readSegmentConfig({ ...required, PREVIOUS_DUE_SHARDS: "0" }).previousDueShards).toBe(
       null,
+    );
+  });
+
+  it("fans out to workers only with a worker function, and to no more than the shards", () => {
+    const config = readSegmentConfig({
+      ...required,
+      DUE_SHARDS: "8",
+      WORKERS: "8",
+      WORKER_FUNCTION: "convoseg-worker",
+    });
+    expect([config.workers, config.workerFunction]).toEqual([8, "convoseg-worker"]);
+    expect(() => readSegmentConfig({ ...required, WORKERS: "2" })).toThrow(
+      "segment: WORKER_FUNCTION must be set when WORKERS is over 1",
+    );
+    expect(() =>
+      readSegmentConfig({ ...required, WORKERS: "5", WORKER_FUNCTION: "convoseg-worker" }),
+    ).toThrow("segment: WORKERS must not exceed DUE_SHARDS (4)");
+    expect(() => readSegmentConfig({ ...required, WORKERS: "0" })).toThrow(
+      "segment: WORKERS must be an integer from 1 to 1000",
     );
   });
 

@@ -4,7 +4,9 @@
  * the channel store, the message store or the queue (and a lost lease later), then ticks until
  * everything settled. Whatever the crashes, the distinct segments delivered are exactly those of
  * one segmenter call per channel over its final stream, none late, and a redelivered segment
- * repeats its content. Runs on the in-memory stores, so hundreds of runs take seconds.
+ * repeats its content. The same holds for a tick fanned out to several workers draining the due
+ * index at once, each dying after a random call of its own, with duplicate workers of a share
+ * started meanwhile. Runs on the in-memory stores, so hundreds of runs take seconds.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -13,55 +15,19 @@ import { compareRefs } from "../../lib/identity/index.js";
 import { ingest } from "../../lib/ingest/index.js";
 import {
   MemoryChannelStore,
+  runShare,
   runTick,
   type SegmentDelivery,
   type TickDependencies,
   type TickSettings,
+  tickShares,
 } from "../../lib/pipeline/index.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
+import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2025, 0, 6);
 const TICK = 15 * MINUTE;
-
-class InjectedCrash extends Error {
-  override readonly name: string = "InjectedCrash";
-}
-
-/** Counts the calls made through `target`'s methods and throws right after the `crashAt`-th. */
-function crashing<T extends object>(target: T, control: { calls: number; crashAt: number }): T {
-  return new Proxy(target, {
-    get(object, property, receiver) {
-      const value = Reflect.get(object, property, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const result = value.apply(object, args);
-        const check = () => {
-          if (++control.calls === control.crashAt)
-            throw new InjectedCrash(`after call ${control.calls}`);
-        };
-        if (result && typeof (result as Promise<unknown>).then === "function") {
-          return (result as Promise<unknown>).then((resolved) => {
-            check();
-            return resolved;
-          });
-        }
-        if (
-          result &&
-          typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function"
-        ) {
-          // An iteration counts once it is exhausted: a crash then loses what it read.
-          return (async function* () {
-            yield* result as AsyncIterable<unknown>;
-            check();
-          })();
-        }
-        check();
-        return result;
-      };
-    },
-  });
-}
 
 const chatArbitrary = fc
   .array(
@@ -187,6 +153,145 @@ describe("tick under random crash points", () => {
         },
       ),
       { numRuns: 150 },
+    );
+  }, 120_000);
+});
+
+interface FanOut {
+  workers: number;
+  dueShards: number;
+  /** Per tick, the call after which each worker dies (0: it does not). */
+  crashes: number[][];
+  /** Per tick, whether a second worker of share 0 starts while the first runs. */
+  duplicates: boolean[];
+}
+
+/**
+ * The chat replayed as in `replayWithCrashes`, but each tick fanned out: a worker per share,
+ * all at once, each a process of its own that dies (makes no more calls, keeps its claim)
+ * right after its chosen call.
+ */
+async function replayFannedOut(chat: Chat[], s: TickSettings, fan: FanOut) {
+  const clock = { now: T0, wall: T0 };
+  const channels = new MemoryChannelStore(() => clock.now, fan.dueShards);
+  const store = new MemoryStore({ positions: channels });
+  const sent: SegmentDelivery[] = [];
+  const worker = (control: CrashControl): TickDependencies => ({
+    messages: crashing(store, control),
+    channels: crashing(channels, control),
+    sink: crashing(
+      { send: async (entries: SegmentDelivery[]) => void sent.push(...entries) },
+      control,
+    ),
+    bodies: { maxBodyBytes: 256 * 1024, tableName: "messages" },
+    metrics: { add() {} },
+    logger: { info() {}, warn() {}, error() {} },
+    settings: s,
+    now: () => clock.now,
+    wallNow: () => clock.wall,
+  });
+  const sorted = [...chat].sort(compareRefs);
+  const end = sorted[sorted.length - 1].ts + s.settle + 2 * TICK;
+  let next = 0;
+  let crashed = 0;
+  for (let tick = 0; clock.now <= end || (await channels.earliestDue()) !== null; tick++) {
+    const batch: Chat[] = [];
+    while (next < sorted.length && sorted[next].ts <= clock.now) batch.push(sorted[next++]);
+    if (batch.length > 0) await ingest(store, batch);
+    const crashes = clock.now <= end ? (fan.crashes[tick % fan.crashes.length] ?? []) : [];
+    const starts = tickShares(fan.workers).map((share) => ({
+      share,
+      crashAt: crashes[share.index] ?? 0,
+    }));
+    if (fan.duplicates[tick % fan.duplicates.length]) starts.push({ ...starts[0], crashAt: 0 });
+    await Promise.all(
+      starts.map(async ({ share, crashAt }) => {
+        const control: CrashControl = { calls: 0, crashAt, dies: true };
+        await runShare(worker(control), share, { until: clock.wall + s.leaseMs }).catch((error) => {
+          if (!(error instanceof InjectedCrash)) throw error;
+        });
+        if (control.dead) crashed++;
+      }),
+    );
+    clock.now += TICK;
+    // Past any lease and claim: a dead worker's share and segments are taken up again.
+    clock.wall += s.leaseMs + 1;
+    if (tick > 2000) throw new Error("did not settle");
+  }
+  return { sent, crashed };
+}
+
+const fanOutArbitrary = fc.integer({ min: 2, max: 4 }).chain((workers) =>
+  fc.record({
+    workers: fc.constant(workers),
+    dueShards: fc.integer({ min: workers, max: 8 }),
+    crashes: fc.array(fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: workers }), {
+      minLength: 1,
+      maxLength: 12,
+    }),
+    duplicates: fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
+  }),
+);
+
+describe("a fanned-out tick under random crash points", () => {
+  const s = (partial: { maxSize: number; minItems: number }): TickSettings => ({
+    ...partial,
+    settle: 2 * 60 * MINUTE,
+    grace: 0,
+    maxArrivalsPerChannel: 1000,
+    leaseMs: MINUTE,
+    channelConcurrency: 2,
+    holdTimeoutMs: 5 * MINUTE,
+  });
+
+  it("loses nothing and delivers a segment twice only after a worker died", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        chatArbitrary,
+        settingsArbitrary,
+        fanOutArbitrary,
+        async (chat, partial, fan) => {
+          const { sent, crashed } = await replayFannedOut(chat, s(partial), fan);
+          const byId = new Map<string, string[]>();
+          const distinct = new Map<string, string[][]>();
+          for (const { segment } of sent) {
+            const ids = segment.messages.map((m) => m.id);
+            const earlier = byId.get(segment.segmentId);
+            if (earlier) {
+              expect(ids).toEqual(earlier);
+              continue;
+            }
+            expect(segment.late).toBe(false);
+            byId.set(segment.segmentId, ids);
+            distinct.set(segment.channel, [...(distinct.get(segment.channel) ?? []), ids]);
+          }
+          for (const [channel, segments] of reference(chat, s(partial))) {
+            expect(distinct.get(channel) ?? []).toEqual(segments);
+          }
+          if (crashed === 0) expect(sent.length).toBe(byId.size);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
+  it("without crashes, delivers every segment exactly once, duplicate workers and all", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        chatArbitrary,
+        settingsArbitrary,
+        fanOutArbitrary,
+        async (chat, partial, fan) => {
+          const { sent } = await replayFannedOut(chat, s(partial), { ...fan, crashes: [[]] });
+          const ids = sent.map((d) => d.segment.segmentId);
+          expect(new Set(ids).size).toBe(ids.length);
+          const expected = [...reference(chat, s(partial)).values()].flat();
+          expect(sent.map((d) => d.segment.messages.map((m) => m.id)).sort()).toEqual(
+            expected.sort(),
+          );
+        },
+      ),
+      { numRuns: 100 },
     );
   }, 120_000);
 });

@@ -1,0 +1,20 @@
+import type { Context } from "aws-lambda";
+import { parseWorkerEvent, runShare, type ShareRun } from "../../lib/pipeline/index.js";
+import { config, deps, metrics } from "./setup.js";
+
+/**
+ * One worker of a fanned-out tick, started by the dispatcher (`handler.ts`) with
+ * `{ "share": { "index": i, "of": n } }`: the tick over that share of the due index. It claims
+ * the share for the rest of its invocation and, like the single tick, takes no new channel once
+ * less than the budget margin is left.
+ */
+export async function handler(event: unknown, context: Context): Promise<ShareRun> {
+  const share = parseWorkerEvent(event);
+  const end = Date.now() + context.getRemainingTimeInMillis();
+  const deadline = end - config.budgetMarginMs;
+  try {
+    return await runShare(deps, share, { until: end, shouldStop: () => Date.now() >= deadline });
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+}
