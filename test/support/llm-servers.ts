@@ -1,8 +1,9 @@
 /**
  * Scripted stand-ins for the model providers, on 127.0.0.1 and a free port: a cleartext HTTP/2
  * server answering Bedrock's Converse (the Bedrock client speaks HTTP/2) and an HTTP/1.1 server
- * answering OpenAI's chat completions. Each answers its route with the scripted responses in
- * order and records every request, so tests see what went on the wire and how often.
+ * answering OpenAI's chat completions; and, by the same means, an HTTP/1.1 server answering
+ * Lambda's Invoke, which the fan-out dispatcher calls. Each answers its route with the scripted
+ * responses in order and records every request, so tests see what went on the wire and how often.
  */
 import { createServer as createHttp1Server } from "node:http";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
@@ -103,10 +104,27 @@ export function startChatCompletionsServer(script: Script): Promise<ScriptedServ
   return startScripted(
     script,
     (r) => r.method === "POST" && r.path === "/v1/chat/completions",
-    (handler) => {
-      const server = createHttp1Server(handler);
-      return { server, dropConnections: () => server.closeAllConnections() };
-    },
+    http1,
+  );
+}
+
+/** An HTTP/1.1 server for `startScripted`. */
+function http1(handler: Parameters<typeof createHttp1Server>[0] & object) {
+  const server = createHttp1Server(handler);
+  return { server, dropConnections: () => server.closeAllConnections() };
+}
+
+const INVOKE_PATH = /^\/2015-03-31\/functions\/[^/]+\/invocations$/;
+
+/**
+ * An HTTP/1.1 server answering Lambda's `POST /2015-03-31/functions/{name}/invocations` with
+ * `script`, in order: a Lambda client's `endpoint` is its `url`.
+ */
+export function startLambdaInvokeServer(script: Script): Promise<ScriptedServer> {
+  return startScripted(
+    script,
+    (r) => r.method === "POST" && INVOKE_PATH.test(r.path),
+    http1,
   );
 }
 
