@@ -1,8 +1,10 @@
 import type { Context } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
+import { dueShardOf } from "../../lib/pipeline/index.js";
 import { LocalPipeline } from "../../local/pipeline.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import { closedAfterEach, startLambdaInvokeServer } from "../support/llm-servers.js";
 import { testSqsClient } from "../support/sqs.js";
 
 /** The deployed handler module, loaded the way Lambda loads it: configured by environment. */
@@ -12,6 +14,25 @@ async function loadHandler(environment: Record<string, string | undefined>) {
   for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
   return (await import("../../functions/segment/handler.js")).handler;
 }
+
+/** The fan-out worker's module, loaded the same way. */
+async function loadWorker(environment: Record<string, string | undefined>) {
+  vi.resetModules();
+  stubLocalAws();
+  for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
+  return (await import("../../functions/segment/worker.js")).handler;
+}
+
+const settings = {
+  maxSize: 500,
+  settle: 60_000,
+  minItems: 1,
+  grace: 0,
+  holdTimeoutMs: 60_000,
+  maxArrivalsPerChannel: 100,
+  leaseMs: 60_000,
+  channelConcurrency: 2,
+};
 
 const context = (remainingMs: number) =>
   ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
@@ -32,16 +53,7 @@ describe("segment Lambda", () => {
     const pipeline = await LocalPipeline.create({
       dynamodb: testDynamoDbClient(),
       sqs: testSqsClient(),
-      settings: {
-        maxSize: 500,
-        settle: 60_000,
-        minItems: 1,
-        grace: 0,
-        holdTimeoutMs: 60_000,
-        maxArrivalsPerChannel: 100,
-        leaseMs: 60_000,
-        channelConcurrency: 2,
-      },
+      settings,
     });
     const longAgo = Date.now() - 3_600_000;
     await pipeline.ingest(
@@ -75,5 +87,61 @@ describe("segment Lambda", () => {
       channels: 0,
       stoppedEarly: true,
     });
+  });
+
+  const startLambda = closedAfterEach(startLambdaInvokeServer);
+
+  it("with several workers, starts one per share and does no channel itself", async () => {
+    const lambda = await startLambda(() => ({ status: 202, body: "" }));
+    vi.stubEnv("AWS_ENDPOINT_URL_LAMBDA", lambda.url);
+    const handler = await loadHandler({
+      MESSAGES_TABLE: "messages",
+      CHANNELS_TABLE: "channels",
+      SEGMENT_QUEUE_URL: "queue",
+      WORKERS: "3",
+      WORKER_FUNCTION: "convoseg-worker",
+    });
+    await expect(handler({}, context(60_000))).resolves.toEqual({ workers: 3, invoked: 3 });
+    // Invoked at once: in any order.
+    const requests = lambda.requests
+      .map((r) => [r.path, r.headers["x-amz-invocation-type"], r.body])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    expect(requests).toEqual(
+      [0, 1, 2].map((index) => [
+        "/2015-03-31/functions/convoseg-worker/invocations",
+        "Event",
+        { share: { index, of: 3 } },
+      ]),
+    );
+  });
+
+  it("a worker ticks its share's channels only, and refuses an event without a share", async () => {
+    const pipeline = await LocalPipeline.create({
+      dynamodb: testDynamoDbClient(),
+      sqs: testSqsClient(),
+      settings,
+    });
+    const names = Array.from({ length: 20 }, (_, i) => `room-${i}`);
+    const [mine, theirs] = ["0", "1"].map((shard) => names.find((c) => dueShardOf(c, 2) === shard));
+    const longAgo = Date.now() - 3_600_000;
+    await pipeline.ingest(
+      [mine, theirs].map((channel, i) => ({ id: `${i}`, ts: longAgo, channel, text: "hi" })),
+      Date.now(),
+    );
+    const worker = await loadWorker({
+      MESSAGES_TABLE: pipeline.config.messagesTable,
+      CHANNELS_TABLE: pipeline.config.channelsTable,
+      SEGMENT_QUEUE_URL: pipeline.config.queueUrl,
+      SETTLE: "1m",
+      GRACE: "0",
+      DUE_SHARDS: "2",
+    });
+    await expect(worker({ tick: 1 }, context(60_000))).rejects.toThrow(
+      "segment worker event: share must be an object { index, of }",
+    );
+    const run = await worker({ share: { index: 0, of: 2 } }, context(60_000));
+    expect(run).toMatchObject({ share: { index: 0, of: 2 }, busy: false, tick: { channels: 1 } });
+    const segments = await pipeline.drain();
+    expect(segments.map((s) => s.channel)).toEqual([mine]);
   });
 });
