@@ -10,7 +10,12 @@ import {
   ROUTES,
   readExtractConfig,
 } from "../lib/knowledge/index.js";
-import { MAX_DUE_SHARDS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
+import {
+  MAX_CHANNEL_CONCURRENCY,
+  MAX_DUE_SHARDS,
+  MAX_WORKERS,
+  SEGMENT_DEFAULTS,
+} from "../lib/pipeline/index.js";
 
 /** A duration as `parseDuration` reads it (`90s`, `5m`, `24h`), or a number of milliseconds. */
 export type DurationSetting = string | number;
@@ -53,6 +58,14 @@ export interface ConvosegSettings {
    * then remove this setting (default none).
    */
   previousDueShards?: number;
+  /**
+   * Workers a tick fans out to, 1 to dueShards (default 1: the scheduled function does the whole
+   * tick). With more, it becomes a dispatcher that starts a worker function (reserved
+   * concurrency = workers) per share of the due index; see the README's "Scaling out".
+   */
+  workers?: number;
+  /** Channels one tick (or each worker) processes at once, 1 to 64 (default 8). */
+  channelConcurrency?: number;
   /** Largest segment message body, and the segment queue's MaximumMessageSize (default 262144). */
   maxBodyBytes?: number;
   /** Retention of the functions' log groups, a CloudWatch Logs value such as 30 or 365 (default 30). */
@@ -164,6 +177,8 @@ export interface ConvosegConfig {
   maxBodyBytes: number;
   dueShards: number;
   previousDueShards: number | null;
+  workers: number;
+  channelConcurrency: number;
   logRetention: RetentionDays;
   alarmEmail?: string;
   segmentQueueSenders: string[];
@@ -559,6 +574,19 @@ export function resolveConfig(
     sourced("previousDueShards").value === undefined
       ? null
       : integer("previousDueShards", "", 1, MAX_DUE_SHARDS);
+  const workers = integer("workers", SEGMENT_DEFAULTS.WORKERS, 1, MAX_WORKERS);
+  if (workers > dueShards) {
+    fail(
+      "workers",
+      `must not exceed dueShards (${dueShards}): each worker owns at least one shard ${got(workers)}`,
+    );
+  }
+  const channelConcurrency = integer(
+    "channelConcurrency",
+    SEGMENT_DEFAULTS.CHANNEL_CONCURRENCY,
+    1,
+    MAX_CHANNEL_CONCURRENCY,
+  );
   const logRetention = integer("logRetentionDays", "30", 1);
   if (!LOG_RETENTION_DAYS.has(logRetention)) {
     fail(
@@ -595,6 +623,8 @@ export function resolveConfig(
     maxBodyBytes,
     dueShards,
     previousDueShards,
+    workers,
+    channelConcurrency,
     logRetention: logRetention as RetentionDays,
     alarmEmail: text("alarmEmail", EMAIL, "an email address"),
     segmentQueueSenders: roleArns("segmentQueueSenders"),
@@ -641,6 +671,8 @@ export function segmentEnvironment(
     BUDGET_MARGIN: String(config.budgetMarginMs),
     DUE_SHARDS: String(config.dueShards),
     PREVIOUS_DUE_SHARDS: String(config.previousDueShards ?? 0),
+    WORKERS: String(config.workers),
+    CHANNEL_CONCURRENCY: String(config.channelConcurrency),
   };
 }
 

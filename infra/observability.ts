@@ -140,6 +140,10 @@ export class Observability extends Construct {
       threshold: 0,
     });
     functionAlarms("Tick", segmentation.function, "segmentation");
+    // A worker throttled is one still running when the next tick's was started: falling behind.
+    if (segmentation.worker) {
+      functionAlarms("SegmentWorker", segmentation.worker, "segmentation worker");
+    }
     functionAlarms("Ingest", ingestion.function, "ingestion");
     functionAlarms("Extract", extraction.function, "extraction");
     alarm("InvalidModelOutputRate", {
@@ -241,6 +245,18 @@ export class Observability extends Construct {
       ]),
       graph("Largest channel state (bytes)", [tickMetric("ChannelStateBytes", "Maximum")]),
     );
+    if (segmentation.worker) {
+      this.dashboard.addWidgets(
+        graph("Segmentation workers", lambdaMetrics(segmentation.worker), [
+          segmentation.worker.function.metricDuration({ statistic: "Maximum" }),
+        ]),
+        graph(
+          "Workers started, and shares still busy",
+          [tickMetric("WorkersInvoked"), tickMetric("WorkerInvokeErrors")],
+          [tickMetric("SharesBusy")],
+        ),
+      );
+    }
     this.dashboard.addWidgets(
       graph("Ingestion function", lambdaMetrics(ingestion.function), [
         ingestion.function.function.metricDuration({ statistic: "Maximum" }),

@@ -17,10 +17,15 @@ export interface SegmentationProps {
 /**
  * The scheduled segmentation tick: an EventBridge rule runs the function every `schedule`; it
  * reads due channels and arrivals from storage and sends closed segments to the segment queue.
+ * With `workers` over 1 the scheduled function is a dispatcher that starts the worker function
+ * once per share of the due index, and the workers do that work.
  */
 export class Segmentation extends Construct {
   readonly segments: QueueWithDeadLetters;
+  /** The scheduled function: the whole tick, or with `workers` over 1 the dispatcher. */
   readonly function: PipelineFunction;
+  /** The fan-out worker, only with `workers` over 1. */
+  readonly worker?: PipelineFunction;
   /** Schedule events EventBridge could not deliver to the function. */
   readonly scheduleDeadLetterQueue: Queue;
 
@@ -39,28 +44,59 @@ export class Segmentation extends Construct {
       // batch do not make its segments visible again while still in progress.
       visibilityTimeout: Duration.millis(config.segmentVisibilityTimeoutMs),
     });
-    this.function = new PipelineFunction(this, "Tick", {
-      entry: "functions/segment/handler.ts",
-      description: "convoseg segmentation tick: due channels to closed segments on SQS",
-      environment: segmentEnvironment(config, {
-        messagesTable: storage.messages.tableName,
-        channelsTable: storage.channels.tableName,
-        queueUrl: this.segments.queue.queueUrl,
-      }),
+    const environment = segmentEnvironment(config, {
+      messagesTable: storage.messages.tableName,
+      channelsTable: storage.channels.tableName,
+      queueUrl: this.segments.queue.queueUrl,
+    });
+    const tick = {
       timeout: Duration.millis(config.tickTimeoutMs),
       memorySize: 512,
       logRetention: config.logRetention,
-      // Overlapping ticks are safe (the channel version fences them) but only waste work.
-      reservedConcurrentExecutions: 1,
       // A failed or delayed tick is not worth retrying: the next scheduled one does its work.
       retryAttempts: 0,
       maxEventAge: schedule,
+    };
+    const fannedOut = config.workers > 1;
+    if (fannedOut) {
+      this.worker = new PipelineFunction(this, "Worker", {
+        ...tick,
+        entry: "functions/segment/worker.ts",
+        description: "convoseg segmentation worker: one share of the due index per tick",
+        environment,
+        // One worker per share at a time; a share's claim turns away a late duplicate.
+        reservedConcurrentExecutions: config.workers,
+      });
+    }
+    this.function = new PipelineFunction(this, "Tick", {
+      ...tick,
+      entry: "functions/segment/handler.ts",
+      description: fannedOut
+        ? `convoseg segmentation tick: starts ${config.workers} workers, one per share of the due index`
+        : "convoseg segmentation tick: due channels to closed segments on SQS",
+      environment: this.worker
+        ? { ...environment, WORKER_FUNCTION: this.worker.function.functionName }
+        : environment,
+      // Overlapping ticks are safe (the channel version fences them) but only waste work.
+      reservedConcurrentExecutions: 1,
     });
-    storage.grantSegmentation(this.function.role);
-    this.segments.queue.grant(this.function.role, "sqs:SendMessage");
+    // Whoever runs the tick itself reads and writes the tables and sends segments; a dispatcher
+    // only starts workers.
+    const ticker = this.worker ?? this.function;
+    if (this.worker) {
+      // The unqualified function only (grantInvoke would add its versions, `:*`).
+      this.function.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ["lambda:InvokeFunction"],
+          resources: [this.worker.function.functionArn],
+        }),
+      );
+    }
+    storage.grantSegmentation(ticker.role);
+    this.segments.queue.grant(ticker.role, "sqs:SendMessage");
     // Consumers trust what arrives here: only the tick (and the operators named for redrives)
     // may put segments on the queue, whatever else an account's identity policies allow.
-    const senders = [this.function.role.roleArn, ...config.segmentQueueSenders];
+    const senders = [ticker.role.roleArn, ...config.segmentQueueSenders];
     this.segments.queue.addToResourcePolicy(
       new PolicyStatement({
         effect: Effect.DENY,

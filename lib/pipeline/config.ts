@@ -65,7 +65,8 @@ export function readDueShards(env: Record<string, string | undefined>): number {
 
 /** Upper bounds that keep every setting meaningful (a segment of more messages cannot be sent). */
 const MAX_SEGMENT_MESSAGES = 100_000;
-const MAX_CONCURRENCY = 64;
+/** Channels one tick processes at once (`CHANNEL_CONCURRENCY`). */
+export const MAX_CHANNEL_CONCURRENCY = 64;
 /** A body must hold the reference form of a one-message segment of the longest ids. */
 const MIN_BODY_LIMIT = 16 * 1024;
 const MAX_BODY_LIMIT = 1024 * 1024;
@@ -141,7 +142,7 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
       maxArrivalsPerChannel: integer("MAX_ARRIVALS_PER_CHANNEL", 1, 100_000),
       leaseMs: duration("LEASE"),
       holdTimeoutMs: duration("HOLD_TIMEOUT"),
-      channelConcurrency: integer("CHANNEL_CONCURRENCY", 1, MAX_CONCURRENCY),
+      channelConcurrency: integer("CHANNEL_CONCURRENCY", 1, MAX_CHANNEL_CONCURRENCY),
     },
   };
 }

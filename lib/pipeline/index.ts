@@ -46,6 +46,7 @@ export {
   shareShards,
 } from "./channel-table.js";
 export {
+  MAX_CHANNEL_CONCURRENCY,
   readDueShards,
   readSegmentConfig,
   SEGMENT_DEFAULTS,

@@ -65,6 +65,8 @@ describe("resolveConfig", () => {
       maxBodyBytes: 256 * 1024,
       dueShards: 4,
       previousDueShards: null,
+      workers: 1,
+      channelConcurrency: 8,
       logRetention: RetentionDays.ONE_MONTH,
       alarmEmail: undefined,
       segmentQueueSenders: [],
@@ -110,6 +112,8 @@ describe("resolveConfig", () => {
         maxBodyBytes: "524288",
         dueShards: "16",
         previousDueShards: "4",
+        workers: "8",
+        channelConcurrency: "16",
         logRetentionDays: "90",
         alarmEmail: "ops@example.com",
         segmentQueueSenders:
@@ -150,6 +154,8 @@ describe("resolveConfig", () => {
       maxBodyBytes: 524_288,
       dueShards: 16,
       previousDueShards: 4,
+      workers: 8,
+      channelConcurrency: 16,
       logRetention: RetentionDays.THREE_MONTHS,
       alarmEmail: "ops@example.com",
       segmentQueueSenders: [
@@ -216,6 +222,7 @@ describe("resolveConfig", () => {
         "alarmEmail",
         "bedrockOutput",
         "budgetMargin",
+        "channelConcurrency",
         "channelsTableName",
         "conversationsTableName",
         "dashboardName",
@@ -249,6 +256,7 @@ describe("resolveConfig", () => {
         "segmentQueueSenders",
         "settle",
         "windowSize",
+        "workers",
       ].sort(),
     );
   });
@@ -279,6 +287,13 @@ describe("resolveConfig", () => {
     [{ dueShards: "1001" }, "dueShards", /from 1 to 1000/],
     [{ dueShards: "many" }, "dueShards", /integer/],
     [{ previousDueShards: "0" }, "previousDueShards", /from 1 to 1000/],
+    [{ workers: "0" }, "workers", /must be an integer from 1 to 1000 \(got "0"\)/],
+    [
+      { workers: "5" },
+      "workers",
+      /must not exceed dueShards \(4\): each worker owns at least one shard/,
+    ],
+    [{ channelConcurrency: "65" }, "channelConcurrency", /from 1 to 64/],
     [{ previousDueShards: "2.5" }, "previousDueShards", /integer/],
     [{ logRetentionDays: "10" }, "logRetentionDays", /must be one of 1, 3, 5, 7, 14, 30/],
     [{ alarmEmail: "ops" }, "alarmEmail", /email address/],
@@ -452,6 +467,8 @@ describe("segmentEnvironment", () => {
       budgetMarginMs: 20_000,
       dueShards: 4,
       previousDueShards: null,
+      workers: 1,
+      workerFunction: null,
       settings: {
         maxSize: 500,
         settle: 12 * 3_600_000,

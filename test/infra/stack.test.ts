@@ -251,6 +251,7 @@ describe("functions", () => {
       BUDGET_MARGIN: "20000",
       DUE_SHARDS: "4",
       PREVIOUS_DUE_SHARDS: "0",
+      WORKERS: "1",
       NODE_OPTIONS: "--enable-source-maps",
     });
   });
@@ -1093,5 +1094,83 @@ describe("cdk-nag AwsSolutions", () => {
     // Read from the assembly already built: Annotations.fromStack would synthesize (bundle) again.
     const messages = synthesized.assembly.getStackArtifact(stack.artifactId).messages;
     expect(messages.filter((m) => m.level !== "info")).toEqual([]);
+  });
+});
+
+describe("fan-out", () => {
+  let fanned: Synthesized;
+  let fan: Record<"dispatcher" | "dispatcherRole" | "worker" | "workerRole" | "workerLogs", string>;
+  beforeAll(() => {
+    fanned = synthesize({ dueShards: "16", workers: "8" });
+    const { segmentation } = fanned.stack;
+    const worker = segmentation.worker as NonNullable<typeof segmentation.worker>;
+    fan = {
+      dispatcher: logicalId(fanned.stack, segmentation.function.function),
+      dispatcherRole: logicalId(fanned.stack, segmentation.function.role),
+      worker: logicalId(fanned.stack, worker.function),
+      workerRole: logicalId(fanned.stack, worker.role),
+      workerLogs: logicalId(fanned.stack, worker.logGroup),
+    };
+  }, 120_000);
+  const fannedProperties = (id: string) =>
+    (fanned.template.toJSON().Resources[id] as { Properties: Record<string, unknown> }).Properties;
+  const variables = (id: string) =>
+    (fannedProperties(id).Environment as { Variables: Record<string, unknown> }).Variables;
+
+  it("is off by default: one function does the whole tick", () => {
+    expect(stack.segmentation.worker).toBeUndefined();
+    template.resourceCountIs("AWS::Lambda::Function", 3);
+  });
+
+  it("runs as many workers as configured at once, each like the single tick", () => {
+    expect(fannedProperties(fan.worker)).toMatchObject({
+      Timeout: 270,
+      ReservedConcurrentExecutions: 8,
+      MemorySize: 512,
+    });
+    fanned.template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: ref(fan.worker),
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 300,
+    });
+    const { WORKER_FUNCTION, ...dispatcher } = variables(fan.dispatcher);
+    expect(WORKER_FUNCTION).toEqual(ref(fan.worker));
+    expect(dispatcher).toEqual(variables(fan.worker));
+    expect(variables(fan.worker)).toMatchObject({ DUE_SHARDS: "16", WORKERS: "8" });
+    expect(fannedProperties(fan.dispatcher)).toMatchObject({ ReservedConcurrentExecutions: 1 });
+  });
+
+  it("lets the dispatcher only start the worker, and only the worker touch tables and queue", () => {
+    const dispatcher = roleStatements(fanned.template, fan.dispatcherRole);
+    expect(dispatcher.flatMap(actionsOf).filter((a) => !a.startsWith("logs:"))).toEqual([
+      "lambda:InvokeFunction",
+    ]);
+    const workerActions = roleStatements(fanned.template, fan.workerRole).flatMap(actionsOf);
+    expect(workerActions).toEqual(
+      expect.arrayContaining(["dynamodb:UpdateItem", "sqs:SendMessage"]),
+    );
+    expect(roleStatements(fanned.template, fan.workerRole)[0]).toEqual(
+      logsStatement(fan.workerLogs),
+    );
+    fanned.template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: "Deny",
+            Condition: { ArnNotEquals: { "aws:PrincipalArn": [arn(fan.workerRole)] } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it("alarms on the workers' errors and throttles, and passes the AwsSolutions checks", () => {
+    const names = Object.values(fanned.template.findResources("AWS::CloudWatch::Alarm")).map((a) =>
+      (a.Properties.AlarmName as string).replace("Test-", ""),
+    );
+    expect(names).toEqual(
+      expect.arrayContaining(["SegmentWorkerErrors", "SegmentWorkerThrottles"]),
+    );
+    expect(fanned.report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
   });
 });
