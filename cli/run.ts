@@ -13,7 +13,7 @@ import {
   type SegmentResult,
 } from "../lib/knowledge/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
-import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
+import { DUE_SHARDS, MAX_WORKERS, type SegmentMessageV1 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startEmulators } from "../local/emulators.js";
 import { attachExtraction, type LocalExtraction, type LocalModel } from "../local/extraction.js";
@@ -45,6 +45,8 @@ Options:
   --max-size N      ceiling on one segment, in messages (default 500)
   --min-items N     drop segments with fewer messages (default 1)
   --grace D         extra quiet time before a conversation counts as settled (default 0)
+  --workers N       fan each tick out to N workers, one per share of the due index, as a
+                    deployment with that many does (default 1; at most ${MAX_WORKERS})
   --skip-invalid    report input lines ingestion would refuse (malformed, or more than
                     DynamoDB takes) and go on without them; without it they stop the run
 
@@ -74,6 +76,7 @@ const RUN_OPTIONS = {
   "max-size": { type: "string" },
   "min-items": { type: "string" },
   grace: { type: "string" },
+  workers: { type: "string" },
   "skip-invalid": { type: "boolean" },
   extractor: { type: "string" },
   "llm-endpoint": { type: "string" },
@@ -97,6 +100,8 @@ export interface RunOptions {
   maxSize: number;
   minItems: number;
   grace: number;
+  /** Workers each tick fans out to (default 1). */
+  workers?: number;
   skipInvalid: boolean;
   extraction?: RunExtractionOptions;
 }
@@ -177,8 +182,14 @@ function parseRunArgs(args: string[]): RunOptions | "help" {
     maxSize: count("--max-size", values["max-size"], DEFAULT_MAX_SIZE),
     minItems: count("--min-items", values["min-items"], DEFAULT_MIN_ITEMS),
     grace: values.grace === undefined ? 0 : parseDuration(values.grace, "--grace"),
+    workers: workers(count("--workers", values.workers, 1)),
     skipInvalid: values["skip-invalid"] ?? false,
   };
+}
+
+function workers(n: number): number {
+  if (n > MAX_WORKERS) throw new Error(`--workers must be at most ${MAX_WORKERS} (got ${n})`);
+  return n;
 }
 
 function parseExtractionArgs(
@@ -295,6 +306,9 @@ export async function runLocally(
       metrics,
       prefix: "run",
       maxReceiveCount: options.extraction?.maxAttempts,
+      workers: options.workers,
+      // Each worker owns at least one shard.
+      dueShards: Math.max(DUE_SHARDS, options.workers ?? 1),
       settings: {
         maxSize: options.maxSize,
         settle: options.settle,

@@ -20,19 +20,34 @@ function groups(jsonLines: string): Map<string, string[][]> {
 }
 
 describe("run command", () => {
-  it.each([1, 3])(
-    "delivers the same segments as one segment call over the same input (minItems %i)",
-    async (minItems) => {
+  it.each([
+    [1, 1],
+    [3, 1],
+    [1, 3],
+  ])(
+    "delivers the same segments as one segment call over the same input (minItems %i, %i workers)",
+    async (minItems, workers) => {
       // The emulators of the test setup, as a user's own would be used.
       vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
       vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-      const input = join(dir, `chat-${minItems}.jsonl`);
+      const input = join(dir, `chat-${minItems}-${workers}.jsonl`);
       const settle = 6 * 3_600_000;
       const chat = sampleChat({ seed: minItems, channels: ["a", "b"], perChannel: 60, settle });
       writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
-      const out = join(dir, `segments-${minItems}.jsonl`);
+      const out = join(dir, `segments-${minItems}-${workers}.jsonl`);
       const options = ["--max-size", "7", "--min-items", String(minItems), "--settle", "6h"];
-      const run = await cli(["run", "--input", input, "--out", out, "--tick", "15m", ...options]);
+      const fanOut = ["--workers", String(workers)];
+      const run = await cli([
+        "run",
+        "--input",
+        input,
+        "--out",
+        out,
+        "--tick",
+        "15m",
+        ...options,
+        ...fanOut,
+      ]);
       expect(run.code).toBe(0);
       expect(run.stderr).toMatch(/channels 2, messages 120, segments \d+ \(late 0\)/);
       const segment = await cli(["segment", input, "--json", ...options]);
@@ -48,6 +63,8 @@ describe("run command", () => {
     [["--tick", "soon"], /--tick must be a duration/],
     [["--settle", "9007199254740991"], /--settle must be at most 365 days/],
     [["--grace", "400d"], /--grace must be at most 365 days/],
+    [["--workers", "0"], /--workers must be a positive integer \(got "0"\)/],
+    [["--workers", "1001"], /--workers must be at most 1000 \(got 1001\)/],
   ])("rejects %j with usage", async (args, message) => {
     const { code, stderr } = await cli(["run", ...args]);
     expect(code).toBe(2);
