@@ -1,7 +1,9 @@
 /**
- * What every convoseg table access shares: one document client recipe, table creation for local
- * runs and tests, the classification of failed requests, and DynamoDB's item-size rules.
+ * What every convoseg table access shares: one document client recipe, batched writes that
+ * retry what DynamoDB leaves unprocessed, table creation for local runs and tests, the
+ * classification of failed requests, and DynamoDB's item-size rules.
  */
+export { type BatchWriteOptions, batchWriteAll, MAX_BATCH_WRITES } from "./batch-write.js";
 export { documentClient } from "./documents.js";
 export {
   cancellationReasons,

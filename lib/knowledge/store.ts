@@ -1,6 +1,5 @@
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
-  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -9,8 +8,13 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { backoff, realSleep } from "../backoff/index.js";
-import { cancellationReasons, documentClient, isConditionFailure } from "../dynamodb/index.js";
+import { realSleep } from "../backoff/index.js";
+import {
+  batchWriteAll,
+  cancellationReasons,
+  documentClient,
+  isConditionFailure,
+} from "../dynamodb/index.js";
 import { NO_CALLS, normalizeTopic, type WindowOutput } from "../extraction/index.js";
 import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "./errors.js";
 import {
@@ -77,8 +81,6 @@ export interface DynamoDbResultStoreOptions {
   tableName: string;
 }
 
-/** BatchWriteItem's limit. */
-const MAX_BATCH_WRITES = 25;
 const BATCH_PACING = {
   baseDelayMs: 50,
   maxDelayMs: 2000,
@@ -301,22 +303,13 @@ export class DynamoDbResultStore implements ResultStore {
   }
 
   /** BatchWriteItem in chunks, retrying what DynamoDB leaves unprocessed. */
-  private async batchWrite(requests: Record<string, unknown>[]): Promise<void> {
-    for (let i = 0; i < requests.length; i += MAX_BATCH_WRITES) {
-      let pending = requests.slice(i, i + MAX_BATCH_WRITES);
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        if (attempt > MAX_BATCH_ATTEMPTS) {
-          throw new Error(
-            `results table ${this.tableName}: ${pending.length} write(s) still unprocessed after ${MAX_BATCH_ATTEMPTS} attempts`,
-          );
-        }
-        if (attempt > 1) await backoff(BATCH_PACING, attempt - 1);
-        const { UnprocessedItems } = await this.documents.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
-        );
-        pending = (UnprocessedItems?.[this.tableName] ?? []) as Record<string, unknown>[];
-      }
-    }
+  private batchWrite(requests: Record<string, unknown>[]): Promise<void> {
+    return batchWriteAll(requests, {
+      documents: this.documents,
+      tableName: this.tableName,
+      maxAttempts: MAX_BATCH_ATTEMPTS,
+      pacing: BATCH_PACING,
+    });
   }
 
   private key(channel: string, item: string) {

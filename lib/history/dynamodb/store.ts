@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   BatchGetCommand,
-  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -10,6 +9,7 @@ import {
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { type Backoff, backoff, realSleep } from "../../backoff/index.js";
 import {
+  batchWriteAll,
   documentClient,
   isAmbiguous,
   isConditionFailure,
@@ -520,23 +520,18 @@ export class DynamoDbStore implements Store, Lister {
     this.listed.add(conversationId);
   }
 
-  /** Deletes up to 25 keys, retrying the unprocessed ones with backoff. */
-  private async deleteAll(keys: Record<string, unknown>[], signal?: AbortSignal): Promise<void> {
-    let requests = keys.map((key) => ({ DeleteRequest: { Key: key } }));
-    for (let attempt = 1; requests.length > 0; attempt++) {
-      const result = await this.withRetries(() =>
-        this.documents.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-          { abortSignal: signal },
-        ),
-      );
-      requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
-      if (requests.length > 0) {
-        if (attempt >= this.maxAttempts)
-          throw new Error(`history/dynamodb: ${requests.length} deletes still unprocessed`);
-        await this.backoff(attempt);
-      }
-    }
+  /** Deletes the keys, retrying unprocessed ones and retryable failures with backoff. */
+  private deleteAll(keys: Record<string, unknown>[], signal?: AbortSignal): Promise<void> {
+    return batchWriteAll(
+      keys.map((key) => ({ DeleteRequest: { Key: key } })),
+      {
+        documents: this.documents,
+        tableName: this.tableName,
+        maxAttempts: this.maxAttempts,
+        pacing: this.pacing,
+        signal,
+      },
+    );
   }
 
   private async withRetries<R>(call: () => Promise<R>): Promise<R> {
