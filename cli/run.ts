@@ -415,12 +415,15 @@ async function extractedResults(
   reader: KnowledgeReader,
   delivered: readonly SegmentMessageV1[],
 ): Promise<SegmentResult[]> {
-  const results: SegmentResult[] = [];
-  for (const segment of delivered) {
-    const result = await reader.result(segment.channel, segment.segmentId);
-    if (result !== undefined) results.push(result);
+  // One query per channel rather than a read per segment; in delivery order.
+  const stored = new Map<string, SegmentResult>();
+  for (const channel of new Set(delivered.map((segment) => segment.channel))) {
+    for (const result of await reader.results(channel)) stored.set(result.segmentId, result);
   }
-  return results;
+  return delivered.flatMap((segment) => {
+    const result = stored.get(segment.segmentId);
+    return result === undefined ? [] : [result];
+  });
 }
 
 /** The `--candidates` line of a result: the contract in the README. */
