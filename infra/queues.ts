@@ -1,5 +1,11 @@
 import { Duration } from "aws-cdk-lib";
-import { Queue, QueueEncryption, type QueueProps } from "aws-cdk-lib/aws-sqs";
+import {
+  DeduplicationScope,
+  FifoThroughputLimit,
+  Queue,
+  QueueEncryption,
+  type QueueProps,
+} from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 
 /** Longest SQS retention: time for an operator to notice, fix and redrive. */
@@ -43,6 +49,13 @@ export class QueueWithDeadLetters extends Construct {
     });
     this.queue = secureQueue(this, "Queue", {
       fifo,
+      // High-throughput FIFO: order and deduplication per message group (a channel; the
+      // deduplication id is a segment id, unique within its channel anyway), so the queue takes
+      // thousands of sends a second instead of 300; same price.
+      ...(fifo && {
+        deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+        fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+      }),
       queueName: props.queueName,
       maxMessageSizeBytes: props.maxMessageSizeBytes,
       visibilityTimeout: props.visibilityTimeout,

@@ -699,10 +699,12 @@ describe("queues", () => {
     }
   });
 
-  it("sends segments to a FIFO queue sized to the body limit, with a FIFO dead-letter queue", () => {
+  it("sends segments to a high-throughput FIFO queue sized to the body limit, with a FIFO DLQ", () => {
     const queue = properties(ids.segmentQueue);
     expect(queue).toMatchObject({
       FifoQueue: true,
+      DeduplicationScope: "messageGroup",
+      FifoThroughputLimit: "perMessageGroupId",
       MaximumMessageSize: DEFAULT_MAX_BODY_BYTES,
       RedrivePolicy: { deadLetterTargetArn: arn(ids.segmentDlq), maxReceiveCount: 5 },
     });
