@@ -30,8 +30,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
-import { SQSClient } from "@aws-sdk/client-sqs";
+import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import { itemSize } from "../lib/dynamodb/index.js";
 import {
   DynamoDbStore,
@@ -58,11 +58,11 @@ import {
   tickDependencies,
 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
-import { startDynamoDbLocal } from "../local/dynamodb-local.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random, sampleChat } from "../local/sample.js";
-import { createSegmentQueue, drainQueue, startLocalSqs } from "../local/sqs.js";
+import { createSegmentQueue, drainQueue } from "../local/sqs.js";
 import { CapacityMeter, writeUnits } from "./capacity.js";
+import { Emulators } from "./emulators.js";
 import { runNaiveTick } from "./naive-tick.js";
 
 const SECOND = 1000;
@@ -334,54 +334,6 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 // ---------------------------------------------------------------------------------------------
 // The replay
-
-/** DynamoDB Local, the SQS emulator and every client made for them, stopped by one call. */
-class Emulators {
-  private readonly clients: { destroy(): void }[] = [];
-
-  private constructor(
-    private readonly endpoints: { dynamodb: string; sqs: string },
-    private readonly stops: (() => Promise<void>)[],
-  ) {}
-
-  static async start(): Promise<Emulators> {
-    const dynamodb = await startDynamoDbLocal();
-    try {
-      const sqs = await startLocalSqs();
-      return new Emulators({ dynamodb: dynamodb.endpoint, sqs: sqs.endpoint }, [
-        dynamodb.stop,
-        sqs.stop,
-      ]);
-    } catch (error) {
-      await dynamodb.stop();
-      throw error;
-    }
-  }
-
-  dynamodb(): DynamoDBClient {
-    return this.track(new DynamoDBClient({ ...CLIENT, endpoint: this.endpoints.dynamodb }));
-  }
-
-  sqs(): SQSClient {
-    return this.track(new SQSClient({ ...CLIENT, endpoint: this.endpoints.sqs }));
-  }
-
-  async stop(): Promise<void> {
-    for (const client of this.clients) client.destroy();
-    await Promise.all(this.stops.map((stop) => stop()));
-  }
-
-  private track<C extends { destroy(): void }>(client: C): C {
-    this.clients.push(client);
-    return client;
-  }
-}
-
-/** Static credentials keep the clients off the environment's. */
-const CLIENT = {
-  region: "us-east-1",
-  credentials: { accessKeyId: "local", secretAccessKey: "local" },
-};
 
 /** Clients of the harness itself (tables, queues, due times, draining): not measured. */
 interface Harness {

@@ -39,8 +39,8 @@ import { writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { SQSClient } from "@aws-sdk/client-sqs";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { ChatMessage } from "../lib/messages/index.js";
 import {
   DUE_SHARDS,
@@ -49,11 +49,10 @@ import {
   readSegmentConfig,
   type TickSettings,
 } from "../lib/pipeline/index.js";
-import { startDynamoDbLocal } from "../local/dynamodb-local.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random } from "../local/sample.js";
-import { startLocalSqs } from "../local/sqs.js";
 import { CapacityMeter } from "./capacity.js";
+import { Emulators } from "./emulators.js";
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2025, 0, 6);
@@ -286,54 +285,6 @@ class Wire {
 
 // ---------------------------------------------------------------------------------------------
 // The runs
-
-/** DynamoDB Local, the SQS emulator and every client made for them, stopped by one call. */
-class Emulators {
-  private readonly clients: { destroy(): void }[] = [];
-
-  private constructor(
-    private readonly endpoints: { dynamodb: string; sqs: string },
-    private readonly stops: (() => Promise<void>)[],
-  ) {}
-
-  static async start(): Promise<Emulators> {
-    const dynamodb = await startDynamoDbLocal();
-    try {
-      const sqs = await startLocalSqs();
-      return new Emulators({ dynamodb: dynamodb.endpoint, sqs: sqs.endpoint }, [
-        dynamodb.stop,
-        sqs.stop,
-      ]);
-    } catch (error) {
-      await dynamodb.stop();
-      throw error;
-    }
-  }
-
-  dynamodb(): DynamoDBClient {
-    return this.track(new DynamoDBClient({ ...CLIENT, endpoint: this.endpoints.dynamodb }));
-  }
-
-  sqs(): SQSClient {
-    return this.track(new SQSClient({ ...CLIENT, endpoint: this.endpoints.sqs }));
-  }
-
-  async stop(): Promise<void> {
-    for (const client of this.clients) client.destroy();
-    await Promise.all(this.stops.map((stop) => stop()));
-  }
-
-  private track<C extends { destroy(): void }>(client: C): C {
-    this.clients.push(client);
-    return client;
-  }
-}
-
-/** Static credentials keep the clients off the environment's. */
-const CLIENT = {
-  region: "us-east-1",
-  credentials: { accessKeyId: "local", secretAccessKey: "local" },
-};
 
 /**
  * None of these happen in this benchmark unless something is broken (a failed channel, a busy

@@ -16,6 +16,7 @@ import {
   DUE_SHARDS,
   DynamoDbChannelStore,
   dispatchTick,
+  emptyTickSummary,
   type PipelineLogger,
   type PipelineMetrics,
   parseSegmentBody,
@@ -234,15 +235,7 @@ export class LocalPipeline {
 
 /** The workers' summaries as one tick's (a busy share counts as stopped early: it did nothing). */
 function addUp(runs: readonly ShareRun[]): TickSummary {
-  const total: TickSummary = {
-    tickId: runs.map((run) => run.tick?.tickId ?? "busy").join(","),
-    channels: 0,
-    segments: 0,
-    late: 0,
-    dropped: 0,
-    errors: 0,
-    stoppedEarly: false,
-  };
+  const total = emptyTickSummary(runs.map((run) => run.tick?.tickId ?? "busy").join(","));
   for (const { tick } of runs) {
     total.channels += tick?.channels ?? 0;
     total.segments += tick?.segments ?? 0;

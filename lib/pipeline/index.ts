@@ -97,6 +97,7 @@ export {
   BROKEN_HOLD_WATCH_MS,
   type ChannelOutcome,
   type ChannelReport,
+  emptyTickSummary,
   MAX_ARRIVAL_BYTES,
   type MessageSource,
   type MetricName,

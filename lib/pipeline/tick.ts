@@ -124,6 +124,19 @@ export interface TickSummary {
   stoppedEarly: boolean;
 }
 
+/** A summary of no work yet, to add a tick's (or its workers') channels to. */
+export function emptyTickSummary(tickId: string): TickSummary {
+  return {
+    tickId,
+    channels: 0,
+    segments: 0,
+    late: 0,
+    dropped: 0,
+    errors: 0,
+    stoppedEarly: false,
+  };
+}
+
 /**
  * One scheduled tick: every channel on the due index (due at or before `now`, longest waiting
  * first) is processed, a few at a time, until the list ends or `shouldStop` (the time budget)
@@ -137,15 +150,7 @@ export async function runTick(
   share?: TickShare,
 ): Promise<TickSummary> {
   const started = deps.wallNow();
-  const summary: TickSummary = {
-    tickId: randomUUID(),
-    channels: 0,
-    segments: 0,
-    late: 0,
-    dropped: 0,
-    errors: 0,
-    stoppedEarly: false,
-  };
+  const summary = emptyTickSummary(randomUUID());
   const due = deps.channels.dueChannels(deps.now(), share)[Symbol.asyncIterator]();
   // The longest-waiting channel comes first: how long it has waited is the backlog an operator
   // alarms on.

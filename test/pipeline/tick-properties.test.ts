@@ -76,13 +76,19 @@ function reference(chat: Chat[], s: TickSettings): Map<string, string[][]> {
   return result;
 }
 
-async function replayWithCrashes(chat: Chat[], s: TickSettings, crashes: number[]) {
-  const clock = { now: T0, wall: T0 };
-  const channels = new MemoryChannelStore(() => clock.now);
-  const store = new MemoryStore({ positions: channels });
-  const sent: SegmentDelivery[] = [];
-  const control = { calls: 0, crashAt: 0 };
-  const deps: TickDependencies = {
+/** A tick's dependencies on the in-memory stores, every call of them counted by `control`. */
+function crashingDeps(
+  world: {
+    store: MemoryStore;
+    channels: MemoryChannelStore;
+    sent: SegmentDelivery[];
+    settings: TickSettings;
+    clock: { now: number; wall: number };
+  },
+  control: CrashControl,
+): TickDependencies {
+  const { store, channels, sent, settings, clock } = world;
+  return {
     messages: crashing(store, control),
     channels: crashing(channels, control),
     sink: crashing(
@@ -92,10 +98,19 @@ async function replayWithCrashes(chat: Chat[], s: TickSettings, crashes: number[
     bodies: { maxBodyBytes: 256 * 1024, tableName: "messages" },
     metrics: { add() {} },
     logger: { info() {}, warn() {}, error() {} },
-    settings: s,
+    settings,
     now: () => clock.now,
     wallNow: () => clock.wall,
   };
+}
+
+async function replayWithCrashes(chat: Chat[], s: TickSettings, crashes: number[]) {
+  const clock = { now: T0, wall: T0 };
+  const channels = new MemoryChannelStore(() => clock.now);
+  const store = new MemoryStore({ positions: channels });
+  const sent: SegmentDelivery[] = [];
+  const control = { calls: 0, crashAt: 0 };
+  const deps = crashingDeps({ store, channels, sent, settings: s, clock }, control);
   const sorted = [...chat].sort(compareRefs);
   const end = sorted[sorted.length - 1].ts + s.settle + 2 * TICK;
   let next = 0;
@@ -176,20 +191,8 @@ async function replayFannedOut(chat: Chat[], s: TickSettings, fan: FanOut) {
   const channels = new MemoryChannelStore(() => clock.now, fan.dueShards);
   const store = new MemoryStore({ positions: channels });
   const sent: SegmentDelivery[] = [];
-  const worker = (control: CrashControl): TickDependencies => ({
-    messages: crashing(store, control),
-    channels: crashing(channels, control),
-    sink: crashing(
-      { send: async (entries: SegmentDelivery[]) => void sent.push(...entries) },
-      control,
-    ),
-    bodies: { maxBodyBytes: 256 * 1024, tableName: "messages" },
-    metrics: { add() {} },
-    logger: { info() {}, warn() {}, error() {} },
-    settings: s,
-    now: () => clock.now,
-    wallNow: () => clock.wall,
-  });
+  const worker = (control: CrashControl) =>
+    crashingDeps({ store, channels, sent, settings: s, clock }, control);
   const sorted = [...chat].sort(compareRefs);
   const end = sorted[sorted.length - 1].ts + s.settle + 2 * TICK;
   let next = 0;
