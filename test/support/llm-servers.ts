@@ -121,11 +121,7 @@ const INVOKE_PATH = /^\/2015-03-31\/functions\/[^/]+\/invocations$/;
  * `script`, in order: a Lambda client's `endpoint` is its `url`.
  */
 export function startLambdaInvokeServer(script: Script): Promise<ScriptedServer> {
-  return startScripted(
-    script,
-    (r) => r.method === "POST" && INVOKE_PATH.test(r.path),
-    http1,
-  );
+  return startScripted(script, (r) => r.method === "POST" && INVOKE_PATH.test(r.path), http1);
 }
 
 /**
