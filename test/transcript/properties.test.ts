@@ -165,7 +165,9 @@ describe("segmentTranscript properties", () => {
       near.map((n) => `${"a".repeat(n)}\n\n`),
       near.map((n) => "é".repeat(Math.floor(n / 2))),
       near.map((n) => "2026-07-18T10:00:00Z log line\n".repeat(Math.ceil(n / 30))),
-      near.map((n) => `\`\`\`\n${"c".repeat(Math.min(n, MAX_FRAGMENT_BYTES - 9))}\n\`\`\`\n`),
+      // On a line of its own: glued to a block without a final newline, the opening fence would
+      // be text and the closing one would open a fence running to the end, over the cap.
+      near.map((n) => `\n\`\`\`\n${"c".repeat(Math.min(n, MAX_FRAGMENT_BYTES - 9))}\n\`\`\`\n`),
       fc.constantFrom("User: next\n", "tiny\n", "\n"),
     );
     const big = fc.oneof(
