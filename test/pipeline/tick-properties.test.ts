@@ -76,6 +76,41 @@ function reference(chat: Chat[], s: TickSettings): Map<string, string[][]> {
   return result;
 }
 
+/** The settings of the crash properties, around the generated segmenter options. */
+const crashSettings = (partial: { maxSize: number; minItems: number }): TickSettings => ({
+  ...partial,
+  settle: 2 * 60 * MINUTE,
+  grace: 0,
+  maxArrivalsPerChannel: 1000,
+  leaseMs: MINUTE,
+  channelConcurrency: 2,
+  holdTimeoutMs: 5 * MINUTE,
+});
+
+/**
+ * The distinct segments sent are exactly the reference's, none late, and a segment sent again
+ * repeats its content. Returns how many distinct segments were sent.
+ */
+function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickSettings): number {
+  const byId = new Map<string, string[]>();
+  const distinct = new Map<string, string[][]>();
+  for (const { segment } of sent) {
+    const ids = segment.messages.map((m) => m.id);
+    const earlier = byId.get(segment.segmentId);
+    if (earlier) {
+      expect(ids).toEqual(earlier);
+      continue;
+    }
+    expect(segment.late).toBe(false);
+    byId.set(segment.segmentId, ids);
+    distinct.set(segment.channel, [...(distinct.get(segment.channel) ?? []), ids]);
+  }
+  for (const [channel, segments] of reference(chat, s)) {
+    expect(distinct.get(channel) ?? []).toEqual(segments);
+  }
+  return byId.size;
+}
+
 /** A tick's dependencies on the in-memory stores, every call of them counted by `control`. */
 function crashingDeps(
   world: {
@@ -139,32 +174,8 @@ describe("tick under random crash points", () => {
         settingsArbitrary,
         fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 20 }),
         async (chat, partial, crashes) => {
-          const s: TickSettings = {
-            ...partial,
-            settle: 2 * 60 * MINUTE,
-            grace: 0,
-            maxArrivalsPerChannel: 1000,
-            leaseMs: MINUTE,
-            channelConcurrency: 2,
-            holdTimeoutMs: 5 * MINUTE,
-          };
-          const sent = await replayWithCrashes(chat, s, crashes);
-          const byId = new Map<string, string[]>();
-          const distinct = new Map<string, string[][]>();
-          for (const { segment } of sent) {
-            const ids = segment.messages.map((m) => m.id);
-            const earlier = byId.get(segment.segmentId);
-            if (earlier) {
-              expect(ids).toEqual(earlier);
-              continue;
-            }
-            expect(segment.late).toBe(false);
-            byId.set(segment.segmentId, ids);
-            distinct.set(segment.channel, [...(distinct.get(segment.channel) ?? []), ids]);
-          }
-          for (const [channel, segments] of reference(chat, s)) {
-            expect(distinct.get(channel) ?? []).toEqual(segments);
-          }
+          const s = crashSettings(partial);
+          expectReferenceSegments(await replayWithCrashes(chat, s, crashes), chat, s);
         },
       ),
       { numRuns: 150 },
@@ -237,16 +248,6 @@ const fanOutArbitrary = fc.integer({ min: 2, max: 4 }).chain((workers) =>
 );
 
 describe("a fanned-out tick under random crash points", () => {
-  const s = (partial: { maxSize: number; minItems: number }): TickSettings => ({
-    ...partial,
-    settle: 2 * 60 * MINUTE,
-    grace: 0,
-    maxArrivalsPerChannel: 1000,
-    leaseMs: MINUTE,
-    channelConcurrency: 2,
-    holdTimeoutMs: 5 * MINUTE,
-  });
-
   it("loses nothing and delivers a segment twice only after a worker died", async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -254,24 +255,10 @@ describe("a fanned-out tick under random crash points", () => {
         settingsArbitrary,
         fanOutArbitrary,
         async (chat, partial, fan) => {
-          const { sent, crashed } = await replayFannedOut(chat, s(partial), fan);
-          const byId = new Map<string, string[]>();
-          const distinct = new Map<string, string[][]>();
-          for (const { segment } of sent) {
-            const ids = segment.messages.map((m) => m.id);
-            const earlier = byId.get(segment.segmentId);
-            if (earlier) {
-              expect(ids).toEqual(earlier);
-              continue;
-            }
-            expect(segment.late).toBe(false);
-            byId.set(segment.segmentId, ids);
-            distinct.set(segment.channel, [...(distinct.get(segment.channel) ?? []), ids]);
-          }
-          for (const [channel, segments] of reference(chat, s(partial))) {
-            expect(distinct.get(channel) ?? []).toEqual(segments);
-          }
-          if (crashed === 0) expect(sent.length).toBe(byId.size);
+          const s = crashSettings(partial);
+          const { sent, crashed } = await replayFannedOut(chat, s, fan);
+          const distinct = expectReferenceSegments(sent, chat, s);
+          if (crashed === 0) expect(sent.length).toBe(distinct);
         },
       ),
       { numRuns: 150 },
@@ -285,10 +272,11 @@ describe("a fanned-out tick under random crash points", () => {
         settingsArbitrary,
         fanOutArbitrary,
         async (chat, partial, fan) => {
-          const { sent } = await replayFannedOut(chat, s(partial), { ...fan, crashes: [[]] });
+          const s = crashSettings(partial);
+          const { sent } = await replayFannedOut(chat, s, { ...fan, crashes: [[]] });
           const ids = sent.map((d) => d.segment.segmentId);
           expect(new Set(ids).size).toBe(ids.length);
-          const expected = [...reference(chat, s(partial)).values()].flat();
+          const expected = [...reference(chat, s).values()].flat();
           expect(sent.map((d) => d.segment.messages.map((m) => m.id)).sort()).toEqual(
             expected.sort(),
           );
