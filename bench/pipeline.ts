@@ -58,11 +58,11 @@ import {
   tickDependencies,
 } from "../lib/pipeline/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random, sampleChat } from "../local/sample.js";
 import { createSegmentQueue, drainQueue } from "../local/sqs.js";
 import { CapacityMeter, writeUnits } from "./capacity.js";
-import { Emulators } from "./emulators.js";
 import { runNaiveTick } from "./naive-tick.js";
 
 const SECOND = 1000;
@@ -885,7 +885,7 @@ const scenarios: Scenario[] = [
   },
 ].filter((scenario) => options.only === undefined || scenario.name === options.only) as Scenario[];
 
-const emulators = await Emulators.start();
+const emulators = await startEmulators({ ignoreEnvironment: true });
 try {
   for (const scenario of scenarios) {
     const { stream, settings } = scenario;

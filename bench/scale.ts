@@ -49,10 +49,10 @@ import {
   readSegmentConfig,
   type TickSettings,
 } from "../lib/pipeline/index.js";
+import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random } from "../local/sample.js";
 import { CapacityMeter } from "./capacity.js";
-import { Emulators } from "./emulators.js";
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2025, 0, 6);
@@ -613,7 +613,7 @@ console.log(
   `settings (deployed defaults): channelConcurrency ${settings.channelConcurrency} per worker, maxSize ${settings.maxSize}, settle ${settings.settle / 3_600_000}h, grace ${settings.grace / MINUTE}m; due shards max(${DUE_SHARDS}, workers)`,
 );
 
-const emulators = await Emulators.start();
+const emulators = await startEmulators({ ignoreEnvironment: true });
 const runs: Run[] = [];
 try {
   for (const workers of options.workers) {

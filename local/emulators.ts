@@ -14,13 +14,21 @@ export interface Emulators {
   stop(): Promise<void>;
 }
 
-/** Starts what the environment does not name; `sqs: false` starts no SQS emulator. */
-export async function startEmulators(options: { sqs?: boolean } = {}): Promise<Emulators> {
+/**
+ * Starts what the environment does not name; `sqs: false` starts no SQS emulator, and
+ * `ignoreEnvironment` starts both whatever the environment names (a benchmark measures its own).
+ * `stop` also closes every client made, so that no open socket outlives the emulators.
+ */
+export async function startEmulators(
+  options: { sqs?: boolean; ignoreEnvironment?: boolean } = {},
+): Promise<Emulators> {
   const stops: (() => Promise<void>)[] = [];
+  const clients: { destroy(): void }[] = [];
   const credentials = { accessKeyId: "local", secretAccessKey: "local" };
-  const region = process.env.AWS_REGION ?? "us-east-1";
-  let dynamodbEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
-  let sqsEndpoint = process.env.AWS_ENDPOINT_URL_SQS;
+  const env = options.ignoreEnvironment ? {} : process.env;
+  const region = env.AWS_REGION ?? "us-east-1";
+  let dynamodbEndpoint = env.AWS_ENDPOINT_URL_DYNAMODB;
+  let sqsEndpoint = env.AWS_ENDPOINT_URL_SQS;
   try {
     if (!dynamodbEndpoint) {
       const local = await startDynamoDbLocal();
@@ -36,10 +44,15 @@ export async function startEmulators(options: { sqs?: boolean } = {}): Promise<E
     await Promise.all(stops.map((stop) => stop()));
     throw error;
   }
+  const track = <C extends { destroy(): void }>(client: C): C => {
+    clients.push(client);
+    return client;
+  };
   return {
-    dynamodb: () => new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials }),
-    sqs: () => new SQSClient({ endpoint: sqsEndpoint, region, credentials }),
+    dynamodb: () => track(new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials })),
+    sqs: () => track(new SQSClient({ endpoint: sqsEndpoint, region, credentials })),
     stop: async () => {
+      for (const client of clients) client.destroy();
       await Promise.all(stops.map((stop) => stop()));
     },
   };
