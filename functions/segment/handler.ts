@@ -9,13 +9,14 @@ import {
 } from "../../lib/pipeline/index.js";
 import { config, deps, metrics } from "./setup.js";
 
+// readSegmentConfig requires WORKER_FUNCTION when there is more than one worker.
 const invoker =
-  config.workerFunction === null
-    ? null
-    : new LambdaWorkerInvoker({
+  config.workers > 1
+    ? new LambdaWorkerInvoker({
         client: new LambdaClient({}),
-        functionName: config.workerFunction,
-      });
+        functionName: config.workerFunction as string,
+      })
+    : null;
 
 /**
  * The scheduled tick (EventBridge). With one worker (the default) it does the tick itself and
@@ -27,11 +28,9 @@ export async function handler(
   _event: unknown,
   context: Context,
 ): Promise<TickSummary | DispatchSummary> {
-  const deadline = Date.now() + context.getRemainingTimeInMillis() - config.budgetMarginMs;
   try {
-    if (invoker !== null && config.workers > 1) {
-      return await dispatchTick(invoker, config.workers, deps);
-    }
+    if (invoker !== null) return await dispatchTick(invoker, config.workers, deps);
+    const deadline = Date.now() + context.getRemainingTimeInMillis() - config.budgetMarginMs;
     return await runTick(deps, () => Date.now() >= deadline);
   } finally {
     metrics.publishStoredMetrics();
