@@ -1,17 +1,64 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two tiers. `unit`: pure code and the memory stores, no emulator, seconds (`npm test`).
+ * `emulator`: everything that needs DynamoDB Local, the SQS emulator, Chromium, a scripted
+ * server on 127.0.0.1 or a CDK synth (`npm run test:emulator`; `npm run check` runs both).
+ * A test that needs an emulator but is left out of this list fails in `unit` on its missing
+ * endpoint, so a misfiled test cannot pass quietly.
+ */
+const EMULATOR_TESTS = [
+  "test/bench/capacity.test.ts",
+  "test/cli/channel.test.ts",
+  "test/cli/import.test.ts",
+  "test/cli/reextract.test.ts",
+  "test/cli/run-bedrock.test.ts",
+  "test/cli/run-extraction.test.ts",
+  "test/cli/run.test.ts",
+  "test/cli/topics.test.ts",
+  "test/dynamodb/**/*.test.ts",
+  "test/extraction/llm/bedrock.test.ts",
+  "test/extraction/llm/openai.test.ts",
+  "test/functions/**/*.test.ts",
+  "test/history/dynamodb-store.test.ts",
+  "test/infra/bundle.test.ts",
+  "test/infra/overrides.test.ts",
+  "test/infra/stack.test.ts",
+  "test/ingest/ingest-client.test.ts",
+  "test/knowledge/**/*.test.ts",
+  "test/local/**/*.test.ts",
+  "test/pipeline/due-shards.test.ts",
+  "test/pipeline/fan-out-aws.test.ts",
+  "test/pipeline/pipeline-faults.test.ts",
+  "test/pipeline/sqs-delivery.test.ts",
+  "test/pipeline/tick.test.ts",
+  "test/report/browser.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // DynamoDB Local and the SQS emulator, started once for the run (stopped by the teardowns
-    // the setups return).
-    globalSetup: ["test/setup/dynamodb-local.ts", "test/setup/sqs-local.ts"],
     testTimeout: 30_000,
+    hookTimeout: 60_000,
     unstubEnvs: true,
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       POWERTOOLS_LOG_LEVEL: "SILENT",
     },
-    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: EMULATOR_TESTS },
+      },
+      {
+        extends: true,
+        test: {
+          name: "emulator",
+          include: EMULATOR_TESTS,
+          // DynamoDB Local and the SQS emulator, started once for the tier (stopped by the
+          // teardowns the setups return).
+          globalSetup: ["test/setup/dynamodb-local.ts", "test/setup/sqs-local.ts"],
+        },
+      },
+    ],
   },
 });
