@@ -1,20 +1,8 @@
 /** How convoseg's DynamoDB callers classify a failed request. */
+import { httpStatusOf, IN_FLIGHT_NETWORK_CODES, isTransient } from "../transient/index.js";
 
-type SdkError = Error & { $metadata?: { httpStatusCode?: number }; code?: string };
-
-const RETRYABLE = new Set([
-  "TransactionCanceledException",
-  "TransactionConflictException",
-  "ProvisionedThroughputExceededException",
-  "ThrottlingException",
-  "RequestLimitExceeded",
-  "InternalServerError",
-  "ServiceUnavailable",
-  "TimeoutError",
-  "RequestTimeout",
-]);
-
-const NETWORK_CODES = new Set(["ECONNRESET", "ETIMEDOUT", "EPIPE"]);
+/** DynamoDB's own conflict, beside the rule every service shares. */
+const TRANSACTION_CONFLICT = "TransactionConflictException";
 
 /** A condition expression did not hold (a single write's, not a transaction's). */
 export function isConditionFailure(error: unknown): boolean {
@@ -38,7 +26,8 @@ export function isRetryable(error: unknown): boolean {
       (r) => r !== "ValidationError" && r !== "ItemCollectionSizeLimitExceeded",
     );
   }
-  return RETRYABLE.has(name) || isAmbiguous(error);
+  // Every ambiguous failure but an abort is transient too.
+  return name === TRANSACTION_CONFLICT || isTransient(error);
 }
 
 /**
@@ -46,10 +35,12 @@ export function isRetryable(error: unknown): boolean {
  * the connection broke (or the caller gave up) before an answer came.
  */
 export function isAmbiguous(error: unknown): boolean {
-  const e = error as SdkError;
+  const e = error as (Error & { code?: string }) | undefined;
   if (e?.name === "AbortError") return true;
-  if ((e?.$metadata?.httpStatusCode ?? 0) >= 500) return true;
+  if ((httpStatusOf(error) ?? 0) >= 500) return true;
   return (
-    e?.name === "TimeoutError" || e?.name === "RequestTimeout" || NETWORK_CODES.has(e?.code ?? "")
+    e?.name === "TimeoutError" ||
+    e?.name === "RequestTimeout" ||
+    IN_FLIGHT_NETWORK_CODES.has(e?.code ?? "")
   );
 }

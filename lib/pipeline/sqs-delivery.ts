@@ -12,6 +12,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { type Backoff, backoff, realSleep } from "../backoff/index.js";
+import { isTransient } from "../transient/index.js";
 import { PipelineError } from "./errors.js";
 import type { SegmentDelivery } from "./types.js";
 
@@ -215,21 +216,5 @@ function deliveryError(
     progress.total,
     `segment ${segmentId} of channel ${channel}${more} not delivered after ${attempts} attempt(s): ${decisive.reason}`,
     { cause: decisive.cause },
-  );
-}
-
-const THROTTLING = new Set(["RequestThrottled", "ThrottlingException", "KmsThrottled"]);
-const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE"]);
-
-/** Throttling, a service-side error or a broken connection: the same request may succeed later. */
-function isTransient(error: unknown): boolean {
-  const e = error as Error & { $metadata?: { httpStatusCode?: number }; code?: string };
-  const status = e.$metadata?.httpStatusCode ?? 0;
-  return (
-    THROTTLING.has(e.name) ||
-    status >= 500 ||
-    status === 429 ||
-    e.name === "TimeoutError" ||
-    NETWORK_CODES.has(e.code ?? "")
   );
 }

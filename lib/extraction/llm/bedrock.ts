@@ -14,6 +14,7 @@ import {
   type ToolInputSchema,
 } from "@aws-sdk/client-bedrock-runtime";
 import { type Backoff, backoff, realSleep } from "../../backoff/index.js";
+import { httpStatusOf, isTransient } from "../../transient/index.js";
 import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
@@ -84,31 +85,6 @@ const DEFAULT_BASE_DELAY_MS = 500;
 const DEFAULT_MAX_DELAY_MS = 20_000;
 /** setTimeout's longest delay; a longer one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
-
-/** Bedrock's names for failures that another attempt may get past. */
-const RETRYABLE_ERRORS = new Set([
-  "ThrottlingException",
-  "ServiceUnavailableException",
-  "InternalServerException",
-  "ModelTimeoutException",
-  "ModelNotReadyException",
-  "TimeoutError",
-]);
-/** Socket and HTTP/2 session failures, which carry no HTTP status. */
-const NETWORK_ERROR_CODES = new Set([
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ERR_HTTP2_STREAM_ERROR",
-  "ERR_HTTP2_SESSION_ERROR",
-  "ERR_HTTP2_GOAWAY_SESSION",
-  "ERR_HTTP2_STREAM_CANCEL",
-]);
 
 /**
  * An {@link LLM} on Bedrock's Converse API. System turns become `system` blocks, user and
@@ -274,19 +250,9 @@ export class BedrockConverseLLM implements LLM {
       const message = `${prefix}: timed out after timeoutMs ${this.#timeoutMs} (${tries})`;
       return new LLMError(message, true, undefined, { cause: error });
     }
-    const failure = error as {
-      name?: string;
-      message?: string;
-      code?: string;
-      $retryable?: unknown;
-      $metadata?: { httpStatusCode?: number };
-    };
-    const status = failure.$metadata?.httpStatusCode;
-    const retryable =
-      RETRYABLE_ERRORS.has(failure.name ?? "") ||
-      failure.$retryable !== undefined ||
-      (status !== undefined && (status === 408 || status === 429 || status >= 500)) ||
-      (status === undefined && NETWORK_ERROR_CODES.has(failure.code ?? ""));
+    const failure = error as { name?: string; message?: string };
+    const status = httpStatusOf(error);
+    const retryable = isTransient(error);
     const detail = `${failure.name ?? "Error"}: ${failure.message ?? String(error)}`;
     const message = `${prefix}: ${detail} (${retryable ? tries : "not retryable"})`;
     return new LLMError(message, retryable, status, { cause: error });

@@ -5,6 +5,7 @@
  * prompt. Retries are the SDK's, which honour `retry-after-ms` and `retry-after`.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { isTransient, isTransientStatus } from "../../transient/index.js";
 import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
@@ -68,9 +69,6 @@ export interface OpenAICompatibleLLMOptions {
 }
 
 const DEFAULT_MAX_RETRIES = 3;
-/** The statuses the SDK retries, hence the ones another call may get past. */
-const RETRYABLE_STATUS = (status: number): boolean =>
-  status === 408 || status === 409 || status === 429 || status >= 500;
 
 /**
  * An {@link LLM} on an OpenAI-compatible chat completions API. Turns go over as they are
@@ -211,14 +209,14 @@ export class OpenAICompatibleLLM implements LLM {
       return fail(`connection failed: ${error.message} (${retries})`, true);
     }
     if (error instanceof APIError && error.status !== undefined) {
-      const retryable = RETRYABLE_STATUS(error.status);
+      const retryable = isTransientStatus(error.status);
       return fail(
         `${error.message} (${retryable ? retries : "not retryable"})`,
         retryable,
         error.status,
       );
     }
-    return fail(error instanceof Error ? error.message : String(error), false);
+    return fail(error instanceof Error ? error.message : String(error), isTransient(error));
   }
 
   /** The JSON of the first choice's text. */
