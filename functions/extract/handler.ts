@@ -36,7 +36,9 @@ const consumer = apiKeyOf(config.apiKey).then((apiKey) =>
   segmentConsumer(
     extractDependencies(config, {
       dynamodb: new DynamoDBClient({}),
-      sqs: new SQSClient({}),
+      // The queue URL is built from the event's ARN; the client's own endpoint is the one to call
+      // (the same host in AWS, the emulator's in local runs and tests).
+      sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
       apiKey,
       logger,
       metrics: {

@@ -510,8 +510,13 @@ describe("concurrency, failures and caching", () => {
     const running = new Analyzer(llm, { prefixStep: 1 }).analyze(turnsFrom(10), {
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(new Error("caller gave up")), 5);
-    await expect(running).rejects.toThrow();
+    const reason = new Error("caller gave up");
+    setTimeout(() => controller.abort(reason), 5);
+    // With the caller's own reason, and the calls in flight are told to stop.
+    await expect(running).rejects.toBe(reason);
+    expect(llm.signals.length).toBeGreaterThan(0);
+    expect(llm.signals.every((s) => s?.aborted)).toBe(true);
+    expect(llm.calls).toBeLessThan(10);
   });
 
   it("sends the shortest prefix window first and alone, and marks the prefix the rest share", async () => {

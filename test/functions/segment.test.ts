@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { dueShardOf } from "../../lib/pipeline/index.js";
 import { LocalPipeline } from "../../local/pipeline.js";
 import { stubLocalAws } from "../support/aws-env.js";
@@ -33,6 +33,33 @@ const settings = {
   leaseMs: 60_000,
   channelConcurrency: 2,
 };
+
+/**
+ * The metrics the deployed handler publishes: Powertools writes them to stdout as EMF lines,
+ * past vitest's console capture. They are taken off stdout, so the run's output stays clean,
+ * and merged into one record of metric values to assert on.
+ */
+function captureMetrics(): Record<string, unknown> {
+  const published: Record<string, unknown> = {};
+  const write = process.stdout.write.bind(process.stdout);
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk, ...rest: unknown[]) => {
+    const other = String(chunk)
+      .split("\n")
+      .filter((line) => {
+        if (!line.startsWith('{"_aws"')) return true;
+        const { _aws, ...values } = JSON.parse(line);
+        Object.assign(published, values);
+        return false;
+      });
+    const text = other.join("\n");
+    return text.trim() === "" ? true : write(text, ...(rest as []));
+  });
+  return published;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const context = (remainingMs: number) =>
   ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
@@ -70,8 +97,15 @@ describe("segment Lambda", () => {
       SETTLE: "1m",
       GRACE: "0",
     });
+    const metrics = captureMetrics();
     const summary = await handler({}, context(60_000));
     expect(summary).toMatchObject({ channels: 1, segments: 1, errors: 0, stoppedEarly: false });
+    expect(metrics).toMatchObject({
+      service: "segmenter",
+      ChannelsProcessed: 1,
+      SegmentsEmitted: 1,
+      MessagesSegmented: 2,
+    });
     const [segment] = await pipeline.drain();
     expect(segment.messages?.map((m) => m.text)).toEqual(["deploy?", "done"]);
   });
@@ -83,10 +117,12 @@ describe("segment Lambda", () => {
       SEGMENT_QUEUE_URL: "queue",
       BUDGET_MARGIN: "20s",
     });
+    const metrics = captureMetrics();
     await expect(handler({}, context(10_000))).resolves.toMatchObject({
       channels: 0,
       stoppedEarly: true,
     });
+    expect(metrics).toMatchObject({ TicksStoppedEarly: 1 });
   });
 
   const startLambda = closedAfterEach(startLambdaInvokeServer);
@@ -101,7 +137,9 @@ describe("segment Lambda", () => {
       WORKERS: "3",
       WORKER_FUNCTION: "convoseg-worker",
     });
+    const metrics = captureMetrics();
     await expect(handler({}, context(60_000))).resolves.toEqual({ workers: 3, invoked: 3 });
+    expect(metrics).toMatchObject({ WorkersInvoked: 3 });
     // Invoked at once: in any order.
     const requests = lambda.requests
       .map((r) => [r.path, r.headers["x-amz-invocation-type"], r.body])
@@ -139,7 +177,9 @@ describe("segment Lambda", () => {
     await expect(worker({ tick: 1 }, context(60_000))).rejects.toThrow(
       "segment worker event: share must be an object { index, of }",
     );
+    const metrics = captureMetrics();
     const run = await worker({ share: { index: 0, of: 2 } }, context(60_000));
+    expect(metrics).toMatchObject({ ChannelsProcessed: 1, SegmentsEmitted: 1 });
     expect(run).toMatchObject({ share: { index: 0, of: 2 }, busy: false, tick: { channels: 1 } });
     const segments = await pipeline.drain();
     expect(segments.map((s) => s.channel)).toEqual([mine]);

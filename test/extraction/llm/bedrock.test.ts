@@ -55,6 +55,9 @@ function adapter(
 
 const wire = (server: ScriptedServer, index = 0) => server.requests[index].body as ConverseWire;
 
+/** How long the scripted server waits before answering where a test measures latency. */
+const ANSWER_DELAY_MS = 40;
+
 describe("BedrockConverseLLM replies", () => {
   it("resolves to the parsed JSON of the reply text", async () => {
     const server = await serve([converseText('{"topics":["tea"],"note":null}')]);
@@ -125,19 +128,24 @@ describe("BedrockConverseLLM replies", () => {
 
   it("reports usage, cache reads and writes included, with the model id and latency", async () => {
     const server = await serve([
-      converseText("{}", {
-        inputTokens: 120,
-        outputTokens: 30,
-        cacheReadInputTokens: 1000,
-        cacheWriteInputTokens: 200,
-      }),
+      {
+        ...converseText("{}", {
+          inputTokens: 120,
+          outputTokens: 30,
+          cacheReadInputTokens: 1000,
+          cacheWriteInputTokens: 200,
+        }),
+        delayMs: ANSWER_DELAY_MS,
+      },
     ]);
     const calls: { usage: LLMUsage; model: string; latencyMs: number }[] = [];
     const { llm } = adapter(server, {
       onUsage: (usage, call) => calls.push({ usage, ...call }),
     });
 
+    const started = performance.now();
     await llm.chatJSON([user("hello")]);
+    const elapsed = performance.now() - started;
     expect(calls).toHaveLength(1);
     expect(calls[0].usage).toEqual({
       inputTokens: 120,
@@ -146,7 +154,9 @@ describe("BedrockConverseLLM replies", () => {
       cacheWriteTokens: 200,
     });
     expect(calls[0].model).toBe(MODEL);
-    expect(calls[0].latencyMs).toBeGreaterThanOrEqual(0);
+    // The latency is the call's: at least the server's delay, at most the caller's wait.
+    expect(calls[0].latencyMs).toBeGreaterThanOrEqual(ANSWER_DELAY_MS - 1);
+    expect(calls[0].latencyMs).toBeLessThanOrEqual(elapsed);
   });
 });
 

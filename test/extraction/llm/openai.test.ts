@@ -46,6 +46,9 @@ const wire = (server: ScriptedServer, index = 0) => server.requests[index].body 
 /** A header asking the client to retry after `ms` milliseconds. */
 const retryAfterMs = (ms: number) => ({ "retry-after-ms": String(ms) });
 
+/** How long the scripted server waits before answering where a test measures latency. */
+const ANSWER_DELAY_MS = 40;
+
 describe("OpenAICompatibleLLM replies", () => {
   it("resolves to the parsed JSON of the reply", async () => {
     const server = await serve([chatCompletion('{"topics":["tea"],"note":null}')]);
@@ -113,32 +116,46 @@ describe("OpenAICompatibleLLM replies", () => {
 
   it("reports usage, OpenAI's cached_tokens as cache reads, with the model and latency", async () => {
     const server = await serve([
-      chatCompletion("{}", {
-        usage: {
-          prompt_tokens: 1200,
-          completion_tokens: 40,
-          prompt_tokens_details: { cached_tokens: 1024 },
-        },
-      }),
-      chatCompletion("{}", {
-        usage: {
-          prompt_tokens: 1200,
-          completion_tokens: 40,
-          prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 1100 },
-        },
-      }),
+      {
+        ...chatCompletion("{}", {
+          usage: {
+            prompt_tokens: 1200,
+            completion_tokens: 40,
+            prompt_tokens_details: { cached_tokens: 1024 },
+          },
+        }),
+        delayMs: ANSWER_DELAY_MS,
+      },
+      {
+        ...chatCompletion("{}", {
+          usage: {
+            prompt_tokens: 1200,
+            completion_tokens: 40,
+            prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 1100 },
+          },
+        }),
+        delayMs: ANSWER_DELAY_MS,
+      },
     ]);
     const calls: { usage: LLMUsage; model: string; latencyMs: number }[] = [];
     const llm = adapter(server, { onUsage: (usage, call) => calls.push({ usage, ...call }) });
 
-    await llm.chatJSON([user("hello")]);
-    await llm.chatJSON([user("hello")]);
+    const elapsed: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const started = performance.now();
+      await llm.chatJSON([user("hello")]);
+      elapsed.push(performance.now() - started);
+    }
     expect(calls.map((c) => c.usage)).toEqual([
       { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 1024, cacheWriteTokens: 0 },
       { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 1100 },
     ]);
     expect(calls.map((c) => c.model)).toEqual([MODEL, MODEL]);
-    for (const call of calls) expect(call.latencyMs).toBeGreaterThanOrEqual(0);
+    // Each latency is its call's: at least the server's delay, at most the caller's wait.
+    calls.forEach((call, i) => {
+      expect(call.latencyMs).toBeGreaterThanOrEqual(ANSWER_DELAY_MS - 1);
+      expect(call.latencyMs).toBeLessThanOrEqual(elapsed[i]);
+    });
   });
 
   it("reports DeepSeek's prompt_cache_hit_tokens as cache reads", async () => {
