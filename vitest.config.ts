@@ -28,6 +28,7 @@ const EMULATOR_TESTS = [
   "test/knowledge/**/*.test.ts",
   "test/local/**/*.test.ts",
   "test/pipeline/due-shards.test.ts",
+  "test/pipeline/dynamodb-channel-store.test.ts",
   "test/pipeline/fan-out-aws.test.ts",
   "test/pipeline/pipeline-faults.test.ts",
   "test/pipeline/sqs-delivery.test.ts",
