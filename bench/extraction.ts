@@ -25,7 +25,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
   Analyzer,
@@ -48,6 +47,7 @@ import {
 } from "../lib/segmenter/index.js";
 import { slidingWindows, splitNonPrefixWindows, splitPrefixWindows } from "../lib/windows/index.js";
 import { random } from "../local/sample.js";
+import { benchArgs, usageError } from "./args.js";
 
 // ---------------------------------------------------------------------------------------------
 // Measuring (pure)
@@ -427,17 +427,29 @@ function segmentCorpus(corpus: Corpus, maxSize: number): Segmented {
   return { segments, links, channels: byChannel.size };
 }
 
+const USAGE = `
+npm run bench:extraction [-- options]
+
+What each extraction route costs and what context it keeps on chat, offline: LLM calls per
+1,000 messages, input tokens per message and call, the repeated prefix a cache can serve, the
+messages shown, and the annotated reply links kept inside one window.
+
+  --input FILE     another chat file (JSON lines; reply links from replyTo); default: the
+                   annotated IRC files of ../shared/data/irc/, else generated chat
+  --max-size N     the segment ceiling in messages (default ${DEFAULT_MAX_SIZE})
+  --json           the numbers as one JSON object
+  --help           this text
+`;
+
 function parseOptions() {
-  const { values } = parseArgs({
-    options: {
-      input: { type: "string" },
-      "max-size": { type: "string", default: String(DEFAULT_MAX_SIZE) },
-      json: { type: "boolean", default: false },
-    },
+  const values = benchArgs(USAGE, {
+    input: { type: "string" },
+    "max-size": { type: "string", default: String(DEFAULT_MAX_SIZE) },
+    json: { type: "boolean", default: false },
   });
   const maxSize = Number(values["max-size"]);
   if (!Number.isSafeInteger(maxSize) || maxSize < 1) {
-    throw new Error("--max-size must be a positive integer");
+    usageError(USAGE, "--max-size must be a positive integer");
   }
   return { input: values.input, maxSize, json: values.json };
 }

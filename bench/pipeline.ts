@@ -29,7 +29,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { itemSize } from "../lib/dynamodb/index.js";
@@ -62,6 +61,7 @@ import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random, sampleChat } from "../local/sample.js";
 import { createSegmentQueue, drainQueue } from "../local/sqs.js";
+import { benchArgs, usageError } from "./args.js";
 import { CapacityMeter, writeUnits } from "./capacity.js";
 import { runNaiveTick } from "./naive-tick.js";
 
@@ -92,23 +92,39 @@ interface Options {
   only?: "irc" | "sample";
 }
 
+const USAGE = `
+npm run bench:pipeline [-- options]
+
+The scheduled pipeline replayed on DynamoDB Local and the SQS emulator: DynamoDB units per
+message by operation, table and index beside the floor, and read amplification against a naive
+tick, in the same run on the same stored messages.
+
+  --only irc|sample   one scenario: the IRC replay, or the default sample of npm start -- run
+  --messages N        IRC replay: the first N messages of ../shared/data/irc/ubuntu-stream.jsonl
+                      (default 20000; generated chat when the file is absent)
+  --max-size N        the segmenter's ceiling in messages (default 100)
+  --generate          generated chat instead of the IRC stream
+  --channels N        channels of generated chat, or most channels of the IRC windows (default 200)
+  --input FILE        another single-channel stream (JSON lines)
+  --help              this text
+`;
+
 function parseOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      messages: { type: "string", default: "20000" },
-      channels: { type: "string", default: "200" },
-      "max-size": { type: "string", default: "100" },
-      input: { type: "string" },
-      generate: { type: "boolean", default: false },
-      only: { type: "string" },
-    },
+  const values = benchArgs(USAGE, {
+    messages: { type: "string", default: "20000" },
+    channels: { type: "string", default: "200" },
+    "max-size": { type: "string", default: "100" },
+    input: { type: "string" },
+    generate: { type: "boolean", default: false },
+    only: { type: "string" },
   });
   if (values.only !== undefined && values.only !== "irc" && values.only !== "sample") {
-    throw new Error("--only must be irc or sample");
+    usageError(USAGE, "--only must be irc or sample");
   }
   const count = (name: string, text: string) => {
     const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+    if (!Number.isSafeInteger(n) || n < 1)
+      usageError(USAGE, `--${name} must be a positive integer`);
     return n;
   };
   return {

@@ -6,10 +6,10 @@
  *   npm run bench                 all sizes (about five minutes)
  *   npm run bench -- --max 1e6    stop at 10^6
  */
-import { parseArgs } from "node:util";
 import { ConversationSegmenter } from "../lib/segmenter/index.js";
 import { random } from "../local/sample.js";
 import { literalClosedSegments } from "../test/segmenter/literal-segmenter.js";
+import { benchArgs, usageError } from "./args.js";
 
 interface Message {
   id: number;
@@ -23,8 +23,20 @@ const TARGET_SHUFFLED = 4;
 /** Cost per item at 10^7 within this factor of 10^5 counts as linear growth. */
 const LINEAR_TOLERANCE = 2;
 
-const { values } = parseArgs({ options: { max: { type: "string", default: "1e7" } } });
+const USAGE = `
+npm run bench [-- --max N]
+
+ConversationSegmenter against a literal transcription of the spec's steps, on the same inputs
+in the same run: items per second for 10^4 to 10^7 items, sorted and shuffled, their ratio, and
+how the cost per item grows from 10^5 to 10^7 (about five minutes).
+
+  --max N    the largest input, in items (default 1e7; 1e6 stops at 10^6)
+  --help     this text
+`;
+const values = benchArgs(USAGE, { max: { type: "string", default: "1e7" } });
 const maxItems = Number(values.max);
+if (!(maxItems >= 1e4))
+  usageError(USAGE, `--max must be a number of items from 1e4 (got ${values.max})`);
 const sizes = [1e4, 1e5, 1e6, 1e7].filter((n) => n <= maxItems);
 
 /**
