@@ -34,12 +34,8 @@ import {
   renderTurns,
   type Turn,
 } from "../lib/extraction/index.js";
-import {
-  type ChatMessage,
-  compareMessages,
-  MAX_TIMESTAMP_MS,
-  parseChatMessage,
-} from "../lib/messages/index.js";
+import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/identity/index.js";
+import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
 import {
   ConversationSegmenter,
   DEFAULT_MAX_SIZE,
@@ -410,7 +406,7 @@ function segmentCorpus(corpus: Corpus, maxSize: number): Segmented {
   const segments: ChatTurn[][] = [];
   const places = new Map<string, Place>();
   for (const messages of byChannel.values()) {
-    messages.sort(compareMessages);
+    messages.sort(compareRefs);
     // The files are history: at the last instant a message can have, every conversation settled.
     for (const segment of segmenter.closedSegments(messages, MAX_TIMESTAMP_MS, (m) => m.ts)) {
       segment.forEach((m, position) => {

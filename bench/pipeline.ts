@@ -40,7 +40,8 @@ import {
   SORT_KEY,
 } from "../lib/history/index.js";
 import { historyMessage, ingest } from "../lib/ingest/index.js";
-import { type ChatMessage, compareMessages, parseChatMessage } from "../lib/messages/index.js";
+import { compareRefs } from "../lib/identity/index.js";
+import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
 import {
   ChannelPositions,
   createChannelsTable,
@@ -155,7 +156,7 @@ function loadStream(options: Options): Stream {
     return { messages, channels: channelCount(messages), source: "generated chat" };
   }
   const windows = splitWindows(readChat(path).slice(0, options.messages));
-  const messages = placeWindows(windows, options.channels).sort(compareMessages);
+  const messages = placeWindows(windows, options.channels).sort(compareRefs);
   return {
     messages,
     channels: channelCount(messages),
@@ -177,7 +178,7 @@ function readChat(path: string): ChatMessage[] {
         throw new Error(`${path}:${index + 1}: ${(error as Error).message}`);
       }
     })
-    .sort(compareMessages);
+    .sort(compareRefs);
 }
 
 /** Runs of messages without a silence longer than {@link WINDOW_GAP_MS}. */
@@ -216,7 +217,7 @@ function generatedChat(n: number, channels: number, next: () => number): ChatMes
   for (let k = 0; k < missing; k++) counts[k]++;
   return counts
     .flatMap((count, k) => channelChat(`chat-${String(k).padStart(3, "0")}`, count, next))
-    .sort(compareMessages);
+    .sort(compareRefs);
 }
 
 function channelChat(channel: string, count: number, next: () => number): ChatMessage[] {
@@ -878,7 +879,7 @@ const pipelineSettings = (maxSize: number): TickSettings => ({
   holdTimeoutMs: 5 * MINUTE,
   channelConcurrency: 8,
 });
-const sample = sampleChat({ settle: DEFAULT_SETTLE_MS, perChannel: 150 }).sort(compareMessages);
+const sample = sampleChat({ settle: DEFAULT_SETTLE_MS, perChannel: 150 }).sort(compareRefs);
 const scenarios: Scenario[] = [
   {
     name: "irc",

@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
-import { compareIds } from "../lib/identity/index.js";
-import { type ChatMessage, compareMessages, parseTimestamp } from "../lib/messages/index.js";
+import { compareIds, compareRefs } from "../lib/identity/index.js";
+import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import { ConversationSegmenter, openConversationStart } from "../lib/segmenter/index.js";
 import { Progress, type ProgressStream } from "./progress.js";
 import { formatProblem, readMessages } from "./read-messages.js";
@@ -181,7 +181,7 @@ function byChannel(messages: ChatMessage[]): [string, ChatMessage[]][] {
   }
   return [...channels]
     .sort(([a], [b]) => compareIds(a, b))
-    .map(([channel, list]) => [channel, list.sort(compareMessages)]);
+    .map(([channel, list]) => [channel, list.sort(compareRefs)]);
 }
 
 function reportChannel(

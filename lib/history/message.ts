@@ -1,4 +1,4 @@
-import { messageIdProblem } from "../identity/index.js";
+import { MAX_DATE_MS, messageIdProblem } from "../identity/index.js";
 import { InvalidMessageError } from "./errors.js";
 
 /**
@@ -38,8 +38,6 @@ export interface Message {
 }
 
 const ROLES: readonly Role[] = ["system", "user", "assistant", "tool"];
-/** The largest epoch-millisecond magnitude a Date can carry. */
-const MAX_EPOCH_MS = 8.64e15;
 
 /** A message with one text part. */
 export function textMessage(
@@ -92,7 +90,7 @@ export function validateMessage(message: unknown): asserts message is Message {
   }
   if (
     m.ts !== undefined &&
-    (typeof m.ts !== "number" || !Number.isFinite(m.ts) || Math.abs(m.ts) > MAX_EPOCH_MS)
+    (typeof m.ts !== "number" || !Number.isFinite(m.ts) || Math.abs(m.ts) > MAX_DATE_MS)
   ) {
     throw new InvalidMessageError("ts", "expected finite epoch milliseconds");
   }

@@ -1,3 +1,5 @@
+import { isPositiveInteger } from "../numbers/index.js";
+
 /**
  * Positions that a store writes beside its messages, derived from the wall clock.
  *
@@ -35,7 +37,7 @@ export class Sequence {
 
   /** {@link reserve} with the clock reading given: the testable core. */
   reserveAt(nowNs: bigint, count: number): bigint {
-    if (!Number.isInteger(count) || count <= 0) {
+    if (!isPositiveInteger(count)) {
       throw new RangeError("history: sequence count must be positive");
     }
     if (this.last === Sequence.MAX) throw new RangeError("history: sequence exhausted");

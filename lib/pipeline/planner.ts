@@ -7,7 +7,8 @@
  */
 import { createHash } from "node:crypto";
 import { compareRefs } from "../identity/index.js";
-import { ConversationSegmenter } from "../segmenter/index.js";
+import { isPositiveInteger } from "../numbers/index.js";
+import { ConversationSegmenter, foldUndersizedLast } from "../segmenter/index.js";
 import type {
   EmittedBound,
   MessageRef,
@@ -109,7 +110,7 @@ function validateConfig({ maxSize, settle, minItems, grace }: PipelineConfig): v
 }
 
 function positiveInteger(name: string, value: number): void {
-  if (!Number.isInteger(value) || value <= 0) {
+  if (!isPositiveInteger(value)) {
     throw new RangeError(`${name} must be a positive integer (got ${value})`);
   }
 }
@@ -176,13 +177,6 @@ function sizeOf(config: PipelineConfig): ((m: MessageRef) => number) | undefined
   const budget = config.idBytesPerSegment;
   if (budget === undefined) return undefined;
   return (m) => Math.max(1, ((Buffer.byteLength(m.id) + 3) * config.maxSize) / budget);
-}
-
-/** A settled conversation's pieces, its last folded into the one before if below `minItems`. */
-function foldUndersizedLast(pieces: MessageRef[][], minItems: number): MessageRef[][] {
-  const last = pieces.at(-1);
-  if (pieces.length < 2 || last === undefined || last.length >= minItems) return pieces;
-  return [...pieces.slice(0, -2), [...pieces[pieces.length - 2], ...last]];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { compareIds, compareRefs, type MessageRef } from "../identity/index.js";
-import { type ChatMessage, compareMessages } from "../messages/index.js";
+import type { ChatMessage } from "../messages/index.js";
 import { openConversationStart } from "../segmenter/index.js";
 import {
   type ChannelData,
@@ -86,7 +86,7 @@ function buildChannel(
   unsorted: readonly ChatMessage[] | undefined,
   context: ChannelContext,
 ): { channel: ChannelData; texts: string[] } {
-  const messages = unsorted && [...unsorted].sort(compareMessages);
+  const messages = unsorted && [...unsorted].sort(compareRefs);
   const placed = messages && placeMessages(records, messages);
   const gaps =
     messages && placed ? gapsWithMessages(records, messages, placed) : gapsBetweenSegments(records);

@@ -1,4 +1,4 @@
-import type { SegmentKind } from "./index.js";
+import type { SegmentKind } from "./types.js";
 
 /**
  * A segment before assembly: a byte range of the original text with its turn, role and kind.

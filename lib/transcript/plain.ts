@@ -4,10 +4,10 @@
  * Turns are split first, so a marker line inside a fence still opens a turn.
  */
 import { fenceSpans } from "./chunk.js";
-import type { SegmentKind } from "./index.js";
 import { volatilePrefixLength } from "./log-prefix.js";
 import type { RawPiece } from "./piece.js";
 import { lineText, type Source, trimLineBreaks } from "./source.js";
+import type { SegmentKind } from "./types.js";
 
 /**
  * The closed marker table, in priority order, each with its role: the marker without a leading

@@ -7,9 +7,9 @@
  */
 import { createHash } from "node:crypto";
 import type { Message, Part, Role } from "../history/index.js";
-import type { SegmentationOutcome, TranscriptSegment } from "./index.js";
 import { volatilePrefixLength } from "./log-prefix.js";
 import { decodeUtf8, encodeUtf8 } from "./source.js";
+import type { SegmentationOutcome, TranscriptSegment } from "./types.js";
 
 /** One turn of a transcript: its segments, in order. */
 export interface ImportedTurn {
@@ -40,7 +40,7 @@ const STORE_ROLES: Record<string, Role> = {
  * assistant, Tool → tool, in any case); anything else, and text before the first marker, is
  * stored as `user`, with the transcript's own label kept in the message's metadata.
  */
-export function storeRole(label: string | null): Role {
+function storeRole(label: string | null): Role {
   return (label === null ? undefined : STORE_ROLES[label.toLowerCase()]) ?? "user";
 }
 
@@ -73,7 +73,7 @@ export function importedTurns(outcome: SegmentationOutcome): ImportedTurn[] {
  * appearance, a line that only differs by its timestamp (and bracketed counters) counting as
  * the same, each with `(xN)` when it occurs N > 1 times; bodies and code are their text.
  */
-export function renderSegment(segment: TranscriptSegment): string {
+function renderSegment(segment: TranscriptSegment): string {
   if (segment.kind !== "log") return segment.content;
   const trailing = segment.content.endsWith("\n") ? "\n" : "";
   const lines = (trailing ? segment.content.slice(0, -1) : segment.content).split("\n");

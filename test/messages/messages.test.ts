@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareIds } from "../../lib/identity/index.js";
+import { compareIds, compareRefs } from "../../lib/identity/index.js";
 import {
-  compareMessages,
   DEFAULT_CHANNEL,
   InvalidMessageError,
   parseChatMessage,
@@ -95,7 +94,7 @@ describe("message order", () => {
   it("orders by timestamp, then id in UTF-8 byte order", () => {
     const at = (id: string, ts: number) => ({ id, ts, channel: "c" });
     const sorted = [at("b", 2), at("a", 2), at("z", 1), at("\u{1F600}", 2), at("\uFFFF", 2)].sort(
-      compareMessages,
+      compareRefs,
     );
     expect(sorted.map((m) => m.id)).toEqual(["z", "a", "b", "\uFFFF", "\u{1F600}"]);
   });

@@ -10,6 +10,7 @@ import { retext } from "retext";
 import retextEnglish from "retext-english";
 import retextKeywords, { type Keyphrase, type Keyword } from "retext-keywords";
 import retextPos from "retext-pos";
+import { isPositiveInteger } from "../../numbers/index.js";
 import type { Turn } from "../../windows/index.js";
 import { normalizeTopic } from "../candidates.js";
 import { ExtractionError, LLMError } from "../errors.js";
@@ -115,7 +116,7 @@ export class KeyphraseExtractor implements LLM {
   /** Throws a RangeError naming an option that is out of range. */
   constructor(options: KeyphraseExtractorOptions = {}) {
     const maxCandidates = options.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
-    if (!Number.isInteger(maxCandidates) || maxCandidates < 1) {
+    if (!isPositiveInteger(maxCandidates)) {
       throw new RangeError(`maxCandidates must be a positive integer, got ${maxCandidates}`);
     }
     const minScore = options.minScore ?? DEFAULT_MIN_SCORE;

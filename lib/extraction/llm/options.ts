@@ -2,6 +2,7 @@
  * The option rules the model adapters share: defaults and checks that throw a RangeError naming
  * the option at fault.
  */
+import { isPositiveInteger } from "../../numbers/index.js";
 
 /** The schema's (or tool's) name on the wire when none is given. */
 const DEFAULT_SCHEMA_NAME = "reply";
@@ -29,7 +30,7 @@ export function schemaNameOf(value: string | undefined): string {
 
 /** `value`, unless it is not a positive integer. */
 export function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) {
+  if (!isPositiveInteger(value)) {
     throw new RangeError(`${name} must be a positive integer (got ${value})`);
   }
   return value;

@@ -1,0 +1,49 @@
+/**
+ * Durations as people write them in flags and configuration: `90s`, `15m`, `24h`, `2d`, `250ms`,
+ * or a bare number of milliseconds.
+ */
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+
+/**
+ * The longest duration accepted: a year. Longer ones are mistakes (a settle time in seconds
+ * taken for milliseconds), and every timestamp plus a few of them stays an exact number.
+ */
+const MAX_DURATION_MS = 365 * UNIT_MS.d;
+
+/**
+ * Milliseconds in `text`. Throws a RangeError naming `name` when `text` is not a non-negative
+ * number with an optional unit, does not come to a whole number of milliseconds, or exceeds
+ * {@link MAX_DURATION_MS}.
+ */
+export function parseDuration(text: string, name = "duration"): number {
+  const match = DURATION.exec(text.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] ?? "ms"] : Number.NaN;
+  if (!Number.isSafeInteger(ms)) {
+    throw new RangeError(
+      `${name} must be a duration such as 90s, 15m, 24h, 2d or whole milliseconds (got ${JSON.stringify(text)})`,
+    );
+  }
+  if (ms > MAX_DURATION_MS) {
+    throw new RangeError(`${name} must be at most 365 days (got ${JSON.stringify(text)})`);
+  }
+  return ms;
+}
+
+/** A short human reading of a duration: `0s`, `45s`, `12m 5s`, `3h 20m`, `2d 4h`, `250ms`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return ms === 0 ? "0s" : `${Math.round(ms)}ms`;
+  const parts: [number, string][] = [
+    [Math.floor(ms / UNIT_MS.d), "d"],
+    [Math.floor(ms / UNIT_MS.h) % 24, "h"],
+    [Math.floor(ms / UNIT_MS.m) % 60, "m"],
+    [Math.floor(ms / UNIT_MS.s) % 60, "s"],
+  ];
+  const first = parts.findIndex(([value]) => value > 0);
+  return parts
+    .slice(first, first + 2)
+    .filter(([value]) => value > 0)
+    .map(([value, unit]) => `${value}${unit}`)
+    .join(" ");
+}

@@ -1,0 +1,160 @@
+/** A chat message as convoseg's inputs carry it (JSON lines, ingestion batches), and its validation. */
+
+import { InvalidMessageError } from "../history/index.js";
+import {
+  conversationIdProblem,
+  isAcceptedTimestamp,
+  loneSurrogateAt,
+  messageIdProblem,
+} from "../identity/index.js";
+
+/** Channel of a message that names none. */
+export const DEFAULT_CHANNEL = "default";
+
+export interface ChatMessage {
+  /** Platform message id, unique within its channel (numbers are accepted and kept as strings). */
+  id: string;
+  /** Platform timestamp, epoch milliseconds. */
+  ts: number;
+  channel: string;
+  user?: string | null;
+  text?: string | null;
+}
+
+/**
+ * Validates one decoded JSON value as a chat message: `id` (non-empty, well-formed string, or a
+ * safe integer), `ts` (ISO-8601 date-time with a zone, or epoch milliseconds as a number or digit
+ * string, an accepted timestamp of `lib/identity`: 1970 to year 9999), optional `channel` (a
+ * valid conversation id, default {@link DEFAULT_CHANNEL}), optional `user` and `text` (string or
+ * null, well-formed: a lone surrogate cannot be stored as UTF-8). Other fields are ignored.
+ *
+ * @throws InvalidMessageError naming the first field at fault.
+ */
+export function parseChatMessage(value: unknown): ChatMessage {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidMessageError("message", `expected a JSON object (got ${kindOf(value)})`);
+  }
+  const record = value as Record<string, unknown>;
+  const message: ChatMessage = {
+    id: parseId(record.id),
+    ts: parseTimestamp(record.ts),
+    channel: parseChannel(record.channel),
+  };
+  const user = optionalText(record, "user");
+  const text = optionalText(record, "text");
+  if (user !== undefined) message.user = user;
+  if (text !== undefined) message.text = text;
+  return message;
+}
+
+function parseId(value: unknown): string {
+  if (typeof value === "string" && value.length > 0) {
+    const problem = messageIdProblem(value);
+    if (problem !== undefined)
+      throw new InvalidMessageError("id", `${problem} (got ${kindOf(value)})`);
+    return value;
+  }
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  throw new InvalidMessageError(
+    "id",
+    `expected a non-empty string or an integer (got ${kindOf(value)})`,
+  );
+}
+
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Epoch milliseconds of an ISO-8601 date-time with a zone (`2024-05-01T12:00:00Z`,
+ * `2024-05-01T14:00:00.250+02:00`; fractions beyond milliseconds are truncated) or of epoch
+ * milliseconds given as a number or a string of digits.
+ */
+export function parseTimestamp(value: unknown): number {
+  let ms: number | undefined;
+  if (typeof value === "number" || (typeof value === "string" && /^-?\d+$/.test(value))) {
+    ms = Number.isFinite(Number(value)) ? Number(value) : undefined;
+  } else if (typeof value === "string") {
+    ms = parseIsoDateTime(value);
+  }
+  if (ms === undefined) {
+    throw new InvalidMessageError(
+      "ts",
+      `expected an ISO-8601 date-time with a time zone or epoch milliseconds (got ${kindOf(value)})`,
+    );
+  }
+  if (!isAcceptedTimestamp(ms)) {
+    throw new InvalidMessageError(
+      "ts",
+      `outside the accepted window 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z (got ${kindOf(value)})`,
+    );
+  }
+  return ms;
+}
+
+function parseIsoDateTime(text: string): number | undefined {
+  const match = ISO_DATE_TIME.exec(text);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = "0", fraction = "", zone] = match;
+  const fields = [year, month, day, hour, minute, second].map(Number);
+  const [y, mo, d, h, mi, s] = fields;
+  const ms = Number(fraction.slice(0, 3).padEnd(3, "0"));
+  const utc = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  const check = new Date(utc);
+  const valid =
+    check.getUTCFullYear() === y &&
+    check.getUTCMonth() === mo - 1 &&
+    check.getUTCDate() === d &&
+    check.getUTCHours() === h &&
+    check.getUTCMinutes() === mi &&
+    check.getUTCSeconds() === s;
+  const offset = zoneOffsetMs(zone);
+  if (!valid || offset === undefined) return undefined;
+  return utc - offset;
+}
+
+/** The offset of a zone designator (`Z`, `+02:00`): hours 00 to 23, minutes 00 to 59. */
+function zoneOffsetMs(zone: string): number | undefined {
+  if (zone === "Z" || zone === "z") return 0;
+  const sign = zone[0] === "-" ? -1 : 1;
+  const hours = Number(zone.slice(1, 3));
+  const minutes = Number(zone.slice(4, 6));
+  if (hours > 23 || minutes > 59) return undefined;
+  return sign * (hours * 60 + minutes) * 60_000;
+}
+
+function parseChannel(value: unknown): string {
+  if (value === undefined || value === null) return DEFAULT_CHANNEL;
+  if (typeof value !== "string") {
+    throw new InvalidMessageError("channel", `expected a string (got ${kindOf(value)})`);
+  }
+  const problem = conversationIdProblem(value);
+  if (problem !== undefined) {
+    throw new InvalidMessageError("channel", `${problem} (got ${kindOf(value)})`);
+  }
+  return value;
+}
+
+function optionalText(record: Record<string, unknown>, field: string): string | null | undefined {
+  const value = record[field];
+  if (typeof value === "string") {
+    const at = loneSurrogateAt(value);
+    if (at >= 0) {
+      throw new InvalidMessageError(field, `not well-formed UTF-16: lone surrogate at index ${at}`);
+    }
+    return value;
+  }
+  if (value === undefined || value === null) return value;
+  throw new InvalidMessageError(field, `expected a string or null (got ${kindOf(value)})`);
+}
+
+/** A short, safe description of an unexpected value for an error message. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  }
+  if (typeof value === "number" || typeof value === "boolean" || value === null) {
+    return String(value);
+  }
+  return Array.isArray(value) ? "an array" : `an ${typeof value}`;
+}

@@ -1,0 +1,2 @@
+/** Number rules that modules validating their settings share; imports nothing. */
+export { isPositiveInteger } from "./positive-integer.js";
