@@ -32,15 +32,10 @@ import { fileURLToPath } from "node:url";
 import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { itemSize } from "../lib/dynamodb/index.js";
-import {
-  DynamoDbStore,
-  indexEntry,
-  messageItem,
-  PARTITION_KEY,
-  SORT_KEY,
-} from "../lib/history/index.js";
-import { historyMessage, ingest } from "../lib/ingest/index.js";
+import { DynamoDbStore } from "../lib/history/index.js";
+import { indexEntry, messageItem, PARTITION_KEY, SORT_KEY } from "../lib/history/schema/index.js";
 import { compareRefs } from "../lib/identity/index.js";
+import { historyMessage, ingest } from "../lib/ingest/index.js";
 import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
 import {
   ChannelPositions,

@@ -18,7 +18,7 @@ import {
   PARTITION_KEY,
   POSITION,
   SORT_KEY,
-} from "../lib/history/index.js";
+} from "../lib/history/schema/index.js";
 import {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,

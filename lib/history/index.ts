@@ -1,55 +1,14 @@
 /**
  * The history module: the message store contract (a port of the Go history package,
- * `specs/history.md`), its in-memory reference and DynamoDB backends, arrival positions, and the
- * chat-model middleware built on it (`./chat/`).
+ * `specs/history.md`), its in-memory reference and DynamoDB backends, and arrival positions.
+ * The messages table's schema is `./schema/`; the chat-model middleware is `lib/chat`.
  */
-export {
-  type ChatModel,
-  type ChatRequest,
-  type ChatResponse,
-  type ChatStreamer,
-  CommitError,
-  cloneRequest,
-  InvalidWindowError,
-  Middleware,
-  MiddlewareError,
-  type MiddlewareStep,
-  type ModelCallOptions,
-  NilStreamError,
-  type ResponseDelta,
-  StreamAccumulator,
-  SYSTEM_SEPARATOR,
-  type ToolDefinition,
-  type Usage,
-  validateRequest,
-  WindowStore,
-  WindowTooSmallError,
-} from "./chat/index.js";
 export {
   type ConversationId,
   newConversationId,
   validateConversationId,
 } from "./conversation-id.js";
-export {
-  BY_POSITION_ATTRIBUTES,
-  BY_POSITION_INDEX,
-  CONVERSATIONS_INDEX,
-  decodePosition,
-  encodePosition,
-  indexEntry,
-  LISTED,
-  MAX_MESSAGE_ID_BYTES,
-  MAX_PARTITION_KEY_BYTES,
-  type MessageItem,
-  messageItem,
-  PARTITION_KEY,
-  POSITION,
-  SCHEMA_VERSION,
-  SORT_KEY,
-  type StorageProblem,
-  storageProblem,
-  storedSize,
-} from "./dynamodb/schema.js";
+export { storageProblem } from "./dynamodb/schema.js";
 export {
   type Arrival,
   DynamoDbStore,
@@ -57,7 +16,7 @@ export {
   MessageTooLargeError,
   type PositionedMessage,
 } from "./dynamodb/store.js";
-export { createMessagesTable, messagesTableDefinition } from "./dynamodb/table.js";
+export { createMessagesTable } from "./dynamodb/table.js";
 export {
   describeError,
   findCause,
@@ -70,7 +29,6 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export {
   cloneMessage,
-  type JsonValue,
   type Message,
   type Metadata,
   messageText,
@@ -94,13 +52,12 @@ export {
   SequenceAllocator,
 } from "./positions.js";
 export { Sequence } from "./sequence.js";
-export {
-  type CallOptions,
-  type Clearer,
-  type Lister,
-  prepareWrite,
-  type Reader,
-  type ReadWriter,
-  type Store,
-  type Writer,
+export type {
+  CallOptions,
+  Clearer,
+  Lister,
+  Reader,
+  ReadWriter,
+  Store,
+  Writer,
 } from "./store.js";

@@ -9,15 +9,14 @@ import {
   LeaseReleaseError,
   type Message,
   MessageTooLargeError,
-  messageItem,
   messageText,
   NOTHING_WRITTEN,
   type PositionAllocator,
   SequenceAllocator,
-  storedSize,
   textMessage,
   WriteError,
 } from "../../lib/history/index.js";
+import { messageItem, storedSize } from "../../lib/history/schema/index.js";
 import { describeStoreConformance } from "./conformance.js";
 
 type Handler = (args: unknown) => Promise<{ output: Record<string, unknown> }>;

@@ -15,6 +15,7 @@ const root = new URL("../../", import.meta.url).pathname;
 
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
+import * as chat from "./lib/chat/index.js";
 import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
 import * as knowledge from "./lib/knowledge/index.js";
@@ -30,11 +31,11 @@ export const made = [
   new history.WriteError(outcome, new Error("x")),
   new history.MessageTooLargeError(1, "too large"),
   new history.LeaseReleaseError(new Error("x")),
-  new history.CommitError({ conversationId: "c", messages: [], outcome, response, cause: new Error("x") }),
-  new history.NilStreamError(),
-  new history.MiddlewareError("read history", new Error("x")),
-  new history.InvalidWindowError("x"),
-  new history.WindowTooSmallError(2, 1),
+  new chat.CommitError({ conversationId: "c", messages: [], outcome, response, cause: new Error("x") }),
+  new chat.NilStreamError(),
+  new chat.MiddlewareError("read history", new Error("x")),
+  new chat.InvalidWindowError("x"),
+  new chat.WindowTooSmallError(2, 1),
   new pipeline.PipelineError("X", "x"),
   new pipeline.PipelineConfigError("MAX_SIZE", "must be set"),
   new pipeline.ChannelStateError("c", "x"),

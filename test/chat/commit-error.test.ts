@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { CommitError, Middleware } from "../../lib/chat/index.js";
 import {
   type CallOptions,
-  CommitError,
   findCause,
   InvalidWriteOutcomeError,
   type Message,
-  Middleware,
   NOTHING_WRITTEN,
   type ReadWriter,
   textMessage,
   WriteError,
   type WriteOutcome,
-} from "../../../lib/history/index.js";
+} from "../../lib/history/index.js";
 import { answer, chunk, drain, FakeModel, FakeStreamer, RecordingStore } from "./fakes.js";
 
 const CONVERSATION = "conversation";

@@ -1,7 +1,8 @@
 /**
- * The chat-model side of the history module: a provider-neutral chat model contract, the
- * middleware that replays a conversation's history into each model call and persists the fresh
- * exchange, and the window store that bounds what is replayed. The pipeline does not use it.
+ * Chat with a model over a history store: a provider-neutral chat model contract, the middleware
+ * that replays a conversation's history into each model call and persists the fresh exchange,
+ * and the window store that bounds what is replayed. Built on `lib/history`, whose error family
+ * its errors belong to; the pipeline does not use it.
  */
 export {
   type ChatModel,
@@ -20,7 +21,6 @@ export { CommitError } from "./commit-error.js";
 export { Middleware, MiddlewareError, type MiddlewareStep, NilStreamError } from "./middleware.js";
 export {
   InvalidWindowError,
-  SYSTEM_SEPARATOR,
   WindowStore,
   WindowTooSmallError,
 } from "./window-store.js";

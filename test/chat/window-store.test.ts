@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { InvalidWindowError, WindowStore, WindowTooSmallError } from "../../lib/chat/index.js";
 import {
-  InvalidWindowError,
   MemoryStore,
   type Message,
   messageText,
   NilStoreError,
   type Store,
   textMessage,
-  WindowStore,
-  WindowTooSmallError,
-} from "../../../lib/history/index.js";
+} from "../../lib/history/index.js";
 
 const CONVERSATION = "conversation";
 

@@ -1,5 +1,10 @@
-import { InvalidMessageError } from "../errors.js";
-import { type Message, type Metadata, type Part, validateMessage } from "../message.js";
+import {
+  InvalidMessageError,
+  type Message,
+  type Metadata,
+  type Part,
+  validateMessage,
+} from "../history/index.js";
 
 /**
  * The provider-neutral chat model contract that the history middleware wraps: the port of the

@@ -2,12 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   type ChatRequest,
   cloneRequest,
-  InvalidMessageError,
-  type Message,
   StreamAccumulator,
-  textMessage,
   validateRequest,
-} from "../../../lib/history/index.js";
+} from "../../lib/chat/index.js";
+import { InvalidMessageError, type Message, textMessage } from "../../lib/history/index.js";
 
 function fieldAtFault(request: unknown): string | undefined {
   try {

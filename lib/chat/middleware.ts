@@ -1,8 +1,18 @@
-import { type ConversationId, validateConversationId } from "../conversation-id.js";
-import { describeError, HistoryError, InvalidWriteOutcomeError, NilStoreError } from "../errors.js";
-import { cloneMessage, type Message, validateMessage } from "../message.js";
-import { validateWriteOutcome, WriteError, type WriteOutcome } from "../outcome.js";
-import type { ReadWriter } from "../store.js";
+import {
+  type ConversationId,
+  cloneMessage,
+  describeError,
+  HistoryError,
+  InvalidWriteOutcomeError,
+  type Message,
+  NilStoreError,
+  type ReadWriter,
+  validateConversationId,
+  validateMessage,
+  validateWriteOutcome,
+  WriteError,
+  type WriteOutcome,
+} from "../history/index.js";
 import {
   type ChatModel,
   type ChatRequest,

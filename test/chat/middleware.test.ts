@@ -3,19 +3,21 @@ import {
   type ChatRequest,
   type ChatResponse,
   CommitError,
+  Middleware,
+  MiddlewareError,
+  NilStreamError,
+} from "../../lib/chat/index.js";
+import {
   findCause,
   InvalidConversationIdError,
   InvalidMessageError,
   MemoryStore,
   type Message,
-  Middleware,
-  MiddlewareError,
   messageText,
   NilStoreError,
-  NilStreamError,
   textMessage,
   WriteError,
-} from "../../../lib/history/index.js";
+} from "../../lib/history/index.js";
 import {
   answer,
   chunk,

@@ -1,8 +1,15 @@
-import type { ConversationId } from "../conversation-id.js";
-import { HistoryError, NilStoreError } from "../errors.js";
-import type { Message, Metadata, Part } from "../message.js";
-import type { WriteOutcome } from "../outcome.js";
-import type { CallOptions, Store } from "../store.js";
+import {
+  type CallOptions,
+  type ConversationId,
+  HistoryError,
+  type Message,
+  type Metadata,
+  NilStoreError,
+  type Part,
+  type Store,
+  type WriteOutcome,
+} from "../history/index.js";
+import { isPositiveInteger } from "../numbers/index.js";
 
 /** A window limit that is not a positive integer. */
 export class InvalidWindowError extends HistoryError {
@@ -27,7 +34,7 @@ export class WindowTooSmallError extends HistoryError {
 }
 
 /** Placed between the parts of consecutive system messages when they are merged. */
-export const SYSTEM_SEPARATOR = "\n\n";
+const SYSTEM_SEPARATOR = "\n\n";
 
 /**
  * A read-side retention decorator: reads return at most `limit` messages, bounded by complete
@@ -42,7 +49,7 @@ export class WindowStore implements Store {
 
   constructor(store: Store | null | undefined, limit: number) {
     if (store === null || store === undefined) throw new NilStoreError();
-    if (!Number.isInteger(limit) || limit <= 0) {
+    if (!isPositiveInteger(limit)) {
       throw new InvalidWindowError("limit must be greater than zero");
     }
     this.store = store;

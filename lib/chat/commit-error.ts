@@ -1,7 +1,11 @@
-import type { ConversationId } from "../conversation-id.js";
-import { describeError, HistoryError } from "../errors.js";
-import { cloneMessage, type Message } from "../message.js";
-import type { WriteOutcome } from "../outcome.js";
+import {
+  type ConversationId,
+  cloneMessage,
+  describeError,
+  HistoryError,
+  type Message,
+  type WriteOutcome,
+} from "../history/index.js";
 import type { ChatResponse } from "./chat.js";
 
 /**

@@ -1,0 +1,18 @@
+/**
+ * The messages table's schema, version 1 (a public contract): its key, index and attribute
+ * names, and the item of a message as a writer of the table puts it. What the CDK stack and
+ * writers of their own import, without the store.
+ */
+export {
+  BY_POSITION_ATTRIBUTES,
+  BY_POSITION_INDEX,
+  CONVERSATIONS_INDEX,
+  indexEntry,
+  LISTED,
+  type MessageItem,
+  messageItem,
+  PARTITION_KEY,
+  POSITION,
+  SORT_KEY,
+  storedSize,
+} from "../dynamodb/schema.js";
