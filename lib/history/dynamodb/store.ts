@@ -1,30 +1,12 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-} from "@aws-sdk/lib-dynamodb";
-import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { type Backoff, backoff, realSleep } from "../../backoff/index.js";
-import {
-  batchWriteAll,
-  documentClient,
-  isAmbiguous,
-  isConditionFailure,
-  isRetryable,
-} from "../../dynamodb/index.js";
+import { PutCommand, paginateQuery } from "@aws-sdk/lib-dynamodb";
+import { realSleep } from "../../backoff/index.js";
+import { batchWriteAll, documentClient, isConditionFailure } from "../../dynamodb/index.js";
 import { compareIds } from "../../identity/index.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { HistoryError, InvalidMessageError } from "../errors.js";
 import type { Message } from "../message.js";
-import {
-  type ExistingMessage,
-  NOTHING_WRITTEN,
-  WriteError,
-  type WriteOutcome,
-} from "../outcome.js";
+import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../outcome.js";
 import {
   LeaseReleaseError,
   type PositionAllocator,
@@ -33,16 +15,16 @@ import {
 } from "../positions.js";
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
+import { type TableAccess, withRetries } from "./access.js";
+import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
+import { getMessages, type PositionReadOptions, queryPositions } from "./reads.js";
 import {
-  BY_POSITION_INDEX,
   CONVERSATION_ITEM_KEY,
   CONVERSATIONS_INDEX,
   decodePosition,
-  encodePosition,
   itemMessage,
   LISTED,
   LISTED_VALUE,
-  type MessageItem,
   messageItem,
   PARTITION_KEY,
   POSITION,
@@ -93,12 +75,6 @@ export interface Arrival {
 /** Messages written under one position lease: small enough to release the lease quickly. */
 const LEASE_MESSAGES = 100;
 const MAX_BATCH_DELETES = 25;
-const MAX_BATCH_GETS = 100;
-
-type PutResult =
-  | { status: "stored" }
-  | { status: "existing"; stored: Message }
-  | { status: "failed"; error: unknown; ambiguous: boolean };
 
 /**
  * The history store on DynamoDB (schema in `./schema.ts`). Each message is one conditional put
@@ -112,12 +88,9 @@ type PutResult =
  * messages, released once its puts are done.
  */
 export class DynamoDbStore implements Store, Lister {
-  private readonly documents: DynamoDBDocumentClient;
-  private readonly tableName: string;
+  private readonly access: TableAccess;
   private readonly positions: PositionAllocator;
-  private readonly maxAttempts: number;
   private readonly concurrency: number;
-  private readonly pacing: Backoff;
   /**
    * Conversations whose listing item this process wrote or found: one conditional put per
    * conversation and process, not per write. A `clear` from another process is not seen here,
@@ -127,17 +100,19 @@ export class DynamoDbStore implements Store, Lister {
   private readonly listed = new Set<string>();
 
   constructor(options: DynamoDbStoreOptions) {
-    this.documents = documentClient(options.client);
-    this.tableName = options.tableName;
-    this.positions = options.positions ?? new SequenceAllocator(new Sequence());
-    this.maxAttempts = options.maxAttempts ?? 8;
-    this.concurrency = options.concurrency ?? 16;
-    this.pacing = {
-      baseDelayMs: options.baseDelayMs ?? 25,
-      maxDelayMs: options.maxDelayMs ?? 2000,
-      random: options.random ?? Math.random,
-      sleep: options.sleep ?? realSleep,
+    this.access = {
+      documents: documentClient(options.client),
+      tableName: options.tableName,
+      maxAttempts: options.maxAttempts ?? 8,
+      pacing: {
+        baseDelayMs: options.baseDelayMs ?? 25,
+        maxDelayMs: options.maxDelayMs ?? 2000,
+        random: options.random ?? Math.random,
+        sleep: options.sleep ?? realSleep,
+      },
     };
+    this.positions = options.positions ?? new SequenceAllocator(new Sequence());
+    this.concurrency = options.concurrency ?? 16;
   }
 
   async read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]> {
@@ -157,9 +132,10 @@ export class DynamoDbStore implements Store, Lister {
   async *readAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
-    options?: CallOptions & { pageSize?: number; upTo?: bigint },
+    options?: PositionReadOptions,
   ): AsyncIterable<PositionedMessage> {
-    for await (const item of this.queryPositions(
+    for await (const item of queryPositions(
+      this.access,
       conversationId,
       after,
       options,
@@ -176,9 +152,10 @@ export class DynamoDbStore implements Store, Lister {
   async *arrivalsAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
-    options?: CallOptions & { pageSize?: number; upTo?: bigint },
+    options?: PositionReadOptions,
   ): AsyncIterable<Arrival> {
-    for await (const item of this.queryPositions(
+    for await (const item of queryPositions(
+      this.access,
       conversationId,
       after,
       options,
@@ -191,74 +168,16 @@ export class DynamoDbStore implements Store, Lister {
     }
   }
 
-  private async *queryPositions(
-    conversationId: ConversationId,
-    after: bigint | undefined,
-    options: (CallOptions & { pageSize?: number; upTo?: bigint }) | undefined,
-    select: "ALL_ATTRIBUTES" | "ALL_PROJECTED_ATTRIBUTES",
-  ): AsyncIterable<Record<string, unknown>> {
-    options?.signal?.throwIfAborted();
-    validateConversationId(conversationId);
-    const from = encodePosition(after === undefined ? 0n : after + 1n);
-    const to = encodePosition(options?.upTo ?? Sequence.MAX);
-    if (from > to) return;
-    const pages = paginateQuery(
-      { client: this.documents, pageSize: options?.pageSize },
-      {
-        TableName: this.tableName,
-        IndexName: BY_POSITION_INDEX,
-        ConsistentRead: true,
-        Select: select,
-        KeyConditionExpression: "#c = :c AND #p BETWEEN :from AND :to",
-        ExpressionAttributeNames: { "#c": PARTITION_KEY, "#p": POSITION },
-        ExpressionAttributeValues: { ":c": conversationId, ":from": from, ":to": to },
-      },
-      ...(options?.signal ? [{ abortSignal: options.signal }] : []),
-    );
-    for await (const page of pages) yield* page.Items ?? [];
-  }
-
   /**
    * The messages of a conversation with the given platform ids, in the order of `ids`; ids that
    * are not stored are left out. Reads by key in batches of 100, retrying unprocessed keys.
    */
-  async getMessages(
+  getMessages(
     conversationId: ConversationId,
     ids: readonly string[],
     options?: CallOptions,
   ): Promise<Message[]> {
-    options?.signal?.throwIfAborted();
-    validateConversationId(conversationId);
-    const found = new Map<string, Message>();
-    for (let i = 0; i < ids.length; i += MAX_BATCH_GETS) {
-      let keys: Record<string, unknown>[] = [...new Set(ids.slice(i, i + MAX_BATCH_GETS))].map(
-        (id) => ({ [PARTITION_KEY]: conversationId, [SORT_KEY]: `m#${id}` }),
-      );
-      for (let attempt = 1; keys.length > 0; attempt++) {
-        const result = await this.withRetries(() =>
-          this.documents.send(
-            new BatchGetCommand({
-              RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
-            }),
-            { abortSignal: options?.signal },
-          ),
-        );
-        for (const item of result.Responses?.[this.tableName] ?? []) {
-          found.set(item.id as string, itemMessage(item));
-        }
-        keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-        if (keys.length > 0) {
-          if (attempt >= this.maxAttempts) {
-            throw new Error(`history/dynamodb: ${keys.length} reads still unprocessed`);
-          }
-          await this.backoff(attempt);
-        }
-      }
-    }
-    return ids.flatMap((id) => {
-      const message = found.get(id);
-      return message ? [message] : [];
-    });
+    return getMessages(this.access, conversationId, ids, options);
   }
 
   async write(
@@ -366,7 +285,7 @@ export class DynamoDbStore implements Store, Lister {
         const offset = started++;
         const index = chunk[offset];
         const item = messageItem(conversationId, batch[index], lease.first + BigInt(offset));
-        const result = await this.put(item, signal);
+        const result = await putMessage(this.access, item, signal);
         results.set(index, result);
         if (result.status === "failed") failed = true;
       }
@@ -375,88 +294,14 @@ export class DynamoDbStore implements Store, Lister {
     return started;
   }
 
-  /**
-   * One conditional put, retried while the failure is transient. Once an attempt was ambiguous
-   * the put stays uncertain whatever later attempts say, unless one proves it stored.
-   */
-  private async put(item: MessageItem, signal?: AbortSignal): Promise<PutResult> {
-    let ambiguous = false;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.documents.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: item,
-            ConditionExpression: "attribute_not_exists(#k)",
-            ExpressionAttributeNames: { "#k": SORT_KEY },
-            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-          }),
-          { abortSignal: signal },
-        );
-        return { status: "stored" };
-      } catch (error) {
-        if (isConditionFailure(error)) return this.conditionFailed(item, error, ambiguous, signal);
-        ambiguous ||= isAmbiguous(error);
-        if (!isRetryable(error) || attempt >= this.maxAttempts || signal?.aborted) {
-          return { status: "failed", error, ambiguous };
-        }
-        await this.backoff(attempt);
-      }
-    }
-  }
-
-  /**
-   * What a failed condition means: the id is stored, by an earlier attempt of this very put when
-   * an attempt was ambiguous and the stored item has this put's position, else before this write.
-   * The stored item comes with the error (ALL_OLD), else is read; if it cannot be read, the put
-   * counts as failed, and uncertain.
-   */
-  private async conditionFailed(
-    item: MessageItem,
-    error: unknown,
-    ambiguous: boolean,
-    signal?: AbortSignal,
-  ): Promise<PutResult> {
-    try {
-      const old = await this.storedItem(item, error, signal);
-      if (ambiguous && old[POSITION] === item.position) return { status: "stored" };
-      return { status: "existing", stored: itemMessage(old) };
-    } catch (readError) {
-      return { status: "failed", error: readError, ambiguous: true };
-    }
-  }
-
-  /** The item a failed condition found: from the error (ALL_OLD), else read consistently. */
-  private async storedItem(
-    item: MessageItem,
-    error: unknown,
-    signal?: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    const old = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-    if (old !== undefined) return unmarshall(old);
-    const { Item: found } = await this.withRetries(() =>
-      this.documents.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: item.conversation, [SORT_KEY]: item.key },
-          ConsistentRead: true,
-        }),
-        { abortSignal: signal },
-      ),
-    );
-    if (found === undefined)
-      throw new Error(`history/dynamodb: ${item.key} vanished after a failed condition`);
-    return found;
-  }
-
   async clear(conversationId: ConversationId, options?: CallOptions): Promise<void> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
     this.listed.delete(conversationId);
     const pages = paginateQuery(
-      { client: this.documents },
+      { client: this.access.documents },
       {
-        TableName: this.tableName,
+        TableName: this.access.tableName,
         ConsistentRead: true,
         KeyConditionExpression: "#c = :c",
         ProjectionExpression: "#c, #k",
@@ -476,9 +321,9 @@ export class DynamoDbStore implements Store, Lister {
     options?.signal?.throwIfAborted();
     const ids: ConversationId[] = [];
     const pages = paginateQuery(
-      { client: this.documents },
+      { client: this.access.documents },
       {
-        TableName: this.tableName,
+        TableName: this.access.tableName,
         IndexName: CONVERSATIONS_INDEX,
         KeyConditionExpression: "#l = :l",
         ExpressionAttributeNames: { "#l": LISTED },
@@ -499,10 +344,10 @@ export class DynamoDbStore implements Store, Lister {
   private async ensureListed(conversationId: string, signal?: AbortSignal): Promise<void> {
     if (this.listed.has(conversationId)) return;
     try {
-      await this.withRetries(() =>
-        this.documents.send(
+      await withRetries(this.access, () =>
+        this.access.documents.send(
           new PutCommand({
-            TableName: this.tableName,
+            TableName: this.access.tableName,
             Item: {
               [PARTITION_KEY]: conversationId,
               [SORT_KEY]: CONVERSATION_ITEM_KEY,
@@ -525,73 +370,9 @@ export class DynamoDbStore implements Store, Lister {
     return batchWriteAll(
       keys.map((key) => ({ DeleteRequest: { Key: key } })),
       {
-        documents: this.documents,
-        tableName: this.tableName,
-        maxAttempts: this.maxAttempts,
-        pacing: this.pacing,
+        ...this.access,
         signal,
       },
     );
   }
-
-  private async withRetries<R>(call: () => Promise<R>): Promise<R> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        if (!isRetryable(error) || attempt >= this.maxAttempts) throw error;
-        await this.backoff(attempt);
-      }
-    }
-  }
-
-  private backoff(attempt: number): Promise<void> {
-    return backoff(this.pacing, attempt);
-  }
-}
-
-/**
- * For each message of the batch, the index of the first message with its platform id (itself
- * when it has none or is the first): a repeated id within a batch is the same message.
- */
-function firstOccurrences(batch: Message[]): number[] {
-  const first = new Map<string, number>();
-  return batch.map((message, index) => {
-    if (message.id === undefined) return index;
-    const earlier = first.get(message.id);
-    if (earlier !== undefined) return earlier;
-    first.set(message.id, index);
-    return index;
-  });
-}
-
-/**
- * The outcome of a write from the results of its distinct puts: the accepted prefix (each message
- * stored now or before), whether anything after it may be stored (a put after it that stored or
- * failed ambiguously), and the accepted messages that were already stored (repeats within the
- * batch report the first occurrence, or what the store held for it).
- */
-function writeOutcome(
-  batch: Message[],
-  firstOf: number[],
-  results: Map<number, PutResult>,
-): WriteOutcome {
-  const ok = (index: number) => {
-    const status = results.get(firstOf[index])?.status;
-    return status === "stored" || status === "existing";
-  };
-  let accepted = 0;
-  while (accepted < batch.length && ok(accepted)) accepted++;
-  let uncertain = false;
-  for (let index = accepted; index < batch.length && !uncertain; index++) {
-    const result = results.get(firstOf[index]);
-    uncertain = result?.status === "stored" || (result?.status === "failed" && result.ambiguous);
-  }
-  const existing: ExistingMessage[] = [];
-  for (let index = 0; index < accepted; index++) {
-    const result = results.get(firstOf[index]);
-    if (result?.status === "existing") existing.push({ index, stored: result.stored });
-    else if (firstOf[index] !== index) existing.push({ index, stored: batch[firstOf[index]] });
-  }
-  return existing.length > 0 ? { accepted, uncertain, existing } : { accepted, uncertain };
 }

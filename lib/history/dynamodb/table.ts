@@ -15,7 +15,7 @@ import {
  * (arrival order; ids and timestamps only) and the sparse `conversations` global index. The CDK
  * stack declares the same keys and indexes from the constants of `./schema.ts`.
  */
-export function messagesTableDefinition(tableName: string): CreateTableCommandInput {
+function messagesTableDefinition(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: "PAY_PER_REQUEST",

@@ -1,0 +1,143 @@
+/**
+ * One message's conditional put and what the puts of a write add up to: the outcome the
+ * `Writer` contract reports.
+ */
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { backoff } from "../../backoff/index.js";
+import { isAmbiguous, isConditionFailure, isRetryable } from "../../dynamodb/index.js";
+import type { Message } from "../message.js";
+import type { ExistingMessage, WriteOutcome } from "../outcome.js";
+import { type TableAccess, withRetries } from "./access.js";
+import { itemMessage, type MessageItem, PARTITION_KEY, POSITION, SORT_KEY } from "./schema.js";
+
+export type PutResult =
+  | { status: "stored" }
+  | { status: "existing"; stored: Message }
+  | { status: "failed"; error: unknown; ambiguous: boolean };
+
+/**
+ * One conditional put, retried while the failure is transient. Once an attempt was ambiguous
+ * the put stays uncertain whatever later attempts say, unless one proves it stored.
+ */
+export async function putMessage(
+  access: TableAccess,
+  item: MessageItem,
+  signal?: AbortSignal,
+): Promise<PutResult> {
+  let ambiguous = false;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await access.documents.send(
+        new PutCommand({
+          TableName: access.tableName,
+          Item: item,
+          ConditionExpression: "attribute_not_exists(#k)",
+          ExpressionAttributeNames: { "#k": SORT_KEY },
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+        { abortSignal: signal },
+      );
+      return { status: "stored" };
+    } catch (error) {
+      if (isConditionFailure(error)) return conditionFailed(access, item, error, ambiguous, signal);
+      ambiguous ||= isAmbiguous(error);
+      if (!isRetryable(error) || attempt >= access.maxAttempts || signal?.aborted) {
+        return { status: "failed", error, ambiguous };
+      }
+      await backoff(access.pacing, attempt);
+    }
+  }
+}
+
+/**
+ * What a failed condition means: the id is stored, by an earlier attempt of this very put when
+ * an attempt was ambiguous and the stored item has this put's position, else before this write.
+ * The stored item comes with the error (ALL_OLD), else is read; if it cannot be read, the put
+ * counts as failed, and uncertain.
+ */
+async function conditionFailed(
+  access: TableAccess,
+  item: MessageItem,
+  error: unknown,
+  ambiguous: boolean,
+  signal?: AbortSignal,
+): Promise<PutResult> {
+  try {
+    const old = await storedItem(access, item, error, signal);
+    if (ambiguous && old[POSITION] === item.position) return { status: "stored" };
+    return { status: "existing", stored: itemMessage(old) };
+  } catch (readError) {
+    return { status: "failed", error: readError, ambiguous: true };
+  }
+}
+
+/** The item a failed condition found: from the error (ALL_OLD), else read consistently. */
+async function storedItem(
+  access: TableAccess,
+  item: MessageItem,
+  error: unknown,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const old = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+  if (old !== undefined) return unmarshall(old);
+  const { Item: found } = await withRetries(access, () =>
+    access.documents.send(
+      new GetCommand({
+        TableName: access.tableName,
+        Key: { [PARTITION_KEY]: item.conversation, [SORT_KEY]: item.key },
+        ConsistentRead: true,
+      }),
+      { abortSignal: signal },
+    ),
+  );
+  if (found === undefined)
+    throw new Error(`history/dynamodb: ${item.key} vanished after a failed condition`);
+  return found;
+}
+
+/**
+ * For each message of the batch, the index of the first message with its platform id (itself
+ * when it has none or is the first): a repeated id within a batch is the same message.
+ */
+export function firstOccurrences(batch: Message[]): number[] {
+  const first = new Map<string, number>();
+  return batch.map((message, index) => {
+    if (message.id === undefined) return index;
+    const earlier = first.get(message.id);
+    if (earlier !== undefined) return earlier;
+    first.set(message.id, index);
+    return index;
+  });
+}
+
+/**
+ * The outcome of a write from the results of its distinct puts: the accepted prefix (each message
+ * stored now or before), whether anything after it may be stored (a put after it that stored or
+ * failed ambiguously), and the accepted messages that were already stored (repeats within the
+ * batch report the first occurrence, or what the store held for it).
+ */
+export function writeOutcome(
+  batch: Message[],
+  firstOf: number[],
+  results: Map<number, PutResult>,
+): WriteOutcome {
+  const ok = (index: number) => {
+    const status = results.get(firstOf[index])?.status;
+    return status === "stored" || status === "existing";
+  };
+  let accepted = 0;
+  while (accepted < batch.length && ok(accepted)) accepted++;
+  let uncertain = false;
+  for (let index = accepted; index < batch.length && !uncertain; index++) {
+    const result = results.get(firstOf[index]);
+    uncertain = result?.status === "stored" || (result?.status === "failed" && result.ambiguous);
+  }
+  const existing: ExistingMessage[] = [];
+  for (let index = 0; index < accepted; index++) {
+    const result = results.get(firstOf[index]);
+    if (result?.status === "existing") existing.push({ index, stored: result.stored });
+    else if (firstOf[index] !== index) existing.push({ index, stored: batch[firstOf[index]] });
+  }
+  return existing.length > 0 ? { accepted, uncertain, existing } : { accepted, uncertain };
+}

@@ -1,0 +1,100 @@
+/** The store's reads: a conversation's arrivals in position order, and messages by platform id. */
+import { BatchGetCommand, paginateQuery } from "@aws-sdk/lib-dynamodb";
+import { backoff } from "../../backoff/index.js";
+import { type ConversationId, validateConversationId } from "../conversation-id.js";
+import type { Message } from "../message.js";
+import { Sequence } from "../sequence.js";
+import type { CallOptions } from "../store.js";
+import { type TableAccess, withRetries } from "./access.js";
+import {
+  BY_POSITION_INDEX,
+  encodePosition,
+  itemMessage,
+  PARTITION_KEY,
+  POSITION,
+  SORT_KEY,
+} from "./schema.js";
+
+const MAX_BATCH_GETS = 100;
+
+/** A read of positions: pages of `pageSize` items, and at or before `upTo` when given. */
+export type PositionReadOptions = CallOptions & { pageSize?: number; upTo?: bigint };
+
+/**
+ * The items of a conversation that arrived after position `after` (from the start when
+ * undefined) and, with `upTo`, at or before it, in arrival order, read page by page from the
+ * `byPosition` index with strong consistency: whole items (`ALL_ATTRIBUTES`, which the index
+ * fetches from the table) or what the index holds (`ALL_PROJECTED_ATTRIBUTES`).
+ */
+export async function* queryPositions(
+  access: TableAccess,
+  conversationId: ConversationId,
+  after: bigint | undefined,
+  options: PositionReadOptions | undefined,
+  select: "ALL_ATTRIBUTES" | "ALL_PROJECTED_ATTRIBUTES",
+): AsyncIterable<Record<string, unknown>> {
+  options?.signal?.throwIfAborted();
+  validateConversationId(conversationId);
+  const from = encodePosition(after === undefined ? 0n : after + 1n);
+  const to = encodePosition(options?.upTo ?? Sequence.MAX);
+  if (from > to) return;
+  const pages = paginateQuery(
+    { client: access.documents, pageSize: options?.pageSize },
+    {
+      TableName: access.tableName,
+      IndexName: BY_POSITION_INDEX,
+      ConsistentRead: true,
+      Select: select,
+      KeyConditionExpression: "#c = :c AND #p BETWEEN :from AND :to",
+      ExpressionAttributeNames: { "#c": PARTITION_KEY, "#p": POSITION },
+      ExpressionAttributeValues: { ":c": conversationId, ":from": from, ":to": to },
+    },
+    ...(options?.signal ? [{ abortSignal: options.signal }] : []),
+  );
+  for await (const page of pages) yield* page.Items ?? [];
+}
+
+/**
+ * The messages of a conversation with the given platform ids, in the order of `ids`; ids that
+ * are not stored are left out. Reads by key in batches of 100, retrying unprocessed keys.
+ */
+export async function getMessages(
+  access: TableAccess,
+  conversationId: ConversationId,
+  ids: readonly string[],
+  options?: CallOptions,
+): Promise<Message[]> {
+  options?.signal?.throwIfAborted();
+  validateConversationId(conversationId);
+  const { documents, tableName } = access;
+  const found = new Map<string, Message>();
+  for (let i = 0; i < ids.length; i += MAX_BATCH_GETS) {
+    let keys: Record<string, unknown>[] = [...new Set(ids.slice(i, i + MAX_BATCH_GETS))].map(
+      (id) => ({ [PARTITION_KEY]: conversationId, [SORT_KEY]: `m#${id}` }),
+    );
+    for (let attempt = 1; keys.length > 0; attempt++) {
+      const result = await withRetries(access, () =>
+        documents.send(
+          new BatchGetCommand({
+            RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } },
+          }),
+          { abortSignal: options?.signal },
+        ),
+      );
+      for (const item of result.Responses?.[tableName] ?? []) {
+        found.set(item.id as string, itemMessage(item));
+      }
+      keys = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
+      if (keys.length > 0) {
+        if (attempt >= access.maxAttempts) {
+          throw new Error(`history/dynamodb: ${keys.length} reads still unprocessed`);
+        }
+        await backoff(access.pacing, attempt);
+      }
+    }
+  }
+  return ids.flatMap((id) => {
+    const message = found.get(id);
+    return message ? [message] : [];
+  });
+}
