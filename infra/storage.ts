@@ -23,7 +23,7 @@ import {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
   RESULTS_TTL_ATTRIBUTE,
-} from "../lib/knowledge/index.js";
+} from "../lib/knowledge/schema/index.js";
 import {
   CHANNEL_KEY,
   DUE_AT,

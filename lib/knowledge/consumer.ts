@@ -89,7 +89,7 @@ export function retryDelaySeconds(error: unknown, receiveCount: number, now: num
  * the record is retried (and after the queue's receive limit, dead-lettered): nothing is
  * acknowledged without a stored result.
  */
-export async function consumeSegment(
+async function consumeSegment(
   body: string,
   deps: SegmentConsumerDependencies,
   options: { signal?: AbortSignal; force?: boolean } = {},

@@ -20,7 +20,7 @@ import {
   sumUsage,
   type TopicSupport,
   windowHash,
-} from "./schema.js";
+} from "./schema/items.js";
 import type { ResultStore } from "./store.js";
 
 /** The segment fields extraction needs: any v1 segment message has them. */
@@ -79,7 +79,7 @@ export function promptVersionOf(
 }
 
 /** A chat message as a turn of the transcript the model reads: `author: text`, as the user. */
-export function messageTurn(message: InlineMessage): Turn {
+function messageTurn(message: InlineMessage): Turn {
   return {
     role: "user",
     content: message.author === undefined ? message.text : `${message.author}: ${message.text}`,
@@ -301,10 +301,7 @@ export class SegmentExtractor {
 }
 
 /** The topic index entries of a result, with when their evidence was said. */
-export function topicSupports(
-  result: SegmentResult,
-  messages: readonly InlineMessage[],
-): TopicSupport[] {
+function topicSupports(result: SegmentResult, messages: readonly InlineMessage[]): TopicSupport[] {
   return result.candidates.map((candidate) => {
     const range = candidate.turnRange;
     return {

@@ -2,7 +2,7 @@
  * Knowledge: what extraction learns from closed segments and keeps. The queue consumer that
  * extracts each segment exactly once per model and prompt version, the results table and its
  * versioned items (results, the per-channel topic index, window replies, leases), and the typed
- * reader for users' code.
+ * reader for users' code. The results table's keys and definition are `./schema/`.
  */
 export {
   ANALYZER_DEFAULTS,
@@ -17,8 +17,6 @@ export {
   readExtractConfig,
 } from "./config.js";
 export {
-  consumeSegment,
-  type ExtractionLogger,
   type ExtractionMetricName,
   type ExtractionMetrics,
   queueUrlOf,
@@ -37,41 +35,13 @@ export {
 export {
   conversationSegment,
   type ExtractionOutcome,
-  type ExtractionStatus,
-  messageTurn,
   promptVersionOf,
   type SegmentEnvelope,
   SegmentExtractor,
   type SegmentExtractorOptions,
-  topicSupports,
 } from "./extract-segment.js";
-export { KnowledgeReader, mergeSupports, type Topic, type TopicEvidence } from "./reader.js";
-export {
-  candidateId,
-  type ReplacedResult,
-  SCHEMA_VERSION,
-  type SegmentResult,
-  type SegmentUsage,
-  type StoredCandidate,
-  type TopicSupport,
-  windowHash,
-} from "./schema.js";
-export {
-  DynamoDbResultStore,
-  type DynamoDbResultStoreOptions,
-  type Lease,
-  type ResultStore,
-} from "./store.js";
-export {
-  createResultsTable,
-  RESULTS_PARTITION_KEY,
-  RESULTS_SORT_KEY,
-  RESULTS_TTL_ATTRIBUTE,
-  resultsTableDefinition,
-} from "./table.js";
-export {
-  createLLM,
-  type ExtractEnvironment,
-  extractDependencies,
-  modelKey,
-} from "./wiring.js";
+export { KnowledgeReader, mergeSupports, type Topic } from "./reader.js";
+export type { SegmentResult } from "./schema/items.js";
+export { createResultsTable } from "./schema/table.js";
+export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
+export { type ExtractEnvironment, extractDependencies } from "./wiring.js";

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SegmentResult, TopicSupport } from "./schema.js";
+import type { SegmentResult, TopicSupport } from "./schema/items.js";
 import { DynamoDbResultStore, type ResultStore } from "./store.js";
 
 /** One segment's support for a topic: which messages say it. */

@@ -28,8 +28,8 @@ import {
   TOPIC_PREFIX,
   type TopicSupport,
   windowItemKey,
-} from "./schema.js";
-import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./table.js";
+} from "./schema/items.js";
+import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
 
 /** An extraction's hold on its segment, and what earlier failed attempts spent. */
 export interface Lease {

@@ -36,7 +36,7 @@ export interface ExtractEnvironment {
 }
 
 /** The model adapter the configuration names. */
-export function createLLM(config: ExtractFunctionConfig, env: ExtractEnvironment): LLM {
+function createLLM(config: ExtractFunctionConfig, env: ExtractEnvironment): LLM {
   switch (config.extractor) {
     case "bedrock":
       return new BedrockConverseLLM({
@@ -62,7 +62,7 @@ export function createLLM(config: ExtractFunctionConfig, env: ExtractEnvironment
 }
 
 /** The model id results are keyed by: the offline extractor's name says it is no LLM. */
-export function modelKey(config: ExtractFunctionConfig): string {
+function modelKey(config: ExtractFunctionConfig): string {
   return config.extractor === "offline" ? KEYPHRASE_EXTRACTOR_NAME : config.modelId;
 }
 

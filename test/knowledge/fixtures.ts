@@ -9,10 +9,10 @@ import {
   ANALYZER_DEFAULTS,
   DynamoDbResultStore,
   promptVersionOf,
-  resultsTableDefinition,
   type SegmentEnvelope,
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
+import { resultsTableDefinition } from "../../lib/knowledge/schema/index.js";
 import type { InlineMessage } from "../../lib/pipeline/index.js";
 import { createTestTable } from "../support/dynamodb.js";
 import {

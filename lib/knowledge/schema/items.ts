@@ -12,7 +12,7 @@
  * Fields may be added within v1 and readers ignore fields they do not know.
  */
 import { createHash } from "node:crypto";
-import { type Candidate, NO_CALLS, type WindowUsage } from "../extraction/index.js";
+import { type Candidate, NO_CALLS, type WindowUsage } from "../../extraction/index.js";
 
 export const SCHEMA_VERSION = 1;
 
@@ -99,7 +99,7 @@ export function supportItemKey(normalizedTopic: string, segmentId: string): stri
 }
 
 /** A candidate's stable id: the same topic of the same segment always gets the same id. */
-export function candidateId(segmentId: string, normalizedTopic: string): string {
+function candidateId(segmentId: string, normalizedTopic: string): string {
   return sha256(`${segmentId}\0${normalizedTopic}`).slice(0, 32);
 }
 

@@ -1,9 +1,9 @@
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createTable } from "../dynamodb/index.js";
+import { createTable } from "../../dynamodb/index.js";
 
 /**
  * The results table's keys: every item of a channel (or imported conversation) shares its
- * partition, told apart by `item` (see `./schema.ts` for the item kinds).
+ * partition, told apart by `item` (see `./items.ts` for the item kinds).
  */
 export const RESULTS_PARTITION_KEY = "channel";
 export const RESULTS_SORT_KEY = "item";

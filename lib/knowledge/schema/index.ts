@@ -1,0 +1,10 @@
+/**
+ * The results table's schema: its key and TTL attribute names and its definition, what the CDK
+ * stack and table set-up import. The items it holds (v1) are `./items.ts`.
+ */
+export {
+  RESULTS_PARTITION_KEY,
+  RESULTS_SORT_KEY,
+  RESULTS_TTL_ATTRIBUTE,
+  resultsTableDefinition,
+} from "./table.js";
