@@ -60,7 +60,7 @@ export class Storage extends Construct {
   readonly channels: ITable;
   /** Model conversations (`Middleware`, transcripts): the messages schema, its own table. */
   readonly conversations: ITable;
-  /** Extraction's results, topic index, leases and window replies (`lib/knowledge/table.ts`). */
+  /** Extraction's results, topic index, leases and window replies (`lib/knowledge/schema/`). */
   readonly results: ITable;
 
   constructor(scope: Construct, id: string, props: StorageProps = {}) {

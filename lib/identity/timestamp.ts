@@ -6,7 +6,7 @@
 export const MIN_TIMESTAMP_MS = 0;
 export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/** Whether `ms` is an accepted timestamp: within {@link MIN_TIMESTAMP_MS} to {@link MAX_TIMESTAMP_MS}. */
+/** Whether `ms` is an accepted timestamp, {@link MIN_TIMESTAMP_MS} to {@link MAX_TIMESTAMP_MS}. */
 export function isAcceptedTimestamp(ms: number): boolean {
   return ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS;
 }

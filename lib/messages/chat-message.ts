@@ -1,4 +1,4 @@
-/** A chat message as convoseg's inputs carry it (JSON lines, ingestion batches), and its validation. */
+/** A chat message as convoseg's inputs carry it (JSON lines, ingestion batches), and its checks. */
 
 import { InvalidMessageError } from "../history/index.js";
 import {

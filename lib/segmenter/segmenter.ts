@@ -77,7 +77,7 @@ export class ConversationSegmenter {
         const own = spans.slice(from, conversationStarts[c + 1] ?? spans.length);
         const isLast = c === conversationStarts.length - 1;
         const open = isLast && nowMs - times[times.length - 1] <= this.settle;
-        if (open) own.length -= 2;
+        if (open) own.length -= 2; // step 4: its last piece is withheld
         const pieces = this.materialize(items, order, own);
         for (const piece of open ? pieces : foldUndersizedLast(pieces, this.minItems)) {
           if (piece.length >= this.minItems) closed.push(piece);
