@@ -13,14 +13,9 @@
 import { randomUUID } from "node:crypto";
 import type { Arrival } from "../lib/history/index.js";
 
-import {
-  deliverSegments,
-  encodeTickState,
-  type MessageRef,
-  plan,
-  type TickDependencies,
-  type TickState,
-} from "../lib/pipeline/index.js";
+import type { MessageRef } from "../lib/identity/index.js";
+import { deliverSegments, plan, type TickDependencies } from "../lib/pipeline/index.js";
+import { encodeTickState, type TickState } from "../lib/pipeline/store/index.js";
 
 export interface NaiveTickSummary {
   channels: number;

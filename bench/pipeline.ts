@@ -35,23 +35,20 @@ import { itemSize } from "../lib/dynamodb/index.js";
 import { DynamoDbStore } from "../lib/history/index.js";
 import { indexEntry, messageItem, PARTITION_KEY, SORT_KEY } from "../lib/history/schema/index.js";
 import { compareRefs } from "../lib/identity/index.js";
-import { historyMessage, ingest } from "../lib/ingest/index.js";
+import { ChannelPositions, historyMessage, ingest } from "../lib/ingest/index.js";
 import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
+import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import {
-  ChannelPositions,
-  createChannelsTable,
-  DynamoDbChannelStore,
-  dueShardOf,
   type PipelineLogger,
   type PipelineMetrics,
-  parseSegmentBody,
   runTick,
   type SegmentFunctionConfig,
-  type SegmentMessageV1,
   type TickDependencies,
   type TickSettings,
   tickDependencies,
 } from "../lib/pipeline/index.js";
+import { createChannelsTable, dueShardOf } from "../lib/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../lib/pipeline/store/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";

@@ -43,12 +43,12 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { ChatMessage } from "../lib/messages/index.js";
 import {
-  DUE_SHARDS,
   MAX_WORKERS,
   type PipelineLogger,
   readSegmentConfig,
   type TickSettings,
 } from "../lib/pipeline/index.js";
+import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random } from "../local/sample.js";

@@ -1,6 +1,10 @@
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type ChannelSnapshot, DynamoDbChannelStore, hasWork } from "../lib/pipeline/index.js";
+import {
+  type ChannelSnapshot,
+  DynamoDbChannelStore,
+  hasWork,
+} from "../lib/pipeline/store/index.js";
 import type { CommandIO } from "./segment.js";
 
 export const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--table NAME]

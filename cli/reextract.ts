@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { KnowledgeReader, REEXTRACT_ATTRIBUTE } from "../lib/knowledge/index.js";
-import { encodeBody, fifoId, type SegmentMessageV1 } from "../lib/pipeline/index.js";
+import { encodeBody, fifoId, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import { escapeControls } from "./read-messages.js";
 import type { CommandIO } from "./segment.js";
 

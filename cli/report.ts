@@ -4,9 +4,9 @@ import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { parseDuration } from "../lib/duration/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
+import type { CandidatesLine } from "../lib/pipeline/contract/index.js";
 import {
   buildReport,
-  type CandidatesRecord,
   InvalidRecordError,
   loadReportAssets,
   parseCandidatesRecord,
@@ -237,8 +237,8 @@ async function readCandidates(
   file: string,
   stdin: Readable,
   problems: FileProblem[],
-): Promise<CandidatesRecord[]> {
-  const records: CandidatesRecord[] = [];
+): Promise<CandidatesLine[]> {
+  const records: CandidatesLine[] = [];
   const lines = new Map<string, number>();
   for await (const { line, value } of jsonLines(file, stdin, problems)) {
     const record = parseOrReport(file, line, problems, () => parseCandidatesRecord(value));

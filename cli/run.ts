@@ -13,7 +13,9 @@ import {
   type SegmentResult,
 } from "../lib/knowledge/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
-import { DUE_SHARDS, MAX_WORKERS, type SegmentMessageV1 } from "../lib/pipeline/index.js";
+import type { CandidatesLine, SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
+import { MAX_WORKERS } from "../lib/pipeline/index.js";
+import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startEmulators } from "../local/emulators.js";
 import { attachExtraction, type LocalExtraction, type LocalModel } from "../local/extraction.js";
@@ -431,7 +433,7 @@ function candidatesLine(result: SegmentResult): string {
   const { channel, segmentId, late, model, promptVersion } = result;
   const { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
   const usage = { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
-  const candidates = result.candidates.map((c) => ({
+  const candidates: CandidatesLine["candidates"] = result.candidates.map((c) => ({
     id: c.id,
     topic: c.topic,
     reason: c.reason,
@@ -441,7 +443,16 @@ function candidatesLine(result: SegmentResult): string {
     ...(c.wikiWorthy === undefined ? {} : { wikiWorthy: c.wikiWorthy }),
     messageIds: c.messageIds,
   }));
-  return `${JSON.stringify({ channel, segmentId, late, model, promptVersion, candidates, usage })}\n`;
+  const line: CandidatesLine = {
+    channel,
+    segmentId,
+    late,
+    model,
+    promptVersion,
+    candidates,
+    usage,
+  };
+  return `${JSON.stringify(line)}\n`;
 }
 
 async function extractionSummary(

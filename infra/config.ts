@@ -10,12 +10,8 @@ import {
   ROUTES,
   readExtractConfig,
 } from "../lib/knowledge/index.js";
-import {
-  MAX_CHANNEL_CONCURRENCY,
-  MAX_DUE_SHARDS,
-  MAX_WORKERS,
-  SEGMENT_DEFAULTS,
-} from "../lib/pipeline/index.js";
+import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
+import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 
 /** A duration as `parseDuration` reads it (`90s`, `5m`, `24h`), or a number of milliseconds. */
 export type DurationSetting = string | number;

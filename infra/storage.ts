@@ -31,7 +31,7 @@ import {
   DUE_SHARD,
   ITEM_KEY,
   MARK_ATTRIBUTES,
-} from "../lib/pipeline/index.js";
+} from "../lib/pipeline/schema/index.js";
 
 export interface StorageProps {
   /** Physical table names; generated when omitted. */

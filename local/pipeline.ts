@@ -8,27 +8,27 @@ import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
-import { type IngestResult, ingest } from "../lib/ingest/index.js";
+import { ChannelPositions, type IngestResult, ingest } from "../lib/ingest/index.js";
 import {
-  ChannelPositions,
-  createChannelsTable,
   DEFAULT_MAX_BODY_BYTES,
-  DUE_SHARDS,
-  DynamoDbChannelStore,
+  parseSegmentBody,
+  type SegmentMessageV1,
+} from "../lib/pipeline/contract/index.js";
+import {
   dispatchTick,
   emptyTickSummary,
   type PipelineLogger,
   type PipelineMetrics,
-  parseSegmentBody,
   runShare,
   runTick,
   type SegmentFunctionConfig,
-  type SegmentMessageV1,
   type ShareRun,
   type TickSettings,
   type TickSummary,
   tickDependencies,
 } from "../lib/pipeline/index.js";
+import { createChannelsTable, DUE_SHARDS } from "../lib/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../lib/pipeline/store/index.js";
 import { type BatchHandler, LocalEventSource } from "./event-source.js";
 import { createSegmentQueue, drainQueue } from "./sqs.js";
 

@@ -1,6 +1,6 @@
 import { compareRefs } from "../lib/identity/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
-import type { SegmentMessageV1 } from "../lib/pipeline/index.js";
+import type { SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import type { LocalPipeline } from "./pipeline.js";
 
 export interface ReplayOptions {

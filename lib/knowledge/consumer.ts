@@ -11,7 +11,7 @@ import {
   parseSegmentBody,
   readSegmentMessages,
   type SegmentMessageSource,
-} from "../pipeline/index.js";
+} from "../pipeline/contract/index.js";
 import { KnowledgeError, SegmentBusyError } from "./errors.js";
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 

@@ -11,7 +11,7 @@ import {
   type WindowUsage,
 } from "../extraction/index.js";
 import { type Message, messageText } from "../history/index.js";
-import type { InlineMessage, SegmentMessageV1 } from "../pipeline/index.js";
+import type { InlineMessage, SegmentMessageV1 } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
 import {
   type SegmentResult,

@@ -1,8 +1,8 @@
 import { parseDuration } from "../duration/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../segmenter/index.js";
-import { DUE_SHARDS, MAX_DUE_SHARDS } from "./channel-table.js";
 import { PipelineConfigError } from "./errors.js";
-import type { TickSettings } from "./tick.js";
+import { DUE_SHARDS, MAX_DUE_SHARDS } from "./schema/due-shards.js";
+import type { TickSettings } from "./tick-dependencies.js";
 
 /** Everything the segmentation function is configured with, read from its environment. */
 export interface SegmentFunctionConfig {

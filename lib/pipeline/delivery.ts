@@ -10,7 +10,7 @@ import {
   inlineMessageBytes,
   inlineSegmentBody,
   referenceSegmentBody,
-} from "./segment-message.js";
+} from "./contract/segment-message.js";
 import type { PlannedSegment, SegmentDelivery } from "./types.js";
 
 /** Messages fetched per read: at most 25 items of 400 KB (10 MB) of text in hand at once. */

@@ -14,15 +14,10 @@
  * delivering a channel twice; the claim only keeps them from wasting work on one share.
  */
 import { randomUUID } from "node:crypto";
-import { MAX_DUE_SHARDS } from "./channel-table.js";
 import { DispatchError, WorkerEventError } from "./errors.js";
-import {
-  type PipelineLogger,
-  type PipelineMetrics,
-  runTick,
-  type TickDependencies,
-  type TickSummary,
-} from "./tick.js";
+import { MAX_DUE_SHARDS } from "./schema/due-shards.js";
+import { runTick, type TickSummary } from "./tick.js";
+import type { PipelineLogger, PipelineMetrics, TickDependencies } from "./tick-dependencies.js";
 import type { TickShare } from "./types.js";
 
 /** Each worker owns at least one shard of the due index. */

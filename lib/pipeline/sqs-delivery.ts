@@ -4,7 +4,6 @@
  * resend after a crash is usually absorbed by SQS; consumers dedupe by segment id regardless.
  */
 
-import { createHash } from "node:crypto";
 import {
   SendMessageBatchCommand,
   type SendMessageBatchCommandOutput,
@@ -13,6 +12,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { type Backoff, backoff, realSleep } from "../backoff/index.js";
 import { isTransient } from "../transient/index.js";
+import { fifoId } from "./contract/fifo-id.js";
 import { PipelineError } from "./errors.js";
 import type { SegmentDelivery } from "./types.js";
 
@@ -188,18 +188,6 @@ function batchesOf(entries: SegmentDelivery[]): SegmentDelivery[][] {
   }
   if (current.length > 0) batches.push(current);
   return batches;
-}
-
-/** SQS group and deduplication ids: 1 to 128 ASCII letters, digits and punctuation. */
-const VALID_FIFO_ID = /^[!-~]{1,128}$/;
-
-/**
- * The value itself when SQS accepts it as a group or deduplication id, else its SHA-256 hex
- * digest: channel ids may hold spaces, non-ASCII characters or be long, and a deterministic
- * stand-in keeps both per-channel order and deduplication.
- */
-export function fifoId(value: string): string {
-  return VALID_FIFO_ID.test(value) ? value : createHash("sha256").update(value).digest("hex");
 }
 
 /** Names the failure that decided (and how many more failed) and the number of attempts made. */

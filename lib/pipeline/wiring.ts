@@ -1,10 +1,10 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDbStore } from "../history/index.js";
-import { DynamoDbChannelStore } from "./channel-table.js";
 import type { SegmentFunctionConfig } from "./config.js";
 import { SqsSegmentSender } from "./sqs-delivery.js";
-import type { PipelineLogger, PipelineMetrics, TickDependencies } from "./tick.js";
+import { DynamoDbChannelStore } from "./store/dynamodb-channel-store.js";
+import type { PipelineLogger, PipelineMetrics, TickDependencies } from "./tick-dependencies.js";
 
 export interface TickEnvironment {
   dynamodb: DynamoDBClient;

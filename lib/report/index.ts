@@ -3,8 +3,6 @@ export * from "./data.js";
 export { embedJson, type ReportAssets, renderReportHtml } from "./html.js";
 export { buildReport, type ReportInput, sizeDistribution } from "./model.js";
 export {
-  type CandidateRecord,
-  type CandidatesRecord,
   InvalidRecordError,
   parseCandidatesRecord,
   parseSegmentRecord,

@@ -1,5 +1,6 @@
 import { compareIds, compareRefs, type MessageRef } from "../identity/index.js";
 import type { ChatMessage } from "../messages/index.js";
+import type { CandidatesLine } from "../pipeline/contract/index.js";
 import { openConversationStart } from "../segmenter/index.js";
 import {
   type ChannelData,
@@ -18,13 +19,13 @@ import {
   type TopicData,
   type Usage,
 } from "./data.js";
-import type { CandidatesRecord, SegmentRecord } from "./records.js";
+import type { SegmentRecord } from "./records.js";
 
 export interface ReportInput {
   /** In delivery order. */
   segments: readonly SegmentRecord[];
   /** What extraction made of the segments; absent when it did not run. */
-  candidates?: readonly CandidatesRecord[];
+  candidates?: readonly CandidatesLine[];
   /** The messages that were segmented; without them the report shows the segments alone. */
   messages?: readonly ChatMessage[];
   /** The segmenter's settle (ms): a longer silence ends a conversation. */
@@ -75,7 +76,7 @@ export function buildReport(input: ReportInput): Report {
 }
 
 interface ChannelContext {
-  extractions: ReadonlyMap<string, CandidatesRecord>;
+  extractions: ReadonlyMap<string, CandidatesLine>;
   settle: number;
   now: number;
 }
@@ -251,7 +252,7 @@ function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): Message
 
 /** The segment's extraction, each evidence range as indexes into `messageIds` (segment order). */
 function extraction(
-  record: CandidatesRecord | undefined,
+  record: CandidatesLine | undefined,
   messageIds: readonly string[],
 ): ExtractionData | null {
   if (record === undefined) return null;
@@ -313,7 +314,7 @@ export function sizeDistribution(counts: readonly number[]): SizeDistribution | 
 
 function extractionSummary(
   segments: readonly SegmentData[],
-  candidates: readonly CandidatesRecord[],
+  candidates: readonly CandidatesLine[],
 ): ExtractionSummary {
   const extracted = segments.flatMap((s) => (s.extraction ? [s.extraction] : []));
   const usage: Usage = {

@@ -5,6 +5,7 @@
  */
 import { conversationIdProblem, type MessageRef, messageIdProblem } from "../identity/index.js";
 import { parseTimestamp } from "../messages/index.js";
+import type { CandidatesLine } from "../pipeline/contract/index.js";
 import type { Usage } from "./data.js";
 
 export interface SegmentRecord {
@@ -17,26 +18,6 @@ export interface SegmentRecord {
   belongsAfter: string | null;
   first: MessageRef;
   last: MessageRef;
-}
-
-export interface CandidateRecord {
-  topic: string;
-  reason: string;
-  confidence: number;
-  tags: readonly string[];
-  subjective: boolean;
-  wikiWorthy?: boolean;
-  /** The first and last message of the evidence, or null without a range. */
-  messageIds: readonly [string, string] | null;
-}
-
-export interface CandidatesRecord {
-  channel: string;
-  segmentId: string;
-  model: string;
-  promptVersion: string;
-  candidates: readonly CandidateRecord[];
-  usage: Usage;
 }
 
 /** A value that is not a valid record; `field` names what is at fault (`candidates[2].topic`). */
@@ -97,7 +78,7 @@ export function parseSegmentRecord(value: unknown): SegmentRecord {
  *
  * @throws InvalidRecordError naming the first field at fault.
  */
-export function parseCandidatesRecord(value: unknown): CandidatesRecord {
+export function parseCandidatesRecord(value: unknown): CandidatesLine {
   const record = object(value, "candidates line");
   const text = (field: string) => {
     const v = record[field];
@@ -130,7 +111,7 @@ export function parseCandidatesRecord(value: unknown): CandidatesRecord {
   };
 }
 
-function candidate(value: unknown, at: string): CandidateRecord {
+function candidate(value: unknown, at: string): CandidatesLine["candidates"][number] {
   const record = object(value, "candidate", at);
   const topic = record.topic;
   if (typeof topic !== "string" || topic.trim() === "") {

@@ -3,7 +3,8 @@ import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import type { IngestResult } from "../../lib/ingest/index.js";
-import { createChannelsTable, DynamoDbChannelStore, dueShardOf } from "../../lib/pipeline/index.js";
+import { createChannelsTable, dueShardOf } from "../../lib/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const T = Date.UTC(2025, 2, 3, 8);

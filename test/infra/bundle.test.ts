@@ -20,6 +20,7 @@ import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
 import * as knowledge from "./lib/knowledge/index.js";
 import * as pipeline from "./lib/pipeline/index.js";
+import * as contract from "./lib/pipeline/contract/index.js";
 const outcome = { accepted: 0, uncertain: false };
 const response = { message: { role: "assistant", parts: [{ type: "text", text: "" }] } };
 export const made = [
@@ -39,9 +40,9 @@ export const made = [
   new pipeline.PipelineError("X", "x"),
   new pipeline.PipelineConfigError("MAX_SIZE", "must be set"),
   new pipeline.ChannelStateError("c", "x"),
-  new pipeline.SegmentTooLargeError("s", 2, 1),
-  new pipeline.InvalidSegmentMessageError("v", "x"),
-  new pipeline.MissingSegmentMessagesError("s", ["a"]),
+  new contract.SegmentTooLargeError("s", 2, 1),
+  new contract.InvalidSegmentMessageError("v", "x"),
+  new contract.MissingSegmentMessagesError("s", ["a"]),
   new pipeline.SegmentDeliveryError(0, 1, "x"),
   new pipeline.WorkerEventError("share", "x"),
   new pipeline.DispatchError([{ index: 0, of: 2 }]),

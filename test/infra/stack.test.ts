@@ -5,7 +5,8 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ConvosegStack } from "../../infra/stack.js";
 import { EXTRACT_DEFAULTS } from "../../lib/knowledge/index.js";
-import { DEFAULT_MAX_BODY_BYTES, SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../lib/pipeline/contract/index.js";
+import { SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
 import {
   actionsOf,
   logicalId,

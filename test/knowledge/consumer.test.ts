@@ -8,7 +8,7 @@ import {
   SegmentBusyError,
   segmentConsumer,
 } from "../../lib/knowledge/index.js";
-import type { InlineMessage } from "../../lib/pipeline/index.js";
+import type { InlineMessage } from "../../lib/pipeline/contract/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {
   chatCompletion,

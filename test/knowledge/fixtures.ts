@@ -13,7 +13,7 @@ import {
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
 import { resultsTableDefinition } from "../../lib/knowledge/schema/index.js";
-import type { InlineMessage } from "../../lib/pipeline/index.js";
+import type { InlineMessage } from "../../lib/pipeline/contract/index.js";
 import { createTestTable } from "../support/dynamodb.js";
 import {
   chatCompletion,

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Message, textMessage } from "../../lib/history/index.js";
+import { parseSegmentBody } from "../../lib/pipeline/contract/index.js";
+import { FETCH_BATCH } from "../../lib/pipeline/delivery.js";
 import {
   deliverSegments,
-  FETCH_BATCH,
   type PlannedSegment,
-  parseSegmentBody,
   type SegmentDelivery,
 } from "../../lib/pipeline/index.js";
 

@@ -4,15 +4,15 @@
  * Local and the SQS emulator, with writers on the old and the new count interleaved.
  */
 import { describe, expect, it } from "vitest";
+import type { TickSettings } from "../../lib/pipeline/index.js";
 import {
   checkDueShards,
   DUE_SHARDS,
-  DynamoDbChannelStore,
   dueShardOf,
   dueShardsRead,
   MAX_DUE_SHARDS,
-  type TickSettings,
-} from "../../lib/pipeline/index.js";
+} from "../../lib/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
 import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { testSqsClient } from "../support/sqs.js";

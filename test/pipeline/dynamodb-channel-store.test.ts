@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
-import {
-  ChannelPositions,
-  createChannelsTable,
-  DynamoDbChannelStore,
-} from "../../lib/pipeline/index.js";
+import { ChannelPositions } from "../../lib/ingest/index.js";
+import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { describeChannelStoreConformance } from "./store-conformance.js";
 

@@ -6,15 +6,15 @@
  */
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { describe, expect, it } from "vitest";
+import type { SegmentMessageV1 } from "../../lib/pipeline/contract/index.js";
 import {
-  dueShardOf,
   LambdaWorkerInvoker,
   runShare,
-  type SegmentMessageV1,
   type TickSettings,
   tickDependencies,
   tickShares,
 } from "../../lib/pipeline/index.js";
+import { dueShardOf } from "../../lib/pipeline/schema/index.js";
 import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
 import { type CrashControl, InjectedCrash } from "../support/crash.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

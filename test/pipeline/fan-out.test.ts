@@ -8,16 +8,14 @@ import { ingest } from "../../lib/ingest/index.js";
 import {
   DispatchError,
   dispatchTick,
-  dueShardOf,
-  dueShardsRead,
-  MemoryChannelStore,
   parseWorkerEvent,
   runShare,
-  shareShards,
   type TickDependencies,
   type TickShare,
   tickShares,
 } from "../../lib/pipeline/index.js";
+import { dueShardOf, dueShardsRead, shareShards } from "../../lib/pipeline/schema/index.js";
+import { MemoryChannelStore } from "../../lib/pipeline/store/index.js";
 import { MetricTotals } from "../../local/pipeline.js";
 
 const MINUTE = 60_000;

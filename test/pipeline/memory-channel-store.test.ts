@@ -1,4 +1,4 @@
-import { MemoryChannelStore } from "../../lib/pipeline/index.js";
+import { MemoryChannelStore } from "../../lib/pipeline/store/index.js";
 import { describeChannelStoreConformance } from "./store-conformance.js";
 
 describeChannelStoreConformance("MemoryChannelStore", async (dueShards) => {

@@ -10,14 +10,10 @@ import { DeleteQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it, vi } from "vitest";
 import { itemSize, MAX_ITEM_BYTES } from "../../lib/dynamodb/index.js";
 import { DynamoDbStore } from "../../lib/history/index.js";
-import { ingest } from "../../lib/ingest/index.js";
-import {
-  ChannelPositions,
-  DUE_SHARDS,
-  DynamoDbChannelStore,
-  dueShardOf,
-  type TickSettings,
-} from "../../lib/pipeline/index.js";
+import { ChannelPositions, ingest } from "../../lib/ingest/index.js";
+import type { TickSettings } from "../../lib/pipeline/index.js";
+import { DUE_SHARDS, dueShardOf } from "../../lib/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
 import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

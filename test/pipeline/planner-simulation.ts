@@ -3,16 +3,14 @@
  * messages arrive at given times, ticks at given times, and crashes that discard a tick's plan.
  */
 
-import { compareRefs } from "../../lib/identity/index.js";
+import { compareRefs, type MessageRef } from "../../lib/identity/index.js";
+import { type Plan, plan } from "../../lib/pipeline/planner.js";
 import {
   EMPTY_PLANNER_STATE,
-  type MessageRef,
   type PipelineConfig,
-  type Plan,
   type PlannedSegment,
   type PlannerState,
-  plan,
-} from "../../lib/pipeline/index.js";
+} from "../../lib/pipeline/types.js";
 
 export interface SimMessage extends MessageRef {
   /** When ingestion makes it readable (>= ts unless back-dated). */

@@ -1,17 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareRefs } from "../../lib/identity/index.js";
+import { compareRefs, type MessageRef } from "../../lib/identity/index.js";
+import { plan, RECENT_LIMIT, segmentId } from "../../lib/pipeline/planner.js";
 import {
   EMPTY_PLANNER_STATE,
   type EmittedBound,
-  type MessageRef,
   type PipelineConfig,
   type PlannedSegment,
   type PlannerState,
-  plan,
-  RECENT_LIMIT,
-  segmentId,
-} from "../../lib/pipeline/index.js";
+} from "../../lib/pipeline/types.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
 import {
   CHANNEL,

@@ -5,14 +5,14 @@ import {
   InvalidSegmentMessageError,
   isSqsBody,
   MissingSegmentMessagesError,
-  type PlannedSegment,
   parseSegmentBody,
   readSegmentMessages,
   type SegmentMessageSource,
   type SegmentMessageV1,
   SegmentTooLargeError,
   segmentBody,
-} from "../../lib/pipeline/index.js";
+} from "../../lib/pipeline/contract/index.js";
+import type { PlannedSegment } from "../../lib/pipeline/index.js";
 
 const T0 = 1_700_000_000_000;
 const TABLE = "history";

@@ -10,10 +10,12 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   fifoId,
   parseSegmentBody,
+  segmentBody,
+} from "../../lib/pipeline/contract/index.js";
+import {
   type SegmentDelivery,
   SegmentDeliveryError,
   SqsSegmentSender,
-  segmentBody,
 } from "../../lib/pipeline/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { drainQueue, testSqsClient, uniqueQueueName } from "../support/sqs.js";

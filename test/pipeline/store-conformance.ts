@@ -6,17 +6,16 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { PositionAllocator } from "../../lib/history/index.js";
+import { ChannelStateError } from "../../lib/pipeline/index.js";
+import { dueShardOf, shareShards } from "../../lib/pipeline/schema/index.js";
 import {
-  ChannelStateError,
   type ChannelStore,
-  dueShardOf,
   EMPTY_TICK_STATE,
   encodeTickState,
   MAX_STATE_BYTES,
   STATE_PAGE_BYTES,
-  shareShards,
   type TickState,
-} from "../../lib/pipeline/index.js";
+} from "../../lib/pipeline/store/index.js";
 
 export interface ChannelStoreSubject {
   store: ChannelStore;

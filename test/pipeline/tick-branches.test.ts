@@ -11,18 +11,20 @@ import {
   type PositionLease,
 } from "../../lib/history/index.js";
 import { ingest } from "../../lib/ingest/index.js";
+import { TARGET_STATE_BYTES } from "../../lib/pipeline/channel-plan.js";
+import { processChannel } from "../../lib/pipeline/channel-step.js";
+import {
+  type PlannedSegment,
+  runTick,
+  type SegmentDelivery,
+  type TickDependencies,
+  type TickSettings,
+} from "../../lib/pipeline/index.js";
 import {
   type ChannelStore,
   encodeTickState,
   MemoryChannelStore,
-  type PlannedSegment,
-  processChannel,
-  runTick,
-  type SegmentDelivery,
-  TARGET_STATE_BYTES,
-  type TickDependencies,
-  type TickSettings,
-} from "../../lib/pipeline/index.js";
+} from "../../lib/pipeline/store/index.js";
 import { MetricTotals } from "../../local/pipeline.js";
 
 const MINUTE = 60_000;

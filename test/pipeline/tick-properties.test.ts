@@ -14,7 +14,6 @@ import { MemoryStore } from "../../lib/history/index.js";
 import { compareRefs } from "../../lib/identity/index.js";
 import { ingest } from "../../lib/ingest/index.js";
 import {
-  MemoryChannelStore,
   runShare,
   runTick,
   type SegmentDelivery,
@@ -22,6 +21,7 @@ import {
   type TickSettings,
   tickShares,
 } from "../../lib/pipeline/index.js";
+import { MemoryChannelStore } from "../../lib/pipeline/store/index.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
 

@@ -4,7 +4,8 @@
  * text, user names, a channel name and topics that try to inject markup.
  */
 import type { ChatMessage } from "../../lib/messages/index.js";
-import type { CandidatesRecord, SegmentRecord } from "../../lib/report/index.js";
+import type { CandidatesLine } from "../../lib/pipeline/contract/index.js";
+import type { SegmentRecord } from "../../lib/report/index.js";
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -93,7 +94,7 @@ const usage = {
   cacheWriteTokens: 0,
 };
 
-export const CANDIDATES: CandidatesRecord[] = [
+export const CANDIDATES: CandidatesLine[] = [
   {
     channel: "help",
     segmentId: "seg-h2",

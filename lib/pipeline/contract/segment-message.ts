@@ -15,9 +15,9 @@
  * const messages = await readSegmentMessages(segment, store); // in segment order
  * ```
  */
-import { type Message, messageText } from "../history/index.js";
-import { PipelineError } from "./errors.js";
-import type { MessageRef, PlannedSegment } from "./types.js";
+import { type Message, messageText } from "../../history/index.js";
+import { PipelineError } from "../errors.js";
+import type { MessageRef, PlannedSegment } from "../types.js";
 
 export interface SegmentMessageV1 {
   v: 1;

@@ -1,6 +1,7 @@
 /**
  * A channel's pipeline state, as the tick sees it, and the store interface it is kept behind
- * (`DynamoDbChannelStore` in production, `MemoryChannelStore` for fast deterministic tests).
+ * (`DynamoDbChannelStore` in production, `MemoryChannelStore` for fast deterministic tests);
+ * `./tick-state.ts` is the tick state's stored form.
  *
  * Each channel has two records with different writers:
  * - its marks, kept by ingestion and touched by the tick only to finish: the position sequence,
@@ -10,16 +11,14 @@
  *   conditional write on its version: the planner's open tail and watermark, the read position,
  *   the outbox of decided segments, and the bookkeeping of holds.
  */
-import { createHash } from "node:crypto";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { ChannelStateError } from "./errors.js";
+import { holdCount } from "../schema/table.js";
 import {
   EMPTY_PLANNER_STATE,
   type MessageRef,
   type PlannedSegment,
   type PlannerState,
   type TickShare,
-} from "./types.js";
+} from "../types.js";
 
 /** Positions a writer still holds: reserved, maybe not yet written. */
 export interface Hold {
@@ -91,6 +90,15 @@ export const EMPTY_TICK_STATE: TickState = Object.freeze({
   holdsSeen: {},
   broken: [],
 });
+
+/**
+ * The size of a stored tick state: a state larger than one page continues in page items (each
+ * far below DynamoDB's 400 KB item limit), all written in one transaction; a store refuses a
+ * state of more than {@link MAX_STATE_PAGES} pages.
+ */
+export const STATE_PAGE_BYTES = 256 * 1024;
+export const MAX_STATE_PAGES = 12;
+export const MAX_STATE_BYTES = STATE_PAGE_BYTES * MAX_STATE_PAGES;
 
 export interface ChannelRecord {
   /** Bumped by every record; 0 for a channel never recorded. */
@@ -167,69 +175,13 @@ export interface ChannelStore {
   reset(channel: string, now: number): Promise<void>;
 }
 
-/** Wire form of the tick state: JSON with positions as decimal strings, then raw deflate. */
-interface EncodedState {
-  v: 1;
-  planner: PlannerState;
-  readUpTo: string | null;
-  outbox: Outbox;
-  holdsSeen: Record<string, number>;
-  broken: (Omit<BrokenHold, "first" | "last"> & { first: string; last: string })[];
-}
-
-/** Encodes a tick state for storage; deterministic, so equal states encode to equal bytes. */
-export function encodeTickState(state: TickState): Uint8Array {
-  const wire: EncodedState = {
-    v: 1,
-    planner: state.planner,
-    readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
-    outbox: state.outbox,
-    holdsSeen: state.holdsSeen,
-    broken: state.broken.map((b) => ({ ...b, first: b.first.toString(), last: b.last.toString() })),
-  };
-  return deflateRawSync(JSON.stringify(wire));
-}
-
-/** Decodes what {@link encodeTickState} wrote; a state of another version is an error. */
-export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
-  let wire: EncodedState;
-  try {
-    wire = JSON.parse(inflateRawSync(bytes).toString("utf8")) as EncodedState;
-  } catch (error) {
-    throw new ChannelStateError(
-      channel,
-      `tick state is not readable (${(error as Error).message})`,
-    );
-  }
-  if (wire.v !== 1) {
-    throw new ChannelStateError(channel, `tick state has version ${String(wire.v)}, expected 1`);
-  }
-  return {
-    planner: wire.planner,
-    readUpTo: wire.readUpTo === null ? null : BigInt(wire.readUpTo),
-    outbox: wire.outbox,
-    holdsSeen: wire.holdsSeen,
-    broken: wire.broken.map((b) => ({ ...b, first: BigInt(b.first), last: BigInt(b.last) })),
-  };
-}
-
 /** Whether an outbox holds anything to deliver or report. */
 export function hasWork(outbox: Outbox): boolean {
   return outbox.segments.length > 0 || outbox.dropped.length > 0 || outbox.late > 0;
 }
 
-/** The digest a broken hold remembers a seen message by: 16 bytes of SHA-256, base64. */
-export function idDigest(id: string): string {
-  return createHash("sha256").update(id).digest().subarray(0, 16).toString("base64");
-}
-
-/** A hold's attribute name carries its size: `h<count>.<random>`. */
-export function holdName(count: number, token: string): string {
-  return `h${count}.${token}`;
-}
-
 /** The hold an attribute of a marks record describes, or undefined for another attribute. */
 export function parseHold(name: string, first: bigint): Hold | undefined {
-  const match = /^h(\d+)\.[A-Za-z0-9_-]+$/.exec(name);
-  return match ? { name, first, count: Number(match[1]) } : undefined;
+  const count = holdCount(name);
+  return count === undefined ? undefined : { name, first, count };
 }

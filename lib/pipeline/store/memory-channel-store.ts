@@ -1,26 +1,21 @@
-import type { ConversationId, PositionAllocator, PositionLease } from "../history/index.js";
+import type { ConversationId, PositionAllocator, PositionLease } from "../../history/index.js";
+import { ChannelStateError } from "../errors.js";
+import { DUE_SHARDS, dueShardOf, shareShards } from "../schema/due-shards.js";
+import { holdName } from "../schema/table.js";
+import type { TickShare } from "../types.js";
 import {
   type ChannelMarks,
   type ChannelSnapshot,
   type ChannelStore,
   type DueChannel,
-  decodeTickState,
   EMPTY_TICK_STATE,
-  encodeTickState,
-  holdName,
+  MAX_STATE_BYTES,
   parseHold,
   type RecordOutcome,
+  STATE_PAGE_BYTES,
   type TickState,
 } from "./channel-state.js";
-import {
-  DUE_SHARDS,
-  dueShardOf,
-  MAX_STATE_BYTES,
-  STATE_PAGE_BYTES,
-  shareShards,
-} from "./channel-table.js";
-import { ChannelStateError } from "./errors.js";
-import type { TickShare } from "./types.js";
+import { decodeTickState, encodeTickState } from "./tick-state.js";
 
 interface Marks {
   seq: bigint | null;

@@ -1,0 +1,52 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore } from "../history/index.js";
+import { ChannelPositions } from "./channel-positions.js";
+import { type ChatMessageInput, type IngestResult, ingest } from "./ingest.js";
+
+export interface IngestClientOptions {
+  messagesTable: string;
+  channelsTable: string;
+  client?: DynamoDBClient;
+  /** The pipeline clock that due times are in (default: the wall clock). */
+  now?: () => number;
+  /** The deployment's `dueShards` (default 4): the due index shard count the tick reads. */
+  dueShards?: number;
+}
+
+/**
+ * The typed client for users' own ingestion Lambdas (a Discord bot, a Slack events handler):
+ * writes chat messages into convoseg's messages table through the history store, at positions
+ * reserved on the channels table, so the next segmentation tick reads them.
+ *
+ * ```ts
+ * const ingestion = new IngestClient({
+ *   messagesTable: process.env.MESSAGES_TABLE!,
+ *   channelsTable: process.env.CHANNELS_TABLE!,
+ * });
+ * const { rejected, conflicts, failed } = await ingestion.ingest([{ id, ts, channel, user, text }]);
+ * ```
+ */
+export class IngestClient {
+  private readonly store: DynamoDbStore;
+
+  constructor(options: IngestClientOptions) {
+    const client = options.client ?? new DynamoDBClient({});
+    this.store = new DynamoDbStore({
+      client,
+      tableName: options.messagesTable,
+      positions: new ChannelPositions({
+        client,
+        tableName: options.channelsTable,
+        now: options.now,
+        dueShards: options.dueShards,
+      }),
+    });
+  }
+
+  ingest(
+    messages: readonly ChatMessageInput[] | readonly unknown[],
+    options?: { signal?: AbortSignal },
+  ): Promise<IngestResult> {
+    return ingest(this.store, messages, options);
+  }
+}

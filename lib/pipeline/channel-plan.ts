@@ -1,0 +1,278 @@
+/**
+ * One channel's read and plan: what arrived since the read position (as far as no writer holds
+ * positions), the holds that timed out, the late writes of broken holds, and the next tick state,
+ * kept under a size bound. No writes: `./channel-step.ts` records and delivers the result.
+ */
+import { createHash } from "node:crypto";
+import type { Arrival } from "../history/index.js";
+import { plan } from "./planner.js";
+import {
+  type BrokenHold,
+  type ChannelSnapshot,
+  type Hold,
+  MAX_STATE_BYTES,
+  type TickState,
+} from "./store/channel-state.js";
+import { encodeTickState } from "./store/tick-state.js";
+import type { MessageSource, TickDependencies, TickSettings } from "./tick-dependencies.js";
+import type { MessageRef, PipelineConfig } from "./types.js";
+
+/** Bytes of arrival refs (ids and timestamps) read per channel per tick, besides the count cap. */
+const MAX_ARRIVAL_BYTES = 1024 * 1024;
+/** A tick reads fewer arrivals rather than record a state over this (a quarter of the limit). */
+export const TARGET_STATE_BYTES = MAX_STATE_BYTES / 4;
+/** How long the positions of a broken hold are re-read for late writes of its writer. */
+const BROKEN_HOLD_WATCH_MS = 24 * 3_600_000;
+
+interface Step {
+  state: TickState;
+  changed: boolean;
+  /** Holds to break once the state recording them as broken is written. */
+  expired: Hold[];
+  /** Arrivals found by re-reading broken holds' positions. */
+  behind: number;
+  nextDueAt: number | null;
+}
+
+/**
+ * Reads what arrived since the read position, as far as no writer holds positions, plans it, and
+ * returns the next state. Reads fewer arrivals when the state would grow too large.
+ */
+export async function advance(
+  deps: TickDependencies,
+  snapshot: ChannelSnapshot,
+  now: number,
+  wall: number,
+): Promise<Step> {
+  const { channel, marks, record } = snapshot;
+  const state = record.state;
+  const { holdsSeen, expired, known } = trackHolds(
+    state,
+    marks.holds,
+    wall,
+    deps.settings.holdTimeoutMs,
+  );
+  const horizon = readHorizon(marks.seq, marks.holds);
+  const { arrivals, capped } = await readArrivals(
+    deps.messages,
+    channel,
+    state.readUpTo,
+    horizon,
+    deps.settings,
+  );
+  const broken = state.broken
+    .filter((b) => b.until > wall)
+    .map((b) => ({ ...b, seen: [...b.seen] }));
+  const behind = await rereadBroken(deps.messages, channel, broken, state.readUpTo);
+  for (const hold of expired) {
+    if (known.has(hold.name)) continue;
+    const last = hold.first + BigInt(hold.count) - 1n;
+    broken.push({
+      hold: hold.name,
+      first: hold.first,
+      last,
+      seen: [],
+      until: wall + BROKEN_HOLD_WATCH_MS,
+    });
+  }
+  const planned = planWithinBound(deps, channel, state, { arrivals, capped, behind, horizon, now });
+  const next: TickState = { ...planned.state, holdsSeen, broken: markSeen(broken, planned.taken) };
+  const dueTimes = [planned.nextDueAt];
+  if (planned.trimmed || expired.length > 0) dueTimes.push(now);
+  if (marks.holds.length > 0 || broken.length > 0) dueTimes.push(now + deps.settings.holdTimeoutMs);
+  const due = dueTimes.filter((t): t is number => t !== null);
+  return {
+    state: next,
+    changed: !sameBytes(encodeTickState(next), encodeTickState(state)),
+    expired,
+    behind: behind.length,
+    nextDueAt: due.length === 0 ? null : Math.min(...due),
+  };
+}
+
+/**
+ * When (wall ms) each present hold was first seen, the holds to break (seen for the hold timeout,
+ * or already recorded as broken by a tick that died before removing them), and those recorded.
+ */
+function trackHolds(state: TickState, holds: readonly Hold[], wall: number, timeoutMs: number) {
+  const holdsSeen: Record<string, number> = {};
+  for (const hold of holds) holdsSeen[hold.name] = state.holdsSeen[hold.name] ?? wall;
+  const known = new Set(state.broken.map((b) => b.hold));
+  const expired = holds.filter((h) => known.has(h.name) || wall - holdsSeen[h.name] >= timeoutMs);
+  for (const hold of expired) delete holdsSeen[hold.name];
+  return { holdsSeen, expired, known };
+}
+
+/**
+ * Plans the arrivals, halving how many it takes until the state would stay under
+ * {@link TARGET_STATE_BYTES} (taking none at worst). Returns the planner's state, the read
+ * position and outbox that go with it, the arrivals taken, and whether some were left.
+ */
+function planWithinBound(
+  deps: TickDependencies,
+  channel: string,
+  state: TickState,
+  read: {
+    arrivals: Arrival[];
+    capped: boolean;
+    behind: MessageRef[];
+    horizon: bigint | null;
+    now: number;
+  },
+) {
+  const { arrivals, capped, behind, horizon, now } = read;
+  const config = {
+    ...deps.settings,
+    idBytesPerSegment: idBytesPerSegment(deps.bodies.maxBodyBytes),
+  };
+  for (let kept = arrivals.length; ; kept = Math.floor(kept / 2)) {
+    const taken = arrivals.slice(0, kept);
+    const refs = [...behind, ...taken.flatMap(ref)];
+    const trimmed = capped || kept < arrivals.length;
+    const result = plan(
+      channel,
+      state.planner,
+      refs,
+      planningTime(state, refs, now, trimmed, kept, config),
+      config,
+    );
+    const planned = {
+      ...state,
+      planner: result.state,
+      readUpTo:
+        taken.length === 0
+          ? state.readUpTo
+          : trimmed
+            ? (taken.at(-1) as Arrival).position
+            : (horizon as bigint),
+      outbox: { segments: result.segments, dropped: result.dropped, late: result.late.length },
+    };
+    if (kept === 0 || encodeTickState(planned).byteLength <= TARGET_STATE_BYTES) {
+      return { state: planned, taken, trimmed, nextDueAt: result.nextDueAt };
+    }
+  }
+}
+
+/**
+ * The bytes of ids a segment's reference form can list within the body limit: the rest of the
+ * envelope (its bounds repeat two ids, plus the channel and table names) takes at most 8 KiB.
+ */
+const idBytesPerSegment = (maxBodyBytes: number): number => maxBodyBytes - 8 * 1024;
+
+/**
+ * The time to plan at. When arrivals were left unread (the cap, or a state kept small), the
+ * conversation of the newest message read may go on in them: it is planned as still open, so
+ * that a backlog read over several ticks gives the segments of one big read. Only when not a
+ * single further arrival fits the state (very long ids in a huge open conversation) is it
+ * planned at the real time, so that it settles and the channel moves on.
+ */
+function planningTime(
+  state: TickState,
+  refs: readonly MessageRef[],
+  now: number,
+  trimmed: boolean,
+  kept: number,
+  config: PipelineConfig,
+): number {
+  if (!trimmed || kept === 0) return now;
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const message of state.planner.tail) newest = Math.max(newest, message.ts);
+  for (const message of refs) newest = Math.max(newest, message.ts);
+  return Math.min(now, newest + config.settle + config.grace);
+}
+
+/**
+ * The last position a tick may read up to: every position up to the channel's sequence was
+ * handed out, and none at or past a writer's hold may be passed while the writer still writes.
+ */
+function readHorizon(seq: bigint | null, holds: readonly Hold[]): bigint | null {
+  let horizon = seq;
+  for (const hold of holds) {
+    if (horizon === null || hold.first - 1n < horizon) horizon = hold.first - 1n;
+  }
+  return horizon;
+}
+
+/** Arrivals after the read position up to the horizon, at most so many and so many bytes. */
+async function readArrivals(
+  messages: MessageSource,
+  channel: string,
+  readUpTo: bigint | null,
+  horizon: bigint | null,
+  settings: TickSettings,
+): Promise<{ arrivals: Arrival[]; capped: boolean }> {
+  const arrivals: Arrival[] = [];
+  if (horizon === null || (readUpTo !== null && horizon <= readUpTo)) {
+    return { arrivals, capped: false };
+  }
+  let bytes = 0;
+  for await (const arrival of messages.arrivalsAfter(channel, readUpTo ?? undefined, {
+    upTo: horizon,
+  })) {
+    if (arrivals.length >= settings.maxArrivalsPerChannel || bytes >= MAX_ARRIVAL_BYTES) {
+      return { arrivals, capped: true };
+    }
+    arrivals.push(arrival);
+    bytes += Buffer.byteLength(arrival.id ?? "") + 16;
+  }
+  return { arrivals, capped: false };
+}
+
+/**
+ * Re-reads the positions of broken holds already passed by the read position; what was not seen
+ * there before was written late by a writer whose hold was broken. Marks it seen.
+ */
+async function rereadBroken(
+  messages: MessageSource,
+  channel: string,
+  broken: BrokenHold[],
+  readUpTo: bigint | null,
+): Promise<MessageRef[]> {
+  const found: MessageRef[] = [];
+  if (readUpTo === null) return found;
+  for (const hold of broken) {
+    if (hold.first > readUpTo) continue;
+    const last = hold.last < readUpTo ? hold.last : readUpTo;
+    const seen = new Set(hold.seen);
+    for await (const arrival of messages.arrivalsAfter(channel, hold.first - 1n, { upTo: last })) {
+      const message = ref(arrival);
+      if (message.length === 0) continue;
+      const digest = idDigest(message[0].id);
+      if (seen.has(digest)) continue;
+      seen.add(digest);
+      hold.seen.push(digest);
+      found.push(...message);
+    }
+  }
+  return found;
+}
+
+/** Broken holds with the ids of these arrivals in their ranges marked seen. */
+function markSeen(broken: BrokenHold[], arrivals: readonly Arrival[]): BrokenHold[] {
+  if (broken.length === 0) return broken;
+  return broken.map((hold) => {
+    const seen = new Set(hold.seen);
+    for (const arrival of arrivals) {
+      if (
+        arrival.id !== undefined &&
+        arrival.position >= hold.first &&
+        arrival.position <= hold.last
+      ) {
+        seen.add(idDigest(arrival.id));
+      }
+    }
+    return { ...hold, seen: [...seen] };
+  });
+}
+
+/** The planner's ref of an arrival; arrivals without a platform id or timestamp are not chat. */
+const ref = (arrival: Arrival): MessageRef[] =>
+  arrival.id === undefined || arrival.ts === undefined ? [] : [{ id: arrival.id, ts: arrival.ts }];
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.byteLength === b.byteLength && Buffer.from(a).equals(Buffer.from(b));
+
+/** The digest a broken hold remembers a seen message by: 16 bytes of SHA-256, base64. */
+function idDigest(id: string): string {
+  return createHash("sha256").update(id).digest().subarray(0, 16).toString("base64");
+}

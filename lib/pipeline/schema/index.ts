@@ -1,0 +1,28 @@
+/**
+ * The channels table's shape: its keys and item names, the attributes ingestion may write, the
+ * due index and its shard arithmetic, and the table definition. What the CDK stack (`infra/`)
+ * and every writer of the table (ingestion's `ChannelPositions`) build on.
+ */
+export {
+  checkDueShards,
+  DUE_SHARDS,
+  dueShardOf,
+  dueShardsRead,
+  MAX_DUE_SHARDS,
+  shareShards,
+} from "./due-shards.js";
+export {
+  CHANNEL_KEY,
+  channelItemKey,
+  channelsTableDefinition,
+  createChannelsTable,
+  DUE_AT,
+  DUE_INDEX,
+  DUE_SHARD,
+  holdName,
+  ITEM_KEY,
+  MARK_ATTRIBUTES,
+  MARKS_ITEM,
+  SHARE_CLAIM_ITEM,
+  STATE_ITEM,
+} from "./table.js";

@@ -1,0 +1,54 @@
+/**
+ * The tick state's stored form: JSON with positions as decimal strings, then raw deflate. Both
+ * stores keep states in this form, so a state's size is what it takes in the table.
+ */
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { ChannelStateError } from "../errors.js";
+import type { PlannerState } from "../types.js";
+import type { BrokenHold, Outbox, TickState } from "./channel-state.js";
+
+/** The wire form: a version, and positions as decimal strings. */
+interface EncodedState {
+  v: 1;
+  planner: PlannerState;
+  readUpTo: string | null;
+  outbox: Outbox;
+  holdsSeen: Record<string, number>;
+  broken: (Omit<BrokenHold, "first" | "last"> & { first: string; last: string })[];
+}
+
+/** Encodes a tick state for storage; deterministic, so equal states encode to equal bytes. */
+export function encodeTickState(state: TickState): Uint8Array {
+  const wire: EncodedState = {
+    v: 1,
+    planner: state.planner,
+    readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
+    outbox: state.outbox,
+    holdsSeen: state.holdsSeen,
+    broken: state.broken.map((b) => ({ ...b, first: b.first.toString(), last: b.last.toString() })),
+  };
+  return deflateRawSync(JSON.stringify(wire));
+}
+
+/** Decodes what {@link encodeTickState} wrote; a state of another version is an error. */
+export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
+  let wire: EncodedState;
+  try {
+    wire = JSON.parse(inflateRawSync(bytes).toString("utf8")) as EncodedState;
+  } catch (error) {
+    throw new ChannelStateError(
+      channel,
+      `tick state is not readable (${(error as Error).message})`,
+    );
+  }
+  if (wire.v !== 1) {
+    throw new ChannelStateError(channel, `tick state has version ${String(wire.v)}, expected 1`);
+  }
+  return {
+    planner: wire.planner,
+    readUpTo: wire.readUpTo === null ? null : BigInt(wire.readUpTo),
+    outbox: wire.outbox,
+    holdsSeen: wire.holdsSeen,
+    broken: wire.broken.map((b) => ({ ...b, first: BigInt(b.first), last: BigInt(b.last) })),
+  };
+}
