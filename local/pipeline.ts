@@ -23,6 +23,7 @@ import {
   runTick,
   type SegmentFunctionConfig,
   type ShareRun,
+  type TickBudget,
   type TickSettings,
   type TickSummary,
   tickDependencies,
@@ -190,10 +191,11 @@ export class LocalPipeline {
   }
 
   /**
-   * One scheduled tick at pipeline time `now`: with several workers, the dispatcher starts one
-   * per share and this waits for all of them; the summary adds theirs up.
+   * One scheduled tick at pipeline time `now`, within `budget` (default: every due channel): with
+   * several workers, the dispatcher starts one per share and this waits for all of them (the
+   * budget shared by all); the summary adds theirs up.
    */
-  async tick(now: number, shouldStop?: () => boolean): Promise<TickSummary> {
+  async tick(now: number, budget?: TickBudget): Promise<TickSummary> {
     const deps = tickDependencies(this.config, {
       dynamodb: this.options.dynamodb,
       sqs: this.options.sqs,
@@ -202,15 +204,13 @@ export class LocalPipeline {
       now: () => now,
       wallNow: this.options.wallNow,
     });
-    if (this.config.workers === 1) return runTick(deps, shouldStop);
+    if (this.config.workers === 1) return runTick(deps, budget);
     const runs: Promise<ShareRun>[] = [];
     const wall = deps.wallNow();
     await dispatchTick(
       {
         invoke: async (share) => {
-          runs.push(
-            runShare(deps, share, { until: wall + this.config.settings.leaseMs, shouldStop }),
-          );
+          runs.push(runShare(deps, share, { until: wall + this.config.settings.leaseMs, budget }));
         },
       },
       this.config.workers,

@@ -2,6 +2,7 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import type { Context } from "aws-lambda";
 import {
   type DispatchSummary,
+  deadlineBudget,
   dispatchTick,
   LambdaWorkerInvoker,
   runTick,
@@ -31,7 +32,7 @@ export async function handler(
   try {
     if (invoker !== null) return await dispatchTick(invoker, config.workers, deps);
     const deadline = Date.now() + context.getRemainingTimeInMillis() - config.budgetMarginMs;
-    return await runTick(deps, () => Date.now() >= deadline);
+    return await runTick(deps, deadlineBudget(deadline));
   } finally {
     metrics.publishStoredMetrics();
   }

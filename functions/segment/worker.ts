@@ -1,5 +1,10 @@
 import type { Context } from "aws-lambda";
-import { parseWorkerEvent, runShare, type ShareRun } from "../../lib/pipeline/index.js";
+import {
+  deadlineBudget,
+  parseWorkerEvent,
+  runShare,
+  type ShareRun,
+} from "../../lib/pipeline/index.js";
 import { config, deps, metrics } from "./setup.js";
 
 /**
@@ -13,7 +18,7 @@ export async function handler(event: unknown, context: Context): Promise<ShareRu
   const end = Date.now() + context.getRemainingTimeInMillis();
   const deadline = end - config.budgetMarginMs;
   try {
-    return await runShare(deps, share, { until: end, shouldStop: () => Date.now() >= deadline });
+    return await runShare(deps, share, { until: end, budget: deadlineBudget(deadline) });
   } finally {
     metrics.publishStoredMetrics();
   }

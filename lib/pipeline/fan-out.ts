@@ -14,6 +14,7 @@
  * delivering a channel twice; the claim only keeps them from wasting work on one share.
  */
 import { randomUUID } from "node:crypto";
+import type { TickBudget } from "./budget.js";
 import { DispatchError, WorkerEventError } from "./errors.js";
 import { MAX_DUE_SHARDS } from "./schema/due-shards.js";
 import { runTick, type TickSummary } from "./tick.js";
@@ -79,13 +80,13 @@ export interface ShareRun {
 
 /**
  * One worker: claims its share until `until` (wall ms, when its invocation ends), runs the tick
- * over the share's shards, and releases the claim. A share claimed by a worker still running
- * is left to it.
+ * over the share's shards within `budget`, and releases the claim. A share claimed by a worker
+ * still running is left to it.
  */
 export async function runShare(
   deps: TickDependencies,
   share: TickShare,
-  options: { until: number; shouldStop?: () => boolean },
+  options: { until: number; budget?: TickBudget },
 ): Promise<ShareRun> {
   const owner = randomUUID();
   if (!(await deps.channels.claimShare(share, owner, options.until, deps.wallNow()))) {
@@ -96,7 +97,7 @@ export async function runShare(
     return { share, busy: true, tick: null };
   }
   try {
-    return { share, busy: false, tick: await runTick(deps, options.shouldStop, share) };
+    return { share, busy: false, tick: await runTick(deps, options.budget, share) };
   } finally {
     await deps.channels.releaseShare(share, owner);
   }

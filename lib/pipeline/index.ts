@@ -1,11 +1,12 @@
 /**
- * The segmentation pipeline's engine: the scheduled tick, the fanned-out tick,
+ * The segmentation pipeline's engine: the scheduled tick and its budget, the fanned-out tick,
  * segment delivery to SQS, the function's configuration and its wiring to AWS, and the errors.
  * Its other audiences have their own entries: `./contract` (what consumers of the segment queue
  * read), `./schema` (the channels table's shape, for the CDK stack and its writers) and
  * `./store` (the channel store port and its implementations). The pure planner is
  * `./planner.ts`.
  */
+export { deadlineBudget, type TickBudget } from "./budget.js";
 export {
   MAX_CHANNEL_CONCURRENCY,
   readDueShards,

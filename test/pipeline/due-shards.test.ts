@@ -16,6 +16,7 @@ import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
 import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { testSqsClient } from "../support/sqs.js";
+import { channelBudget } from "../support/tick-budget.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -115,10 +116,9 @@ describe("changing the due index's shard count mid-run", () => {
       const drain = async (local: LocalPipeline) => {
         for (const segment of await local.drain()) delivered.push(...segment.messageIds);
       };
-      /** A tick that takes only `budget` channels: the rest stay due where they were marked. */
-      const partialTick = async (local: LocalPipeline, now: number, budget: number) => {
-        let asked = 0;
-        await local.tick(now, () => asked++ >= budget);
+      /** A tick that may take only `channels` channels: the rest stay due where they were marked. */
+      const partialTick = async (local: LocalPipeline, now: number, channels: number) => {
+        await local.tick(now, channelBudget(channels));
         await drain(local);
       };
       const ingestRound = async (round: number, writers: LocalPipeline[]) => {
@@ -133,13 +133,13 @@ describe("changing the due index's shard count mid-run", () => {
 
       // Before the change: everything on the old count, one tick partway through.
       await ingestRound(0, [old]);
-      await partialTick(old, T0 + 2 * HOUR, 5);
+      await partialTick(old, T0 + 2 * HOUR, 4);
 
       // The rollout: the tick reads both counts; writers on either, interleaved; an old tick too.
       const migrating = old.withDueShards(after, before);
       await ingestRound(1, [old, migrating]);
-      await partialTick(migrating, T0 + 5 * HOUR, 7);
-      await partialTick(old, T0 + 5 * HOUR + MINUTE, 3);
+      await partialTick(migrating, T0 + 5 * HOUR, 6);
+      await partialTick(old, T0 + 5 * HOUR + MINUTE, 2);
       await ingestRound(2, [migrating, old, old]);
       if (after < before) {
         // Marks sit in shards the new count alone would not read: the tick reads and reports them.
@@ -148,7 +148,7 @@ describe("changing the due index's shard count mid-run", () => {
         const hiding = new Set(dueShardsRead(after));
         expect(channels.some((c) => !hiding.has(dueShardOf(c, before)))).toBe(true);
       }
-      await partialTick(migrating, T0 + 8 * HOUR, 9);
+      await partialTick(migrating, T0 + 8 * HOUR, 8);
       if (after < before) expect(metrics.get("DueItemsInOldShards")).toBeGreaterThan(0);
 
       // Every writer on the new count: ticks move what is left; then the previous count goes.
@@ -158,13 +158,13 @@ describe("changing the due index's shard count mid-run", () => {
         (await migrating.channels.earliestDue()) !== null;
         now += HOUR
       ) {
-        await partialTick(migrating, now, 10);
+        await partialTick(migrating, now, 9);
       }
       expect(await migrating.channels.oldShardItems()).toBe(0);
       const done = old.withDueShards(after);
       await ingestRound(5, [done]);
       for (let now = T0 + 17 * HOUR; (await done.channels.earliestDue()) !== null; now += HOUR) {
-        await partialTick(done, now, 10);
+        await partialTick(done, now, 9);
       }
 
       expect(delivered.length).toBe(new Set(delivered).size);

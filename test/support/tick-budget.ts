@@ -1,0 +1,14 @@
+import type { TickBudget } from "../../lib/pipeline/index.js";
+
+/** A tick budget that lets exactly `channels` channels start, then refuses the rest. */
+export function channelBudget(channels: number): TickBudget {
+  let started = 0;
+  return {
+    spent: () => started >= channels,
+    startChannel: () => {
+      if (started >= channels) return false;
+      started++;
+      return true;
+    },
+  };
+}
