@@ -32,6 +32,7 @@ const EMULATOR_TESTS = [
   "test/pipeline/fan-out-aws.test.ts",
   "test/pipeline/pipeline-faults.test.ts",
   "test/pipeline/sqs-delivery.test.ts",
+  "test/pipeline/tick-properties-aws.test.ts",
   "test/pipeline/tick.test.ts",
   "test/report/browser.test.ts",
 ];

@@ -1,0 +1,336 @@
+/**
+ * The crash properties' machinery, for any pair of stores: random multi-channel chat ingested in
+ * order, ticks on a schedule, each tick's process (or each fanned-out worker) dying right after
+ * a random call it makes to the channel store, the message store or the queue (and a lost lease
+ * later), then ticks until everything settled. The properties check the delivered segments
+ * against one segmenter call per channel over its final stream.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Writer } from "../../lib/history/index.js";
+import { compareRefs } from "../../lib/identity/index.js";
+import { ingest } from "../../lib/ingest/index.js";
+import {
+  runShare,
+  runTick,
+  type SegmentDelivery,
+  type TickDependencies,
+  type TickSettings,
+  tickShares,
+} from "../../lib/pipeline/index.js";
+import type { ChannelStore } from "../../lib/pipeline/store/index.js";
+import { ConversationSegmenter } from "../../lib/segmenter/index.js";
+import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2025, 0, 6);
+const TICK = 15 * MINUTE;
+
+type Chat = { id: string; ts: number; channel: string; text: string };
+
+/** Chat on three channels: bursts, pauses of under an hour, and silences past `settle`. */
+const chatArbitrary = (maxLength: number) =>
+  fc
+    .array(
+      fc.record({
+        channel: fc.constantFrom("a", "b", "c"),
+        gap: fc.oneof(
+          { weight: 5, arbitrary: fc.integer({ min: 0, max: 3 }) },
+          { weight: 2, arbitrary: fc.integer({ min: 10, max: 50 }) },
+          { weight: 1, arbitrary: fc.integer({ min: 150, max: 400 }) },
+        ),
+      }),
+      { minLength: 1, maxLength },
+    )
+    .map((steps) => {
+      let ts = T0;
+      return steps.map(({ channel, gap }, i): Chat => {
+        ts += gap * MINUTE;
+        return { id: `m${String(i).padStart(3, "0")}`, ts, channel, text: `message ${i}` };
+      });
+    });
+
+const settingsArbitrary = fc.record({
+  maxSize: fc.integer({ min: 1, max: 6 }),
+  minItems: fc.integer({ min: 1, max: 3 }),
+});
+
+/** The settings of the crash properties, around the generated segmenter options. */
+const crashSettings = (partial: { maxSize: number; minItems: number }): TickSettings => ({
+  ...partial,
+  settle: 2 * 60 * MINUTE,
+  grace: 0,
+  maxArrivalsPerChannel: 1000,
+  leaseMs: MINUTE,
+  channelConcurrency: 2,
+  holdTimeoutMs: 5 * MINUTE,
+});
+
+/** The clocks a replay runs on: the pipeline's, and the wall's for leases and claims. */
+export interface ReplayClock {
+  now: number;
+  wall: number;
+}
+
+/** The two stores a replay runs on: messages (written by ingestion, read by the tick), channels. */
+export interface ReplayStores {
+  messages: Writer & TickDependencies["messages"];
+  channels: ChannelStore;
+}
+
+/** Fresh, empty stores for one replay, on its clock, with a due index of `dueShards` shards. */
+export type StoresFactory = (clock: ReplayClock, dueShards: number) => Promise<ReplayStores>;
+
+/** One segmenter call per channel over its final stream: the distinct segments expected. */
+function reference(chat: Chat[], s: TickSettings): Map<string, string[][]> {
+  const segmenter = new ConversationSegmenter({
+    maxSize: s.maxSize,
+    settle: s.settle,
+    minItems: s.minItems,
+  });
+  const result = new Map<string, string[][]>();
+  for (const channel of new Set(chat.map((m) => m.channel))) {
+    const list = chat.filter((m) => m.channel === channel).sort(compareRefs);
+    result.set(
+      channel,
+      segmenter
+        .closedSegments(list, Number.MAX_SAFE_INTEGER, (m) => m.ts)
+        .map((seg) => seg.map((m) => m.id)),
+    );
+  }
+  return result;
+}
+
+/**
+ * The distinct segments sent are exactly the reference's, none late, and a segment sent again
+ * repeats its content. Returns how many distinct segments were sent.
+ */
+function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickSettings): number {
+  const byId = new Map<string, string[]>();
+  const distinct = new Map<string, string[][]>();
+  for (const { segment } of sent) {
+    const ids = segment.messages.map((m) => m.id);
+    const earlier = byId.get(segment.segmentId);
+    if (earlier) {
+      expect(ids).toEqual(earlier);
+      continue;
+    }
+    expect(segment.late).toBe(false);
+    byId.set(segment.segmentId, ids);
+    distinct.set(segment.channel, [...(distinct.get(segment.channel) ?? []), ids]);
+  }
+  for (const [channel, segments] of reference(chat, s)) {
+    expect(distinct.get(channel) ?? []).toEqual(segments);
+  }
+  return byId.size;
+}
+
+/** A tick's dependencies on `stores`, every call of them counted by `control`. */
+function crashingDeps(
+  stores: ReplayStores,
+  world: { sent: SegmentDelivery[]; settings: TickSettings; clock: ReplayClock },
+  control: CrashControl,
+): TickDependencies {
+  const { sent, settings, clock } = world;
+  return {
+    messages: crashing(stores.messages, control),
+    channels: crashing(stores.channels, control),
+    sink: crashing(
+      { send: async (entries: SegmentDelivery[]) => void sent.push(...entries) },
+      control,
+    ),
+    bodies: { maxBodyBytes: 256 * 1024, tableName: "messages" },
+    metrics: { add() {} },
+    logger: { info() {}, warn() {}, error() {} },
+    settings,
+    now: () => clock.now,
+    wallNow: () => clock.wall,
+  };
+}
+
+const survive = (error: unknown) => {
+  if (!(error instanceof InjectedCrash)) throw error;
+};
+
+/**
+ * Ticks every {@link TICK} from the first message until the chat has settled and nothing is due,
+ * ingesting what the clock has reached before each tick; `tick` runs one (possibly crashing)
+ * tick, told whether crashes are still allowed (not once the chat has settled).
+ */
+async function replay(
+  chat: Chat[],
+  s: TickSettings,
+  clock: ReplayClock,
+  stores: ReplayStores,
+  tick: (index: number, crashes: boolean) => Promise<void>,
+): Promise<void> {
+  const sorted = [...chat].sort(compareRefs);
+  const end = sorted[sorted.length - 1].ts + s.settle + 2 * TICK;
+  let next = 0;
+  for (let index = 0; clock.now <= end || (await stores.channels.earliestDue()) !== null; index++) {
+    const batch: Chat[] = [];
+    while (next < sorted.length && sorted[next].ts <= clock.now) batch.push(sorted[next++]);
+    if (batch.length > 0) await ingest(stores.messages, batch);
+    await tick(index, clock.now <= end);
+    clock.now += TICK;
+    // Past any lease and claim: a crashed tick's segments and share are taken up again.
+    clock.wall += s.leaseMs + 1;
+    if (index > 2000) throw new Error("did not settle");
+  }
+}
+
+/** The chat replayed with one tick at a time, its process dying after call `crashes[tick]`. */
+async function replayWithCrashes(
+  makeStores: StoresFactory,
+  chat: Chat[],
+  s: TickSettings,
+  crashes: number[],
+): Promise<SegmentDelivery[]> {
+  const clock = { now: T0, wall: T0 };
+  const stores = await makeStores(clock, 4);
+  const sent: SegmentDelivery[] = [];
+  const control = { calls: 0, crashAt: 0 };
+  const deps = crashingDeps(stores, { sent, settings: s, clock }, control);
+  await replay(chat, s, clock, stores, async (tick, crashesAllowed) => {
+    control.calls = 0;
+    control.crashAt = crashesAllowed ? (crashes[tick % crashes.length] ?? 0) : 0;
+    await runTick(deps).catch(survive);
+  });
+  return sent;
+}
+
+interface FanOut {
+  workers: number;
+  dueShards: number;
+  /** Per tick, the call after which each worker dies (0: it does not). */
+  crashes: number[][];
+  /** Per tick, whether a second worker of share 0 starts while the first runs. */
+  duplicates: boolean[];
+}
+
+const fanOutArbitrary = fc.integer({ min: 2, max: 4 }).chain((workers) =>
+  fc.record({
+    workers: fc.constant(workers),
+    dueShards: fc.integer({ min: workers, max: 8 }),
+    crashes: fc.array(fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: workers }), {
+      minLength: 1,
+      maxLength: 12,
+    }),
+    duplicates: fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
+  }),
+);
+
+/**
+ * The chat replayed with each tick fanned out: a worker per share, all at once, each a process
+ * of its own that dies (makes no more calls, keeps its claim) right after its chosen call.
+ */
+async function replayFannedOut(
+  makeStores: StoresFactory,
+  chat: Chat[],
+  s: TickSettings,
+  fan: FanOut,
+): Promise<{ sent: SegmentDelivery[]; crashed: number }> {
+  const clock = { now: T0, wall: T0 };
+  const stores = await makeStores(clock, fan.dueShards);
+  const sent: SegmentDelivery[] = [];
+  let crashed = 0;
+  await replay(chat, s, clock, stores, async (tick, crashesAllowed) => {
+    const crashes = crashesAllowed ? (fan.crashes[tick % fan.crashes.length] ?? []) : [];
+    const starts = tickShares(fan.workers).map((share) => ({
+      share,
+      crashAt: crashes[share.index] ?? 0,
+    }));
+    if (fan.duplicates[tick % fan.duplicates.length]) starts.push({ ...starts[0], crashAt: 0 });
+    await Promise.all(
+      starts.map(async ({ share, crashAt }) => {
+        const control: CrashControl = { calls: 0, crashAt, dies: true };
+        const deps = crashingDeps(stores, { sent, settings: s, clock }, control);
+        await runShare(deps, share, { until: clock.wall + s.leaseMs }).catch(survive);
+        if (control.dead) crashed++;
+      }),
+    );
+  });
+  return { sent, crashed };
+}
+
+/** How hard each property is tried: many runs on memory stores (seconds), few on DynamoDB Local. */
+export interface PropertyEffort {
+  /** Messages of a generated chat at most. */
+  maxMessages: number;
+  crashRuns: number;
+  fanOutRuns: number;
+  cleanFanOutRuns: number;
+  /** Per property, in ms. */
+  timeout: number;
+}
+
+/** The exactly-once properties, on stores from `makeStores`. */
+export function describeCrashProperties(
+  name: string,
+  makeStores: StoresFactory,
+  effort: PropertyEffort,
+): void {
+  const chat = chatArbitrary(effort.maxMessages);
+  describe(`${name}: a tick under random crash points`, () => {
+    it(
+      "delivers exactly the segments of one big run, each with one content, none late",
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            chat,
+            settingsArbitrary,
+            fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 20 }),
+            async (chat, partial, crashes) => {
+              const s = crashSettings(partial);
+              expectReferenceSegments(
+                await replayWithCrashes(makeStores, chat, s, crashes),
+                chat,
+                s,
+              );
+            },
+          ),
+          { numRuns: effort.crashRuns },
+        );
+      },
+      effort.timeout,
+    );
+  });
+
+  describe(`${name}: a fanned-out tick under random crash points`, () => {
+    it(
+      "loses nothing and delivers a segment twice only after a worker died",
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(chat, settingsArbitrary, fanOutArbitrary, async (chat, partial, fan) => {
+            const s = crashSettings(partial);
+            const { sent, crashed } = await replayFannedOut(makeStores, chat, s, fan);
+            const distinct = expectReferenceSegments(sent, chat, s);
+            if (crashed === 0) expect(sent.length).toBe(distinct);
+          }),
+          { numRuns: effort.fanOutRuns },
+        );
+      },
+      effort.timeout,
+    );
+
+    it(
+      "without crashes, delivers every segment exactly once, duplicate workers and all",
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(chat, settingsArbitrary, fanOutArbitrary, async (chat, partial, fan) => {
+            const s = crashSettings(partial);
+            const { sent } = await replayFannedOut(makeStores, chat, s, { ...fan, crashes: [[]] });
+            const ids = sent.map((d) => d.segment.segmentId);
+            expect(new Set(ids).size).toBe(ids.length);
+            const expected = [...reference(chat, s).values()].flat();
+            expect(sent.map((d) => d.segment.messages.map((m) => m.id)).sort()).toEqual(
+              expected.sort(),
+            );
+          }),
+          { numRuns: effort.cleanFanOutRuns },
+        );
+      },
+      effort.timeout,
+    );
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * The exactly-once crash properties of `tick-properties.test.ts` on the real stores: the
+ * DynamoDB message store and channel store, with ingestion's positions, on DynamoDB Local, each
+ * run on fresh tables. Fewer and shorter runs: every call is a request.
+ */
+import { randomBytes } from "node:crypto";
+import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
+import { ChannelPositions } from "../../lib/ingest/index.js";
+import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import { describeCrashProperties } from "./crash-replay.js";
+
+const client = testDynamoDbClient();
+
+describeCrashProperties(
+  "DynamoDB stores",
+  async (clock, dueShards) => {
+    const suffix = randomBytes(6).toString("hex");
+    const [messagesTable, channelsTable] = [`messages-${suffix}`, `channels-${suffix}`];
+    await Promise.all([
+      createMessagesTable(client, messagesTable),
+      createChannelsTable(client, channelsTable),
+    ]);
+    const positions = new ChannelPositions({
+      client,
+      tableName: channelsTable,
+      dueShards,
+      now: () => clock.now,
+    });
+    return {
+      messages: new DynamoDbStore({ client, tableName: messagesTable, positions }),
+      channels: new DynamoDbChannelStore({ client, tableName: channelsTable, dueShards }),
+    };
+  },
+  { maxMessages: 12, crashRuns: 8, fanOutRuns: 6, cleanFanOutRuns: 4, timeout: 300_000 },
+);
