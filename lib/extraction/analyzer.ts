@@ -24,6 +24,40 @@ export type Route = "prefix" | "non_prefix" | "full" | "full2" | "sliding";
 
 const ROUTES: readonly Route[] = ["prefix", "non_prefix", "full", "full2", "sliding"];
 
+/** What decides how many windows a route cuts: the transcript's length and the window settings. */
+export interface WindowSizing {
+  /** Turns of the transcript (a segment has one per message). */
+  turns: number;
+  windowSize: number;
+  overlap: number;
+  prefixStep: number;
+  maxWindows: number;
+}
+
+/**
+ * The most windows (prompts) `route` asks the model about for a transcript of `sizing.turns`
+ * turns, whatever their roles: as many as the splitters cut when every turn is a user turn, the
+ * most there can be. `sliding`: ceil((turns - overlap) / (windowSize - overlap)), at least one;
+ * `prefix` and `non_prefix`: one per `prefixStep` turns, the last holding the rest, at most
+ * `maxWindows`; `full` one; `full2` two passes over the whole. No turns, no windows. Sizes as
+ * the analyzer takes them: positive (the deployment's reader checks them).
+ */
+export function windowCount(route: Route, sizing: WindowSizing): number {
+  const { turns, windowSize, overlap, prefixStep, maxWindows } = sizing;
+  if (turns <= 0) return 0;
+  switch (route) {
+    case "sliding":
+      return Math.max(1, Math.ceil((turns - overlap) / (windowSize - overlap)));
+    case "prefix":
+    case "non_prefix":
+      return Math.min(maxWindows, Math.ceil(turns / prefixStep));
+    case "full":
+      return 1;
+    case "full2":
+      return 2;
+  }
+}
+
 export interface AnalyzerOptions {
   /** Default `prefix`; an unknown route is a RangeError. */
   route?: Route;

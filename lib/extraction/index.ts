@@ -4,7 +4,13 @@
  * one parser of model replies, with the model adapters of `./llm/` re-exported.
  */
 export type { Turn } from "../windows/index.js";
-export { Analyzer, type AnalyzerOptions, type Route } from "./analyzer.js";
+export {
+  Analyzer,
+  type AnalyzerOptions,
+  type Route,
+  type WindowSizing,
+  windowCount,
+} from "./analyzer.js";
 export { dedupeCandidates, normalizeTopic } from "./candidates.js";
 export { ExtractionError, InvalidModelOutputError, LLMError } from "./errors.js";
 export * from "./llm/index.js";
