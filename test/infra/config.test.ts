@@ -9,7 +9,6 @@ import {
   extractEnvironment,
   extractRounds,
   extractTimeoutMs,
-  extractWindows,
   resolveConfig,
   type SettingName,
   segmentEnvironment,
@@ -21,7 +20,6 @@ import {
   readExtractConfig,
 } from "../../lib/knowledge/index.js";
 import { readSegmentConfig, SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
-import { slidingWindows } from "../../lib/windows/index.js";
 
 const noContext = () => undefined;
 const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";
@@ -493,32 +491,6 @@ describe("extraction sizing", () => {
     maxWindows: 8,
     llmConcurrency: 4,
     ...overrides,
-  });
-  const turns = (n: number) => Array.from({ length: n }, (_, i) => i);
-
-  it("counts the sliding route's windows as slidingWindows cuts the largest segment", () => {
-    for (const [maxSize, windowSize, overlap] of [
-      [500, 20, 2],
-      [1, 20, 2],
-      [20, 20, 2],
-      [21, 20, 2],
-      [100, 10, 0],
-      [100, 10, 9],
-      [7, 3, 1],
-    ]) {
-      expect(
-        extractWindows(sizing({ maxSize, windowSize, overlap })),
-        `${maxSize}/${windowSize}/${overlap}`,
-      ).toBe(slidingWindows(turns(maxSize), windowSize, overlap).length);
-    }
-  });
-
-  it("counts prefix and non_prefix windows per step, at most maxWindows; full 1, full2 2", () => {
-    expect(extractWindows(sizing({ route: "prefix", maxSize: 12, maxWindows: 100 }))).toBe(4);
-    expect(extractWindows(sizing({ route: "non_prefix", maxSize: 12, maxWindows: 100 }))).toBe(4);
-    expect(extractWindows(sizing({ route: "prefix" }))).toBe(8);
-    expect(extractWindows(sizing({ route: "full" }))).toBe(1);
-    expect(extractWindows(sizing({ route: "full2" }))).toBe(2);
   });
 
   it("runs windows llmConcurrency at once; prefix's first alone, full2's passes in turn", () => {

@@ -1,0 +1,639 @@
+/**
+ * The deployment's settings as one table: for each, its name, how a value is read (its kind and
+ * default), the range or rule it must meet, and the checks against the settings read before it.
+ * `resolveConfig` (config.ts) reads them in the table's order, so a setting's checks may use any
+ * earlier one's value, and the first bad setting is the one reported. The deploy docs' settings
+ * table is tested against this one (`test/infra/settings-docs.test.ts`).
+ */
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { parseDuration } from "../lib/duration/index.js";
+import type { Route } from "../lib/extraction/index.js";
+import { DEFAULT_BEDROCK_MODEL_ID, EXTRACT_DEFAULTS, ROUTES } from "../lib/knowledge/index.js";
+import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
+import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
+
+/** A duration as `parseDuration` reads it (`90s`, `5m`, `24h`), or a number of milliseconds. */
+export type DurationSetting = string | number;
+
+export type QueueType = "fifo" | "standard";
+
+/** The model services the deployed extraction function may call. */
+export type ExtractorSetting = "bedrock" | "openai";
+
+/**
+ * What a deployment may configure. Each setting comes from the stack props, else from CDK
+ * context under the same name (`cdk deploy -c settle=12h`), else from its default: the
+ * segmenter's own defaults (`SEGMENT_DEFAULTS`), so that the deployed function and a local run
+ * agree unless told otherwise.
+ */
+export interface ConvosegSettings {
+  /**
+   * Most messages in one segment.
+   * @default 500
+   */
+  readonly maxSize?: number;
+  /**
+   * Silence that ends a conversation.
+   * @default "24h"
+   */
+  readonly settle?: DurationSetting;
+  /**
+   * Fewest messages a segment needs; smaller pieces are dropped and counted.
+   * @default 1
+   */
+  readonly minItems?: number;
+  /**
+   * Extra quiet time before a trailing conversation counts as settled: ingestion reordering.
+   * @default "1m"
+   */
+  readonly grace?: DurationSetting;
+  /**
+   * How often the segmentation tick runs: whole minutes, 1m to 60m.
+   * @default "5m"
+   */
+  readonly schedule?: DurationSetting;
+  /**
+   * A tick takes no new channel when less than this is left of its timeout.
+   * @default "20s"
+   */
+  readonly budgetMargin?: DurationSetting;
+  /**
+   * The segment queue: `fifo` keeps each channel's segments in order.
+   * @default "fifo"
+   */
+  readonly queueType?: QueueType;
+  /**
+   * Shards of the channels table's due index, 1 to 1000. Each shard is one GSI partition (about
+   * 1,000 due marks/s); raise it only for more marks than that per shard. Users' own
+   * `IngestClient`s must be given the same count (`dueShards`).
+   * @default 4
+   */
+  readonly dueShards?: number;
+  /**
+   * The count before a change of dueShards that shrinks it: the tick also reads the shards only
+   * it had, until the `DueItemsInOldShards` metric reads 0 with every writer on the new count;
+   * then remove this setting.
+   * @default - none: nothing to migrate
+   */
+  readonly previousDueShards?: number;
+  /**
+   * Workers a tick fans out to, 1 to dueShards. With more than one, the scheduled function
+   * becomes a dispatcher that starts a worker function (reserved concurrency = workers) per
+   * share of the due index; see the scaling docs.
+   * @default 1 - the scheduled function does the whole tick
+   */
+  readonly workers?: number;
+  /**
+   * Channels one tick (or each worker) processes at once, 1 to 64.
+   * @default 8
+   */
+  readonly channelConcurrency?: number;
+  /**
+   * Largest segment message body, and the segment queue's MaximumMessageSize.
+   * @default 262144
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * Retention of the functions' log groups, a CloudWatch Logs value such as 30 or 365.
+   * @default 30
+   */
+  readonly logRetentionDays?: number;
+  /**
+   * Subscribes this address to the alarm topic.
+   * @default - no subscription
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Role ARNs besides the tick's that may send to the segment queue, for operators who redrive
+   * its dead-letter queue.
+   * @default - none: only the tick sends
+   */
+  readonly segmentQueueSenders?: readonly string[];
+  /**
+   * `retain` keeps the tables, with deletion protection, when the stack is deleted.
+   * @default "retain"
+   */
+  readonly dataRemovalPolicy?: "retain" | "destroy";
+  /**
+   * The extraction function's model service: `bedrock`, or an OpenAI-compatible `openai`.
+   * @default "bedrock"
+   */
+  readonly extractor?: ExtractorSetting;
+  /**
+   * The Bedrock model id, or a cross-region inference profile id (`us.amazon.nova-lite-v1:0`);
+   * with `openai`, the endpoint's model name (required then).
+   * @default "amazon.nova-lite-v1:0"
+   */
+  readonly modelId?: string;
+  /**
+   * How a segment is cut into windows for the model. This and the window settings below default
+   * to the function's own defaults (`EXTRACT_DEFAULTS`: ROUTE, WINDOW_SIZE, …).
+   * @default "sliding"
+   */
+  readonly route?: Route;
+  /**
+   * The `sliding` route's window, in turns, 1 to 1000.
+   * @default 60
+   */
+  readonly windowSize?: number;
+  /**
+   * Turns the `sliding` route's windows share, less than windowSize.
+   * @default 6
+   */
+  readonly overlap?: number;
+  /**
+   * The `prefix` and `non_prefix` routes' step, in user turns, 1 to 1000.
+   * @default 5
+   */
+  readonly prefixStep?: number;
+  /**
+   * Windows kept per segment on the `prefix` and `non_prefix` routes (the last ones), 1 to 1000.
+   * @default 8
+   */
+  readonly maxWindows?: number;
+  /**
+   * Model calls one extraction makes at once, 1 to 32.
+   * @default 4
+   */
+  readonly llmConcurrency?: number;
+  /**
+   * How Bedrock is asked for JSON: `tool` (every Converse model with tool use) or `json_schema`.
+   * @default "tool"
+   */
+  readonly bedrockOutput?: "json_schema" | "tool";
+  /**
+   * Extraction functions running at once (the segment queue event source's maximum concurrency,
+   * 2 to 1000): with llmConcurrency, the deployment's rate limit on the model.
+   * @default 2
+   */
+  readonly extractConcurrency?: number;
+  /**
+   * The OpenAI-compatible endpoint, `https://…` (required with `openai`).
+   * @default - none
+   */
+  readonly openaiBaseUrl?: string;
+  /**
+   * Where the endpoint's API key is kept, never the key itself; with `openai`, exactly one: a
+   * Secrets Manager secret's full ARN, or the name of an SSM SecureString parameter. Either in the
+   * stack's region (the function reads it there at cold start), encrypted with the AWS managed
+   * key or a customer key whose key policy lets the extraction role decrypt: the stack grants
+   * the read of that one secret or parameter, no KMS key.
+   * @default - none
+   */
+  readonly openaiApiKeySecret?: string;
+  /** @default - none */
+  readonly openaiApiKeyParameter?: string;
+  /**
+   * USD per million input and output tokens, for the dashboard's cost estimate. The defaults
+   * are Amazon Nova Lite's published Bedrock on-demand prices (us-east-1); set yours for another
+   * model, region or endpoint.
+   * @default 0.06
+   */
+  readonly inputTokenPrice?: number;
+  /** @default 0.24 */
+  readonly outputTokenPrice?: number;
+  /**
+   * Physical names.
+   * @default - generated by CloudFormation
+   */
+  readonly messagesTableName?: string;
+  /** @default - generated by CloudFormation */
+  readonly channelsTableName?: string;
+  /** @default - generated by CloudFormation */
+  readonly conversationsTableName?: string;
+  /** @default - generated by CloudFormation */
+  readonly resultsTableName?: string;
+  /** @default - generated by CloudFormation */
+  readonly segmentQueueName?: string;
+  /** @default - generated by CloudFormation */
+  readonly ingestQueueName?: string;
+  /** @default - generated by CloudFormation */
+  readonly dashboardName?: string;
+}
+
+export type SettingName = keyof ConvosegSettings;
+
+/** Each setting's value once read and checked: durations in milliseconds, absent ones undefined. */
+export interface SettingValues {
+  maxSize: number;
+  minItems: number;
+  settle: number;
+  grace: number;
+  schedule: number;
+  budgetMargin: number;
+  queueType: QueueType;
+  maxBodyBytes: number;
+  dueShards: number;
+  previousDueShards: number | null;
+  workers: number;
+  channelConcurrency: number;
+  logRetentionDays: number;
+  segmentQueueName: string | undefined;
+  extractor: ExtractorSetting;
+  modelId: string;
+  route: Route;
+  windowSize: number;
+  overlap: number;
+  prefixStep: number;
+  maxWindows: number;
+  llmConcurrency: number;
+  bedrockOutput: "json_schema" | "tool";
+  extractConcurrency: number;
+  openaiBaseUrl: string | undefined;
+  openaiApiKeySecret: string | undefined;
+  openaiApiKeyParameter: string | undefined;
+  inputTokenPrice: number;
+  outputTokenPrice: number;
+  messagesTableName: string | undefined;
+  channelsTableName: string | undefined;
+  conversationsTableName: string | undefined;
+  resultsTableName: string | undefined;
+  ingestQueueName: string | undefined;
+  dashboardName: string | undefined;
+  alarmEmail: string | undefined;
+  segmentQueueSenders: string[];
+  dataRemovalPolicy: "retain" | "destroy";
+}
+
+/** What is wrong with a value: the setting's own (or, for a rule over several, `setting`'s). */
+export class SettingProblem extends Error {
+  override readonly name: string = "SettingProblem";
+  constructor(
+    problem: string,
+    readonly setting?: SettingName,
+  ) {
+    super(problem);
+  }
+}
+
+/** How a setting's value is read: the docs' defaults are compared by kind. */
+export type SettingKind = "integer" | "duration" | "choice" | "text" | "price" | "roleArns";
+
+/** One row of the table. */
+export interface Setting<N extends SettingName = SettingName> {
+  readonly name: N;
+  readonly kind: SettingKind;
+  /** The default as CDK context would give it (`"24h"`, `"500"`); undefined: none. */
+  readonly default?: string | number;
+  /**
+   * Reads the given value (undefined when neither props nor context set it) with the values of
+   * the settings above it in the table; throws a {@link SettingProblem}.
+   */
+  readonly read: (given: unknown, earlier: SettingValues) => SettingValues[N];
+  /** Rules over this value and those above it, run once it is read; throws a SettingProblem. */
+  readonly check?: (values: SettingValues) => void;
+}
+
+export const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
+/** Amazon Nova Lite's published on-demand prices in us-east-1, USD per million tokens. */
+const NOVA_LITE_PRICES = { input: 0.06, output: 0.24 };
+/** The segment function's own bound on maxSize and minItems. */
+const MAX_SEGMENT_MESSAGES = 100_000;
+const MINUTE_MS = 60_000;
+/** SQS allows 1 KiB to 1 MiB; the tick wants room for a one-message reference of the longest ids. */
+const MIN_BODY_BYTES = 16 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
+const LOG_RETENTION_DAYS = new Set(
+  Object.values(RetentionDays).filter(
+    (days): days is RetentionDays => typeof days === "number" && days !== RetentionDays.INFINITE,
+  ),
+);
+/** Names: DynamoDB tables; SQS queues, leaving room for the `-dlq` suffix; CloudWatch dashboards. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+const TABLE_RULE = "3-255 letters, digits, _ . -";
+const QUEUE_NAME = /^[A-Za-z0-9_-]{1,71}$/;
+const FIFO_QUEUE_NAME = /^[A-Za-z0-9_-]{1,71}\.fifo$/;
+const DASHBOARD_NAME = /^[A-Za-z0-9_-]{1,255}$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+/**
+ * A Bedrock model id or inference profile id (`provider.model-version:n`, `us.provider.…`): it
+ * goes into the IAM resource ARN, so no wildcard, slash or ARN passes.
+ */
+const BEDROCK_MODEL_ID = /^[a-z0-9][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$/;
+/** An OpenAI-compatible model name: printable, no spaces. */
+const OPENAI_MODEL = /^[\x21-\x7e]{1,256}$/;
+/** The key travels with every request: HTTPS only. */
+const HTTPS_URL = /^https:\/\/[^\s/]+[^\s]*$/;
+const SECRET_ARN =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}$/;
+/** An SSM parameter name (not an ARN); hierarchical names start with `/`. */
+const PARAMETER_NAME = /^(?!\/?(aws|ssm))(?:[A-Za-z0-9_.-]+|(?:\/[A-Za-z0-9_.-]+)+)$/i;
+const MAX_PARAMETER_NAME = 1011;
+/** `readExtractConfig`'s bounds, so that resolveConfig names them first (the cross-check agrees). */
+const MAX_WINDOW_TURNS = 1000;
+const MAX_WINDOWS = 1000;
+const MAX_LLM_CONCURRENCY = 32;
+/** The SQS event source's maximum concurrency (Lambda allows 2 to 1000). */
+const MIN_EXTRACT_CONCURRENCY = 2;
+const MAX_EXTRACT_CONCURRENCY = 1000;
+/** Well above any model's list price: a larger number is a price per thousand taken for a million. */
+const MAX_TOKEN_PRICE = 1000;
+const PRICE = /^\d+(\.\d+)?$/;
+
+/**
+ * The tick's timeout for a schedule period: the period less a gap (a tenth, at least 10 s) so
+ * that a tick ends before the next starts, capped at Lambda's 15 minutes.
+ */
+export function tickTimeoutMs(scheduleMs: number): number {
+  return Math.min(LAMBDA_MAX_TIMEOUT_MS, scheduleMs - Math.max(10_000, scheduleMs / 10));
+}
+
+const got = (value: unknown) => `(got ${JSON.stringify(value)})`;
+const fail = (problem: string, setting?: SettingName): never => {
+  throw new SettingProblem(problem, setting);
+};
+
+// The kinds of setting. A problem a check throws names the row's setting unless it names another.
+
+type Check = (values: SettingValues) => void;
+
+function integer<N extends SettingName>(
+  name: N,
+  fallback: string,
+  min: number,
+  max?: number,
+  check?: Check,
+): Setting<N> {
+  return {
+    name,
+    kind: "integer",
+    default: fallback,
+    check,
+    read: (given) => {
+      const text = String(given ?? fallback);
+      const n = Number(text);
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > (max ?? n)) {
+        const range = max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
+        fail(`must be an integer ${range} ${got(given)}`);
+      }
+      return n as SettingValues[N];
+    },
+  };
+}
+
+/** An integer with no default: null when not given. */
+function optionalInteger<N extends SettingName>(name: N, min: number, max: number): Setting<N> {
+  const { read } = integer(name, "", min, max);
+  return {
+    name,
+    kind: "integer",
+    read: (given, earlier) =>
+      (given === undefined ? null : read(given, earlier)) as SettingValues[N],
+  };
+}
+
+function duration<N extends SettingName>(name: N, fallback: string, check?: Check): Setting<N> {
+  return {
+    name,
+    kind: "duration",
+    default: fallback,
+    check,
+    read: (given) => {
+      const text = given === undefined ? fallback : given;
+      if (typeof text !== "string" && typeof text !== "number") {
+        return fail(`must be a duration such as 90s, 15m or 24h ${got(text)}`);
+      }
+      try {
+        return parseDuration(String(text), name) as SettingValues[N];
+      } catch (error) {
+        return fail((error as Error).message.replace(`${name} `, ""));
+      }
+    },
+  };
+}
+
+function choice<N extends SettingName>(
+  name: N,
+  options: readonly SettingValues[N][],
+  fallback: SettingValues[N],
+): Setting<N> {
+  return {
+    name,
+    kind: "choice",
+    default: String(fallback),
+    read: (given) => {
+      if (given === undefined) return fallback;
+      if (!options.includes(given as SettingValues[N])) {
+        const allowed = options.length > 2 ? `one of ${options.join(", ")}` : options.join(" or ");
+        fail(`must be ${allowed} ${got(given)}`);
+      }
+      return given as SettingValues[N];
+    },
+  };
+}
+
+/** What a text setting must match. */
+interface TextRule {
+  pattern: RegExp;
+  rule: string;
+  /** The value may be a key given by mistake: it is not echoed. */
+  secret?: boolean;
+}
+
+/** A string matching a rule, which may depend on the settings above; no default unless given. */
+function text<N extends SettingName>(
+  name: N,
+  rule: TextRule | ((earlier: SettingValues) => TextRule),
+  options: {
+    default?: string;
+    fallback?: (earlier: SettingValues) => SettingValues[N];
+    check?: Check;
+  } = {},
+): Setting<N> {
+  return {
+    name,
+    kind: "text",
+    default: options.default,
+    check: options.check,
+    read: (given, earlier) => {
+      if (given === undefined) return options.fallback?.(earlier) as SettingValues[N];
+      const { pattern, rule: what, secret } = typeof rule === "function" ? rule(earlier) : rule;
+      if (typeof given !== "string" || !pattern.test(given)) {
+        fail(secret ? `must be ${what} (the value is not shown)` : `must be ${what} ${got(given)}`);
+      }
+      return given as SettingValues[N];
+    },
+  };
+}
+
+/** USD per million tokens: a non-negative number (a decimal string from the command line). */
+function price<N extends SettingName>(name: N, fallback: number): Setting<N> {
+  return {
+    name,
+    kind: "price",
+    default: fallback,
+    read: (given) => {
+      if (given === undefined) return fallback as SettingValues[N];
+      const n = typeof given === "number" ? given : PRICE.test(String(given)) ? Number(given) : NaN;
+      if (!Number.isFinite(n) || n < 0 || n > MAX_TOKEN_PRICE) {
+        fail(`must be USD per million tokens, from 0 to ${MAX_TOKEN_PRICE} ${got(given)}`);
+      }
+      return n as SettingValues[N];
+    },
+  };
+}
+
+/** A list of IAM role ARNs: an array in props, comma-separated in CDK context. */
+function roleArns<N extends SettingName>(name: N): Setting<N> {
+  return {
+    name,
+    kind: "roleArns",
+    read: (given) => {
+      if (given === undefined) return [] as unknown as SettingValues[N];
+      const list = typeof given === "string" ? given.split(",").map((v) => v.trim()) : given;
+      if (!Array.isArray(list) || !list.every((v) => typeof v === "string" && ROLE_ARN.test(v))) {
+        fail(`must be IAM role ARNs (arn:aws:iam::<account>:role/<name>) ${got(given)}`);
+      }
+      return [...(list as string[])] as SettingValues[N];
+    },
+  };
+}
+
+const tableName = <N extends SettingName>(name: N) =>
+  text(name, { pattern: TABLE_NAME, rule: TABLE_RULE });
+
+/**
+ * With `openai`, its endpoint and exactly one place for the key; without, none of them. Run once
+ * the three are read: a problem names the setting at fault, the first in this order.
+ */
+const openaiEndpoint: Check = (values) => {
+  const { openaiBaseUrl, openaiApiKeySecret: secret, openaiApiKeyParameter: parameter } = values;
+  if (values.extractor === "openai") {
+    if (openaiBaseUrl === undefined) {
+      fail("must be set when extractor is openai", "openaiBaseUrl");
+    }
+    if (secret !== undefined && parameter !== undefined) {
+      fail("and openaiApiKeyParameter are both set: set only one", "openaiApiKeySecret");
+    }
+    if (secret === undefined && parameter === undefined) {
+      fail(
+        "or openaiApiKeyParameter must name where the API key is kept when extractor is openai (never the key itself)",
+        "openaiApiKeySecret",
+      );
+    }
+    return;
+  }
+  const given = { openaiBaseUrl, openaiApiKeySecret: secret, openaiApiKeyParameter: parameter };
+  for (const [name, value] of Object.entries(given)) {
+    if (value !== undefined) fail("applies only when extractor is openai", name as SettingName);
+  }
+};
+
+/**
+ * Every setting, in the order they are read: a setting's checks see the settings above it. The
+ * order is also which of several bad settings is reported.
+ */
+export const SETTINGS: readonly Setting[] = [
+  integer("maxSize", SEGMENT_DEFAULTS.MAX_SIZE, 1, MAX_SEGMENT_MESSAGES),
+  integer("minItems", SEGMENT_DEFAULTS.MIN_ITEMS, 1, MAX_SEGMENT_MESSAGES, (v) => {
+    if (v.minItems > v.maxSize) fail(`must not exceed maxSize (${v.maxSize}) ${got(v.minItems)}`);
+  }),
+  duration("settle", SEGMENT_DEFAULTS.SETTLE),
+  duration("grace", SEGMENT_DEFAULTS.GRACE),
+  duration("schedule", "5m", ({ schedule: ms }) => {
+    if (ms % MINUTE_MS !== 0 || ms < MINUTE_MS || ms > 60 * MINUTE_MS) {
+      fail(`must be whole minutes from 1m to 60m (EventBridge rates) ${got(ms)}`);
+    }
+  }),
+  duration("budgetMargin", SEGMENT_DEFAULTS.BUDGET_MARGIN, ({ budgetMargin: ms, schedule }) => {
+    const timeout = tickTimeoutMs(schedule);
+    if (ms >= timeout) fail(`must be less than the tick timeout (${timeout} ms) ${got(ms)}`);
+  }),
+  choice("queueType", ["fifo", "standard"], "fifo"),
+  integer("maxBodyBytes", SEGMENT_DEFAULTS.MAX_BODY_BYTES, MIN_BODY_BYTES, MAX_BODY_BYTES),
+  integer("dueShards", SEGMENT_DEFAULTS.DUE_SHARDS, 1, MAX_DUE_SHARDS),
+  optionalInteger("previousDueShards", 1, MAX_DUE_SHARDS),
+  integer("workers", SEGMENT_DEFAULTS.WORKERS, 1, MAX_WORKERS, ({ workers: n, dueShards }) => {
+    if (n > dueShards) {
+      fail(
+        `must not exceed dueShards (${dueShards}): each worker owns at least one shard ${got(n)}`,
+      );
+    }
+  }),
+  integer("channelConcurrency", SEGMENT_DEFAULTS.CHANNEL_CONCURRENCY, 1, MAX_CHANNEL_CONCURRENCY),
+  integer("logRetentionDays", "30", 1, undefined, ({ logRetentionDays: days }) => {
+    if (!LOG_RETENTION_DAYS.has(days)) {
+      fail(`must be one of ${[...LOG_RETENTION_DAYS].join(", ")} ${got(days)}`);
+    }
+  }),
+  text("segmentQueueName", ({ queueType }) =>
+    queueType === "fifo"
+      ? {
+          pattern: FIFO_QUEUE_NAME,
+          rule: "1-71 letters, digits, _ - and .fifo (queueType is fifo)",
+        }
+      : { pattern: QUEUE_NAME, rule: "1-71 letters, digits, _ - (queueType is standard)" },
+  ),
+  choice("extractor", ["bedrock", "openai"], "bedrock"),
+  text(
+    "modelId",
+    ({ extractor }) =>
+      extractor === "openai"
+        ? { pattern: OPENAI_MODEL, rule: "the endpoint's model name (no spaces)" }
+        : {
+            pattern: BEDROCK_MODEL_ID,
+            rule: "a Bedrock model id or inference profile id such as amazon.nova-lite-v1:0 (no wildcard or ARN)",
+          },
+    {
+      default: DEFAULT_BEDROCK_MODEL_ID,
+      // An OpenAI-compatible endpoint has no default model.
+      fallback: ({ extractor }) =>
+        extractor === "openai"
+          ? fail("must be set when extractor is openai")
+          : DEFAULT_BEDROCK_MODEL_ID,
+    },
+  ),
+  choice("route", ROUTES, EXTRACT_DEFAULTS.ROUTE),
+  integer("windowSize", EXTRACT_DEFAULTS.WINDOW_SIZE, 1, MAX_WINDOW_TURNS),
+  integer("overlap", EXTRACT_DEFAULTS.OVERLAP, 0, MAX_WINDOW_TURNS - 1, (v) => {
+    if (v.overlap >= v.windowSize) {
+      fail(`must be less than windowSize (${v.windowSize}) ${got(v.overlap)}`);
+    }
+  }),
+  integer("prefixStep", EXTRACT_DEFAULTS.PREFIX_STEP, 1, MAX_WINDOW_TURNS),
+  integer("maxWindows", EXTRACT_DEFAULTS.MAX_WINDOWS, 1, MAX_WINDOWS),
+  integer("llmConcurrency", EXTRACT_DEFAULTS.LLM_CONCURRENCY, 1, MAX_LLM_CONCURRENCY),
+  choice("bedrockOutput", ["json_schema", "tool"], EXTRACT_DEFAULTS.BEDROCK_OUTPUT),
+  integer(
+    "extractConcurrency",
+    String(MIN_EXTRACT_CONCURRENCY),
+    MIN_EXTRACT_CONCURRENCY,
+    MAX_EXTRACT_CONCURRENCY,
+  ),
+  text("openaiBaseUrl", { pattern: HTTPS_URL, rule: "an https:// URL" }),
+  // Where the key is kept, never the key: a value that is neither is not echoed (it may be one).
+  text("openaiApiKeySecret", {
+    pattern: SECRET_ARN,
+    rule: "a Secrets Manager secret's full ARN, not the key itself",
+    secret: true,
+  }),
+  text(
+    "openaiApiKeyParameter",
+    {
+      pattern: PARAMETER_NAME,
+      rule: "an SSM parameter name such as /convoseg/openai-api-key, not starting with aws or ssm (not an ARN, not the key itself)",
+      secret: true,
+    },
+    {
+      check: (values) => {
+        const parameter = values.openaiApiKeyParameter;
+        if (parameter !== undefined && parameter.length > MAX_PARAMETER_NAME) {
+          fail(`must be at most ${MAX_PARAMETER_NAME} characters`);
+        }
+        openaiEndpoint(values);
+      },
+    },
+  ),
+  price("inputTokenPrice", NOVA_LITE_PRICES.input),
+  price("outputTokenPrice", NOVA_LITE_PRICES.output),
+  tableName("messagesTableName"),
+  tableName("channelsTableName"),
+  tableName("conversationsTableName"),
+  tableName("resultsTableName"),
+  text("ingestQueueName", { pattern: QUEUE_NAME, rule: "1-71 letters, digits, _ -" }),
+  text("dashboardName", { pattern: DASHBOARD_NAME, rule: "1-255 letters, digits, _ -" }),
+  text("alarmEmail", { pattern: EMAIL, rule: "an email address" }),
+  roleArns("segmentQueueSenders"),
+  choice("dataRemovalPolicy", ["retain", "destroy"], "retain"),
+];
