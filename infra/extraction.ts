@@ -14,10 +14,12 @@ import type { QueueWithDeadLetters } from "./queues.js";
 import type { Storage } from "./storage.js";
 
 export interface ExtractionProps {
-  storage: Storage;
-  config: ConvosegConfig;
+  /** The tables it reads (messages) and writes (results). */
+  readonly storage: Storage;
+  /** The validated settings: the model, the route, the timeout and the concurrency. */
+  readonly config: ConvosegConfig;
   /** The segment queue the tick sends to; its visibility timeout is sized for this function. */
-  segments: QueueWithDeadLetters;
+  readonly segments: QueueWithDeadLetters;
 }
 
 /**

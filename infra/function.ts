@@ -23,16 +23,31 @@ export const BUNDLING = {
 
 export interface PipelineFunctionProps {
   /** The handler module, relative to the repository root (`functions/ingest/handler.ts`). */
-  entry: string;
-  description: string;
-  environment: Record<string, string>;
-  timeout: Duration;
-  memorySize: number;
-  logRetention: RetentionDays;
-  reservedConcurrentExecutions?: number;
-  /** Asynchronous invocations (the schedule): retries of a failed run, and how long one may wait. */
-  retryAttempts?: number;
-  maxEventAge?: Duration;
+  readonly entry: string;
+  /** The function's and its role's description. */
+  readonly description: string;
+  /** The function's environment (`NODE_OPTIONS` is added for the source maps). */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly timeout: Duration;
+  /** In MB. */
+  readonly memorySize: number;
+  /** Retention of the function's own log group. */
+  readonly logRetention: RetentionDays;
+  /**
+   * Concurrency reserved for the function, which is also its limit.
+   * @default - none: the account's unreserved concurrency
+   */
+  readonly reservedConcurrentExecutions?: number;
+  /**
+   * Asynchronous invocations (the schedule): retries of a failed run.
+   * @default 2 (Lambda's)
+   */
+  readonly retryAttempts?: number;
+  /**
+   * Asynchronous invocations: how long an event may wait to be run.
+   * @default Duration.hours(6) (Lambda's)
+   */
+  readonly maxEventAge?: Duration;
 }
 
 /**

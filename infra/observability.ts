@@ -42,11 +42,45 @@ const EXTRACT_METRICS_DIMENSIONS = { service: "extractor" };
 const INVALID_OUTPUT_RATE = 0.1;
 const INVALID_OUTPUT_PERIOD = Duration.minutes(15);
 
+/** An extraction metric over `period`. */
+function extractMetric(metricName: ExtractionMetricName, period: Duration, statistic = "Sum") {
+  return new Metric({
+    namespace: EXTRACT_METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: EXTRACT_METRICS_DIMENSIONS,
+    statistic,
+    period,
+  });
+}
+
+/** The most messages waiting in a dead-letter queue over five minutes. */
+const deadLetters = (queue: Queue) =>
+  queue.metricApproximateNumberOfMessagesVisible({
+    statistic: "Maximum",
+    period: Duration.minutes(5),
+  });
+
+/** A half-width graph. */
+const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
+  new GraphWidget({ title, left, right, width: 12 });
+
+/** A function's invocations, errors and throttles, and its longest run. */
+const functionGraph = (title: string, fn: PipelineFunction) =>
+  graph(
+    title,
+    [fn.function.metricInvocations(), fn.function.metricErrors(), fn.function.metricThrottles()],
+    [fn.function.metricDuration({ statistic: "Maximum" })],
+  );
+
 export interface ObservabilityProps {
-  config: ConvosegConfig;
-  segmentation: Segmentation;
-  ingestion: Ingestion;
-  extraction: Extraction;
+  /** The validated settings: the schedule, the tick timeout, the dashboard's name, the prices. */
+  readonly config: ConvosegConfig;
+  /** The tick's functions, its segment queue and its schedule's dead-letter queue. */
+  readonly segmentation: Segmentation;
+  /** The ingestion function and the ingest queue. */
+  readonly ingestion: Ingestion;
+  /** The extraction function. */
+  readonly extraction: Extraction;
 }
 
 /** An alarm: fires when `metric` crosses `threshold`, on `periods` periods in a row. */
@@ -59,6 +93,8 @@ interface AlarmSpec {
   missing?: TreatMissingData;
 }
 
+const HOUR = Duration.hours(1);
+
 /**
  * The pipeline's alarms (to an encrypted SNS topic, optionally with an email subscription) and
  * its dashboard: the tick's and extraction's own metrics, every function, and every queue.
@@ -67,78 +103,72 @@ export class Observability extends Construct {
   readonly topic: Topic;
   readonly dashboard: Dashboard;
   readonly alarms: Alarm[] = [];
+  private readonly tickPeriod: Duration;
 
-  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: ObservabilityProps,
+  ) {
     super(scope, id);
-    const { config, segmentation, ingestion, extraction } = props;
-    const tickPeriod = Duration.minutes(config.scheduleMinutes);
-    const tickMetric = (metricName: MetricName, statistic = "Sum") =>
-      new Metric({
-        namespace: TICK_METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: TICK_METRICS_DIMENSIONS,
-        statistic,
-        period: tickPeriod,
-      });
-    const extractMetric = (metricName: ExtractionMetricName, period: Duration, statistic = "Sum") =>
-      new Metric({
-        namespace: EXTRACT_METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: EXTRACT_METRICS_DIMENSIONS,
-        statistic,
-        period,
-      });
+    this.tickPeriod = Duration.minutes(props.config.scheduleMinutes);
+    this.topic = this.alarmTopic(props.config.alarmEmail);
+    // The order of the alarms is the order of the dashboard's alarm widget.
+    this.deadLetterAlarms();
+    this.functionAlarms();
+    this.modelOutputAlarm();
+    this.tickAlarms();
+    this.dashboard = new Dashboard(this, "Dashboard", {
+      dashboardName: props.config.names.dashboard,
+      defaultInterval: Duration.days(1),
+    });
+    this.dashboard.addWidgets(
+      new AlarmStatusWidget({ title: "Alarms", alarms: this.alarms, width: 24 }),
+    );
+    this.tickWidgets();
+    this.ingestionWidgets();
+    this.extractionWidgets();
+    this.dashboard.addWidgets(
+      graph("Dead-letter queues", this.deadLetterQueues().map(deadLetters)),
+    );
+  }
 
-    this.topic = this.alarmTopic(config.alarmEmail);
-    const stackName = Stack.of(this).stackName;
-    const alarm = (name: string, spec: AlarmSpec) => {
-      const created = new Alarm(this, name, {
-        alarmName: `${stackName}-${name}`,
-        alarmDescription: spec.description,
-        metric: spec.metric,
-        threshold: spec.threshold,
-        comparisonOperator: spec.comparison ?? ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: spec.periods ?? 1,
-        treatMissingData: spec.missing ?? TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(new SnsAction(this.topic));
-      created.addOkAction(new SnsAction(this.topic));
-      this.alarms.push(created);
-    };
-    const deadLetters = (queue: Queue) =>
-      queue.metricApproximateNumberOfMessagesVisible({
-        statistic: "Maximum",
-        period: Duration.minutes(5),
-      });
+  /** A queue's dead letters: a message in any of them is an alarm. */
+  private deadLetterAlarms(): void {
+    const [segments, ingest, schedule] = this.deadLetterQueues();
+    this.alarm("SegmentDeadLetters", {
+      description:
+        "Segments the extraction function could not extract (5 receives) wait in the segment DLQ.",
+      metric: deadLetters(segments),
+      threshold: 0,
+    });
+    this.alarm("IngestDeadLetters", {
+      description: "Chat messages ingestion rejected or could not store wait in the ingest DLQ.",
+      metric: deadLetters(ingest),
+      threshold: 0,
+    });
+    this.alarm("ScheduleDeadLetters", {
+      description: "EventBridge could not invoke the segmentation function for a tick.",
+      metric: deadLetters(schedule),
+      threshold: 0,
+    });
+  }
+
+  /** Every function's errors (a timeout included) and throttles. */
+  private functionAlarms(): void {
+    const { segmentation, ingestion, extraction } = this.props;
     const functionAlarms = (label: string, fn: PipelineFunction, what: string) => {
-      alarm(`${label}Errors`, {
+      this.alarm(`${label}Errors`, {
         description: `The ${what} function failed (an error or a timeout).`,
         metric: fn.function.metricErrors({ period: Duration.minutes(5) }),
         threshold: 0,
       });
-      alarm(`${label}Throttles`, {
+      this.alarm(`${label}Throttles`, {
         description: `The ${what} function was throttled.`,
         metric: fn.function.metricThrottles({ period: Duration.minutes(5) }),
         threshold: 0,
       });
     };
-
-    alarm("SegmentDeadLetters", {
-      description:
-        "Segments the extraction function could not extract (5 receives) wait in the segment DLQ.",
-      metric: deadLetters(segmentation.segments.deadLetterQueue),
-      threshold: 0,
-    });
-    alarm("IngestDeadLetters", {
-      description: "Chat messages ingestion rejected or could not store wait in the ingest DLQ.",
-      metric: deadLetters(ingestion.queue.deadLetterQueue),
-      threshold: 0,
-    });
-    alarm("ScheduleDeadLetters", {
-      description: "EventBridge could not invoke the segmentation function for a tick.",
-      metric: deadLetters(segmentation.scheduleDeadLetterQueue),
-      threshold: 0,
-    });
     functionAlarms("Tick", segmentation.function, "segmentation");
     // A worker throttled is one still running when the next tick's was started: falling behind.
     if (segmentation.worker) {
@@ -146,7 +176,11 @@ export class Observability extends Construct {
     }
     functionAlarms("Ingest", ingestion.function, "ingestion");
     functionAlarms("Extract", extraction.function, "extraction");
-    alarm("InvalidModelOutputRate", {
+  }
+
+  /** Model replies that are not the JSON asked for, as a share of the model calls. */
+  private modelOutputAlarm(): void {
+    this.alarm("InvalidModelOutputRate", {
       description: `More than ${INVALID_OUTPUT_RATE * 100}% of model calls ended in a reply that was not the JSON asked for, even after the repair call, in ${INVALID_OUTPUT_PERIOD.toMinutes()} minutes: the model or bedrockOutput does not fit the prompt; those segments are retried and then dead-lettered.`,
       metric: new MathExpression({
         // Every answered call is counted, a failed attempt's too; with none counted in the
@@ -161,134 +195,129 @@ export class Observability extends Construct {
       }),
       threshold: INVALID_OUTPUT_RATE,
     });
-    alarm("ChannelErrors", {
+  }
+
+  /** The tick's own metrics: failed channels, a backlog that does not drain, missing ticks. */
+  private tickAlarms(): void {
+    const { config } = this.props;
+    this.alarm("ChannelErrors", {
       description: "A channel failed in a tick; it stays due and is retried next tick.",
-      metric: tickMetric("ChannelErrors"),
+      metric: this.tickMetric("ChannelErrors"),
       threshold: 0,
     });
-    alarm("TicksStoppedEarly", {
+    this.alarm("TicksStoppedEarly", {
       description:
         "Three ticks in a row ran out of time budget with channels still due: the backlog is not draining.",
-      metric: tickMetric("TicksStoppedEarly"),
+      metric: this.tickMetric("TicksStoppedEarly"),
       threshold: 0,
       periods: 3,
     });
-    alarm("ArrivalsBehindReadPosition", {
+    this.alarm("ArrivalsBehindReadPosition", {
       description:
         "A tick found messages written behind its read position by a writer whose hold it had broken (a writer that hung for minutes): they were delivered, late if their conversation was out. Look for hung or paused ingestion writers.",
-      metric: tickMetric("ArrivalsBehindReadPosition"),
+      metric: this.tickMetric("ArrivalsBehindReadPosition"),
       threshold: 0,
     });
-    alarm("ChannelStateLarge", {
+    this.alarm("ChannelStateLarge", {
       description:
         "A channel's recorded state passed 1 MiB (the tick keeps it under 3 MiB by reading less): very long message ids, a huge open conversation, or many broken holds.",
-      metric: tickMetric("ChannelStateBytes", "Maximum"),
+      metric: this.tickMetric("ChannelStateBytes", "Maximum"),
       threshold: 1024 * 1024,
     });
     // Each tick publishes how long its longest-waiting channel has been due. Healthy channels
     // wait at most a period; a channel retried past two periods and a tick's run is stuck.
-    alarm("OldestDueChannel", {
+    this.alarm("OldestDueChannel", {
       description:
         "A channel has been due for longer than two schedule periods plus a tick: it is failing or the backlog is not draining.",
-      metric: tickMetric("OldestDueAgeMs", "Maximum"),
+      metric: this.tickMetric("OldestDueAgeMs", "Maximum"),
       threshold: 2 * config.scheduleMinutes * 60_000 + config.tickTimeoutMs,
     });
     // A tick that never runs publishes no age at all: alarm on the missing ticks too.
-    alarm("TicksMissing", {
+    this.alarm("TicksMissing", {
       description:
         "No tick finished in three schedule periods: due channels are not being processed and grow older.",
-      metric: tickMetric("TickDurationMs", "SampleCount"),
+      metric: this.tickMetric("TickDurationMs", "SampleCount"),
       threshold: 1,
       comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
       periods: 3,
       missing: TreatMissingData.BREACHING,
     });
+  }
 
-    this.dashboard = new Dashboard(this, "Dashboard", {
-      dashboardName: config.names.dashboard,
-      defaultInterval: Duration.days(1),
-    });
-    const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
-      new GraphWidget({ title, left, right, width: 12 });
-    const lambdaMetrics = (fn: PipelineFunction) => [
-      fn.function.metricInvocations(),
-      fn.function.metricErrors(),
-      fn.function.metricThrottles(),
-    ];
-    this.dashboard.addWidgets(
-      new AlarmStatusWidget({ title: "Alarms", alarms: this.alarms, width: 24 }),
-    );
+  /** The dashboard rows of the tick: segments, delays and failures, duration, the workers. */
+  private tickWidgets(): void {
+    const { segmentation } = this.props;
+    const tick = (name: MetricName, statistic?: string) => this.tickMetric(name, statistic);
     this.dashboard.addWidgets(
       graph(
         "Segments",
-        [tickMetric("SegmentsEmitted"), tickMetric("MessagesSegmented")],
-        [tickMetric("ChannelsProcessed")],
+        [tick("SegmentsEmitted"), tick("MessagesSegmented")],
+        [tick("ChannelsProcessed")],
       ),
-      graph("Oldest due channel (ms)", [tickMetric("OldestDueAgeMs", "Maximum")]),
+      graph("Oldest due channel (ms)", [tick("OldestDueAgeMs", "Maximum")]),
       graph("Late, dropped and failed", [
-        tickMetric("LateMessages"),
-        tickMetric("DroppedMessages"),
-        tickMetric("MissingMessages"),
-        tickMetric("ChannelErrors"),
-        tickMetric("HoldsBroken"),
-        tickMetric("ArrivalsBehindReadPosition"),
+        tick("LateMessages"),
+        tick("DroppedMessages"),
+        tick("MissingMessages"),
+        tick("ChannelErrors"),
+        tick("HoldsBroken"),
+        tick("ArrivalsBehindReadPosition"),
       ]),
     );
     this.dashboard.addWidgets(
       graph(
         "Tick duration (ms) and budget",
-        [tickMetric("TickDurationMs", "Average"), tickMetric("TickDurationMs", "Maximum")],
-        [tickMetric("TicksStoppedEarly")],
+        [tick("TickDurationMs", "Average"), tick("TickDurationMs", "Maximum")],
+        [tick("TicksStoppedEarly")],
       ),
-      graph("Segmentation function", lambdaMetrics(segmentation.function), [
-        segmentation.function.function.metricDuration({ statistic: "Maximum" }),
-      ]),
-      graph("Largest channel state (bytes)", [tickMetric("ChannelStateBytes", "Maximum")]),
+      functionGraph("Segmentation function", segmentation.function),
+      graph("Largest channel state (bytes)", [tick("ChannelStateBytes", "Maximum")]),
     );
     if (segmentation.worker) {
       this.dashboard.addWidgets(
-        graph("Segmentation workers", lambdaMetrics(segmentation.worker), [
-          segmentation.worker.function.metricDuration({ statistic: "Maximum" }),
-        ]),
+        functionGraph("Segmentation workers", segmentation.worker),
         graph(
           "Workers started, and shares still busy",
-          [tickMetric("WorkersInvoked"), tickMetric("WorkerInvokeErrors")],
-          [tickMetric("SharesBusy")],
+          [tick("WorkersInvoked"), tick("WorkerInvokeErrors")],
+          [tick("SharesBusy")],
         ),
       );
     }
+  }
+
+  /** The ingestion function, and what waits in the two queues. */
+  private ingestionWidgets(): void {
+    const { segmentation, ingestion } = this.props;
+    const queues = [segmentation.segments.queue, ingestion.queue.queue];
     this.dashboard.addWidgets(
-      graph("Ingestion function", lambdaMetrics(ingestion.function), [
-        ingestion.function.function.metricDuration({ statistic: "Maximum" }),
-      ]),
+      functionGraph("Ingestion function", ingestion.function),
       graph(
         "Queues: messages waiting",
-        [
-          segmentation.segments.queue.metricApproximateNumberOfMessagesVisible(),
-          ingestion.queue.queue.metricApproximateNumberOfMessagesVisible(),
-        ],
-        [
-          segmentation.segments.queue.metricApproximateAgeOfOldestMessage(),
-          ingestion.queue.queue.metricApproximateAgeOfOldestMessage(),
-        ],
+        queues.map((queue) => queue.metricApproximateNumberOfMessagesVisible()),
+        queues.map((queue) => queue.metricApproximateAgeOfOldestMessage()),
       ),
     );
-    const hour = Duration.hours(1);
-    const inputTokens = extractMetric("InputTokens", hour);
-    const outputTokens = extractMetric("OutputTokens", hour);
+  }
+
+  /** Extraction: segments and window latency, tokens and calls, the estimated cost. */
+  private extractionWidgets(): void {
+    const { config, extraction } = this.props;
+    const period = this.tickPeriod;
+    const inputTokens = extractMetric("InputTokens", HOUR);
+    const outputTokens = extractMetric("OutputTokens", HOUR);
     this.dashboard.addWidgets(
       graph(
         "Extraction: segments",
         [
-          extractMetric("SegmentsExtracted", tickPeriod),
-          extractMetric("SegmentsAlreadyExtracted", tickPeriod),
-          extractMetric("ResultsReplaced", tickPeriod),
-          extractMetric("ExtractionFailures", tickPeriod),
-          extractMetric("InvalidModelOutputs", tickPeriod),
+          extractMetric("SegmentsExtracted", period),
+          extractMetric("SegmentsAlreadyExtracted", period),
+          extractMetric("ResultsReplaced", period),
+          extractMetric("ExtractionFailures", period),
+          extractMetric("InvalidModelOutputs", period),
         ],
         [
-          extractMetric("WindowLatency", tickPeriod, "Average"),
-          extractMetric("WindowLatency", tickPeriod, "Maximum"),
+          extractMetric("WindowLatency", period, "Average"),
+          extractMetric("WindowLatency", period, "Maximum"),
         ],
       ),
       graph(
@@ -296,37 +325,66 @@ export class Observability extends Construct {
         [
           inputTokens,
           outputTokens,
-          extractMetric("CacheReadTokens", hour),
-          extractMetric("CacheWriteTokens", hour),
+          extractMetric("CacheReadTokens", HOUR),
+          extractMetric("CacheWriteTokens", HOUR),
         ],
         [
-          extractMetric("LLMCalls", hour),
-          extractMetric("RepairRetries", hour),
-          extractMetric("WindowsReused", hour),
+          extractMetric("LLMCalls", HOUR),
+          extractMetric("RepairRetries", HOUR),
+          extractMetric("WindowsReused", HOUR),
         ],
       ),
     );
+    const { inputTokenPrice, outputTokenPrice } = config.extract;
     this.dashboard.addWidgets(
       graph("Estimated LLM cost per hour (USD)", [
         new MathExpression({
           // Per-million prices: cache reads and writes, priced differently, are not counted.
-          expression: `(input * ${decimal(config.extract.inputTokenPrice)} + output * ${decimal(config.extract.outputTokenPrice)}) / 1000000`,
+          expression: `(input * ${decimal(inputTokenPrice)} + output * ${decimal(outputTokenPrice)}) / 1000000`,
           usingMetrics: { input: inputTokens, output: outputTokens },
-          label: `USD at ${config.extract.inputTokenPrice} in / ${config.extract.outputTokenPrice} out per million tokens`,
-          period: hour,
+          label: `USD at ${inputTokenPrice} in / ${outputTokenPrice} out per million tokens`,
+          period: HOUR,
         }),
       ]),
-      graph("Extraction function", lambdaMetrics(extraction.function), [
-        extraction.function.function.metricDuration({ statistic: "Maximum" }),
-      ]),
+      functionGraph("Extraction function", extraction.function),
     );
-    this.dashboard.addWidgets(
-      graph("Dead-letter queues", [
-        deadLetters(segmentation.segments.deadLetterQueue),
-        deadLetters(ingestion.queue.deadLetterQueue),
-        deadLetters(segmentation.scheduleDeadLetterQueue),
-      ]),
-    );
+  }
+
+  /** The segment queue's, the ingest queue's and the schedule's dead-letter queues. */
+  private deadLetterQueues(): Queue[] {
+    const { segmentation, ingestion } = this.props;
+    return [
+      segmentation.segments.deadLetterQueue,
+      ingestion.queue.deadLetterQueue,
+      segmentation.scheduleDeadLetterQueue,
+    ];
+  }
+
+  /** A tick metric over a schedule period. */
+  private tickMetric(metricName: MetricName, statistic = "Sum"): Metric {
+    return new Metric({
+      namespace: TICK_METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: TICK_METRICS_DIMENSIONS,
+      statistic,
+      period: this.tickPeriod,
+    });
+  }
+
+  /** An alarm named after the stack, notifying the topic when it fires and when it clears. */
+  private alarm(name: string, spec: AlarmSpec): void {
+    const created = new Alarm(this, name, {
+      alarmName: `${Stack.of(this).stackName}-${name}`,
+      alarmDescription: spec.description,
+      metric: spec.metric,
+      threshold: spec.threshold,
+      comparisonOperator: spec.comparison ?? ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: spec.periods ?? 1,
+      treatMissingData: spec.missing ?? TreatMissingData.NOT_BREACHING,
+    });
+    created.addAlarmAction(new SnsAction(this.topic));
+    created.addOkAction(new SnsAction(this.topic));
+    this.alarms.push(created);
   }
 
   /** The CloudWatch console address of the dashboard. */

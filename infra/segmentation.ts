@@ -10,8 +10,10 @@ import { QueueWithDeadLetters, secureQueue } from "./queues.js";
 import type { Storage } from "./storage.js";
 
 export interface SegmentationProps {
-  storage: Storage;
-  config: ConvosegConfig;
+  /** The tables the tick reads and writes: messages, and the channels' state. */
+  readonly storage: Storage;
+  /** The validated settings: the schedule, the segmenter's, the queue's and the fan-out's. */
+  readonly config: ConvosegConfig;
 }
 
 /**
