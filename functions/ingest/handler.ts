@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { IngestClient } from "../../lib/ingest/index.js";
-import { readDueShards } from "../../lib/pipeline/index.js";
+import { PipelineConfigError, readDueShards } from "../../lib/pipeline/index.js";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
@@ -21,8 +21,8 @@ function dueShards(): number {
   try {
     return readDueShards(process.env);
   } catch (error) {
-    const problem = (error as Error).message.replace(/^segment: DUE_SHARDS /, "");
-    throw new Error(`ingest: environment variable DUE_SHARDS ${problem}`);
+    if (!(error instanceof PipelineConfigError)) throw error;
+    throw new Error(`ingest: environment variable ${error.setting} ${error.problem}`);
   }
 }
 

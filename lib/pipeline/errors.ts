@@ -17,7 +17,8 @@ export class PipelineConfigError extends PipelineError {
   override readonly name: string = "PipelineConfigError";
   constructor(
     readonly setting: string,
-    problem: string,
+    /** What is wrong with it, without the variable's name. */
+    readonly problem: string,
   ) {
     super("PIPELINE_INVALID_CONFIG", `segment: ${setting} ${problem}`);
   }
