@@ -18,7 +18,7 @@ import { MAX_WORKERS } from "../lib/pipeline/index.js";
 import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startEmulators } from "../local/emulators.js";
-import { attachExtraction, type LocalExtraction, type LocalModel } from "../local/extraction.js";
+import type { LocalExtraction, LocalModel } from "../local/extraction.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
@@ -307,7 +307,6 @@ export async function runLocally(
       sqs: emulators.sqs(),
       metrics,
       prefix: "run",
-      maxReceiveCount: options.extraction?.maxAttempts,
       workers: options.workers,
       // Each worker owns at least one shard.
       dueShards: Math.max(DUE_SHARDS, options.workers ?? 1),
@@ -321,23 +320,30 @@ export async function runLocally(
         holdTimeoutMs: 60_000,
         channelConcurrency: 4,
       },
+      // Its own client: the reads counted per message are the pipeline's.
+      extraction: options.extraction && {
+        dynamodb: emulators.dynamodb(),
+        ...options.extraction,
+        maxReceiveCount: options.extraction.maxAttempts,
+      },
     });
-    const extraction =
-      options.extraction &&
-      (await attachExtraction(pipeline, { dynamodb: emulators.dynamodb(), ...options.extraction }));
+    const { extraction } = pipeline;
     const progress = new Progress(io.stderr);
     const out = options.out ? createWriteStream(options.out) : undefined;
     const result = await replay(pipeline, messages, {
       tickMs: options.tickMs,
+      extract: extraction !== undefined,
       onProgress: (p) =>
         progress.update(
           () =>
             `replay: ${new Date(p.now).toISOString().slice(0, 16)}Z, ${p.ingested.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} messages ingested, ${p.delivered.toLocaleString("en-US")} segments delivered`,
         ),
     });
-    await pipeline.finishConsuming((pending) =>
-      progress.update(() => `extraction: ${pending} segment(s) waiting for a retry`),
-    );
+    if (extraction) {
+      await pipeline.finishExtraction((pending) =>
+        progress.update(() => `extraction: ${pending} segment(s) waiting for a retry`),
+      );
+    }
     progress.finish();
     await writeText(out, io, result.delivered.map(segmentLine).join(""));
     const gaveUp = await pipeline.deadLetters();

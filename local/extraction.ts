@@ -1,12 +1,10 @@
 /**
- * Extraction on the local emulators: a results table beside a local pipeline's tables, and the
- * extraction consumer (`lib/knowledge`, what `functions/extract` runs) attached to its segment
- * queue as Lambda's event source would run it; and the configuration every local command that
- * extracts (`run`, `import --extract`) shares.
+ * Extraction on the local emulators: the extraction consumer (`lib/knowledge`, what
+ * `functions/extract` runs) for a local pipeline's segment queue, and the configuration every
+ * local command that extracts (`run`, `import --extract`) shares.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
-  createResultsTable,
   DEFAULT_BEDROCK_MODEL_ID,
   type ExtractFunctionConfig,
   type ExtractionMetricName,
@@ -17,9 +15,10 @@ import {
   type SegmentConsumerDependencies,
   segmentConsumer,
 } from "../lib/knowledge/index.js";
-import type { LocalPipeline } from "./pipeline.js";
+import type { BatchHandler } from "./event-source.js";
 
 export interface LocalExtractionOptions extends LocalModel {
+  /** The client extraction reads and writes with (its reads are not the tick's). */
   dynamodb: DynamoDBClient;
   analyzer: ExtractFunctionConfig["analyzer"];
 }
@@ -85,32 +84,28 @@ export function localExtractDependencies(
 }
 
 /**
- * Creates the results table and attaches the consumer to `pipeline`'s queue: from then on each
- * `drain` of the pipeline extracts what it receives.
+ * The extraction consumer of a local pipeline's segment queue, as the function handles a batch,
+ * writing to `tables.resultsTable` (which the pipeline creates with its other tables), and what
+ * it extracted: a reader of the results and the consumer's metrics.
  */
-export async function attachExtraction(
-  pipeline: LocalPipeline,
+export function localExtraction(
+  tables: { resultsTable: string; messagesTable: string },
   options: LocalExtractionOptions,
-): Promise<LocalExtraction> {
-  const resultsTable = pipeline.config.messagesTable.replace(/-messages$/, "-results");
-  await createResultsTable(options.dynamodb, resultsTable);
-  const config = localExtractConfig(
-    { resultsTable, messagesTable: pipeline.config.messagesTable },
-    options,
-    options.analyzer,
-  );
+): { handler: BatchHandler; extraction: LocalExtraction } {
+  const config = localExtractConfig(tables, options, options.analyzer);
   const metrics = new Map<ExtractionMetricName, number>();
-  pipeline.consumeWith(
-    segmentConsumer(
-      localExtractDependencies(config, options, {
-        dynamodb: options.dynamodb,
-        metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
-      }),
-    ),
+  const handler = segmentConsumer(
+    localExtractDependencies(config, options, {
+      dynamodb: options.dynamodb,
+      metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
+    }),
   );
   return {
-    reader: new KnowledgeReader({ client: options.dynamodb, tableName: resultsTable }),
-    resultsTable,
-    metrics,
+    handler,
+    extraction: {
+      reader: new KnowledgeReader({ client: options.dynamodb, tableName: tables.resultsTable }),
+      resultsTable: tables.resultsTable,
+      metrics,
+    },
   };
 }

@@ -1,14 +1,15 @@
 /**
  * The whole pipeline on local emulators: the messages and channels tables, the segment queue,
- * ingestion, and the tick, wired exactly as the Lambda functions wire them (`functions/`), on a
- * clock the caller controls. Used by `npm start -- run`, the integration tests and the pipeline
- * benchmark.
+ * ingestion, the tick and, when asked for, extraction (the results table and the consumer of
+ * the segment queue), wired exactly as the Lambda functions wire them (`functions/`), on a clock
+ * the caller controls. Used by `npm start -- run`, the integration tests and the benchmarks.
  */
 import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
 import { ChannelPositions, type IngestResult, ingest } from "../lib/ingest/index.js";
+import { createResultsTable } from "../lib/knowledge/index.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   parseSegmentBody,
@@ -30,7 +31,12 @@ import {
 } from "../lib/pipeline/index.js";
 import { createChannelsTable, DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 import { DynamoDbChannelStore } from "../lib/pipeline/store/index.js";
-import { type BatchHandler, LocalEventSource } from "./event-source.js";
+import { LocalEventSource } from "./event-source.js";
+import {
+  type LocalExtraction,
+  type LocalExtractionOptions,
+  localExtraction,
+} from "./extraction.js";
 import { createSegmentQueue, drainQueue } from "./sqs.js";
 
 export interface LocalPipelineOptions {
@@ -46,10 +52,11 @@ export interface LocalPipelineOptions {
   /** Wall clock for arrival positions and leases (default: the real one). */
   wallNow?: () => number;
   /**
-   * Gives the segment queue a dead-letter queue for a consumer attached with `consumeWith`: a
-   * segment goes there after this many failed deliveries (default: no dead-letter queue).
+   * Extracts the delivered segments as the extraction function does: a results table, and the
+   * consumer on the segment queue with a dead-letter queue for a segment that failed
+   * `maxReceiveCount` times. Each `extract` runs it (default: no extraction).
    */
-  maxReceiveCount?: number;
+  extraction?: LocalExtractionOptions & { maxReceiveCount: number };
   /** The due index's shard count for ingestion and the tick (default 4), and a previous one. */
   dueShards?: number;
   previousDueShards?: number;
@@ -58,6 +65,14 @@ export interface LocalPipelineOptions {
    * worker function runs its share (`runShare`), started by the dispatcher's code.
    */
   workers?: number;
+}
+
+/** A pipeline's extraction step. */
+interface Extractor {
+  /** The segment queue's consumer, as Lambda's event source runs the extraction function. */
+  source: LocalEventSource;
+  deadLetterQueueUrl: string;
+  extraction: LocalExtraction;
 }
 
 const quiet: PipelineLogger = { info() {}, warn() {}, error() {} };
@@ -79,12 +94,11 @@ export class LocalPipeline {
   readonly channels: DynamoDbChannelStore;
   /** The pipeline clock that ingestion's due times are in: the `now` of the last `ingest`. */
   private ingestNow = 0;
-  private consumer: LocalEventSource | undefined;
 
   private constructor(
     private readonly options: LocalPipelineOptions,
     readonly config: SegmentFunctionConfig,
-    readonly deadLetterQueueUrl: string | undefined,
+    private readonly extractor?: Extractor,
   ) {
     this.messages = new DynamoDbStore({
       client: options.dynamodb,
@@ -106,36 +120,57 @@ export class LocalPipeline {
 
   /**
    * The same tables and queue with another due index shard count: a deployment after a change
-   * of `dueShards`, or a writer still on the old count during its rollout. No consumer.
+   * of `dueShards`, or a writer still on the old count during its rollout. No extraction.
    */
   withDueShards(dueShards: number, previousDueShards?: number): LocalPipeline {
     return new LocalPipeline(
-      { ...this.options, dueShards, previousDueShards },
+      { ...this.options, dueShards, previousDueShards, extraction: undefined },
       { ...this.config, dueShards, previousDueShards: previousDueShards ?? null },
-      this.deadLetterQueueUrl,
     );
   }
 
-  /** Creates fresh tables and a fresh queue on the emulators the clients point at. */
+  /**
+   * Creates fresh tables (with extraction, the results table too) and a fresh queue (and its
+   * dead-letter queue) on the emulators the clients point at.
+   */
   static async create(options: LocalPipelineOptions): Promise<LocalPipeline> {
     const name = `${options.prefix ?? "convoseg"}-${randomBytes(4).toString("hex")}`;
     const fifo = options.fifo ?? true;
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    await createMessagesTable(options.dynamodb, `${name}-messages`);
-    await createChannelsTable(options.dynamodb, `${name}-channels`);
+    const tables = {
+      messagesTable: `${name}-messages`,
+      channelsTable: `${name}-channels`,
+      resultsTable: `${name}-results`,
+    };
+    await createMessagesTable(options.dynamodb, tables.messagesTable);
+    await createChannelsTable(options.dynamodb, tables.channelsTable);
+    if (options.extraction) await createResultsTable(options.dynamodb, tables.resultsTable);
     const deadLetterQueueUrl =
-      options.maxReceiveCount === undefined
-        ? undefined
-        : await createSegmentQueue(options.sqs, `${name}-segments-dlq`, { fifo, maxBodyBytes });
+      options.extraction &&
+      (await createSegmentQueue(options.sqs, `${name}-segments-dlq`, { fifo, maxBodyBytes }));
     const queueUrl = await createSegmentQueue(options.sqs, `${name}-segments`, {
       fifo,
       maxBodyBytes,
     });
+    let extractor: Extractor | undefined;
+    if (options.extraction && deadLetterQueueUrl) {
+      const { handler, extraction } = localExtraction(tables, options.extraction);
+      const source = new LocalEventSource({
+        sqs: options.sqs,
+        queueUrl,
+        handler,
+        deadLetters: {
+          queueUrl: deadLetterQueueUrl,
+          maxReceiveCount: options.extraction.maxReceiveCount,
+        },
+      });
+      extractor = { source, deadLetterQueueUrl, extraction };
+    }
     return new LocalPipeline(
       options,
       {
-        messagesTable: `${name}-messages`,
-        channelsTable: `${name}-channels`,
+        messagesTable: tables.messagesTable,
+        channelsTable: tables.channelsTable,
         queueUrl,
         fifo,
         maxBodyBytes,
@@ -146,42 +181,55 @@ export class LocalPipeline {
         workerFunction: null,
         settings: options.settings,
       },
-      deadLetterQueueUrl,
+      extractor,
     );
   }
 
-  /**
-   * From now on the queue is consumed by `handler` as Lambda's event source would run it:
-   * `drain` hands it what arrives, deletes what it handled and retries what failed.
-   */
-  consumeWith(handler: BatchHandler): void {
-    if (this.deadLetterQueueUrl === undefined || this.options.maxReceiveCount === undefined) {
-      throw new Error("a consumer needs the pipeline created with maxReceiveCount");
-    }
-    this.consumer = new LocalEventSource({
-      sqs: this.options.sqs,
-      queueUrl: this.config.queueUrl,
-      handler,
-      deadLetters: {
-        queueUrl: this.deadLetterQueueUrl,
-        maxReceiveCount: this.options.maxReceiveCount,
-      },
-    });
+  /** With extraction: its results table, a reader of it, and the consumer's metrics. */
+  get extraction(): LocalExtraction | undefined {
+    return this.extractor?.extraction;
   }
 
   /**
-   * With a consumer attached, waits until the queue is empty: every segment handled, or moved
-   * to the dead-letter queue after its last receive. `onWait` reports the messages still there.
+   * Receives and deletes every segment message waiting in the queue, in receive order, without
+   * extracting them.
    */
-  async finishConsuming(onWait?: (pending: number) => void): Promise<void> {
-    await this.consumer?.drain(onWait);
-  }
-
-  /** Receives and deletes what the dead-letter queue holds: the segments given up on. */
-  async deadLetters(): Promise<SegmentMessageV1[]> {
-    if (this.deadLetterQueueUrl === undefined) return [];
-    const received = await drainQueue(this.options.sqs, this.deadLetterQueueUrl);
+  async drain(): Promise<SegmentMessageV1[]> {
+    const received = await drainQueue(this.options.sqs, this.config.queueUrl);
     return received.map((message) => parseSegmentBody(message.Body ?? ""));
+  }
+
+  /**
+   * Hands the segments waiting in the queue to extraction, as Lambda's event source would:
+   * those it handled are deleted, the failed ones come back after a backoff (or go to the
+   * dead-letter queue after their last receive). Returns the segments received for the first
+   * time, in receive order (a retried one was returned when it first arrived).
+   */
+  async extract(): Promise<SegmentMessageV1[]> {
+    const received = await this.extractorOrThrow().source.poll();
+    return received.map((message) => parseSegmentBody(message.Body ?? ""));
+  }
+
+  /**
+   * Waits until extraction has emptied the queue: every segment extracted, or moved to the
+   * dead-letter queue after its last receive. `onWait` reports the messages still there.
+   */
+  async finishExtraction(onWait?: (pending: number) => void): Promise<void> {
+    await this.extractorOrThrow().source.drain(onWait);
+  }
+
+  /** Receives and deletes what the dead-letter queue holds: the segments extraction gave up on. */
+  async deadLetters(): Promise<SegmentMessageV1[]> {
+    if (this.extractor === undefined) return [];
+    const received = await drainQueue(this.options.sqs, this.extractor.deadLetterQueueUrl);
+    return received.map((message) => parseSegmentBody(message.Body ?? ""));
+  }
+
+  private extractorOrThrow(): Extractor {
+    if (this.extractor === undefined) {
+      throw new Error("this pipeline extracts nothing: create it with extraction");
+    }
+    return this.extractor;
   }
 
   /** Ingests chat messages (the JSON-lines format) as the ingest Lambda does, at time `now`. */
@@ -217,19 +265,6 @@ export class LocalPipeline {
       deps,
     );
     return addUp(await Promise.all(runs));
-  }
-
-  /**
-   * Receives and deletes every segment message waiting in the queue, in receive order. With a
-   * consumer attached, hands them to it and returns those received for the first time (a
-   * retried one was returned when it first arrived).
-   */
-  async drain(): Promise<SegmentMessageV1[]> {
-    const received =
-      this.consumer === undefined
-        ? await drainQueue(this.options.sqs, this.config.queueUrl)
-        : await this.consumer.poll();
-    return received.map((message) => parseSegmentBody(message.Body ?? ""));
   }
 }
 

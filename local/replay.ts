@@ -13,6 +13,11 @@ export interface ReplayOptions {
   overlap?: boolean;
   /** Messages ingested once the clock has passed the last regular message: back-dated arrivals. */
   late?: ChatMessage[];
+  /**
+   * After each tick, hand the delivered segments to the pipeline's extraction (it must have
+   * one) instead of only draining the queue.
+   */
+  extract?: boolean;
   onProgress?: (progress: ReplayProgress) => void;
 }
 
@@ -46,7 +51,8 @@ export interface ReplayResult {
  * (timestamp, then id) when the clock reaches them, a tick runs every `tickMs` of simulated time,
  * and after the last message the clock runs on until every conversation has settled. Ticks at
  * which nothing can happen (no arrival, no channel due) are skipped: they would find nothing to
- * do. The queue is drained after each tick; the delivered segments come back in delivery order.
+ * do. The queue is drained (or extracted, with `extract`) after each tick; the delivered segments
+ * come back in delivery order.
  */
 export async function replay(
   pipeline: LocalPipeline,
@@ -84,7 +90,7 @@ export async function replay(
     }
     options.afterTick?.(now);
     result.ticks++;
-    result.delivered.push(...(await pipeline.drain()));
+    result.delivered.push(...(await (options.extract ? pipeline.extract() : pipeline.drain())));
     options.onProgress?.({
       now,
       ingested: next,
