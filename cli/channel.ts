@@ -1,13 +1,12 @@
-import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   type ChannelSnapshot,
   DynamoDbChannelStore,
   hasWork,
 } from "../lib/pipeline/store/index.js";
-import type { CommandIO } from "./segment.js";
+import { type Command, command, EXIT } from "./command.js";
 
-export const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--table NAME]
+const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--table NAME]
 
 Operator commands on a deployed (or local) pipeline's channels table. The AWS SDK's usual
 environment picks the account, region and endpoint (AWS_ENDPOINT_URL_DYNAMODB for an emulator).
@@ -21,51 +20,35 @@ Options:
   --table NAME      the channels table (default: $CHANNELS_TABLE)
   -h, --help        this help`;
 
-/** Runs `channel`; resolves to the process exit code. */
-export async function channelCommand(args: string[], io: CommandIO): Promise<number> {
-  let parsed: ReturnType<typeof parseChannelArgs>;
-  try {
-    parsed = parseChannelArgs(args);
-  } catch (error) {
-    io.stderr.write(`channel: ${(error as Error).message}\n\n${CHANNEL_USAGE}\n`);
-    return 2;
-  }
-  const [action, channel, ...extra] = parsed.positionals;
-  if (parsed.values.help) {
-    io.stdout.write(`${CHANNEL_USAGE}\n`);
-    return 0;
-  }
-  const table = parsed.values.table ?? process.env.CHANNELS_TABLE;
-  const problem =
-    action !== "show" && action !== "reset"
-      ? "expected show or reset"
-      : channel === undefined || extra.length > 0
-        ? "expected one channel id"
-        : table === undefined
-          ? "no channels table: pass --table or set CHANNELS_TABLE"
-          : undefined;
-  if (problem || table === undefined || channel === undefined) {
-    io.stderr.write(`channel: ${problem}\n\n${CHANNEL_USAGE}\n`);
-    return 2;
-  }
-  const store = new DynamoDbChannelStore({ client: new DynamoDBClient({}), tableName: table });
-  if (action === "reset") {
-    await store.reset(channel, io.now());
-    io.stdout.write(
-      `channel ${JSON.stringify(channel)} reset: the next tick re-reads and re-delivers it\n`,
-    );
-    return 0;
-  }
-  io.stdout.write(`${JSON.stringify(describeSnapshot(await store.load(channel)), null, 2)}\n`);
-  return 0;
-}
-
-const parseChannelArgs = (args: string[]) =>
-  parseArgs({
-    args,
-    allowPositionals: true,
-    options: { table: { type: "string" }, help: { type: "boolean", short: "h" } },
-  });
+/** `channel show|reset`: an operator's look at, or reset of, a channel's pipeline state. */
+export const channelCommand: Command = command({
+  name: "channel",
+  summary: ["channel show|reset <id>", "operator commands on a pipeline's channel state"],
+  usage: CHANNEL_USAGE,
+  options: { table: { type: "string" } },
+  parse: ({ positionals, values }) => {
+    const [action, channel, ...extra] = positionals;
+    const table = values.table ?? process.env.CHANNELS_TABLE;
+    if (action !== "show" && action !== "reset") throw new Error("expected show or reset");
+    if (channel === undefined || extra.length > 0) throw new Error("expected one channel id");
+    if (table === undefined) {
+      throw new Error("no channels table: pass --table or set CHANNELS_TABLE");
+    }
+    return { action, channel, table };
+  },
+  run: async ({ action, channel, table }, io) => {
+    const store = new DynamoDbChannelStore({ client: new DynamoDBClient({}), tableName: table });
+    if (action === "reset") {
+      await store.reset(channel, io.now());
+      io.stdout.write(
+        `channel ${JSON.stringify(channel)} reset: the next tick re-reads and re-delivers it\n`,
+      );
+      return EXIT.ok;
+    }
+    io.stdout.write(`${JSON.stringify(describeSnapshot(await store.load(channel)), null, 2)}\n`);
+    return EXIT.ok;
+  },
+});
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
 import {
@@ -24,12 +23,11 @@ import {
   localExtractConfig,
   localExtractDependencies,
 } from "../local/extraction.js";
+import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { escapeControls, formatTopics } from "./format.js";
 import { parseModelFlags } from "./model-options.js";
-import { escapeControls } from "./read-messages.js";
-import type { CommandIO } from "./segment.js";
-import { formatTopics } from "./topics.js";
 
-export const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
+const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
 
 Segments an agent transcript (plain text with role markers, or JSONL exports) and stores its
 turns as the messages of conversation ID in the history store: on DynamoDB Local, started for
@@ -71,74 +69,73 @@ interface ImportOptions {
   extract?: LocalModel & { resultsTable?: string };
 }
 
-/** Runs `import`; resolves to the process exit code. */
-export async function importCommand(args: string[], io: CommandIO): Promise<number> {
-  let options: ImportOptions | "help";
-  try {
-    options = parseImportArgs(args);
-  } catch (error) {
-    io.stderr.write(`import: ${(error as Error).message}\n\n${IMPORT_USAGE}\n`);
-    return 2;
-  }
-  if (options === "help") {
-    io.stdout.write(`${IMPORT_USAGE}\n`);
-    return 0;
-  }
-  let text: string;
-  try {
-    text = await readSource(options.source, io);
-  } catch (error) {
-    io.stderr.write(`import: cannot read ${options.source}: ${(error as Error).message}\n`);
-    return 1;
-  }
-  let outcome: SegmentationOutcome;
-  try {
-    outcome = segmentTranscript(text, {
-      format: options.format,
-      minSegmentBytes: options.minSegmentBytes,
-    });
-  } catch (error) {
-    io.stderr.write(`import: ${escapeControls((error as Error).message)} (nothing was written)\n`);
-    return 1;
-  }
-  if (outcome.segments.length === 0) {
-    io.stderr.write(`import: ${options.source} holds no transcript (it is empty)\n`);
-    return 1;
-  }
-  if (options.dryRun) {
-    io.stdout.write(
-      options.json ? `${JSON.stringify(dryRunReport(outcome))}\n` : dryRunTable(outcome),
-    );
-    return 0;
-  }
-  try {
-    return await store(text, outcome, options, io);
-  } catch (error) {
-    io.stderr.write(`import: ${escapeControls((error as Error).message)}\n`);
-    return 1;
-  }
-}
+const IMPORT_OPTIONS = {
+  conversation: { type: "string" },
+  format: { type: "string" },
+  "min-segment-bytes": { type: "string" },
+  "dry-run": { type: "boolean" },
+  json: { type: "boolean" },
+  table: { type: "string" },
+  extract: { type: "boolean" },
+  "results-table": { type: "string" },
+  extractor: { type: "string" },
+  "llm-endpoint": { type: "string" },
+  model: { type: "string" },
+} as const;
 
-function parseImportArgs(args: string[]): ImportOptions | "help" {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      conversation: { type: "string" },
-      format: { type: "string" },
-      "min-segment-bytes": { type: "string" },
-      "dry-run": { type: "boolean" },
-      json: { type: "boolean" },
-      table: { type: "string" },
-      extract: { type: "boolean" },
-      "results-table": { type: "string" },
-      extractor: { type: "string" },
-      "llm-endpoint": { type: "string" },
-      model: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) return "help";
+/** `import`: an agent transcript's turns stored as a conversation, and with `--extract` extracted. */
+export const importCommand: Command = command({
+  name: "import",
+  summary: [
+    "import <file|->",
+    "store an agent transcript's turns as a conversation (and extract it)",
+  ],
+  usage: IMPORT_USAGE,
+  options: IMPORT_OPTIONS,
+  parse: parseImportArgs,
+  run: async (options, io) => {
+    let text: string;
+    try {
+      text = await readSource(options.source, io);
+    } catch (error) {
+      io.stderr.write(`import: cannot read ${options.source}: ${(error as Error).message}\n`);
+      return EXIT.failed;
+    }
+    let outcome: SegmentationOutcome;
+    try {
+      outcome = segmentTranscript(text, {
+        format: options.format,
+        minSegmentBytes: options.minSegmentBytes,
+      });
+    } catch (error) {
+      io.stderr.write(
+        `import: ${escapeControls((error as Error).message)} (nothing was written)\n`,
+      );
+      return EXIT.failed;
+    }
+    if (outcome.segments.length === 0) {
+      io.stderr.write(`import: ${options.source} holds no transcript (it is empty)\n`);
+      return EXIT.failed;
+    }
+    if (options.dryRun) {
+      io.stdout.write(
+        options.json ? `${JSON.stringify(dryRunReport(outcome))}\n` : dryRunTable(outcome),
+      );
+      return EXIT.ok;
+    }
+    try {
+      return await store(text, outcome, options, io);
+    } catch (error) {
+      io.stderr.write(`import: ${escapeControls((error as Error).message)}\n`);
+      return EXIT.failed;
+    }
+  },
+});
+
+function parseImportArgs({
+  values,
+  positionals,
+}: CommandLine<typeof IMPORT_OPTIONS>): ImportOptions {
   const [source, ...extra] = positionals;
   if (source === undefined) throw new Error("expected a transcript file (or - for standard input)");
   if (extra.length > 0) throw new Error(`unexpected argument ${JSON.stringify(extra[0])}`);

@@ -20,18 +20,6 @@ export interface ReadResult {
 /** The longest line read (a chat message is far shorter; DynamoDB stores at most 400 KB). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-/**
- * `line N: field: problem`, with control characters (an escape sequence in a broken line, say)
- * written as `\u001b` so that nothing from the input reaches the terminal raw.
- */
-export const formatProblem = (p: InputProblem): string =>
-  escapeControls(`line ${p.line}: ${p.field}: ${p.problem}`);
-
-/** C0 and C1 controls and DEL as `\uXXXX` escapes. */
-export function escapeControls(text: string): string {
-  return text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 export interface ReadOptions {
   /** Lines longer than this are reported and skipped without being held (default 16 MiB). */
   maxLineBytes?: number;

@@ -1,7 +1,6 @@
 import { open, writeFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import { parseDuration } from "../lib/duration/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import type { CandidatesLine } from "../lib/pipeline/contract/index.js";
@@ -16,11 +15,12 @@ import {
   type SegmentRecord,
 } from "../lib/report/index.js";
 import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { escapeControls, formatProblem } from "./format.js";
 import { Progress } from "./progress.js";
-import { escapeControls, formatProblem, type InputProblem, readMessages } from "./read-messages.js";
-import type { CommandIO } from "./segment.js";
+import { type InputProblem, readMessages } from "./read-messages.js";
 
-export const REPORT_USAGE = `Usage: npm start -- report --segments FILE [options]
+const REPORT_USAGE = `Usage: npm start -- report --segments FILE [options]
 
 Writes one self-contained HTML page (open it from disk: nothing is fetched) that shows each
 channel's segments on a timeline, what cut each one (a silence longer than settle, or the size
@@ -51,7 +51,6 @@ const REPORT_OPTIONS = {
   settle: { type: "string" },
   now: { type: "string" },
   "skip-invalid": { type: "boolean" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
 interface ReportOptions {
@@ -75,62 +74,58 @@ class CannotRead extends Error {
   }
 }
 
-/** Runs `report`; resolves to the process exit code. */
-export async function reportCommand(args: string[], io: CommandIO): Promise<number> {
-  let options: ReportOptions | "help";
-  try {
-    options = parseReportArgs(args, io.now);
-  } catch (error) {
-    io.stderr.write(`report: ${(error as Error).message}\n\n${REPORT_USAGE}\n`);
-    return 2;
-  }
-  if (options === "help") {
-    io.stdout.write(`${REPORT_USAGE}\n`);
-    return 0;
-  }
-  const problems: FileProblem[] = [];
-  let input: Omit<ReportInput, "settle" | "now" | "generatedAt">;
-  try {
-    input = {
-      segments: await readSegments(options.segments, io.stdin, problems),
-      candidates:
-        options.candidates === undefined
-          ? undefined
-          : await readCandidates(options.candidates, io.stdin, problems),
-      messages:
-        options.input === undefined ? undefined : await readInput(options.input, io, problems),
-      sources: sources(options),
-    };
-  } catch (error) {
-    if (!(error instanceof CannotRead)) throw error;
-    io.stderr.write(`report: ${error.message}\n`);
-    return 1;
-  }
-  for (const problem of problems) {
-    io.stderr.write(
-      `${options.skipInvalid ? "skipped " : ""}${escapeControls(problem.file)}: ${formatProblem(problem)}\n`,
-    );
-  }
-  if (problems.length > 0 && !options.skipInvalid) {
-    io.stderr.write(
-      `report: ${problems.length} invalid line(s); no report was written (fix them, or pass --skip-invalid)\n`,
-    );
-    return 1;
-  }
-  try {
-    const written = await writeReport(options.out, {
-      ...input,
-      settle: options.settle,
-      now: options.now,
-      generatedAt: io.now(),
-    });
-    io.stderr.write(`${written}\n`);
-  } catch (error) {
-    io.stderr.write(`report: ${(error as Error).message}\n`);
-    return 1;
-  }
-  return 0;
-}
+/** `report`: one self-contained HTML page of the segments, their cuts and topics. */
+export const reportCommand: Command = command({
+  name: "report",
+  summary: ["report --segments FILE", "an HTML page of the segments, their cuts and topics"],
+  usage: REPORT_USAGE,
+  options: REPORT_OPTIONS,
+  parse: (line, io) => parseReportArgs(line, io.now),
+  run: async (options, io) => {
+    const problems: FileProblem[] = [];
+    let input: Omit<ReportInput, "settle" | "now" | "generatedAt">;
+    try {
+      input = {
+        segments: await readSegments(options.segments, io.stdin, problems),
+        candidates:
+          options.candidates === undefined
+            ? undefined
+            : await readCandidates(options.candidates, io.stdin, problems),
+        messages:
+          options.input === undefined ? undefined : await readInput(options.input, io, problems),
+        sources: sources(options),
+      };
+    } catch (error) {
+      if (!(error instanceof CannotRead)) throw error;
+      io.stderr.write(`report: ${error.message}\n`);
+      return EXIT.failed;
+    }
+    for (const problem of problems) {
+      io.stderr.write(
+        `${options.skipInvalid ? "skipped " : ""}${escapeControls(problem.file)}: ${formatProblem(problem)}\n`,
+      );
+    }
+    if (problems.length > 0 && !options.skipInvalid) {
+      io.stderr.write(
+        `report: ${problems.length} invalid line(s); no report was written (fix them, or pass --skip-invalid)\n`,
+      );
+      return EXIT.failed;
+    }
+    try {
+      const written = await writeReport(options.out, {
+        ...input,
+        settle: options.settle,
+        now: options.now,
+        generatedAt: io.now(),
+      });
+      io.stderr.write(`${written}\n`);
+    } catch (error) {
+      io.stderr.write(`report: ${(error as Error).message}\n`);
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  },
+});
 
 /** Builds the report of `input` and writes it to `path`; returns a line saying what it holds. */
 export async function writeReport(path: string, input: ReportInput): Promise<string> {
@@ -148,13 +143,10 @@ export async function writeReport(path: string, input: ReportInput): Promise<str
   return `report: wrote ${path} (${megabytes} MB): ${summary.channels} channel(s), ${summary.segments} segment(s)${missing}`;
 }
 
-function parseReportArgs(args: string[], clock: () => number): ReportOptions | "help" {
-  const { values, positionals } = parseArgs({
-    args,
-    options: REPORT_OPTIONS,
-    allowPositionals: true,
-  });
-  if (values.help) return "help";
+function parseReportArgs(
+  { values, positionals }: CommandLine<typeof REPORT_OPTIONS>,
+  clock: () => number,
+): ReportOptions {
   if (positionals.length > 0)
     throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.segments === undefined) throw new Error("--segments FILE is required");

@@ -1,5 +1,4 @@
 import { createWriteStream } from "node:fs";
-import { parseArgs } from "node:util";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import type { Route } from "../lib/extraction/index.js";
@@ -22,13 +21,20 @@ import type { LocalExtraction, LocalModel } from "../local/extraction.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
+import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import {
+  escapeControls,
+  formatCount,
+  formatProblem,
+  isoMinute,
+  warnIfMinItemsUnreachable,
+} from "./format.js";
 import { parseModelFlags } from "./model-options.js";
 import { Progress } from "./progress.js";
-import { escapeControls, formatProblem, readMessages } from "./read-messages.js";
+import { readMessages } from "./read-messages.js";
 import { writeReport } from "./report.js";
-import { type CommandIO, warnIfMinItemsUnreachable } from "./segment.js";
 
-export const RUN_USAGE = `Usage: npm start -- run [options]
+const RUN_USAGE = `Usage: npm start -- run [options]
 
 Runs the whole pipeline on this machine: starts DynamoDB Local and an SQS emulator (unless
 AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS point elsewhere), ingests the messages in
@@ -88,7 +94,6 @@ const RUN_OPTIONS = {
   overlap: { type: "string" },
   candidates: { type: "string" },
   "max-attempts": { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
 const RUN_EXTRACTORS = ["none", ...EXTRACTORS] as const;
@@ -114,54 +119,48 @@ export interface RunExtractionOptions extends LocalModel {
   maxAttempts: number;
 }
 
-/** Runs `run`; resolves to the process exit code. */
-export async function runCommand(args: string[], io: CommandIO): Promise<number> {
-  let options: RunOptions | "help";
-  try {
-    options = parseRunArgs(args);
-  } catch (error) {
-    io.stderr.write(`run: ${(error as Error).message}\n\n${RUN_USAGE}\n`);
-    return 2;
-  }
-  if (options === "help") {
-    io.stdout.write(`${RUN_USAGE}\n`);
-    return 0;
-  }
-  warnIfMinItemsUnreachable(io, "run", options.minItems, options.maxSize);
-  const loaded = await loadMessages(options, io);
-  if (loaded === undefined) return 1;
-  let outcome: Awaited<ReturnType<typeof runLocally>>;
-  try {
-    outcome = await runLocally(loaded.messages, options, io);
-  } catch (error) {
-    io.stderr.write(`run: ${escapeControls((error as Error).message)}\n`);
-    return 1;
-  }
-  const { summary, refused, gaveUp } = outcome;
-  for (const { message, field, problem } of refused) {
-    const where = loaded.lines.get(message);
-    const place = where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
-    io.stderr.write(`${escapeControls(`${place}: ${field}: ${problem}`)} (not stored)\n`);
-  }
-  io.stderr.write(`${summary}\n`);
-  if (gaveUp.length > 0) {
-    for (const segment of gaveUp) {
-      io.stderr.write(
-        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) after ${options.extraction?.maxAttempts} attempts\n`,
-      );
+/** `run`: the whole pipeline on local emulators and a simulated clock. */
+export const runCommand: Command = command({
+  name: "run",
+  summary: ["run", "run the whole pipeline locally on emulators and a simulated clock"],
+  usage: RUN_USAGE,
+  options: RUN_OPTIONS,
+  parse: parseRunArgs,
+  run: async (options, io) => {
+    warnIfMinItemsUnreachable(io, "run", options.minItems, options.maxSize);
+    const loaded = await loadMessages(options, io);
+    if (loaded === undefined) return EXIT.failed;
+    let outcome: Awaited<ReturnType<typeof runLocally>>;
+    try {
+      outcome = await runLocally(loaded.messages, options, io);
+    } catch (error) {
+      io.stderr.write(`run: ${escapeControls((error as Error).message)}\n`);
+      return EXIT.failed;
     }
-    io.stderr.write(`run: ${gaveUp.length} segment(s) were not extracted (see above)\n`);
-  }
-  if (refused.length > 0 && !options.skipInvalid) {
-    io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
-    return 1;
-  }
-  return gaveUp.length > 0 ? 1 : 0;
-}
+    const { summary, refused, gaveUp } = outcome;
+    for (const { message, field, problem } of refused) {
+      const where = loaded.lines.get(message);
+      const place = where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
+      io.stderr.write(`${escapeControls(`${place}: ${field}: ${problem}`)} (not stored)\n`);
+    }
+    io.stderr.write(`${summary}\n`);
+    if (gaveUp.length > 0) {
+      for (const segment of gaveUp) {
+        io.stderr.write(
+          `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) after ${options.extraction?.maxAttempts} attempts\n`,
+        );
+      }
+      io.stderr.write(`run: ${gaveUp.length} segment(s) were not extracted (see above)\n`);
+    }
+    if (refused.length > 0 && !options.skipInvalid) {
+      io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
+      return EXIT.failed;
+    }
+    return gaveUp.length > 0 ? EXIT.failed : EXIT.ok;
+  },
+});
 
-function parseRunArgs(args: string[]): RunOptions | "help" {
-  const { values, positionals } = parseArgs({ args, options: RUN_OPTIONS, allowPositionals: true });
-  if (values.help) return "help";
+function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPTIONS>): RunOptions {
   if (positionals.length > 0)
     throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const count = (name: string, text: string | undefined, fallback: number) => {
@@ -195,7 +194,7 @@ function workers(n: number): number {
 }
 
 function parseExtractionArgs(
-  values: ReturnType<typeof parseArgs<{ options: typeof RUN_OPTIONS }>>["values"],
+  values: CommandLine<typeof RUN_OPTIONS>["values"],
   count: (name: string, text: string | undefined, fallback: number) => number,
 ): RunExtractionOptions | undefined {
   const model = parseModelFlags<"none">(values, RUN_EXTRACTORS);
@@ -336,7 +335,7 @@ export async function runLocally(
       onProgress: (p) =>
         progress.update(
           () =>
-            `replay: ${new Date(p.now).toISOString().slice(0, 16)}Z, ${p.ingested.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} messages ingested, ${p.delivered.toLocaleString("en-US")} segments delivered`,
+            `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${formatCount(p.delivered)} segments delivered`,
         ),
     });
     if (extraction) {
@@ -469,7 +468,7 @@ async function extractionSummary(
   gaveUp: readonly SegmentMessageV1[],
 ): Promise<string[]> {
   const total = (field: "calls" | "inputTokens" | "outputTokens" | "cacheReadTokens") =>
-    results.reduce((sum, r) => sum + r.usage[field], 0).toLocaleString("en-US");
+    formatCount(results.reduce((sum, r) => sum + r.usage[field], 0));
   const { route, windowSize, overlap } = options.analyzer;
   const lines = [
     `extraction (${options.modelId}, route ${route}${route === "sliding" ? ` ${windowSize}/${overlap}` : ""}): ${results.length} of ${delivered.length} segments extracted, ${gaveUp.length} given up, ${extraction.metrics.get("ExtractionFailures") ?? 0} failed attempts retried`,

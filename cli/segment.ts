@@ -1,13 +1,13 @@
-import type { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import { compareIds, compareRefs } from "../lib/identity/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import { ConversationSegmenter, openConversationStart } from "../lib/segmenter/index.js";
-import { Progress, type ProgressStream } from "./progress.js";
-import { formatProblem, readMessages } from "./read-messages.js";
+import { type Command, command, EXIT } from "./command.js";
+import { formatCount, formatProblem, warnIfMinItemsUnreachable } from "./format.js";
+import { Progress } from "./progress.js";
+import { readMessages } from "./read-messages.js";
 
-export const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|-> [options]
+const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|-> [options]
 
 Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
 user, text), segments each channel separately and prints its closed conversation segments.
@@ -20,14 +20,6 @@ Options:
   --json            one JSON object per segment instead of a table
   --skip-invalid    report malformed lines and go on without them (default: stop, print nothing)
   -h, --help        this help`;
-
-export interface CommandIO {
-  stdin: Readable;
-  stdout: { write(text: string): unknown };
-  stderr: ProgressStream;
-  /** The clock, epoch ms. */
-  now: () => number;
-}
 
 /** How the segment that starts here was cut from what came before it in its channel. */
 type Cut = "start" | "silence" | "size";
@@ -50,99 +42,6 @@ interface ChannelReport {
   dropped: number;
 }
 
-class UsageError extends Error {}
-
-/** Runs `segment`; resolves to the process exit code. */
-export async function segmentCommand(args: string[], io: CommandIO): Promise<number> {
-  let parsed: ReturnType<typeof parseSegmentArgs>;
-  try {
-    parsed = parseSegmentArgs(args, io.now);
-  } catch (error) {
-    if (!(error instanceof UsageError || error instanceof RangeError)) throw error;
-    io.stderr.write(`segment: ${error.message}\n\n${SEGMENT_USAGE}\n`);
-    return 2;
-  }
-  if (parsed === "help") {
-    io.stdout.write(`${SEGMENT_USAGE}\n`);
-    return 0;
-  }
-  const { source, segmenter, now, json, skipInvalid } = parsed;
-  warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
-  const progress = new Progress(io.stderr);
-  let read: Awaited<ReturnType<typeof readMessages>>;
-  try {
-    read = await readMessages(source, progress, io.stdin);
-  } catch (error) {
-    progress.finish();
-    io.stderr.write(`segment: cannot read ${source}: ${(error as Error).message}\n`);
-    return 1;
-  }
-  progress.finish();
-  for (const problem of read.problems) {
-    io.stderr.write(`${skipInvalid ? "skipped " : ""}${formatProblem(problem)}\n`);
-  }
-  if (read.problems.length > 0 && !skipInvalid) {
-    io.stderr.write(
-      `segment: ${read.problems.length} invalid line(s); nothing was segmented (fix them, or pass --skip-invalid)\n`,
-    );
-    return 1;
-  }
-  const channels = byChannel(read.messages.map((entry) => entry.message));
-  const reports = channels.map(([channel, messages], i) => {
-    progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);
-    return reportChannel(channel, messages, segmenter, now);
-  });
-  progress.finish();
-  io.stdout.write(json ? formatJsonLines(reports) : formatTable(reports, segmenter, now));
-  return 0;
-}
-
-/**
- * Warns when no carved segment can reach `minItems` because `maxSize` caps it lower: then
- * (nearly) every message is dropped, which is almost never what was meant.
- */
-export function warnIfMinItemsUnreachable(
-  io: CommandIO,
-  command: string,
-  minItems: number,
-  maxSize: number,
-): void {
-  if (minItems <= maxSize) return;
-  io.stderr.write(
-    `${command}: warning: --min-items ${minItems} is above --max-size ${maxSize}: no segment cut at the size cap can reach it, so nearly every message will be dropped\n`,
-  );
-}
-
-function parseSegmentArgs(args: string[], clock: () => number) {
-  const { positionals, values: options } = parseCommandLine(args);
-  if (options.help) return "help" as const;
-  if (positionals.length !== 1) {
-    throw new UsageError(
-      positionals.length === 0 ? "missing input file (or - for stdin)" : "expected one input file",
-    );
-  }
-  const segmenter = new ConversationSegmenter({
-    maxSize: integerOption("--max-size", options["max-size"]),
-    settle: options.settle === undefined ? undefined : parseDuration(options.settle, "--settle"),
-    minItems: integerOption("--min-items", options["min-items"]),
-  });
-  return {
-    source: positionals[0],
-    segmenter,
-    now: options.now === undefined ? clock() : nowOption(options.now),
-    json: options.json ?? false,
-    skipInvalid: options["skip-invalid"] ?? false,
-  };
-}
-
-function parseCommandLine(args: string[]) {
-  try {
-    return parseArgs({ args, options: SEGMENT_OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
 const SEGMENT_OPTIONS = {
   "max-size": { type: "string" },
   settle: { type: "string" },
@@ -150,13 +49,71 @@ const SEGMENT_OPTIONS = {
   now: { type: "string" },
   json: { type: "boolean" },
   "skip-invalid": { type: "boolean" },
-  help: { type: "boolean", short: "h" },
 } as const;
+
+/** `segment`: a JSON-lines chat export's closed conversation segments, per channel. */
+export const segmentCommand: Command = command({
+  name: "segment",
+  summary: ["segment <file.jsonl|->", "print the closed conversation segments of chat messages"],
+  usage: SEGMENT_USAGE,
+  options: SEGMENT_OPTIONS,
+  parse: ({ positionals, values: options }, io) => {
+    if (positionals.length !== 1) {
+      throw new Error(
+        positionals.length === 0
+          ? "missing input file (or - for stdin)"
+          : "expected one input file",
+      );
+    }
+    const segmenter = new ConversationSegmenter({
+      maxSize: integerOption("--max-size", options["max-size"]),
+      settle: options.settle === undefined ? undefined : parseDuration(options.settle, "--settle"),
+      minItems: integerOption("--min-items", options["min-items"]),
+    });
+    return {
+      source: positionals[0],
+      segmenter,
+      now: options.now === undefined ? io.now() : nowOption(options.now),
+      json: options.json ?? false,
+      skipInvalid: options["skip-invalid"] ?? false,
+    };
+  },
+  run: async ({ source, segmenter, now, json, skipInvalid }, io) => {
+    warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
+    const progress = new Progress(io.stderr);
+    let read: Awaited<ReturnType<typeof readMessages>>;
+    try {
+      read = await readMessages(source, progress, io.stdin);
+    } catch (error) {
+      progress.finish();
+      io.stderr.write(`segment: cannot read ${source}: ${(error as Error).message}\n`);
+      return EXIT.failed;
+    }
+    progress.finish();
+    for (const problem of read.problems) {
+      io.stderr.write(`${skipInvalid ? "skipped " : ""}${formatProblem(problem)}\n`);
+    }
+    if (read.problems.length > 0 && !skipInvalid) {
+      io.stderr.write(
+        `segment: ${read.problems.length} invalid line(s); nothing was segmented (fix them, or pass --skip-invalid)\n`,
+      );
+      return EXIT.failed;
+    }
+    const channels = byChannel(read.messages.map((entry) => entry.message));
+    const reports = channels.map(([channel, messages], i) => {
+      progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);
+      return reportChannel(channel, messages, segmenter, now);
+    });
+    progress.finish();
+    io.stdout.write(json ? formatJsonLines(reports) : formatTable(reports, segmenter, now));
+    return EXIT.ok;
+  },
+});
 
 function integerOption(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text.trim())) {
-    throw new UsageError(`${name} must be a positive integer (got ${JSON.stringify(text)})`);
+    throw new Error(`${name} must be a positive integer (got ${JSON.stringify(text)})`);
   }
   return Number(text);
 }
@@ -165,7 +122,7 @@ function nowOption(text: string): number {
   try {
     return parseTimestamp(text);
   } catch {
-    throw new UsageError(
+    throw new Error(
       `--now must be ISO-8601 with a time zone or epoch ms (got ${JSON.stringify(text)})`,
     );
   }
@@ -236,8 +193,7 @@ function formatJsonLines(reports: ChannelReport[]): string {
   return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
-const counted = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+const counted = (n: number, noun: string) => `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
 const tableTime = (ms: number) => iso(ms).replace("T", " ").replace(".000Z", "Z");
 
 function formatTable(
@@ -253,7 +209,7 @@ function formatTable(
     const inSegments = r.segments.reduce((sum, s) => sum + s.messages.length, 0);
     out.push(
       "",
-      `channel ${JSON.stringify(r.channel)}: ${counted(r.total, "message")}, ${counted(r.segments.length, "closed segment")} (${counted(inSegments, "message")}), ${count(r.open)} open, ${count(r.dropped)} dropped`,
+      `channel ${JSON.stringify(r.channel)}: ${counted(r.total, "message")}, ${counted(r.segments.length, "closed segment")} (${counted(inSegments, "message")}), ${formatCount(r.open)} open, ${formatCount(r.dropped)} dropped`,
     );
     if (r.segments.length === 0) continue;
     out.push(
@@ -262,7 +218,7 @@ function formatTable(
     for (const s of r.segments) {
       const cut = s.gapBeforeMs === null ? "-" : `${s.cut} after ${formatDuration(s.gapBeforeMs)}`;
       out.push(
-        `${String(s.index).padStart(6)}  ${tableTime(s.messages[0].ts).padEnd(24)}${tableTime(s.messages[s.messages.length - 1].ts).padEnd(24)}${count(s.messages.length).padStart(8)}  ${cut}`,
+        `${String(s.index).padStart(6)}  ${tableTime(s.messages[0].ts).padEnd(24)}${tableTime(s.messages[s.messages.length - 1].ts).padEnd(24)}${formatCount(s.messages.length).padStart(8)}  ${cut}`,
       );
     }
   }

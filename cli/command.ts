@@ -1,0 +1,79 @@
+/**
+ * What every `npm start -- <command>` shares: its streams and clock, its exit codes, and one
+ * skeleton that parses the command line, answers `--help`, reports a usage error with the usage
+ * text, and only then runs the command.
+ */
+import type { Readable } from "node:stream";
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { ProgressStream } from "./progress.js";
+
+export interface CommandIO {
+  stdin: Readable;
+  stdout: { write(text: string): unknown };
+  stderr: ProgressStream;
+  /** The clock, epoch ms. */
+  now: () => number;
+}
+
+/** The exit codes: done; failed (bad input, a failed write, work not done); a usage error. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+export type CommandOptions = NonNullable<ParseArgsConfig["options"]>;
+
+/** A command line as `parseArgs` reads it with `options`: flags' values and the positionals. */
+export type CommandLine<O extends CommandOptions> = ReturnType<
+  typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>
+>;
+
+export interface CommandSpec<O extends CommandOptions, P> {
+  /** The command's name: its first argument, and the prefix of its messages. */
+  name: string;
+  /** Its line in `npm start -- --help`: a short synopsis, and what it does. */
+  summary: readonly [synopsis: string, description: string];
+  /** What `--help` prints, and a usage error after its message. */
+  usage: string;
+  /** Its flags; every command also takes `-h`/`--help`. */
+  options: O;
+  /** Checks the command line; an error thrown here is a usage error (exit 2). */
+  parse(line: CommandLine<O>, io: CommandIO): P;
+  /** Does the work; resolves to the exit code. */
+  run(parsed: P, io: CommandIO): Promise<number>;
+}
+
+/** A command: called with its arguments (after its name), resolves to the exit code. */
+export interface Command {
+  (args: string[], io: CommandIO): Promise<number>;
+  readonly commandName: string;
+  readonly summary: readonly [synopsis: string, description: string];
+  readonly usage: string;
+  /** Every flag it takes, `help` included. */
+  readonly options: CommandOptions;
+}
+
+const HELP = { help: { type: "boolean", short: "h" } } as const;
+
+/** The command `spec` describes, run through the skeleton. */
+export function command<O extends CommandOptions, P>(spec: CommandSpec<O, P>): Command {
+  const options = { ...spec.options, ...HELP };
+  const main = async (args: string[], io: CommandIO): Promise<number> => {
+    let parsed: P;
+    try {
+      const line = parseArgs({ args, options, allowPositionals: true, strict: true });
+      if ((line.values as { help?: boolean }).help) {
+        io.stdout.write(`${spec.usage}\n`);
+        return EXIT.ok;
+      }
+      parsed = spec.parse(line as unknown as CommandLine<O>, io);
+    } catch (error) {
+      io.stderr.write(`${spec.name}: ${(error as Error).message}\n\n${spec.usage}\n`);
+      return EXIT.usage;
+    }
+    return spec.run(parsed, io);
+  };
+  return Object.assign(main, {
+    commandName: spec.name,
+    summary: spec.summary,
+    usage: spec.usage,
+    options,
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * Formatting more than one command writes the same way: input problems, chat text made safe for
+ * a terminal, counts and times, a channel's topics, the `--min-items` warning.
+ */
+import type { Topic } from "../lib/knowledge/index.js";
+import type { CommandIO } from "./command.js";
+import type { InputProblem } from "./read-messages.js";
+
+/** C0 and C1 controls and DEL as `\uXXXX` escapes. */
+export function escapeControls(text: string): string {
+  return text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * `line N: field: problem`, with control characters (an escape sequence in a broken line, say)
+ * written as `\u001b` so that nothing from the input reaches the terminal raw.
+ */
+export const formatProblem = (p: InputProblem): string =>
+  escapeControls(`line ${p.line}: ${p.field}: ${p.problem}`);
+
+/** A count with thousands separators: `12,345`. */
+export const formatCount = (n: number): string => n.toLocaleString("en-US");
+
+/** A time to the minute, UTC: `2025-01-06T09:12Z`. */
+export const isoMinute = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16)}Z`;
+
+/** The text listing of a channel's topics: a line per topic, then its evidence indented. */
+export function formatTopics(channel: string, topics: readonly Topic[]): string {
+  const name = escapeControls(JSON.stringify(channel));
+  if (topics.length === 0) return `${name}: no topics extracted yet`;
+  const lines = [`${name}: ${topics.length} topic(s), most supported first`];
+  for (const topic of topics) {
+    const tags = topic.tags.length === 0 ? "" : `, tags ${topic.tags.join(", ")}`;
+    lines.push(
+      escapeControls(
+        `- ${topic.topic}: ${topic.segments} segment(s), ${isoMinute(topic.firstSeen)} to ${isoMinute(topic.lastSeen)}, confidence ${topic.bestConfidence.toFixed(2)}${tags}`,
+      ),
+    );
+    if (topic.bestReason !== "") lines.push(escapeControls(`    ${topic.bestReason}`));
+    for (const evidence of topic.evidence) {
+      const range =
+        evidence.messageIds === null
+          ? "the whole segment"
+          : `messages ${evidence.messageIds[0]} to ${evidence.messageIds[1]}`;
+      lines.push(
+        escapeControls(
+          `    segment ${evidence.segmentId}${evidence.late ? " (late)" : ""}: ${range}`,
+        ),
+      );
+    }
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Warns when no carved segment can reach `minItems` because `maxSize` caps it lower: then
+ * (nearly) every message is dropped, which is almost never what was meant.
+ */
+export function warnIfMinItemsUnreachable(
+  io: CommandIO,
+  command: string,
+  minItems: number,
+  maxSize: number,
+): void {
+  if (minItems <= maxSize) return;
+  io.stderr.write(
+    `${command}: warning: --min-items ${minItems} is above --max-size ${maxSize}: no segment cut at the size cap can reach it, so nearly every message will be dropped\n`,
+  );
+}
