@@ -1,0 +1,47 @@
+/**
+ * Each command's `--help` against what its parser takes: every flag it accepts is in its help,
+ * each with a value placeholder exactly when it takes a value, and the help names no other; the
+ * command list names every command. With the manual's test (its synopses against `--help`), the
+ * docs, the help and the code say the same.
+ */
+import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../cli/commands.js";
+import { runCli } from "../support/cli.js";
+
+/** The option lines of a help text: `  --flag VALUE   what it does` (or `  -h, --help ...`). */
+function helpOptions(usage: string): Map<string, { value: boolean }> {
+  const options = new Map<string, { value: boolean }>();
+  for (const [, flag, value] of usage.matchAll(
+    /^ {2}(?:-\w, )?--([a-z][a-z-]*)( [A-Z][A-Z]*\b)?/gm,
+  )) {
+    options.set(flag, { value: value !== undefined });
+  }
+  return options;
+}
+
+describe("the commands' help", () => {
+  it.each(COMMANDS.map((c) => [c.commandName, c] as const))(
+    "%s --help lists exactly the flags it takes, a value for each that takes one",
+    async (name, command) => {
+      const { code, stdout } = await runCli([name, "--help"], 0);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`${command.usage}\n`);
+      const listed = helpOptions(stdout);
+      const taken = new Map(
+        Object.entries(command.options).map(([flag, option]) => [
+          flag,
+          { value: option.type === "string" },
+        ]),
+      );
+      expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(taken));
+    },
+  );
+
+  it("lists every command once, each under its own name", async () => {
+    const { code, stdout } = await runCli(["--help"], 0);
+    expect(code).toBe(0);
+    const commands = stdout.slice(stdout.indexOf("Commands:\n") + 10, stdout.indexOf("\n\nRun "));
+    const names = commands.split("\n").map((line) => /^ {2}([a-z]+) /.exec(line)?.[1]);
+    expect(names).toEqual(COMMANDS.map((c) => c.commandName));
+  });
+});
