@@ -43,7 +43,6 @@
 import { writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { ChatMessage } from "../lib/messages/index.js";
@@ -58,6 +57,7 @@ import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random } from "../local/sample.js";
+import { benchArgs, usageError } from "./args.js";
 import { CapacityMeter } from "./capacity.js";
 
 const MINUTE = 60_000;
@@ -69,19 +69,20 @@ const INGEST_PARALLEL = 4;
 const MISSING_WAITS = 50;
 const MISSING_WAIT_MS = 200;
 
-const USAGE = `Usage: npm run bench:scale -- [options]
+const USAGE = `
+npm run bench:scale [-- options]
 
-The segmentation tick's throughput with 1, 2 and 4 workers (or --workers) on DynamoDB Local and
-the SQS emulator, started and stopped by the benchmark; and one worker's calls, items, bytes and
-units per channel-tick. About 13 minutes at the defaults.
+The segmentation tick's throughput with 1, 2 and 4 workers on DynamoDB Local and the SQS
+emulator (started and stopped by the benchmark), each round ticked until every channel is
+drained; and one worker's calls, items, bytes and units per channel-tick (about 13 minutes).
 
-Options:
   --channels N      channels, each with its own conversation (default 5000)
   --messages N      messages per channel, a minute apart (default 3)
   --workers LIST    the worker counts compared, comma-separated (default 1,2,4)
   --latency-ms MS   modelled network round trip before every timed AWS call (default 50)
   --json FILE       also write the results as JSON
-  -h, --help        this help`;
+  --help            this text
+`;
 
 interface Options {
   channels: number;
@@ -92,30 +93,23 @@ interface Options {
 }
 
 function parseOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      channels: { type: "string", default: "5000" },
-      messages: { type: "string", default: "3" },
-      workers: { type: "string", default: "1,2,4" },
-      "latency-ms": { type: "string", default: "50" },
-      json: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+  const values = benchArgs(USAGE, {
+    channels: { type: "string", default: "5000" },
+    messages: { type: "string", default: "3" },
+    workers: { type: "string", default: "1,2,4" },
+    "latency-ms": { type: "string", default: "50" },
+    json: { type: "string" },
   });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
   const count = (name: string, text: string, max = Number.MAX_SAFE_INTEGER) => {
     const n = Number(text);
     if (!Number.isSafeInteger(n) || n < 1 || n > max) {
-      throw new Error(`--${name} must be an integer from 1 to ${max} (got ${text})`);
+      usageError(USAGE, `--${name} must be an integer from 1 to ${max} (got ${text})`);
     }
     return n;
   };
   const latencyMs = Number(values["latency-ms"]);
   if (!Number.isFinite(latencyMs) || latencyMs < 0 || values["latency-ms"].trim() === "") {
-    throw new Error("--latency-ms must be a number of milliseconds, 0 or more");
+    usageError(USAGE, "--latency-ms must be a number of milliseconds, 0 or more");
   }
   return {
     channels: count("channels", values.channels),
