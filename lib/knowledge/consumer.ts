@@ -15,7 +15,7 @@ import {
 import { KnowledgeError, SegmentBusyError } from "./errors.js";
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 
-/** The metrics the consumer reports (EMF in the Lambda function; see the README). */
+/** The metrics the consumer reports (EMF in the Lambda function; see docs/extraction.md). */
 export type ExtractionMetricName =
   | "SegmentsExtracted"
   | "SegmentsAlreadyExtracted"

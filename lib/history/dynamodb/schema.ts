@@ -1,6 +1,6 @@
 /**
  * The messages table: its key schema, indexes and item shapes, schema version 1. This is a public
- * contract (documented in the README) because users' own ingestion Lambdas may write it directly.
+ * contract (docs/contracts/messages-table-v1.md) because users' own ingestion Lambdas write it.
  *
  * - Partition key `conversation` (S): the conversation (channel) id.
  * - Sort key `key` (S): `m#<platform id>` for a message with a platform id, so a message written

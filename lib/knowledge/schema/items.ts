@@ -1,6 +1,6 @@
 /**
  * The items of the results table: a public, versioned contract (v1) for readers outside this
- * codebase, documented in the README. Every item of a channel shares its partition (`channel`);
+ * codebase (docs/contracts/results-table-v1.md). A channel's items share its partition (`channel`);
  * its sort key (`item`) says what it is:
  *
  * - `result#<segmentId>`: one segment's extraction result, the source of truth;

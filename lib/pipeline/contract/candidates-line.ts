@@ -1,6 +1,6 @@
 /**
  * A line of `run --candidates`: one extracted segment's topic candidates and what extracting it
- * cost, as documented in the README. `run` writes every field; the report reads the lines back
+ * cost (docs/contracts/candidates-line.md). `run` writes every field; the report reads them back
  * and needs neither `late` nor a candidate's `id`, which hand-written lines may leave out.
  */
 export interface CandidatesLine {
