@@ -1,6 +1,6 @@
 /**
  * Extraction: the analyzer that turns a transcript into candidate topics with an LLM (a port of
- * the original Go `fork` package, `specs/windows.md`), the seam model adapters implement, and the
+ * the Go `fork` package, `docs/specs/windows.md`), the seam model adapters implement, and the
  * one parser of model replies, with the model adapters of `./llm/` re-exported.
  */
 export type { Turn } from "../windows/index.js";

@@ -1,6 +1,6 @@
 /**
  * The history module: the message store contract (a port of the Go history package,
- * `specs/history.md`), its in-memory reference and DynamoDB backends, and arrival positions.
+ * `docs/specs/history.md`), its in-memory reference and DynamoDB backends, and arrival positions.
  * The messages table's schema is `./schema/`; the chat-model middleware is `lib/chat`.
  */
 export {

@@ -3,7 +3,7 @@
  * since the last tick and the time, it decides which segments are final, which arrivals are late,
  * which messages the `minItems` filter drops, and the next state. No I/O and no clock: the tick
  * persists the result and delivers it, and a crash before that simply means re-planning from the
- * old state (see `specs/pipeline.md`, guarantees 1 to 4).
+ * old state (see `docs/specs/pipeline.md`, guarantees 1 to 4).
  */
 import { createHash } from "node:crypto";
 import { compareRefs } from "../identity/index.js";

@@ -27,7 +27,7 @@ export type Instant = number | Date;
  * conversation a run is cut only when it exceeds `maxSize`, at the largest gap. The trailing
  * conversation is withheld until it has been quiet for longer than `settle`.
  *
- * Pure and deterministic; see `specs/segmenter.md` for the exact contract.
+ * Pure and deterministic; see `docs/specs/segmenter.md` for the exact contract.
  */
 export class ConversationSegmenter {
   readonly maxSize: number;

@@ -1,5 +1,5 @@
 /**
- * Fences and the byte chunker (`specs/transcript.md` §7a and §9a, the original's `chunk.rs`):
+ * Fences and the byte chunker (`docs/specs/transcript.md` §7a, §9a; the original's `chunk.rs`):
  * fenced code blocks are found line by line and kept whole, the rest is cut after blank-line runs
  * and packed greedily, and a paragraph over the ceiling is hard-split on character boundaries.
  * Only the paragraph boundary with no overlap is ported, the one segmentation uses. Every cut lies

@@ -1,7 +1,7 @@
 /**
  * Agent transcripts: deterministic segmentation of a raw agent-session transcript (plain text
  * with role markers, or JSONL) into turns and, within each plain turn, fenced code, log runs and
- * body text (a port of the `segment` module of velesdb-memory, `specs/transcript.md`; the rules
+ * body text (a port of velesdb-memory's `segment` module, `docs/specs/transcript.md`; the rules
  * are in `./segment-transcript.ts`), and its turns as the product's messages. Here "segment" is a
  * piece of one transcript, not a chat conversation.
  */

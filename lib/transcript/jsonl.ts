@@ -1,5 +1,5 @@
 /**
- * JSONL turns (`specs/transcript.md` §5, widened to the nested shapes agent tools write): one
+ * JSONL turns (`docs/specs/transcript.md` §5, widened to the nested shapes agent tools write): one
  * message line, one turn. A blank line or a non-message object opens no turn; its bytes fold into
  * the preceding turn, or into the first one when none precedes, so the ranges still partition the
  * text. The accepted shapes are listed in the module comment of `segment-transcript.ts`.

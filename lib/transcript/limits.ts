@@ -1,5 +1,5 @@
 /**
- * The caps of transcript segmentation, in UTF-8 bytes and fragments (`specs/transcript.md` §2).
+ * Transcript segmentation's caps, in UTF-8 bytes and in fragments (`docs/specs/transcript.md` §2).
  * Every size is compared in bytes, never in characters.
  */
 

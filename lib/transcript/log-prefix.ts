@@ -1,5 +1,5 @@
 /**
- * The volatile prefix of a log line (`specs/transcript.md` §8, the original's
+ * The volatile prefix of a log line (`docs/specs/transcript.md` §8, the original's
  * `mask_volatile_prefix`): a leading timestamp, then any bracketed hex counters. A timestamp is
  * required; a bracketed pid alone is no prefix. Segmentation only asks whether a line has one, so
  * the masked form (the original's `"\u{0}TS\u{0}"` sentinel) is not built here. Hand-written

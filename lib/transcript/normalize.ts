@@ -1,5 +1,5 @@
 /**
- * Normalization of the raw pieces (`specs/transcript.md` §3 steps 3 to 6, §9): oversized fences
+ * Normalizing the raw pieces (`docs/specs/transcript.md` §3 steps 3 to 6, §9): oversized fences
  * are rejected, oversized bodies and logs re-split under `MAX_FRAGMENT_BYTES`, small neighbours
  * merged, and the fragment count capped. Each step is one pass over the pieces.
  */

@@ -1,5 +1,5 @@
 /**
- * Plain-text turns and their sub-segments (`specs/transcript.md` §6 and §7): role markers split
+ * Plain-text turns and their sub-segments (`docs/specs/transcript.md` §6, §7): role markers split
  * the text into turns, then each turn into fenced code blocks, runs of log lines and body text.
  * Turns are split first, so a marker line inside a fence still opens a turn.
  */

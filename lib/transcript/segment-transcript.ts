@@ -1,6 +1,6 @@
 /**
  * Deterministic transcript segmentation, a port of the `segment` module of velesdb-memory
- * (`specs/transcript.md`): a raw agent-session transcript, plain text with role markers or JSONL,
+ * (`docs/specs/transcript.md`): a raw agent transcript, plain text with role markers or JSONL,
  * is cut into turns and, within each plain turn, into fenced code, log runs and body text. Pure:
  * no I/O, no clock, no randomness, no regular expressions; each stage is one linear scan, and the
  * same text and policy always give byte-identical output. Offsets are half-open UTF-8 byte

@@ -1,6 +1,6 @@
 /**
  * Windows of a transcript: the slices of turns an LLM is shown, as the original Go `fork`
- * package cuts them (`specs/windows.md`). Pure; a window is a new array of the input's own turn
+ * package cuts them (`docs/specs/windows.md`). Pure; a window is a new array of the input's turn
  * objects, in input order.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The analyzer against a scripted model (the LLM seam is the only thing faked): the original's
- * test list (`specs/windows.md`, cases 8 to 30) and the decisions of the port.
+ * test list (`docs/specs/windows.md`, cases 8 to 30) and the decisions of the port.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -235,7 +235,7 @@ describe("plan: configuration", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Property tests over simulated channels: guarantees 1 to 4 of specs/pipeline.md.
+// Property tests over simulated channels: guarantees 1 to 4 of docs/specs/pipeline.md.
 
 interface GeneratedMessage {
   idNumber: number;

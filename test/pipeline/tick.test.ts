@@ -1,6 +1,6 @@
 /**
  * The scheduled pipeline end to end against DynamoDB Local and the SQS emulator: the six
- * guarantees of `specs/pipeline.md`, with crashes injected after AWS calls.
+ * guarantees of `docs/specs/pipeline.md`, with crashes injected after AWS calls.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";

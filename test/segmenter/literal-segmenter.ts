@@ -1,5 +1,5 @@
 /**
- * A literal, straightforward transcription of the algorithm in `specs/segmenter.md`, step by step,
+ * A literal, plain transcription of the algorithm in `docs/specs/segmenter.md`, step by step,
  * with no attention to speed. It is the oracle the property tests compare the real segmenter with,
  * and the baseline `npm run bench` measures it against. No input validation: callers pass valid
  * values.

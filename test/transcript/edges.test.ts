@@ -1,4 +1,4 @@
-/** The boundaries `specs/transcript.md` pins, section by section, and this port's own decisions. */
+/** The boundaries `docs/specs/transcript.md` pins, section by section, and the port's decisions. */
 import { describe, expect, it } from "vitest";
 import {
   ContextOverLimitError,

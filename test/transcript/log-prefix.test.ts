@@ -1,5 +1,5 @@
 /**
- * The 8 tests of the original's `log_normalize_tests.rs` (`specs/transcript.md` §8). Only the
+ * The 8 tests of the original's `log_normalize_tests.rs` (`docs/specs/transcript.md` §8). Only the
  * recognized prefix is ported (segmentation asks whether a line has one), so each test checks the
  * prefix the original masks instead of the masked string.
  */

@@ -1,5 +1,5 @@
 /**
- * The 20 tests of the original's `segment_tests.rs` (`specs/transcript.md` §13), in its order,
+ * The 20 tests of the original's `segment_tests.rs` (`docs/specs/transcript.md` §13), in order,
  * with the original's names. Every call uses the default policy unless the test says otherwise.
  */
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
- * A section-by-section audit of `segmentTranscript` against `specs/transcript.md`: one focused test
- * per rule, each citing the spec line it pins ("§N, line L"), then randomized differential checks
+ * A section-by-section audit of `segmentTranscript` against `docs/specs/transcript.md`: one test
+ * per rule, each citing the section it pins (§N), then randomized differential checks
  * against a slow, literal transcription of the spec's stages written here from the spec alone
  * (marker matching, fences, log candidates and runs, the volatile prefix, the paragraph chunker,
  * merging, and the whole plain and JSONL pipelines on small inputs).
@@ -38,11 +38,11 @@ const fenceOf = (bytes: number, fill = "z") => `\`\`\`\n${fill.repeat(bytes - 9)
 
 // ---------------------------------------------------------------------------------------------
 describe("§2/§3: caps, defaults, pipeline order, empty input", () => {
-  it("accepts exactly 8 MiB and rejects one byte more, counting bytes (§2, lines 52-53)", () => {
+  it("accepts exactly 8 MiB and rejects one byte more, counting bytes (§2)", () => {
     expect(() => segmentTranscript("a".repeat(MAX_TRANSCRIPT_BYTES))).not.toThrow();
     const error = thrown(() => segmentTranscript("a".repeat(MAX_TRANSCRIPT_BYTES + 1)));
     expect(error).toBeInstanceOf(ContextOverLimitError);
-    // §3 line 63: the exact payload.
+    // §3: the exact payload.
     expect(error.message).toBe("transcript of 8388609 bytes exceeds the cap of 8388608 bytes");
     // Bytes, not characters: 4 Mi two-byte characters are 8 MiB; one more ASCII byte is over.
     expect(() => segmentTranscript(`${"é".repeat(MAX_TRANSCRIPT_BYTES / 2)}a`)).toThrow(
@@ -50,14 +50,14 @@ describe("§2/§3: caps, defaults, pipeline order, empty input", () => {
     );
   });
 
-  it("checks the transcript cap before any other work, even a forced-JSONL parse (§3, line 63)", () => {
+  it("checks the transcript cap before any other work, even a forced-JSONL parse (§3)", () => {
     const error = thrown(() =>
       segmentTranscript("x".repeat(MAX_TRANSCRIPT_BYTES + 1), { format: "jsonl" }),
     );
     expect(error).toBeInstanceOf(ContextOverLimitError);
   });
 
-  it("gives zero plain segments for an empty text in auto and plain (§3, lines 79-81)", () => {
+  it("gives zero plain segments for an empty text in auto and plain (§3)", () => {
     for (const format of ["auto", "plain"] as const) {
       expect(segmentTranscript("", { format })).toEqual({
         formatDetected: "plain",
@@ -67,7 +67,7 @@ describe("§2/§3: caps, defaults, pipeline order, empty input", () => {
     }
   });
 
-  it("rejects an empty text under forced JSONL with the exact message (§3, line 83)", () => {
+  it("rejects an empty text under forced JSONL with the exact message (§3)", () => {
     const error = thrown(() => segmentTranscript("", { format: "jsonl" }));
     expect(error).toBeInstanceOf(SegmentationError);
     expect(error.message).toBe("no non-blank jsonl line found");
@@ -84,7 +84,7 @@ describe("§2/§3: caps, defaults, pipeline order, empty input", () => {
 describe("§4: format detection", () => {
   const jsonl = '{"role":"user","content":"hi"}\n{"role":"assistant","content":"yo"}\n';
 
-  it("segments valid JSONL as plain when plain is forced: one roleless turn, raw JSON kept (§4, line 88)", () => {
+  it("segments valid JSONL as plain when plain is forced: one roleless turn, raw JSON kept (§4)", () => {
     const outcome = segmentTranscript(jsonl, { format: "plain" });
     expect(outcome.formatDetected).toBe("plain");
     expect(shape(jsonl, { format: "plain", minSegmentBytes: 0 })).toEqual([
@@ -92,7 +92,7 @@ describe("§4: format detection", () => {
     ]);
   });
 
-  it("detects JSONL in auto (§4, line 92)", () => {
+  it("detects JSONL in auto (§4)", () => {
     const outcome = segmentTranscript(jsonl);
     expect(outcome.formatDetected).toBe("jsonl");
     expect(outcome.segments.map((s) => [s.turn, s.role, s.content])).toEqual([
@@ -101,7 +101,7 @@ describe("§4: format detection", () => {
     ]);
   });
 
-  it("falls back to plain silently in auto on any failure, never under forced JSONL (§4, lines 90-94)", () => {
+  it("falls back to plain silently in auto on any failure, never under forced JSONL (§4)", () => {
     const bad = `${jsonl}oops\n`;
     expect(segmentTranscript(bad).formatDetected).toBe("plain");
     expect(shape(bad)).toEqual([[0, null, "body", bad]]);
@@ -120,14 +120,14 @@ describe("§5: JSONL", () => {
   const ranges = (text: string, policy: Partial<SegmentationPolicy> = {}) =>
     segmentTranscript(text, policy).segments.map((s) => [s.turn, s.byteStart, s.byteEnd]);
 
-  it("ends lines only at \\n: bare \\r line endings make one line (§5, line 98)", () => {
+  it("ends lines only at \\n: bare \\r line endings make one line (§5)", () => {
     const text = '{"role":"a","content":"x"}\r{"role":"b","content":"y"}\r';
     const error = thrown(() => segmentTranscript(text, { format: "jsonl" }));
     expect(error.message).toMatch(/^jsonl line 1: not a valid \{role, content\} object: /);
     expect(segmentTranscript(text).formatDetected).toBe("plain");
   });
 
-  it("strips every trailing \\r and \\n before parsing: CRLF and \\r\\r\\n work (§5, line 100)", () => {
+  it("strips every trailing \\r and \\n before parsing: CRLF and \\r\\r\\n work (§5)", () => {
     const text = '{"role":"a","content":"x"}\r\n{"role":"b","content":"y"}\r\r\n';
     expect(segmentTranscript(text).segments.map((s) => [s.role, s.content])).toEqual([
       ["a", "x"],
@@ -139,7 +139,7 @@ describe("§5: JSONL", () => {
     ]);
   });
 
-  it("folds blank lines into the preceding turn and leading ones into the first (§5, lines 102-106)", () => {
+  it("folds blank lines into the preceding turn and leading ones into the first (§5)", () => {
     const a = line("user", "a");
     const b = line("assistant", "b");
     const text = `\n\r\n${a}\n\n${b}\r\n`;
@@ -152,14 +152,14 @@ describe("§5: JSONL", () => {
     ]);
   });
 
-  it("does not treat a whitespace-only line as blank: auto falls back to plain (§5, line 107)", () => {
+  it("does not treat a whitespace-only line as blank: auto falls back to plain (§5)", () => {
     const text = `${line("user", "a")}   \n${line("user", "b")}`;
     expect(segmentTranscript(text).formatDetected).toBe("plain");
     const error = thrown(() => segmentTranscript(text, { format: "jsonl" }));
     expect(error.message).toMatch(/^jsonl line 2: /);
   });
 
-  it("requires both fields as strings: null, numbers and objects fail (§5, line 111)", () => {
+  it("requires both fields as strings: null, numbers and objects fail (§5)", () => {
     for (const bad of [
       '{"role":"user"}',
       '{"content":"x"}',
@@ -180,7 +180,7 @@ describe("§5: JSONL", () => {
     }
   });
 
-  it("ignores extra fields, a `message` or `type` too (§5, line 114)", () => {
+  it("ignores extra fields, a `message` or `type` too (§5)", () => {
     for (const good of [
       '{"role":"user","content":"a","ts":1}',
       '{"ts":1,"role":"user","content":"a","ts":2}',
@@ -193,7 +193,7 @@ describe("§5: JSONL", () => {
     }
   });
 
-  it("rejects duplicate role or content keys, so auto falls back (§5, line 115)", () => {
+  it("rejects duplicate role or content keys, so auto falls back (§5)", () => {
     for (const bad of [
       '{"role":"user","role":"user","content":"x"}',
       '{"role":"user","content":"x","content":"x"}',
@@ -205,13 +205,13 @@ describe("§5: JSONL", () => {
     }
   });
 
-  it("allows JSON whitespace around the object (§5, line 116)", () => {
+  it("allows JSON whitespace around the object (§5)", () => {
     const text = ' \t{ "role" : "user" , "content" : "a" } \t\n';
     expect(shape(text)).toEqual([[0, "user", "body", "a"]]);
     expect(ranges(text)).toEqual([[0, 0, byteLength(text)]]);
   });
 
-  it("takes any role verbatim, no whitelist and no case folding (§5, line 117)", () => {
+  it("takes any role verbatim, no whitelist and no case folding (§5)", () => {
     const text = line("SYSTEM", "a") + line("tool", "b") + line("Wizard 🧙", "c") + line("", "d");
     expect(segmentTranscript(text).segments.map((s) => s.role)).toEqual([
       "SYSTEM",
@@ -221,7 +221,7 @@ describe("§5: JSONL", () => {
     ]);
   });
 
-  it("makes each real line one body piece, never re-scanned for fences or logs (§5, lines 119-125)", () => {
+  it("makes each real line one body piece, never re-scanned for fences or logs (§5)", () => {
     const fence = "```\ncode\n```\n";
     const log = tsLines(10);
     const text = line("user", fence) + line("assistant", log);
@@ -232,20 +232,20 @@ describe("§5: JSONL", () => {
     ]);
   });
 
-  it("names the first bad line by its 1-based physical number, blank lines included (§5, lines 127-129)", () => {
+  it("names the first bad line by its 1-based physical number, blank lines included (§5)", () => {
     const text = `${line("user", "a")}\nnope\n{also bad\n`;
     const error = thrown(() => segmentTranscript(text, { format: "jsonl" }));
     expect(error.message).toMatch(/^jsonl line 3: not a valid \{role, content\} object: ./);
     expect(error).toMatchObject({ line: 3 });
   });
 
-  it("rejects blank-only text under forced JSONL with the exact message (§5, line 130)", () => {
+  it("rejects blank-only text under forced JSONL with the exact message (§5)", () => {
     expect(thrown(() => segmentTranscript("\n\r\n\n", { format: "jsonl" })).message).toBe(
       "no non-blank jsonl line found",
     );
   });
 
-  it("accepts a final line without a newline (§5, line 131)", () => {
+  it("accepts a final line without a newline (§5)", () => {
     const text = `${line("user", "a")}{"role":"assistant","content":"b"}`;
     expect(ranges(text)).toEqual([
       [0, 0, line("user", "a").length],
@@ -253,7 +253,7 @@ describe("§5: JSONL", () => {
     ]);
   });
 
-  it("gives decoded content while the ranges still partition the text (§5, line 132)", () => {
+  it("gives decoded content while the ranges still partition the text (§5)", () => {
     const text = `${line("user", 'é "q" \\ \n\t')}\n${line("user", "😀")}`;
     const outcome = segmentTranscript(text);
     expect(outcome.segments.map((s) => s.content)).toEqual(['é "q" \\ \n\t', "😀"]);
@@ -263,7 +263,7 @@ describe("§5: JSONL", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("§6: plain turns and the marker table", () => {
-  it("matches each marker of the closed table, with its role label (§6, lines 137, 147-149)", () => {
+  it("matches each marker of the closed table, with its role label (§6)", () => {
     const text = [
       "System: s",
       "User: u",
@@ -288,19 +288,19 @@ describe("§6: plain turns and the marker table", () => {
     ]);
   });
 
-  it("is case-sensitive (§6, line 140)", () => {
+  it("is case-sensitive (§6)", () => {
     for (const line of ["user: x\n", "USER: x\n", "system: x\n", "ai: x\n", "### user\n"]) {
       expect(roles(line), line).toEqual([[0, null, line]]);
     }
   });
 
-  it("allows no leading whitespace (§6, line 141)", () => {
+  it("allows no leading whitespace (§6)", () => {
     for (const line of ["  User: x\n", "\tUser: x\n", "\ufeffUser: x\n", "\u00a0User: x\n"]) {
       expect(roles(`a\n${line}`), line).toEqual([[0, null, `a\n${line}`]]);
     }
   });
 
-  it("requires nothing after the marker (§6, lines 142-143)", () => {
+  it("requires nothing after the marker (§6)", () => {
     for (const [line, role] of [
       ["User:nospace\n", "User"],
       ["User:", "User"],
@@ -318,7 +318,7 @@ describe("§6: plain turns and the marker table", () => {
     }
   });
 
-  it("does not match ###User, a marker mid-line, or a partial marker (§6, line 144)", () => {
+  it("does not match ###User, a marker mid-line, or a partial marker (§6)", () => {
     for (const line of [
       "###User\n",
       "####  User\n",
@@ -331,25 +331,25 @@ describe("§6: plain turns and the marker table", () => {
     }
   });
 
-  it("keeps the marker text: a turn starts at its marker line (§6, line 151)", () => {
+  it("keeps the marker text: a turn starts at its marker line (§6)", () => {
     expect(roles("User: hi\nAssistant: yo\n")).toEqual([
       [0, "User", "User: hi\n"],
       [1, "Assistant", "Assistant: yo\n"],
     ]);
   });
 
-  it("makes text before the first marker its own roleless turn 0 (§6, line 155)", () => {
+  it("makes text before the first marker its own roleless turn 0 (§6)", () => {
     expect(roles("intro\nSystem: be terse\n")).toEqual([
       [0, null, "intro\n"],
       [1, "System", "System: be terse\n"],
     ]);
   });
 
-  it("gives a text with no marker one roleless turn (§6, line 157)", () => {
+  it("gives a text with no marker one roleless turn (§6)", () => {
     expect(roles("just prose\nmore\n")).toEqual([[0, null, "just prose\nmore\n"]]);
   });
 
-  it("opens a turn per marker line, consecutive marker lines included, CRLF kept (§6, lines 154, 158)", () => {
+  it("opens a turn per marker line, consecutive marker lines included, CRLF kept (§6)", () => {
     expect(roles("User: a\r\nUser: b\r\n\r\nUser: c")).toEqual([
       [0, "User", "User: a\r\n"],
       [1, "User", "User: b\r\n\r\n"],
@@ -357,14 +357,14 @@ describe("§6: plain turns and the marker table", () => {
     ]);
   });
 
-  it("opens a turn on a prose line that begins with User: (§6, line 159)", () => {
+  it("opens a turn on a prose line that begins with User: (§6)", () => {
     expect(roles("Assistant: As you said,\nUser: is a prefix\n").map((r) => r[1])).toEqual([
       "Assistant",
       "User",
     ]);
   });
 
-  it("splits turns before finding fences: the spec's example (§6, lines 161-167)", () => {
+  it("splits turns before finding fences: the spec's example (§6)", () => {
     const text = "User: look\n```\nAssistant: inside code\n```\nafter\n";
     expect(shape(text)).toEqual([
       [0, "User", "body", "User: look\n"],
@@ -377,7 +377,7 @@ describe("§6: plain turns and the marker table", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("§7a: fences", () => {
-  it("cuts a fence from its opening line to the end of its closing line (§7a, line 181)", () => {
+  it("cuts a fence from its opening line to the end of its closing line (§7a)", () => {
     expect(kinds("before\n```\ncode\n```\nafter\n")).toEqual([
       ["body", "before\n"],
       ["code", "```\ncode\n```\n"],
@@ -385,7 +385,7 @@ describe("§7a: fences", () => {
     ]);
   });
 
-  it("allows leading whitespace, Unicode White_Space included, but not a BOM (§7a, lines 174-175)", () => {
+  it("allows leading whitespace, Unicode White_Space included, but not a BOM (§7a)", () => {
     for (const ws of [" ", "   ", "\t", "\u00a0", "\u3000", "\u2028", "\u0085", "\r", "\u000b"]) {
       expect(kinds(`a\n${ws}\`\`\`\nb\n\`\`\`\n`)[1], JSON.stringify(ws)).toEqual([
         "code",
@@ -399,14 +399,14 @@ describe("§7a: fences", () => {
     }
   });
 
-  it("accepts an info string, and a line with one can close a fence (§7a, lines 176-178)", () => {
+  it("accepts an info string, and a line with one can close a fence (§7a)", () => {
     expect(kinds("```rust\nfn main() {}\n```python\nx\n")).toEqual([
       ["code", "```rust\nfn main() {}\n```python\n"],
       ["body", "x\n"],
     ]);
   });
 
-  it("counts only backticks, three or more, with no length tracking (§7a, line 179)", () => {
+  it("counts only backticks, three or more, with no length tracking (§7a)", () => {
     expect(kinds("~~~\nx\n~~~\n")).toEqual([["body", "~~~\nx\n~~~\n"]]);
     expect(kinds("``\nx\n``\n")).toEqual([["body", "``\nx\n``\n"]]);
     expect(kinds("````\nx\n```\ny\n")).toEqual([
@@ -421,7 +421,7 @@ describe("§7a: fences", () => {
     ]);
   });
 
-  it("runs an unterminated fence to the end of its turn (§7a, line 183)", () => {
+  it("runs an unterminated fence to the end of its turn (§7a)", () => {
     expect(shape("User: a\n```\nx\nUser: b\ny\n")).toEqual([
       [0, "User", "body", "User: a\n"],
       [0, "User", "code", "```\nx\n"],
@@ -429,14 +429,14 @@ describe("§7a: fences", () => {
     ]);
   });
 
-  it("keeps CRLF fence lines whole and adjacent fences separate (§7a, lines 173-182)", () => {
+  it("keeps CRLF fence lines whole and adjacent fences separate (§7a)", () => {
     expect(kinds("```\r\na\r\n```\r\n```\r\nb\r\n```\r\n")).toEqual([
       ["code", "```\r\na\r\n```\r\n"],
       ["code", "```\r\nb\r\n```\r\n"],
     ]);
   });
 
-  it("passes the text between fences to the log split, per span (§7a, line 184; §7b, line 193)", () => {
+  it("passes the text between fences to the log split, per span (§7a; §7b)", () => {
     // 4 repeats on each side of a fence: no span holds 8 candidates.
     const text = `${"dup\n".repeat(4)}\`\`\`\nx\n\`\`\`\n${"dup\n".repeat(4)}`;
     expect(kinds(text).map(([kind]) => kind)).toEqual(["body", "code", "body"]);
@@ -445,13 +445,13 @@ describe("§7a: fences", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("§7b: log runs", () => {
-  it("makes a maximal run of 8 or more timestamped lines one log piece; 7 stay body (§7b, lines 198-199)", () => {
+  it("makes a maximal run of 8 or more timestamped lines one log piece; 7 stay body (§7b)", () => {
     expect(kinds(tsLines(8))).toEqual([["log", tsLines(8)]]);
     expect(kinds(tsLines(7))).toEqual([["body", tsLines(7)]]);
     expect(kinds(tsLines(30))).toEqual([["log", tsLines(30)]]);
   });
 
-  it("counts raw-text repeats anywhere in the span, not necessarily adjacent (§7b, lines 192-196)", () => {
+  it("counts raw-text repeats anywhere in the span, not necessarily adjacent (§7b)", () => {
     const alternating = "A\nB\n".repeat(4);
     expect(kinds(alternating)).toEqual([["log", alternating]]);
     // 8 lines, each occurring once more far away, separated by a non-candidate line.
@@ -466,7 +466,7 @@ describe("§7b: log runs", () => {
     expect(kinds(run)).toEqual([["body", run]]);
   });
 
-  it("counts repeats per span: not across turns (§7b, line 193)", () => {
+  it("counts repeats per span: not across turns (§7b)", () => {
     const run = Array.from({ length: 8 }, (_, i) => `line ${i}\n`).join("");
     const text = `User: a\n${run}User: b\n${run}`;
     expect(shape(text).map(([turn, , kind]) => [turn, kind])).toEqual([
@@ -475,7 +475,7 @@ describe("§7b: log runs", () => {
     ]);
   });
 
-  it("compares lines with trailing \\r/\\n stripped and leading whitespace significant (§7b, line 188)", () => {
+  it("compares lines with trailing \\r/\\n stripped and leading whitespace significant (§7b)", () => {
     expect(kinds("x\r\nx\n".repeat(4))[0][0]).toBe("log");
     expect(kinds("x\r\r\nx\n".repeat(4))[0][0]).toBe("log");
     // 8 candidates only if "x" repeated " x" (or "x "): it does not, so 6 candidates stay body.
@@ -483,12 +483,12 @@ describe("§7b: log runs", () => {
     expect(kinds(`x\n x\n${pairs}`)).toEqual([["body", `x\n x\n${pairs}`]]);
     expect(kinds(`x\nx \n${pairs}`)).toEqual([["body", `x\nx \n${pairs}`]]);
     expect(kinds(`x\nx\r\n${pairs}`)).toEqual([["log", `x\nx\r\n${pairs}`]]);
-    // A timestamp after leading whitespace is no timestamp (§8, line 210).
+    // A timestamp after leading whitespace is no timestamp (§8).
     const indented = Array.from({ length: 8 }, (_, i) => ` ${ts(i)}`).join("");
     expect(kinds(indented)).toEqual([["body", indented]]);
   });
 
-  it("never counts an empty line as a candidate: blank lines (and \\r-only lines) break runs (§7b, line 197)", () => {
+  it("never counts an empty line as a candidate: blank lines (and \\r-only lines) break runs (§7b)", () => {
     expect(kinds(`${tsLines(4)}\n${tsLines(4, 4)}`)).toEqual([
       ["body", `${tsLines(4)}\n${tsLines(4, 4)}`],
     ]);
@@ -501,7 +501,7 @@ describe("§7b: log runs", () => {
     ]);
   });
 
-  it("merges every non-log line between runs into one body: the output alternates (§7b, line 200)", () => {
+  it("merges every non-log line between runs into one body: the output alternates (§7b)", () => {
     const text = `intro\n${tsLines(3)}mid\n${"dup\n".repeat(8)}${tsLines(2, 40)}tail\n`;
     expect(kinds(text)).toEqual([
       ["body", `intro\n${tsLines(3)}mid\n`],
@@ -510,7 +510,7 @@ describe("§7b: log runs", () => {
     ]);
   });
 
-  it("requires a timestamp: bracketed pids alone are no candidates (§8, lines 212-214)", () => {
+  it("requires a timestamp: bracketed pids alone are no candidates (§8)", () => {
     const pids = Array.from({ length: 8 }, (_, i) => `[${12345 + i}] worker restarted\n`).join("");
     expect(kinds(pids)).toEqual([["body", pids]]);
   });
@@ -551,7 +551,7 @@ describe("§8: the volatile prefix", () => {
     );
   };
 
-  it("recognizes the ISO forms (§8, lines 216-224)", () => {
+  it("recognizes the ISO forms (§8)", () => {
     for (const line of [
       "2026-07-18T10:23:45.123Z x",
       "2026-07-18 10:23:45,123+02:00 x",
@@ -568,7 +568,7 @@ describe("§8: the volatile prefix", () => {
     expect(prefix("2026-07-18T10:23:45+0200 x")).toBe("2026-07-18T10:23:45");
   });
 
-  it("rejects near-ISO forms (§8, lines 210, 216-220)", () => {
+  it("rejects near-ISO forms (§8)", () => {
     for (const line of [
       " 2026-07-18T10:23:45",
       "2026-07-18t10:23:45",
@@ -583,7 +583,7 @@ describe("§8: the volatile prefix", () => {
     }
   });
 
-  it("recognizes the syslog form, case-sensitive month and padded day (§8, lines 225-230)", () => {
+  it("recognizes the syslog form, case-sensitive month and padded day (§8)", () => {
     expect(has("Jul 18 10:23:45 x")).toBe(true);
     expect(has("Jul  8 10:23:45 x")).toBe(true);
     expect(has("Dec 31 23:59:59")).toBe(true);
@@ -599,7 +599,7 @@ describe("§8: the volatile prefix", () => {
     expect(has("Jul 18 10:23")).toBe(false);
   });
 
-  it("strips bracketed hex counters after a timestamp, each after at most one space (§8, lines 231-235)", () => {
+  it("strips bracketed hex counters after a timestamp, each after at most one space (§8)", () => {
     expect(prefix("2026-07-18T10:23:45Z [1234] [abc][DEADbeef] x")).toBe(
       "2026-07-18T10:23:45Z [1234] [abc][DEADbeef]",
     );
@@ -615,18 +615,18 @@ describe("§8: the volatile prefix", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("§9a: oversized bodies", () => {
-  it("passes a body of exactly 1 MiB through (§9a, line 245)", () => {
+  it("passes a body of exactly 1 MiB through (§9a)", () => {
     const text = "a".repeat(MAX_FRAGMENT_BYTES);
     expect(segmentTranscript(text).segments.map((s) => s.byteEnd)).toEqual([MAX_FRAGMENT_BYTES]);
   });
 
-  it("packs paragraphs greedily: the spec's 1,000,026 + 500,010 split (§9a, lines 248-257)", () => {
+  it("packs paragraphs greedily: the spec's 1,000,026 + 500,010 split (§9a)", () => {
     const text = `User: ${`${"a".repeat(100_000)}\n\n`.repeat(15)}`;
     const sizes = segmentTranscript(text).segments.map((s) => s.byteEnd - s.byteStart);
     expect(sizes).toEqual([1_000_026, 500_010]);
   });
 
-  it("cuts after the whole blank-line run, \\n\\n\\n included (§9a, line 248)", () => {
+  it("cuts after the whole blank-line run, \\n\\n\\n included (§9a)", () => {
     const head = "a".repeat(MAX_FRAGMENT_BYTES - 10);
     const text = `${head}\n\n\n\n${"b".repeat(20)}`;
     expect(segmentTranscript(text).segments.map((s) => s.byteEnd)).toEqual([
@@ -635,7 +635,7 @@ describe("§9a: oversized bodies", () => {
     ]);
   });
 
-  it("does not cut at single line breaks or \\r\\n\\r\\n: a hard split instead (§9a, line 256)", () => {
+  it("does not cut at single line breaks or \\r\\n\\r\\n: a hard split instead (§9a)", () => {
     const text = `${"a".repeat(MAX_FRAGMENT_BYTES - 5)}\n${"b\r\n\r\n".repeat(10)}`;
     expect(segmentTranscript(text).segments.map((s) => s.byteEnd)).toEqual([
       MAX_FRAGMENT_BYTES,
@@ -643,7 +643,7 @@ describe("§9a: oversized bodies", () => {
     ]);
   });
 
-  it("hard-splits every 1 MiB on char boundaries: the spec's é run (§9a, lines 252-253, 258)", () => {
+  it("hard-splits every 1 MiB on char boundaries: the spec's é run (§9a)", () => {
     const even = "é".repeat(1_300_000);
     expect(segmentTranscript(even).segments.map((s) => s.byteEnd - s.byteStart)).toEqual([
       1_048_576, 1_048_576, 502_848,
@@ -653,7 +653,7 @@ describe("§9a: oversized bodies", () => {
     expect(ends).toEqual([1_048_575, 1_200_001]);
   });
 
-  it("advances a cut that would fall before the first char boundary (§9a, line 253)", () => {
+  it("advances a cut that would fall before the first char boundary (§9a)", () => {
     const out: { start: number; end: number }[] = [];
     hardSplit(utf8("😀é"), 0, 6, 1, out);
     expect(out).toEqual([
@@ -662,7 +662,7 @@ describe("§9a: oversized bodies", () => {
     ]);
   });
 
-  it("proportions a JSONL child's range: the spec's 2,100,029-byte line (§9a, lines 261-270)", () => {
+  it("proportions a JSONL child's range: the spec's 2,100,029-byte line (§9a)", () => {
     const escaped = `${"\\t".repeat(700_000)}${"a".repeat(700_000)}`;
     const text = `{"role":"user","content":"${escaped}"}\n`;
     expect(byteLength(text)).toBe(2_100_029);
@@ -674,7 +674,7 @@ describe("§9a: oversized bodies", () => {
     expect(outcome.segments.map((s) => byteLength(s.content))).toEqual([1_048_576, 351_424]);
   });
 
-  it("measures a JSONL body by its decoded content: 1 MiB of content passes whole (§9a, line 244)", () => {
+  it("measures a JSONL body by its decoded content: 1 MiB of content passes whole (§9a)", () => {
     const text = `{"role":"user","content":"${"\\n".repeat(MAX_FRAGMENT_BYTES)}"}\n`;
     expect(segmentTranscript(text).segments).toHaveLength(1);
   });
@@ -688,14 +688,14 @@ describe("§9b: oversized logs", () => {
     return `${head}${"x".repeat(bytes - head.length - 1)}\n`;
   };
 
-  it("passes a log of exactly 1 MiB through (§9b, line 279)", () => {
+  it("passes a log of exactly 1 MiB through (§9b)", () => {
     const text = Array.from({ length: 16 }, (_, i) => logLine(i, MAX_FRAGMENT_BYTES / 16)).join("");
     expect(kinds(text).map(([kind, content]) => [kind, byteLength(content as string)])).toEqual([
       ["log", MAX_FRAGMENT_BYTES],
     ]);
   });
 
-  it("packs lines greedily, sealing before a line that would overflow (§9b, lines 280-281)", () => {
+  it("packs lines greedily, sealing before a line that would overflow (§9b)", () => {
     const line = 100_000;
     const text = Array.from({ length: 25 }, (_, i) => logLine(i, line)).join("");
     const sizes = segmentTranscript(text).segments.map((s) => [s.kind, s.byteEnd - s.byteStart]);
@@ -706,7 +706,7 @@ describe("§9b: oversized logs", () => {
     ]);
   });
 
-  it("seals, hard-splits a single line over 1 MiB alone, then resumes (§9b, lines 282-285)", () => {
+  it("seals, hard-splits a single line over 1 MiB alone, then resumes (§9b)", () => {
     const small = logLine(0, 1000);
     const big = logLine(1, MAX_FRAGMENT_BYTES * 2 + 5);
     const text = `${small.repeat(4)}${big}${Array.from({ length: 4 }, (_, i) => logLine(i + 2, 1000)).join("")}`;
@@ -730,7 +730,7 @@ describe("§9b: oversized logs", () => {
     expect(merged.mergedSegments).toBe(1);
   });
 
-  it("keeps kind, turn and role on every child (§9b, line 286)", () => {
+  it("keeps kind, turn and role on every child (§9b)", () => {
     const text = `User: dump\n${Array.from({ length: 12 }, (_, i) => logLine(i, 100_000)).join("")}`;
     const logs = segmentTranscript(text).segments.filter((s) => s.kind === "log");
     expect(logs.length).toBe(2);
@@ -745,11 +745,11 @@ describe("§9c: merging", () => {
     return [outcome.segments.map((s) => [s.kind, s.byteEnd - s.byteStart]), outcome.mergedSegments];
   };
 
-  it("cascades into the grown left neighbour: 11, 11, 301 collapse (§9c, line 303)", () => {
+  it("cascades into the grown left neighbour: 11, 11, 301 collapse (§9c)", () => {
     expect(sizes(fenceOf(11) + fenceOf(11) + fenceOf(301), 256)).toEqual([[["code", 323]], 2]);
   });
 
-  it("stops when neither side is under the threshold: 301, 11, 301 give 312 and 301 (§9c, line 304)", () => {
+  it("stops when neither side is under the threshold: 301, 11, 301 give 312 and 301 (§9c)", () => {
     expect(sizes(fenceOf(301) + fenceOf(11) + fenceOf(301), 256)).toEqual([
       [
         ["code", 312],
@@ -759,11 +759,11 @@ describe("§9c: merging", () => {
     ]);
   });
 
-  it("collapses 1,100 fences of 309 bytes with min 400, counting 1,099 merges (§9c, line 305; §1 line 36)", () => {
+  it("collapses 1,100 fences of 309 bytes with min 400, counting 1,099 merges (§9c; §1)", () => {
     expect(sizes(fenceOf(309).repeat(1100), 400)).toEqual([[["code", 309 * 1100]], 1099]);
   });
 
-  it("uses a strict less-than: two pieces of exactly min bytes stay apart (§9c, line 298)", () => {
+  it("uses a strict less-than: two pieces of exactly min bytes stay apart (§9c)", () => {
     expect(sizes(fenceOf(20) + fenceOf(20), 20)).toEqual([
       [
         ["code", 20],
@@ -774,19 +774,19 @@ describe("§9c: merging", () => {
     expect(sizes(fenceOf(20) + fenceOf(20), 21)).toEqual([[["code", 40]], 1]);
   });
 
-  it("merges only the same kind and turn (§9c, lines 293-294, 306)", () => {
+  it("merges only the same kind and turn (§9c)", () => {
     // body, code, body in one turn: kinds differ, nothing merges.
     expect(sizes("a\n```\nx\n```\nb\n", 4096)[1]).toBe(0);
     // Adjacent fences across a turn boundary never merge.
     expect(sizes(`User: a\n${fenceOf(20)}User: b\n${fenceOf(20)}`, 4096)[1]).toBe(0);
   });
 
-  it("never merges JSONL pieces (§9c, line 295)", () => {
+  it("never merges JSONL pieces (§9c)", () => {
     const text = '{"role":"user","content":"a"}\n{"role":"user","content":"b"}\n';
     expect(segmentTranscript(text, { minSegmentBytes: 1_000_000 }).mergedSegments).toBe(0);
   });
 
-  it("never merges past 1 MiB (§9c, line 297)", () => {
+  it("never merges past 1 MiB (§9c)", () => {
     expect(sizes(fenceOf(11) + fenceOf(MAX_FRAGMENT_BYTES - 10), 4096)).toEqual([
       [
         ["code", 11],
@@ -801,7 +801,7 @@ describe("§9c: merging", () => {
     ]);
   });
 
-  it("merges re-split body children, re-slicing content from the text (§9c, lines 299-300)", () => {
+  it("merges re-split body children, re-slicing content from the text (§9c)", () => {
     const text = `User: ${"a".repeat(MAX_FRAGMENT_BYTES - 10)}\n\ntiny tail\n`;
     const outcome = segmentTranscript(text);
     expect(outcome.segments.map((s) => s.byteEnd - s.byteStart)).toEqual([
@@ -818,11 +818,11 @@ describe("§9c: merging", () => {
     expect(merged.mergedSegments).toBe(1);
   });
 
-  it("disables merging with min 0 (§9c, line 314)", () => {
+  it("disables merging with min 0 (§9c)", () => {
     expect(sizes(fenceOf(11).repeat(5), 0)[1]).toBe(0);
   });
 
-  it("counts mergedSegments after re-splitting: children count as pieces (§1, line 36)", () => {
+  it("counts mergedSegments after re-splitting: children count as pieces (§1)", () => {
     // A body re-split into 2 children, then a tiny fence that cannot join a body: 3 - 3 = 0.
     const text = `${"a".repeat(MAX_FRAGMENT_BYTES + 10)}\n${fenceOf(11)}${fenceOf(11)}`;
     const outcome = segmentTranscript(text);
@@ -833,7 +833,7 @@ describe("§9c: merging", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("§10: assembly", () => {
-  it("keeps raw bytes in plain content, CRLF and the marker included (§10, lines 318-319)", () => {
+  it("keeps raw bytes in plain content, CRLF and the marker included (§10)", () => {
     const text = "System: a\r\nUser: b\r\n";
     expect(segmentTranscript(text).segments.map((s) => s.content)).toEqual([
       "System: a\r\n",
@@ -841,7 +841,7 @@ describe("§10: assembly", () => {
     ]);
   });
 
-  it("writes {role, turn} and cache only on a system turn 0 (§10, lines 320-326)", () => {
+  it("writes {role, turn} and cache only on a system turn 0 (§10)", () => {
     const plain = segmentTranscript("System: be terse\n```\nx\n```\nUser: hi\n", RAW);
     expect(plain.segments.map((s) => s.metadata)).toEqual([
       { role: "System", turn: 0, cache: true },
@@ -857,7 +857,7 @@ describe("§10: assembly", () => {
     expect("cache" in off.segments[0].metadata).toBe(false);
   });
 
-  it("compares the role with system ignoring ASCII case only (§10, line 322)", () => {
+  it("compares the role with system ignoring ASCII case only (§10)", () => {
     const cached = (role: string) =>
       segmentTranscript(`${JSON.stringify({ role, content: "x" })}\n`).segments[0].metadata
         .cache === true;
@@ -876,7 +876,7 @@ describe("§10: assembly", () => {
     ]);
   });
 
-  it("emits segments in order, their ranges partitioning the text (§10, lines 337-340)", () => {
+  it("emits segments in order, their ranges partitioning the text (§10)", () => {
     const text = `intro\nSystem: s\nUser: u\n\`\`\`\nc\n\`\`\`\n${tsLines(9)}Assistant: ok`;
     const outcome = segmentTranscript(text, RAW);
     expectPartition(outcome, text);
@@ -885,7 +885,7 @@ describe("§10: assembly", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("§11: errors", () => {
-  it("names the oversized fence's full span, fence lines included, and the first one (§3, lines 66-68)", () => {
+  it("names the oversized fence's full span, fence lines included, and the first one (§3)", () => {
     const first = fenceOf(MAX_FRAGMENT_BYTES + 1);
     const second = fenceOf(MAX_FRAGMENT_BYTES + 7);
     const error = thrown(() => segmentTranscript(`User: x\n${first}${second}`));
@@ -896,12 +896,12 @@ describe("§11: errors", () => {
     expect(() => segmentTranscript(fenceOf(MAX_FRAGMENT_BYTES))).not.toThrow();
   });
 
-  it("rejects an unterminated fence over 1 MiB too (§7a line 183, §3 line 66)", () => {
+  it("rejects an unterminated fence over 1 MiB too (§7a, §3)", () => {
     const error = thrown(() => segmentTranscript(`\`\`\`\n${"a".repeat(MAX_FRAGMENT_BYTES)}`));
     expect(error.message).toContain("of 1048580 bytes");
   });
 
-  it("accepts exactly 1,024 fragments and rejects 1,025 (§2 line 54, §3 line 72)", () => {
+  it("accepts exactly 1,024 fragments and rejects 1,025 (§2, §3)", () => {
     const turns = (n: number) => "User: a\n".repeat(n);
     expect(segmentTranscript(turns(MAX_FRAGMENTS), RAW).segments).toHaveLength(MAX_FRAGMENTS);
     const error = thrown(() => segmentTranscript(turns(MAX_FRAGMENTS + 1), RAW));
@@ -911,7 +911,7 @@ describe("§11: errors", () => {
     );
   });
 
-  it("keeps format failures and cap breaches in distinct classes (§11, lines 344-360)", () => {
+  it("keeps format failures and cap breaches in distinct classes (§11)", () => {
     const format = thrown(() => segmentTranscript("x\n", { format: "jsonl" }));
     expect(format).toBeInstanceOf(SegmentationError);
     expect(format).not.toBeInstanceOf(ContextOverLimitError);
@@ -975,7 +975,7 @@ function rustTrimStart(s: string): string {
   return s.slice(i);
 }
 
-// §6, lines 137-149.
+// §6.
 const REF_MARKERS = [
   "System:",
   "User:",
@@ -994,7 +994,7 @@ function refMarkerRole(line: string): string | undefined {
   return role;
 }
 
-// §7a, line 174.
+// §7a.
 const refIsFenceLine = (line: string) => rustTrimStart(line).startsWith("```");
 
 // §8: the mask, as a chain of strips on the string.
