@@ -36,7 +36,7 @@
  * `--latency-ms 0` or 5 (DynamoDB's own round trip) every worker count measures that ceiling, not
  * the tick (1.04x to 1.17x). The default, 50 ms, makes one worker wait on round trips as a worker
  * in Lambda does, and keeps two workers under that ceiling (four reach it), so the ratios show
- * what fanning out adds. A worker's throughput in Lambda is projected in the README from the
+ * what fanning out adds. A worker's throughput in Lambda is projected in docs/scaling.md from the
  * calls per channel-tick and the Node CPU per channel-tick printed here (measured in "open",
  * which has no SQS calls: the SQS emulator runs in this process).
  */

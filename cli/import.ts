@@ -179,7 +179,7 @@ async function readSource(source: string, io: CommandIO): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** The `--dry-run --json` report: exactly the fields the README documents. */
+/** The `--dry-run --json` report: exactly the fields docs/transcripts.md documents. */
 function dryRunReport(outcome: SegmentationOutcome) {
   return {
     formatDetected: outcome.formatDetected,

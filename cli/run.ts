@@ -433,7 +433,7 @@ async function extractedResults(
   });
 }
 
-/** The `--candidates` line of a result: the contract in the README. */
+/** The `--candidates` line of a result: the contract in docs/contracts/candidates-line.md. */
 function candidatesLine(result: SegmentResult): string {
   const { channel, segmentId, late, model, promptVersion } = result;
   const { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
