@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
-import { manualFiles, readManual } from "./markdown.js";
+import { docPages } from "../support/docs.js";
 
 const FLAG = /(?<![\w-])--[a-z][a-z-]*/g;
 const flagsOf = (text: string) => new Set([...text.matchAll(FLAG)].map((m) => m[0]));
@@ -20,6 +20,8 @@ function offered(usage: string): Set<string> {
   flags.delete("--help");
   return flags;
 }
+
+const page = (path: string) => docPages().find((p) => p.path === path)?.text ?? "";
 
 async function help(args: string[]): Promise<string> {
   const { code, stdout } = await runCli([...args, "--help"], 0);
@@ -39,7 +41,7 @@ async function commands(): Promise<string[]> {
 
 /** docs/commands.md's sections, keyed by the command each documents (its heading's first word). */
 function sections(): Map<string, string> {
-  const text = readManual("docs/commands.md");
+  const text = page("docs/commands.md");
   const out = new Map<string, string>();
   for (const part of text.split(/^## /m).slice(1)) {
     const heading = part.slice(0, part.indexOf("\n"));
@@ -72,7 +74,7 @@ describe("the manual's commands", () => {
     expect(listed).toEqual(
       expect.arrayContaining(["segment", "run", "report", "import", "topics", "channel"]),
     );
-    const readme = readManual("README.md");
+    const readme = page("README.md");
     for (const command of listed) {
       expect(sections().has(command), `docs/commands.md: ## ${command}`).toBe(true);
       expect(readme, `README.md: the command ${command}`).toMatch(
@@ -98,9 +100,9 @@ describe("the manual's commands", () => {
     const known = new Map<string, Set<string>>();
     for (const command of await commands()) known.set(command, offered(await help([command])));
     const wrong: string[] = [];
-    for (const file of manualFiles()) {
+    for (const { path: file, text: source } of docPages()) {
       // Code blocks included: the synopses and examples are where most flags are shown.
-      const text = readManual(file).replace(/\\\n/g, " ");
+      const text = source.replace(/\\\n/g, " ");
       const calls = [...text.matchAll(/npm start -- ([a-z]+)([^`\n]*)/g)];
       for (const [, command, rest] of calls) {
         const flags = known.get(command);

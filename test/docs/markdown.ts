@@ -1,23 +1,7 @@
 /**
- * Reading the manual (README.md and docs/) for its tests: the Markdown files, their links and
- * their headings' anchors as GitHub renders them, with code blocks and code spans left out.
+ * Reading the manual's Markdown for its tests (the pages come from `test/support/docs.ts`): the
+ * text outside code blocks, the links, and the headings' anchors as GitHub renders them.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-
-export const ROOT = join(import.meta.dirname, "../..");
-
-/** README.md and every Markdown file under docs/, as paths relative to the repository root. */
-export function manualFiles(): string[] {
-  const docs = readdirSync(join(ROOT, "docs"), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".md"))
-    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
-  return ["README.md", ...docs.sort()];
-}
-
-export function readManual(file: string): string {
-  return readFileSync(join(ROOT, file), "utf8");
-}
 
 /** The text outside fenced code blocks, line for line (fenced lines become empty). */
 export function prose(markdown: string): string {
