@@ -147,11 +147,12 @@ export class OpenAICompatibleLLM implements LLM {
     const body = this.#body(messages, options.schema);
     let completion: OpenAI.ChatCompletion;
     try {
-      completion = await this.#client.chat.completions.create(body, {
+      const request = this.#client.chat.completions.create(body, {
         signal: options.signal,
         timeout: this.#timeoutMs,
         maxRetries: this.#maxRetries,
       });
+      completion = await untilAborted(request, options.signal);
     } catch (error) {
       throw this.#failure(error, options.signal);
     }
@@ -228,6 +229,19 @@ export class OpenAICompatibleLLM implements LLM {
     const limit = `the token limit (maxTokens ${this.#maxTokens ?? "not set"})`;
     return parseModelJSON(content ?? "", choice.finish_reason === "length" ? limit : undefined);
   }
+}
+
+/**
+ * `promise`, or the signal's reason as soon as it aborts: the SDK (6.x, the line that supports
+ * Node 20) sleeps through an abort while it waits to retry.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }
 
 /** The system message that states the schema in `json_object` mode. */
