@@ -11,8 +11,15 @@ export {
   type TranscriptCap,
   TranscriptError,
 } from "./errors.js";
-export { MAX_FRAGMENT_BYTES, MAX_FRAGMENTS, MAX_TRANSCRIPT_BYTES } from "./limits.js";
-export { segmentTranscript } from "./segment-transcript.js";
+export type { JsonlCheck, JsonlLineProblem } from "./jsonl.js";
+export {
+  MAX_FRAGMENT_BYTES,
+  MAX_FRAGMENTS,
+  MAX_TOOL_INPUT_BYTES,
+  MAX_TOOL_RESULT_BYTES,
+  MAX_TRANSCRIPT_BYTES,
+} from "./limits.js";
+export { checkJsonl, segmentTranscript } from "./segment-transcript.js";
 export {
   type ImportedTurn,
   importedTurns,

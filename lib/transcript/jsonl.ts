@@ -7,17 +7,25 @@
 
 import { SegmentationError } from "./errors.js";
 import { JsonObject, type JsonValue, MalformedLineError, parseJson } from "./json.js";
+import {
+  contentText,
+  field,
+  kindOf,
+  lenient,
+  malformed,
+  PART_SEPARATOR,
+  stringField,
+  toolCallsText,
+  toolItemText,
+} from "./parts.js";
 import type { RawPiece } from "./piece.js";
 import { lineText, type Source, trimLineBreaks } from "./source.js";
-
-/** The part types whose `text` is kept; every other part becomes a tag such as `[image]`. */
-const TEXT_PART_TYPES = new Set(["text", "input_text", "output_text"]);
-/** Between the rendered parts of an array `content`: a blank line, a paragraph cut for re-splits. */
-const PART_SEPARATOR = "\n\n";
 
 interface Message {
   role: string;
   content: string;
+  /** The line's own top-level `timestamp`, when it is a string. */
+  timestamp?: string;
 }
 
 /**
@@ -38,9 +46,12 @@ export function jsonlPieces(source: Source): RawPiece[] {
     const message = blank ? undefined : messageOnLine(lineText(source, line), line + 1);
     const last = pieces.at(-1);
     if (message !== undefined) {
-      const { role, content } = message;
+      const { role, content, timestamp } = message;
       const pieceStart = heldStart < 0 ? start : heldStart;
-      pieces.push({ kind: "body", start: pieceStart, end, turn: pieces.length, role, content });
+      const piece: RawPiece = { kind: "body", start: pieceStart, end, turn: pieces.length, role };
+      piece.content = content;
+      if (timestamp !== undefined) piece.timestamp = timestamp;
+      pieces.push(piece);
       heldStart = -1;
     } else if (last !== undefined) {
       last.end = end;
@@ -56,6 +67,42 @@ export function jsonlPieces(source: Source): RawPiece[] {
   return pieces;
 }
 
+/** A malformed line: its 1-based physical number and why (the reason alone, no prefix). */
+export interface JsonlLineProblem {
+  line: number;
+  reason: string;
+}
+
+/** What reading every line of a text as JSONL finds, for a caller that reports bad files. */
+export interface JsonlCheck {
+  /** Physical lines (only `\n` ends one), blank ones included. */
+  lines: number;
+  /** Lines that are neither blank nor malformed and open a turn. */
+  messageLines: number;
+  /** Every malformed line, in order; the first is the one forced JSONL fails on. */
+  problems: JsonlLineProblem[];
+}
+
+/** Reads every line as {@link jsonlPieces} does, going on past malformed ones to list them all. */
+export function jsonlCheck(source: Source): JsonlCheck {
+  const { bytes, lineStarts } = source;
+  const lines = lineStarts.length - 1;
+  const problems: JsonlLineProblem[] = [];
+  let messageLines = 0;
+  for (let line = 0; line < lines; line++) {
+    if (trimLineBreaks(bytes, lineStarts[line], lineStarts[line + 1]) === lineStarts[line]) {
+      continue;
+    }
+    try {
+      if (messageOf(parseJson(lineText(source, line))) !== undefined) messageLines++;
+    } catch (error) {
+      if (!(error instanceof MalformedLineError)) throw error;
+      problems.push({ line: line + 1, reason: error.message });
+    }
+  }
+  return { lines, messageLines, problems };
+}
+
 /** The message of a non-blank line, or undefined for a non-message object; malformed throws. */
 function messageOnLine(text: string, lineNumber: number): Message | undefined {
   try {
@@ -69,17 +116,35 @@ function messageOnLine(text: string, lineNumber: number): Message | undefined {
   }
 }
 
-/**
- * A line's object read as a message. A line with a top-level `role` or `content` is read as the
- * original reads it (spec §5: every other field, a `message` included, is ignored). Otherwise its
- * `message` object is the message (a wrapper, its other fields ignored); otherwise it is a
- * summary or bookkeeping line (undefined), where the original found no `role` and failed.
- */
+/** A line's object read as a message, with the line's own string `timestamp` when it has one. */
 function messageOf(line: JsonValue): Message | undefined {
   if (!(line instanceof JsonObject)) {
     throw malformed(`expected a JSON object, found ${kindOf(line)}`);
   }
-  if (line.fields.has("role") || line.fields.has("content")) return roleAndContent(line, "");
+  const message = recordMessage(line);
+  const timestamp = lenient(line, "timestamp");
+  if (message === undefined || typeof timestamp !== "string") return message;
+  return { ...message, timestamp };
+}
+
+/**
+ * The message a line's object holds, in this order:
+ * 1. an agent-log record, a line with a string `type` and neither `role` nor `message` (Claude
+ *    Code's `system`, `summary`, `file-history-snapshot`, Codex CLI's `response_item`, …): its
+ *    top-level `content` is never read as a message; see {@link agentRecordMessage};
+ * 2. a line with a top-level `role` or `content`, read as the original reads it (spec §5: every
+ *    other field, a `message` included, is ignored);
+ * 3. a wrapper: its `message` object is the message, its other fields ignored;
+ * 4. anything else is a summary or bookkeeping line (undefined), where the original found no
+ *    `role` and failed.
+ */
+function recordMessage(line: JsonObject): Message | undefined {
+  const type = lenient(line, "type");
+  const hasRole = line.fields.has("role");
+  if (typeof type === "string" && !hasRole && !line.fields.has("message")) {
+    return agentRecordMessage(line, type);
+  }
+  if (hasRole || line.fields.has("content")) return roleAndContent(line, "");
   const wrapped = field(line, "message", "");
   if (wrapped !== undefined) {
     if (!(wrapped instanceof JsonObject)) {
@@ -87,64 +152,42 @@ function messageOf(line: JsonValue): Message | undefined {
     }
     return roleAndContent(wrapped, "message.");
   }
-  // The issue's rule, over the original's: none of role, content and message is no message.
   return undefined;
 }
 
-/** The required string `role` and the `content` of a message object; `path` prefixes reasons. */
-function roleAndContent(object: JsonObject, path: string): Message {
-  const role = stringField(object, "role", path);
-  const content = field(object, "content", path);
-  if (content === undefined) throw malformed(`missing field \`${path}content\``);
-  return { role, content: contentText(content, `${path}content`) };
+/**
+ * An agent-log record: its `payload` object (Codex CLI) or else the record itself is an item. An
+ * item with a `role` is a message, read strictly (a payload's reasons name `payload.…`); a tool
+ * call (`…_call`) is an `assistant` turn and its output (`…_call_output`) a `tool` turn; any
+ * other item is a non-message line.
+ */
+function agentRecordMessage(record: JsonObject, type: string): Message | undefined {
+  const payload = lenient(record, "payload");
+  if (!(payload instanceof JsonObject)) return toolItem(record, type);
+  if (payload.fields.has("role")) return roleAndContent(payload, "payload.");
+  const itemType = lenient(payload, "type");
+  return typeof itemType === "string" ? toolItem(payload, itemType) : undefined;
 }
 
-/** A string `content` verbatim; an array of parts rendered in order and joined by a blank line. */
-function contentText(content: JsonValue, path: string): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) {
-    throw malformed(`\`${path}\` must be a string or an array of parts, found ${kindOf(content)}`);
-  }
-  return content.map((part, index) => partText(part, `${path}[${index}]`)).join(PART_SEPARATOR);
+function toolItem(item: JsonObject, type: string): Message | undefined {
+  const content = toolItemText(item, type);
+  if (content === undefined) return undefined;
+  return { role: type.endsWith("_output") ? "tool" : "assistant", content };
 }
 
 /**
- * A text part's `text`; any other part as a tag naming its type and, when it has a string
- * `name` (a tool call), that name: `[tool_use: Bash]`, `[image]`, `[tool_result]`.
+ * The required string `role` and the `content` of a message object; `path` prefixes reasons. An
+ * OpenAI chat message's `tool_calls` follow its content, and stand in for a null or missing one.
  */
-function partText(part: JsonValue, path: string): string {
-  if (!(part instanceof JsonObject)) {
-    throw malformed(`\`${path}\` must be an object, found ${kindOf(part)}`);
+function roleAndContent(object: JsonObject, path: string): Message {
+  const role = stringField(object, "role", path);
+  const calls = toolCallsText(object);
+  const content = field(object, "content", path);
+  if (calls !== undefined && (content === undefined || content === null)) {
+    return { role, content: calls };
   }
-  const type = stringField(part, "type", `${path}.`);
-  if (TEXT_PART_TYPES.has(type)) return stringField(part, "text", `${path}.`);
-  const name = field(part, "name", `${path}.`);
-  return typeof name === "string" ? `[${type}: ${name}]` : `[${type}]`;
-}
-
-/** A member that must be there and be a string; `path` prefixes the reasons. */
-function stringField(object: JsonObject, key: string, path: string): string {
-  const value = field(object, key, path);
-  if (value === undefined) throw malformed(`missing field \`${path}${key}\``);
-  if (typeof value !== "string") {
-    throw malformed(`\`${path}${key}\` must be a string, found ${kindOf(value)}`);
-  }
-  return value;
-}
-
-/** A member the reader uses; repeating it is malformed, as serde's "duplicate field". */
-function field(object: JsonObject, key: string, path: string): JsonValue | undefined {
-  if (object.repeatedKeys.has(key)) throw malformed(`duplicate field \`${path}${key}\``);
-  return object.fields.get(key);
-}
-
-function malformed(reason: string): MalformedLineError {
-  return new MalformedLineError(reason);
-}
-
-function kindOf(value: JsonValue): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (value instanceof JsonObject) return "an object";
-  return `a ${typeof value}`;
+  if (content === undefined) throw malformed(`missing field \`${path}content\``);
+  const text = contentText(content, `${path}content`);
+  if (calls === undefined || calls === "") return { role, content: text };
+  return { role, content: text === "" ? calls : `${text}${PART_SEPARATOR}${calls}` };
 }

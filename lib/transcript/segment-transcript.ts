@@ -18,20 +18,33 @@
  *   `{"role":"assistant","content":"Deployed."}` (OpenAI style; other fields are ignored);
  * - a message whose `content` is an array of parts: a part of type `text`, `input_text` or
  *   `output_text` gives its `text`, any other part a tag of its type and, if it has a string
- *   `name`, that name (`[tool_use: Bash]`, `[tool_result]`, `[image]`); the parts are joined in
- *   order by a blank line (`"\n\n"`), which is also where a re-split may cut:
+ *   `name`, that name (`[image]`, `[tool_use: Bash]`), a tool call (a part with an `input`) then
+ *   a summary of its input (`[tool_use: Read] {"file_path":"a.ts"}`, at most
+ *   `MAX_TOOL_INPUT_BYTES`) and a tool result (a `…_result` part) its content's text on the next
+ *   line (at most `MAX_TOOL_RESULT_BYTES`; a cut is marked `… [cut: K of N bytes shown]`); the
+ *   parts are joined in order by a blank line (`"\n\n"`), which is also where a re-split may cut:
  *   `{"role":"user","content":[{"type":"text","text":"Why?"},{"type":"image_url","image_url":{"url":"…"}}]}`;
+ * - an OpenAI chat message's `tool_calls`, each `[tool_call: NAME] ARGUMENTS`, follow its
+ *   content, or stand in for a null or missing one;
  * - a wrapper without a top-level `role` or `content` whose `message` object is such a message,
  *   every other field of the line ignored, as Claude Code writes its sessions:
  *   `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Fix the test"}]},"uuid":"4f1c…","timestamp":"2025-06-02T09:14:03.120Z"}`
  *   (a line with a top-level `role` or `content` is read as the original reads it, a `message`
  *   field then ignored like any other);
+ * - an agent-log record, a line with a single string `type` and neither `role` nor `message`
+ *   (Claude Code's `system`, `summary`, `file-history-snapshot`, …, whatever its `content`):
+ *   a non-message line, unless its `payload` object (Codex CLI's `response_item`) or the record
+ *   itself is an item that is a message (a `role`, read strictly), a tool call (a `type` ending
+ *   in `_call`: an `assistant` turn `[TYPE: NAME] INPUT`) or a tool call's output (`_call_output`:
+ *   a `tool` turn `[TYPE]` and the output's text, bounded);
  * - a non-message line, an object with none of `role`, `content` and `message` (where the
  *   original failed): `{"type":"summary","summary":"Fixing the flaky test","leafUuid":"9a7e…"}`;
  *   like a blank line it opens no turn and its bytes fold into the preceding turn (or the first,
  *   when it leads).
+ * A message line's own top-level string `timestamp` is kept on its segments as written.
  * Anything else is malformed and names its 1-based line: not a JSON object, `content`
- * without `role` (whichever tool wrote it) or `role` without `content`, a `role` that is not a
+ * without `role` (in a line that is no agent-log record) or `role` without `content` (nor
+ * `tool_calls`), a `role` that is not a
  * string, a `content` that is neither a string nor an array (`null` included), a part that is
  * not an object with a string `type`, a text part without a string `text`, a `message` that is
  * not an object, a field that is read (`role`, `content`, `message`, a part's `type`, `text` or
@@ -57,7 +70,7 @@
  *   takes its default.
  */
 import { ContextOverLimitError, SegmentationError } from "./errors.js";
-import { jsonlPieces } from "./jsonl.js";
+import { type JsonlCheck, jsonlCheck, jsonlPieces } from "./jsonl.js";
 import { MAX_TRANSCRIPT_BYTES } from "./limits.js";
 import {
   capFragmentCount,
@@ -102,6 +115,18 @@ export function segmentTranscript(
     segments: merged.map((piece) => buildSegment(source.bytes, piece, cacheSystemTurn)),
     mergedSegments: resplit.length - merged.length,
   };
+}
+
+/**
+ * Every line of `text` read as JSONL, going on past malformed lines: how many lines and message
+ * lines it has and every malformed line with its reason (the first being the one forced JSONL
+ * fails on). For a caller that reports why a text is not JSONL; the segmentation is unchanged.
+ *
+ * @throws what {@link segmentTranscript} throws before reading lines: a ContextOverLimitError
+ *   over `MAX_TRANSCRIPT_BYTES`, a SegmentationError for a lone surrogate, a TypeError.
+ */
+export function checkJsonl(text: string): JsonlCheck {
+  return jsonlCheck(wellFormedSource(text));
 }
 
 /** The policy with defaults filled in, checked because a caller may pass parsed JSON. */
@@ -187,7 +212,17 @@ function buildSegment(
   const metadata: TranscriptSegment["metadata"] = { role, turn };
   if (cacheSystemTurn && turn === 0 && role !== null && isSystemRole(role)) metadata.cache = true;
   const content = piece.content ?? decodeUtf8(bytes, start, end);
-  return { turn, role, kind, byteStart: start, byteEnd: end, content, metadata };
+  const segment: TranscriptSegment = {
+    turn,
+    role,
+    kind,
+    byteStart: start,
+    byteEnd: end,
+    content,
+    metadata,
+  };
+  if (piece.timestamp !== undefined) segment.timestamp = piece.timestamp;
+  return segment;
 }
 
 /** `role` equals `system` ignoring ASCII case only (Rust's `eq_ignore_ascii_case`). */

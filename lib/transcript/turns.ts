@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Message, Part, Role } from "../history/index.js";
+import { parseTimestamp } from "../messages/index.js";
 import { volatilePrefixLength } from "./log-prefix.js";
 import { decodeUtf8, encodeUtf8 } from "./source.js";
 import type { SegmentationOutcome, TranscriptSegment } from "./types.js";
@@ -22,6 +23,8 @@ export interface ImportedTurn {
   segments: TranscriptSegment[];
   byteStart: number;
   byteEnd: number;
+  /** The session's own time for the turn: its JSONL line's `timestamp` as written, or null. */
+  timestamp: string | null;
   /** What the model is shown: bodies as they are, code whole, log runs compressed. */
   rendered: string;
 }
@@ -61,6 +64,7 @@ export function importedTurns(outcome: SegmentationOutcome): ImportedTurn[] {
       segments: [segment],
       byteStart: segment.byteStart,
       byteEnd: segment.byteEnd,
+      timestamp: segment.timestamp ?? null,
       rendered: "",
     });
   }
@@ -108,9 +112,24 @@ export function transcriptId(text: string): string {
 }
 
 /**
+ * Epoch milliseconds of a turn's timestamp when it is an ISO-8601 date-time with a zone (or epoch
+ * milliseconds) in the accepted window, as chat input's `ts` is read; otherwise undefined.
+ */
+function turnTs(timestamp: string | null): number | undefined {
+  if (timestamp === null) return undefined;
+  try {
+    return parseTimestamp(timestamp);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The turns as messages of the history store: id `<transcriptId>-<turn>`, the store's role, one
  * text part per segment (with its kind and byte range), and the transcript's label and turn in
- * the metadata (`cache: true` on a system turn the policy marks for prompt caching).
+ * the metadata (`cache: true` on a system turn the policy marks for prompt caching). A turn whose
+ * line carries a `timestamp` keeps it in the metadata as written and, when it is a date-time with
+ * a zone, as the message's `ts`.
  */
 export function transcriptMessages(text: string, turns: readonly ImportedTurn[]): Message[] {
   const id = transcriptId(text);
@@ -121,6 +140,7 @@ export function transcriptMessages(text: string, turns: readonly ImportedTurn[])
       metadata: { kind: segment.kind, byteStart: segment.byteStart, byteEnd: segment.byteEnd },
     }));
     const cache = turn.segments.some((segment) => segment.metadata.cache === true);
+    const ts = turnTs(turn.timestamp);
     return {
       id: `${id}-${turn.index}`,
       role: turn.role,
@@ -130,7 +150,9 @@ export function transcriptMessages(text: string, turns: readonly ImportedTurn[])
         turn: turn.index,
         role: turn.label,
         ...(cache ? { cache: true } : {}),
+        ...(turn.timestamp === null ? {} : { timestamp: turn.timestamp }),
       },
+      ...(ts === undefined ? {} : { ts }),
     };
   });
 }

@@ -31,6 +31,8 @@ export interface TranscriptSegment {
   /** The decoded JSONL content, or the exact text of the range. */
   content: string;
   metadata: { role: string | null; turn: number; cache?: true };
+  /** A JSONL line's own top-level `timestamp` string, as written; absent when it has none. */
+  timestamp?: string;
 }
 
 export interface SegmentationOutcome {

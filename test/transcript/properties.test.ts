@@ -53,7 +53,7 @@ const message = fc
       { type: "text", text: content },
       { type: "tool_use", name: "Bash", input: {} },
     ];
-    const decoded = `${content}\n\n[tool_use: Bash]`;
+    const decoded = `${content}\n\n[tool_use: Bash] {}`;
     const body = { role, content: parts };
     const line = JSON.stringify(
       shape === "parts" ? body : { type: role, message: body, uuid: "u" },

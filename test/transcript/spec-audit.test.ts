@@ -1570,30 +1570,37 @@ describe("differential: the port against the literal transcription", () => {
         // line with a string `type`) would read the line: keep such lines out.
         const usable = roleCount + contentCount > 0 ? extras : [];
         for (const extra of usable) fields.splice(order % (fields.length + 1), 0, extra);
+        // The port's agent-log rule (jsonl.test.ts pins it): one string `type`, no `role` and no
+        // `message` make a non-message line, whatever its `content`; with a role, `type` is an
+        // ignored field as the original ignores it.
+        const agentLog =
+          roleCount === 0 &&
+          usable.filter((extra) => extra.startsWith('"type"')).length === 1 &&
+          !usable.some((extra) => extra.startsWith('"message"'));
         const ok = roleCount === 1 && contentCount === 1 && role.ok && content.ok;
         const decoded = ok
           ? { role: JSON.parse(role.v), content: JSON.parse(content.v) }
           : undefined;
-        return { line: `${pad[0]}{${fields.join(",")}}${pad[1]}`, decoded };
+        return { line: `${pad[0]}{${fields.join(",")}}${pad[1]}`, decoded, agentLog };
       });
     const line = fc.oneof(
       { weight: 8, arbitrary: objectLine },
       {
         weight: 2,
         arbitrary: fc.constantFrom(
-          { line: "", decoded: undefined },
-          { line: "\r", decoded: undefined },
+          { line: "", decoded: undefined, agentLog: false },
+          { line: "\r", decoded: undefined, agentLog: false },
         ),
       },
       {
         weight: 1,
         arbitrary: fc.constantFrom(
-          { line: "   ", decoded: undefined },
-          { line: "hello", decoded: undefined },
-          { line: '["user","x"', decoded: undefined },
-          { line: "null", decoded: undefined },
-          { line: '{"role":"user","content":"x"} x', decoded: undefined },
-          { line: '{"role":"user","content":"x",}', decoded: undefined },
+          { line: "   ", decoded: undefined, agentLog: false },
+          { line: "hello", decoded: undefined, agentLog: false },
+          { line: '["user","x"', decoded: undefined, agentLog: false },
+          { line: "null", decoded: undefined, agentLog: false },
+          { line: '{"role":"user","content":"x"} x', decoded: undefined, agentLog: false },
+          { line: '{"role":"user","content":"x",}', decoded: undefined, agentLog: false },
         ),
       },
     );
@@ -1612,11 +1619,13 @@ describe("differential: the port against the literal transcription", () => {
         let held: number | undefined;
         let offset = 0;
         let failure: string | undefined;
+        let nonMessageLines = 0;
         parts.forEach((part, index) => {
           const end = offset + bytesOf(part);
-          const { line: raw, decoded } = lines[index][0];
+          const { line: raw, decoded, agentLog } = lines[index][0];
           if (failure === undefined) {
-            if (raw === "" || raw === "\r") {
+            if (agentLog) nonMessageLines++;
+            if (raw === "" || raw === "\r" || agentLog) {
               const last = pieces.at(-1);
               if (last !== undefined) last.end = end;
               else held ??= offset;
@@ -1636,7 +1645,10 @@ describe("differential: the port against the literal transcription", () => {
           }
           offset = end;
         });
-        if (failure === undefined && pieces.length === 0) failure = "no non-blank jsonl line found";
+        if (failure === undefined && pieces.length === 0) {
+          failure =
+            nonMessageLines === 0 ? "no non-blank jsonl line found" : "no jsonl message line found";
+        }
 
         const forced = { ...basePolicy, format: "jsonl" as const };
         if (failure === undefined) {
