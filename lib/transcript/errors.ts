@@ -49,3 +49,38 @@ export class SegmentationError extends TranscriptError {
     if (where.offset !== undefined) this.offset = where.offset;
   }
 }
+
+/**
+ * Bytes that are no text in the encoding read: binary data (a known file signature, a NUL),
+ * UTF-16 or UTF-32 where UTF-8 was expected, or a byte sequence the encoding does not have.
+ * `found` names what the bytes look like (`an ELF executable`, `UTF-16LE text`, `Latin-1 text`,
+ * `binary data`), and `binary` whether that is data rather than text in another encoding;
+ * `offset` is the byte of the file at fault and `line` its 1-based line, when known;
+ * `suggested` is the encoding that would read the bytes, when one would.
+ */
+export class TranscriptEncodingError extends TranscriptError {
+  override readonly name: string = "TranscriptEncodingError";
+  readonly found: string;
+  readonly binary: boolean;
+  readonly offset?: number;
+  readonly line?: number;
+  readonly suggested?: "utf-16le" | "utf-16be" | "latin1" | "windows-1252";
+
+  constructor(
+    message: string,
+    found: string,
+    where: {
+      offset?: number;
+      line?: number;
+      suggested?: "utf-16le" | "utf-16be" | "latin1" | "windows-1252";
+      binary?: boolean;
+    } = {},
+  ) {
+    super("TRANSCRIPT_NOT_TEXT", message);
+    this.found = found;
+    this.binary = where.binary ?? false;
+    if (where.offset !== undefined) this.offset = where.offset;
+    if (where.line !== undefined) this.line = where.line;
+    if (where.suggested !== undefined) this.suggested = where.suggested;
+  }
+}
