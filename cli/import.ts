@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
 import {
@@ -10,10 +9,14 @@ import {
 } from "../lib/knowledge/index.js";
 import {
   DEFAULT_SEGMENTATION_POLICY,
+  type DecodedTranscript,
+  decodeTranscript,
   importedTurns,
+  inFileBytes,
   type SegmentationOutcome,
   type SegmentFormat,
   segmentTranscript,
+  type TranscriptEncoding,
   transcriptId,
   transcriptMessages,
 } from "../lib/transcript/index.js";
@@ -25,6 +28,16 @@ import {
 } from "../local/extraction.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import { escapeControls, formatTopics } from "./format.js";
+import {
+  type InputReport,
+  inputReport,
+  nothingToImport,
+  parseEncoding,
+  readBytes,
+  readFailure,
+  segmentationFailure,
+  warningLines,
+} from "./import-input.js";
 import { parseModelFlags } from "./model-options.js";
 
 const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
@@ -33,11 +46,15 @@ Segments an agent transcript (plain text with role markers, or JSONL exports) an
 turns as the messages of conversation ID in the history store: on DynamoDB Local, started for
 the command, unless AWS_ENDPOINT_URL_DYNAMODB is set or --table names a deployed table. Each
 turn's id comes from the transcript's content hash and the turn index, so importing the same
-file twice stores nothing new.
+file twice stores nothing new. The file must be UTF-8 text (a leading byte order mark is
+skipped); binary data and other encodings are refused. A file that looks like JSONL but is read
+as plain text, a byte order mark and bare CR line ends are reported as warnings.
 
 Options:
   --conversation ID        the conversation to store the turns under (required)
-  --format F               auto (default), plain or jsonl
+  --format F               auto (default), plain or jsonl (forced: every bad line is listed)
+  --encoding ENC           decode the file from ENC: utf-8, utf-16le, utf-16be, latin1 or
+                           windows-1252 (default: UTF-8 only, anything else refused)
   --min-segment-bytes N    segments smaller than this merge into a neighbour (default 256)
   --dry-run                print the segmentation report and write nothing
   --json                   the report (or the import's outcome) as one JSON object
@@ -53,8 +70,9 @@ Options:
                            bedrock)
   -h, --help               this help
 
-Exit status: 0 when imported; 1 when the transcript cannot be read, segmented (the error names
-the line or the cap) or stored; 2 for usage errors.`;
+Exit status: 0 when imported (warnings included); 1 when the transcript cannot be read, is not
+text (binary data, or not UTF-8 without --encoding), holds only whitespace, cannot be segmented
+(the error names the line or the cap) or stored; 2 for usage errors.`;
 
 const IMPORT_EXTRACTORS = ["offline", "openai", "bedrock"] as const;
 
@@ -62,6 +80,7 @@ interface ImportOptions {
   source: string;
   conversation: string;
   format: SegmentFormat;
+  encoding?: TranscriptEncoding;
   minSegmentBytes: number;
   dryRun: boolean;
   json: boolean;
@@ -72,6 +91,7 @@ interface ImportOptions {
 const IMPORT_OPTIONS = {
   conversation: { type: "string" },
   format: { type: "string" },
+  encoding: { type: "string" },
   "min-segment-bytes": { type: "string" },
   "dry-run": { type: "boolean" },
   json: { type: "boolean" },
@@ -94,37 +114,39 @@ export const importCommand: Command = command({
   options: IMPORT_OPTIONS,
   parse: parseImportArgs,
   run: async (options, io) => {
-    let text: string;
+    let decoded: DecodedTranscript;
     try {
-      text = await readSource(options.source, io);
+      decoded = decodeTranscript(await readBytes(options.source, io), options.encoding);
     } catch (error) {
-      io.stderr.write(`import: cannot read ${options.source}: ${(error as Error).message}\n`);
+      io.stderr.write(readFailure(options.source, error, options.encoding));
+      return EXIT.failed;
+    }
+    const { text } = decoded;
+    const nothing = nothingToImport(options.source, decoded);
+    if (nothing !== undefined) {
+      io.stderr.write(nothing);
       return EXIT.failed;
     }
     let outcome: SegmentationOutcome;
     try {
-      outcome = segmentTranscript(text, {
-        format: options.format,
-        minSegmentBytes: options.minSegmentBytes,
-      });
+      const policy = { format: options.format, minSegmentBytes: options.minSegmentBytes };
+      // Byte ranges count the file's bytes: after a skipped byte order mark, through --encoding.
+      outcome = inFileBytes(segmentTranscript(text, policy), decoded);
     } catch (error) {
-      io.stderr.write(
-        `import: ${escapeControls((error as Error).message)} (nothing was written)\n`,
-      );
+      io.stderr.write(segmentationFailure(error, text));
       return EXIT.failed;
     }
-    if (outcome.segments.length === 0) {
-      io.stderr.write(`import: ${options.source} holds no transcript (it is empty)\n`);
-      return EXIT.failed;
-    }
+    const input = inputReport(decoded, outcome, options.format);
     if (options.dryRun) {
       io.stdout.write(
-        options.json ? `${JSON.stringify(dryRunReport(outcome))}\n` : dryRunTable(outcome),
+        options.json
+          ? `${JSON.stringify({ ...dryRunReport(outcome), input })}\n`
+          : [...warningLines(input), dryRunTable(outcome)].join("\n"),
       );
       return EXIT.ok;
     }
     try {
-      return await store(text, outcome, options, io);
+      return await store(text, outcome, input, options, io);
     } catch (error) {
       io.stderr.write(`import: ${escapeControls((error as Error).message)}\n`);
       return EXIT.failed;
@@ -163,6 +185,7 @@ function parseImportArgs({
     source,
     conversation: values.conversation,
     format,
+    encoding: values.encoding === undefined ? undefined : parseEncoding(values.encoding),
     minSegmentBytes:
       minText === undefined ? DEFAULT_SEGMENTATION_POLICY.minSegmentBytes : Number(minText),
     dryRun: values["dry-run"] ?? false,
@@ -172,14 +195,10 @@ function parseImportArgs({
   };
 }
 
-async function readSource(source: string, io: CommandIO): Promise<string> {
-  if (source !== "-") return readFile(source, "utf8");
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** The `--dry-run --json` report: exactly the fields docs/transcripts.md documents. */
+/**
+ * The `--dry-run --json` report's segmentation: exactly the fields docs/transcripts.md
+ * documents (the command adds `input`).
+ */
 function dryRunReport(outcome: SegmentationOutcome) {
   return {
     formatDetected: outcome.formatDetected,
@@ -225,6 +244,7 @@ function dryRunTable(outcome: SegmentationOutcome): string {
 async function store(
   text: string,
   outcome: SegmentationOutcome,
+  input: InputReport,
   options: ImportOptions,
   io: CommandIO,
 ): Promise<number> {
@@ -258,13 +278,16 @@ async function store(
         byteStart: turn.byteStart,
         byteEnd: turn.byteEnd,
         rendered: turn.rendered,
+        timestamp: turn.timestamp,
       })),
+      input,
     };
     const lines = [
+      ...warningLines(input),
       `imported ${escapeControls(JSON.stringify(options.conversation))}: ${turns.length} turn(s) from ${outcome.segments.length} segment(s) (${outcome.formatDetected}, ${outcome.mergedSegments} merged); ${messages.length - unchanged} stored, ${unchanged} already there, in table ${table}${local && options.table === undefined ? " (local emulator)" : ""}`,
       ...turns.map(
         (turn, i) =>
-          `  ${messages[i].id}  ${messages[i].role.padEnd(9)} ${escapeControls(JSON.stringify(turn.label))}, bytes ${turn.byteStart}..${turn.byteEnd}, ${turn.segments.map((s) => s.kind).join("+")}`,
+          `  ${messages[i].id}  ${messages[i].role.padEnd(9)} ${escapeControls(JSON.stringify(turn.label))}, bytes ${turn.byteStart}..${turn.byteEnd}, ${turn.segments.map((s) => s.kind).join("+")}${messages[i].ts === undefined ? "" : `, ${new Date(messages[i].ts as number).toISOString()}`}`,
       ),
     ];
     if (options.extract) {

@@ -53,7 +53,7 @@ describe("import command", () => {
 
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as DryRun;
-    expect(Object.keys(report)).toEqual(["formatDetected", "segments", "mergedSegments"]);
+    expect(Object.keys(report)).toEqual(["formatDetected", "segments", "mergedSegments", "input"]);
     expect(report.formatDetected).toBe("plain");
     expect(report.segments.map((s) => s.kind)).toEqual(
       expect.arrayContaining(["body", "code", "log"]),
@@ -167,7 +167,91 @@ describe("import command", () => {
     ]);
     const toolCall = nested.turns[1].rendered as string;
     expect(toolCall).toContain("I'll look at the test and the formatter.");
-    expect(toolCall).toMatch(/tool_use/);
+    expect(toolCall).toContain('[tool_use: Read] {"file_path":"src/invoice/format.test.ts"}');
+    expect(nested.turns[2].rendered).toBe(
+      "[tool_result]\nexpect(formatDate(new Date('2026-03-01T00:30:00Z'))).toBe('1 March 2026')",
+    );
+    // The session's system line (with `content`) is no message and no reason to read plain text.
+    expect(nested.input.fallback).toBeNull();
+  });
+
+  it("keeps the session's timestamps: in --json, in the table and as the stored messages' ts", async () => {
+    const table = await historyTable();
+    const args = ["import", "test/transcript/fixtures/claude-code.jsonl", "--conversation", "cc"];
+    const run = await cli([...args, "--table", table, "--json"]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(Object.keys(report)).toEqual([
+      "conversation",
+      "table",
+      "formatDetected",
+      "mergedSegments",
+      "stored",
+      "unchanged",
+      "turns",
+      "input",
+    ]);
+    expect(Object.keys(report.turns[0])).toEqual([
+      "index",
+      "id",
+      "role",
+      "label",
+      "byteStart",
+      "byteEnd",
+      "rendered",
+      "timestamp",
+    ]);
+    expect(report.turns[0].timestamp).toBe("2026-11-28T09:14:02.511Z");
+    const stored = await new DynamoDbStore({ client, tableName: table }).read("cc");
+    expect(stored.map((m) => m.ts)).toEqual(
+      report.turns.map((t: { timestamp: string }) => Date.parse(t.timestamp)),
+    );
+    expect(stored[0].metadata).toMatchObject({ timestamp: "2026-11-28T09:14:02.511Z" });
+    const again = await cli([...args, "--table", table]);
+    expect(again.stdout).toMatch(/; 0 stored, 7 already there/);
+    expect(again.stdout).toContain('user      "user", bytes 0..');
+    expect(again.stdout).toMatch(/, body, 2026-11-28T09:14:02\.511Z\n/);
+  });
+
+  it("prints the input's warnings before the import's summary and in --json", async () => {
+    const table = await historyTable();
+    const file = join(dir, "truncated.jsonl");
+    writeFileSync(file, '{"role":"user","content":"a"}\n{"role":"assistant","content":"b');
+
+    const run = await cli(["import", file, "--conversation", "warned", "--table", table]);
+    const json = await cli([
+      "import",
+      file,
+      "--conversation",
+      "warned",
+      "--table",
+      table,
+      "--json",
+    ]);
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /^warning: read as plain text, not JSONL: line 2 of 2 is not a JSONL message: unexpected end of input at column 33 .*\nimported "warned": 1 turn\(s\)/,
+    );
+    expect(JSON.parse(json.stdout).input.fallback).toMatchObject({ line: 2, badLines: 1 });
+  });
+
+  it.each([
+    ["an ELF executable", Uint8Array.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0])],
+    ["UTF-16 text", Uint8Array.from([0xff, 0xfe, 0x55, 0, 0x3a, 0, 0x0a, 0])],
+    ["Latin-1 text", Uint8Array.from([0x55, 0x73, 0x65, 0x72, 0x3a, 0x20, 0xe9, 0x0a])],
+    ["a whitespace-only file", Uint8Array.from([0x20, 0x0a, 0x09, 0x0a])],
+  ])("stores nothing of %s, and exits 1", async (_what, content) => {
+    const table = await historyTable();
+    const file = join(dir, `refused-${tables}`);
+    writeFileSync(file, content);
+
+    const run = await cli(["import", file, "--conversation", "refused", "--table", table]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("nothing was written");
+    expect(await new DynamoDbStore({ client, tableName: table }).read("refused")).toEqual([]);
   });
 
   it("extracts the imported conversation and prints its topics", async () => {

@@ -8,7 +8,11 @@ export interface CliResult {
 }
 
 /** Runs `npm start -- <args>` in process, capturing its output, with the clock at `now`. */
-export async function runCli(args: string[], now: number, stdinText = ""): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  now: number,
+  stdinText: string | Uint8Array = "",
+): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
