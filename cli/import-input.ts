@@ -197,7 +197,8 @@ function fallbackOf(
   const first = check.problems[0];
   const badLines = check.problems.length;
   if (first === undefined) {
-    const reason = "no line is a message (every object is a non-message line, such as a summary)";
+    const reason =
+      "no line is a message: none has a role (nor a message or payload with one); chat lines, such as {id, ts, user, text}, are read by `run --input`, not `import`";
     return { line: null, reason, badLines, lines: check.lines };
   }
   return { line: first.line, reason: withHint(text, first), badLines, lines: check.lines };

@@ -95,7 +95,8 @@ describe("import reports a file that looks like JSONL but is read as plain text"
     const { report } = await dryRun(file(line({ type: "summary", summary: "s" }).repeat(2)));
     expect(report.input.fallback).toEqual({
       line: null,
-      reason: "no line is a message (every object is a non-message line, such as a summary)",
+      reason:
+        "no line is a message: none has a role (nor a message or payload with one); chat lines, such as {id, ts, user, text}, are read by `run --input`, not `import`",
       badLines: 0,
       lines: 2,
     });

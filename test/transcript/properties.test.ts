@@ -68,6 +68,11 @@ const jsonlTranscript = fc
       fc.constantFrom(
         { line: "", role: undefined, content: undefined },
         { line: '{"type":"summary","summary":"s"}', role: undefined, content: undefined },
+        {
+          line: '{"type":"system","subtype":"compact_boundary","content":"Conversation compacted"}',
+          role: undefined,
+          content: undefined,
+        },
       ),
     ),
     { maxLength: 20 },
