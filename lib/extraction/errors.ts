@@ -13,19 +13,31 @@ export class ExtractionError extends Error {
 }
 
 /**
+ * How a model call failed: the provider answered with an error `status`; it could not be reached
+ * (`connection`: refused, unknown host, reset); it did not answer within the timeout (`timeout`);
+ * the caller aborted (`aborted`); or anything else (`other`: a request refused before it was
+ * sent, missing credentials).
+ */
+export type LLMFailureKind = "status" | "connection" | "timeout" | "aborted" | "other";
+
+/**
  * The provider did not answer: throttled past the retries, a server error, a timeout, refused
  * credentials, an abort. `retryable` says whether the same call may succeed later (throttling,
- * outages), which a queue consumer uses to fail the record for a retry with backoff.
+ * outages), which a queue consumer uses to fail the record for a retry with backoff; `kind` says
+ * how it failed (default `status` when there is one, else `other`), which a local run uses to
+ * name the cause and to stop when every call fails the same way.
  */
 export class LLMError extends ExtractionError {
   override readonly name: string = "LLMError";
+  readonly kind: LLMFailureKind;
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: LLMFailureKind },
   ) {
     super("EXTRACTION_LLM_FAILED", message, options);
+    this.kind = options?.kind ?? (status === undefined ? "other" : "status");
   }
 }
 

@@ -12,7 +12,12 @@ export {
   windowCount,
 } from "./analyzer.js";
 export { dedupeCandidates, normalizeTopic } from "./candidates.js";
-export { ExtractionError, InvalidModelOutputError, LLMError } from "./errors.js";
+export {
+  ExtractionError,
+  InvalidModelOutputError,
+  LLMError,
+  type LLMFailureKind,
+} from "./errors.js";
 export * from "./llm/index.js";
 export { parseModelJSON } from "./parse.js";
 export {

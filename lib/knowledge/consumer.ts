@@ -44,7 +44,8 @@ export interface ExtractionLogger {
 }
 
 export interface SegmentConsumerDependencies {
-  extractor: SegmentExtractor;
+  /** What extracts and stores a segment: a {@link SegmentExtractor}, or something around one. */
+  extractor: Pick<SegmentExtractor, "extract">;
   /** Where reference-form segments' messages are read (the messages table). */
   messages: SegmentMessageSource;
   /** The only table a reference-form segment may name. */
@@ -265,7 +266,8 @@ function outcomeMessage(outcome: ExtractionOutcome): string {
 /** An error for logs: its name, code and message (which never quote message text). */
 function describe(error: unknown): Record<string, unknown> {
   if (error instanceof LLMError) {
-    return { name: error.name, code: error.code, retryable: error.retryable, status: error.status };
+    const { name, code, retryable, status, kind } = error;
+    return { name, code, kind, retryable, status };
   }
   if (error instanceof InvalidModelOutputError) {
     // The reason says what was wrong; the raw reply may quote the chat, so it stays out.

@@ -14,7 +14,7 @@ import {
   type ToolInputSchema,
 } from "@aws-sdk/client-bedrock-runtime";
 import { type Backoff, backoff, realSleep } from "../../backoff/index.js";
-import { httpStatusOf, isTransient } from "../../transient/index.js";
+import { httpStatusOf, isNetworkFailure, isTransient } from "../../transient/index.js";
 import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
@@ -240,6 +240,7 @@ export class BedrockConverseLLM implements LLM {
   #aborted(signal: AbortSignal): LLMError {
     return new LLMError(`bedrock converse (${this.#modelId}): aborted`, false, undefined, {
       cause: signal.reason,
+      kind: "aborted",
     });
   }
 
@@ -248,14 +249,15 @@ export class BedrockConverseLLM implements LLM {
     const tries = `attempt ${attempt} of maxAttempts ${this.#maxAttempts}`;
     if (timedOut) {
       const message = `${prefix}: timed out after timeoutMs ${this.#timeoutMs} (${tries})`;
-      return new LLMError(message, true, undefined, { cause: error });
+      return new LLMError(message, true, undefined, { cause: error, kind: "timeout" });
     }
     const failure = error as { name?: string; message?: string };
     const status = httpStatusOf(error);
     const retryable = isTransient(error);
     const detail = `${failure.name ?? "Error"}: ${failure.message ?? String(error)}`;
     const message = `${prefix}: ${detail} (${retryable ? tries : "not retryable"})`;
-    return new LLMError(message, retryable, status, { cause: error });
+    const kind = status === undefined && isNetworkFailure(error) ? "connection" : undefined;
+    return new LLMError(message, retryable, status, { cause: error, kind });
   }
 
   /** The reply's JSON: the forced tool's input, or the parsed text. */

@@ -7,7 +7,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { isTransient, isTransientStatus } from "../../transient/index.js";
 import type { Turn } from "../../windows/index.js";
-import { InvalidModelOutputError, LLMError } from "../errors.js";
+import { InvalidModelOutputError, LLMError, type LLMFailureKind } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, UsageListener } from "../types.js";
 import {
@@ -199,15 +199,19 @@ export class OpenAICompatibleLLM implements LLM {
   #failure(error: unknown, signal: AbortSignal | undefined): LLMError {
     const where = `chat completions (${this.#model} at ${this.#client.baseURL})`;
     const cause = signal?.aborted ? signal.reason : error;
-    const fail = (what: string, retryable: boolean, status?: number) =>
-      new LLMError(`${where}: ${what}`, retryable, status, { cause });
+    const fail = (what: string, retryable: boolean, status?: number, kind?: LLMFailureKind) =>
+      new LLMError(`${where}: ${what}`, retryable, status, { cause, kind });
     const retries = `maxRetries ${this.#maxRetries}`;
-    if (signal?.aborted) return fail("aborted", false);
+    if (signal?.aborted) return fail("aborted", false, undefined, "aborted");
     if (error instanceof APIConnectionTimeoutError) {
-      return fail(`timed out after timeoutMs ${this.#timeoutMs} (${retries})`, true);
+      const what = `timed out after timeoutMs ${this.#timeoutMs} (${retries})`;
+      return fail(what, true, undefined, "timeout");
     }
     if (error instanceof APIConnectionError) {
-      return fail(`connection failed: ${error.message} (${retries})`, true);
+      // The SDK says only "Connection error."; the system error beneath says which.
+      const code = systemErrorCode(error);
+      const what = `connection failed: ${code ?? error.message} (${retries})`;
+      return fail(what, true, undefined, "connection");
     }
     if (error instanceof APIError && error.status !== undefined) {
       const retryable = isTransientStatus(error.status);
@@ -242,6 +246,18 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
     signal.addEventListener("abort", abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
   });
+}
+
+/** The code of the system error (`ECONNREFUSED`, `ENOTFOUND`, …) somewhere in `error`'s causes. */
+function systemErrorCode(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; ) {
+    if (seen.has(e)) return undefined;
+    seen.add(e);
+    if (typeof e.code === "string" && /^E[A-Z_]+$/.test(e.code)) return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
 }
 
 /** The system message that states the schema in `json_object` mode. */

@@ -397,6 +397,7 @@ describe("BedrockConverseLLM failures", () => {
     const error = await llm.chatJSON([user("hello")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LLMError);
     expect((error as LLMError).retryable).toBe(true);
+    expect((error as LLMError).kind).toBe("connection");
     expect(sleeps).toHaveLength(1);
   });
 
@@ -419,6 +420,7 @@ describe("BedrockConverseLLM failures", () => {
     const error = await llm.chatJSON([user("hello")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LLMError);
     expect((error as LLMError).retryable).toBe(true);
+    expect((error as LLMError).kind).toBe("timeout");
     expect((error as LLMError).message).toContain("timeoutMs 100");
     expect(server.requests).toHaveLength(2);
   });

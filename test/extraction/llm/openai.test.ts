@@ -293,6 +293,7 @@ describe("OpenAICompatibleLLM failures", () => {
     expect(error).toBeInstanceOf(LLMError);
     expect((error as LLMError).retryable).toBe(true);
     expect((error as LLMError).status).toBe(500);
+    expect((error as LLMError).kind).toBe("status");
     expect((error as LLMError).message).toContain("maxRetries 2");
     expect(server.requests).toHaveLength(3);
   });
@@ -333,10 +334,11 @@ describe("OpenAICompatibleLLM failures", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LLMError);
     expect((error as LLMError).retryable).toBe(true);
+    expect((error as LLMError).kind).toBe("timeout");
     expect((error as LLMError).message).toContain("timeoutMs 100");
   });
 
-  it("rejects a connection error with a retryable LLMError", async () => {
+  it("rejects a connection error with a retryable LLMError naming the system error", async () => {
     const closed = await startChatCompletionsServer([]);
     await closed.close();
 
@@ -346,6 +348,8 @@ describe("OpenAICompatibleLLM failures", () => {
     expect(error).toBeInstanceOf(LLMError);
     expect((error as LLMError).retryable).toBe(true);
     expect((error as LLMError).status).toBeUndefined();
+    expect((error as LLMError).kind).toBe("connection");
+    expect((error as LLMError).message).toContain("connection failed: ECONNREFUSED");
   });
 });
 
