@@ -29,6 +29,12 @@ export interface EventSourceOptions {
   batchSize?: number;
   /** Seconds a failed record stays invisible after its n-th failure: default 2^(n-1), at most 30. */
   retryDelaySeconds?: (receiveCount: number) => number;
+  /**
+   * Whether extraction has stopped (a failure budget ran out): from then on what arrives is
+   * received and deleted without being handled, failed records are neither retried nor
+   * dead-lettered, and `drain` no longer waits for retries. Default: never.
+   */
+  stopped?: () => boolean;
 }
 
 const RECEIVE_VISIBILITY_SECONDS = 300;
@@ -57,7 +63,8 @@ export class LocalEventSource {
       );
       if (Messages.length === 0) return received;
       received.push(...Messages.filter((m) => !this.failures.has(m.MessageId ?? "")));
-      await this.handle(Messages);
+      if (this.isStopped()) await this.delete(Messages);
+      else await this.handle(Messages);
     }
   }
 
@@ -66,6 +73,7 @@ export class LocalEventSource {
     const received: Message[] = [];
     for (;;) {
       received.push(...(await this.poll()));
+      if (this.isStopped()) return received;
       const pending = await this.pending();
       if (pending === 0) return received;
       onWait?.(pending);
@@ -90,18 +98,11 @@ export class LocalEventSource {
   private async handle(messages: Message[]): Promise<void> {
     const response = await this.options.handler({ Records: messages.map(this.record) });
     const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-    const entries = (list: Message[]) =>
-      list.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle }));
     const succeeded = messages.filter((m) => !failed.has(m.MessageId ?? ""));
     const retried = messages.filter((m) => failed.has(m.MessageId ?? ""));
-    if (succeeded.length > 0) {
-      await this.options.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: this.options.queueUrl,
-          Entries: entries(succeeded),
-        }),
-      );
-    }
+    await this.delete(succeeded);
+    // Stopped while handling: the failed records stay where they are, unextracted.
+    if (this.isStopped()) return;
     const delay = this.options.retryDelaySeconds ?? defaultRetryDelay;
     const later: { message: Message; failures: number }[] = [];
     for (const message of retried) {
@@ -122,6 +123,23 @@ export class LocalEventSource {
             ReceiptHandle: message.ReceiptHandle,
             VisibilityTimeout: delay(failures),
           })),
+        }),
+      );
+    }
+  }
+
+  private isStopped(): boolean {
+    return this.options.stopped?.() ?? false;
+  }
+
+  private async delete(messages: Message[]): Promise<void> {
+    for (let i = 0; i < messages.length; i += 10) {
+      await this.options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.options.queueUrl,
+          Entries: messages
+            .slice(i, i + 10)
+            .map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle })),
         }),
       );
     }

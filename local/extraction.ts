@@ -16,11 +16,19 @@ import {
   segmentConsumer,
 } from "../lib/knowledge/index.js";
 import type { BatchHandler } from "./event-source.js";
+import { LLMFailureBudget, type LLMFailureCause, type StoppedExtraction } from "./llm-failures.js";
 
 export interface LocalExtractionOptions extends LocalModel {
   /** The client extraction reads and writes with (its reads are not the tick's). */
   dynamodb: DynamoDBClient;
   analyzer: ExtractFunctionConfig["analyzer"];
+  /**
+   * Stop extracting after this many failed model calls in a row with the same cause (see
+   * {@link LLMFailureBudget}); default: never, every segment is retried until given up on.
+   */
+  failureBudget?: number;
+  /** Told of each cause of failed model calls the first time it is seen. */
+  onLLMFailure?: (cause: LLMFailureCause) => void;
 }
 
 export interface LocalExtraction {
@@ -28,6 +36,8 @@ export interface LocalExtraction {
   resultsTable: string;
   /** Every metric the consumer reported, summed by name. */
   metrics: Map<ExtractionMetricName, number>;
+  /** Set once the failure budget stopped extraction. */
+  readonly stopped: StoppedExtraction | undefined;
 }
 
 /** Default models when `--model` is not given. */
@@ -94,11 +104,20 @@ export function localExtraction(
 ): { handler: BatchHandler; extraction: LocalExtraction } {
   const config = localExtractConfig(tables, options, options.analyzer);
   const metrics = new Map<ExtractionMetricName, number>();
+  const deps = localExtractDependencies(config, options, {
+    dynamodb: options.dynamodb,
+    metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
+  });
+  const budget =
+    options.failureBudget === undefined
+      ? undefined
+      : new LLMFailureBudget({
+          model: options,
+          limit: options.failureBudget,
+          onFailure: options.onLLMFailure,
+        });
   const handler = segmentConsumer(
-    localExtractDependencies(config, options, {
-      dynamodb: options.dynamodb,
-      metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
-    }),
+    budget ? { ...deps, extractor: budget.guard(deps.extractor) } : deps,
   );
   return {
     handler,
@@ -106,6 +125,9 @@ export function localExtraction(
       reader: new KnowledgeReader({ client: options.dynamodb, tableName: tables.resultsTable }),
       resultsTable: tables.resultsTable,
       metrics,
+      get stopped() {
+        return budget?.stopped;
+      },
     },
   };
 }

@@ -163,6 +163,7 @@ export class LocalPipeline {
           queueUrl: deadLetterQueueUrl,
           maxReceiveCount: options.extraction.maxReceiveCount,
         },
+        stopped: () => extraction.stopped !== undefined,
       });
       extractor = { source, deadLetterQueueUrl, extraction };
     }

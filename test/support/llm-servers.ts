@@ -7,7 +7,7 @@
  */
 import { createServer as createHttp1Server } from "node:http";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { afterEach } from "vitest";
 import type { PromptTurn } from "../../lib/extraction/index.js";
@@ -140,6 +140,18 @@ export function closedAfterEach(
     servers.push(server);
     return server;
   };
+}
+
+/**
+ * A port on 127.0.0.1 that nothing listens on (it was free a moment ago): a connection to it is
+ * refused, as to a model server that is not running.
+ */
+export async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** A schema in the portable subset: every field required, nullable as anyOf with null. */

@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { InvalidModelOutputError, LLMError } from "../../lib/extraction/index.js";
+import type { ExtractionOutcome, SegmentExtractor } from "../../lib/knowledge/index.js";
+import type { LocalModel } from "../../local/extraction.js";
+import {
+  ExtractionStoppedError,
+  LLM_FAILURE_BUDGET,
+  LLMFailureBudget,
+  type LLMFailureCause,
+  llmFailureCause,
+} from "../../local/llm-failures.js";
+
+type ExtractorPort = Pick<SegmentExtractor, "extract">;
+
+const OPENAI: LocalModel = {
+  extractor: "openai",
+  modelId: "gpt-4o-mini",
+  endpoint: "http://127.0.0.1:8080/v1",
+};
+const BEDROCK: LocalModel = { extractor: "bedrock", modelId: "amazon.nova-lite-v1:0" };
+
+const refused = () =>
+  new LLMError("connection failed", true, undefined, {
+    kind: "connection",
+    cause: new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8080"), {
+        code: "ECONNREFUSED",
+      }),
+    }),
+  });
+const status = (n: number) => new LLMError(`${n} from the provider`, n >= 500, n);
+
+describe("llmFailureCause", () => {
+  it.each([
+    [
+      refused(),
+      "connection:ECONNREFUSED",
+      /^http:\/\/127\.0\.0\.1:8080\/v1 refused the connection/,
+    ],
+    [
+      new LLMError("x", true, undefined, {
+        kind: "connection",
+        cause: new AggregateError([Object.assign(new Error("dns"), { code: "ENOTFOUND" })]),
+      }),
+      "connection:ENOTFOUND",
+      /the host of .* was not found \(ENOTFOUND\)/,
+    ],
+    [
+      new LLMError("slow", true, undefined, { kind: "timeout" }),
+      "timeout",
+      /did not answer in time/,
+    ],
+    [status(401), "status:401", /refused the credentials \(401 Unauthorized\)/],
+    [status(403), "status:403", /refused access \(403 Forbidden\)/],
+    [status(404), "status:404", /has no model "gpt-4o-mini", or no chat completions API there/],
+    [status(429), "status:429", /kept throttling \(429/],
+    [status(503), "status:503", /server error \(503\)/],
+    [status(400), "status:400", /refused the request \(400\)/],
+  ])("names %s", (error, key, what) => {
+    const cause = llmFailureCause(error, OPENAI) as LLMFailureCause;
+    expect(cause.key).toBe(key);
+    expect(cause.what).toMatch(what);
+    expect(cause.hint).not.toBe("");
+  });
+
+  it("tells what to do for the provider at hand", () => {
+    expect(llmFailureCause(status(401), OPENAI)?.hint).toMatch(/OPENAI_API_KEY/);
+    expect(llmFailureCause(status(401), BEDROCK)?.hint).toMatch(/AWS credentials/);
+    expect(llmFailureCause(status(404), OPENAI)?.hint).toMatch(/--model.*\/v1/);
+    expect(llmFailureCause(refused(), OPENAI)?.hint).toMatch(/--llm-endpoint/);
+    const noCredentials = new LLMError("bedrock converse: no credentials", false, undefined, {
+      cause: Object.assign(new Error("Could not load credentials"), {
+        name: "CredentialsProviderError",
+      }),
+    });
+    expect(llmFailureCause(noCredentials, BEDROCK)).toMatchObject({
+      key: "credentials",
+      what: "no AWS credentials were found for Bedrock",
+    });
+  });
+
+  it("is undefined for what is not a failed call: an abort, a reply that is not JSON, a table's failure", () => {
+    expect(llmFailureCause(new LLMError("a", false, undefined, { kind: "aborted" }), OPENAI)).toBe(
+      undefined,
+    );
+    expect(llmFailureCause(new InvalidModelOutputError("not JSON", "{"), OPENAI)).toBe(undefined);
+    expect(llmFailureCause(new Error("ResourceNotFoundException"), OPENAI)).toBe(undefined);
+  });
+});
+
+describe("LLMFailureBudget", () => {
+  const outcome = {} as ExtractionOutcome;
+  /** An extractor failing with each error in turn, succeeding for `undefined`. */
+  function scripted(errors: (unknown | undefined)[]) {
+    let calls = 0;
+    return {
+      calls: () => calls,
+      extractor: {
+        extract: async () => {
+          const error = errors[calls++];
+          if (error !== undefined) throw error;
+          return outcome;
+        },
+      },
+    };
+  }
+  const segment = {} as Parameters<ExtractorPort["extract"]>[0];
+  const attempt = (extractor: ExtractorPort) =>
+    extractor.extract(segment, []).then(
+      () => "ok",
+      (e: unknown) => e,
+    );
+
+  it("reports each cause once and stops after the budget's failures in a row, then calls nothing", async () => {
+    const heard: string[] = [];
+    const budget = new LLMFailureBudget({ model: OPENAI, onFailure: (c) => heard.push(c.key) });
+    const script = scripted(Array.from({ length: 10 }, refused));
+    const guarded = budget.guard(script.extractor);
+    for (let i = 0; i < LLM_FAILURE_BUDGET; i++) {
+      expect(await attempt(guarded)).toBeInstanceOf(LLMError);
+    }
+    expect(budget.stopped).toMatchObject({
+      cause: { key: "connection:ECONNREFUSED" },
+      failures: LLM_FAILURE_BUDGET,
+    });
+    expect(await attempt(guarded)).toBeInstanceOf(ExtractionStoppedError);
+    expect(script.calls()).toBe(LLM_FAILURE_BUDGET);
+    expect(heard).toEqual(["connection:ECONNREFUSED"]);
+  });
+
+  it("starts counting again after a success, a reply that is not JSON, or another cause", async () => {
+    const heard: string[] = [];
+    const budget = new LLMFailureBudget({
+      model: OPENAI,
+      limit: 2,
+      onFailure: (c) => heard.push(c.key),
+    });
+    const guarded = budget.guard(
+      scripted([
+        refused(),
+        undefined,
+        refused(),
+        new InvalidModelOutputError("not JSON", "{"),
+        refused(),
+        status(500),
+        refused(),
+        status(500),
+        status(500),
+      ]).extractor,
+    );
+    for (let i = 0; i < 8; i++) {
+      await attempt(guarded);
+      expect(budget.stopped, `after attempt ${i + 1}`).toBeUndefined();
+    }
+    await attempt(guarded);
+    expect(budget.stopped).toMatchObject({ cause: { key: "status:500" }, failures: 2 });
+    expect(heard).toEqual(["connection:ECONNREFUSED", "status:500"]);
+  });
+});
