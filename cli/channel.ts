@@ -5,6 +5,8 @@ import {
   hasWork,
 } from "../lib/pipeline/store/index.js";
 import { type Command, command, EXIT } from "./command.js";
+import { onTable } from "./failures.js";
+import { escapeControls } from "./format.js";
 
 const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--table NAME]
 
@@ -38,14 +40,20 @@ export const channelCommand: Command = command({
   },
   run: async ({ action, channel, table }, io) => {
     const store = new DynamoDbChannelStore({ client: new DynamoDBClient({}), tableName: table });
+    const ref = {
+      table,
+      role: "the channels table",
+      fix: "pass the stack's ChannelsTableName with --table (or set CHANNELS_TABLE)",
+    };
     if (action === "reset") {
-      await store.reset(channel, io.now());
+      await onTable(ref, () => store.reset(channel, io.now()));
       io.stdout.write(
-        `channel ${JSON.stringify(channel)} reset: the next tick re-reads and re-delivers it\n`,
+        `channel ${escapeControls(JSON.stringify(channel))} reset: the next tick re-reads and re-delivers it\n`,
       );
       return EXIT.ok;
     }
-    io.stdout.write(`${JSON.stringify(describeSnapshot(await store.load(channel)), null, 2)}\n`);
+    const snapshot = await onTable(ref, () => store.load(channel));
+    io.stdout.write(`${JSON.stringify(describeSnapshot(snapshot), null, 2)}\n`);
     return EXIT.ok;
   },
 });

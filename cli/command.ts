@@ -1,10 +1,12 @@
 /**
  * What every `npm start -- <command>` shares: its streams and clock, its exit codes, and one
  * skeleton that parses the command line, answers `--help`, reports a usage error with the usage
- * text, and only then runs the command.
+ * text, and only then runs the command, saying any failure it throws in one line (exit 1).
  */
 import type { Readable } from "node:stream";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { describeFailure } from "./failures.js";
+import { escapeControls } from "./format.js";
 import type { ProgressStream } from "./progress.js";
 
 export interface CommandIO {
@@ -68,7 +70,13 @@ export function command<O extends CommandOptions, P>(spec: CommandSpec<O, P>): C
       io.stderr.write(`${spec.name}: ${(error as Error).message}\n\n${spec.usage}\n`);
       return EXIT.usage;
     }
-    return spec.run(parsed, io);
+    try {
+      return await spec.run(parsed, io);
+    } catch (error) {
+      // Said in one line: a failure is the user's to act on, not a stack trace to read.
+      io.stderr.write(`${spec.name}: ${escapeControls(describeFailure(error))}\n`);
+      return EXIT.failed;
+    }
   };
   return Object.assign(main, {
     commandName: spec.name,

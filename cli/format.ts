@@ -24,6 +24,32 @@ export const formatCount = (n: number): string => n.toLocaleString("en-US");
 /** A time to the minute, UTC: `2025-01-06T09:12Z`. */
 export const isoMinute = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16)}Z`;
 
+/** `1 segment`, `2 segments`, `1,200 messages`: a count and its noun (plural by an `s`). */
+export const plural = (n: number, noun: string): string =>
+  `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
+
+/**
+ * A span of time in UTC, as precise as `unit` and no more than it needs: to the `day`
+ * (`2018-05-29`, `2018-05-29 to 2018-05-31`) or the `minute` (`2018-05-30 09:12–11:40`,
+ * `2018-05-29 21:20 to 2018-05-31 09:05`).
+ */
+export function formatSpan(first: number, last: number, unit: "day" | "minute"): string {
+  const at = (ms: number) => new Date(ms).toISOString();
+  const [firstDay, lastDay] = [at(first).slice(0, 10), at(last).slice(0, 10)];
+  const [firstTime, lastTime] = [at(first).slice(11, 16), at(last).slice(11, 16)];
+  if (unit === "day") return firstDay === lastDay ? firstDay : `${firstDay} to ${lastDay}`;
+  if (firstDay !== lastDay) return `${firstDay} ${firstTime} to ${lastDay} ${lastTime}`;
+  return firstTime === lastTime
+    ? `${firstDay} ${firstTime}`
+    : `${firstDay} ${firstTime}–${lastTime}`;
+}
+
+/** `text` as one shell word: as it is when that is safe, else in single quotes. */
+export function shellArg(text: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The text listing of a channel's topics: a line per topic, then its evidence indented. */
 export function formatTopics(channel: string, topics: readonly Topic[]): string {
   const name = escapeControls(JSON.stringify(channel));

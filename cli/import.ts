@@ -26,7 +26,15 @@ import {
   localExtractConfig,
   localExtractDependencies,
 } from "../local/extraction.js";
+import { llmFailureCause } from "../local/llm-failures.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import {
+  CommandFailure,
+  describeFailure,
+  llmFailureLine,
+  onTable,
+  tableProblem,
+} from "./failures.js";
 import { escapeControls, formatTopics } from "./format.js";
 import {
   type InputReport,
@@ -148,7 +156,7 @@ export const importCommand: Command = command({
     try {
       return await store(text, outcome, input, options, io);
     } catch (error) {
-      io.stderr.write(`import: ${escapeControls((error as Error).message)}\n`);
+      io.stderr.write(`import: ${escapeControls(describeFailure(error))}\n`);
       return EXIT.failed;
     }
   },
@@ -258,9 +266,17 @@ async function store(
     if (options.table === undefined) await createMessagesTable(dynamodb, table);
     const turns = importedTurns(outcome);
     const messages = transcriptMessages(text, turns);
-    const written = await new DynamoDbStore({ client: dynamodb, tableName: table }).write(
-      options.conversation,
-      messages,
+    const written = await onTable(
+      {
+        table,
+        role: "the history table",
+        fix: "pass an existing messages table with --table (the stack's ConversationsTableName), or leave --table out for a fresh local one",
+      },
+      () =>
+        new DynamoDbStore({ client: dynamodb, tableName: table }).write(
+          options.conversation,
+          messages,
+        ),
     );
     const unchanged = written.existing?.length ?? 0;
     const report: Record<string, unknown> = {
@@ -336,11 +352,26 @@ async function extract(
     messages,
     io.now(),
   );
-  const outcome = await extractor.extract(envelope.segment, envelope.messages, {
-    turns: turns.map((turn, i) => ({ role: messages[i].role, content: turn.rendered })),
-  });
+  const results = {
+    table: resultsTable,
+    role: "the results table",
+    fix: "pass an existing results table with --results-table (the stack's ResultsTableName), or leave it out for a fresh one",
+  };
+  let outcome: Awaited<ReturnType<typeof extractor.extract>>;
+  try {
+    outcome = await extractor.extract(envelope.segment, envelope.messages, {
+      turns: turns.map((turn, i) => ({ role: messages[i].role, content: turn.rendered })),
+    });
+  } catch (error) {
+    const cause = llmFailureCause(error, choice);
+    if (cause === undefined) throw new CommandFailure(tableProblem(error, results));
+    io.stderr.write(`${llmFailureLine("import", cause)}\n`);
+    throw new CommandFailure(
+      `the turns are stored in table ${table}, but the conversation was not extracted: ${cause.hint}, then run the same command again`,
+    );
+  }
   const reader = new KnowledgeReader({ client: dynamodb, tableName: resultsTable });
-  const topics = await reader.topics(options.conversation);
+  const topics = await onTable(results, () => reader.topics(options.conversation));
   const { usage, model, promptVersion } = outcome.result;
   return {
     topics,

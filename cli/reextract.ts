@@ -1,8 +1,9 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { KnowledgeReader, REEXTRACT_ATTRIBUTE } from "../lib/knowledge/index.js";
 import { encodeBody, fifoId, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import { type Command, command, EXIT } from "./command.js";
+import { onQueue, onTable } from "./failures.js";
 import { escapeControls } from "./format.js";
 
 const REEXTRACT_USAGE = `Usage: npm start -- reextract <channel> <segmentId>... --queue URL
@@ -47,12 +48,27 @@ export const reextractCommand: Command = command({
     return { channel, segmentIds, queue: values.queue, table, messagesTable };
   },
   run: async ({ channel, segmentIds, queue, table, messagesTable }, io) => {
-    const reader = new KnowledgeReader({ client: new DynamoDBClient({}), tableName: table });
+    const dynamodb = new DynamoDBClient({});
+    const reader = new KnowledgeReader({ client: dynamodb, tableName: table });
     const sqs = new SQSClient({});
     const fifo = queue.endsWith(".fifo");
     let failed = 0;
+    const results = {
+      table,
+      role: "the results table",
+      fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
+    };
+    const segmentQueue = { queue, fix: "pass the stack's SegmentQueueUrl with --queue" };
+    await onTable(
+      {
+        table: messagesTable,
+        role: "the messages table",
+        fix: "pass the stack's MessagesTableName with --messages-table (or set MESSAGES_TABLE)",
+      },
+      () => tableExists(dynamodb, messagesTable),
+    );
     for (const segmentId of segmentIds) {
-      const result = await reader.result(channel, segmentId);
+      const result = await onTable(results, () => reader.result(channel, segmentId));
       if (result === undefined) {
         io.stderr.write(
           escapeControls(
@@ -74,19 +90,23 @@ export const reextractCommand: Command = command({
         messageIds: result.messageIds,
         reference: { table: messagesTable },
       };
-      const sent = await sqs.send(
-        new SendMessageCommand({
-          QueueUrl: queue,
-          MessageBody: encodeBody(body),
-          MessageAttributes: { [REEXTRACT_ATTRIBUTE]: { DataType: "String", StringValue: "true" } },
-          ...(fifo
-            ? {
-                MessageGroupId: fifoId(channel),
-                // A new id per request: an operator may ask twice on purpose.
-                MessageDeduplicationId: fifoId(`${segmentId}:reextract:${io.now()}`),
-              }
-            : {}),
-        }),
+      const sent = await onQueue(segmentQueue, () =>
+        sqs.send(
+          new SendMessageCommand({
+            QueueUrl: queue,
+            MessageBody: encodeBody(body),
+            MessageAttributes: {
+              [REEXTRACT_ATTRIBUTE]: { DataType: "String", StringValue: "true" },
+            },
+            ...(fifo
+              ? {
+                  MessageGroupId: fifoId(channel),
+                  // A new id per request: an operator may ask twice on purpose.
+                  MessageDeduplicationId: fifoId(`${segmentId}:reextract:${io.now()}`),
+                }
+              : {}),
+          }),
+        ),
       );
       io.stdout.write(
         `segment ${segmentId}: re-extraction requested (message ${sent.MessageId}; its result was ${result.model} / prompt ${result.promptVersion})\n`,
@@ -95,3 +115,16 @@ export const reextractCommand: Command = command({
     return failed > 0 ? EXIT.failed : EXIT.ok;
   },
 });
+
+/**
+ * Fails (with ResourceNotFoundException) when `table` does not exist: the segments sent name it,
+ * and the extraction function would fail on each. A sender not allowed to describe tables is
+ * not checked.
+ */
+async function tableExists(client: DynamoDBClient, table: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: table }));
+  } catch (error) {
+    if ((error as Error).name !== "AccessDeniedException") throw error;
+  }
+}

@@ -1,7 +1,9 @@
-import { createWriteStream } from "node:fs";
+import { open, stat, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import type { Route } from "../lib/extraction/index.js";
+import { compareIds } from "../lib/identity/index.js";
 import { ingestionProblem } from "../lib/ingest/index.js";
 import {
   ANALYZER_DEFAULTS,
@@ -18,36 +20,52 @@ import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { startEmulators } from "../local/emulators.js";
 import type { LocalExtraction, LocalModel } from "../local/extraction.js";
+import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../local/llm-failures.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { describeFailure, llmFailureLine } from "./failures.js";
 import {
   escapeControls,
   formatCount,
   formatProblem,
   isoMinute,
+  plural,
   warnIfMinItemsUnreachable,
 } from "./format.js";
 import { parseModelFlags } from "./model-options.js";
 import { Progress } from "./progress.js";
 import { readMessages } from "./read-messages.js";
 import { writeReport } from "./report.js";
+import {
+  type ChannelSummary,
+  type ExtractionSummary,
+  formatRunSummary,
+  type RunSummary,
+  SUMMARY_CHANNELS,
+  SUMMARY_TOPICS,
+} from "./run-summary.js";
 
 const RUN_USAGE = `Usage: npm start -- run [options]
 
 Runs the whole pipeline on this machine: starts DynamoDB Local and an SQS emulator (unless
 AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS point elsewhere), ingests the messages in
 timestamp order through the ingestion path on a simulated clock, ticks the scheduled segmenter,
-writes every delivered segment as one JSON line, and extracts each segment's topics through the
-extraction consumer (retrying failed segments until each is extracted or given up on).
+and extracts each delivered segment's topics through the extraction consumer (retrying failed
+segments until each is extracted or given up on). Progress goes to standard error; at the end
+it prints what was learned (each channel's top topics, how many conversations support each and
+when), the counts and the time, and the commands to try next.
 
 Options:
   --input FILE      chat messages as JSON lines (the segment command's format);
                     default: a generated multi-channel sample
-  --out FILE        where to write the segments (default: standard output)
-  --report FILE     write an HTML report of the segments and their topics at the end (see
+  --out FILE        also write every delivered segment to FILE, one JSON line each (default:
+                    not written)
+  --report FILE     write an HTML report of the topics and segments at the end (see
                     npm start -- report --help)
+  --verbose         also print the run's internals: ticks, DynamoDB item reads, late and
+                    dropped messages, retries
   --tick D          simulated time between ticks (default 5m)
   --settle D        silence that ends a conversation (default 24h)
   --max-size N      ceiling on one segment, in messages (default 500)
@@ -71,14 +89,19 @@ Extraction:
   --max-attempts N  deliveries of a segment before it is given up (default 6)
   -h, --help        this help
 
+A model endpoint that fails is named with the cause at its first failure (refused connection,
+401, 404, timeout, …); after ${LLM_FAILURE_BUDGET} failures in a row with the same cause, extraction stops and
+the run says how many segments were left unextracted.
+
 Exit status: 0 when every message was stored and every segment extracted; 1 when input lines
 were refused (without --skip-invalid), a message could not be stored, a segment was given up
-on, or the input cannot be read; 2 for usage errors.`;
+on or left unextracted, or the input cannot be read; 2 for usage errors.`;
 
 const RUN_OPTIONS = {
   input: { type: "string" },
   out: { type: "string" },
   report: { type: "string" },
+  verbose: { type: "boolean" },
   tick: { type: "string" },
   settle: { type: "string" },
   "max-size": { type: "string" },
@@ -102,6 +125,7 @@ export interface RunOptions {
   input?: string;
   out?: string;
   report?: string;
+  verbose: boolean;
   tickMs: number;
   settle: number;
   maxSize: number;
@@ -128,37 +152,68 @@ export const runCommand: Command = command({
   parse: parseRunArgs,
   run: async (options, io) => {
     warnIfMinItemsUnreachable(io, "run", options.minItems, options.maxSize);
+    const unwritable = await firstUnwritable(options);
+    if (unwritable !== undefined) {
+      io.stderr.write(`run: ${unwritable}\n`);
+      return EXIT.failed;
+    }
     const loaded = await loadMessages(options, io);
     if (loaded === undefined) return EXIT.failed;
     let outcome: Awaited<ReturnType<typeof runLocally>>;
     try {
       outcome = await runLocally(loaded.messages, options, io);
     } catch (error) {
-      io.stderr.write(`run: ${escapeControls((error as Error).message)}\n`);
+      io.stderr.write(`run: ${escapeControls(describeFailure(error))}\n`);
       return EXIT.failed;
     }
-    const { summary, refused, gaveUp } = outcome;
+    const { summary, refused, gaveUp, stopped } = outcome;
     for (const { message, field, problem } of refused) {
       const where = loaded.lines.get(message);
       const place = where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
       io.stderr.write(`${escapeControls(`${place}: ${field}: ${problem}`)} (not stored)\n`);
     }
-    io.stderr.write(`${summary}\n`);
-    if (gaveUp.length > 0) {
-      for (const segment of gaveUp) {
-        io.stderr.write(
-          `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) after ${options.extraction?.maxAttempts} attempts\n`,
-        );
-      }
-      io.stderr.write(`run: ${gaveUp.length} segment(s) were not extracted (see above)\n`);
+    for (const segment of gaveUp) {
+      io.stderr.write(
+        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) after ${options.extraction?.maxAttempts} attempts\n`,
+      );
+    }
+    io.stdout.write(formatRunSummary(summary, options.verbose));
+    const left = summary.extraction === null ? 0 : summary.segments - summary.extraction.extracted;
+    if (stopped !== undefined) {
+      io.stderr.write(
+        `run: extraction stopped after ${stopped.failures} failures in a row: ${escapeControls(stopped.cause.what)}; ${plural(left, "segment")} of ${formatCount(summary.segments)} not extracted: ${escapeControls(stopped.cause.hint)}, then run the same command again.\n`,
+      );
+    } else if (left > 0) {
+      io.stderr.write(`run: ${plural(left, "segment")} were not extracted (see above)\n`);
     }
     if (refused.length > 0 && !options.skipInvalid) {
       io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
       return EXIT.failed;
     }
-    return gaveUp.length > 0 ? EXIT.failed : EXIT.ok;
+    return left > 0 ? EXIT.failed : EXIT.ok;
   },
 });
+
+/**
+ * The first output file that cannot be written (said as the error to print), checked before the
+ * run rather than after minutes of it: each is created (or emptied) now.
+ */
+async function firstUnwritable(options: RunOptions): Promise<string | undefined> {
+  const files: [string, string | undefined][] = [
+    ["--out", options.out],
+    ["--candidates", options.extraction?.candidates],
+    ["--report", options.report],
+  ];
+  for (const [flag, file] of files) {
+    if (file === undefined) continue;
+    try {
+      await (await open(file, "w")).close();
+    } catch (error) {
+      return `cannot write ${flag} ${file}: ${(error as Error).message}`;
+    }
+  }
+  return undefined;
+}
 
 function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPTIONS>): RunOptions {
   if (positionals.length > 0)
@@ -177,6 +232,7 @@ function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPTIONS>):
     input: values.input,
     out: values.out,
     report: values.report,
+    verbose: values.verbose ?? false,
     tickMs,
     settle:
       values.settle === undefined ? DEFAULT_SETTLE_MS : parseDuration(values.settle, "--settle"),
@@ -284,18 +340,42 @@ async function loadMessages(
   };
 }
 
+/** What a local run did: the summary it prints, and what went wrong. */
+export interface RunOutcome {
+  summary: RunSummary;
+  refused: RefusedMessage[];
+  gaveUp: SegmentMessageV1[];
+  /** Set when the failure budget stopped extraction. */
+  stopped?: StoppedExtraction;
+}
+
 /**
  * Starts (or finds) the emulators, replays `messages` through a fresh pipeline, writes the
- * delivered segments and (with extraction) extracts them until each is done or given up on;
- * returns the summary text.
+ * delivered segments (to `--out`) and, with extraction, extracts them until each is done, given
+ * up on, or the failure budget stops extraction; returns what it did. Progress goes to stderr.
  */
 export async function runLocally(
   messages: ChatMessage[],
   options: RunOptions,
   io: CommandIO,
-): Promise<{ summary: string; refused: RefusedMessage[]; gaveUp: SegmentMessageV1[] }> {
+): Promise<RunOutcome> {
   const started = Date.now();
-  const emulators = await startEmulators();
+  const progress = new Progress(io.stderr);
+  let status = (): string =>
+    process.env.AWS_ENDPOINT_URL_DYNAMODB && process.env.AWS_ENDPOINT_URL_SQS
+      ? "creating the tables and queues"
+      : "starting DynamoDB Local and the SQS emulator";
+  // Redrawn while a long step (starting the emulators, a slow model) says nothing new.
+  const ticker = setInterval(() => progress.update(status), 250);
+  ticker.unref();
+  const say = (line: string) => {
+    progress.finish();
+    io.stderr.write(`${line}\n`);
+  };
+  const emulators = await startEmulators().catch((error: unknown) => {
+    clearInterval(ticker);
+    throw error;
+  });
   try {
     const reads = new Map<string, number>();
     const dynamodb = emulators.dynamodb();
@@ -324,56 +404,45 @@ export async function runLocally(
         dynamodb: emulators.dynamodb(),
         ...options.extraction,
         maxReceiveCount: options.extraction.maxAttempts,
+        failureBudget: LLM_FAILURE_BUDGET,
+        onLLMFailure: (cause) => say(llmFailureLine("run", cause)),
       },
     });
     const { extraction } = pipeline;
-    const progress = new Progress(io.stderr);
-    const out = options.out ? createWriteStream(options.out) : undefined;
+    const extracted = () => extraction?.metrics.get("SegmentsExtracted") ?? 0;
     const result = await replay(pipeline, messages, {
       tickMs: options.tickMs,
       extract: extraction !== undefined,
-      onProgress: (p) =>
-        progress.update(
-          () =>
-            `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${formatCount(p.delivered)} segments delivered`,
-        ),
+      onProgress: (p) => {
+        status = () =>
+          `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${plural(p.delivered, "segment")} delivered${extraction ? `, ${formatCount(extracted())} extracted` : ""}`;
+        progress.update(status);
+      },
     });
     if (extraction) {
-      await pipeline.finishExtraction((pending) =>
-        progress.update(() => `extraction: ${pending} segment(s) waiting for a retry`),
-      );
+      status = () => "extraction: waiting for the segments being retried";
+      await pipeline.finishExtraction((pending) => {
+        status = () => `extraction: ${plural(pending, "segment")} waiting for a retry`;
+        progress.update(status);
+      });
     }
+    clearInterval(ticker);
     progress.finish();
-    await writeText(out, io, result.delivered.map(segmentLine).join(""));
-    const gaveUp = await pipeline.deadLetters();
-    const lines = [
-      `channels ${new Set(messages.map((m) => m.channel)).size}, messages ${messages.length}, segments ${result.delivered.length} (late ${result.delivered.filter((s) => s.late).length})`,
-      `not stored ${result.refused.length}, late messages ${metrics.get("LateMessages")}, dropped messages ${metrics.get("DroppedMessages")} (below --min-items), channel errors ${metrics.get("ChannelErrors")}`,
-      `ticks ${result.ticks}, DynamoDB reads per message: ${perMessage(reads.get(pipeline.config.messagesTable), messages.length)} message items, ${perMessage(reads.get(pipeline.config.channelsTable), messages.length)} channel state and due index items`,
-    ];
-    let results: SegmentResult[] | undefined;
-    if (extraction && options.extraction) {
-      results = await extractedResults(extraction.reader, result.delivered);
-      if (options.extraction.candidates) {
-        await writeText(
-          createWriteStream(options.extraction.candidates),
-          io,
-          results.map(candidatesLine).join(""),
-        );
-      }
-      lines.push(
-        ...(await extractionSummary(
-          extraction,
-          options.extraction,
-          results,
-          result.delivered,
-          gaveUp,
-        )),
-      );
+    if (options.out) {
+      await writeText(options.out, result.delivered.map(segmentLine).join(""));
     }
+    const gaveUp = await pipeline.deadLetters();
+    let results: SegmentResult[] | undefined;
+    if (extraction && options.extraction?.candidates) {
+      results = await extractedResults(extraction.reader, result.delivered);
+      await writeText(options.extraction.candidates, results.map(candidatesLine).join(""));
+    } else if (extraction) {
+      results = await extractedResults(extraction.reader, result.delivered);
+    }
+    let report: RunSummary["report"];
     if (options.report) {
       // Judged at the replay's end, when every conversation has settled: nothing is still open.
-      const report = await writeReport(options.report, {
+      await writeReport(options.report, {
         segments: result.delivered,
         candidates: results,
         messages,
@@ -388,33 +457,89 @@ export async function runLocally(
           },
         ],
       });
-      lines.push(report);
+      const path = resolve(options.report);
+      report = { path, bytes: (await stat(path)).size };
     }
-    lines.push(`wall time ${formatDuration(Date.now() - started)}`);
-    return { summary: lines.join("\n"), refused: result.refused, gaveUp };
+    const summary: RunSummary = {
+      messages: messages.length,
+      channels: await channelSummaries(messages, result.delivered, extraction?.reader),
+      segments: result.delivered.length,
+      wallMs: Date.now() - started,
+      extraction:
+        extraction && options.extraction && results
+          ? extractionSummary(extraction, options.extraction, results, gaveUp)
+          : null,
+      report,
+      internals: {
+        ticks: result.ticks,
+        tickMs: options.tickMs,
+        lateSegments: result.delivered.filter((s) => s.late).length,
+        notStored: result.refused.length,
+        lateMessages: metrics.get("LateMessages"),
+        droppedMessages: metrics.get("DroppedMessages"),
+        channelErrors: metrics.get("ChannelErrors"),
+        messageItemReads: perMessage(reads.get(pipeline.config.messagesTable), messages.length),
+        channelItemReads: perMessage(reads.get(pipeline.config.channelsTable), messages.length),
+      },
+    };
+    return { summary, refused: result.refused, gaveUp, stopped: extraction?.stopped };
   } finally {
+    clearInterval(ticker);
+    progress.finish();
     await emulators.stop();
   }
 }
 
-function perMessage(items: number | undefined, messages: number): string {
-  return ((items ?? 0) / Math.max(1, messages)).toFixed(2);
+/** Each channel's counts, span and top topics, busiest (most segments, then name) first. */
+async function channelSummaries(
+  messages: readonly ChatMessage[],
+  delivered: readonly SegmentMessageV1[],
+  reader: KnowledgeReader | undefined,
+): Promise<ChannelSummary[]> {
+  const byName = new Map<string, ChannelSummary>();
+  for (const { channel, ts } of messages) {
+    const known = byName.get(channel);
+    if (known === undefined) {
+      byName.set(channel, {
+        name: channel,
+        messages: 1,
+        segments: 0,
+        first: ts,
+        last: ts,
+        topics: [],
+      });
+      continue;
+    }
+    known.messages++;
+    known.first = Math.min(known.first, ts);
+    known.last = Math.max(known.last, ts);
+  }
+  for (const segment of delivered) {
+    const known = byName.get(segment.channel);
+    if (known) known.segments++;
+  }
+  const channels = [...byName.values()].sort(
+    (a, b) => b.segments - a.segments || compareIds(a.name, b.name),
+  );
+  if (reader !== undefined) {
+    for (const channel of channels.slice(0, SUMMARY_CHANNELS)) {
+      channel.topics = await reader.topics(channel.name, { limit: SUMMARY_TOPICS });
+    }
+  }
+  return channels;
 }
 
-/** Writes `text` to `out` (ended when done), or to standard output. */
-async function writeText(
-  out: NodeJS.WritableStream | undefined,
-  io: CommandIO,
-  text: string,
-): Promise<void> {
-  if (out === undefined) {
-    io.stdout.write(text);
-    return;
+function perMessage(items: number | undefined, messages: number): number {
+  return (items ?? 0) / Math.max(1, messages);
+}
+
+/** Writes `text` to `path`. */
+async function writeText(path: string, text: string): Promise<void> {
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    throw new Error(`cannot write ${path}: ${(error as Error).message}`);
   }
-  await new Promise<void>((resolve, reject) => {
-    out.on("error", reject);
-    out.end(text, () => resolve());
-  });
 }
 
 /** The stored result of each delivered segment that has one, in delivery order. */
@@ -460,27 +585,27 @@ function candidatesLine(result: SegmentResult): string {
   return `${JSON.stringify(line)}\n`;
 }
 
-async function extractionSummary(
+function extractionSummary(
   extraction: LocalExtraction,
   options: RunExtractionOptions,
   results: readonly SegmentResult[],
-  delivered: readonly SegmentMessageV1[],
   gaveUp: readonly SegmentMessageV1[],
-): Promise<string[]> {
+): ExtractionSummary {
   const total = (field: "calls" | "inputTokens" | "outputTokens" | "cacheReadTokens") =>
-    formatCount(results.reduce((sum, r) => sum + r.usage[field], 0));
+    results.reduce((sum, r) => sum + r.usage[field], 0);
   const { route, windowSize, overlap } = options.analyzer;
-  const lines = [
-    `extraction (${options.modelId}, route ${route}${route === "sliding" ? ` ${windowSize}/${overlap}` : ""}): ${results.length} of ${delivered.length} segments extracted, ${gaveUp.length} given up, ${extraction.metrics.get("ExtractionFailures") ?? 0} failed attempts retried`,
-    `LLM calls ${total("calls")}, input tokens ${total("inputTokens")} (cache reads ${total("cacheReadTokens")}), output tokens ${total("outputTokens")}`,
-  ];
-  const channels = [...new Set(delivered.map((s) => s.channel))].sort();
-  for (const channel of channels) {
-    const topics = await extraction.reader.topics(channel, { limit: 5 });
-    const shown = topics.map((t) => `${t.topic} (${t.segments})`).join(", ");
-    lines.push(`top topics in ${escapeControls(channel)}: ${shown || "none"}`);
-  }
-  return lines;
+  return {
+    offline: options.extractor === "offline",
+    model: options.modelId,
+    route: `${route}${route === "sliding" ? ` ${windowSize}/${overlap}` : ""}`,
+    extracted: results.length,
+    givenUp: gaveUp.length,
+    retried: extraction.metrics.get("ExtractionFailures") ?? 0,
+    calls: total("calls"),
+    inputTokens: total("inputTokens"),
+    cacheReadTokens: total("cacheReadTokens"),
+    outputTokens: total("outputTokens"),
+  };
 }
 
 /** The delivered segment as the output line: ids, flags and bounds; no message text. */

@@ -1,7 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { KnowledgeReader, type Topic } from "../lib/knowledge/index.js";
+import { KnowledgeReader } from "../lib/knowledge/index.js";
 import { type Command, command, EXIT } from "./command.js";
-import { escapeControls, formatTopics } from "./format.js";
+import { onTable } from "./failures.js";
+import { formatTopics } from "./format.js";
 
 const TOPICS_USAGE = `Usage: npm start -- topics <channel> [--json] [--table NAME] [--limit N]
 
@@ -43,15 +44,14 @@ export const topicsCommand: Command = command({
   },
   run: async ({ channel, table, limit, json }, io) => {
     const reader = new KnowledgeReader({ client: new DynamoDBClient({}), tableName: table });
-    let topics: Topic[];
-    try {
-      topics = await reader.topics(channel, { limit });
-    } catch (error) {
-      io.stderr.write(
-        `topics: cannot read ${table}: ${escapeControls((error as Error).message)}\n`,
-      );
-      return EXIT.failed;
-    }
+    const topics = await onTable(
+      {
+        table,
+        role: "the results table",
+        fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
+      },
+      () => reader.topics(channel, { limit }),
+    );
     io.stdout.write(
       json ? `${JSON.stringify({ channel, topics })}\n` : `${formatTopics(channel, topics)}\n`,
     );

@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { LLM_FAILURE_BUDGET } from "../../local/llm-failures.js";
 import { sampleChat } from "../../local/sample.js";
 import { runCli } from "../support/cli.js";
 import {
   chatCompletion,
   chatError,
   closedAfterEach,
+  closedPort,
   type RecordedRequest,
   startChatCompletionsServer,
 } from "../support/llm-servers.js";
@@ -101,10 +103,13 @@ describe("run command with extraction", () => {
         for (const id of candidate.messageIds ?? []) expect(ids.get(line.segmentId)).toContain(id);
       }
     }
-    expect(run.stderr).toMatch(
-      new RegExp(`${segments.length} of ${segments.length} segments extracted, 0 given up`),
+    expect(run.stdout).toMatch(
+      new RegExp(`, ${segments.length} of ${segments.length} extracted; \\d+ s\\.$`, "m"),
     );
-    expect(run.stderr).toMatch(/top topics in a: \S/);
+    // Channel a's top topics, each with the conversations that support it.
+    expect(run.stdout).toMatch(
+      /^a: 40 messages in \d+ conversations, .*\n {2}\S.* \d+ conversations? /m,
+    );
   }, 120_000);
 
   it("gets one line per segment through throttling, server errors and garbage, counting every call", async () => {
@@ -156,16 +161,14 @@ describe("run command with extraction", () => {
     expect(lines.every((l) => l.candidates.length === 1)).toBe(true);
   }, 180_000);
 
-  it("reports the segments it gave up on and exits 1 when the endpoint keeps failing", async () => {
-    const server = await startServer(() => chatError(500, { "retry-after-ms": "1" }));
+  it("gives up on the segments the model keeps answering with garbage, and exits 1", async () => {
+    // The endpoint answers, so this is no endpoint failure: the retries and the dead-letter
+    // queue handle it, as deployed.
+    const server = await startServer(() => chatCompletion("{oops"));
 
     const run = await cli([
       "run",
       ...SEGMENTING,
-      "--out",
-      join(dir, "down-segments.jsonl"),
-      "--extractor",
-      "openai",
       "--llm-endpoint",
       `${server.url}/v1`,
       "--max-attempts",
@@ -176,8 +179,61 @@ describe("run command with extraction", () => {
     expect(run.stderr).toMatch(
       /gave up on segment [0-9a-f]{32} \(channel "a", \d+ messages\) after 2 attempts/,
     );
-    expect(run.stderr).toMatch(/run: \d+ segment\(s\) were not extracted/);
+    expect(run.stderr).toMatch(/run: \d+ segments were not extracted \(see above\)\n$/);
+    expect(run.stderr).not.toContain("extraction failed");
+    expect(run.stdout).toMatch(/^Not extracted: \d+ segments \(see why above\)/m);
   }, 180_000);
+
+  it.each([
+    [
+      "refused connections",
+      null,
+      /^run: extraction failed: http:\/\/127\.0\.0\.1:\d+\/v1 refused the connection \(ECONNREFUSED\); start the model server there, or check --llm-endpoint$/m,
+    ],
+    [
+      "a 401",
+      chatError(401, {}, "Incorrect API key provided"),
+      /^run: extraction failed: http:\/\/127\.0\.0\.1:\d+\/v1 refused the credentials \(401 Unauthorized\); set OPENAI_API_KEY to a key this endpoint accepts\n {2}\(.*401 Incorrect API key provided/m,
+    ],
+    [
+      "a 403",
+      chatError(403),
+      /^run: extraction failed: .* refused access \(403 Forbidden\); check that the key in OPENAI_API_KEY may use model "gpt-4o-mini"/m,
+    ],
+    [
+      "a 404 for the model",
+      chatError(404, {}, "The model `gpt-4o-mini` does not exist"),
+      /^run: extraction failed: .* has no model "gpt-4o-mini", or no chat completions API there \(404 Not Found\); check --model, and that --llm-endpoint ends in .*\n {2}\(.*does not exist/m,
+    ],
+  ])(
+    "names %s at the first failure and stops extracting after a few in a row",
+    async (_, failure, said) => {
+      const server = failure && (await startServer(() => failure));
+      const endpoint = server ? `${server.url}/v1` : `http://127.0.0.1:${await closedPort()}/v1`;
+      const out = join(dir, "stopped-segments.jsonl");
+      const started = performance.now();
+
+      const run = await cli(["run", ...SEGMENTING, "--out", out, "--llm-endpoint", endpoint]);
+
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(said);
+      expect(run.stderr.match(/extraction failed/g)).toHaveLength(1);
+      const segments = jsonLines(out).length;
+      expect(segments).toBeGreaterThan(LLM_FAILURE_BUDGET);
+      const stop = new RegExp(
+        `^run: extraction stopped after ${LLM_FAILURE_BUDGET} failures in a row: .*; (\\d+) segments of ${segments} not extracted: .*, then run the same command again\\.$`,
+        "m",
+      );
+      expect(run.stderr).toMatch(stop);
+      const left = Number(stop.exec(run.stderr)?.[1]);
+      expect(run.stdout).toMatch(new RegExp(`, ${segments - left} of ${segments} extracted \\(`));
+      // Each of the budget's segments was tried once (a window, with the SDK's retries for
+      // what they retry), and nothing after the stop.
+      if (server) expect(server.requests.length).toBeLessThanOrEqual(LLM_FAILURE_BUDGET * 4);
+      expect(performance.now() - started).toBeLessThan(60_000);
+    },
+    120_000,
+  );
 
   it.each([
     [["--extractor", "gpt"], /--extractor must be one of none, bedrock, openai, offline/],

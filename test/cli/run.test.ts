@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, inject, it, vi } from "vitest";
 import { sampleChat } from "../../local/sample.js";
 import { runCli } from "../support/cli.js";
+import { closedPort } from "../support/llm-servers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "convoseg-run-"));
 
@@ -48,8 +49,10 @@ describe("run command", () => {
         ...options,
         ...fanOut,
       ]);
-      expect(run.code).toBe(0);
-      expect(run.stderr).toMatch(/channels 2, messages 120, segments \d+ \(late 0\)/);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^120 messages in 2 channels, \d+ segments \(conversations\), /m);
+      // The segments go to --out, and only there.
+      expect(run.stdout).not.toContain("messageIds");
       const segment = await cli(["segment", input, "--json", ...options]);
       expect(segment.code).toBe(0);
       const delivered = groups(readFileSync(out, "utf8"));
@@ -94,15 +97,88 @@ describe("run command", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/line 3: text: takes \d+ bytes as an item/);
     expect(refused.stderr).toContain("nothing was run");
-    const skipped = await cli(["run", "--input", input, "--skip-invalid"]);
+    const out = join(dir, "skipped-segments.jsonl");
+    const skipped = await cli([
+      "run",
+      "--input",
+      input,
+      "--skip-invalid",
+      "--verbose",
+      "--out",
+      out,
+    ]);
     expect(skipped.code).toBe(0);
     expect(skipped.stderr).toMatch(/skipped line 3: text: takes \d+ bytes/);
-    expect(skipped.stderr).toContain("not stored 0");
+    expect(skipped.stdout).toContain("messages not stored 0");
     expect(
-      skipped.stdout
+      readFileSync(out, "utf8")
         .trim()
         .split("\n")
         .flatMap((l) => JSON.parse(l).messageIds),
     ).toEqual(["m0", "m1", "m3", "m4"]);
   }, 60_000);
+
+  it("says what was learned and what to try next; the segments are written only when asked", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    const input = join(dir, "learned.jsonl");
+    const chat = sampleChat({
+      seed: 5,
+      channels: ["#help desk"],
+      perChannel: 40,
+      settle: 3_600_000,
+      topical: true,
+    });
+    writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
+
+    const run = await cli(["run", "--input", input, "--settle", "1h", "--tick", "15m"]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines[0]).toBe(
+      "What was talked about, by channel (offline keyphrase extractor, no LLM):",
+    );
+    expect(lines[2]).toMatch(
+      /^#help desk: 40 messages in \d+ conversations, \d{4}-\d\d-\d\d \d\d:\d\d to .* UTC$/,
+    );
+    // A topic, the conversations that support it, and when.
+    expect(lines[3]).toMatch(/^ {2}\S.*\s\d+ conversations?\s+\d{4}-\d\d-\d\d/);
+    expect(run.stdout).toMatch(
+      /^40 messages in 1 channel, (\d+) segments \(conversations\), \1 of \1 extracted; \d+ s\.$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^Next:\n {2}npm start -- topics '#help desk' +every topic of #help desk, .*\n {2}npm start -- report --open +the report in a browser/m,
+    );
+    expect(run.stdout).not.toMatch(/ticks|items read/);
+    expect(run.stdout).not.toContain("segmentId");
+  }, 60_000);
+
+  it("says in one line which emulator endpoint it cannot reach", async () => {
+    const closed = await closedPort();
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", `http://127.0.0.1:${closed}`);
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    const dynamodb = await cli(["run", "--extractor", "none"]);
+    expect(dynamodb.code).toBe(1);
+    expect(dynamodb.stderr).toBe(
+      `run: cannot reach DynamoDB at http://127.0.0.1:${closed} (ECONNREFUSED): is AWS_ENDPOINT_URL_DYNAMODB right, and the emulator there running? (Unset it and run starts its own.)\n`,
+    );
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", `http://127.0.0.1:${closed}`);
+    const sqs = await cli(["run", "--extractor", "none"]);
+    expect(sqs.code).toBe(1);
+    expect(sqs.stderr).toMatch(
+      new RegExp(
+        `^run: cannot reach SQS at http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): is AWS_ENDPOINT_URL_SQS right`,
+      ),
+    );
+    expect(sqs.stderr.trim().split("\n")).toHaveLength(1);
+  }, 60_000);
+
+  it("checks that the files it writes can be written before it runs", async () => {
+    const out = join(dir, "no-such-dir", "segments.jsonl");
+    const run = await cli(["run", "--out", out]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^run: cannot write --out .*no-such-dir\/segments\.jsonl: ENOENT/);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
 });

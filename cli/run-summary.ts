@@ -1,0 +1,180 @@
+/**
+ * What `run` prints when it is done: first what was learned (each channel's top topics, how many
+ * conversations support each and when), then the counts and the time, the internals only when
+ * asked (`--verbose`), and last the commands to try next. Pure: a {@link RunSummary} in, text out.
+ */
+import { formatDuration } from "../lib/duration/index.js";
+import type { Topic } from "../lib/knowledge/index.js";
+import { escapeControls, formatCount, formatSpan, plural, shellArg } from "./format.js";
+
+/** Channels whose topics the summary lists; the others are counted. */
+export const SUMMARY_CHANNELS = 8;
+/** Topics listed per channel. */
+export const SUMMARY_TOPICS = 5;
+
+export interface RunSummary {
+  messages: number;
+  /** Every channel of the input, busiest (most segments) first. */
+  channels: ChannelSummary[];
+  segments: number;
+  wallMs: number;
+  /** Null when extraction was off (`--extractor none`). */
+  extraction: ExtractionSummary | null;
+  /** The `--report` file written, as an absolute path. */
+  report?: { path: string; bytes: number };
+  internals: RunInternals;
+}
+
+export interface ChannelSummary {
+  name: string;
+  messages: number;
+  segments: number;
+  /** Epoch ms of its first and last message. */
+  first: number;
+  last: number;
+  /** Its top topics, most supported first (at most {@link SUMMARY_TOPICS}). */
+  topics: Topic[];
+}
+
+export interface ExtractionSummary {
+  /** `offline` or the service of the model. */
+  offline: boolean;
+  model: string;
+  /** The route as the results' prompt version names it: `sliding 60/6`. */
+  route: string;
+  extracted: number;
+  givenUp: number;
+  retried: number;
+  calls: number;
+  inputTokens: number;
+  cacheReadTokens: number;
+  outputTokens: number;
+}
+
+export interface RunInternals {
+  ticks: number;
+  tickMs: number;
+  lateSegments: number;
+  notStored: number;
+  lateMessages: number;
+  droppedMessages: number;
+  channelErrors: number;
+  /** Items read per message: from the messages table, and from the channels table. */
+  messageItemReads: number;
+  channelItemReads: number;
+}
+
+/** The summary as `run` prints it; `verbose` adds the internals. */
+export function formatRunSummary(summary: RunSummary, verbose: boolean): string {
+  const lines = [...learned(summary), "", counts(summary)];
+  if (verbose) lines.push("", ...internals(summary));
+  lines.push("", ...nextCommands(summary));
+  return `${lines.join("\n")}\n`;
+}
+
+function learned({ channels, extraction }: RunSummary): string[] {
+  const shown = channels.slice(0, SUMMARY_CHANNELS);
+  const lines = [
+    extraction === null
+      ? "Extraction was off (--extractor none): the conversations, by channel:"
+      : `What was talked about, by channel (${extraction.offline ? "offline keyphrase extractor, no LLM" : escapeControls(extraction.model)}):`,
+  ];
+  for (const channel of shown) {
+    lines.push(
+      "",
+      escapeControls(
+        `${channel.name}: ${formatCount(channel.messages)} messages in ${plural(channel.segments, "conversation")}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
+      ),
+    );
+    if (extraction === null) continue;
+    if (channel.topics.length === 0) {
+      lines.push("  no topics extracted");
+      continue;
+    }
+    const names = channel.topics.map((t) => clip(escapeControls(t.topic), 40));
+    const width = Math.max(...names.map((n) => n.length));
+    const supports = channel.topics.map((t) => plural(t.segments, "conversation"));
+    const supportWidth = Math.max(...supports.map((s) => s.length));
+    channel.topics.forEach((topic, i) => {
+      lines.push(
+        `  ${names[i].padEnd(width)}  ${supports[i].padEnd(supportWidth)}  ${formatSpan(topic.firstSeen, topic.lastSeen, "day")}`,
+      );
+    });
+  }
+  const hidden = channels.length - shown.length;
+  if (hidden > 0) {
+    lines.push(
+      "",
+      `… and ${plural(hidden, "more channel")} (npm start -- topics <channel> lists any channel's topics)`,
+    );
+  }
+  return lines;
+}
+
+function counts({ messages, channels, segments, extraction, wallMs }: RunSummary): string {
+  const parts = [
+    `${formatCount(messages)} messages in ${plural(channels.length, "channel")}`,
+    `${plural(segments, "segment")} (conversations)`,
+  ];
+  if (extraction !== null) {
+    let extracted = `${formatCount(extraction.extracted)} of ${formatCount(segments)} extracted`;
+    if (!extraction.offline) {
+      extracted += ` (${plural(extraction.calls, "LLM call")}, ${formatCount(extraction.inputTokens)} input and ${formatCount(extraction.outputTokens)} output tokens)`;
+    }
+    parts.push(extracted);
+  }
+  const line = `${parts.join(", ")}; ${seconds(wallMs)}.`;
+  const left = extraction === null ? 0 : segments - extraction.extracted;
+  if (left === 0) return line;
+  return `${line}\nNot extracted: ${plural(left, "segment")} (see why above); fix the cause, then run the same command again.`;
+}
+
+function internals({ internals: i, extraction }: RunSummary): string[] {
+  const lines = [
+    "Details:",
+    `  ${plural(i.ticks, "tick")} ${formatDuration(i.tickMs)} apart on the simulated clock; DynamoDB items read per message: ${i.messageItemReads.toFixed(2)} message items, ${i.channelItemReads.toFixed(2)} channel state and due index items`,
+    `  late segments ${i.lateSegments}; messages not stored ${i.notStored}, late ${i.lateMessages}, dropped ${i.droppedMessages} (below --min-items); channel errors ${i.channelErrors}`,
+  ];
+  if (extraction !== null) {
+    lines.push(
+      escapeControls(
+        `  extraction (${extraction.model}, route ${extraction.route}): ${formatCount(extraction.calls)} LLM calls, input tokens ${formatCount(extraction.inputTokens)} (cache reads ${formatCount(extraction.cacheReadTokens)}), output tokens ${formatCount(extraction.outputTokens)}; ${formatCount(extraction.retried)} failed attempts retried, ${formatCount(extraction.givenUp)} given up`,
+      ),
+    );
+  }
+  return lines;
+}
+
+function nextCommands({ channels, extraction, report }: RunSummary): string[] {
+  const rows: [string, string][] = [];
+  const busiest = channels.find((c) => c.topics.length > 0);
+  if (extraction !== null && busiest !== undefined) {
+    const name = escapeControls(busiest.name);
+    rows.push([
+      `npm start -- topics ${shellArg(name)}`,
+      `every topic of ${name}, with the messages that support it`,
+    ]);
+  }
+  if (report !== undefined) {
+    rows.push([
+      `file://${encodeURI(report.path)}`,
+      `the report it wrote (${(report.bytes / 1e6).toFixed(1)} MB): open it in a browser`,
+    ]);
+  } else {
+    rows.push([
+      "npm start -- report --open",
+      "the report in a browser: the topics first, then every conversation",
+    ]);
+  }
+  const width = Math.max(...rows.map(([command]) => command.length));
+  return ["Next:", ...rows.map(([command, what]) => `  ${command.padEnd(width)}  ${what}`)];
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function seconds(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}

@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import { formatSpan, plural, shellArg } from "../../cli/format.js";
+import {
+  type ChannelSummary,
+  formatRunSummary,
+  type RunSummary,
+  SUMMARY_CHANNELS,
+} from "../../cli/run-summary.js";
+import type { Topic } from "../../lib/knowledge/index.js";
+
+const DAY = 86_400_000;
+const T0 = Date.UTC(2018, 4, 29, 21, 20);
+
+const topic = (name: string, segments: number, first: number, last: number): Topic => ({
+  topic: name,
+  normalizedTopic: name.toLowerCase(),
+  segments,
+  firstSeen: first,
+  lastSeen: last,
+  bestConfidence: 0.9,
+  bestReason: "",
+  tags: [],
+  evidence: [],
+});
+
+const channel = (name: string, segments: number, topics: Topic[] = []): ChannelSummary => ({
+  name,
+  messages: 1200,
+  segments,
+  first: T0,
+  last: T0 + DAY + 11 * 3_600_000,
+  topics,
+});
+
+function summary(overrides: Partial<RunSummary> = {}): RunSummary {
+  return {
+    messages: 1200,
+    channels: [
+      channel("#rust", 4, [
+        topic("borrow checker", 3, T0, T0 + DAY),
+        topic("cargo features", 1, T0 + 3_600_000, T0 + 3_600_000 + 20 * 60_000),
+      ]),
+    ],
+    segments: 4,
+    wallMs: 43_400,
+    extraction: {
+      offline: true,
+      model: "keyphrase-extractor (offline, no LLM)",
+      route: "sliding 60/6",
+      extracted: 4,
+      givenUp: 0,
+      retried: 0,
+      calls: 23,
+      inputTokens: 0,
+      cacheReadTokens: 0,
+      outputTokens: 0,
+    },
+    internals: {
+      ticks: 220,
+      tickMs: 300_000,
+      lateSegments: 0,
+      notStored: 0,
+      lateMessages: 1,
+      droppedMessages: 2,
+      channelErrors: 0,
+      messageItemReads: 2,
+      channelItemReads: 0.734,
+    },
+    ...overrides,
+  };
+}
+
+describe("run's summary", () => {
+  it("leads with each channel's top topics, their support and when, then the counts and what to do next", () => {
+    expect(formatRunSummary(summary(), false)).toBe(
+      [
+        "What was talked about, by channel (offline keyphrase extractor, no LLM):",
+        "",
+        "#rust: 1,200 messages in 4 conversations, 2018-05-29 21:20 to 2018-05-31 08:20 UTC",
+        "  borrow checker  3 conversations  2018-05-29 to 2018-05-30",
+        "  cargo features  1 conversation   2018-05-29",
+        "",
+        "1,200 messages in 1 channel, 4 segments (conversations), 4 of 4 extracted; 43 s.",
+        "",
+        "Next:",
+        "  npm start -- topics '#rust'  every topic of #rust, with the messages that support it",
+        "  npm start -- report --open   the report in a browser: the topics first, then every conversation",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("keeps the internals for --verbose", () => {
+    const quiet = formatRunSummary(summary(), false);
+    const verbose = formatRunSummary(summary(), true);
+    for (const internal of [/220 ticks/, /items read per message: 2\.00/, /dropped 2/]) {
+      expect(quiet).not.toMatch(internal);
+      expect(verbose).toMatch(internal);
+    }
+    expect(verbose).toMatch(
+      /^ {2}220 ticks 5m apart on the simulated clock; DynamoDB items read per message: 2\.00 message items, 0\.73 channel state and due index items$/m,
+    );
+  });
+
+  it("names the model and its cost with an LLM, and the file with --report", () => {
+    const text = formatRunSummary(
+      summary({
+        extraction: {
+          ...(summary().extraction as NonNullable<RunSummary["extraction"]>),
+          offline: false,
+          model: "gpt-4o-mini",
+          extracted: 3,
+          calls: 5,
+          inputTokens: 12_345,
+          outputTokens: 678,
+        },
+        report: { path: "/tmp/a report.html", bytes: 2_400_000 },
+      }),
+      false,
+    );
+    expect(text).toMatch(/^What was talked about, by channel \(gpt-4o-mini\):$/m);
+    expect(text).toMatch(
+      /, 3 of 4 extracted \(5 LLM calls, 12,345 input and 678 output tokens\); 43 s\.\nNot extracted: 1 segment \(see why above\); fix the cause, then run the same command again\.$/m,
+    );
+    expect(text).toMatch(
+      /^ {2}file:\/\/\/tmp\/a%20report\.html {2}the report it wrote \(2\.4 MB\): open it in a browser$/m,
+    );
+    expect(text).not.toContain("report --open");
+  });
+
+  it("lists the busiest channels and counts the rest; without extraction, no topics", () => {
+    const many = Array.from({ length: SUMMARY_CHANNELS + 3 }, (_, i) => channel(`c${i}`, 20 - i));
+    const text = formatRunSummary(summary({ channels: many }), false);
+    expect(text.match(/^c\d+: /gm)).toHaveLength(SUMMARY_CHANNELS);
+    expect(text).toContain("  no topics extracted");
+    expect(text).toContain("… and 3 more channels (npm start -- topics <channel>");
+    const off = formatRunSummary(summary({ extraction: null }), false);
+    expect(off).toMatch(/^Extraction was off \(--extractor none\)/);
+    expect(off).not.toMatch(/borrow checker|topics '#rust'|extracted/);
+  });
+
+  it("writes chat-made names and topics without terminal controls", () => {
+    const text = formatRunSummary(
+      summary({ channels: [channel("a\u001b[2Jb", 1, [topic("x\u0007y", 1, T0, T0)])] }),
+      false,
+    );
+    expect(text).not.toMatch(/\p{Cc}(?<!\n)/u);
+    expect(text).toContain("a\\u001b[2Jb:");
+    expect(text).toContain("x\\u0007y");
+  });
+});
+
+describe("the summary's formats", () => {
+  it.each([
+    [T0, T0, "day", "2018-05-29"],
+    [T0, T0 + 2 * DAY, "day", "2018-05-29 to 2018-05-31"],
+    [T0, T0, "minute", "2018-05-29 21:20"],
+    [T0, T0 + 30 * 60_000, "minute", "2018-05-29 21:20–21:50"],
+    [T0, T0 + DAY, "minute", "2018-05-29 21:20 to 2018-05-30 21:20"],
+  ] as const)("spans %i to %i to the %s: %s", (first, last, unit, text) => {
+    expect(formatSpan(first, last, unit)).toBe(text);
+  });
+
+  it("counts with the noun's number and quotes what a shell would read otherwise", () => {
+    expect([plural(1, "segment"), plural(0, "segment"), plural(1200, "message")]).toEqual([
+      "1 segment",
+      "0 segments",
+      "1,200 messages",
+    ]);
+    expect(["default", "ops-2", "#rust", "it's", "a b", "$(x)"].map(shellArg)).toEqual([
+      "default",
+      "ops-2",
+      "'#rust'",
+      "'it'\\''s'",
+      "'a b'",
+      "'$(x)'",
+    ]);
+  });
+});
