@@ -1,6 +1,8 @@
 import { open, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { parseDuration } from "../lib/duration/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import type { CandidatesLine } from "../lib/pipeline/contract/index.js";
@@ -15,12 +17,13 @@ import {
   type SegmentRecord,
 } from "../lib/report/index.js";
 import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+import { openInBrowser } from "./browser.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import { escapeControls, formatProblem } from "./format.js";
 import { Progress } from "./progress.js";
 import { type InputProblem, readMessages } from "./read-messages.js";
 
-const REPORT_USAGE = `Usage: npm start -- report --segments FILE [options]
+const REPORT_USAGE = `Usage: npm start -- report --segments FILE [--open] [options]
 
 Writes one self-contained HTML page (open it from disk: nothing is fetched) that shows each
 channel's segments on a timeline, what cut each one (a silence longer than settle, or the size
@@ -39,6 +42,8 @@ Options:
   --now T            when a channel's last conversation is judged open (ISO-8601 or epoch ms;
                      default: the clock)
   --skip-invalid     report bad lines and go on without them (default: stop, write nothing)
+  --open             then open the page in the default browser (BROWSER, or xdg-open or open);
+                     without one, say where it is
   -h, --help         this help
 
 A FILE of - is standard input (for one of them).`;
@@ -51,6 +56,7 @@ const REPORT_OPTIONS = {
   settle: { type: "string" },
   now: { type: "string" },
   "skip-invalid": { type: "boolean" },
+  open: { type: "boolean" },
 } as const;
 
 interface ReportOptions {
@@ -61,6 +67,7 @@ interface ReportOptions {
   settle: number;
   now: number;
   skipInvalid: boolean;
+  open: boolean;
 }
 
 /** A problem with a line of one of the input files. */
@@ -123,9 +130,22 @@ export const reportCommand: Command = command({
       io.stderr.write(`report: ${(error as Error).message}\n`);
       return EXIT.failed;
     }
+    if (options.open) io.stderr.write(`${await openReport(options.out)}\n`);
     return EXIT.ok;
   },
 });
+
+/**
+ * Opens the written page in a browser, or says where it is when none can be found: either way
+ * a line to print, never a failure.
+ */
+export async function openReport(path: string): Promise<string> {
+  const file = resolve(path);
+  const opened = await openInBrowser(file);
+  return opened.opened
+    ? `report: opened it in the browser (${opened.by})`
+    : `report: no browser to open it (${opened.why}); open ${pathToFileURL(file)} in one`;
+}
 
 /** Builds the report of `input` and writes it to `path`; returns a line saying what it holds. */
 export async function writeReport(path: string, input: ReportInput): Promise<string> {
@@ -171,6 +191,7 @@ function parseReportArgs(
       values.settle === undefined ? DEFAULT_SETTLE_MS : parseDuration(values.settle, "--settle"),
     now,
     skipInvalid: values["skip-invalid"] ?? false,
+    open: values.open ?? false,
   };
 }
 

@@ -3,6 +3,7 @@
  * conversations support each and when), then the counts and the time, the internals only when
  * asked (`--verbose`), and last the commands to try next. Pure: a {@link RunSummary} in, text out.
  */
+import { pathToFileURL } from "node:url";
 import { formatDuration } from "../lib/duration/index.js";
 import type { Topic } from "../lib/knowledge/index.js";
 import { escapeControls, formatCount, formatSpan, plural, shellArg } from "./format.js";
@@ -157,7 +158,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
   }
   if (report !== undefined) {
     rows.push([
-      `file://${encodeURI(report.path)}`,
+      pathToFileURL(report.path).href,
       `the report it wrote (${(report.bytes / 1e6).toFixed(1)} MB): open it in a browser`,
     ]);
   } else {

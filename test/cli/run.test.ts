@@ -139,7 +139,7 @@ describe("run command", () => {
       "What was talked about, by channel (offline keyphrase extractor, no LLM):",
     );
     expect(lines[2]).toMatch(
-      /^#help desk: 40 messages in \d+ conversations, \d{4}-\d\d-\d\d \d\d:\d\d to .* UTC$/,
+      /^#help desk: 40 messages in \d+ conversations, \d{4}-\d\d-\d\d \d\d:\d\d(–| to ).* UTC$/,
     );
     // A topic, the conversations that support it, and when.
     expect(lines[3]).toMatch(/^ {2}\S.*\s\d+ conversations?\s+\d{4}-\d\d-\d\d/);

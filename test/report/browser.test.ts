@@ -152,8 +152,8 @@ describe("the report in Chromium", () => {
       ],
       NOW,
     );
-    expect(run.stderr).toMatch(/report: wrote .*run\.html/);
-    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^ {2}file:\/\/\S*\/run\.html +the report it wrote/m);
+    expect(run.code, run.stderr).toBe(0);
     const delivered = readFileSync(segments, "utf8").trim().split("\n");
     const { page, errors } = await openReport(browser, out);
 

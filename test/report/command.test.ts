@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { reportCommand } from "../../cli/report.js";
 import { ALL_MESSAGES, CANDIDATES, NOW, SEGMENTS } from "./fixtures.js";
 import { runCommand, tempDir, writeJsonLines } from "./support.js";
@@ -71,6 +71,55 @@ describe("report command", () => {
     const unwritten = await report(["--segments", segments, "--out", out]);
     expect(unwritten.stderr).toMatch(new RegExp(`^report: cannot write ${out}: ENOENT`));
     expect(unwritten.code).toBe(1);
+  });
+
+  describe("--open", () => {
+    const segments = () => writeJsonLines(join(dir, "open.jsonl"), SEGMENTS);
+    const script = (name: string, body: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, `#!/bin/sh\n${body}\n`);
+      chmodSync(path, 0o755);
+      return path;
+    };
+
+    it("opens the written page with $BROWSER", async () => {
+      const seen = join(dir, "browser-args.txt");
+      vi.stubEnv("BROWSER", script("browser.sh", `printf '%s' "$1" > '${seen}'`));
+      const out = join(dir, "opened.html");
+      const { code, stderr } = await report(["--segments", segments(), "--out", out, "--open"]);
+      expect(code).toBe(0);
+      expect(stderr).toMatch(
+        /^report: wrote .*\nreport: opened it in the browser \(\S+browser\.sh\)\n$/,
+      );
+      expect(readFileSync(seen, "utf8")).toBe(out);
+    });
+
+    it.each([
+      [
+        "no display and no BROWSER",
+        undefined,
+        /no display \(DISPLAY and WAYLAND_DISPLAY are not set\)/,
+      ],
+      [
+        "a BROWSER that is not there",
+        "/nonexistent/browser",
+        /\/nonexistent\/browser was not found/,
+      ],
+      ["a BROWSER that fails", "fails", /exited with status 3/],
+    ])("says where the page is with %s, and succeeds", async (_, browser, why) => {
+      vi.stubEnv("DISPLAY", undefined);
+      vi.stubEnv("WAYLAND_DISPLAY", undefined);
+      vi.stubEnv("BROWSER", browser === "fails" ? script("fails.sh", "exit 3") : browser);
+      const out = join(dir, "not-opened.html");
+      const { code, stderr } = await report(["--segments", segments(), "--out", out, "--open"]);
+      expect(code).toBe(0);
+      expect(existsSync(out)).toBe(true);
+      const last = stderr.trimEnd().split("\n").at(-1) ?? "";
+      expect(last).toMatch(why);
+      expect(last).toMatch(
+        /^report: no browser to open it \(.*\); open file:\/\/\/\S+\/not-opened\.html in one$/,
+      );
+    });
   });
 
   it.each([
