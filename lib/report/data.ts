@@ -99,9 +99,29 @@ export interface ChannelCounts {
   topics: number;
 }
 
+/**
+ * A topic of a channel, merged over the segments whose extraction found it (by normalized topic,
+ * as the topic index merges them): what the report's first screen lists.
+ */
+export interface ChannelTopic {
+  /** As said with the best confidence. */
+  topic: string;
+  /**
+   * The segments that support it, oldest first: `[segment, topic]`, the segment's index in the
+   * channel's `segments` and the topic's index in that segment's `extraction.topics`.
+   */
+  supports: [number, number][];
+  /** Epoch ms of the earliest and latest evidence (a segment's bounds where it has no range). */
+  first: number;
+  last: number;
+  bestConfidence: number;
+}
+
 export interface ChannelData {
   name: string;
   counts: ChannelCounts;
+  /** What its conversations were about: most supported first (then best confidence, latest). */
+  topics: ChannelTopic[];
   /** In delivery order: a segment's number in the page is its index + 1. */
   segments: SegmentData[];
   /** Null without the input messages. */

@@ -38,6 +38,8 @@ export function renderReportHtml({ data, texts }: Report, assets: ReportAssets):
 </head>
 <body>
 <header><h1>convoseg report</h1><div id="meta"></div></header>
+<section id="topics" aria-label="topics"></section>
+<h2>In numbers</h2>
 <section id="summary" aria-label="summary"></section>
 <h2>Channels</h2>
 <section id="channels" aria-label="channels"></section>

@@ -20,6 +20,7 @@ import {
   type Usage,
 } from "./data.js";
 import type { SegmentRecord } from "./records.js";
+import { channelTopics } from "./topics.js";
 
 export interface ReportInput {
   /** In delivery order. */
@@ -127,6 +128,16 @@ function buildChannel(
     columns = messageColumns(messages, placed.segmentOf);
   }
   const missing = segments.reduce((sum, s) => sum + s.missing, 0);
+  const tsOf = messages && new Map(messages.map((m) => [m.id, m.ts]));
+  const order = placed?.order;
+  const topics = channelTopics(segments, (s, range) => {
+    const ids = order?.[s];
+    const first = range && ids && tsOf?.get(ids[range[0]]);
+    const last = range && ids && tsOf?.get(ids[range[1]]);
+    return typeof first === "number" && typeof last === "number"
+      ? [first, last]
+      : [segments[s].first, segments[s].last];
+  });
   const channel: ChannelData = {
     name,
     counts: {
@@ -138,6 +149,7 @@ function buildChannel(
       missing,
       topics: segments.reduce((sum, s) => sum + (s.extraction?.topics.length ?? 0), 0),
     },
+    topics,
     segments,
     messages: columns,
   };

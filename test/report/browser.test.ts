@@ -86,8 +86,8 @@ describe("the report in Chromium", () => {
     expect(await stat("late")).toBe("1");
     expect(await stat("open")).toBe("1");
     expect(await stat("dropped")).toBe("1");
-    expect(await stat("calls")).toBe("3");
-    expect(await stat("tokens")).toBe("240");
+    expect(await stat("calls")).toBe("5");
+    expect(await stat("tokens")).toBe("310");
 
     await showChannel(page, "help");
     expect(await page.locator(".segment-row").count()).toBe(4);
@@ -131,6 +131,84 @@ describe("the report in Chromium", () => {
     expect(await texts(page, ".details .topic-name")).toEqual([
       `<img src=x onerror="window.__pwned = 3">`,
     ]);
+    expect(errors).toEqual([]);
+  });
+
+  it("leads with each channel's topics, each leading to the segments that support it", async () => {
+    const out = join(dir, "topics.html");
+    const report = await runCommand(
+      reportCommand,
+      [
+        "--segments",
+        writeJsonLines(join(dir, "topics-segments.jsonl"), SEGMENTS),
+        "--candidates",
+        writeJsonLines(join(dir, "topics-candidates.jsonl"), CANDIDATES),
+        "--input",
+        writeJsonLines(join(dir, "topics-messages.jsonl"), ALL_MESSAGES),
+        ...["--settle", "1h", "--now", String(NOW), "--out", out],
+      ],
+      NOW,
+    );
+    expect(report.code, report.stderr).toBe(0);
+    const { page, errors } = await openReport(browser, out);
+    await page.screenshot({ path: join(ARTIFACTS, "report-topics.png") });
+
+    // The first thing on the page, on the first screen; the busiest channel first.
+    const first = await page.locator("body > section").first().getAttribute("id");
+    expect(first).toBe("topics");
+    expect((await page.locator("#topics").boundingBox())?.y).toBeLessThan(200);
+    expect(await texts(page, ".topic-card .card-channel")).toEqual(["help", OPS]);
+    const help = page.locator(".topic-card", {
+      has: page.locator(".card-channel", { hasText: "help" }),
+    });
+    expect(
+      await help
+        .locator(".topic-row")
+        .evaluateAll((rows) =>
+          rows.map((row) =>
+            [".topic-name", ".support", ".when"].map((c) => row.querySelector(c)?.textContent),
+          ),
+        ),
+    ).toEqual([
+      ["wifi driver", "2 conversations", "2025-01-06 12:01–12:14"],
+      ["grub bootloader", "1 conversation", "2025-01-06 09:00–09:03"],
+      ["firmware update", "1 conversation", "2025-01-06 12:13"],
+      ["firmware", "1 conversation", "2025-01-06 12:00–12:03"],
+    ]);
+    expect(await texts(page, ".topic-card:nth-child(2) .topic-name")).toEqual([
+      `<img src=x onerror="window.__pwned = 3">`,
+    ]);
+
+    // A topic shows its channel with only the segments that support it, the first selected
+    // and the topic's evidence marked.
+    await help.locator(".topic-row", { hasText: "wifi driver" }).click();
+    await page.locator(".channel-name", { hasText: "help" }).waitFor();
+    expect(await page.locator(".filter-bar").textContent()).toMatch(
+      /^2 of 4 segments support wifi driver \(2025-01-06 12:01–12:14\)/,
+    );
+    const rows = () =>
+      page
+        .locator(".segment-row")
+        .evaluateAll((all) => all.map((r) => r.getAttribute("data-segment")));
+    expect(await rows()).toEqual(["1", "3"]);
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    expect(await page.locator(".details .message.focus").count()).toBe(2);
+    // The arrow keys move along the segments listed.
+    await page.locator('.segment-row[data-segment="1"]').press("ArrowDown");
+    await page.locator(".details h3", { hasText: "Segment #4" }).waitFor();
+    expect(await texts(page, ".details .message.focus .text")).toEqual([
+      "the wifi driver works after the firmware update",
+      "thanks, the wifi driver is fine now",
+    ]);
+    await page.locator(".filter-bar button", { hasText: "show all segments" }).click();
+    expect(await rows()).toEqual(["0", "1", "2", "3"]);
+    expect(await page.locator(".filter-bar").isHidden()).toBe(true);
+
+    // From the keyboard too, and into another channel.
+    await page.locator(".topic-card:nth-child(2) .topic-row").first().press("Enter");
+    await page.locator(".channel-name", { hasText: OPS }).waitFor();
+    expect(await rows()).toEqual(["0"]);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(errors).toEqual([]);
   });
 

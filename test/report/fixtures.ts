@@ -140,6 +140,49 @@ export const CANDIDATES: CandidatesLine[] = [
   },
   {
     channel: "help",
+    segmentId: "seg-h1",
+    model: "test-model",
+    promptVersion: "1/sliding-60-6",
+    candidates: [
+      {
+        topic: "grub bootloader",
+        reason: "",
+        confidence: 0.9,
+        tags: [],
+        subjective: false,
+        messageIds: ["h01", "h04"],
+      },
+    ],
+    usage: { ...usage, calls: 1, inputTokens: 30, outputTokens: 5, cacheReadTokens: 0 },
+  },
+  {
+    channel: "help",
+    segmentId: "seg-h3",
+    model: "test-model",
+    promptVersion: "1/sliding-60-6",
+    candidates: [
+      {
+        // The same topic as seg-h2's, said otherwise: one topic, two conversations.
+        topic: "Wifi  Driver",
+        reason: "fixed by the update",
+        confidence: 0.6,
+        tags: [],
+        subjective: false,
+        messageIds: ["h09", "h10"],
+      },
+      {
+        topic: "firmware update",
+        reason: "",
+        confidence: 0.5,
+        tags: [],
+        subjective: false,
+        messageIds: ["h09", "h09"],
+      },
+    ],
+    usage: { ...usage, calls: 1, inputTokens: 30, outputTokens: 5, cacheReadTokens: 0 },
+  },
+  {
+    channel: "help",
     segmentId: "not-delivered",
     model: "test-model",
     promptVersion: "1/sliding-60-6",

@@ -102,20 +102,86 @@ describe("report data", () => {
       ["firmware", null],
     ]);
     expect(seg.extraction?.topics[0]).toMatchObject({ wikiWorthy: true, tags: ["networking"] });
-    expect(data.channels[1].segments[0].extraction).toBeNull();
+    // The late segment was not extracted.
+    expect(data.channels[1].segments[2].extraction).toBeNull();
     expect(data.summary.extraction).toEqual({
-      segments: 2,
-      topics: 3,
+      segments: 4,
+      topics: 6,
       usage: {
-        calls: 3,
-        inputTokens: 200,
-        outputTokens: 40,
+        calls: 5,
+        inputTokens: 260,
+        outputTokens: 50,
         cacheReadTokens: 80,
         cacheWriteTokens: 0,
       },
       models: ["test-model"],
       promptVersions: ["1/sliding-60-6"],
       unmatched: 1,
+    });
+  });
+
+  it("lists each channel's topics, merged over its segments, with their support and when", () => {
+    const { data } = buildReport(input);
+    const [ops, help] = data.channels;
+    expect(help.topics).toEqual([
+      {
+        // Said best by seg-h2 (0.8) and again by seg-h3 as "Wifi  Driver".
+        topic: "wifi driver",
+        supports: [
+          [1, 0],
+          [3, 0],
+        ],
+        // From h06 (its range in seg-h2) to h10 (its range in seg-h3).
+        first: T0 + 3 * HOUR + MINUTE,
+        last: T0 + 3 * HOUR + 14 * MINUTE,
+        bestConfidence: 0.8,
+      },
+      {
+        topic: "grub bootloader",
+        supports: [[0, 0]],
+        first: T0,
+        last: T0 + 3 * MINUTE,
+        bestConfidence: 0.9,
+      },
+      {
+        topic: "firmware update",
+        supports: [[3, 1]],
+        first: T0 + 3 * HOUR + 13 * MINUTE,
+        last: T0 + 3 * HOUR + 13 * MINUTE,
+        bestConfidence: 0.5,
+      },
+      {
+        // No range: the bounds of its segment, seg-h2.
+        topic: "firmware",
+        supports: [[1, 1]],
+        first: T0 + 3 * HOUR,
+        last: T0 + 3 * HOUR + 3 * MINUTE,
+        bestConfidence: 0.4,
+      },
+    ]);
+    expect(ops.topics.map((t) => t.topic)).toEqual([`<img src=x onerror="window.__pwned = 3">`]);
+    // Without the messages, evidence is dated by its segment.
+    const alone = buildReport({ ...input, messages: undefined }).data.channels[1].topics;
+    expect(alone[0]).toMatchObject({ first: T0 + 3 * HOUR, last: T0 + 3 * HOUR + 14 * MINUTE });
+    expect(buildReport({ ...input, candidates: undefined }).data.channels[1].topics).toEqual([]);
+  });
+
+  it("counts a segment once for a topic it names twice", () => {
+    const twice = CANDIDATES.map((line) =>
+      line.segmentId === "seg-h2"
+        ? {
+            ...line,
+            candidates: [...line.candidates, { ...line.candidates[0], topic: "WIFI driver" }],
+          }
+        : line,
+    );
+    const help = buildReport({ ...input, candidates: twice }).data.channels[1];
+    expect(help.topics[0]).toMatchObject({
+      topic: "wifi driver",
+      supports: [
+        [1, 0],
+        [3, 0],
+      ],
     });
   });
 

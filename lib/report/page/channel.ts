@@ -1,7 +1,7 @@
 /** One channel: its timeline, its segment table and the selected segment's details. */
 import { type ChannelData, OPEN } from "../data.js";
 import { Details } from "./details.js";
-import { count, day, el, time } from "./dom.js";
+import { count, day, el, span, time } from "./dom.js";
 import { cutLabel } from "./labels.js";
 import { messageText, whenTextsRead } from "./texts.js";
 import { CUT_COLORS, MARK_COLORS, Timeline } from "./timeline.js";
@@ -20,6 +20,11 @@ export class ChannelView {
   private readonly members: number[][] | null;
   private selected = -1;
   private readonly tableViewport = el("div", { class: "rows" });
+  /** The topic the table is filtered to (an index into the channel's topics), or -1. */
+  private topic = -1;
+  /** The segments the table lists, in order: all, or those that support `topic`. */
+  private rows: number[];
+  private readonly filterBar = el("div", { class: "filter-bar", hidden: "" });
 
   constructor(
     container: HTMLElement,
@@ -30,6 +35,7 @@ export class ChannelView {
     onDrawn: () => void,
   ) {
     ({ times: this.times, members: this.members } = unpack(channel));
+    this.rows = channel.segments.map((_, i) => i);
     const { counts } = channel;
     const chart = el("div", { class: "timeline" });
     const readout = el(
@@ -63,6 +69,7 @@ export class ChannelView {
           "section",
           { class: "segments" },
           el("h3", {}, "Segments"),
+          this.filterBar,
           el(
             "div",
             { class: "row head segment-grid" },
@@ -79,8 +86,8 @@ export class ChannelView {
     this.table = new VirtualList(
       this.tableViewport,
       ROW_HEIGHT,
-      channel.segments.length,
-      (i) => this.segmentRow(i),
+      this.rows.length,
+      (row) => this.segmentRow(row),
       14,
     );
     this.timeline = new Timeline(chart, channel, this.times, settleMs, {
@@ -104,9 +111,48 @@ export class ChannelView {
     if (index < 0 || index >= this.channel.segments.length) return;
     this.selected = index;
     this.table.refresh();
-    this.table.reveal(index);
+    const row = this.rows.indexOf(index);
+    if (row >= 0) this.table.reveal(row);
     this.timeline.select(index, zoom);
     this.showDetails(index);
+  }
+
+  /**
+   * Lists only the segments that support topic `topic` of the channel (-1: all of them again),
+   * marks them on the timeline, and selects the first with the topic's evidence marked.
+   */
+  showTopic(topic: number): void {
+    const chosen = this.channel.topics[topic];
+    this.topic = chosen === undefined ? -1 : topic;
+    this.rows =
+      chosen === undefined
+        ? this.channel.segments.map((_, i) => i)
+        : chosen.supports.map(([segment]) => segment);
+    this.table.setCount(this.rows.length);
+    this.timeline.highlight(chosen === undefined ? null : new Set(this.rows));
+    if (chosen === undefined) {
+      this.filterBar.hidden = true;
+      this.filterBar.replaceChildren();
+      if (this.selected >= 0) this.select(this.selected, false);
+      return;
+    }
+    const all = el("button", { type: "button" }, "show all segments");
+    all.addEventListener("click", () => this.showTopic(-1));
+    const n = this.rows.length;
+    this.filterBar.replaceChildren(
+      el(
+        "span",
+        {},
+        `${count(n)} of ${count(this.channel.segments.length)} segments support `,
+        el("strong", { class: "filter-topic" }, chosen.topic),
+        ` (${span(chosen.first, chosen.last)}) `,
+      ),
+      all,
+    );
+    this.filterBar.hidden = false;
+    // The whole channel, where the topic's conversations stand out among the others.
+    this.timeline.showAll();
+    this.select(this.rows[0], false);
   }
 
   destroy(): void {
@@ -115,9 +161,11 @@ export class ChannelView {
   }
 
   private showDetails(index: number): void {
+    const support = this.channel.topics[this.topic]?.supports.find(([s]) => s === index);
     this.details.show({
       channel: this.channel,
       index,
+      focusTopic: support?.[1],
       positions: this.members?.[index] ?? null,
       times: this.times,
       text: (position) => messageText(this.index, position),
@@ -125,12 +173,14 @@ export class ChannelView {
     });
   }
 
-  private segmentRow(i: number): HTMLElement {
+  /** Row `row` of the table: the segment `rows[row]`. */
+  private segmentRow(row: number): HTMLElement {
+    const i = this.rows[row];
     const segment = this.channel.segments[i];
     const topics = segment.extraction?.topics.length;
     const lastTime =
       day(segment.last) === day(segment.first) ? time(segment.last).slice(11) : time(segment.last);
-    const row = el(
+    const element = el(
       "div",
       {
         class: `row segment-row segment-grid${i === this.selected ? " selected" : ""}${segment.cut === "late" ? " late" : ""}`,
@@ -145,16 +195,18 @@ export class ChannelView {
       el("span", { class: `cut cut-${segment.cut}` }, cutLabel(segment)),
       el("span", { class: "num" }, topics === undefined ? "—" : count(topics)),
     );
-    row.addEventListener("click", () => this.select(i));
-    row.addEventListener("keydown", (event) => {
-      const next = { ArrowDown: i + 1, ArrowUp: i - 1, Enter: i, " ": i }[event.key];
+    element.addEventListener("click", () => this.select(i));
+    element.addEventListener("keydown", (event) => {
+      const next = { ArrowDown: row + 1, ArrowUp: row - 1, Enter: row, " ": row }[event.key];
       if (next === undefined) return;
       event.preventDefault();
-      this.select(next);
+      const segment = this.rows[next];
+      if (segment === undefined) return;
+      this.select(segment);
       // Selecting renders the rows anew: the focus moves to the new row.
-      this.tableViewport.querySelector<HTMLElement>(`[data-segment="${next}"]`)?.focus();
+      this.tableViewport.querySelector<HTMLElement>(`[data-segment="${segment}"]`)?.focus();
     });
-    return row;
+    return element;
   }
 
   private describeMessage(position: number | null): (Node | string)[] {

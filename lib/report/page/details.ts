@@ -29,6 +29,8 @@ export interface SegmentView {
   text(position: number): string | undefined;
   /** Selects another segment of the channel (the one a late segment belongs after). */
   select(index: number): void;
+  /** A topic of the segment (an index into its topics) whose evidence to mark at once. */
+  focusTopic?: number;
 }
 
 export class Details {
@@ -68,6 +70,7 @@ export class Details {
       messages,
     );
     list.start();
+    if (view.focusTopic !== undefined) list.focus(view.focusTopic);
   }
 }
 

@@ -44,4 +44,14 @@ export const clock = (ms: number): string => new Date(ms).toISOString().slice(11
 
 export const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
+/**
+ * A span of time, UTC, no more precise than it needs: `2025-01-06 12:01–12:14` within a day,
+ * `2025-01-06 to 2025-02-03` across days.
+ */
+export function span(first: number, last: number): string {
+  if (day(first) !== day(last)) return `${day(first)} to ${day(last)}`;
+  const [from, to] = [time(first).slice(11, 16), time(last).slice(11, 16)];
+  return from === to ? `${day(first)} ${from}` : `${day(first)} ${from}–${to}`;
+}
+
 export const duration = (ms: number): string => formatDuration(ms);

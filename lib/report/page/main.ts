@@ -1,11 +1,13 @@
 /**
- * The report page's script: reads the embedded data, draws the summary and the channel list, and
- * shows one channel at a time (only the shown channel has a timeline and rows in the DOM).
+ * The report page's script: reads the embedded data, draws the topics of each channel (the first
+ * screen), the summary and the channel list, and shows one channel at a time (only the shown
+ * channel has a timeline and rows in the DOM).
  */
 import type { ReportData } from "../data.js";
 import { ChannelView } from "./channel.js";
 import { byId, duration, el, time } from "./dom.js";
 import { renderChannelList, renderSummary } from "./summary.js";
+import { renderTopics } from "./topics.js";
 
 const data = JSON.parse(byId("report-data").textContent ?? "") as ReportData;
 
@@ -19,11 +21,19 @@ renderSummary(byId("summary"), data);
 
 const channelSection = byId("channel");
 let view: ChannelView | undefined;
+let shown = -1;
 let firstDrawn = false;
 const channelList = renderChannelList(byId("channels"), data, showChannel);
+// The first screen: a topic leads to its channel's segments that support it.
+renderTopics(byId("topics"), data, (channel, topic) => {
+  if (channel !== shown) showChannel(channel);
+  view?.showTopic(topic);
+  channelSection.scrollIntoView({ block: "start" });
+});
 
 function showChannel(index: number): void {
   view?.destroy();
+  shown = index;
   channelList.mark(index);
   view = new ChannelView(channelSection, index, data.channels[index], data.settleMs, () => {
     if (firstDrawn) return;

@@ -37,7 +37,7 @@ export function renderSummary(container: HTMLElement, data: ReportData): void {
     card(
       "extracted",
       `${count(extraction.segments)} of ${count(s.segments)}`,
-      `${count(extraction.topics)} topics`,
+      `${count(extraction.topics)} topics over the segments, ${count(data.channels.reduce((sum, c) => sum + c.topics.length, 0))} distinct`,
       "extracted",
     );
     card("LLM calls", count(extraction.usage.calls), extraction.models.join(", "), "calls");

@@ -34,6 +34,8 @@ export interface TimelineEvents {
 export class Timeline {
   private readonly plot: uPlot;
   private selected = -1;
+  /** Segments marked apart from the others (those of a topic), or null. */
+  private highlighted: ReadonlySet<number> | null = null;
   private readonly bandOrder: number[];
 
   constructor(
@@ -139,6 +141,12 @@ export class Timeline {
     });
   }
 
+  /** Marks `segments` apart from the others (null: none). */
+  highlight(segments: ReadonlySet<number> | null): void {
+    this.highlighted = segments;
+    this.plot.redraw(false, false);
+  }
+
   showAll(): void {
     const x = this.plot.data[0];
     if (x.length === 0) return;
@@ -207,16 +215,19 @@ export class Timeline {
       const x0 = u.valToPos(segment.first, "x", true);
       const x1 = Math.max(u.valToPos(segment.last, "x", true), x0 + 1);
       const late = segment.cut === "late";
-      if (!late && i !== this.selected && Math.floor(x1) <= lastPixel) continue;
+      const marked = this.highlighted?.has(i) ?? false;
+      if (!late && !marked && i !== this.selected && Math.floor(x1) <= lastPixel) continue;
       if (!late) lastPixel = Math.floor(x1);
       ctx.fillStyle =
         i === this.selected
           ? "rgba(234, 179, 8, 0.45)"
-          : late
-            ? "rgba(234, 88, 12, 0.22)"
-            : i % 2 === 0
-              ? "rgba(59, 130, 246, 0.12)"
-              : "rgba(20, 184, 166, 0.14)";
+          : marked
+            ? "rgba(219, 39, 119, 0.28)"
+            : late
+              ? "rgba(234, 88, 12, 0.22)"
+              : i % 2 === 0
+                ? "rgba(59, 130, 246, 0.12)"
+                : "rgba(20, 184, 166, 0.14)";
       ctx.fillRect(x0, top, x1 - x0, height);
     }
     ctx.restore();

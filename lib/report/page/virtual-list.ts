@@ -8,23 +8,32 @@ export class VirtualList {
   private readonly rendered = new Map<number, HTMLElement>();
   private scheduled = false;
   /** The viewport's height, as set here: reading it back would make the browser lay out. */
-  private readonly height: number;
+  private height = 0;
 
   constructor(
     private readonly viewport: HTMLElement,
     private readonly rowHeight: number,
-    private readonly count: number,
+    private count: number,
     private readonly renderRow: (index: number) => HTMLElement,
-    visibleRows: number,
+    private readonly visibleRows: number,
   ) {
     viewport.classList.add("virtual");
-    this.height = Math.min(count, visibleRows) * rowHeight;
-    viewport.style.height = `${this.height + 2}px`;
     this.inner = document.createElement("div");
-    this.inner.style.height = `${count * rowHeight}px`;
     this.inner.style.position = "relative";
     viewport.replaceChildren(this.inner);
     viewport.addEventListener("scroll", () => this.schedule());
+    this.setCount(count);
+  }
+
+  /** Shows `count` rows instead, from the top (after a change of which rows there are). */
+  setCount(count: number): void {
+    this.count = count;
+    this.height = Math.min(count, this.visibleRows) * this.rowHeight;
+    this.viewport.style.height = `${this.height + 2}px`;
+    this.inner.style.height = `${count * this.rowHeight}px`;
+    this.viewport.scrollTop = 0;
+    for (const row of this.rendered.values()) row.remove();
+    this.rendered.clear();
     this.update(0);
   }
 

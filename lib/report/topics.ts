@@ -1,0 +1,64 @@
+/**
+ * A channel's topics for the report's first screen: the candidates of its segments merged by
+ * normalized topic, as the topic index merges them for `npm start -- topics`, each with the
+ * segments that support it and when its evidence was said.
+ */
+import { normalizeTopic } from "../extraction/index.js";
+import type { ChannelTopic, SegmentData } from "./data.js";
+
+/**
+ * The topics of a channel's `segments`, most supported first (then best confidence, then the
+ * latest, then by name). `evidenceTimes(segment, range)` is when a candidate's evidence was
+ * said: the first and last message of its range, or the segment's bounds without one.
+ */
+export function channelTopics(
+  segments: readonly SegmentData[],
+  evidenceTimes: (segment: number, range: [number, number] | null) => [number, number],
+): ChannelTopic[] {
+  const byKey = new Map<string, ChannelTopic & { key: string; seen: Set<number> }>();
+  segments.forEach((segment, s) => {
+    segment.extraction?.topics.forEach((candidate, t) => {
+      const key = normalizeTopic(candidate.topic);
+      if (key === "") return;
+      const [first, last] = evidenceTimes(s, candidate.range);
+      let topic = byKey.get(key);
+      if (topic === undefined) {
+        topic = {
+          key,
+          seen: new Set(),
+          topic: candidate.topic,
+          supports: [],
+          first,
+          last,
+          bestConfidence: candidate.confidence,
+        };
+        byKey.set(key, topic);
+      }
+      // A segment supports a topic once, however many of its candidates say it.
+      if (topic.seen.has(s)) return;
+      topic.seen.add(s);
+      topic.supports.push([s, t]);
+      topic.first = Math.min(topic.first, first);
+      topic.last = Math.max(topic.last, last);
+      if (candidate.confidence > topic.bestConfidence) {
+        topic.bestConfidence = candidate.confidence;
+        topic.topic = candidate.topic;
+      }
+    });
+  });
+  const sorted = [...byKey.values()].sort(
+    (a, b) =>
+      b.supports.length - a.supports.length ||
+      b.bestConfidence - a.bestConfidence ||
+      b.last - a.last ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+  return sorted.map(({ topic, supports, first, last, bestConfidence }) => ({
+    topic,
+    // Oldest conversation first.
+    supports: supports.sort(([a], [b]) => segments[a].first - segments[b].first || a - b),
+    first,
+    last,
+    bestConfidence,
+  }));
+}
