@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { InvalidModelOutputError, LLMError } from "../../lib/extraction/index.js";
+import {
+  InvalidModelOutputError,
+  LLMError,
+  OpenAICompatibleLLM,
+} from "../../lib/extraction/index.js";
 import type { ExtractionOutcome, SegmentExtractor } from "../../lib/knowledge/index.js";
 import type { LocalModel } from "../../local/extraction.js";
 import {
@@ -9,6 +13,13 @@ import {
   type LLMFailureCause,
   llmFailureCause,
 } from "../../local/llm-failures.js";
+import {
+  chatCompletion,
+  chatError,
+  closedAfterEach,
+  closedPort,
+  startChatCompletionsServer,
+} from "../support/llm-servers.js";
 
 type ExtractorPort = Pick<SegmentExtractor, "extract">;
 
@@ -85,6 +96,37 @@ describe("llmFailureCause", () => {
     );
     expect(llmFailureCause(new InvalidModelOutputError("not JSON", "{"), OPENAI)).toBe(undefined);
     expect(llmFailureCause(new Error("ResourceNotFoundException"), OPENAI)).toBe(undefined);
+  });
+});
+
+describe("llmFailureCause of what the adapters throw", () => {
+  const startServer = closedAfterEach(startChatCompletionsServer);
+  const adapter = (url: string, timeoutMs = 120_000) =>
+    new OpenAICompatibleLLM({ baseURL: url, apiKey: "k", model: "m", maxRetries: 0, timeoutMs });
+  const fail = (llm: OpenAICompatibleLLM) =>
+    llm.chatJSON([{ role: "user", content: "hello" }]).catch((e: unknown) => e);
+  const model = (endpoint: string): LocalModel => ({ extractor: "openai", modelId: "m", endpoint });
+
+  it("names a server that does not answer in time", async () => {
+    const server = await startServer([{ ...chatCompletion("{}"), delayMs: 60_000 }]);
+    const url = `${server.url}/v1`;
+    expect(llmFailureCause(await fail(adapter(url, 100)), model(url))).toMatchObject({
+      key: "timeout",
+      what: `${url} did not answer in time (timed out, after the client's retries)`,
+    });
+  });
+
+  it("names a closed port, and a 404", async () => {
+    const closed = `http://127.0.0.1:${await closedPort()}/v1`;
+    expect(llmFailureCause(await fail(adapter(closed)), model(closed))?.what).toBe(
+      `${closed} refused the connection (ECONNREFUSED)`,
+    );
+    const server = await startServer([chatError(404, {}, "The model `m` does not exist")]);
+    const url = `${server.url}/v1`;
+    expect(llmFailureCause(await fail(adapter(url)), model(url))).toMatchObject({
+      key: "status:404",
+      detail: expect.stringContaining("The model `m` does not exist"),
+    });
   });
 });
 
