@@ -29,7 +29,10 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export {
   cloneMessage,
+  kindOf,
+  MESSAGE_KINDS,
   type Message,
+  type MessageKind,
   type Metadata,
   messageText,
   type Part,

@@ -9,6 +9,20 @@ import { InvalidMessageError } from "./errors.js";
  */
 export type Role = "system" | "user" | "assistant" | "tool";
 
+/**
+ * What kind of chat message: a person's (`user`), a bot's (`bot`), or the platform's own line
+ * (`system`: a join, part, quit, nick, mode or topic change). Stored and segmented alike; extraction
+ * shows `system` lines to no extractor by default. A message without a kind is a `user` message.
+ */
+export type MessageKind = "user" | "bot" | "system";
+
+export const MESSAGE_KINDS: readonly MessageKind[] = ["user", "bot", "system"];
+
+/** A message's kind: `user` when it names none (every message stored before kinds existed). */
+export function kindOf(message: { kind?: MessageKind }): MessageKind {
+  return message.kind ?? "user";
+}
+
 export type JsonValue =
   | null
   | boolean
@@ -35,6 +49,8 @@ export interface Message {
   ts?: number;
   /** Platform user who wrote it. */
   author?: string;
+  /** The chat message's kind; absent means `user` (see {@link MessageKind}). */
+  kind?: MessageKind;
 }
 
 const ROLES: readonly Role[] = ["system", "user", "assistant", "tool"];
@@ -64,7 +80,8 @@ export function cloneMessage(message: Message): Message {
  * Throws an {@link InvalidMessageError} naming the first field at fault: the role; the parts (at
  * least one, each well formed, tool calls only from the assistant, tool results only in tool
  * messages); JSON metadata; and the optional platform fields (`id` a non-empty, well-formed string, `ts`
- * finite epoch milliseconds within the Date range, `author` a string).
+ * finite epoch milliseconds within the Date range, `author` a string, `kind` one of
+ * {@link MESSAGE_KINDS}).
  */
 export function validateMessage(message: unknown): asserts message is Message {
   if (typeof message !== "object" || message === null) {
@@ -96,6 +113,9 @@ export function validateMessage(message: unknown): asserts message is Message {
   }
   if (m.author !== undefined && typeof m.author !== "string") {
     throw new InvalidMessageError("author", "expected a string");
+  }
+  if (m.kind !== undefined && !MESSAGE_KINDS.includes(m.kind)) {
+    throw new InvalidMessageError("kind", `expected one of ${MESSAGE_KINDS.join(", ")}`);
   }
 }
 

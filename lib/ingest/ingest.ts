@@ -9,6 +9,7 @@
 import {
   type ExistingMessage,
   findCause,
+  kindOf,
   LeaseReleaseError,
   type Message,
   messageText,
@@ -27,6 +28,9 @@ export interface ChatMessageInput {
   channel?: string;
   user?: string | null;
   text?: string | null;
+  /** `user` (the default), `bot` or `system`; `system: true` says `system` too. */
+  kind?: "user" | "bot" | "system";
+  system?: boolean | null;
 }
 
 export interface Rejection {
@@ -38,8 +42,8 @@ export interface Rejection {
 /** A message whose id was already stored with other content; the stored version is kept. */
 export interface Conflict {
   index: number;
-  /** The fields that differ from the stored message: `ts`, `text` and/or `user`. */
-  fields: ("ts" | "text" | "user")[];
+  /** The fields that differ from the stored message: `ts`, `text`, `user` and/or `kind`. */
+  fields: ("ts" | "text" | "user" | "kind")[];
 }
 
 export interface Failure {
@@ -63,12 +67,16 @@ export interface IngestResult {
   failed: Failure[];
 }
 
-/** How a chat message is kept in history: a user's text, with the platform's id, time and author. */
+/**
+ * How a chat message is kept in history: a user-role text, with the platform's id, time, author
+ * and (for a bot's or system line) kind.
+ */
 export function historyMessage(message: ChatMessage): Message {
   return textMessage("user", message.text ?? "", {
     id: message.id,
     ts: message.ts,
     ...(message.user ? { author: message.user } : {}),
+    ...(message.kind === undefined ? {} : { kind: message.kind }),
   });
 }
 
@@ -167,6 +175,7 @@ function differences(sent: Message, stored: Message): Conflict["fields"] {
   if (sent.ts !== stored.ts) fields.push("ts");
   if (messageText(sent) !== messageText(stored)) fields.push("text");
   if ((sent.author ?? null) !== (stored.author ?? null)) fields.push("user");
+  if (kindOf(sent) !== kindOf(stored)) fields.push("kind");
   return fields;
 }
 

@@ -1,6 +1,6 @@
 /** A chat message as convoseg's inputs carry it (JSON lines, ingestion batches), and its checks. */
 
-import { InvalidMessageError } from "../history/index.js";
+import { InvalidMessageError, MESSAGE_KINDS, type MessageKind } from "../history/index.js";
 import {
   conversationIdProblem,
   isAcceptedTimestamp,
@@ -19,6 +19,8 @@ export interface ChatMessage {
   channel: string;
   user?: string | null;
   text?: string | null;
+  /** `bot` or `system` when the line says so; absent for a person's message (`user`). */
+  kind?: Exclude<MessageKind, "user">;
 }
 
 /**
@@ -26,7 +28,10 @@ export interface ChatMessage {
  * safe integer), `ts` (ISO-8601 date-time with a zone, or epoch milliseconds as a number or digit
  * string, an accepted timestamp of `lib/identity`: 1970 to year 9999), optional `channel` (a
  * valid conversation id, default {@link DEFAULT_CHANNEL}), optional `user` and `text` (string or
- * null, well-formed: a lone surrogate cannot be stored as UTF-8). Other fields are ignored.
+ * null, well-formed: a lone surrogate cannot be stored as UTF-8), optional `kind` (`user`, `bot` or
+ * `system`) or `system: true` (what the IRC logs carry for joins, parts and mode changes; `kind`
+ * absent, null or `user` with `system` absent, null or false is a person's message, and `kind`
+ * then stays unset). Other fields are ignored.
  *
  * @throws InvalidMessageError naming the first field at fault.
  */
@@ -44,7 +49,30 @@ export function parseChatMessage(value: unknown): ChatMessage {
   const text = optionalText(record, "text");
   if (user !== undefined) message.user = user;
   if (text !== undefined) message.text = text;
+  const kind = parseKind(record.kind, record.system);
+  if (kind !== "user") message.kind = kind;
   return message;
+}
+
+/** The kind a line names with `kind`, or with `system: true`; the two must agree. */
+function parseKind(kind: unknown, system: unknown): MessageKind {
+  if (system !== undefined && system !== null && typeof system !== "boolean") {
+    throw new InvalidMessageError("system", `expected true or false (got ${kindOf(system)})`);
+  }
+  if (kind === undefined || kind === null) return system === true ? "system" : "user";
+  if (!MESSAGE_KINDS.includes(kind as MessageKind)) {
+    throw new InvalidMessageError(
+      "kind",
+      `expected one of ${MESSAGE_KINDS.join(", ")} (got ${kindOf(kind)})`,
+    );
+  }
+  if (system === true && kind !== "system") {
+    throw new InvalidMessageError(
+      "kind",
+      `${kindOf(kind)} contradicts system: true (leave one out, or make them agree)`,
+    );
+  }
+  return kind as MessageKind;
 }
 
 function parseId(value: unknown): string {

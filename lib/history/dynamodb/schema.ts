@@ -46,6 +46,8 @@ export interface MessageItem {
   id?: string;
   ts?: number;
   author?: string;
+  /** Absent for a `user` message (and for every message stored before kinds existed). */
+  kind?: Message["kind"];
 }
 
 export const encodePosition = (position: bigint): string => position.toString().padStart(20, "0");
@@ -65,6 +67,7 @@ export function messageItem(conversation: string, message: Message, position: bi
   if (message.id !== undefined) item.id = message.id;
   if (message.ts !== undefined) item.ts = message.ts;
   if (message.author !== undefined) item.author = message.author;
+  if (message.kind !== undefined) item.kind = message.kind;
   return item;
 }
 
@@ -81,6 +84,7 @@ export function itemMessage(item: Record<string, unknown>): Message {
   if (stored.id !== undefined) message.id = stored.id;
   if (stored.ts !== undefined) message.ts = stored.ts;
   if (stored.author !== undefined) message.author = stored.author;
+  if (stored.kind !== undefined) message.kind = stored.kind;
   return message;
 }
 

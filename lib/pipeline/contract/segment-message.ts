@@ -15,7 +15,7 @@
  * const messages = await readSegmentMessages(segment, store); // in segment order
  * ```
  */
-import { type Message, messageText } from "../../history/index.js";
+import { MESSAGE_KINDS, type Message, type MessageKind, messageText } from "../../history/index.js";
 import { PipelineError } from "../errors.js";
 import type { MessageRef, PlannedSegment } from "../types.js";
 
@@ -41,6 +41,11 @@ export interface InlineMessage {
   ts: number;
   author?: string;
   text: string;
+  /**
+   * `bot` or `system` (a join, part or mode change); absent for a person's message, `user`, and
+   * in every body written before kinds existed.
+   */
+  kind?: MessageKind;
 }
 
 /** Where a reference-form segment's messages are read from: `DynamoDbStore` fits. */
@@ -226,6 +231,7 @@ function inlineMessage(segmentId: string, message: Message): InlineMessage {
   }
   const inline: InlineMessage = { id: message.id, ts: message.ts, text: messageText(message) };
   if (message.author !== undefined) inline.author = message.author;
+  if (message.kind !== undefined && message.kind !== "user") inline.kind = message.kind;
   return inline;
 }
 
@@ -305,6 +311,7 @@ function parseInlineMessages(value: unknown, messageIds: string[]): InlineMessag
       text: string(record.text, `${field}.text`),
     };
     if (record.author !== undefined) message.author = string(record.author, `${field}.author`);
+    if (record.kind !== undefined) message.kind = kind(record.kind, `${field}.kind`);
     return message;
   });
 }
@@ -340,6 +347,13 @@ function nonEmptyString(value: unknown, field: string): string {
 function stringArray(value: unknown, field: string): string[] {
   if (!Array.isArray(value)) throw new InvalidSegmentMessageError(field, "expected an array");
   return value.map((item, i) => nonEmptyString(item, `${field}[${i}]`));
+}
+
+function kind(value: unknown, field: string): MessageKind {
+  if (!MESSAGE_KINDS.includes(value as MessageKind)) {
+    throw new InvalidSegmentMessageError(field, `expected one of ${MESSAGE_KINDS.join(", ")}`);
+  }
+  return value as MessageKind;
 }
 
 function boolean(value: unknown, field: string): boolean {
