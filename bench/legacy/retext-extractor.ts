@@ -1,26 +1,29 @@
 /**
- * An offline stand-in for the LLM adapters: a keyphrase extractor (retext-keywords) behind the
- * same {@link LLM} seam, so local runs and tests can run extraction end to end without a model.
- * It reads the analyzer's prompt back (the excerpt, and in the additional pass the topics already
- * extracted) and answers in the analyzer's wire format. It is not a model and says so: callers
- * name it by {@link KEYPHRASE_EXTRACTOR_NAME} in their outputs.
+ * The offline extractor as it was before the extractor seam (kept for `npm run bench:topics`
+ * only, to measure the new one beside it in the same run): a keyphrase extractor (retext-keywords)
+ * behind the {@link LLM} seam, reading the analyzer's rendered prompt back (`Turn N [ROLE]: text`,
+ * so authors and addressed nicknames are part of the text it reads). Unchanged but for its
+ * imports; delete it with the benchmark's "before" column.
  */
 import { toString as nlcstToString } from "nlcst-to-string";
 import { retext } from "retext";
 import retextEnglish from "retext-english";
 import retextKeywords, { type Keyphrase, type Keyword } from "retext-keywords";
 import retextPos from "retext-pos";
-import { isPositiveInteger } from "../../numbers/index.js";
-import type { Turn } from "../../windows/index.js";
-import { normalizeTopic } from "../candidates.js";
-import { ExtractionError, LLMError } from "../errors.js";
 import {
+  type ChatJSONOptions,
   EXCERPT_END,
   EXCERPT_START,
   EXISTING_END as EXISTING_TOPICS_END,
   EXISTING_START as EXISTING_TOPICS_START,
-} from "../prompts.js";
-import type { ChatJSONOptions, LLM, UsageListener } from "../types.js";
+  ExtractionError,
+  type LLM,
+  LLMError,
+  normalizeTopic,
+  type Turn,
+  type UsageListener,
+} from "../../lib/extraction/index.js";
+import { isPositiveInteger } from "../../lib/numbers/index.js";
 
 /** What the extractor is, for logs, usage records and any output that names the model. */
 export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";

@@ -6,6 +6,7 @@ import {
 } from "../windows/index.js";
 import { dedupeCandidates, normalizeTopic } from "./candidates.js";
 import { InvalidModelOutputError } from "./errors.js";
+import type { Extraction, ExtractionTurn, ExtractOptions, Extractor } from "./extractor.js";
 import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts.js";
 import { mapTurnRange, renderIndices, renderTurns } from "./render.js";
 import { readReply, type WireCandidate } from "./reply.js";
@@ -92,7 +93,7 @@ const DEFAULTS = { prefixStep: 5, maxWindows: 8, maxConcurrency: 4, minConfidenc
  * transcript's turns, capped per window, merged in window order and deduplicated. Any failure
  * rejects (and aborts the calls still running): a failure never reads as "no candidates".
  */
-export class Analyzer {
+export class Analyzer implements Extractor {
   private readonly route: Route;
   private readonly prefixStep: number;
   private readonly maxWindows: number;
@@ -136,6 +137,18 @@ export class Analyzer {
   }
 
   /**
+   * The extractor seam: each turn becomes the transcript turn the model reads (its role, and its
+   * text as `author: text` when it has an author), then {@link analyze}. Keeps no statistics.
+   */
+  async extract(
+    turns: readonly ExtractionTurn[],
+    options: ExtractOptions = {},
+  ): Promise<Extraction> {
+    const { statistics: _unused, ...analyze } = options;
+    return { candidates: await this.analyze(turns.map(transcriptTurn), analyze) };
+  }
+
+  /**
    * The transcript's candidates. With `outputs`, a window whose prompt has a stored reply is not
    * asked again, and each newly accepted reply is stored before the merge.
    */
@@ -144,9 +157,9 @@ export class Analyzer {
     if (turns.length === 0) return [];
     switch (this.route) {
       case "full":
-        return dedupeCandidates(await this.extract({ turns, offset: 0 }, false, 0, options));
+        return dedupeCandidates(await this.extractWindow({ turns, offset: 0 }, false, 0, options));
       case "full2": {
-        const first = await this.extract({ turns, offset: 0 }, false, 0, options);
+        const first = await this.extractWindow({ turns, offset: 0 }, false, 0, options);
         const added = await this.extractAdditional(turns, first, options);
         return dedupeCandidates([...first, ...added]);
       }
@@ -195,7 +208,7 @@ export class Analyzer {
     const results: Candidate[][] = [];
     const shared = includeTool ? renderTurns(windows[0]?.turns ?? [], true).length : 0;
     const run = async (i: number) => {
-      results[i] = await this.extract(windows[i], includeTool, shared, {
+      results[i] = await this.extractWindow(windows[i], includeTool, shared, {
         ...options,
         signal: controller.signal,
       });
@@ -234,7 +247,7 @@ export class Analyzer {
   }
 
   /** One window's candidates; an empty render makes no call. */
-  private async extract(
+  private async extractWindow(
     window: Window,
     includeTool: boolean,
     sharedExcerpt: number,
@@ -354,6 +367,14 @@ function positiveOr(
     throw new RangeError(`${name} must be ${integer ? "an integer" : "a number"} (got ${value})`);
   }
   return value > 0 ? value : fallback;
+}
+
+/** A chat message as the model reads it: `author: text` when it has an author, as the user. */
+function transcriptTurn(turn: ExtractionTurn): Turn {
+  return {
+    role: turn.role,
+    content: turn.author === undefined ? turn.text : `${turn.author}: ${turn.text}`,
+  };
 }
 
 /** Non-prefix windows join to the end of the transcript: each starts where the rest begins. */

@@ -1,7 +1,8 @@
 /**
- * Extraction: the analyzer that turns a transcript into candidate topics with an LLM (a port of
- * the Go `fork` package, `docs/specs/windows.md`), the seam model adapters implement, and the
- * one parser of model replies, with the model adapters of `./llm/` re-exported.
+ * Extraction: the extractor seam (`Extractor`: structured turns in, candidate topics out), the
+ * analyzer that implements it with an LLM (a port of the Go `fork` package,
+ * `docs/specs/windows.md`), the seam model adapters implement, and the one parser of model
+ * replies; the model adapters of `./llm/` and the offline extractor of `./offline/` re-exported.
  */
 export type { Turn } from "../windows/index.js";
 export {
@@ -18,7 +19,18 @@ export {
   LLMError,
   type LLMFailureKind,
 } from "./errors.js";
+export type {
+  Extraction,
+  ExtractionTurn,
+  ExtractOptions,
+  Extractor,
+  SegmentTerms,
+  TermCounts,
+  TermStatistics,
+  TurnKind,
+} from "./extractor.js";
 export * from "./llm/index.js";
+export * from "./offline/index.js";
 export { parseModelJSON } from "./parse.js";
 export {
   additionalPrompt,

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import {
-  type Analyzer,
   type AnalyzerOptions,
   addCall,
+  type Candidate,
+  type ExtractionTurn,
+  type Extractor,
   NO_CALLS,
   normalizeTopic,
   PROMPT_VERSION,
@@ -10,7 +12,7 @@ import {
   type WindowOutputs,
   type WindowUsage,
 } from "../extraction/index.js";
-import { type Message, messageText } from "../history/index.js";
+import { kindOf, type Message, messageText } from "../history/index.js";
 import type { InlineMessage, SegmentMessageV1 } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
 import {
@@ -42,7 +44,8 @@ export interface ExtractionOutcome {
 
 export interface SegmentExtractorOptions {
   store: ResultStore;
-  analyzer: Analyzer;
+  /** The LLM-backed `Analyzer`, or the offline `KeyphraseExtractor`. */
+  extractor: Extractor;
   /** The model id results are keyed by (a new model re-extracts). */
   model: string;
   /** Identifies prompts and analysis settings: see {@link promptVersionOf}. */
@@ -54,6 +57,12 @@ export interface SegmentExtractorOptions {
   now?: () => number;
   /** This process's lease owner id (default: a random UUID per extraction). */
   owner?: () => string;
+  /**
+   * Show system lines (joins, parts, mode and topic changes) to the extractor too (default false:
+   * they are stored and segmented, and their messages are in the result, but no extractor reads
+   * them).
+   */
+  showSystemLines?: boolean;
 }
 
 const DEFAULT_LEASE_MS = 15 * 60_000;
@@ -78,12 +87,16 @@ export function promptVersionOf(
   return `${PROMPT_VERSION}/${route}${settings === "" ? "" : `-${settings}`}`;
 }
 
-/** A chat message as a turn of the transcript the model reads: `author: text`, as the user. */
-function messageTurn(message: InlineMessage): Turn {
-  return {
-    role: "user",
-    content: message.author === undefined ? message.text : `${message.author}: ${message.text}`,
-  };
+/** A chat message as the extractor reads it: a user turn with its author, kind and text. */
+function messageTurn(message: InlineMessage): ExtractionTurn {
+  const turn: ExtractionTurn = { role: "user", kind: kindOf(message), text: message.text };
+  if (message.author !== undefined) turn.author = message.author;
+  return turn;
+}
+
+/** An imported transcript's turn (its role and rendered text) as the extractor reads it. */
+function transcriptTurn(turn: Turn): ExtractionTurn {
+  return { role: turn.role, kind: "user", text: turn.content };
 }
 
 /**
@@ -101,7 +114,13 @@ export function conversationSegment(
     if (message.id === undefined) {
       throw new RangeError(`messages[${i}]: a message to extract needs its platform id`);
     }
-    return { id: message.id, ts: message.ts ?? startTs + i, text: messageText(message) };
+    const inline: InlineMessage = {
+      id: message.id,
+      ts: message.ts ?? startTs + i,
+      text: messageText(message),
+    };
+    if (message.kind !== undefined && message.kind !== "user") inline.kind = message.kind;
+    return inline;
   });
   const first = messages[0];
   const last = messages.at(-1);
@@ -166,8 +185,9 @@ export class SegmentExtractor {
       onUsage?: UsageListener;
       onRepair?: () => void;
       /**
-       * The transcript the model reads, one turn per message (default: each message as a user
-       * turn `author: text`, {@link messageTurn}); an imported agent transcript keeps its roles.
+       * The transcript, one turn per message (default: each message as a user turn with its
+       * author, kind and text, {@link messageTurn}); an imported agent transcript keeps its roles
+       * (each turn's content is its text, with no author).
        */
       turns?: readonly Turn[];
     } = {},
@@ -220,21 +240,40 @@ export class SegmentExtractor {
     };
     let result: SegmentResult;
     try {
-      const turns = options.turns ?? messages.map(messageTurn);
+      const turns = options.turns?.map(transcriptTurn) ?? messages.map(messageTurn);
       if (turns.length !== messages.length) {
         throw new RangeError(
           `turns: expected one per message (${messages.length}), got ${turns.length}`,
         );
       }
-      const candidates = await this.options.analyzer.analyze(turns, {
-        signal: options.signal,
-        outputs,
-        onUsage: (usage, call) => {
-          addCall(attempt, usage);
-          options.onUsage?.(usage, call);
-        },
-        onRepair: options.onRepair,
+      // The turns the extractor is shown, and the message each stands for.
+      const shown: number[] = [];
+      turns.forEach((turn, i) => {
+        if (this.options.showSystemLines || turn.kind !== "system") shown.push(i);
       });
+      const extraction = await this.options.extractor.extract(
+        shown.map((i) => turns[i]),
+        {
+          signal: options.signal,
+          outputs,
+          onUsage: (usage, call) => {
+            addCall(attempt, usage);
+            options.onUsage?.(usage, call);
+          },
+          onRepair: options.onRepair,
+          statistics: {
+            lookup: (vocabulary, terms) => store.termCounts(channel, vocabulary, terms, segmentId),
+          },
+        },
+      );
+      // What the segment adds to the channel's statistics, counted once whatever comes next.
+      if (extraction.terms !== undefined) {
+        await store.countTerms(channel, segmentId, extraction.terms);
+      }
+      const candidates = extraction.candidates.map((candidate) => ({
+        ...candidate,
+        turnRange: messageRange(candidate.turnRange, shown),
+      }));
       result = this.result(segment, messages, candidates, sumUsage(lease.spent, ...windows));
       if (previous !== undefined) {
         result.replaced = {
@@ -298,6 +337,20 @@ export class SegmentExtractor {
       ),
     };
   }
+}
+
+/**
+ * A range over the turns the extractor was shown as a range over the segment's messages; null
+ * when the extractor gave none or one outside those turns.
+ */
+function messageRange(
+  range: Candidate["turnRange"],
+  shown: readonly number[],
+): Candidate["turnRange"] {
+  if (range === null) return null;
+  const first = shown[range[0]];
+  const last = shown[range[1]];
+  return first === undefined || last === undefined || last < first ? null : [first, last];
 }
 
 /** The topic index entries of a result, with when their evidence was said. */

@@ -15,7 +15,13 @@ import {
   documentClient,
   isConditionFailure,
 } from "../dynamodb/index.js";
-import { NO_CALLS, normalizeTopic, type WindowOutput } from "../extraction/index.js";
+import {
+  NO_CALLS,
+  normalizeTopic,
+  type SegmentTerms,
+  type TermCounts,
+  type WindowOutput,
+} from "../extraction/index.js";
 import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "./errors.js";
 import {
   leaseItemKey,
@@ -30,6 +36,7 @@ import {
   windowItemKey,
 } from "./schema/items.js";
 import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
+import { countSegmentTerms, readTermCounts, type TermTable } from "./term-store.js";
 
 /** An extraction's hold on its segment, and what earlier failed attempts spent. */
 export interface Lease {
@@ -39,8 +46,9 @@ export interface Lease {
 }
 
 /**
- * Where extraction keeps its results, leases, window replies and the topic index: the narrow
- * seam the extraction logic needs (`DynamoDbResultStore` implements it).
+ * Where extraction keeps its results, leases, window replies, the topic index and the channel's
+ * term statistics: the narrow seam the extraction logic needs (`DynamoDbResultStore` implements
+ * it, `MemoryResultStore` is its double).
  */
 export interface ResultStore {
   getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
@@ -74,6 +82,21 @@ export interface ResultStore {
   listResults(channel: string): Promise<SegmentResult[]>;
   /** The channel's topic index entries, grouped by topic. */
   listSupports(channel: string): Promise<TopicSupport[]>;
+  /**
+   * The channel's term statistics of `vocabulary` for `terms`: how many segments were counted
+   * and in how many of them each term occurs, what `segmentId` itself counted left out.
+   */
+  termCounts(
+    channel: string,
+    vocabulary: string,
+    terms: readonly string[],
+    segmentId: string,
+  ): Promise<TermCounts>;
+  /**
+   * Counts the segment's terms into the channel's statistics exactly once: terms the segment
+   * counted before (an earlier attempt, a re-extraction) are not counted again.
+   */
+  countTerms(channel: string, segmentId: string, terms: SegmentTerms): Promise<void>;
 }
 
 export interface DynamoDbResultStoreOptions {
@@ -93,10 +116,30 @@ const MAX_BATCH_ATTEMPTS = 8;
 export class DynamoDbResultStore implements ResultStore {
   private readonly documents: DynamoDBDocumentClient;
   private readonly tableName: string;
+  private readonly terms: TermTable;
 
   constructor(options: DynamoDbResultStoreOptions) {
     this.documents = documentClient(options.client);
     this.tableName = options.tableName;
+    this.terms = {
+      documents: this.documents,
+      tableName: this.tableName,
+      pacing: BATCH_PACING,
+      maxAttempts: MAX_BATCH_ATTEMPTS,
+    };
+  }
+
+  termCounts(
+    channel: string,
+    vocabulary: string,
+    terms: readonly string[],
+    segmentId: string,
+  ): Promise<TermCounts> {
+    return readTermCounts(this.terms, channel, vocabulary, terms, segmentId);
+  }
+
+  countTerms(channel: string, segmentId: string, terms: SegmentTerms): Promise<void> {
+    return countSegmentTerms(this.terms, channel, segmentId, terms);
   }
 
   async getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined> {

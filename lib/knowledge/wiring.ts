@@ -4,7 +4,9 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import {
   Analyzer,
   BedrockConverseLLM,
+  type Extractor,
   KEYPHRASE_EXTRACTOR_NAME,
+  KEYPHRASE_EXTRACTOR_VERSION,
   KeyphraseExtractor,
   type LLM,
   OpenAICompatibleLLM,
@@ -35,8 +37,11 @@ export interface ExtractEnvironment {
   bedrockRegion?: string;
 }
 
-/** The model adapter the configuration names. */
-function createLLM(config: ExtractFunctionConfig, env: ExtractEnvironment): LLM {
+/** The model adapter an LLM-backed configuration names. */
+function createLLM(
+  config: ExtractFunctionConfig & { extractor: "bedrock" | "openai" },
+  env: ExtractEnvironment,
+): LLM {
   switch (config.extractor) {
     case "bedrock":
       return new BedrockConverseLLM({
@@ -56,32 +61,52 @@ function createLLM(config: ExtractFunctionConfig, env: ExtractEnvironment): LLM 
         apiKey: env.apiKey,
         model: config.modelId,
       });
-    case "offline":
-      return new KeyphraseExtractor();
   }
 }
 
-/** The model id results are keyed by: the offline extractor's name says it is no LLM. */
-function modelKey(config: ExtractFunctionConfig): string {
-  return config.extractor === "offline" ? KEYPHRASE_EXTRACTOR_NAME : config.modelId;
+/**
+ * The configured extractor with what its results are keyed by: the offline extractor under its
+ * own name (which says it is no LLM) and version; otherwise the analyzer on `llm` (default: the
+ * configured adapter), under the model id and the prompt version of its route.
+ */
+function createExtractor(
+  config: ExtractFunctionConfig,
+  env: ExtractEnvironment,
+  llm: LLM | undefined,
+): { extractor: Extractor; model: string; promptVersion: string } {
+  if (config.extractor === "offline" && llm === undefined) {
+    return {
+      extractor: new KeyphraseExtractor(),
+      model: KEYPHRASE_EXTRACTOR_NAME,
+      promptVersion: KEYPHRASE_EXTRACTOR_VERSION,
+    };
+  }
+  const model =
+    llm ?? createLLM(config as ExtractFunctionConfig & { extractor: "bedrock" | "openai" }, env);
+  return {
+    extractor: new Analyzer(model, config.analyzer),
+    model: config.extractor === "offline" ? KEYPHRASE_EXTRACTOR_NAME : config.modelId,
+    promptVersion: promptVersionOf(config.analyzer),
+  };
 }
 
 /**
  * Wires the consumer from the function's configuration: the Lambda handler and the local run
  * (`npm start -- run`) share it, so both run the same code. `llm` replaces the configured
- * adapter (tests, and the local run's usage counting).
+ * adapter behind the analyzer (tests).
  */
 export function extractDependencies(
   config: ExtractFunctionConfig,
   env: ExtractEnvironment,
-  llm: LLM = createLLM(config, env),
+  llm?: LLM,
 ): SegmentConsumerDependencies {
+  const { extractor, model, promptVersion } = createExtractor(config, env, llm);
   return {
     extractor: new SegmentExtractor({
       store: new DynamoDbResultStore({ client: env.dynamodb, tableName: config.resultsTable }),
-      analyzer: new Analyzer(llm, config.analyzer),
-      model: modelKey(config),
-      promptVersion: promptVersionOf(config.analyzer),
+      extractor,
+      model,
+      promptVersion,
       leaseMs: config.leaseMs,
       retentionMs: config.windowOutputTtlMs,
       now: env.now,

@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it, vi } from "vitest";
-import { Analyzer, KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import {
   DynamoDbResultStore,
@@ -40,7 +40,7 @@ describe("reextract command", () => {
     );
     const extractor = new SegmentExtractor({
       store: new DynamoDbResultStore({ client, tableName: resultsTable }),
-      analyzer: new Analyzer(new KeyphraseExtractor(), CHAT_ANALYSIS),
+      extractor: new KeyphraseExtractor(),
       model: "offline",
       promptVersion: promptVersionOf(CHAT_ANALYSIS),
     });

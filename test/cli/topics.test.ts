@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { Analyzer, KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,
@@ -20,7 +20,7 @@ describe("topics command", () => {
     const tableName = await createResultsTestTable(client);
     const extractor = new SegmentExtractor({
       store: new DynamoDbResultStore({ client, tableName }),
-      analyzer: new Analyzer(new KeyphraseExtractor(), CHAT_ANALYSIS),
+      extractor: new KeyphraseExtractor(),
       model: "offline",
       promptVersion: promptVersionOf(CHAT_ANALYSIS),
     });

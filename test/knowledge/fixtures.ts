@@ -140,7 +140,7 @@ export interface ExtractorSetup {
 export function extractorOf(setup: ExtractorSetup): SegmentExtractor {
   return new SegmentExtractor({
     store: new DynamoDbResultStore({ client: setup.client, tableName: setup.tableName }),
-    analyzer: new Analyzer(setup.llm, { ...ANALYSIS, maxConcurrency: setup.concurrency ?? 1 }),
+    extractor: new Analyzer(setup.llm, { ...ANALYSIS, maxConcurrency: setup.concurrency ?? 1 }),
     model: setup.model ?? "test-model",
     promptVersion: promptVersionOf(ANALYSIS),
     leaseMs: 60_000,

@@ -1,7 +1,9 @@
 /**
  * The results table's schema: its key and TTL attribute names and its definition, what the CDK
- * stack and table set-up import. The items it holds (v1) are `./items.ts`.
+ * stack and table set-up import. The items it holds (v1) are `./items.ts`; the sort key prefixes
+ * of a channel's term statistics are exported for whoever erases derived data.
  */
+export { TERM_STATISTICS_PREFIXES } from "./items.js";
 export {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,

@@ -7,7 +7,11 @@
  * - `topic#<topicKey>#<segmentId>`: the topic index, one entry per topic per segment (so that a
  *   redelivered or re-extracted segment overwrites its own entries and never counts twice);
  * - `window#<hash>`: a window's accepted model reply, reused by retries (expires);
- * - `lease#<segmentId>`: the in-flight lease of an extraction, and what failed attempts spent.
+ * - `lease#<segmentId>`: the in-flight lease of an extraction, and what failed attempts spent;
+ * - the channel's term statistics, per vocabulary (the offline extractor's way of making terms):
+ *   `terms#<vocabulary>`, how many segments were counted; `term#<vocabulary>#<termKey>`, in how
+ *   many of them one term occurs; `termlog#<vocabulary>#<segmentId>#<chunk>`, which terms a
+ *   segment counted (so that a retry or a re-extraction never counts them twice).
  *
  * Fields may be added within v1 and readers ignore fields they do not know.
  */
@@ -86,6 +90,16 @@ export const TOPIC_PREFIX = "topic#";
 export const WINDOW_PREFIX = "window#";
 export const LEASE_PREFIX = "lease#";
 
+export const TERMS_PREFIX = "terms#";
+export const TERM_PREFIX = "term#";
+export const TERM_LOG_PREFIX = "termlog#";
+/** Every item prefix of a channel's term statistics (what erasing derived data removes). */
+export const TERM_STATISTICS_PREFIXES: readonly string[] = [
+  TERMS_PREFIX,
+  TERM_PREFIX,
+  TERM_LOG_PREFIX,
+];
+
 export const resultItemKey = (segmentId: string) => `${RESULT_PREFIX}${segmentId}`;
 export const leaseItemKey = (segmentId: string) => `${LEASE_PREFIX}${segmentId}`;
 export const windowItemKey = (hash: string) => `${WINDOW_PREFIX}${hash}`;
@@ -96,6 +110,62 @@ export const windowItemKey = (hash: string) => `${WINDOW_PREFIX}${hash}`;
  */
 export function supportItemKey(normalizedTopic: string, segmentId: string): string {
   return `${TOPIC_PREFIX}${sha256(normalizedTopic).slice(0, 16)}#${segmentId}`;
+}
+
+/** A vocabulary name as it may stand in a sort key: `offline-1`, say. */
+const VOCABULARY = /^[a-z0-9][a-z0-9.-]{0,31}$/;
+
+function checkVocabulary(vocabulary: string): string {
+  if (!VOCABULARY.test(vocabulary)) {
+    throw new RangeError(
+      `vocabulary must be 1 to 32 lower-case letters, digits, dots and dashes (got ${JSON.stringify(vocabulary.slice(0, 40))})`,
+    );
+  }
+  return vocabulary;
+}
+
+/** The item that counts a vocabulary's segments in a channel. */
+export const termsHeadKey = (vocabulary: string) => `${TERMS_PREFIX}${checkVocabulary(vocabulary)}`;
+
+/** One term's item: the term itself is chat text, so the key holds a fixed-length hash of it. */
+export function termItemKey(vocabulary: string, term: string): string {
+  return `${TERM_PREFIX}${checkVocabulary(vocabulary)}#${sha256(term).slice(0, 32)}`;
+}
+
+/** Where a segment's counted chunks of terms are logged: one item per chunk. */
+export function termLogPrefix(vocabulary: string, segmentId: string): string {
+  return `${TERM_LOG_PREFIX}${checkVocabulary(vocabulary)}#${segmentId}#`;
+}
+
+export function termLogKey(vocabulary: string, segmentId: string, chunk: number): string {
+  return `${termLogPrefix(vocabulary, segmentId)}${String(chunk).padStart(3, "0")}`;
+}
+
+/**
+ * Terms counted in one write: with the chunk's log item and the segment count, one DynamoDB
+ * transaction (at most 100 actions).
+ */
+export const TERMS_PER_CHUNK = 98;
+
+/**
+ * A segment's distinct terms in sort order, cut into the chunks counted one transaction each;
+ * always at least one chunk (the first also counts the segment), empty when it has no terms.
+ */
+export function termChunks(terms: readonly string[]): string[][] {
+  const sorted = [...new Set(terms)].sort();
+  const chunks: string[][] = [];
+  for (let i = 0; i === 0 || i < sorted.length; i += TERMS_PER_CHUNK) {
+    chunks.push(sorted.slice(i, i + TERMS_PER_CHUNK));
+  }
+  return chunks;
+}
+
+/** A logged chunk of a segment's counted terms; chunk 0 also counted the segment. */
+export interface TermLogEntry {
+  v: 1;
+  segmentId: string;
+  chunk: number;
+  terms: string[];
 }
 
 /** A candidate's stable id: the same topic of the same segment always gets the same id. */

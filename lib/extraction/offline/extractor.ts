@@ -1,0 +1,345 @@
+/**
+ * The offline extractor: the topics of a segment without a model, from its structured turns.
+ * It names subjects (noun phrases and technical terms), never people, URLs, numbers, stopwords or
+ * system lines, and weighs each by how distinctive it is for the segment against the channel's
+ * other segments (TF-IDF over the channel's term statistics). It is not a model and says so:
+ * results name it {@link KEYPHRASE_EXTRACTOR_NAME}.
+ */
+import { createHash } from "node:crypto";
+import { isPositiveInteger } from "../../numbers/index.js";
+import { LLMError } from "../errors.js";
+import type {
+  Extraction,
+  ExtractionTurn,
+  ExtractOptions,
+  Extractor,
+  TermCounts,
+} from "../extractor.js";
+import type { Candidate } from "../types.js";
+import { NO_CALLS } from "../usage.js";
+import { participants } from "./names.js";
+import { type Piece, pieces, type Word } from "./tokens.js";
+
+/** What the extractor is, for logs, usage records and any output that names the model. */
+export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";
+
+/**
+ * The version its results are keyed by (as an analyzer's prompt version): a change to what it
+ * proposes bumps it, so that the next delivery of a segment extracts it again.
+ */
+export const KEYPHRASE_EXTRACTOR_VERSION = "keyphrases-2";
+
+/**
+ * How it makes terms (tokens, keys, phrases): the channel's term statistics are kept under this
+ * name, and a change to the terms bumps it, which starts them anew.
+ */
+export const KEYPHRASE_VOCABULARY = "offline-1";
+
+export interface KeyphraseExtractorOptions {
+  /** At most this many candidates per segment, the highest scores; a positive integer. Default 10. */
+  maxCandidates?: number;
+  /** Candidates scoring below this share of the segment's best are left out; 0 to 1. Default 0.2. */
+  minScore?: number;
+}
+
+const DEFAULT_MAX_CANDIDATES = 10;
+const DEFAULT_MIN_SCORE = 0.2;
+/** Words in a phrase, at most. */
+const MAX_PHRASE_WORDS = 3;
+/** Terms of a segment scored and counted in the channel's statistics: its most frequent ones. */
+const MAX_POOL = 200;
+/** Names of a segment recorded in the channel's statistics. */
+const MAX_NAMES = 64;
+/** Distinct terms held while counting: past it, terms seen in one message only are dropped. */
+const MAX_TALLIES = 60_000;
+/** Characters read between two yields to the event loop. */
+const YIELD_EVERY = 32_768;
+/** Segments with fewer turns than this may have topics said once. */
+const SMALL_SEGMENT = 10;
+/** Score weights: a phrase names a subject more precisely than one of its words. */
+const LENGTH_WEIGHT = [0, 1, 1.6, 1.9];
+const TECHNICAL_WEIGHT = 1.2;
+/**
+ * A word said by one author only in a segment of several, or only by bots: an announcement or a
+ * monologue more than a subject of the conversation.
+ */
+const ONE_VOICE_WEIGHT = 0.5;
+/** A single plain word ending in -ing, -ed or -ly is more often a verb or an adverb than a subject. */
+const VERB_FORM_WEIGHT = 0.6;
+const VERB_FORM = /(?:ing|ed|ly)$/u;
+/** The prefix of a name's key in the statistics: `@nick` never collides with a term. */
+const NAME_PREFIX = "@";
+
+/** A term of the segment and where it occurs. */
+interface Tally {
+  key: string;
+  words: number;
+  /** Turns it occurs in (each counted once), and how often in all. */
+  messages: number;
+  occurrences: number;
+  /** Indexes of the first and last turn it occurs in. */
+  first: number;
+  last: number;
+  authors: Set<string>;
+  /** Whether a person (not a bot) said it. */
+  person: boolean;
+  /** Its forms as written, with how often each. */
+  surfaces: Map<string, number>;
+  technical: boolean;
+}
+
+/** A term with its score. */
+interface Scored extends Tally {
+  score: number;
+}
+
+const NO_STATISTICS: TermCounts = { segments: 0, frequencies: new Map() };
+
+/**
+ * The topics of a segment's turns, without a model. Reads the text of every turn but system
+ * lines; refuses author names and addressed nicknames (of the segment, and those the channel's
+ * statistics know), URLs and anything inside them, tokens of one or two characters, numbers,
+ * stopwords and general words; merges inflections; proposes single words, technical terms and
+ * phrases of up to three words said in at least two messages (one in a segment of fewer than ten
+ * turns), scored by `(1 + ln messages) × idf × length × technical × spread` where
+ * `idf = ln((N + 1) / (df + 1)) + 1` over the channel's N other counted segments. Each
+ * candidate's turn range runs from the first to the last turn whose text says it. Linear in the
+ * text, yielding to the event loop as it reads; its answer to the same turns is stored (in
+ * `options.outputs`) so that a retry gives the same candidates whatever was counted meanwhile.
+ */
+export class KeyphraseExtractor implements Extractor {
+  readonly name = KEYPHRASE_EXTRACTOR_NAME;
+  readonly #maxCandidates: number;
+  readonly #minScore: number;
+
+  /** Throws a RangeError naming an option that is out of range. */
+  constructor(options: KeyphraseExtractorOptions = {}) {
+    const maxCandidates = options.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
+    if (!isPositiveInteger(maxCandidates)) {
+      throw new RangeError(`maxCandidates must be a positive integer, got ${maxCandidates}`);
+    }
+    const minScore = options.minScore ?? DEFAULT_MIN_SCORE;
+    if (!(minScore >= 0 && minScore <= 1)) {
+      throw new RangeError(`minScore must be between 0 and 1, got ${minScore}`);
+    }
+    this.#maxCandidates = maxCandidates;
+    this.#minScore = minScore;
+  }
+
+  /** Rejects with an {@link LLMError} (not retryable) when `options.signal` is aborted. */
+  async extract(
+    turns: readonly ExtractionTurn[],
+    options: ExtractOptions = {},
+  ): Promise<Extraction> {
+    throwIfAborted(options.signal);
+    const readable = turns.filter((turn) => turn.kind !== "system");
+    const people = participants(readable);
+    const tallies = await tally(turns, people.names, options.signal);
+    const voices = new Set(readable.map((turn) => turn.author ?? "")).size;
+    const minMessages = readable.length < SMALL_SEGMENT ? 1 : 2;
+    const pool = [...tallies.values()]
+      .filter((t) => t.messages >= (t.words > 1 ? 2 : minMessages))
+      .sort(
+        (a, b) => b.messages - a.messages || b.occurrences - a.occurrences || order(a.key, b.key),
+      )
+      .slice(0, MAX_POOL);
+    const terms = {
+      vocabulary: KEYPHRASE_VOCABULARY,
+      terms: [
+        ...pool.map((t) => t.key),
+        ...[...people.channelNames].slice(0, MAX_NAMES).map((name) => NAME_PREFIX + name),
+      ],
+    };
+    const key = answerKey(turns);
+    const stored = await options.outputs?.get(key);
+    if (stored !== undefined) return { candidates: stored.candidates, terms };
+    const names = new Set(pool.flatMap(wordsOf).map((word) => NAME_PREFIX + word));
+    const statistics =
+      options.statistics === undefined
+        ? NO_STATISTICS
+        : await options.statistics.lookup(KEYPHRASE_VOCABULARY, [
+            ...pool.map((t) => t.key),
+            ...names,
+          ]);
+    throwIfAborted(options.signal);
+    const candidates = this.#choose(pool, statistics, voices);
+    await options.outputs?.put(key, { candidates, usage: { ...NO_CALLS } });
+    return { candidates, terms };
+  }
+
+  /** The best-scoring terms, none a channel's name, none inside another chosen one. */
+  #choose(pool: readonly Tally[], statistics: TermCounts, voices: number): Candidate[] {
+    const { segments, frequencies } = statistics;
+    const scored: Scored[] = pool
+      .filter((t) => !wordsOf(t).some((word) => frequencies.has(NAME_PREFIX + word)))
+      .map((t) => {
+        const idf = Math.log((segments + 1) / ((frequencies.get(t.key) ?? 0) + 1)) + 1;
+        const spread = 0.7 + (0.3 * Math.min(t.authors.size, 3)) / 3;
+        const oneVoice = !t.person || (t.authors.size <= 1 && voices >= 3);
+        const verbForm =
+          t.words === 1 && !t.technical && wordsOf(t).every((word) => VERB_FORM.test(word));
+        const weight =
+          LENGTH_WEIGHT[t.words] *
+          (t.technical ? TECHNICAL_WEIGHT : 1) *
+          spread *
+          (oneVoice ? ONE_VOICE_WEIGHT : 1) *
+          (verbForm ? VERB_FORM_WEIGHT : 1);
+        return { ...t, score: (1 + Math.log(t.messages)) * idf * weight };
+      })
+      .sort((a, b) => b.score - a.score || b.messages - a.messages || order(a.key, b.key));
+    const top = scored[0]?.score ?? 0;
+    const chosen: Scored[] = [];
+    for (const term of scored) {
+      if (chosen.length >= this.#maxCandidates || term.score < this.#minScore * top) break;
+      if (chosen.some((other) => nested(term.key, other.key))) continue;
+      chosen.push(term);
+    }
+    return chosen.map((term) => candidate(term, top));
+  }
+}
+
+/**
+ * Every term of the turns (but system lines) with where it occurs: each run of words between
+ * breaks gives its words and its phrases of two and three words.
+ */
+async function tally(
+  turns: readonly ExtractionTurn[],
+  names: ReadonlySet<string>,
+  signal: AbortSignal | undefined,
+): Promise<Map<string, Tally>> {
+  const tallies = new Map<string, Tally>();
+  let limit = MAX_TALLIES;
+  let read = 0;
+  for (const [index, turn] of turns.entries()) {
+    if (turn.kind === "system") continue;
+    const author = turn.author?.toLowerCase() ?? "";
+    const person = turn.kind !== "bot";
+    let run: Word[] = [];
+    const flush = () => {
+      for (let start = 0; start < run.length; start++) {
+        for (let n = 1; n <= MAX_PHRASE_WORDS && start + n <= run.length; n++) {
+          count(tallies, run.slice(start, start + n), index, author, person);
+        }
+      }
+      run = [];
+    };
+    for (const piece of pieces(turn.text, names) as Piece[]) {
+      if (piece === undefined) flush();
+      else run.push(piece);
+    }
+    flush();
+    if (tallies.size > limit) {
+      forgetSingles(tallies, index);
+      // What stays is said in several messages; pruning again only pays once it has doubled.
+      limit = Math.max(MAX_TALLIES, 2 * tallies.size);
+    }
+    read += turn.text.length;
+    if (read >= YIELD_EVERY) {
+      read = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throwIfAborted(signal);
+    }
+  }
+  return tallies;
+}
+
+function count(
+  tallies: Map<string, Tally>,
+  words: Word[],
+  index: number,
+  author: string,
+  person: boolean,
+): void {
+  const key = words.map((w) => w.key).join(" ");
+  // A phrase that repeats a word ("test test") says nothing its word does not; a general word
+  // names a subject only after a word that is not ("fresh install", not "get work-items").
+  if (words.length > 1 && new Set(words.map((w) => w.key)).size < words.length) return;
+  if (words[0].general) return;
+  const surface = words.map((w) => w.surface).join(" ");
+  let entry = tallies.get(key);
+  if (entry === undefined) {
+    entry = {
+      key,
+      words: words.length,
+      messages: 0,
+      occurrences: 0,
+      first: index,
+      last: -1,
+      authors: new Set(),
+      person: false,
+      surfaces: new Map(),
+      technical: words.some((w) => w.technical),
+    };
+    tallies.set(key, entry);
+  }
+  entry.occurrences++;
+  if (entry.last !== index) {
+    entry.messages++;
+    entry.last = index;
+  }
+  if (author !== "" && entry.authors.size < 4) entry.authors.add(author);
+  entry.person ||= person;
+  const seen = entry.surfaces.get(surface);
+  if (seen !== undefined) entry.surfaces.set(surface, seen + 1);
+  else if (entry.surfaces.size < 4) entry.surfaces.set(surface, 1);
+}
+
+/** Bounds memory on huge segments: terms said in one earlier message only are forgotten. */
+function forgetSingles(tallies: Map<string, Tally>, index: number): void {
+  for (const [key, entry] of tallies) {
+    if (entry.messages === 1 && entry.last < index) tallies.delete(key);
+  }
+}
+
+/** The lower-case words of a term's forms as written: what names are compared with. */
+function wordsOf(term: Tally): string[] {
+  return [...term.surfaces.keys()].flatMap((surface) => surface.toLowerCase().split(" "));
+}
+
+/** Whether one key's words run inside the other's. */
+function nested(a: string, b: string): boolean {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return ` ${long} `.includes(` ${short} `);
+}
+
+function candidate(term: Scored, top: number): Candidate {
+  let topic = "";
+  let best = 0;
+  // Map order is first-seen order: the earliest form wins a tie.
+  for (const [surface, times] of term.surfaces) {
+    if (times > best) [topic, best] = [surface, times];
+  }
+  const where =
+    term.first === term.last
+      ? `turn ${term.first + 1}`
+      : `turns ${term.first + 1}–${term.last + 1}`;
+  const messages = term.messages === 1 ? "1 message" : `${term.messages} messages`;
+  return {
+    topic,
+    reason: `mentioned in ${messages} (${where})`,
+    confidence: Math.round((term.score / top) * 1000) / 1000,
+    tags: [...new Set(topic.toLowerCase().split(" "))],
+    turnRange: [term.first, term.last],
+    subjective: false,
+  };
+}
+
+/** What the stored answer to these turns is found by: the version and a digest of the turns. */
+function answerKey(turns: readonly ExtractionTurn[]): string {
+  const hash = createHash("sha256");
+  for (const turn of turns) {
+    hash.update(JSON.stringify([turn.role, turn.kind, turn.author ?? null, turn.text]));
+    hash.update("\n");
+  }
+  return `${KEYPHRASE_EXTRACTOR_VERSION} ${hash.digest("hex")}`;
+}
+
+function order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new LLMError("keyphrase extraction aborted", false, undefined, { cause: signal.reason });
+  }
+}

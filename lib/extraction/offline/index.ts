@@ -1,0 +1,11 @@
+/**
+ * The offline extractor: a segment's topics from its structured turns without a model, weighed
+ * against the channel's term statistics.
+ */
+export {
+  KEYPHRASE_EXTRACTOR_NAME,
+  KEYPHRASE_EXTRACTOR_VERSION,
+  KEYPHRASE_VOCABULARY,
+  KeyphraseExtractor,
+  type KeyphraseExtractorOptions,
+} from "./extractor.js";

@@ -1,0 +1,61 @@
+/**
+ * Who takes part in a segment: its authors, and the nicknames its messages address (`nick: …`,
+ * `@nick`, and `nick, …` for a nick that is an author). None of them is ever a topic.
+ */
+import type { ExtractionTurn } from "../extractor.js";
+import { LABELS, STOPWORDS } from "./words.js";
+
+/** A nickname as IRC, Slack and Discord spell them: no spaces, no separators that end a word. */
+const NICK = String.raw`[\p{L}\p{N}_\-\[\]\\^{}|\x60.]{1,40}`;
+/** `nick:` or `nick,` opening a message (after an optional `@`). */
+const ADDRESSED = new RegExp(String.raw`^\s*@?(${NICK})([:,])(?=\s|$)`, "u");
+/** `@nick` anywhere. */
+const MENTION = new RegExp(String.raw`(?:^|[\s(,;:])@(${NICK})`, "gu");
+
+export interface Participants {
+  /** Lower case: every name of the segment, to refuse as a topic or part of one. */
+  names: Set<string>;
+  /**
+   * Lower case: the names sure enough to record for the whole channel (authors, and nicks
+   * addressed with a colon or `@`), so that other segments refuse them too.
+   */
+  channelNames: Set<string>;
+}
+
+/** The segment's participants, from its turns' authors and text. */
+export function participants(turns: readonly ExtractionTurn[]): Participants {
+  const authors = new Set<string>();
+  for (const turn of turns) {
+    const author = turn.author?.trim().toLowerCase();
+    if (author) authors.add(author);
+  }
+  const names = new Set(authors);
+  const channelNames = new Set(authors);
+  for (const turn of turns) {
+    const opening = ADDRESSED.exec(turn.text);
+    if (opening) {
+      const nick = trimNick(opening[1]);
+      const general = LABELS.has(nick) || STOPWORDS.has(nick);
+      if (nick !== "" && opening[2] === ":" && !general) {
+        names.add(nick);
+        channelNames.add(nick);
+      } else if (nick !== "" && opening[2] === "," && !general) {
+        // `word, …` opens many a sentence: only an author's name is an address.
+        if (authors.has(nick)) names.add(nick);
+      }
+    }
+    for (const mention of turn.text.matchAll(MENTION)) {
+      const nick = trimNick(mention[1]);
+      if (nick !== "") {
+        names.add(nick);
+        channelNames.add(nick);
+      }
+    }
+  }
+  return { names, channelNames };
+}
+
+/** A nick without the sentence's trailing dots, in lower case. */
+function trimNick(nick: string): string {
+  return nick.replace(/\.+$/u, "").toLowerCase();
+}

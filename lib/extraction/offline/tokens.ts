@@ -1,0 +1,100 @@
+/**
+ * How the offline extractor reads a message: URLs and e-mail addresses cut out whole, then words
+ * and technical terms (`#[macro_use]`, `std::ffi`, `/etc/fstab`, `--force`, `grub2`, `c++`) in
+ * order, with a break wherever a phrase cannot go on (punctuation, a refused token). Linear in
+ * the text: every pattern is anchored to what it consumes, with bounded repetition.
+ */
+import { GENERAL, STOPWORDS, stem } from "./words.js";
+
+/** A word or technical term that may be (part of) a topic. */
+export interface Word {
+  /** As written, without surrounding punctuation or a possessive `'s`. */
+  surface: string;
+  /** Lower case: what names and stopwords are compared with. */
+  lower: string;
+  /** What inflections share: the stem of a plain word, the lower case of anything else. */
+  key: string;
+  /** Not a plain word: digits, inner punctuation, a path, a flag, an attribute, camelCase. */
+  technical: boolean;
+  /** Too general to be a topic alone: only part of a phrase. */
+  general: boolean;
+}
+
+/** `undefined` stands for a break: no phrase spans it. */
+export type Piece = Word | undefined;
+
+/** Tokens longer than this are junk (hashes, encoded data), never topics. */
+const MAX_TOKEN_CHARS = 48;
+
+/** URLs (any scheme, or `www.`), `host.tld/path`, and e-mail addresses: never topics, nor parts. */
+const URL =
+  /(?:(?<!\p{L})[a-z][a-z0-9+.-]{0,15}:\/\/|(?<!\p{L})www\.)[^\s<>"'`]*|\b[\p{L}\p{N}_-]{1,63}(?:\.[\p{L}\p{N}_-]{1,63}){1,8}\/[^\s<>"'`]*|\b[\p{L}\p{N}_.+-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){1,8}/giu;
+
+/**
+ * One token: a Rust-style attribute, a path, a long flag, or a word with inner `::`, `->`, `.`,
+ * `-`, `+`, `'` or `@` between its parts and an optional `++`, `#` or `()` after it.
+ */
+const TOKEN =
+  /#!?\[[^\]\n]{1,80}\]|(?<![\p{L}\p{N}_])(?:~|\.{1,2})?\/[\p{L}\p{N}_.+@-]{1,64}(?:\/[\p{L}\p{N}_.+@-]{0,64}){0,16}|(?<![\p{L}\p{N}_-])--[\p{L}\p{N}][\p{L}\p{N}_-]{0,40}|[\p{L}\p{N}_$]{1,64}(?:(?:::|->|[.'’+@-])[\p{L}\p{N}_$]{1,64}){0,16}(?:\+\+|#)?(?:\(\))?/gu;
+
+const LETTER = /\p{L}/u;
+/** What is left of an mIRC colour code whose control character was lost: `10Name`, `03(mod)`. */
+const COLOUR_RESIDUE = /^(?:0\d|1[0-5])(?=\p{L})/u;
+/** Ordinals, decades, hexadecimal and scientific notation, sizes and rates: numbers too. */
+const NUMBERLIKE =
+  /^(?:\d+(?:st|nd|rd|th|s)|0x[0-9a-f]+|\d*\.?\d+e[-+]?\d+|e[-+]\d+|\d+(?:[.,]\d+)*(?:[kmgt]i?b|[kmg]hz|px|ms|fps|mbps))$/iu;
+const NOT_LETTER = /[^\p{L}]/u;
+const CAMEL = /\p{Ll}\p{Lu}/u;
+const HEX_ID = /^(?=[0-9a-f]*\d)[0-9a-f]{7,}$/i;
+const POSSESSIVE = /['’]s$/iu;
+const TRAILING = /[.,:;!?'’]+$/u;
+
+/**
+ * The pieces of `text` in order. `names` (lower case) are the segment's participants: a token
+ * that is one is a break, like stopwords, numbers, tokens of one or two characters, and junk.
+ */
+export function pieces(text: string, names: ReadonlySet<string>): Piece[] {
+  const out: Piece[] = [];
+  let from = 0;
+  for (const url of text.matchAll(URL)) {
+    scan(text.slice(from, url.index), names, out);
+    out.push(undefined);
+    from = url.index + url[0].length;
+  }
+  scan(text.slice(from), names, out);
+  return out;
+}
+
+function scan(text: string, names: ReadonlySet<string>, out: Piece[]): void {
+  let end = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    // Only whitespace may join two words into a phrase.
+    if (match.index > end && text.slice(end, match.index).trim() !== "") out.push(undefined);
+    end = match.index + match[0].length;
+    const piece = word(match[0], names);
+    // An attribute, a path or a flag is a term on its own, never part of a phrase.
+    const alone = piece !== undefined && /^(?:#|~|\.{0,2}\/|--)/u.test(piece.surface);
+    if (alone) out.push(undefined, piece, undefined);
+    else out.push(piece);
+  }
+  if (text.slice(end).trim() !== "") out.push(undefined);
+}
+
+/** The token as a word, or a break when it can never be part of a topic. */
+export function word(token: string, names: ReadonlySet<string>): Piece {
+  const attribute = token.startsWith("#");
+  let surface = attribute
+    ? token
+    : token.replace(COLOUR_RESIDUE, "").replace(TRAILING, "").replace(POSSESSIVE, "");
+  if (!attribute && surface.length > 1 && surface.endsWith("/")) surface = surface.slice(0, -1);
+  const chars = [...surface].length;
+  if (chars <= 2 || chars > MAX_TOKEN_CHARS || !LETTER.test(surface) || NUMBERLIKE.test(surface)) {
+    return undefined;
+  }
+  const lower = surface.toLowerCase();
+  if (names.has(lower) || STOPWORDS.has(lower) || HEX_ID.test(surface)) return undefined;
+  const technical = NOT_LETTER.test(surface) || CAMEL.test(surface);
+  const key = technical ? lower : stem(lower);
+  if (STOPWORDS.has(key)) return undefined;
+  return { surface, lower, key, technical, general: GENERAL.has(lower) || GENERAL.has(key) };
+}
