@@ -1,8 +1,22 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { conversationIdProblem } from "../lib/identity/index.js";
 import { type ChatMessage, InvalidMessageError, parseChatMessage } from "../lib/messages/index.js";
 import type { Progress } from "./progress.js";
+
+/**
+ * `--channel NAME`, checked: a channel id as the input lines' `channel` must be one. Undefined
+ * when the flag is absent.
+ */
+export function channelOption(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const problem = conversationIdProblem(name);
+  if (problem !== undefined) {
+    throw new Error(`--channel must be a channel id: ${problem} (got ${JSON.stringify(name)})`);
+  }
+  return name;
+}
 
 /** A line of input that could not be taken, with the field at fault. */
 export interface InputProblem {
@@ -23,6 +37,8 @@ export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export interface ReadOptions {
   /** Lines longer than this are reported and skipped without being held (default 16 MiB). */
   maxLineBytes?: number;
+  /** The channel of lines that name none (default `default`): what `--channel` sets. */
+  defaultChannel?: string;
 }
 
 /**
@@ -56,7 +72,7 @@ export async function readMessages(
       continue;
     }
     if (text.trim() === "") continue;
-    const parsed = parseLine(text);
+    const parsed = parseLine(text, options.defaultChannel);
     if (parsed instanceof InvalidMessageError) {
       result.problems.push({ line, field: parsed.field, problem: parsed.reason });
       continue;
@@ -128,7 +144,7 @@ async function* lines(
   }
 }
 
-function parseLine(text: string): ChatMessage | InvalidMessageError {
+function parseLine(text: string, defaultChannel?: string): ChatMessage | InvalidMessageError {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -136,7 +152,7 @@ function parseLine(text: string): ChatMessage | InvalidMessageError {
     return new InvalidMessageError("json", `not valid JSON (${(error as Error).message})`);
   }
   try {
-    return parseChatMessage(value);
+    return parseChatMessage(value, { defaultChannel });
   } catch (error) {
     if (error instanceof InvalidMessageError) return error;
     throw error;

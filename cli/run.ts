@@ -36,7 +36,7 @@ import {
 } from "./format.js";
 import { parseModelFlags } from "./model-options.js";
 import { Progress } from "./progress.js";
-import { readMessages } from "./read-messages.js";
+import { channelOption, readMessages } from "./read-messages.js";
 import { writeReport } from "./report.js";
 import {
   type ChannelSummary,
@@ -60,6 +60,7 @@ when), the counts and the time, and the commands to try next.
 Options:
   --input FILE      chat messages as JSON lines (the segment command's format);
                     default: a generated multi-channel sample
+  --channel NAME    the channel of input lines that name none (default: default)
   --out FILE        also write every delivered segment to FILE, one JSON line each (default:
                     not written)
   --report FILE     write an HTML report of the topics and segments at the end (see
@@ -99,6 +100,7 @@ on or left unextracted, or the input cannot be read; 2 for usage errors.`;
 
 const RUN_OPTIONS = {
   input: { type: "string" },
+  channel: { type: "string" },
   out: { type: "string" },
   report: { type: "string" },
   verbose: { type: "boolean" },
@@ -123,6 +125,8 @@ const RUN_EXTRACTORS = ["none", ...EXTRACTORS] as const;
 
 export interface RunOptions {
   input?: string;
+  /** The channel of input lines that name none. */
+  channel?: string;
   out?: string;
   report?: string;
   verbose: boolean;
@@ -225,11 +229,15 @@ function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPTIONS>):
     }
     return Number(text);
   };
+  if (values.channel !== undefined && values.input === undefined) {
+    throw new Error("--channel needs --input (the generated sample names its own channels)");
+  }
   const tickMs = parseDuration(values.tick ?? "5m", "--tick");
   if (tickMs <= 0) throw new Error("--tick must be longer than 0");
   return {
     extraction: parseExtractionArgs(values, count),
     input: values.input,
+    channel: channelOption(values.channel),
     out: values.out,
     report: values.report,
     verbose: values.verbose ?? false,
@@ -311,7 +319,9 @@ async function loadMessages(
   const progress = new Progress(io.stderr);
   let read: Awaited<ReturnType<typeof readMessages>>;
   try {
-    read = await readMessages(options.input, progress, io.stdin);
+    read = await readMessages(options.input, progress, io.stdin, {
+      defaultChannel: options.channel,
+    });
   } catch (error) {
     io.stderr.write(`run: cannot read ${options.input}: ${(error as Error).message}\n`);
     return undefined;

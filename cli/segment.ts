@@ -5,7 +5,7 @@ import { ConversationSegmenter, openConversationStart } from "../lib/segmenter/i
 import { type Command, command, EXIT } from "./command.js";
 import { formatCount, formatProblem, warnIfMinItemsUnreachable } from "./format.js";
 import { Progress } from "./progress.js";
-import { readMessages } from "./read-messages.js";
+import { channelOption, readMessages } from "./read-messages.js";
 
 const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|-> [options]
 
@@ -13,6 +13,7 @@ Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optio
 user, text), segments each channel separately and prints its closed conversation segments.
 
 Options:
+  --channel NAME    the channel of lines that name none (default: default)
   --max-size N      ceiling on one segment, in messages (default 500)
   --settle D        silence that ends a conversation, e.g. 90s, 15m, 24h, 2d or ms (default 24h)
   --min-items N     drop segments with fewer messages (default 1)
@@ -43,6 +44,7 @@ interface ChannelReport {
 }
 
 const SEGMENT_OPTIONS = {
+  channel: { type: "string" },
   "max-size": { type: "string" },
   settle: { type: "string" },
   "min-items": { type: "string" },
@@ -72,18 +74,19 @@ export const segmentCommand: Command = command({
     });
     return {
       source: positionals[0],
+      channel: channelOption(options.channel),
       segmenter,
       now: options.now === undefined ? io.now() : nowOption(options.now),
       json: options.json ?? false,
       skipInvalid: options["skip-invalid"] ?? false,
     };
   },
-  run: async ({ source, segmenter, now, json, skipInvalid }, io) => {
+  run: async ({ source, channel, segmenter, now, json, skipInvalid }, io) => {
     warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
     const progress = new Progress(io.stderr);
     let read: Awaited<ReturnType<typeof readMessages>>;
     try {
-      read = await readMessages(source, progress, io.stdin);
+      read = await readMessages(source, progress, io.stdin, { defaultChannel: channel });
     } catch (error) {
       progress.finish();
       io.stderr.write(`segment: cannot read ${source}: ${(error as Error).message}\n`);

@@ -144,7 +144,7 @@ export class Analyzer implements Extractor {
     turns: readonly ExtractionTurn[],
     options: ExtractOptions = {},
   ): Promise<Extraction> {
-    const { statistics: _unused, ...analyze } = options;
+    const { statistics: _statistics, channel: _channel, ...analyze } = options;
     return { candidates: await this.analyze(turns.map(transcriptTurn), analyze) };
   }
 

@@ -50,6 +50,11 @@ export interface SegmentTerms {
 export interface ExtractOptions extends AnalyzeOptions {
   /** The channel's term statistics (default: none, as for a channel's first segment). */
   statistics?: TermStatistics;
+  /**
+   * The channel (or conversation) the segment belongs to: in `#rust`, "rust" says nothing of
+   * what a segment is about.
+   */
+  channel?: string;
 }
 
 /** An extractor's answer: the candidates, and the terms the segment adds to the statistics. */

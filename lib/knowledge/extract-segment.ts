@@ -261,6 +261,7 @@ export class SegmentExtractor {
             options.onUsage?.(usage, call);
           },
           onRepair: options.onRepair,
+          channel,
           statistics: {
             lookup: (vocabulary, terms) => store.termCounts(channel, vocabulary, terms, segmentId),
           },

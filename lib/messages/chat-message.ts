@@ -27,7 +27,7 @@ export interface ChatMessage {
  * Validates one decoded JSON value as a chat message: `id` (non-empty, well-formed string, or a
  * safe integer), `ts` (ISO-8601 date-time with a zone, or epoch milliseconds as a number or digit
  * string, an accepted timestamp of `lib/identity`: 1970 to year 9999), optional `channel` (a
- * valid conversation id, default {@link DEFAULT_CHANNEL}), optional `user` and `text` (string or
+ * valid conversation id, default `options.defaultChannel`, else {@link DEFAULT_CHANNEL}), optional `user` and `text` (string or
  * null, well-formed: a lone surrogate cannot be stored as UTF-8), optional `kind` (`user`, `bot` or
  * `system`) or `system: true` (what the IRC logs carry for joins, parts and mode changes; `kind`
  * absent, null or `user` with `system` absent, null or false is a person's message, and `kind`
@@ -35,7 +35,10 @@ export interface ChatMessage {
  *
  * @throws InvalidMessageError naming the first field at fault.
  */
-export function parseChatMessage(value: unknown): ChatMessage {
+export function parseChatMessage(
+  value: unknown,
+  options: { defaultChannel?: string } = {},
+): ChatMessage {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InvalidMessageError("message", `expected a JSON object (got ${kindOf(value)})`);
   }
@@ -43,7 +46,7 @@ export function parseChatMessage(value: unknown): ChatMessage {
   const message: ChatMessage = {
     id: parseId(record.id),
     ts: parseTimestamp(record.ts),
-    channel: parseChannel(record.channel),
+    channel: parseChannel(record.channel, options.defaultChannel ?? DEFAULT_CHANNEL),
   };
   const user = optionalText(record, "user");
   const text = optionalText(record, "text");
@@ -150,8 +153,8 @@ function zoneOffsetMs(zone: string): number | undefined {
   return sign * (hours * 60 + minutes) * 60_000;
 }
 
-function parseChannel(value: unknown): string {
-  if (value === undefined || value === null) return DEFAULT_CHANNEL;
+function parseChannel(value: unknown, fallback: string): string {
+  if (value === undefined || value === null) return fallback;
   if (typeof value !== "string") {
     throw new InvalidMessageError("channel", `expected a string (got ${kindOf(value)})`);
   }

@@ -18,7 +18,8 @@ import type {
 import type { Candidate } from "../types.js";
 import { NO_CALLS } from "../usage.js";
 import { participants } from "./names.js";
-import { type Piece, pieces, type Word } from "./tokens.js";
+import { type Context, type Piece, pieces, type Word } from "./tokens.js";
+import { stem } from "./words.js";
 
 /** What the extractor is, for logs, usage records and any output that names the model. */
 export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";
@@ -70,7 +71,10 @@ const VERB_FORM = /(?:ing|ed|ly)$/u;
 /** The prefix of a name's key in the statistics: `@nick` never collides with a term. */
 const NAME_PREFIX = "@";
 
-/** A term of the segment and where it occurs. */
+/**
+ * A term of the segment and where it occurs. Most terms occur once: the first author and form are
+ * kept as they are, and the sets only made for a term said again.
+ */
 interface Tally {
   key: string;
   words: number;
@@ -80,11 +84,13 @@ interface Tally {
   /** Indexes of the first and last turn it occurs in. */
   first: number;
   last: number;
-  authors: Set<string>;
+  author: string;
+  authors?: Set<string>;
   /** Whether a person (not a bot) said it. */
   person: boolean;
-  /** Its forms as written, with how often each. */
-  surfaces: Map<string, number>;
+  /** Its first form as written; then every form (at most four) with how often each. */
+  surface: string;
+  surfaces?: Map<string, number>;
   technical: boolean;
 }
 
@@ -134,7 +140,8 @@ export class KeyphraseExtractor implements Extractor {
     throwIfAborted(options.signal);
     const readable = turns.filter((turn) => turn.kind !== "system");
     const people = participants(readable);
-    const tallies = await tally(turns, people.names, options.signal);
+    const context: Context = { names: people.names, general: channelWords(options.channel) };
+    const tallies = await tally(turns, context, options.signal);
     const voices = new Set(readable.map((turn) => turn.author ?? "")).size;
     const minMessages = readable.length < SMALL_SEGMENT ? 1 : 2;
     const pool = [...tallies.values()]
@@ -174,8 +181,8 @@ export class KeyphraseExtractor implements Extractor {
       .filter((t) => !wordsOf(t).some((word) => frequencies.has(NAME_PREFIX + word)))
       .map((t) => {
         const idf = Math.log((segments + 1) / ((frequencies.get(t.key) ?? 0) + 1)) + 1;
-        const spread = 0.7 + (0.3 * Math.min(t.authors.size, 3)) / 3;
-        const oneVoice = !t.person || (t.authors.size <= 1 && voices >= 3);
+        const spread = 0.7 + (0.3 * Math.min(voicesOf(t), 3)) / 3;
+        const oneVoice = !t.person || (voicesOf(t) <= 1 && voices >= 3);
         const verbForm =
           t.words === 1 && !t.technical && wordsOf(t).every((word) => VERB_FORM.test(word));
         const weight =
@@ -204,7 +211,7 @@ export class KeyphraseExtractor implements Extractor {
  */
 async function tally(
   turns: readonly ExtractionTurn[],
-  names: ReadonlySet<string>,
+  context: Context,
   signal: AbortSignal | undefined,
 ): Promise<Map<string, Tally>> {
   const tallies = new Map<string, Tally>();
@@ -214,16 +221,16 @@ async function tally(
     if (turn.kind === "system") continue;
     const author = turn.author?.toLowerCase() ?? "";
     const person = turn.kind !== "bot";
-    let run: Word[] = [];
+    const run: Word[] = [];
     const flush = () => {
       for (let start = 0; start < run.length; start++) {
         for (let n = 1; n <= MAX_PHRASE_WORDS && start + n <= run.length; n++) {
-          count(tallies, run.slice(start, start + n), index, author, person);
+          count(tallies, run, start, n, index, author, person);
         }
       }
-      run = [];
+      run.length = 0;
     };
-    for (const piece of pieces(turn.text, names) as Piece[]) {
+    for (const piece of pieces(turn.text, context) as Piece[]) {
       if (piece === undefined) flush();
       else run.push(piece);
     }
@@ -243,45 +250,89 @@ async function tally(
   return tallies;
 }
 
+/** Counts the term of `n` words of `run` from `start`, said in turn `index`. */
 function count(
   tallies: Map<string, Tally>,
-  words: Word[],
+  run: readonly Word[],
+  start: number,
+  n: number,
   index: number,
   author: string,
   person: boolean,
 ): void {
-  const key = words.map((w) => w.key).join(" ");
-  // A phrase that repeats a word ("test test") says nothing its word does not; a general word
-  // names a subject only after a word that is not ("fresh install", not "get work-items").
-  if (words.length > 1 && new Set(words.map((w) => w.key)).size < words.length) return;
-  if (words[0].general) return;
-  const surface = words.map((w) => w.surface).join(" ");
-  let entry = tallies.get(key);
+  const first = run[start];
+  const end = start + n;
+  let technical = first.technical;
+  if (n > 1) {
+    // A phrase that repeats a word ("test test") says nothing its word does not; a general word
+    // names a subject only after a word that is not ("fresh install", not "get work-items"),
+    // and alone never; a run of device names or versions (`sdb3 sdb2 sdb1`) is output pasted.
+    if (!first.opens) return;
+    let digits = 0;
+    let general = true;
+    for (let i = start; i < end; i++) {
+      const word = run[i];
+      if (word.digits) digits++;
+      general &&= word.general;
+      technical ||= word.technical;
+      for (let j = start; j < i; j++) if (run[j].key === word.key) return;
+    }
+    if (digits > 1 || general) return;
+  } else if (first.general) {
+    return;
+  }
+  let key = first.key;
+  let surface = first.surface;
+  for (let i = start + 1; i < end; i++) {
+    key += ` ${run[i].key}`;
+    surface += ` ${run[i].surface}`;
+  }
+  const entry = tallies.get(key);
   if (entry === undefined) {
-    entry = {
+    tallies.set(key, {
       key,
-      words: words.length,
-      messages: 0,
-      occurrences: 0,
+      words: n,
+      messages: 1,
+      occurrences: 1,
       first: index,
-      last: -1,
-      authors: new Set(),
-      person: false,
-      surfaces: new Map(),
-      technical: words.some((w) => w.technical),
-    };
-    tallies.set(key, entry);
+      last: index,
+      author,
+      person,
+      surface,
+      technical,
+    });
+    return;
   }
   entry.occurrences++;
   if (entry.last !== index) {
     entry.messages++;
     entry.last = index;
   }
-  if (author !== "" && entry.authors.size < 4) entry.authors.add(author);
   entry.person ||= person;
+  if (author !== entry.author && author !== "") {
+    entry.authors ??= new Set(entry.author === "" ? [] : [entry.author]);
+    if (entry.authors.size < 4) entry.authors.add(author);
+  }
+  entry.surfaces ??= new Map([[entry.surface, 1]]);
   const seen = entry.surfaces.get(surface);
   if (seen !== undefined) entry.surfaces.set(surface, seen + 1);
   else if (entry.surfaces.size < 4) entry.surfaces.set(surface, 1);
+}
+
+/** How many people said a term. */
+function voicesOf(term: Tally): number {
+  return term.authors?.size ?? (term.author === "" ? 0 : 1);
+}
+
+/** A term's forms as written, with how often each, in first-seen order. */
+function formsOf(term: Tally): Map<string, number> {
+  return term.surfaces ?? new Map([[term.surface, 1]]);
+}
+
+/** The words of a channel's name, as written and stemmed: general in that channel. */
+function channelWords(channel: string | undefined): Set<string> {
+  const words = (channel ?? "").toLowerCase().match(/\p{L}{3,}/gu) ?? [];
+  return new Set([...words, ...words.map(stem)]);
 }
 
 /** Bounds memory on huge segments: terms said in one earlier message only are forgotten. */
@@ -293,7 +344,7 @@ function forgetSingles(tallies: Map<string, Tally>, index: number): void {
 
 /** The lower-case words of a term's forms as written: what names are compared with. */
 function wordsOf(term: Tally): string[] {
-  return [...term.surfaces.keys()].flatMap((surface) => surface.toLowerCase().split(" "));
+  return [...formsOf(term).keys()].flatMap((surface) => surface.toLowerCase().split(" "));
 }
 
 /** Whether one key's words run inside the other's. */
@@ -306,7 +357,7 @@ function candidate(term: Scored, top: number): Candidate {
   let topic = "";
   let best = 0;
   // Map order is first-seen order: the earliest form wins a tie.
-  for (const [surface, times] of term.surfaces) {
+  for (const [surface, times] of formsOf(term)) {
     if (times > best) [topic, best] = [surface, times];
   }
   const where =

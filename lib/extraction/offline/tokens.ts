@@ -18,6 +18,21 @@ export interface Word {
   technical: boolean;
   /** Too general to be a topic alone: only part of a phrase. */
   general: boolean;
+  /**
+   * May open a phrase: not a general word of English ("fresh install", not "get work-items");
+   * the words of the channel's name may ("rust analyzer" in #rust).
+   */
+  opens: boolean;
+  /** Holds a digit (`sdb1`, `grub2`): a phrase holds at most one such word. */
+  digits: boolean;
+}
+
+/** What the reader knows of the segment: who takes part, which words are general there. */
+export interface Context {
+  /** Lower case: names that are never part of a topic. */
+  names: ReadonlySet<string>;
+  /** Lower case, as written and stemmed: words general in this channel only (its name's). */
+  general: ReadonlySet<string>;
 }
 
 /** `undefined` stands for a break: no phrase spans it. */
@@ -46,6 +61,9 @@ const NUMBERLIKE =
 const NOT_LETTER = /[^\p{L}]/u;
 const CAMEL = /\p{Ll}\p{Lu}/u;
 const HEX_ID = /^(?=[0-9a-f]*\d)[0-9a-f]{7,}$/i;
+/** `fabio__`, `nick_`: an IRC nickname's spare form, never a subject. */
+const SPARE_NICK = /^\p{L}[\p{L}\p{N}]*_+$/u;
+const DIGIT = /\p{N}/u;
 const POSSESSIVE = /['’]s$/iu;
 const TRAILING = /[.,:;!?'’]+$/u;
 
@@ -53,25 +71,25 @@ const TRAILING = /[.,:;!?'’]+$/u;
  * The pieces of `text` in order. `names` (lower case) are the segment's participants: a token
  * that is one is a break, like stopwords, numbers, tokens of one or two characters, and junk.
  */
-export function pieces(text: string, names: ReadonlySet<string>): Piece[] {
+export function pieces(text: string, context: Context): Piece[] {
   const out: Piece[] = [];
   let from = 0;
   for (const url of text.matchAll(URL)) {
-    scan(text.slice(from, url.index), names, out);
+    scan(text.slice(from, url.index), context, out);
     out.push(undefined);
     from = url.index + url[0].length;
   }
-  scan(text.slice(from), names, out);
+  scan(text.slice(from), context, out);
   return out;
 }
 
-function scan(text: string, names: ReadonlySet<string>, out: Piece[]): void {
+function scan(text: string, context: Context, out: Piece[]): void {
   let end = 0;
   for (const match of text.matchAll(TOKEN)) {
     // Only whitespace may join two words into a phrase.
     if (match.index > end && text.slice(end, match.index).trim() !== "") out.push(undefined);
     end = match.index + match[0].length;
-    const piece = word(match[0], names);
+    const piece = word(match[0], context);
     // An attribute, a path or a flag is a term on its own, never part of a phrase.
     const alone = piece !== undefined && /^(?:#|~|\.{0,2}\/|--)/u.test(piece.surface);
     if (alone) out.push(undefined, piece, undefined);
@@ -81,7 +99,7 @@ function scan(text: string, names: ReadonlySet<string>, out: Piece[]): void {
 }
 
 /** The token as a word, or a break when it can never be part of a topic. */
-export function word(token: string, names: ReadonlySet<string>): Piece {
+export function word(token: string, context: Context): Piece {
   const attribute = token.startsWith("#");
   let surface = attribute
     ? token
@@ -92,9 +110,20 @@ export function word(token: string, names: ReadonlySet<string>): Piece {
     return undefined;
   }
   const lower = surface.toLowerCase();
-  if (names.has(lower) || STOPWORDS.has(lower) || HEX_ID.test(surface)) return undefined;
+  if (context.names.has(lower) || STOPWORDS.has(lower)) return undefined;
+  if (HEX_ID.test(surface) || SPARE_NICK.test(surface)) return undefined;
   const technical = NOT_LETTER.test(surface) || CAMEL.test(surface);
   const key = technical ? lower : stem(lower);
   if (STOPWORDS.has(key)) return undefined;
-  return { surface, lower, key, technical, general: GENERAL.has(lower) || GENERAL.has(key) };
+  const english = GENERAL.has(lower) || GENERAL.has(key);
+  const local = context.general.has(lower) || context.general.has(key);
+  return {
+    surface,
+    lower,
+    key,
+    technical,
+    general: english || local,
+    opens: !english,
+    digits: DIGIT.test(surface),
+  };
 }

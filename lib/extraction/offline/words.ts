@@ -76,7 +76,7 @@ doing done making going getting trying saying looking seeing thinking wanting wa
 stuff somewhere someone anything everything nothing everyone anyone else lot lots bunch kinda
 version create created install installed installing fail failed failing drop dropped save saved
 based basis currently tool tools info information details detail thanks issue issues answer
-wait waiting guess trying seem stuff anyway able works worked hour hours minute minutes
+wait waiting guess trying seem stuff anyway able works worked hour hours minute minutes sudo
 `;
 
 /**

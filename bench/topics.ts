@@ -1,0 +1,501 @@
+/**
+ * Whether the offline extractor names what was discussed: today's extractor (retext-keywords
+ * behind the analyzer, reading the rendered prompt back, `bench/legacy/`) beside the new one
+ * (structured turns, the channel's term statistics), in the same run, on the same segments,
+ * through the real `SegmentExtractor` on the memory results store. Per extractor:
+ * - junk: the share of stored topics that are a participant's name (a word of the topic is an
+ *   author or an addressed nick of the channel, case-insensitive), a URL fragment (a word found
+ *   inside the channel's URLs and nowhere else in its text), a stopword, or shorter than three
+ *   characters;
+ * - topics per segment;
+ * - evidence: the share of topics each of whose words occurs in the text (not the author) of
+ *   the messages of its evidence range;
+ * - time per segment (mean) and for the largest segment; and the new extractor alone on one
+ *   synthetic segment of 500 messages of 10 KB, with the longest the event loop was held.
+ *
+ *   npm run bench:topics                     the annotated IRC files, one channel per file
+ *   npm run bench:topics -- --input FILE     another chat file (one channel unless it says)
+ *   npm run bench:topics -- --show 5         each channel's top 5 topics, before and after
+ *   npm run bench:topics -- --stress-before  also time today's extractor on the synthetic segment
+ *   npm run bench:topics -- --json           the numbers as one JSON object
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Analyzer, type Extractor, KeyphraseExtractor } from "../lib/extraction/index.js";
+import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/identity/index.js";
+import {
+  ANALYZER_DEFAULTS,
+  mergeSupports,
+  SegmentExtractor,
+  type SegmentResult,
+} from "../lib/knowledge/index.js";
+import { MemoryResultStore } from "../lib/knowledge/memory-store.js";
+import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
+import type { InlineMessage } from "../lib/pipeline/contract/index.js";
+import {
+  ConversationSegmenter,
+  DEFAULT_MAX_SIZE,
+  DEFAULT_SETTLE_MS,
+} from "../lib/segmenter/index.js";
+import { random } from "../local/sample.js";
+import { benchArgs, usageError } from "./args.js";
+import { KeyphraseExtractor as RetextExtractor } from "./legacy/retext-extractor.js";
+
+// ---------------------------------------------------------------------------------------------
+// What counts as junk (pure; tested in test/bench/topics.test.ts)
+
+/**
+ * A classic English stopword list (articles, pronouns, prepositions, conjunctions, auxiliaries),
+ * the bench's own, independent of the extractor's lists.
+ */
+export const BENCH_STOPWORDS: ReadonlySet<string> = new Set(
+  `a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had
+has have having he her here hers herself him himself his how i if in into is it its itself just
+me more most my myself no nor not now of off on once only or other our ours ourselves out over
+own same she should so some such than that the their theirs them themselves then there these they
+this those through to too under until up very was we were what when where which while who whom
+why will with would you your yours yourself yourselves yes yeah ok okay lol thanks hi hello`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+const URL_PATTERN = /(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S+/giu;
+const WORDS = /[\p{L}\p{N}]+/gu;
+/** `nick:` / `nick,` opening a message, and `@nick` anywhere. */
+const ADDRESSED = /^\s*@?([^\s:,]{1,40})([:,])(?=\s|$)/u;
+const MENTION = /(?:^|\s)@([^\s:,.!?]{1,40})/gu;
+/** A system line's nick: who joined, left, quit or changed names (`a is now known as b`). */
+const SYSTEM_NICK =
+  /^(\S+?)(?:\s+\[[^\]]*\])?\s+(?:has|is now known as|was kicked)\b(?:.*\bknown as (\S+))?/u;
+/** A token no English word is: digits, underscores, brackets, inner capitals. */
+const NICK_SHAPED = /[\p{N}_[\]\\^{}|`]|\p{Ll}\p{Lu}/u;
+
+/**
+ * Who took part in a channel (lower case): its authors, the nicks its system lines name (joins,
+ * parts, quits, nick changes), `@mentions`, and the nicks its messages address (`nick:` or
+ * `nick,` opening a message) that are one of those or shaped as no English word is (a word
+ * like "error:" opening a line is a label).
+ */
+export function participantsOf(messages: readonly ChatMessage[]): Set<string> {
+  const present = new Set(messages.flatMap((m) => (m.user ? [m.user.toLowerCase()] : [])));
+  for (const message of messages) {
+    if (message.kind !== "system") continue;
+    const match = SYSTEM_NICK.exec(message.text ?? "");
+    if (match) for (const nick of match.slice(1)) if (nick) present.add(nick.toLowerCase());
+  }
+  const names = new Set(present);
+  for (const message of messages) {
+    if (message.kind === "system") continue;
+    const text = message.text ?? "";
+    const opening = ADDRESSED.exec(text);
+    if (opening) {
+      const nick = opening[1].toLowerCase();
+      if (present.has(nick) || NICK_SHAPED.test(opening[1])) names.add(nick);
+    }
+    for (const [, nick] of text.matchAll(MENTION)) names.add(nick.toLowerCase());
+  }
+  return names;
+}
+
+/** Words (lower case) that occur in a channel's URLs and nowhere else in its text. */
+export function urlFragmentsOf(messages: readonly ChatMessage[]): Set<string> {
+  const inside = new Set<string>();
+  const outside = new Set<string>();
+  for (const message of messages) {
+    const text = message.text ?? "";
+    for (const [url] of text.matchAll(URL_PATTERN)) {
+      for (const [w] of url.toLowerCase().matchAll(WORDS)) inside.add(w);
+    }
+    for (const [w] of text.replace(URL_PATTERN, " ").toLowerCase().matchAll(WORDS)) outside.add(w);
+  }
+  return new Set([...inside].filter((w) => !outside.has(w)));
+}
+
+export type Junk = "name" | "url" | "stopword" | "short";
+
+/** Why a topic is junk, or undefined when it is not. */
+export function junkOf(
+  topic: string,
+  channel: { names: ReadonlySet<string>; fragments: ReadonlySet<string> },
+): Junk | undefined {
+  const lower = topic.toLowerCase().trim();
+  if ([...lower].length < 3) return "short";
+  const words = lower.split(/\s+/u);
+  const parts = [...lower.matchAll(WORDS)].map(([w]) => w);
+  if (words.some((w) => channel.names.has(w.replace(/[^\p{L}\p{N}_\-[\]\\^{}|`]/gu, "")))) {
+    return "name";
+  }
+  if (lower.includes("://") || parts.some((w) => channel.fragments.has(w))) return "url";
+  if (BENCH_STOPWORDS.has(lower)) return "stopword";
+  return undefined;
+}
+
+/** Whether each word of `topic` occurs in the text of the messages `first` to `last`. */
+export function evidenceHolds(
+  topic: string,
+  messages: readonly { text: string }[],
+  range: readonly [number, number] | null,
+): boolean {
+  if (range === null) return false;
+  const text = messages
+    .slice(range[0], range[1] + 1)
+    .map((m) => m.text.toLowerCase())
+    .join("\n");
+  return topic
+    .toLowerCase()
+    .split(/\s+/u)
+    .filter(Boolean)
+    .every((w) => text.includes(w));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corpus
+
+const CORPUS_DIR = fileURLToPath(new URL("../../shared/data/irc/", import.meta.url));
+const UNANNOTATED = "ubuntu-stream.jsonl";
+
+function readChatFile(path: string, channel?: string): ChatMessage[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .flatMap((line, index) => {
+      if (line.trim() === "") return [];
+      try {
+        const record = JSON.parse(line);
+        return [parseChatMessage(channel === undefined ? record : { ...record, channel })];
+      } catch (error) {
+        throw new Error(`${path}:${index + 1}: ${(error as Error).message}`);
+      }
+    });
+}
+
+function loadCorpus(input: string | undefined): { description: string; messages: ChatMessage[] } {
+  if (input !== undefined) return { description: basename(input), messages: readChatFile(input) };
+  if (!existsSync(CORPUS_DIR)) {
+    throw new Error(`${CORPUS_DIR} is absent: pass --input FILE`);
+  }
+  const files = readdirSync(CORPUS_DIR)
+    .filter((name) => name.endsWith(".jsonl") && name !== UNANNOTATED)
+    .sort();
+  return {
+    description: `${files.length} annotated IRC files of ../shared/data/irc/, one channel per file`,
+    messages: files.flatMap((name) =>
+      readChatFile(join(CORPUS_DIR, name), basename(name, ".jsonl")),
+    ),
+  };
+}
+
+interface Channel {
+  name: string;
+  messages: ChatMessage[];
+  segments: ChatMessage[][];
+  names: Set<string>;
+  fragments: Set<string>;
+}
+
+function channelsOf(messages: readonly ChatMessage[], maxSize: number): Channel[] {
+  const byChannel = new Map<string, ChatMessage[]>();
+  for (const m of messages) byChannel.set(m.channel, [...(byChannel.get(m.channel) ?? []), m]);
+  const segmenter = new ConversationSegmenter({ maxSize, settle: DEFAULT_SETTLE_MS });
+  return [...byChannel].map(([name, list]) => {
+    list.sort(compareRefs);
+    return {
+      name,
+      messages: list,
+      segments: segmenter.closedSegments(list, MAX_TIMESTAMP_MS, (m) => m.ts),
+      names: participantsOf(list),
+      fragments: urlFragmentsOf(list),
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface Variant {
+  name: string;
+  extractor: () => Extractor;
+  /** Today's extractor knew no kinds: every line, system lines too, was a turn `author: text`. */
+  kinds: boolean;
+}
+
+const VARIANTS: Variant[] = [
+  {
+    name: "before: retext-keywords on the rendered prompt",
+    extractor: () => new Analyzer(new RetextExtractor(), ANALYZER_DEFAULTS),
+    kinds: false,
+  },
+  {
+    name: "after: structured turns, channel TF-IDF",
+    extractor: () => new KeyphraseExtractor(),
+    kinds: true,
+  },
+];
+
+interface Measured {
+  variant: string;
+  segments: number;
+  topics: number;
+  junk: Record<Junk, number>;
+  evidence: number;
+  totalMs: number;
+  largest: { messages: number; ms: number };
+  /** Each channel's topics, most supported first. */
+  top: Map<string, string[]>;
+  /** Each junk topic with its channel and why. */
+  junkTopics: string[];
+}
+
+function inline(message: ChatMessage, kinds: boolean): InlineMessage {
+  const m: InlineMessage = { id: message.id, ts: message.ts, text: message.text ?? "" };
+  if (message.user) m.author = message.user;
+  if (kinds && message.kind !== undefined) m.kind = message.kind;
+  return m;
+}
+
+async function measure(variant: Variant, channels: readonly Channel[]): Promise<Measured> {
+  const store = new MemoryResultStore();
+  const extractor = new SegmentExtractor({
+    store,
+    extractor: variant.extractor(),
+    model: variant.name,
+    promptVersion: "bench",
+  });
+  const out: Measured = {
+    variant: variant.name,
+    segments: 0,
+    topics: 0,
+    junk: { name: 0, url: 0, stopword: 0, short: 0 },
+    evidence: 0,
+    totalMs: 0,
+    largest: { messages: 0, ms: 0 },
+    top: new Map(),
+    junkTopics: [],
+  };
+  for (const channel of channels) {
+    for (const [index, segment] of channel.segments.entries()) {
+      const messages = segment.map((m) => inline(m, variant.kinds));
+      const first = messages[0];
+      const last = messages[messages.length - 1];
+      const started = performance.now();
+      const { result } = await extractor.extract(
+        {
+          segmentId: `${channel.name}-${String(index).padStart(4, "0")}`,
+          channel: channel.name,
+          late: false,
+          belongsAfter: null,
+          count: messages.length,
+          first: { id: first.id, ts: first.ts },
+          last: { id: last.id, ts: last.ts },
+        },
+        messages,
+      );
+      const ms = performance.now() - started;
+      out.segments++;
+      out.totalMs += ms;
+      if (messages.length > out.largest.messages) out.largest = { messages: messages.length, ms };
+      tally(out, result, messages, channel);
+    }
+    const topics = mergeSupports(await store.listSupports(channel.name));
+    out.top.set(
+      channel.name,
+      topics.map((t) => `${t.topic} (${t.segments})`),
+    );
+  }
+  return out;
+}
+
+function tally(
+  out: Measured,
+  result: SegmentResult,
+  messages: readonly InlineMessage[],
+  channel: Channel,
+): void {
+  for (const candidate of result.candidates) {
+    out.topics++;
+    const junk = junkOf(candidate.topic, channel);
+    if (junk !== undefined) {
+      out.junk[junk]++;
+      out.junkTopics.push(`${channel.name}: ${JSON.stringify(candidate.topic)} (${junk})`);
+    }
+    if (evidenceHolds(candidate.topic, messages, candidate.turnRange)) out.evidence++;
+  }
+}
+
+/** One segment of `count` messages of about `bytes` each: chat-like words, 12 speakers. */
+function syntheticSegment(count: number, bytes: number): InlineMessage[] {
+  const next = random(19);
+  const vocabulary = Array.from({ length: 5000 }, (_, i) => {
+    let word = "";
+    for (let n = 4 + (i % 6); word.length < n; )
+      word += "bcdfghklmnprstvz"[Math.floor(next() * 16)] + "aeiou"[Math.floor(next() * 5)];
+    return word;
+  });
+  return Array.from({ length: count }, (_, i) => {
+    const words: string[] = [];
+    for (let length = 0; length < bytes; ) {
+      const word = vocabulary[Math.floor(next() ** 2 * vocabulary.length)];
+      words.push(word);
+      length += word.length + 1;
+    }
+    return { id: `m${i}`, ts: i * 1000, author: `user${i % 12}`, text: words.join(" ") };
+  });
+}
+
+/** How long extracting one synthetic segment takes, and the longest hold of the event loop. */
+async function stress(extractor: Extractor): Promise<{ ms: number; heldMs: number }> {
+  const messages = syntheticSegment(500, 10_000);
+  const turns = messages.map((m) => ({
+    role: "user",
+    kind: "user" as const,
+    author: m.author,
+    text: m.text,
+  }));
+  let heldMs = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    heldMs = Math.max(heldMs, now - last - 10);
+    last = now;
+  }, 10);
+  const started = performance.now();
+  await extractor.extract(turns);
+  const ms = performance.now() - started;
+  clearInterval(timer);
+  heldMs = Math.max(heldMs, performance.now() - last - 10);
+  return { ms, heldMs: Math.max(0, heldMs) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+const USAGE = `
+npm run bench:topics [-- options]
+
+Whether the offline extractor names what was discussed: today's extractor beside the new one on
+the same segments. The share of stored topics that are a participant's name, a URL fragment, a
+stopword or shorter than three characters; topics per segment; the share of topics whose words
+are in the text of their evidence messages; time per segment and for the largest one; and the
+new extractor on one synthetic segment of 500 messages of 10 KB.
+
+  --input FILE      another chat file (JSON lines); default: the annotated IRC files of
+                    ../shared/data/irc/, one channel per file
+  --max-size N      the segment ceiling in messages (default ${DEFAULT_MAX_SIZE})
+  --show N          print each channel's top N topics, before and after (default 0)
+  --stress-before   also time today's extractor on the synthetic segment (minutes)
+  --junk            list the new extractor's junk topics, with their channel and why
+  --json            the numbers as one JSON object
+  --help            this text
+`;
+
+function parseOptions() {
+  const values = benchArgs(USAGE, {
+    input: { type: "string" },
+    "max-size": { type: "string", default: String(DEFAULT_MAX_SIZE) },
+    show: { type: "string", default: "0" },
+    "stress-before": { type: "boolean", default: false },
+    junk: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+  });
+  const maxSize = Number(values["max-size"]);
+  const show = Number(values.show);
+  if (!Number.isSafeInteger(maxSize) || maxSize < 1) {
+    usageError(USAGE, "--max-size must be a positive integer");
+  }
+  if (!Number.isSafeInteger(show) || show < 0) {
+    usageError(USAGE, "--show must be a whole number");
+  }
+  return { ...values, maxSize, show };
+}
+
+const percent = (part: number, whole: number) =>
+  whole === 0 ? "–" : `${((100 * part) / whole).toFixed(1)}%`;
+const fixed = (n: number, digits = 1) => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const corpus = loadCorpus(options.input);
+  const channels = channelsOf(corpus.messages, options.maxSize);
+  const results: Measured[] = [];
+  for (const variant of VARIANTS) results.push(await measure(variant, channels));
+  const stressed = {
+    after: await stress(new KeyphraseExtractor()),
+    before: options["stress-before"]
+      ? await stress(new Analyzer(new RetextExtractor(), ANALYZER_DEFAULTS))
+      : undefined,
+  };
+  if (options.json) {
+    console.log(
+      JSON.stringify(
+        {
+          corpus: corpus.description,
+          channels: channels.length,
+          messages: corpus.messages.length,
+          results: results.map(({ top: _top, junkTopics: _junk, ...r }) => r),
+          stress: stressed,
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  const segments = results[0].segments;
+  console.log(
+    `Topics on chat: ${corpus.description}, ${channels.length} channels, ${corpus.messages.length.toLocaleString("en-US")} messages, ${segments} segments (settle 24h, maxSize ${options.maxSize})`,
+  );
+  console.log("");
+  const columns = [
+    "topics",
+    "per segment",
+    "junk",
+    "names",
+    "URL",
+    "stopword",
+    "short",
+    "evidence",
+    "ms/segment",
+    "largest",
+  ];
+  const rows = results.map((r) => [
+    String(r.topics),
+    fixed(r.topics / r.segments),
+    percent(r.junk.name + r.junk.url + r.junk.stopword + r.junk.short, r.topics),
+    percent(r.junk.name, r.topics),
+    percent(r.junk.url, r.topics),
+    percent(r.junk.stopword, r.topics),
+    percent(r.junk.short, r.topics),
+    percent(r.evidence, r.topics),
+    fixed(r.totalMs / r.segments, 0),
+    `${fixed(r.largest.ms, 0)} ms (${r.largest.messages} msgs)`,
+  ]);
+  const width = (i: number) => Math.max(columns[i].length, ...rows.map((row) => row[i].length)) + 2;
+  const nameWidth = Math.max(...results.map((r) => r.variant.length)) + 2;
+  const line = (name: string, cells: string[]) =>
+    `${name.padEnd(nameWidth)}${cells.map((cell, i) => cell.padStart(width(i))).join("")}`;
+  console.log(line("extractor", columns));
+  for (const [i, r] of results.entries()) console.log(line(r.variant, rows[i]));
+  console.log(
+    "junk: a word of the topic is an author or addressed nick of the channel, or a word found only in its URLs; the topic a stopword; or shorter than 3 characters. evidence: every word of the topic in the text of its evidence messages",
+  );
+  const s = stressed.after;
+  console.log(
+    `one segment of 500 messages of 10 KB: after ${fixed(s.ms / 1000, 2)} s, the event loop held at most ${fixed(s.heldMs, 0)} ms${stressed.before ? `; before ${fixed(stressed.before.ms / 1000, 1)} s, held at most ${fixed(stressed.before.heldMs / 1000, 1)} s` : ""}`,
+  );
+  if (options.junk) {
+    console.log("");
+    for (const topic of results[results.length - 1].junkTopics) console.log(`junk ${topic}`);
+  }
+  if (options.show > 0) {
+    for (const channel of channels) {
+      console.log("");
+      for (const r of results) {
+        const top = (r.top.get(channel.name) ?? []).slice(0, options.show).join(", ");
+        console.log(`${channel.name} ${r.variant.split(":")[0]}: ${top || "none"}`);
+      }
+    }
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();
