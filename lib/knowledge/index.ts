@@ -1,8 +1,9 @@
 /**
  * Knowledge: what extraction learns from closed segments and keeps. The queue consumer that
  * extracts each segment exactly once per model and prompt version, the results table and its
- * versioned items (results, the per-channel topic index, window replies, leases), and the typed
- * reader for users' code. The results table's keys and definition are `./schema/`.
+ * versioned items (results, the per-channel topic index, window replies, leases, the channel's
+ * term statistics), their DynamoDB store and its memory double, and the typed reader for users'
+ * code. The results table's keys and definition are `./schema/`.
  */
 export {
   ANALYZER_DEFAULTS,
@@ -40,8 +41,14 @@ export {
   SegmentExtractor,
   type SegmentExtractorOptions,
 } from "./extract-segment.js";
+export { MemoryResultStore } from "./memory-store.js";
 export { KnowledgeReader, mergeSupports, type Topic } from "./reader.js";
 export type { SegmentResult } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
-export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
+export {
+  DynamoDbResultStore,
+  type DynamoDbResultStoreOptions,
+  type Lease,
+  type ResultStore,
+} from "./store.js";
 export { type ExtractEnvironment, extractDependencies } from "./wiring.js";

@@ -153,6 +153,30 @@ export function describeStoreConformance(
       expect(await store.read?.(conversation("unknown"))).toEqual([]);
     });
 
+    it("keeps each message's kind, and a message without one reads back without one", async () => {
+      const { store } = await subject();
+      const id = conversation("kinds");
+      const messages = [
+        textMessage("user", "pitti has joined", { id: "k1", ts: 1, kind: "system" }),
+        textMessage("user", "build passed", { id: "k2", ts: 2, author: "ci", kind: "bot" }),
+        textMessage("user", "thanks", { id: "k3", ts: 3, author: "ana" }),
+      ];
+      await store.write?.(id, messages);
+      const read = (await store.read?.(id)) ?? [];
+      expect(read).toEqual(messages);
+      expect(read.map((m) => m.kind)).toEqual(["system", "bot", undefined]);
+      expect(read[2]).not.toHaveProperty("kind");
+    });
+
+    it("refuses a kind that is not user, bot or system before any I/O", async () => {
+      const error = await beforeIO((s) =>
+        s.write(conversation("w"), [
+          { ...textMessage("user", "x"), kind: "admin" } as unknown as Message,
+        ]),
+      );
+      expect(findCause(error, InvalidMessageError)?.field).toBe("messages[0].kind");
+    });
+
     it("keeps every part type, metadata and the platform fields", async () => {
       const { store } = await subject();
       const id = conversation("parts");

@@ -76,6 +76,36 @@ describe("ingest", () => {
     ]);
   });
 
+  it("stores a line's kind (kind, or system: true), none for a person's, and a changed kind is a conflict", async () => {
+    const store = new MemoryStore();
+    const result = await ingest(store, [
+      { id: "j", ts: T, channel: "c", user: null, text: "ana has joined", system: true },
+      { id: "b", ts: T + 1, channel: "c", user: "ci", text: "build ok", kind: "bot" },
+      { id: "u", ts: T + 2, channel: "c", user: "ana", text: "hi", kind: "user", system: false },
+      { id: "x", ts: T + 3, channel: "c", kind: "robot" },
+    ]);
+    expect(result).toMatchObject({
+      stored: [0, 1, 2],
+      rejected: [
+        { index: 3, field: "kind", problem: expect.stringContaining("user, bot, system") },
+      ],
+    });
+    expect((await store.read("c")).map((m) => [m.id, m.kind])).toEqual([
+      ["j", "system"],
+      ["b", "bot"],
+      ["u", undefined],
+    ]);
+    const again = await ingest(store, [
+      { id: "j", ts: T, channel: "c", user: null, text: "ana has joined", kind: "system" },
+      { id: "u", ts: T + 2, channel: "c", user: "ana", text: "hi" },
+      { id: "b", ts: T + 1, channel: "c", user: "ci", text: "build ok" },
+    ]);
+    expect(again).toMatchObject({
+      unchanged: [0, 1],
+      conflicts: [{ index: 2, fields: ["kind"] }],
+    });
+  });
+
   it("rejects, before any I/O, what DynamoDB or the pipeline could not take, and stores the rest", async () => {
     const store = new MemoryStore();
     const result = await ingest(store, [

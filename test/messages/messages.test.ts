@@ -25,11 +25,51 @@ describe("parseChatMessage", () => {
   });
 
   it("defaults the channel and ignores unknown fields", () => {
-    expect(parseChatMessage({ id: "a", ts: 5, system: true, replyTo: [] })).toEqual({
+    expect(parseChatMessage({ id: "a", ts: 5, system: false, replyTo: [] })).toEqual({
       id: "a",
       ts: 5,
       channel: DEFAULT_CHANNEL,
     });
+  });
+
+  it("takes the default channel it is given for a line that names none", () => {
+    expect(parseChatMessage({ id: "a", ts: 5 }, { defaultChannel: "rust" }).channel).toBe("rust");
+    expect(
+      parseChatMessage({ id: "a", ts: 5, channel: "c" }, { defaultChannel: "rust" }).channel,
+    ).toBe("c");
+  });
+
+  it("reads the kind from kind, or from system: true; a person's message has none", () => {
+    expect(parseChatMessage({ id: "a", ts: 5, system: true }).kind).toBe("system");
+    expect(parseChatMessage({ id: "a", ts: 5, kind: "bot" }).kind).toBe("bot");
+    expect(parseChatMessage({ id: "a", ts: 5, kind: "system", system: true }).kind).toBe("system");
+    for (const line of [
+      {},
+      { kind: "user" },
+      { kind: null },
+      { system: false },
+      { system: null },
+    ]) {
+      expect(parseChatMessage({ id: "a", ts: 5, ...line })).not.toHaveProperty("kind");
+    }
+  });
+
+  it.each([
+    [{ kind: "admin" }, "kind", /expected one of user, bot, system \(got "admin"\)/],
+    [{ kind: 1 }, "kind", /expected one of user, bot, system/],
+    [{ kind: "user", system: true }, "kind", /"user" contradicts system: true/],
+    [{ system: "yes" }, "system", /expected true or false/],
+  ])("refuses %j naming the field", (line, field, problem) => {
+    const error = (() => {
+      try {
+        parseChatMessage({ id: "a", ts: 5, ...line });
+      } catch (caught) {
+        return caught as InvalidMessageError;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidMessageError);
+    expect(error?.field).toBe(field);
+    expect(error?.reason).toMatch(problem);
   });
 
   it("keeps a null user (IRC system lines)", () => {

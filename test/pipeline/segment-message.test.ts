@@ -167,6 +167,28 @@ describe("readSegmentMessages", () => {
     expect(read).toEqual(inline.messages);
   });
 
+  it("carries each message's kind inline and by reference; a person's message has none", async () => {
+    const messages = [
+      textMessage("user", "ana has joined", { id: "m0", ts: T0, kind: "system" }),
+      textMessage("user", "build ok", { id: "m1", ts: T0 + 1, author: "ci", kind: "bot" }),
+      textMessage("user", "hi", { id: "m2", ts: T0 + 2, author: "ana" }),
+    ];
+    const expected = [
+      { id: "m0", ts: T0, text: "ana has joined", kind: "system" },
+      { id: "m1", ts: T0 + 1, author: "ci", text: "build ok", kind: "bot" },
+      { id: "m2", ts: T0 + 2, author: "ana", text: "hi" },
+    ];
+    const inline = parseSegmentBody(
+      segmentBody(segmentOf(messages), messages, { maxBodyBytes: Infinity, tableName: TABLE }),
+    );
+    expect(inline.messages).toEqual(expected);
+    const reference = parseSegmentBody(
+      segmentBody(segmentOf(messages), messages, { maxBodyBytes: 300, tableName: TABLE }),
+    );
+    expect(reference.reference).toEqual({ table: TABLE });
+    expect(await readSegmentMessages(reference, fakeSource(messages).source)).toEqual(expected);
+  });
+
   it("throws, naming the missing ids, when the source lacks any", async () => {
     const messages = chatMessages(4);
     const { source } = fakeSource([messages[0], messages[2]] as Message[]);
@@ -191,6 +213,24 @@ describe("parseSegmentBody", () => {
     );
   const parse = (value: unknown) => () =>
     parseSegmentBody(typeof value === "string" ? value : JSON.stringify(value));
+
+  it("reads an inline message's kind, and refuses one that is not user, bot or system", () => {
+    const body = valid();
+    const [first, second] = body.messages as Record<string, unknown>[];
+    const kinds = parseSegmentBody(
+      JSON.stringify({
+        ...body,
+        messages: [
+          { ...first, kind: "system" },
+          { ...second, kind: "user" },
+        ],
+      }),
+    );
+    expect(kinds.messages?.map((m) => m.kind)).toEqual(["system", "user"]);
+    expect(parse({ ...body, messages: [{ ...first, kind: "robot" }, second] })).toThrow(
+      "invalid segment message: messages[0].kind: expected one of user, bot, system",
+    );
+  });
 
   it("keeps the known fields and drops unknown ones", () => {
     const parsed: SegmentMessageV1 = parseSegmentBody(JSON.stringify({ ...valid(), extra: 1 }));

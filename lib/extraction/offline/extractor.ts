@@ -88,10 +88,20 @@ interface Tally {
   authors?: Set<string>;
   /** Whether a person (not a bot) said it. */
   person: boolean;
-  /** Its first form as written; then every form (at most four) with how often each. */
+  /**
+   * Its first form as written; then every form (at most four) with how often each and the first
+   * and last turn that says it.
+   */
   surface: string;
-  surfaces?: Map<string, number>;
+  surfaces?: Map<string, Form>;
   technical: boolean;
+}
+
+/** One way a term is written: how often, and the first and last turn that writes it so. */
+interface Form {
+  times: number;
+  first: number;
+  last: number;
 }
 
 /** A term with its score. */
@@ -313,10 +323,16 @@ function count(
     entry.authors ??= new Set(entry.author === "" ? [] : [entry.author]);
     if (entry.authors.size < 4) entry.authors.add(author);
   }
-  entry.surfaces ??= new Map([[entry.surface, 1]]);
+  entry.surfaces ??= new Map([
+    [entry.surface, { times: 1, first: entry.first, last: entry.first }],
+  ]);
   const seen = entry.surfaces.get(surface);
-  if (seen !== undefined) entry.surfaces.set(surface, seen + 1);
-  else if (entry.surfaces.size < 4) entry.surfaces.set(surface, 1);
+  if (seen !== undefined) {
+    seen.times++;
+    seen.last = index;
+  } else if (entry.surfaces.size < 4) {
+    entry.surfaces.set(surface, { times: 1, first: index, last: index });
+  }
 }
 
 /** How many people said a term. */
@@ -324,9 +340,11 @@ function voicesOf(term: Tally): number {
   return term.authors?.size ?? (term.author === "" ? 0 : 1);
 }
 
-/** A term's forms as written, with how often each, in first-seen order. */
-function formsOf(term: Tally): Map<string, number> {
-  return term.surfaces ?? new Map([[term.surface, 1]]);
+/** A term's forms as written, in first-seen order. */
+function formsOf(term: Tally): Map<string, Form> {
+  return (
+    term.surfaces ?? new Map([[term.surface, { times: 1, first: term.first, last: term.last }]])
+  );
 }
 
 /** The words of a channel's name, as written and stemmed: general in that channel. */
@@ -353,24 +371,28 @@ function nested(a: string, b: string): boolean {
   return ` ${long} `.includes(` ${short} `);
 }
 
+/**
+ * The candidate of a term: shown in its most frequent form (the earliest wins a tie), with the
+ * turns from the first to the last that write it so, so that its evidence holds its very words.
+ */
 function candidate(term: Scored, top: number): Candidate {
   let topic = "";
-  let best = 0;
+  let shown: Form = { times: 0, first: term.first, last: term.last };
   // Map order is first-seen order: the earliest form wins a tie.
-  for (const [surface, times] of formsOf(term)) {
-    if (times > best) [topic, best] = [surface, times];
+  for (const [surface, form] of formsOf(term)) {
+    if (form.times > shown.times) [topic, shown] = [surface, form];
   }
   const where =
-    term.first === term.last
-      ? `turn ${term.first + 1}`
-      : `turns ${term.first + 1}–${term.last + 1}`;
+    shown.first === shown.last
+      ? `turn ${shown.first + 1}`
+      : `turns ${shown.first + 1}–${shown.last + 1}`;
   const messages = term.messages === 1 ? "1 message" : `${term.messages} messages`;
   return {
     topic,
     reason: `mentioned in ${messages} (${where})`,
     confidence: Math.round((term.score / top) * 1000) / 1000,
     tags: [...new Set(topic.toLowerCase().split(" "))],
-    turnRange: [term.first, term.last],
+    turnRange: [shown.first, shown.last],
     subjective: false,
   };
 }
