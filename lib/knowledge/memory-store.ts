@@ -13,6 +13,7 @@ import {
   supportItemKey,
   type TermLogEntry,
   type TopicSupport,
+  termsHeadKey,
 } from "./schema/items.js";
 import type { Lease, ResultStore } from "./store.js";
 import { chunksToCount, ownContribution } from "./term-store.js";
@@ -141,6 +142,7 @@ export class MemoryResultStore implements ResultStore {
     terms: readonly string[],
     segmentId: string,
   ): Promise<TermCounts> {
+    termsHeadKey(vocabulary); // the same check of the name as the table's keys make
     const stats = this.channel(channel).terms.get(vocabulary);
     const own = ownContribution(stats?.log.get(segmentId) ?? []);
     const frequencies = new Map<string, number>();
@@ -152,6 +154,7 @@ export class MemoryResultStore implements ResultStore {
   }
 
   async countTerms(channel: string, segmentId: string, terms: SegmentTerms): Promise<void> {
+    termsHeadKey(terms.vocabulary);
     const all = this.channel(channel).terms;
     let stats = all.get(terms.vocabulary);
     if (stats === undefined) {

@@ -209,9 +209,12 @@ function chunkActions(
       Key: keyOf(channel, item),
       UpdateExpression:
         term === undefined
-          ? "SET v = :v ADD segments :one"
-          : "SET v = :v, #term = :term ADD segments :one",
-      ...(term === undefined ? {} : { ExpressionAttributeNames: { "#term": "term" } }),
+          ? "SET v = :v ADD #segments :one"
+          : "SET v = :v, #term = :term ADD #segments :one",
+      ExpressionAttributeNames:
+        term === undefined
+          ? { "#segments": "segments" }
+          : { "#segments": "segments", "#term": "term" },
       ExpressionAttributeValues: {
         ":v": SCHEMA_VERSION,
         ":one": 1,
