@@ -62,7 +62,7 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: EMULATOR_TESTS,
           // Pure tests share their workers' module cache: no file mocks modules or keeps global
-          // state, and loading the SDKs and retext once per worker instead of once per file
+          // state, and loading the SDKs once per worker instead of once per file
           // takes a third off the tier's time.
           isolate: false,
         },

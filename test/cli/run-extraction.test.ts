@@ -98,7 +98,9 @@ describe("run command with extraction", () => {
     const ids = new Map(segments.map((s) => [s.segmentId, s.messageIds]));
     for (const line of lines) {
       expect(line.model).toBe("keyphrase-extractor (offline, no LLM)");
-      expect(line.usage.calls).toBeGreaterThanOrEqual(1);
+      expect(line.promptVersion).toBe("keyphrases-2");
+      // Not a model: no calls, no tokens.
+      expect(line.usage.calls).toBe(0);
       for (const candidate of line.candidates) {
         for (const id of candidate.messageIds ?? []) expect(ids.get(line.segmentId)).toContain(id);
       }
@@ -110,6 +112,56 @@ describe("run command with extraction", () => {
     expect(run.stdout).toMatch(
       /^a: 40 messages in \d+ conversations, .*\n {2}\S.* \d+ conversations? /m,
     );
+  }, 120_000);
+
+  it("names subjects, not people, on IRC lines without a channel, with --channel", async () => {
+    const irc = join(dir, "irc.jsonl");
+    const people = ["talchas", "Yaniel", "WindowsBunny"];
+    const lines = Array.from({ length: 30 }, (_, i) => {
+      const ts = new Date(Date.UTC(2018, 4, 29, 21) + i * 60_000).toISOString();
+      if (i % 10 === 9) {
+        return {
+          id: i,
+          ts,
+          user: null,
+          text: `${people[i % 3]} [~x@host] has joined #rust`,
+          system: true,
+        };
+      }
+      const to = people[(i + 1) % 3];
+      const text = [
+        `${to}: the borrow checker rejects it`,
+        `@${to} borrow checker again`,
+        `${to}, the lifetime elision rules`,
+      ][i % 3];
+      return { id: i, ts, user: people[i % 3], text, system: false };
+    });
+    writeFileSync(irc, lines.map((l) => JSON.stringify(l)).join("\n"));
+    const candidates = join(dir, "irc-candidates.jsonl");
+
+    const run = await cli([
+      "run",
+      "--input",
+      irc,
+      "--channel",
+      "rust",
+      "--candidates",
+      candidates,
+      "--out",
+      join(dir, "irc-segments.jsonl"),
+    ]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const found = jsonLines<CandidatesLine>(candidates).flatMap((l) => {
+      expect(l.channel).toBe("rust");
+      return l.candidates.map((c) => c.topic.toLowerCase());
+    });
+    expect(found).toContain("borrow checker");
+    for (const topic of found) {
+      for (const person of people) expect(topic).not.toContain(person.toLowerCase());
+      expect(topic).not.toMatch(/joined|host/);
+    }
+    expect(run.stderr).toMatch(/top topics in rust: .*borrow checker/);
   }, 120_000);
 
   it("gets one line per segment through throttling, server errors and garbage, counting every call", async () => {
@@ -237,6 +289,8 @@ describe("run command with extraction", () => {
 
   it.each([
     [["--extractor", "gpt"], /--extractor must be one of none, bedrock, openai, offline/],
+    [["--channel", "rust"], /--channel needs --input/],
+    [["--input", "x.jsonl", "--channel", ""], /--channel must be a channel id/],
     [["--route", "zigzag"], /--route must be one of/],
     [
       ["--window-size", "4", "--overlap", "4"],

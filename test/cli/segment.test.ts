@@ -108,6 +108,33 @@ describe("segment command", () => {
     );
   });
 
+  it("puts lines without a channel in --channel NAME; lines with one keep theirs", async () => {
+    const lines = [
+      { id: "1", ts: T0, user: "talchas", text: "hi", system: false },
+      { id: "2", ts: T0 + MINUTE, user: null, text: "ana has joined", system: true },
+      { id: "3", ts: T0 + 2 * MINUTE, channel: "other" },
+    ];
+    const { code, stdout } = await run([
+      "segment",
+      file("irc.jsonl", lines),
+      "--channel",
+      "rust",
+      "--json",
+    ]);
+    expect(code).toBe(0);
+    const segments = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(segments.map((s) => [s.channel, s.messageIds])).toEqual([
+      ["other", ["3"]],
+      ["rust", ["1", "2"]],
+    ]);
+    const bad = await run(["segment", file("irc2.jsonl", lines), "--channel", " padded"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--channel must be a channel id/);
+  });
+
   it("reads standard input for -", async () => {
     const input = `${sample.map((m) => JSON.stringify(m)).join("\n")}\n\n`;
     const { code, stdout } = await run(["segment", "-", "--json"], input);
