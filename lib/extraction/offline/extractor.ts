@@ -151,7 +151,7 @@ export class KeyphraseExtractor implements Extractor {
     const readable = turns.filter((turn) => turn.kind !== "system");
     const people = participants(readable);
     const context: Context = { names: people.names, general: channelWords(options.channel) };
-    const tallies = await tally(turns, context, options.signal);
+    const tallies = await tally(turns, context, botsOf(readable), options.signal);
     const voices = new Set(readable.map((turn) => turn.author ?? "")).size;
     const minMessages = readable.length < SMALL_SEGMENT ? 1 : 2;
     const pool = [...tallies.values()]
@@ -222,6 +222,7 @@ export class KeyphraseExtractor implements Extractor {
 async function tally(
   turns: readonly ExtractionTurn[],
   context: Context,
+  bots: ReadonlySet<string>,
   signal: AbortSignal | undefined,
 ): Promise<Map<string, Tally>> {
   const tallies = new Map<string, Tally>();
@@ -230,7 +231,7 @@ async function tally(
   for (const [index, turn] of turns.entries()) {
     if (turn.kind === "system") continue;
     const author = turn.author?.toLowerCase() ?? "";
-    const person = turn.kind !== "bot";
+    const person = turn.kind !== "bot" && !bots.has(author);
     const run: Word[] = [];
     const flush = () => {
       for (let start = 0; start < run.length; start++) {
@@ -240,7 +241,8 @@ async function tally(
       }
       run.length = 0;
     };
-    for (const piece of pieces(turn.text, context) as Piece[]) {
+    const text = person ? turn.text : withoutAttribution(turn.text);
+    for (const piece of pieces(text, context) as Piece[]) {
       if (piece === undefined) flush();
       else run.push(piece);
     }
@@ -347,6 +349,41 @@ function formsOf(term: Tally): Map<string, Form> {
   );
 }
 
+/** An author with this many messages in a segment or more, nearly all with a URL, is a bot. */
+const BOT_MESSAGES = 2;
+const BOT_URL_SHARE = 0.8;
+const HAS_URL = /[a-z][a-z0-9+.-]{0,15}:\/\/\S/iu;
+
+/**
+ * The authors (lower case) that post like bots: at least two messages, four in five with a
+ * URL (bug trackers and code review announcing changes), besides those of kind `bot`.
+ */
+function botsOf(turns: readonly ExtractionTurn[]): Set<string> {
+  const posts = new Map<string, { messages: number; links: number }>();
+  for (const turn of turns) {
+    const author = turn.author?.toLowerCase() ?? "";
+    if (author === "") continue;
+    const seen = posts.get(author) ?? { messages: 0, links: 0 };
+    seen.messages++;
+    if (HAS_URL.test(turn.text)) seen.links++;
+    posts.set(author, seen);
+  }
+  const bots = new Set<string>();
+  for (const [author, { messages, links }] of posts) {
+    if (messages >= BOT_MESSAGES && links >= BOT_URL_SHARE * messages) bots.add(author);
+  }
+  return bots;
+}
+
+/** A trailing `(who did it)`, and `Label: who;` opening a line: the people a bot credits. */
+const TRAILING_CREDIT = /\((?:[^()]|\([^()]{0,60}\)){1,80}\)\s*$/u;
+const LEADING_CREDIT = /^([\p{L}\p{N} ]{1,30}:\s+)[^;:"()[\]]{1,40};/u;
+
+/** A bot's line without the people it credits, who are never what was discussed. */
+function withoutAttribution(text: string): string {
+  return text.replace(TRAILING_CREDIT, " ").replace(LEADING_CREDIT, "$1 ;");
+}
+
 /** The words of a channel's name, as written and stemmed: general in that channel. */
 function channelWords(channel: string | undefined): Set<string> {
   const words = (channel ?? "").toLowerCase().match(/\p{L}{3,}/gu) ?? [];
@@ -365,10 +402,18 @@ function wordsOf(term: Tally): string[] {
   return [...formsOf(term).keys()].flatMap((surface) => surface.toLowerCase().split(" "));
 }
 
-/** Whether one key's words run inside the other's. */
+/**
+ * Whether one key's words run inside the other's, or two phrases of the same length are one
+ * run of words shifted by one ("exciting new linux", "new linux distribution").
+ */
 function nested(a: string, b: string): boolean {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return ` ${long} `.includes(` ${short} `);
+  if (` ${long} `.includes(` ${short} `)) return true;
+  const x = a.split(" ");
+  const y = b.split(" ");
+  if (x.length !== y.length || x.length < 2) return false;
+  const shifted = (p: string[], q: string[]) => p.slice(1).join(" ") === q.slice(0, -1).join(" ");
+  return shifted(x, y) || shifted(y, x);
 }
 
 /**
