@@ -5,7 +5,7 @@
  */
 import { describe, expect, inject, it, vi } from "vitest";
 import { tableProblem } from "../../cli/failures.js";
-import { Analyzer, KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
 import {
   DynamoDbResultStore,
@@ -94,7 +94,7 @@ describe("a wrong table or queue", () => {
     const { segment, messages: texts } = segmentOf("s1", ["the grub bootloader", "grub ok"], "ops");
     await new SegmentExtractor({
       store: new DynamoDbResultStore({ client, tableName: results }),
-      analyzer: new Analyzer(new KeyphraseExtractor(), CHAT_ANALYSIS),
+      extractor: new KeyphraseExtractor(),
       model: "offline",
       promptVersion: promptVersionOf(CHAT_ANALYSIS),
     }).extract(segment, texts);
