@@ -52,6 +52,11 @@ export interface ExtractConfig {
   apiKey?: ApiKeyLocation;
   /** The function's timeout, and its lease on a segment: {@link extractTimeoutMs}. */
   timeoutMs: number;
+  /** Input and output tokens per UTC day: all channels, and one channel (null: no limit). */
+  dailyTokenBudget: number;
+  channelDailyTokenBudget: number | null;
+  /** Failed attempts before the function dead-letters a segment. */
+  maxAttempts: number;
   /** USD per million tokens. */
   inputTokenPrice: number;
   outputTokenPrice: number;
@@ -242,6 +247,9 @@ function configOf(v: SettingValues): ConvosegConfig {
     openaiBaseUrl: v.openaiBaseUrl,
     apiKey,
     timeoutMs: extractTimeoutMs({ ...windows, maxSize: v.maxSize }),
+    dailyTokenBudget: v.dailyTokenBudget,
+    channelDailyTokenBudget: v.channelDailyTokenBudget,
+    maxAttempts: v.extractMaxAttempts,
     inputTokenPrice: v.inputTokenPrice,
     outputTokenPrice: v.outputTokenPrice,
   };
@@ -320,16 +328,19 @@ export type ExtractFunctionEnvironment = Record<
 type OptionalExtractVariable =
   | "OPENAI_BASE_URL"
   | "OPENAI_API_KEY_SECRET"
-  | "OPENAI_API_KEY_PARAMETER";
+  | "OPENAI_API_KEY_PARAMETER"
+  | "CHANNEL_TOKEN_BUDGET"
+  | "DEAD_LETTER_QUEUE_URL";
 
 /**
  * The extraction function's environment. `LEASE` is the function timeout: a delivery that died
  * holding a segment's lease is past it by then. The API key's secret ARN or parameter name, never
- * the key: the function fetches it at cold start.
+ * the key: the function reads it when a call needs it. The segment DLQ, where the function moves
+ * a segment whose attempts are used up.
  */
 export function extractEnvironment(
   config: ConvosegConfig,
-  resources: { resultsTable: string; messagesTable: string },
+  resources: { resultsTable: string; messagesTable: string; deadLetterQueueUrl?: string },
 ): ExtractFunctionEnvironment {
   const { extract } = config;
   return {
@@ -346,6 +357,14 @@ export function extractEnvironment(
     LLM_CONCURRENCY: String(extract.llmConcurrency),
     BEDROCK_OUTPUT: extract.bedrockOutput,
     LEASE: String(extract.timeoutMs),
+    DAILY_TOKEN_BUDGET: String(extract.dailyTokenBudget),
+    MAX_ATTEMPTS: String(extract.maxAttempts),
+    ...(extract.channelDailyTokenBudget === null
+      ? {}
+      : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
+    ...(resources.deadLetterQueueUrl === undefined
+      ? {}
+      : { DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl }),
     ...(extract.openaiBaseUrl === undefined ? {} : { OPENAI_BASE_URL: extract.openaiBaseUrl }),
     ...(extract.apiKey?.kind === "secret" ? { OPENAI_API_KEY_SECRET: extract.apiKey.arn } : {}),
     ...(extract.apiKey?.kind === "parameter"
@@ -367,6 +386,9 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   MAX_WINDOWS: "maxWindows",
   LLM_CONCURRENCY: "llmConcurrency",
   BEDROCK_OUTPUT: "bedrockOutput",
+  DAILY_TOKEN_BUDGET: "dailyTokenBudget",
+  CHANNEL_TOKEN_BUDGET: "channelDailyTokenBudget",
+  MAX_ATTEMPTS: "extractMaxAttempts",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",

@@ -40,9 +40,9 @@ const FIFO_BATCH_SIZE = 5;
 const STANDARD_BATCH_SIZE = 1;
 
 /**
- * The extraction function: closed segments from the segment queue (partial batch failures; after
- * five receives a segment goes to the queue's DLQ) to candidate topics, written to the results
- * table. Its concurrency, the event source's maximum, is the deployment's rate limit on the
+ * The extraction function: closed segments from the segment queue (partial batch failures with
+ * backoff; after `extractMaxAttempts` failed attempts the function moves a segment to the
+ * queue's DLQ itself) to candidate topics, written to the results table. Its concurrency, the event source's maximum, is the deployment's rate limit on the
  * model. It may call the configured model only, read messages by key (reference-form segments)
  * and keep the results table, and, with an OpenAI-compatible endpoint, read the one secret or
  * parameter that holds the API key.
@@ -56,6 +56,7 @@ export class Extraction extends Construct {
     const environment = extractEnvironment(config, {
       resultsTable: storage.results.tableName,
       messagesTable: storage.messages.tableName,
+      deadLetterQueueUrl: segments.deadLetterQueue.queueUrl,
     });
     // The environment the function will read at cold start, read the same way now.
     checkExtractEnvironment(environment);
@@ -69,6 +70,8 @@ export class Extraction extends Construct {
     });
     const role = this.function.role;
     storage.grantExtraction(role);
+    // A segment whose attempts are used up is moved to the DLQ by the function itself.
+    segments.deadLetterQueue.grantSendMessages(role);
     for (const statement of this.modelStatements(config.extract)) {
       role.addToPrincipalPolicy(statement);
     }

@@ -24,6 +24,7 @@ import type { Extraction } from "./extraction.js";
 import type { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
 import type { Segmentation } from "./segmentation.js";
+import type { Storage } from "./storage.js";
 
 /** Where `functions/segment/handler.ts` publishes the tick's metrics (Powertools EMF). */
 const TICK_METRICS_NAMESPACE = "convoseg";
@@ -81,6 +82,8 @@ export interface ObservabilityProps {
   readonly ingestion: Ingestion;
   /** The extraction function. */
   readonly extraction: Extraction;
+  /** The tables, for their throttling. */
+  readonly storage: Storage;
 }
 
 /** An alarm: fires when `metric` crosses `threshold`, on `periods` periods in a row. */
@@ -94,6 +97,16 @@ interface AlarmSpec {
 }
 
 const HOUR = Duration.hours(1);
+/** Spend alarms: an hour's spend that would use the day's budget in this many hours. */
+const TOKEN_PACE_HOURS = 8;
+/** ... and a day's spend past this share of it. */
+const DAILY_SPEND_SHARE = 0.8;
+/** Failed extraction attempts per attempt over a period above which the alarm fires. */
+const FAILURE_RATE = 0.5;
+const FAILURE_PERIOD = Duration.minutes(15);
+/** How old a queue's oldest message may grow before its alarm fires. */
+const SEGMENT_AGE = Duration.hours(1);
+const INGEST_AGE = Duration.minutes(15);
 
 /**
  * The pipeline's alarms (to an encrypted SNS topic, optionally with an email subscription) and
@@ -117,6 +130,8 @@ export class Observability extends Construct {
     this.deadLetterAlarms();
     this.functionAlarms();
     this.modelOutputAlarm();
+    this.extractionAlarms();
+    this.backlogAlarms();
     this.tickAlarms();
     this.dashboard = new Dashboard(this, "Dashboard", {
       dashboardName: props.config.names.dashboard,
@@ -138,7 +153,7 @@ export class Observability extends Construct {
     const [segments, ingest, schedule] = this.deadLetterQueues();
     this.alarm("SegmentDeadLetters", {
       description:
-        "Segments the extraction function could not extract (5 receives) wait in the segment DLQ.",
+        "Segments the extraction function gave up on (extractMaxAttempts failed attempts, or SQS's last-resort receive limit) wait in the segment DLQ.",
       metric: deadLetters(segments),
       threshold: 0,
     });
@@ -194,6 +209,106 @@ export class Observability extends Construct {
         period: INVALID_OUTPUT_PERIOD,
       }),
       threshold: INVALID_OUTPUT_RATE,
+    });
+  }
+
+  /**
+   * Extraction's spend against the daily token budget (its pace in an hour, its share of the
+   * day, the pause itself), its failure rate, and a provider refusing the credentials.
+   */
+  private extractionAlarms(): void {
+    const budget = this.props.config.extract.dailyTokenBudget;
+    const tokens = (period: Duration) =>
+      new MathExpression({
+        expression: "FILL(input, 0) + FILL(output, 0)",
+        usingMetrics: {
+          input: extractMetric("InputTokens", period),
+          output: extractMetric("OutputTokens", period),
+        },
+        label: "Input and output tokens",
+        period,
+      });
+    this.alarm("TokenBudgetReached", {
+      description: `Extraction reached a daily token budget (dailyTokenBudget ${budget}, or channelDailyTokenBudget): segments wait, without model calls, until the next UTC day or until the budget is raised.`,
+      metric: extractMetric("BudgetPauses", Duration.minutes(5)),
+      threshold: 0,
+    });
+    this.alarm("TokenSpendHourly", {
+      description: `Extraction spent more than an eighth of the daily token budget (${budget}) in an hour: at that pace the budget is gone in 8 hours and extraction pauses.`,
+      metric: tokens(HOUR),
+      threshold: Math.floor(budget / TOKEN_PACE_HOURS),
+    });
+    this.alarm("TokenSpendDaily", {
+      description: `Extraction spent more than ${DAILY_SPEND_SHARE * 100}% of the daily token budget (${budget}) in 24 hours.`,
+      metric: tokens(Duration.days(1)),
+      threshold: Math.floor(budget * DAILY_SPEND_SHARE),
+    });
+    this.alarm("ExtractionFailureRate", {
+      description: `More than ${FAILURE_RATE * 100}% of extraction attempts failed in ${FAILURE_PERIOD.toMinutes()} minutes (waits such as a budget pause are not attempts): the provider is failing or refusing; segments are retried with backoff for hours before the DLQ.`,
+      metric: new MathExpression({
+        expression:
+          "IF(FILL(failed, 0) + FILL(done, 0) > 0, FILL(failed, 0) / (FILL(failed, 0) + FILL(done, 0)), 0)",
+        usingMetrics: {
+          failed: extractMetric("ExtractionFailures", FAILURE_PERIOD),
+          done: extractMetric("SegmentsExtracted", FAILURE_PERIOD),
+        },
+        label: "Failed attempts per attempt",
+        period: FAILURE_PERIOD,
+      }),
+      threshold: FAILURE_RATE,
+    });
+    this.alarm("ModelAuthFailures", {
+      description:
+        "The model provider refused the credentials or the access (401/403): no retry fixes it. Check the API key (it is read again after a refusal) or the role's model access; the segments wait the longest delay meanwhile.",
+      metric: extractMetric("AuthFailures", Duration.minutes(5)),
+      threshold: 0,
+    });
+  }
+
+  /** Queues whose oldest message grows old, and DynamoDB throttling any table. */
+  private backlogAlarms(): void {
+    const { segmentation, ingestion, storage } = this.props;
+    const oldest = (queue: Queue) =>
+      queue.metricApproximateAgeOfOldestMessage({
+        statistic: "Maximum",
+        period: Duration.minutes(5),
+      });
+    this.alarm("SegmentQueueOldestMessage", {
+      description: `A closed segment has waited more than ${SEGMENT_AGE.toHours()} hour(s) for extraction: a budget pause, a provider outage, the breaker open, or extraction not keeping up.`,
+      metric: oldest(segmentation.segments.queue),
+      threshold: SEGMENT_AGE.toSeconds(),
+    });
+    this.alarm("IngestQueueOldestMessage", {
+      description: `A chat message has waited more than ${INGEST_AGE.toMinutes()} minutes on the ingest queue: ingestion is failing, throttled or not keeping up.`,
+      metric: oldest(ingestion.queue.queue),
+      threshold: INGEST_AGE.toSeconds(),
+    });
+    const tables = [storage.messages, storage.channels, storage.conversations, storage.results];
+    const usingMetrics: Record<string, IMetric> = {};
+    tables.forEach((table, i) => {
+      for (const [kind, name] of [
+        ["r", "ReadThrottleEvents"],
+        ["w", "WriteThrottleEvents"],
+      ]) {
+        usingMetrics[`${kind}${i}`] = table.metric(name, {
+          statistic: "Sum",
+          period: Duration.minutes(5),
+        });
+      }
+    });
+    this.alarm("DynamoDbThrottles", {
+      description:
+        "DynamoDB throttled requests to a table in three 5-minute periods in a row: the SDKs retry, but work is slowed (a hot partition, or a table's throughput ceiling).",
+      metric: new MathExpression({
+        expression: Object.keys(usingMetrics)
+          .map((id) => `FILL(${id}, 0)`)
+          .join(" + "),
+        usingMetrics,
+        label: "Throttled read and write events, all tables",
+        period: Duration.minutes(5),
+      }),
+      threshold: 0,
+      periods: 3,
     });
   }
 
@@ -333,6 +448,17 @@ export class Observability extends Construct {
           extractMetric("RepairRetries", HOUR),
           extractMetric("WindowsReused", HOUR),
         ],
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        "Extraction: waits and give-ups",
+        [
+          extractMetric("BudgetPauses", period),
+          extractMetric("CircuitOpen", period),
+          extractMetric("SegmentWaits", period),
+        ],
+        [extractMetric("AuthFailures", period), extractMetric("SegmentsDeadLettered", period)],
       ),
     );
     const { inputTokenPrice, outputTokenPrice } = config.extract;

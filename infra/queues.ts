@@ -43,11 +43,19 @@ export interface QueueWithDeadLettersProps {
   /** How long a received message stays invisible: sized for its consumer. */
   readonly visibilityTimeout: Duration;
   /**
-   * Receives before a message moves to the dead-letter queue.
+   * Receives before a message moves to the dead-letter queue: for a consumer that counts its
+   * own attempts and dead-letters by itself, {@link LAST_RESORT_RECEIVES}.
    * @default 5
    */
   readonly maxReceiveCount?: number;
 }
+
+/**
+ * SQS's highest `maxReceiveCount`: SQS counts every receive, a wait's too (a budget pause of a
+ * day is 24 receives at the hour-long delay), so for the segment queue, whose consumer keeps its
+ * own attempt count and dead-letters a segment itself, the redrive is a last resort only.
+ */
+export const LAST_RESORT_RECEIVES = 1000;
 
 /** A queue and its dead-letter queue, both secure; a FIFO queue gets a FIFO DLQ. */
 export class QueueWithDeadLetters extends Construct {

@@ -6,7 +6,7 @@ import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { type ConvosegConfig, segmentEnvironment } from "./config.js";
 import { PipelineFunction } from "./function.js";
-import { QueueWithDeadLetters, secureQueue } from "./queues.js";
+import { LAST_RESORT_RECEIVES, QueueWithDeadLetters, secureQueue } from "./queues.js";
 import type { Storage } from "./storage.js";
 
 export interface SegmentationProps {
@@ -45,6 +45,8 @@ export class Segmentation extends Construct {
       // its timeout (sized for the largest segment's windows), so that retries of a throttled
       // batch do not make its segments visible again while still in progress.
       visibilityTimeout: Duration.millis(config.segmentVisibilityTimeoutMs),
+      // The extraction function counts its own attempts and dead-letters a segment itself.
+      maxReceiveCount: LAST_RESORT_RECEIVES,
     });
     const environment = segmentEnvironment(config, {
       messagesTable: storage.messages.tableName,

@@ -168,6 +168,25 @@ export interface ConvosegSettings {
    */
   readonly extractConcurrency?: number;
   /**
+   * Input and output tokens extraction may spend per UTC day, all channels together, 1000 to a
+   * trillion: once reached, segments wait (no model call) until the next day or until it is
+   * raised, and the `TokenBudgetReached` alarm fires.
+   * @default 10000000
+   */
+  readonly dailyTokenBudget?: number;
+  /**
+   * Input and output tokens one channel may spend per UTC day, 1000 to dailyTokenBudget.
+   * @default - none: only dailyTokenBudget
+   */
+  readonly channelDailyTokenBudget?: number;
+  /**
+   * Failed attempts at a segment before the extraction function moves it to the segment DLQ, 1
+   * to 100; waits (a budget pause, the breaker open, a busy segment) are not attempts. With the
+   * backoff (30 s doubling to an hour) the default rides out about 9 hours of provider outage.
+   * @default 16
+   */
+  readonly extractMaxAttempts?: number;
+  /**
    * The OpenAI-compatible endpoint, `https://…` (required with `openai`).
    * @default - none
    */
@@ -239,6 +258,9 @@ export interface SettingValues {
   llmConcurrency: number;
   bedrockOutput: "json_schema" | "tool";
   extractConcurrency: number;
+  dailyTokenBudget: number;
+  channelDailyTokenBudget: number | null;
+  extractMaxAttempts: number;
   openaiBaseUrl: string | undefined;
   openaiApiKeySecret: string | undefined;
   openaiApiKeyParameter: string | undefined;
@@ -327,6 +349,10 @@ const MAX_LLM_CONCURRENCY = 32;
 /** The SQS event source's maximum concurrency (Lambda allows 2 to 1000). */
 const MIN_EXTRACT_CONCURRENCY = 2;
 const MAX_EXTRACT_CONCURRENCY = 1000;
+/** `readExtractConfig`'s bounds on the token budgets and the attempts. */
+const MIN_TOKEN_BUDGET = 1000;
+const MAX_TOKEN_BUDGET = 1_000_000_000_000;
+const MAX_EXTRACT_ATTEMPTS = 100;
 /** Well above any model's list price: a larger number is a price per thousand taken for a million. */
 const MAX_TOKEN_PRICE = 1000;
 const PRICE = /^\d+(\.\d+)?$/;
@@ -601,6 +627,21 @@ export const SETTINGS: readonly Setting[] = [
     MIN_EXTRACT_CONCURRENCY,
     MAX_EXTRACT_CONCURRENCY,
   ),
+  integer(
+    "dailyTokenBudget",
+    EXTRACT_DEFAULTS.DAILY_TOKEN_BUDGET,
+    MIN_TOKEN_BUDGET,
+    MAX_TOKEN_BUDGET,
+  ),
+  {
+    ...optionalInteger("channelDailyTokenBudget", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),
+    check: ({ channelDailyTokenBudget: n, dailyTokenBudget }) => {
+      if (n !== null && n > dailyTokenBudget) {
+        fail(`must not exceed dailyTokenBudget (${dailyTokenBudget}) ${got(n)}`);
+      }
+    },
+  },
+  integer("extractMaxAttempts", EXTRACT_DEFAULTS.MAX_ATTEMPTS, 1, MAX_EXTRACT_ATTEMPTS),
   text("openaiBaseUrl", { pattern: HTTPS_URL, rule: "an https:// URL" }),
   // Where the key is kept, never the key: a value that is neither is not echoed (it may be one).
   text("openaiApiKeySecret", {

@@ -54,6 +54,7 @@ export class ConvosegStack extends Stack {
       segmentation: this.segmentation,
       ingestion: this.ingestion,
       extraction: this.extraction,
+      storage: this.storage,
     });
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description:

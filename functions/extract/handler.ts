@@ -6,7 +6,10 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import {
+  type ApiKeyCache,
   type ApiKeySource,
+  apiKeyCache,
+  CircuitBreaker,
   extractDependencies,
   readExtractConfig,
   segmentConsumer,
@@ -17,46 +20,47 @@ const config = readExtractConfig(process.env);
 const metrics = new Metrics({ namespace: "convoseg", serviceName: "extractor" });
 const logger = new Logger({ serviceName: "convoseg-extractor" });
 
-/** The API key, fetched once per cold start from where the configuration says it is kept. */
-async function apiKeyOf(source: ApiKeySource | undefined): Promise<string | undefined> {
+/**
+ * The API key, read when a call needs it from where the configuration says it is kept: cached
+ * for an hour, read again after a 401/403, and a failed read retried by the next call.
+ */
+function apiKeyOf(source: ApiKeySource | undefined): ApiKeyCache | undefined {
   if (source === undefined) return undefined;
-  const value =
-    source.kind === "secret"
-      ? await getSecret(source.id, { maxAge: 3600 })
-      : await getParameter(source.name, { decrypt: true, maxAge: 3600 });
-  if (typeof value !== "string" || value === "") {
-    throw new Error(
-      `the OpenAI API key at ${source.kind === "secret" ? `secret ${source.id}` : `parameter ${source.name}`} is empty or not a string`,
-    );
-  }
-  return value;
+  // The cache is ours (it must forget a refused key): the utilities' own is bypassed.
+  return apiKeyCache(
+    () =>
+      source.kind === "secret"
+        ? getSecret(source.id, { forceFetch: true })
+        : getParameter(source.name, { decrypt: true, forceFetch: true }),
+    { where: source.kind === "secret" ? `secret ${source.id}` : `parameter ${source.name}` },
+  );
 }
 
-const consumer = apiKeyOf(config.apiKey).then((apiKey) =>
-  segmentConsumer(
-    extractDependencies(config, {
-      dynamodb: new DynamoDBClient({}),
-      // The queue URL is built from the event's ARN; the client's own endpoint is the one to call
-      // (the same host in AWS, the emulator's in local runs and tests).
-      sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
-      apiKey,
-      logger,
-      metrics: {
-        add: (name, value) =>
-          metrics.addMetric(
-            name,
-            name === "WindowLatency" ? MetricUnit.Milliseconds : MetricUnit.Count,
-            value,
-          ),
-      },
-    }),
-  ),
+const consumer = segmentConsumer(
+  extractDependencies(config, {
+    dynamodb: new DynamoDBClient({}),
+    // The queue URL is built from the event's ARN; the client's own endpoint is the one to call
+    // (the same host in AWS, the emulator's in local runs and tests).
+    sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
+    apiKey: apiKeyOf(config.apiKey),
+    // One per execution environment: its calls stop for a cool-down when the provider keeps failing.
+    breaker: new CircuitBreaker(),
+    logger,
+    metrics: {
+      add: (name, value) =>
+        metrics.addMetric(
+          name,
+          name === "WindowLatency" ? MetricUnit.Milliseconds : MetricUnit.Count,
+          value,
+        ),
+    },
+  }),
 );
 
 /** The segment queue's event source: extracts each segment, reports partial batch failures. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   try {
-    return await (await consumer)(event, context);
+    return await consumer(event, context);
   } finally {
     metrics.publishStoredMetrics();
   }

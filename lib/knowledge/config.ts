@@ -36,6 +36,14 @@ export interface ExtractFunctionConfig {
   leaseMs: number;
   /** How long a window's stored reply is kept for retries (past the queue's retention). */
   windowOutputTtlMs: number;
+  /** Input and output tokens all channels may spend per UTC day (default: no budget). */
+  dailyTokenBudget?: number;
+  /** Input and output tokens one channel may spend per UTC day (default: none). */
+  channelTokenBudget?: number;
+  /** Failed attempts before the consumer dead-letters a segment (default `DEFAULT_RETRY`'s). */
+  maxAttempts?: number;
+  /** Where the consumer moves a segment it gave up on (default: none, the queue's redrive). */
+  deadLetterQueueUrl?: string;
 }
 
 /**
@@ -55,6 +63,10 @@ export const EXTRACT_DEFAULTS = {
   BEDROCK_OUTPUT: "tool",
   LEASE: "15m",
   WINDOW_OUTPUT_TTL: "15d",
+  // Ten million tokens a day: over twice what 100,000 messages a day take on the default route
+  // (docs/extraction.md, "What it costs").
+  DAILY_TOKEN_BUDGET: "10000000",
+  MAX_ATTEMPTS: "16",
 } as const;
 
 /** The analysis defaults as the function reads them from {@link EXTRACT_DEFAULTS}. */
@@ -75,9 +87,16 @@ export type ExtractVariable =
   | "MODEL_ID"
   | "OPENAI_BASE_URL"
   | "OPENAI_API_KEY_SECRET"
-  | "OPENAI_API_KEY_PARAMETER";
+  | "OPENAI_API_KEY_PARAMETER"
+  | "CHANNEL_TOKEN_BUDGET"
+  | "DEAD_LETTER_QUEUE_URL";
 
 const MAX_WINDOW_TURNS = 1000;
+/** A token budget: at least one call's worth, at most a trillion a day. */
+const MIN_TOKEN_BUDGET = 1000;
+const MAX_TOKEN_BUDGET = 1_000_000_000_000;
+/** The consumer's attempts: SQS's maxReceiveCount (at most 1000) must stay above them. */
+const MAX_ATTEMPTS = 100;
 const MAX_LLM_CONCURRENCY = 32;
 const DAY_MS = 86_400_000;
 
@@ -95,7 +114,7 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     env[name] || (EXTRACT_DEFAULTS as Record<string, string>)[name];
   const required = (name: ExtractVariable): string =>
     value(name) ?? fail(name, "must be set (environment variable)") ?? "";
-  const integer = (name: keyof typeof EXTRACT_DEFAULTS, min: number, max: number): number => {
+  const integer = (name: ExtractVariable, min: number, max: number): number => {
     const text = value(name) ?? "";
     const n = Number(text);
     if (!/^\d+$/.test(text) || n < min || n > max) {
@@ -138,7 +157,21 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     },
     leaseMs: duration("LEASE", 1000),
     windowOutputTtlMs: duration("WINDOW_OUTPUT_TTL", DAY_MS),
+    dailyTokenBudget: integer("DAILY_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),
+    maxAttempts: integer("MAX_ATTEMPTS", 1, MAX_ATTEMPTS),
   };
+  if (env.CHANNEL_TOKEN_BUDGET) {
+    config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);
+  }
+  if (env.DEAD_LETTER_QUEUE_URL) {
+    if (!/^https?:\/\/\S+$/.test(env.DEAD_LETTER_QUEUE_URL)) {
+      fail(
+        "DEAD_LETTER_QUEUE_URL",
+        `must be a queue URL (got ${JSON.stringify(env.DEAD_LETTER_QUEUE_URL)})`,
+      );
+    }
+    config.deadLetterQueueUrl = env.DEAD_LETTER_QUEUE_URL;
+  }
   const { windowSize, overlap } = config.analyzer;
   if (Number.isInteger(windowSize) && Number.isInteger(overlap) && overlap >= windowSize) {
     fail("OVERLAP", `must be less than WINDOW_SIZE (${windowSize}) (got ${overlap})`);

@@ -4,16 +4,25 @@ import {
   processPartialResponse,
   SqsFifoPartialProcessorAsync,
 } from "@aws-lambda-powertools/batch";
-import { ChangeMessageVisibilityBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { ExtractionError, InvalidModelOutputError, LLMError } from "../extraction/index.js";
+import { InvalidModelOutputError } from "../extraction/index.js";
 import {
   parseSegmentBody,
   readSegmentMessages,
   type SegmentMessageSource,
 } from "../pipeline/contract/index.js";
-import { KnowledgeError, SegmentBusyError } from "./errors.js";
+import { BudgetPausedError, CircuitOpenError, DeadlineError, KnowledgeError } from "./errors.js";
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
+import type { AttemptLedger } from "./ledger.js";
+import { backOff, deadLetter, describe } from "./redelivery.js";
+import {
+  DEFAULT_RETRY,
+  isAuthFailure,
+  isWait,
+  type RetrySchedule,
+  retryDelaySeconds,
+} from "./retry.js";
 
 /** The metrics the consumer reports (EMF in the Lambda function; see docs/extraction.md). */
 export type ExtractionMetricName =
@@ -30,7 +39,12 @@ export type ExtractionMetricName =
   | "CandidatesPerSegment"
   | "WindowLatency"
   | "WindowsReused"
-  | "ExtractionFailures";
+  | "ExtractionFailures"
+  | "SegmentWaits"
+  | "BudgetPauses"
+  | "CircuitOpen"
+  | "AuthFailures"
+  | "SegmentsDeadLettered";
 
 export interface ExtractionMetrics {
   add(name: ExtractionMetricName, value: number): void;
@@ -58,6 +72,28 @@ export interface SegmentConsumerDependencies {
    * visibility timeout (sized for the longest extraction). Default: none, SQS's own timing.
    */
   sqs?: SQSClient;
+  /**
+   * The consumer's own count of each segment's failed attempts, which waits (a budget pause, a
+   * busy segment, the breaker open) and records skipped behind their FIFO group do not use up.
+   * Default: none, SQS's receive count stands for it.
+   */
+  attempts?: AttemptLedger;
+  /**
+   * With `sqs`, where a segment goes once `retry.maxAttempts` attempts failed: the consumer
+   * moves it there itself (the queue's `maxReceiveCount` is a last resort only). Default: none,
+   * the record keeps failing until the queue's redrive policy moves it.
+   */
+  deadLetterQueueUrl?: string;
+  /** The backoff and the attempt budget (default {@link DEFAULT_RETRY}). */
+  retry?: RetrySchedule;
+  /**
+   * Time kept back from the function's remaining time (Lambda's context): model calls still
+   * running then are aborted, so that a record fails cleanly (its lease released, its retry
+   * delay set) instead of in a timeout. Default 10 s.
+   */
+  deadlineMarginMs?: number;
+  /** The clock retry delays are reckoned by (default the wall clock). */
+  now?: () => number;
 }
 
 /**
@@ -66,69 +102,44 @@ export interface SegmentConsumerDependencies {
  */
 export const REEXTRACT_ATTRIBUTE = "convoseg-reextract";
 
-/** The longest backoff before a failed segment is tried again. */
-const MAX_RETRY_DELAY_SECONDS = 15 * 60;
-
-/**
- * Seconds before a record that failed on its `receiveCount`-th receive is tried again: 30 s
- * doubling per receive up to 15 minutes, or, when another delivery holds the segment's lease,
- * until that lease ends.
- */
-export function retryDelaySeconds(error: unknown, receiveCount: number, now: number): number {
-  if (error instanceof SegmentBusyError) {
-    return Math.min(
-      MAX_RETRY_DELAY_SECONDS,
-      Math.max(1, Math.ceil((error.leaseExpiresAt - now) / 1000)),
-    );
-  }
-  return Math.min(MAX_RETRY_DELAY_SECONDS, 30 * 2 ** Math.max(0, receiveCount - 1));
-}
+const DEFAULT_DEADLINE_MARGIN_MS = 10_000;
 
 /**
  * Extracts one segment message body: parses it (v1), reads its messages (inline or from the
- * messages table), extracts and stores the result exactly once (again with `force`). Throws on every failure, so that
- * the record is retried (and after the queue's receive limit, dead-lettered): nothing is
- * acknowledged without a stored result.
+ * messages table), extracts and stores the result exactly once (again with `force`). Throws on
+ * every failure, so that the record is retried: nothing is acknowledged without a stored result.
+ * `ids` is told the segment's channel and id once the body is read.
  */
 async function consumeSegment(
   body: string,
   deps: SegmentConsumerDependencies,
-  options: { signal?: AbortSignal; force?: boolean } = {},
+  options: { signal?: AbortSignal; force?: boolean },
+  ids: { channel?: string; segmentId?: string },
 ): Promise<ExtractionOutcome> {
-  let ids: { channel?: string; segmentId?: string } = {};
-  let outcome: ExtractionOutcome;
-  try {
-    const segment = parseSegmentBody(body);
-    ids = { channel: segment.channel, segmentId: segment.segmentId };
-    if (segment.reference !== undefined && segment.reference.table !== deps.messagesTable) {
-      throw new KnowledgeError(
-        "KNOWLEDGE_FOREIGN_TABLE",
-        `segment ${segment.segmentId}: reference.table ${JSON.stringify(segment.reference.table)} is not this deployment's messages table (${deps.messagesTable})`,
-      );
-    }
-    const messages = await readSegmentMessages(segment, deps.messages);
-    outcome = await deps.extractor.extract(segment, messages, {
-      ...options,
-      // Counted as they happen, so that the calls of failed attempts are in the metrics too.
-      onUsage: (usage, call) => {
-        deps.metrics.add("LLMCalls", 1);
-        deps.metrics.add("InputTokens", usage.inputTokens);
-        deps.metrics.add("OutputTokens", usage.outputTokens);
-        deps.metrics.add("CacheReadTokens", usage.cacheReadTokens);
-        deps.metrics.add("CacheWriteTokens", usage.cacheWriteTokens);
-        deps.metrics.add("WindowLatency", call.latencyMs);
-      },
-      onRepair: () => deps.metrics.add("RepairRetries", 1),
-    });
-  } catch (error) {
-    deps.metrics.add("ExtractionFailures", 1);
-    if (error instanceof InvalidModelOutputError) deps.metrics.add("InvalidModelOutputs", 1);
-    deps.logger.warn("segment not extracted; the record will be retried", {
-      ...ids,
-      error: describe(error),
-    });
-    throw error;
+  const segment = parseSegmentBody(body);
+  ids.channel = segment.channel;
+  ids.segmentId = segment.segmentId;
+  if (options.signal?.aborted) throw new DeadlineError(segment.segmentId);
+  if (segment.reference !== undefined && segment.reference.table !== deps.messagesTable) {
+    throw new KnowledgeError(
+      "KNOWLEDGE_FOREIGN_TABLE",
+      `segment ${segment.segmentId}: reference.table ${JSON.stringify(segment.reference.table)} is not this deployment's messages table (${deps.messagesTable})`,
+    );
   }
+  const messages = await readSegmentMessages(segment, deps.messages);
+  const outcome = await deps.extractor.extract(segment, messages, {
+    ...options,
+    // Counted as they happen, so that the calls of failed attempts are in the metrics too.
+    onUsage: (usage, call) => {
+      deps.metrics.add("LLMCalls", 1);
+      deps.metrics.add("InputTokens", usage.inputTokens);
+      deps.metrics.add("OutputTokens", usage.outputTokens);
+      deps.metrics.add("CacheReadTokens", usage.cacheReadTokens);
+      deps.metrics.add("CacheWriteTokens", usage.cacheWriteTokens);
+      deps.metrics.add("WindowLatency", call.latencyMs);
+    },
+    onRepair: () => deps.metrics.add("RepairRetries", 1),
+  });
   report(outcome, deps);
   deps.logger.info(outcomeMessage(outcome), {
     ...ids,
@@ -147,99 +158,167 @@ async function consumeSegment(
 
 /**
  * The SQS event handler: each record through {@link consumeSegment}, failures reported as
- * partial batch failures. On a FIFO queue a failed record fails the rest of its message group
- * (their order is kept) while other groups go on.
+ * partial batch failures with their retry delays. On a FIFO queue a failed record fails the rest
+ * of its message group (their order is kept) while other groups go on. Model calls are aborted
+ * at the function's remaining time less a margin; a segment whose attempts are used up is moved
+ * to the dead-letter queue and acknowledged.
  */
 export function segmentConsumer(
   deps: SegmentConsumerDependencies,
 ): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
   return async (event, context) => {
-    const errors = new Map<string, unknown>();
+    const delays = new Map<string, number>();
+    const deadline = deadlineOf(context, deps.deadlineMarginMs ?? DEFAULT_DEADLINE_MARGIN_MS);
     const handle = async (record: SQSRecord) => {
+      const ids: { channel?: string; segmentId?: string } = {};
       try {
-        await consumeSegment(record.body, deps, {
-          force: record.messageAttributes?.[REEXTRACT_ATTRIBUTE]?.stringValue === "true",
-        });
+        await consumeSegment(
+          record.body,
+          deps,
+          {
+            force: record.messageAttributes?.[REEXTRACT_ATTRIBUTE]?.stringValue === "true",
+            signal: deadline.signal,
+          },
+          ids,
+        );
       } catch (error) {
-        errors.set(record.messageId, error);
+        const delay = await failed(record, error, ids, deps, deadline.signal?.aborted ?? false);
+        if (delay === undefined) return;
+        delays.set(record.messageId, delay);
         throw error;
       }
     };
     const fifo = event.Records[0]?.eventSourceARN?.endsWith(".fifo") ?? false;
-    // A batch where every record failed is answered like any other: all listed as failures.
-    const response = fifo
-      ? await processPartialResponse(event, handle, new SqsFifoPartialProcessorAsync(), {
-          context,
-          skipGroupOnError: true,
-          throwOnFullBatchFailure: false,
-        })
-      : await processPartialResponse(event, handle, new BatchProcessor(EventType.SQS), {
-          context,
-          throwOnFullBatchFailure: false,
-        });
-    if (deps.sqs !== undefined) await backOff(deps.sqs, event, response, errors, deps.logger);
-    return response;
+    try {
+      // A batch where every record failed is answered like any other: all listed as failures.
+      const response = fifo
+        ? await processPartialResponse(event, handle, new SqsFifoPartialProcessorAsync(), {
+            context,
+            skipGroupOnError: true,
+            throwOnFullBatchFailure: false,
+          })
+        : await processPartialResponse(event, handle, new BatchProcessor(EventType.SQS), {
+            context,
+            throwOnFullBatchFailure: false,
+          });
+      if (deps.sqs !== undefined) {
+        await backOff(deps.sqs, event, response, delays, deps.retry ?? DEFAULT_RETRY, deps.logger);
+      }
+      return response;
+    } finally {
+      deadline.dispose();
+    }
   };
 }
 
-/**
- * Shortens the visibility timeout of each failed record to its retry delay. A record skipped
- * after an earlier failure of its FIFO group gets the group's first delay. Best effort: if it
- * fails, SQS retries after the queue's own visibility timeout.
- */
-async function backOff(
-  sqs: SQSClient,
-  event: SQSEvent,
-  response: SQSBatchResponse,
-  errors: Map<string, unknown>,
-  logger: ExtractionLogger,
-): Promise<void> {
-  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  const records = event.Records.filter((r) => failed.has(r.messageId));
-  const first = records.find((r) => errors.has(r.messageId));
-  const now = Date.now();
-  const byQueue = new Map<
-    string,
-    { Id: string; ReceiptHandle: string; VisibilityTimeout: number }[]
-  >();
-  records.forEach((record, i) => {
-    const error = errors.get(record.messageId) ?? (first && errors.get(first.messageId));
-    const entries = byQueue.get(record.eventSourceARN) ?? [];
-    entries.push({
-      Id: String(i),
-      ReceiptHandle: record.receiptHandle,
-      VisibilityTimeout: retryDelaySeconds(
-        error,
-        Number(record.attributes.ApproximateReceiveCount),
-        now,
+/** An abort signal at the invocation's remaining time less `marginMs` (none without a context). */
+function deadlineOf(
+  context: Context | undefined,
+  marginMs: number,
+): { signal?: AbortSignal; dispose: () => void } {
+  const remaining = context?.getRemainingTimeInMillis?.();
+  if (remaining === undefined) return { dispose: () => {} };
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new KnowledgeError(
+          "KNOWLEDGE_DEADLINE_ABORTED",
+          `the function's remaining time less ${marginMs} ms ran out during extraction`,
+        ),
       ),
-    });
-    byQueue.set(record.eventSourceARN, entries);
-  });
-  for (const [arn, entries] of byQueue) {
-    for (let i = 0; i < entries.length; i += 10) {
-      try {
-        await sqs.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: queueUrlOf(arn),
-            Entries: entries.slice(i, i + 10),
-          }),
-        );
-      } catch (error) {
-        logger.warn("could not shorten the retry delay of failed segments", {
-          queue: arn,
-          error: describe(error),
-        });
-      }
-    }
-  }
+    Math.max(0, remaining - marginMs),
+  );
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
 }
 
-/** The URL of the queue an event source ARN names (`arn:aws:sqs:<region>:<account>:<name>`). */
-export function queueUrlOf(arn: string): string {
-  const [, partition, , region, account, name] = arn.split(":");
-  const domain = partition === "aws-cn" ? "amazonaws.com.cn" : "amazonaws.com";
-  return `https://sqs.${region}.${domain}/${account}/${name}`;
+/**
+ * What becomes of a failed record: a wait (not an attempt), or a failed attempt counted, and,
+ * once the attempts are used up, the segment dead-lettered by the consumer. Resolves to the
+ * record's retry delay in seconds, or undefined when it was dead-lettered (and is acknowledged).
+ */
+async function failed(
+  record: SQSRecord,
+  error: unknown,
+  ids: { channel?: string; segmentId?: string },
+  deps: SegmentConsumerDependencies,
+  deadline: boolean,
+): Promise<number | undefined> {
+  const retry = deps.retry ?? DEFAULT_RETRY;
+  const now = (deps.now ?? Date.now)();
+  const { metrics, logger } = deps;
+  if (isWait(error)) {
+    metrics.add(
+      error instanceof BudgetPausedError
+        ? "BudgetPauses"
+        : error instanceof CircuitOpenError
+          ? "CircuitOpen"
+          : "SegmentWaits",
+      1,
+    );
+    const delay = retryDelaySeconds(error, 0, now, retry);
+    logger.info("segment waits; not an attempt", { ...ids, error: describe(error), delay });
+    return delay;
+  }
+  metrics.add("ExtractionFailures", 1);
+  if (error instanceof InvalidModelOutputError) metrics.add("InvalidModelOutputs", 1);
+  if (isAuthFailure(error)) metrics.add("AuthFailures", 1);
+  const attempts = await countAttempt(record, ids, deps);
+  const delay = retryDelaySeconds(error, attempts, now, retry);
+  const attributes = {
+    ...ids,
+    error: describe(error),
+    attempt: attempts,
+    maxAttempts: retry.maxAttempts,
+    ...(deadline ? { deadline: true } : {}),
+  };
+  if (attempts < retry.maxAttempts || deps.sqs === undefined || !deps.deadLetterQueueUrl) {
+    const message = isAuthFailure(error)
+      ? "the model provider refused the credentials or the access (401/403); the segment waits the longest delay: fix the key or the permission"
+      : "segment not extracted; the record will be retried";
+    (isAuthFailure(error) ? logger.error : logger.warn)(message, { ...attributes, delay });
+    return delay;
+  }
+  try {
+    await deadLetter(deps.sqs, deps.deadLetterQueueUrl, record, error, attempts);
+  } catch (sendError) {
+    logger.error("could not move a given-up segment to the dead-letter queue; it is retried", {
+      ...attributes,
+      sendError: describe(sendError),
+    });
+    return retry.maxDelaySeconds;
+  }
+  metrics.add("SegmentsDeadLettered", 1);
+  logger.error(
+    `gave up on segment after ${attempts} failed attempts: moved to the dead-letter queue`,
+    attributes,
+  );
+  if (deps.attempts && ids.channel !== undefined && ids.segmentId !== undefined) {
+    // A redrive starts counting again.
+    await deps.attempts.clearAttempts(ids.channel, ids.segmentId).catch(() => {});
+  }
+  return undefined;
+}
+
+/** The segment's failed attempts so far, this one included: the ledger's, else SQS's receives. */
+async function countAttempt(
+  record: SQSRecord,
+  ids: { channel?: string; segmentId?: string },
+  deps: SegmentConsumerDependencies,
+): Promise<number> {
+  const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
+  if (deps.attempts === undefined || ids.channel === undefined || ids.segmentId === undefined) {
+    return receives;
+  }
+  try {
+    return await deps.attempts.countAttempt(ids.channel, ids.segmentId);
+  } catch (error) {
+    deps.logger.warn("could not count the failed attempt; the receive count stands for it", {
+      ...ids,
+      error: describe(error),
+    });
+    return receives;
+  }
 }
 
 function report(outcome: ExtractionOutcome, deps: SegmentConsumerDependencies): void {
@@ -261,21 +340,4 @@ function outcomeMessage(outcome: ExtractionOutcome): string {
     return `segment re-extracted: replaced the result of ${model} / prompt ${promptVersion}`;
   }
   return "segment extracted";
-}
-
-/** An error for logs: its name, code and message (which never quote message text). */
-function describe(error: unknown): Record<string, unknown> {
-  if (error instanceof LLMError) {
-    const { name, code, retryable, status, kind } = error;
-    return { name, code, kind, retryable, status };
-  }
-  if (error instanceof InvalidModelOutputError) {
-    // The reason says what was wrong; the raw reply may quote the chat, so it stays out.
-    return { name: error.name, code: error.code, reason: error.reason };
-  }
-  if (error instanceof ExtractionError || error instanceof KnowledgeError) {
-    return { name: error.name, code: error.code, message: error.message };
-  }
-  const { name, message } = error as Error;
-  return { name, message };
 }

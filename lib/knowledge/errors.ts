@@ -64,3 +64,53 @@ export class LeaseLostError extends KnowledgeError {
     );
   }
 }
+
+/**
+ * The day's token budget (the deployment's, or the channel's) is spent: the segment waits,
+ * without a model call, until the next UTC day or until the budget is raised.
+ */
+export class BudgetPausedError extends KnowledgeError {
+  override readonly name: string = "BudgetPausedError";
+  constructor(
+    readonly scope: "deployment" | "channel",
+    readonly budget: number,
+    readonly spent: number,
+    readonly resumesAt: number,
+  ) {
+    super(
+      "KNOWLEDGE_BUDGET_PAUSED",
+      `the ${scope === "deployment" ? "deployment's daily token budget (dailyTokenBudget" : "channel's daily token budget (channelDailyTokenBudget"} ${budget}) is spent (${spent} tokens today): extraction waits until ${new Date(resumesAt).toISOString()} or until the budget is raised`,
+    );
+  }
+}
+
+/**
+ * The model provider failed many calls in a row: calls stop for a cool-down (the circuit
+ * breaker is open) and the segment waits, without a model call, rather than hammer it.
+ */
+export class CircuitOpenError extends KnowledgeError {
+  override readonly name: string = "CircuitOpenError";
+  constructor(
+    readonly failures: number,
+    readonly closesAt: number,
+  ) {
+    super(
+      "KNOWLEDGE_CIRCUIT_OPEN",
+      `the model provider failed ${failures} calls in a row: no calls until ${new Date(closesAt).toISOString()} (circuit breaker open)`,
+    );
+  }
+}
+
+/**
+ * The invocation's time ran out before the segment was started: it waits for the next
+ * invocation, without counting as an attempt.
+ */
+export class DeadlineError extends KnowledgeError {
+  override readonly name: string = "DeadlineError";
+  constructor(readonly segmentId: string | undefined) {
+    super(
+      "KNOWLEDGE_DEADLINE",
+      `segment ${segmentId ?? "?"}: the function's remaining time ran out before it was started; it is retried by the next invocation`,
+    );
+  }
+}

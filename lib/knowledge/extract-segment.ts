@@ -44,8 +44,11 @@ export interface ExtractionOutcome {
 
 export interface SegmentExtractorOptions {
   store: ResultStore;
-  /** The LLM-backed `Analyzer`, or the offline `KeyphraseExtractor`. */
-  extractor: Extractor;
+  /**
+   * The LLM-backed `Analyzer`, or the offline `KeyphraseExtractor`; or the one for a segment
+   * (an analyzer on a model guarded by the segment's channel budget).
+   */
+  extractor: Extractor | ((segment: SegmentEnvelope) => Extractor);
   /** The model id results are keyed by (a new model re-extracts). */
   model: string;
   /** Identifies prompts and analysis settings: see {@link promptVersionOf}. */
@@ -251,7 +254,11 @@ export class SegmentExtractor {
       turns.forEach((turn, i) => {
         if (this.options.showSystemLines || turn.kind !== "system") shown.push(i);
       });
-      const extraction = await this.options.extractor.extract(
+      const { extractor } = this.options;
+      const extraction = await (typeof extractor === "function"
+        ? extractor(segment)
+        : extractor
+      ).extract(
         shown.map((i) => turns[i]),
         {
           signal: options.signal,

@@ -5,6 +5,8 @@
  * term statistics), their DynamoDB store and its memory double, and the typed reader for users'
  * code. The results table's keys and definition are `./schema/`.
  */
+
+export { type ApiKeyCache, apiKeyCache } from "./api-key.js";
 export {
   ANALYZER_DEFAULTS,
   type ApiKeySource,
@@ -20,13 +22,14 @@ export {
 export {
   type ExtractionMetricName,
   type ExtractionMetrics,
-  queueUrlOf,
   REEXTRACT_ATTRIBUTE,
-  retryDelaySeconds,
   type SegmentConsumerDependencies,
   segmentConsumer,
 } from "./consumer.js";
 export {
+  BudgetPausedError,
+  CircuitOpenError,
+  DeadlineError,
   KnowledgeConfigError,
   KnowledgeError,
   KnowledgeItemError,
@@ -41,8 +44,29 @@ export {
   SegmentExtractor,
   type SegmentExtractorOptions,
 } from "./extract-segment.js";
+export {
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  guardedLLM,
+  TokenBudget,
+  type TokenBudgetOptions,
+  utcDay,
+} from "./guard.js";
+export {
+  type AttemptLedger,
+  DynamoDbLedger,
+  MemoryLedger,
+  type SpendCounter,
+} from "./ledger.js";
 export { MemoryResultStore } from "./memory-store.js";
 export { KnowledgeReader, mergeSupports, type Topic } from "./reader.js";
+export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
+export {
+  DEFAULT_RETRY,
+  type RetrySchedule,
+  retryDelaySeconds,
+  rideOutSeconds,
+} from "./retry.js";
 export type { SegmentResult } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
 export {

@@ -12,21 +12,33 @@ import {
   OpenAICompatibleLLM,
 } from "../extraction/index.js";
 import { DynamoDbStore } from "../history/index.js";
+import type { ApiKeyCache } from "./api-key.js";
 import type { ExtractFunctionConfig } from "./config.js";
 import type {
   ExtractionLogger,
   ExtractionMetrics,
   SegmentConsumerDependencies,
 } from "./consumer.js";
-import { promptVersionOf, SegmentExtractor } from "./extract-segment.js";
+import { promptVersionOf, type SegmentEnvelope, SegmentExtractor } from "./extract-segment.js";
+import { type CircuitBreaker, guardedLLM, TokenBudget } from "./guard.js";
+import { DynamoDbLedger } from "./ledger.js";
+import { DEFAULT_RETRY } from "./retry.js";
 import { DynamoDbResultStore } from "./store.js";
 
 export interface ExtractEnvironment {
   dynamodb: DynamoDBClient;
   metrics: ExtractionMetrics;
   logger: ExtractionLogger;
-  /** The OpenAI-compatible endpoint's API key, already fetched from where the config says. */
-  apiKey?: string;
+  /**
+   * The OpenAI-compatible endpoint's API key: the key, or the cache that reads it from where the
+   * config says (read again after a 401/403 and at its cache age).
+   */
+  apiKey?: string | ApiKeyCache;
+  /**
+   * The circuit breaker over the provider's failures (the function keeps one per execution
+   * environment). Default: none, every call is made.
+   */
+  breaker?: CircuitBreaker;
   /** A Bedrock endpoint other than the region's (a local run's `--llm-endpoint`). */
   bedrockEndpoint?: string;
   /** The clock leases and timestamps use (default: the wall clock). */
@@ -55,12 +67,14 @@ function createLLM(
                 region: env.bedrockRegion ?? "us-east-1",
               }),
       });
-    case "openai":
+    case "openai": {
+      const key = env.apiKey;
       return new OpenAICompatibleLLM({
         baseURL: config.baseURL,
-        apiKey: env.apiKey,
+        apiKey: typeof key === "object" ? () => key.get() : key,
         model: config.modelId,
       });
+    }
   }
 }
 
@@ -73,7 +87,12 @@ function createExtractor(
   config: ExtractFunctionConfig,
   env: ExtractEnvironment,
   llm: LLM | undefined,
-): { extractor: Extractor; model: string; promptVersion: string } {
+  budget: TokenBudget | undefined,
+): {
+  extractor: Extractor | ((segment: SegmentEnvelope) => Extractor);
+  model: string;
+  promptVersion: string;
+} {
   if (config.extractor === "offline" && llm === undefined) {
     return {
       extractor: new KeyphraseExtractor(),
@@ -83,8 +102,31 @@ function createExtractor(
   }
   const model =
     llm ?? createLLM(config as ExtractFunctionConfig & { extractor: "bedrock" | "openai" }, env);
+  const key = env.apiKey;
+  const guard = {
+    budget,
+    breaker: env.breaker,
+    onOpen: () =>
+      env.logger.error("the model provider keeps failing: circuit breaker open", {
+        model: config.modelId,
+      }),
+    // A rotated or replaced key is read again by the next call.
+    onAuthFailure: () => (typeof key === "object" ? key.invalidate() : undefined),
+    onCountError: (error: unknown) =>
+      env.logger.warn("could not count a call's tokens against the budget", {
+        error: (error as Error).name,
+      }),
+  };
   return {
-    extractor: new Analyzer(model, config.analyzer),
+    // Each segment's calls count against its channel's budget.
+    extractor:
+      budget === undefined && env.breaker === undefined
+        ? new Analyzer(model, config.analyzer)
+        : (segment) =>
+            new Analyzer(
+              guardedLLM(model, { ...guard, channel: segment.channel }),
+              config.analyzer,
+            ),
     model: config.extractor === "offline" ? KEYPHRASE_EXTRACTOR_NAME : config.modelId,
     promptVersion: promptVersionOf(config.analyzer),
   };
@@ -100,7 +142,22 @@ export function extractDependencies(
   env: ExtractEnvironment,
   llm?: LLM,
 ): SegmentConsumerDependencies {
-  const { extractor, model, promptVersion } = createExtractor(config, env, llm);
+  const ledger = new DynamoDbLedger({
+    client: env.dynamodb,
+    tableName: config.resultsTable,
+    retentionMs: config.windowOutputTtlMs,
+    now: env.now,
+  });
+  const budget =
+    config.dailyTokenBudget === undefined
+      ? undefined
+      : new TokenBudget({
+          counter: ledger,
+          daily: config.dailyTokenBudget,
+          perChannel: config.channelTokenBudget,
+          now: env.now,
+        });
+  const { extractor, model, promptVersion } = createExtractor(config, env, llm, budget);
   return {
     extractor: new SegmentExtractor({
       store: new DynamoDbResultStore({ client: env.dynamodb, tableName: config.resultsTable }),
@@ -116,5 +173,12 @@ export function extractDependencies(
     metrics: env.metrics,
     logger: env.logger,
     sqs: env.sqs,
+    // Only where SQS retries by the consumer's delays (deployed): a local run retries by its own.
+    ...(env.sqs && {
+      attempts: ledger,
+      deadLetterQueueUrl: config.deadLetterQueueUrl,
+      retry: { ...DEFAULT_RETRY, maxAttempts: config.maxAttempts ?? DEFAULT_RETRY.maxAttempts },
+    }),
+    now: env.now,
   };
 }

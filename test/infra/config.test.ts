@@ -79,6 +79,9 @@ describe("resolveConfig", () => {
         openaiBaseUrl: undefined,
         apiKey: undefined,
         timeoutMs: DEFAULT_EXTRACT_TIMEOUT_MS,
+        dailyTokenBudget: 10_000_000,
+        channelDailyTokenBudget: null,
+        maxAttempts: 16,
         // Amazon Nova Lite's on-demand prices.
         inputTokenPrice: 0.06,
         outputTokenPrice: 0.24,
@@ -134,6 +137,9 @@ describe("resolveConfig", () => {
         llmConcurrency: "8",
         bedrockOutput: "json_schema",
         extractConcurrency: "10",
+        dailyTokenBudget: "2000000",
+        channelDailyTokenBudget: "50000",
+        extractMaxAttempts: "20",
         openaiBaseUrl: "https://llm.example.com/v1",
         openaiApiKeyParameter: "/convoseg/openai-api-key",
         inputTokenPrice: "0.15",
@@ -172,6 +178,9 @@ describe("resolveConfig", () => {
         llmConcurrency: 8,
         bedrockOutput: "json_schema",
         concurrency: 10,
+        dailyTokenBudget: 2_000_000,
+        channelDailyTokenBudget: 50_000,
+        maxAttempts: 20,
         openaiBaseUrl: "https://llm.example.com/v1",
         apiKey: { kind: "parameter", name: "/convoseg/openai-api-key" },
         // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds.
@@ -221,12 +230,15 @@ describe("resolveConfig", () => {
         "bedrockOutput",
         "budgetMargin",
         "channelConcurrency",
+        "channelDailyTokenBudget",
         "channelsTableName",
         "conversationsTableName",
+        "dailyTokenBudget",
         "dashboardName",
         "dataRemovalPolicy",
         "dueShards",
         "extractConcurrency",
+        "extractMaxAttempts",
         "extractor",
         "grace",
         "ingestQueueName",
@@ -334,6 +346,13 @@ describe("resolveConfig", () => {
     [{ bedrockOutput: "text" }, "bedrockOutput", /json_schema or tool/],
     [{ extractConcurrency: "1" }, "extractConcurrency", /from 2 to 1000/],
     [{ extractConcurrency: "1001" }, "extractConcurrency", /from 2 to 1000/],
+    [{ dailyTokenBudget: "999" }, "dailyTokenBudget", /from 1000 to 1000000000000/],
+    [
+      { dailyTokenBudget: "5000", channelDailyTokenBudget: "6000" },
+      "channelDailyTokenBudget",
+      /must not exceed dailyTokenBudget \(5000\)/,
+    ],
+    [{ extractMaxAttempts: "0" }, "extractMaxAttempts", /from 1 to 100/],
     [{ inputTokenPrice: "-1" }, "inputTokenPrice", /USD per million tokens/],
     [{ outputTokenPrice: "cheap" }, "outputTokenPrice", /USD per million tokens/],
     [{ outputTokenPrice: "5000" }, "outputTokenPrice", /from 0 to 1000/],
@@ -563,6 +582,22 @@ describe("extractEnvironment", () => {
       },
       leaseMs: config.extract.timeoutMs,
       windowOutputTtlMs: 15 * 86_400_000,
+      dailyTokenBudget: 10_000_000,
+      maxAttempts: 16,
+    });
+  });
+
+  it("passes the budgets, the attempts and the DLQ the function moves given-up segments to", () => {
+    const config = resolve({ channelDailyTokenBudget: 5000, extractMaxAttempts: 3 });
+    const environment = extractEnvironment(config, {
+      ...resources,
+      deadLetterQueueUrl: "https://sqs.us-east-1.amazonaws.com/123456789012/segments-dlq.fifo",
+    });
+    expect(readExtractConfig(environment)).toMatchObject({
+      dailyTokenBudget: 10_000_000,
+      channelTokenBudget: 5000,
+      maxAttempts: 3,
+      deadLetterQueueUrl: "https://sqs.us-east-1.amazonaws.com/123456789012/segments-dlq.fifo",
     });
   });
 

@@ -20,6 +20,7 @@ import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, PromptTurn, UsageListener } from "../types.js";
 import {
+  authHint,
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUT_MS,
   nonEmptyString,
@@ -255,7 +256,7 @@ export class BedrockConverseLLM implements LLM {
     const status = httpStatusOf(error);
     const retryable = isTransient(error);
     const detail = `${failure.name ?? "Error"}: ${failure.message ?? String(error)}`;
-    const message = `${prefix}: ${detail} (${retryable ? tries : "not retryable"})`;
+    const message = `${prefix}: ${detail} (${retryable ? tries : `not retryable${authHint(status)}`})`;
     const kind = status === undefined && isNetworkFailure(error) ? "connection" : undefined;
     return new LLMError(message, retryable, status, { cause: error, kind });
   }

@@ -11,6 +11,7 @@ import { InvalidModelOutputError, LLMError, type LLMFailureKind } from "../error
 import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, UsageListener } from "../types.js";
 import {
+  authHint,
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUT_MS,
   nonEmptyString,
@@ -34,10 +35,12 @@ export interface OpenAICompatibleLLMOptions {
    */
   baseURL?: string;
   /**
-   * The API key, sent as a bearer token. Default `OPENAI_API_KEY`; one of the two is required
-   * (a server that checks none takes any string). Not used with `client`.
+   * The API key, sent as a bearer token, or a function the SDK calls for it before each request
+   * (a key read from a secret store and cached, read again once refused). Default
+   * `OPENAI_API_KEY`; one of the two is required (a server that checks none takes any string).
+   * Not used with `client`.
    */
-  apiKey?: string;
+  apiKey?: string | (() => Promise<string>);
   /** The model name (required). */
   model: string;
   /** How JSON is asked for (see {@link OpenAIResponseFormat}). Default `"json_schema"`. */
@@ -216,7 +219,7 @@ export class OpenAICompatibleLLM implements LLM {
     if (error instanceof APIError && error.status !== undefined) {
       const retryable = isTransientStatus(error.status);
       return fail(
-        `${error.message} (${retryable ? retries : "not retryable"})`,
+        `${error.message} (${retryable ? retries : `not retryable${authHint(error.status)}`})`,
         retryable,
         error.status,
       );

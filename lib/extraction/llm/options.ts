@@ -35,3 +35,14 @@ export function positiveInteger(name: string, value: number): number {
   }
   return value;
 }
+
+/**
+ * What a 401 or 403 means, for the error's message: the call fails at once (a retry cannot fix
+ * credentials), and the operator must act.
+ */
+export function authHint(status: number | undefined): string {
+  if (status === 401) return ": the provider refused the credentials (check the API key)";
+  if (status === 403)
+    return ": the provider denied access (check the key's or role's permission to the model)";
+  return "";
+}

@@ -7,7 +7,10 @@
  * - `topic#<topicKey>#<segmentId>`: the topic index, one entry per topic per segment (so that a
  *   redelivered or re-extracted segment overwrites its own entries and never counts twice);
  * - `window#<hash>`: a window's accepted model reply, reused by retries (expires);
- * - `lease#<segmentId>`: the in-flight lease of an extraction, and what failed attempts spent;
+ * - `lease#<segmentId>`: the in-flight lease of an extraction, what failed attempts spent, and
+ *   how many attempts failed (`attempts`: the consumer's own count, which gives up on a segment);
+ * - `spend#<day>`: the tokens extraction spent on the channel's segments that UTC day (`tokens`,
+ *   expires); the deployment's total is the same item in the partition {@link DEPLOYMENT_PARTITION};
  * - the channel's term statistics, per vocabulary (the offline extractor's way of making terms):
  *   `terms#<vocabulary>`, how many segments were counted; `term#<vocabulary>#<termKey>`, in how
  *   many of them one term occurs; `termlog#<vocabulary>#<segmentId>#<chunk>`, which terms a
@@ -89,6 +92,12 @@ export const RESULT_PREFIX = "result#";
 export const TOPIC_PREFIX = "topic#";
 export const WINDOW_PREFIX = "window#";
 export const LEASE_PREFIX = "lease#";
+export const SPEND_PREFIX = "spend#";
+/**
+ * The partition of the deployment's own items (its daily token spend): a leading space, which
+ * no channel or conversation id may have.
+ */
+export const DEPLOYMENT_PARTITION = " deployment";
 
 export const TERMS_PREFIX = "terms#";
 export const TERM_PREFIX = "term#";
@@ -103,6 +112,8 @@ export const TERM_STATISTICS_PREFIXES: readonly string[] = [
 export const resultItemKey = (segmentId: string) => `${RESULT_PREFIX}${segmentId}`;
 export const leaseItemKey = (segmentId: string) => `${LEASE_PREFIX}${segmentId}`;
 export const windowItemKey = (hash: string) => `${WINDOW_PREFIX}${hash}`;
+/** A UTC day's spend item: `spend#2026-01-31`. */
+export const spendItemKey = (day: string) => `${SPEND_PREFIX}${day}`;
 
 /**
  * The index entry's key: topics group together in sort order under a fixed-length hash of the
