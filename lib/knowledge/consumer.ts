@@ -219,16 +219,16 @@ function deadlineOf(
   const remaining = context?.getRemainingTimeInMillis?.();
   if (remaining === undefined) return { dispose: () => {} };
   const controller = new AbortController();
-  const timer = setTimeout(
-    () =>
-      controller.abort(
-        new KnowledgeError(
-          "KNOWLEDGE_DEADLINE_ABORTED",
-          `the function's remaining time less ${marginMs} ms ran out during extraction`,
-        ),
+  const abort = () =>
+    controller.abort(
+      new KnowledgeError(
+        "KNOWLEDGE_DEADLINE_ABORTED",
+        `the function's remaining time less ${marginMs} ms ran out during extraction`,
       ),
-    Math.max(0, remaining - marginMs),
-  );
+    );
+  // Already past: no record starts.
+  if (remaining <= marginMs) abort();
+  const timer = setTimeout(abort, Math.max(0, remaining - marginMs));
   return { signal: controller.signal, dispose: () => clearTimeout(timer) };
 }
 

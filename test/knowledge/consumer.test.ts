@@ -4,8 +4,6 @@ import {
   type ExtractionMetricName,
   KnowledgeReader,
   queueUrlOf,
-  retryDelaySeconds,
-  SegmentBusyError,
   segmentConsumer,
 } from "../../lib/knowledge/index.js";
 import type { InlineMessage } from "../../lib/pipeline/contract/index.js";
@@ -146,15 +144,7 @@ describe("segmentConsumer", () => {
   });
 });
 
-describe("retry backoff", () => {
-  it("doubles from 30 s per receive up to 15 minutes, and waits out another delivery's lease", () => {
-    expect([1, 2, 3, 6, 20].map((n) => retryDelaySeconds(new Error("503"), n, 0))).toEqual([
-      30, 60, 120, 900, 900,
-    ]);
-    expect(retryDelaySeconds(new SegmentBusyError("s", 45_500), 1, 1_000)).toBe(45);
-    expect(retryDelaySeconds(new SegmentBusyError("s", 0), 1, 1_000)).toBe(1);
-  });
-
+describe("the queue of a record", () => {
   it("finds the queue of an event source ARN", () => {
     expect(queueUrlOf("arn:aws:sqs:eu-west-1:123456789012:segments.fifo")).toBe(
       "https://sqs.eu-west-1.amazonaws.com/123456789012/segments.fifo",

@@ -1,0 +1,244 @@
+import { describe, expect, it } from "vitest";
+import { Analyzer, type LLM, LLMError } from "../../lib/extraction/index.js";
+import {
+  CircuitBreaker,
+  DEFAULT_RETRY,
+  GAVE_UP_ATTRIBUTE,
+  guardedLLM,
+  MemoryLedger,
+  MemoryResultStore,
+  type RetrySchedule,
+  SegmentExtractor,
+  segmentConsumer,
+  TokenBudget,
+  utcDay,
+} from "../../lib/knowledge/index.js";
+import { DEPLOYMENT_PARTITION } from "../../lib/knowledge/schema/items.js";
+import { DLQ_URL, QueueSimulation } from "./queue-simulation.js";
+
+const HOUR = 3_600_000;
+const START = Date.UTC(2026, 2, 1, 6);
+const ANALYSIS = { route: "sliding", windowSize: 4, overlap: 1, maxConcurrency: 1 } as const;
+
+/** A v1 inline segment body of `count` messages. */
+function body(channel: string, segmentId: string, count = 3): string {
+  const messages = Array.from({ length: count }, (_, i) => ({
+    id: `${segmentId}-m${i}`,
+    ts: START - HOUR + i * 1000,
+    author: "alice",
+    text: `message ${i}`,
+  }));
+  return JSON.stringify({
+    v: 1,
+    segmentId,
+    channel,
+    late: false,
+    belongsAfter: null,
+    count,
+    first: { id: messages[0].id, ts: messages[0].ts },
+    last: { id: messages[count - 1].id, ts: messages[count - 1].ts },
+    messageIds: messages.map((m) => m.id),
+    messages,
+  });
+}
+
+/**
+ * The extraction function on the simulation: the real consumer, extractor, analyzer, budget and
+ * breaker on memory stores, a model that fails with a 503 while `down(now)` says so.
+ */
+function deployment(
+  sim: QueueSimulation,
+  options: { down?: (now: number) => boolean; budget?: number; retry?: RetrySchedule } = {},
+) {
+  const now = () => sim.now;
+  const ledger = new MemoryLedger();
+  const store = new MemoryResultStore();
+  const metrics = new Map<string, number>();
+  const model = { calls: 0, failures: 0 };
+  const llm: LLM = {
+    async chatJSON(_messages, call) {
+      model.calls++;
+      // Each call takes a second of the fake clock.
+      sim.now += 1000;
+      if (options.down?.(sim.now)) {
+        model.failures++;
+        throw new LLMError("503 Service Unavailable (maxRetries 3)", true, 503);
+      }
+      call?.onUsage?.(
+        { inputTokens: 900, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        { model: "m", latencyMs: 1000 },
+      );
+      return { candidates: [] };
+    },
+  };
+  const budget =
+    options.budget === undefined
+      ? undefined
+      : new TokenBudget({ counter: ledger, daily: options.budget, now });
+  const breaker = new CircuitBreaker({ now });
+  const quiet = () => {};
+  const handler = segmentConsumer({
+    extractor: new SegmentExtractor({
+      store,
+      extractor: (segment) =>
+        new Analyzer(guardedLLM(llm, { channel: segment.channel, budget, breaker }), ANALYSIS),
+      model: "m",
+      promptVersion: "p",
+      leaseMs: 15 * 60_000,
+      now,
+    }),
+    messages: { get: async () => [] } as never,
+    messagesTable: "messages",
+    metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
+    logger: { info: quiet, warn: quiet, error: quiet },
+    sqs: sim.sqs,
+    attempts: ledger,
+    deadLetterQueueUrl: DLQ_URL,
+    retry: options.retry ?? DEFAULT_RETRY,
+    now,
+  });
+  return { handler, ledger, store, metrics, model };
+}
+
+const simulation = () =>
+  new QueueSimulation(START, { maxReceiveCount: 1000, visibilityTimeoutSeconds: 6 * 900 });
+
+describe("a provider outage, on a fake clock", () => {
+  it("of 6 hours loses nothing: every segment is extracted once the provider is back", async () => {
+    const sim = simulation();
+    const { handler, ledger, store, metrics, model } = deployment(sim, {
+      down: (now) => now < START + 6 * HOUR,
+    });
+    // Two channels; the first has three segments in order, the later ones behind the first.
+    sim.send("a1", body("alpha", "a1"), "alpha");
+    sim.send("a2", body("alpha", "a2"), "alpha");
+    sim.send("a3", body("alpha", "a3"), "alpha");
+    sim.send("b1", body("beta", "b1"), "beta");
+
+    await sim.run(handler, START + 48 * HOUR);
+
+    expect(sim.pending).toBe(0);
+    expect(sim.deadLetters).toEqual([]);
+    for (const [channel, id] of [
+      ["alpha", "a1"],
+      ["alpha", "a2"],
+      ["alpha", "a3"],
+      ["beta", "b1"],
+    ]) {
+      expect((await store.getResult(channel, id))?.segmentId).toBe(id);
+    }
+    // The heads used some of their attempts; the segments behind them, skipped, none.
+    expect(ledger.attemptsOf("alpha", "a1")).toBeGreaterThan(1);
+    expect(ledger.attemptsOf("alpha", "a1")).toBeLessThan(DEFAULT_RETRY.maxAttempts);
+    expect(ledger.attemptsOf("alpha", "a2")).toBe(0);
+    expect(ledger.attemptsOf("alpha", "a3")).toBe(0);
+    // SQS counted the skipped segments' receives: more than the five the queue allowed before.
+    const receivesOfA3 = sim.receives.filter((r) => r.id === "a3").length;
+    expect(receivesOfA3).toBeGreaterThan(5);
+    // The breaker kept the dead endpoint from being called for every receive.
+    expect(metrics.get("CircuitOpen")).toBeGreaterThan(0);
+    expect(model.failures).toBeLessThan(sim.receives.length);
+    // Back within the longest delay of the provider's return.
+    const last = Math.max(...sim.receives.map((r) => r.at));
+    expect(last).toBeLessThanOrEqual(START + 6 * HOUR + DEFAULT_RETRY.maxDelaySeconds * 1000);
+  });
+
+  it("that never ends dead-letters a segment after its attempts, by the consumer, once", async () => {
+    const sim = simulation();
+    const { handler, ledger, metrics } = deployment(sim, { down: () => true });
+    sim.send("a1", body("alpha", "a1"), "alpha");
+    sim.send("a2", body("alpha", "a2"), "alpha");
+
+    await sim.run(handler, START + 30 * 24 * HOUR);
+
+    expect(sim.deadLetters.map((d) => [JSON.parse(d.body).segmentId, d.by])).toEqual([
+      ["a1", "consumer"],
+      ["a2", "consumer"],
+    ]);
+    expect(metrics.get("SegmentsDeadLettered")).toBe(2);
+    expect(metrics.get("ExtractionFailures")).toBe(2 * DEFAULT_RETRY.maxAttempts);
+    // Cleared, so that a redrive starts counting again.
+    expect(ledger.attemptsOf("alpha", "a1")).toBe(0);
+    // The first gave up after about 9 hours of tries, not 15 minutes.
+    const a1 = sim.receives.filter((r) => r.id === "a1");
+    expect(a1.at(-1)?.at ?? 0).toBeGreaterThan(START + 6 * HOUR);
+  });
+});
+
+describe("a spent daily token budget, on a fake clock", () => {
+  it("pauses extraction for the rest of the day without a model call, then resumes", async () => {
+    const sim = simulation();
+    const { handler, ledger, store, metrics, model } = deployment(sim, { budget: 50_000 });
+    // Today's budget is already spent.
+    await ledger.add(DEPLOYMENT_PARTITION, utcDay(START), 50_000);
+    sim.send("a1", body("alpha", "a1"), "alpha");
+    sim.send("b1", body("beta", "b1"), "beta");
+
+    await sim.run(handler, START + 72 * HOUR);
+
+    const midnight = Date.UTC(2026, 2, 2);
+    expect(sim.deadLetters).toEqual([]);
+    expect(model.calls).toBeGreaterThan(0);
+    // Every receive before midnight was a pause, with no call and no attempt used.
+    const beforeMidnight = sim.receives.filter((r) => r.at < midnight);
+    expect(beforeMidnight.length).toBeGreaterThanOrEqual(2 * 18);
+    expect(metrics.get("BudgetPauses")).toBe(beforeMidnight.length);
+    expect(metrics.get("ExtractionFailures")).toBeUndefined();
+    expect(ledger.attemptsOf("alpha", "a1")).toBe(0);
+    // Resumed by itself at the next UTC day.
+    expect(Math.min(...sim.receives.filter((r) => r.at >= midnight).map((r) => r.at))).toBe(
+      midnight,
+    );
+    expect((await store.getResult("alpha", "a1"))?.usage.inputTokens).toBeGreaterThan(0);
+    expect(await ledger.spent(DEPLOYMENT_PARTITION, "2026-03-02")).toBeGreaterThan(0);
+  });
+
+  it("resumes within the longest delay once the budget is raised", async () => {
+    const sim = simulation();
+    let daily = 1000;
+    const ledger = new MemoryLedger();
+    await ledger.add(DEPLOYMENT_PARTITION, utcDay(START), 1000);
+    const budget = {
+      check: (channel: string) =>
+        new TokenBudget({ counter: ledger, daily, now: () => sim.now }).check(channel),
+    };
+    await expect(budget.check("alpha")).rejects.toMatchObject({
+      name: "BudgetPausedError",
+      code: "KNOWLEDGE_BUDGET_PAUSED",
+    });
+    daily = 2000;
+    await expect(budget.check("alpha")).resolves.toBeUndefined();
+  });
+});
+
+describe("the dead-letter message", () => {
+  it("carries the segment as it came and why it was given up on, never message text", async () => {
+    const sim = simulation();
+    const { handler } = deployment(sim, {
+      down: () => true,
+      retry: { baseDelaySeconds: 1, maxDelaySeconds: 2, maxAttempts: 2 },
+    });
+    const sent: unknown[] = [];
+    const original = sim.sqs.send.bind(sim.sqs);
+    sim.sqs.send = (async (command: { input?: unknown }) => {
+      sent.push(command.input);
+      return original(command as never);
+    }) as never;
+    sim.send("a1", body("alpha", "a1"), "alpha");
+
+    await sim.run(handler, START + HOUR);
+
+    const dead = sent.find((input) => (input as { QueueUrl?: string }).QueueUrl === DLQ_URL);
+    expect(dead).toMatchObject({
+      MessageBody: body("alpha", "a1"),
+      MessageGroupId: "alpha",
+      MessageDeduplicationId: "a1",
+      MessageAttributes: {
+        [GAVE_UP_ATTRIBUTE]: {
+          DataType: "String",
+          StringValue: "2 attempts; last LLMError EXTRACTION_LLM_FAILED",
+        },
+      },
+    });
+  });
+});
