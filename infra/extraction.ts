@@ -71,7 +71,12 @@ export class Extraction extends Construct {
     const role = this.function.role;
     storage.grantExtraction(role);
     // A segment whose attempts are used up is moved to the DLQ by the function itself.
-    segments.deadLetterQueue.grantSendMessages(role);
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["sqs:SendMessage"],
+        resources: [segments.deadLetterQueue.queueArn],
+      }),
+    );
     for (const statement of this.modelStatements(config.extract)) {
       role.addToPrincipalPolicy(statement);
     }

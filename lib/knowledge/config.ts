@@ -164,7 +164,8 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);
   }
   if (env.DEAD_LETTER_QUEUE_URL) {
-    if (!/^https?:\/\/\S+$/.test(env.DEAD_LETTER_QUEUE_URL)) {
+    // Any non-blank text: at synth it is a CloudFormation reference, at cold start the URL.
+    if (!/^\S+$/.test(env.DEAD_LETTER_QUEUE_URL)) {
       fail(
         "DEAD_LETTER_QUEUE_URL",
         `must be a queue URL (got ${JSON.stringify(env.DEAD_LETTER_QUEUE_URL)})`,

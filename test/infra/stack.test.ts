@@ -321,6 +321,7 @@ describe("extraction", () => {
       EXTRACTOR: "bedrock",
       MODEL_ID: "amazon.nova-lite-v1:0",
       LEASE: String(timeoutS * 1000),
+      DEAD_LETTER_QUEUE_URL: { Ref: ids.segmentDlq },
       NODE_OPTIONS: "--enable-source-maps",
     });
   });
@@ -468,6 +469,8 @@ describe("IAM", () => {
         ],
         Resource: arn(ids.results),
       },
+      // A segment whose attempts are used up is moved to the DLQ by the function itself.
+      { Effect: "Allow", Action: "sqs:SendMessage", Resource: arn(ids.segmentDlq) },
       // Converse is authorized as InvokeModel: on the configured model, in this region, only.
       {
         Effect: "Allow",
@@ -707,7 +710,8 @@ describe("queues", () => {
       DeduplicationScope: "messageGroup",
       FifoThroughputLimit: "perMessageGroupId",
       MaximumMessageSize: DEFAULT_MAX_BODY_BYTES,
-      RedrivePolicy: { deadLetterTargetArn: arn(ids.segmentDlq), maxReceiveCount: 5 },
+      // The consumer counts its own attempts and dead-letters by itself: SQS's is a last resort.
+      RedrivePolicy: { deadLetterTargetArn: arn(ids.segmentDlq), maxReceiveCount: 1000 },
     });
     // The sender sets deduplication ids (the segment id); bodies are not the identity.
     expect(queue.ContentBasedDeduplication).toBeUndefined();
@@ -784,19 +788,27 @@ describe("alarms", () => {
         "ArrivalsBehindReadPosition",
         "ChannelErrors",
         "ChannelStateLarge",
+        "DynamoDbThrottles",
         "ExtractErrors",
         "ExtractThrottles",
+        "ExtractionFailureRate",
         "IngestDeadLetters",
         "IngestErrors",
+        "IngestQueueOldestMessage",
         "IngestThrottles",
         "InvalidModelOutputRate",
+        "ModelAuthFailures",
         "OldestDueChannel",
         "ScheduleDeadLetters",
         "SegmentDeadLetters",
+        "SegmentQueueOldestMessage",
         "TickErrors",
         "TickThrottles",
         "TicksMissing",
         "TicksStoppedEarly",
+        "TokenBudgetReached",
+        "TokenSpendDaily",
+        "TokenSpendHourly",
       ].map((n) => `Test-${n}`),
     );
   });
@@ -906,6 +918,76 @@ describe("alarms", () => {
       },
       { Id: "invalid", MetricStat: extractMetric("InvalidModelOutputs", 900), ReturnData: false },
       { Id: "calls", MetricStat: extractMetric("LLMCalls", 900), ReturnData: false },
+    ]);
+  });
+
+  it("TokenBudgetReached fires on any budget pause", () => {
+    expect(alarm("TokenBudgetReached")).toMatchObject({
+      Namespace: "convoseg",
+      MetricName: "BudgetPauses",
+      Dimensions: [{ Name: "service", Value: "extractor" }],
+      Period: 300,
+      ...above(0),
+    });
+  });
+
+  it("ModelAuthFailures fires on any 401/403 from the provider", () => {
+    expect(alarm("ModelAuthFailures")).toMatchObject({ MetricName: "AuthFailures", ...above(0) });
+  });
+
+  it.each([
+    ["TokenSpendHourly", 3600, 10_000_000 / 8],
+    ["TokenSpendDaily", 86_400, 10_000_000 * 0.8],
+  ] as const)(
+    "%s compares input and output tokens with the daily budget",
+    (name, period, threshold) => {
+      const properties_ = alarm(name);
+      expect(properties_).toMatchObject(above(threshold));
+      expect(properties_.Metrics).toEqual([
+        {
+          Id: "expr_1",
+          Expression: "FILL(input, 0) + FILL(output, 0)",
+          Label: "Input and output tokens",
+          ReturnData: true,
+        },
+        { Id: "input", MetricStat: extractMetric("InputTokens", period), ReturnData: false },
+        { Id: "output", MetricStat: extractMetric("OutputTokens", period), ReturnData: false },
+      ]);
+    },
+  );
+
+  it("ExtractionFailureRate fires when over half the attempts in 15 minutes failed", () => {
+    const properties_ = alarm("ExtractionFailureRate");
+    expect(properties_).toMatchObject(above(0.5));
+    expect(properties_.Metrics).toContainEqual({
+      Id: "failed",
+      MetricStat: extractMetric("ExtractionFailures", 900),
+      ReturnData: false,
+    });
+  });
+
+  it.each([
+    ["SegmentQueueOldestMessage", "segmentQueue", 3600],
+    ["IngestQueueOldestMessage", "ingestQueue", 900],
+  ] as const)("%s fires on the queue's oldest message", (name, queue, threshold) => {
+    expect(alarm(name)).toMatchObject({
+      Namespace: "AWS/SQS",
+      MetricName: "ApproximateAgeOfOldestMessage",
+      Dimensions: [{ Name: "QueueName", Value: { "Fn::GetAtt": [ids[queue], "QueueName"] } }],
+      Statistic: "Maximum",
+      ...above(threshold),
+    });
+  });
+
+  it("DynamoDbThrottles sums every table's read and write throttles", () => {
+    const properties_ = alarm("DynamoDbThrottles");
+    expect(properties_).toMatchObject(above(0, 3));
+    const metrics = (properties_.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[])
+      .flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []))
+      .sort();
+    expect(metrics).toEqual([
+      ...Array(4).fill("ReadThrottleEvents"),
+      ...Array(4).fill("WriteThrottleEvents"),
     ]);
   });
 
