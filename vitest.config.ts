@@ -27,6 +27,7 @@ const EMULATOR_TESTS = [
   "test/infra/stack.test.ts",
   "test/ingest/ingest-client.test.ts",
   "test/knowledge/consumer.test.ts",
+  "test/knowledge/auth-failures.test.ts",
   "test/knowledge/crash-points.test.ts",
   "test/knowledge/extract-segment.test.ts",
   "test/knowledge/term-statistics-dynamodb.test.ts",
