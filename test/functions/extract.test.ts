@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import { KnowledgeReader } from "../../lib/knowledge/index.js";
@@ -5,14 +7,17 @@ import { createResultsTestTable, segmentOf, TEN_TEXTS } from "../knowledge/fixtu
 import { stubLocalAws } from "../support/aws-env.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {
+  chatCompletion,
   closedAfterEach,
   converseError,
   converseToolUse,
+  startChatCompletionsServer,
   startConverseServer,
 } from "../support/llm-servers.js";
 import { sqsEvent } from "../support/sqs.js";
 
 const startServer = closedAfterEach(startConverseServer);
+const startChatServer = closedAfterEach(startChatCompletionsServer);
 
 /** The deployed handler module, loaded the way Lambda loads it: configured by environment. */
 async function loadHandler(environment: Record<string, string | undefined>) {
@@ -87,5 +92,57 @@ describe("extract Lambda", () => {
       promptVersion: "1/sliding-60-6",
     });
     expect(stored?.candidates[0].messageIds).toEqual(["fine-m0", "fine-m2"]);
+  }, 60_000);
+
+  it("reads the API key when a call needs it: a failed read is retried by the next invocation", async () => {
+    // Secrets Manager's JSON protocol: the first read is refused, the next ones answered.
+    let reads = 0;
+    const secrets = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        reads++;
+        res.writeHead(reads === 1 ? 400 : 200, { "content-type": "application/x-amz-json-1.1" });
+        res.end(
+          JSON.stringify(
+            reads === 1
+              ? { __type: "AccessDeniedException", message: "not yet" }
+              : { Name: "key", SecretString: "sk-live" },
+          ),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => secrets.listen(0, "127.0.0.1", resolve));
+    const chat = await startChatServer((request) =>
+      request.headers.authorization === "Bearer sk-live"
+        ? chatCompletion('{"candidates":[]}')
+        : { status: 401, body: { error: { message: "no key" } } },
+    );
+    try {
+      const client = testDynamoDbClient();
+      const resultsTable = await createResultsTestTable(client);
+      vi.stubEnv(
+        "AWS_ENDPOINT_URL_SECRETS_MANAGER",
+        `http://127.0.0.1:${(secrets.address() as AddressInfo).port}`,
+      );
+      const handler = await loadHandler({
+        RESULTS_TABLE: resultsTable,
+        MESSAGES_TABLE: "messages",
+        EXTRACTOR: "openai",
+        MODEL_ID: "m",
+        OPENAI_BASE_URL: `${chat.url}/v1`,
+        OPENAI_API_KEY_SECRET: "arn:aws:secretsmanager:us-east-1:123456789012:secret:key-AbCdEf",
+        POWERTOOLS_METRICS_DISABLED: "true",
+      });
+
+      const first = await handler(sqsEvent([body("first", ["#grub"])]), context);
+      const second = await handler(sqsEvent([body("second", ["#grub"])]), context);
+
+      expect(first.batchItemFailures).toEqual([{ itemIdentifier: "record-0" }]);
+      expect(second.batchItemFailures).toEqual([]);
+      expect(reads).toBe(2);
+      expect(chat.requests).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => secrets.close(resolve));
+    }
   }, 60_000);
 });
