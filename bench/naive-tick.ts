@@ -64,6 +64,7 @@ async function processChannel(deps: TickDependencies, channel: string): Promise<
   const next: TickState = {
     planner: { ...result.state, tail: [] },
     readUpTo: tailStart === undefined ? horizon : tailStart - 1n,
+    seqSeen: null,
     outbox: { segments: result.segments, dropped: result.dropped, late: result.late.length },
     holdsSeen: {},
     broken: [],

@@ -29,6 +29,8 @@ interface Step {
   changed: boolean;
   /** Holds to break once the state recording them as broken is written. */
   expired: Hold[];
+  /** Holds first seen on positions handed out before (renewed or forged, never a reservation). */
+  renewed: Hold[];
   /** Arrivals found by re-reading broken holds' positions. */
   behind: number;
   nextDueAt: number | null;
@@ -46,13 +48,15 @@ export async function advance(
 ): Promise<Step> {
   const { channel, marks, record } = snapshot;
   const state = record.state;
-  const { holdsSeen, expired, known } = trackHolds(
-    state,
-    marks.holds,
+  const handedOut = maxPosition(state.seqSeen, state.readUpTo);
+  const { holdsSeen, expired, known, renewed } = trackHolds(state, marks.holds, {
     wall,
-    deps.settings.holdTimeoutMs,
-  );
-  const horizon = readHorizon(marks.seq, marks.holds);
+    timeoutMs: deps.settings.holdTimeoutMs,
+    handedOut,
+  });
+  // Holds broken now no longer stop the read: a renewed one would otherwise stall it for good.
+  const holding = marks.holds.filter((h) => !expired.includes(h));
+  const horizon = readHorizon(marks.seq, holding);
   const { arrivals, capped } = await readArrivals(
     deps.messages,
     channel,
@@ -67,24 +71,30 @@ export async function advance(
   for (const hold of expired) {
     if (known.has(hold.name)) continue;
     const last = hold.first + BigInt(hold.count) - 1n;
-    broken.push({
-      hold: hold.name,
-      first: hold.first,
-      last,
-      seen: [],
-      until: wall + BROKEN_HOLD_WATCH_MS,
-    });
+    // A reservation's hold lies past the read position. A renewed one may cover positions read
+    // already, whose messages would come back as new: only the unread part is watched.
+    const first =
+      state.readUpTo !== null && hold.first <= state.readUpTo ? state.readUpTo + 1n : hold.first;
+    if (first > last) continue;
+    broken.push({ hold: hold.name, first, last, seen: [], until: wall + BROKEN_HOLD_WATCH_MS });
   }
   const planned = planWithinBound(deps, channel, state, { arrivals, capped, behind, horizon, now });
-  const next: TickState = { ...planned.state, holdsSeen, broken: markSeen(broken, planned.taken) };
+  const next: TickState = {
+    ...planned.state,
+    seqSeen: maxPosition(state.seqSeen, marks.seq),
+    holdsSeen,
+    broken: markSeen(broken, planned.taken),
+  };
   const dueTimes = [planned.nextDueAt];
   if (planned.trimmed || expired.length > 0) dueTimes.push(now);
   if (marks.holds.length > 0 || broken.length > 0) dueTimes.push(now + deps.settings.holdTimeoutMs);
   const due = dueTimes.filter((t): t is number => t !== null);
   return {
     state: next,
-    changed: !sameBytes(encodeTickState(next), encodeTickState(state)),
+    // Holds to break are broken by a commit, even one that leaves the state as it was.
+    changed: expired.length > 0 || !sameBytes(encodeTickState(next), encodeTickState(state)),
     expired,
+    renewed,
     behind: behind.length,
     nextDueAt: due.length === 0 ? null : Math.min(...due),
   };
@@ -92,15 +102,61 @@ export async function advance(
 
 /**
  * When (wall ms) each present hold was first seen, the holds to break (seen for the hold timeout,
- * or already recorded as broken by a tick that died before removing them), and those recorded.
+ * or already recorded as broken by a tick that died before removing them), those recorded, and
+ * the renewed ones. A reservation hands out positions past the read position and places their
+ * hold in the same update, so a hold that no tick saw on positions a tick saw handed out
+ * (`handedOut`) was placed otherwise: a writer renewing its hold under a new name, or a forged
+ * one. It is aged from the earliest hold gone since the last tick (the one it replaces), so that
+ * renewing never outlives the hold timeout; one on positions already read, or on a broken hold's,
+ * is broken at once.
  */
-function trackHolds(state: TickState, holds: readonly Hold[], wall: number, timeoutMs: number) {
-  const holdsSeen: Record<string, number> = {};
-  for (const hold of holds) holdsSeen[hold.name] = state.holdsSeen[hold.name] ?? wall;
+function trackHolds(
+  state: TickState,
+  holds: readonly Hold[],
+  clock: { wall: number; timeoutMs: number; handedOut: bigint | null },
+) {
+  const { wall, timeoutMs, handedOut } = clock;
   const known = new Set(state.broken.map((b) => b.hold));
+  const present = new Set(holds.map((h) => h.name));
+  const gone = Object.entries(state.holdsSeen).flatMap(([name, seen]) =>
+    present.has(name) ? [] : [seen],
+  );
+  const inherited = Math.min(wall, ...gone);
+  const holdsSeen: Record<string, number> = {};
+  const renewed: Hold[] = [];
+  for (const hold of holds) {
+    const seen = state.holdsSeen[hold.name];
+    if (seen !== undefined) {
+      holdsSeen[hold.name] = seen;
+    } else if (!known.has(hold.name) && handedOut !== null && hold.first <= handedOut) {
+      renewed.push(hold);
+      const last = hold.first + BigInt(hold.count) - 1n;
+      const read = state.readUpTo !== null && hold.first <= state.readUpTo;
+      const rebroken = state.broken.some((b) => hold.first <= b.last && last >= b.first);
+      holdsSeen[hold.name] = read || rebroken ? wall - timeoutMs : inherited;
+    } else {
+      holdsSeen[hold.name] = wall;
+    }
+  }
   const expired = holds.filter((h) => known.has(h.name) || wall - holdsSeen[h.name] >= timeoutMs);
   for (const hold of expired) delete holdsSeen[hold.name];
-  return { holdsSeen, expired, known };
+  return { holdsSeen, expired, known, renewed };
+}
+
+/**
+ * Where the channel's sequence must be moved back up to when it went back below positions a
+ * tick saw handed out (or read), else null. Sequences only grow: whoever reserves from a lower
+ * one is handed positions again, maybe behind the read position, where no tick reads.
+ */
+export function rewoundTo({ marks, record }: ChannelSnapshot): bigint | null {
+  const handedOut = maxPosition(record.state.seqSeen, record.state.readUpTo);
+  return handedOut !== null && (marks.seq === null || marks.seq < handedOut) ? handedOut : null;
+}
+
+/** The larger of two positions, either maybe absent. */
+function maxPosition(a: bigint | null, b: bigint | null): bigint | null {
+  if (a === null) return b;
+  return b === null || a > b ? a : b;
 }
 
 /**

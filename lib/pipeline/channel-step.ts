@@ -3,7 +3,7 @@
  * its outbox, the outbox delivered and reported, and the channel finished with its next due time.
  */
 import { randomUUID } from "node:crypto";
-import { advance } from "./channel-plan.js";
+import { advance, rewoundTo } from "./channel-plan.js";
 import { deliverSegments } from "./delivery.js";
 import {
   type ChannelSnapshot,
@@ -50,11 +50,19 @@ export async function processChannel(
   const now = deps.now();
   const wall = deps.wallNow();
   deps.metrics.add("ChannelStateBytes", snapshot.stateBytes);
+  await restoreSequence(deps, snapshot);
   if (hasWork(record.state.outbox) && marks.delivered < record.version) {
     if (record.leaseUntil !== null && record.leaseUntil > wall) return nothing("leased");
     return commit(deps, snapshot, record.state, { expired: [], nextDueAt: now });
   }
   const step = await advance(deps, snapshot, now, wall);
+  if (step.renewed.length > 0) {
+    deps.metrics.add("HoldsRenewed", step.renewed.length);
+    deps.logger.warn("holds renewed on positions handed out before: aged from the ones replaced", {
+      channel,
+      holds: step.renewed.map((h) => h.name),
+    });
+  }
   if (!step.changed) {
     await deps.channels.finish(snapshot, record.version, step.nextDueAt, now);
     return nothing("unchanged");
@@ -67,6 +75,23 @@ export async function processChannel(
     });
   }
   return commit(deps, snapshot, step.state, step);
+}
+
+/**
+ * Moves the channel's sequence past what was handed out when a writer outside ingestion's
+ * protocol set it back, before anything else: whoever reserves next would write behind the read
+ * position. Every path does it, a leased one too: it only ever raises the sequence.
+ */
+async function restoreSequence(deps: TickDependencies, snapshot: ChannelSnapshot): Promise<void> {
+  const to = rewoundTo(snapshot);
+  if (to === null) return;
+  await deps.channels.advanceSequence(snapshot.channel, to);
+  deps.metrics.add("SequenceRewound", 1);
+  deps.logger.warn("the channel's sequence went back below positions handed out: moved past them", {
+    channel: snapshot.channel,
+    seq: snapshot.marks.seq?.toString() ?? null,
+    movedTo: to.toString(),
+  });
 }
 
 /**

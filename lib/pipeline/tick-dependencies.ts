@@ -37,6 +37,8 @@ export type MetricName =
   | "OldestDueAgeMs"
   | "ArrivalsBehindReadPosition"
   | "HoldsBroken"
+  | "HoldsRenewed"
+  | "SequenceRewound"
   | "MissingMessages"
   | "ChannelStateBytes"
   | "SharesBusy"

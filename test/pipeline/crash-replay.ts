@@ -21,6 +21,7 @@ import {
 import type { ChannelStore } from "../../lib/pipeline/store/index.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
+import type { RogueMarks } from "../support/rogue-marks.js";
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2025, 0, 6);
@@ -72,10 +73,14 @@ export interface ReplayClock {
   wall: number;
 }
 
-/** The two stores a replay runs on: messages (written by ingestion, read by the tick), channels. */
+/**
+ * The two stores a replay runs on: messages (written by ingestion, read by the tick), channels;
+ * and a writer of the channels' marks outside ingestion's protocol.
+ */
 export interface ReplayStores {
   messages: Writer & TickDependencies["messages"];
   channels: ChannelStore;
+  rogue: RogueMarks;
 }
 
 /** Fresh, empty stores for one replay, on its clock, with a due index of `dueShards` shards. */
@@ -163,6 +168,7 @@ async function replay(
   clock: ReplayClock,
   stores: ReplayStores,
   tick: (index: number, crashes: boolean) => Promise<void>,
+  wallStep = s.leaseMs + 1,
 ): Promise<void> {
   const sorted = [...chat].sort(compareRefs);
   const end = sorted[sorted.length - 1].ts + s.settle + 2 * TICK;
@@ -174,7 +180,7 @@ async function replay(
     await tick(index, clock.now <= end);
     clock.now += TICK;
     // Past any lease and claim: a crashed tick's segments and share are taken up again.
-    clock.wall += s.leaseMs + 1;
+    clock.wall += wallStep;
     if (index > 2000) throw new Error("did not settle");
   }
 }
@@ -197,6 +203,109 @@ async function replayWithCrashes(
     await runTick(deps).catch(survive);
   });
   return sent;
+}
+
+/** What the rogue writer does before a tick (`../support/rogue-marks.ts`). */
+type RogueStep =
+  | { action: "none" }
+  /** Sets a due channel's sequence back by `back`. */
+  | { action: "rewind"; channel: string; back: bigint }
+  /** Replaces its hold on the channel by one under a new name, at `offset` from the sequence. */
+  | { action: "renew"; channel: string; offset: number };
+
+const rogueArbitrary = fc.array(
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constant<RogueStep>({ action: "none" }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        action: fc.constant("rewind" as const),
+        channel: fc.constantFrom("a", "b", "c"),
+        back: fc.bigInt({ min: 1n, max: 10n ** 12n }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        action: fc.constant("renew" as const),
+        channel: fc.constantFrom("a", "b", "c"),
+        offset: fc.integer({ min: -3, max: 1 }),
+      }),
+    },
+  ),
+  { minLength: 1, maxLength: 20 },
+);
+
+/**
+ * The chat replayed with crashes as {@link replayWithCrashes}, and the rogue writer's step before
+ * each tick. A sequence is set back only where a tick can tell: on a channel whose every position
+ * handed out a tick has seen (below that, messages no tick has read yet would be hidden until
+ * writers pass them again), due now, in a tick that does not crash (else the next writer would be
+ * handed positions behind the read position before any tick could see it). Wall time steps 20
+ * minutes, past the hold timeout, so that broken holds' watches end.
+ */
+async function replayWithRogue(
+  makeStores: StoresFactory,
+  chat: Chat[],
+  s: TickSettings,
+  crashes: number[],
+  steps: RogueStep[],
+): Promise<SegmentDelivery[]> {
+  const clock = { now: T0, wall: T0 };
+  const stores = await makeStores(clock, 4);
+  const sent: SegmentDelivery[] = [];
+  const control = { calls: 0, crashAt: 0 };
+  const deps = crashingDeps(stores, { sent, settings: s, clock }, control);
+  const holds = new Map<string, string>();
+  let renewals = 0;
+  const rogueStep = async (step: RogueStep): Promise<boolean> => {
+    if (step.action === "none") return false;
+    const { marks, record } = await stores.channels.load(step.channel);
+    const { seq } = marks;
+    if (seq === null) return false;
+    if (step.action === "rewind") {
+      if (record.state.seqSeen !== seq) return false;
+      for await (const due of stores.channels.dueChannels(clock.now)) {
+        if (due.channel !== step.channel) continue;
+        await stores.rogue.setSeq(step.channel, seq - step.back);
+        return true;
+      }
+      return false;
+    }
+    const previous = holds.get(step.channel);
+    if (previous !== undefined) await stores.rogue.setHold(step.channel, previous, null);
+    const name = `h1.rogue${++renewals}`;
+    await stores.rogue.setHold(step.channel, name, seq + BigInt(step.offset));
+    holds.set(step.channel, name);
+    return false;
+  };
+  await replay(
+    chat,
+    s,
+    clock,
+    stores,
+    async (tick, crashesAllowed) => {
+      const rewound = crashesAllowed && (await rogueStep(steps[tick % steps.length]));
+      control.calls = 0;
+      control.crashAt = crashesAllowed && !rewound ? (crashes[tick % crashes.length] ?? 0) : 0;
+      await runTick(deps).catch(survive);
+    },
+    20 * MINUTE,
+  );
+  return sent;
+}
+
+/** Every message is in exactly one distinct segment, and a segment sent again repeats itself. */
+function expectEachMessageOnce(sent: SegmentDelivery[], chat: Chat[]): void {
+  const byId = new Map<string, string[]>();
+  for (const { segment } of sent) {
+    const ids = segment.messages.map((m) => m.id);
+    const earlier = byId.get(segment.segmentId);
+    if (earlier) expect(ids).toEqual(earlier);
+    else byId.set(segment.segmentId, ids);
+  }
+  const delivered = [...byId.values()].flat().sort();
+  expect(delivered).toEqual(chat.map((m) => m.id).sort());
 }
 
 interface FanOut {
@@ -260,6 +369,7 @@ export interface PropertyEffort {
   crashRuns: number;
   fanOutRuns: number;
   cleanFanOutRuns: number;
+  rogueRuns: number;
   /** Per property, in ms. */
   timeout: number;
 }
@@ -290,6 +400,32 @@ export function describeCrashProperties(
             },
           ),
           { numRuns: effort.crashRuns },
+        );
+      },
+      effort.timeout,
+    );
+  });
+
+  describe(`${name}: a tick under random crash points and a writer outside the protocol`, () => {
+    it(
+      "delivers every message in one segment whatever the rogue does to sequences and holds",
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            chat,
+            settingsArbitrary,
+            fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 20 }),
+            rogueArbitrary,
+            async (chat, partial, crashes, steps) => {
+              // Held back, messages may come late, in segments of their own: none is dropped.
+              const s = crashSettings({ ...partial, minItems: 1 });
+              expectEachMessageOnce(
+                await replayWithRogue(makeStores, chat, s, crashes, steps),
+                chat,
+              );
+            },
+          ),
+          { numRuns: effort.rogueRuns },
         );
       },
       effort.timeout,

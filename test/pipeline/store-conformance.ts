@@ -135,6 +135,21 @@ export function describeChannelStoreConformance(name: string, make: ChannelStore
       expect((await subject.store.load(channel)).marks).toMatchObject({ marks: 1, dueAt: T0 });
     });
 
+    it("moves a sequence up to a position, never down, and writers go on from there", async () => {
+      const subject = await make(4);
+      const channel = channelName("sequence");
+      const lease = await subject.positions.reserve(channel, 2);
+      await lease.release();
+      const seq = lease.first + 1n;
+      await subject.store.advanceSequence(channel, seq - 1n);
+      expect((await subject.store.load(channel)).marks.seq).toBe(seq);
+      await subject.store.advanceSequence(channel, seq + 100n);
+      await subject.store.advanceSequence(channel, seq + 100n);
+      const snapshot = await subject.store.load(channel);
+      expect([snapshot.marks.seq, snapshot.marks.marks]).toEqual([seq + 100n, 1]);
+      expect((await subject.positions.reserve(channel, 1)).first).toBe(seq + 101n);
+    });
+
     it("records on the version it read and refuses a record on a stale one", async () => {
       const { store } = await make(4);
       const channel = channelName("fence");

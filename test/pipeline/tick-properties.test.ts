@@ -2,19 +2,29 @@
  * Exactly-once under random crash points, as properties (`crash-replay.ts`): whatever the
  * crashes, the distinct segments delivered are exactly those of one segmenter call per channel
  * over its final stream, none late, and a redelivered segment repeats its content; the same for
- * a tick fanned out to several workers, with duplicate workers of a share started meanwhile.
- * On the in-memory stores, so hundreds of runs take seconds; `tick-properties-aws.test.ts` runs
- * the same properties on DynamoDB Local, fewer times.
+ * a tick fanned out to several workers, with duplicate workers of a share started meanwhile; and
+ * a writer of the marks outside ingestion's protocol (`rogue-writers.ts`). On the in-memory
+ * stores, so hundreds of runs take seconds; `tick-properties-aws.test.ts` runs the same on
+ * DynamoDB Local, fewer times.
  */
 import { MemoryStore } from "../../lib/history/index.js";
 import { MemoryChannelStore } from "../../lib/pipeline/store/index.js";
-import { describeCrashProperties } from "./crash-replay.js";
+import { memoryRogueMarks } from "../support/rogue-marks.js";
+import { describeCrashProperties, type StoresFactory } from "./crash-replay.js";
+import { describeRogueWriters } from "./rogue-writers.js";
 
-describeCrashProperties(
-  "memory stores",
-  async (clock, dueShards) => {
-    const channels = new MemoryChannelStore(() => clock.now, dueShards);
-    return { messages: new MemoryStore({ positions: channels }), channels };
-  },
-  { maxMessages: 40, crashRuns: 150, fanOutRuns: 150, cleanFanOutRuns: 100, timeout: 120_000 },
-);
+const memoryStores: StoresFactory = async (clock, dueShards) => {
+  const channels = new MemoryChannelStore(() => clock.now, dueShards);
+  const rogue = memoryRogueMarks(channels);
+  return { messages: new MemoryStore({ positions: channels }), channels, rogue };
+};
+
+describeCrashProperties("memory stores", memoryStores, {
+  maxMessages: 40,
+  crashRuns: 150,
+  fanOutRuns: 150,
+  cleanFanOutRuns: 100,
+  rogueRuns: 150,
+  timeout: 120_000,
+});
+describeRogueWriters("memory stores", memoryStores);

@@ -77,6 +77,12 @@ export interface TickState {
   planner: PlannerState;
   /** Arrival position up to which everything has been read (null: nothing yet). */
   readUpTo: bigint | null;
+  /**
+   * The highest sequence (`ChannelMarks.seq`) a tick has loaded: every position up to it was
+   * handed out, so a later `seq` below it went back, and a hold on positions up to it that no
+   * tick saw then was not placed by a reservation (null: none loaded yet, or a state of before).
+   */
+  seqSeen: bigint | null;
   outbox: Outbox;
   /** When (wall ms) this tick's predecessors first saw each hold still present. */
   holdsSeen: Record<string, number>;
@@ -86,6 +92,7 @@ export interface TickState {
 export const EMPTY_TICK_STATE: TickState = Object.freeze({
   planner: EMPTY_PLANNER_STATE,
   readUpTo: null,
+  seqSeen: null,
   outbox: EMPTY_OUTBOX,
   holdsSeen: {},
   broken: [],
@@ -153,6 +160,11 @@ export interface ChannelStore {
   ): Promise<void>;
   /** Removes the named holds from the channel's marks: their writers are presumed gone. */
   breakHolds(channel: string, holds: readonly string[]): Promise<void>;
+  /**
+   * Sets the channel's sequence to `to` when it is missing or below it (a writer set it back),
+   * so that no position up to `to` is handed out again; leaves a higher one alone.
+   */
+  advanceSequence(channel: string, to: bigint): Promise<void>;
   /**
    * Channels due at or before `now`, the longest waiting first across all shards (or across the
    * shards of `share` only, for one worker of a fanned-out tick).

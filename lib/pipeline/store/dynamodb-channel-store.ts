@@ -1,7 +1,7 @@
 /**
  * {@link ChannelStore} on the channels table (`../schema/table.ts`): the snapshot and paged
  * state in `./paged-state.ts`, the due index's reads in `./due-index.ts`, the shares' claims in
- * `./share-claims.ts`; here the marks item's updates (finishing a channel, breaking holds).
+ * `./share-claims.ts`; here the marks item's updates (finishing a channel, breaking holds, moving the sequence on).
  */
 import {
   type DynamoDBClient,
@@ -152,6 +152,20 @@ export class DynamoDbChannelStore implements ChannelStore {
       UpdateExpression: `REMOVE ${Object.keys(names).join(", ")}`,
       ExpressionAttributeNames: names,
     });
+  }
+
+  async advanceSequence(channel: string, to: bigint): Promise<void> {
+    try {
+      await this.updateMarks(channel, {
+        UpdateExpression: "SET #seq = :to",
+        ConditionExpression: "attribute_not_exists(#seq) OR #seq < :to",
+        ExpressionAttributeNames: { "#seq": "seq" },
+        ExpressionAttributeValues: { ":to": N(to) },
+      });
+    } catch (error) {
+      // Already at or past it: a writer reserved meanwhile, or a retry of this very update.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   async *dueChannels(now: number, share?: TickShare): AsyncIterable<DueChannel> {

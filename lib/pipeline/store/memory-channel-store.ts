@@ -139,6 +139,11 @@ export class MemoryChannelStore implements ChannelStore, PositionAllocator {
     for (const hold of holds) marks.holds.delete(hold);
   }
 
+  async advanceSequence(channel: string, to: bigint): Promise<void> {
+    const marks = this.marks(channel);
+    if (marks.seq === null || marks.seq < to) marks.seq = to;
+  }
+
   async *dueChannels(now: number, share?: TickShare): AsyncIterable<DueChannel> {
     const owns = (channel: string) =>
       share === undefined || shareShards([dueShardOf(channel, this.dueShards)], share).length > 0;

@@ -12,6 +12,8 @@ interface EncodedState {
   v: 1;
   planner: PlannerState;
   readUpTo: string | null;
+  /** Absent when null: states written before it existed read as before. */
+  seqSeen?: string;
   outbox: Outbox;
   holdsSeen: Record<string, number>;
   broken: (Omit<BrokenHold, "first" | "last"> & { first: string; last: string })[];
@@ -23,6 +25,7 @@ export function encodeTickState(state: TickState): Uint8Array {
     v: 1,
     planner: state.planner,
     readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
+    ...(state.seqSeen === null ? {} : { seqSeen: state.seqSeen.toString() }),
     outbox: state.outbox,
     holdsSeen: state.holdsSeen,
     broken: state.broken.map((b) => ({ ...b, first: b.first.toString(), last: b.last.toString() })),
@@ -47,6 +50,7 @@ export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
   return {
     planner: wire.planner,
     readUpTo: wire.readUpTo === null ? null : BigInt(wire.readUpTo),
+    seqSeen: wire.seqSeen === undefined ? null : BigInt(wire.seqSeen),
     outbox: wire.outbox,
     holdsSeen: wire.holdsSeen,
     broken: wire.broken.map((b) => ({ ...b, first: BigInt(b.first), last: BigInt(b.last) })),
