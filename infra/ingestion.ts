@@ -1,4 +1,5 @@
 import { Duration } from "aws-cdk-lib";
+import { type Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -25,6 +26,10 @@ const TIMEOUT = Duration.seconds(30);
 /**
  * The ingestion Lambda: chat messages in (direct invocation, or the ingest queue: one chat
  * message per body, failed records retried and then dead-lettered), history store writes out.
+ * It is the only writer of the tables in the stack: IAM cannot make a put conditional, so
+ * whoever may put to the messages table may overwrite a stored message, and whoever may update
+ * a channel's marks may set its sequence back or hold its positions. Producers outside the stack
+ * (your own Lambdas, bots, connectors) get {@link grantSend}: they can only add messages.
  */
 export class Ingestion extends Construct {
   readonly function: PipelineFunction;
@@ -60,5 +65,18 @@ export class Ingestion extends Construct {
         reportBatchItemFailures: true,
       }),
     );
+  }
+
+  /** Lets a producer send chat messages to the ingest queue, and nothing else. */
+  grantSend(grantee: IGrantable): Grant {
+    return this.queue.queue.grant(grantee, "sqs:SendMessage");
+  }
+
+  /** The statement of {@link grantSend}, for a managed policy used outside this app. */
+  sendStatement(): PolicyStatement {
+    return new PolicyStatement({
+      actions: ["sqs:SendMessage"],
+      resources: [this.queue.queue.queueArn],
+    });
   }
 }

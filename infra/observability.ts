@@ -1,4 +1,4 @@
-import { Aws, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { ArnFormat, Aws, Duration, Lazy, RemovalPolicy, Stack } from "aws-cdk-lib";
 import {
   Alarm,
   AlarmStatusWidget,
@@ -116,6 +116,8 @@ export class Observability extends Construct {
   readonly topic: Topic;
   readonly dashboard: Dashboard;
   readonly alarms: Alarm[] = [];
+  /** The alarms' names, as given (their ARNs in the topic's policy; a reference would be a cycle). */
+  private readonly alarmNames: string[] = [];
   private readonly tickPeriod: Duration;
 
   constructor(
@@ -333,6 +335,18 @@ export class Observability extends Construct {
       metric: this.tickMetric("ArrivalsBehindReadPosition"),
       threshold: 0,
     });
+    this.alarm("SequenceRewound", {
+      description:
+        "A channel's sequence was set back below positions already handed out: a writer outside ingestion's protocol has UpdateItem on the channels table. The tick moved it back up; messages written meanwhile may be behind the read position (convoseg channel reset re-reads the channel). Find and remove that access.",
+      metric: this.tickMetric("SequenceRewound"),
+      threshold: 0,
+    });
+    this.alarm("HoldsRenewed", {
+      description:
+        "Holds appeared on positions already handed out: a writer outside ingestion's protocol renews or forges holds on the channels table. The tick ages them from the holds they replace and breaks them; find and remove that access.",
+      metric: this.tickMetric("HoldsRenewed"),
+      threshold: 0,
+    });
     this.alarm("ChannelStateLarge", {
       description:
         "A channel's recorded state passed 1 MiB (the tick keeps it under 3 MiB by reading less): very long message ids, a huge open conversation, or many broken holds.",
@@ -376,6 +390,8 @@ export class Observability extends Construct {
         tick("MissingMessages"),
         tick("ChannelErrors"),
         tick("HoldsBroken"),
+        tick("HoldsRenewed"),
+        tick("SequenceRewound"),
         tick("ArrivalsBehindReadPosition"),
       ]),
     );
@@ -499,8 +515,10 @@ export class Observability extends Construct {
 
   /** An alarm named after the stack, notifying the topic when it fires and when it clears. */
   private alarm(name: string, spec: AlarmSpec): void {
+    const alarmName = `${Stack.of(this).stackName}-${name}`;
+    this.alarmNames.push(alarmName);
     const created = new Alarm(this, name, {
-      alarmName: `${Stack.of(this).stackName}-${name}`,
+      alarmName,
       alarmDescription: spec.description,
       metric: spec.metric,
       threshold: spec.threshold,
@@ -520,10 +538,30 @@ export class Observability extends Construct {
 
   /**
    * The alarm topic, encrypted with its own key: CloudWatch cannot publish to a topic encrypted
-   * with the AWS managed SNS key, whose policy cannot grant it. TLS-only, as the queues.
+   * with the AWS managed SNS key, whose policy cannot grant it. TLS-only, as the queues. Both
+   * let CloudWatch in on behalf of this stack's alarms only, each named (no confused deputy: an
+   * alarm of another stack or account cannot publish here), the list read at synthesis so that
+   * every alarm added counts.
    */
   private alarmTopic(email: string | undefined): Topic {
     const cloudwatch = new ServicePrincipal("cloudwatch.amazonaws.com");
+    const stack = Stack.of(this);
+    const ownAlarms = {
+      ArnEquals: {
+        "aws:SourceArn": Lazy.list({
+          produce: () =>
+            this.alarmNames.map((alarmName) =>
+              stack.formatArn({
+                service: "cloudwatch",
+                resource: "alarm",
+                resourceName: alarmName,
+                arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+              }),
+            ),
+        }),
+      },
+      StringEquals: { "aws:SourceAccount": Aws.ACCOUNT_ID },
+    };
     const key = new Key(this, "AlarmKey", {
       description: "convoseg alarm topic encryption",
       enableKeyRotation: true,
@@ -535,8 +573,7 @@ export class Observability extends Construct {
         principals: [cloudwatch],
         actions: ["kms:Decrypt", "kms:GenerateDataKey"],
         resources: ["*"],
-        // Only on behalf of this account's alarms: no confused deputy.
-        conditions: { StringEquals: { "aws:SourceAccount": Aws.ACCOUNT_ID } },
+        conditions: ownAlarms,
       }),
     );
     const topic = new Topic(this, "Alarms", {
@@ -549,11 +586,7 @@ export class Observability extends Construct {
         principals: [cloudwatch],
         actions: ["sns:Publish"],
         resources: [topic.topicArn],
-        conditions: {
-          ArnLike: {
-            "aws:SourceArn": `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
-          },
-        },
+        conditions: ownAlarms,
       }),
     );
     if (email) topic.addSubscription(new EmailSubscription(email));

@@ -1,4 +1,5 @@
 import { Duration } from "aws-cdk-lib";
+import { AnyPrincipal, Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import {
   DeduplicationScope,
   FifoThroughputLimit,
@@ -84,5 +85,25 @@ export class QueueWithDeadLetters extends Construct {
       visibilityTimeout: props.visibilityTimeout,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
     });
+  }
+
+  /**
+   * Refuses `sqs:SendMessage` to both queues from anyone but `senders` (role ARNs), whatever
+   * identity policies allow. The dead-letter queue gets the same: SQS moves messages into it
+   * itself, and a redrive out of it sends to the source queue, so nobody needs to send to it, and
+   * what a consumer finds there after a redrive came from the queue it trusts.
+   */
+  onlySenders(senders: readonly string[]): void {
+    for (const queue of [this.queue, this.deadLetterQueue]) {
+      queue.addToResourcePolicy(
+        new PolicyStatement({
+          effect: Effect.DENY,
+          principals: [new AnyPrincipal()],
+          actions: ["sqs:SendMessage"],
+          resources: [queue.queueArn],
+          conditions: { ArnNotEquals: { "aws:PrincipalArn": [...senders] } },
+        }),
+      );
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { Duration, Validations } from "aws-cdk-lib";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import { AnyPrincipal, Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { type ConvosegConfig, segmentEnvironment } from "./config.js";
@@ -99,17 +99,8 @@ export class Segmentation extends Construct {
     storage.grantSegmentation(ticker.role);
     this.segments.queue.grant(ticker.role, "sqs:SendMessage");
     // Consumers trust what arrives here: only the tick (and the operators named for redrives)
-    // may put segments on the queue, whatever else an account's identity policies allow.
-    const senders = [ticker.role.roleArn, ...config.segmentQueueSenders];
-    this.segments.queue.addToResourcePolicy(
-      new PolicyStatement({
-        effect: Effect.DENY,
-        principals: [new AnyPrincipal()],
-        actions: ["sqs:SendMessage"],
-        resources: [this.segments.queue.queueArn],
-        conditions: { ArnNotEquals: { "aws:PrincipalArn": senders } },
-      }),
-    );
+    // may put segments on the queue or its DLQ, whatever else identity policies allow.
+    this.segments.onlySenders([ticker.role.roleArn, ...config.segmentQueueSenders]);
 
     this.scheduleDeadLetterQueue = secureQueue(this, "ScheduleDeadLetters");
     Validations.of(this.scheduleDeadLetterQueue).acknowledge({

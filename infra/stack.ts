@@ -22,7 +22,7 @@ export class ConvosegStack extends Stack {
   readonly segmentation: Segmentation;
   readonly extraction: Extraction;
   readonly observability: Observability;
-  /** The ingestion write access, for ingestion Lambdas deployed by other stacks. */
+  /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: ConvosegStackProps = {}) {
@@ -58,8 +58,8 @@ export class ConvosegStack extends Stack {
     });
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description:
-        "convoseg: write chat messages as IngestClient does (attach to your Lambda's role)",
-      statements: this.storage.ingestStatements(),
+        "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
+      statements: [this.ingestion.sendStatement()],
     });
 
     const output = (name: string, value: string, description: string, exported = false) =>
@@ -85,7 +85,7 @@ export class ConvosegStack extends Stack {
     output(
       "IngestPolicyArn",
       this.ingestPolicy.managedPolicyArn,
-      "Managed policy granting ingestion write access; attach it to your own ingestion Lambda's role",
+      "Managed policy granting sqs:SendMessage on the ingest queue; attach it to a producer's role",
       true,
     );
     output("IngestFunctionName", this.ingestion.function.function.functionName, "Direct ingestion");

@@ -134,17 +134,21 @@ export class Storage extends Construct {
   }
 
   /**
-   * Lets a principal (your own ingestion Lambda) ingest as `IngestClient` does: conditional puts
-   * of messages, and the updates of a channel's marks that reserve and release positions. On
-   * the channels table only the marking attributes, and no return of other values: never the
-   * tick's state, read position or outbox. No reads, no deletes, no index ARNs.
+   * Lets a principal ingest as `IngestClient` does: puts of messages, and the updates of a
+   * channel's marks that reserve and release positions. On the channels table only the marking
+   * attributes, and no return of other values: never the tick's state, read position or outbox.
+   * No reads, no deletes, no index ARNs.
+   *
+   * For trusted code only (the stack's ingestion function): IAM cannot require the put's
+   * condition, so a grantee can overwrite stored messages, set a channel's sequence back or
+   * renew holds (the tick repairs the last two, see docs/pipeline.md). Producers get
+   * `Ingestion.grantSend`, the ingest queue.
    */
   grantIngest(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, this.ingestStatements());
   }
 
-  /** The statements of {@link grantIngest}, for a managed policy used outside this app. */
-  ingestStatements(): PolicyStatement[] {
+  private ingestStatements(): PolicyStatement[] {
     return [
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.messages.tableArn] }),
       new PolicyStatement({

@@ -83,6 +83,22 @@ const indexArn = (id: string, index: string) => ({
 const properties = (id: string) =>
   (template.toJSON().Resources[id] as { Properties: Record<string, unknown> }).Properties;
 
+/** The condition that holds CloudWatch to this stack's alarms: each one's ARN, this account. */
+const ownAlarms = () => ({
+  ArnEquals: {
+    "aws:SourceArn": Object.values(template.findResources("AWS::CloudWatch::Alarm")).map((a) =>
+      partitionArn(
+        ":cloudwatch:",
+        { Ref: "AWS::Region" },
+        ":",
+        { Ref: "AWS::AccountId" },
+        `:alarm:${a.Properties.AlarmName}`,
+      ),
+    ),
+  },
+  StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } },
+});
+
 describe("storage", () => {
   it("declares the messages table as the history store expects it, and keeps its data", () => {
     template.hasResource("AWS::DynamoDB::Table", {
@@ -408,6 +424,38 @@ describe("IAM", () => {
     ]);
   });
 
+  /** Every Allow statement of the template with a DynamoDB write, and whose policy it is in. */
+  const tableWrites = () => {
+    const writes = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|\*)$/;
+    return (["AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"] as const).flatMap((type) =>
+      Object.values(template.findResources(type)).flatMap((policy) => {
+        const { PolicyDocument, Roles } = policy.Properties as {
+          PolicyDocument: { Statement: Statement[] };
+          Roles?: { Ref: string }[];
+        };
+        return PolicyDocument.Statement.filter(
+          (st) => st.Effect === "Allow" && actionsOf(st).some((a) => writes.test(a)),
+        ).map((st) => ({ type, roles: (Roles ?? []).map((r) => r.Ref), resource: st.Resource }));
+      }),
+    );
+  };
+
+  it("lets only the ingest function write messages, and only it and the tick the channels", () => {
+    const writers = (table: string) =>
+      tableWrites()
+        .filter((w) => JSON.stringify(w.resource).includes(`"${table}"`))
+        .map((w) => `${w.type} ${w.roles.join(",")}`);
+    expect(writers(ids.messages)).toEqual([`AWS::IAM::Policy ${ids.ingestRole}`]);
+    expect(writers(ids.channels).sort()).toEqual(
+      [`AWS::IAM::Policy ${ids.ingestRole}`, `AWS::IAM::Policy ${ids.tickRole}`].sort(),
+    );
+    // Nothing exported for other stacks writes any table: producers only send to the queue.
+    expect(tableWrites().filter((w) => w.type === "AWS::IAM::ManagedPolicy")).toEqual([]);
+    expect(JSON.stringify(statementsOf(template, "AWS::IAM::ManagedPolicy"))).not.toContain(
+      "dynamodb:",
+    );
+  });
+
   it("never lets the marking grant touch the tick's state, read position or outbox", () => {
     const allowed = (
       markingStatement(ids.channels).Condition as Record<string, Record<string, string[]>>
@@ -505,40 +553,66 @@ describe("IAM", () => {
     );
   });
 
-  it("lets only the tick's role send to the segment queue", () => {
-    template.hasResourceProperties("AWS::SQS::QueuePolicy", {
-      Queues: [ref(ids.segmentQueue)],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          {
-            Effect: "Deny",
-            Principal: { AWS: "*" },
-            Action: "sqs:SendMessage",
-            Resource: arn(ids.segmentQueue),
-            Condition: { ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole)] } },
-          },
-        ]),
-      },
-    });
+  it.each(["segmentQueue", "segmentDlq"] as const)(
+    "lets only the tick's role send to the %s",
+    (queue) => {
+      template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+        Queues: [ref(ids[queue])],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            {
+              Effect: "Deny",
+              Principal: { AWS: "*" },
+              Action: "sqs:SendMessage",
+              Resource: arn(ids[queue]),
+              Condition: { ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole)] } },
+            },
+          ]),
+        },
+      });
+    },
+  );
+
+  it("denies senders to the segment DLQ as to its queue, the operators named included", () => {
+    const { template: named } = synthesize(
+      { "aws:cdk:bundling-stacks": [] },
+      { segmentQueueSenders: ["arn:aws:iam::123456789012:role/redriver"] },
+    );
+    const denies = statementsOf(named, "AWS::SQS::QueuePolicy").filter(
+      (st) => st.Effect === "Deny" && st.Action === "sqs:SendMessage",
+    );
+    expect(denies).toHaveLength(2);
+    for (const deny of denies) {
+      expect(deny.Condition).toEqual({
+        ArnNotEquals: {
+          "aws:PrincipalArn": [arn(ids.tickRole), "arn:aws:iam::123456789012:role/redriver"],
+        },
+      });
+    }
   });
 
-  it("grants CloudWatch the alarm key only for this account", () => {
+  it("lets CloudWatch use the alarm key and publish to the topic for this stack's alarms only", () => {
     const keys = Object.values(template.findResources("AWS::KMS::Key"));
     expect(keys).toHaveLength(1);
-    const statements = keys[0].Properties.KeyPolicy.Statement as Statement[];
-    const service = statements.filter(
-      (s) => (s.Principal as { Service?: string })?.Service === "cloudwatch.amazonaws.com",
-    );
-    expect(service).toHaveLength(1);
-    expect(service[0].Condition).toEqual({
-      StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } },
-    });
+    const cloudwatch = (statements: Statement[]) =>
+      statements.filter(
+        (s) => (s.Principal as { Service?: string })?.Service === "cloudwatch.amazonaws.com",
+      );
+    const key = cloudwatch(keys[0].Properties.KeyPolicy.Statement as Statement[]);
+    const topic = cloudwatch(statementsOf(template, "AWS::SNS::TopicPolicy"));
+    const expected = ownAlarms();
+    expect(expected.ArnEquals["aws:SourceArn"].length).toBeGreaterThan(10);
+    for (const statements of [key, topic]) {
+      expect(statements).toHaveLength(1);
+      expect(statements[0].Condition).toEqual(expected);
+    }
+    // No pattern: an alarm of another stack whose name starts the same cannot publish.
+    expect(JSON.stringify(topic)).not.toContain("alarm:*");
   });
 
-  it("exports a managed policy with ingestion's table statements, for other stacks", () => {
+  it("exports a managed policy for producers that only sends to the ingest queue", () => {
     expect(statementsOf(template, "AWS::IAM::ManagedPolicy")).toEqual([
-      { Effect: "Allow", Action: "dynamodb:PutItem", Resource: arn(ids.messages) },
-      markingStatement(ids.channels),
+      { Effect: "Allow", Action: "sqs:SendMessage", Resource: arn(ids.ingestQueue) },
     ]);
     template.hasOutput("IngestPolicyArn", {
       Value: ref(logicalId(stack, stack.ingestPolicy)),
@@ -792,6 +866,7 @@ describe("alarms", () => {
         "ExtractErrors",
         "ExtractThrottles",
         "ExtractionFailureRate",
+        "HoldsRenewed",
         "IngestDeadLetters",
         "IngestErrors",
         "IngestQueueOldestMessage",
@@ -802,6 +877,7 @@ describe("alarms", () => {
         "ScheduleDeadLetters",
         "SegmentDeadLetters",
         "SegmentQueueOldestMessage",
+        "SequenceRewound",
         "TickErrors",
         "TickThrottles",
         "TicksMissing",
@@ -853,6 +929,13 @@ describe("alarms", () => {
     Statistic: statistic,
     Period: 300,
   });
+
+  it.each(["SequenceRewound", "HoldsRenewed"])(
+    "%s fires on any channel whose marks a writer outside ingestion changed",
+    (name) => {
+      expect(alarm(name)).toMatchObject({ ...tickMetric(name), ...above(0) });
+    },
+  );
 
   it("ChannelErrors fires on any channel failing in a tick", () => {
     expect(alarm("ChannelErrors")).toMatchObject({ ...tickMetric("ChannelErrors"), ...above(0) });
@@ -1001,7 +1084,7 @@ describe("alarms", () => {
       Principal: { Service: "cloudwatch.amazonaws.com" },
       Action: ["kms:Decrypt", "kms:GenerateDataKey"],
       Resource: "*",
-      Condition: { StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } },
+      Condition: ownAlarms(),
     });
     const topicPolicy = statementsOf(template, "AWS::SNS::TopicPolicy");
     expect(topicPolicy).toContainEqual(
