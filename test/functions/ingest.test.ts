@@ -150,6 +150,46 @@ describe("ingest Lambda", () => {
     ]);
   });
 
+  it("never overwrites a stored message: edits, repeats and racing writers leave the first item", async () => {
+    const handler = await loadHandler(awsEnvironment());
+    const key = { conversation: { S: "kept" }, key: { S: "m#k1" } };
+    const item = async () =>
+      (
+        await client.send(
+          new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+        )
+      ).Item;
+    // Writers racing on one id with different content: one version is stored, whole.
+    const versions = Array.from({ length: 6 }, (_, i) => ({
+      id: "k1",
+      ts: T + (i % 2),
+      channel: "kept",
+      user: `u${i}`,
+      text: `version ${i}`,
+      ...(i % 3 === 0 ? { kind: "bot" } : {}),
+    }));
+    const results = (await Promise.all(
+      versions.map((message) => handler({ messages: [message] })),
+    )) as IngestResult[];
+    expect(results.filter((r) => r.stored.length === 1)).toHaveLength(1);
+    const first = await item();
+    // Then every field changed, the same message again, and the same through the queue.
+    const winner = versions[results.findIndex((r) => r.stored.length === 1)];
+    for (const message of [
+      { ...winner, ts: T + 60_000 },
+      { ...winner, text: "edited" },
+      { ...winner, user: "mallory" },
+      { ...winner, kind: "system" },
+      winner,
+    ]) {
+      const direct = (await handler({ messages: [message] })) as IngestResult;
+      expect(direct.stored).toEqual([]);
+      await handler({ Records: [record("again", JSON.stringify(message))] });
+    }
+    expect(await item()).toEqual(first);
+    expect(await store.read("kept")).toHaveLength(1);
+  });
+
   it.each([
     [{ foo: 1 }, /expected \{"messages": \[\.\.\.\]\}/],
     [null, /expected \{"messages": \[\.\.\.\]\}/],
