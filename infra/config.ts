@@ -82,6 +82,10 @@ export interface ConvosegConfig {
   alarmEmail?: string;
   segmentQueueSenders: string[];
   retainData: boolean;
+  /** The ingestion function's event source concurrency, and its largest direct batch. */
+  ingest: { concurrency: number; maxBatch: number };
+  /** On-demand ceilings of every table, request units a second (null: none). */
+  tableMaxUnits: { read: number | null; write: number | null };
   extract: ExtractConfig;
   /** The segment queue's visibility timeout: six times the extraction function's timeout. */
   segmentVisibilityTimeoutMs: number;
@@ -271,6 +275,8 @@ function configOf(v: SettingValues): ConvosegConfig {
     alarmEmail: v.alarmEmail,
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
+    ingest: { concurrency: v.ingestConcurrency, maxBatch: v.ingestMaxBatch },
+    tableMaxUnits: { read: v.tableMaxReadUnits, write: v.tableMaxWriteUnits },
     extract,
     segmentVisibilityTimeoutMs: VISIBILITY_PER_TIMEOUT * extract.timeoutMs,
     names: {

@@ -19,6 +19,10 @@ export interface IngestionProps {
   readonly queueName?: string;
   /** The due index's shard count (`dueShards`), the tick's. */
   readonly dueShards: number;
+  /** Functions at once on the ingest queue (`ingestConcurrency`). */
+  readonly concurrency: number;
+  /** The largest direct batch (`ingestMaxBatch`), the function's `MAX_BATCH`. */
+  readonly maxBatch: number;
 }
 
 const TIMEOUT = Duration.seconds(30);
@@ -44,6 +48,7 @@ export class Ingestion extends Construct {
         MESSAGES_TABLE: props.storage.messages.tableName,
         CHANNELS_TABLE: props.storage.channels.tableName,
         DUE_SHARDS: String(props.dueShards),
+        MAX_BATCH: String(props.maxBatch),
         POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       },
       timeout: TIMEOUT,
@@ -63,6 +68,7 @@ export class Ingestion extends Construct {
         batchSize: 100,
         maxBatchingWindow: Duration.seconds(5),
         reportBatchItemFailures: true,
+        maxConcurrency: props.concurrency,
       }),
     );
   }

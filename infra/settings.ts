@@ -8,9 +8,13 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { parseDuration } from "../lib/duration/index.js";
 import type { Route } from "../lib/extraction/index.js";
+import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "../lib/ingest/index.js";
 import { DEFAULT_BEDROCK_MODEL_ID, EXTRACT_DEFAULTS, ROUTES } from "../lib/knowledge/index.js";
 import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
 import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
+
+/** The highest on-demand ceiling taken: far above any table's default account quota. */
+const MAX_TABLE_UNITS = 1_000_000;
 
 /** A duration as `parseDuration` reads it (`90s`, `5m`, `24h`), or a number of milliseconds. */
 export type DurationSetting = string | number;
@@ -103,6 +107,29 @@ export interface ConvosegSettings {
    * @default - no subscription
    */
   readonly alarmEmail?: string;
+  /**
+   * Ingestion functions at once on the ingest queue (the event source's maximum concurrency,
+   * 2 to 1000): a flood of producers waits in the queue instead of running up writes.
+   * @default 4
+   */
+  readonly ingestConcurrency?: number;
+  /**
+   * Most chat messages in one direct invocation of the ingestion function, 1 to 10000; a larger
+   * batch is refused whole.
+   * @default 500
+   */
+  readonly ingestMaxBatch?: number;
+  /**
+   * A ceiling on each table's on-demand reads (read request units a second); requests over it
+   * are throttled and retried, instead of billed.
+   * @default - none
+   */
+  readonly tableMaxReadUnits?: number;
+  /**
+   * A ceiling on each table's on-demand writes (write request units a second).
+   * @default - none
+   */
+  readonly tableMaxWriteUnits?: number;
   /**
    * Role ARNs besides the tick's that may send to the segment queue, for operators who redrive
    * its dead-letter queue.
@@ -273,6 +300,10 @@ export interface SettingValues {
   ingestQueueName: string | undefined;
   dashboardName: string | undefined;
   alarmEmail: string | undefined;
+  ingestConcurrency: number;
+  ingestMaxBatch: number;
+  tableMaxReadUnits: number | null;
+  tableMaxWriteUnits: number | null;
   segmentQueueSenders: string[];
   dataRemovalPolicy: "retain" | "destroy";
 }
@@ -347,6 +378,7 @@ const MAX_WINDOW_TURNS = 1000;
 const MAX_WINDOWS = 1000;
 const MAX_LLM_CONCURRENCY = 32;
 /** The SQS event source's maximum concurrency (Lambda allows 2 to 1000). */
+/** Lambda's bounds on an SQS event source's maximum concurrency. */
 const MIN_EXTRACT_CONCURRENCY = 2;
 const MAX_EXTRACT_CONCURRENCY = 1000;
 /** `readExtractConfig`'s bounds on the token budgets and the attempts. */
@@ -675,6 +707,10 @@ export const SETTINGS: readonly Setting[] = [
   text("ingestQueueName", { pattern: QUEUE_NAME, rule: "1-71 letters, digits, _ -" }),
   text("dashboardName", { pattern: DASHBOARD_NAME, rule: "1-255 letters, digits, _ -" }),
   text("alarmEmail", { pattern: EMAIL, rule: "an email address" }),
+  integer("ingestConcurrency", "4", MIN_EXTRACT_CONCURRENCY, MAX_EXTRACT_CONCURRENCY),
+  integer("ingestMaxBatch", String(DEFAULT_MAX_BATCH), 1, MAX_BATCH_LIMIT),
+  optionalInteger("tableMaxReadUnits", 1, MAX_TABLE_UNITS),
+  optionalInteger("tableMaxWriteUnits", 1, MAX_TABLE_UNITS),
   roleArns("segmentQueueSenders"),
   choice("dataRemovalPolicy", ["retain", "destroy"], "retain"),
 ];

@@ -36,12 +36,16 @@ export class ConvosegStack extends Stack {
       conversationsTableName: config.names.conversationsTable,
       resultsTableName: config.names.resultsTable,
       removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      maxReadRequestUnits: config.tableMaxUnits.read ?? undefined,
+      maxWriteRequestUnits: config.tableMaxUnits.write ?? undefined,
     });
     this.ingestion = new Ingestion(this, "Ingestion", {
       storage: this.storage,
       logRetention: config.logRetention,
       queueName: config.names.ingestQueue,
       dueShards: config.dueShards,
+      concurrency: config.ingest.concurrency,
+      maxBatch: config.ingest.maxBatch,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
     this.extraction = new Extraction(this, "Extraction", {
@@ -57,8 +61,7 @@ export class ConvosegStack extends Stack {
       storage: this.storage,
     });
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
-      description:
-        "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
+      description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
     });
 

@@ -50,6 +50,13 @@ export interface StorageProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Ceilings on each table's on-demand reads and writes, request units a second.
+   * @default - none
+   */
+  readonly maxReadRequestUnits?: number;
+  /** @default - none */
+  readonly maxWriteRequestUnits?: number;
 }
 
 /**
@@ -61,7 +68,7 @@ export interface StorageProps {
  * Only the results table has a TTL, for its transient items (window replies, lapsed leases):
  * messages are the record segments refer to (reference-form bodies are read back from it), and
  * a channel's state holds its watermark, which must outlive any quiet spell or old messages
- * would be segmented again. All are on-demand, encrypted, with PITR.
+ * would be segmented again. All are on-demand (with a ceiling when set), encrypted, with PITR.
  */
 export class Storage extends Construct {
   readonly messages: ITable;
@@ -86,6 +93,8 @@ export class Storage extends Construct {
       new Table(this, tableId, {
         ...tableProps,
         billingMode: BillingMode.PAY_PER_REQUEST,
+        maxReadRequestUnits: props.maxReadRequestUnits,
+        maxWriteRequestUnits: props.maxWriteRequestUnits,
         encryption: TableEncryption.AWS_MANAGED,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         deletionProtection: removalPolicy === RemovalPolicy.RETAIN,

@@ -1,5 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { IngestClient } from "../../lib/ingest/index.js";
+import { DEFAULT_MAX_BATCH, IngestClient, MAX_BATCH_LIMIT } from "../../lib/ingest/index.js";
 import { PipelineConfigError, readDueShards } from "../../lib/pipeline/index.js";
 import { createIngestHandler } from "./ingest-handler.js";
 
@@ -26,7 +26,21 @@ function dueShards(): number {
   }
 }
 
+/** The largest direct batch: `MAX_BATCH`, a whole number up to MAX_BATCH_LIMIT, else the default. */
+function maxBatch(): number {
+  const value = process.env.MAX_BATCH;
+  if (value === undefined) return DEFAULT_MAX_BATCH;
+  const n = /^[1-9]\d{0,4}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n <= MAX_BATCH_LIMIT)) {
+    throw new Error(
+      `ingest: environment variable MAX_BATCH must be an integer from 1 to ${MAX_BATCH_LIMIT} (got ${JSON.stringify(value)})`,
+    );
+  }
+  return n;
+}
+
 export const handler = createIngestHandler(
   (messages) => client.ingest(messages),
   new Logger({ serviceName: "convoseg-ingest" }),
+  maxBatch(),
 );

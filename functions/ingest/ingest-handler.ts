@@ -14,17 +14,23 @@ export type IngestResponse = IngestResult | SQSBatchResponse;
 export type Ingest = (messages: readonly unknown[]) => Promise<IngestResult>;
 
 /**
- * The ingestion Lambda's logic: a direct batch gets a per-message report; an SQS batch (one chat
+ * The ingestion Lambda's logic: a direct batch (at most `maxBatch` messages, else nothing is
+ * written) gets a per-message report; an SQS batch (one chat
  * message per record body) reports the records to retry. Invalid records are reported too, so
  * that after the queue's retries they land in its dead-letter queue instead of vanishing, while
  * the valid records of the batch are stored. A message in conflict with the stored one (an edit)
  * is logged and not retried: the stored version stands.
  */
-export function createIngestHandler(ingest: Ingest, logger: Logger) {
+export function createIngestHandler(ingest: Ingest, logger: Logger, maxBatch: number) {
   return async (event: IngestEvent): Promise<IngestResponse> => {
     const kind = eventKind(event);
     if (kind === "sqs") return ingestRecords(ingest, logger, (event as SQSEvent).Records);
     const { messages } = event as DirectIngestEvent;
+    if (messages.length > maxBatch) {
+      throw new RangeError(
+        `ingest: a direct batch of ${messages.length} messages is over MAX_BATCH (${maxBatch}): send at most ${maxBatch} per invocation, or use the ingest queue`,
+      );
+    }
     const result = await ingest(messages);
     logResult(logger, result, messages.length);
     return result;

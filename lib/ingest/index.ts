@@ -7,12 +7,14 @@ export { ChannelPositions, type ChannelPositionsOptions } from "./channel-positi
 export {
   type ChatMessageInput,
   type Conflict,
+  DEFAULT_MAX_BATCH,
   type Failure,
   historyMessage,
   type IngestOptions,
   type IngestResult,
   ingest,
   ingestionProblem,
+  MAX_BATCH_LIMIT,
   type Rejection,
 } from "./ingest.js";
 export { IngestClient, type IngestClientOptions } from "./ingest-client.js";

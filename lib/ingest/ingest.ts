@@ -80,6 +80,15 @@ export function historyMessage(message: ChatMessage): Message {
   });
 }
 
+/**
+ * The most chat messages the ingestion function takes in one direct invocation (its `MAX_BATCH`):
+ * one caller cannot hold the function, and the tables' write capacity, for minutes. The queue's
+ * batches are 100.
+ */
+export const DEFAULT_MAX_BATCH = 500;
+/** The highest `MAX_BATCH` the function accepts. */
+export const MAX_BATCH_LIMIT = 10_000;
+
 export interface IngestOptions {
   /** Channels written at once (default 8). */
   concurrency?: number;

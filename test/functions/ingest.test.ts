@@ -59,6 +59,25 @@ describe("ingest Lambda", () => {
     },
   );
 
+  it.each(["0", "10001", "many"])(
+    "fails at cold start on MAX_BATCH=%s, naming it",
+    async (value) => {
+      await expect(loadHandler({ ...awsEnvironment(), MAX_BATCH: value })).rejects.toThrow(
+        `ingest: environment variable MAX_BATCH must be an integer from 1 to 10000 (got "${value}")`,
+      );
+    },
+  );
+
+  it("refuses a direct batch over MAX_BATCH whole, saying how to send it", async () => {
+    const handler = await loadHandler({ ...awsEnvironment(), MAX_BATCH: "2" });
+    const messages = ["c1", "c2", "c3"].map((id) => ({ id, ts: T, channel: "capped", text: id }));
+    await expect(handler({ messages })).rejects.toThrow(
+      "ingest: a direct batch of 3 messages is over MAX_BATCH (2): send at most 2 per invocation, or use the ingest queue",
+    );
+    expect(await store.read("capped")).toEqual([]);
+    expect(await handler({ messages: messages.slice(0, 2) })).toMatchObject({ stored: [0, 1] });
+  });
+
   it("marks channels due in the shard of the deployment's DUE_SHARDS", async () => {
     const handler = await loadHandler({ ...awsEnvironment(), DUE_SHARDS: "8" });
     const channel =

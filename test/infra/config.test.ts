@@ -69,6 +69,8 @@ describe("resolveConfig", () => {
       alarmEmail: undefined,
       segmentQueueSenders: [],
       retainData: true,
+      ingest: { concurrency: 4, maxBatch: 500 },
+      tableMaxUnits: { read: null, write: null },
       extract: {
         extractor: "bedrock",
         modelId: "amazon.nova-lite-v1:0",
@@ -120,6 +122,10 @@ describe("resolveConfig", () => {
         segmentQueueSenders:
           "arn:aws:iam::123456789012:role/ops, arn:aws:iam::123456789012:role/path/redrive",
         dataRemovalPolicy: "destroy",
+        ingestConcurrency: "20",
+        ingestMaxBatch: "100",
+        tableMaxReadUnits: "4000",
+        tableMaxWriteUnits: "1000",
         messagesTableName: "chat-messages",
         channelsTableName: "chat-channels",
         conversationsTableName: "agent-turns",
@@ -167,6 +173,8 @@ describe("resolveConfig", () => {
         "arn:aws:iam::123456789012:role/path/redrive",
       ],
       retainData: false,
+      ingest: { concurrency: 20, maxBatch: 100 },
+      tableMaxUnits: { read: 4000, write: 1000 },
       extract: {
         extractor: "openai",
         modelId: "gpt-4o-mini",
@@ -241,6 +249,8 @@ describe("resolveConfig", () => {
         "extractMaxAttempts",
         "extractor",
         "grace",
+        "ingestConcurrency",
+        "ingestMaxBatch",
         "ingestQueueName",
         "inputTokenPrice",
         "llmConcurrency",
@@ -265,6 +275,8 @@ describe("resolveConfig", () => {
         "segmentQueueName",
         "segmentQueueSenders",
         "settle",
+        "tableMaxReadUnits",
+        "tableMaxWriteUnits",
         "windowSize",
         "workers",
       ].sort(),
@@ -273,6 +285,10 @@ describe("resolveConfig", () => {
 
   it.each<[Record<string, unknown>, SettingName, RegExp]>([
     [{ maxSize: "0" }, "maxSize", /must be an integer from 1 to 100000 \(got "0"\)/],
+    [{ ingestConcurrency: "1" }, "ingestConcurrency", /from 2 to 1000 \(got "1"\)/],
+    [{ ingestMaxBatch: "10001" }, "ingestMaxBatch", /from 1 to 10000 \(got "10001"\)/],
+    [{ tableMaxReadUnits: "0" }, "tableMaxReadUnits", /from 1 to 1000000/],
+    [{ tableMaxWriteUnits: "lots" }, "tableMaxWriteUnits", /integer/],
     [{ maxSize: "100001" }, "maxSize", /from 1 to 100000/],
     [{ maxSize: "2.5" }, "maxSize", /integer/],
     [{ minItems: "x" }, "minItems", /integer/],

@@ -208,6 +208,42 @@ describe("storage", () => {
   });
 });
 
+describe("limits", () => {
+  it("caps ingestion and every table's on-demand throughput as configured", () => {
+    const { template: limited, stack: limitedStack } = synthesize(
+      { "aws:cdk:bundling-stacks": [] },
+      {
+        ingestConcurrency: 10,
+        ingestMaxBatch: 50,
+        tableMaxReadUnits: 4000,
+        tableMaxWriteUnits: 800,
+      },
+    );
+    const tables = Object.values(limited.findResources("AWS::DynamoDB::Table"));
+    expect(tables).toHaveLength(4);
+    for (const table of tables) {
+      expect(table.Properties.OnDemandThroughput).toEqual({
+        MaxReadRequestUnits: 4000,
+        MaxWriteRequestUnits: 800,
+      });
+    }
+    const fn = logicalId(limitedStack, limitedStack.ingestion.function.function);
+    limited.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionName: ref(fn),
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+    limited.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ MAX_BATCH: "50" }) },
+    });
+  });
+
+  it("sets no throughput ceiling by default", () => {
+    for (const table of Object.values(template.findResources("AWS::DynamoDB::Table"))) {
+      expect(table.Properties.OnDemandThroughput).toBeUndefined();
+    }
+  });
+});
+
 describe("functions", () => {
   it("runs ingestion on Node 22, arm64, pointed at the table", () => {
     template.hasResourceProperties("AWS::Lambda::Function", {
@@ -293,6 +329,7 @@ describe("functions", () => {
       MESSAGES_TABLE: ref(ids.messages),
       CHANNELS_TABLE: ref(ids.channels),
       DUE_SHARDS: "4",
+      MAX_BATCH: "500",
       POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       NODE_OPTIONS: "--enable-source-maps",
     });
@@ -802,6 +839,8 @@ describe("queues", () => {
       EventSourceArn: arn(ids.ingestQueue),
       FunctionName: ref(ids.ingestFunction),
       FunctionResponseTypes: ["ReportBatchItemFailures"],
+      // A flood of producers waits in the queue: ingestConcurrency functions at most.
+      ScalingConfig: { MaximumConcurrency: 4 },
     });
   });
 });
