@@ -92,7 +92,12 @@ export class ConvosegStack extends Stack {
       true,
     );
     output("IngestFunctionName", this.ingestion.function.function.functionName, "Direct ingestion");
-    output("IngestQueueUrl", this.ingestion.queue.queue.queueUrl, "One chat message per body");
+    output(
+      "IngestQueueUrl",
+      this.ingestion.queue.queue.queueUrl,
+      "Where producers send chat messages, one per body (IngestPolicyArn allows it)",
+      true,
+    );
     output("SegmentQueueUrl", this.segmentation.segments.queue.queueUrl, "Closed segments");
     output("SegmentQueueArn", this.segmentation.segments.queue.queueArn, "Closed segments");
     output(

@@ -1248,7 +1248,7 @@ describe("outputs", () => {
       SegmentQueueArn: { Value: arn(ids.segmentQueue) },
       ResultsTableName: { Value: ref(ids.results), Export: { Name: "Test-ResultsTableName" } },
       ExtractFunctionName: { Value: ref(ids.extractFunction) },
-      IngestQueueUrl: { Value: ref(ids.ingestQueue) },
+      IngestQueueUrl: { Value: ref(ids.ingestQueue), Export: { Name: "Test-IngestQueueUrl" } },
       IngestFunctionName: { Value: ref(ids.ingestFunction) },
       AlarmTopicArn: { Value: ref(ids.topic) },
       DashboardUrl: {
