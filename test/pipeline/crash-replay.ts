@@ -241,8 +241,8 @@ const rogueArbitrary = fc.array(
  * each tick. A sequence is set back only where a tick can tell: on a channel whose every position
  * handed out a tick has seen (below that, messages no tick has read yet would be hidden until
  * writers pass them again), due now, in a tick that does not crash (else the next writer would be
- * handed positions behind the read position before any tick could see it). Wall time steps 20
- * minutes, past the hold timeout, so that broken holds' watches end.
+ * handed positions behind the read position before any tick could see it). Wall time steps two
+ * hours, past the hold timeout, so that broken holds' day-long watches end within a few ticks.
  */
 async function replayWithRogue(
   makeStores: StoresFactory,
@@ -290,7 +290,7 @@ async function replayWithRogue(
       control.crashAt = crashesAllowed && !rewound ? (crashes[tick % crashes.length] ?? 0) : 0;
       await runTick(deps).catch(survive);
     },
-    20 * MINUTE,
+    2 * 60 * MINUTE,
   );
   return sent;
 }

@@ -24,7 +24,7 @@ describeCrashProperties("memory stores", memoryStores, {
   crashRuns: 150,
   fanOutRuns: 150,
   cleanFanOutRuns: 100,
-  rogueRuns: 150,
+  rogueRuns: 100,
   timeout: 120_000,
 });
 describeRogueWriters("memory stores", memoryStores);
