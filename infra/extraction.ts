@@ -77,6 +77,7 @@ export class Extraction extends Construct {
         resources: [segments.deadLetterQueue.queueArn],
       }),
     );
+    segments.allowDeadLetterSender(role.roleArn);
     for (const statement of this.modelStatements(config.extract)) {
       role.addToPrincipalPolicy(statement);
     }

@@ -1,4 +1,4 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, Lazy } from "aws-cdk-lib";
 import { AnyPrincipal, Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import {
   DeduplicationScope,
@@ -87,23 +87,36 @@ export class QueueWithDeadLetters extends Construct {
     });
   }
 
+  /** Senders the dead-letter queue takes besides the queue's: consumers that dead-letter themselves. */
+  private readonly deadLetterSenders: string[] = [];
+
   /**
    * Refuses `sqs:SendMessage` to both queues from anyone but `senders` (role ARNs), whatever
-   * identity policies allow. The dead-letter queue gets the same: SQS moves messages into it
-   * itself, and a redrive out of it sends to the source queue, so nobody needs to send to it, and
-   * what a consumer finds there after a redrive came from the queue it trusts.
+   * identity policies allow. The dead-letter queue gets the same, plus the consumers named by
+   * `allowDeadLetterSender` (SQS moves messages into it itself, and a redrive out of it sends to
+   * the source queue), so what a consumer finds there after a redrive came from a sender it trusts.
    */
   onlySenders(senders: readonly string[]): void {
-    for (const queue of [this.queue, this.deadLetterQueue]) {
+    const deny = (queue: Queue, principals: string[]) =>
       queue.addToResourcePolicy(
         new PolicyStatement({
           effect: Effect.DENY,
           principals: [new AnyPrincipal()],
           actions: ["sqs:SendMessage"],
           resources: [queue.queueArn],
-          conditions: { ArnNotEquals: { "aws:PrincipalArn": [...senders] } },
+          conditions: { ArnNotEquals: { "aws:PrincipalArn": principals } },
         }),
       );
-    }
+    deny(this.queue, [...senders]);
+    // Lazy: the consumer's role is made after the producer's, by another construct.
+    deny(
+      this.deadLetterQueue,
+      Lazy.list({ produce: () => [...senders, ...this.deadLetterSenders] }),
+    );
+  }
+
+  /** Lets `roleArn` (a consumer that gives up on a message itself) send to the dead-letter queue. */
+  allowDeadLetterSender(roleArn: string): void {
+    this.deadLetterSenders.push(roleArn);
   }
 }

@@ -590,42 +590,46 @@ describe("IAM", () => {
     );
   });
 
-  it.each(["segmentQueue", "segmentDlq"] as const)(
-    "lets only the tick's role send to the %s",
-    (queue) => {
-      template.hasResourceProperties("AWS::SQS::QueuePolicy", {
-        Queues: [ref(ids[queue])],
-        PolicyDocument: {
-          Statement: Match.arrayWith([
-            {
-              Effect: "Deny",
-              Principal: { AWS: "*" },
-              Action: "sqs:SendMessage",
-              Resource: arn(ids[queue]),
-              Condition: { ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole)] } },
-            },
-          ]),
-        },
-      });
-    },
-  );
+  it.each([
+    ["segmentQueue", "the tick's role"],
+    ["segmentDlq", "the tick's role and the extraction role, which dead-letters itself"],
+  ] as const)("lets only %s's senders send: %s", (queue, _who) => {
+    const senders =
+      queue === "segmentQueue" ? [arn(ids.tickRole)] : [arn(ids.tickRole), arn(ids.extractRole)];
+    template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+      Queues: [ref(ids[queue])],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Effect: "Deny",
+            Principal: { AWS: "*" },
+            Action: "sqs:SendMessage",
+            Resource: arn(ids[queue]),
+            Condition: { ArnNotEquals: { "aws:PrincipalArn": senders } },
+          },
+        ]),
+      },
+    });
+  });
 
   it("denies senders to the segment DLQ as to its queue, the operators named included", () => {
+    const redriver = "arn:aws:iam::123456789012:role/redriver";
     const { template: named } = synthesize(
       { "aws:cdk:bundling-stacks": [] },
-      { segmentQueueSenders: ["arn:aws:iam::123456789012:role/redriver"] },
+      { segmentQueueSenders: [redriver] },
     );
     const denies = statementsOf(named, "AWS::SQS::QueuePolicy").filter(
       (st) => st.Effect === "Deny" && st.Action === "sqs:SendMessage",
     );
-    expect(denies).toHaveLength(2);
-    for (const deny of denies) {
-      expect(deny.Condition).toEqual({
-        ArnNotEquals: {
-          "aws:PrincipalArn": [arn(ids.tickRole), "arn:aws:iam::123456789012:role/redriver"],
+    expect(denies.map((deny) => deny.Condition)).toEqual(
+      expect.arrayContaining([
+        { ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole), redriver] } },
+        {
+          ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole), redriver, arn(ids.extractRole)] },
         },
-      });
-    }
+      ]),
+    );
+    expect(denies).toHaveLength(2);
   });
 
   it("lets CloudWatch use the alarm key and publish to the topic for this stack's alarms only", () => {
