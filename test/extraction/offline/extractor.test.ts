@@ -355,34 +355,23 @@ describe("KeyphraseExtractor on large segments", () => {
     });
   }
 
-  it("takes seconds for 500 messages of 10 KB and never holds the event loop long", async () => {
+  // How long it takes, and how it grows, is measured by `npm run bench:topics`; here, that it
+  // lets the event loop run while it reads, whatever the machine's speed.
+  it("lets the event loop run while it reads a large segment", async () => {
     const turns = segment(500, 10_000);
-    let held = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      held = Math.max(held, now - last);
-      last = now;
-    }, 5);
-    const started = performance.now();
-    const { candidates } = await new KeyphraseExtractor().extract(turns);
-    const elapsed = performance.now() - started;
-    clearInterval(timer);
-    expect(candidates.length).toBeGreaterThan(0);
-    expect(elapsed).toBeLessThan(20_000);
-    expect(held).toBeLessThan(1_000);
-  }, 60_000);
-
-  it("grows linearly: four times the text takes far less than sixteen times as long", async () => {
-    const time = async (turns: ExtractionTurn[]) => {
-      const started = performance.now();
-      await new KeyphraseExtractor().extract(turns);
-      return performance.now() - started;
+    const chars = turns.reduce((sum, t) => sum + t.text.length, 0);
+    let loopTurns = 0;
+    let done = false;
+    const spin = () => {
+      loopTurns++;
+      if (!done) setImmediate(spin);
     };
-    await time(segment(50, 2_000, 3));
-    const small = Math.min(await time(segment(100, 2_000, 5)), await time(segment(100, 2_000, 6)));
-    const large = await time(segment(400, 2_000, 7));
-    expect(large / small).toBeLessThan(9);
+    setImmediate(spin);
+    const { candidates } = await new KeyphraseExtractor().extract(turns);
+    done = true;
+    expect(candidates.length).toBeGreaterThan(0);
+    // At least one turn of the event loop for every 128 KB of text read.
+    expect(loopTurns).toBeGreaterThan(chars / 131_072);
   }, 60_000);
 
   it("stops at an abort, between turns", async () => {
