@@ -3,6 +3,7 @@
  * conversations support each and when), then the counts and the time, the internals only when
  * asked (`--verbose`), and last the commands to try next. Pure: a {@link RunSummary} in, text out.
  */
+import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { formatDuration } from "../lib/duration/index.js";
 import type { Topic } from "../lib/knowledge/index.js";
@@ -23,7 +24,21 @@ export interface RunSummary {
   extraction: ExtractionSummary | null;
   /** The `--report` file written, as an absolute path. */
   report?: { path: string; bytes: number };
+  /** The workspace the run worked on (none: tables elsewhere, AWS_ENDPOINT_URL_DYNAMODB). */
+  workspace?: WorkspaceSummary;
   internals: RunInternals;
+}
+
+/** What the workspace holds after the run. */
+export interface WorkspaceSummary {
+  /** Absolute. */
+  dir: string;
+  /** Segments an earlier command delivered and did not extract, extracted first. */
+  resumed: number;
+  channels: number;
+  /** Every segment delivered on it, by this run and earlier ones, and how many have a result. */
+  segments: number;
+  extracted: number;
 }
 
 export interface ChannelSummary {
@@ -68,6 +83,7 @@ export interface RunInternals {
 /** The summary as `run` prints it; `verbose` adds the internals. */
 export function formatRunSummary(summary: RunSummary, verbose: boolean): string {
   const lines = [...learned(summary), "", counts(summary)];
+  if (summary.workspace !== undefined) lines.push(...kept(summary.workspace));
   if (verbose) lines.push("", ...internals(summary));
   lines.push("", ...nextCommands(summary));
   return `${lines.join("\n")}\n`;
@@ -128,6 +144,23 @@ function counts({ messages, channels, segments, extraction, wallMs }: RunSummary
   const left = extraction === null ? 0 : segments - extraction.extracted;
   if (left === 0) return line;
   return `${line}\nNot extracted: ${plural(left, "segment")} (see why above); fix the cause, then run the same command again.`;
+}
+
+function kept({ dir, resumed, channels, segments, extracted }: WorkspaceSummary): string[] {
+  const lines: string[] = [];
+  if (resumed > 0) {
+    lines.push(
+      `First extracted: ${plural(resumed, "segment")} an earlier command delivered and did not extract.`,
+    );
+  }
+  const shown = relative(process.cwd(), dir);
+  const name = shown === "" || shown.startsWith("..") ? dir : shown;
+  lines.push(
+    escapeControls(
+      `Kept in the workspace ${name}: ${plural(segments, "segment")} of ${plural(channels, "channel")}, ${formatCount(extracted)} extracted (a next run appends to it; --fresh starts it anew).`,
+    ),
+  );
+  return lines;
 }
 
 function internals({ internals: i, extraction }: RunSummary): string[] {

@@ -9,7 +9,7 @@ import {
   ANALYZER_DEFAULTS,
   EXTRACTORS,
   type ExtractFunctionConfig,
-  type KnowledgeReader,
+  KnowledgeReader,
   ROUTES,
   type SegmentResult,
 } from "../lib/knowledge/index.js";
@@ -24,6 +24,7 @@ import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../local/llm-failure
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
+import type { Workspace } from "../local/workspace.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import { describeFailure, llmFailureLine } from "./failures.js";
 import {
@@ -45,19 +46,34 @@ import {
   type RunSummary,
   SUMMARY_CHANNELS,
   SUMMARY_TOPICS,
+  type WorkspaceSummary,
 } from "./run-summary.js";
+import {
+  WORKSPACE_HELP,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "./workspace-option.js";
 
 const RUN_USAGE = `Usage: npm start -- run [options]
 
-Runs the whole pipeline on this machine: starts DynamoDB Local and an SQS emulator (unless
-AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS point elsewhere), ingests the messages in
+Runs the whole pipeline on this machine: starts DynamoDB Local on the local workspace (.convoseg
+in the current directory, or --workspace DIR; unless AWS_ENDPOINT_URL_DYNAMODB points elsewhere)
+and an SQS emulator (unless AWS_ENDPOINT_URL_SQS does), ingests the messages in
 timestamp order through the ingestion path on a simulated clock, ticks the scheduled segmenter,
 and extracts each delivered segment's topics through the extraction consumer (retrying failed
 segments until each is extracted or given up on). Progress goes to standard error; at the end
 it prints what was learned (each channel's top topics, how many conversations support each and
 when), the counts and the time, and the commands to try next.
 
+The workspace keeps what the run stored: topics, channel, report and reextract read it without
+table flags, and a second run appends to the same channels (only new segments are extracted).
+Segments an earlier command delivered and did not extract (it was killed, the model was down)
+are extracted first.
+
 Options:
+${WORKSPACE_HELP}
+  --fresh           empty the workspace first
   --input FILE      chat messages as JSON lines (the segment command's format);
                     default: a generated multi-channel sample
   --channel NAME    the channel of input lines that name none (default: default)
@@ -99,6 +115,8 @@ were refused (without --skip-invalid), a message could not be stored, a segment 
 on or left unextracted, or the input cannot be read; 2 for usage errors.`;
 
 const RUN_OPTIONS = {
+  ...WORKSPACE_OPTION,
+  fresh: { type: "boolean" },
   input: { type: "string" },
   channel: { type: "string" },
   out: { type: "string" },
@@ -124,6 +142,10 @@ const RUN_OPTIONS = {
 const RUN_EXTRACTORS = ["none", ...EXTRACTORS] as const;
 
 export interface RunOptions {
+  /** The workspace directory (none: fresh tables where AWS_ENDPOINT_URL_DYNAMODB points). */
+  workspace?: string;
+  /** Empty the workspace first. */
+  fresh: boolean;
   input?: string;
   /** The channel of input lines that name none. */
   channel?: string;
@@ -234,7 +256,15 @@ function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPTIONS>):
   }
   const tickMs = parseDuration(values.tick ?? "5m", "--tick");
   if (tickMs <= 0) throw new Error("--tick must be longer than 0");
+  const workspace = workspaceDir(values.workspace, Boolean(process.env.AWS_ENDPOINT_URL_DYNAMODB));
+  if (values.fresh && workspace === undefined) {
+    throw new Error(
+      "--fresh empties a workspace, and AWS_ENDPOINT_URL_DYNAMODB names tables elsewhere: pass --workspace DIR, or unset it",
+    );
+  }
   return {
+    workspace,
+    fresh: values.fresh ?? false,
     extraction: parseExtractionArgs(values, count),
     input: values.input,
     channel: channelOption(values.channel),
@@ -360,9 +390,11 @@ export interface RunOutcome {
 }
 
 /**
- * Starts (or finds) the emulators, replays `messages` through a fresh pipeline, writes the
- * delivered segments (to `--out`) and, with extraction, extracts them until each is done, given
- * up on, or the failure budget stops extraction; returns what it did. Progress goes to stderr.
+ * Opens the workspace (unless the environment names DynamoDB elsewhere), starts (or finds) the
+ * emulators, extracts what an earlier command on the workspace delivered and did not extract,
+ * replays `messages` through the pipeline, writes the delivered segments (to `--out`) and, with
+ * extraction, extracts them until each is done, given up on, or the failure budget stops
+ * extraction; returns what it did. Progress goes to stderr.
  */
 export async function runLocally(
   messages: ChatMessage[],
@@ -371,21 +403,51 @@ export async function runLocally(
 ): Promise<RunOutcome> {
   const started = Date.now();
   const progress = new Progress(io.stderr);
-  let status = (): string =>
-    process.env.AWS_ENDPOINT_URL_DYNAMODB && process.env.AWS_ENDPOINT_URL_SQS
-      ? "creating the tables and queues"
-      : "starting DynamoDB Local and the SQS emulator";
+  const status = {
+    line: (): string =>
+      options.workspace === undefined &&
+      process.env.AWS_ENDPOINT_URL_DYNAMODB &&
+      process.env.AWS_ENDPOINT_URL_SQS
+        ? "creating the tables and queues"
+        : "starting DynamoDB Local and the SQS emulator",
+  };
   // Redrawn while a long step (starting the emulators, a slow model) says nothing new.
-  const ticker = setInterval(() => progress.update(status), 250);
+  const ticker = setInterval(() => progress.update(status.line), 250);
   ticker.unref();
+  const context = { started, progress, status, io };
+  try {
+    if (options.workspace === undefined) return await runOn(undefined, messages, options, context);
+    return await withWorkspace(
+      { dir: options.workspace, create: true, fresh: options.fresh },
+      io,
+      (workspace) => runOn(workspace, messages, options, context),
+    );
+  } finally {
+    clearInterval(ticker);
+    progress.finish();
+  }
+}
+
+interface RunContext {
+  started: number;
+  progress: Progress;
+  /** The status line the ticker redraws. */
+  status: { line: () => string };
+  io: CommandIO;
+}
+
+/** The run on the workspace's tables, or (without one) on fresh tables of the emulators. */
+async function runOn(
+  workspace: Workspace | undefined,
+  messages: ChatMessage[],
+  options: RunOptions,
+  { started, progress, status, io }: RunContext,
+): Promise<RunOutcome> {
   const say = (line: string) => {
     progress.finish();
     io.stderr.write(`${line}\n`);
   };
-  const emulators = await startEmulators().catch((error: unknown) => {
-    clearInterval(ticker);
-    throw error;
-  });
+  const emulators = await startEmulators({ dynamodb: workspace?.endpoint });
   try {
     const reads = new Map<string, number>();
     const dynamodb = emulators.dynamodb();
@@ -396,6 +458,8 @@ export async function runLocally(
       sqs: emulators.sqs(),
       metrics,
       prefix: "run",
+      tables: workspace?.tables,
+      ledger: workspace?.ledger,
       workers: options.workers,
       // Each worker owns at least one shard.
       dueShards: Math.max(DUE_SHARDS, options.workers ?? 1),
@@ -416,27 +480,42 @@ export async function runLocally(
         maxReceiveCount: options.extraction.maxAttempts,
         failureBudget: LLM_FAILURE_BUDGET,
         onLLMFailure: (cause) => say(llmFailureLine("run", cause)),
+        leaseOwner: workspace?.leaseOwner,
       },
     });
     const { extraction } = pipeline;
     const extracted = () => extraction?.metrics.get("SegmentsExtracted") ?? 0;
+    let resumed = 0;
+    if (workspace !== undefined && extraction !== undefined) {
+      // The queue ended with the command that filled it; the ledger did not.
+      const left = await workspace.ledger.unextracted(extraction.reader);
+      if (left.length > 0) {
+        status.line = () =>
+          `extracting ${plural(left.length, "segment")} an earlier command delivered and did not extract (${formatCount(extracted())} done)`;
+        await pipeline.resend(left);
+        await pipeline.extract();
+        resumed = left.length;
+      }
+    }
     const result = await replay(pipeline, messages, {
       tickMs: options.tickMs,
       extract: extraction !== undefined,
+      start: workspace?.clock ?? undefined,
+      afterTick: (now) => workspace?.advanceClock(now),
       onProgress: (p) => {
-        status = () =>
+        status.line = () =>
           `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${plural(p.delivered, "segment")} delivered${extraction ? `, ${formatCount(extracted())} extracted` : ""}`;
-        progress.update(status);
+        progress.update(status.line);
       },
     });
+    workspace?.advanceClock(result.end);
     if (extraction) {
-      status = () => "extraction: waiting for the segments being retried";
+      status.line = () => "extraction: waiting for the segments being retried";
       await pipeline.finishExtraction((pending) => {
-        status = () => `extraction: ${plural(pending, "segment")} waiting for a retry`;
-        progress.update(status);
+        status.line = () => `extraction: ${plural(pending, "segment")} waiting for a retry`;
+        progress.update(status.line);
       });
     }
-    clearInterval(ticker);
     progress.finish();
     if (options.out) {
       await writeText(options.out, result.delivered.map(segmentLine).join(""));
@@ -480,6 +559,8 @@ export async function runLocally(
           ? extractionSummary(extraction, options.extraction, results, gaveUp)
           : null,
       report,
+      workspace:
+        workspace === undefined ? undefined : await workspaceSummary(workspace, dynamodb, resumed),
       internals: {
         ticks: result.ticks,
         tickMs: options.tickMs,
@@ -494,10 +575,29 @@ export async function runLocally(
     };
     return { summary, refused: result.refused, gaveUp, stopped: extraction?.stopped };
   } finally {
-    clearInterval(ticker);
-    progress.finish();
     await emulators.stop();
   }
+}
+
+/** What the workspace holds after the run: every segment it was delivered, and how many have a result. */
+async function workspaceSummary(
+  workspace: Workspace,
+  dynamodb: DynamoDBClient,
+  resumed: number,
+): Promise<WorkspaceSummary> {
+  const reader = new KnowledgeReader({
+    client: dynamodb,
+    tableName: workspace.tables.resultsTable,
+  });
+  const entries = await workspace.ledger.entries();
+  const left = await workspace.ledger.unextracted(reader);
+  return {
+    dir: workspace.dir,
+    resumed,
+    channels: new Set(entries.map((e) => e.channel)).size,
+    segments: entries.length,
+    extracted: entries.length - left.length,
+  };
 }
 
 /** Each channel's counts, span and top topics, busiest (most segments, then name) first. */

@@ -1,7 +1,9 @@
 /**
  * Runs the official DynamoDB Local (a JVM) for tests and the local pipeline. Unlike pure-JS
  * emulators it supports transactions, conditions with reasons and streams, which the pipeline
- * relies on. It listens on 127.0.0.1 only, in memory, on a free port, so parallel runs never clash.
+ * relies on. It listens on 127.0.0.1 only, on a free port, so parallel runs never clash; in
+ * memory, or with `dbPath` in a SQLite file there (a local workspace's tables, kept between
+ * commands).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -14,6 +16,8 @@ import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 export interface DynamoDbLocal {
   endpoint: string;
   port: number;
+  /** The JVM's process id (a workspace's lock names it, so that a successor waits for it). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -23,8 +27,14 @@ const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
 const OUTPUT_CHARS = 8_000;
 
+/**
+ * Starts DynamoDB Local. With `dbPath` (an existing directory) its tables are kept on disk there.
+ * SQLite commits every write before DynamoDB Local answers it (its rollback journal, in the
+ * default synchronous mode), so an answered write survives the JVM or this process being killed
+ * at any moment: test/local/dynamodb-local-disk.test.ts kills both mid-write and reads back.
+ */
 export async function startDynamoDbLocal(
-  options: { port?: number; installDir?: string } = {},
+  options: { port?: number; installDir?: string; dbPath?: string } = {},
 ): Promise<DynamoDbLocal> {
   const installDir = options.installDir ?? defaultInstallDir;
   await ensureInstalled(installDir);
@@ -41,7 +51,7 @@ export async function startDynamoDbLocal(
       "-cp",
       join(installDir, "DynamoDBLocal.jar"),
       join(toolDir, "Launcher.java"),
-      "-inMemory",
+      ...(options.dbPath === undefined ? ["-inMemory"] : ["-dbPath", options.dbPath]),
       "-sharedDb",
       "-disableTelemetry",
       "-port",
@@ -74,7 +84,7 @@ export async function startDynamoDbLocal(
     await stop();
     throw error;
   }
-  return { endpoint, port, stop };
+  return { endpoint, port, pid: child.pid ?? 0, stop };
 }
 
 /** Installs through tools/dynamodb-local/install.mjs, the single source of the install steps. */

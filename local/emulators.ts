@@ -15,19 +15,20 @@ export interface Emulators {
 }
 
 /**
- * Starts what the environment does not name; `sqs: false` starts no SQS emulator, and
- * `ignoreEnvironment` starts both whatever the environment names (a benchmark measures its own).
- * `stop` also closes every client made, so that no open socket outlives the emulators.
+ * Starts what the environment does not name; `sqs: false` starts no SQS emulator, `dynamodb`
+ * names a DynamoDB Local already serving (a workspace's), and `ignoreEnvironment` starts both
+ * whatever the environment names (a benchmark measures its own). `stop` also closes every client
+ * made, so that no open socket outlives the emulators.
  */
 export async function startEmulators(
-  options: { sqs?: boolean; ignoreEnvironment?: boolean } = {},
+  options: { sqs?: boolean; dynamodb?: string; ignoreEnvironment?: boolean } = {},
 ): Promise<Emulators> {
   const stops: (() => Promise<void>)[] = [];
   const clients: { destroy(): void }[] = [];
   const credentials = { accessKeyId: "local", secretAccessKey: "local" };
   const env = options.ignoreEnvironment ? {} : process.env;
   const region = env.AWS_REGION ?? "us-east-1";
-  let dynamodbEndpoint = env.AWS_ENDPOINT_URL_DYNAMODB;
+  let dynamodbEndpoint = options.dynamodb ?? env.AWS_ENDPOINT_URL_DYNAMODB;
   let sqsEndpoint = env.AWS_ENDPOINT_URL_SQS;
   try {
     if (!dynamodbEndpoint) {

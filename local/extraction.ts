@@ -29,6 +29,8 @@ export interface LocalExtractionOptions extends LocalModel {
   failureBudget?: number;
   /** Told of each cause of failed model calls the first time it is seen. */
   onLLMFailure?: (cause: LLMFailureCause) => void;
+  /** The lease owner of every extraction (a workspace's own; default: one per extraction). */
+  leaseOwner?: string;
 }
 
 export interface LocalExtraction {
@@ -80,7 +82,12 @@ export function localExtractConfig(
 export function localExtractDependencies(
   config: ExtractFunctionConfig,
   model: LocalModel,
-  env: { dynamodb: DynamoDBClient; metrics?: ExtractionMetrics; now?: () => number },
+  env: {
+    dynamodb: DynamoDBClient;
+    metrics?: ExtractionMetrics;
+    now?: () => number;
+    leaseOwner?: string;
+  },
 ): SegmentConsumerDependencies {
   const quiet = () => {};
   return extractDependencies(config, {
@@ -90,6 +97,7 @@ export function localExtractDependencies(
     metrics: env.metrics ?? { add: quiet },
     logger: { info: quiet, warn: quiet, error: quiet },
     now: env.now,
+    leaseOwner: env.leaseOwner === undefined ? undefined : () => env.leaseOwner as string,
   });
 }
 
@@ -107,6 +115,7 @@ export function localExtraction(
   const deps = localExtractDependencies(config, options, {
     dynamodb: options.dynamodb,
     metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
+    leaseOwner: options.leaseOwner,
   });
   const budget =
     options.failureBudget === undefined

@@ -6,12 +6,13 @@
  */
 import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SQSClient } from "@aws-sdk/client-sqs";
+import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
 import { ChannelPositions, type IngestResult, ingest } from "../lib/ingest/index.js";
 import { createResultsTable } from "../lib/knowledge/index.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
+  fifoId,
   parseSegmentBody,
   type SegmentMessageV1,
 } from "../lib/pipeline/contract/index.js";
@@ -37,6 +38,7 @@ import {
   type LocalExtractionOptions,
   localExtraction,
 } from "./extraction.js";
+import type { LedgerEntry, SegmentLedger } from "./ledger.js";
 import { createSegmentQueue, drainQueue } from "./sqs.js";
 
 export interface LocalPipelineOptions {
@@ -47,6 +49,13 @@ export interface LocalPipelineOptions {
   maxBodyBytes?: number;
   /** Prefix of the table and queue names; a random suffix keeps runs apart. */
   prefix?: string;
+  /**
+   * Tables that exist already (a workspace's), used instead of fresh ones; the queues are still
+   * the pipeline's own.
+   */
+  tables?: { messagesTable: string; channelsTable: string; resultsTable: string };
+  /** Records each segment before the tick sends it (a workspace's ledger, ./ledger.ts). */
+  ledger?: SegmentLedger;
   metrics?: PipelineMetrics;
   logger?: PipelineLogger;
   /** Wall clock for arrival positions and leases (default: the real one). */
@@ -137,14 +146,16 @@ export class LocalPipeline {
     const name = `${options.prefix ?? "convoseg"}-${randomBytes(4).toString("hex")}`;
     const fifo = options.fifo ?? true;
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const tables = {
+    const tables = options.tables ?? {
       messagesTable: `${name}-messages`,
       channelsTable: `${name}-channels`,
       resultsTable: `${name}-results`,
     };
-    await createMessagesTable(options.dynamodb, tables.messagesTable);
-    await createChannelsTable(options.dynamodb, tables.channelsTable);
-    if (options.extraction) await createResultsTable(options.dynamodb, tables.resultsTable);
+    if (options.tables === undefined) {
+      await createMessagesTable(options.dynamodb, tables.messagesTable);
+      await createChannelsTable(options.dynamodb, tables.channelsTable);
+      if (options.extraction) await createResultsTable(options.dynamodb, tables.resultsTable);
+    }
     const deadLetterQueueUrl =
       options.extraction &&
       (await createSegmentQueue(options.sqs, `${name}-segments-dlq`, { fifo, maxBodyBytes }));
@@ -233,6 +244,24 @@ export class LocalPipeline {
     return this.extractor;
   }
 
+  /**
+   * Sends segments delivered by an earlier command (the ledger's bodies) to this pipeline's
+   * queue again, as the tick sends them (group: channel; deduplication: segment id).
+   */
+  async resend(entries: readonly LedgerEntry[]): Promise<void> {
+    for (const { channel, segmentId, body } of entries) {
+      await this.options.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: this.config.queueUrl,
+          MessageBody: body,
+          ...(this.config.fifo
+            ? { MessageGroupId: fifoId(channel), MessageDeduplicationId: fifoId(segmentId) }
+            : {}),
+        }),
+      );
+    }
+  }
+
   /** Ingests chat messages (the JSON-lines format) as the ingest Lambda does, at time `now`. */
   ingest(inputs: readonly unknown[], now: number): Promise<IngestResult> {
     this.ingestNow = now;
@@ -253,6 +282,16 @@ export class LocalPipeline {
       now: () => now,
       wallNow: this.options.wallNow,
     });
+    const { ledger } = this.options;
+    if (ledger !== undefined) {
+      const sink = deps.sink;
+      deps.sink = {
+        send: async (entries) => {
+          await ledger.record(entries);
+          await sink.send(entries);
+        },
+      };
+    }
     if (this.config.workers === 1) return runTick(deps, budget);
     const runs: Promise<ShareRun>[] = [];
     const wall = deps.wallNow();

@@ -19,6 +19,11 @@ export interface ReplayOptions {
    */
   extract?: boolean;
   onProgress?: (progress: ReplayProgress) => void;
+  /**
+   * Where an earlier replay on the same tables left the clock: this one goes on from there, never
+   * back (messages older than it arrive at it, late, as they would on a deployment).
+   */
+  start?: number;
 }
 
 export interface ReplayProgress {
@@ -61,7 +66,8 @@ export async function replay(
 ): Promise<ReplayResult> {
   const sorted = [...messages].sort(compareRefs);
   const { settings } = pipeline.config;
-  const last = sorted.at(-1)?.ts ?? 0;
+  const start = Math.max(sorted[0]?.ts ?? 0, options.start ?? 0);
+  const last = Math.max(sorted.at(-1)?.ts ?? 0, options.start ?? 0);
   const end = last + settings.settle + settings.grace + 2 * options.tickMs;
   const result: ReplayResult = { delivered: [], refused: [], ticks: 0, failedTicks: 0, end };
   const ingestAt = async (batch: ChatMessage[], now: number) => {
@@ -75,7 +81,7 @@ export async function replay(
   };
   let next = 0;
   let lateSent = false;
-  for (let now = sorted[0]?.ts ?? end; now <= end; ) {
+  for (let now = sorted.length === 0 && options.start === undefined ? end : start; now <= end; ) {
     const batch: ChatMessage[] = [];
     while (next < sorted.length && sorted[next].ts <= now) batch.push(sorted[next++]);
     if (batch.length > 0) await ingestAt(batch, now);

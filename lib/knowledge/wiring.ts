@@ -43,6 +43,12 @@ export interface ExtractEnvironment {
   bedrockEndpoint?: string;
   /** The clock leases and timestamps use (default: the wall clock). */
   now?: () => number;
+  /**
+   * Who holds a segment's lease while extracting it (default: a new id per extraction). A local
+   * workspace, which one command opens at a time, passes its own: a lease that a killed command
+   * left is then taken at once instead of waited out.
+   */
+  leaseOwner?: () => string;
   /** For retry backoff on failed records (see `SegmentConsumerDependencies.sqs`). */
   sqs?: SQSClient;
   /** The region of a Bedrock endpoint override (default us-east-1). */
@@ -167,6 +173,7 @@ export function extractDependencies(
       leaseMs: config.leaseMs,
       retentionMs: config.windowOutputTtlMs,
       now: env.now,
+      owner: env.leaseOwner,
     }),
     messages: new DynamoDbStore({ client: env.dynamodb, tableName: config.messagesTable }),
     messagesTable: config.messagesTable,

@@ -1,0 +1,105 @@
+/**
+ * A local workspace's segment ledger: every segment delivered to a command's segment queue, with
+ * its v1 message body, kept in a table of the workspace. The queue (the SQS emulator, in the
+ * command's memory) ends with the command; the ledger does not, so that the next command can send
+ * again what was delivered and never extracted (the command was killed, the model was down). An
+ * entry is written before its segment is sent, so no delivered segment is missing from it; a
+ * resend after a crash writes the same entry again. Its own table, keyed like the results
+ * (channel, then segment id), so that a segment's ledger entry is found and removed with its
+ * result, and no reader of the results table takes one for a result.
+ */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { realSleep } from "../lib/backoff/index.js";
+import { batchWriteAll, createTable, documentClient } from "../lib/dynamodb/index.js";
+import type { KnowledgeReader } from "../lib/knowledge/index.js";
+import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
+import type { SegmentDelivery } from "../lib/pipeline/index.js";
+
+/** One delivered segment as the ledger keeps it. */
+export interface LedgerEntry {
+  channel: string;
+  segmentId: string;
+  /** The message body as it was sent (v1). */
+  body: string;
+}
+
+const PACING = { baseDelayMs: 50, maxDelayMs: 2000, random: Math.random, sleep: realSleep };
+
+export class SegmentLedger {
+  private readonly documents: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.documents = documentClient(client);
+  }
+
+  /** Creates the ledger's table (partition `channel`, sort `segmentId`). */
+  static create(client: DynamoDBClient, tableName: string): Promise<void> {
+    return createTable(client, {
+      TableName: tableName,
+      BillingMode: "PAY_PER_REQUEST",
+      AttributeDefinitions: [
+        { AttributeName: "channel", AttributeType: "S" },
+        { AttributeName: "segmentId", AttributeType: "S" },
+      ],
+      KeySchema: [
+        { AttributeName: "channel", KeyType: "HASH" },
+        { AttributeName: "segmentId", KeyType: "RANGE" },
+      ],
+    });
+  }
+
+  /** Records segments about to be sent (again: the same entries). */
+  async record(entries: readonly SegmentDelivery[]): Promise<void> {
+    await batchWriteAll(
+      entries.map(({ segment, body }) => ({
+        PutRequest: {
+          Item: { channel: segment.channel, segmentId: segment.segmentId, v: 1, body },
+        },
+      })),
+      { documents: this.documents, tableName: this.tableName, maxAttempts: 8, pacing: PACING },
+    );
+  }
+
+  /** Every entry, by channel, then in segment order (by first message). */
+  async entries(): Promise<(LedgerEntry & { segment: SegmentMessageV1 })[]> {
+    const found: (LedgerEntry & { segment: SegmentMessageV1 })[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.documents.send(
+        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: start }),
+      );
+      for (const item of page.Items ?? []) {
+        const body = String(item.body);
+        found.push({
+          channel: String(item.channel),
+          segmentId: String(item.segmentId),
+          body,
+          segment: parseSegmentBody(body),
+        });
+      }
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return found.sort(
+      (a, b) =>
+        (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0) ||
+        a.segment.first.ts - b.segment.first.ts ||
+        (a.segmentId < b.segmentId ? -1 : a.segmentId > b.segmentId ? 1 : 0),
+    );
+  }
+
+  /** The entries whose segment has no result in `results` yet, in ledger order. */
+  async unextracted(results: KnowledgeReader): Promise<LedgerEntry[]> {
+    const entries = await this.entries();
+    const extracted = new Set<string>();
+    for (const channel of new Set(entries.map((e) => e.channel))) {
+      for (const result of await results.results(channel)) {
+        extracted.add(`${channel}\u0000${result.segmentId}`);
+      }
+    }
+    return entries.filter((e) => !extracted.has(`${e.channel}\u0000${e.segmentId}`));
+  }
+}

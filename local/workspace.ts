@@ -1,0 +1,237 @@
+/**
+ * The local workspace that local commands share (default `.convoseg/` in the current directory):
+ * DynamoDB Local with its data on disk there, started for the command and stopped when it ends,
+ * the workspace's fixed table names, the simulated clock where the last command left it, and a
+ * lock so that two commands never open the same data at once. Layout:
+ *
+ * - `workspace.json`: the format version, the table names, the lease owner of its extractions,
+ *   the simulated clock's last value;
+ * - `lock`: the command holding it (./workspace-lock.ts);
+ * - `dynamodb/`: DynamoDB Local's database.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { createMessagesTable } from "../lib/history/index.js";
+import { createResultsTable } from "../lib/knowledge/index.js";
+import { createChannelsTable } from "../lib/pipeline/schema/index.js";
+import { type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";
+import { SegmentLedger } from "./ledger.js";
+import { WorkspaceError } from "./workspace-error.js";
+import { type HeldLock, takeLock } from "./workspace-lock.js";
+
+/** Where a command looks when no --workspace is given: relative to the current directory. */
+export const DEFAULT_WORKSPACE = ".convoseg";
+
+const FORMAT_VERSION = 1;
+
+export interface WorkspaceTables {
+  messagesTable: string;
+  channelsTable: string;
+  resultsTable: string;
+  /** The segment ledger (./ledger.ts). */
+  segmentsTable: string;
+  /** Imported transcripts' turns (`import`), apart from the chat channels' messages. */
+  conversationsTable: string;
+}
+
+interface Manifest {
+  v: typeof FORMAT_VERSION;
+  tables: WorkspaceTables;
+  /**
+   * Every extraction on the workspace holds its segment's lease under this owner: only one
+   * command opens it at a time, so a lease left by a killed command is this one's to take.
+   */
+  leaseOwner: string;
+  /** The simulated clock's last value (epoch ms), so that a later run goes on from it. */
+  clock: number | null;
+}
+
+const TABLES: WorkspaceTables = {
+  messagesTable: "convoseg-messages",
+  channelsTable: "convoseg-channels",
+  resultsTable: "convoseg-results",
+  segmentsTable: "convoseg-segments",
+  conversationsTable: "convoseg-conversations",
+};
+
+export interface Workspace {
+  /** Its directory, absolute. */
+  readonly dir: string;
+  readonly tables: WorkspaceTables;
+  readonly leaseOwner: string;
+  /** The simulated clock where the last command on it left it (null: no run yet). */
+  readonly clock: number | null;
+  readonly ledger: SegmentLedger;
+  /** The DynamoDB Local serving it. */
+  readonly endpoint: string;
+  /** A client of its DynamoDB Local (closed by `close`). */
+  dynamodb(): DynamoDBClient;
+  /** Moves the clock on to `now` (never back), kept on disk at least every second. */
+  advanceClock(now: number): void;
+  /** Stops DynamoDB Local and releases the lock; also on SIGINT, SIGTERM and process exit. */
+  close(): Promise<void>;
+}
+
+export interface OpenWorkspaceOptions {
+  dir: string;
+  /** Make it when it does not exist (`run`, `import`); otherwise it must. */
+  create: boolean;
+  /** Empty it first (`run --fresh`). */
+  fresh?: boolean;
+  /** Where notes go (a stale lock taken over): standard error. */
+  note: (line: string) => void;
+}
+
+/**
+ * Opens the workspace at `dir`: takes its lock, starts DynamoDB Local on its data and creates
+ * the tables it lacks. A read command on a directory that holds no workspace fails, saying to
+ * run first.
+ */
+export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Workspace> {
+  const dir = resolve(options.dir);
+  const manifestPath = join(dir, "workspace.json");
+  if (!options.create && !existsSync(manifestPath)) {
+    throw new WorkspaceError(
+      "WORKSPACE_MISSING",
+      `no workspace in ${dir}: run npm start -- run first (it makes one there), or pass the --workspace DIR a run used`,
+    );
+  }
+  mkdirSync(dir, { recursive: true });
+  const lock = await takeLock(join(dir, "lock"), dir, options.note);
+  let local: DynamoDbLocal | undefined;
+  const clients: DynamoDBClient[] = [];
+  let closed: Promise<void> | undefined;
+  let saved = 0;
+  const write = (manifest: Manifest) => {
+    const temporary = `${manifestPath}.${process.pid}`;
+    writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
+    renameSync(temporary, manifestPath);
+    saved = Date.now();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    void close().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  const onExit = () => lock.release();
+  let manifest: Manifest;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      for (const client of clients) client.destroy();
+      try {
+        await local?.stop();
+        if (manifest !== undefined) write(manifest);
+      } finally {
+        process.off("exit", onExit);
+        lock.release();
+      }
+    })();
+    return closed;
+  };
+  process.on("exit", onExit);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    manifest = readManifest(manifestPath, dir) ?? {
+      v: FORMAT_VERSION,
+      tables: TABLES,
+      leaseOwner: `workspace-${randomUUID()}`,
+      clock: null,
+    };
+    const dbPath = join(dir, "dynamodb");
+    if (options.fresh) {
+      rmSync(dbPath, { recursive: true, force: true });
+      manifest.clock = null;
+    }
+    mkdirSync(dbPath, { recursive: true });
+    local = await startDynamoDbLocal({ dbPath });
+    lock.recordDynamoDb(local.pid);
+    const client = new DynamoDBClient({
+      endpoint: local.endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    clients.push(client);
+    await createMissingTables(client, manifest.tables);
+    write(manifest);
+    const opened = manifest;
+    const endpoint = local.endpoint;
+    return {
+      dir,
+      tables: opened.tables,
+      leaseOwner: opened.leaseOwner,
+      clock: opened.clock,
+      ledger: new SegmentLedger(client, opened.tables.segmentsTable),
+      endpoint,
+      dynamodb: () => {
+        const made = new DynamoDBClient({
+          endpoint,
+          region: "us-east-1",
+          credentials: { accessKeyId: "local", secretAccessKey: "local" },
+        });
+        clients.push(made);
+        return made;
+      },
+      advanceClock: (now) => {
+        if (opened.clock !== null && now <= opened.clock) return;
+        opened.clock = now;
+        if (Date.now() - saved >= 1000) write(opened);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function readManifest(path: string, dir: string): Manifest | undefined {
+  if (!existsSync(path)) return undefined;
+  let value: Partial<Manifest>;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8")) as Partial<Manifest>;
+  } catch (error) {
+    throw new WorkspaceError(
+      "WORKSPACE_UNREADABLE",
+      `${path} is not a workspace file (${(error as Error).message}): pass another --workspace DIR, or delete ${dir} to start anew`,
+    );
+  }
+  const tables = value.tables as Partial<WorkspaceTables> | undefined;
+  const named =
+    tables !== undefined &&
+    Object.keys(TABLES).every((k) => typeof tables[k as keyof WorkspaceTables] === "string");
+  if (value.v !== FORMAT_VERSION || !named || typeof value.leaseOwner !== "string") {
+    throw new WorkspaceError(
+      "WORKSPACE_UNREADABLE",
+      `${path} is not a version ${FORMAT_VERSION} workspace of this convoseg: pass another --workspace DIR, or delete ${dir} to start anew`,
+    );
+  }
+  return {
+    v: FORMAT_VERSION,
+    tables: tables as WorkspaceTables,
+    leaseOwner: value.leaseOwner,
+    clock: typeof value.clock === "number" ? value.clock : null,
+  };
+}
+
+async function createMissingTables(client: DynamoDBClient, tables: WorkspaceTables): Promise<void> {
+  const existing = new Set<string>();
+  let start: string | undefined;
+  do {
+    const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
+    for (const name of page.TableNames ?? []) existing.add(name);
+    start = page.LastEvaluatedTableName;
+  } while (start !== undefined);
+  const creators: [string, (client: DynamoDBClient, name: string) => Promise<void>][] = [
+    [tables.messagesTable, createMessagesTable],
+    [tables.channelsTable, createChannelsTable],
+    [tables.resultsTable, createResultsTable],
+    [tables.segmentsTable, SegmentLedger.create],
+    [tables.conversationsTable, createMessagesTable],
+  ];
+  await Promise.all(
+    creators.filter(([name]) => !existing.has(name)).map(([name, create]) => create(client, name)),
+  );
+}
