@@ -17,6 +17,7 @@ const EMULATOR_TESTS = [
   "test/cli/run-extraction.test.ts",
   "test/cli/run.test.ts",
   "test/cli/topics.test.ts",
+  "test/cli/workspace.test.ts",
   "test/dynamodb/**/*.test.ts",
   "test/extraction/llm/bedrock.test.ts",
   "test/extraction/llm/openai.test.ts",

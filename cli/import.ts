@@ -27,6 +27,7 @@ import {
   localExtractDependencies,
 } from "../local/extraction.js";
 import { llmFailureCause } from "../local/llm-failures.js";
+import type { Workspace } from "../local/workspace.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import {
   CommandFailure,
@@ -47,12 +48,15 @@ import {
   warningLines,
 } from "./import-input.js";
 import { parseModelFlags } from "./model-options.js";
+import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./workspace-option.js";
 
 const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
 
 Segments an agent transcript (plain text with role markers, or JSONL exports) and stores its
-turns as the messages of conversation ID in the history store: on DynamoDB Local, started for
-the command, unless AWS_ENDPOINT_URL_DYNAMODB is set or --table names a deployed table. Each
+turns as the messages of conversation ID in the history store: in the local workspace
+(.convoseg in the current directory, or --workspace DIR; its conversations table, and with
+--extract its results table, where topics ID reads them), unless --table names a deployed
+table or AWS_ENDPOINT_URL_DYNAMODB an emulator of one's own (fresh tables there). Each
 turn's id comes from the transcript's content hash and the turn index, so importing the same
 file twice stores nothing new. The file must be UTF-8 text (a leading byte order mark is
 skipped); binary data and other encodings are refused. A file that looks like JSONL but is read
@@ -66,10 +70,13 @@ Options:
   --min-segment-bytes N    segments smaller than this merge into a neighbour (default 256)
   --dry-run                print the segmentation report and write nothing
   --json                   the report (or the import's outcome) as one JSON object
-  --table NAME             the history table (default: a fresh one on the local emulator)
+  --workspace DIR          the local workspace to store into (default: .convoseg in the current
+                           directory, unless a table is named)
+  --table NAME             the history table (default: the workspace's conversations table)
   --extract                then extract the conversation's topics (route prefix, windows every
                            5 user turns) into the results table and print them
-  --results-table NAME     the results table (default: a fresh one beside the history table)
+  --results-table NAME     the results table (default: the workspace's; with --table, a fresh
+                           one beside it)
   --extractor E            offline (default; openai when --llm-endpoint or --model is given),
                            openai or bedrock
   --llm-endpoint URL       the OpenAI-compatible base URL (key from OPENAI_API_KEY), or a Bedrock
@@ -92,11 +99,14 @@ interface ImportOptions {
   minSegmentBytes: number;
   dryRun: boolean;
   json: boolean;
+  /** The workspace to store into (none: --table, or fresh tables on AWS_ENDPOINT_URL_DYNAMODB). */
+  workspace?: string;
   table?: string;
   extract?: LocalModel & { resultsTable?: string };
 }
 
 const IMPORT_OPTIONS = {
+  ...WORKSPACE_OPTION,
   conversation: { type: "string" },
   format: { type: "string" },
   encoding: { type: "string" },
@@ -154,7 +164,10 @@ export const importCommand: Command = command({
       return EXIT.ok;
     }
     try {
-      return await store(text, outcome, input, options, io);
+      if (options.workspace === undefined) return await store(text, outcome, input, options, io);
+      return await withWorkspace({ dir: options.workspace, create: true }, io, (workspace) =>
+        store(text, outcome, input, options, io, workspace),
+      );
     } catch (error) {
       io.stderr.write(`import: ${escapeControls(describeFailure(error))}\n`);
       return EXIT.failed;
@@ -185,9 +198,19 @@ function parseImportArgs({
   const extractionFlags = ["results-table", "extractor", "llm-endpoint", "model"] as const;
   const stray = extractionFlags.find((flag) => values[flag] !== undefined);
   if (!values.extract && stray) throw new Error(`--${stray} needs --extract`);
-  if (values["dry-run"] && (values.extract || values.table)) {
-    throw new Error("--dry-run writes nothing: leave out --extract and --table");
+  if (values["dry-run"] && (values.extract || values.table || values.workspace)) {
+    throw new Error("--dry-run writes nothing: leave out --extract, --table and --workspace");
   }
+  const tableFlag = (["table", "results-table"] as const).find((f) => values[f] !== undefined);
+  if (values.workspace !== undefined && tableFlag) {
+    throw new Error(`--workspace and --${tableFlag} name two places: give one`);
+  }
+  const workspace = values["dry-run"]
+    ? undefined
+    : workspaceDir(
+        values.workspace,
+        values.table !== undefined || Boolean(process.env.AWS_ENDPOINT_URL_DYNAMODB),
+      );
   const model = parseModelFlags<never>(values, IMPORT_EXTRACTORS);
   return {
     source,
@@ -198,6 +221,7 @@ function parseImportArgs({
       minText === undefined ? DEFAULT_SEGMENTATION_POLICY.minSegmentBytes : Number(minText),
     dryRun: values["dry-run"] ?? false,
     json: values.json ?? false,
+    workspace,
     table: values.table,
     extract: values.extract ? { ...model, resultsTable: values["results-table"] } : undefined,
   };
@@ -246,8 +270,8 @@ function dryRunTable(outcome: SegmentationOutcome): string {
 }
 
 /**
- * Stores the turns (creating local tables when none is named), then with `--extract` extracts
- * the conversation; writes the outcome.
+ * Stores the turns (in the workspace's tables, or fresh local ones when neither a workspace nor
+ * a table is named), then with `--extract` extracts the conversation; writes the outcome.
  */
 async function store(
   text: string,
@@ -255,15 +279,16 @@ async function store(
   input: InputReport,
   options: ImportOptions,
   io: CommandIO,
+  workspace?: Workspace,
 ): Promise<number> {
-  const local = options.table === undefined || process.env.AWS_ENDPOINT_URL_DYNAMODB !== undefined;
-  const emulators: Emulators | undefined =
-    options.table === undefined ? await startEmulators({ sqs: false }) : undefined;
+  const fresh = workspace === undefined && options.table === undefined;
+  const emulators: Emulators | undefined = fresh ? await startEmulators({ sqs: false }) : undefined;
   try {
-    const dynamodb = emulators?.dynamodb() ?? new DynamoDBClient({});
+    const dynamodb = workspace?.dynamodb() ?? emulators?.dynamodb() ?? new DynamoDBClient({});
     const suffix = `${Date.now().toString(36)}`;
-    const table = options.table ?? `import-${suffix}-conversations`;
-    if (options.table === undefined) await createMessagesTable(dynamodb, table);
+    const table =
+      options.table ?? workspace?.tables.conversationsTable ?? `import-${suffix}-conversations`;
+    if (fresh) await createMessagesTable(dynamodb, table);
     const turns = importedTurns(outcome);
     const messages = transcriptMessages(text, turns);
     const written = await onTable(
@@ -300,7 +325,7 @@ async function store(
     };
     const lines = [
       ...warningLines(input),
-      `imported ${escapeControls(JSON.stringify(options.conversation))}: ${turns.length} turn(s) from ${outcome.segments.length} segment(s) (${outcome.formatDetected}, ${outcome.mergedSegments} merged); ${messages.length - unchanged} stored, ${unchanged} already there, in table ${table}${local && options.table === undefined ? " (local emulator)" : ""}`,
+      `imported ${escapeControls(JSON.stringify(options.conversation))}: ${turns.length} turn(s) from ${outcome.segments.length} segment(s) (${outcome.formatDetected}, ${outcome.mergedSegments} merged); ${messages.length - unchanged} stored, ${unchanged} already there, in table ${table}${workspace === undefined ? (fresh ? " (local emulator)" : "") : ` (workspace ${workspace.dir})`}`,
       ...turns.map(
         (turn, i) =>
           `  ${messages[i].id}  ${messages[i].role.padEnd(9)} ${escapeControls(JSON.stringify(turn.label))}, bytes ${turn.byteStart}..${turn.byteEnd}, ${turn.segments.map((s) => s.kind).join("+")}${messages[i].ts === undefined ? "" : `, ${new Date(messages[i].ts as number).toISOString()}`}`,
@@ -315,7 +340,8 @@ async function store(
         options,
         options.extract,
         dynamodb,
-        suffix,
+        workspace?.tables.resultsTable ?? `import-${suffix}-results`,
+        fresh,
         io,
       );
       report.extraction = extraction.report;
@@ -336,11 +362,12 @@ async function extract(
   options: ImportOptions,
   choice: NonNullable<ImportOptions["extract"]>,
   dynamodb: DynamoDBClient,
-  suffix: string,
+  defaultResultsTable: string,
+  fresh: boolean,
   io: CommandIO,
 ): Promise<{ report: Record<string, unknown>; summary: string; topics: Topic[] }> {
-  const resultsTable = choice.resultsTable ?? `import-${suffix}-results`;
-  if (choice.resultsTable === undefined) await createResultsTable(dynamodb, resultsTable);
+  const resultsTable = choice.resultsTable ?? defaultResultsTable;
+  if (choice.resultsTable === undefined && fresh) await createResultsTable(dynamodb, resultsTable);
   const config = localExtractConfig({ resultsTable, messagesTable: table }, choice, {
     ...ANALYZER_DEFAULTS,
     route: "prefix",

@@ -1,22 +1,61 @@
 import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { KnowledgeReader, REEXTRACT_ATTRIBUTE } from "../lib/knowledge/index.js";
-import { encodeBody, fifoId, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
-import { type Command, command, EXIT } from "./command.js";
-import { onQueue, onTable } from "./failures.js";
-import { escapeControls } from "./format.js";
+import {
+  ANALYZER_DEFAULTS,
+  type ExtractionOutcome,
+  KnowledgeReader,
+  REEXTRACT_ATTRIBUTE,
+  type SegmentResult,
+} from "../lib/knowledge/index.js";
+import {
+  encodeBody,
+  fifoId,
+  readSegmentMessages,
+  type SegmentMessageV1,
+} from "../lib/pipeline/contract/index.js";
+import {
+  type LocalModel,
+  localExtractConfig,
+  localExtractDependencies,
+} from "../local/extraction.js";
+import { llmFailureCause } from "../local/llm-failures.js";
+import { type Command, type CommandIO, command, EXIT } from "./command.js";
+import { CommandFailure, llmFailureLine, onQueue, onTable } from "./failures.js";
+import { escapeControls, shellArg } from "./format.js";
+import { parseModelFlags } from "./model-options.js";
+import {
+  noteUnextracted,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "./workspace-option.js";
 
-const REEXTRACT_USAGE = `Usage: npm start -- reextract <channel> <segmentId>... --queue URL
+const REEXTRACT_USAGE = `Usage: npm start -- reextract <channel> <segmentId>... [--workspace DIR]
+                            [--extractor E] [--llm-endpoint URL] [--model ID]
+       npm start -- reextract <channel> <segmentId>... --queue URL
                             [--table NAME] [--messages-table NAME]
 
-Operator command: asks the extraction function to extract stored segments again, even though
-their results are current (after a prompt fix, say). Each segment is sent to the segment queue
-by reference, flagged with the ${REEXTRACT_ATTRIBUTE} message attribute; the new result replaces
-the old and records what it replaced. The sender must be allowed to send to the segment queue
-(the stack's segmentQueueSenders). The AWS SDK's usual environment picks the account, region and
-endpoints.
+Operator command: extracts stored segments again, even though their results are current (after
+a prompt fix, say); the new result replaces the old and records what it replaced.
+
+On the local workspace that run writes (.convoseg in the current directory, or --workspace DIR),
+the default without --queue, each segment is re-extracted in place, by this command, with the
+model the flags choose (default: the offline extractor).
+
+With --queue, it asks a deployment's extraction function: each segment is sent to the segment
+queue by reference, flagged with the ${REEXTRACT_ATTRIBUTE} message attribute. The sender must be
+allowed to send to the segment queue (the stack's segmentQueueSenders). The AWS SDK's usual
+environment picks the account, region and endpoints.
 
 Options:
+  --workspace DIR        the local workspace (default: .convoseg in the current directory,
+                         unless --queue is given)
+  --extractor E          on a workspace: offline (default; openai when --llm-endpoint or --model
+                         is given), openai or bedrock
+  --llm-endpoint URL     on a workspace: the OpenAI-compatible base URL (key from OPENAI_API_KEY),
+                         or a Bedrock endpoint override
+  --model ID             on a workspace: the model (default: gpt-4o-mini for openai,
+                         amazon.nova-lite-v1:0 for bedrock)
   --queue URL            the segment queue (the stack's SegmentQueueUrl)
   --table NAME           the results table (default: $RESULTS_TABLE)
   --messages-table NAME  the messages table the segments are read from (default: $MESSAGES_TABLE)
@@ -28,26 +67,55 @@ export const reextractCommand: Command = command({
   summary: ["reextract <channel> <id>", "operator command: extract stored segments again"],
   usage: REEXTRACT_USAGE,
   options: {
+    ...WORKSPACE_OPTION,
+    extractor: { type: "string" },
+    "llm-endpoint": { type: "string" },
+    model: { type: "string" },
     queue: { type: "string" },
     table: { type: "string" },
     "messages-table": { type: "string" },
   },
-  parse: ({ values, positionals }) => {
+  parse: ({ values, positionals }): ReextractOptions => {
     const [channel, ...segmentIds] = positionals;
-    const table = values.table ?? process.env.RESULTS_TABLE;
-    const messagesTable = values["messages-table"] ?? process.env.MESSAGES_TABLE;
-    // An empty value is as good as none.
     if (!channel || segmentIds.length === 0) {
       throw new Error("expected a channel and at least one segment id");
     }
+    const deployed = (["queue", "table", "messages-table"] as const).find(
+      (flag) => values[flag] !== undefined,
+    );
+    const local = (["workspace", "extractor", "llm-endpoint", "model"] as const).find(
+      (flag) => values[flag] !== undefined,
+    );
+    if (deployed && local) {
+      throw new Error(
+        `--${local} is for a local workspace and --${deployed} for a deployment's queue: give one`,
+      );
+    }
+    // A table named in the environment means a deployment's too, unless --workspace says otherwise.
+    const named = Boolean(process.env.RESULTS_TABLE || process.env.MESSAGES_TABLE);
+    if (!deployed && (local !== undefined || !named)) {
+      const workspace = workspaceDir(values.workspace, false) as string;
+      return {
+        local: true,
+        channel,
+        segmentIds,
+        workspace,
+        model: parseModelFlags<never>(values, MODELS),
+      };
+    }
+    const table = values.table ?? process.env.RESULTS_TABLE;
+    const messagesTable = values["messages-table"] ?? process.env.MESSAGES_TABLE;
+    // An empty value is as good as none.
     if (!values.queue) throw new Error("no segment queue: pass --queue");
     if (!table) throw new Error("no results table: pass --table or set RESULTS_TABLE");
     if (!messagesTable) {
       throw new Error("no messages table: pass --messages-table or set MESSAGES_TABLE");
     }
-    return { channel, segmentIds, queue: values.queue, table, messagesTable };
+    return { local: false, channel, segmentIds, queue: values.queue, table, messagesTable };
   },
-  run: async ({ channel, segmentIds, queue, table, messagesTable }, io) => {
+  run: async (options, io) => {
+    if (options.local) return reextractInPlace(options, io);
+    const { channel, segmentIds, queue, table, messagesTable } = options;
     const dynamodb = new DynamoDBClient({});
     const reader = new KnowledgeReader({ client: dynamodb, tableName: table });
     const sqs = new SQSClient({});
@@ -78,18 +146,7 @@ export const reextractCommand: Command = command({
         failed++;
         continue;
       }
-      const body: SegmentMessageV1 = {
-        v: 1,
-        segmentId,
-        channel,
-        late: result.late,
-        belongsAfter: result.belongsAfter,
-        count: result.count,
-        first: result.first,
-        last: result.last,
-        messageIds: result.messageIds,
-        reference: { table: messagesTable },
-      };
+      const body = storedSegment(result, messagesTable);
       const sent = await onQueue(segmentQueue, () =>
         sqs.send(
           new SendMessageCommand({
@@ -115,6 +172,93 @@ export const reextractCommand: Command = command({
     return failed > 0 ? EXIT.failed : EXIT.ok;
   },
 });
+
+const MODELS = ["offline", "openai", "bedrock"] as const;
+
+type ReextractOptions =
+  | {
+      local: true;
+      channel: string;
+      segmentIds: string[];
+      workspace: string;
+      model: LocalModel;
+    }
+  | {
+      local: false;
+      channel: string;
+      segmentIds: string[];
+      queue: string;
+      table: string;
+      messagesTable: string;
+    };
+
+/** Re-extracts each segment on the workspace, in this process, replacing its result. */
+function reextractInPlace(
+  options: Extract<ReextractOptions, { local: true }>,
+  io: CommandIO,
+): Promise<number> {
+  const { channel, segmentIds, model } = options;
+  return withWorkspace({ dir: options.workspace, create: false }, io, async (workspace) => {
+    await noteUnextracted("reextract", workspace, io);
+    const dynamodb = workspace.dynamodb();
+    const { resultsTable, messagesTable } = workspace.tables;
+    const config = localExtractConfig({ resultsTable, messagesTable }, model, ANALYZER_DEFAULTS);
+    const deps = localExtractDependencies(config, model, {
+      dynamodb,
+      leaseOwner: workspace.leaseOwner,
+    });
+    const reader = new KnowledgeReader({ client: dynamodb, tableName: resultsTable });
+    let failed = 0;
+    for (const segmentId of segmentIds) {
+      const result = await reader.result(channel, segmentId);
+      if (result === undefined) {
+        io.stderr.write(
+          escapeControls(
+            `reextract: segment ${segmentId} of ${JSON.stringify(channel)}: no stored result in the workspace (npm start -- topics ${shellArg(channel)} names its segments)\n`,
+          ),
+        );
+        failed++;
+        continue;
+      }
+      const segment = storedSegment(result, messagesTable);
+      let outcome: ExtractionOutcome;
+      try {
+        outcome = await deps.extractor.extract(
+          segment,
+          await readSegmentMessages(segment, deps.messages),
+          { force: true },
+        );
+      } catch (error) {
+        const cause = llmFailureCause(error, model);
+        if (cause === undefined) throw error;
+        io.stderr.write(`${llmFailureLine("reextract", cause)}\n`);
+        throw new CommandFailure(
+          `segment ${segmentId} was not extracted again (its result is as it was): ${cause.hint}, then run the same command again`,
+        );
+      }
+      io.stdout.write(
+        `segment ${segmentId}: re-extracted (${outcome.result.candidates.length} candidate(s) with ${outcome.result.model} / prompt ${outcome.result.promptVersion}; it replaced ${result.model} / prompt ${result.promptVersion})\n`,
+      );
+    }
+    return failed > 0 ? EXIT.failed : EXIT.ok;
+  });
+}
+
+/** A stored result's segment as the queue would carry it: by reference to the messages table. */
+function storedSegment(result: SegmentResult, messagesTable: string): SegmentMessageV1 {
+  return {
+    v: 1,
+    segmentId: result.segmentId,
+    channel: result.channel,
+    late: result.late,
+    belongsAfter: result.belongsAfter,
+    count: result.count,
+    first: result.first,
+    last: result.last,
+    messageIds: result.messageIds,
+    reference: { table: messagesTable },
+  };
+}
 
 /**
  * Fails (with ResourceNotFoundException) when `table` does not exist: the segments sent name it,

@@ -19,19 +19,31 @@ import {
 import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { openInBrowser } from "./browser.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { CommandFailure } from "./failures.js";
 import { escapeControls, formatProblem } from "./format.js";
 import { Progress } from "./progress.js";
 import { type InputProblem, readMessages } from "./read-messages.js";
+import { workspaceReportInput } from "./report-workspace.js";
+import {
+  noteUnextracted,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "./workspace-option.js";
 
-const REPORT_USAGE = `Usage: npm start -- report --segments FILE [--open] [options]
+const REPORT_USAGE = `Usage: npm start -- report [--workspace DIR | --segments FILE] [--open] [options]
 
 Writes one self-contained HTML page (open it from disk: nothing is fetched) that shows each
 channel's segments on a timeline, what cut each one (a silence longer than settle, or the size
 cap at the largest gap), late segments, messages still open or in no segment, and each segment's
-messages and extracted topics.
+messages and extracted topics. Without --segments it reads them, their topics and their messages
+straight from the local workspace that run writes (.convoseg in the current directory, or
+--workspace DIR).
 
 Options:
-  --segments FILE    the segments as JSON lines: what run --out or segment --json writes (required)
+  --workspace DIR    the local workspace to read (default: .convoseg in the current directory,
+                     unless --segments is given)
+  --segments FILE    the segments as JSON lines: what run --out or segment --json writes
   --candidates FILE  what extraction found: what run --candidates writes
   --input FILE       the chat messages that were segmented (the segment command's format); with
                      them the page shows every message and its text, what is still open or in no
@@ -40,7 +52,7 @@ Options:
   --settle D         the settle the segments were made with (default 24h): a cut in a longer
                      silence is a silence cut, any other a size cut
   --now T            when a channel's last conversation is judged open (ISO-8601 or epoch ms;
-                     default: the clock)
+                     default: the clock; on a workspace, its simulated clock)
   --skip-invalid     report bad lines and go on without them (default: stop, write nothing)
   --open             then open the page in the default browser (BROWSER, or xdg-open or open);
                      without one, say where it is
@@ -49,6 +61,7 @@ Options:
 A FILE of - is standard input (for one of them).`;
 
 const REPORT_OPTIONS = {
+  ...WORKSPACE_OPTION,
   segments: { type: "string" },
   candidates: { type: "string" },
   input: { type: "string" },
@@ -60,12 +73,15 @@ const REPORT_OPTIONS = {
 } as const;
 
 interface ReportOptions {
-  segments: string;
+  /** Read from this workspace (`segments` then undefined). */
+  workspace?: string;
+  segments?: string;
   candidates?: string;
   input?: string;
   out: string;
   settle: number;
-  now: number;
+  /** Undefined: the clock, or on a workspace its simulated clock. */
+  now?: number;
   skipInvalid: boolean;
   open: boolean;
 }
@@ -87,13 +103,14 @@ export const reportCommand: Command = command({
   summary: ["report --segments FILE", "an HTML page of the segments, their cuts and topics"],
   usage: REPORT_USAGE,
   options: REPORT_OPTIONS,
-  parse: (line, io) => parseReportArgs(line, io.now),
+  parse: (line) => parseReportArgs(line),
   run: async (options, io) => {
+    if (options.workspace !== undefined) return reportOfWorkspace(options.workspace, options, io);
     const problems: FileProblem[] = [];
     let input: Omit<ReportInput, "settle" | "now" | "generatedAt">;
     try {
       input = {
-        segments: await readSegments(options.segments, io.stdin, problems),
+        segments: await readSegments(options.segments as string, io.stdin, problems),
         candidates:
           options.candidates === undefined
             ? undefined
@@ -122,7 +139,7 @@ export const reportCommand: Command = command({
       const written = await writeReport(options.out, {
         ...input,
         settle: options.settle,
-        now: options.now,
+        now: options.now ?? io.now(),
         generatedAt: io.now(),
       });
       io.stderr.write(`${written}\n`);
@@ -134,6 +151,32 @@ export const reportCommand: Command = command({
     return EXIT.ok;
   },
 });
+
+/** The report of a workspace's tables: its segments, their results and messages. */
+async function reportOfWorkspace(
+  dir: string,
+  options: ReportOptions,
+  io: CommandIO,
+): Promise<number> {
+  const written = await withWorkspace({ dir, create: false }, io, async (workspace) => {
+    await noteUnextracted("report", workspace, io);
+    const input = await workspaceReportInput(workspace);
+    try {
+      return await writeReport(options.out, {
+        ...input,
+        settle: options.settle,
+        now: options.now ?? workspace.clock ?? io.now(),
+        generatedAt: io.now(),
+        sources: [{ label: "workspace", value: workspace.dir }],
+      });
+    } catch (error) {
+      throw new CommandFailure((error as Error).message);
+    }
+  });
+  io.stderr.write(`${written}\n`);
+  if (options.open) io.stderr.write(`${await openReport(options.out)}\n`);
+  return EXIT.ok;
+}
 
 /**
  * Opens the written page in a browser, or says where it is when none can be found: either way
@@ -163,16 +206,25 @@ export async function writeReport(path: string, input: ReportInput): Promise<str
   return `report: wrote ${path} (${megabytes} MB): ${summary.channels} channel(s), ${summary.segments} segment(s)${missing}`;
 }
 
-function parseReportArgs(
-  { values, positionals }: CommandLine<typeof REPORT_OPTIONS>,
-  clock: () => number,
-): ReportOptions {
+function parseReportArgs({
+  values,
+  positionals,
+}: CommandLine<typeof REPORT_OPTIONS>): ReportOptions {
   if (positionals.length > 0)
     throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  if (values.segments === undefined) throw new Error("--segments FILE is required");
+  if (values.workspace !== undefined && values.segments !== undefined) {
+    throw new Error("--workspace and --segments name two sources: give one");
+  }
+  const workspace = workspaceDir(values.workspace, values.segments !== undefined);
+  if (workspace !== undefined) {
+    const files = (["candidates", "input", "skip-invalid"] as const).find(
+      (flag) => values[flag] !== undefined,
+    );
+    if (files) throw new Error(`--${files} goes with --segments (a workspace has its own)`);
+  }
   const fromStdin = [values.segments, values.candidates, values.input].filter((f) => f === "-");
   if (fromStdin.length > 1) throw new Error("only one of the files can be - (standard input)");
-  let now = clock();
+  let now: number | undefined;
   if (values.now !== undefined) {
     try {
       now = parseTimestamp(values.now);
@@ -183,6 +235,7 @@ function parseReportArgs(
     }
   }
   return {
+    workspace,
     segments: values.segments,
     candidates: values.candidates,
     input: values.input,
@@ -197,7 +250,7 @@ function parseReportArgs(
 
 function sources(options: ReportOptions): { label: string; value: string }[] {
   return [
-    { label: "segments", value: options.segments },
+    { label: "segments", value: options.segments ?? "" },
     ...(options.candidates === undefined
       ? []
       : [{ label: "candidates", value: options.candidates }]),

@@ -19,7 +19,7 @@ import { createChannelsTable } from "../lib/pipeline/schema/index.js";
 import { type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";
 import { SegmentLedger } from "./ledger.js";
 import { WorkspaceError } from "./workspace-error.js";
-import { type HeldLock, takeLock } from "./workspace-lock.js";
+import { takeLock } from "./workspace-lock.js";
 
 /** Where a command looks when no --workspace is given: relative to the current directory. */
 export const DEFAULT_WORKSPACE = ".convoseg";

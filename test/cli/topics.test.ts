@@ -59,7 +59,7 @@ describe("topics command", () => {
 
   it.each([
     [[], /expected one channel id/],
-    [["desk"], /no results table: pass --table or set RESULTS_TABLE/],
+    [["desk", "--table", "t", "--workspace", "w"], /--workspace and --table name two places/],
     [["desk", "--table", "t", "--limit", "0"], /--limit must be a positive integer/],
   ])("rejects %j with usage", async (args, message) => {
     vi.stubEnv("RESULTS_TABLE", undefined);

@@ -123,7 +123,8 @@ describe("report command", () => {
   });
 
   it.each([
-    [[], /--segments FILE is required/],
+    [["--candidates", "c"], /--candidates goes with --segments \(a workspace has its own\)/],
+    [["--segments", "a", "--workspace", "w"], /--workspace and --segments name two sources/],
     [["--segments", "a", "--input", "-", "--candidates", "-"], /only one of the files can be -/],
     [["--segments", "a", "--settle", "soon"], /--settle must be a duration/],
     [["--segments", "a", "--now", "later"], /--now must be ISO-8601/],

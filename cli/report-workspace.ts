@@ -1,0 +1,41 @@
+/**
+ * The report's input straight from a workspace's tables: every segment delivered on it (its
+ * ledger), what extraction stored for them (the results table), and every message of its
+ * channels (the messages table), so that `report` needs no files after `run`.
+ */
+import { DynamoDbStore, messageText } from "../lib/history/index.js";
+import { KnowledgeReader, type SegmentResult } from "../lib/knowledge/index.js";
+import type { ChatMessage } from "../lib/messages/index.js";
+import type { ReportInput } from "../lib/report/index.js";
+import type { Workspace } from "../local/workspace.js";
+
+export async function workspaceReportInput(
+  workspace: Workspace,
+): Promise<Pick<ReportInput, "segments" | "candidates" | "messages">> {
+  const client = workspace.dynamodb();
+  const entries = await workspace.ledger.entries();
+  const reader = new KnowledgeReader({ client, tableName: workspace.tables.resultsTable });
+  const store = new DynamoDbStore({ client, tableName: workspace.tables.messagesTable });
+  const channels = [
+    ...new Set([...entries.map((e) => e.channel), ...(await store.conversations())]),
+  ];
+  const candidates: SegmentResult[] = [];
+  const messages: ChatMessage[] = [];
+  for (const channel of channels) {
+    candidates.push(...(await reader.results(channel)));
+    for (const message of await store.read(channel)) {
+      // Every message of a channel was ingested with its id and time (lib/ingest).
+      if (message.id === undefined || message.ts === undefined) continue;
+      const chat: ChatMessage = {
+        id: message.id,
+        ts: message.ts,
+        channel,
+        text: messageText(message),
+      };
+      if (message.author !== undefined) chat.user = message.author;
+      if (message.kind !== undefined && message.kind !== "user") chat.kind = message.kind;
+      messages.push(chat);
+    }
+  }
+  return { segments: entries.map((e) => e.segment), candidates, messages };
+}
