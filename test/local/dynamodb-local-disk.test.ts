@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
@@ -84,6 +84,12 @@ describe("DynamoDB Local on disk (-dbPath)", () => {
       await gone(jvm);
       const keys = await keysIn(dir);
       for (let i = 0; i < answered; i++) expect(keys.has(`k${i}`), `k${i}`).toBe(true);
+      // Written in write-ahead-log mode (header bytes 18 and 19 are 2): one sync per write.
+      const header = Buffer.alloc(20);
+      const fd = openSync(join(dir, "shared-local-instance.db"), "r");
+      readSync(fd, header, 0, 20, 0);
+      closeSync(fd);
+      expect([header[18], header[19]]).toEqual([2, 2]);
       child.kill("SIGKILL");
     },
     120_000,
