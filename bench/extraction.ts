@@ -326,7 +326,7 @@ async function promptsSent(options: RouteOptions, turns: readonly Turn[]): Promi
   const prompts: string[] = [];
   const recorder: LLM = {
     chatJSON: async (messages) => {
-      prompts.push(messages[0].content);
+      prompts.push(messages.find((m) => m.role === "user")?.content ?? "");
       return { candidates: [] };
     },
   };

@@ -51,8 +51,9 @@ const jsonLines = <T>(file: string): T[] =>
 
 /** A model that names the first word after "the" in its excerpt as the topic of turns 1 to 2. */
 function answer(request: RecordedRequest) {
-  const prompt = (request.body as { messages: { content: string }[] }).messages[0].content;
-  const topic = /Turn 1 \[USER\]: \S+: .*?the (\w+)/.exec(prompt)?.[1] ?? "chat";
+  const { messages } = request.body as { messages: { role: string; content: string }[] };
+  const prompt = messages.find((m) => m.role === "user")?.content ?? "";
+  const topic = /Turn 1 \[USER\] "[^"]*": ".*?the (\w+)/.exec(prompt)?.[1] ?? "chat";
   return chatCompletion(
     JSON.stringify({
       candidates: [
