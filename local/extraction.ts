@@ -56,7 +56,7 @@ export interface LocalModel {
 
 /**
  * The extraction function's configuration for a local command: its tables, its model, and the
- * analysis; a lease of 5 minutes (a local attempt is short) and window replies kept 15 days, as
+ * analysis with the deployed output-token limit and per-message cut; a lease of 5 minutes (a local attempt is short) and window replies kept 15 days, as
  * deployed. An OpenAI-compatible endpoint's API key is read from `OPENAI_API_KEY` by the adapter.
  */
 export function localExtractConfig(

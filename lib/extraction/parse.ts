@@ -53,7 +53,8 @@ export function replyBody(text: string, meter: ScanMeter = { steps: 0 }): string
       continue;
     }
     let close = find("</", at + THINK_OPEN.length);
-    while (close >= 0 && !startsWithAnyCase(text, THINK_CLOSE, close)) close = find("</", close + 2);
+    while (close >= 0 && !startsWithAnyCase(text, THINK_CLOSE, close))
+      close = find("</", close + 2);
     // No close after this open means none after any later one: the rest stays as it is.
     if (close < 0) break;
     kept += text.slice(cursor, at);

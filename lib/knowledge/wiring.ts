@@ -47,6 +47,7 @@ function createLLM(
       return new BedrockConverseLLM({
         modelId: config.modelId,
         output: config.bedrockOutput,
+        maxTokens: config.maxOutputTokens,
         client:
           env.bedrockEndpoint === undefined
             ? undefined
@@ -60,6 +61,7 @@ function createLLM(
         baseURL: config.baseURL,
         apiKey: env.apiKey,
         model: config.modelId,
+        maxTokens: config.maxOutputTokens,
       });
   }
 }
@@ -84,7 +86,7 @@ function createExtractor(
   const model =
     llm ?? createLLM(config as ExtractFunctionConfig & { extractor: "bedrock" | "openai" }, env);
   return {
-    extractor: new Analyzer(model, config.analyzer),
+    extractor: new Analyzer(model, { ...config.analyzer, maxTurnChars: config.maxTurnChars }),
     model: config.extractor === "offline" ? KEYPHRASE_EXTRACTOR_NAME : config.modelId,
     promptVersion: promptVersionOf(config.analyzer),
   };

@@ -211,6 +211,15 @@ describe("OpenAICompatibleLLM requests", () => {
     expect(wire(server)).not.toHaveProperty("temperature");
   });
 
+  it("always sends an output-token limit: 4096 unless told", async () => {
+    const server = await serve([chatCompletion("{}"), chatCompletion("{}")]);
+
+    await adapter(server).chatJSON([user("hello")]);
+    await adapter(server, { maxTokens: 300 }).chatJSON([user("hello")]);
+    expect(wire(server, 0).max_tokens).toBe(4096);
+    expect(wire(server, 1).max_tokens).toBe(300);
+  });
+
   it("in json_object mode, asks for a JSON object and states the schema in a first system message", async () => {
     const server = await serve([chatCompletion('{"topics":[],"note":null}')]);
     const llm = adapter(server, { responseFormat: "json_object" });
