@@ -78,6 +78,16 @@ export const reextractCommand: Command = command({
         failed++;
         continue;
       }
+      if (result.messageIds === undefined) {
+        // Left out of a result too large to store whole (its trimmed.messageIds says so).
+        io.stderr.write(
+          escapeControls(
+            `reextract: segment ${segmentId} of ${JSON.stringify(channel)}: its result lists no message ids (left out to fit DynamoDB's item limit), so it cannot be sent by reference; send the segment again from its source instead\n`,
+          ),
+        );
+        failed++;
+        continue;
+      }
       const body: SegmentMessageV1 = {
         v: 1,
         segmentId,
