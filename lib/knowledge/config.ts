@@ -45,7 +45,7 @@ export interface ExtractFunctionConfig {
 /**
  * The defaults, in the form the environment carries them (also what the CDK stack sets). The
  * chat route is `sliding` 60/6: on the annotated IRC corpus it keeps 96% of reply links inside
- * one window for 20 calls and 35 input tokens per 1,000 messages and per message, where 20/2
+ * one window for 20 calls and 40 input tokens per 1,000 messages and per message, where 20/2
  * keeps 87%, and `prefix` costs six times the tokens (docs/benchmarks.md, bench:extraction).
  */
 export const EXTRACT_DEFAULTS = {
