@@ -196,7 +196,7 @@ describe("OpenAICompatibleLLM requests", () => {
       { role: "user", content: "again" },
     ]);
     expect(body.temperature).toBe(0);
-    expect(body).not.toHaveProperty("max_tokens");
+    expect(body.max_tokens).toBe(4096);
     expect(body.response_format).toEqual({
       type: "json_schema",
       json_schema: { name: "reply", schema: SCHEMA, strict: true },
