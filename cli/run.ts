@@ -582,6 +582,7 @@ function candidatesLine(result: SegmentResult): string {
     subjective: c.subjective,
     ...(c.wikiWorthy === undefined ? {} : { wikiWorthy: c.wikiWorthy }),
     messageIds: c.messageIds,
+    ...(c.authorCount === undefined ? {} : { authorCount: c.authorCount, authors: c.authors }),
   }));
   const line: CandidatesLine = {
     channel,

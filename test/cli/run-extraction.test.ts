@@ -39,7 +39,13 @@ interface CandidatesLine {
   late: boolean;
   model: string;
   promptVersion: string;
-  candidates: { id: string; topic: string; messageIds: [string, string] | null }[];
+  candidates: {
+    id: string;
+    topic: string;
+    messageIds: [string, string] | null;
+    authorCount?: number;
+    authors?: string[];
+  }[];
   usage: Record<string, number>;
 }
 
@@ -215,6 +221,13 @@ describe("run command with extraction", () => {
     expect(total("inputTokens")).toBe(50 * answered.good + 10 * answered.garbage);
     expect(total("cacheReadTokens")).toBe(8 * answered.good);
     expect(lines.every((l) => l.candidates.length === 1)).toBe(true);
+    // Turns 1 to 2 of a segment: one or two people wrote that evidence, and the line says who.
+    for (const {
+      candidates: [c],
+    } of lines) {
+      expect(c.authors).toHaveLength(c.authorCount ?? -1);
+      expect([1, 2]).toContain(c.authorCount);
+    }
   }, 180_000);
 
   it("gives up on the segments the model keeps answering with garbage, and exits 1", async () => {
