@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MAX_ITEM_BYTES } from "../../lib/dynamodb/index.js";
-import type { Candidate, Extractor } from "../../lib/extraction/index.js";
+import { Analyzer, type Candidate, type Extractor } from "../../lib/extraction/index.js";
 import type { SegmentResult } from "../../lib/knowledge/index.js";
 import { MemoryResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";
 import { fitResult, resultItemSize } from "../../lib/knowledge/result-fit.js";
@@ -46,6 +46,28 @@ describe("the result as stored", () => {
     expect(stored.candidates[0].reason.length).toBeLessThanOrEqual(1000);
     expect(stored.trimmed).toEqual({ topics: 1, reasons: 1 });
     expect(resultItemSize(stored)).toBeLessThanOrEqual(MAX_ITEM_BYTES);
+  });
+
+  it("names in the result what the analyzer cut: a long message's text, a reply's fields", async () => {
+    const { segment, messages } = segmentOf("s6", ["x".repeat(300_000), "short"]);
+    const reply = {
+      candidates: [
+        {
+          topic: "t".repeat(500),
+          reason: "r",
+          confidence: 0.9,
+          tags: [],
+          turn_range: [1, 2],
+          subjective: false,
+        },
+      ],
+    };
+    const analyzer = new Analyzer({ chatJSON: async () => reply }, { route: "full" });
+    const { extractor, store } = extractorOf(analyzer);
+    await extractor.extract(segment, messages);
+    const stored = (await store.getResult("help", "s6")) as SegmentResult;
+    expect(stored.trimmed).toEqual({ turnTexts: 1, topics: 1 });
+    expect(stored.candidates[0]).toMatchObject({ authorCount: 2, authors: ["alice", "bob"] });
   });
 
   it("stores the distinct authors of each candidate's evidence, system lines left out", async () => {
