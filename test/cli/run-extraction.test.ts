@@ -205,9 +205,15 @@ describe("run command with extraction", () => {
       `${server.url}/v1`,
       "--model",
       "scripted",
+      "--max-output-tokens",
+      "300",
     ]);
 
     expect(run.code, run.stderr).toBe(0);
+    // Every call carries the output-token limit asked for.
+    expect(server.requests.map((r) => (r.body as { max_tokens?: number }).max_tokens)).toEqual(
+      server.requests.map(() => 300),
+    );
     const segments = jsonLines<{ segmentId: string }>(out);
     const lines = jsonLines<CandidatesLine>(candidates);
     expect(lines.map((l) => l.segmentId).sort()).toEqual(segments.map((s) => s.segmentId).sort());
