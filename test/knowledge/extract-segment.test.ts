@@ -117,6 +117,33 @@ describe("SegmentExtractor", () => {
     ]);
   });
 
+  it("keeps what the bounds cut with a stored window reply, so a retry reusing it reports the same", async () => {
+    const store = new DynamoDbResultStore({ client, tableName });
+    const usage = {
+      calls: 1,
+      inputTokens: 5,
+      outputTokens: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    const candidates = [
+      { topic: "t", reason: "r", confidence: 0.9, tags: [], turnRange: null, subjective: false },
+    ];
+    await store.putWindow(
+      "windows",
+      "cut",
+      { candidates, usage, trimmed: { topics: 1, candidates: 3 } },
+      Date.now() + 60_000,
+    );
+    await store.putWindow("windows", "whole", { candidates, usage }, Date.now() + 60_000);
+    expect(await store.getWindow("windows", "cut")).toEqual({
+      candidates,
+      usage,
+      trimmed: { topics: 1, candidates: 3 },
+    });
+    expect(await store.getWindow("windows", "whole")).toEqual({ candidates, usage });
+  });
+
   it("extracts a late segment too, its result and topic entries saying what it belongs after", async () => {
     const server = await startServer(answerTopics);
     const { segment, messages } = segmentOf("late-one", TEN_TEXTS.slice(0, 3), "late");
