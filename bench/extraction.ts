@@ -1,6 +1,6 @@
 /**
  * What each extraction route costs and what context it keeps on chat, offline. Every message
- * becomes one user turn `author: text`; each channel is cut into closed segments by the project's
+ * becomes one user turn with its author; each channel is cut into closed segments by the project's
  * segmenter (settle 24h, `--max-size`, default 500); and each segment's turns go through the real
  * Analyzer, one call at a time, with a model that records its prompt and answers no candidates.
  * Per route, one table row:
@@ -28,10 +28,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
   Analyzer,
+  type AuthoredTurn,
   additionalPrompt,
   extractPrompt,
   type LLM,
   renderTurns,
+  SYSTEM_PROMPT,
   type Turn,
 } from "../lib/extraction/index.js";
 import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/identity/index.js";
@@ -243,14 +245,14 @@ function generatedChat(next: () => number): Omit<Corpus, "description"> {
 // Routes
 
 /** A turn that knows its position in the segment, so a window's span can be read off it. */
-interface ChatTurn extends Turn {
+interface ChatTurn extends AuthoredTurn {
   position: number;
 }
 
 function chatTurn(message: ChatMessage, position: number): ChatTurn {
-  const text = message.text ?? "";
-  const content = message.user ? `${message.user}: ${text}` : text;
-  return { role: "user", content, position };
+  const turn: ChatTurn = { role: "user", content: message.text ?? "", position };
+  if (message.user) turn.author = message.user;
+  return turn;
 }
 
 /** The analyzer's defaults, passed to it explicitly so that the windows below are cut alike. */
@@ -326,7 +328,7 @@ async function promptsSent(options: RouteOptions, turns: readonly Turn[]): Promi
   const prompts: string[] = [];
   const recorder: LLM = {
     chatJSON: async (messages) => {
-      prompts.push(messages[0].content);
+      prompts.push(messages.find((m) => m.role === "user")?.content ?? "");
       return { candidates: [] };
     },
   };
@@ -366,7 +368,8 @@ async function measureRoute(
         `${route.name}: segment ${s}: the analyzer cut other windows than this bench`,
       );
     }
-    prompts.push(sent);
+    // Every call also sends the system prompt, ahead of the rest: counted, and a shared prefix.
+    prompts.push(sent.map((prompt) => `${SYSTEM_PROMPT}\n${prompt}`));
     windows.push(
       calls.map(({ window }) => ({
         start: window[0].position,
@@ -514,7 +517,7 @@ async function main(): Promise<void> {
     `Extraction routes on chat: ${corpus.description}, ${counted(channels, "channel")}, ${counted(messages, "message")}, ${counted(segments.length, "segment")} (mean ${counted(meanSize, "message")}; settle 24h, maxSize ${options.maxSize}), ${counted(links.length, "reply link")} (${integer(acrossSegments)} of them across segments, never kept)`,
   );
   console.log(
-    `Each message one user turn "author: text"; prompts as the Analyzer sends them (prefix step ${PREFIX_STEP}, last ${MAX_WINDOWS} windows); tokens: gpt-tokenizer, o200k_base`,
+    `Each message one user turn, its author apart; prompts (the system prompt and the user message) as the Analyzer sends them (prefix step ${PREFIX_STEP}, last ${MAX_WINDOWS} windows); tokens: gpt-tokenizer, o200k_base`,
   );
   console.log("");
   printTable(results, messages, links.length);

@@ -146,7 +146,11 @@ export const reextractCommand: Command = command({
         failed++;
         continue;
       }
-      const body = storedSegment(result, messagesTable);
+      const body = storedSegment(result, messagesTable, io);
+      if (body === undefined) {
+        failed++;
+        continue;
+      }
       const sent = await onQueue(segmentQueue, () =>
         sqs.send(
           new SendMessageCommand({
@@ -220,7 +224,11 @@ function reextractInPlace(
         failed++;
         continue;
       }
-      const segment = storedSegment(result, messagesTable);
+      const segment = storedSegment(result, messagesTable, io);
+      if (segment === undefined) {
+        failed++;
+        continue;
+      }
       let outcome: ExtractionOutcome;
       try {
         outcome = await deps.extractor.extract(
@@ -245,7 +253,20 @@ function reextractInPlace(
 }
 
 /** A stored result's segment as the queue would carry it: by reference to the messages table. */
-function storedSegment(result: SegmentResult, messagesTable: string): SegmentMessageV1 {
+function storedSegment(
+  result: SegmentResult,
+  messagesTable: string,
+  io: CommandIO,
+): SegmentMessageV1 | undefined {
+  if (result.messageIds === undefined) {
+    // Left out of a result too large to store whole (its trimmed.messageIds says so).
+    io.stderr.write(
+      escapeControls(
+        `reextract: segment ${result.segmentId} of ${JSON.stringify(result.channel)}: its result lists no message ids (left out to fit DynamoDB's item limit), so it cannot be sent by reference; send the segment again from its source instead\n`,
+      ),
+    );
+    return undefined;
+  }
   return {
     v: 1,
     segmentId: result.segmentId,

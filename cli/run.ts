@@ -7,6 +7,8 @@ import { compareIds } from "../lib/identity/index.js";
 import { ingestionProblem } from "../lib/ingest/index.js";
 import {
   ANALYZER_DEFAULTS,
+  EXTRACT_BOUNDS,
+  EXTRACT_DEFAULTS,
   EXTRACTORS,
   type ExtractFunctionConfig,
   KnowledgeReader,
@@ -102,6 +104,9 @@ Extraction:
   --route R         sliding (default), prefix, non_prefix, full or full2
   --window-size N   turns per sliding window (default 60)
   --overlap N       turns shared by consecutive sliding windows (default 6)
+  --max-output-tokens N
+                    the output-token limit of every model call, ${EXTRACT_BOUNDS.outputTokens.min} to ${EXTRACT_BOUNDS.outputTokens.max}
+                    (default ${EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS}, as deployed); not with the offline extractor
   --candidates FILE write one JSON line per extracted segment: its candidates and usage
   --max-attempts N  deliveries of a segment before it is given up (default 6)
   -h, --help        this help
@@ -135,6 +140,7 @@ const RUN_OPTIONS = {
   route: { type: "string" },
   "window-size": { type: "string" },
   overlap: { type: "string" },
+  "max-output-tokens": { type: "string" },
   candidates: { type: "string" },
   "max-attempts": { type: "string" },
 } as const;
@@ -165,6 +171,7 @@ export interface RunOptions {
 
 export interface RunExtractionOptions extends LocalModel {
   analyzer: ExtractFunctionConfig["analyzer"];
+  maxOutputTokens?: number;
   candidates?: string;
   maxAttempts: number;
 }
@@ -298,6 +305,7 @@ function parseExtractionArgs(
     "route",
     "window-size",
     "overlap",
+    "max-output-tokens",
     "candidates",
     "max-attempts",
   ] as const;
@@ -327,9 +335,27 @@ function parseExtractionArgs(
       maxWindows: ANALYZER_DEFAULTS.maxWindows,
       maxConcurrency: ANALYZER_DEFAULTS.maxConcurrency,
     },
+    maxOutputTokens: maxOutputTokensOf(values["max-output-tokens"], model.extractor),
     candidates: values.candidates,
     maxAttempts: count("--max-attempts", values["max-attempts"], 6),
   };
+}
+
+/** `--max-output-tokens`, checked as the deployment's `maxOutputTokens` is; absent when not given. */
+function maxOutputTokensOf(text: string | undefined, extractor: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (extractor === "offline") {
+    throw new Error(
+      "--max-output-tokens needs --extractor openai or bedrock (offline has no model)",
+    );
+  }
+  const { min, max } = EXTRACT_BOUNDS.outputTokens;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new Error(
+      `--max-output-tokens must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`,
+    );
+  }
+  return Number(text);
 }
 
 /**
@@ -682,6 +708,7 @@ function candidatesLine(result: SegmentResult): string {
     subjective: c.subjective,
     ...(c.wikiWorthy === undefined ? {} : { wikiWorthy: c.wikiWorthy }),
     messageIds: c.messageIds,
+    ...(c.authorCount === undefined ? {} : { authorCount: c.authorCount, authors: c.authors }),
   }));
   const line: CandidatesLine = {
     channel,

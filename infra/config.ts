@@ -45,6 +45,8 @@ export interface ExtractConfig {
   prefixStep: number;
   maxWindows: number;
   llmConcurrency: number;
+  maxOutputTokens: number;
+  maxTurnChars: number;
   bedrockOutput: "json_schema" | "tool";
   /** The event source's maximum concurrency. */
   concurrency: number;
@@ -246,6 +248,8 @@ function configOf(v: SettingValues): ConvosegConfig {
     extractor: v.extractor,
     modelId: v.modelId,
     ...windows,
+    maxOutputTokens: v.maxOutputTokens,
+    maxTurnChars: v.maxTurnChars,
     bedrockOutput: v.bedrockOutput,
     concurrency: v.extractConcurrency,
     openaiBaseUrl: v.openaiBaseUrl,
@@ -361,6 +365,8 @@ export function extractEnvironment(
     PREFIX_STEP: String(extract.prefixStep),
     MAX_WINDOWS: String(extract.maxWindows),
     LLM_CONCURRENCY: String(extract.llmConcurrency),
+    MAX_OUTPUT_TOKENS: String(extract.maxOutputTokens),
+    MAX_TURN_CHARS: String(extract.maxTurnChars),
     BEDROCK_OUTPUT: extract.bedrockOutput,
     LEASE: String(extract.timeoutMs),
     DAILY_TOKEN_BUDGET: String(extract.dailyTokenBudget),
@@ -391,6 +397,8 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   PREFIX_STEP: "prefixStep",
   MAX_WINDOWS: "maxWindows",
   LLM_CONCURRENCY: "llmConcurrency",
+  MAX_OUTPUT_TOKENS: "maxOutputTokens",
+  MAX_TURN_CHARS: "maxTurnChars",
   BEDROCK_OUTPUT: "bedrockOutput",
   DAILY_TOKEN_BUDGET: "dailyTokenBudget",
   CHANNEL_TOKEN_BUDGET: "channelDailyTokenBudget",

@@ -9,7 +9,12 @@ import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { parseDuration } from "../lib/duration/index.js";
 import type { Route } from "../lib/extraction/index.js";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "../lib/ingest/index.js";
-import { DEFAULT_BEDROCK_MODEL_ID, EXTRACT_DEFAULTS, ROUTES } from "../lib/knowledge/index.js";
+import {
+  DEFAULT_BEDROCK_MODEL_ID,
+  EXTRACT_BOUNDS,
+  EXTRACT_DEFAULTS,
+  ROUTES,
+} from "../lib/knowledge/index.js";
 import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
 import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 
@@ -184,6 +189,18 @@ export interface ConvosegSettings {
    */
   readonly llmConcurrency?: number;
   /**
+   * The output-token limit of every model call (both model services), 256 to 65536: a ceiling
+   * on what one reply can cost and hold.
+   * @default 4096
+   */
+  readonly maxOutputTokens?: number;
+  /**
+   * Characters of one message's text a prompt shows, 200 to 400000; longer texts are cut and
+   * counted in the result (`trimmed.turnTexts`).
+   * @default 4000
+   */
+  readonly maxTurnChars?: number;
+  /**
    * How Bedrock is asked for JSON: `tool` (every Converse model with tool use) or `json_schema`.
    * @default "tool"
    */
@@ -283,6 +300,8 @@ export interface SettingValues {
   prefixStep: number;
   maxWindows: number;
   llmConcurrency: number;
+  maxOutputTokens: number;
+  maxTurnChars: number;
   bedrockOutput: "json_schema" | "tool";
   extractConcurrency: number;
   dailyTokenBudget: number;
@@ -652,6 +671,18 @@ export const SETTINGS: readonly Setting[] = [
   integer("prefixStep", EXTRACT_DEFAULTS.PREFIX_STEP, 1, MAX_WINDOW_TURNS),
   integer("maxWindows", EXTRACT_DEFAULTS.MAX_WINDOWS, 1, MAX_WINDOWS),
   integer("llmConcurrency", EXTRACT_DEFAULTS.LLM_CONCURRENCY, 1, MAX_LLM_CONCURRENCY),
+  integer(
+    "maxOutputTokens",
+    EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS,
+    EXTRACT_BOUNDS.outputTokens.min,
+    EXTRACT_BOUNDS.outputTokens.max,
+  ),
+  integer(
+    "maxTurnChars",
+    EXTRACT_DEFAULTS.MAX_TURN_CHARS,
+    EXTRACT_BOUNDS.turnChars.min,
+    EXTRACT_BOUNDS.turnChars.max,
+  ),
   choice("bedrockOutput", ["json_schema", "tool"], EXTRACT_DEFAULTS.BEDROCK_OUTPUT),
   integer(
     "extractConcurrency",

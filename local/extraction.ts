@@ -6,6 +6,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   DEFAULT_BEDROCK_MODEL_ID,
+  EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
   type ExtractionMetricName,
   type ExtractionMetrics,
@@ -22,6 +23,8 @@ export interface LocalExtractionOptions extends LocalModel {
   /** The client extraction reads and writes with (its reads are not the tick's). */
   dynamodb: DynamoDBClient;
   analyzer: ExtractFunctionConfig["analyzer"];
+  /** The output-token limit of every model call (default the deployment's, 4096). */
+  maxOutputTokens?: number;
   /**
    * Stop extracting after this many failed model calls in a row with the same cause (see
    * {@link LLMFailureBudget}); default: never, every segment is retried until given up on.
@@ -57,14 +60,16 @@ export interface LocalModel {
 }
 
 /**
- * The extraction function's configuration for a local command: its tables, its model, and the
- * analysis; a lease of 5 minutes (a local attempt is short) and window replies kept 15 days, as
+ * The extraction function's configuration for a local command: its tables, its model, the
+ * analysis, and the output-token limit (default the deployment's); the deployment's cut of long
+ * messages, a lease of 5 minutes (a local attempt is short) and window replies kept 15 days, as
  * deployed. An OpenAI-compatible endpoint's API key is read from `OPENAI_API_KEY` by the adapter.
  */
 export function localExtractConfig(
   tables: { resultsTable: string; messagesTable: string },
   model: LocalModel,
   analyzer: ExtractFunctionConfig["analyzer"],
+  maxOutputTokens = Number(EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS),
 ): ExtractFunctionConfig {
   return {
     ...tables,
@@ -73,6 +78,8 @@ export function localExtractConfig(
     baseURL: model.extractor === "openai" ? model.endpoint : undefined,
     bedrockOutput: "tool",
     analyzer,
+    maxOutputTokens,
+    maxTurnChars: Number(EXTRACT_DEFAULTS.MAX_TURN_CHARS),
     leaseMs: 5 * 60_000,
     windowOutputTtlMs: 15 * 86_400_000,
   };
@@ -110,7 +117,7 @@ export function localExtraction(
   tables: { resultsTable: string; messagesTable: string },
   options: LocalExtractionOptions,
 ): { handler: BatchHandler; extraction: LocalExtraction } {
-  const config = localExtractConfig(tables, options, options.analyzer);
+  const config = localExtractConfig(tables, options, options.analyzer, options.maxOutputTokens);
   const metrics = new Map<ExtractionMetricName, number>();
   const deps = localExtractDependencies(config, options, {
     dynamodb: options.dynamodb,

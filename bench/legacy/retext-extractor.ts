@@ -1,9 +1,9 @@
 /**
  * The offline extractor as it was before the extractor seam (kept for `npm run bench:topics`
  * only, to measure the new one beside it in the same run): a keyphrase extractor (retext-keywords)
- * behind the {@link LLM} seam, reading the analyzer's rendered prompt back (`Turn N [ROLE]: text`,
- * so authors and addressed nicknames are part of the text it reads). Unchanged but for its
- * imports; delete it with the benchmark's "before" column.
+ * behind the {@link LLM} seam, reading the analyzer's rendered prompt back (so authors and
+ * addressed nicknames are part of the text it reads). Unchanged but for its imports and its
+ * reading of the quoted render (prompt version 2); delete it with the benchmark's "before" column.
  */
 import { toString as nlcstToString } from "nlcst-to-string";
 import { retext } from "retext";
@@ -33,8 +33,12 @@ const DEFAULT_MIN_SCORE = 0.2;
 const MAX_TAGS = 5;
 /** The analyzer's own role labels; with those of the excerpt, never a topic. */
 const ROLE_LABELS = ["user", "assistant", "tool", "system"];
-/** A line of the excerpt that starts a turn: `Turn N [ROLE]: text`. */
-const TURN_LINE = /^Turn (\d+) \[([^\]]*)\]:? ?(.*)$/;
+/**
+ * A line of the excerpt, one per turn: `Turn N [ROLE] "author": "text"` (the author absent for a
+ * turn without one), author and text as JSON strings. Read back as `author: text`, the text this
+ * extractor read before the render quoted them, so that its figures stay comparable.
+ */
+const TURN_LINE = /^Turn (\d+) \[([^\]]*)\](?: ("(?:[^"\\]|\\.)*"))?: ("(?:[^"\\]|\\.)*")$/;
 /** Turns are joined as paragraphs so that no sentence, hence no phrase, spans two turns. */
 const TURN_SEPARATOR = "\n\n";
 
@@ -209,8 +213,15 @@ function readPrompt(prompt: string): { turns: ExcerptTurn[]; existing: Set<strin
   for (const line of lines.slice(start + 1, end)) {
     const match = TURN_LINE.exec(line);
     const current = turns.at(-1);
-    if (match) turns.push({ number: Number(match[1]), role: match[2], text: match[3] });
-    else if (current) current.text += `\n${line}`;
+    if (match) {
+      const text = JSON.parse(match[4]) as string;
+      const author = match[3] === undefined ? undefined : (JSON.parse(match[3]) as string);
+      turns.push({
+        number: Number(match[1]),
+        role: match[2],
+        text: author === undefined ? text : `${author}: ${text}`,
+      });
+    } else if (current) current.text += `\n${line}`;
   }
   const outside = [...lines.slice(0, start), ...lines.slice(end + 1)];
   const from = outside.indexOf(EXISTING_TOPICS_START);

@@ -1,63 +1,44 @@
+import { slidingWindows, splitNonPrefixWindows, splitPrefixWindows } from "../windows/index.js";
 import {
-  slidingWindows,
-  splitNonPrefixWindows,
-  splitPrefixWindows,
-  type Turn,
-} from "../windows/index.js";
+  addTrimmed,
+  boundCandidate,
+  countTrimmed,
+  cutText,
+  DEFAULT_MAX_CANDIDATES,
+  DEFAULT_MAX_TURN_CHARS,
+} from "./bounds.js";
 import { dedupeCandidates, normalizeTopic } from "./candidates.js";
 import { InvalidModelOutputError } from "./errors.js";
 import type { Extraction, ExtractionTurn, ExtractOptions, Extractor } from "./extractor.js";
-import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts.js";
-import { mapTurnRange, renderIndices, renderTurns } from "./render.js";
+import {
+  additionalPrompt,
+  extractPrompt,
+  type Prompt,
+  replySchema,
+  SYSTEM_PROMPT,
+} from "./prompts.js";
+import { type AuthoredTurn, mapTurnRange, renderIndices, renderTurns } from "./render.js";
 import { readReply, type WireCandidate } from "./reply.js";
-import type { AnalyzeOptions, Candidate, LLM, PromptTurn, WindowUsage } from "./types.js";
+import {
+  positiveOr,
+  ROUTES,
+  type Route,
+  type Window,
+  withOverlapOffsets,
+  withSuffixOffsets,
+} from "./routes.js";
+import type {
+  AnalyzeOptions,
+  Candidate,
+  LLM,
+  PromptTurn,
+  Trimmed,
+  WindowOutput,
+  WindowUsage,
+} from "./types.js";
 import { addCall, NO_CALLS } from "./usage.js";
 
-/**
- * How a transcript is cut into what the model sees:
- * - `prefix`: growing prefix windows every `prefixStep` user turns, tool output included;
- * - `non_prefix`: non-overlapping windows every `prefixStep` user turns;
- * - `full`: the whole transcript at once; `full2`: the same, then a pass for what was missed;
- * - `sliding`: windows of `windowSize` turns overlapping by `overlap`.
- * All but `prefix` show user and assistant turns only.
- */
-export type Route = "prefix" | "non_prefix" | "full" | "full2" | "sliding";
-
-const ROUTES: readonly Route[] = ["prefix", "non_prefix", "full", "full2", "sliding"];
-
-/** What decides how many windows a route cuts: the transcript's length and the window settings. */
-export interface WindowSizing {
-  /** Turns of the transcript (a segment has one per message). */
-  turns: number;
-  windowSize: number;
-  overlap: number;
-  prefixStep: number;
-  maxWindows: number;
-}
-
-/**
- * The most windows (prompts) `route` asks the model about for a transcript of `sizing.turns`
- * turns, whatever their roles: as many as the splitters cut when every turn is a user turn, the
- * most there can be. `sliding`: ceil((turns - overlap) / (windowSize - overlap)), at least one;
- * `prefix` and `non_prefix`: one per `prefixStep` turns, the last holding the rest, at most
- * `maxWindows`; `full` one; `full2` two passes over the whole. No turns, no windows. Sizes as
- * the analyzer takes them: positive (the deployment's reader checks them).
- */
-export function windowCount(route: Route, sizing: WindowSizing): number {
-  const { turns, windowSize, overlap, prefixStep, maxWindows } = sizing;
-  if (turns <= 0) return 0;
-  switch (route) {
-    case "sliding":
-      return Math.max(1, Math.ceil((turns - overlap) / (windowSize - overlap)));
-    case "prefix":
-    case "non_prefix":
-      return Math.min(maxWindows, Math.ceil(turns / prefixStep));
-    case "full":
-      return 1;
-    case "full2":
-      return 2;
-  }
-}
+export { type Route, type WindowSizing, windowCount } from "./routes.js";
 
 export interface AnalyzerOptions {
   /** Default `prefix`; an unknown route is a RangeError. */
@@ -68,7 +49,10 @@ export interface AnalyzerOptions {
   maxWindows?: number;
   /** Model calls in flight at once (default 4; non-positive values fall back to it). */
   maxConcurrency?: number;
-  /** Candidates kept per window, the first in the model's order (default 0: no cap). */
+  /**
+   * Candidates kept per window, the first in the model's order; the rest are dropped and counted
+   * (default 20; non-positive values fall back to it: there is always a cap).
+   */
   maxCandidates?: number;
   /** Candidates under this confidence are dropped (default 0.3; non-positive values fall back to it). */
   minConfidence?: number;
@@ -77,21 +61,27 @@ export interface AnalyzerOptions {
   /** The `sliding` route's window size and overlap, in turns (defaults 20 and 2). */
   windowSize?: number;
   overlap?: number;
+  /**
+   * Characters of a turn's text a prompt shows; longer texts are cut (with an ellipsis) and
+   * counted (default 4000; non-positive values fall back to it).
+   */
+  maxTurnChars?: number;
 }
 
-/** A window of the transcript and where it starts in it. */
-interface Window {
-  turns: readonly Turn[];
-  offset: number;
+/** Candidates and what the bounds cut on the way. */
+interface Analysis {
+  candidates: Candidate[];
+  trimmed: Trimmed;
 }
 
 const DEFAULTS = { prefixStep: 5, maxWindows: 8, maxConcurrency: 4, minConfidence: 0.3 };
 
 /**
  * Extracts candidate topics from a transcript with an LLM, per the route: windows are analyzed at
- * most `maxConcurrency` at a time, their candidates filtered by confidence, mapped back to the
- * transcript's turns, capped per window, merged in window order and deduplicated. Any failure
- * rejects (and aborts the calls still running): a failure never reads as "no candidates".
+ * most `maxConcurrency` at a time, their candidates filtered by confidence, capped per window and
+ * held to the field bounds (before a reply is stored), mapped back to the transcript's turns,
+ * merged in window order and deduplicated. Any failure rejects (and aborts the calls still
+ * running): a failure never reads as "no candidates".
  */
 export class Analyzer implements Extractor {
   private readonly route: Route;
@@ -103,6 +93,7 @@ export class Analyzer implements Extractor {
   private readonly selective: boolean;
   private readonly windowSize: number;
   private readonly overlap: number;
+  private readonly maxTurnChars: number;
 
   constructor(
     private readonly llm: LLM,
@@ -114,21 +105,28 @@ export class Analyzer implements Extractor {
         `route must be one of ${ROUTES.join(", ")} (got ${JSON.stringify(options.route)})`,
       );
     }
-    this.prefixStep = positiveOr("prefixStep", options.prefixStep, DEFAULTS.prefixStep, true);
-    this.maxWindows = positiveOr("maxWindows", options.maxWindows, DEFAULTS.maxWindows, true);
+    const { prefixStep, maxWindows, maxConcurrency, minConfidence } = DEFAULTS;
+    this.prefixStep = positiveOr("prefixStep", options.prefixStep, prefixStep, true);
+    this.maxWindows = positiveOr("maxWindows", options.maxWindows, maxWindows, true);
     this.maxConcurrency = positiveOr(
       "maxConcurrency",
       options.maxConcurrency,
-      DEFAULTS.maxConcurrency,
+      maxConcurrency,
       true,
     );
-    this.minConfidence = positiveOr(
-      "minConfidence",
-      options.minConfidence,
-      DEFAULTS.minConfidence,
-      false,
+    this.minConfidence = positiveOr("minConfidence", options.minConfidence, minConfidence, false);
+    this.maxCandidates = positiveOr(
+      "maxCandidates",
+      options.maxCandidates,
+      DEFAULT_MAX_CANDIDATES,
+      true,
     );
-    this.maxCandidates = Math.max(0, options.maxCandidates ?? 0);
+    this.maxTurnChars = positiveOr(
+      "maxTurnChars",
+      options.maxTurnChars,
+      DEFAULT_MAX_TURN_CHARS,
+      true,
+    );
     this.selective = options.selective ?? false;
     this.windowSize = options.windowSize ?? 20;
     this.overlap = options.overlap ?? 2;
@@ -137,31 +135,62 @@ export class Analyzer implements Extractor {
   }
 
   /**
-   * The extractor seam: each turn becomes the transcript turn the model reads (its role, and its
-   * text as `author: text` when it has an author), then {@link analyze}. Keeps no statistics.
+   * The extractor seam: each turn becomes the transcript turn the model reads (its role, its
+   * author and its text, rendered apart), then {@link analyze}; the answer says what the bounds
+   * cut. Keeps no statistics.
    */
   async extract(
     turns: readonly ExtractionTurn[],
     options: ExtractOptions = {},
   ): Promise<Extraction> {
     const { statistics: _statistics, channel: _channel, ...analyze } = options;
-    return { candidates: await this.analyze(turns.map(transcriptTurn), analyze) };
+    const { candidates, trimmed } = await this.run(turns.map(transcriptTurn), analyze);
+    return Object.keys(trimmed).length === 0 ? { candidates } : { candidates, trimmed };
   }
 
   /**
    * The transcript's candidates. With `outputs`, a window whose prompt has a stored reply is not
    * asked again, and each newly accepted reply is stored before the merge.
    */
-  async analyze(turns: readonly Turn[], options: AnalyzeOptions = {}): Promise<Candidate[]> {
+  async analyze(
+    turns: readonly AuthoredTurn[],
+    options: AnalyzeOptions = {},
+  ): Promise<Candidate[]> {
+    return (await this.run(turns, options)).candidates;
+  }
+
+  private async run(turns: readonly AuthoredTurn[], options: AnalyzeOptions): Promise<Analysis> {
     options.signal?.throwIfAborted();
-    if (turns.length === 0) return [];
+    const trimmed: Trimmed = {};
+    if (turns.length === 0) return { candidates: [], trimmed };
+    const shown = turns.map((turn) => {
+      const content = cutText(turn.content, this.maxTurnChars);
+      if (content === turn.content) return turn;
+      countTrimmed(trimmed, "turnTexts");
+      return { ...turn, content };
+    });
+    const merged = await this.windows(shown, options);
+    addTrimmed(trimmed, merged.trimmed);
+    return { candidates: merged.candidates, trimmed };
+  }
+
+  private async windows(
+    turns: readonly AuthoredTurn[],
+    options: AnalyzeOptions,
+  ): Promise<Analysis> {
+    const whole = { turns, offset: 0 };
     switch (this.route) {
       case "full":
-        return dedupeCandidates(await this.extractWindow({ turns, offset: 0 }, false, 0, options));
+        return this.analyzeWindows([whole], false, options);
       case "full2": {
-        const first = await this.extractWindow({ turns, offset: 0 }, false, 0, options);
-        const added = await this.extractAdditional(turns, first, options);
-        return dedupeCandidates([...first, ...added]);
+        const first = await this.extractWindow(whole, false, 0, options);
+        const added = await this.extractAdditional(turns, first.candidates, options);
+        const trimmed = {};
+        addTrimmed(trimmed, first.trimmed, added.trimmed);
+        return {
+          candidates: dedupeCandidates([...first.candidates, ...added.candidates]),
+          trimmed,
+        };
       }
       case "prefix":
         return this.analyzeWindows(
@@ -197,15 +226,15 @@ export class Analyzer implements Extractor {
    * has been answered.
    */
   private async analyzeWindows(
-    windows: Window[],
+    windows: Window<AuthoredTurn>[],
     includeTool: boolean,
     options: AnalyzeOptions,
-  ): Promise<Candidate[]> {
+  ): Promise<Analysis> {
     const { signal } = options;
     const controller = new AbortController();
     const abort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", abort, { once: true });
-    const results: Candidate[][] = [];
+    const results: Analysis[] = [];
     const shared = includeTool ? renderTurns(windows[0]?.turns ?? [], true).length : 0;
     const run = async (i: number) => {
       results[i] = await this.extractWindow(windows[i], includeTool, shared, {
@@ -243,55 +272,72 @@ export class Analyzer implements Extractor {
     } finally {
       signal?.removeEventListener("abort", abort);
     }
-    return dedupeCandidates(results.flat());
+    const trimmed = {};
+    addTrimmed(trimmed, ...results.map((r) => r.trimmed));
+    return { candidates: dedupeCandidates(results.flatMap((r) => r.candidates)), trimmed };
   }
 
   /** One window's candidates; an empty render makes no call. */
   private async extractWindow(
-    window: Window,
+    window: Window<AuthoredTurn>,
     includeTool: boolean,
     sharedExcerpt: number,
     options: AnalyzeOptions,
-  ): Promise<Candidate[]> {
+  ): Promise<Analysis> {
     const excerpt = renderTurns(window.turns, includeTool);
-    if (excerpt === "") return [];
+    if (excerpt === "") return { candidates: [], trimmed: {} };
     const prompt = extractPrompt(excerpt, this.selective);
-    const wire = await this.answer(prompt, prompt.excerptAt + sharedExcerpt, options);
-    return this.keep(wire, window, includeTool);
+    const output = await this.answer(prompt, prompt.excerptAt + sharedExcerpt, options);
+    return this.keep(output, window, includeTool);
   }
 
   /** The `full2` second pass: topics the first pass did not find. */
   private async extractAdditional(
-    turns: readonly Turn[],
+    turns: readonly AuthoredTurn[],
     first: readonly Candidate[],
     options: AnalyzeOptions,
-  ): Promise<Candidate[]> {
+  ): Promise<Analysis> {
     const excerpt = renderTurns(turns, false);
-    if (excerpt === "") return [];
+    if (excerpt === "") return { candidates: [], trimmed: {} };
     const existing = first.map((c) => normalizeTopic(c.topic)).filter((t) => t !== "");
     const prompt = additionalPrompt(excerpt, existing, this.selective);
-    const wire = await this.answer(prompt, prompt.excerptAt, options);
-    return this.keep(wire, { turns, offset: 0 }, false);
+    const output = await this.answer(prompt, prompt.excerptAt, options);
+    return this.keep(output, { turns, offset: 0 }, false);
   }
 
-  /** The stored reply to this prompt, or the model's, stored with what it cost. */
+  /** The stored reply to this prompt, or the model's, stored with what it cost and what was cut. */
   private async answer(
     prompt: Prompt,
     cachePrefix: number,
     options: AnalyzeOptions,
-  ): Promise<WireCandidate[]> {
+  ): Promise<WindowOutput> {
     const stored = await options.outputs?.get(prompt.text);
-    if (stored !== undefined) return stored.candidates;
+    if (stored !== undefined) return stored;
     const usage: WindowUsage = { ...NO_CALLS };
-    const candidates = await this.ask(prompt, cachePrefix, {
+    const wire = await this.ask(prompt, cachePrefix, {
       ...options,
       onUsage: (call, details) => {
         addCall(usage, call);
         options.onUsage?.(call, details);
       },
     });
-    await options.outputs?.put(prompt.text, { candidates, usage });
-    return candidates;
+    const output: WindowOutput = { ...this.bound(wire), usage };
+    await options.outputs?.put(prompt.text, output);
+    return output;
+  }
+
+  /**
+   * The reply held to its bounds before it is stored: the confidence filter, the first
+   * `maxCandidates` of what is left (the rest dropped and counted), each field cut to its length.
+   */
+  private bound(wire: readonly WireCandidate[]): Pick<WindowOutput, "candidates" | "trimmed"> {
+    const trimmed: Trimmed = {};
+    const confident = wire.filter((c) => c.confidence >= this.minConfidence);
+    countTrimmed(trimmed, "candidates", confident.length - this.maxCandidates);
+    const candidates = confident
+      .slice(0, this.maxCandidates)
+      .map((c) => boundCandidate(c, trimmed));
+    return Object.keys(trimmed).length === 0 ? { candidates } : { candidates, trimmed };
   }
 
   /**
@@ -304,7 +350,10 @@ export class Analyzer implements Extractor {
     options: AnalyzeOptions,
   ): Promise<WireCandidate[]> {
     const schema = replySchema(this.selective);
-    const request: PromptTurn[] = [{ role: "user", content: prompt.text, cachePrefix }];
+    const request: PromptTurn[] = [
+      { role: "system", content: SYSTEM_PROMPT },
+      { role: "user", content: prompt.text, cachePrefix },
+    ];
     let attempt = await this.reply(request, schema, options);
     if ("candidates" in attempt) return attempt.candidates;
     const repair: PromptTurn[] = [
@@ -342,57 +391,22 @@ export class Analyzer implements Extractor {
     return "candidates" in read ? read : { problem: read.problem, raw: JSON.stringify(value) };
   }
 
-  /** Confidence filter, turn ranges mapped to the transcript, then the per-window cap. */
-  private keep(wire: readonly WireCandidate[], window: Window, includeTool: boolean): Candidate[] {
+  /** A window's bounded reply with its turn ranges mapped to the transcript. */
+  private keep(output: WindowOutput, window: Window, includeTool: boolean): Analysis {
     const indexes = renderIndices(window.turns, includeTool);
-    const kept = wire
-      .filter((c) => c.confidence >= this.minConfidence)
-      .map((c) => ({ ...c, turnRange: mapTurnRange(c.turnRange, indexes, window.offset) }));
-    return this.maxCandidates > 0 ? kept.slice(0, this.maxCandidates) : kept;
+    return {
+      candidates: output.candidates.map((c) => ({
+        ...c,
+        turnRange: mapTurnRange(c.turnRange, indexes, window.offset),
+      })),
+      trimmed: output.trimmed ?? {},
+    };
   }
 }
 
-/**
- * `value` when positive, else `fallback` (the original's defaults); a RangeError naming `name`
- * for a value that is not a finite number (or, with `integer`, not an integer).
- */
-function positiveOr(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  integer: boolean,
-): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw new RangeError(`${name} must be ${integer ? "an integer" : "a number"} (got ${value})`);
-  }
-  return value > 0 ? value : fallback;
-}
-
-/** A chat message as the model reads it: `author: text` when it has an author, as the user. */
-function transcriptTurn(turn: ExtractionTurn): Turn {
-  return {
-    role: turn.role,
-    content: turn.author === undefined ? turn.text : `${turn.author}: ${turn.text}`,
-  };
-}
-
-/** Non-prefix windows join to the end of the transcript: each starts where the rest begins. */
-function withSuffixOffsets(length: number, windows: Turn[][]): Window[] {
-  let end = length;
-  const placed: Window[] = [];
-  for (let i = windows.length - 1; i >= 0; i--) {
-    end -= windows[i].length;
-    placed.unshift({ turns: windows[i], offset: end });
-  }
-  return placed;
-}
-
-/** Sliding windows each start `overlap` turns before the previous one ended. */
-function withOverlapOffsets(windows: Turn[][], overlap: number): Window[] {
-  let offset = 0;
-  return windows.map((turns, i) => {
-    if (i > 0) offset += windows[i - 1].length - overlap;
-    return { turns, offset };
-  });
+/** A chat message as the model reads it: its role, and its author apart from its text. */
+function transcriptTurn(turn: ExtractionTurn): AuthoredTurn {
+  const shown: AuthoredTurn = { role: turn.role, content: turn.text };
+  if (turn.author !== undefined) shown.author = turn.author;
+  return shown;
 }

@@ -3,7 +3,7 @@
  * never a rendered prompt) and answers. The LLM-backed `Analyzer` and the offline
  * `KeyphraseExtractor` both implement it; `lib/knowledge`'s `SegmentExtractor` uses it.
  */
-import type { AnalyzeOptions, Candidate } from "./types.js";
+import type { AnalyzeOptions, Candidate, Trimmed } from "./types.js";
 
 /** What kind of chat message a turn is (as `lib/history` keeps it): a person's, a bot's, or a system line. */
 export type TurnKind = "user" | "bot" | "system";
@@ -62,6 +62,8 @@ export interface Extraction {
   candidates: Candidate[];
   /** Absent for an extractor that keeps no statistics (the LLM-backed analyzer). */
   terms?: SegmentTerms;
+  /** What the bounds cut on the way (turn texts, fields, candidates); absent when nothing. */
+  trimmed?: Trimmed;
 }
 
 /**

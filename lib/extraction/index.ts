@@ -12,6 +12,17 @@ export {
   type WindowSizing,
   windowCount,
 } from "./analyzer.js";
+export {
+  addTrimmed,
+  boundCandidate,
+  countTrimmed,
+  DEFAULT_MAX_CANDIDATES,
+  DEFAULT_MAX_TURN_CHARS,
+  MAX_REASON_CHARS,
+  MAX_TAG_CHARS,
+  MAX_TAGS,
+  MAX_TOPIC_CHARS,
+} from "./bounds.js";
 export { dedupeCandidates, normalizeTopic } from "./candidates.js";
 export {
   ExtractionError,
@@ -42,8 +53,15 @@ export {
   PROMPT_VERSION,
   type Prompt,
   replySchema,
+  SYSTEM_PROMPT,
 } from "./prompts.js";
-export { mapTurnRange, renderIndices, renderTurns } from "./render.js";
+export {
+  type AuthoredTurn,
+  mapTurnRange,
+  promptString,
+  renderIndices,
+  renderTurns,
+} from "./render.js";
 export type {
   AnalyzeOptions,
   Candidate,
@@ -51,6 +69,8 @@ export type {
   LLM,
   LLMUsage,
   PromptTurn,
+  Trimmed,
+  TrimmedField,
   UsageListener,
   WindowOutput,
   WindowOutputs,

@@ -1,10 +1,17 @@
 /**
  * How a window of turns is shown to the model, and how the model's turn numbers map back to the
- * turns: the original's `summarize`, `renderIndices` and `mapTurnRange`.
+ * turns: the original's `summarize`, `renderIndices` and `mapTurnRange`, with the render replaced
+ * (docs/specs/windows.md, "This port" under summarize): chat text is hostile, so a turn's author
+ * and text are JSON strings and can never read as a turn, a marker or an instruction line.
  */
 import type { Turn } from "../windows/index.js";
 
 const LABELS: Record<string, string> = { user: "USER", assistant: "ASSISTANT", tool: "TOOL" };
+
+/** A turn as the analyzer renders it: its author, when the platform says, kept apart from its text. */
+export interface AuthoredTurn extends Turn {
+  author?: string;
+}
 
 /**
  * Whether a turn is rendered: user and assistant turns with text, and tool turns only in the full
@@ -15,12 +22,36 @@ function rendered(turn: Turn, includeTool: boolean): boolean {
   return turn.role === "user" || turn.role === "assistant" || (includeTool && turn.role === "tool");
 }
 
-/** The lines `Turn N [USER]: text`, numbered from 1 over the rendered turns only; whole window. */
-export function renderTurns(turns: readonly Turn[], includeTool: boolean): string {
+/**
+ * Characters JSON leaves as they are but that break a line for some readers (NEL, the Unicode
+ * line and paragraph separators), other C1 controls and DEL, and the bidi controls that reorder
+ * what a person reading the prompt sees: written as `\uXXXX` escapes, still valid JSON.
+ */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` as a JSON string on one line: quotes, backslashes and every control character escaped,
+ * so that nothing in it can end the string or start a line. Deterministic: the same text always
+ * gives the same string (a prefix route's shared prompt prefix stays identical).
+ */
+export function promptString(text: string): string {
+  return JSON.stringify(text).replace(
+    UNSAFE_IN_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * The numbered lines `Turn N [USER] "author": "text"` (`Turn N [ROLE]: "text"` for a turn without
+ * an author), numbered from 1 over the rendered turns only; the whole window, one line per turn.
+ */
+export function renderTurns(turns: readonly AuthoredTurn[], includeTool: boolean): string {
   const lines: string[] = [];
   for (const turn of turns) {
     if (!rendered(turn, includeTool)) continue;
-    lines.push(`Turn ${lines.length + 1} [${LABELS[turn.role]}]: ${turn.content.trim()}`);
+    const author = turn.author ? ` ${promptString(turn.author)}` : "";
+    const text = promptString(turn.content.trim());
+    lines.push(`Turn ${lines.length + 1} [${LABELS[turn.role]}]${author}: ${text}`);
   }
   return lines.join("\n");
 }

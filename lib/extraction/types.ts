@@ -63,10 +63,22 @@ export interface WindowUsage extends LLMUsage {
   calls: number;
 }
 
-/** A window's accepted reply (candidates as the model numbered them) and what it cost. */
+/**
+ * What the bounds cut, by what was cut: `turnTexts` turns whose text a prompt showed cut;
+ * `topics`, `reasons` and `tags` fields cut to their length (a tag past the count dropped counts
+ * too); `candidates` dropped past a window's cap. Only what was cut appears.
+ */
+export type TrimmedField = "turnTexts" | "topics" | "reasons" | "tags" | "candidates";
+export type Trimmed = Partial<Record<TrimmedField, number>>;
+
+/**
+ * A window's accepted reply (candidates as the model numbered them, held to their bounds), what
+ * it cost, and what the bounds cut from it (absent when nothing).
+ */
 export interface WindowOutput {
   candidates: Candidate[];
   usage: WindowUsage;
+  trimmed?: Trimmed;
 }
 
 /**

@@ -32,6 +32,10 @@ export interface ExtractFunctionConfig {
       "route" | "windowSize" | "overlap" | "prefixStep" | "maxWindows" | "maxConcurrency"
     >
   >;
+  /** The output-token limit of every model call (default 4096). */
+  maxOutputTokens?: number;
+  /** Characters of one message's text a prompt shows (default 4000); longer ones are cut. */
+  maxTurnChars?: number;
   /** How long an extraction may hold its segment's lease: the function timeout. */
   leaseMs: number;
   /** How long a window's stored reply is kept for retries (past the queue's retention). */
@@ -49,7 +53,7 @@ export interface ExtractFunctionConfig {
 /**
  * The defaults, in the form the environment carries them (also what the CDK stack sets). The
  * chat route is `sliding` 60/6: on the annotated IRC corpus it keeps 96% of reply links inside
- * one window for 20 calls and 35 input tokens per 1,000 messages and per message, where 20/2
+ * one window for 20 calls and 40 input tokens per 1,000 messages and per message, where 20/2
  * keeps 87%, and `prefix` costs six times the tokens (docs/benchmarks.md, bench:extraction).
  */
 export const EXTRACT_DEFAULTS = {
@@ -67,6 +71,8 @@ export const EXTRACT_DEFAULTS = {
   // (docs/extraction.md, "What it costs").
   DAILY_TOKEN_BUDGET: "10000000",
   MAX_ATTEMPTS: "16",
+  MAX_OUTPUT_TOKENS: "4096",
+  MAX_TURN_CHARS: "4000",
 } as const;
 
 /** The analysis defaults as the function reads them from {@link EXTRACT_DEFAULTS}. */
@@ -99,6 +105,16 @@ const MAX_TOKEN_BUDGET = 1_000_000_000_000;
 const MAX_ATTEMPTS = 100;
 const MAX_LLM_CONCURRENCY = 32;
 const DAY_MS = 86_400_000;
+/**
+ * The ranges of the bounds' settings: an output-token limit with room for a bounded candidate or
+ * two, up to a model's largest replies; a turn shown at least as a long chat line, at most as
+ * much as a 400 KB message holds.
+ */
+export const EXTRACT_BOUNDS = {
+  outputTokens: { min: 256, max: 65_536 },
+  turnChars: { min: 200, max: 400_000 },
+} as const;
+const { outputTokens, turnChars } = EXTRACT_BOUNDS;
 
 /**
  * Reads and validates the configuration at cold start (and, through the same function, at synth),
@@ -155,6 +171,8 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
       maxWindows: integer("MAX_WINDOWS", 1, 1000),
       maxConcurrency: integer("LLM_CONCURRENCY", 1, MAX_LLM_CONCURRENCY),
     },
+    maxOutputTokens: integer("MAX_OUTPUT_TOKENS", outputTokens.min, outputTokens.max),
+    maxTurnChars: integer("MAX_TURN_CHARS", turnChars.min, turnChars.max),
     leaseMs: duration("LEASE", 1000),
     windowOutputTtlMs: duration("WINDOW_OUTPUT_TTL", DAY_MS),
     dailyTokenBudget: integer("DAILY_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),

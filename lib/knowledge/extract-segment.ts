@@ -15,6 +15,7 @@ import {
 import { kindOf, type Message, messageText } from "../history/index.js";
 import type { InlineMessage, SegmentMessageV1 } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
+import { boundedCandidates, fitResult } from "./result-fit.js";
 import {
   type SegmentResult,
   type SegmentUsage,
@@ -278,7 +279,9 @@ export class SegmentExtractor {
       if (extraction.terms !== undefined) {
         await store.countTerms(channel, segmentId, extraction.terms);
       }
-      const candidates = extraction.candidates.map((candidate) => ({
+      // Held to the bounds whatever extractor made them, and to the item limit at the write.
+      const trimmed = { ...extraction.trimmed };
+      const candidates = boundedCandidates(extraction.candidates, trimmed).map((candidate) => ({
         ...candidate,
         turnRange: messageRange(candidate.turnRange, shown),
       }));
@@ -290,6 +293,7 @@ export class SegmentExtractor {
           extractedAt: previous.extractedAt,
         };
       }
+      result = fitResult(result, trimmed);
       await store.saveResult(result, topicSupports(result, messages), previous, owner);
     } catch (error) {
       // What this attempt spent on replies it could not store is counted on the lease.
@@ -337,12 +341,7 @@ export class SegmentExtractor {
       promptVersion: this.options.promptVersion,
       extractedAt: new Date(this.now()).toISOString(),
       usage,
-      candidates: storedCandidates(
-        segment.segmentId,
-        candidates,
-        messages.map((m) => m.id),
-        normalizeTopic,
-      ),
+      candidates: storedCandidates(segment.segmentId, candidates, messages, normalizeTopic),
     };
   }
 }

@@ -11,6 +11,7 @@ export {
   ANALYZER_DEFAULTS,
   type ApiKeySource,
   DEFAULT_BEDROCK_MODEL_ID,
+  EXTRACT_BOUNDS,
   EXTRACT_DEFAULTS,
   EXTRACTORS,
   type ExtractFunctionConfig,

@@ -234,7 +234,9 @@ export class DynamoDbResultStore implements ResultStore {
     if (Item.v !== SCHEMA_VERSION || !Array.isArray(Item.candidates)) {
       throw new KnowledgeItemError(`${channel}/${Item[RESULTS_SORT_KEY]}`, "not a v1 window reply");
     }
-    return { candidates: Item.candidates, usage: Item.usage as SegmentUsage };
+    const output: WindowOutput = { candidates: Item.candidates, usage: Item.usage as SegmentUsage };
+    if (Item.trimmed !== undefined) output.trimmed = Item.trimmed as WindowOutput["trimmed"];
+    return output;
   }
 
   async putWindow(
@@ -251,6 +253,8 @@ export class DynamoDbResultStore implements ResultStore {
           v: SCHEMA_VERSION,
           candidates: output.candidates,
           usage: output.usage,
+          // What the bounds cut, so that a retry reusing the reply reports it too.
+          ...(output.trimmed === undefined ? {} : { trimmed: output.trimmed }),
           [RESULTS_TTL_ATTRIBUTE]: Math.ceil(expiresAt / 1000),
         },
       }),

@@ -65,6 +65,7 @@ function createLLM(
       return new BedrockConverseLLM({
         modelId: config.modelId,
         output: config.bedrockOutput,
+        maxTokens: config.maxOutputTokens,
         client:
           env.bedrockEndpoint === undefined
             ? undefined
@@ -79,6 +80,7 @@ function createLLM(
         baseURL: config.baseURL,
         apiKey: typeof key === "object" ? () => key.get() : key,
         model: config.modelId,
+        maxTokens: config.maxOutputTokens,
       });
     }
   }
@@ -109,6 +111,7 @@ function createExtractor(
   const model =
     llm ?? createLLM(config as ExtractFunctionConfig & { extractor: "bedrock" | "openai" }, env);
   const key = env.apiKey;
+  const analyzerOptions = { ...config.analyzer, maxTurnChars: config.maxTurnChars };
   const guard = {
     budget,
     breaker: env.breaker,
@@ -127,11 +130,11 @@ function createExtractor(
     // Each segment's calls count against its channel's budget.
     extractor:
       budget === undefined && env.breaker === undefined
-        ? new Analyzer(model, config.analyzer)
+        ? new Analyzer(model, analyzerOptions)
         : (segment) =>
             new Analyzer(
               guardedLLM(model, { ...guard, channel: segment.channel }),
-              config.analyzer,
+              analyzerOptions,
             ),
     model: config.extractor === "offline" ? KEYPHRASE_EXTRACTOR_NAME : config.modelId,
     promptVersion: promptVersionOf(config.analyzer),

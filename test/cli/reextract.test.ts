@@ -51,7 +51,7 @@ describe("reextract command", () => {
 
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
-      /^segment again: re-extraction requested \(message \S+; its result was offline \/ prompt 1\/sliding-60-6\)/,
+      /^segment again: re-extraction requested \(message \S+; its result was offline \/ prompt 2\/sliding-60-6\)/,
     );
     expect(run.stderr).toMatch(/segment missing of "ops": no stored result/);
     const { Messages = [] } = await sqs.send(
@@ -100,6 +100,49 @@ describe("reextract command", () => {
       promptVersion: first.result.promptVersion,
       extractedAt: first.result.extractedAt,
     });
+  });
+
+  it("refuses a result stored without its message ids, saying why", async () => {
+    stubLocalAws();
+    const client = testDynamoDbClient();
+    const sqs = testSqsClient();
+    const resultsTable = await createResultsTestTable(client);
+    const messagesTable = `messages-${Date.now()}-reextract-ids`;
+    await createMessagesTable(client, messagesTable);
+    const queueUrl = await createSegmentQueue(sqs, uniqueQueueName("reextract-ids"), {
+      fifo: true,
+    });
+    // 450 messages with ids of 1,000 bytes: the result leaves its message ids out to fit.
+    const texts = Array.from({ length: 450 }, (_, i) => `grub line ${i}`);
+    const { segment, messages } = segmentOf("long", texts, "ops");
+    const long = messages.map((m, i) => ({
+      ...m,
+      id: `${String(i).padStart(4, "0")}${"x".repeat(996)}`,
+    }));
+    const extractor = new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName: resultsTable }),
+      extractor: new KeyphraseExtractor(),
+      model: "offline",
+      promptVersion: promptVersionOf(CHAT_ANALYSIS),
+    });
+    const stored = await extractor.extract(
+      {
+        ...segment,
+        first: { id: long[0].id, ts: long[0].ts },
+        last: { id: long[449].id, ts: long[449].ts },
+      },
+      long,
+    );
+    expect(stored.result.trimmed).toEqual({ messageIds: 450 });
+    const tables = ["--table", resultsTable, "--messages-table", messagesTable];
+
+    const run = await cli(["reextract", "ops", "long", "--queue", queueUrl, ...tables]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /segment long of "ops": its result lists no message ids \(left out to fit DynamoDB's item limit\)/,
+    );
+    expect(run.stdout).toBe("");
   });
 
   it("names what is missing", async () => {

@@ -39,7 +39,13 @@ interface CandidatesLine {
   late: boolean;
   model: string;
   promptVersion: string;
-  candidates: { id: string; topic: string; messageIds: [string, string] | null }[];
+  candidates: {
+    id: string;
+    topic: string;
+    messageIds: [string, string] | null;
+    authorCount?: number;
+    authors?: string[];
+  }[];
   usage: Record<string, number>;
 }
 
@@ -51,8 +57,9 @@ const jsonLines = <T>(file: string): T[] =>
 
 /** A model that names the first word after "the" in its excerpt as the topic of turns 1 to 2. */
 function answer(request: RecordedRequest) {
-  const prompt = (request.body as { messages: { content: string }[] }).messages[0].content;
-  const topic = /Turn 1 \[USER\]: \S+: .*?the (\w+)/.exec(prompt)?.[1] ?? "chat";
+  const { messages } = request.body as { messages: { role: string; content: string }[] };
+  const prompt = messages.find((m) => m.role === "user")?.content ?? "";
+  const topic = /Turn 1 \[USER\] "[^"]*": ".*?the (\w+)/.exec(prompt)?.[1] ?? "chat";
   return chatCompletion(
     JSON.stringify({
       candidates: [
@@ -198,13 +205,19 @@ describe("run command with extraction", () => {
       `${server.url}/v1`,
       "--model",
       "scripted",
+      "--max-output-tokens",
+      "300",
     ]);
 
     expect(run.code, run.stderr).toBe(0);
+    // Every call carries the output-token limit asked for.
+    expect(server.requests.map((r) => (r.body as { max_tokens?: number }).max_tokens)).toEqual(
+      server.requests.map(() => 300),
+    );
     const segments = jsonLines<{ segmentId: string }>(out);
     const lines = jsonLines<CandidatesLine>(candidates);
     expect(lines.map((l) => l.segmentId).sort()).toEqual(segments.map((s) => s.segmentId).sort());
-    expect(lines.every((l) => l.model === "scripted" && l.promptVersion === "1/sliding-60-6")).toBe(
+    expect(lines.every((l) => l.model === "scripted" && l.promptVersion === "2/sliding-60-6")).toBe(
       true,
     );
     expect(answered.garbage).toBeGreaterThan(0);
@@ -214,6 +227,13 @@ describe("run command with extraction", () => {
     expect(total("inputTokens")).toBe(50 * answered.good + 10 * answered.garbage);
     expect(total("cacheReadTokens")).toBe(8 * answered.good);
     expect(lines.every((l) => l.candidates.length === 1)).toBe(true);
+    // Turns 1 to 2 of a segment: one or two people wrote that evidence, and the line says who.
+    for (const {
+      candidates: [c],
+    } of lines) {
+      expect(c.authors).toHaveLength(c.authorCount ?? -1);
+      expect([1, 2]).toContain(c.authorCount);
+    }
   }, 180_000);
 
   it("gives up on the segments the model keeps answering with garbage, and exits 1", async () => {

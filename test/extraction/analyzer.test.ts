@@ -44,7 +44,8 @@ class ScriptedLLM implements LLM {
   async chatJSON(messages: readonly Turn[], options?: { signal?: AbortSignal }): Promise<unknown> {
     const call = this.requests.length;
     this.requests.push([...messages] as PromptTurn[]);
-    this.prompts.push(messages[0].content);
+    // The user message: the system prompt before it is the same for every request.
+    this.prompts.push(messages.find((m) => m.role === "user")?.content ?? "");
     this.signals.push(options?.signal);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
@@ -157,13 +158,13 @@ describe("rendering and turn ranges (cases 12, 20–22)", () => {
       [{ role: "system", content: "be brief" }, user("hello"), user(" "), assistant("hi there")],
       false,
     );
-    expect(text).toBe("Turn 1 [USER]: hello\nTurn 2 [ASSISTANT]: hi there");
+    expect(text).toBe('Turn 1 [USER]: "hello"\nTurn 2 [ASSISTANT]: "hi there"');
   });
 
   it("renders tool output only in the full render (case 21)", () => {
     const turns = [user("compute"), { role: "tool", content: "result: 42" }, assistant("it is 42")];
     expect(renderTurns(turns, false)).not.toContain("[TOOL]");
-    expect(renderTurns(turns, true)).toContain("[TOOL]: result: 42");
+    expect(renderTurns(turns, true)).toContain('[TOOL]: "result: 42"');
     expect(renderIndices(turns, true)).toEqual([0, 1, 2]);
     expect(renderIndices(turns, false)).toEqual([0, 2]);
   });
@@ -455,8 +456,8 @@ describe("model replies", () => {
     expect(topics(await analyze(llm, turnsFrom(2)))).toEqual(["fixed"]);
     expect(llm.calls).toBe(2);
     const repair = llm.requests[1];
-    expect(repair.map((t) => t.role)).toEqual(["user", "assistant", "user"]);
-    expect(repair[2].content).toMatch(/candidates\.0\.confidence/);
+    expect(repair.map((t) => t.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(repair[3].content).toMatch(/candidates\.0\.confidence/);
   });
 
   it("asks once more after a reply that is not JSON, then fails with a named error", async () => {
@@ -466,7 +467,7 @@ describe("model replies", () => {
     expect(error).toBeInstanceOf(InvalidModelOutputError);
     expect((error as Error).message).toContain("after one repair request");
     expect(llm.calls).toBe(2);
-    expect(llm.requests[1][1]).toEqual({ role: "assistant", content: "sure! here you go" });
+    expect(llm.requests[1][2]).toEqual({ role: "assistant", content: "sure! here you go" });
   });
 });
 
@@ -531,7 +532,7 @@ describe("concurrency, failures and caching", () => {
     await analyze(llm, mixTurns(20), { route: "prefix", prefixStep: 5 });
     expect(llm.calls).toBe(5);
     expect(startedBeforeFirst).toEqual([]);
-    const [first, ...rest] = llm.requests.map((r) => r[0]);
+    const [first, ...rest] = llm.requests.map((r) => r[1]);
     const shared = first.cachePrefix ?? 0;
     // The first window's whole excerpt is the shared prefix; every later prompt starts with it.
     expect(shared).toBeGreaterThan(first.content.indexOf("Turn 1 ["));

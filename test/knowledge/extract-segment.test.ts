@@ -66,7 +66,7 @@ describe("SegmentExtractor", () => {
     const other = await extractor.extract(again.segment, again.messages);
     const otherIds = new Map(other.result.candidates.map((c) => [c.topic, c.id]));
     expect(otherIds.get("grub")).not.toBe(byTopic.get("grub")?.id);
-    expect(stored?.promptVersion).toBe("1/sliding-4-1");
+    expect(stored?.promptVersion).toBe("2/sliding-4-1");
 
     const topics = await reader().topics("store");
     expect(topics.map((t) => [t.normalizedTopic, t.segments]).sort()).toEqual([
@@ -85,6 +85,63 @@ describe("SegmentExtractor", () => {
         ["second-m0", "second-m2"],
       ]),
     );
+  });
+
+  it("stores a result past DynamoDB's item limit by leaving its message ids out, not failing for ever", async () => {
+    const server = await startServer(answerTopics);
+    // 420 messages with ids of 1,000 bytes: the ids alone are over 400 KB.
+    const texts = Array.from({ length: 420 }, (_, i) => (i < 3 ? TEN_TEXTS[i] : `line ${i}`));
+    const { segment, messages } = segmentOf("huge", texts, "limits");
+    const long = messages.map((m, i) => ({
+      ...m,
+      id: `${String(i).padStart(4, "0")}${"x".repeat(996)}`,
+    }));
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url), concurrency: 4 });
+
+    const outcome = await extractor.extract(
+      {
+        ...segment,
+        first: { id: long[0].id, ts: long[0].ts },
+        last: { id: long[419].id, ts: long[419].ts },
+      },
+      long,
+    );
+
+    expect(outcome.status).toBe("extracted");
+    const stored = await reader().result("limits", "huge");
+    expect(stored).toEqual(outcome.result);
+    expect(stored).not.toHaveProperty("messageIds");
+    expect(stored?.trimmed).toEqual({ messageIds: 420 });
+    expect(stored?.candidates.map((c) => [c.topic, c.messageIds, c.authorCount])).toEqual([
+      ["grub", [long[0].id, long[2].id], 2],
+    ]);
+  });
+
+  it("keeps what the bounds cut with a stored window reply, so a retry reusing it reports the same", async () => {
+    const store = new DynamoDbResultStore({ client, tableName });
+    const usage = {
+      calls: 1,
+      inputTokens: 5,
+      outputTokens: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    const candidates = [
+      { topic: "t", reason: "r", confidence: 0.9, tags: [], turnRange: null, subjective: false },
+    ];
+    await store.putWindow(
+      "windows",
+      "cut",
+      { candidates, usage, trimmed: { topics: 1, candidates: 3 } },
+      Date.now() + 60_000,
+    );
+    await store.putWindow("windows", "whole", { candidates, usage }, Date.now() + 60_000);
+    expect(await store.getWindow("windows", "cut")).toEqual({
+      candidates,
+      usage,
+      trimmed: { topics: 1, candidates: 3 },
+    });
+    expect(await store.getWindow("windows", "whole")).toEqual({ candidates, usage });
   });
 
   it("extracts a late segment too, its result and topic entries saying what it belongs after", async () => {

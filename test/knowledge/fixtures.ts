@@ -91,9 +91,9 @@ export const COMPLETION_TOKENS = 7;
 export function topicsOfPrompt(prompt: string): { topic: string; range: [number, number] }[] {
   const found = new Map<string, [number, number]>();
   for (const line of prompt.split("\n")) {
-    const turn = /^Turn (\d+) \[USER\]: (.*)$/.exec(line);
+    const turn = /^Turn (\d+) \[USER\](?: "(?:[^"\\]|\\.)*")?: (".*")$/.exec(line);
     if (!turn) continue;
-    for (const [, word] of turn[2].matchAll(/#(\w+)/g)) {
+    for (const [, word] of (JSON.parse(turn[2]) as string).matchAll(/#(\w+)/g)) {
       const n = Number(turn[1]);
       const range = found.get(word);
       found.set(word, range ? [range[0], n] : [n, n]);
@@ -104,7 +104,8 @@ export function topicsOfPrompt(prompt: string): { topic: string; range: [number,
 
 export function promptOf(request: RecordedRequest): string {
   const body = request.body as { messages: { role: string; content: string }[] };
-  return body.messages[0].content;
+  // The user message: the system prompt before it is the same for every request.
+  return body.messages.find((m) => m.role === "user")?.content ?? "";
 }
 
 /** The model's answer to a window: its topics as candidates, JSON as the schema asks. */

@@ -21,6 +21,7 @@ import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, PromptTurn, UsageListener } from "../types.js";
 import {
   authHint,
+  DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUT_MS,
   nonEmptyString,
@@ -80,7 +81,6 @@ export interface BedrockConverseLLMOptions {
   onUsage?: UsageListener;
 }
 
-const DEFAULT_MAX_TOKENS = 4096;
 const DEFAULT_MAX_ATTEMPTS = 4;
 const DEFAULT_BASE_DELAY_MS = 500;
 const DEFAULT_MAX_DELAY_MS = 20_000;
@@ -129,7 +129,7 @@ export class BedrockConverseLLM implements LLM {
     if (this.#timeoutMs > MAX_TIMER_MS) {
       throw new RangeError(`timeoutMs must be at most ${MAX_TIMER_MS} (got ${this.#timeoutMs})`);
     }
-    this.#maxTokens = positiveInteger("maxTokens", options.maxTokens ?? DEFAULT_MAX_TOKENS);
+    this.#maxTokens = positiveInteger("maxTokens", options.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
     this.#maxAttempts = positiveInteger("maxAttempts", options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     this.#pacing = {
       baseDelayMs: positiveInteger("baseDelayMs", options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS),

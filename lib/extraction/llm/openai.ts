@@ -12,6 +12,7 @@ import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, UsageListener } from "../types.js";
 import {
   authHint,
+  DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUT_MS,
   nonEmptyString,
@@ -47,7 +48,10 @@ export interface OpenAICompatibleLLMOptions {
   responseFormat?: OpenAIResponseFormat;
   /** `json_schema.name` on the wire: 1 to 64 of `A-Za-z0-9_-`. Default `"reply"`. */
   schemaName?: string;
-  /** `max_tokens`, a positive integer. Default: not sent (the provider's limit). */
+  /**
+   * `max_tokens`, a positive integer: the reply's output-token limit, always sent, so that no
+   * reply runs to the provider's own limit. Default 4096.
+   */
   maxTokens?: number;
   /**
    * `temperature`, a finite number from 0; `null` sends none, for models that only take their
@@ -90,7 +94,7 @@ export class OpenAICompatibleLLM implements LLM {
   readonly #model: string;
   readonly #responseFormat: OpenAIResponseFormat;
   readonly #schemaName: string;
-  readonly #maxTokens: number | undefined;
+  readonly #maxTokens: number;
   readonly #temperature: number | null;
   readonly #maxRetries: number;
   readonly #timeoutMs: number;
@@ -105,8 +109,7 @@ export class OpenAICompatibleLLM implements LLM {
       throw new RangeError(`responseFormat must be "json_schema" or "json_object" (got ${got})`);
     }
     const schemaName = schemaNameOf(options.schemaName);
-    const maxTokens =
-      options.maxTokens === undefined ? undefined : positiveInteger("maxTokens", options.maxTokens);
+    const maxTokens = positiveInteger("maxTokens", options.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
     const temperature =
       options.temperature === undefined ? DEFAULT_TEMPERATURE : options.temperature;
     if (temperature !== null && !(Number.isFinite(temperature) && temperature >= 0)) {
@@ -183,7 +186,7 @@ export class OpenAICompatibleLLM implements LLM {
       messages: wire,
     };
     if (this.#temperature !== null) body.temperature = this.#temperature;
-    if (this.#maxTokens !== undefined) body.max_tokens = this.#maxTokens;
+    body.max_tokens = this.#maxTokens;
     if (this.#responseFormat === "json_object") {
       body.response_format = { type: "json_object" };
       // First, so that it is part of the prefix every request of the caller shares.
@@ -233,7 +236,7 @@ export class OpenAICompatibleLLM implements LLM {
     if (choice === undefined) throw new InvalidModelOutputError("the reply has no choices", "");
     const { content, refusal } = choice.message;
     if (refusal) throw new InvalidModelOutputError(`the model refused: ${refusal}`, refusal);
-    const limit = `the token limit (maxTokens ${this.#maxTokens ?? "not set"})`;
+    const limit = `the token limit (maxTokens ${this.#maxTokens})`;
     return parseModelJSON(content ?? "", choice.finish_reason === "length" ? limit : undefined);
   }
 }

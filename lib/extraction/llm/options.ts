@@ -8,6 +8,11 @@ import { isPositiveInteger } from "../../numbers/index.js";
 const DEFAULT_SCHEMA_NAME = "reply";
 export const DEFAULT_TEMPERATURE = 0;
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/**
+ * The output-token limit both adapters send when not told: room for a reply of 20 bounded
+ * candidates, and a ceiling on what one call can cost in output.
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 /** What both providers accept as a schema or tool name. */
 const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -19,7 +19,12 @@
  * Fields may be added within v1 and readers ignore fields they do not know.
  */
 import { createHash } from "node:crypto";
-import { type Candidate, NO_CALLS, type WindowUsage } from "../../extraction/index.js";
+import {
+  type Candidate,
+  NO_CALLS,
+  type TrimmedField,
+  type WindowUsage,
+} from "../../extraction/index.js";
 
 export const SCHEMA_VERSION = 1;
 
@@ -40,7 +45,27 @@ export interface StoredCandidate {
   turnRange: [number, number] | null;
   /** The first and last message of `turnRange`, or null without a range. */
   messageIds: [string, string] | null;
+  /**
+   * How many people wrote the evidence (`turnRange`'s messages but system lines): one author's
+   * claim reads 1, a corroborated one more; `confidence` and `wikiWorthy` are the model's opinion.
+   * Absent without a range.
+   */
+  authorCount?: number;
+  /** Those authors, distinct, in order of first message: at most {@link MAX_STORED_AUTHORS}. */
+  authors?: string[];
 }
+
+/** Authors named per candidate; `authorCount` counts them all. */
+export const MAX_STORED_AUTHORS = 20;
+
+/**
+ * What the bounds cut from a result, by what was cut (`lib/extraction`'s fields, and the result
+ * item's own: `messageIds`, the list left out, and `oversizeCandidates`, candidates dropped, to
+ * fit DynamoDB's 400 KB item limit). Only what was cut appears; absent when nothing was.
+ */
+export type ResultTrimmed = Partial<
+  Record<TrimmedField | "messageIds" | "oversizeCandidates", number>
+>;
 
 /** What an earlier result of the segment was, when this one replaced it. */
 export interface ReplacedResult {
@@ -59,8 +84,11 @@ export interface SegmentResult {
   count: number;
   first: { id: string; ts: number };
   last: { id: string; ts: number };
-  /** Every message of the segment, in segment order. */
-  messageIds: string[];
+  /**
+   * Every message of the segment, in segment order; absent when the item would not fit
+   * DynamoDB's limit with them (`trimmed.messageIds`): `first`, `last` and `count` bound it then.
+   */
+  messageIds?: string[];
   model: string;
   promptVersion: string;
   /** ISO 8601. */
@@ -68,6 +96,7 @@ export interface SegmentResult {
   usage: SegmentUsage;
   candidates: StoredCandidate[];
   replaced?: ReplacedResult;
+  trimmed?: ResultTrimmed;
 }
 
 /** One topic index entry: a candidate of one segment, with when its evidence was said. */
@@ -209,7 +238,7 @@ export function sumUsage(...parts: readonly SegmentUsage[]): SegmentUsage {
 export function storedCandidates(
   segmentId: string,
   candidates: readonly Candidate[],
-  messageIds: readonly string[],
+  messages: readonly { id: string; author?: string; kind?: string }[],
   normalize: (topic: string) => string,
 ): StoredCandidate[] {
   const stored: StoredCandidate[] = [];
@@ -226,9 +255,17 @@ export function storedCandidates(
       tags: candidate.tags,
       subjective: candidate.subjective,
       turnRange: range,
-      messageIds: range === null ? null : [messageIds[range[0]], messageIds[range[1]]],
+      messageIds: range === null ? null : [messages[range[0]].id, messages[range[1]].id],
     };
     if (candidate.wikiWorthy !== undefined) entry.wikiWorthy = candidate.wikiWorthy;
+    if (range !== null) {
+      const authors = new Set<string>();
+      for (const message of messages.slice(range[0], range[1] + 1)) {
+        if (message.kind !== "system" && message.author) authors.add(message.author);
+      }
+      entry.authorCount = authors.size;
+      entry.authors = [...authors].slice(0, MAX_STORED_AUTHORS);
+    }
     stored.push(entry);
   }
   return stored;

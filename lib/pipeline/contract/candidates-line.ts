@@ -22,6 +22,9 @@ export interface CandidatesLine {
     wikiWorthy?: boolean;
     /** The first and last message of the evidence, or null without a range. */
     messageIds: readonly [string, string] | null;
+    /** Distinct authors of the evidence, and the first 20 of them; absent without a range. */
+    authorCount?: number;
+    authors?: readonly string[];
   }[];
   /** Every model call that got an answer, and its tokens, over all the segment's attempts. */
   usage: {

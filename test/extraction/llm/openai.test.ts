@@ -196,7 +196,7 @@ describe("OpenAICompatibleLLM requests", () => {
       { role: "user", content: "again" },
     ]);
     expect(body.temperature).toBe(0);
-    expect(body).not.toHaveProperty("max_tokens");
+    expect(body.max_tokens).toBe(4096);
     expect(body.response_format).toEqual({
       type: "json_schema",
       json_schema: { name: "reply", schema: SCHEMA, strict: true },
@@ -209,6 +209,15 @@ describe("OpenAICompatibleLLM requests", () => {
     await adapter(server, { temperature: null }).chatJSON([user("hello")]);
     expect(wire(server)).not.toHaveProperty("response_format");
     expect(wire(server)).not.toHaveProperty("temperature");
+  });
+
+  it("always sends an output-token limit: 4096 unless told", async () => {
+    const server = await serve([chatCompletion("{}"), chatCompletion("{}")]);
+
+    await adapter(server).chatJSON([user("hello")]);
+    await adapter(server, { maxTokens: 300 }).chatJSON([user("hello")]);
+    expect(wire(server, 0).max_tokens).toBe(4096);
+    expect(wire(server, 1).max_tokens).toBe(300);
   });
 
   it("in json_object mode, asks for a JSON object and states the schema in a first system message", async () => {

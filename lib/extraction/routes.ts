@@ -1,0 +1,95 @@
+/**
+ * The routes of the analyzer and how each cuts a transcript into windows: the cut itself
+ * (`lib/windows`), where each window starts in the transcript, and how many windows a route asks
+ * about at most (what the deployment sizes the extraction function's timeout from).
+ */
+import type { Turn } from "../windows/index.js";
+
+/**
+ * How a transcript is cut into what the model sees:
+ * - `prefix`: growing prefix windows every `prefixStep` user turns, tool output included;
+ * - `non_prefix`: non-overlapping windows every `prefixStep` user turns;
+ * - `full`: the whole transcript at once; `full2`: the same, then a pass for what was missed;
+ * - `sliding`: windows of `windowSize` turns overlapping by `overlap`.
+ * All but `prefix` show user and assistant turns only.
+ */
+export type Route = "prefix" | "non_prefix" | "full" | "full2" | "sliding";
+
+export const ROUTES: readonly Route[] = ["prefix", "non_prefix", "full", "full2", "sliding"];
+
+/** What decides how many windows a route cuts: the transcript's length and the window settings. */
+export interface WindowSizing {
+  /** Turns of the transcript (a segment has one per message). */
+  turns: number;
+  windowSize: number;
+  overlap: number;
+  prefixStep: number;
+  maxWindows: number;
+}
+
+/**
+ * The most windows (prompts) `route` asks the model about for a transcript of `sizing.turns`
+ * turns, whatever their roles: as many as the splitters cut when every turn is a user turn, the
+ * most there can be. `sliding`: ceil((turns - overlap) / (windowSize - overlap)), at least one;
+ * `prefix` and `non_prefix`: one per `prefixStep` turns, the last holding the rest, at most
+ * `maxWindows`; `full` one; `full2` two passes over the whole. No turns, no windows. Sizes as
+ * the analyzer takes them: positive (the deployment's reader checks them).
+ */
+export function windowCount(route: Route, sizing: WindowSizing): number {
+  const { turns, windowSize, overlap, prefixStep, maxWindows } = sizing;
+  if (turns <= 0) return 0;
+  switch (route) {
+    case "sliding":
+      return Math.max(1, Math.ceil((turns - overlap) / (windowSize - overlap)));
+    case "prefix":
+    case "non_prefix":
+      return Math.min(maxWindows, Math.ceil(turns / prefixStep));
+    case "full":
+      return 1;
+    case "full2":
+      return 2;
+  }
+}
+
+/** A window of the transcript and where it starts in it. */
+export interface Window<T extends Turn = Turn> {
+  turns: readonly T[];
+  offset: number;
+}
+
+/** Non-prefix windows join to the end of the transcript: each starts where the rest begins. */
+export function withSuffixOffsets<T extends Turn>(length: number, windows: T[][]): Window<T>[] {
+  let end = length;
+  const placed: Window<T>[] = [];
+  for (let i = windows.length - 1; i >= 0; i--) {
+    end -= windows[i].length;
+    placed.unshift({ turns: windows[i], offset: end });
+  }
+  return placed;
+}
+
+/** Sliding windows each start `overlap` turns before the previous one ended. */
+export function withOverlapOffsets<T extends Turn>(windows: T[][], overlap: number): Window<T>[] {
+  let offset = 0;
+  return windows.map((turns, i) => {
+    if (i > 0) offset += windows[i - 1].length - overlap;
+    return { turns, offset };
+  });
+}
+
+/**
+ * `value` when positive, else `fallback` (the original's defaults); a RangeError naming `name`
+ * for a value that is not a finite number (or, with `integer`, not an integer).
+ */
+export function positiveOr(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  integer: boolean,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    throw new RangeError(`${name} must be ${integer ? "an integer" : "a number"} (got ${value})`);
+  }
+  return value > 0 ? value : fallback;
+}
