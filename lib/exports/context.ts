@@ -90,3 +90,12 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
+
+/**
+ * Where a `JSON.parse` error points (` at character 12`), or nothing: the parser's own message
+ * quotes the input, which must not reach a report or a log.
+ */
+export function jsonErrorAt(error: unknown): string {
+  const match = /position (\d+)/.exec(error instanceof Error ? error.message : "");
+  return match ? ` at character ${Number(match[1]) + 1}` : "";
+}

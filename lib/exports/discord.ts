@@ -169,7 +169,12 @@ function discordMessage(
     ms = parseTimestamp(raw.timestamp);
   } catch (error) {
     if (!(error instanceof InvalidMessageError)) throw error;
-    tally.skip(at, "timestamp", error.reason);
+    // Not the parser's reason: it quotes the value, and a reason is a report key.
+    tally.skip(
+      at,
+      "timestamp",
+      `expected an ISO 8601 date-time with a zone (got ${describe(raw.timestamp)})`,
+    );
     return undefined;
   }
   const author = raw.author;

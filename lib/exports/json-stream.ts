@@ -6,6 +6,7 @@
  * plus one chunk, whatever the file's size. Values it skips are not validated.
  */
 import { createReadStream } from "node:fs";
+import { jsonErrorAt } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 
 export type JsonPath = readonly (string | number)[];
@@ -296,7 +297,7 @@ export function parseValue(value: JsonValueAt, file: string): unknown {
       file,
       pathText(value.path),
       "entry",
-      `not valid JSON (${(error as Error).message})`,
+      `not valid JSON${jsonErrorAt(error)}`,
     );
   }
 }

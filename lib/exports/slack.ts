@@ -7,7 +7,7 @@
  */
 import { stat } from "node:fs/promises";
 import { compareIds } from "../identity/index.js";
-import { describe, type FileTally, type ReadContext, safeWord } from "./context.js";
+import { describe, type FileTally, jsonErrorAt, type ReadContext, safeWord } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { type ExportTree, MAX_ENTRY_BYTES, openFolderTree, openZipTree } from "./files.js";
 import { isoTimestamp } from "./ids.js";
@@ -182,12 +182,7 @@ function parseJson(bytes: Buffer, label: string): unknown {
   try {
     return JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""));
   } catch (error) {
-    throw new ExportFormatError(
-      label,
-      "file",
-      "json",
-      `not valid JSON (${(error as Error).message})`,
-    );
+    throw new ExportFormatError(label, "file", "json", `not valid JSON${jsonErrorAt(error)}`);
   }
 }
 

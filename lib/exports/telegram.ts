@@ -64,7 +64,7 @@ export async function* readTelegram(
     if (current.id === undefined) {
       throw new ExportFormatError(
         input,
-        current.prefix || "(root)",
+        current.prefix,
         "id",
         "missing: a chat with messages needs its id",
       );
@@ -88,7 +88,7 @@ export async function* readTelegram(
     const prefix = pathText(value.path.slice(0, base));
     if (chat === undefined || chat.prefix !== prefix) {
       if (chat) flush(chat);
-      chat = { prefix: base === 0 ? "" : prefix, pending: [] };
+      chat = { prefix, pending: [] };
     }
     const key = value.path[base];
     if (key === "messages") {
@@ -101,7 +101,7 @@ export async function* readTelegram(
       if (typeof field !== "number" || !Number.isSafeInteger(field)) {
         throw new ExportFormatError(
           input,
-          pathText(value.path),
+          chat.prefix,
           "id",
           `expected an integer (got ${describe(field)})`,
         );
@@ -290,12 +290,24 @@ function messageText(raw: TelegramRaw): string {
   return out;
 }
 
+/** Service actions as words; others are shown as their name with spaces. */
+const ACTIONS: Record<string, string> = {
+  create_group: "created the group",
+  create_channel: "created the channel",
+  invite_members: "added",
+  remove_members: "removed",
+  join_group_by_link: "joined by link",
+  edit_group_title: "renamed the group to",
+  pin_message: "pinned a message",
+  topic_created: "created the topic",
+};
+
 /** A service message as a sentence: its text when it has one, else the actor and the action. */
 function serviceText(raw: TelegramRaw): string {
   const own = entitiesText(raw.text);
   if (own !== "") return own;
   const actor = text(raw.actor) ?? "someone";
-  const action = safeWord(raw.action).replace(/_/g, " ");
+  const action = ACTIONS[raw.action as string] ?? safeWord(raw.action).replace(/_/g, " ");
   const title = text(raw.title);
   const members = Array.isArray(raw.members)
     ? raw.members.filter((m): m is string => typeof m === "string")
