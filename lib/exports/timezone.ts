@@ -56,10 +56,10 @@ export function wallClockIn(zone: string): WallClock {
   };
   return (year, month, day, hour, minute, second) => {
     const wall = Date.UTC(year, month - 1, day, hour, minute, second);
-    const first = wall - offsetAt(wall);
-    const second_ = wall - offsetAt(first);
-    // Of the two candidates the earlier one that reads back as `wall`, else the later (a gap).
-    const candidates = [Math.min(first, second_), Math.max(first, second_)];
+    // The offsets a day either side: around a change they differ, and give both readings.
+    const before = wall - offsetAt(wall - 86_400_000);
+    const after = wall - offsetAt(wall + 86_400_000);
+    const candidates = [Math.min(before, after), Math.max(before, after)];
     for (const t of candidates) if (t + offsetAt(t) === wall) return t;
     return candidates[1];
   };

@@ -54,7 +54,8 @@ export function parseHeader(line: string): Header | undefined {
   };
 }
 
-type Order = "dmy" | "mdy" | "ymd";
+/** The order of a file's `a/b/yy` dates; a line starting with a four-digit year is Y-M-D. */
+type Order = "dmy" | "mdy";
 
 /** The date order of a file, from one pass over its dated lines. */
 async function detectOrder(input: string, context: ReadContext): Promise<Order> {
@@ -63,15 +64,11 @@ async function detectOrder(input: string, context: ReadContext): Promise<Order> 
   let line = 0;
   const backwards = { dmy: 0, mdy: 0 };
   const last = { dmy: 0, mdy: 0 };
-  let ymd = false;
   for await (const text of fileLines(input)) {
     line++;
     const header = parseHeader(text);
     if (!header) continue;
-    if (header.a > 31) {
-      ymd = true;
-      continue;
-    }
+    if (header.a > 31) continue;
     if (header.a > 12) dayFirst = dayFirst || line;
     if (header.b > 12) monthFirst = monthFirst || line;
     if (dayFirst && monthFirst) {
@@ -90,7 +87,6 @@ async function detectOrder(input: string, context: ReadContext): Promise<Order> 
     last.dmy = dmy;
     last.mdy = mdy;
   }
-  if (ymd) return "ymd";
   if (dayFirst) return "dmy";
   if (monthFirst) return "mdy";
   if (backwards.mdy < backwards.dmy) return "mdy";
@@ -157,7 +153,7 @@ function headerTime(
   line: number,
 ): string | undefined {
   const [year, month, day] =
-    order === "ymd"
+    header.a > 31
       ? [header.a, header.b, header.c]
       : order === "dmy"
         ? [header.c, header.b, header.a]

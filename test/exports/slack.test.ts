@@ -14,7 +14,11 @@ function workspaceFiles(prefix = ""): Record<string, string> {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else files[prefix + relative(WORKSPACE, path).split("\\").join("/")] = readFileSync(path, "utf8");
+      else
+        files[prefix + relative(WORKSPACE, path).split("\\").join("/")] = readFileSync(
+          path,
+          "utf8",
+        );
     }
   };
   walk(WORKSPACE);
@@ -50,7 +54,10 @@ describe("Slack workspace export", () => {
     const nextDay = byId(messages, "1704967300.000100");
     expect(nextDay).toMatchObject({ channel: "C0GENERAL", thread: "1704880800.000200" });
     // thread_broadcast: a reply shown in the channel too, still a reply of its thread.
-    expect(byId(messages, "1704881000.000400")).toMatchObject({ thread: "1704880800.000200", kind: "user" });
+    expect(byId(messages, "1704881000.000400")).toMatchObject({
+      thread: "1704880800.000200",
+      kind: "user",
+    });
   });
 
   it("keeps a tombstone parent as a system line so its replies keep their root", async () => {
@@ -88,7 +95,10 @@ describe("Slack workspace export", () => {
     });
     expect(byId(messages, "1704967300.000100").text).toBe("Fixed now, @here. Mail ops@example.org");
     // An author missing from users.json: the message's own profile, and an unknown mention's id.
-    expect(byId(messages, "1704967500.000300")).toMatchObject({ user: "newbie", text: "hi all @U0GONE" });
+    expect(byId(messages, "1704967500.000300")).toMatchObject({
+      user: "newbie",
+      text: "hi all @U0GONE",
+    });
     expect(byId(messages, "1704881300.000700").text).toBe("log attached\n[file: build.log]");
   });
 
@@ -101,9 +111,7 @@ describe("Slack workspace export", () => {
       "subtype: hidden subtype message_changed": 1,
       'ts: expected a Slack timestamp string such as "1736478630.905399" (got nothing)': 1,
     });
-    expect(report.skippedItems).toContainEqual(
-      expect.objectContaining({ at: "[7]", field: "ts" }),
-    );
+    expect(report.skippedItems).toContainEqual(expect.objectContaining({ at: "[7]", field: "ts" }));
     expect(report.notes.join(" ")).toMatch(/listed in no channels file/);
     expect(byId(messages, "1705136400.000100").channel).toBe("orphan");
   });
