@@ -3,8 +3,9 @@
  * Slack export fixtures in the test instead of committing binary files. Entries are written as
  * they come, so a generated export of any size never sits in memory whole.
  */
-import { createWriteStream, type WriteStream } from "node:fs";
+
 import { once } from "node:events";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { crc32, deflateRawSync } from "node:zlib";
 
 export class ZipWriter {
