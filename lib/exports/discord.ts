@@ -10,6 +10,7 @@ import { InvalidMessageError, parseTimestamp } from "../messages/index.js";
 import { describe, type FileTally, type ReadContext } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { listFiles } from "./files.js";
+import { isoTimestamp } from "./ids.js";
 import { type JsonPath, jsonFileValues, parseValue, type Selection } from "./json-stream.js";
 import { sortMessages } from "./order.js";
 import type { ExportMessage } from "./types.js";
@@ -56,7 +57,7 @@ export async function discordFiles(input: string): Promise<string[]> {
 export async function* readDiscord(
   input: string,
   context: ReadContext,
-): AsyncGenerator<ExportMessage> {
+): AsyncGenerator<ExportMessage[]> {
   const files = await discordFiles(input);
   const byChannel = new Map<string, { file: string; channel: DiscordChannel }[]>();
   for (const file of files) {
@@ -81,7 +82,7 @@ export async function* readDiscord(
         }
       }
     }
-    yield* sortMessages(buffer);
+    yield sortMessages(buffer);
   }
 }
 
@@ -198,7 +199,7 @@ function discordMessage(
   );
   const message: ExportMessage = {
     id: raw.id,
-    ts: new Date(ms).toISOString(),
+    ts: isoTimestamp(ms) as string,
     channel: channel.id,
     channelName: channel.name,
     user: system ? null : (name ?? author.id),

@@ -2,9 +2,32 @@
 import { createHash } from "node:crypto";
 import { isAcceptedTimestamp } from "../identity/index.js";
 
+/** `YYYY-MM-DDT` of each day met: most of `toISOString`'s cost, which dominated parsing. */
+const dayPrefixes = new Map<number, string>();
+const MS_PER_DAY = 86_400_000;
+
 /** ISO 8601 UTC with milliseconds, or undefined outside the timestamps convoseg accepts. */
 export function isoTimestamp(ms: number): string | undefined {
-  return Number.isFinite(ms) && isAcceptedTimestamp(ms) ? new Date(ms).toISOString() : undefined;
+  if (!Number.isInteger(ms) || !isAcceptedTimestamp(ms)) return undefined;
+  const day = Math.floor(ms / MS_PER_DAY);
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    if (dayPrefixes.size > 100_000) dayPrefixes.clear();
+    prefix = new Date(day * MS_PER_DAY).toISOString().slice(0, 11);
+    dayPrefixes.set(day, prefix);
+  }
+  let rest = ms - day * MS_PER_DAY;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const millis = rest - seconds * 1000;
+  return `${prefix}${two(hours)}:${two(minutes)}:${two(seconds)}.${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}Z`;
+}
+
+function two(n: number): string {
+  return n < 10 ? `0${n}` : `${n}`;
 }
 
 /**

@@ -16,6 +16,7 @@ export {
 } from "./errors.js";
 export { compareExportMessages } from "./order.js";
 export {
+  BATCH_SIZE,
   type ExportInput,
   type ExportReading,
   parseExportFormat,

@@ -33,7 +33,7 @@ const NOT_MESSAGES = new Set(["version", "scheme", "emoji", "team", "role", "dir
 export async function* readMattermost(
   input: string,
   context: ReadContext,
-): AsyncGenerator<ExportMessage> {
+): AsyncGenerator<ExportMessage[]> {
   context.progress(input, 0, 1);
   const tally = context.file(input);
   const people = new Map<string, string>();
@@ -79,7 +79,7 @@ export async function* readMattermost(
     } else message.channelName = channelNames.get(message.channel) ?? message.channelName;
     tally.taken();
   }
-  yield* sortMessages(buffer);
+  yield sortMessages(buffer);
 }
 
 function remember(value: unknown, people: Map<string, string>): void {

@@ -9,7 +9,7 @@ import type { ExportMessage } from "./types.js";
  */
 export function compareExportMessages(a: ExportMessage, b: ExportMessage): number {
   return (
-    compareIds(a.channel, b.channel) ||
+    (a.channel === b.channel ? 0 : compareIds(a.channel, b.channel)) ||
     (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0) ||
     compareIds(a.id, b.id)
   );

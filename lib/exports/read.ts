@@ -4,7 +4,7 @@
  * the content agrees, a conflict when it does not), with a report of what was read and skipped.
  */
 import { conversationIdProblem, messageIdProblem } from "../identity/index.js";
-import { ReadContext } from "./context.js";
+import { type FileTally, ReadContext } from "./context.js";
 import { detectFormat, formatFiles } from "./detect.js";
 import { readDiscord } from "./discord.js";
 import { ExportError, ExportInputError } from "./errors.js";
@@ -30,9 +30,19 @@ export type ExportInput = string | { path: string; format?: ExportFormat | "auto
 export interface ExportReading extends AsyncIterable<ExportMessage> {
   /** Filled in as messages are read; complete when the iteration has ended. */
   readonly report: ExportReport;
+  /**
+   * The same messages in batches of up to {@link BATCH_SIZE}, in the same order: what a writer
+   * of many messages takes (one await per batch, not per message). Either this or the message
+   * iteration, once.
+   */
+  batches(): AsyncIterable<ExportMessage[]>;
 }
 
-type Reader = (input: string, context: ReadContext) => AsyncGenerator<ExportMessage>;
+/** The most messages a batch of {@link ExportReading.batches} holds. */
+export const BATCH_SIZE = 1000;
+
+/** A format's reader: batches in channel-major order (each sorted, each after the last). */
+type Reader = (input: string, context: ReadContext) => AsyncGenerator<ExportMessage[]>;
 
 const READERS: Record<ExportFormat, Reader> = {
   slack: readSlack,
@@ -85,7 +95,7 @@ export function readExports(
   if (inputs.length === 0) throw new ExportInputError("(no input)", "give at least one export");
   let started = false;
   const counter = { messages: 0 };
-  async function* messages(): AsyncGenerator<ExportMessage> {
+  async function* batches(): AsyncGenerator<ExportMessage[]> {
     const streams: Stream[] = [];
     for (const input of inputs) {
       const path = typeof input === "string" ? input : input.path;
@@ -110,69 +120,109 @@ export function readExports(
       await Promise.all(streams.map((s) => s.close()));
     }
   }
-  const generator = messages();
+  const start = () => {
+    if (started) throw new ExportError("EXPORT_READ_TWICE", "an ExportReading is read once");
+    started = true;
+    return batches();
+  };
+  async function* messages(source: AsyncGenerator<ExportMessage[]>): AsyncGenerator<ExportMessage> {
+    for await (const batch of source) yield* batch;
+  }
   return {
     report,
-    [Symbol.asyncIterator]() {
-      if (started) throw new ExportError("EXPORT_READ_TWICE", "an ExportReading is read once");
-      started = true;
-      return generator;
-    },
+    batches: start,
+    [Symbol.asyncIterator]: () => messages(start()),
   };
 }
 
-/** One reader's messages with the next one looked at. */
+/** One reader's batches (each sorted, in order), with the next message looked at. */
 class Stream {
+  private batch: ExportMessage[] = [];
+  private index = 0;
   head: ExportMessage | undefined;
-  done = false;
+  private problems: FileTally | undefined;
 
   constructor(
-    private readonly messages: AsyncGenerator<ExportMessage>,
+    private readonly batches: AsyncGenerator<ExportMessage[]>,
     readonly context: ReadContext,
   ) {}
 
+  /** Moves to the next message, awaiting only when the batch is used up. */
   async advance(): Promise<void> {
+    if (!this.step()) await this.refill();
+  }
+
+  /** Moves to the next message of the batch at hand; false when it is used up. */
+  step(): boolean {
+    if (this.index + 1 >= this.batch.length) return false;
+    this.index++;
+    this.check(this.batch[this.index - 1], this.batch[this.index]);
+    return true;
+  }
+
+  private async refill(): Promise<void> {
     const previous = this.head;
-    const next = await this.messages.next();
-    this.done = next.done === true;
-    this.head = next.done ? undefined : next.value;
-    if (previous && this.head && compareExportMessages(previous, this.head) > 0) {
-      // Every reader sorts what it holds: out of order would be a reader's bug, not the input's.
-      throw new ExportError("EXPORT_ORDER", `${this.context.input}: reader yielded out of order`);
+    for (;;) {
+      const next = await this.batches.next();
+      if (next.done) {
+        this.head = undefined;
+        return;
+      }
+      if (next.value.length === 0) continue;
+      this.batch = next.value;
+      this.index = 0;
+      if (previous) this.check(previous, this.batch[0]);
+      else this.head = this.batch[0];
+      return;
     }
   }
 
+  private check(previous: ExportMessage, next: ExportMessage): void {
+    // Every reader sorts what it holds: out of order would be a reader's bug, not the input's.
+    if (compareExportMessages(previous, next) > 0) {
+      throw new ExportError("EXPORT_ORDER", `${this.context.input}: reader yielded out of order`);
+    }
+    this.head = next;
+  }
+
+  /** Leaves the head out as unusable, in the input's tally. */
+  refuse(field: string, reason: string): void {
+    this.problems ??= this.context.file(this.context.input);
+    this.problems.skip("message", field, reason);
+  }
+
   async close(): Promise<void> {
-    await this.messages.return(undefined);
+    await this.batches.return(undefined);
   }
 }
 
-async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<ExportMessage> {
+async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<ExportMessage[]> {
   for (const stream of streams) await stream.advance();
   let channel: string | undefined;
   let ids = new Set<string>();
   // Repeats of an id share its timestamp on every platform: its first message is at hand to compare.
   const sameTs = new Map<string, ExportMessage>();
   let groupTs = "";
+  let out: ExportMessage[] = [];
   for (;;) {
     let next: Stream | undefined;
     for (const stream of streams) {
-      if (stream.head && (!next?.head || compareExportMessages(stream.head, next.head) < 0))
+      if (stream.head && (!next?.head || compareExportMessages(stream.head, next.head) < 0)) {
         next = stream;
+      }
     }
-    if (!next?.head) return;
+    if (!next?.head) break;
     const message = next.head;
-    await next.advance();
+    if (!next.step()) {
+      // About to wait for a reader: what is ready goes out first.
+      if (out.length > 0) yield out;
+      out = [];
+      await next.advance();
+    }
     if (message.channel !== channel) {
       const problem = conversationIdProblem(message.channel);
       if (problem !== undefined) {
-        next.context
-          .file(next.context.input)
-          .skip(
-            `message ${JSON.stringify(message.id)}`,
-            "channel",
-            `not a usable channel id: ${problem}`,
-          );
+        next.refuse("channel", `not a usable channel id: ${problem}`);
         continue;
       }
       channel = message.channel;
@@ -186,22 +236,32 @@ async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<E
       const earlier = sameTs.get(message.id);
       const fields = earlier ? differingFields(earlier, message) : ["ts"];
       if (fields.length === 0) report.duplicates++;
-      else if (report.conflicts.length < MAX_REPORTED_ITEMS)
+      else if (report.conflicts.length < MAX_REPORTED_ITEMS) {
         report.conflicts.push({ channel: message.channel, id: message.id, fields });
+      }
       continue;
     }
     const idProblem = messageIdProblem(message.id);
     if (idProblem !== undefined) {
-      next.context
-        .file(next.context.input)
-        .skip("message", "id", `not a usable message id: ${idProblem}`);
+      next.refuse("id", `not a usable message id: ${idProblem}`);
       continue;
     }
     ids.add(message.id);
     sameTs.set(message.id, message);
-    message.text = message.text.toWellFormed();
-    if (message.user !== null) message.user = message.user.toWellFormed();
-    message.channelName = message.channelName.toWellFormed();
-    yield message;
+    wellFormed(message);
+    out.push(message);
+    if (out.length >= BATCH_SIZE) {
+      yield out;
+      out = [];
+    }
   }
+  if (out.length > 0) yield out;
+}
+
+/** Lone surrogates (JSON escapes can make them) replaced: the stores keep UTF-8. */
+function wellFormed(message: ExportMessage): void {
+  if (!message.text.isWellFormed()) message.text = message.text.toWellFormed();
+  if (message.user !== null && !message.user.isWellFormed())
+    message.user = message.user.toWellFormed();
+  if (!message.channelName.isWellFormed()) message.channelName = message.channelName.toWellFormed();
 }

@@ -71,7 +71,7 @@ export async function openSlackTree(input: string): Promise<ExportTree> {
 export async function* readSlack(
   input: string,
   context: ReadContext,
-): AsyncGenerator<ExportMessage> {
+): AsyncGenerator<ExportMessage[]> {
   const tree = await openSlackTree(input);
   try {
     yield* readTree(tree, context);
@@ -80,7 +80,7 @@ export async function* readSlack(
   }
 }
 
-async function* readTree(tree: ExportTree, context: ReadContext): AsyncGenerator<ExportMessage> {
+async function* readTree(tree: ExportTree, context: ReadContext): AsyncGenerator<ExportMessage[]> {
   const root = slackRoot(tree);
   if (root === undefined) {
     throw new ExportFormatError(
@@ -145,19 +145,23 @@ async function* readTree(tree: ExportTree, context: ReadContext): AsyncGenerator
   }
   const names: SlackNames = { users, channels: channelNames };
   const ordered = [...channels.values()].sort((a, b) => compareIds(a.id, b.id));
-  const total = ordered.reduce((n, c) => n + c.days.length, 0);
-  let done = 0;
-  for (const channel of ordered) {
-    const buffer: ExportMessage[] = [];
-    for (const path of channel.days.sort()) {
-      const label = tree.label(path);
-      context.progress(label, done++, total);
-      const tally = context.file(label);
-      if ((sizes.get(path) ?? 0) > MAX_ENTRY_BYTES) {
-        tally.skip("file", "file", `over ${MAX_ENTRY_BYTES / 1024 / 1024} MiB`);
-        continue;
-      }
-      const day = parseJson(await tree.read(path), label);
+  const days = ordered.flatMap((channel) => channel.days.sort().map((path) => ({ channel, path })));
+  const readable = (k: number) =>
+    k < days.length && (sizes.get(days[k].path) ?? 0) <= MAX_ENTRY_BYTES;
+  // The next day file is decompressed while this one is parsed.
+  let ahead = readable(0) ? quiet(tree.read(days[0].path)) : undefined;
+  let buffer: ExportMessage[] = [];
+  for (let k = 0; k < days.length; k++) {
+    const { channel, path } = days[k];
+    const label = tree.label(path);
+    context.progress(label, k, days.length);
+    const tally = context.file(label);
+    const bytes = ahead;
+    ahead = readable(k + 1) ? quiet(tree.read(days[k + 1].path)) : undefined;
+    if (bytes === undefined) {
+      tally.skip("file", "file", `over ${MAX_ENTRY_BYTES / 1024 / 1024} MiB`);
+    } else {
+      const day = parseJson(await bytes, label);
       if (!Array.isArray(day)) {
         throw new ExportFormatError(
           label,
@@ -174,8 +178,17 @@ async function* readTree(tree: ExportTree, context: ReadContext): AsyncGenerator
         }
       }
     }
-    yield* sortMessages(buffer);
+    if (k + 1 === days.length || days[k + 1].channel !== channel) {
+      yield sortMessages(buffer);
+      buffer = [];
+    }
   }
+}
+
+/** A read started ahead: its failure surfaces where it is awaited, never as an unhandled one. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 function parseJson(bytes: Buffer, label: string): unknown {

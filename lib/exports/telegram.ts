@@ -54,7 +54,7 @@ interface Chat {
 export async function* readTelegram(
   input: string,
   context: ReadContext,
-): AsyncGenerator<ExportMessage> {
+): AsyncGenerator<ExportMessage[]> {
   context.progress(input, 0, 1);
   const tally = context.file(input);
   const buffer: ExportMessage[] = [];
@@ -126,7 +126,7 @@ export async function* readTelegram(
       "missing: neither one chat's messages nor chats.list",
     );
   }
-  yield* sortMessages(buffer);
+  yield sortMessages(buffer);
 }
 
 /** The chat's id as the Bot API gives it: exports write the bare peer id. */

@@ -108,7 +108,7 @@ export function whatsappChatName(input: string): string {
 export async function* readWhatsapp(
   input: string,
   context: ReadContext,
-): AsyncGenerator<ExportMessage> {
+): AsyncGenerator<ExportMessage[]> {
   context.progress(input, 0, 1);
   const tally = context.file(input);
   const order = await detectOrder(input, context);
@@ -142,7 +142,7 @@ export async function* readWhatsapp(
     open = { ts, rest: header.rest, lines: [] };
   }
   close();
-  yield* sortMessages(buffer);
+  yield sortMessages(buffer);
 }
 
 function headerTime(
