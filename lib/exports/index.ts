@@ -24,6 +24,7 @@ export {
 } from "./read.js";
 export { machineTimezone } from "./timezone.js";
 export {
+  type ChannelSummary,
   EXPORT_FORMATS,
   type ExportFormat,
   type ExportMessage,

@@ -90,6 +90,7 @@ export function readExports(
     skippedItems: [],
     duplicates: 0,
     conflicts: [],
+    channels: [],
     notes: [],
   };
   if (inputs.length === 0) throw new ExportInputError("(no input)", "give at least one export");
@@ -248,6 +249,7 @@ async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<E
     }
     ids.add(message.id);
     sameTs.set(message.id, message);
+    summarize(report, message);
     wellFormed(message);
     out.push(message);
     if (out.length >= BATCH_SIZE) {
@@ -256,6 +258,24 @@ async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<E
     }
   }
   if (out.length > 0) yield out;
+}
+
+/** Counts the message in its channel's summary (channels come one after another). */
+function summarize(report: ExportReport, message: ExportMessage): void {
+  const last = report.channels.at(-1);
+  if (last?.channel === message.channel) {
+    last.messages++;
+    last.last = message.ts;
+    return;
+  }
+  report.channels.push({
+    channel: message.channel,
+    channelName: message.channelName,
+    ...(message.platform ? { platform: message.platform } : {}),
+    messages: 1,
+    first: message.ts,
+    last: message.ts,
+  });
 }
 
 /** Lone surrogates (JSON escapes can make them) replaced: the stores keep UTF-8. */

@@ -90,8 +90,20 @@ export interface ExportReport {
   duplicates: number;
   /** Messages given again with the same id but other content: the first kept, these listed. */
   conflicts: { channel: string; id: string; fields: string[] }[];
+  /** Per channel read, in output order: what `--dry-run` prints (counts and date range). */
+  channels: ChannelSummary[];
   /** Things the reader had to assume (a Slack folder not in channels.json, an ambiguous date order). */
   notes: string[];
+}
+
+export interface ChannelSummary {
+  channel: string;
+  channelName: string;
+  platform?: ExportFormat;
+  messages: number;
+  /** `ts` of the oldest and the newest message. */
+  first: string;
+  last: string;
 }
 
 /** How many skipped items and conflicts a report lists one by one (counts are always whole). */

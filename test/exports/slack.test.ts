@@ -113,6 +113,15 @@ describe("Slack workspace export", () => {
     });
     expect(report.skippedItems).toContainEqual(expect.objectContaining({ at: "[7]", field: "ts" }));
     expect(report.notes.join(" ")).toMatch(/listed in no channels file/);
+    expect(report.channels[0]).toEqual({
+      channel: "C0GENERAL",
+      channelName: "general",
+      platform: "slack",
+      messages: 11,
+      first: "2024-01-10T09:46:40.000Z",
+      last: "2024-01-11T10:05:00.000Z",
+    });
+    expect(report.channels.map((c) => c.messages)).toEqual([11, 2, 1, 1, 1, 1]);
     expect(byId(messages, "1705136400.000100").channel).toBe("orphan");
   });
 
