@@ -33,7 +33,7 @@ export async function openZipTree(zipPath: string): Promise<ExportTree> {
   try {
     zip = await openPromise(zipPath, { lazyEntries: true, autoClose: false });
   } catch (error) {
-    throw new ExportInputError(zipPath, `not a readable ZIP file (${(error as Error).message})`);
+    throw new ExportInputError(zipPath, `not a readable ZIP file (${plain(error)})`);
   }
   const entries = new Map<string, Entry>();
   try {
@@ -42,7 +42,7 @@ export async function openZipTree(zipPath: string): Promise<ExportTree> {
     }
   } catch (error) {
     zip.close();
-    throw new ExportInputError(zipPath, `a damaged ZIP directory (${(error as Error).message})`);
+    throw new ExportInputError(zipPath, `a damaged ZIP directory (${plain(error)})`);
   }
   return {
     files: [...entries.values()].map((e) => ({ path: e.fileName, size: e.uncompressedSize })),
@@ -54,14 +54,16 @@ export async function openZipTree(zipPath: string): Promise<ExportTree> {
         for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk);
         return Buffer.concat(chunks);
       } catch (error) {
-        throw new ExportInputError(
-          `${zipPath}!${path}`,
-          `a damaged ZIP entry (${(error as Error).message})`,
-        );
+        throw new ExportInputError(`${zipPath}!${path}`, `a damaged ZIP entry (${plain(error)})`);
       }
     },
     close: () => zip.close(),
   };
+}
+
+/** An error's message with control characters replaced: yauzl's quote the ZIP's own names. */
+function plain(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\p{Cc}/gu, "?");
 }
 
 /** A folder's files, recursively. */
