@@ -42,23 +42,43 @@ export async function detectFormat(path: string): Promise<ExportFormat> {
   );
 }
 
+const TELEGRAM_TYPES =
+  /"type"\s*:\s*"(personal_chat|bot_chat|private_group|private_supergroup|public_supergroup|private_channel|public_channel|saved_messages)"/;
+
 function detectText(head: string): ExportFormat | undefined {
   const start = head.trimStart();
   if (start.startsWith("{")) {
-    if (/^\{\s*"type"\s*:\s*"version"/.test(start)) return "mattermost";
+    // A first line that is a whole JSON object is JSON lines (or a small one-line file): its
+    // keys and their types decide, so a chat input line with `guild` and `channel` is no export.
+    const whole = parseObject(start.split(/\r?\n/, 1)[0]);
+    if (whole !== undefined) return formatOfKeys(whole);
     if (/"guild"\s*:/.test(head) && /"channel"\s*:/.test(head)) return "discord";
     if (/"(personal_information|chats|left_chats|about)"\s*:/.test(head)) return "telegram";
-    if (
-      /"type"\s*:\s*"(personal_chat|bot_chat|private_group|private_supergroup|public_supergroup|private_channel|public_channel|saved_messages)"/.test(
-        head,
-      )
-    )
-      return "telegram";
-    if (/"date_unixtime"\s*:/.test(head)) return "telegram";
+    if (TELEGRAM_TYPES.test(head) || /"date_unixtime"\s*:/.test(head)) return "telegram";
     return undefined;
   }
   const firstLine = head.split(/\r?\n/).find((line) => line.trim() !== "");
   return firstLine !== undefined && parseHeader(firstLine) ? "whatsapp" : undefined;
+}
+
+function parseObject(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function formatOfKeys(value: Record<string, unknown>): ExportFormat | undefined {
+  if (value.type === "version") return "mattermost";
+  const isObject = (v: unknown) => typeof v === "object" && v !== null;
+  if (isObject(value.guild) && isObject(value.channel)) return "discord";
+  if (isObject(value.chats) || isObject(value.personal_information)) return "telegram";
+  if (Array.isArray(value.messages) && typeof value.id === "number") return "telegram";
+  return undefined;
 }
 
 async function detectFolder(path: string): Promise<ExportFormat> {

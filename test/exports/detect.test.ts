@@ -35,6 +35,20 @@ describe("format detection", () => {
     await expect(detectFormat(fixture())).rejects.toThrow(/mixing/);
   });
 
+  it("takes chat input lines for no export, even with a Discord bot's guild and channel", async () => {
+    const dir = tempDir();
+    const lines = join(dir, "chat.jsonl");
+    const line = { id: "1", ts: 1, channel: "general", guild: "g", text: "hi", about: "x" };
+    writeFileSync(lines, `${JSON.stringify(line)}\n${JSON.stringify({ ...line, id: "2" })}\n`);
+    await expect(detectFormat(lines)).rejects.toBeInstanceOf(ExportInputError);
+    const oneLine = join(dir, "minified.json");
+    writeFileSync(
+      oneLine,
+      JSON.stringify({ guild: { id: "1" }, channel: { id: "2" }, messages: [] }),
+    );
+    await expect(detectFormat(oneLine)).resolves.toBe("discord");
+  });
+
   it("takes auto and the five format names, and refuses others", () => {
     expect(parseExportFormat("auto")).toBe("auto");
     expect(parseExportFormat("mattermost")).toBe("mattermost");
