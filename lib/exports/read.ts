@@ -3,6 +3,7 @@
  * reader, the inputs merged in channel-major order, and repeated ids left out (a duplicate when
  * the content agrees, a conflict when it does not), with a report of what was read and skipped.
  */
+import { stat } from "node:fs/promises";
 import { conversationIdProblem, messageIdProblem } from "../identity/index.js";
 import { type FileTally, ReadContext } from "./context.js";
 import { detectFormat, formatFiles } from "./detect.js";
@@ -101,6 +102,9 @@ export function readExports(
     for (const input of inputs) {
       const path = typeof input === "string" ? input : input.path;
       const given = typeof input === "string" ? "auto" : (input.format ?? "auto");
+      if (!(await stat(path).catch(() => undefined))) {
+        throw new ExportInputError(path, "no such file or folder");
+      }
       const format = given === "auto" ? await detectFormat(path) : given;
       const files = FOLDER_READERS.has(format) ? [path] : await formatFiles(path, format);
       for (const file of files) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { detectFormat, ExportInputError, parseExportFormat } from "../../lib/exports/index.js";
 import { wallClockIn } from "../../lib/exports/timezone.js";
 import { writeZip } from "../support/zip.js";
-import { fixture, tempDir } from "./support.js";
+import { fixture, readAll, tempDir } from "./support.js";
 
 describe("format detection", () => {
   it("names each fixture's format from its names and first bytes", async () => {
@@ -31,6 +31,9 @@ describe("format detection", () => {
     writeFileSync(notes, "just some notes\n");
     await expect(detectFormat(notes)).rejects.toThrow(/give --format/);
     await expect(detectFormat(join(dir, "missing"))).rejects.toBeInstanceOf(ExportInputError);
+    await expect(readAll([{ path: join(dir, "missing"), format: "whatsapp" }])).rejects.toThrow(
+      expect.objectContaining({ name: "ExportInputError", input: join(dir, "missing") }),
+    );
     await expect(detectFormat(fixture("whatsapp"))).resolves.toBe("whatsapp");
     await expect(detectFormat(fixture())).rejects.toThrow(/mixing/);
   });
