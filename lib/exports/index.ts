@@ -14,7 +14,6 @@ export {
   ExportInputError,
   ExportTimezoneError,
 } from "./errors.js";
-export { compareExportMessages } from "./order.js";
 export {
   BATCH_SIZE,
   type ExportInput,
