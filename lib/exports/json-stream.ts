@@ -212,17 +212,21 @@ export class JsonScanner {
       while (i < length) {
         const c = buf.charCodeAt(i);
         if (inString) {
-          // A backslash skips the next character, possibly past this chunk: the index stays valid.
-          if (c === 92) i += 2;
-          else {
-            i++;
-            if (c === 34) {
-              inString = false;
-              if (depth === 0) {
-                end = i;
-                break;
-              }
-            }
+          // Most of a document is string content: jump to the next quote natively.
+          const quote = buf.indexOf('"', i);
+          if (quote < 0) {
+            i = afterTail(buf, i);
+            break;
+          }
+          let slash = quote - 1;
+          while (slash >= i && buf.charCodeAt(slash) === 92) slash--;
+          i = quote + 1;
+          // An odd run of backslashes escapes the quote; the string goes on.
+          if ((quote - 1 - slash) % 2 === 1) continue;
+          inString = false;
+          if (depth === 0) {
+            end = i;
+            break;
           }
         } else {
           i++;
@@ -259,6 +263,17 @@ export class JsonScanner {
       `not valid JSON: ${reason}`,
     );
   }
+}
+
+/**
+ * Where scanning resumes after the rest of a string that has no quote: past the end, and one
+ * further when the text ends in an escaping backslash (the next chunk's first character is
+ * escaped; indices stay valid as the buffer only grows until it is compacted).
+ */
+function afterTail(buf: string, from: number): number {
+  let slash = buf.length - 1;
+  while (slash >= from && buf.charCodeAt(slash) === 92) slash--;
+  return buf.length + ((buf.length - 1 - slash) % 2);
 }
 
 function isSpace(c: number): boolean {

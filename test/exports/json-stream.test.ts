@@ -60,6 +60,25 @@ describe("the bounded JSON reader", () => {
     );
   });
 
+  it("finds the end of strings dense with backslashes and quotes, cut anywhere", () => {
+    const dense = fc.string({
+      unit: fc.constantFrom('"', "\\", "a", "}", "]", "é"),
+      maxLength: 12,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.dictionary(dense, dense, { maxKeys: 3 }), { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (messages, rawCuts) => {
+          const text = JSON.stringify({ skipped: messages, messages });
+          const cuts = rawCuts.map((c) => c % (text.length + 1));
+          expect(scan(text, cuts).map((v) => v.value)).toEqual(messages);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("reads strings with escapes and non-ASCII keys cut anywhere", () => {
     const text = '{"h\\u00e9ad": 1, "head": "a\\"b\\\\", "messages": [{"t": "é\\n\\"}"}, "]["]}';
     for (let cut = 0; cut <= text.length; cut++) {
