@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { byId, fixture, readAll } from "./support.js";
+
+const ONE_CHAT = fixture("telegram", "result.json");
+const FULL = fixture("telegram", "full-export.json");
+const SUPERGROUP = "-1001234567890";
+
+describe("Telegram Desktop result.json", () => {
+  it("reads one chat: ids per chat, date_unixtime, entity text, replies, media named", async () => {
+    const { messages } = await readAll([ONE_CHAT], { timezone: "Europe/Paris" });
+    expect(byId(messages, `${SUPERGROUP}:3`)).toEqual({
+      id: `${SUPERGROUP}:3`,
+      ts: "2024-01-10T10:02:00.000Z",
+      channel: SUPERGROUP,
+      channelName: "Builders",
+      user: "Ben",
+      text: "See the docs (https://docs.example.org) and @ana!",
+      userId: "user222",
+      replyTo: `${SUPERGROUP}:2`,
+      kind: "user",
+      platform: "telegram",
+    });
+    expect(byId(messages, `${SUPERGROUP}:4`).text).toBe("[photo]");
+    expect(byId(messages, `${SUPERGROUP}:5`).text).toBe("here\n[file: report.pdf]");
+    expect(byId(messages, `${SUPERGROUP}:9`)).toMatchObject({ user: "user333" });
+  });
+
+  it("never reads the zone-less date when date_unixtime is there (its local time differs)", async () => {
+    // The fixture's `date` of message 2 is 11:01 local; date_unixtime says 10:01 UTC.
+    const { messages } = await readAll([ONE_CHAT], { timezone: "Asia/Tokyo" });
+    expect(byId(messages, `${SUPERGROUP}:2`).ts).toBe("2024-01-10T10:01:00.000Z");
+  });
+
+  it("reads an old message's zone-less date in the configured zone, and counts it", async () => {
+    const paris = await readAll([ONE_CHAT], { timezone: "Europe/Paris" });
+    expect(byId(paris.messages, `${SUPERGROUP}:7`).ts).toBe("2024-01-10T11:00:00.000Z");
+    expect(paris.report).toMatchObject({ timezone: "Europe/Paris", zonelessTimes: 1 });
+    const utc = await readAll([ONE_CHAT], { timezone: "UTC" });
+    expect(byId(utc.messages, `${SUPERGROUP}:7`).ts).toBe("2024-01-10T12:00:00.000Z");
+  });
+
+  it("makes service messages system lines with the actor as userId", async () => {
+    const { messages } = await readAll([ONE_CHAT]);
+    expect(byId(messages, `${SUPERGROUP}:1`)).toMatchObject({
+      kind: "system",
+      user: null,
+      userId: "user111",
+      text: 'Ana created the group "Builders" Ana, Ben',
+    });
+    expect(byId(messages, `${SUPERGROUP}:6`).text).toBe("Ben pinned a message");
+  });
+
+  it("skips a message without any date, naming its entry and field", async () => {
+    const { report } = await readAll([ONE_CHAT]);
+    expect(report.skippedItems).toEqual([
+      expect.objectContaining({ file: ONE_CHAT, at: "messages[7]", field: "date_unixtime" }),
+    ]);
+  });
+
+  it("reads a full export's chats.list and left_chats, each chat its own channel in id order", async () => {
+    const { messages } = await readAll([FULL]);
+    const channels = [...new Set(messages.map((m) => m.channel))];
+    expect(channels).toEqual([SUPERGROUP, "-777", "222", "555"]);
+    expect(byId(messages, "222:11").replyTo).toBe("222:10");
+    expect(byId(messages, "555:2")).toMatchObject({ kind: "bot", user: "HelperBot" });
+    expect(byId(messages, "555:1").kind).toBe("user");
+    // The contacts list (dated too) is no chat.
+    expect(messages.every((m) => m.text !== "")).toBe(true);
+  });
+
+  it("deduplicates a chat exported alone and inside a full export", async () => {
+    const both = await readAll([ONE_CHAT, FULL]);
+    const full = await readAll([FULL]);
+    expect(both.messages).toEqual(full.messages);
+    expect(both.report.duplicates).toBe(8);
+  });
+
+  it("refuses a chat id that is no integer, naming the file, the chat and the field", async () => {
+    const file = fixture("malformed", "telegram-bad-id.json");
+    await expect(readAll([file])).rejects.toMatchObject({
+      name: "ExportFormatError",
+      file,
+      at: "(root)",
+      field: "id",
+    });
+  });
+});
