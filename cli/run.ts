@@ -24,7 +24,7 @@ import { startEmulators } from "../local/emulators.js";
 import type { LocalExtraction, LocalModel } from "../local/extraction.js";
 import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../local/llm-failures.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
-import { type RefusedMessage, replay } from "../local/replay.js";
+import { type ConflictingMessage, type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
@@ -115,9 +115,10 @@ A model endpoint that fails is named with the cause at its first failure (refuse
 401, 404, timeout, …); after ${LLM_FAILURE_BUDGET} failures in a row with the same cause, extraction stops and
 the run says how many segments were left unextracted.
 
-Exit status: 0 when every message was stored and every segment extracted; 1 when input lines
-were refused (without --skip-invalid), a message could not be stored, a segment was given up
-on or left unextracted, or the input cannot be read; 2 for usage errors.`;
+Exit status: 0 when every message was stored (or was stored already, as sent) and every segment
+extracted; 1 when input lines were refused (without --skip-invalid), a message could not be
+stored (its id taken by a stored message with other content, each named), a segment was given
+up on or left unextracted, or the input cannot be read; 2 for usage errors.`;
 
 const RUN_OPTIONS = {
   ...WORKSPACE_OPTION,
@@ -199,11 +200,23 @@ export const runCommand: Command = command({
       io.stderr.write(`run: ${escapeControls(describeFailure(error))}\n`);
       return EXIT.failed;
     }
-    const { summary, refused, gaveUp, stopped } = outcome;
-    for (const { message, field, problem } of refused) {
+    const { summary, refused, conflicts, unchanged, gaveUp, stopped } = outcome;
+    const placeOf = (message: ChatMessage) => {
       const where = loaded.lines.get(message);
-      const place = where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
-      io.stderr.write(`${escapeControls(`${place}: ${field}: ${problem}`)} (not stored)\n`);
+      return where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
+    };
+    for (const { message, field, problem } of refused) {
+      io.stderr.write(
+        `${escapeControls(`${placeOf(message)}: ${field}: ${problem}`)} (not stored)\n`,
+      );
+    }
+    for (const { message, fields } of conflicts.slice(0, SHOWN_CONFLICTS)) {
+      io.stderr.write(
+        `${escapeControls(`${placeOf(message)}: id ${JSON.stringify(message.id)} of channel ${JSON.stringify(message.channel)} is stored already with another ${fields.join(" and ")}`)} (not stored: the stored message is kept)\n`,
+      );
+    }
+    if (unchanged > 0) {
+      io.stderr.write(`run: ${plural(unchanged, "message")} were stored already, as sent\n`);
     }
     for (const segment of gaveUp) {
       io.stderr.write(
@@ -219,6 +232,14 @@ export const runCommand: Command = command({
     } else if (left > 0) {
       io.stderr.write(`run: ${plural(left, "segment")} were not extracted (see above)\n`);
     }
+    if (conflicts.length > 0) {
+      // Ids are the message's identity: a second file whose ids start again would otherwise
+      // vanish into the first without a word.
+      io.stderr.write(
+        `run: ${plural(conflicts.length, "message")} were not stored: their ids (channel and id) are taken by stored messages with other content${conflicts.length > SHOWN_CONFLICTS ? ` (the first ${SHOWN_CONFLICTS} above)` : ""}; give each message an id of its own in its channel (or another --channel), or start the workspace anew with --fresh\n`,
+      );
+      return EXIT.failed;
+    }
     if (refused.length > 0 && !options.skipInvalid) {
       io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
       return EXIT.failed;
@@ -226,6 +247,9 @@ export const runCommand: Command = command({
     return left > 0 ? EXIT.failed : EXIT.ok;
   },
 });
+
+/** Conflicting messages shown one by one; the rest are counted. */
+const SHOWN_CONFLICTS = 5;
 
 /**
  * The first output file that cannot be written (said as the error to print), checked before the
@@ -410,6 +434,8 @@ async function loadMessages(
 export interface RunOutcome {
   summary: RunSummary;
   refused: RefusedMessage[];
+  conflicts: ConflictingMessage[];
+  unchanged: number;
   gaveUp: SegmentMessageV1[];
   /** Set when the failure budget stopped extraction. */
   stopped?: StoppedExtraction;
@@ -599,7 +625,14 @@ async function runOn(
         channelItemReads: perMessage(reads.get(pipeline.config.channelsTable), messages.length),
       },
     };
-    return { summary, refused: result.refused, gaveUp, stopped: extraction?.stopped };
+    return {
+      summary,
+      refused: result.refused,
+      conflicts: result.conflicts,
+      unchanged: result.unchanged,
+      gaveUp,
+      stopped: extraction?.stopped,
+    };
   } finally {
     await emulators.stop();
   }

@@ -40,10 +40,20 @@ export interface RefusedMessage {
   problem: string;
 }
 
+/** A message whose id was stored already with other content: the stored one is kept. */
+export interface ConflictingMessage {
+  message: ChatMessage;
+  fields: string[];
+}
+
 export interface ReplayResult {
   delivered: SegmentMessageV1[];
   /** What ingestion did not store, in ingestion order. */
   refused: RefusedMessage[];
+  /** What was not stored because its id holds another message (an earlier run's, say). */
+  conflicts: ConflictingMessage[];
+  /** Messages stored already exactly as sent (a file run twice). */
+  unchanged: number;
   ticks: number;
   /** Ticks that failed as a whole (their invocation died); the next tick carries on. */
   failedTicks: number;
@@ -69,7 +79,15 @@ export async function replay(
   const start = Math.max(sorted[0]?.ts ?? 0, options.start ?? 0);
   const last = Math.max(sorted.at(-1)?.ts ?? 0, options.start ?? 0);
   const end = last + settings.settle + settings.grace + 2 * options.tickMs;
-  const result: ReplayResult = { delivered: [], refused: [], ticks: 0, failedTicks: 0, end };
+  const result: ReplayResult = {
+    delivered: [],
+    refused: [],
+    conflicts: [],
+    unchanged: 0,
+    ticks: 0,
+    failedTicks: 0,
+    end,
+  };
   const ingestAt = async (batch: ChatMessage[], now: number) => {
     const outcome = await pipeline.ingest(batch, now);
     for (const { index, field, problem } of outcome.rejected) {
@@ -78,6 +96,10 @@ export async function replay(
     for (const { index, error } of outcome.failed) {
       result.refused.push({ message: batch[index], field: "store", problem: error });
     }
+    for (const { index, fields } of outcome.conflicts) {
+      result.conflicts.push({ message: batch[index], fields });
+    }
+    result.unchanged += outcome.unchanged.length;
   };
   let next = 0;
   let lateSent = false;

@@ -159,6 +159,27 @@ describe("the local workspace", () => {
     );
   }, 240_000);
 
+  it("says which messages a second run could not store because their ids are taken, and exits 1", async () => {
+    const workspace = join(dir, "taken");
+    const ws = ["--workspace", workspace, "--extractor", "none"];
+    const input = chatFile("taken.jsonl", Date.UTC(2025, 0, 6), 12);
+    expect((await cli(["run", "--input", input, ...SEGMENTING, ...ws])).code).toBe(0);
+    // The same file again: stored already, as sent.
+    const again = await cli(["run", "--input", input, ...SEGMENTING, ...ws]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/12 messages were stored already, as sent/);
+    // Another file reusing the ids (as the IRC files' ids start at 0 in each file).
+    const reused = chatFile("taken.jsonl", Date.UTC(2025, 5, 1), 12);
+    const taken = await cli(["run", "--input", reused, ...SEGMENTING, ...ws]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(
+      /^line 1: id "taken\.jsonl-[^"]+" of channel "desk" is stored already with another ts/m,
+    );
+    expect(taken.stderr).toMatch(
+      /run: 12 messages were not stored: their ids .* \(the first 5 above\)/,
+    );
+  }, 240_000);
+
   it("--fresh starts from empty", async () => {
     const workspace = join(dir, "fresh");
     const ws = ["--workspace", workspace];
