@@ -240,9 +240,13 @@ const rogueArbitrary = fc.array(
  * The chat replayed with crashes as {@link replayWithCrashes}, and the rogue writer's step before
  * each tick. A sequence is set back only where a tick can tell: on a channel whose every position
  * handed out a tick has seen (below that, messages no tick has read yet would be hidden until
- * writers pass them again), due now, in a tick that does not crash (else the next writer would be
- * handed positions behind the read position before any tick could see it). Wall time steps two
- * hours, past the hold timeout, so that broken holds' day-long watches end within a few ticks.
+ * writers pass them again), due once set back (a crashed tick's process goes on in its other
+ * workers, and may finish the channel with a later due time after a check made before), in a tick
+ * that does not crash (else the next writer would be handed positions behind the read position
+ * before any tick could see it); elsewhere it is put back. A rewind no tick loads before the next
+ * writer is a limit, not a bug: see docs/pipeline.md, "Writers outside the protocol". Wall time
+ * steps two hours, past the hold timeout, so that broken holds' day-long watches end within a few
+ * ticks.
  */
 async function replayWithRogue(
   makeStores: StoresFactory,
@@ -265,11 +269,13 @@ async function replayWithRogue(
     if (seq === null) return false;
     if (step.action === "rewind") {
       if (record.state.seqSeen !== seq) return false;
+      await stores.rogue.setSeq(step.channel, seq - step.back);
+      // Due only when checked after the rewind: a crashed tick's tail may finish the channel
+      // meanwhile, and its finish leaves it due only if it sees the sequence changed.
       for await (const due of stores.channels.dueChannels(clock.now)) {
-        if (due.channel !== step.channel) continue;
-        await stores.rogue.setSeq(step.channel, seq - step.back);
-        return true;
+        if (due.channel === step.channel) return true;
       }
+      await stores.rogue.setSeq(step.channel, seq);
       return false;
     }
     const previous = holds.get(step.channel);
@@ -430,6 +436,24 @@ export function describeCrashProperties(
       },
       effort.timeout,
     );
+
+    it("delivers every message when a crashed tick's tail finishes the channel as it is set back", async () => {
+      // Found by the property: the tail of tick 11's crash set b's next due time after the rogue
+      // had checked b due, so no tick loaded b before m005's writer was handed position 2 again.
+      const at = [151, 151, 166, 179, 181, 181, 181];
+      const channels = ["b", "b", "a", "a", "a", "b", "a"];
+      const chat = at.map(
+        (minute, i): Chat => ({
+          id: `m00${i}`,
+          ts: T0 + minute * MINUTE,
+          channel: channels[i],
+          text: `message ${i}`,
+        }),
+      );
+      const s = crashSettings({ maxSize: 1, minItems: 1 });
+      const rewind: RogueStep = { action: "rewind", channel: "b", back: 1n };
+      expectEachMessageOnce(await replayWithRogue(makeStores, chat, s, [2], [rewind]), chat);
+    });
   });
 
   describe(`${name}: a fanned-out tick under random crash points`, () => {
