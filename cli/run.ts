@@ -206,8 +206,11 @@ export const runCommand: Command = command({
       io.stderr.write(`${escapeControls(`${place}: ${field}: ${problem}`)} (not stored)\n`);
     }
     for (const segment of gaveUp) {
+      const after = outcome.givenUpAtOnce.has(segment.segmentId)
+        ? "at its first failure, which no retry could fix (the cause is above)"
+        : `after ${options.extraction?.maxAttempts} attempts`;
       io.stderr.write(
-        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) after ${options.extraction?.maxAttempts} attempts\n`,
+        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) ${after}\n`,
       );
     }
     io.stdout.write(formatRunSummary(summary, options.verbose));
@@ -413,6 +416,8 @@ export interface RunOutcome {
   gaveUp: SegmentMessageV1[];
   /** Set when the failure budget stopped extraction. */
   stopped?: StoppedExtraction;
+  /** The ids of the segments given up on at their first failure (a retry could not fix it). */
+  givenUpAtOnce: ReadonlySet<string>;
 }
 
 /**
@@ -599,7 +604,13 @@ async function runOn(
         channelItemReads: perMessage(reads.get(pipeline.config.channelsTable), messages.length),
       },
     };
-    return { summary, refused: result.refused, gaveUp, stopped: extraction?.stopped };
+    return {
+      summary,
+      refused: result.refused,
+      gaveUp,
+      stopped: extraction?.stopped,
+      givenUpAtOnce: extraction?.givenUpAtOnce ?? new Set<string>(),
+    };
   } finally {
     await emulators.stop();
   }
