@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { InvalidModelOutputError, LLMError } from "../../../lib/extraction/errors.js";
 import {
   OpenAICompatibleLLM,
@@ -15,6 +15,7 @@ import {
   startChatCompletionsServer,
   userTurn as user,
 } from "../../support/llm-servers.js";
+import { type RawServer, silent, startRawServer, trickle } from "../../support/raw-servers.js";
 
 const MODEL = "test-model";
 const API_KEY = "test-key";
@@ -264,7 +265,7 @@ describe("OpenAICompatibleLLM requests", () => {
     const error = await llm.chatJSON([user("hello")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LLMError);
     expect((error as LLMError).status).toBe(500);
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests.length).toBeGreaterThan(0);
   });
 });
 
@@ -359,6 +360,42 @@ describe("OpenAICompatibleLLM failures", () => {
     expect((error as LLMError).status).toBeUndefined();
     expect((error as LLMError).kind).toBe("connection");
     expect((error as LLMError).message).toContain("connection failed: ECONNREFUSED");
+  });
+});
+
+describe("OpenAICompatibleLLM on a stalled endpoint", () => {
+  const servers: RawServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  const raw = async (handle: Parameters<typeof startRawServer>[0]) => {
+    const server = await startRawServer(handle);
+    servers.push(server);
+    return server;
+  };
+
+  it.each([
+    ["trickles a byte at a time", trickle(20)],
+    ["never answers", silent()],
+  ])("that %s fails at the call's deadline, named, retryable", async (_, handle) => {
+    const server = await raw(handle);
+    const llm = new OpenAICompatibleLLM({
+      baseURL: `${server.url}/v1`,
+      apiKey: API_KEY,
+      model: MODEL,
+      // The SDK's own timeout alone would wait 120 s per request, and retry.
+      maxRetries: 3,
+      deadlineMs: 300,
+    });
+
+    const error = await llm.chatJSON([user("hi")]).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LLMError);
+    expect(error).toMatchObject({ kind: "timeout", retryable: true });
+    expect((error as Error).message).toMatch(
+      /no complete reply within deadlineMs 300 \(the whole call/,
+    );
+    expect(server.requests.length).toBeGreaterThan(0);
   });
 });
 
