@@ -20,6 +20,7 @@ import {
   positiveInteger,
   schemaNameOf,
 } from "./options.js";
+import { redirectSafeFetch } from "./redirects.js";
 
 /**
  * How the adapter asks for JSON:
@@ -151,6 +152,7 @@ export class OpenAICompatibleLLM implements LLM {
         apiKey: options.apiKey,
         maxRetries,
         timeout: timeoutMs,
+        fetch: redirectSafeFetch(),
       });
   }
 
