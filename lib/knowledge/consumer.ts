@@ -8,6 +8,7 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { InvalidModelOutputError, isPermanentFailure } from "../extraction/index.js";
 import {
+  InvalidSegmentMessageError,
   parseSegmentBody,
   readSegmentMessages,
   type SegmentMessageSource,
@@ -168,6 +169,7 @@ export function segmentConsumer(
   deps: SegmentConsumerDependencies,
 ): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
   return async (event, context) => {
+    checkEvent(event);
     const delays = new Map<string, number>();
     const deadline = deadlineOf(context, deps.deadlineMarginMs ?? DEFAULT_DEADLINE_MARGIN_MS);
     const handle = async (record: SQSRecord) => {
@@ -210,6 +212,35 @@ export function segmentConsumer(
       deadline.dispose();
     }
   };
+}
+
+/**
+ * Throws a {@link KnowledgeError} naming what is wrong with an event that is not an SQS batch
+ * (`{}`, `null`, a record that is not an SQS record), rather than fail on it with a TypeError.
+ */
+function checkEvent(event: unknown): asserts event is SQSEvent {
+  const records = (event as { Records?: unknown } | null)?.Records;
+  const invalid = (what: string) =>
+    new KnowledgeError(
+      "KNOWLEDGE_INVALID_EVENT",
+      `extract: ${what}: this function takes the segment queue's SQS events (invoke it through its event source mapping)`,
+    );
+  if (typeof event !== "object" || event === null || !Array.isArray(records)) {
+    throw invalid(`expected an SQS event, {"Records": [...]} (got ${describeValue(event)})`);
+  }
+  records.forEach((record: Partial<SQSRecord> | null, index) => {
+    if (typeof record?.messageId !== "string" || typeof record?.body !== "string") {
+      throw invalid(`Records[${index}] is not an SQS record (expected messageId and body strings)`);
+    }
+  });
+}
+
+/** What a value is, for an error message: never its content. */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object without Records";
+  return typeof value;
 }
 
 /** An abort signal at the invocation's remaining time less `marginMs` (none without a context). */
@@ -265,7 +296,7 @@ async function failed(
   if (error instanceof InvalidModelOutputError) metrics.add("InvalidModelOutputs", 1);
   if (isAuthFailure(error)) metrics.add("AuthFailures", 1);
   // A refused request or a reply still invalid after its repair cannot succeed on a retry.
-  const permanent = isPermanentFailure(error);
+  const permanent = isPermanentFailure(error) || error instanceof InvalidSegmentMessageError;
   if (permanent) metrics.add("PermanentFailures", 1);
   const attempts = await countAttempt(record, ids, deps);
   const delay = permanent ? retry.maxDelaySeconds : retryDelaySeconds(error, attempts, now, retry);
@@ -318,6 +349,9 @@ async function failed(
 
 /** Why a permanent failure cannot succeed, for a log line: never the model's reply. */
 function permanentCause(error: unknown): string {
+  if (error instanceof InvalidSegmentMessageError) {
+    return `the queued body is not a valid segment message: ${error.field}: ${error.reason}`;
+  }
   if (error instanceof InvalidModelOutputError) {
     return "the model's reply was not the JSON asked for, after one repair request";
   }
