@@ -219,8 +219,11 @@ export const runCommand: Command = command({
       io.stderr.write(`run: ${plural(unchanged, "message")} were stored already, as sent\n`);
     }
     for (const segment of gaveUp) {
+      const after = outcome.givenUpAtOnce.has(segment.segmentId)
+        ? "at its first failure, which no retry could fix (the cause is above)"
+        : `after ${options.extraction?.maxAttempts} attempts`;
       io.stderr.write(
-        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) after ${options.extraction?.maxAttempts} attempts\n`,
+        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) ${after}\n`,
       );
     }
     io.stdout.write(formatRunSummary(summary, options.verbose));
@@ -439,6 +442,8 @@ export interface RunOutcome {
   gaveUp: SegmentMessageV1[];
   /** Set when the failure budget stopped extraction. */
   stopped?: StoppedExtraction;
+  /** The ids of the segments given up on at their first failure (a retry could not fix it). */
+  givenUpAtOnce: ReadonlySet<string>;
 }
 
 /**
@@ -632,6 +637,7 @@ async function runOn(
       unchanged: result.unchanged,
       gaveUp,
       stopped: extraction?.stopped,
+      givenUpAtOnce: extraction?.givenUpAtOnce ?? new Set<string>(),
     };
   } finally {
     await emulators.stop();

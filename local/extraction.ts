@@ -4,8 +4,10 @@
  * local command that extracts (`run`, `import --extract`) shares.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import {
   DEFAULT_BEDROCK_MODEL_ID,
+  DEFAULT_RETRY,
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
   type ExtractionMetricName,
@@ -43,6 +45,18 @@ export interface LocalExtraction {
   metrics: Map<ExtractionMetricName, number>;
   /** Set once the failure budget stopped extraction. */
   readonly stopped: StoppedExtraction | undefined;
+  /** The segments given up on at their first failure, which no retry could have fixed. */
+  readonly givenUpAtOnce: ReadonlySet<string>;
+}
+
+/**
+ * Where the consumer moves a segment it gives up on, and after how many failed attempts: at
+ * once when a retry cannot succeed (a refused request, a reply invalid after its repair).
+ */
+export interface LocalDeadLetters {
+  sqs: SQSClient;
+  queueUrl: string;
+  maxAttempts: number;
 }
 
 /** Default models when `--model` is not given. */
@@ -116,14 +130,31 @@ export function localExtractDependencies(
 export function localExtraction(
   tables: { resultsTable: string; messagesTable: string },
   options: LocalExtractionOptions,
+  deadLetters?: LocalDeadLetters,
 ): { handler: BatchHandler; extraction: LocalExtraction } {
   const config = localExtractConfig(tables, options, options.analyzer, options.maxOutputTokens);
   const metrics = new Map<ExtractionMetricName, number>();
+  const givenUpAtOnce = new Set<string>();
   const deps = localExtractDependencies(config, options, {
     dynamodb: options.dynamodb,
     metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
     leaseOwner: options.leaseOwner,
   });
+  if (deadLetters !== undefined) {
+    const quiet = () => {};
+    deps.sqs = deadLetters.sqs;
+    deps.deadLetterQueueUrl = deadLetters.queueUrl;
+    deps.retry = { ...DEFAULT_RETRY, maxAttempts: deadLetters.maxAttempts };
+    deps.logger = {
+      info: quiet,
+      warn: quiet,
+      // Only ids and flags are read: the run names the cause itself (onLLMFailure).
+      error: (_message, attributes) => {
+        const id = attributes.segmentId;
+        if (attributes.permanent === true && typeof id === "string") givenUpAtOnce.add(id);
+      },
+    };
+  }
   const budget =
     options.failureBudget === undefined
       ? undefined
@@ -144,6 +175,7 @@ export function localExtraction(
       get stopped() {
         return budget?.stopped;
       },
+      givenUpAtOnce,
     },
   };
 }

@@ -4,8 +4,14 @@
  * failed with the same cause, rather than retrying every segment for minutes against an endpoint
  * that cannot answer. Deployed, the queue's retries and dead-letter queue do that job.
  */
-import { ExtractionError, InvalidModelOutputError, LLMError } from "../lib/extraction/index.js";
+import {
+  ExtractionError,
+  InvalidModelOutputError,
+  isContextLengthError,
+  LLMError,
+} from "../lib/extraction/index.js";
 import type { SegmentExtractor } from "../lib/knowledge/index.js";
+import { isTransientStatus } from "../lib/transient/index.js";
 import type { LocalModel } from "./extraction.js";
 
 /** Consecutive failures with one cause after which a local run stops extracting. */
@@ -100,10 +106,19 @@ export class LLMFailureBudget {
 }
 
 /**
- * The cause of a failed model call (an {@link LLMError}, as the adapters throw), or undefined
- * for anything else: an abort, a reply that is not JSON, a failure of the tables.
+ * The cause of a failed model call (an {@link LLMError}, as the adapters throw, or a reply that
+ * stayed invalid after its repair), or undefined for anything else: an abort, a failure of the
+ * tables.
  */
 export function llmFailureCause(error: unknown, model: LocalModel): LLMFailureCause | undefined {
+  if (error instanceof InvalidModelOutputError) {
+    // Not the reason: a JSON parser's message quotes the reply, which may quote the chat.
+    return {
+      key: "invalid-output",
+      what: `model ${JSON.stringify(model.modelId)} did not reply with the JSON asked for, even after one repair request; its segment is given up on at once`,
+      hint: "try another --model (one that follows JSON schemas), or a smaller --window-size",
+    };
+  }
   if (!(error instanceof LLMError) || error.kind === "aborted") return undefined;
   const openai = model.extractor === "openai";
   const where = openai
@@ -145,6 +160,14 @@ export function llmFailureCause(error: unknown, model: LocalModel): LLMFailureCa
         detail,
       };
     case "status":
+      if (isContextLengthError(error)) {
+        return {
+          key: "context-length",
+          what: `${where} said a single message does not fit model ${JSON.stringify(model.modelId)}'s context (${error.status}), even alone in its window; its segment is given up on at once`,
+          hint: "use a model with a longer context",
+          detail,
+        };
+      }
       return statusCause(error.status ?? 0, where, model, detail);
     default:
       if (causeNamed(error, "CredentialsProviderError")) {
@@ -220,9 +243,12 @@ function statusCause(
       detail,
     };
   }
+  const atOnce = isTransientStatus(status)
+    ? ""
+    : "; a retry cannot succeed, so its segment is given up on at once";
   return {
     key,
-    what: `${where} refused the request (${status})`,
+    what: `${where} refused the request (${status})${atOnce}`,
     hint: "read its message below",
     detail,
   };

@@ -165,7 +165,11 @@ export class LocalPipeline {
     });
     let extractor: Extractor | undefined;
     if (options.extraction && deadLetterQueueUrl) {
-      const { handler, extraction } = localExtraction(tables, options.extraction);
+      const { handler, extraction } = localExtraction(tables, options.extraction, {
+        sqs: options.sqs,
+        queueUrl: deadLetterQueueUrl,
+        maxAttempts: options.extraction.maxReceiveCount,
+      });
       const source = new LocalEventSource({
         sqs: options.sqs,
         queueUrl,

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_TURN_CHARS,
 } from "./bounds.js";
 import { dedupeCandidates, normalizeTopic } from "./candidates.js";
+import { splitWhileTooLong } from "./context-split.js";
 import { InvalidModelOutputError } from "./errors.js";
 import type { Extraction, ExtractionTurn, ExtractOptions, Extractor } from "./extractor.js";
 import {
@@ -277,18 +278,25 @@ export class Analyzer implements Extractor {
     return { candidates: dedupeCandidates(results.flatMap((r) => r.candidates)), trimmed };
   }
 
-  /** One window's candidates; an empty render makes no call. */
-  private async extractWindow(
+  /**
+   * One window's candidates; an empty render makes no call. A window longer than the model's
+   * context is asked in halves (which share no prefix with the other windows).
+   */
+  private extractWindow(
     window: Window<AuthoredTurn>,
     includeTool: boolean,
     sharedExcerpt: number,
     options: AnalyzeOptions,
   ): Promise<Analysis> {
-    const excerpt = renderTurns(window.turns, includeTool);
-    if (excerpt === "") return { candidates: [], trimmed: {} };
-    const prompt = extractPrompt(excerpt, this.selective);
-    const output = await this.answer(prompt, prompt.excerptAt + sharedExcerpt, options);
-    return this.keep(output, window, includeTool);
+    const ask = async (part: Window<AuthoredTurn>, whole: boolean) => {
+      const excerpt = renderTurns(part.turns, includeTool);
+      if (excerpt === "") return { candidates: [], trimmed: {} };
+      const prompt = extractPrompt(excerpt, this.selective);
+      const shared = whole ? sharedExcerpt : 0;
+      const output = await this.answer(prompt, prompt.excerptAt + shared, options);
+      return this.keep(output, part, includeTool);
+    };
+    return splitWhileTooLong(window, ask, joinAnalyses);
   }
 
   /** The `full2` second pass: topics the first pass did not find. */
@@ -297,12 +305,15 @@ export class Analyzer implements Extractor {
     first: readonly Candidate[],
     options: AnalyzeOptions,
   ): Promise<Analysis> {
-    const excerpt = renderTurns(turns, false);
-    if (excerpt === "") return { candidates: [], trimmed: {} };
     const existing = first.map((c) => normalizeTopic(c.topic)).filter((t) => t !== "");
-    const prompt = additionalPrompt(excerpt, existing, this.selective);
-    const output = await this.answer(prompt, prompt.excerptAt, options);
-    return this.keep(output, { turns, offset: 0 }, false);
+    const ask = async (part: Window<AuthoredTurn>) => {
+      const excerpt = renderTurns(part.turns, false);
+      if (excerpt === "") return { candidates: [], trimmed: {} };
+      const prompt = additionalPrompt(excerpt, existing, this.selective);
+      const output = await this.answer(prompt, prompt.excerptAt, options);
+      return this.keep(output, part, false);
+    };
+    return splitWhileTooLong({ turns, offset: 0 }, ask, joinAnalyses);
   }
 
   /** The stored reply to this prompt, or the model's, stored with what it cost and what was cut. */
@@ -402,6 +413,13 @@ export class Analyzer implements Extractor {
       trimmed: output.trimmed ?? {},
     };
   }
+}
+
+/** The halves of a window asked apart, as one window's analysis. */
+function joinAnalyses(parts: Analysis[]): Analysis {
+  const trimmed = {};
+  addTrimmed(trimmed, ...parts.map((p) => p.trimmed));
+  return { candidates: parts.flatMap((p) => p.candidates), trimmed };
 }
 
 /** A chat message as the model reads it: its role, and its author apart from its text. */

@@ -51,3 +51,40 @@ export class InvalidModelOutputError extends ExtractionError {
     super("EXTRACTION_INVALID_OUTPUT", `invalid model output: ${reason}`);
   }
 }
+
+/**
+ * How providers say a prompt is longer than the model's context: OpenAI and vLLM
+ * (`context_length_exceeded`, "maximum context length"), Anthropic on Bedrock ("prompt is too
+ * long", "Input is too long"), Ollama and others ("context window", "too many tokens").
+ */
+const CONTEXT_LENGTH =
+  /context[_ ]length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens/i;
+
+/**
+ * Whether the provider refused the call because its prompt does not fit the model's context
+ * (a 400 or 413 that says so): the same prompt can never succeed, a shorter one can.
+ */
+export function isContextLengthError(error: unknown): boolean {
+  return (
+    error instanceof LLMError &&
+    (error.status === 400 || error.status === 413) &&
+    CONTEXT_LENGTH.test(error.message)
+  );
+}
+
+/**
+ * Whether a failure cannot succeed on a retry of the same segment: a reply that stayed invalid
+ * after the repair request, or a refusal of the request itself (400, 404, 413, 422, …). Refused
+ * credentials or access (401, 403) are not: they are the deployment's, not the segment's, and
+ * pass once fixed.
+ */
+export function isPermanentFailure(error: unknown): boolean {
+  if (error instanceof InvalidModelOutputError) return true;
+  return (
+    error instanceof LLMError &&
+    !error.retryable &&
+    error.kind === "status" &&
+    error.status !== 401 &&
+    error.status !== 403
+  );
+}

@@ -27,6 +27,8 @@ export { dedupeCandidates, normalizeTopic } from "./candidates.js";
 export {
   ExtractionError,
   InvalidModelOutputError,
+  isContextLengthError,
+  isPermanentFailure,
   LLMError,
   type LLMFailureKind,
 } from "./errors.js";

@@ -6,8 +6,9 @@ import {
 } from "@aws-lambda-powertools/batch";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { InvalidModelOutputError } from "../extraction/index.js";
+import { InvalidModelOutputError, isPermanentFailure } from "../extraction/index.js";
 import {
+  InvalidSegmentMessageError,
   parseSegmentBody,
   readSegmentMessages,
   type SegmentMessageSource,
@@ -44,6 +45,7 @@ export type ExtractionMetricName =
   | "BudgetPauses"
   | "CircuitOpen"
   | "AuthFailures"
+  | "PermanentFailures"
   | "SegmentsDeadLettered";
 
 export interface ExtractionMetrics {
@@ -167,6 +169,7 @@ export function segmentConsumer(
   deps: SegmentConsumerDependencies,
 ): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
   return async (event, context) => {
+    checkEvent(event);
     const delays = new Map<string, number>();
     const deadline = deadlineOf(context, deps.deadlineMarginMs ?? DEFAULT_DEADLINE_MARGIN_MS);
     const handle = async (record: SQSRecord) => {
@@ -209,6 +212,35 @@ export function segmentConsumer(
       deadline.dispose();
     }
   };
+}
+
+/**
+ * Throws a {@link KnowledgeError} naming what is wrong with an event that is not an SQS batch
+ * (`{}`, `null`, a record that is not an SQS record), rather than fail on it with a TypeError.
+ */
+function checkEvent(event: unknown): asserts event is SQSEvent {
+  const records = (event as { Records?: unknown } | null)?.Records;
+  const invalid = (what: string) =>
+    new KnowledgeError(
+      "KNOWLEDGE_INVALID_EVENT",
+      `extract: ${what}: this function takes the segment queue's SQS events (invoke it through its event source mapping)`,
+    );
+  if (typeof event !== "object" || event === null || !Array.isArray(records)) {
+    throw invalid(`expected an SQS event, {"Records": [...]} (got ${describeValue(event)})`);
+  }
+  records.forEach((record: Partial<SQSRecord> | null, index) => {
+    if (typeof record?.messageId !== "string" || typeof record?.body !== "string") {
+      throw invalid(`Records[${index}] is not an SQS record (expected messageId and body strings)`);
+    }
+  });
+}
+
+/** What a value is, for an error message: never its content. */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object without Records";
+  return typeof value;
 }
 
 /** An abort signal at the invocation's remaining time less `marginMs` (none without a context). */
@@ -263,20 +295,33 @@ async function failed(
   metrics.add("ExtractionFailures", 1);
   if (error instanceof InvalidModelOutputError) metrics.add("InvalidModelOutputs", 1);
   if (isAuthFailure(error)) metrics.add("AuthFailures", 1);
+  // A refused request or a reply still invalid after its repair cannot succeed on a retry.
+  const permanent = isPermanentFailure(error) || error instanceof InvalidSegmentMessageError;
+  if (permanent) metrics.add("PermanentFailures", 1);
   const attempts = await countAttempt(record, ids, deps);
-  const delay = retryDelaySeconds(error, attempts, now, retry);
+  const delay = permanent ? retry.maxDelaySeconds : retryDelaySeconds(error, attempts, now, retry);
   const attributes = {
     ...ids,
     error: describe(error),
     attempt: attempts,
     maxAttempts: retry.maxAttempts,
     ...(deadline ? { deadline: true } : {}),
+    ...(permanent ? { permanent: true } : {}),
   };
-  if (attempts < retry.maxAttempts || deps.sqs === undefined || !deps.deadLetterQueueUrl) {
+  if (
+    (attempts < retry.maxAttempts && !permanent) ||
+    deps.sqs === undefined ||
+    !deps.deadLetterQueueUrl
+  ) {
     const message = isAuthFailure(error)
       ? "the model provider refused the credentials or the access (401/403); the segment waits the longest delay: fix the key or the permission"
-      : "segment not extracted; the record will be retried";
-    (isAuthFailure(error) ? logger.error : logger.warn)(message, { ...attributes, delay });
+      : permanent
+        ? `segment cannot be extracted (${permanentCause(error)}); no dead-letter queue to move it to, so it waits the longest delay`
+        : "segment not extracted; the record will be retried";
+    (isAuthFailure(error) || permanent ? logger.error : logger.warn)(message, {
+      ...attributes,
+      delay,
+    });
     return delay;
   }
   try {
@@ -290,7 +335,9 @@ async function failed(
   }
   metrics.add("SegmentsDeadLettered", 1);
   logger.error(
-    `gave up on segment after ${attempts} failed attempts: moved to the dead-letter queue`,
+    permanent
+      ? `gave up on segment at once (${permanentCause(error)}; a retry cannot succeed): moved to the dead-letter queue`
+      : `gave up on segment after ${attempts} failed attempts: moved to the dead-letter queue`,
     attributes,
   );
   if (deps.attempts && ids.channel !== undefined && ids.segmentId !== undefined) {
@@ -298,6 +345,18 @@ async function failed(
     await deps.attempts.clearAttempts(ids.channel, ids.segmentId).catch(() => {});
   }
   return undefined;
+}
+
+/** Why a permanent failure cannot succeed, for a log line: never the model's reply. */
+function permanentCause(error: unknown): string {
+  if (error instanceof InvalidSegmentMessageError) {
+    return `the queued body is not a valid segment message: ${error.field}: ${error.reason}`;
+  }
+  if (error instanceof InvalidModelOutputError) {
+    return "the model's reply was not the JSON asked for, after one repair request";
+  }
+  const status = (error as { status?: number }).status;
+  return `the model provider refused the request (${status})`;
 }
 
 /** The segment's failed attempts so far, this one included: the ledger's, else SQS's receives. */

@@ -236,9 +236,9 @@ describe("run command with extraction", () => {
     }
   }, 180_000);
 
-  it("gives up on the segments the model keeps answering with garbage, and exits 1", async () => {
-    // The endpoint answers, so this is no endpoint failure: the retries and the dead-letter
-    // queue handle it, as deployed.
+  it("gives up at once on the segments the model answers with garbage twice, naming why, and exits 1", async () => {
+    // The endpoint answers, so this does not stop the run; but a reply invalid after its repair
+    // request is not retried (it would be asked the same prompt again).
     const server = await startServer(() => chatCompletion("{oops"));
 
     const run = await cli([
@@ -247,15 +247,22 @@ describe("run command with extraction", () => {
       "--llm-endpoint",
       `${server.url}/v1`,
       "--max-attempts",
-      "2",
+      "6",
     ]);
 
     expect(run.code).toBe(1);
+    const gaveUp =
+      /gave up on segment [0-9a-f]{32} \(channel "[ab]", \d+ messages\) at its first failure, which no retry could fix \(the cause is above\)/g;
+    const segments = run.stderr.match(gaveUp)?.length ?? 0;
+    expect(segments).toBeGreaterThan(1);
+    // A window's call and its repair request, once per segment.
+    expect(server.requests).toHaveLength(2 * segments);
+    expect(run.stderr.match(/extraction failed/g)).toHaveLength(1);
     expect(run.stderr).toMatch(
-      /gave up on segment [0-9a-f]{32} \(channel "a", \d+ messages\) after 2 attempts/,
+      /^run: extraction failed: model "gpt-4o-mini" did not reply with the JSON asked for, even after one repair request; .*--model/m,
     );
+    expect(run.stderr).not.toContain("oops");
     expect(run.stderr).toMatch(/run: \d+ segments were not extracted \(see above\)\n$/);
-    expect(run.stderr).not.toContain("extraction failed");
     expect(run.stdout).toMatch(/^Not extracted: \d+ segments \(see why above\)/m);
   }, 180_000);
 

@@ -542,3 +542,47 @@ describe("concurrency, failures and caching", () => {
     }
   });
 });
+
+describe("a window longer than the model's context", () => {
+  const tooLong = () =>
+    new LLMError(
+      "400 This model's maximum context length is 8192 tokens (not retryable)",
+      false,
+      400,
+    );
+  /** Refuses any prompt of more than `fits` turns; else names the first turn it saw. */
+  const limited = (fits: number) =>
+    new ScriptedLLM((prompt: string) => {
+      const shown = prompt.match(/\bu\d+\b/g) ?? [];
+      if (shown.length > fits) return tooLong();
+      return { candidates: [wire(`from ${shown[0]}`, { turn_range: [1, 1] })] };
+    });
+
+  it("is asked in halves, split again while too long, ranges kept as transcript indexes", async () => {
+    const llm = limited(2);
+    const found = await analyze(llm, turnsFrom(8), { route: "full" });
+    expect(topics(found)).toEqual(["from u0", "from u2", "from u4", "from u6"]);
+    expect(found.map((c) => c.turnRange)).toEqual([
+      [0, 0],
+      [2, 2],
+      [4, 4],
+      [6, 6],
+    ]);
+    // 8 refused, 4 refused, 4 answered, 4 refused, … : one ask of the whole, then halves.
+    expect(llm.calls).toBe(1 + 2 + 4);
+  });
+
+  it("fails with the provider's error when a single turn does not fit", async () => {
+    const llm = limited(0);
+    await expect(analyze(llm, turnsFrom(2), { route: "full" })).rejects.toMatchObject({
+      status: 400,
+    });
+    expect(llm.calls).toBe(2);
+  });
+
+  it("is not split for any other 400", async () => {
+    const llm = new ScriptedLLM(() => new LLMError("400 unknown parameter", false, 400));
+    await expect(analyze(llm, turnsFrom(8), { route: "full" })).rejects.toThrow(/unknown/);
+    expect(llm.calls).toBe(1);
+  });
+});

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { Analyzer, type LLM, LLMError } from "../../lib/extraction/index.js";
+import {
+  Analyzer,
+  InvalidModelOutputError,
+  type LLM,
+  LLMError,
+} from "../../lib/extraction/index.js";
 import {
   CircuitBreaker,
   DEFAULT_RETRY,
@@ -48,7 +53,13 @@ function body(channel: string, segmentId: string, count = 3): string {
  */
 function deployment(
   sim: QueueSimulation,
-  options: { down?: (now: number) => boolean; budget?: number; retry?: RetrySchedule } = {},
+  options: {
+    down?: (now: number) => boolean;
+    budget?: number;
+    retry?: RetrySchedule;
+    /** What every call fails with instead of a 503, when down. */
+    failure?: () => Error;
+  } = {},
 ) {
   const now = () => sim.now;
   const ledger = new MemoryLedger();
@@ -62,7 +73,9 @@ function deployment(
       sim.now += 1000;
       if (options.down?.(sim.now)) {
         model.failures++;
-        throw new LLMError("503 Service Unavailable (maxRetries 3)", true, 503);
+        throw (
+          options.failure?.() ?? new LLMError("503 Service Unavailable (maxRetries 3)", true, 503)
+        );
       }
       call?.onUsage?.(
         { inputTokens: 900, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 },
@@ -77,6 +90,7 @@ function deployment(
       : new TokenBudget({ counter: ledger, daily: options.budget, now });
   const breaker = new CircuitBreaker({ now });
   const quiet = () => {};
+  const errors: { message: string; attributes: Record<string, unknown> }[] = [];
   const handler = segmentConsumer({
     extractor: new SegmentExtractor({
       store,
@@ -90,14 +104,18 @@ function deployment(
     messages: { get: async () => [] } as never,
     messagesTable: "messages",
     metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
-    logger: { info: quiet, warn: quiet, error: quiet },
+    logger: {
+      info: quiet,
+      warn: quiet,
+      error: (message, attributes) => errors.push({ message, attributes }),
+    },
     sqs: sim.sqs,
     attempts: ledger,
     deadLetterQueueUrl: DLQ_URL,
     retry: options.retry ?? DEFAULT_RETRY,
     now,
   });
-  return { handler, ledger, store, metrics, model };
+  return { handler, ledger, store, metrics, model, errors };
 }
 
 const simulation = () =>
@@ -162,6 +180,56 @@ describe("a provider outage, on a fake clock", () => {
     // The first gave up after about 9 hours of tries, not 15 minutes.
     const a1 = sim.receives.filter((r) => r.id === "a1");
     expect(a1.at(-1)?.at ?? 0).toBeGreaterThan(START + 6 * HOUR);
+  });
+});
+
+describe("a failure a retry cannot fix", () => {
+  const permanent: [string, () => Error, RegExp][] = [
+    [
+      "a 400",
+      () => new LLMError("400 unsupported parameter (not retryable)", false, 400),
+      /refused the request \(400\)/,
+    ],
+    ["a 404 model", () => new LLMError("404 no such model", false, 404), /\(404\)/],
+    [
+      "a reply invalid after its repair",
+      () => new InvalidModelOutputError("not JSON (after one repair request)", "{nope"),
+      /not the JSON asked for, after one repair request/,
+    ],
+  ];
+  for (const [what, failure, cause] of permanent) {
+    it(`(${what}) dead-letters the segment at its first failure, naming the cause`, async () => {
+      const sim = simulation();
+      const { handler, metrics, model, errors } = deployment(sim, { down: () => true, failure });
+      sim.send("a1", body("alpha", "a1"), "alpha");
+
+      await sim.run(handler, START + 30 * 24 * HOUR);
+
+      expect(sim.deadLetters.map((d) => d.by)).toEqual(["consumer"]);
+      expect(sim.receives).toHaveLength(1);
+      // One call, and the repair request for an invalid reply.
+      expect(model.calls).toBe(failure() instanceof InvalidModelOutputError ? 2 : 1);
+      expect(metrics.get("PermanentFailures")).toBe(1);
+      expect(metrics.get("SegmentsDeadLettered")).toBe(1);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].message).toMatch(/^gave up on segment at once \(/);
+      expect(errors[0].message).toMatch(cause);
+      expect(errors[0].attributes).toMatchObject({ segmentId: "a1", attempt: 1, permanent: true });
+      // Never the model's reply.
+      expect(JSON.stringify(errors)).not.toContain("{nope");
+    });
+  }
+
+  it("but a 401 is not one: the segment waits for the key to be fixed", async () => {
+    const sim = simulation();
+    const failure = () => new LLMError("401 (not retryable)", false, 401);
+    const { handler, metrics } = deployment(sim, { down: () => true, failure });
+    sim.send("a1", body("alpha", "a1"), "alpha");
+
+    await sim.run(handler, START + 3 * HOUR);
+
+    expect(sim.deadLetters).toEqual([]);
+    expect(metrics.get("PermanentFailures")).toBeUndefined();
   });
 });
 

@@ -66,7 +66,17 @@ describe("llmFailureCause", () => {
     [status(404), "status:404", /has no model "gpt-4o-mini", or no chat completions API there/],
     [status(429), "status:429", /kept throttling \(429/],
     [status(503), "status:503", /server error \(503\)/],
-    [status(400), "status:400", /refused the request \(400\)/],
+    [status(400), "status:400", /refused the request \(400\); a retry cannot succeed/],
+    [
+      new LLMError("400 This model's maximum context length is 8192 tokens", false, 400),
+      "context-length",
+      /does not fit model "gpt-4o-mini"'s context \(400\)/,
+    ],
+    [
+      new InvalidModelOutputError('not JSON (Unexpected token, "secret chat" is not valid)', "x"),
+      "invalid-output",
+      /did not reply with the JSON asked for, even after one repair request/,
+    ],
   ])("names %s", (error, key, what) => {
     const cause = llmFailureCause(error, OPENAI) as LLMFailureCause;
     expect(cause.key).toBe(key);
@@ -90,11 +100,18 @@ describe("llmFailureCause", () => {
     });
   });
 
-  it("is undefined for what is not a failed call: an abort, a reply that is not JSON, a table's failure", () => {
+  it("never quotes an invalid reply, which a parser's message may carry", () => {
+    const error = new InvalidModelOutputError(
+      'not JSON ("secret chat" is not valid)',
+      "secret chat",
+    );
+    expect(JSON.stringify(llmFailureCause(error, OPENAI))).not.toContain("secret");
+  });
+
+  it("is undefined for what is not a failed call: an abort, a table's failure", () => {
     expect(llmFailureCause(new LLMError("a", false, undefined, { kind: "aborted" }), OPENAI)).toBe(
       undefined,
     );
-    expect(llmFailureCause(new InvalidModelOutputError("not JSON", "{"), OPENAI)).toBe(undefined);
     expect(llmFailureCause(new Error("ResourceNotFoundException"), OPENAI)).toBe(undefined);
   });
 });
@@ -196,6 +213,7 @@ describe("LLMFailureBudget", () => {
     }
     await attempt(guarded);
     expect(budget.stopped).toMatchObject({ cause: { key: "status:500" }, failures: 2 });
-    expect(heard).toEqual(["connection:ECONNREFUSED", "status:500"]);
+    // An invalid reply is named too, though it does not stop a run (the endpoint answered).
+    expect(heard).toEqual(["connection:ECONNREFUSED", "invalid-output", "status:500"]);
   });
 });

@@ -259,6 +259,21 @@ describe("parseSegmentBody", () => {
     ],
     ["a non-boolean late", { ...valid(), late: "no" }, /late: expected a boolean/],
     [
+      "a channel ingestion refuses (terminal control, bidi override)",
+      { ...valid(), channel: "\x1b[2J\u202echan" },
+      /channel: contains control character U\+001B/,
+    ],
+    [
+      "a channel with trailing whitespace",
+      { ...valid(), channel: "chan " },
+      /channel: leading or trailing whitespace/,
+    ],
+    [
+      "a message id with a lone surrogate",
+      { ...valid(), messageIds: ["m0", "m\ud800"] },
+      /messageIds\[1\]: invalid UTF-16/,
+    ],
+    [
       "a first bound off the ids",
       { ...valid(), first: { id: "m1", ts: T0 } },
       /first.id: expected m0/,

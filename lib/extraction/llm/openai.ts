@@ -12,6 +12,7 @@ import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, UsageListener } from "../types.js";
 import {
   authHint,
+  DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUT_MS,
@@ -19,6 +20,7 @@ import {
   positiveInteger,
   schemaNameOf,
 } from "./options.js";
+import { redirectSafeFetch } from "./redirects.js";
 
 /**
  * How the adapter asks for JSON:
@@ -69,6 +71,13 @@ export interface OpenAICompatibleLLMOptions {
    * Default 120000. Applied per request, also with `client`.
    */
   timeoutMs?: number;
+  /**
+   * Milliseconds one call may take in all, its retries and the reading of the reply included,
+   * before it fails (retryable, kind `timeout`): the SDK's `timeoutMs` ends at the reply's
+   * headers, so a reply that trickles would otherwise hold the call for ever. A positive integer.
+   * Default 120000.
+   */
+  deadlineMs?: number;
   /** Told of the tokens of every answered call, a reply that is not JSON included. */
   onUsage?: UsageListener;
   /** The client to send with (default one made from `baseURL` and `apiKey`). */
@@ -98,6 +107,7 @@ export class OpenAICompatibleLLM implements LLM {
   readonly #temperature: number | null;
   readonly #maxRetries: number;
   readonly #timeoutMs: number;
+  readonly #deadlineMs: number;
   readonly #onUsage: UsageListener | undefined;
 
   /** Throws a RangeError naming an option that is missing or out of range. */
@@ -122,6 +132,7 @@ export class OpenAICompatibleLLM implements LLM {
       throw new RangeError(`maxRetries must be an integer from 0 (got ${maxRetries})`);
     }
     const timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const deadlineMs = positiveInteger("deadlineMs", options.deadlineMs ?? DEFAULT_DEADLINE_MS);
     if (options.client === undefined && !options.apiKey && !process.env.OPENAI_API_KEY) {
       throw new RangeError("apiKey must be given when OPENAI_API_KEY is not set");
     }
@@ -132,6 +143,7 @@ export class OpenAICompatibleLLM implements LLM {
     this.#temperature = temperature;
     this.#maxRetries = maxRetries;
     this.#timeoutMs = timeoutMs;
+    this.#deadlineMs = deadlineMs;
     this.#onUsage = options.onUsage;
     this.#client =
       options.client ??
@@ -140,6 +152,7 @@ export class OpenAICompatibleLLM implements LLM {
         apiKey: options.apiKey,
         maxRetries,
         timeout: timeoutMs,
+        fetch: redirectSafeFetch(),
       });
   }
 
@@ -151,16 +164,19 @@ export class OpenAICompatibleLLM implements LLM {
   async chatJSON(messages: readonly Turn[], options: ChatJSONOptions = {}): Promise<unknown> {
     const started = performance.now();
     const body = this.#body(messages, options.schema);
+    const deadline = callDeadline(this.#deadlineMs, options.signal);
     let completion: OpenAI.ChatCompletion;
     try {
       const request = this.#client.chat.completions.create(body, {
-        signal: options.signal,
+        signal: deadline.signal,
         timeout: this.#timeoutMs,
         maxRetries: this.#maxRetries,
       });
-      completion = await untilAborted(request, options.signal);
+      completion = await untilAborted(request, deadline.signal);
     } catch (error) {
-      throw this.#failure(error, options.signal);
+      throw this.#failure(error, options.signal, deadline.passed());
+    } finally {
+      deadline.dispose();
     }
     const call = { model: this.#model, latencyMs: performance.now() - started };
     const usage = usageOf(completion);
@@ -202,13 +218,17 @@ export class OpenAICompatibleLLM implements LLM {
     return body;
   }
 
-  #failure(error: unknown, signal: AbortSignal | undefined): LLMError {
+  #failure(error: unknown, signal: AbortSignal | undefined, passed: boolean): LLMError {
     const where = `chat completions (${this.#model} at ${this.#client.baseURL})`;
     const cause = signal?.aborted ? signal.reason : error;
     const fail = (what: string, retryable: boolean, status?: number, kind?: LLMFailureKind) =>
       new LLMError(`${where}: ${what}`, retryable, status, { cause, kind });
     const retries = `maxRetries ${this.#maxRetries}`;
     if (signal?.aborted) return fail("aborted", false, undefined, "aborted");
+    if (passed) {
+      const what = `no complete reply within deadlineMs ${this.#deadlineMs} (the whole call, its retries and the reading of the reply included; the endpoint is stalled or too slow)`;
+      return fail(what, true, undefined, "timeout");
+    }
     if (error instanceof APIConnectionTimeoutError) {
       const what = `timed out after timeoutMs ${this.#timeoutMs} (${retries})`;
       return fail(what, true, undefined, "timeout");
@@ -252,6 +272,33 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
     signal.addEventListener("abort", abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
   });
+}
+
+/**
+ * A signal that aborts at `ms` or with `signal`, whichever comes first, and whether the deadline
+ * is what aborted it.
+ */
+function callDeadline(
+  ms: number,
+  signal: AbortSignal | undefined,
+): { signal: AbortSignal; passed: () => boolean; dispose: () => void } {
+  const controller = new AbortController();
+  let passed = false;
+  const timer = setTimeout(() => {
+    passed = true;
+    controller.abort(new Error(`deadlineMs ${ms} passed`));
+  }, ms);
+  const abort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) abort();
+  signal?.addEventListener("abort", abort, { once: true });
+  return {
+    signal: controller.signal,
+    passed: () => passed,
+    dispose: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    },
+  };
 }
 
 /** The code of the system error (`ECONNREFUSED`, `ENOTFOUND`, …) somewhere in `error`'s causes. */

