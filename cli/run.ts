@@ -46,6 +46,7 @@ import {
   type ExtractionSummary,
   formatRunSummary,
   type RunSummary,
+  runEnding,
   SUMMARY_CHANNELS,
   SUMMARY_TOPICS,
   type WorkspaceSummary,
@@ -115,9 +116,10 @@ A model endpoint that fails is named with the cause at its first failure (refuse
 401, 404, timeout, …); after ${LLM_FAILURE_BUDGET} failures in a row with the same cause, extraction stops and
 the run says how many segments were left unextracted.
 
-Exit status: 0 when every message was stored and every segment extracted; 1 when input lines
-were refused (without --skip-invalid), a message could not be stored, a segment was given up
-on or left unextracted, or the input cannot be read; 2 for usage errors.`;
+Exit status: 0 when every valid message was stored and every segment extracted (lines skipped
+with --skip-invalid are counted at the end and do not fail the run); 1 when input lines were
+refused (without --skip-invalid), a message could not be stored (with --skip-invalid too), a
+segment was given up on or left unextracted, or the input cannot be read; 2 for usage errors.`;
 
 const RUN_OPTIONS = {
   ...WORKSPACE_OPTION,
@@ -219,11 +221,13 @@ export const runCommand: Command = command({
     } else if (left > 0) {
       io.stderr.write(`run: ${plural(left, "segment")} were not extracted (see above)\n`);
     }
-    if (refused.length > 0 && !options.skipInvalid) {
-      io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
-      return EXIT.failed;
-    }
-    return left > 0 ? EXIT.failed : EXIT.ok;
+    const ending = runEnding({
+      skipped: loaded.skipped,
+      notStored: refused.length,
+      notExtracted: left,
+    });
+    for (const line of ending.lines) io.stderr.write(`${line}\n`);
+    return ending.code;
   },
 });
 
@@ -360,16 +364,20 @@ function maxOutputTokensOf(text: string | undefined, extractor: string): number 
 
 /**
  * The input file's messages (reporting bad lines like `segment`, and lines ingestion would
- * refuse), or the generated sample; each message with the line it came from.
+ * refuse), or the generated sample; each message with the line it came from, and how many
+ * lines `--skip-invalid` left out.
  */
 async function loadMessages(
   options: RunOptions,
   io: CommandIO,
-): Promise<{ messages: ChatMessage[]; lines: Map<ChatMessage, number> } | undefined> {
+): Promise<
+  { messages: ChatMessage[]; lines: Map<ChatMessage, number>; skipped: number } | undefined
+> {
   if (options.input === undefined) {
     return {
       messages: sampleChat({ settle: options.settle, perChannel: 150, topical: true }),
       lines: new Map(),
+      skipped: 0,
     };
   }
   const progress = new Progress(io.stderr);
@@ -403,6 +411,7 @@ async function loadMessages(
   return {
     messages: kept.map((entry) => entry.message),
     lines: new Map(kept.map((entry) => [entry.message, entry.line])),
+    skipped: problems.length,
   };
 }
 
