@@ -58,6 +58,12 @@ import {
   workspaceDir,
 } from "./workspace-option.js";
 
+/**
+ * The most turns of a sliding window: the extract function's WINDOW_SIZE bound (readExtractConfig
+ * in lib/knowledge/config.ts, which does not export it; a test holds the two equal).
+ */
+export const MAX_WINDOW_TURNS = 1000;
+
 const RUN_USAGE = `Usage: npm start -- run [options]
 
 Runs the whole pipeline on this machine: starts DynamoDB Local on the local workspace (.convoseg
@@ -103,7 +109,7 @@ Extraction:
                     OPENAI_API_KEY), or a Bedrock endpoint override
   --model ID        the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for bedrock)
   --route R         sliding (default), prefix, non_prefix, full or full2
-  --window-size N   turns per sliding window (default 60)
+  --window-size N   turns per sliding window, at most ${MAX_WINDOW_TURNS} (default 60)
   --overlap N       turns shared by consecutive sliding windows (default 6)
   --max-output-tokens N
                     the output-token limit of every model call, ${EXTRACT_BOUNDS.outputTokens.min} to ${EXTRACT_BOUNDS.outputTokens.max}
@@ -323,6 +329,11 @@ function parseExtractionArgs(
     throw new Error(`--route must be one of ${ROUTES.join(", ")} (got ${JSON.stringify(route)})`);
   }
   const windowSize = count("--window-size", values["window-size"], ANALYZER_DEFAULTS.windowSize);
+  if (windowSize > MAX_WINDOW_TURNS) {
+    throw new Error(
+      `--window-size must be at most ${MAX_WINDOW_TURNS}, as the deployment's WINDOW_SIZE (got ${windowSize})`,
+    );
+  }
   const overlapText = values.overlap ?? String(ANALYZER_DEFAULTS.overlap);
   if (!/^\d+$/.test(overlapText) || Number(overlapText) >= windowSize) {
     throw new Error(
