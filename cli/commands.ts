@@ -1,6 +1,7 @@
 import { channelCommand } from "./channel.js";
 import type { Command, CommandIO } from "./command.js";
 import { EXIT } from "./command.js";
+import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
 import { reextractCommand } from "./reextract.js";
 import { reportCommand } from "./report.js";
@@ -27,7 +28,8 @@ ${COMMANDS.map(({ summary: [synopsis, description] }) => `  ${synopsis.padEnd(24
 Run a command with --help for its options.`;
 
 /** Dispatches a command line; resolves to the process exit code. */
-export async function main(args: string[], io: CommandIO): Promise<number> {
+export async function main(args: string[], streams: CommandIO): Promise<number> {
+  const io = safeStreams(streams);
   const [name, ...rest] = args;
   const found = COMMANDS.find((c) => c.commandName === name);
   if (found) return found(rest, io);
@@ -37,4 +39,20 @@ export async function main(args: string[], io: CommandIO): Promise<number> {
   }
   io.stderr.write(`unknown command ${JSON.stringify(name)}\n\n${USAGE}\n`);
   return EXIT.usage;
+}
+
+/**
+ * `io` with every write to stdout and stderr made {@link terminalSafe}: a model name, tag,
+ * topic or channel from the data cannot move the cursor, clear the screen or reverse a line,
+ * whichever command writes it.
+ */
+function safeStreams(io: CommandIO): CommandIO {
+  return {
+    ...io,
+    stdout: { write: (text: string) => io.stdout.write(terminalSafe(text)) },
+    stderr: {
+      write: (text: string) => io.stderr.write(terminalSafe(text)),
+      isTTY: io.stderr.isTTY,
+    },
+  };
 }

@@ -6,9 +6,41 @@ import type { Topic } from "../lib/knowledge/index.js";
 import type { CommandIO } from "./command.js";
 import type { InputProblem } from "./read-messages.js";
 
-/** C0 and C1 controls and DEL as `\uXXXX` escapes. */
+/**
+ * What must not reach a terminal raw: controls (C0, C1, DEL: escape sequences, carriage
+ * returns), format characters (bidi overrides and isolates such as U+202E, zero-width spaces,
+ * the BOM) and the line and paragraph separators. Only the zero-width non-joiner and joiner are
+ * left, which emoji and several scripts need to be read as written.
+ */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const JOINERS = new Set(["\u200c", "\u200d"]);
+
+/** One character as an escape: `\u001b`, `\u202e`, or beyond the BMP `\u{e0001}`. */
+function escaped(c: string): string {
+  if (JOINERS.has(c)) return c;
+  const code = c.codePointAt(0) as number;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** Controls, bidi and other invisible format characters as `\uXXXX` escapes (newlines too). */
 export function escapeControls(text: string): string {
-  return text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(UNSAFE, escaped);
+}
+
+/** The progress line's own redraw: back to the line's start, and clear it. */
+const REDRAW = "\r\x1b[2K";
+
+/**
+ * `text` as every command's output reaches the terminal: as {@link escapeControls}, but keeping
+ * newlines, tabs and the progress line's redraw. The last guard, at the streams, for data a
+ * command writes without escaping it itself; JSON output stays valid (a control or bidi
+ * character can only be inside a string there, where `\u202e` means the same).
+ */
+export function terminalSafe(text: string): string {
+  return text
+    .split(REDRAW)
+    .map((part) => part.replace(UNSAFE, (c) => (c === "\n" || c === "\t" ? c : escaped(c))))
+    .join(REDRAW);
 }
 
 /**

@@ -212,3 +212,31 @@ function seconds(ms: number): string {
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
+
+/** What a run's end says about its input and work, as counts. */
+export interface RunCounts {
+  /** Input lines left out by `--skip-invalid` (each already reported). */
+  skipped: number;
+  /** Valid messages the store did not confirm. */
+  notStored: number;
+  /** Segments delivered and not extracted. */
+  notExtracted: number;
+}
+
+/**
+ * How `run` ends: its last stderr lines and its exit code. Lines skipped on purpose
+ * (`--skip-invalid`) are counted and do not fail the run; a valid message that was not stored
+ * does, with or without `--skip-invalid`: the user asked to skip bad lines, not to lose good ones.
+ */
+export function runEnding({ skipped, notStored, notExtracted }: RunCounts): {
+  lines: string[];
+  code: 0 | 1;
+} {
+  const lines: string[] = [];
+  if (skipped > 0) {
+    lines.push(`run: ${plural(skipped, "invalid line")} skipped (--skip-invalid; listed above)`);
+  }
+  if (notStored > 0)
+    lines.push(`run: ${plural(notStored, "valid message")} not stored (see above)`);
+  return { lines, code: notStored > 0 || notExtracted > 0 ? 1 : 0 };
+}

@@ -46,6 +46,7 @@ import {
   type ExtractionSummary,
   formatRunSummary,
   type RunSummary,
+  runEnding,
   SUMMARY_CHANNELS,
   SUMMARY_TOPICS,
   type WorkspaceSummary,
@@ -56,6 +57,12 @@ import {
   withWorkspace,
   workspaceDir,
 } from "./workspace-option.js";
+
+/**
+ * The most turns of a sliding window: the extract function's WINDOW_SIZE bound (readExtractConfig
+ * in lib/knowledge/config.ts, which does not export it; a test holds the two equal).
+ */
+export const MAX_WINDOW_TURNS = 1000;
 
 const RUN_USAGE = `Usage: npm start -- run [options]
 
@@ -102,7 +109,7 @@ Extraction:
                     OPENAI_API_KEY), or a Bedrock endpoint override
   --model ID        the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for bedrock)
   --route R         sliding (default), prefix, non_prefix, full or full2
-  --window-size N   turns per sliding window (default 60)
+  --window-size N   turns per sliding window, at most ${MAX_WINDOW_TURNS} (default 60)
   --overlap N       turns shared by consecutive sliding windows (default 6)
   --max-output-tokens N
                     the output-token limit of every model call, ${EXTRACT_BOUNDS.outputTokens.min} to ${EXTRACT_BOUNDS.outputTokens.max}
@@ -115,10 +122,11 @@ A model endpoint that fails is named with the cause at its first failure (refuse
 401, 404, timeout, …); after ${LLM_FAILURE_BUDGET} failures in a row with the same cause, extraction stops and
 the run says how many segments were left unextracted.
 
-Exit status: 0 when every message was stored (or was stored already, as sent) and every segment
-extracted; 1 when input lines were refused (without --skip-invalid), a message could not be
-stored (its id taken by a stored message with other content, each named), a segment was given
-up on or left unextracted, or the input cannot be read; 2 for usage errors.`;
+Exit status: 0 when every valid message was stored (or was stored already, as sent) and every
+segment extracted (lines skipped with --skip-invalid are counted at the end and do not fail the
+run); 1 when input lines were refused (without --skip-invalid), a message could not be stored
+(with --skip-invalid too; its id taken by a stored message with other content, each named), a
+segment was given up on or left unextracted, or the input cannot be read; 2 for usage errors.`;
 
 const RUN_OPTIONS = {
   ...WORKSPACE_OPTION,
@@ -241,13 +249,14 @@ export const runCommand: Command = command({
       io.stderr.write(
         `run: ${plural(conflicts.length, "message")} were not stored: their ids (channel and id) are taken by stored messages with other content${conflicts.length > SHOWN_CONFLICTS ? ` (the first ${SHOWN_CONFLICTS} above)` : ""}; give each message an id of its own in its channel (or another --channel), or start the workspace anew with --fresh\n`,
       );
-      return EXIT.failed;
     }
-    if (refused.length > 0 && !options.skipInvalid) {
-      io.stderr.write(`run: ${refused.length} message(s) were not stored (see above)\n`);
-      return EXIT.failed;
-    }
-    return left > 0 ? EXIT.failed : EXIT.ok;
+    const ending = runEnding({
+      skipped: loaded.skipped,
+      notStored: refused.length + conflicts.length,
+      notExtracted: left,
+    });
+    for (const line of ending.lines) io.stderr.write(`${line}\n`);
+    return ending.code;
   },
 });
 
@@ -346,6 +355,11 @@ function parseExtractionArgs(
     throw new Error(`--route must be one of ${ROUTES.join(", ")} (got ${JSON.stringify(route)})`);
   }
   const windowSize = count("--window-size", values["window-size"], ANALYZER_DEFAULTS.windowSize);
+  if (windowSize > MAX_WINDOW_TURNS) {
+    throw new Error(
+      `--window-size must be at most ${MAX_WINDOW_TURNS}, as the deployment's WINDOW_SIZE (got ${windowSize})`,
+    );
+  }
   const overlapText = values.overlap ?? String(ANALYZER_DEFAULTS.overlap);
   if (!/^\d+$/.test(overlapText) || Number(overlapText) >= windowSize) {
     throw new Error(
@@ -387,16 +401,20 @@ function maxOutputTokensOf(text: string | undefined, extractor: string): number 
 
 /**
  * The input file's messages (reporting bad lines like `segment`, and lines ingestion would
- * refuse), or the generated sample; each message with the line it came from.
+ * refuse), or the generated sample; each message with the line it came from, and how many
+ * lines `--skip-invalid` left out.
  */
 async function loadMessages(
   options: RunOptions,
   io: CommandIO,
-): Promise<{ messages: ChatMessage[]; lines: Map<ChatMessage, number> } | undefined> {
+): Promise<
+  { messages: ChatMessage[]; lines: Map<ChatMessage, number>; skipped: number } | undefined
+> {
   if (options.input === undefined) {
     return {
       messages: sampleChat({ settle: options.settle, perChannel: 150, topical: true }),
       lines: new Map(),
+      skipped: 0,
     };
   }
   const progress = new Progress(io.stderr);
@@ -430,6 +448,7 @@ async function loadMessages(
   return {
     messages: kept.map((entry) => entry.message),
     lines: new Map(kept.map((entry) => [entry.message, entry.line])),
+    skipped: problems.length,
   };
 }
 

@@ -1,8 +1,10 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, paginateScan } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore } from "../lib/history/index.js";
 import { KnowledgeReader, type Topic } from "../lib/knowledge/index.js";
-import { type Command, command, EXIT } from "./command.js";
+import { type Command, type CommandIO, command, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
-import { formatTopics } from "./format.js";
+import { escapeControls, formatTopics } from "./format.js";
+import { channelWord, nearChannels } from "./near-channels.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,
@@ -25,7 +27,10 @@ ${WORKSPACE_HELP}
   --table NAME      the results table (default: $RESULTS_TABLE; the stack's ResultsTableName)
   --limit N         show the first N topics (default: all)
   --json            one JSON object: {"channel", "topics": [...]} as the typed reader returns
-  -h, --help        this help`;
+  -h, --help        this help
+
+A channel with nothing stored (unlike one with no topics yet) is said on standard error with
+the stored channel ids near it, and exits 1.`;
 
 /** `topics`: a channel's topics from the results table, most supported first. */
 export const topicsCommand: Command = command({
@@ -61,24 +66,99 @@ export const topicsCommand: Command = command({
       onTable(ref, () =>
         new KnowledgeReader({ client, tableName: ref.table }).topics(channel, { limit }),
       );
-    const topics =
+    const found =
       workspace === undefined
-        ? await list(new DynamoDBClient({}), {
-            table: table as string,
-            role: "the results table",
-            fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
-          })
+        ? await (async () => {
+            const client = new DynamoDBClient({});
+            const ref = {
+              table: table as string,
+              role: "the results table",
+              fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
+            };
+            const topics = await list(client, ref);
+            if (topics.length > 0) return { topics };
+            return { topics, known: await onTable(ref, () => resultChannels(client, ref.table)) };
+          })()
         : await withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
             await noteUnextracted("topics", opened, io);
-            return list(opened.dynamodb(), {
+            const client = opened.dynamodb();
+            const topics = await list(client, {
               table: opened.tables.resultsTable,
               role: "the workspace's results table",
               fix: "run npm start -- run on the workspace first",
             });
+            if (topics.length > 0) return { topics };
+            const messages = new DynamoDbStore({
+              client,
+              tableName: opened.tables.messagesTable,
+            });
+            const known = new Set([
+              ...(await messages.conversations()),
+              ...(await resultChannels(client, opened.tables.resultsTable)),
+            ]);
+            return { topics, known };
           });
-    io.stdout.write(
-      json ? `${JSON.stringify({ channel, topics })}\n` : `${formatTopics(channel, topics)}\n`,
-    );
-    return EXIT.ok;
+    const { topics, known } = found as { topics: Topic[]; known?: Set<string> };
+    const stored = known === undefined || known.has(channel);
+    if (json) io.stdout.write(`${JSON.stringify({ channel, topics })}\n`);
+    else if (stored) io.stdout.write(`${formatTopics(channel, topics)}\n`);
+    if (stored) return EXIT.ok;
+    unknownChannel(channel, known, workspace === undefined ? table : undefined, io);
+    return EXIT.failed;
   },
 });
+
+/**
+ * Pages of the results table scanned for its channels at most: the suggestions of an unknown
+ * channel are worth a few reads, not a full scan of a large deployment's table.
+ */
+const SCAN_PAGES = 20;
+
+/**
+ * The channels (and imported conversations) the results table has items of: its partition keys,
+ * but the deployment's own spend partition (` deployment`: a leading space, no channel id).
+ */
+async function resultChannels(client: DynamoDBClient, tableName: string): Promise<Set<string>> {
+  const channels = new Set<string>();
+  let pages = 0;
+  const scan = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      ProjectionExpression: "#c",
+      ExpressionAttributeNames: { "#c": "channel" },
+    },
+  );
+  for await (const page of scan) {
+    for (const item of page.Items ?? []) {
+      const id = item.channel?.S;
+      if (id !== undefined && !/^\s/.test(id)) channels.add(id);
+    }
+    if (++pages >= SCAN_PAGES) break;
+  }
+  return channels;
+}
+
+/** Says that `channel` has nothing stored (unlike a channel with no topics yet), and what is near it. */
+function unknownChannel(
+  channel: string,
+  known: Set<string>,
+  table: string | undefined,
+  io: CommandIO,
+): void {
+  const name = escapeControls(JSON.stringify(channel));
+  io.stderr.write(
+    table === undefined
+      ? `topics: channel ${name} has no stored messages in the workspace (not a channel with no topics yet)\n`
+      : `topics: channel ${name} has nothing in the results table ${JSON.stringify(table)}: no stored messages, or none extracted yet\n`,
+  );
+  const near = nearChannels(channel, known);
+  if (near.length === 0) {
+    io.stderr.write(`topics: no stored channel is near it (${known.size} channel(s) stored)\n`);
+    return;
+  }
+  io.stderr.write("topics: did you mean (with the same options)\n");
+  for (const id of near) {
+    io.stderr.write(`  npm start -- topics ${channelWord(id)}\n`);
+  }
+}

@@ -7,6 +7,11 @@ import { createIngestHandler } from "./ingest-handler.js";
 function requiredEnvironment(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`ingest: environment variable ${name} must be set`);
+  if (value.trim() === "") {
+    throw new Error(
+      `ingest: environment variable ${name} must not be blank (got ${JSON.stringify(value)})`,
+    );
+  }
   return value;
 }
 

@@ -172,10 +172,16 @@ function validate(
   const problem = storageProblem(chat.channel, message);
   if (problem !== undefined) {
     const field =
-      problem.part === "conversation" ? "channel" : problem.part === "id" ? "id" : "text";
+      problem.part === "conversation" ? "channel" : problem.part === "id" ? "id" : largest(chat);
     return { field, problem: problem.reason };
   }
   return { channel: chat.channel, message };
+}
+
+/** The field that makes an oversized message oversized: the larger of `text` and `user`. */
+function largest(chat: ChatMessage): "text" | "user" {
+  const bytes = (value: string | null | undefined) => Buffer.byteLength(value ?? "");
+  return bytes(chat.user) > bytes(chat.text) ? "user" : "text";
 }
 
 /** The fields in which a message differs from the stored one of the same id. */

@@ -128,8 +128,11 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
   };
   const value = (name: ExtractVariable): string | undefined =>
     env[name] || (EXTRACT_DEFAULTS as Record<string, string>)[name];
+  // A blank name (" ") is no table: refused at cold start, not at the first write.
   const required = (name: ExtractVariable): string =>
-    value(name) ?? fail(name, "must be set (environment variable)") ?? "";
+    (value(name)?.trim() ? value(name) : undefined) ??
+    fail(name, "must be set (environment variable), not blank") ??
+    "";
   const integer = (name: ExtractVariable, min: number, max: number): number => {
     const text = value(name) ?? "";
     const n = Number(text);

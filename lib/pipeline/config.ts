@@ -81,6 +81,10 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
   ) => {
     const text = env[name] ?? (SEGMENT_DEFAULTS as Record<string, string>)[name];
     if (!text) throw new PipelineConfigError(name, "must be set (environment variable)");
+    // A hand-set " " names no table or queue: refused here, not at the first request.
+    if (text.trim() === "") {
+      throw new PipelineConfigError(name, `must not be blank (got ${JSON.stringify(text)})`);
+    }
     return text;
   };
   const integer = (name: keyof typeof SEGMENT_DEFAULTS, min: number, max: number) => {
@@ -123,6 +127,15 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
       `must be true or false (got ${JSON.stringify(fifo)})`,
     );
   }
+  const maxSize = integer("MAX_SIZE", 1, MAX_SEGMENT_MESSAGES);
+  const minItems = integer("MIN_ITEMS", 1, MAX_SEGMENT_MESSAGES);
+  if (minItems > maxSize) {
+    // No segment cut at the size cap could reach it: nearly every message would be dropped.
+    throw new PipelineConfigError(
+      "MIN_ITEMS",
+      `must not exceed MAX_SIZE (${maxSize}) (got ${minItems})`,
+    );
+  }
   return {
     messagesTable: value("MESSAGES_TABLE"),
     channelsTable: value("CHANNELS_TABLE"),
@@ -135,9 +148,9 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     workers,
     workerFunction,
     settings: {
-      maxSize: integer("MAX_SIZE", 1, MAX_SEGMENT_MESSAGES),
+      maxSize,
       settle: duration("SETTLE"),
-      minItems: integer("MIN_ITEMS", 1, MAX_SEGMENT_MESSAGES),
+      minItems,
       grace: duration("GRACE"),
       maxArrivalsPerChannel: integer("MAX_ARRIVALS_PER_CHANNEL", 1, 100_000),
       leaseMs: duration("LEASE"),

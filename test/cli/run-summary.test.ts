@@ -4,6 +4,7 @@ import {
   type ChannelSummary,
   formatRunSummary,
   type RunSummary,
+  runEnding,
   SUMMARY_CHANNELS,
 } from "../../cli/run-summary.js";
 import type { Topic } from "../../lib/knowledge/index.js";
@@ -175,5 +176,32 @@ describe("the summary's formats", () => {
       "'a b'",
       "'$(x)'",
     ]);
+  });
+});
+
+describe("runEnding", () => {
+  it("fails a run that did not store a valid message, even with --skip-invalid", () => {
+    expect(runEnding({ skipped: 2, notStored: 1, notExtracted: 0 })).toEqual({
+      lines: [
+        "run: 2 invalid lines skipped (--skip-invalid; listed above)",
+        "run: 1 valid message not stored (see above)",
+      ],
+      code: 1,
+    });
+  });
+
+  it("reports skipped lines and exits 0 when everything valid was stored and extracted", () => {
+    expect(runEnding({ skipped: 1, notStored: 0, notExtracted: 0 })).toEqual({
+      lines: ["run: 1 invalid line skipped (--skip-invalid; listed above)"],
+      code: 0,
+    });
+    expect(runEnding({ skipped: 0, notStored: 0, notExtracted: 0 })).toEqual({
+      lines: [],
+      code: 0,
+    });
+  });
+
+  it("fails a run that left a segment unextracted", () => {
+    expect(runEnding({ skipped: 0, notStored: 0, notExtracted: 3 }).code).toBe(1);
   });
 });

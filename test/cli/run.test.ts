@@ -109,6 +109,7 @@ describe("run command", () => {
     ]);
     expect(skipped.code).toBe(0);
     expect(skipped.stderr).toMatch(/skipped line 3: text: takes \d+ bytes/);
+    expect(skipped.stderr).toContain("run: 1 invalid line skipped (--skip-invalid; listed above)");
     expect(skipped.stdout).toContain("messages not stored 0");
     expect(
       readFileSync(out, "utf8")

@@ -57,6 +57,43 @@ describe("topics command", () => {
     expect(parsed.topics[0].evidence.map((e) => e.segmentId)).toEqual(["s0", "s1"]);
   });
 
+  it("says a channel with nothing stored apart from one with no topics yet, and suggests near ids", async () => {
+    stubLocalAws();
+    const client = testDynamoDbClient();
+    const tableName = await createResultsTestTable(client);
+    const extractor = new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName }),
+      extractor: new KeyphraseExtractor(),
+      model: "offline",
+      promptVersion: promptVersionOf(CHAT_ANALYSIS),
+    });
+    for (const channel of ["desk\u200b", "quiet"]) {
+      const texts = channel === "quiet" ? ["ok"] : ["the grub bootloader", "grub bootloader"];
+      const { segment, messages } = segmentOf("s0", texts, channel);
+      await extractor.extract(segment, messages);
+    }
+
+    const unknown = await cli(["topics", "desk", "--table", tableName]);
+    const json = await cli(["topics", "desk", "--table", tableName, "--json"]);
+    const far = await cli(["topics", "elsewhere", "--table", tableName]);
+
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe("");
+    expect(unknown.stderr).toBe(
+      `topics: channel "desk" has nothing in the results table ${JSON.stringify(tableName)}: no stored messages, or none extracted yet\n` +
+        "topics: did you mean (with the same options)\n  npm start -- topics $'desk\\u200b'\n",
+    );
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ channel: "desk", topics: [] });
+    expect(far.stderr).toMatch(/no stored channel is near it \(2 channel\(s\) stored\)/);
+    const quiet = await cli(["topics", "quiet", "--table", tableName]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe("");
+    const near = await cli(["topics", "desk\u200b", "--table", tableName]);
+    expect(near.code, near.stderr).toBe(0);
+    expect(near.stdout).toMatch(/^"desk\\u200b": \d+ topic\(s\)/);
+  });
+
   it.each([
     [[], /expected one channel id/],
     [["desk", "--table", "t", "--workspace", "w"], /--workspace and --table name two places/],

@@ -200,7 +200,18 @@ describe("the local workspace", () => {
     const { entries, results } = await contents(workspace);
     expect(entries.map((e) => e.channel)).toEqual(["other"]);
     expect(results.map((r) => r.channel)).toEqual(["other"]);
-    expect((await cli(["topics", "desk", ...ws])).stdout).toMatch(/no topics extracted yet/);
+    const gone = await cli(["topics", "desk", ...ws]);
+    expect(gone.code).toBe(1);
+    expect(gone.stdout).toBe("");
+    expect(gone.stderr).toContain(
+      'topics: channel "desk" has no stored messages in the workspace (not a channel with no topics yet)',
+    );
+    const invisible = await cli(["topics", "other\u200b", ...ws]);
+    expect(invisible.code).toBe(1);
+    expect(invisible.stderr).toContain('channel "other\\u200b" has no stored messages');
+    expect(invisible.stderr).toContain(
+      "did you mean (with the same options)\n  npm start -- topics other\n",
+    );
   }, 240_000);
 
   it("says in one line to run first when a read command finds no workspace", async () => {

@@ -48,6 +48,9 @@ describe("ingest Lambda", () => {
     await expect(loadHandler({ ...awsEnvironment(), MESSAGES_TABLE: "" })).rejects.toThrow(
       "ingest: environment variable MESSAGES_TABLE must be set",
     );
+    await expect(loadHandler({ ...awsEnvironment(), CHANNELS_TABLE: " " })).rejects.toThrow(
+      'ingest: environment variable CHANNELS_TABLE must not be blank (got " ")',
+    );
   });
 
   it.each(["0", "1001", "eight"])(

@@ -157,7 +157,7 @@ describe("DynamoDbStore", () => {
         [textMessage("user", "x", { id: "i".repeat(1023) })],
         /messages\[0\]\.id: takes 1023 bytes/,
       ],
-      ["c".repeat(2049), [textMessage("user", "x")], /conversationId: takes 2049 bytes/],
+      ["c".repeat(1025), [textMessage("user", "x")], /conversationId: takes 1025 bytes/],
       [
         conversation(),
         [textMessage("user", "x", { id: "x\ud800" })],
@@ -172,6 +172,15 @@ describe("DynamoDbStore", () => {
       expect((error as Error).message).toMatch(message);
       expect(requests()).toBe(before);
     }
+  });
+
+  it("stores and lists a conversation id of the longest length it takes, 1,024 bytes", async () => {
+    const store = new DynamoDbStore({ client: shared.client, tableName });
+    const full = `${conversation()} `.padEnd(1024, "x");
+    expect(Buffer.byteLength(full)).toBe(1024);
+    await store.write(full, [textMessage("user", "x", { id: "1", ts: 1 })]);
+    expect(await store.read(full)).toHaveLength(1);
+    expect(await store.conversations()).toContain(full);
   });
 
   it("stores a message up to the item limit counted with its index entry, about 400 KB", async () => {

@@ -575,6 +575,16 @@ describe("bedrockModel", () => {
 describe("extractEnvironment", () => {
   const resources = { resultsTable: "r", messagesTable: "m" };
 
+  it.each(["MESSAGES_TABLE", "RESULTS_TABLE"])(
+    "refuses a blank %s at cold start, naming it",
+    (name) => {
+      const environment = extractEnvironment(resolve({}, {}), resources);
+      expect(() => readExtractConfig({ ...environment, [name]: " " })).toThrow(
+        new RegExp(`${name}.*not blank`),
+      );
+    },
+  );
+
   it("sets every variable readExtractConfig reads, and it reads them back unchanged", () => {
     const config = resolve(
       {},

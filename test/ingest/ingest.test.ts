@@ -134,6 +134,26 @@ describe("ingest", () => {
     expect(await store.read("c")).toHaveLength(2);
   });
 
+  it("holds channels to the 1,024 bytes DynamoDB's conversations index takes, and names an oversized user", async () => {
+    const store = new MemoryStore();
+    const result = await ingest(store, [
+      { id: "a", ts: T, channel: "c".repeat(1024) },
+      { id: "b", ts: T, channel: "c".repeat(1025) },
+      { id: "c", ts: T, channel: "c", user: "u".repeat(450 * 1024), text: "hi" },
+      { id: "d", ts: T, channel: "c", user: "ana", text: "x".repeat(450 * 1024) },
+    ]);
+    expect(result.stored).toEqual([0]);
+    expect(result.rejected).toEqual([
+      {
+        index: 1,
+        field: "channel",
+        problem: expect.stringContaining("over the 1024-byte limit of a DynamoDB sort key"),
+      },
+      { index: 2, field: "user", problem: expect.stringMatching(/takes \d+ bytes as an item/) },
+      { index: 3, field: "text", problem: expect.stringMatching(/takes \d+ bytes as an item/) },
+    ]);
+  });
+
   it("reports the unconfirmed suffix of a channel as failed, with the store's uncertainty", async () => {
     const memory = new MemoryStore();
     const flaky: Writer = {

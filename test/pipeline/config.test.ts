@@ -76,6 +76,10 @@ describe("segment function configuration", () => {
 
   it.each([
     [{ MESSAGES_TABLE: "" }, "MESSAGES_TABLE must be set"],
+    [{ MESSAGES_TABLE: " " }, 'MESSAGES_TABLE must not be blank (got " ")'],
+    [{ SEGMENT_QUEUE_URL: "\t" }, 'SEGMENT_QUEUE_URL must not be blank (got "\\t")'],
+    [{ MIN_ITEMS: "501" }, "MIN_ITEMS must not exceed MAX_SIZE (500) (got 501)"],
+    [{ MAX_SIZE: "2", MIN_ITEMS: "3" }, "MIN_ITEMS must not exceed MAX_SIZE (2) (got 3)"],
     [{ CHANNELS_TABLE: undefined }, "CHANNELS_TABLE must be set"],
     [{ MAX_SIZE: "0" }, "MAX_SIZE must be an integer from 1 to 100000"],
     [{ MIN_ITEMS: "two" }, "MIN_ITEMS must be an integer from 1 to 100000"],

@@ -29,9 +29,14 @@ export const CONVERSATION_ITEM_KEY = "#conversation";
 /** The attributes `byPosition` holds besides the keys: what a reader of arrivals needs. */
 export const BY_POSITION_ATTRIBUTES = ["id", "ts"] as const;
 
-/** DynamoDB's key limits, in UTF-8 bytes. */
-export const MAX_PARTITION_KEY_BYTES = 2048;
+/** DynamoDB's key limit of a sort key, in UTF-8 bytes (a partition key may take 2,048). */
 export const MAX_SORT_KEY_BYTES = 1024;
+/**
+ * The longest conversation (channel) id: the partition key of the table, but also the sort key
+ * of the conversations index, where DynamoDB refuses more than 1,024 bytes ("Size limit
+ * exceeded", naming no attribute).
+ */
+export const MAX_CONVERSATION_ID_BYTES = MAX_SORT_KEY_BYTES;
 /** The longest platform id: the sort key `m#<id>` must fit DynamoDB's limit. */
 export const MAX_MESSAGE_ID_BYTES = MAX_SORT_KEY_BYTES - 2;
 
@@ -95,17 +100,18 @@ export interface StorageProblem {
 }
 
 /**
- * Why DynamoDB would refuse the item of `message` in `conversation`, or undefined: the partition
- * key over 2,048 bytes, the sort key over 1,024 (a platform id over 1,022 bytes), or the item over
+ * Why DynamoDB would refuse the item of `message` in `conversation`, or undefined: the
+ * conversation over 1,024 bytes (the conversations index's sort key), the sort key over 1,024 (a
+ * platform id over 1,022 bytes), or the item over
  * 400 KB. For an item with a local secondary index DynamoDB counts the item and its index entry
  * together against the 400 KB.
  */
 export function storageProblem(conversation: string, message: Message): StorageProblem | undefined {
   const keyBytes = Buffer.byteLength(conversation);
-  if (keyBytes > MAX_PARTITION_KEY_BYTES) {
+  if (keyBytes > MAX_CONVERSATION_ID_BYTES) {
     return {
       part: "conversation",
-      reason: `takes ${keyBytes} bytes as UTF-8, over DynamoDB's ${MAX_PARTITION_KEY_BYTES}-byte key limit`,
+      reason: `takes ${keyBytes} bytes as UTF-8, over the ${MAX_CONVERSATION_ID_BYTES}-byte limit of a DynamoDB sort key (the conversations index sorts by it): shorten it`,
     };
   }
   if (message.id !== undefined && Buffer.byteLength(message.id) > MAX_MESSAGE_ID_BYTES) {

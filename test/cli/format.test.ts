@@ -1,0 +1,72 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { escapeControls, formatTopics, terminalSafe } from "../../cli/format.js";
+import type { Topic } from "../../lib/knowledge/index.js";
+import { runCli } from "../support/cli.js";
+
+/** Anything a terminal would act on rather than show; the progress redraw aside. */
+const RAW = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+describe("escapeControls", () => {
+  it("escapes escape sequences, bidi overrides and invisible characters", () => {
+    expect(escapeControls("x\x1b[2J")).toBe("x\\u001b[2J");
+    expect(escapeControls("tag\u202e\u2066\u200b\ufeff")).toBe("tag\\u202e\\u2066\\u200b\\ufeff");
+    expect(escapeControls("a\u2028b\r\nc\u0085")).toBe("a\\u2028b\\u000d\\u000ac\\u0085");
+    expect(escapeControls("flag\u{e0067}")).toBe("flag\\u{e0067}");
+  });
+
+  it("keeps the joiners emoji and scripts are written with", () => {
+    expect(escapeControls("👩\u200d💻 می\u200cخواهم")).toBe("👩\u200d💻 می\u200cخواهم");
+  });
+});
+
+describe("terminalSafe", () => {
+  it("keeps newlines, tabs and the progress redraw, escapes the rest", () => {
+    expect(terminalSafe("\r\x1b[2Kreplay: 1 of 2\n\tx\x1b[2J\u202e\r")).toBe(
+      "\r\x1b[2Kreplay: 1 of 2\n\tx\\u001b[2J\\u202e\\u000d",
+    );
+  });
+
+  it("leaves nothing raw for the terminal to act on, and JSON output meaning the same", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (text) => {
+        const safe = terminalSafe(JSON.stringify({ text }));
+        expect(safe).not.toMatch(RAW);
+        expect(JSON.parse(safe)).toEqual({ text });
+      }),
+    );
+  });
+});
+
+describe("terminal output from data", () => {
+  it("escapes a topic's tags, name and reason", () => {
+    const topic: Topic = {
+      topic: "deploy\x1b[2J",
+      normalizedTopic: "deploy",
+      segments: 1,
+      firstSeen: 0,
+      lastSeen: 0,
+      bestConfidence: 0.5,
+      bestReason: "why\u202e",
+      tags: ["ops\u202eevil"],
+      evidence: [],
+    };
+    const text = formatTopics("chan\u2067", [topic]);
+    expect(text.replaceAll("\n", "")).not.toMatch(RAW);
+    expect(text).toContain("tags ops\\u202eevil");
+  });
+
+  it("escapes what every command writes, usage errors and unknown commands included", async () => {
+    const outputs = [
+      await runCli(["\u202ecommand\x1b[2J"], 0),
+      await runCli(["segment", "-", "--min-items", "\u202e1\x1b[2J"], 0),
+      await runCli(["run", "--model", "x\x1b[2J", "--route", "\u202e"], 0),
+    ];
+    for (const { code, stdout, stderr } of outputs) {
+      expect(code).toBe(2);
+      expect(stdout + stderr.replaceAll("\n", "")).not.toMatch(RAW);
+    }
+    expect(outputs[0].stderr).toContain('unknown command "\\u202ecommand\\u001b[2J"');
+    expect(outputs[1].stderr).toContain("\\u202e1\\u001b[2J");
+  });
+});
