@@ -44,7 +44,7 @@ describe("extract Lambda", () => {
         MESSAGES_TABLE: undefined,
       }),
     ).rejects.toThrow(
-      /^extract: EXTRACTOR must be one of bedrock, openai, offline \(got "gpt"\); MESSAGES_TABLE must be set \(environment variable\); .*WINDOW_SIZE must be an integer from 1 to 1000 \(got "0"\)/,
+      /^extract: EXTRACTOR must be one of bedrock, openai, offline \(got "gpt"\); MESSAGES_TABLE must be set \(environment variable\), not blank; .*WINDOW_SIZE must be an integer from 1 to 1000 \(got "0"\)/,
     );
   });
 
