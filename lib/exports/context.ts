@@ -20,6 +20,13 @@ export class FileTally {
     this.context.messagesRead++;
   }
 
+  /** `value` as a record of the reader's shape, or undefined after leaving it out as `field`. */
+  record<T>(value: unknown, at: string, field = "message"): T | undefined {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as T;
+    this.skip(at, field, `expected an object (got ${describe(value)})`);
+    return undefined;
+  }
+
   /** Leaves an entry out: `reason` is the reader's own words, never the input's text. */
   skip(at: string, field: string, reason: string): void {
     const key = `${field}: ${reason}`;

@@ -151,11 +151,8 @@ function discordMessage(
   tally: FileTally,
   at: string,
 ): ExportMessage | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    tally.skip(at, "message", `expected an object (got ${describe(value)})`);
-    return undefined;
-  }
-  const raw = value as DiscordRaw;
+  const raw = tally.record<DiscordRaw>(value, at);
+  if (raw === undefined) return undefined;
   if (typeof raw.id !== "string" || !/^\d{1,20}$/.test(raw.id)) {
     tally.skip(at, "id", `expected a snowflake string (got ${describe(raw.id)})`);
     return undefined;

@@ -279,11 +279,8 @@ function slackMessage(
   tally: FileTally,
   at: string,
 ): ExportMessage | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    tally.skip(at, "message", `expected an object (got ${describe(value)})`);
-    return undefined;
-  }
-  const raw = value as SlackRaw;
+  const raw = tally.record<SlackRaw>(value, at);
+  if (raw === undefined) return undefined;
   const subtype = typeof raw.subtype === "string" ? raw.subtype : undefined;
   if (raw.hidden === true && subtype !== "tombstone") {
     tally.skip(at, "subtype", `hidden subtype ${safeWord(subtype)}`);

@@ -166,11 +166,8 @@ function telegramMessage(
   tally: FileTally,
   at: string,
 ): ExportMessage | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    tally.skip(at, "message", `expected an object (got ${describe(value)})`);
-    return undefined;
-  }
-  const raw = value as TelegramRaw;
+  const raw = tally.record<TelegramRaw>(value, at);
+  if (raw === undefined) return undefined;
   const chatId = chat.id as string;
   if (typeof raw.id !== "number" || !Number.isSafeInteger(raw.id)) {
     tally.skip(at, "id", `expected an integer (got ${describe(raw.id)})`);
