@@ -148,16 +148,21 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
     mkdirSync(dbPath, { recursive: true });
     local = await startDynamoDbLocal({ dbPath });
     lock.recordDynamoDb(local.pid);
-    const client = new DynamoDBClient({
-      endpoint: local.endpoint,
-      region: "us-east-1",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    });
-    clients.push(client);
+    const endpoint = local.endpoint;
+    // Every client of the workspace is closed with it.
+    const dynamodb = () => {
+      const made = new DynamoDBClient({
+        endpoint,
+        region: "us-east-1",
+        credentials: { accessKeyId: "local", secretAccessKey: "local" },
+      });
+      clients.push(made);
+      return made;
+    };
+    const client = dynamodb();
     await createMissingTables(client, manifest.tables);
     write(manifest);
     const opened = manifest;
-    const endpoint = local.endpoint;
     return {
       dir,
       tables: opened.tables,
@@ -165,15 +170,7 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       clock: opened.clock,
       ledger: new SegmentLedger(client, opened.tables.segmentsTable),
       endpoint,
-      dynamodb: () => {
-        const made = new DynamoDBClient({
-          endpoint,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        });
-        clients.push(made);
-        return made;
-      },
+      dynamodb,
       advanceClock: (now) => {
         if (opened.clock !== null && now <= opened.clock) return;
         opened.clock = now;
