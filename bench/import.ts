@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readExports } from "../lib/exports/index.js";
+import { random } from "../local/sample.js";
 import { ZipWriter } from "../test/support/zip.js";
 import { benchArgs, usageError } from "./args.js";
 
@@ -41,18 +42,6 @@ const WORDS =
   "the build deploy failed again after merging branch cache timeout retry works fine now please check logs tomorrow release notes review".split(
     " ",
   );
-
-/** A deterministic pseudo-random stream (mulberry32), so that every run reads the same export. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function generateSlackExport(
   path: string,
