@@ -58,11 +58,8 @@ import {
   workspaceDir,
 } from "./workspace-option.js";
 
-/**
- * The most turns of a sliding window: the extract function's WINDOW_SIZE bound (readExtractConfig
- * in lib/knowledge/config.ts, which does not export it; a test holds the two equal).
- */
-export const MAX_WINDOW_TURNS = 1000;
+/** The most turns of a sliding window: the extract function's WINDOW_SIZE bound. */
+const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;
 
 const RUN_USAGE = `Usage: npm start -- run [options]
 

@@ -393,7 +393,7 @@ const SECRET_ARN =
 const PARAMETER_NAME = /^(?!\/?(aws|ssm))(?:[A-Za-z0-9_.-]+|(?:\/[A-Za-z0-9_.-]+)+)$/i;
 const MAX_PARAMETER_NAME = 1011;
 /** `readExtractConfig`'s bounds, so that resolveConfig names them first (the cross-check agrees). */
-const MAX_WINDOW_TURNS = 1000;
+const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;
 const MAX_WINDOWS = 1000;
 const MAX_LLM_CONCURRENCY = 32;
 /** The SQS event source's maximum concurrency (Lambda allows 2 to 1000). */

@@ -97,7 +97,6 @@ export type ExtractVariable =
   | "CHANNEL_TOKEN_BUDGET"
   | "DEAD_LETTER_QUEUE_URL";
 
-const MAX_WINDOW_TURNS = 1000;
 /** A token budget: at least one call's worth, at most a trillion a day. */
 const MIN_TOKEN_BUDGET = 1000;
 const MAX_TOKEN_BUDGET = 1_000_000_000_000;
@@ -113,8 +112,11 @@ const DAY_MS = 86_400_000;
 export const EXTRACT_BOUNDS = {
   outputTokens: { min: 256, max: 65_536 },
   turnChars: { min: 200, max: 400_000 },
+  /** The turns of a window (and its overlap and prefix step): `run --window-size` holds to it. */
+  windowTurns: { min: 1, max: 1000 },
 } as const;
 const { outputTokens, turnChars } = EXTRACT_BOUNDS;
+const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;
 
 /**
  * Reads and validates the configuration at cold start (and, through the same function, at synth),

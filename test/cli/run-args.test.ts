@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { MAX_WINDOW_TURNS } from "../../cli/run.js";
-import { readExtractConfig } from "../../lib/knowledge/index.js";
+import { EXTRACT_BOUNDS, readExtractConfig } from "../../lib/knowledge/index.js";
 import { runCli } from "../support/cli.js";
 
+const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;
 const ENV = { RESULTS_TABLE: "r", MESSAGES_TABLE: "m", EXTRACTOR: "offline" };
 
 describe("run's bounds", () => {
