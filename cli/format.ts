@@ -76,10 +76,18 @@ export function formatSpan(first: number, last: number, unit: "day" | "minute"):
     : `${firstDay} ${firstTime}–${lastTime}`;
 }
 
-/** `text` as one shell word: as it is when that is safe, else in single quotes. */
+/**
+ * `text` as one word for bash, zsh and POSIX shells alike when it is plain (`general`, `'#help'`),
+ * and as `$'…'` with `\uXXXX` escapes when it holds characters a terminal would not show (the
+ * only way to type a zero-width space or a bidi override).
+ */
 export function shellArg(text: string): string {
   if (/^[\w@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replace(/'/g, `'\\''`)}'`;
+  const escaped = escapeControls(text);
+  if (escaped === text) return `'${text.replace(/'/g, `'\\''`)}'`;
+  const quoted = escapeControls(text.replace(/\\/g, "\\\\").replace(/'/g, "\\'"));
+  // Bash writes a character beyond the BMP as \UXXXXXXXX.
+  return `$'${quoted.replace(/\\u\{([0-9a-f]+)\}/g, (_, hex: string) => `\\U${hex.padStart(8, "0")}`)}'`;
 }
 
 /** The text listing of a channel's topics: a line per topic, then its evidence indented. */

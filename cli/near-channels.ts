@@ -47,17 +47,3 @@ export function nearChannels(wanted: string, known: Iterable<string>): string[] 
   scored.sort(([a, da], [b, db]) => da - db || (a < b ? -1 : a > b ? 1 : 0));
   return scored.slice(0, MAX_SUGGESTIONS).map(([id]) => id);
 }
-
-/**
- * `id` as one word for bash, zsh and POSIX shells alike when it is plain (`general`, `'#help'`),
- * and as `$'…'` with `\uXXXX` escapes when it holds characters a terminal would not show (the
- * only way to type a zero-width space or a bidi override).
- */
-export function channelWord(id: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(id)) return id;
-  const escaped = escapeControls(id);
-  if (escaped === id) return `'${id.replace(/'/g, `'\\''`)}'`;
-  const quoted = escapeControls(id.replace(/\\/g, "\\\\").replace(/'/g, "\\'"));
-  // Bash writes a character beyond the BMP as \UXXXXXXXX.
-  return `$'${quoted.replace(/\\u\{([0-9a-f]+)\}/g, (_, hex: string) => `\\U${hex.padStart(8, "0")}`)}'`;
-}

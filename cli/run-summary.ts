@@ -185,7 +185,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
   if (extraction !== null && busiest !== undefined) {
     const name = escapeControls(busiest.name);
     rows.push([
-      `npm start -- topics ${shellArg(name)}`,
+      `npm start -- topics ${shellArg(busiest.name)}`,
       `every topic of ${name}, with the messages that support it`,
     ]);
   }

@@ -3,8 +3,8 @@ import { DynamoDbStore } from "../lib/history/index.js";
 import { KnowledgeReader, type Topic } from "../lib/knowledge/index.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
-import { escapeControls, formatTopics } from "./format.js";
-import { channelWord, nearChannels } from "./near-channels.js";
+import { escapeControls, formatTopics, shellArg } from "./format.js";
+import { nearChannels } from "./near-channels.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,
@@ -159,6 +159,6 @@ function unknownChannel(
   }
   io.stderr.write("topics: did you mean (with the same options)\n");
   for (const id of near) {
-    io.stderr.write(`  npm start -- topics ${channelWord(id)}\n`);
+    io.stderr.write(`  npm start -- topics ${shellArg(id)}\n`);
   }
 }

@@ -116,7 +116,7 @@ interface Sink {
 
 function readPost(post: RawPost | undefined, direct: boolean, sink: Sink): void {
   const { tally, at } = sink;
-  if (typeof post !== "object" || post === null) {
+  if (typeof post !== "object" || post === null || Array.isArray(post)) {
     tally.skip(at, direct ? "direct_post" : "post", `expected an object (got ${describe(post)})`);
     return;
   }
@@ -166,7 +166,7 @@ function message(
   field: string,
 ): Pending | undefined {
   const { tally, at } = sink;
-  if (typeof raw !== "object" || raw === null) {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     tally.skip(at, field, `expected an object (got ${describe(raw)})`);
     return undefined;
   }

@@ -176,6 +176,12 @@ describe("the summary's formats", () => {
       "'a b'",
       "'$(x)'",
     ]);
+    // What a terminal would not show is typed as $'…' escapes, the only way to type it back.
+    expect(["desk\u200b", "it's\u202e", "x\u{e0001}"].map(shellArg)).toEqual([
+      "$'desk\\u200b'",
+      "$'it\\'s\\u202e'",
+      "$'x\\U000e0001'",
+    ]);
   });
 });
 

@@ -71,4 +71,31 @@ describe("Mattermost bulk export", () => {
       },
     ]);
   });
+
+  it("skips a post or a reply that is a list, not an object, and keeps the others", async () => {
+    const dir = tempDir();
+    const file = join(dir, "lists.jsonl");
+    const lines = [
+      { type: "version", version: 1 },
+      { type: "post", post: ["not", "a", "post"] },
+      {
+        type: "post",
+        post: {
+          team: "eng",
+          channel: "town-square",
+          user: "ana",
+          message: "kept",
+          create_at: 1_700_000_000_000,
+          replies: [["not", "a", "reply"]],
+        },
+      },
+    ];
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const { messages, report } = await readAll([file]);
+    expect(messages.map((m) => m.text)).toEqual(["kept"]);
+    expect(report.skippedItems.map((s) => [s.at, s.field, s.reason])).toEqual([
+      ["line 2", "post", "expected an object (got an array)"],
+      ["line 3", "post.replies[0]", "expected an object (got an array)"],
+    ]);
+  });
 });
