@@ -219,6 +219,8 @@ export interface RunCounts {
   skipped: number;
   /** Valid messages the store did not confirm. */
   notStored: number;
+  /** Messages not stored because their ids are taken (each already explained on its own line). */
+  taken: number;
   /** Segments delivered and not extracted. */
   notExtracted: number;
 }
@@ -228,7 +230,7 @@ export interface RunCounts {
  * (`--skip-invalid`) are counted and do not fail the run; a valid message that was not stored
  * does, with or without `--skip-invalid`: the user asked to skip bad lines, not to lose good ones.
  */
-export function runEnding({ skipped, notStored, notExtracted }: RunCounts): {
+export function runEnding({ skipped, notStored, taken, notExtracted }: RunCounts): {
   lines: string[];
   code: 0 | 1;
 } {
@@ -238,5 +240,5 @@ export function runEnding({ skipped, notStored, notExtracted }: RunCounts): {
   }
   if (notStored > 0)
     lines.push(`run: ${plural(notStored, "valid message")} not stored (see above)`);
-  return { lines, code: notStored > 0 || notExtracted > 0 ? 1 : 0 };
+  return { lines, code: notStored > 0 || taken > 0 || notExtracted > 0 ? 1 : 0 };
 }

@@ -249,7 +249,8 @@ export const runCommand: Command = command({
     }
     const ending = runEnding({
       skipped: loaded.skipped,
-      notStored: refused.length + conflicts.length,
+      notStored: refused.length,
+      taken: conflicts.length,
       notExtracted: left,
     });
     for (const line of ending.lines) io.stderr.write(`${line}\n`);

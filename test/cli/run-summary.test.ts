@@ -187,7 +187,7 @@ describe("the summary's formats", () => {
 
 describe("runEnding", () => {
   it("fails a run that did not store a valid message, even with --skip-invalid", () => {
-    expect(runEnding({ skipped: 2, notStored: 1, notExtracted: 0 })).toEqual({
+    expect(runEnding({ skipped: 2, notStored: 1, taken: 0, notExtracted: 0 })).toEqual({
       lines: [
         "run: 2 invalid lines skipped (--skip-invalid; listed above)",
         "run: 1 valid message not stored (see above)",
@@ -197,17 +197,24 @@ describe("runEnding", () => {
   });
 
   it("reports skipped lines and exits 0 when everything valid was stored and extracted", () => {
-    expect(runEnding({ skipped: 1, notStored: 0, notExtracted: 0 })).toEqual({
+    expect(runEnding({ skipped: 1, notStored: 0, taken: 0, notExtracted: 0 })).toEqual({
       lines: ["run: 1 invalid line skipped (--skip-invalid; listed above)"],
       code: 0,
     });
-    expect(runEnding({ skipped: 0, notStored: 0, notExtracted: 0 })).toEqual({
+    expect(runEnding({ skipped: 0, notStored: 0, taken: 0, notExtracted: 0 })).toEqual({
       lines: [],
       code: 0,
     });
   });
 
+  it("fails a run whose messages' ids were taken, without a second line for them", () => {
+    expect(runEnding({ skipped: 0, notStored: 0, taken: 4, notExtracted: 0 })).toEqual({
+      lines: [],
+      code: 1,
+    });
+  });
+
   it("fails a run that left a segment unextracted", () => {
-    expect(runEnding({ skipped: 0, notStored: 0, notExtracted: 3 }).code).toBe(1);
+    expect(runEnding({ skipped: 0, notStored: 0, taken: 0, notExtracted: 3 }).code).toBe(1);
   });
 });
