@@ -1,8 +1,7 @@
 /**
- * Which stored channels a mistyped or invisible-character-laden channel id probably meant, and
- * how to type one: `topics` on a channel with nothing stored suggests them.
+ * Which stored channels a mistyped or invisible-character-laden channel id probably meant:
+ * `topics` on a channel with nothing stored suggests them (typed back with `shellArg`).
  */
-import { escapeControls } from "./format.js";
 
 /** Suggestions shown at most. */
 export const MAX_SUGGESTIONS = 5;
