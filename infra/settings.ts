@@ -189,6 +189,14 @@ export interface ConvosegSettings {
    */
   readonly llmConcurrency?: number;
   /**
+   * The longest one model call may take in all, its retries and the reading of the reply
+   * included (both model services), from 1s to less than 14m 30s (Lambda's 15 minutes less the
+   * extraction function's margin): a stalled or trickling endpoint fails there, named, and the
+   * segment is retried. The extraction function's timeout is sized from it.
+   * @default "2m"
+   */
+  readonly llmDeadline?: DurationSetting;
+  /**
    * The output-token limit of every model call (both model services), 256 to 65536: a ceiling
    * on what one reply can cost and hold.
    * @default 4096
@@ -300,6 +308,7 @@ export interface SettingValues {
   prefixStep: number;
   maxWindows: number;
   llmConcurrency: number;
+  llmDeadline: number;
   maxOutputTokens: number;
   maxTurnChars: number;
   bedrockOutput: "json_schema" | "tool";
@@ -357,6 +366,8 @@ export interface Setting<N extends SettingName = SettingName> {
 }
 
 export const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
+/** The extraction function's time besides model calls: reads, lease, results, a cold start. */
+export const EXTRACT_MARGIN_MS = 30_000;
 /** Amazon Nova Lite's published on-demand prices in us-east-1, USD per million tokens. */
 const NOVA_LITE_PRICES = { input: 0.06, output: 0.24 };
 /** The segment function's own bound on maxSize and minItems. */
@@ -671,6 +682,16 @@ export const SETTINGS: readonly Setting[] = [
   integer("prefixStep", EXTRACT_DEFAULTS.PREFIX_STEP, 1, MAX_WINDOW_TURNS),
   integer("maxWindows", EXTRACT_DEFAULTS.MAX_WINDOWS, 1, MAX_WINDOWS),
   integer("llmConcurrency", EXTRACT_DEFAULTS.LLM_CONCURRENCY, 1, MAX_LLM_CONCURRENCY),
+  duration("llmDeadline", EXTRACT_DEFAULTS.LLM_DEADLINE, ({ llmDeadline: ms }) => {
+    // A call must end before the function's timeout less the margin, or it ends in a timeout.
+    const { min } = EXTRACT_BOUNDS.llmDeadlineMs;
+    const below = LAMBDA_MAX_TIMEOUT_MS - EXTRACT_MARGIN_MS;
+    if (ms < min || ms >= below) {
+      fail(
+        `must be from ${min} ms to less than ${below} ms (Lambda's 15 minutes less the extraction function's ${EXTRACT_MARGIN_MS} ms margin) ${got(ms)}`,
+      );
+    }
+  }),
   integer(
     "maxOutputTokens",
     EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS,

@@ -30,6 +30,7 @@ const EXTRACT = {
   prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
   maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
   llmConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+  llmDeadlineMs: 120_000,
   maxOutputTokens: Number(EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS),
   maxTurnChars: Number(EXTRACT_DEFAULTS.MAX_TURN_CHARS),
 };
@@ -143,6 +144,7 @@ describe("resolveConfig", () => {
         prefixStep: "4",
         maxWindows: "6",
         llmConcurrency: "8",
+        llmDeadline: "90s",
         bedrockOutput: "json_schema",
         extractConcurrency: "10",
         dailyTokenBudget: "2000000",
@@ -186,6 +188,7 @@ describe("resolveConfig", () => {
         prefixStep: 4,
         maxWindows: 6,
         llmConcurrency: 8,
+        llmDeadlineMs: 90_000,
         maxOutputTokens: 4096,
         maxTurnChars: 4000,
         bedrockOutput: "json_schema",
@@ -195,12 +198,13 @@ describe("resolveConfig", () => {
         maxAttempts: 20,
         openaiBaseUrl: "https://llm.example.com/v1",
         apiKey: { kind: "parameter", name: "/convoseg/openai-api-key" },
-        // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds.
-        timeoutMs: 2 * 2 * 120_000 + 30_000,
+        // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds
+        // of a call and a repair, each up to llmDeadline.
+        timeoutMs: 2 * 2 * 90_000 + 30_000,
         inputTokenPrice: 0.15,
         outputTokenPrice: 0.6,
       },
-      segmentVisibilityTimeoutMs: 6 * (2 * 2 * 120_000 + 30_000),
+      segmentVisibilityTimeoutMs: 6 * (2 * 2 * 90_000 + 30_000),
       names: {
         messagesTable: "chat-messages",
         channelsTable: "chat-channels",
@@ -258,6 +262,7 @@ describe("resolveConfig", () => {
         "ingestQueueName",
         "inputTokenPrice",
         "llmConcurrency",
+        "llmDeadline",
         "logRetentionDays",
         "maxBodyBytes",
         "maxOutputTokens",
@@ -367,6 +372,13 @@ describe("resolveConfig", () => {
     [{ maxOutputTokens: "100" }, "maxOutputTokens", /from 256 to 65536/],
     [{ maxTurnChars: "400001" }, "maxTurnChars", /from 200 to 400000/],
     [{ llmConcurrency: "33" }, "llmConcurrency", /from 1 to 32/],
+    [{ llmDeadline: "500ms" }, "llmDeadline", /from 1000 ms to less than 870000 ms/],
+    [
+      { llmDeadline: "870s" },
+      "llmDeadline",
+      /less than 870000 ms \(Lambda's 15 minutes less the extraction function's 30000 ms margin\) \(got 870000\)/,
+    ],
+    [{ llmDeadline: "soon" }, "llmDeadline", /duration/],
     [{ bedrockOutput: "text" }, "bedrockOutput", /json_schema or tool/],
     [{ extractConcurrency: "1" }, "extractConcurrency", /from 2 to 1000/],
     [{ extractConcurrency: "1001" }, "extractConcurrency", /from 2 to 1000/],
@@ -533,6 +545,7 @@ describe("extraction sizing", () => {
     prefixStep: 5,
     maxWindows: 8,
     llmConcurrency: 4,
+    llmDeadlineMs: 120_000,
     ...overrides,
   });
 
@@ -553,6 +566,11 @@ describe("extraction sizing", () => {
     expect(extractTimeoutMs(sizing({ maxSize: 60 }))).toBe(270_000);
     expect(extractTimeoutMs(sizing({ maxSize: 100 }))).toBe(510_000);
     expect(extractTimeoutMs(sizing({}))).toBe(900_000);
+  });
+
+  it("sizes each call by llmDeadlineMs, the whole call's deadline", () => {
+    expect(extractTimeoutMs(sizing({ route: "full", llmDeadlineMs: 30_000 }))).toBe(90_000);
+    expect(extractTimeoutMs(sizing({ route: "full2", llmDeadlineMs: 60_000 }))).toBe(270_000);
   });
 });
 
@@ -616,11 +634,27 @@ describe("extractEnvironment", () => {
       },
       maxOutputTokens: 4096,
       maxTurnChars: 4000,
+      llmDeadlineMs: 120_000,
       leaseMs: config.extract.timeoutMs,
       windowOutputTtlMs: 15 * 86_400_000,
       dailyTokenBudget: 10_000_000,
       maxAttempts: 16,
     });
+  });
+
+  it("passes llmDeadline, which a hand-set environment must keep within LEASE", () => {
+    const environment = extractEnvironment(resolve({ llmDeadline: "45s" }), resources);
+    expect(environment.LLM_DEADLINE).toBe("45000");
+    expect(readExtractConfig(environment).llmDeadlineMs).toBe(45_000);
+    // Every problem at once, the deadline's among them.
+    expect(() =>
+      readExtractConfig({ ...environment, LEASE: "1m", LLM_DEADLINE: "2m", WINDOW_SIZE: "0" }),
+    ).toThrow(
+      /WINDOW_SIZE must be an integer from 1 to 1000 .*LLM_DEADLINE must be less than LEASE \(60000 ms\), the function's timeout \(got 120000\)/,
+    );
+    expect(() => readExtractConfig({ ...environment, LLM_DEADLINE: "16m" })).toThrow(
+      /LLM_DEADLINE must be at most 900000 ms/,
+    );
   });
 
   it("passes the budgets, the attempts and the DLQ the function moves given-up segments to", () => {
