@@ -58,6 +58,8 @@ export interface ExtractConfig {
   channelDailyTokenBudget: number | null;
   /** Failed attempts before the function dead-letters a segment. */
   maxAttempts: number;
+  /** The circuit breaker: failures in a row that open it, and for how long. */
+  breaker: { failures: number; cooldownMs: number };
   /** USD per million tokens. */
   inputTokenPrice: number;
   outputTokenPrice: number;
@@ -88,6 +90,11 @@ export interface ConvosegConfig {
   /** On-demand ceilings of every table, request units a second (null: none). */
   tableMaxUnits: { read: number | null; write: number | null };
   extract: ExtractConfig;
+  /**
+   * The spend and failure alarms: an hour's spend pace (the budget gone in `tokenPaceHours`), a
+   * day's share of the budget, and the share of failed attempts.
+   */
+  alarms: { tokenPaceHours: number; dailySpendShare: number; extractFailureRate: number };
   /** The segment queue's visibility timeout: six times the extraction function's timeout. */
   segmentVisibilityTimeoutMs: number;
   names: {
@@ -262,6 +269,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     dailyTokenBudget: v.dailyTokenBudget,
     channelDailyTokenBudget: v.channelDailyTokenBudget,
     maxAttempts: v.extractMaxAttempts,
+    breaker: { failures: v.breakerFailures, cooldownMs: v.breakerCooldown },
     inputTokenPrice: v.inputTokenPrice,
     outputTokenPrice: v.outputTokenPrice,
   };
@@ -286,6 +294,11 @@ function configOf(v: SettingValues): ConvosegConfig {
     ingest: { concurrency: v.ingestConcurrency, maxBatch: v.ingestMaxBatch },
     tableMaxUnits: { read: v.tableMaxReadUnits, write: v.tableMaxWriteUnits },
     extract,
+    alarms: {
+      tokenPaceHours: v.tokenPaceHours,
+      dailySpendShare: v.dailySpendShare,
+      extractFailureRate: v.extractFailureRate,
+    },
     segmentVisibilityTimeoutMs: VISIBILITY_PER_TIMEOUT * extract.timeoutMs,
     names: {
       messagesTable: v.messagesTableName,
@@ -376,6 +389,8 @@ export function extractEnvironment(
     LEASE: String(extract.timeoutMs),
     DAILY_TOKEN_BUDGET: String(extract.dailyTokenBudget),
     MAX_ATTEMPTS: String(extract.maxAttempts),
+    BREAKER_FAILURES: String(extract.breaker.failures),
+    BREAKER_COOLDOWN: String(extract.breaker.cooldownMs),
     ...(extract.channelDailyTokenBudget === null
       ? {}
       : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
@@ -409,6 +424,8 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   DAILY_TOKEN_BUDGET: "dailyTokenBudget",
   CHANNEL_TOKEN_BUDGET: "channelDailyTokenBudget",
   MAX_ATTEMPTS: "extractMaxAttempts",
+  BREAKER_FAILURES: "breakerFailures",
+  BREAKER_COOLDOWN: "breakerCooldown",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",

@@ -41,6 +41,11 @@ export interface ExtractFunctionConfig {
    * (both adapters' `deadlineMs`; default theirs, 120 s).
    */
   llmDeadlineMs?: number;
+  /**
+   * The circuit breaker: provider failures in a row that open it, and how long it stays open
+   * (default `CircuitBreaker`'s, which are {@link EXTRACT_DEFAULTS}').
+   */
+  breaker?: { failures: number; cooldownMs: number };
   /** How long an extraction may hold its segment's lease: the function timeout. */
   leaseMs: number;
   /** How long a window's stored reply is kept for retries (past the queue's retention). */
@@ -80,6 +85,9 @@ export const EXTRACT_DEFAULTS = {
   MAX_TURN_CHARS: "4000",
   // The adapters' own default, 2m: the deployment sizes the extraction timeout from it.
   LLM_DEADLINE: formatDuration(DEFAULT_DEADLINE_MS),
+  // The circuit breaker: five failures in a row keep calls off a dead endpoint for 5 minutes.
+  BREAKER_FAILURES: "5",
+  BREAKER_COOLDOWN: "5m",
 } as const;
 
 /** The analysis defaults as the function reads them from {@link EXTRACT_DEFAULTS}. */
@@ -123,8 +131,12 @@ export const EXTRACT_BOUNDS = {
   windowTurns: { min: 1, max: 1000 },
   /** A model call's deadline: a second at least, at most Lambda's longest timeout. */
   llmDeadlineMs: { min: 1000, max: 15 * 60_000 },
+  /** The breaker: opened by 1 to 100 failures in a row, for 10 seconds to an hour. */
+  breakerFailures: { min: 1, max: 100 },
+  breakerCooldownMs: { min: 10_000, max: 3_600_000 },
 } as const;
-const { outputTokens, turnChars, llmDeadlineMs } = EXTRACT_BOUNDS;
+const { outputTokens, turnChars, llmDeadlineMs, breakerFailures, breakerCooldownMs } =
+  EXTRACT_BOUNDS;
 const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;
 
 /**
@@ -190,6 +202,10 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     maxTurnChars: integer("MAX_TURN_CHARS", turnChars.min, turnChars.max),
     leaseMs: duration("LEASE", 1000),
     llmDeadlineMs: duration("LLM_DEADLINE", llmDeadlineMs.min, llmDeadlineMs.max),
+    breaker: {
+      failures: integer("BREAKER_FAILURES", breakerFailures.min, breakerFailures.max),
+      cooldownMs: duration("BREAKER_COOLDOWN", breakerCooldownMs.min, breakerCooldownMs.max),
+    },
     windowOutputTtlMs: duration("WINDOW_OUTPUT_TTL", DAY_MS),
     dailyTokenBudget: integer("DAILY_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),
     maxAttempts: integer("MAX_ATTEMPTS", 1, MAX_ATTEMPTS),
