@@ -1,9 +1,5 @@
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import {
-  DEFAULT_TIMEOUT_MS as LLM_CALL_TIMEOUT_MS,
-  type Route,
-  windowCount,
-} from "../lib/extraction/index.js";
+import { type Route, windowCount } from "../lib/extraction/index.js";
 import {
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
@@ -14,6 +10,7 @@ import {
 import { SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
 import {
   type ConvosegSettings,
+  EXTRACT_MARGIN_MS,
   type ExtractorSetting,
   LAMBDA_MAX_TIMEOUT_MS,
   SETTINGS,
@@ -45,6 +42,8 @@ export interface ExtractConfig {
   prefixStep: number;
   maxWindows: number;
   llmConcurrency: number;
+  /** The longest one model call may take, its retries included. */
+  llmDeadlineMs: number;
   maxOutputTokens: number;
   maxTurnChars: number;
   bedrockOutput: "json_schema" | "tool";
@@ -59,6 +58,8 @@ export interface ExtractConfig {
   channelDailyTokenBudget: number | null;
   /** Failed attempts before the function dead-letters a segment. */
   maxAttempts: number;
+  /** The circuit breaker: failures in a row that open it, and for how long. */
+  breaker: { failures: number; cooldownMs: number };
   /** USD per million tokens. */
   inputTokenPrice: number;
   outputTokenPrice: number;
@@ -89,6 +90,11 @@ export interface ConvosegConfig {
   /** On-demand ceilings of every table, request units a second (null: none). */
   tableMaxUnits: { read: number | null; write: number | null };
   extract: ExtractConfig;
+  /**
+   * The spend and failure alarms: an hour's spend pace (the budget gone in `tokenPaceHours`), a
+   * day's share of the budget, and the share of failed attempts.
+   */
+  alarms: { tokenPaceHours: number; dailySpendShare: number; extractFailureRate: number };
   /** The segment queue's visibility timeout: six times the extraction function's timeout. */
   segmentVisibilityTimeoutMs: number;
   names: {
@@ -130,15 +136,19 @@ const MINUTE_MS = 60_000;
 const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 /** AWS's advice for Lambda event sources: six times the function timeout. */
 const VISIBILITY_PER_TIMEOUT = 6;
-/** The extraction function's time besides model calls: reads, lease, results, a cold start. */
-const EXTRACT_MARGIN_MS = 30_000;
 /** Calls a window may take: the first, and one repair of an invalid reply. */
 const CALLS_PER_WINDOW = 2;
 
 /** What sizes an extraction: the largest segment and how the route cuts it. */
 export type ExtractSizing = Pick<
   ExtractConfig,
-  "route" | "windowSize" | "overlap" | "prefixStep" | "maxWindows" | "llmConcurrency"
+  | "route"
+  | "windowSize"
+  | "overlap"
+  | "prefixStep"
+  | "maxWindows"
+  | "llmConcurrency"
+  | "llmDeadlineMs"
 > & { maxSize: number };
 
 /**
@@ -161,7 +171,7 @@ export function extractRounds(sizing: ExtractSizing): number {
 
 /**
  * The extraction function's timeout: every round of the largest segment at its worst, each call
- * running into the adapters' timeout (`DEFAULT_TIMEOUT_MS`, 120 s) and then a repair call that
+ * running into its deadline (`llmDeadlineMs`, its retries included) and then a repair call that
  * does too, plus a margin for the reads and writes around them; at most Lambda's 15 minutes.
  * A segment that needs longer is not lost: each accepted window reply is stored as it comes, so
  * the retry after a timeout asks only for the rest (`WindowsReused`).
@@ -169,7 +179,7 @@ export function extractRounds(sizing: ExtractSizing): number {
 export function extractTimeoutMs(sizing: ExtractSizing): number {
   return Math.min(
     LAMBDA_MAX_TIMEOUT_MS,
-    extractRounds(sizing) * CALLS_PER_WINDOW * LLM_CALL_TIMEOUT_MS + EXTRACT_MARGIN_MS,
+    extractRounds(sizing) * CALLS_PER_WINDOW * sizing.llmDeadlineMs + EXTRACT_MARGIN_MS,
   );
 }
 
@@ -236,6 +246,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     prefixStep: v.prefixStep,
     maxWindows: v.maxWindows,
     llmConcurrency: v.llmConcurrency,
+    llmDeadlineMs: v.llmDeadline,
   };
   // Checked with the settings: with openai exactly one of the two is set, without it neither.
   const apiKey: ApiKeyLocation | undefined =
@@ -258,6 +269,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     dailyTokenBudget: v.dailyTokenBudget,
     channelDailyTokenBudget: v.channelDailyTokenBudget,
     maxAttempts: v.extractMaxAttempts,
+    breaker: { failures: v.breakerFailures, cooldownMs: v.breakerCooldown },
     inputTokenPrice: v.inputTokenPrice,
     outputTokenPrice: v.outputTokenPrice,
   };
@@ -282,6 +294,11 @@ function configOf(v: SettingValues): ConvosegConfig {
     ingest: { concurrency: v.ingestConcurrency, maxBatch: v.ingestMaxBatch },
     tableMaxUnits: { read: v.tableMaxReadUnits, write: v.tableMaxWriteUnits },
     extract,
+    alarms: {
+      tokenPaceHours: v.tokenPaceHours,
+      dailySpendShare: v.dailySpendShare,
+      extractFailureRate: v.extractFailureRate,
+    },
     segmentVisibilityTimeoutMs: VISIBILITY_PER_TIMEOUT * extract.timeoutMs,
     names: {
       messagesTable: v.messagesTableName,
@@ -365,12 +382,15 @@ export function extractEnvironment(
     PREFIX_STEP: String(extract.prefixStep),
     MAX_WINDOWS: String(extract.maxWindows),
     LLM_CONCURRENCY: String(extract.llmConcurrency),
+    LLM_DEADLINE: String(extract.llmDeadlineMs),
     MAX_OUTPUT_TOKENS: String(extract.maxOutputTokens),
     MAX_TURN_CHARS: String(extract.maxTurnChars),
     BEDROCK_OUTPUT: extract.bedrockOutput,
     LEASE: String(extract.timeoutMs),
     DAILY_TOKEN_BUDGET: String(extract.dailyTokenBudget),
     MAX_ATTEMPTS: String(extract.maxAttempts),
+    BREAKER_FAILURES: String(extract.breaker.failures),
+    BREAKER_COOLDOWN: String(extract.breaker.cooldownMs),
     ...(extract.channelDailyTokenBudget === null
       ? {}
       : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
@@ -397,12 +417,15 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   PREFIX_STEP: "prefixStep",
   MAX_WINDOWS: "maxWindows",
   LLM_CONCURRENCY: "llmConcurrency",
+  LLM_DEADLINE: "llmDeadline",
   MAX_OUTPUT_TOKENS: "maxOutputTokens",
   MAX_TURN_CHARS: "maxTurnChars",
   BEDROCK_OUTPUT: "bedrockOutput",
   DAILY_TOKEN_BUDGET: "dailyTokenBudget",
   CHANNEL_TOKEN_BUDGET: "channelDailyTokenBudget",
   MAX_ATTEMPTS: "extractMaxAttempts",
+  BREAKER_FAILURES: "breakerFailures",
+  BREAKER_COOLDOWN: "breakerCooldown",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",

@@ -29,6 +29,8 @@ import type { Storage } from "./storage.js";
 /** Where `functions/segment/handler.ts` publishes the tick's metrics (Powertools EMF). */
 const TICK_METRICS_NAMESPACE = "convoseg";
 const TICK_METRICS_DIMENSIONS = { service: "segmenter" };
+/** A share as a percentage for a description: `80%`, `12.5%`. */
+const percent = (share: number) => `${Number((share * 100).toFixed(2))}%`;
 /** A number as metric math reads it: plain decimals, never an exponent (`1e-7`). */
 const decimal = (n: number) => n.toFixed(12).replace(/\.?0+$/, "");
 
@@ -97,12 +99,7 @@ interface AlarmSpec {
 }
 
 const HOUR = Duration.hours(1);
-/** Spend alarms: an hour's spend that would use the day's budget in this many hours. */
-const TOKEN_PACE_HOURS = 8;
-/** ... and a day's spend past this share of it. */
-const DAILY_SPEND_SHARE = 0.8;
-/** Failed extraction attempts per attempt over a period above which the alarm fires. */
-const FAILURE_RATE = 0.5;
+/** The period of the failed attempts per attempt (`extractFailureRate`) the alarm reads. */
 const FAILURE_PERIOD = Duration.minutes(15);
 /** How old a queue's oldest message may grow before its alarm fires. */
 const SEGMENT_AGE = Duration.hours(1);
@@ -220,6 +217,7 @@ export class Observability extends Construct {
    */
   private extractionAlarms(): void {
     const budget = this.props.config.extract.dailyTokenBudget;
+    const { tokenPaceHours, dailySpendShare, extractFailureRate } = this.props.config.alarms;
     const tokens = (period: Duration) =>
       new MathExpression({
         expression: "FILL(input, 0) + FILL(output, 0)",
@@ -236,17 +234,17 @@ export class Observability extends Construct {
       threshold: 0,
     });
     this.alarm("TokenSpendHourly", {
-      description: `Extraction spent more than an eighth of the daily token budget (${budget}) in an hour: at that pace the budget is gone in 8 hours and extraction pauses.`,
+      description: `Extraction spent more than 1/${tokenPaceHours} of the daily token budget (${budget}) in an hour: at that pace the budget is gone in ${tokenPaceHours} hours (tokenPaceHours) and extraction pauses.`,
       metric: tokens(HOUR),
-      threshold: Math.floor(budget / TOKEN_PACE_HOURS),
+      threshold: Math.floor(budget / tokenPaceHours),
     });
     this.alarm("TokenSpendDaily", {
-      description: `Extraction spent more than ${DAILY_SPEND_SHARE * 100}% of the daily token budget (${budget}) in 24 hours.`,
+      description: `Extraction spent more than ${percent(dailySpendShare)} of the daily token budget (${budget}) in 24 hours (dailySpendShare).`,
       metric: tokens(Duration.days(1)),
-      threshold: Math.floor(budget * DAILY_SPEND_SHARE),
+      threshold: Math.floor(budget * dailySpendShare),
     });
     this.alarm("ExtractionFailureRate", {
-      description: `More than ${FAILURE_RATE * 100}% of extraction attempts failed in ${FAILURE_PERIOD.toMinutes()} minutes (waits such as a budget pause are not attempts): the provider is failing or refusing; segments are retried with backoff for hours before the DLQ.`,
+      description: `More than ${percent(extractFailureRate)} (extractFailureRate) of extraction attempts failed in ${FAILURE_PERIOD.toMinutes()} minutes (waits such as a budget pause are not attempts): the provider is failing or refusing; segments are retried with backoff for hours before the DLQ.`,
       metric: new MathExpression({
         expression:
           "IF(FILL(failed, 0) + FILL(done, 0) > 0, FILL(failed, 0) / (FILL(failed, 0) + FILL(done, 0)), 0)",
@@ -257,7 +255,7 @@ export class Observability extends Construct {
         label: "Failed attempts per attempt",
         period: FAILURE_PERIOD,
       }),
-      threshold: FAILURE_RATE,
+      threshold: extractFailureRate,
     });
     this.alarm("ModelAuthFailures", {
       description:

@@ -189,6 +189,14 @@ export interface ConvosegSettings {
    */
   readonly llmConcurrency?: number;
   /**
+   * The longest one model call may take in all, its retries and the reading of the reply
+   * included (both model services), from 1s to less than 14m 30s (Lambda's 15 minutes less the
+   * extraction function's margin): a stalled or trickling endpoint fails there, named, and the
+   * segment is retried. The extraction function's timeout is sized from it.
+   * @default "2m"
+   */
+  readonly llmDeadline?: DurationSetting;
+  /**
    * The output-token limit of every model call (both model services), 256 to 65536: a ceiling
    * on what one reply can cost and hold.
    * @default 4096
@@ -230,6 +238,36 @@ export interface ConvosegSettings {
    * @default 16
    */
   readonly extractMaxAttempts?: number;
+  /**
+   * Provider failures in a row (throttled past the retries, 5xx, timeouts, unreachable,
+   * 401/403) after which the extraction function stops calling the model for breakerCooldown,
+   * 1 to 100: segments wait instead of hammering a dead endpoint.
+   * @default 5
+   */
+  readonly breakerFailures?: number;
+  /**
+   * How long the circuit breaker stays open before a call may try again, 10s to 1h.
+   * @default "5m"
+   */
+  readonly breakerCooldown?: DurationSetting;
+  /**
+   * The `TokenSpendHourly` alarm fires on an hour's spend that would use dailyTokenBudget in
+   * this many hours, 1 to 24.
+   * @default 8
+   */
+  readonly tokenPaceHours?: number;
+  /**
+   * The `TokenSpendDaily` alarm fires on 24 hours' spend past this share of dailyTokenBudget,
+   * more than 0 and at most 1.
+   * @default 0.8
+   */
+  readonly dailySpendShare?: number;
+  /**
+   * The `ExtractionFailureRate` alarm fires when more than this share of extraction attempts in
+   * 15 minutes failed, more than 0 and less than 1.
+   * @default 0.5
+   */
+  readonly extractFailureRate?: number;
   /**
    * The OpenAI-compatible endpoint, `https://…` (required with `openai`).
    * @default - none
@@ -300,6 +338,7 @@ export interface SettingValues {
   prefixStep: number;
   maxWindows: number;
   llmConcurrency: number;
+  llmDeadline: number;
   maxOutputTokens: number;
   maxTurnChars: number;
   bedrockOutput: "json_schema" | "tool";
@@ -307,6 +346,11 @@ export interface SettingValues {
   dailyTokenBudget: number;
   channelDailyTokenBudget: number | null;
   extractMaxAttempts: number;
+  breakerFailures: number;
+  breakerCooldown: number;
+  tokenPaceHours: number;
+  dailySpendShare: number;
+  extractFailureRate: number;
   openaiBaseUrl: string | undefined;
   openaiApiKeySecret: string | undefined;
   openaiApiKeyParameter: string | undefined;
@@ -339,7 +383,14 @@ export class SettingProblem extends Error {
 }
 
 /** How a setting's value is read: the docs' defaults are compared by kind. */
-export type SettingKind = "integer" | "duration" | "choice" | "text" | "price" | "roleArns";
+export type SettingKind =
+  | "integer"
+  | "duration"
+  | "choice"
+  | "text"
+  | "price"
+  | "fraction"
+  | "roleArns";
 
 /** One row of the table. */
 export interface Setting<N extends SettingName = SettingName> {
@@ -357,6 +408,8 @@ export interface Setting<N extends SettingName = SettingName> {
 }
 
 export const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
+/** The extraction function's time besides model calls: reads, lease, results, a cold start. */
+export const EXTRACT_MARGIN_MS = 30_000;
 /** Amazon Nova Lite's published on-demand prices in us-east-1, USD per million tokens. */
 const NOVA_LITE_PRICES = { input: 0.06, output: 0.24 };
 /** The segment function's own bound on maxSize and minItems. */
@@ -551,6 +604,28 @@ function price<N extends SettingName>(name: N, fallback: number): Setting<N> {
   };
 }
 
+/**
+ * A share: a number above 0 and up to 1 (below 1 unless `one`), a decimal string from the
+ * command line.
+ */
+function fraction<N extends SettingName>(name: N, fallback: number, one: boolean): Setting<N> {
+  return {
+    name,
+    kind: "fraction",
+    default: fallback,
+    read: (given) => {
+      if (given === undefined) return fallback as SettingValues[N];
+      const n = typeof given === "number" ? given : PRICE.test(String(given)) ? Number(given) : NaN;
+      if (!(n > 0 && (one ? n <= 1 : n < 1))) {
+        fail(
+          `must be a share above 0 and ${one ? "at most" : "below"} 1, such as 0.5 ${got(given)}`,
+        );
+      }
+      return n as SettingValues[N];
+    },
+  };
+}
+
 /** A list of IAM role ARNs: an array in props, comma-separated in CDK context. */
 function roleArns<N extends SettingName>(name: N): Setting<N> {
   return {
@@ -671,6 +746,16 @@ export const SETTINGS: readonly Setting[] = [
   integer("prefixStep", EXTRACT_DEFAULTS.PREFIX_STEP, 1, MAX_WINDOW_TURNS),
   integer("maxWindows", EXTRACT_DEFAULTS.MAX_WINDOWS, 1, MAX_WINDOWS),
   integer("llmConcurrency", EXTRACT_DEFAULTS.LLM_CONCURRENCY, 1, MAX_LLM_CONCURRENCY),
+  duration("llmDeadline", EXTRACT_DEFAULTS.LLM_DEADLINE, ({ llmDeadline: ms }) => {
+    // A call must end before the function's timeout less the margin, or it ends in a timeout.
+    const { min } = EXTRACT_BOUNDS.llmDeadlineMs;
+    const below = LAMBDA_MAX_TIMEOUT_MS - EXTRACT_MARGIN_MS;
+    if (ms < min || ms >= below) {
+      fail(
+        `must be from ${min} ms to less than ${below} ms (Lambda's 15 minutes less the extraction function's ${EXTRACT_MARGIN_MS} ms margin) ${got(ms)}`,
+      );
+    }
+  }),
   integer(
     "maxOutputTokens",
     EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS,
@@ -705,6 +790,19 @@ export const SETTINGS: readonly Setting[] = [
     },
   },
   integer("extractMaxAttempts", EXTRACT_DEFAULTS.MAX_ATTEMPTS, 1, MAX_EXTRACT_ATTEMPTS),
+  integer(
+    "breakerFailures",
+    EXTRACT_DEFAULTS.BREAKER_FAILURES,
+    EXTRACT_BOUNDS.breakerFailures.min,
+    EXTRACT_BOUNDS.breakerFailures.max,
+  ),
+  duration("breakerCooldown", EXTRACT_DEFAULTS.BREAKER_COOLDOWN, ({ breakerCooldown: ms }) => {
+    const { min, max } = EXTRACT_BOUNDS.breakerCooldownMs;
+    if (ms < min || ms > max) fail(`must be from ${min} ms to ${max} ms ${got(ms)}`);
+  }),
+  integer("tokenPaceHours", "8", 1, 24),
+  fraction("dailySpendShare", 0.8, true),
+  fraction("extractFailureRate", 0.5, false),
   text("openaiBaseUrl", { pattern: HTTPS_URL, rule: "an https:// URL" }),
   // Where the key is kept, never the key: a value that is neither is not echoed (it may be one).
   text("openaiApiKeySecret", {

@@ -44,7 +44,7 @@ const consumer = segmentConsumer(
     sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
     apiKey: apiKeyOf(config.apiKey),
     // One per execution environment: its calls stop for a cool-down when the provider keeps failing.
-    breaker: new CircuitBreaker(),
+    breaker: new CircuitBreaker(config.breaker),
     logger,
     metrics: {
       add: (name, value) =>

@@ -1,5 +1,5 @@
-import { parseDuration } from "../duration/index.js";
-import type { AnalyzerOptions, Route } from "../extraction/index.js";
+import { formatDuration, parseDuration } from "../duration/index.js";
+import { type AnalyzerOptions, DEFAULT_DEADLINE_MS, type Route } from "../extraction/index.js";
 import { KnowledgeConfigError } from "./errors.js";
 
 /** The model services the extraction function can call; `offline` needs none (local runs). */
@@ -36,6 +36,16 @@ export interface ExtractFunctionConfig {
   maxOutputTokens?: number;
   /** Characters of one message's text a prompt shows (default 4000); longer ones are cut. */
   maxTurnChars?: number;
+  /**
+   * The longest one model call may take in all, its retries and the reply's reading included
+   * (both adapters' `deadlineMs`; default theirs, 120 s).
+   */
+  llmDeadlineMs?: number;
+  /**
+   * The circuit breaker: provider failures in a row that open it, and how long it stays open
+   * (default `CircuitBreaker`'s, which are {@link EXTRACT_DEFAULTS}').
+   */
+  breaker?: { failures: number; cooldownMs: number };
   /** How long an extraction may hold its segment's lease: the function timeout. */
   leaseMs: number;
   /** How long a window's stored reply is kept for retries (past the queue's retention). */
@@ -73,6 +83,11 @@ export const EXTRACT_DEFAULTS = {
   MAX_ATTEMPTS: "16",
   MAX_OUTPUT_TOKENS: "4096",
   MAX_TURN_CHARS: "4000",
+  // The adapters' own default, 2m: the deployment sizes the extraction timeout from it.
+  LLM_DEADLINE: formatDuration(DEFAULT_DEADLINE_MS),
+  // The circuit breaker: five failures in a row keep calls off a dead endpoint for 5 minutes.
+  BREAKER_FAILURES: "5",
+  BREAKER_COOLDOWN: "5m",
 } as const;
 
 /** The analysis defaults as the function reads them from {@link EXTRACT_DEFAULTS}. */
@@ -114,8 +129,14 @@ export const EXTRACT_BOUNDS = {
   turnChars: { min: 200, max: 400_000 },
   /** The turns of a window (and its overlap and prefix step): `run --window-size` holds to it. */
   windowTurns: { min: 1, max: 1000 },
+  /** A model call's deadline: a second at least, at most Lambda's longest timeout. */
+  llmDeadlineMs: { min: 1000, max: 15 * 60_000 },
+  /** The breaker: opened by 1 to 100 failures in a row, for 10 seconds to an hour. */
+  breakerFailures: { min: 1, max: 100 },
+  breakerCooldownMs: { min: 10_000, max: 3_600_000 },
 } as const;
-const { outputTokens, turnChars } = EXTRACT_BOUNDS;
+const { outputTokens, turnChars, llmDeadlineMs, breakerFailures, breakerCooldownMs } =
+  EXTRACT_BOUNDS;
 const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;
 
 /**
@@ -143,10 +164,11 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     }
     return n;
   };
-  const duration = (name: keyof typeof EXTRACT_DEFAULTS, min: number): number => {
+  const duration = (name: keyof typeof EXTRACT_DEFAULTS, min: number, max?: number): number => {
     try {
       const ms = parseDuration(value(name) ?? "", name);
       if (ms < min) fail(name, `must be at least ${min} ms (got ${ms})`);
+      if (max !== undefined && ms > max) fail(name, `must be at most ${max} ms (got ${ms})`);
       return ms;
     } catch (error) {
       fail(name, (error as Error).message.replace(`${name} `, ""));
@@ -179,6 +201,11 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     maxOutputTokens: integer("MAX_OUTPUT_TOKENS", outputTokens.min, outputTokens.max),
     maxTurnChars: integer("MAX_TURN_CHARS", turnChars.min, turnChars.max),
     leaseMs: duration("LEASE", 1000),
+    llmDeadlineMs: duration("LLM_DEADLINE", llmDeadlineMs.min, llmDeadlineMs.max),
+    breaker: {
+      failures: integer("BREAKER_FAILURES", breakerFailures.min, breakerFailures.max),
+      cooldownMs: duration("BREAKER_COOLDOWN", breakerCooldownMs.min, breakerCooldownMs.max),
+    },
     windowOutputTtlMs: duration("WINDOW_OUTPUT_TTL", DAY_MS),
     dailyTokenBudget: integer("DAILY_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),
     maxAttempts: integer("MAX_ATTEMPTS", 1, MAX_ATTEMPTS),
@@ -195,6 +222,13 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
       );
     }
     config.deadLetterQueueUrl = env.DEAD_LETTER_QUEUE_URL;
+  }
+  // The lease is the function's timeout: a call that may outlast it would end in a timeout.
+  if (config.llmDeadlineMs !== undefined && config.llmDeadlineMs >= config.leaseMs) {
+    fail(
+      "LLM_DEADLINE",
+      `must be less than LEASE (${config.leaseMs} ms), the function's timeout (got ${config.llmDeadlineMs})`,
+    );
   }
   const { windowSize, overlap } = config.analyzer;
   if (Number.isInteger(windowSize) && Number.isInteger(overlap) && overlap >= windowSize) {

@@ -24,6 +24,7 @@ import {
   type RetrySchedule,
   retryDelaySeconds,
 } from "./retry.js";
+import type { ResultTrimmed } from "./schema/items.js";
 
 /** The metrics the consumer reports (EMF in the Lambda function; see docs/extraction.md). */
 export type ExtractionMetricName =
@@ -46,7 +47,11 @@ export type ExtractionMetricName =
   | "CircuitOpen"
   | "AuthFailures"
   | "PermanentFailures"
-  | "SegmentsDeadLettered";
+  | "SegmentsDeadLettered"
+  | TrimmedMetricName;
+
+/** What the bounds cut from a stored result, by kind: `TrimmedTopics`, `TrimmedMessageIds`, … */
+type TrimmedMetricName = `Trimmed${Capitalize<keyof ResultTrimmed>}`;
 
 export interface ExtractionMetrics {
   add(name: ExtractionMetricName, value: number): void;
@@ -154,6 +159,10 @@ async function consumeSegment(
     model: outcome.result.model,
     promptVersion: outcome.result.promptVersion,
     ...(outcome.result.replaced ? { replaced: outcome.result.replaced } : {}),
+    // Counts of what the bounds cut, never what was cut.
+    ...(outcome.result.trimmed && outcome.status !== "already-extracted"
+      ? { trimmed: outcome.result.trimmed }
+      : {}),
   });
   return outcome;
 }
@@ -390,7 +399,13 @@ function report(outcome: ExtractionOutcome, deps: SegmentConsumerDependencies): 
   if (outcome.status === "replaced") metrics.add("ResultsReplaced", 1);
   metrics.add("WindowsReused", outcome.reusedWindows);
   metrics.add("CandidatesPerSegment", outcome.result.candidates.length);
+  for (const [kind, count] of Object.entries(outcome.result.trimmed ?? {})) {
+    metrics.add(trimmedMetric(kind as keyof ResultTrimmed), count as number);
+  }
 }
+
+const trimmedMetric = (kind: keyof ResultTrimmed): TrimmedMetricName =>
+  `Trimmed${kind[0].toUpperCase()}${kind.slice(1)}` as TrimmedMetricName;
 
 function outcomeMessage(outcome: ExtractionOutcome): string {
   if (outcome.status === "already-extracted") return "segment already extracted; acknowledged";

@@ -4,6 +4,8 @@
  * no calls for a cool-down). Both refuse a call before it is made, with an error the consumer
  * reads as a wait, not as one of the segment's attempts.
  */
+
+import { parseDuration } from "../duration/index.js";
 import {
   type ChatJSONOptions,
   InvalidModelOutputError,
@@ -12,6 +14,7 @@ import {
   type LLMUsage,
 } from "../extraction/index.js";
 import type { Turn } from "../windows/index.js";
+import { EXTRACT_DEFAULTS } from "./config.js";
 import { BudgetPausedError, CircuitOpenError } from "./errors.js";
 import type { SpendCounter } from "./ledger.js";
 import { isAuthFailure } from "./retry.js";
@@ -70,9 +73,9 @@ export class TokenBudget {
 }
 
 export interface CircuitBreakerOptions {
-  /** Provider failures in a row that open the breaker (default 5). */
+  /** Provider failures in a row that open the breaker (default 5, `BREAKER_FAILURES`). */
   failures?: number;
-  /** How long it stays open before a call may try again (default 5 minutes). */
+  /** How long it stays open before a call may try again (default 5 minutes, `BREAKER_COOLDOWN`). */
   cooldownMs?: number;
   now?: () => number;
 }
@@ -90,8 +93,8 @@ export class CircuitBreaker {
   private openUntil = 0;
 
   constructor(options: CircuitBreakerOptions = {}) {
-    this.threshold = options.failures ?? 5;
-    this.cooldownMs = options.cooldownMs ?? 5 * 60_000;
+    this.threshold = options.failures ?? Number(EXTRACT_DEFAULTS.BREAKER_FAILURES);
+    this.cooldownMs = options.cooldownMs ?? parseDuration(EXTRACT_DEFAULTS.BREAKER_COOLDOWN);
     this.now = options.now ?? Date.now;
   }
 

@@ -66,6 +66,7 @@ function createLLM(
         modelId: config.modelId,
         output: config.bedrockOutput,
         maxTokens: config.maxOutputTokens,
+        deadlineMs: config.llmDeadlineMs,
         client:
           env.bedrockEndpoint === undefined
             ? undefined
@@ -81,6 +82,7 @@ function createLLM(
         apiKey: typeof key === "object" ? () => key.get() : key,
         model: config.modelId,
         maxTokens: config.maxOutputTokens,
+        deadlineMs: config.llmDeadlineMs,
       });
     }
   }

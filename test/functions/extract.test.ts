@@ -94,6 +94,58 @@ describe("extract Lambda", () => {
     expect(stored?.candidates[0].messageIds).toEqual(["fine-m0", "fine-m2"]);
   }, 60_000);
 
+  it.each(["bedrock", "openai"])(
+    "ends a %s call that gets no answer at LLM_DEADLINE, failing the record",
+    async (extractor) => {
+      const silent = { body: {}, delayMs: 60_000 };
+      const model =
+        extractor === "bedrock" ? await startServer([silent]) : await startChatServer([silent]);
+      // The OpenAI key's parameter, answered at once. SSM, not Secrets Manager: Powertools keeps
+      // one client per service and process (vi.resetModules leaves node_modules alone), made
+      // with the endpoint its first reader gave, and the key test below reads Secrets Manager.
+      const ssm = createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+          res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+          res.end(
+            JSON.stringify({ Parameter: { Name: "/key", Type: "SecureString", Value: "k" } }),
+          );
+        });
+      });
+      await new Promise<void>((resolve) => ssm.listen(0, "127.0.0.1", resolve));
+      try {
+        const client = testDynamoDbClient();
+        const resultsTable = await createResultsTestTable(client);
+        vi.stubEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", model.url);
+        vi.stubEnv(
+          "AWS_ENDPOINT_URL_SSM",
+          `http://127.0.0.1:${(ssm.address() as AddressInfo).port}`,
+        );
+        const handler = await loadHandler({
+          RESULTS_TABLE: resultsTable,
+          MESSAGES_TABLE: "messages",
+          EXTRACTOR: extractor,
+          MODEL_ID: extractor === "bedrock" ? "amazon.nova-lite-v1:0" : "m",
+          ...(extractor === "openai" && {
+            OPENAI_BASE_URL: `${model.url}/v1`,
+            OPENAI_API_KEY_PARAMETER: "/key",
+          }),
+          // Without it the adapters wait 120 s for each request, past this test's timeout.
+          LLM_DEADLINE: "1s",
+          POWERTOOLS_METRICS_DISABLED: "true",
+        });
+
+        const response = await handler(sqsEvent([body("stalled", ["#grub"])]), context);
+
+        expect(response.batchItemFailures).toEqual([{ itemIdentifier: "record-0" }]);
+        expect(model.requests.length).toBeGreaterThan(0);
+      } finally {
+        await new Promise((resolve) => ssm.close(resolve));
+      }
+    },
+    30_000,
+  );
+
   it("reads the API key when a call needs it: a failed read is retried by the next invocation", async () => {
     // Secrets Manager's JSON protocol: the first read is refused, the next ones answered.
     let reads = 0;

@@ -30,6 +30,7 @@ const EXTRACT = {
   prefixStep: Number(EXTRACT_DEFAULTS.PREFIX_STEP),
   maxWindows: Number(EXTRACT_DEFAULTS.MAX_WINDOWS),
   llmConcurrency: Number(EXTRACT_DEFAULTS.LLM_CONCURRENCY),
+  llmDeadlineMs: 120_000,
   maxOutputTokens: Number(EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS),
   maxTurnChars: Number(EXTRACT_DEFAULTS.MAX_TURN_CHARS),
 };
@@ -86,10 +87,12 @@ describe("resolveConfig", () => {
         dailyTokenBudget: 10_000_000,
         channelDailyTokenBudget: null,
         maxAttempts: 16,
+        breaker: { failures: 5, cooldownMs: 300_000 },
         // Amazon Nova Lite's on-demand prices.
         inputTokenPrice: 0.06,
         outputTokenPrice: 0.24,
       },
+      alarms: { tokenPaceHours: 8, dailySpendShare: 0.8, extractFailureRate: 0.5 },
       segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
       names: {
         messagesTable: undefined,
@@ -143,11 +146,17 @@ describe("resolveConfig", () => {
         prefixStep: "4",
         maxWindows: "6",
         llmConcurrency: "8",
+        llmDeadline: "90s",
         bedrockOutput: "json_schema",
         extractConcurrency: "10",
         dailyTokenBudget: "2000000",
         channelDailyTokenBudget: "50000",
         extractMaxAttempts: "20",
+        breakerFailures: "3",
+        breakerCooldown: "10m",
+        tokenPaceHours: "4",
+        dailySpendShare: "0.9",
+        extractFailureRate: "0.25",
         openaiBaseUrl: "https://llm.example.com/v1",
         openaiApiKeyParameter: "/convoseg/openai-api-key",
         inputTokenPrice: "0.15",
@@ -186,6 +195,7 @@ describe("resolveConfig", () => {
         prefixStep: 4,
         maxWindows: 6,
         llmConcurrency: 8,
+        llmDeadlineMs: 90_000,
         maxOutputTokens: 4096,
         maxTurnChars: 4000,
         bedrockOutput: "json_schema",
@@ -193,14 +203,17 @@ describe("resolveConfig", () => {
         dailyTokenBudget: 2_000_000,
         channelDailyTokenBudget: 50_000,
         maxAttempts: 20,
+        breaker: { failures: 3, cooldownMs: 600_000 },
         openaiBaseUrl: "https://llm.example.com/v1",
         apiKey: { kind: "parameter", name: "/convoseg/openai-api-key" },
-        // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds.
-        timeoutMs: 2 * 2 * 120_000 + 30_000,
+        // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds
+        // of a call and a repair, each up to llmDeadline.
+        timeoutMs: 2 * 2 * 90_000 + 30_000,
         inputTokenPrice: 0.15,
         outputTokenPrice: 0.6,
       },
-      segmentVisibilityTimeoutMs: 6 * (2 * 2 * 120_000 + 30_000),
+      alarms: { tokenPaceHours: 4, dailySpendShare: 0.9, extractFailureRate: 0.25 },
+      segmentVisibilityTimeoutMs: 6 * (2 * 2 * 90_000 + 30_000),
       names: {
         messagesTable: "chat-messages",
         channelsTable: "chat-channels",
@@ -240,16 +253,20 @@ describe("resolveConfig", () => {
       [
         "alarmEmail",
         "bedrockOutput",
+        "breakerCooldown",
+        "breakerFailures",
         "budgetMargin",
         "channelConcurrency",
         "channelDailyTokenBudget",
         "channelsTableName",
         "conversationsTableName",
+        "dailySpendShare",
         "dailyTokenBudget",
         "dashboardName",
         "dataRemovalPolicy",
         "dueShards",
         "extractConcurrency",
+        "extractFailureRate",
         "extractMaxAttempts",
         "extractor",
         "grace",
@@ -258,6 +275,7 @@ describe("resolveConfig", () => {
         "ingestQueueName",
         "inputTokenPrice",
         "llmConcurrency",
+        "llmDeadline",
         "logRetentionDays",
         "maxBodyBytes",
         "maxOutputTokens",
@@ -283,6 +301,7 @@ describe("resolveConfig", () => {
         "settle",
         "tableMaxReadUnits",
         "tableMaxWriteUnits",
+        "tokenPaceHours",
         "windowSize",
         "workers",
       ].sort(),
@@ -367,6 +386,13 @@ describe("resolveConfig", () => {
     [{ maxOutputTokens: "100" }, "maxOutputTokens", /from 256 to 65536/],
     [{ maxTurnChars: "400001" }, "maxTurnChars", /from 200 to 400000/],
     [{ llmConcurrency: "33" }, "llmConcurrency", /from 1 to 32/],
+    [{ llmDeadline: "500ms" }, "llmDeadline", /from 1000 ms to less than 870000 ms/],
+    [
+      { llmDeadline: "870s" },
+      "llmDeadline",
+      /less than 870000 ms \(Lambda's 15 minutes less the extraction function's 30000 ms margin\) \(got 870000\)/,
+    ],
+    [{ llmDeadline: "soon" }, "llmDeadline", /duration/],
     [{ bedrockOutput: "text" }, "bedrockOutput", /json_schema or tool/],
     [{ extractConcurrency: "1" }, "extractConcurrency", /from 2 to 1000/],
     [{ extractConcurrency: "1001" }, "extractConcurrency", /from 2 to 1000/],
@@ -377,6 +403,14 @@ describe("resolveConfig", () => {
       /must not exceed dailyTokenBudget \(5000\)/,
     ],
     [{ extractMaxAttempts: "0" }, "extractMaxAttempts", /from 1 to 100/],
+    [{ breakerFailures: "0" }, "breakerFailures", /from 1 to 100/],
+    [{ breakerCooldown: "5s" }, "breakerCooldown", /from 10000 ms to 3600000 ms \(got 5000\)/],
+    [{ breakerCooldown: "2h" }, "breakerCooldown", /to 3600000 ms/],
+    [{ tokenPaceHours: "25" }, "tokenPaceHours", /from 1 to 24/],
+    [{ dailySpendShare: "0" }, "dailySpendShare", /a share above 0 and at most 1.*\(got "0"\)/],
+    [{ dailySpendShare: "1.5" }, "dailySpendShare", /at most 1/],
+    [{ extractFailureRate: "1" }, "extractFailureRate", /a share above 0 and below 1/],
+    [{ extractFailureRate: "half" }, "extractFailureRate", /a share/],
     [{ inputTokenPrice: "-1" }, "inputTokenPrice", /USD per million tokens/],
     [{ outputTokenPrice: "cheap" }, "outputTokenPrice", /USD per million tokens/],
     [{ outputTokenPrice: "5000" }, "outputTokenPrice", /from 0 to 1000/],
@@ -533,6 +567,7 @@ describe("extraction sizing", () => {
     prefixStep: 5,
     maxWindows: 8,
     llmConcurrency: 4,
+    llmDeadlineMs: 120_000,
     ...overrides,
   });
 
@@ -553,6 +588,11 @@ describe("extraction sizing", () => {
     expect(extractTimeoutMs(sizing({ maxSize: 60 }))).toBe(270_000);
     expect(extractTimeoutMs(sizing({ maxSize: 100 }))).toBe(510_000);
     expect(extractTimeoutMs(sizing({}))).toBe(900_000);
+  });
+
+  it("sizes each call by llmDeadlineMs, the whole call's deadline", () => {
+    expect(extractTimeoutMs(sizing({ route: "full", llmDeadlineMs: 30_000 }))).toBe(90_000);
+    expect(extractTimeoutMs(sizing({ route: "full2", llmDeadlineMs: 60_000 }))).toBe(270_000);
   });
 });
 
@@ -616,11 +656,28 @@ describe("extractEnvironment", () => {
       },
       maxOutputTokens: 4096,
       maxTurnChars: 4000,
+      llmDeadlineMs: 120_000,
       leaseMs: config.extract.timeoutMs,
       windowOutputTtlMs: 15 * 86_400_000,
       dailyTokenBudget: 10_000_000,
       maxAttempts: 16,
+      breaker: { failures: 5, cooldownMs: 300_000 },
     });
+  });
+
+  it("passes llmDeadline, which a hand-set environment must keep within LEASE", () => {
+    const environment = extractEnvironment(resolve({ llmDeadline: "45s" }), resources);
+    expect(environment.LLM_DEADLINE).toBe("45000");
+    expect(readExtractConfig(environment).llmDeadlineMs).toBe(45_000);
+    // Every problem at once, the deadline's among them.
+    expect(() =>
+      readExtractConfig({ ...environment, LEASE: "1m", LLM_DEADLINE: "2m", WINDOW_SIZE: "0" }),
+    ).toThrow(
+      /WINDOW_SIZE must be an integer from 1 to 1000 .*LLM_DEADLINE must be less than LEASE \(60000 ms\), the function's timeout \(got 120000\)/,
+    );
+    expect(() => readExtractConfig({ ...environment, LLM_DEADLINE: "16m" })).toThrow(
+      /LLM_DEADLINE must be at most 900000 ms/,
+    );
   });
 
   it("passes the budgets, the attempts and the DLQ the function moves given-up segments to", () => {

@@ -31,6 +31,11 @@ const CONTEXT = {
   modelId: "amazon.nova-pro-v1:0",
   inputTokenPrice: "0.8",
   outputTokenPrice: "3.2",
+  breakerFailures: "3",
+  breakerCooldown: "10m",
+  tokenPaceHours: "4",
+  dailySpendShare: "0.9",
+  extractFailureRate: "0.25",
 };
 
 let synthesized: Synthesized;
@@ -156,6 +161,24 @@ describe("a stack configured through CDK context (and a prop)", () => {
       Protocol: "email",
       Endpoint: "ops@example.com",
     });
+  });
+
+  it("gives the extraction function its circuit breaker, and the alarms their thresholds", () => {
+    const fn = properties(synthesized.stack.extraction.function.function);
+    expect((fn.Environment as { Variables: unknown }).Variables).toMatchObject({
+      BREAKER_FAILURES: "3",
+      BREAKER_COOLDOWN: "600000",
+    });
+    const threshold = (name: string) =>
+      Object.values(
+        template.findResources("AWS::CloudWatch::Alarm", {
+          Properties: { AlarmName: `Test-${name}` },
+        }),
+      ).map((alarm) => alarm.Properties.Threshold);
+    // The default daily budget, 10 million tokens.
+    expect(threshold("TokenSpendHourly")).toEqual([10_000_000 / 4]);
+    expect(threshold("TokenSpendDaily")).toEqual([10_000_000 * 0.9]);
+    expect(threshold("ExtractionFailureRate")).toEqual([0.25]);
   });
 
   it("still passes the AwsSolutions checks", () => {

@@ -374,6 +374,9 @@ describe("extraction", () => {
       EXTRACTOR: "bedrock",
       MODEL_ID: "amazon.nova-lite-v1:0",
       LEASE: String(timeoutS * 1000),
+      // Durations in milliseconds, as the settings give them.
+      LLM_DEADLINE: "120000",
+      BREAKER_COOLDOWN: "300000",
       DEAD_LETTER_QUEUE_URL: { Ref: ids.segmentDlq },
       NODE_OPTIONS: "--enable-source-maps",
     });

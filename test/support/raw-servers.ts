@@ -1,9 +1,18 @@
 /**
  * Servers on 127.0.0.1 that misbehave below what a scripted reply can say: one that sends its
- * headers and then a byte at a time, one that never answers, and one that redirects.
+ * headers and then a byte at a time, one that never answers, and one that redirects. HTTP/1.1
+ * for OpenAI's client, or cleartext HTTP/2 for Bedrock's.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttp2Server, type Http2Session } from "node:http2";
 import type { Socket } from "node:net";
+
+/** The response parts {@link trickle} writes: common to node:http and node:http2. */
+interface RawResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  write(chunk: string): unknown;
+  on(event: "close", listener: () => void): unknown;
+}
 
 export interface RawServer {
   url: string;
@@ -43,9 +52,43 @@ export async function startRawServer(
   };
 }
 
+/**
+ * A cleartext HTTP/2 server (Bedrock's client speaks HTTP/2) that answers every request with
+ * `handle` after recording it: a Bedrock client's `endpoint` is its `url`.
+ */
+export async function startRawHttp2Server(
+  handle: (request: unknown, response: RawResponse, body: string) => void,
+): Promise<RawServer> {
+  const requests: RawServer["requests"] = [];
+  const sessions = new Set<Http2Session>();
+  const server = createHttp2Server((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      requests.push({ method: request.method, path: request.url, body });
+      handle(request, response, body);
+    });
+  });
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: async () => {
+      for (const session of sessions) session.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** Headers of a JSON reply at once, then one space every `everyMs`, for ever. */
 export function trickle(everyMs: number) {
-  return (_request: IncomingMessage, response: ServerResponse) => {
+  return (_request: unknown, response: RawResponse) => {
     response.writeHead(200, { "content-type": "application/json" });
     response.write("{");
     const timer = setInterval(() => response.write(" "), everyMs);

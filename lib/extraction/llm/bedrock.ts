@@ -19,8 +19,10 @@ import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, PromptTurn, UsageListener } from "../types.js";
+import { callDeadline, deadlinePassed, rejectOnAbort, timerMs } from "./deadline.js";
 import {
   authHint,
+  DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUT_MS,
@@ -63,6 +65,13 @@ export interface BedrockConverseLLMOptions {
    */
   timeoutMs?: number;
   /**
+   * Milliseconds one call may take in all, its attempts, their backoff and the reading of the
+   * reply included, before it fails (retryable, kind `timeout`): `timeoutMs` restarts with each
+   * attempt, so a stalled endpoint would otherwise hold the call for `maxAttempts` of them. A
+   * positive integer. Default 120000.
+   */
+  deadlineMs?: number;
+  /**
    * Attempts of the adapter when throttled or on 5xx, timeouts and network errors; a positive
    * integer. Default 4.
    */
@@ -84,8 +93,6 @@ export interface BedrockConverseLLMOptions {
 const DEFAULT_MAX_ATTEMPTS = 4;
 const DEFAULT_BASE_DELAY_MS = 500;
 const DEFAULT_MAX_DELAY_MS = 20_000;
-/** setTimeout's longest delay; a longer one fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * An {@link LLM} on Bedrock's Converse API. System turns become `system` blocks, user and
@@ -97,7 +104,9 @@ const MAX_TIMER_MS = 2_147_483_647;
  * jitter backoff, and then reject with a retryable {@link LLMError}; other failures (validation,
  * credentials, access) reject with a non-retryable one at once. An abort of `signal` rejects
  * promptly, in flight or during a backoff, with a non-retryable LLMError whose `cause` is the
- * signal's reason. A reply that is not JSON is an {@link InvalidModelOutputError}.
+ * signal's reason. The whole call, attempts, backoff and the reply's reading included, ends at
+ * `deadlineMs` with a retryable LLMError of kind `timeout` that names it. A reply that is not
+ * JSON is an {@link InvalidModelOutputError}.
  */
 export class BedrockConverseLLM implements LLM {
   readonly #client: BedrockRuntimeClient;
@@ -107,6 +116,7 @@ export class BedrockConverseLLM implements LLM {
   readonly #maxTokens: number;
   readonly #temperature: number;
   readonly #timeoutMs: number;
+  readonly #deadlineMs: number;
   readonly #maxAttempts: number;
   readonly #pacing: Backoff;
   readonly #onUsage: UsageListener | undefined;
@@ -125,10 +135,8 @@ export class BedrockConverseLLM implements LLM {
     if (!(Number.isFinite(temperature) && temperature >= 0)) {
       throw new RangeError(`temperature must be a finite number from 0 (got ${temperature})`);
     }
-    this.#timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    if (this.#timeoutMs > MAX_TIMER_MS) {
-      throw new RangeError(`timeoutMs must be at most ${MAX_TIMER_MS} (got ${this.#timeoutMs})`);
-    }
+    this.#timeoutMs = timerMs("timeoutMs", options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.#deadlineMs = timerMs("deadlineMs", options.deadlineMs ?? DEFAULT_DEADLINE_MS);
     this.#maxTokens = positiveInteger("maxTokens", options.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
     this.#maxAttempts = positiveInteger("maxAttempts", options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     this.#pacing = {
@@ -153,7 +161,13 @@ export class BedrockConverseLLM implements LLM {
   async chatJSON(messages: readonly Turn[], options: ChatJSONOptions = {}): Promise<unknown> {
     const started = performance.now();
     const input = this.#input(messages, options.schema);
-    const response = await this.#send(input, options.signal);
+    const deadline = callDeadline(this.#deadlineMs, options.signal);
+    let response: ConverseCommandOutput;
+    try {
+      response = await this.#send(input, deadline.signal, deadline.passed);
+    } finally {
+      deadline.dispose();
+    }
     const call = { model: this.#modelId, latencyMs: performance.now() - started };
     const usage = usageOf(response);
     this.#onUsage?.(usage, call);
@@ -215,20 +229,26 @@ export class BedrockConverseLLM implements LLM {
     return input;
   }
 
-  /** One Converse call, retried per the class's rules. */
+  /**
+   * One Converse call, retried per the class's rules, until `signal` aborts: the caller's abort,
+   * or the call's deadline once `passed`.
+   */
   async #send(
     input: ConverseCommandInput,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
+    passed: () => boolean,
   ): Promise<ConverseCommandOutput> {
     for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw this.#aborted(signal);
+      if (signal.aborted) throw this.#aborted(signal, passed());
       const deadline = attemptSignal(signal, this.#timeoutMs);
       try {
-        return await this.#client.send(new ConverseCommand(input), {
+        // The SDK is not trusted to give up at once when a reply is trickling.
+        const sent = this.#client.send(new ConverseCommand(input), {
           abortSignal: deadline.signal,
         });
+        return await rejectOnAbort(sent, signal);
       } catch (error) {
-        if (signal?.aborted) throw this.#aborted(signal);
+        if (signal.aborted) throw this.#aborted(signal, passed());
         const failure = this.#failure(error, deadline.timedOut(), attempt);
         if (!failure.retryable || attempt >= this.#maxAttempts) throw failure;
       } finally {
@@ -238,8 +258,16 @@ export class BedrockConverseLLM implements LLM {
     }
   }
 
-  #aborted(signal: AbortSignal): LLMError {
-    return new LLMError(`bedrock converse (${this.#modelId}): aborted`, false, undefined, {
+  /** The call's end by `signal`: past its deadline (retryable), or aborted by the caller. */
+  #aborted(signal: AbortSignal, passed: boolean): LLMError {
+    const prefix = `bedrock converse (${this.#modelId})`;
+    if (passed) {
+      return new LLMError(`${prefix}: ${deadlinePassed(this.#deadlineMs)}`, true, undefined, {
+        cause: signal.reason,
+        kind: "timeout",
+      });
+    }
+    return new LLMError(`${prefix}: aborted`, false, undefined, {
       cause: signal.reason,
       kind: "aborted",
     });
@@ -254,6 +282,12 @@ export class BedrockConverseLLM implements LLM {
     }
     const failure = error as { name?: string; message?: string };
     const status = httpStatusOf(error);
+    if (status !== undefined && status >= 300 && status < 400) {
+      // The SDK follows no redirect and does not retry one (see redirects.ts for OpenAI's): say
+      // so, rather than its "UnknownError".
+      const message = `${prefix}: the endpoint answered ${status}, a redirect, which is not followed: the request went nowhere else (point the endpoint at the Bedrock runtime that answers) (not retryable)`;
+      return new LLMError(message, false, status, { cause: error });
+    }
     const retryable = isTransient(error);
     const detail = `${failure.name ?? "Error"}: ${failure.message ?? String(error)}`;
     const message = `${prefix}: ${detail} (${retryable ? tries : `not retryable${authHint(status)}`})`;

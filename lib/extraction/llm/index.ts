@@ -12,4 +12,4 @@ export {
   type OpenAICompatibleLLMOptions,
   type OpenAIResponseFormat,
 } from "./openai.js";
-export { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_TIMEOUT_MS } from "./options.js";
+export { DEFAULT_DEADLINE_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_TIMEOUT_MS } from "./options.js";

@@ -10,6 +10,7 @@ import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError, type LLMFailureKind } from "../errors.js";
 import { parseModelJSON } from "../parse.js";
 import type { ChatJSONOptions, LLM, LLMUsage, UsageListener } from "../types.js";
+import { callDeadline, deadlinePassed, rejectOnAbort, timerMs } from "./deadline.js";
 import {
   authHint,
   DEFAULT_DEADLINE_MS,
@@ -132,7 +133,7 @@ export class OpenAICompatibleLLM implements LLM {
       throw new RangeError(`maxRetries must be an integer from 0 (got ${maxRetries})`);
     }
     const timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const deadlineMs = positiveInteger("deadlineMs", options.deadlineMs ?? DEFAULT_DEADLINE_MS);
+    const deadlineMs = timerMs("deadlineMs", options.deadlineMs ?? DEFAULT_DEADLINE_MS);
     if (options.client === undefined && !options.apiKey && !process.env.OPENAI_API_KEY) {
       throw new RangeError("apiKey must be given when OPENAI_API_KEY is not set");
     }
@@ -172,7 +173,7 @@ export class OpenAICompatibleLLM implements LLM {
         timeout: this.#timeoutMs,
         maxRetries: this.#maxRetries,
       });
-      completion = await untilAborted(request, deadline.signal);
+      completion = await rejectOnAbort(request, deadline.signal);
     } catch (error) {
       throw this.#failure(error, options.signal, deadline.passed());
     } finally {
@@ -225,10 +226,7 @@ export class OpenAICompatibleLLM implements LLM {
       new LLMError(`${where}: ${what}`, retryable, status, { cause, kind });
     const retries = `maxRetries ${this.#maxRetries}`;
     if (signal?.aborted) return fail("aborted", false, undefined, "aborted");
-    if (passed) {
-      const what = `no complete reply within deadlineMs ${this.#deadlineMs} (the whole call, its retries and the reading of the reply included; the endpoint is stalled or too slow)`;
-      return fail(what, true, undefined, "timeout");
-    }
+    if (passed) return fail(deadlinePassed(this.#deadlineMs), true, undefined, "timeout");
     if (error instanceof APIConnectionTimeoutError) {
       const what = `timed out after timeoutMs ${this.#timeoutMs} (${retries})`;
       return fail(what, true, undefined, "timeout");
@@ -259,46 +257,6 @@ export class OpenAICompatibleLLM implements LLM {
     const limit = `the token limit (maxTokens ${this.#maxTokens})`;
     return parseModelJSON(content ?? "", choice.finish_reason === "length" ? limit : undefined);
   }
-}
-
-/**
- * `promise`, or the signal's reason as soon as it aborts: the SDK (6.x, the line that supports
- * Node 20) sleeps through an abort while it waits to retry.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
-  });
-}
-
-/**
- * A signal that aborts at `ms` or with `signal`, whichever comes first, and whether the deadline
- * is what aborted it.
- */
-function callDeadline(
-  ms: number,
-  signal: AbortSignal | undefined,
-): { signal: AbortSignal; passed: () => boolean; dispose: () => void } {
-  const controller = new AbortController();
-  let passed = false;
-  const timer = setTimeout(() => {
-    passed = true;
-    controller.abort(new Error(`deadlineMs ${ms} passed`));
-  }, ms);
-  const abort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) abort();
-  signal?.addEventListener("abort", abort, { once: true });
-  return {
-    signal: controller.signal,
-    passed: () => passed,
-    dispose: () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", abort);
-    },
-  };
 }
 
 /** The code of the system error (`ECONNREFUSED`, `ENOTFOUND`, …) somewhere in `error`'s causes. */

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { InvalidModelOutputError, LLMError } from "../../../lib/extraction/errors.js";
 import {
   BedrockConverseLLM,
@@ -17,6 +17,7 @@ import {
   testBedrockClient,
   userTurn as user,
 } from "../../support/llm-servers.js";
+import { type RawServer, silent, startRawHttp2Server, trickle } from "../../support/raw-servers.js";
 
 const MODEL = "anthropic.claude-test-v1:0";
 
@@ -426,6 +427,79 @@ describe("BedrockConverseLLM failures", () => {
   });
 });
 
+describe("BedrockConverseLLM on a stalled endpoint", () => {
+  const servers: RawServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+
+  it.each([
+    ["trickles a byte at a time", trickle(20)],
+    ["never answers", silent()],
+  ])("that %s fails at the call's deadline, named, retryable", async (_, handle) => {
+    const server = await startRawHttp2Server(handle);
+    servers.push(server);
+    const llm = new BedrockConverseLLM({
+      // The SDK's own retries too: the deadline is the whole call's.
+      client: testBedrockClient(server.url, 3),
+      modelId: MODEL,
+      // Each attempt alone would wait a minute, four times over.
+      timeoutMs: 60_000,
+      maxAttempts: 4,
+      deadlineMs: 300,
+      sleep: async () => {},
+    });
+
+    const error = await llm.chatJSON([user("hi")]).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LLMError);
+    expect(error).toMatchObject({ kind: "timeout", retryable: true });
+    expect((error as Error).message).toMatch(
+      /^bedrock converse \(.*\): no complete reply within deadlineMs 300 \(the whole call/,
+    );
+    expect(server.requests.length).toBeGreaterThan(0);
+  });
+});
+
+describe("BedrockConverseLLM redirects", () => {
+  /** A redirect to `location`, as a misconfigured endpoint or a proxy would answer. */
+  const redirect = (location: string) => ({ status: 307, headers: { location }, body: "" });
+
+  it("never carries a request to another origin a 307 points at", async () => {
+    const elsewhere = await serve([converseText("{}")]);
+    const path = `/model/${encodeURIComponent(MODEL)}/converse`;
+    const server = await serve([redirect(`${elsewhere.url}${path}`), converseText("{}")]);
+    const { llm, sleeps } = adapter(server);
+
+    const error = await llm.chatJSON([user("the chat text")]).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: "LLMError", status: 307, retryable: false });
+    expect((error as Error).message).toMatch(
+      /answered 307, a redirect, which is not followed: the request went nowhere else \(point the endpoint at the Bedrock runtime that answers\)/,
+    );
+    expect(elsewhere.requests).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("ends a 307 loop in one named error, without repeating the request", async () => {
+    const server = await serve((request) => redirect(request.path));
+    const llm = new BedrockConverseLLM({
+      // The SDK's retries and the adapter's: neither repeats a redirect.
+      client: testBedrockClient(server.url, 3),
+      modelId: MODEL,
+      maxAttempts: 4,
+      sleep: async () => {},
+    });
+
+    const error = await llm.chatJSON([user("hi")]).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: "LLMError", status: 307, retryable: false });
+    expect((error as Error).message).toContain("a redirect, which is not followed");
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe("BedrockConverseLLM aborts", () => {
   it("aborts a slow reply promptly through the signal", async () => {
     const server = await serve([{ ...converseText("{}"), delayMs: 60_000 }]);
@@ -489,6 +563,8 @@ describe("BedrockConverseLLM options", () => {
     [{ maxTokens: 1.5 }, "maxTokens"],
     [{ temperature: -1 }, "temperature"],
     [{ timeoutMs: 0 }, "timeoutMs"],
+    [{ deadlineMs: 0 }, "deadlineMs"],
+    [{ deadlineMs: 2 ** 31 }, "deadlineMs"],
     [{ schemaName: "has space" }, "schemaName"],
     [{ output: "xml" as "tool" }, "output"],
   ])("throws a RangeError naming a bad option (%o)", (options, name) => {
