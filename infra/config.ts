@@ -81,6 +81,8 @@ export interface ConvosegConfig {
   workers: number;
   channelConcurrency: number;
   logRetention: RetentionDays;
+  /** Days messages and results are kept (null: until deleted); results follow messages unset. */
+  retention: { messageDays: number | null; resultDays: number | null };
   alarmEmail?: string;
   segmentQueueSenders: string[];
   retainData: boolean;
@@ -276,6 +278,10 @@ function configOf(v: SettingValues): ConvosegConfig {
     workers: v.workers,
     channelConcurrency: v.channelConcurrency,
     logRetention: v.logRetentionDays as RetentionDays,
+    retention: {
+      messageDays: v.messageRetentionDays,
+      resultDays: v.resultRetentionDays ?? v.messageRetentionDays,
+    },
     alarmEmail: v.alarmEmail,
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
@@ -340,7 +346,8 @@ type OptionalExtractVariable =
   | "OPENAI_API_KEY_SECRET"
   | "OPENAI_API_KEY_PARAMETER"
   | "CHANNEL_TOKEN_BUDGET"
-  | "DEAD_LETTER_QUEUE_URL";
+  | "DEAD_LETTER_QUEUE_URL"
+  | "RESULT_RETENTION_DAYS";
 
 /**
  * The extraction function's environment. `LEASE` is the function timeout: a delivery that died
@@ -352,7 +359,7 @@ export function extractEnvironment(
   config: ConvosegConfig,
   resources: { resultsTable: string; messagesTable: string; deadLetterQueueUrl?: string },
 ): ExtractFunctionEnvironment {
-  const { extract } = config;
+  const { extract, retention } = config;
   return {
     ...EXTRACT_DEFAULTS,
     RESULTS_TABLE: resources.resultsTable,
@@ -374,6 +381,9 @@ export function extractEnvironment(
     ...(extract.channelDailyTokenBudget === null
       ? {}
       : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
+    ...(retention.resultDays === null
+      ? {}
+      : { RESULT_RETENTION_DAYS: String(retention.resultDays) }),
     ...(resources.deadLetterQueueUrl === undefined
       ? {}
       : { DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl }),
@@ -403,6 +413,7 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   DAILY_TOKEN_BUDGET: "dailyTokenBudget",
   CHANNEL_TOKEN_BUDGET: "channelDailyTokenBudget",
   MAX_ATTEMPTS: "extractMaxAttempts",
+  RESULT_RETENTION_DAYS: "resultRetentionDays",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",
