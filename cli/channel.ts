@@ -4,6 +4,7 @@ import {
   DynamoDbChannelStore,
   hasWork,
 } from "../lib/pipeline/store/index.js";
+import { deleteChannelCommand } from "./channel-delete.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls } from "./format.js";
@@ -16,41 +17,112 @@ import {
 } from "./workspace-option.js";
 
 const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--workspace DIR | --table NAME]
+       npm start -- channel delete <channel> [--dry-run] [--yes] [--workspace DIR |
+         --table NAME --messages-table NAME --results-table NAME]
 
-Operator commands on a pipeline's channels table: the local workspace's that run writes
-(.convoseg in the current directory, or --workspace DIR) unless a table is named; with --table
-(or CHANNELS_TABLE) the AWS SDK's usual environment picks the account, region and endpoint
+Operator commands on a pipeline's channels: the local workspace's that run writes (.convoseg in
+the current directory, or --workspace DIR) unless a table is named; with --table (or
+CHANNELS_TABLE) the AWS SDK's usual environment picks the account, region and endpoint
 (AWS_ENDPOINT_URL_DYNAMODB for an emulator).
 
   show    print the channel's pipeline state: due time, read position, writers' holds, open
           tail, watermark, undelivered outbox, state size
   reset   forget what was read and emitted: the next tick re-reads the whole channel and
           delivers its segments again, with the same segment ids
+  delete  remove the channel entirely: its pipeline state (and the workspace's ledger of its
+          segments), its messages, and every results-table item of it (results, topic
+          entries, window replies, term statistics, spend, leases); prints the items per
+          table. Asks first on a terminal; elsewhere it needs --yes. Run it again to finish
+          one that was interrupted
 
 Options:
 ${WORKSPACE_HELP}
-  --table NAME      the channels table (default: $CHANNELS_TABLE)
-  -h, --help        this help`;
+  --table NAME            the channels table (default: $CHANNELS_TABLE)
+  --messages-table NAME   delete: the messages table (default: $MESSAGES_TABLE)
+  --results-table NAME    delete: the results table (default: $RESULTS_TABLE)
+  --dry-run               delete: count what it would remove, remove nothing
+  --yes                   delete: do not ask
+  -h, --help              this help`;
+
+const DELETE_ONLY = ["messages-table", "results-table", "dry-run", "yes"] as const;
 
 /** `channel show|reset`: an operator's look at, or reset of, a channel's pipeline state. */
 export const channelCommand: Command = command({
   name: "channel",
-  summary: ["channel show|reset <id>", "operator commands on a pipeline's channel state"],
+  summary: [
+    "channel show|reset|delete <id>",
+    "operator commands on a pipeline's channel state; delete removes a channel",
+  ],
   usage: CHANNEL_USAGE,
-  options: { ...WORKSPACE_OPTION, table: { type: "string" } },
+  options: {
+    ...WORKSPACE_OPTION,
+    table: { type: "string" },
+    "messages-table": { type: "string" },
+    "results-table": { type: "string" },
+    "dry-run": { type: "boolean" },
+    yes: { type: "boolean" },
+  },
   parse: ({ positionals, values }) => {
     const [action, channel, ...extra] = positionals;
-    if (values.workspace !== undefined && values.table !== undefined) {
-      throw new Error("--workspace and --table name two places: give one");
+    const tableFlags = [values.table, values["messages-table"], values["results-table"]];
+    if (values.workspace !== undefined && tableFlags.some((t) => t !== undefined)) {
+      throw new Error("--workspace and a table flag name two places: give one");
     }
     const table =
       values.workspace === undefined ? (values.table ?? process.env.CHANNELS_TABLE) : undefined;
-    if (action !== "show" && action !== "reset") throw new Error("expected show or reset");
+    if (action !== "show" && action !== "reset" && action !== "delete") {
+      throw new Error("expected show, reset or delete");
+    }
     if (channel === undefined || extra.length > 0) throw new Error("expected one channel id");
+    const misplaced = DELETE_ONLY.find((flag) => values[flag] !== undefined);
+    if (action !== "delete" && misplaced !== undefined) {
+      throw new Error(`--${misplaced} is for delete`);
+    }
     const workspace = workspaceDir(values.workspace, table !== undefined);
-    return { action: action as "show" | "reset", channel, table, workspace };
+    const others = { messages: values["messages-table"], results: values["results-table"] };
+    if (workspace === undefined && action === "delete") {
+      others.messages ??= process.env.MESSAGES_TABLE;
+      others.results ??= process.env.RESULTS_TABLE;
+      if (others.messages === undefined || others.results === undefined) {
+        throw new Error(
+          "delete on a deployment needs its three tables: --table, --messages-table and --results-table (or CHANNELS_TABLE, MESSAGES_TABLE and RESULTS_TABLE)",
+        );
+      }
+    }
+    const remove = { dryRun: values["dry-run"] ?? false, yes: values.yes ?? false, ...others };
+    return { action: action as "show" | "reset" | "delete", channel, table, workspace, remove };
   },
-  run: async ({ action, channel, table, workspace }, io) => {
+  run: async ({ action, channel, table, workspace, remove }, io) => {
+    if (action === "delete") {
+      const request = { channel, dryRun: remove.dryRun, yes: remove.yes };
+      if (workspace === undefined) {
+        return deleteChannelCommand(
+          request,
+          {
+            client: new DynamoDBClient({}),
+            channelsTable: table as string,
+            messagesTable: remove.messages as string,
+            resultsTable: remove.results as string,
+            where: "the tables named",
+            fix: "pass the stack's ChannelsTableName, MessagesTableName and ResultsTableName",
+          },
+          io,
+        );
+      }
+      return withWorkspace({ dir: workspace, create: false }, io, (opened) =>
+        deleteChannelCommand(
+          request,
+          {
+            client: opened.dynamodb(),
+            ...opened.tables,
+            pipelineParts: [opened.ledger.channelPart],
+            where: `the workspace ${opened.dir}`,
+            fix: "run npm start -- run on the workspace first",
+          },
+          io,
+        ),
+      );
+    }
     if (workspace === undefined) {
       return act(action, channel, new DynamoDBClient({}), io.now(), io, {
         table: table as string,

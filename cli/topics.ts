@@ -1,10 +1,10 @@
-import { DynamoDBClient, paginateScan } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../lib/history/index.js";
 import { KnowledgeReader, type Topic } from "../lib/knowledge/index.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
-import { escapeControls, formatTopics, shellArg } from "./format.js";
-import { nearChannels } from "./near-channels.js";
+import { escapeControls, formatTopics } from "./format.js";
+import { resultChannels, suggestChannels } from "./near-channels.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,
@@ -108,37 +108,6 @@ export const topicsCommand: Command = command({
   },
 });
 
-/**
- * Pages of the results table scanned for its channels at most: the suggestions of an unknown
- * channel are worth a few reads, not a full scan of a large deployment's table.
- */
-const SCAN_PAGES = 20;
-
-/**
- * The channels (and imported conversations) the results table has items of: its partition keys,
- * but the deployment's own spend partition (` deployment`: a leading space, no channel id).
- */
-async function resultChannels(client: DynamoDBClient, tableName: string): Promise<Set<string>> {
-  const channels = new Set<string>();
-  let pages = 0;
-  const scan = paginateScan(
-    { client },
-    {
-      TableName: tableName,
-      ProjectionExpression: "#c",
-      ExpressionAttributeNames: { "#c": "channel" },
-    },
-  );
-  for await (const page of scan) {
-    for (const item of page.Items ?? []) {
-      const id = item.channel?.S;
-      if (id !== undefined && !/^\s/.test(id)) channels.add(id);
-    }
-    if (++pages >= SCAN_PAGES) break;
-  }
-  return channels;
-}
-
 /** Says that `channel` has nothing stored (unlike a channel with no topics yet), and what is near it. */
 function unknownChannel(
   channel: string,
@@ -152,13 +121,5 @@ function unknownChannel(
       ? `topics: channel ${name} has no stored messages in the workspace (not a channel with no topics yet)\n`
       : `topics: channel ${name} has nothing in the results table ${JSON.stringify(table)}: no stored messages, or none extracted yet\n`,
   );
-  const near = nearChannels(channel, known);
-  if (near.length === 0) {
-    io.stderr.write(`topics: no stored channel is near it (${known.size} channel(s) stored)\n`);
-    return;
-  }
-  io.stderr.write("topics: did you mean (with the same options)\n");
-  for (const id of near) {
-    io.stderr.write(`  npm start -- topics ${shellArg(id)}\n`);
-  }
+  suggestChannels("topics", "topics", channel, known, io);
 }

@@ -82,6 +82,8 @@ export interface ConvosegConfig {
   workers: number;
   channelConcurrency: number;
   logRetention: RetentionDays;
+  /** Days messages and results are kept (null: until deleted); results follow messages unset. */
+  retention: { messageDays: number | null; resultDays: number | null };
   alarmEmail?: string;
   segmentQueueSenders: string[];
   retainData: boolean;
@@ -288,6 +290,10 @@ function configOf(v: SettingValues): ConvosegConfig {
     workers: v.workers,
     channelConcurrency: v.channelConcurrency,
     logRetention: v.logRetentionDays as RetentionDays,
+    retention: {
+      messageDays: v.messageRetentionDays,
+      resultDays: v.resultRetentionDays ?? v.messageRetentionDays,
+    },
     alarmEmail: v.alarmEmail,
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
@@ -357,7 +363,8 @@ type OptionalExtractVariable =
   | "OPENAI_API_KEY_SECRET"
   | "OPENAI_API_KEY_PARAMETER"
   | "CHANNEL_TOKEN_BUDGET"
-  | "DEAD_LETTER_QUEUE_URL";
+  | "DEAD_LETTER_QUEUE_URL"
+  | "RESULT_RETENTION_DAYS";
 
 /**
  * The extraction function's environment. `LEASE` is the function timeout: a delivery that died
@@ -369,7 +376,7 @@ export function extractEnvironment(
   config: ConvosegConfig,
   resources: { resultsTable: string; messagesTable: string; deadLetterQueueUrl?: string },
 ): ExtractFunctionEnvironment {
-  const { extract } = config;
+  const { extract, retention } = config;
   return {
     ...EXTRACT_DEFAULTS,
     RESULTS_TABLE: resources.resultsTable,
@@ -394,6 +401,9 @@ export function extractEnvironment(
     ...(extract.channelDailyTokenBudget === null
       ? {}
       : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
+    ...(retention.resultDays === null
+      ? {}
+      : { RESULT_RETENTION_DAYS: String(retention.resultDays) }),
     ...(resources.deadLetterQueueUrl === undefined
       ? {}
       : { DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl }),
@@ -426,6 +436,7 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   MAX_ATTEMPTS: "extractMaxAttempts",
   BREAKER_FAILURES: "breakerFailures",
   BREAKER_COOLDOWN: "breakerCooldown",
+  RESULT_RETENTION_DAYS: "resultRetentionDays",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",

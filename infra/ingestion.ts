@@ -23,6 +23,8 @@ export interface IngestionProps {
   readonly concurrency: number;
   /** The largest direct batch (`ingestMaxBatch`), the function's `MAX_BATCH`. */
   readonly maxBatch: number;
+  /** Days a message is kept after its platform time (`messageRetentionDays`); null: kept. */
+  readonly messageRetentionDays: number | null;
 }
 
 const TIMEOUT = Duration.seconds(30);
@@ -49,6 +51,9 @@ export class Ingestion extends Construct {
         CHANNELS_TABLE: props.storage.channels.tableName,
         DUE_SHARDS: String(props.dueShards),
         MAX_BATCH: String(props.maxBatch),
+        ...(props.messageRetentionDays === null
+          ? {}
+          : { MESSAGE_RETENTION_DAYS: String(props.messageRetentionDays) }),
         POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       },
       timeout: TIMEOUT,

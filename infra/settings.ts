@@ -7,6 +7,7 @@
  */
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { parseDuration } from "../lib/duration/index.js";
+import { MAX_RETENTION_DAYS } from "../lib/dynamodb/index.js";
 import type { Route } from "../lib/extraction/index.js";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "../lib/ingest/index.js";
 import {
@@ -102,6 +103,19 @@ export interface ConvosegSettings {
    * @default 262144
    */
   readonly maxBodyBytes?: number;
+  /**
+   * Days a chat message is kept after its platform time (DynamoDB TTL on the messages table), 1
+   * to 36500: an import of old chat does not live longer than chat written today.
+   * @default - kept until deleted
+   */
+  readonly messageRetentionDays?: number;
+  /**
+   * Days a result and its topic entries are kept after their segment's first message, at most
+   * messageRetentionDays (a result never outlives the messages it cites); window replies keep
+   * their 15 days or this, the shorter.
+   * @default - messageRetentionDays: kept until deleted when that is unset
+   */
+  readonly resultRetentionDays?: number;
   /**
    * Retention of the functions' log groups, a CloudWatch Logs value such as 30 or 365.
    * @default 30
@@ -328,6 +342,8 @@ export interface SettingValues {
   previousDueShards: number | null;
   workers: number;
   channelConcurrency: number;
+  messageRetentionDays: number | null;
+  resultRetentionDays: number | null;
   logRetentionDays: number;
   segmentQueueName: string | undefined;
   extractor: ExtractorSetting;
@@ -704,6 +720,18 @@ export const SETTINGS: readonly Setting[] = [
     }
   }),
   integer("channelConcurrency", SEGMENT_DEFAULTS.CHANNEL_CONCURRENCY, 1, MAX_CHANNEL_CONCURRENCY),
+  optionalInteger("messageRetentionDays", 1, MAX_RETENTION_DAYS),
+  {
+    ...optionalInteger("resultRetentionDays", 1, MAX_RETENTION_DAYS),
+    // Refused rather than clamped: a result kept past its messages would cite what is gone.
+    check: ({ resultRetentionDays: days, messageRetentionDays: messages }) => {
+      if (days !== null && messages !== null && days > messages) {
+        fail(
+          `must not exceed messageRetentionDays (${messages}): a result must not outlive the messages it cites ${got(days)}`,
+        );
+      }
+    },
+  },
   integer("logRetentionDays", "30", 1, undefined, ({ logRetentionDays: days }) => {
     if (!LOG_RETENTION_DAYS.has(days)) {
       fail(`must be one of ${[...LOG_RETENTION_DAYS].join(", ")} ${got(days)}`);

@@ -46,6 +46,7 @@ export class ConvosegStack extends Stack {
       dueShards: config.dueShards,
       concurrency: config.ingest.concurrency,
       maxBatch: config.ingest.maxBatch,
+      messageRetentionDays: config.retention.messageDays,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
     this.extraction = new Extraction(this, "Extraction", {

@@ -15,6 +15,7 @@ import {
   BY_POSITION_INDEX,
   CONVERSATIONS_INDEX,
   LISTED,
+  MESSAGES_TTL_ATTRIBUTE,
   PARTITION_KEY,
   POSITION,
   SORT_KEY,
@@ -65,10 +66,11 @@ export interface StorageProps {
  * ingestion role can write into an agent's history, and extraction's results. Key schemas and
  * indexes come from the library's schema modules, so code and tables cannot drift apart.
  *
- * Only the results table has a TTL, for its transient items (window replies, lapsed leases):
- * messages are the record segments refer to (reference-form bodies are read back from it), and
- * a channel's state holds its watermark, which must outlive any quiet spell or old messages
- * would be segmented again. All are on-demand (with a ceiling when set), encrypted, with PITR.
+ * The results table has a TTL for its transient items (window replies, lapsed leases) and, with a
+ * result retention, its results and topic entries; the messages table for the messages a
+ * message retention makes expire (the attribute is set only then). A channel's state has none:
+ * it holds the watermark, which must outlive any quiet spell or old messages would be segmented
+ * again. All are on-demand (with a ceiling when set), encrypted, with PITR.
  */
 export class Storage extends Construct {
   readonly messages: ITable;
@@ -100,9 +102,14 @@ export class Storage extends Construct {
         deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
         removalPolicy,
       });
-    const historyTable = (tableId: string, tableName: string | undefined) => {
+    const historyTable = (
+      tableId: string,
+      tableName: string | undefined,
+      timeToLiveAttribute?: string,
+    ) => {
       const table = protectedTable(tableId, {
         tableName,
+        timeToLiveAttribute,
         partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
         sortKey: { name: SORT_KEY, type: AttributeType.STRING },
       });
@@ -120,7 +127,8 @@ export class Storage extends Construct {
       });
       return table;
     };
-    this.messages = historyTable("Messages", props.messagesTableName);
+    // TTL on whether or not a retention is set: setting one later needs no table change.
+    this.messages = historyTable("Messages", props.messagesTableName, MESSAGES_TTL_ATTRIBUTE);
     this.conversations = historyTable("Conversations", props.conversationsTableName);
     const channels = protectedTable("Channels", {
       tableName: props.channelsTableName,

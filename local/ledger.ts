@@ -9,10 +9,11 @@
  * result, and no reader of the results table takes one for a result.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, paginateQuery, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { realSleep } from "../lib/backoff/index.js";
 import { batchWriteAll, createTable, documentClient } from "../lib/dynamodb/index.js";
 import type { KnowledgeReader } from "../lib/knowledge/index.js";
+import type { ChannelPart } from "../lib/lifecycle/index.js";
 import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import type { SegmentDelivery } from "../lib/pipeline/index.js";
 
@@ -54,14 +55,55 @@ export class SegmentLedger {
 
   /** Records segments about to be sent (again: the same entries). */
   async record(entries: readonly SegmentDelivery[]): Promise<void> {
-    await batchWriteAll(
+    await this.batchWrite(
       entries.map(({ segment, body }) => ({
         PutRequest: {
           Item: { channel: segment.channel, segmentId: segment.segmentId, v: 1, body },
         },
       })),
-      { documents: this.documents, tableName: this.tableName, maxAttempts: 8, pacing: PACING },
     );
+  }
+
+  /**
+   * A channel's entries as `channel delete` removes them: they are segments the next run would
+   * extract again when their results are gone, so they go before the messages and results.
+   */
+  get channelPart(): ChannelPart {
+    return {
+      name: "ledger",
+      table: this.tableName,
+      count: async (channel) => (await this.channelKeys(channel)).length,
+      remove: async (channel) => {
+        const keys = await this.channelKeys(channel);
+        await this.batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
+        return keys.length;
+      },
+    };
+  }
+
+  private async channelKeys(channel: string): Promise<Record<string, unknown>[]> {
+    const keys: Record<string, unknown>[] = [];
+    const pages = paginateQuery(
+      { client: this.documents },
+      {
+        TableName: this.tableName,
+        ConsistentRead: true,
+        KeyConditionExpression: "channel = :c",
+        ProjectionExpression: "channel, segmentId",
+        ExpressionAttributeValues: { ":c": channel },
+      },
+    );
+    for await (const page of pages) keys.push(...(page.Items ?? []));
+    return keys;
+  }
+
+  private batchWrite(requests: Record<string, unknown>[]): Promise<void> {
+    return batchWriteAll(requests, {
+      documents: this.documents,
+      tableName: this.tableName,
+      maxAttempts: 8,
+      pacing: PACING,
+    });
   }
 
   /** Every entry, by channel, then in segment order (by first message). */

@@ -1,4 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
+import { MAX_RETENTION_DAYS } from "../../lib/dynamodb/index.js";
 import { DEFAULT_MAX_BATCH, IngestClient, MAX_BATCH_LIMIT } from "../../lib/ingest/index.js";
 import { PipelineConfigError, readDueShards } from "../../lib/pipeline/index.js";
 import { createIngestHandler } from "./ingest-handler.js";
@@ -19,6 +20,7 @@ const client = new IngestClient({
   messagesTable: requiredEnvironment("MESSAGES_TABLE"),
   channelsTable: requiredEnvironment("CHANNELS_TABLE"),
   dueShards: dueShards(),
+  messageRetentionDays: retentionDays(),
 });
 
 /** The due index's shard count, as the tick reads it: a bad value is named like the others. */
@@ -39,6 +41,19 @@ function maxBatch(): number {
   if (!(n <= MAX_BATCH_LIMIT)) {
     throw new Error(
       `ingest: environment variable MAX_BATCH must be an integer from 1 to ${MAX_BATCH_LIMIT} (got ${JSON.stringify(value)})`,
+    );
+  }
+  return n;
+}
+
+/** `MESSAGE_RETENTION_DAYS`: days a message is kept after its platform time; unset, kept. */
+function retentionDays(): number | undefined {
+  const value = process.env.MESSAGE_RETENTION_DAYS;
+  if (value === undefined) return undefined;
+  const n = /^[1-9]\d{0,4}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n <= MAX_RETENTION_DAYS)) {
+    throw new Error(
+      `ingest: environment variable MESSAGE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (got ${JSON.stringify(value)})`,
     );
   }
   return n;

@@ -1,7 +1,7 @@
 /**
  * What every convoseg table access shares: one document client recipe, batched writes that
  * retry what DynamoDB leaves unprocessed, table creation for local runs and tests, the
- * classification of failed requests, and DynamoDB's item-size rules.
+ * classification of failed requests, DynamoDB's item-size rules and TTL expiry times.
  */
 export { type BatchWriteOptions, batchWriteAll, MAX_BATCH_WRITES } from "./batch-write.js";
 export { documentClient } from "./documents.js";
@@ -21,3 +21,9 @@ export {
   wireItemSize,
 } from "./item-size.js";
 export { createTable } from "./table.js";
+export {
+  checkRetentionDays,
+  DAY_MS,
+  expirySeconds,
+  MAX_RETENTION_DAYS,
+} from "./ttl.js";

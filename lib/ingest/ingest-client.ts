@@ -11,6 +11,11 @@ export interface IngestClientOptions {
   now?: () => number;
   /** The deployment's `dueShards` (default 4): the due index shard count the tick reads. */
   dueShards?: number;
+  /**
+   * The deployment's `messageRetentionDays`: each message stored expires (DynamoDB TTL) this many
+   * days after its platform time. Default: kept until deleted.
+   */
+  messageRetentionDays?: number;
 }
 
 /**
@@ -34,6 +39,7 @@ export class IngestClient {
     this.store = new DynamoDbStore({
       client,
       tableName: options.messagesTable,
+      retentionDays: options.messageRetentionDays,
       positions: new ChannelPositions({
         client,
         tableName: options.channelsTable,

@@ -1,4 +1,5 @@
 import { formatDuration, parseDuration } from "../duration/index.js";
+import { DAY_MS, MAX_RETENTION_DAYS } from "../dynamodb/index.js";
 import { type AnalyzerOptions, DEFAULT_DEADLINE_MS, type Route } from "../extraction/index.js";
 import { KnowledgeConfigError } from "./errors.js";
 
@@ -50,6 +51,11 @@ export interface ExtractFunctionConfig {
   leaseMs: number;
   /** How long a window's stored reply is kept for retries (past the queue's retention). */
   windowOutputTtlMs: number;
+  /**
+   * How long results and topic entries are kept after their segment's first message, and window
+   * replies at most (`RESULT_RETENTION_DAYS`; default: results are kept until deleted).
+   */
+  resultRetentionMs?: number;
   /** Input and output tokens all channels may spend per UTC day (default: no budget). */
   dailyTokenBudget?: number;
   /** Input and output tokens one channel may spend per UTC day (default: none). */
@@ -110,7 +116,8 @@ export type ExtractVariable =
   | "OPENAI_API_KEY_SECRET"
   | "OPENAI_API_KEY_PARAMETER"
   | "CHANNEL_TOKEN_BUDGET"
-  | "DEAD_LETTER_QUEUE_URL";
+  | "DEAD_LETTER_QUEUE_URL"
+  | "RESULT_RETENTION_DAYS";
 
 /** A token budget: at least one call's worth, at most a trillion a day. */
 const MIN_TOKEN_BUDGET = 1000;
@@ -118,7 +125,6 @@ const MAX_TOKEN_BUDGET = 1_000_000_000_000;
 /** The consumer's attempts: SQS's maxReceiveCount (at most 1000) must stay above them. */
 const MAX_ATTEMPTS = 100;
 const MAX_LLM_CONCURRENCY = 32;
-const DAY_MS = 86_400_000;
 /**
  * The ranges of the bounds' settings: an output-token limit with room for a bounded candidate or
  * two, up to a model's largest replies; a turn shown at least as a long chat line, at most as
@@ -212,6 +218,9 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
   };
   if (env.CHANNEL_TOKEN_BUDGET) {
     config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);
+  }
+  if (env.RESULT_RETENTION_DAYS) {
+    config.resultRetentionMs = integer("RESULT_RETENTION_DAYS", 1, MAX_RETENTION_DAYS) * DAY_MS;
   }
   if (env.DEAD_LETTER_QUEUE_URL) {
     // Any non-blank text: at synth it is a CloudFormation reference, at cold start the URL.

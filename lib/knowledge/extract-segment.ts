@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { expirySeconds } from "../dynamodb/index.js";
 import {
   type AnalyzerOptions,
   addCall,
@@ -58,6 +59,12 @@ export interface SegmentExtractorOptions {
   leaseMs?: number;
   /** How long window replies and leases are kept for retries (default 15 days). */
   retentionMs?: number;
+  /**
+   * How long results and topic entries are kept after the segment's first message (the
+   * deployment's `resultRetentionDays`), and window replies at most: with it they carry
+   * `expiresAt` for DynamoDB's TTL. Default: kept until deleted.
+   */
+  resultRetentionMs?: number;
   now?: () => number;
   /** This process's lease owner id (default: a random UUID per extraction). */
   owner?: () => string;
@@ -232,12 +239,7 @@ export class SegmentExtractor {
         return output;
       },
       put: async (prompt, output) => {
-        await store.putWindow(
-          channel,
-          this.windowKey(prompt),
-          output,
-          this.now() + this.retentionMs,
-        );
+        await store.putWindow(channel, this.windowKey(prompt), output, this.windowExpiry(segment));
         windows.push(output.usage);
         storedNow.push(output.usage);
       },
@@ -317,6 +319,15 @@ export class SegmentExtractor {
     );
   }
 
+  /** Window replies keep their retention, or go with the result when that is sooner. */
+  private windowExpiry(segment: SegmentEnvelope): number {
+    const now = this.now();
+    const kept = now + this.retentionMs;
+    const { resultRetentionMs } = this.options;
+    if (resultRetentionMs === undefined) return kept;
+    return Math.min(kept, Math.max(segment.first.ts + resultRetentionMs, now));
+  }
+
   private windowKey(prompt: string): string {
     return windowHash(this.options.promptVersion, this.options.model, prompt);
   }
@@ -327,7 +338,9 @@ export class SegmentExtractor {
     candidates: Parameters<typeof storedCandidates>[1],
     usage: SegmentUsage,
   ): SegmentResult {
-    return {
+    const now = this.now();
+    const { resultRetentionMs } = this.options;
+    const result: SegmentResult = {
       v: 1,
       channel: segment.channel,
       segmentId: segment.segmentId,
@@ -339,10 +352,15 @@ export class SegmentExtractor {
       messageIds: messages.map((m) => m.id),
       model: this.options.model,
       promptVersion: this.options.promptVersion,
-      extractedAt: new Date(this.now()).toISOString(),
+      extractedAt: new Date(now).toISOString(),
       usage,
       candidates: storedCandidates(segment.segmentId, candidates, messages, normalizeTopic),
     };
+    // By the first message: the earliest of those it cites to expire, at the same retention.
+    if (resultRetentionMs !== undefined) {
+      result.expiresAt = expirySeconds(segment.first.ts, resultRetentionMs, now);
+    }
+    return result;
   }
 }
 
@@ -364,7 +382,7 @@ function messageRange(
 function topicSupports(result: SegmentResult, messages: readonly InlineMessage[]): TopicSupport[] {
   return result.candidates.map((candidate) => {
     const range = candidate.turnRange;
-    return {
+    const support: TopicSupport = {
       v: 1,
       channel: result.channel,
       topic: candidate.topic,
@@ -379,6 +397,8 @@ function topicSupports(result: SegmentResult, messages: readonly InlineMessage[]
       firstTs: range === null ? result.first.ts : messages[range[0]].ts,
       lastTs: range === null ? result.last.ts : messages[range[1]].ts,
     };
+    if (result.expiresAt !== undefined) support.expiresAt = result.expiresAt;
+    return support;
   });
 }
 

@@ -177,6 +177,7 @@ export function extractDependencies(
       promptVersion,
       leaseMs: config.leaseMs,
       retentionMs: config.windowOutputTtlMs,
+      resultRetentionMs: config.resultRetentionMs,
       now: env.now,
       owner: env.leaseOwner,
     }),

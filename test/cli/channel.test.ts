@@ -53,9 +53,9 @@ describe("channel command", () => {
   });
 
   it.each([
-    [["channel"], /expected show or reset/],
+    [["channel"], /expected show, reset or delete/],
     [["channel", "show"], /expected one channel id/],
-    [["channel", "drop", "x", "--table", "t"], /expected show or reset/],
+    [["channel", "drop", "x", "--table", "t"], /expected show, reset or delete/],
   ])("rejects %j with usage", async (args, message) => {
     vi.stubEnv("CHANNELS_TABLE", "channels");
     const { code, stderr } = await cli(args);

@@ -71,6 +71,17 @@ describe("ingest Lambda", () => {
     },
   );
 
+  it.each(["0", "36501", "30d", ""])(
+    "fails at cold start on MESSAGE_RETENTION_DAYS=%j, naming it",
+    async (value) => {
+      await expect(
+        loadHandler({ ...awsEnvironment(), MESSAGE_RETENTION_DAYS: value }),
+      ).rejects.toThrow(
+        `ingest: environment variable MESSAGE_RETENTION_DAYS must be a whole number of days from 1 to 36500 (got "${value}")`,
+      );
+    },
+  );
+
   it("refuses a direct batch over MAX_BATCH whole, saying how to send it", async () => {
     const handler = await loadHandler({ ...awsEnvironment(), MAX_BATCH: "2" });
     const messages = ["c1", "c2", "c3"].map((id) => ({ id, ts: T, channel: "capped", text: id }));

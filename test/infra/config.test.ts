@@ -69,6 +69,7 @@ describe("resolveConfig", () => {
       workers: 1,
       channelConcurrency: 8,
       logRetention: RetentionDays.ONE_MONTH,
+      retention: { messageDays: null, resultDays: null },
       alarmEmail: undefined,
       segmentQueueSenders: [],
       retainData: true,
@@ -123,6 +124,8 @@ describe("resolveConfig", () => {
         workers: "8",
         channelConcurrency: "16",
         logRetentionDays: "90",
+        messageRetentionDays: "90",
+        resultRetentionDays: "30",
         alarmEmail: "ops@example.com",
         segmentQueueSenders:
           "arn:aws:iam::123456789012:role/ops, arn:aws:iam::123456789012:role/path/redrive",
@@ -178,6 +181,7 @@ describe("resolveConfig", () => {
       workers: 8,
       channelConcurrency: 16,
       logRetention: RetentionDays.THREE_MONTHS,
+      retention: { messageDays: 90, resultDays: 30 },
       alarmEmail: "ops@example.com",
       segmentQueueSenders: [
         "arn:aws:iam::123456789012:role/ops",
@@ -273,6 +277,8 @@ describe("resolveConfig", () => {
         "ingestConcurrency",
         "ingestMaxBatch",
         "ingestQueueName",
+        "messageRetentionDays",
+        "resultRetentionDays",
         "inputTokenPrice",
         "llmConcurrency",
         "llmDeadline",
@@ -411,6 +417,13 @@ describe("resolveConfig", () => {
     [{ dailySpendShare: "1.5" }, "dailySpendShare", /at most 1/],
     [{ extractFailureRate: "1" }, "extractFailureRate", /a share above 0 and below 1/],
     [{ extractFailureRate: "half" }, "extractFailureRate", /a share/],
+    [{ messageRetentionDays: "0" }, "messageRetentionDays", /from 1 to 36500/],
+    [{ resultRetentionDays: "36501" }, "resultRetentionDays", /from 1 to 36500/],
+    [
+      { messageRetentionDays: "30", resultRetentionDays: "31" },
+      "resultRetentionDays",
+      /must not exceed messageRetentionDays \(30\): a result must not outlive the messages it cites \(got 31\)/,
+    ],
     [{ inputTokenPrice: "-1" }, "inputTokenPrice", /USD per million tokens/],
     [{ outputTokenPrice: "cheap" }, "outputTokenPrice", /USD per million tokens/],
     [{ outputTokenPrice: "5000" }, "outputTokenPrice", /from 0 to 1000/],
@@ -691,6 +704,20 @@ describe("extractEnvironment", () => {
       channelTokenBudget: 5000,
       maxAttempts: 3,
       deadLetterQueueUrl: "https://sqs.us-east-1.amazonaws.com/123456789012/segments-dlq.fifo",
+    });
+  });
+
+  it("passes the result retention, which follows the message retention when unset", () => {
+    const days = (props: ConvosegSettings) =>
+      readExtractConfig(extractEnvironment(resolve(props), resources)).resultRetentionMs;
+    expect(extractEnvironment(resolve({}), resources)).not.toHaveProperty("RESULT_RETENTION_DAYS");
+    expect(days({})).toBeUndefined();
+    expect(days({ messageRetentionDays: 30 })).toBe(30 * 86_400_000);
+    expect(days({ messageRetentionDays: 30, resultRetentionDays: 7 })).toBe(7 * 86_400_000);
+    expect(days({ resultRetentionDays: 7 })).toBe(7 * 86_400_000);
+    expect(resolve({ messageRetentionDays: 30 }).retention).toEqual({
+      messageDays: 30,
+      resultDays: 30,
     });
   });
 

@@ -179,7 +179,7 @@ describe("storage", () => {
       DeletionProtectionEnabled: true,
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       SSESpecification: { SSEEnabled: true },
-      // Window replies and lapsed leases expire; results and the topic index do not.
+      // Window replies and lapsed leases expire; results and topic entries with a retention.
       TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
     });
     expect(template.toJSON().Resources[ids.results]).toMatchObject({
@@ -188,7 +188,7 @@ describe("storage", () => {
     });
   });
 
-  it("makes every table on-demand, encrypted, recoverable and retained; only results has a TTL", () => {
+  it("makes every table on-demand, encrypted, recoverable and retained; messages and results have a TTL", () => {
     const tables = template.findResources("AWS::DynamoDB::Table");
     expect(Object.keys(tables).sort()).toEqual(
       [ids.channels, ids.messages, ids.conversations, ids.results].sort(),
@@ -203,13 +203,18 @@ describe("storage", () => {
           SSESpecification: { SSEEnabled: true },
         },
       });
-      if (id !== ids.results) expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
+      // Messages carry expiresAt only with a retention; the TTL is there so setting one later
+      // changes no table.
+      const ttl = id === ids.results || id === ids.messages;
+      expect(table.Properties.TimeToLiveSpecification).toEqual(
+        ttl ? { AttributeName: "expiresAt", Enabled: true } : undefined,
+      );
     }
   });
 });
 
 describe("limits", () => {
-  it("caps ingestion and every table's on-demand throughput as configured", () => {
+  it("caps ingestion and every table's on-demand throughput as configured; passes the retentions", () => {
     const { template: limited, stack: limitedStack } = synthesize(
       { "aws:cdk:bundling-stacks": [] },
       {
@@ -217,6 +222,8 @@ describe("limits", () => {
         ingestMaxBatch: 50,
         tableMaxReadUnits: 4000,
         tableMaxWriteUnits: 800,
+        messageRetentionDays: 30,
+        resultRetentionDays: 7,
       },
     );
     const tables = Object.values(limited.findResources("AWS::DynamoDB::Table"));
@@ -233,7 +240,12 @@ describe("limits", () => {
       ScalingConfig: { MaximumConcurrency: 10 },
     });
     limited.hasResourceProperties("AWS::Lambda::Function", {
-      Environment: { Variables: Match.objectLike({ MAX_BATCH: "50" }) },
+      Environment: {
+        Variables: Match.objectLike({ MAX_BATCH: "50", MESSAGE_RETENTION_DAYS: "30" }),
+      },
+    });
+    limited.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ RESULT_RETENTION_DAYS: "7" }) },
     });
   });
 

@@ -26,6 +26,16 @@ export const CONVERSATIONS_INDEX = "conversations";
 export const LISTED = "listed";
 export const LISTED_VALUE = "conversation";
 export const CONVERSATION_ITEM_KEY = "#conversation";
+/**
+ * The TTL attribute (epoch seconds): a message carries it when the deployment sets a message
+ * retention. The table has TTL on this attribute whether or not any item carries it.
+ */
+export const MESSAGES_TTL_ATTRIBUTE = "expiresAt";
+/**
+ * The room a message item keeps for {@link MESSAGES_TTL_ATTRIBUTE} (any expiry in epoch seconds before the
+ * year 2286), so that whether a message fits does not depend on the writer's retention.
+ */
+const LONGEST_EXPIRY = 9_999_999_999;
 /** The attributes `byPosition` holds besides the keys: what a reader of arrivals needs. */
 export const BY_POSITION_ATTRIBUTES = ["id", "ts"] as const;
 
@@ -53,12 +63,19 @@ export interface MessageItem {
   author?: string;
   /** Absent for a `user` message (and for every message stored before kinds existed). */
   kind?: Message["kind"];
+  /** Epoch seconds after which DynamoDB's TTL deletes the item; absent: kept. */
+  expiresAt?: number;
 }
 
 export const encodePosition = (position: bigint): string => position.toString().padStart(20, "0");
 export const decodePosition = (position: string): bigint => BigInt(position);
 
-export function messageItem(conversation: string, message: Message, position: bigint): MessageItem {
+export function messageItem(
+  conversation: string,
+  message: Message,
+  position: bigint,
+  expiresAt?: number,
+): MessageItem {
   const encoded = encodePosition(position);
   const item: MessageItem = {
     conversation,
@@ -73,6 +90,7 @@ export function messageItem(conversation: string, message: Message, position: bi
   if (message.ts !== undefined) item.ts = message.ts;
   if (message.author !== undefined) item.author = message.author;
   if (message.kind !== undefined) item.kind = message.kind;
+  if (expiresAt !== undefined) item.expiresAt = expiresAt;
   return item;
 }
 
@@ -104,7 +122,7 @@ export interface StorageProblem {
  * conversation over 1,024 bytes (the conversations index's sort key), the sort key over 1,024 (a
  * platform id over 1,022 bytes), or the item over
  * 400 KB. For an item with a local secondary index DynamoDB counts the item and its index entry
- * together against the 400 KB.
+ * together against the 400 KB; room is kept for an expiry whether or not the writer sets one.
  */
 export function storageProblem(conversation: string, message: Message): StorageProblem | undefined {
   const keyBytes = Buffer.byteLength(conversation);
@@ -120,7 +138,7 @@ export function storageProblem(conversation: string, message: Message): StorageP
       reason: `takes ${Buffer.byteLength(message.id)} bytes as UTF-8, over the ${MAX_MESSAGE_ID_BYTES}-byte limit of a DynamoDB sort key (m#<id>)`,
     };
   }
-  const bytes = storedSize(messageItem(conversation, message, 0n));
+  const bytes = storedSize(messageItem(conversation, message, 0n, LONGEST_EXPIRY));
   if (bytes > MAX_ITEM_BYTES) {
     return {
       part: "size",

@@ -1,7 +1,14 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { PutCommand, paginateQuery } from "@aws-sdk/lib-dynamodb";
 import { realSleep } from "../../backoff/index.js";
-import { batchWriteAll, documentClient, isConditionFailure } from "../../dynamodb/index.js";
+import {
+  batchWriteAll,
+  checkRetentionDays,
+  DAY_MS,
+  documentClient,
+  expirySeconds,
+  isConditionFailure,
+} from "../../dynamodb/index.js";
 import { compareIds } from "../../identity/index.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { HistoryError, InvalidMessageError } from "../errors.js";
@@ -57,6 +64,14 @@ export interface DynamoDbStoreOptions {
   maxDelayMs?: number;
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Days a message is kept (the deployment's `messageRetentionDays`): each item written carries
+   * `expiresAt`, its platform time (`ts`, else the write) plus this, for DynamoDB's TTL. Default:
+   * kept until deleted.
+   */
+  retentionDays?: number;
+  /** The clock of writes, which an expiry already past is moved up to (default: the wall clock). */
+  now?: () => number;
 }
 
 /** A stored message with its arrival position. */
@@ -91,6 +106,8 @@ export class DynamoDbStore implements Store, Lister {
   private readonly access: TableAccess;
   private readonly positions: PositionAllocator;
   private readonly concurrency: number;
+  private readonly retentionMs: number | undefined;
+  private readonly now: () => number;
   /**
    * Conversations whose listing item this process wrote or found: one conditional put per
    * conversation and process, not per write. A `clear` from another process is not seen here,
@@ -113,6 +130,11 @@ export class DynamoDbStore implements Store, Lister {
     };
     this.positions = options.positions ?? new SequenceAllocator(new Sequence());
     this.concurrency = options.concurrency ?? 16;
+    this.retentionMs =
+      options.retentionDays === undefined
+        ? undefined
+        : checkRetentionDays(options.retentionDays, "retentionDays") * DAY_MS;
+    this.now = options.now ?? Date.now;
   }
 
   async read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]> {
@@ -284,7 +306,12 @@ export class DynamoDbStore implements Store, Lister {
         if (started > 0 && lease.startBy !== undefined && performance.now() > lease.startBy) return;
         const offset = started++;
         const index = chunk[offset];
-        const item = messageItem(conversationId, batch[index], lease.first + BigInt(offset));
+        const item = messageItem(
+          conversationId,
+          batch[index],
+          lease.first + BigInt(offset),
+          this.expiry(batch[index]),
+        );
         const result = await putMessage(this.access, item, signal);
         results.set(index, result);
         if (result.status === "failed") failed = true;
@@ -292,6 +319,13 @@ export class DynamoDbStore implements Store, Lister {
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, chunk.length) }, worker));
     return started;
+  }
+
+  /** A message's TTL value: by its platform time, so an old import does not live longer. */
+  private expiry(message: Message): number | undefined {
+    if (this.retentionMs === undefined) return undefined;
+    const now = this.now();
+    return expirySeconds(message.ts ?? now, this.retentionMs, now);
   }
 
   async clear(conversationId: ConversationId, options?: CallOptions): Promise<void> {

@@ -9,6 +9,7 @@ export {
   CONVERSATIONS_INDEX,
   indexEntry,
   LISTED,
+  MESSAGES_TTL_ATTRIBUTE,
   type MessageItem,
   messageItem,
   PARTITION_KEY,

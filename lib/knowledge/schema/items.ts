@@ -97,6 +97,11 @@ export interface SegmentResult {
   candidates: StoredCandidate[];
   replaced?: ReplacedResult;
   trimmed?: ResultTrimmed;
+  /**
+   * Epoch seconds after which DynamoDB's TTL deletes the result (with a result retention): its
+   * first message's time plus the retention, so that it never outlives the messages it cites.
+   */
+  expiresAt?: number;
 }
 
 /** One topic index entry: a candidate of one segment, with when its evidence was said. */
@@ -115,6 +120,8 @@ export interface TopicSupport {
   /** Epoch ms of the evidence's first and last message (the segment's bounds without a range). */
   firstTs: number;
   lastTs: number;
+  /** Its result's `expiresAt`: an entry goes with its result. */
+  expiresAt?: number;
 }
 
 export const RESULT_PREFIX = "result#";

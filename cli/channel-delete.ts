@@ -1,0 +1,105 @@
+/**
+ * `channel delete`: removes a channel entirely (`deleteChannel`, lib/lifecycle) from the local
+ * workspace or a deployment's tables, after saying what it holds; asks first on a terminal, and
+ * refuses without `--yes` elsewhere.
+ */
+import { createInterface } from "node:readline";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore } from "../lib/history/index.js";
+import { type ChannelPart, deleteChannel, type PartCount } from "../lib/lifecycle/index.js";
+import { type CommandIO, EXIT } from "./command.js";
+import { onTable, type TableRef } from "./failures.js";
+import { escapeControls, plural } from "./format.js";
+import { resultChannels, suggestChannels } from "./near-channels.js";
+
+/** Where the channel's data is: the three tables, and what else a local workspace keeps. */
+export interface ChannelPlace {
+  client: DynamoDBClient;
+  messagesTable: string;
+  channelsTable: string;
+  resultsTable: string;
+  pipelineParts?: readonly ChannelPart[];
+  /** `the workspace …` or `the tables …`, as messages say it. */
+  where: string;
+  /** What to do when a table is missing. */
+  fix: string;
+}
+
+export interface DeleteRequest {
+  channel: string;
+  dryRun: boolean;
+  yes: boolean;
+}
+
+/** Counts, asks (or refuses) and deletes; resolves to the exit code. */
+export async function deleteChannelCommand(
+  request: DeleteRequest,
+  place: ChannelPlace,
+  io: CommandIO,
+): Promise<number> {
+  const { channel } = request;
+  const name = escapeControls(JSON.stringify(channel));
+  const ref: TableRef = {
+    table: `${place.channelsTable}, ${place.messagesTable}, ${place.resultsTable}`,
+    role: "the channels, messages and results tables",
+    fix: place.fix,
+  };
+  const run = (dryRun: boolean) => onTable(ref, () => deleteChannel({ ...place, channel, dryRun }));
+  const counts = await run(true);
+  if (total(counts) === 0) {
+    io.stderr.write(`channel delete: nothing is stored of channel ${name} in ${place.where}\n`);
+    const known = await onTable(ref, async () => {
+      const messages = new DynamoDbStore({ client: place.client, tableName: place.messagesTable });
+      return new Set([
+        ...(await messages.conversations()),
+        ...(await resultChannels(place.client, place.resultsTable)),
+      ]);
+    });
+    suggestChannels("channel delete", "channel delete", channel, known, io);
+    return EXIT.failed;
+  }
+  if (request.dryRun) {
+    io.stdout.write(report(`channel ${name} holds (dry run: nothing deleted)`, counts));
+    return EXIT.ok;
+  }
+  if (!request.yes) {
+    const terminal = (io.stdin as { isTTY?: boolean }).isTTY === true;
+    if (!terminal) {
+      io.stderr.write(
+        `channel delete: not deleting channel ${name} (${plural(total(counts), "item")}) without --yes: standard input is no terminal to ask on; run again with --yes, or --dry-run to see what it holds\n`,
+      );
+      return EXIT.failed;
+    }
+    io.stderr.write(report(`channel ${name} holds`, counts));
+    const answer = await ask(io, `Delete all of it from ${place.where}? Type yes to go on: `);
+    if (answer !== "yes" && answer !== "y") {
+      io.stderr.write("channel delete: nothing deleted\n");
+      return EXIT.failed;
+    }
+  }
+  io.stdout.write(report(`channel ${name} deleted`, await run(false)));
+  return EXIT.ok;
+}
+
+const total = (counts: readonly PartCount[]) => counts.reduce((sum, c) => sum + c.items, 0);
+
+/** One line per part, in deletion order. */
+function report(title: string, counts: readonly PartCount[]): string {
+  const width = Math.max(...counts.map((c) => c.name.length));
+  const lines = counts.map(
+    (c) => `  ${`${c.name}:`.padEnd(width + 1)} ${plural(c.items, "item")} (table ${c.table})`,
+  );
+  return `${title}:\n${lines.join("\n")}\n`;
+}
+
+/** The first line the user types after `question` (empty when the input ends first). */
+async function ask(io: CommandIO, question: string): Promise<string> {
+  io.stderr.write(question);
+  const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  try {
+    for await (const line of lines) return line.trim().toLowerCase();
+    return "";
+  } finally {
+    lines.close();
+  }
+}

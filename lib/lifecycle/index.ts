@@ -1,0 +1,10 @@
+/**
+ * The data lifecycle: removing what convoseg keeps of a channel, against a deployment's tables
+ * or a local workspace's (`npm start -- channel delete`).
+ */
+export {
+  type ChannelPart,
+  type DeleteChannelOptions,
+  deleteChannel,
+  type PartCount,
+} from "./delete-channel.js";

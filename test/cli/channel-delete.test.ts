@@ -1,0 +1,189 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, inject, it, vi } from "vitest";
+import { main } from "../../cli/commands.js";
+import { documentClient } from "../../lib/dynamodb/index.js";
+import { KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { createMessagesTable } from "../../lib/history/index.js";
+import { IngestClient } from "../../lib/ingest/index.js";
+import {
+  DynamoDbResultStore,
+  promptVersionOf,
+  SegmentExtractor,
+} from "../../lib/knowledge/index.js";
+import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { sampleChat } from "../../local/sample.js";
+import { openWorkspace } from "../../local/workspace.js";
+import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+import { stubLocalAws } from "../support/aws-env.js";
+import { runCli } from "../support/cli.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+
+const NOW = Date.UTC(2100, 0, 1);
+const cli = (args: string[]) => runCli(args, NOW);
+const HOUR = 3_600_000;
+
+/** The partitions of every table of the workspace at `dir`, with their item counts. */
+async function workspaceCensus(dir: string) {
+  const workspace = await openWorkspace({ dir, create: false, note: () => {} });
+  try {
+    const documents = documentClient(workspace.dynamodb());
+    const found: Record<string, Record<string, number>> = {};
+    for (const [role, table] of Object.entries(workspace.tables)) {
+      const { Items = [] } = await documents.send(new ScanCommand({ TableName: table }));
+      found[role] = {};
+      for (const item of Items) {
+        const partition = String(item.conversation ?? item.channel);
+        found[role][partition] = (found[role][partition] ?? 0) + 1;
+      }
+    }
+    return found;
+  } finally {
+    await workspace.close();
+  }
+}
+
+/** `channel delete` with a terminal on standard input that answers `answer`. */
+async function onTerminal(args: string[], answer: string) {
+  const stdin = Object.assign(Readable.from([answer]), { isTTY: true });
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdin,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    now: () => NOW,
+  });
+  return { code, stdout, stderr };
+}
+
+describe("channel delete", () => {
+  it("removes a workspace channel's state, ledger, messages and results, and nothing of another", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", undefined);
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    const dir = mkdtempSync(join(tmpdir(), "convoseg-delete-"));
+    const input = join(dir, "chat.jsonl");
+    const chat = sampleChat({
+      seed: 5,
+      channels: ["desk", "ops"],
+      perChannel: 20,
+      settle: HOUR,
+      topical: true,
+      start: Date.UTC(2025, 0, 6),
+    });
+    writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
+    const ws = ["--workspace", join(dir, "ws")];
+    const run = await cli(["run", "--input", input, "--settle", "1h", "--tick", "15m", ...ws]);
+    expect(run.code, run.stderr).toBe(0);
+    const before = await workspaceCensus(join(dir, "ws"));
+    for (const role of ["messagesTable", "channelsTable", "resultsTable", "segmentsTable"]) {
+      expect(before[role].desk, role).toBeGreaterThan(0);
+    }
+
+    const dry = await cli(["channel", "delete", "desk", "--dry-run", ...ws]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^channel "desk" holds \(dry run: nothing deleted\):\n/);
+    expect(dry.stdout).toContain(`  messages:      20 items (table convoseg-messages)`);
+    expect(dry.stdout).toMatch(/ {2}channel state: \d+ items? \(table convoseg-channels\)/);
+    expect(dry.stdout).toMatch(/ {2}ledger: +\d+ items? \(table convoseg-segments\)/);
+    const refused = await cli(["channel", "delete", "desk", ...ws]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^channel delete: not deleting channel "desk" \(\d+ items\) without --yes: standard input is no terminal to ask on; run again with --yes, or --dry-run/,
+    );
+    expect(await workspaceCensus(join(dir, "ws"))).toEqual(before);
+
+    const deleted = await cli(["channel", "delete", "desk", "--yes", ...ws]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toBe(dry.stdout.replace("holds (dry run: nothing deleted)", "deleted"));
+    const after = await workspaceCensus(join(dir, "ws"));
+    for (const role of Object.keys(before)) {
+      expect(after[role], role).not.toHaveProperty("desk");
+      expect(after[role].ops, role).toBe(before[role].ops);
+    }
+
+    const again = await cli(["channel", "delete", "desk", "--yes", ...ws]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /^channel delete: nothing is stored of channel "desk" in the workspace /,
+    );
+    const typo = await cli(["channel", "delete", "opz", "--yes", ...ws]);
+    expect(typo.stderr).toContain(
+      "channel delete: did you mean (with the same options)\n  npm start -- channel delete ops\n",
+    );
+  }, 240_000);
+
+  it("asks on a terminal, and deletes only on yes; against a deployment's tables", async () => {
+    stubLocalAws();
+    const client = testDynamoDbClient();
+    const suffix = Date.now().toString(36);
+    const tables = {
+      messagesTable: `delete-messages-${suffix}`,
+      channelsTable: `delete-channels-${suffix}`,
+      resultsTable: await createResultsTestTable(client),
+    };
+    await createMessagesTable(client, tables.messagesTable);
+    await createChannelsTable(client, tables.channelsTable);
+    const { segment, messages } = segmentOf("s0", ["the grub bootloader", "grub again"], "ops");
+    await new IngestClient({ client, ...tables }).ingest(
+      messages.map((m) => ({ ...m, channel: "ops" })),
+    );
+    await new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName: tables.resultsTable }),
+      extractor: new KeyphraseExtractor(),
+      model: "offline",
+      promptVersion: promptVersionOf(CHAT_ANALYSIS),
+    }).extract(segment, messages);
+    const args = [
+      "channel",
+      "delete",
+      "ops",
+      "--table",
+      tables.channelsTable,
+      "--messages-table",
+      tables.messagesTable,
+      "--results-table",
+      tables.resultsTable,
+    ];
+
+    const declined = await onTerminal(args, "no\n");
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toMatch(/^channel "ops" holds:\n {2}channel state: 1 item /);
+    expect(declined.stderr).toMatch(/Delete all of it from the tables named\? Type yes to go on: /);
+    expect(declined.stderr).toMatch(/channel delete: nothing deleted\n$/);
+    const kept = await documentClient(client).send(
+      new ScanCommand({ TableName: tables.messagesTable }),
+    );
+    expect(kept.Items?.length).toBeGreaterThan(0);
+
+    const accepted = await onTerminal(args, "yes\n");
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toMatch(/^channel "ops" deleted:\n {2}channel state: 1 item /);
+    for (const table of Object.values(tables)) {
+      const { Items = [] } = await documentClient(client).send(
+        new ScanCommand({ TableName: table }),
+      );
+      expect(Items, table).toEqual([]);
+    }
+  });
+
+  it.each([
+    [["channel", "delete"], /expected one channel id/],
+    [["channel", "show", "x", "--yes"], /--yes is for delete/],
+    [["channel", "delete", "x", "--workspace", "w", "--results-table", "r"], /name two places/],
+    [
+      ["channel", "delete", "x", "--table", "c"],
+      /needs its three tables: --table, --messages-table and --results-table/,
+    ],
+  ])("rejects %j with usage", async (args, message) => {
+    vi.stubEnv("CHANNELS_TABLE", undefined);
+    vi.stubEnv("MESSAGES_TABLE", undefined);
+    vi.stubEnv("RESULTS_TABLE", undefined);
+    const { code, stderr } = await cli(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});
