@@ -22,6 +22,7 @@ const EMULATOR_TESTS = [
   "test/extraction/llm/bedrock.test.ts",
   "test/extraction/llm/openai.test.ts",
   "test/functions/**/*.test.ts",
+  "test/history/dynamodb-changes.test.ts",
   "test/history/dynamodb-store.test.ts",
   "test/infra/bundle.test.ts",
   "test/infra/overrides.test.ts",
