@@ -7,9 +7,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Writer } from "../../lib/history/index.js";
 import { compareRefs } from "../../lib/identity/index.js";
-import { ingest } from "../../lib/ingest/index.js";
+import { type IngestStore, ingest } from "../../lib/ingest/index.js";
 import {
   runShare,
   runTick,
@@ -78,7 +77,7 @@ export interface ReplayClock {
  * and a writer of the channels' marks outside ingestion's protocol.
  */
 export interface ReplayStores {
-  messages: Writer & TickDependencies["messages"];
+  messages: IngestStore & TickDependencies["messages"];
   channels: ChannelStore;
   rogue: RogueMarks;
 }
