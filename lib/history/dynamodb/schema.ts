@@ -63,6 +63,17 @@ export interface MessageItem {
 export const EDITED_AT = "editedAt";
 export const DELETED = "deleted";
 export const PENDING = "pending";
+/** Every attribute an edit or deletion names, keys included: what its IAM grant allows. */
+export const CHANGE_ATTRIBUTES = [
+  PARTITION_KEY,
+  SORT_KEY,
+  "parts",
+  "author",
+  "metadata",
+  EDITED_AT,
+  DELETED,
+  PENDING,
+] as const;
 
 export const encodePosition = (position: bigint): string => position.toString().padStart(20, "0");
 export const decodePosition = (position: string): bigint => BigInt(position);
