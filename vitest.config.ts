@@ -23,6 +23,7 @@ const EMULATOR_TESTS = [
   "test/extraction/llm/bedrock.test.ts",
   "test/extraction/llm/openai.test.ts",
   "test/functions/**/*.test.ts",
+  "test/history/dynamodb-changes.test.ts",
   "test/history/dynamodb-store.test.ts",
   "test/history/retention.test.ts",
   "test/infra/bundle.test.ts",

@@ -2,7 +2,11 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { conversationIdProblem } from "../lib/identity/index.js";
-import { type ChatMessage, InvalidMessageError, parseChatMessage } from "../lib/messages/index.js";
+import {
+  type ChatMessage,
+  InvalidMessageError,
+  parseChatOperation,
+} from "../lib/messages/index.js";
 import type { Progress } from "./progress.js";
 
 /**
@@ -152,7 +156,13 @@ function parseLine(text: string, defaultChannel?: string): ChatMessage | Invalid
     return new InvalidMessageError("json", `not valid JSON (${(error as Error).message})`);
   }
   try {
-    return parseChatMessage(value, { defaultChannel });
+    const operation = parseChatOperation(value, { defaultChannel });
+    if (operation.op === "add") return operation.message;
+    // Named rather than read as a message without `ts`: these lines are ingestion's.
+    return new InvalidMessageError(
+      "op",
+      `${operation.op === "edit" ? "an edit" : "a delete"} line: only ingestion (the ingest function, IngestClient) applies edits and deletions; this command reads new messages`,
+    );
   } catch (error) {
     if (error instanceof InvalidMessageError) return error;
     throw error;

@@ -13,6 +13,7 @@ import { Construct } from "constructs";
 import {
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
+  CHANGE_ATTRIBUTES,
   CONVERSATIONS_INDEX,
   LISTED,
   MESSAGES_TTL_ATTRIBUTE,
@@ -151,8 +152,9 @@ export class Storage extends Construct {
   }
 
   /**
-   * Lets a principal ingest as `IngestClient` does: puts of messages, and the updates of a
-   * channel's marks that reserve and release positions. On the channels table only the marking
+   * Lets a principal ingest as `IngestClient` does: puts of messages, the updates of their
+   * content attributes that edit and delete them, and the updates of a channel's marks that
+   * reserve and release positions. On the channels table only the marking
    * attributes, and no return of other values: never the tick's state, read position or outbox.
    * No reads, no deletes, no index ARNs.
    *
@@ -168,6 +170,15 @@ export class Storage extends Construct {
   private ingestStatements(): PolicyStatement[] {
     return [
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.messages.tableArn] }),
+      // Edits and deletions: conditional updates of a message's content attributes only.
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.messages.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...CHANGE_ATTRIBUTES] },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
+        },
+      }),
       new PolicyStatement({
         actions: ["dynamodb:UpdateItem"],
         resources: [this.channels.tableArn],

@@ -1,4 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { MAX_RETENTION_DAYS } from "../../lib/dynamodb/index.js";
 import { DEFAULT_MAX_BATCH, IngestClient, MAX_BATCH_LIMIT } from "../../lib/ingest/index.js";
 import { PipelineConfigError, readDueShards } from "../../lib/pipeline/index.js";
@@ -59,8 +60,17 @@ function retentionDays(): number | undefined {
   return n;
 }
 
+const metrics = new Metrics({ namespace: "convoseg", serviceName: "ingest" });
+
 export const handler = createIngestHandler(
   (messages) => client.ingest(messages),
   new Logger({ serviceName: "convoseg-ingest" }),
   maxBatch(),
+  {
+    add: (name, value) => metrics.addMetric(name, MetricUnit.Count, value),
+    // Most batches change nothing: no empty metric set (and no warning about one).
+    publish: () => {
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    },
+  },
 );

@@ -13,28 +13,58 @@ export type IngestResponse = IngestResult | SQSBatchResponse;
 /** Ingests a batch of chat messages (`IngestClient.ingest`). */
 export type Ingest = (messages: readonly unknown[]) => Promise<IngestResult>;
 
+/** Counts of what edits and deletions did (`EditsApplied`, `DeletionsMissing`, ...). */
+export type ChangeMetric =
+  `${"Edits" | "Deletions"}${"Applied" | "Unchanged" | "Stale" | "Missing"}`;
+
+/** Where the handler counts changes: EMF metrics in the Lambda, published once per invocation. */
+export interface IngestMetrics {
+  add(name: ChangeMetric | "DeletedMessagesRefused", value: number): void;
+  publish(): void;
+}
+
 /**
  * The ingestion Lambda's logic: a direct batch (at most `maxBatch` messages, else nothing is
  * written) gets a per-message report; an SQS batch (one chat
  * message per record body) reports the records to retry. Invalid records are reported too, so
  * that after the queue's retries they land in its dead-letter queue instead of vanishing, while
- * the valid records of the batch are stored. A message in conflict with the stored one (an edit)
- * is logged and not retried: the stored version stands.
+ * the valid records of the batch are stored. A message in conflict with the stored one (a reused
+ * id) is logged and not retried: the stored version stands; edits and deletions are their own
+ * lines (`op`), counted in the log line and the metrics by what they did.
  */
-export function createIngestHandler(ingest: Ingest, logger: Logger, maxBatch: number) {
+export function createIngestHandler(
+  ingest: Ingest,
+  logger: Logger,
+  maxBatch: number,
+  metrics: IngestMetrics,
+) {
   return async (event: IngestEvent): Promise<IngestResponse> => {
-    const kind = eventKind(event);
-    if (kind === "sqs") return ingestRecords(ingest, logger, (event as SQSEvent).Records);
-    const { messages } = event as DirectIngestEvent;
-    if (messages.length > maxBatch) {
-      throw new RangeError(
-        `ingest: a direct batch of ${messages.length} messages is over MAX_BATCH (${maxBatch}): send at most ${maxBatch} per invocation, or use the ingest queue`,
-      );
+    try {
+      return await handle(ingest, logger, maxBatch, metrics, event);
+    } finally {
+      metrics.publish();
     }
-    const result = await ingest(messages);
-    logResult(logger, result, messages.length);
-    return result;
   };
+}
+
+async function handle(
+  ingest: Ingest,
+  logger: Logger,
+  maxBatch: number,
+  metrics: IngestMetrics,
+  event: IngestEvent,
+): Promise<IngestResponse> {
+  const kind = eventKind(event);
+  if (kind === "sqs") return ingestRecords(ingest, logger, metrics, (event as SQSEvent).Records);
+  const { messages } = event as DirectIngestEvent;
+  if (messages.length > maxBatch) {
+    throw new RangeError(
+      `ingest: a direct batch of ${messages.length} messages is over MAX_BATCH (${maxBatch}): send at most ${maxBatch} per invocation, or use the ingest queue`,
+    );
+  }
+  const result = await ingest(messages);
+  logResult(logger, metrics, result, messages.length);
+  return result;
 }
 
 /**
@@ -67,6 +97,7 @@ function eventKind(event: unknown): "sqs" | "direct" {
 async function ingestRecords(
   ingest: Ingest,
   logger: Logger,
+  metrics: IngestMetrics,
   records: SQSRecord[],
 ): Promise<SQSBatchResponse> {
   const bodies: unknown[] = [];
@@ -82,27 +113,51 @@ async function ingestRecords(
     }
   }
   const result = await ingest(bodies);
-  logResult(logger, result, bodies.length, recordOf);
+  logResult(logger, metrics, result, bodies.length, recordOf);
   for (const { index } of [...result.rejected, ...result.failed]) failures.add(recordOf[index]);
   return { batchItemFailures: [...failures].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
-/** One structured line per batch, and one per message not stored as sent; never message text. */
+/**
+ * One structured line per batch, with the counts of what changes did, and one per input not
+ * applied as sent; never message text. The change counts go to the metrics too.
+ */
 function logResult(
   logger: Logger,
+  metrics: IngestMetrics,
   result: IngestResult,
   received: number,
   recordOf?: string[],
 ): void {
   const recordId = (index: number) => (recordOf ? { recordId: recordOf[index] } : {});
+  const counts = changeCounts(result);
   logger.info("ingested", {
     received,
     stored: result.stored.length,
     unchanged: result.unchanged.length,
     conflicts: result.conflicts.length,
+    deleted: result.deleted.length,
     rejected: result.rejected.length,
     failed: result.failed.length,
+    ...counts,
   });
+  for (const [op, byStatus] of Object.entries(counts)) {
+    for (const [status, count] of Object.entries(byStatus)) {
+      if (count > 0) metrics.add(metricName(op as keyof typeof counts, status), count);
+    }
+  }
+  if (result.deleted.length > 0) metrics.add("DeletedMessagesRefused", result.deleted.length);
+  for (const change of result.changes) {
+    if (change.status !== "stale" && change.status !== "missing") continue;
+    logger.warn(
+      change.status === "stale"
+        ? "edit older than the stored version; the stored version is kept"
+        : change.op === "edit"
+          ? "edit of a message not stored; dropped (re-send it once the message is stored)"
+          : "deletion of a message not stored; recorded, so the message will not be stored",
+      { ...change, ...recordId(change.index) },
+    );
+  }
   for (const conflict of result.conflicts) {
     logger.warn("message conflicts with the stored one; the stored version is kept", {
       ...conflict,
@@ -116,3 +171,19 @@ function logResult(
     logger.error("message not stored", { ...failure, ...recordId(failure.index) });
   }
 }
+
+const STATUSES = ["applied", "unchanged", "stale", "missing"] as const;
+
+/** How many edits and deletions were applied, unchanged, stale and missing. */
+function changeCounts(result: IngestResult) {
+  const zero = () =>
+    Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<(typeof STATUSES)[number], number>;
+  const counts = { edits: zero(), deletions: zero() };
+  for (const { op, status } of result.changes) {
+    counts[op === "edit" ? "edits" : "deletions"][status]++;
+  }
+  return counts;
+}
+
+const metricName = (op: "edits" | "deletions", status: string): ChangeMetric =>
+  `${op === "edits" ? "Edits" : "Deletions"}${status[0].toUpperCase()}${status.slice(1)}` as ChangeMetric;

@@ -4,6 +4,14 @@
  * The messages table's schema is `./schema/`; the chat-model middleware is `lib/chat`.
  */
 export {
+  ChangeError,
+  type ChangeOptions,
+  type ChangeResult,
+  type ChangeStatus,
+  type Editor,
+  type MessageChange,
+} from "./changes.js";
+export {
   type ConversationId,
   newConversationId,
   validateConversationId,

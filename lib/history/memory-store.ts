@@ -1,6 +1,14 @@
 import { compareIds } from "../identity/index.js";
+import {
+  type ChangeOptions,
+  type ChangeResult,
+  changeMark,
+  type Editor,
+  type MessageChange,
+  validateChange,
+} from "./changes.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
-import { cloneMessage, type Message } from "./message.js";
+import { cloneMessage, type Message, messageText, redacted } from "./message.js";
 import { type ExistingMessage, NOTHING_WRITTEN, WriteError, type WriteOutcome } from "./outcome.js";
 import { LeaseReleaseError, type PositionAllocator, SequenceAllocator } from "./positions.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "./store.js";
@@ -11,22 +19,27 @@ export interface MemoryStoreOptions {
 }
 
 interface Entry {
-  position: bigint;
+  /** Absent for a tombstone: a deletion of an id never stored, which no reader of arrivals sees. */
+  position?: bigint;
   message: Message;
+  /** The mark of a tracked change awaiting `settle`. */
+  mark?: string;
 }
+
+type Positioned = Entry & { position: bigint };
 
 /**
  * The reference store: conversations in memory, in arrival order, one message per platform id.
  * Ready to use as constructed; every read and write copies, so callers never share its state.
  * Like the DynamoDB store it gives every message an arrival position from its allocator and
  * answers the reads the pipeline makes (`arrivalsAfter`, `getMessages`), so whole pipelines can
- * run in memory.
+ * run in memory. Edits and deletions (`Editor`) follow the DynamoDB store's rules.
  */
-export class MemoryStore implements Store, Lister {
+export class MemoryStore implements Store, Lister, Editor {
   private readonly positions: PositionAllocator;
   private readonly conversationsById = new Map<
     ConversationId,
-    { entries: Entry[]; byId: Map<string, Entry> }
+    { entries: Positioned[]; byId: Map<string, Entry> }
   >();
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -36,7 +49,9 @@ export class MemoryStore implements Store, Lister {
   async read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
-    return this.entries(conversationId).map((entry) => cloneMessage(entry.message));
+    return this.entries(conversationId)
+      .filter((entry) => !entry.message.deleted)
+      .map((entry) => cloneMessage(entry.message));
   }
 
   /**
@@ -50,11 +65,7 @@ export class MemoryStore implements Store, Lister {
   ): Promise<WriteOutcome> {
     const batch = prepareWrite(conversationId, messages, options);
     if (batch.length === 0) return NOTHING_WRITTEN;
-    let conversation = this.conversationsById.get(conversationId);
-    if (!conversation) {
-      conversation = { entries: [], byId: new Map() };
-      this.conversationsById.set(conversationId, conversation);
-    }
+    const conversation = this.conversation(conversationId);
     const existing: ExistingMessage[] = [];
     const fresh: Message[] = [];
     const seen = new Map<string, Message>();
@@ -101,7 +112,10 @@ export class MemoryStore implements Store, Lister {
     }
   }
 
-  /** The messages with the given platform ids, in the order of `ids`; missing ones left out. */
+  /**
+   * The messages with the given platform ids, in the order of `ids`; missing ones left out,
+   * deleted ones flagged `deleted` (without content).
+   */
   async getMessages(
     conversationId: ConversationId,
     ids: readonly string[],
@@ -116,6 +130,59 @@ export class MemoryStore implements Store, Lister {
     });
   }
 
+  async change(
+    conversationId: ConversationId,
+    change: MessageChange,
+    options?: ChangeOptions,
+  ): Promise<ChangeResult> {
+    options?.signal?.throwIfAborted();
+    validateConversationId(conversationId);
+    validateChange(change);
+    const conversation = this.conversation(conversationId);
+    const entry = conversation.byId.get(change.id);
+    const mark = changeMark(change);
+    if (entry?.position === undefined) {
+      if (entry === undefined && change.kind === "delete") {
+        const tombstone: Message = { role: "user", parts: [], id: change.id, deleted: true };
+        conversation.byId.set(change.id, { message: tombstone });
+      }
+      return { status: "missing", wasDeleted: false };
+    }
+    const { message } = entry;
+    const facts = { ...(message.ts === undefined ? {} : { ts: message.ts }) };
+    const wasDeleted = message.deleted === true;
+    if (
+      wasDeleted ||
+      (change.kind === "edit" && (message.editedAt ?? -Infinity) >= change.editedAt)
+    ) {
+      const replay =
+        change.kind === "delete" ||
+        (!wasDeleted &&
+          message.editedAt === change.editedAt &&
+          messageText(message) === change.text);
+      if (!replay) return { status: wasDeleted ? "unchanged" : "stale", ...facts, wasDeleted };
+      return { status: entry.mark === mark ? "applied" : "unchanged", ...facts, wasDeleted };
+    }
+    entry.message =
+      change.kind === "delete"
+        ? redacted(message)
+        : { ...message, parts: [{ type: "text", text: change.text }], editedAt: change.editedAt };
+    if (options?.track) entry.mark = mark;
+    else delete entry.mark;
+    return { status: "applied", ...facts, wasDeleted };
+  }
+
+  async settle(
+    conversationId: ConversationId,
+    change: MessageChange,
+    options?: CallOptions,
+  ): Promise<void> {
+    options?.signal?.throwIfAborted();
+    validateConversationId(conversationId);
+    const entry = this.conversationsById.get(conversationId)?.byId.get(change.id);
+    if (entry?.mark === changeMark(change)) delete entry.mark;
+  }
+
   async clear(conversationId: ConversationId, options?: CallOptions): Promise<void> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
@@ -127,7 +194,16 @@ export class MemoryStore implements Store, Lister {
     return [...this.conversationsById.keys()].sort(compareIds);
   }
 
-  private entries(conversationId: ConversationId): Entry[] {
+  private conversation(conversationId: ConversationId) {
+    let conversation = this.conversationsById.get(conversationId);
+    if (!conversation) {
+      conversation = { entries: [], byId: new Map() };
+      this.conversationsById.set(conversationId, conversation);
+    }
+    return conversation;
+  }
+
+  private entries(conversationId: ConversationId): Positioned[] {
     return this.conversationsById.get(conversationId)?.entries ?? [];
   }
 }
@@ -139,7 +215,7 @@ function outcomeOf(accepted: number, existing: ExistingMessage[]): WriteOutcome 
 }
 
 /** Keeps entries in position order; positions of concurrent writers may commit out of order. */
-function insertByPosition(entries: Entry[], entry: Entry): void {
+function insertByPosition(entries: Positioned[], entry: Positioned): void {
   let at = entries.length;
   while (at > 0 && entries[at - 1].position > entry.position) at--;
   entries.splice(at, 0, entry);

@@ -51,6 +51,13 @@ export interface Message {
   author?: string;
   /** The chat message's kind; absent means `user` (see {@link MessageKind}). */
   kind?: MessageKind;
+  /** When the platform last edited it, epoch ms: set by an `Editor` edit, never by a write. */
+  editedAt?: number;
+  /**
+   * Set by an `Editor` deletion, never by a write: the message keeps its id, timestamp and kind,
+   * and has no parts, author or metadata. Only `getMessages` returns deleted messages.
+   */
+  deleted?: true;
 }
 
 const ROLES: readonly Role[] = ["system", "user", "assistant", "tool"];
@@ -62,6 +69,16 @@ export function textMessage(
   fields: Omit<Message, "role" | "parts"> = {},
 ): Message {
   return { ...fields, role, parts: [{ type: "text", text }] };
+}
+
+/** What is left of a deleted message: its id, timestamp, kind and edit time, no content. */
+export function redacted(message: Message): Message {
+  const kept: Message = { role: message.role, parts: [], deleted: true };
+  if (message.id !== undefined) kept.id = message.id;
+  if (message.ts !== undefined) kept.ts = message.ts;
+  if (message.kind !== undefined) kept.kind = message.kind;
+  if (message.editedAt !== undefined) kept.editedAt = message.editedAt;
+  return kept;
 }
 
 /** The text parts of a message, concatenated. */
@@ -81,7 +98,8 @@ export function cloneMessage(message: Message): Message {
  * least one, each well formed, tool calls only from the assistant, tool results only in tool
  * messages); JSON metadata; and the optional platform fields (`id` a non-empty, well-formed string, `ts`
  * finite epoch milliseconds within the Date range, `author` a string, `kind` one of
- * {@link MESSAGE_KINDS}).
+ * {@link MESSAGE_KINDS}, `editedAt` epoch milliseconds). A deleted message has no parts, so it
+ * is not valid: it is what a store reports, never what anyone writes.
  */
 export function validateMessage(message: unknown): asserts message is Message {
   if (typeof message !== "object" || message === null) {
@@ -116,6 +134,14 @@ export function validateMessage(message: unknown): asserts message is Message {
   }
   if (m.kind !== undefined && !MESSAGE_KINDS.includes(m.kind)) {
     throw new InvalidMessageError("kind", `expected one of ${MESSAGE_KINDS.join(", ")}`);
+  }
+  if (
+    m.editedAt !== undefined &&
+    (typeof m.editedAt !== "number" ||
+      !Number.isFinite(m.editedAt) ||
+      Math.abs(m.editedAt) > MAX_DATE_MS)
+  ) {
+    throw new InvalidMessageError("editedAt", "expected finite epoch milliseconds");
   }
 }
 
@@ -183,12 +209,19 @@ function isJson(value: unknown): boolean {
 
 /**
  * Validates a whole batch before anything is stored, naming the failing index
- * (`messages[3].parts[0].text`), and returns deep copies the caller can no longer change.
+ * (`messages[3].parts[0].text`), and returns deep copies the caller can no longer change. An
+ * `editedAt` is refused: only an `Editor` edit sets it, against the stored version.
  */
 export function snapshotBatch(messages: readonly Message[]): Message[] {
   return messages.map((message, i) => {
     try {
       validateMessage(message);
+      if (message.editedAt !== undefined) {
+        throw new InvalidMessageError(
+          "editedAt",
+          "set by an edit (Editor.change), not by a write: leave it out",
+        );
+      }
     } catch (error) {
       if (error instanceof InvalidMessageError) {
         throw new InvalidMessageError(`messages[${i}].${error.field}`, error.reason);

@@ -10,8 +10,9 @@ export interface CallOptions {
 /** Returns the messages to replay for one conversation. */
 export interface Reader {
   /**
-   * A detached snapshot in stored order; an empty array for an unknown conversation. The caller
-   * owns the result: changing it changes nothing stored.
+   * A detached snapshot in stored order; an empty array for an unknown conversation. Deleted
+   * messages (`Editor`) are left out: nothing of them is left to replay. The caller owns the
+   * result: changing it changes nothing stored.
    */
   read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]>;
 }

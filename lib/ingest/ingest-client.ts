@@ -1,7 +1,13 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../history/index.js";
+import type { ChangeListener } from "./changes.js";
 import { ChannelPositions } from "./channel-positions.js";
-import { type ChatMessageInput, type IngestResult, ingest } from "./ingest.js";
+import {
+  type ChatChangeInput,
+  type ChatMessageInput,
+  type IngestResult,
+  ingest,
+} from "./ingest.js";
 
 export interface IngestClientOptions {
   messagesTable: string;
@@ -16,12 +22,15 @@ export interface IngestClientOptions {
    * days after its platform time. Default: kept until deleted.
    */
   messageRetentionDays?: number;
+  /** Told of each channel's applied edits and deletions (see `IngestOptions.onChanged`). */
+  onChanged?: ChangeListener;
 }
 
 /**
  * The typed client for users' own ingestion Lambdas (a Discord bot, a Slack events handler):
- * writes chat messages into convoseg's messages table through the history store, at positions
- * reserved on the channels table, so the next segmentation tick reads them.
+ * writes chat messages, and their edits and deletions, into convoseg's messages table through the
+ * history store, at positions reserved on the channels table, so the next segmentation tick reads
+ * them.
  *
  * ```ts
  * const ingestion = new IngestClient({
@@ -29,10 +38,12 @@ export interface IngestClientOptions {
  *   channelsTable: process.env.CHANNELS_TABLE!,
  * });
  * const { rejected, conflicts, failed } = await ingestion.ingest([{ id, ts, channel, user, text }]);
+ * await ingestion.ingest([{ op: "edit", id, channel, text, editedAt }, { op: "delete", id, channel }]);
  * ```
  */
 export class IngestClient {
   private readonly store: DynamoDbStore;
+  private readonly onChanged?: ChangeListener;
 
   constructor(options: IngestClientOptions) {
     const client = options.client ?? new DynamoDBClient({});
@@ -47,12 +58,13 @@ export class IngestClient {
         dueShards: options.dueShards,
       }),
     });
+    this.onChanged = options.onChanged;
   }
 
   ingest(
-    messages: readonly ChatMessageInput[] | readonly unknown[],
+    messages: readonly (ChatMessageInput | ChatChangeInput)[] | readonly unknown[],
     options?: { signal?: AbortSignal },
   ): Promise<IngestResult> {
-    return ingest(this.store, messages, options);
+    return ingest(this.store, messages, { ...options, onChanged: this.onChanged });
   }
 }

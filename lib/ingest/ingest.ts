@@ -1,24 +1,39 @@
 /**
- * Ingestion: chat platform messages into the history store, one conversation per channel. Every
- * message gets an answer: stored, unchanged (already stored as sent), in conflict (already stored
- * differently: the stored version is kept), rejected (invalid, with the field at fault) or failed
- * (the store did not confirm it; `uncertain` when it may have been stored after all). Each message
- * is validated on its own before any I/O, so the valid ones of a batch are written even when
- * others are invalid.
+ * Ingestion: chat platform messages, and their edits and deletions, into the history store, one
+ * conversation per channel. Every input gets an answer: stored, unchanged (already stored as
+ * sent), in conflict (already stored differently: the stored version is kept), deleted (its id
+ * was deleted: not stored), a change's status, rejected (invalid, with the field at fault) or
+ * failed (the store did not confirm it; `uncertain` when it may have been stored after all). Each
+ * input is validated on its own before any I/O, so the valid ones of a batch are written even
+ * when others are invalid.
  */
 import {
+  type Editor,
   type ExistingMessage,
   findCause,
   kindOf,
   LeaseReleaseError,
   type Message,
+  type MessageChange,
   messageText,
   storageProblem,
   textMessage,
   WriteError,
   type Writer,
 } from "../history/index.js";
-import { type ChatMessage, InvalidMessageError, parseChatMessage } from "../messages/index.js";
+import {
+  type ChatMessage,
+  type ChatOperation,
+  InvalidMessageError,
+  parseChatOperation,
+} from "../messages/index.js";
+import {
+  type AppliedChange,
+  applyChange,
+  type ChangeListener,
+  type ChangeReport,
+  notifyApplied,
+} from "./changes.js";
 
 /** A chat message as an ingestion caller sends it (the JSON-lines input format). */
 export interface ChatMessageInput {
@@ -31,7 +46,21 @@ export interface ChatMessageInput {
   /** `user` (the default), `bot` or `system`; `system: true` says `system` too. */
   kind?: "user" | "bot" | "system";
   system?: boolean | null;
+  /** Absent (or `add`) for a new message; see {@link ChatChangeInput} for the others. */
+  op?: "add" | null;
 }
+
+/** An edit or deletion of a stored message, as an ingestion caller sends it. */
+export type ChatChangeInput =
+  | {
+      op: "edit";
+      id: string | number;
+      channel?: string;
+      text: string;
+      /** When the platform made the edit: ISO-8601 with a zone, or epoch milliseconds. */
+      editedAt: string | number;
+    }
+  | { op: "delete"; id: string | number; channel?: string };
 
 export interface Rejection {
   index: number;
@@ -65,7 +94,14 @@ export interface IngestResult {
   conflicts: Conflict[];
   rejected: Rejection[];
   failed: Failure[];
+  /** Indexes of new messages whose id was deleted (before or after it first arrived): not stored. */
+  deleted: number[];
+  /** Edits and deletions and what each did (one that failed is in `failed` instead). */
+  changes: ChangeReport[];
 }
+
+/** The store ingestion writes: messages, and their edits and deletions. */
+export type IngestStore = Writer & Editor;
 
 /**
  * How a chat message is kept in history: a user-role text, with the platform's id, time, author
@@ -93,15 +129,24 @@ export interface IngestOptions {
   /** Channels written at once (default 8). */
   concurrency?: number;
   signal?: AbortSignal;
+  /** Told of each channel's applied edits and deletions, to redact what was derived from them. */
+  onChanged?: ChangeListener;
 }
+
+/** One valid input of a channel: a new message, or a change. */
+type ItemBody = { kind: "add"; message: Message } | { kind: "change"; change: MessageChange };
+type Item = { index: number } & ItemBody;
 
 /**
  * Validates each input (the chat message format, and what DynamoDB would refuse: key lengths and
- * item size), then writes the valid ones channel by channel (channels concurrently, at most
- * `concurrency` at a time), in input order within a channel.
+ * item size), then applies the valid ones channel by channel (channels concurrently, at most
+ * `concurrency` at a time), in input order within a channel: consecutive new messages in one
+ * write, each change on its own. Once something of a channel fails, its later inputs are failed
+ * unattempted, so that an add and a deletion of one message never apply out of order. The
+ * channel's applied changes then go to `onChanged`.
  */
 export async function ingest(
-  writer: Writer,
+  store: IngestStore,
   inputs: readonly unknown[],
   options: IngestOptions = {},
 ): Promise<IngestResult> {
@@ -111,41 +156,113 @@ export async function ingest(
     conflicts: [],
     rejected: [],
     failed: [],
+    deleted: [],
+    changes: [],
   };
-  const channels = new Map<string, { indexes: number[]; messages: Message[] }>();
+  const channels = new Map<string, Item[]>();
   inputs.forEach((input, index) => {
     const parsed = validate(input);
     if ("field" in parsed) {
       result.rejected.push({ index, ...parsed });
       return;
     }
-    const channel = channels.get(parsed.channel) ?? { indexes: [], messages: [] };
-    channels.set(parsed.channel, channel);
-    channel.indexes.push(index);
-    channel.messages.push(parsed.message);
+    const items = channels.get(parsed.channel) ?? [];
+    channels.set(parsed.channel, items);
+    items.push({ index, ...parsed.item });
   });
-  const work = [...channels].map(([channel, { indexes, messages }]) => async () => {
-    const outcome = await storeChannel(writer, channel, messages, options);
-    const existing = new Map(outcome.existing.map((e) => [e.index, e.stored]));
-    indexes.slice(0, outcome.accepted).forEach((index, i) => {
-      const stored = existing.get(i);
-      if (stored === undefined) {
-        result.stored.push(index);
-        return;
+  const work = [...channels].map(
+    ([channel, items]) =>
+      () =>
+        ingestChannel(store, channel, items, options, result),
+  );
+  await runLimited(work, options.concurrency ?? 8);
+  for (const list of [result.stored, result.unchanged, result.deleted]) list.sort((a, b) => a - b);
+  for (const list of [result.conflicts, result.failed, result.changes]) {
+    list.sort((a, b) => a.index - b.index);
+  }
+  return result;
+}
+
+/** One channel's items in input order, reported into `result`. */
+async function ingestChannel(
+  store: IngestStore,
+  channel: string,
+  items: Item[],
+  options: IngestOptions,
+  result: IngestResult,
+): Promise<void> {
+  const applied: { index: number; change: MessageChange; applied: AppliedChange }[] = [];
+  let at = 0;
+  let stop: Omit<Failure, "index"> | undefined;
+  while (at < items.length && stop === undefined) {
+    const item = items[at];
+    if (item.kind === "change") {
+      at++;
+      const attempt = await applyChange(store, channel, item, {
+        signal: options.signal,
+        tracked: options.onChanged !== undefined,
+      });
+      if (!attempt.ok) {
+        result.failed.push({
+          index: item.index,
+          error: attempt.error,
+          uncertain: attempt.uncertain,
+        });
+        stop = { error: "not attempted: an earlier input of its channel failed", uncertain: false };
+      } else if (attempt.applied === undefined) {
+        result.changes.push(attempt.report);
+      } else {
+        applied.push({ index: item.index, change: item.change, applied: attempt.applied });
       }
+      continue;
+    }
+    let end = at;
+    while (end < items.length && items[end].kind === "add") end++;
+    const adds = items.slice(at, end) as (Item & { kind: "add" })[];
+    at = end;
+    const accepted = await storeAdds(store, channel, adds, options, result);
+    if (accepted < adds.length) {
+      stop = { error: "not attempted: an earlier input of its channel failed", uncertain: false };
+    }
+  }
+  for (const item of items.slice(at))
+    result.failed.push({ index: item.index, ...(stop as Omit<Failure, "index">) });
+  if (applied.length === 0) return;
+  const failure =
+    options.onChanged === undefined
+      ? undefined
+      : await notifyApplied(store, channel, applied, options.onChanged, options.signal);
+  for (const { index, change } of applied) {
+    if (failure === undefined) result.changes.push({ index, op: change.kind, status: "applied" });
+    else result.failed.push({ index, error: failure, uncertain: true });
+  }
+}
+
+/** A run of new messages, written at once; returns how many were confirmed. */
+async function storeAdds(
+  writer: Writer,
+  channel: string,
+  adds: (Item & { kind: "add" })[],
+  options: IngestOptions,
+  result: IngestResult,
+): Promise<number> {
+  const messages = adds.map((a) => a.message);
+  const outcome = await storeChannel(writer, channel, messages, options);
+  const existing = new Map(outcome.existing.map((e) => [e.index, e.stored]));
+  adds.slice(0, outcome.accepted).forEach(({ index }, i) => {
+    const stored = existing.get(i);
+    if (stored === undefined) result.stored.push(index);
+    else if (stored.deleted) result.deleted.push(index);
+    else {
       const fields = differences(messages[i], stored);
       if (fields.length === 0) result.unchanged.push(index);
       else result.conflicts.push({ index, fields });
-    });
-    for (const index of indexes.slice(outcome.accepted))
-      result.failed.push({ index, ...outcome.failure });
+    }
   });
-  await runLimited(work, options.concurrency ?? 8);
-  result.stored.sort((a, b) => a - b);
-  result.unchanged.sort((a, b) => a - b);
-  result.conflicts.sort((a, b) => a.index - b.index);
-  result.failed.sort((a, b) => a.index - b.index);
-  return result;
+  for (const { index } of adds.slice(outcome.accepted)) {
+    result.failed.push({ index, ...outcome.failure });
+  }
+  return outcome.accepted;
 }
 
 /**
@@ -157,25 +274,39 @@ export function ingestionProblem(input: unknown): Omit<Rejection, "index"> | und
   return "field" in checked ? checked : undefined;
 }
 
-/** One input as a history message of its channel, or what is wrong with it. */
-function validate(
-  input: unknown,
-): { channel: string; message: Message } | Omit<Rejection, "index"> {
-  let chat: ChatMessage;
+/** One input as an item of its channel, or what is wrong with it. */
+function validate(input: unknown): { channel: string; item: ItemBody } | Omit<Rejection, "index"> {
+  let operation: ChatOperation;
   try {
-    chat = parseChatMessage(input);
+    operation = parseChatOperation(input);
   } catch (error) {
     if (!(error instanceof InvalidMessageError)) throw error;
     return { field: error.field, problem: error.reason };
   }
-  const message = historyMessage(chat);
-  const problem = storageProblem(chat.channel, message);
+  if (operation.op === "add") {
+    const chat = operation.message;
+    const message = historyMessage(chat);
+    const problem = storageProblem(chat.channel, message);
+    if (problem !== undefined) {
+      const field =
+        problem.part === "conversation" ? "channel" : problem.part === "id" ? "id" : largest(chat);
+      return { field, problem: problem.reason };
+    }
+    return { channel: chat.channel, item: { kind: "add", message } };
+  }
+  const change: MessageChange =
+    operation.op === "edit"
+      ? { kind: "edit", id: operation.id, text: operation.text, editedAt: operation.editedAt }
+      : { kind: "delete", id: operation.id };
+  // What the edited item would hold at least: its id and the new text.
+  const sized = textMessage("user", change.kind === "edit" ? change.text : "", { id: change.id });
+  const problem = storageProblem(operation.channel, sized);
   if (problem !== undefined) {
     const field =
-      problem.part === "conversation" ? "channel" : problem.part === "id" ? "id" : largest(chat);
+      problem.part === "conversation" ? "channel" : problem.part === "id" ? "id" : "text";
     return { field, problem: problem.reason };
   }
-  return { channel: chat.channel, message };
+  return { channel: operation.channel, item: { kind: "change", change } };
 }
 
 /** The field that makes an oversized message oversized: the larger of `text` and `user`. */
@@ -184,11 +315,16 @@ function largest(chat: ChatMessage): "text" | "user" {
   return bytes(chat.user) > bytes(chat.text) ? "user" : "text";
 }
 
-/** The fields in which a message differs from the stored one of the same id. */
+/**
+ * The fields in which a message differs from the stored one of the same id. The text of an
+ * edited message differs from its first version by design: only `ts`, `user` and `kind` count.
+ */
 function differences(sent: Message, stored: Message): Conflict["fields"] {
   const fields: Conflict["fields"] = [];
   if (sent.ts !== stored.ts) fields.push("ts");
-  if (messageText(sent) !== messageText(stored)) fields.push("text");
+  if (stored.editedAt === undefined && messageText(sent) !== messageText(stored)) {
+    fields.push("text");
+  }
   if ((sent.author ?? null) !== (stored.author ?? null)) fields.push("user");
   if (kindOf(sent) !== kindOf(stored)) fields.push("kind");
   return fields;

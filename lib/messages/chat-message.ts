@@ -57,6 +57,62 @@ export function parseChatMessage(
   return message;
 }
 
+/** An edit of a stored message: its new text, and when the platform made the edit. */
+export interface ChatEdit {
+  op: "edit";
+  channel: string;
+  id: string;
+  text: string;
+  /** Epoch milliseconds; of two edits of one message the later one wins. */
+  editedAt: number;
+}
+
+export interface ChatDeletion {
+  op: "delete";
+  channel: string;
+  id: string;
+}
+
+/** One line of chat input: a new message, an edit or a deletion. */
+export type ChatOperation = { op: "add"; message: ChatMessage } | ChatEdit | ChatDeletion;
+
+const CHAT_OPERATIONS = ["add", "edit", "delete"] as const;
+
+/**
+ * Validates one decoded JSON value as a chat operation, by its `op`: absent, null or `add`, a new
+ * message ({@link parseChatMessage}); `edit`, `channel` (default as for a message), `id`, `text` (a
+ * well-formed string) and `editedAt` (a timestamp like `ts`); `delete`, `channel` and `id`.
+ * Other fields are ignored.
+ *
+ * @throws InvalidMessageError naming the first field at fault.
+ */
+export function parseChatOperation(
+  value: unknown,
+  options: { defaultChannel?: string } = {},
+): ChatOperation {
+  const record = value as Record<string, unknown> | null;
+  const op = typeof record === "object" && record !== null ? record.op : undefined;
+  if (op === undefined || op === null || op === "add") {
+    return { op: "add", message: parseChatMessage(value, options) };
+  }
+  if (op !== "edit" && op !== "delete") {
+    throw new InvalidMessageError(
+      "op",
+      `expected one of ${CHAT_OPERATIONS.join(", ")} (got ${kindOf(op)})`,
+    );
+  }
+  const target = {
+    channel: parseChannel(record?.channel, options.defaultChannel ?? DEFAULT_CHANNEL),
+    id: parseId(record?.id),
+  };
+  if (op === "delete") return { op, ...target };
+  const text = optionalText(record as Record<string, unknown>, "text");
+  if (typeof text !== "string") {
+    throw new InvalidMessageError("text", `an edit needs the new text (got ${kindOf(text)})`);
+  }
+  return { op, ...target, text, editedAt: parseTime(record?.editedAt, "editedAt") };
+}
+
 /** The kind a line names with `kind`, or with `system: true`; the two must agree. */
 function parseKind(kind: unknown, system: unknown): MessageKind {
   if (system !== undefined && system !== null && typeof system !== "boolean") {
@@ -101,6 +157,10 @@ const ISO_DATE_TIME =
  * milliseconds given as a number or a string of digits.
  */
 export function parseTimestamp(value: unknown): number {
+  return parseTime(value, "ts");
+}
+
+function parseTime(value: unknown, field: string): number {
   let ms: number | undefined;
   if (typeof value === "number" || (typeof value === "string" && /^-?\d+$/.test(value))) {
     ms = Number.isFinite(Number(value)) ? Number(value) : undefined;
@@ -109,13 +169,13 @@ export function parseTimestamp(value: unknown): number {
   }
   if (ms === undefined) {
     throw new InvalidMessageError(
-      "ts",
+      field,
       `expected an ISO-8601 date-time with a time zone or epoch milliseconds (got ${kindOf(value)})`,
     );
   }
   if (!isAcceptedTimestamp(ms)) {
     throw new InvalidMessageError(
-      "ts",
+      field,
       `outside the accepted window 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z (got ${kindOf(value)})`,
     );
   }

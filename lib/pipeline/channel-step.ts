@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { advance, rewoundTo } from "./channel-plan.js";
-import { deliverSegments } from "./delivery.js";
+import { type DeliveryReport, deliverSegments } from "./delivery.js";
 import {
   type ChannelSnapshot,
   type Hold,
@@ -130,7 +130,7 @@ async function commit(
     (entries) => deps.sink.send(entries),
     deps.bodies,
   );
-  report(deps, channel, outbox, delivered.sent, delivered.missing);
+  report(deps, channel, outbox, delivered);
   await deps.channels.finish(snapshot, snapshot.record.version + 1, step.nextDueAt, deps.now());
   return { outcome: "done", delivered: delivered.sent, dropped: outbox.dropped, late: outbox.late };
 }
@@ -144,8 +144,7 @@ function report(
   deps: TickDependencies,
   channel: string,
   outbox: Outbox,
-  sent: PlannedSegment[],
-  missing: string[],
+  { sent, missing, deleted }: DeliveryReport,
 ): void {
   deps.metrics.add("ChannelsProcessed", 1);
   deps.metrics.add("SegmentsEmitted", sent.length);
@@ -170,4 +169,6 @@ function report(
       ids: missing.slice(0, 20),
     });
   }
+  // Deletions are ordinary: counted, not logged one by one.
+  if (deleted.length > 0) deps.metrics.add("DeletedBeforeDelivery", deleted.length);
 }

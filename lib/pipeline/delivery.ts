@@ -2,7 +2,8 @@
  * Turning an outbox into queue bodies with a bounded amount of message text in memory: each
  * segment's messages are fetched a few at a time, and once they would not fit inline the text is
  * let go and the segment goes by reference. Messages that are no longer stored (the channel was
- * cleared) are left out and reported; a segment with none left is not sent.
+ * cleared) or were deleted are left out and reported; a segment with none left is not sent. The
+ * text is read here, at delivery, so an edit made before then is what goes out.
  */
 import type { Message } from "../history/index.js";
 import {
@@ -29,6 +30,8 @@ export interface DeliveryReport {
   sent: PlannedSegment[];
   /** Ids of messages of the outbox that were no longer stored. */
   missing: string[];
+  /** Ids of messages of the outbox deleted before delivery (`Editor`): left out. */
+  deleted: string[];
 }
 
 /**
@@ -41,11 +44,12 @@ export async function deliverSegments(
   send: (entries: SegmentDelivery[]) => Promise<void>,
   options: BodyOptions,
 ): Promise<DeliveryReport> {
-  const report: DeliveryReport = { sent: [], missing: [] };
+  const report: DeliveryReport = { sent: [], missing: [], deleted: [] };
   let pending: SegmentDelivery[] = [];
   for (const segment of segments) {
     const built = await buildBody(segment, fetch, options);
     report.missing.push(...built.missing);
+    report.deleted.push(...built.deleted);
     if (built.delivery === undefined) continue;
     pending.push(built.delivery);
     report.sent.push(built.delivery.segment);
@@ -66,14 +70,19 @@ async function buildBody(
   segment: PlannedSegment,
   fetch: (ids: readonly string[]) => Promise<Message[]>,
   options: BodyOptions,
-): Promise<{ delivery?: SegmentDelivery; missing: string[] }> {
+): Promise<{ delivery?: SegmentDelivery; missing: string[]; deleted: string[] }> {
   const present = new Set<string>();
+  const deleted = new Set<string>();
   let inline: Message[] | undefined = [];
   let bytes = inlineEnvelopeBytes(segment);
   for (let at = 0; at < segment.messages.length; at += FETCH_BATCH) {
     const ids = segment.messages.slice(at, at + FETCH_BATCH).map((ref) => ref.id);
     for (const message of await fetch(ids)) {
       if (message.id === undefined) continue;
+      if (message.deleted) {
+        deleted.add(message.id);
+        continue;
+      }
       present.add(message.id);
       if (inline === undefined) continue;
       bytes += inlineMessageBytes(segment.segmentId, message);
@@ -82,16 +91,19 @@ async function buildBody(
       else inline.push(message);
     }
   }
-  const missing = segment.messages.filter((ref) => !present.has(ref.id)).map((ref) => ref.id);
+  const absent = segment.messages.filter((ref) => !present.has(ref.id)).map((ref) => ref.id);
+  const missing = absent.filter((id) => !deleted.has(id));
+  const gone = { missing, deleted: absent.filter((id) => deleted.has(id)) };
+  // The id stays the planned one: a resend after a crash must carry the id of the first send.
   const kept: PlannedSegment =
-    missing.length === 0
+    absent.length === 0
       ? segment
       : { ...segment, messages: segment.messages.filter((ref) => present.has(ref.id)) };
-  if (kept.messages.length === 0) return { missing };
+  if (kept.messages.length === 0) return gone;
   if (inline !== undefined) {
     const body = inlineSegmentBody(kept, inline);
     if (Buffer.byteLength(body) <= options.maxBodyBytes)
-      return { delivery: { segment: kept, body }, missing };
+      return { delivery: { segment: kept, body }, ...gone };
   }
-  return { delivery: { segment: kept, body: referenceSegmentBody(kept, options) }, missing };
+  return { delivery: { segment: kept, body: referenceSegmentBody(kept, options) }, ...gone };
 }

@@ -16,7 +16,10 @@ export interface MessageSource {
     after: bigint | undefined,
     options?: { upTo?: bigint },
   ): AsyncIterable<Arrival>;
-  /** The stored messages with these ids, in the order of `ids`; missing ones left out. */
+  /**
+   * The stored messages with these ids, in the order of `ids`; missing ones left out, deleted
+   * ones flagged `deleted`.
+   */
   getMessages(channel: string, ids: readonly string[]): Promise<Message[]>;
 }
 
@@ -40,6 +43,7 @@ export type MetricName =
   | "HoldsRenewed"
   | "SequenceRewound"
   | "MissingMessages"
+  | "DeletedBeforeDelivery"
   | "ChannelStateBytes"
   | "SharesBusy"
   | "WorkersInvoked"

@@ -150,6 +150,7 @@ describe("segment command", () => {
       "",
       { ts: 5 },
       { id: "a1", ts: 9, channel: "a" },
+      { op: "delete", id: "a1", channel: "a" },
     ]);
     const { code, stdout, stderr } = await run(["segment", path]);
     expect(code).toBe(1);
@@ -160,7 +161,10 @@ describe("segment command", () => {
     );
     expect(stderr).toContain("line 5: id: expected a non-empty string or an integer (got nothing)");
     expect(stderr).toContain('line 6: id: duplicate of line 1 in channel "a"');
-    expect(stderr).toContain("4 invalid line(s); nothing was segmented");
+    expect(stderr).toContain(
+      "line 7: op: a delete line: only ingestion (the ingest function, IngestClient) applies edits and deletions",
+    );
+    expect(stderr).toContain("5 invalid line(s); nothing was segmented");
   });
 
   it("goes on without malformed lines with --skip-invalid, reporting each", async () => {

@@ -1,8 +1,14 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
-import type { IngestResult } from "../../lib/ingest/index.js";
+import { createIngestHandler } from "../../functions/ingest/ingest-handler.js";
+import {
+  createMessagesTable,
+  DynamoDbStore,
+  MemoryStore,
+  textMessage,
+} from "../../lib/history/index.js";
+import { type IngestResult, ingest } from "../../lib/ingest/index.js";
 import { createChannelsTable, dueShardOf } from "../../lib/pipeline/schema/index.js";
 import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
@@ -167,7 +173,7 @@ describe("ingest Lambda", () => {
     expect((await store.read("poison")).map((m) => m.id)).toEqual(["p1", "p3"]);
   });
 
-  it("reports an edit of a stored message as a conflict, not a failure to retry", async () => {
+  it("reports a re-sent id with other text as a conflict (edits are op lines), not a failure to retry", async () => {
     const handler = await loadHandler(awsEnvironment());
     await handler({ messages: [{ id: "e1", ts: T, channel: "edits", text: "first" }] });
     const edited = (await handler({
@@ -221,6 +227,92 @@ describe("ingest Lambda", () => {
     }
     expect(await item()).toEqual(first);
     expect(await store.read("kept")).toHaveLength(1);
+  });
+
+  it("applies edits and deletions from the queue and direct calls; replays are not retried", async () => {
+    const handler = await loadHandler(awsEnvironment());
+    await handler({
+      messages: [
+        { id: "o1", ts: T, channel: "ops", user: "ana", text: "typo" },
+        { id: "o2", ts: T + 1, channel: "ops", user: "bo", text: "regret" },
+      ],
+    });
+    const event: SQSEvent = {
+      Records: [
+        record(
+          "edit",
+          JSON.stringify({ op: "edit", id: "o1", channel: "ops", text: "fixed", editedAt: T + 9 }),
+        ),
+        record("delete", JSON.stringify({ op: "delete", id: "o2", channel: "ops" })),
+        record("bad-op", JSON.stringify({ op: "erase", id: "o2", channel: "ops" })),
+      ],
+    };
+    expect(await handler(event)).toEqual({ batchItemFailures: [{ itemIdentifier: "bad-op" }] });
+    expect(await handler({ Records: event.Records.slice(0, 2) })).toEqual({
+      batchItemFailures: [],
+    });
+    const direct = (await handler({
+      messages: [
+        { op: "delete", id: "o2", channel: "ops" },
+        { op: "edit", id: "o1", channel: "ops", text: "older", editedAt: T },
+      ],
+    })) as IngestResult;
+    expect(direct.changes).toEqual([
+      { index: 0, op: "delete", status: "unchanged" },
+      { index: 1, op: "edit", status: "stale" },
+    ]);
+    expect((await store.read("ops")).map((m) => [m.id, m.parts])).toEqual([
+      ["o1", [{ type: "text", text: "fixed" }]],
+    ]);
+  });
+
+  it("logs and counts what edits and deletions did, never their text", async () => {
+    const lines: [string, Record<string, unknown>][] = [];
+    const log = (message: string, attributes: Record<string, unknown>) =>
+      void lines.push([message, attributes]);
+    const logger = { info: log, warn: log, error: log } as never;
+    const counted: Record<string, number> = {};
+    let published = 0;
+    const memory = new MemoryStore();
+    const handler = createIngestHandler((inputs) => ingest(memory, inputs), logger, 100, {
+      add: (name, value) => {
+        counted[name] = (counted[name] ?? 0) + value;
+      },
+      publish: () => void published++,
+    });
+    await handler({ messages: [{ id: "1", ts: T, channel: "c", text: "secret one" }] });
+    await handler({
+      messages: [
+        { op: "edit", id: "1", channel: "c", text: "secret two", editedAt: T + 1 },
+        { op: "edit", id: "1", channel: "c", text: "secret two", editedAt: T + 1 },
+        { op: "edit", id: "1", channel: "c", text: "secret zero", editedAt: T },
+        { op: "edit", id: "9", channel: "c", text: "secret nine", editedAt: T },
+        { op: "delete", id: "1", channel: "c" },
+        { op: "delete", id: "8", channel: "c" },
+        { id: "8", ts: T, channel: "c", text: "secret eight" },
+      ],
+    });
+    expect(counted).toEqual({
+      EditsApplied: 1,
+      EditsUnchanged: 1,
+      EditsStale: 1,
+      EditsMissing: 1,
+      DeletionsApplied: 1,
+      DeletionsMissing: 1,
+      DeletedMessagesRefused: 1,
+    });
+    expect(published).toBe(2);
+    const ingested = lines.filter(([message]) => message === "ingested").at(-1)?.[1];
+    expect(ingested).toMatchObject({
+      received: 7,
+      deleted: 1,
+      edits: { applied: 1, unchanged: 1, stale: 1, missing: 1 },
+      deletions: { applied: 1, unchanged: 0, stale: 0, missing: 1 },
+    });
+    expect(lines.map(([message]) => message)).toContain(
+      "edit of a message not stored; dropped (re-send it once the message is stored)",
+    );
+    expect(JSON.stringify(lines)).not.toContain("secret");
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStore, messageText, textMessage } from "../../lib/history/index.js";
+import { describeChangeConformance } from "./change-conformance.js";
 import { describeStoreConformance } from "./conformance.js";
 
 const shared = new MemoryStore();
@@ -18,3 +19,5 @@ describe("MemoryStore", () => {
     expect(`${messages.length} ${messageText(messages[0])}`).toBe("1 hello");
   });
 });
+
+describeChangeConformance("MemoryStore", async () => new MemoryStore());

@@ -454,13 +454,33 @@ describe("IAM", () => {
     },
   });
 
-  it("lets ingestion only put messages and mark channels: no wildcards, reads or deletes", () => {
+  it("lets ingestion only put, edit and delete messages and mark channels: no wildcards, reads or deletes", () => {
     const statements = roleStatements(template, ids.ingestRole);
     const dynamodb = statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"));
-    expect(dynamodb).toEqual(["dynamodb:PutItem", "dynamodb:UpdateItem"]);
+    expect(dynamodb).toEqual(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:UpdateItem"]);
     expect(statements).toEqual([
       logsStatement(ids.ingestLogs),
       { Effect: "Allow", Action: "dynamodb:PutItem", Resource: arn(ids.messages) },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:UpdateItem",
+        Resource: arn(ids.messages),
+        Condition: {
+          "ForAllValues:StringLike": {
+            "dynamodb:Attributes": [
+              "conversation",
+              "key",
+              "parts",
+              "author",
+              "metadata",
+              "editedAt",
+              "deleted",
+              "pending",
+            ],
+          },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
+        },
+      },
       markingStatement(ids.channels),
       {
         Effect: "Allow",
@@ -497,7 +517,11 @@ describe("IAM", () => {
       tableWrites()
         .filter((w) => JSON.stringify(w.resource).includes(`"${table}"`))
         .map((w) => `${w.type} ${w.roles.join(",")}`);
-    expect(writers(ids.messages)).toEqual([`AWS::IAM::Policy ${ids.ingestRole}`]);
+    // Its puts, and its edits and deletions.
+    expect(writers(ids.messages)).toEqual([
+      `AWS::IAM::Policy ${ids.ingestRole}`,
+      `AWS::IAM::Policy ${ids.ingestRole}`,
+    ]);
     expect(writers(ids.channels).sort()).toEqual(
       [`AWS::IAM::Policy ${ids.ingestRole}`, `AWS::IAM::Policy ${ids.tickRole}`].sort(),
     );

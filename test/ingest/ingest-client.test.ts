@@ -39,4 +39,47 @@ describe("IngestClient", () => {
       ["2", 1741000000000, undefined],
     ]);
   });
+
+  it("edits and deletes through the table, telling its listener of the applied changes", async () => {
+    const client = testDynamoDbClient();
+    const tableName = `ingest-changes-${Date.now().toString(36)}`;
+    const channelsTable = `${tableName}-channels`;
+    await createMessagesTable(client, tableName);
+    await createChannelsTable(client, channelsTable);
+    const told: unknown[] = [];
+    const ingestion = new IngestClient({
+      messagesTable: tableName,
+      channelsTable,
+      client,
+      onChanged: async (channel, changes) => void told.push([channel, changes]),
+    });
+    const ts = Date.UTC(2025, 2, 3, 8);
+    await ingestion.ingest([
+      { id: 1, ts, channel: "general", user: "ana", text: "hi" },
+      { id: 2, ts: ts + 1, channel: "general", user: "bo", text: "there" },
+    ]);
+    const changes = [
+      { op: "edit" as const, id: 1, channel: "general", text: "hello", editedAt: ts + 5 },
+      { op: "delete" as const, id: 2, channel: "general" },
+    ];
+    const result = await ingestion.ingest(changes);
+    expect(result.changes.map((c) => c.status)).toEqual(["applied", "applied"]);
+    expect((await ingestion.ingest(changes)).changes.map((c) => c.status)).toEqual([
+      "unchanged",
+      "unchanged",
+    ]);
+    expect(told).toEqual([
+      [
+        "general",
+        [
+          { id: "1", ts, kind: "edit" },
+          { id: "2", ts: ts + 1, kind: "delete" },
+        ],
+      ],
+    ]);
+    const stored = await new DynamoDbStore({ client, tableName }).read("general");
+    expect(stored.map((m) => [m.id, m.parts, m.editedAt])).toEqual([
+      ["1", [{ type: "text", text: "hello" }], ts + 5],
+    ]);
+  });
 });

@@ -4,9 +4,14 @@ import {
   SequenceAllocator,
   textMessage,
   WriteError,
-  type Writer,
 } from "../../lib/history/index.js";
-import { ingest } from "../../lib/ingest/index.js";
+import { type IngestStore, ingest } from "../../lib/ingest/index.js";
+
+/** The edits and deletions of `store`, for a test's writer of its own. */
+const editing = (store: MemoryStore) => ({
+  change: store.change.bind(store),
+  settle: store.settle.bind(store),
+});
 
 const T = Date.UTC(2025, 2, 3, 8);
 
@@ -34,6 +39,8 @@ describe("ingest", () => {
         },
       ],
       failed: [],
+      deleted: [],
+      changes: [],
     });
     expect(await store.read("help")).toEqual([
       textMessage("user", "hi", { id: "1", ts: T, author: "ana" }),
@@ -156,7 +163,8 @@ describe("ingest", () => {
 
   it("reports the unconfirmed suffix of a channel as failed, with the store's uncertainty", async () => {
     const memory = new MemoryStore();
-    const flaky: Writer = {
+    const flaky: IngestStore = {
+      ...editing(memory),
       async write(conversation, messages) {
         if (conversation !== "bad") return memory.write(conversation, messages);
         await memory.write(conversation, messages.slice(0, 1));
@@ -177,7 +185,8 @@ describe("ingest", () => {
   });
 
   it("treats a writer error without an outcome as uncertain for the whole channel", async () => {
-    const broken: Writer = {
+    const broken: IngestStore = {
+      ...editing(new MemoryStore()),
       async write() {
         throw new Error("no idea what happened");
       },

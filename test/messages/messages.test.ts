@@ -4,6 +4,7 @@ import {
   DEFAULT_CHANNEL,
   InvalidMessageError,
   parseChatMessage,
+  parseChatOperation,
   parseTimestamp,
 } from "../../lib/messages/index.js";
 
@@ -145,5 +146,79 @@ describe("message order", () => {
     expect(Buffer.compare(Buffer.from("\uFFFF"), Buffer.from("\u{1F600}"))).toBeLessThan(0);
     expect(compareIds("ab", "abc")).toBeLessThan(0);
     expect(compareIds("abc", "abc")).toBe(0);
+  });
+});
+
+describe("parseChatOperation", () => {
+  it("reads a line without op, or with op add, as a new message", () => {
+    const line = { id: 7, ts: "2024-05-01T12:00:00Z", text: "hi" };
+    const add = { op: "add", message: parseChatMessage(line) };
+    expect(parseChatOperation(line)).toEqual(add);
+    expect(parseChatOperation({ ...line, op: "add" })).toEqual(add);
+    expect(parseChatOperation({ ...line, op: null })).toEqual(add);
+  });
+
+  it("reads an edit and a deletion, with the default channel and editedAt like ts", () => {
+    expect(
+      parseChatOperation({
+        op: "edit",
+        channel: "c1",
+        id: 7,
+        text: "fixed",
+        editedAt: "2024-05-01T14:00:00+02:00",
+      }),
+    ).toEqual({
+      op: "edit",
+      channel: "c1",
+      id: "7",
+      text: "fixed",
+      editedAt: Date.UTC(2024, 4, 1, 12),
+    });
+    expect(parseChatOperation({ op: "edit", id: "m", text: "", editedAt: 5 })).toEqual({
+      op: "edit",
+      channel: DEFAULT_CHANNEL,
+      id: "m",
+      text: "",
+      editedAt: 5,
+    });
+    expect(
+      parseChatOperation({ op: "delete", id: "m", text: "ignored" }, { defaultChannel: "d" }),
+    ).toEqual({
+      op: "delete",
+      channel: "d",
+      id: "m",
+    });
+  });
+
+  it.each([
+    [{ op: "remove", id: "m" }, "op", 'expected one of add, edit, delete (got "remove")'],
+    [{ op: "delete" }, "id", "expected a non-empty string or an integer (got nothing)"],
+    [{ op: "delete", id: "m", channel: 5 }, "channel", "expected a string (got 5)"],
+    [{ op: "edit", id: "m", editedAt: 5 }, "text", "an edit needs the new text (got nothing)"],
+    [
+      { op: "edit", id: "m", text: null, editedAt: 5 },
+      "text",
+      "an edit needs the new text (got null)",
+    ],
+    [
+      { op: "edit", id: "m", text: "x" },
+      "editedAt",
+      "expected an ISO-8601 date-time with a time zone or epoch milliseconds (got nothing)",
+    ],
+    [
+      { op: "edit", id: "m", text: "\ud800", editedAt: 5 },
+      "text",
+      "not well-formed UTF-16: lone surrogate at index 0",
+    ],
+  ])("names the field at fault in %j", (value, field, reason) => {
+    const error = (() => {
+      try {
+        parseChatOperation(value);
+      } catch (e) {
+        return e;
+      }
+    })() as InvalidMessageError;
+    expect(error).toBeInstanceOf(InvalidMessageError);
+    expect({ field: error.field, reason: error.reason }).toEqual({ field, reason });
   });
 });

@@ -7,9 +7,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Writer } from "../../lib/history/index.js";
 import { compareRefs } from "../../lib/identity/index.js";
-import { ingest } from "../../lib/ingest/index.js";
+import { type IngestStore, ingest } from "../../lib/ingest/index.js";
 import {
   runShare,
   runTick,
@@ -23,14 +22,14 @@ import { ConversationSegmenter } from "../../lib/segmenter/index.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
 import type { RogueMarks } from "../support/rogue-marks.js";
 
-const MINUTE = 60_000;
-const T0 = Date.UTC(2025, 0, 6);
-const TICK = 15 * MINUTE;
+export const MINUTE = 60_000;
+export const T0 = Date.UTC(2025, 0, 6);
+export const TICK = 15 * MINUTE;
 
-type Chat = { id: string; ts: number; channel: string; text: string };
+export type Chat = { id: string; ts: number; channel: string; text: string };
 
 /** Chat on three channels: bursts, pauses of under an hour, and silences past `settle`. */
-const chatArbitrary = (maxLength: number) =>
+export const chatArbitrary = (maxLength: number) =>
   fc
     .array(
       fc.record({
@@ -51,13 +50,13 @@ const chatArbitrary = (maxLength: number) =>
       });
     });
 
-const settingsArbitrary = fc.record({
+export const settingsArbitrary = fc.record({
   maxSize: fc.integer({ min: 1, max: 6 }),
   minItems: fc.integer({ min: 1, max: 3 }),
 });
 
 /** The settings of the crash properties, around the generated segmenter options. */
-const crashSettings = (partial: { maxSize: number; minItems: number }): TickSettings => ({
+export const crashSettings = (partial: { maxSize: number; minItems: number }): TickSettings => ({
   ...partial,
   settle: 2 * 60 * MINUTE,
   grace: 0,
@@ -78,7 +77,7 @@ export interface ReplayClock {
  * and a writer of the channels' marks outside ingestion's protocol.
  */
 export interface ReplayStores {
-  messages: Writer & TickDependencies["messages"];
+  messages: IngestStore & TickDependencies["messages"];
   channels: ChannelStore;
   rogue: RogueMarks;
 }
@@ -87,7 +86,7 @@ export interface ReplayStores {
 export type StoresFactory = (clock: ReplayClock, dueShards: number) => Promise<ReplayStores>;
 
 /** One segmenter call per channel over its final stream: the distinct segments expected. */
-function reference(chat: Chat[], s: TickSettings): Map<string, string[][]> {
+export function reference(chat: Chat[], s: TickSettings): Map<string, string[][]> {
   const segmenter = new ConversationSegmenter({
     maxSize: s.maxSize,
     settle: s.settle,
@@ -131,7 +130,7 @@ function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickS
 }
 
 /** A tick's dependencies on `stores`, every call of them counted by `control`. */
-function crashingDeps(
+export function crashingDeps(
   stores: ReplayStores,
   world: { sent: SegmentDelivery[]; settings: TickSettings; clock: ReplayClock },
   control: CrashControl,
@@ -153,29 +152,41 @@ function crashingDeps(
   };
 }
 
-const survive = (error: unknown) => {
+export const survive = (error: unknown) => {
   if (!(error instanceof InjectedCrash)) throw error;
 };
 
+/** An edit or deletion line ingested once the pipeline clock reaches `at`. */
+export interface TimedChange {
+  at: number;
+  input: Record<string, unknown>;
+}
+
 /**
  * Ticks every {@link TICK} from the first message until the chat has settled and nothing is due,
- * ingesting what the clock has reached before each tick; `tick` runs one (possibly crashing)
- * tick, told whether crashes are still allowed (not once the chat has settled).
+ * ingesting what the clock has reached before each tick (its messages, then the `changes` due, in
+ * order); `tick` runs one (possibly crashing) tick, told whether crashes are still allowed (not
+ * once the chat has settled).
  */
-async function replay(
+export async function replay(
   chat: Chat[],
   s: TickSettings,
   clock: ReplayClock,
   stores: ReplayStores,
   tick: (index: number, crashes: boolean) => Promise<void>,
   wallStep = s.leaseMs + 1,
+  changes: readonly TimedChange[] = [],
 ): Promise<void> {
   const sorted = [...chat].sort(compareRefs);
   const end = sorted[sorted.length - 1].ts + s.settle + 2 * TICK;
   let next = 0;
+  let nextChange = 0;
   for (let index = 0; clock.now <= end || (await stores.channels.earliestDue()) !== null; index++) {
-    const batch: Chat[] = [];
+    const batch: unknown[] = [];
     while (next < sorted.length && sorted[next].ts <= clock.now) batch.push(sorted[next++]);
+    while (nextChange < changes.length && changes[nextChange].at <= clock.now) {
+      batch.push(changes[nextChange++].input);
+    }
     if (batch.length > 0) await ingest(stores.messages, batch);
     await tick(index, clock.now <= end);
     clock.now += TICK;

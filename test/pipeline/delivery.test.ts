@@ -101,4 +101,31 @@ describe("deliverSegments", () => {
     expect(parseSegmentBody(bodies[0]).messages).toHaveLength(5);
     expect(parseSegmentBody(bodies[1]).reference).toBeDefined();
   });
+
+  it("sends what is stored at delivery: edited text, without deleted messages, under the planned id", async () => {
+    const edited = new Map([["f1", "edited f1"]]);
+    const deleted = new Set(["f0", "g0", "g1"]);
+    const fetch = async (ids: readonly string[]): Promise<Message[]> =>
+      ids.map((id, i) =>
+        deleted.has(id)
+          ? { role: "user", parts: [], id, ts: T0 + i, deleted: true }
+          : textMessage("user", edited.get(id) ?? `text of ${id}`, { id, ts: T0 + i }),
+      );
+    const sent: SegmentDelivery[] = [];
+    const report = await deliverSegments(
+      [segment("f", 3), segment("g", 2)],
+      fetch,
+      async (entries) => void sent.push(...entries),
+      options,
+    );
+    expect(report).toMatchObject({ missing: [], deleted: ["f0", "g0", "g1"] });
+    // The first message's deletion keeps the id: a resend after a crash must match the first send.
+    expect(sent.map((e) => e.segment.segmentId)).toEqual(["f-id"]);
+    const body = parseSegmentBody(sent[0].body);
+    expect(body.messages?.map((m) => [m.id, m.text])).toEqual([
+      ["f1", "edited f1"],
+      ["f2", "text of f2"],
+    ]);
+    expect(body.first.id).toBe("f1");
+  });
 });

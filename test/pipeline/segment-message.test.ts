@@ -189,6 +189,21 @@ describe("readSegmentMessages", () => {
     expect(await readSegmentMessages(reference, fakeSource(messages).source)).toEqual(expected);
   });
 
+  it("leaves out a reference-form segment's messages deleted since it was sent", async () => {
+    const messages = chatMessages(3);
+    const stored = [
+      messages[0],
+      { ...messages[1], parts: [], deleted: true as const },
+      messages[2],
+    ];
+    const body = segmentBody(segmentOf(messages), messages, {
+      maxBodyBytes: 400,
+      tableName: TABLE,
+    });
+    const read = await readSegmentMessages(parseSegmentBody(body), fakeSource(stored).source);
+    expect(read.map((m) => m.id)).toEqual(["m0", "m2"]);
+  });
+
   it("throws, naming the missing ids, when the source lacks any", async () => {
     const messages = chatMessages(4);
     const { source } = fakeSource([messages[0], messages[2]] as Message[]);

@@ -1,5 +1,6 @@
 /**
- * The crash properties and rogue writers of `tick-properties.test.ts` on the real stores: the
+ * The crash properties, rogue writers and edits and deletions of `tick-properties.test.ts` on the
+ * real stores: the
  * DynamoDB message store and channel store, with ingestion's positions, on DynamoDB Local, each
  * run on fresh tables. Fewer and shorter runs: every call is a request.
  */
@@ -10,6 +11,7 @@ import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
 import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { dynamoDbRogueMarks } from "../support/rogue-marks.js";
+import { describeChangeProperties } from "./change-replay.js";
 import { describeCrashProperties, type StoresFactory } from "./crash-replay.js";
 import { describeRogueWriters } from "./rogue-writers.js";
 
@@ -44,3 +46,8 @@ describeCrashProperties("DynamoDB stores", dynamoDbStores, {
   timeout: 300_000,
 });
 describeRogueWriters("DynamoDB stores", dynamoDbStores);
+describeChangeProperties("DynamoDB stores", dynamoDbStores, {
+  maxMessages: 12,
+  runs: 6,
+  timeout: 300_000,
+});

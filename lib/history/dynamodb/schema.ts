@@ -12,6 +12,10 @@
  *   Query, paged, strongly consistent, and no Scan. It projects only `id` and `ts` (besides the
  *   keys): what the pipeline reads of each arrival. A full projection would store every message
  *   twice, which halves the largest storable message and doubles the cost of writing one.
+ * - Edits and deletions (`./changes.ts`) add `editedAt` (N), `deleted` (BOOL, true) and `pending`
+ *   (S, a tracked change awaiting its follow-up); a deleted item has no `parts`, `author` or
+ *   `metadata`. A tombstone (a deletion of an id never stored) is `m#<id>` with `id` and
+ *   `deleted` only: no position, so it is in no index.
  */
 import { itemSize, MAX_ITEM_BYTES } from "../../dynamodb/index.js";
 import type { Message, Part } from "../message.js";
@@ -67,6 +71,22 @@ export interface MessageItem {
   expiresAt?: number;
 }
 
+/** Attributes that edits and deletions add to a message item (additive within version 1). */
+export const EDITED_AT = "editedAt";
+export const DELETED = "deleted";
+export const PENDING = "pending";
+/** Every attribute an edit or deletion names, keys included: what its IAM grant allows. */
+export const CHANGE_ATTRIBUTES = [
+  PARTITION_KEY,
+  SORT_KEY,
+  "parts",
+  "author",
+  "metadata",
+  EDITED_AT,
+  DELETED,
+  PENDING,
+] as const;
+
 export const encodePosition = (position: bigint): string => position.toString().padStart(20, "0");
 export const decodePosition = (position: string): bigint => BigInt(position);
 
@@ -101,13 +121,16 @@ export function itemMessage(item: Record<string, unknown>): Message {
       `history/dynamodb: item ${String(item.key)} of conversation ${JSON.stringify(item.conversation)} has schema version ${String(item.v)}, expected ${SCHEMA_VERSION}`,
     );
   }
-  const stored = item as unknown as MessageItem;
-  const message: Message = { role: stored.role, parts: stored.parts };
+  const stored = item as unknown as MessageItem & { editedAt?: number; deleted?: boolean };
+  // A tombstone has neither role nor parts; a deleted item has no parts.
+  const message: Message = { role: stored.role ?? "user", parts: stored.parts ?? [] };
   if (stored.metadata !== undefined) message.metadata = stored.metadata;
   if (stored.id !== undefined) message.id = stored.id;
   if (stored.ts !== undefined) message.ts = stored.ts;
   if (stored.author !== undefined) message.author = stored.author;
   if (stored.kind !== undefined) message.kind = stored.kind;
+  if (stored.editedAt !== undefined) message.editedAt = stored.editedAt;
+  if (stored.deleted === true) message.deleted = true;
   return message;
 }
 

@@ -10,6 +10,13 @@ import {
   isConditionFailure,
 } from "../../dynamodb/index.js";
 import { compareIds } from "../../identity/index.js";
+import {
+  type ChangeOptions,
+  type ChangeResult,
+  type Editor,
+  type MessageChange,
+  validateChange,
+} from "../changes.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { HistoryError, InvalidMessageError } from "../errors.js";
 import type { Message } from "../message.js";
@@ -23,6 +30,7 @@ import {
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
 import { type TableAccess, withRetries } from "./access.js";
+import { applyChange, settleChange } from "./changes.js";
 import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
 import { getMessages, type PositionReadOptions, queryPositions } from "./reads.js";
 import {
@@ -102,7 +110,7 @@ const MAX_BATCH_DELETES = 25;
  * Puts run a few at a time under a position lease from the allocator, one lease per hundred
  * messages, released once its puts are done.
  */
-export class DynamoDbStore implements Store, Lister {
+export class DynamoDbStore implements Store, Lister, Editor {
   private readonly access: TableAccess;
   private readonly positions: PositionAllocator;
   private readonly concurrency: number;
@@ -140,7 +148,7 @@ export class DynamoDbStore implements Store, Lister {
   async read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]> {
     const messages: Message[] = [];
     for await (const stored of this.readAfter(conversationId, undefined, options)) {
-      messages.push(stored.message);
+      if (!stored.message.deleted) messages.push(stored.message);
     }
     return messages;
   }
@@ -149,7 +157,7 @@ export class DynamoDbStore implements Store, Lister {
    * The messages of a conversation that arrived after position `after` (from the start when
    * undefined) and, with `upTo`, at or before that position, in arrival order, read page by page
    * from the `byPosition` index with strong consistency (whole items: the index fetches what it
-   * does not hold from the table).
+   * does not hold from the table). Deleted messages come flagged, without content.
    */
   async *readAfter(
     conversationId: ConversationId,
@@ -192,7 +200,8 @@ export class DynamoDbStore implements Store, Lister {
 
   /**
    * The messages of a conversation with the given platform ids, in the order of `ids`; ids that
-   * are not stored are left out. Reads by key in batches of 100, retrying unprocessed keys.
+   * are not stored are left out, deleted ones come flagged `deleted` (without content). Reads by
+   * key in batches of 100, retrying unprocessed keys.
    */
   getMessages(
     conversationId: ConversationId,
@@ -326,6 +335,31 @@ export class DynamoDbStore implements Store, Lister {
     if (this.retentionMs === undefined) return undefined;
     const now = this.now();
     return expirySeconds(message.ts ?? now, this.retentionMs, now);
+  }
+
+  /**
+   * An edit or deletion (`./changes.ts`): one conditional update, plus a put for the tombstone of
+   * a deletion of an id not stored.
+   */
+  async change(
+    conversationId: ConversationId,
+    change: MessageChange,
+    options?: ChangeOptions,
+  ): Promise<ChangeResult> {
+    options?.signal?.throwIfAborted();
+    validateConversationId(conversationId);
+    validateChange(change);
+    return applyChange(this.access, conversationId, change, options);
+  }
+
+  settle(
+    conversationId: ConversationId,
+    change: MessageChange,
+    options?: CallOptions,
+  ): Promise<void> {
+    options?.signal?.throwIfAborted();
+    validateConversationId(conversationId);
+    return settleChange(this.access, conversationId, change, options);
   }
 
   async clear(conversationId: ConversationId, options?: CallOptions): Promise<void> {

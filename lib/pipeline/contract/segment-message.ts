@@ -384,8 +384,10 @@ function timestamp(value: unknown, field: string): number {
 
 /**
  * The segment's messages in segment order: the inline ones, or for the reference form those
- * fetched from `source`. Throws a {@link MissingSegmentMessagesError} when any is missing rather
- * than hand a consumer a partial segment.
+ * fetched from `source`, as they are now: edited text, and without those deleted since the
+ * segment was sent (so there may be fewer than `count`, even none). Throws a
+ * {@link MissingSegmentMessagesError} when any is missing (the channel was cleared) rather than
+ * hand a consumer a partial segment.
  */
 export async function readSegmentMessages(
   message: SegmentMessageV1,
@@ -396,5 +398,8 @@ export async function readSegmentMessages(
   const byId = new Map(fetched.map((m) => [m.id, m]));
   const missing = message.messageIds.filter((id) => !byId.has(id));
   if (missing.length > 0) throw new MissingSegmentMessagesError(message.segmentId, missing);
-  return message.messageIds.map((id) => inlineMessage(message.segmentId, byId.get(id) as Message));
+  return message.messageIds.flatMap((id) => {
+    const stored = byId.get(id) as Message;
+    return stored.deleted ? [] : [inlineMessage(message.segmentId, stored)];
+  });
 }
