@@ -39,8 +39,20 @@ const REDRAW = "\r\x1b[2K";
 export function terminalSafe(text: string): string {
   return text
     .split(REDRAW)
-    .map((part) => part.replace(UNSAFE, (c) => (c === "\n" || c === "\t" ? c : escaped(c))))
+    .map((part) => part.replace(UNSAFE, (c) => (c === "\n" || c === "\t" ? c : jsonEscaped(c))))
     .join(REDRAW);
+}
+
+/**
+ * One character as a JSON escape: beyond the BMP as its surrogate pair (`\udb40\udc20`), since
+ * `\u{e0020}` is no JSON escape and would break (or change) a command's JSON output.
+ */
+function jsonEscaped(c: string): string {
+  if (JOINERS.has(c)) return c;
+  return c
+    .split("")
+    .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    .join("");
 }
 
 /**

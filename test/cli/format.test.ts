@@ -27,6 +27,12 @@ describe("terminalSafe", () => {
     );
   });
 
+  it("escapes an invisible character beyond the BMP so that JSON output still parses", () => {
+    const tag = "\u{e0020}";
+    expect(terminalSafe(JSON.stringify({ tag }))).toBe('{"tag":"\\udb40\\udc20"}');
+    expect(JSON.parse(terminalSafe(JSON.stringify({ tag })))).toEqual({ tag });
+  });
+
   it("leaves nothing raw for the terminal to act on, and JSON output meaning the same", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary" }), (text) => {
