@@ -16,6 +16,7 @@ import {
 import { BudgetPausedError, CircuitOpenError, DeadlineError, KnowledgeError } from "./errors.js";
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 import type { AttemptLedger } from "./ledger.js";
+import { type CurrentMessages, extractCurrent } from "./message-states.js";
 import { backOff, deadLetter, describe } from "./redelivery.js";
 import {
   DEFAULT_RETRY,
@@ -46,7 +47,9 @@ export type ExtractionMetricName =
   | "CircuitOpen"
   | "AuthFailures"
   | "PermanentFailures"
-  | "SegmentsDeadLettered";
+  | "SegmentsDeadLettered"
+  | "SegmentsAllDeleted"
+  | "ChangesAfterExtraction";
 
 export interface ExtractionMetrics {
   add(name: ExtractionMetricName, value: number): void;
@@ -96,6 +99,12 @@ export interface SegmentConsumerDependencies {
   deadlineMarginMs?: number;
   /** The clock retry delays are reckoned by (default the wall clock). */
   now?: () => number;
+  /**
+   * With it, a segment is extracted as the message store holds it now (deleted messages left
+   * out, edits applied), and a change that lands during the extraction is redacted once the
+   * result is stored ({@link extractCurrent}). Default: the delivered messages as they are.
+   */
+  current?: CurrentMessages;
 }
 
 /**
@@ -117,7 +126,7 @@ async function consumeSegment(
   deps: SegmentConsumerDependencies,
   options: { signal?: AbortSignal; force?: boolean },
   ids: { channel?: string; segmentId?: string },
-): Promise<ExtractionOutcome> {
+): Promise<void> {
   const segment = parseSegmentBody(body);
   ids.channel = segment.channel;
   ids.segmentId = segment.segmentId;
@@ -129,19 +138,40 @@ async function consumeSegment(
     );
   }
   const messages = await readSegmentMessages(segment, deps.messages);
-  const outcome = await deps.extractor.extract(segment, messages, {
-    ...options,
-    // Counted as they happen, so that the calls of failed attempts are in the metrics too.
-    onUsage: (usage, call) => {
-      deps.metrics.add("LLMCalls", 1);
-      deps.metrics.add("InputTokens", usage.inputTokens);
-      deps.metrics.add("OutputTokens", usage.outputTokens);
-      deps.metrics.add("CacheReadTokens", usage.cacheReadTokens);
-      deps.metrics.add("CacheWriteTokens", usage.cacheWriteTokens);
-      deps.metrics.add("WindowLatency", call.latencyMs);
-    },
-    onRepair: () => deps.metrics.add("RepairRetries", 1),
-  });
+  const extract = (
+    envelope: typeof segment,
+    kept: readonly (typeof messages)[number][],
+    edits?: Record<string, number>,
+  ) =>
+    deps.extractor.extract(envelope, kept, {
+      ...options,
+      edits,
+      // Counted as they happen, so that the calls of failed attempts are in the metrics too.
+      onUsage: (usage, call) => {
+        deps.metrics.add("LLMCalls", 1);
+        deps.metrics.add("InputTokens", usage.inputTokens);
+        deps.metrics.add("OutputTokens", usage.outputTokens);
+        deps.metrics.add("CacheReadTokens", usage.cacheReadTokens);
+        deps.metrics.add("CacheWriteTokens", usage.cacheWriteTokens);
+        deps.metrics.add("WindowLatency", call.latencyMs);
+      },
+      onRepair: () => deps.metrics.add("RepairRetries", 1),
+    });
+  let outcome: ExtractionOutcome;
+  if (deps.current === undefined) {
+    outcome = await extract(segment, messages);
+  } else {
+    const done = await extractCurrent(segment, messages, deps.current, (envelope, kept, edits) =>
+      extract({ ...segment, ...envelope }, kept, edits),
+    );
+    if (done === undefined) {
+      deps.metrics.add("SegmentsAllDeleted", 1);
+      deps.logger.info("every message of the segment was deleted: nothing to extract", ids);
+      return;
+    }
+    outcome = done.outcome;
+    deps.metrics.add("ChangesAfterExtraction", done.changes);
+  }
   report(outcome, deps);
   deps.logger.info(outcomeMessage(outcome), {
     ...ids,
@@ -155,7 +185,6 @@ async function consumeSegment(
     promptVersion: outcome.result.promptVersion,
     ...(outcome.result.replaced ? { replaced: outcome.result.replaced } : {}),
   });
-  return outcome;
 }
 
 /**

@@ -62,6 +62,7 @@ export {
 export { MemoryResultStore } from "./memory-store.js";
 export { KnowledgeReader, mergeSupports, type Topic } from "./reader.js";
 export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
+export type { Lease, ResultStore } from "./result-store.js";
 export {
   DEFAULT_RETRY,
   type RetrySchedule,
@@ -70,10 +71,5 @@ export {
 } from "./retry.js";
 export type { SegmentResult } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
-export {
-  DynamoDbResultStore,
-  type DynamoDbResultStoreOptions,
-  type Lease,
-  type ResultStore,
-} from "./store.js";
+export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
 export { type ExtractEnvironment, extractDependencies } from "./wiring.js";
