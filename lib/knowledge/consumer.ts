@@ -17,6 +17,7 @@ import { BudgetPausedError, CircuitOpenError, DeadlineError, KnowledgeError } fr
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 import type { AttemptLedger } from "./ledger.js";
 import { type CurrentMessages, extractCurrent } from "./message-states.js";
+import type { RedactionMetricName } from "./redact.js";
 import { backOff, deadLetter, describe } from "./redelivery.js";
 import {
   DEFAULT_RETRY,
@@ -26,8 +27,12 @@ import {
   retryDelaySeconds,
 } from "./retry.js";
 
-/** The metrics the consumer reports (EMF in the Lambda function; see docs/extraction.md). */
+/**
+ * The metrics the consumer reports (EMF in the Lambda function; see docs/extraction.md), with
+ * those of the redactions it makes.
+ */
 export type ExtractionMetricName =
+  | RedactionMetricName
   | "SegmentsExtracted"
   | "SegmentsAlreadyExtracted"
   | "ResultsReplaced"

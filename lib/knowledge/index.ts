@@ -60,7 +60,21 @@ export {
   type SpendCounter,
 } from "./ledger.js";
 export { MemoryResultStore } from "./memory-store.js";
+export type {
+  CurrentMessages,
+  MessageChange,
+  MessageState,
+  MessageStates,
+} from "./message-states.js";
 export { KnowledgeReader, mergeSupports, type Topic } from "./reader.js";
+export {
+  DEFAULT_REEXTRACT_CHANGED_SHARE,
+  KnowledgeRedactor,
+  type KnowledgeRedactorOptions,
+  type RedactionMetricName,
+  type RedactionMetrics,
+} from "./redact.js";
+export type { RedactionCounts } from "./redaction-plan.js";
 export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
 export type { Lease, ResultStore } from "./result-store.js";
 export {
