@@ -31,6 +31,7 @@ const EMULATOR_TESTS = [
   "test/knowledge/auth-failures.test.ts",
   "test/knowledge/crash-points.test.ts",
   "test/knowledge/extract-segment.test.ts",
+  "test/knowledge/redact-dynamodb.test.ts",
   "test/knowledge/term-statistics-dynamodb.test.ts",
   "test/local/**/*.test.ts",
   "test/pipeline/due-shards.test.ts",
