@@ -59,6 +59,8 @@ export interface ExtractConfig {
   channelDailyTokenBudget: number | null;
   /** Failed attempts before the function dead-letters a segment. */
   maxAttempts: number;
+  /** The changed share of a segment's messages past which it is re-extracted. */
+  reextractChangedShare: number;
   /** USD per million tokens. */
   inputTokenPrice: number;
   outputTokenPrice: number;
@@ -258,6 +260,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     dailyTokenBudget: v.dailyTokenBudget,
     channelDailyTokenBudget: v.channelDailyTokenBudget,
     maxAttempts: v.extractMaxAttempts,
+    reextractChangedShare: v.reextractChangedShare,
     inputTokenPrice: v.inputTokenPrice,
     outputTokenPrice: v.outputTokenPrice,
   };
@@ -371,6 +374,7 @@ export function extractEnvironment(
     LEASE: String(extract.timeoutMs),
     DAILY_TOKEN_BUDGET: String(extract.dailyTokenBudget),
     MAX_ATTEMPTS: String(extract.maxAttempts),
+    REEXTRACT_CHANGED_SHARE: String(extract.reextractChangedShare),
     ...(extract.channelDailyTokenBudget === null
       ? {}
       : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
@@ -403,6 +407,7 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   DAILY_TOKEN_BUDGET: "dailyTokenBudget",
   CHANNEL_TOKEN_BUDGET: "channelDailyTokenBudget",
   MAX_ATTEMPTS: "extractMaxAttempts",
+  REEXTRACT_CHANGED_SHARE: "reextractChangedShare",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",

@@ -231,6 +231,13 @@ export interface ConvosegSettings {
    */
   readonly extractMaxAttempts?: number;
   /**
+   * The share of a segment's messages edited or deleted after its extraction past which it is
+   * extracted again without them, 0 to 1: 0 on every change, 1 never (a change is always
+   * redacted from the results; docs/extraction.md).
+   * @default 0.25
+   */
+  readonly reextractChangedShare?: number;
+  /**
    * The OpenAI-compatible endpoint, `https://…` (required with `openai`).
    * @default - none
    */
@@ -307,6 +314,7 @@ export interface SettingValues {
   dailyTokenBudget: number;
   channelDailyTokenBudget: number | null;
   extractMaxAttempts: number;
+  reextractChangedShare: number;
   openaiBaseUrl: string | undefined;
   openaiApiKeySecret: string | undefined;
   openaiApiKeyParameter: string | undefined;
@@ -339,7 +347,14 @@ export class SettingProblem extends Error {
 }
 
 /** How a setting's value is read: the docs' defaults are compared by kind. */
-export type SettingKind = "integer" | "duration" | "choice" | "text" | "price" | "roleArns";
+export type SettingKind =
+  | "integer"
+  | "duration"
+  | "choice"
+  | "text"
+  | "price"
+  | "share"
+  | "roleArns";
 
 /** One row of the table. */
 export interface Setting<N extends SettingName = SettingName> {
@@ -551,6 +566,21 @@ function price<N extends SettingName>(name: N, fallback: number): Setting<N> {
   };
 }
 
+/** A share, from 0 to 1: a number in props, decimal text in CDK context. */
+function share<N extends SettingName>(name: N, fallback: number): Setting<N> {
+  return {
+    name,
+    kind: "share",
+    default: fallback,
+    read: (given) => {
+      if (given === undefined) return fallback as SettingValues[N];
+      const n = typeof given === "number" ? given : PRICE.test(String(given)) ? Number(given) : NaN;
+      if (!Number.isFinite(n) || n < 0 || n > 1) fail(`must be a number from 0 to 1 ${got(given)}`);
+      return n as SettingValues[N];
+    },
+  };
+}
+
 /** A list of IAM role ARNs: an array in props, comma-separated in CDK context. */
 function roleArns<N extends SettingName>(name: N): Setting<N> {
   return {
@@ -705,6 +735,7 @@ export const SETTINGS: readonly Setting[] = [
     },
   },
   integer("extractMaxAttempts", EXTRACT_DEFAULTS.MAX_ATTEMPTS, 1, MAX_EXTRACT_ATTEMPTS),
+  share("reextractChangedShare", Number(EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE)),
   text("openaiBaseUrl", { pattern: HTTPS_URL, rule: "an https:// URL" }),
   // Where the key is kept, never the key: a value that is neither is not echoed (it may be one).
   text("openaiApiKeySecret", {

@@ -1,3 +1,4 @@
+import { EXTRACT_DEFAULTS } from "./config.js";
 import { KnowledgeConfigError, KnowledgeError } from "./errors.js";
 import type { MessageChange, MessageStates } from "./message-states.js";
 import { NO_REDACTION, neededIds, planRedaction, type RedactionCounts } from "./redaction-plan.js";
@@ -17,8 +18,8 @@ export interface RedactionMetrics {
   add(name: RedactionMetricName, value: number): void;
 }
 
-/** The default {@link KnowledgeRedactorOptions.reextractChangedShare}. */
-export const DEFAULT_REEXTRACT_CHANGED_SHARE = 0.25;
+/** The default {@link KnowledgeRedactorOptions.reextractChangedShare}: the deployment's. */
+export const DEFAULT_REEXTRACT_CHANGED_SHARE = Number(EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE);
 
 export interface KnowledgeRedactorOptions {
   store: Pick<ResultStore, "getResult" | "findSpans" | "deleteWindows" | "saveRedaction">;

@@ -60,8 +60,7 @@ export interface ExtractEnvironment {
    * them now and a change during an extraction is redacted (`SegmentConsumerDependencies.current`).
    */
   messageStates?: MessageStates;
-  /** With `messageStates`: see `KnowledgeRedactorOptions` (the same as ingestion's redactor). */
-  reextractChangedShare?: number;
+  /** With `messageStates`: sends a segment to be extracted again (`KnowledgeRedactorOptions`). */
   requestReextraction?: (channel: string, segmentId: string) => Promise<void>;
 }
 
@@ -208,7 +207,7 @@ export function extractDependencies(
         redactor: new KnowledgeRedactor({
           store,
           states,
-          reextractChangedShare: env.reextractChangedShare,
+          reextractChangedShare: config.reextractChangedShare,
           requestReextraction: env.requestReextraction,
           metrics: env.metrics,
         }),

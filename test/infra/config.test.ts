@@ -86,6 +86,7 @@ describe("resolveConfig", () => {
         dailyTokenBudget: 10_000_000,
         channelDailyTokenBudget: null,
         maxAttempts: 16,
+        reextractChangedShare: 0.25,
         // Amazon Nova Lite's on-demand prices.
         inputTokenPrice: 0.06,
         outputTokenPrice: 0.24,
@@ -148,6 +149,7 @@ describe("resolveConfig", () => {
         dailyTokenBudget: "2000000",
         channelDailyTokenBudget: "50000",
         extractMaxAttempts: "20",
+        reextractChangedShare: "0.5",
         openaiBaseUrl: "https://llm.example.com/v1",
         openaiApiKeyParameter: "/convoseg/openai-api-key",
         inputTokenPrice: "0.15",
@@ -193,6 +195,7 @@ describe("resolveConfig", () => {
         dailyTokenBudget: 2_000_000,
         channelDailyTokenBudget: 50_000,
         maxAttempts: 20,
+        reextractChangedShare: 0.5,
         openaiBaseUrl: "https://llm.example.com/v1",
         apiKey: { kind: "parameter", name: "/convoseg/openai-api-key" },
         // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds.
@@ -273,6 +276,7 @@ describe("resolveConfig", () => {
         "outputTokenPrice",
         "overlap",
         "prefixStep",
+        "reextractChangedShare",
         "previousDueShards",
         "queueType",
         "resultsTableName",
@@ -428,6 +432,9 @@ describe("resolveConfig", () => {
       /only when extractor is openai/,
     ],
     [{ openaiApiKeySecret: SECRET }, "openaiApiKeySecret", /only when extractor is openai/],
+    [{ reextractChangedShare: "1.5" }, "reextractChangedShare", /from 0 to 1 \(got "1.5"\)/],
+    [{ reextractChangedShare: "-0.1" }, "reextractChangedShare", /from 0 to 1/],
+    [{ reextractChangedShare: "half" }, "reextractChangedShare", /from 0 to 1/],
   ])("rejects context %j, naming %s", (context, setting, problem) => {
     const attempt = () => resolve({}, context);
     expect(attempt).toThrow(ConfigError);
@@ -575,6 +582,16 @@ describe("bedrockModel", () => {
 describe("extractEnvironment", () => {
   const resources = { resultsTable: "r", messagesTable: "m" };
 
+  it.each(["2", "0.3.1", "-1", "x"])(
+    "refuses REEXTRACT_CHANGED_SHARE=%s at cold start, naming it and its range",
+    (share) => {
+      const environment = extractEnvironment(resolve({}, {}), resources);
+      expect(() => readExtractConfig({ ...environment, REEXTRACT_CHANGED_SHARE: share })).toThrow(
+        /REEXTRACT_CHANGED_SHARE must be a number from 0 \(on every change\) to 1 \(never\)/,
+      );
+    },
+  );
+
   it.each(["MESSAGES_TABLE", "RESULTS_TABLE"])(
     "refuses a blank %s at cold start, naming it",
     (name) => {
@@ -620,6 +637,7 @@ describe("extractEnvironment", () => {
       windowOutputTtlMs: 15 * 86_400_000,
       dailyTokenBudget: 10_000_000,
       maxAttempts: 16,
+      reextractChangedShare: 0.25,
     });
   });
 

@@ -42,6 +42,7 @@ function sameDefault(setting: Setting, text: string): boolean {
       return parseDuration(text) === parseDuration(String(setting.default));
     case "integer":
     case "price":
+    case "share":
       return Number(text) === Number(setting.default);
     default:
       return text === String(setting.default);
