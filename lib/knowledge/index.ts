@@ -2,8 +2,8 @@
  * Knowledge: what extraction learns from closed segments and keeps. The queue consumer that
  * extracts each segment exactly once per model and prompt version, the results table and its
  * versioned items (results, the per-channel topic index, window replies, leases, the channel's
- * term statistics), their DynamoDB store and its memory double, and the typed reader for users'
- * code. The results table's keys and definition are `./schema/`.
+ * term statistics), their DynamoDB store and its memory double, the typed reader for users'
+ * code, and the redactor that makes them follow messages edited or deleted after delivery. The results table's keys and definition are `./schema/`.
  */
 
 export { type ApiKeyCache, apiKeyCache } from "./api-key.js";

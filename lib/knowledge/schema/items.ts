@@ -7,6 +7,8 @@
  * - `topic#<topicKey>#<segmentId>`: the topic index, one entry per topic per segment (so that a
  *   redelivered or re-extracted segment overwrites its own entries and never counts twice);
  * - `window#<hash>`: a window's accepted model reply, reused by retries (expires);
+ * - `span#<lastTs>#<segmentId>` (`span#late#…` for a late segment) and `spanwidths`: where each
+ *   segment's messages lie in time, so that an edited or deleted message's result is found;
  * - `lease#<segmentId>`: the in-flight lease of an extraction, what failed attempts spent, and
  *   how many attempts failed (`attempts`: the consumer's own count, which gives up on a segment);
  * - `spend#<day>`: the tokens extraction spent on the channel's segments that UTC day (`tokens`,
