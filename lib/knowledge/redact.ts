@@ -3,6 +3,7 @@ import { KnowledgeConfigError, KnowledgeError } from "./errors.js";
 import type { MessageChange, MessageStates } from "./message-states.js";
 import { NO_REDACTION, neededIds, planRedaction, type RedactionCounts } from "./redaction-plan.js";
 import type { ResultStore } from "./result-store.js";
+import type { SegmentResult } from "./schema/items.js";
 
 /** Redaction's metrics (EMF names, as `ExtractionMetrics`'): counts only. */
 export type RedactionMetricName =
@@ -101,24 +102,39 @@ export class KnowledgeRedactor {
           known.set(id, state);
         }
       }
-      const plan = planRedaction(result, changes, known, this.share);
-      if (plan === undefined) return { ...NO_REDACTION };
-      // Before the result is written: a crash after it must not lose the request.
-      if (plan.reextract) await this.options.requestReextraction?.(channel, segmentId);
-      await store.deleteWindows(channel, plan.windows);
-      if (await store.saveRedaction(result, plan)) {
-        const counts: RedactionCounts = {
+      // Without a way to ask, no re-extraction is pending.
+      const share = this.options.requestReextraction === undefined ? 1 : this.share;
+      const plan = planRedaction(result, changes, known, share);
+      let counts = { ...NO_REDACTION };
+      let redacted: SegmentResult | undefined = result;
+      if (plan !== undefined) {
+        await store.deleteWindows(channel, plan.windows);
+        if (!(await store.saveRedaction(result, plan))) continue;
+        counts = {
+          ...counts,
           results: 1,
           candidatesRemoved: plan.removedTopics.length,
           topicEntriesUpdated: plan.supports.length,
           topicEntriesDeleted: plan.removedTopics.length,
           windowsDeleted: plan.windows.length,
-          reextractionsRequested:
-            plan.reextract && this.options.requestReextraction !== undefined ? 1 : 0,
         };
-        this.report(counts);
-        return counts;
+        redacted = plan.next;
       }
+      // Asked for after the write, so that the segment sent is the redacted one; a crash
+      // before the flag is cleared asks again on the retry.
+      if (redacted?.reextractPending) {
+        await this.options.requestReextraction?.(channel, segmentId);
+        const { reextractPending: _, ...sent } = redacted;
+        await store.saveRedaction(redacted, {
+          next: { ...sent, redactions: (redacted.redactions ?? 0) + 1 },
+          supports: [],
+          removedTopics: [],
+          windows: [],
+        });
+        counts.reextractionsRequested = 1;
+      }
+      this.report(counts);
+      return counts;
     }
     throw new KnowledgeError(
       "KNOWLEDGE_REDACTION_CONFLICT",

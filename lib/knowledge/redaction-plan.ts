@@ -37,8 +37,6 @@ export interface RedactionPlan {
   /** Normalized topics whose entries of this segment are deleted. */
   removedTopics: string[];
   windows: string[];
-  /** The share of changed messages crossed `reextractChangedShare` with this redaction. */
-  reextract: boolean;
 }
 
 /**
@@ -110,7 +108,6 @@ export function planRedaction(
       supports: [],
       removedTopics: result.candidates.map((c) => normalizeTopic(c.topic)),
       windows,
-      reextract: false,
     };
   }
   const position = new Map(kept.map((id, i) => [id, i]));
@@ -151,29 +148,31 @@ export function planRedaction(
   }
   const firstId = kept[0];
   const lastId = kept[kept.length - 1];
-  const changed = editedSince.size + (result.count - kept.length);
-  const share = (n: number) => n / Math.max(1, result.count);
+  const deletedSince = (result.deletedSince ?? 0) + deleted.size;
+  const changed = editedSince.size + deletedSince;
+  const share = (n: number) => n / Math.max(1, result.count + (result.deletedSince ?? 0));
+  // `count`, the bounds and `messageIds` agree, as in a segment message (`reextract` sends one).
   const next: SegmentResult = {
     ...result,
+    count: kept.length,
     first: result.first.id === firstId ? result.first : { id: firstId, ts: tsOf(firstId) },
     last: result.last.id === lastId ? result.last : { id: lastId, ts: tsOf(lastId) },
     messageIds: kept,
     candidates,
     windows: [],
     editedSince: [...editedSince],
+    deletedSince,
     changedMessages: changed,
     redactions: (result.redactions ?? 0) + 1,
   };
   setEdits(next, edits);
-  return {
-    next,
-    supports,
-    removedTopics,
-    windows,
-    reextract:
-      share(result.changedMessages ?? 0) <= reextractChangedShare &&
-      share(changed) > reextractChangedShare,
-  };
+  if (
+    share(result.changedMessages ?? 0) <= reextractChangedShare &&
+    share(changed) > reextractChangedShare
+  ) {
+    next.reextractPending = true;
+  }
+  return { next, supports, removedTopics, windows };
 }
 
 /**
@@ -200,7 +199,6 @@ function unlistedPlan(
     supports: [],
     removedTopics: removed.map((c) => normalizeTopic(c.topic)),
     windows,
-    reextract: false,
   };
 }
 

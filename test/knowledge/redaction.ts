@@ -16,7 +16,7 @@ import {
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
 import { planRedaction } from "../../lib/knowledge/redaction-plan.js";
-import type { InlineMessage } from "../../lib/pipeline/contract/index.js";
+import { type InlineMessage, parseSegmentBody } from "../../lib/pipeline/contract/index.js";
 import { ANALYSIS, TEN_TEXTS, topicsOfPrompt } from "./fixtures.js";
 
 export const NOW = Date.UTC(2026, 6, 1);
@@ -168,7 +168,8 @@ export function describeRedaction(name: string, make: () => Promise<RedactionFix
       ]);
       // m5 and m7 are bob's, m6 alice's: recounted without the deleted message.
       expect(result?.candidates[1].authors).toEqual(["bob", "alice"]);
-      expect(result?.changedMessages).toBe(3);
+      // count, the bounds and messageIds agree, as a segment message must (reextract sends one).
+      expect([result?.count, result?.deletedSince, result?.changedMessages]).toEqual([7, 3, 3]);
       const supports = await store.listSupports("del");
       expect(supports.map((s) => s.normalizedTopic).sort()).toEqual(["grub", "wifi"]);
       const wifi = supports.find((s) => s.normalizedTopic === "wifi");
@@ -263,6 +264,25 @@ export function describeRedaction(name: string, make: () => Promise<RedactionFix
         reextractChangedShare: 0.25,
         requestReextraction: async (channel, segmentId) => {
           asked.push(`${channel}/${segmentId}`);
+          // What `reextract` would send: the redacted result's segment, by reference.
+          const result = await store.getResult(channel, segmentId);
+          const body = parseSegmentBody(
+            JSON.stringify({
+              v: 1,
+              segmentId,
+              channel,
+              late: result?.late,
+              belongsAfter: result?.belongsAfter,
+              count: result?.count,
+              first: result?.first,
+              last: result?.last,
+              messageIds: result?.messageIds,
+              reference: { table: "messages" },
+            }),
+          );
+          expect(body.messageIds).toEqual(
+            ["m1", "m2", "m4", "m6", "m7", "m8", "m9"].map((m) => `s1-${m}`),
+          );
         },
       });
       const requested = [];

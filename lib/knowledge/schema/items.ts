@@ -110,10 +110,17 @@ export interface SegmentResult {
    * result accounts for (seen at extraction, or redacted since). Absent when none was.
    */
   edits?: Record<string, number>;
-  /** The messages edited since extraction (deleted ones count as `count` less `messageIds`). */
+  /** The messages edited since extraction (still in `messageIds`). */
   editedSince?: string[];
-  /** Messages edited or deleted since extraction: what `reextractChangedShare` is a share of. */
+  /** How many of its messages were deleted since extraction (`count` is what is left). */
+  deletedSince?: number;
+  /**
+   * Messages edited or deleted since extraction, each once: `reextractChangedShare` is a share
+   * of the messages extracted (`count` plus `deletedSince`).
+   */
   changedMessages?: number;
+  /** A re-extraction was asked for and the request is not yet known to be sent. */
+  reextractPending?: boolean;
   /** How many redactions changed the item: the version a redaction writes against. */
   redactions?: number;
 }
