@@ -68,7 +68,6 @@ export type {
 } from "./message-states.js";
 export { KnowledgeReader, mergeSupports, type Topic } from "./reader.js";
 export {
-  DEFAULT_REEXTRACT_CHANGED_SHARE,
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
   type RedactionMetricName,

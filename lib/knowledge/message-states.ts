@@ -38,7 +38,7 @@ export interface MessageChange {
  * with their current text, its bounds and count those of what is left, and the edits it
  * accounts for. Undefined when every message was deleted: there is nothing to extract.
  */
-export function currentSegment(
+function currentSegment(
   segment: SegmentEnvelope,
   messages: readonly InlineMessage[],
   states: ReadonlyMap<string, MessageState>,
@@ -77,7 +77,7 @@ export function currentSegment(
  * those edited past the version it accounts for. `ids` are the messages to check (the result's,
  * or the segment's when the result could not list them).
  */
-export function changesSince(
+function changesSince(
   result: SegmentResult,
   ids: readonly string[],
   states: ReadonlyMap<string, MessageState>,

@@ -20,7 +20,7 @@ export interface RedactionMetrics {
 }
 
 /** The default {@link KnowledgeRedactorOptions.reextractChangedShare}: the deployment's. */
-export const DEFAULT_REEXTRACT_CHANGED_SHARE = Number(EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE);
+const DEFAULT_REEXTRACT_CHANGED_SHARE = Number(EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE);
 
 export interface KnowledgeRedactorOptions {
   store: Pick<ResultStore, "getResult" | "findSpans" | "deleteWindows" | "saveRedaction">;

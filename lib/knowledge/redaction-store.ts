@@ -69,7 +69,7 @@ export async function widenSpans(table: RedactionTable, result: SegmentResult): 
  * Time ranges to read for `times`: each time up to itself plus `width`, overlapping ranges
  * merged (so that a batch of changes close in time reads each span once).
  */
-export function lookupRanges(times: readonly number[], width: number): [number, number][] {
+function lookupRanges(times: readonly number[], width: number): [number, number][] {
   const ranges: [number, number][] = [];
   for (const t of [...times].sort((a, b) => a - b)) {
     const last = ranges.at(-1);
