@@ -51,10 +51,9 @@ export function neededIds(result: SegmentResult, deleted: ReadonlySet<string>): 
   const kept = ids.filter((id) => !deleted.has(id));
   if (kept.length > 0) needed.add(kept[0]).add(kept[kept.length - 1]);
   for (const candidate of result.candidates) {
-    const range = ids.slice(
-      candidate.turnRange?.[0] ?? 0,
-      (candidate.turnRange?.[1] ?? ids.length - 1) + 1,
-    );
+    // A candidate without a range names no authors.
+    if (candidate.turnRange === null) continue;
+    const range = ids.slice(candidate.turnRange[0], candidate.turnRange[1] + 1);
     if (range.some((id) => deleted.has(id))) {
       for (const id of range) if (!deleted.has(id)) needed.add(id);
     }
