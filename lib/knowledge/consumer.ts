@@ -27,10 +27,7 @@ import {
   retryDelaySeconds,
 } from "./retry.js";
 
-/**
- * The metrics the consumer reports (EMF in the Lambda function; see docs/extraction.md), with
- * those of the redactions it makes.
- */
+/** The metrics the consumer and its redactions report (EMF; see docs/extraction.md). */
 export type ExtractionMetricName =
   | RedactionMetricName
   | "SegmentsExtracted"
@@ -104,11 +101,7 @@ export interface SegmentConsumerDependencies {
   deadlineMarginMs?: number;
   /** The clock retry delays are reckoned by (default the wall clock). */
   now?: () => number;
-  /**
-   * With it, a segment is extracted as the message store holds it now (deleted messages left
-   * out, edits applied), and a change that lands during the extraction is redacted once the
-   * result is stored ({@link extractCurrent}). Default: the delivered messages as they are.
-   */
+  /** Extract the message store's current messages, redacting what changes meanwhile (default: none). */
   current?: CurrentMessages;
 }
 
