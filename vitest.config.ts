@@ -35,6 +35,7 @@ const EMULATOR_TESTS = [
   "test/knowledge/crash-points.test.ts",
   "test/knowledge/extract-segment.test.ts",
   "test/knowledge/result-retention.test.ts",
+  "test/knowledge/redact-dynamodb.test.ts",
   "test/knowledge/term-statistics-dynamodb.test.ts",
   "test/lifecycle/**/*.test.ts",
   "test/local/**/*.test.ts",

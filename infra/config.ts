@@ -60,6 +60,8 @@ export interface ExtractConfig {
   maxAttempts: number;
   /** The circuit breaker: failures in a row that open it, and for how long. */
   breaker: { failures: number; cooldownMs: number };
+  /** The changed share of a segment's messages past which it is re-extracted. */
+  reextractChangedShare: number;
   /** USD per million tokens. */
   inputTokenPrice: number;
   outputTokenPrice: number;
@@ -272,6 +274,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     channelDailyTokenBudget: v.channelDailyTokenBudget,
     maxAttempts: v.extractMaxAttempts,
     breaker: { failures: v.breakerFailures, cooldownMs: v.breakerCooldown },
+    reextractChangedShare: v.reextractChangedShare,
     inputTokenPrice: v.inputTokenPrice,
     outputTokenPrice: v.outputTokenPrice,
   };
@@ -398,6 +401,7 @@ export function extractEnvironment(
     MAX_ATTEMPTS: String(extract.maxAttempts),
     BREAKER_FAILURES: String(extract.breaker.failures),
     BREAKER_COOLDOWN: String(extract.breaker.cooldownMs),
+    REEXTRACT_CHANGED_SHARE: String(extract.reextractChangedShare),
     ...(extract.channelDailyTokenBudget === null
       ? {}
       : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
@@ -437,6 +441,7 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   BREAKER_FAILURES: "breakerFailures",
   BREAKER_COOLDOWN: "breakerCooldown",
   RESULT_RETENTION_DAYS: "resultRetentionDays",
+  REEXTRACT_CHANGED_SHARE: "reextractChangedShare",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",

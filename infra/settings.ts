@@ -283,6 +283,13 @@ export interface ConvosegSettings {
    */
   readonly extractFailureRate?: number;
   /**
+   * The share of a segment's messages edited or deleted after its extraction past which it is
+   * extracted again without them, 0 to 1: 0 on every change, 1 never (a change is always
+   * redacted from the results; docs/extraction.md).
+   * @default 0.25
+   */
+  readonly reextractChangedShare?: number;
+  /**
    * The OpenAI-compatible endpoint, `https://…` (required with `openai`).
    * @default - none
    */
@@ -367,6 +374,7 @@ export interface SettingValues {
   tokenPaceHours: number;
   dailySpendShare: number;
   extractFailureRate: number;
+  reextractChangedShare: number;
   openaiBaseUrl: string | undefined;
   openaiApiKeySecret: string | undefined;
   openaiApiKeyParameter: string | undefined;
@@ -621,10 +629,14 @@ function price<N extends SettingName>(name: N, fallback: number): Setting<N> {
 }
 
 /**
- * A share: a number above 0 and up to 1 (below 1 unless `one`), a decimal string from the
- * command line.
+ * A share, a decimal string from the command line: above 0 (from 0 with `range.zero`) and up to 1
+ * (below 1 without `range.one`).
  */
-function fraction<N extends SettingName>(name: N, fallback: number, one: boolean): Setting<N> {
+function fraction<N extends SettingName>(
+  name: N,
+  fallback: number,
+  range: { zero: boolean; one: boolean },
+): Setting<N> {
   return {
     name,
     kind: "fraction",
@@ -632,10 +644,12 @@ function fraction<N extends SettingName>(name: N, fallback: number, one: boolean
     read: (given) => {
       if (given === undefined) return fallback as SettingValues[N];
       const n = typeof given === "number" ? given : PRICE.test(String(given)) ? Number(given) : NaN;
-      if (!(n > 0 && (one ? n <= 1 : n < 1))) {
-        fail(
-          `must be a share above 0 and ${one ? "at most" : "below"} 1, such as 0.5 ${got(given)}`,
-        );
+      const low = range.zero ? n >= 0 : n > 0;
+      const high = range.one ? n <= 1 : n < 1;
+      if (!(low && high)) {
+        const from = range.zero ? "from 0" : "above 0";
+        const to = range.one ? "at most 1" : "below 1";
+        fail(`must be a share ${from} and ${to}, such as 0.5 ${got(given)}`);
       }
       return n as SettingValues[N];
     },
@@ -829,8 +843,12 @@ export const SETTINGS: readonly Setting[] = [
     if (ms < min || ms > max) fail(`must be from ${min} ms to ${max} ms ${got(ms)}`);
   }),
   integer("tokenPaceHours", "8", 1, 24),
-  fraction("dailySpendShare", 0.8, true),
-  fraction("extractFailureRate", 0.5, false),
+  fraction("dailySpendShare", 0.8, { zero: false, one: true }),
+  fraction("extractFailureRate", 0.5, { zero: false, one: false }),
+  fraction("reextractChangedShare", Number(EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE), {
+    zero: true,
+    one: true,
+  }),
   text("openaiBaseUrl", { pattern: HTTPS_URL, rule: "an https:// URL" }),
   // Where the key is kept, never the key: a value that is neither is not echoed (it may be one).
   text("openaiApiKeySecret", {

@@ -96,6 +96,7 @@ export function localExtractConfig(
     maxTurnChars: Number(EXTRACT_DEFAULTS.MAX_TURN_CHARS),
     leaseMs: 5 * 60_000,
     windowOutputTtlMs: 15 * 86_400_000,
+    reextractChangedShare: Number(EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE),
   };
 }
 

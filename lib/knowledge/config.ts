@@ -64,6 +64,8 @@ export interface ExtractFunctionConfig {
   maxAttempts?: number;
   /** Where the consumer moves a segment it gave up on (default: none, the queue's redrive). */
   deadLetterQueueUrl?: string;
+  /** The changed share of a segment's messages past which it is re-extracted (0 to 1). */
+  reextractChangedShare: number;
 }
 
 /**
@@ -94,6 +96,8 @@ export const EXTRACT_DEFAULTS = {
   // The circuit breaker: five failures in a row keep calls off a dead endpoint for 5 minutes.
   BREAKER_FAILURES: "5",
   BREAKER_COOLDOWN: "5m",
+  // A segment a quarter of whose messages changed says something else: extract it again.
+  REEXTRACT_CHANGED_SHARE: "0.25",
 } as const;
 
 /** The analysis defaults as the function reads them from {@link EXTRACT_DEFAULTS}. */
@@ -181,6 +185,17 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
       return 0;
     }
   };
+  const share = (name: ExtractVariable): number => {
+    const text = value(name) ?? "";
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text) || n > 1) {
+      fail(
+        name,
+        `must be a number from 0 (on every change) to 1 (never) (got ${JSON.stringify(text)})`,
+      );
+    }
+    return n;
+  };
   const oneOf = <T extends string>(name: ExtractVariable, options: readonly T[]): T => {
     const text = required(name);
     if (text !== "" && !options.includes(text as T)) {
@@ -215,6 +230,7 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     windowOutputTtlMs: duration("WINDOW_OUTPUT_TTL", DAY_MS),
     dailyTokenBudget: integer("DAILY_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),
     maxAttempts: integer("MAX_ATTEMPTS", 1, MAX_ATTEMPTS),
+    reextractChangedShare: share("REEXTRACT_CHANGED_SHARE"),
   };
   if (env.CHANNEL_TOKEN_BUDGET) {
     config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);

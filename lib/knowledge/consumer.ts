@@ -16,6 +16,8 @@ import {
 import { BudgetPausedError, CircuitOpenError, DeadlineError, KnowledgeError } from "./errors.js";
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 import type { AttemptLedger } from "./ledger.js";
+import { type CurrentMessages, extractCurrent } from "./message-states.js";
+import type { RedactionMetricName } from "./redact.js";
 import { backOff, deadLetter, describe } from "./redelivery.js";
 import {
   DEFAULT_RETRY,
@@ -26,8 +28,9 @@ import {
 } from "./retry.js";
 import type { ResultTrimmed } from "./schema/items.js";
 
-/** The metrics the consumer reports (EMF in the Lambda function; see docs/extraction.md). */
+/** The metrics the consumer and its redactions report (EMF; see docs/extraction.md). */
 export type ExtractionMetricName =
+  | RedactionMetricName
   | "SegmentsExtracted"
   | "SegmentsAlreadyExtracted"
   | "ResultsReplaced"
@@ -48,6 +51,8 @@ export type ExtractionMetricName =
   | "AuthFailures"
   | "PermanentFailures"
   | "SegmentsDeadLettered"
+  | "SegmentsAllDeleted"
+  | "ChangesAfterExtraction"
   | TrimmedMetricName;
 
 /** What the bounds cut from a stored result, by kind: `TrimmedTopics`, `TrimmedMessageIds`, … */
@@ -101,6 +106,8 @@ export interface SegmentConsumerDependencies {
   deadlineMarginMs?: number;
   /** The clock retry delays are reckoned by (default the wall clock). */
   now?: () => number;
+  /** Extract the message store's current messages, redacting what changes meanwhile (default: none). */
+  current?: CurrentMessages;
 }
 
 /**
@@ -122,7 +129,7 @@ async function consumeSegment(
   deps: SegmentConsumerDependencies,
   options: { signal?: AbortSignal; force?: boolean },
   ids: { channel?: string; segmentId?: string },
-): Promise<ExtractionOutcome> {
+): Promise<void> {
   const segment = parseSegmentBody(body);
   ids.channel = segment.channel;
   ids.segmentId = segment.segmentId;
@@ -134,19 +141,40 @@ async function consumeSegment(
     );
   }
   const messages = await readSegmentMessages(segment, deps.messages);
-  const outcome = await deps.extractor.extract(segment, messages, {
-    ...options,
-    // Counted as they happen, so that the calls of failed attempts are in the metrics too.
-    onUsage: (usage, call) => {
-      deps.metrics.add("LLMCalls", 1);
-      deps.metrics.add("InputTokens", usage.inputTokens);
-      deps.metrics.add("OutputTokens", usage.outputTokens);
-      deps.metrics.add("CacheReadTokens", usage.cacheReadTokens);
-      deps.metrics.add("CacheWriteTokens", usage.cacheWriteTokens);
-      deps.metrics.add("WindowLatency", call.latencyMs);
-    },
-    onRepair: () => deps.metrics.add("RepairRetries", 1),
-  });
+  const extract = (
+    envelope: typeof segment,
+    kept: readonly (typeof messages)[number][],
+    edits?: Record<string, number>,
+  ) =>
+    deps.extractor.extract(envelope, kept, {
+      ...options,
+      edits,
+      // Counted as they happen, so that the calls of failed attempts are in the metrics too.
+      onUsage: (usage, call) => {
+        deps.metrics.add("LLMCalls", 1);
+        deps.metrics.add("InputTokens", usage.inputTokens);
+        deps.metrics.add("OutputTokens", usage.outputTokens);
+        deps.metrics.add("CacheReadTokens", usage.cacheReadTokens);
+        deps.metrics.add("CacheWriteTokens", usage.cacheWriteTokens);
+        deps.metrics.add("WindowLatency", call.latencyMs);
+      },
+      onRepair: () => deps.metrics.add("RepairRetries", 1),
+    });
+  let outcome: ExtractionOutcome;
+  if (deps.current === undefined) {
+    outcome = await extract(segment, messages);
+  } else {
+    const done = await extractCurrent(segment, messages, deps.current, (envelope, kept, edits) =>
+      extract({ ...segment, ...envelope }, kept, edits),
+    );
+    if (done === undefined) {
+      deps.metrics.add("SegmentsAllDeleted", 1);
+      deps.logger.info("every message of the segment was deleted: nothing to extract", ids);
+      return;
+    }
+    outcome = done.outcome;
+    deps.metrics.add("ChangesAfterExtraction", done.changes);
+  }
   report(outcome, deps);
   deps.logger.info(outcomeMessage(outcome), {
     ...ids,
@@ -164,7 +192,6 @@ async function consumeSegment(
       ? { trimmed: outcome.result.trimmed }
       : {}),
   });
-  return outcome;
 }
 
 /**

@@ -16,7 +16,9 @@ import {
 import { kindOf, type Message, messageText } from "../history/index.js";
 import type { InlineMessage, SegmentMessageV1 } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
+import { supportOf } from "./redaction-plan.js";
 import { boundedCandidates, fitResult } from "./result-fit.js";
+import type { ResultStore } from "./result-store.js";
 import {
   type SegmentResult,
   type SegmentUsage,
@@ -25,7 +27,6 @@ import {
   type TopicSupport,
   windowHash,
 } from "./schema/items.js";
-import type { ResultStore } from "./store.js";
 
 /** The segment fields extraction needs: any v1 segment message has them. */
 export type SegmentEnvelope = Pick<
@@ -201,6 +202,8 @@ export class SegmentExtractor {
        * (each turn's content is its text, with no author).
        */
       turns?: readonly Turn[];
+      /** The `editedAt` of each edited message whose current text `messages` hold. */
+      edits?: Record<string, number>;
     } = {},
   ): Promise<ExtractionOutcome> {
     const { store } = this.options;
@@ -229,17 +232,22 @@ export class SegmentExtractor {
     const windows: WindowUsage[] = [];
     const storedNow: WindowUsage[] = [];
     let reusedWindows = 0;
+    // Every reply the segment's attempts stored or used: a redaction deletes them.
+    const hashes = new Set(lease.windows);
     const outputs: WindowOutputs = {
       get: async (prompt) => {
         const output = await store.getWindow(channel, this.windowKey(prompt));
         if (output !== undefined) {
+          hashes.add(this.windowKey(prompt));
           reusedWindows++;
           windows.push(output.usage);
         }
         return output;
       },
       put: async (prompt, output) => {
-        await store.putWindow(channel, this.windowKey(prompt), output, this.windowExpiry(segment));
+        const hash = this.windowKey(prompt);
+        hashes.add(hash);
+        await store.putWindow(channel, hash, output, this.windowExpiry(segment), segmentId);
         windows.push(output.usage);
         storedNow.push(output.usage);
       },
@@ -288,6 +296,10 @@ export class SegmentExtractor {
         turnRange: messageRange(candidate.turnRange, shown),
       }));
       result = this.result(segment, messages, candidates, sumUsage(lease.spent, ...windows));
+      result.windows = [...hashes];
+      if (options.edits !== undefined && Object.keys(options.edits).length > 0) {
+        result.edits = options.edits;
+      }
       if (previous !== undefined) {
         result.replaced = {
           model: previous.model,
@@ -382,23 +394,9 @@ function messageRange(
 function topicSupports(result: SegmentResult, messages: readonly InlineMessage[]): TopicSupport[] {
   return result.candidates.map((candidate) => {
     const range = candidate.turnRange;
-    const support: TopicSupport = {
-      v: 1,
-      channel: result.channel,
-      topic: candidate.topic,
-      normalizedTopic: normalizeTopic(candidate.topic),
-      segmentId: result.segmentId,
-      candidateId: candidate.id,
-      late: result.late,
-      confidence: candidate.confidence,
-      reason: candidate.reason,
-      tags: candidate.tags,
-      messageIds: candidate.messageIds,
-      firstTs: range === null ? result.first.ts : messages[range[0]].ts,
-      lastTs: range === null ? result.last.ts : messages[range[1]].ts,
-    };
-    if (result.expiresAt !== undefined) support.expiresAt = result.expiresAt;
-    return support;
+    return range === null
+      ? supportOf(result, candidate, result.first.ts, result.last.ts)
+      : supportOf(result, candidate, messages[range[0]].ts, messages[range[1]].ts);
   });
 }
 

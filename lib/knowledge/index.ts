@@ -2,8 +2,8 @@
  * Knowledge: what extraction learns from closed segments and keeps. The queue consumer that
  * extracts each segment exactly once per model and prompt version, the results table and its
  * versioned items (results, the per-channel topic index, window replies, leases, the channel's
- * term statistics), their DynamoDB store and its memory double, and the typed reader for users'
- * code. The results table's keys and definition are `./schema/`.
+ * term statistics), their DynamoDB store and its memory double, the typed reader for users'
+ * code, and the redactor that makes them follow messages edited or deleted after delivery. The results table's keys and definition are `./schema/`.
  */
 
 export { type ApiKeyCache, apiKeyCache } from "./api-key.js";
@@ -60,8 +60,22 @@ export {
   type SpendCounter,
 } from "./ledger.js";
 export { MemoryResultStore } from "./memory-store.js";
+export type {
+  CurrentMessages,
+  MessageChange,
+  MessageState,
+  MessageStates,
+} from "./message-states.js";
 export { KnowledgeReader, mergeSupports, type Topic } from "./reader.js";
+export {
+  KnowledgeRedactor,
+  type KnowledgeRedactorOptions,
+  type RedactionMetricName,
+  type RedactionMetrics,
+} from "./redact.js";
+export type { RedactionCounts } from "./redaction-plan.js";
 export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
+export type { Lease, ResultStore } from "./result-store.js";
 export {
   DEFAULT_RETRY,
   type RetrySchedule,
@@ -70,10 +84,5 @@ export {
 } from "./retry.js";
 export type { SegmentResult } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
-export {
-  DynamoDbResultStore,
-  type DynamoDbResultStoreOptions,
-  type Lease,
-  type ResultStore,
-} from "./store.js";
+export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
 export { type ExtractEnvironment, extractDependencies } from "./wiring.js";

@@ -6,22 +6,34 @@ import {
   type WindowOutput,
 } from "../extraction/index.js";
 import { LeaseLostError, SegmentBusyError } from "./errors.js";
+import type { RedactionPlan } from "./redaction-plan.js";
+import type { Lease, ResultStore } from "./result-store.js";
 import {
   type SegmentResult,
+  type SegmentSpan,
   type SegmentUsage,
+  SPAN_WIDTHS_KEY,
+  type SpanWidths,
+  spanItemKey,
+  spanOf,
   sumUsage,
   supportItemKey,
   type TermLogEntry,
   type TopicSupport,
   termsHeadKey,
 } from "./schema/items.js";
-import type { Lease, ResultStore } from "./store.js";
 import { chunksToCount, ownContribution } from "./term-store.js";
 
 interface Channel {
   results: Map<string, SegmentResult>;
-  leases: Map<string, { owner?: string; until?: number; spent: SegmentUsage }>;
-  windows: Map<string, WindowOutput>;
+  leases: Map<
+    string,
+    { owner?: string; until?: number; spent: SegmentUsage; windows: Set<string> }
+  >;
+  windows: Map<string, WindowOutput & { segmentId?: string }>;
+  /** By span item key. */
+  spans: Map<string, SegmentSpan>;
+  widths?: Partial<SpanWidths>;
   /** By support item key, so that topics group as the table's sort order groups them. */
   supports: Map<string, TopicSupport>;
   /** Per vocabulary: segments counted, segments per term, and each segment's log. */
@@ -35,10 +47,17 @@ interface Channel {
  * The results table in memory, for tests and tools that run extraction without DynamoDB: the
  * same semantics as `DynamoDbResultStore` (conditional leases, supports written before the result,
  * a lost lease refused, term statistics counted once per segment), nothing kept across processes.
- * Every value it returns is a copy.
+ * Every value it returns is a copy. `beforeWrite` hears of each item write before it is made,
+ * as a DynamoDB request would be (tests make it throw to crash the process there).
  */
 export class MemoryResultStore implements ResultStore {
   private readonly channels = new Map<string, Channel>();
+
+  constructor(private readonly options: { beforeWrite?: (item: string) => void } = {}) {}
+
+  private write(item: string): void {
+    this.options.beforeWrite?.(item);
+  }
 
   private channel(channel: string): Channel {
     let found = this.channels.get(channel);
@@ -47,6 +66,7 @@ export class MemoryResultStore implements ResultStore {
         results: new Map(),
         leases: new Map(),
         windows: new Map(),
+        spans: new Map(),
         supports: new Map(),
         terms: new Map(),
       };
@@ -74,10 +94,12 @@ export class MemoryResultStore implements ResultStore {
     ) {
       throw new SegmentBusyError(segmentId, held.until);
     }
+    this.write(`lease#${segmentId}`);
     const until = lease.now + lease.leaseMs;
     const spent = held?.spent ?? { ...NO_CALLS };
-    leases.set(segmentId, { owner: lease.owner, until, spent });
-    return { owner: lease.owner, until, spent: { ...spent } };
+    const windows = held?.windows ?? new Set<string>();
+    leases.set(segmentId, { owner: lease.owner, until, spent, windows });
+    return { owner: lease.owner, until, spent: { ...spent }, windows: [...windows] };
   }
 
   async releaseLease(
@@ -87,17 +109,91 @@ export class MemoryResultStore implements ResultStore {
     spent: SegmentUsage,
   ): Promise<void> {
     const leases = this.channel(channel).leases;
-    const held = leases.get(segmentId) ?? { spent: { ...NO_CALLS } };
-    const released = held.owner === owner ? { spent: held.spent } : held;
+    this.write(`lease#${segmentId}`);
+    const held = leases.get(segmentId) ?? { spent: { ...NO_CALLS }, windows: new Set<string>() };
+    const released = held.owner === owner ? { spent: held.spent, windows: held.windows } : held;
     leases.set(segmentId, { ...released, spent: sumUsage(held.spent, spent) });
   }
 
   async getWindow(channel: string, hash: string): Promise<WindowOutput | undefined> {
-    return copy(this.channel(channel).windows.get(hash));
+    const stored = this.channel(channel).windows.get(hash);
+    if (stored === undefined) return undefined;
+    const { segmentId: _, ...output } = stored;
+    return copy(output);
   }
 
-  async putWindow(channel: string, hash: string, output: WindowOutput): Promise<void> {
-    this.channel(channel).windows.set(hash, copy(output));
+  async putWindow(
+    channel: string,
+    hash: string,
+    output: WindowOutput,
+    _expiresAt: number,
+    segmentId?: string,
+  ): Promise<void> {
+    const state = this.channel(channel);
+    if (segmentId !== undefined) {
+      this.write(`lease#${segmentId}`);
+      const lease = state.leases.get(segmentId) ?? { spent: { ...NO_CALLS }, windows: new Set() };
+      lease.windows.add(hash);
+      state.leases.set(segmentId, lease);
+    }
+    this.write(`window#${hash}`);
+    state.windows.set(hash, { ...copy(output), ...(segmentId === undefined ? {} : { segmentId }) });
+  }
+
+  /** The window replies stored for a channel, by hash, with the segment they were stored for. */
+  listWindows(channel: string): Map<string, string | undefined> {
+    return new Map([...this.channel(channel).windows].map(([hash, w]) => [hash, w.segmentId]));
+  }
+
+  async findSpans(channel: string, times: readonly number[]): Promise<SegmentSpan[]> {
+    const { spans, widths } = this.channel(channel);
+    const holds = (span: SegmentSpan) => times.some((t) => span.firstTs <= t && t <= span.lastTs);
+    // What the table's range queries read: spans ending at most the widest span after a time.
+    return [...spans.values()]
+      .filter((span) => {
+        const width = (span.late ? widths?.late : widths?.onTime) ?? -1;
+        return holds(span) && span.lastTs - span.firstTs <= width;
+      })
+      .map(copy);
+  }
+
+  async deleteWindows(channel: string, hashes: readonly string[]): Promise<void> {
+    for (const hash of hashes) {
+      this.write(`window#${hash}`);
+      this.channel(channel).windows.delete(hash);
+    }
+  }
+
+  async saveRedaction(previous: SegmentResult, plan: RedactionPlan): Promise<boolean> {
+    const state = this.channel(previous.channel);
+    const own = (key: string) => {
+      const entry = state.supports.get(key);
+      return (
+        entry !== undefined &&
+        (entry.extractedAt === undefined || entry.extractedAt === previous.extractedAt)
+      );
+    };
+    for (const support of plan.supports) {
+      const key = supportItemKey(support.normalizedTopic, previous.segmentId);
+      this.write(key);
+      if (own(key)) state.supports.set(key, copy(support));
+    }
+    for (const topic of plan.removedTopics) {
+      const key = supportItemKey(topic, previous.segmentId);
+      this.write(key);
+      if (own(key)) state.supports.delete(key);
+    }
+    this.write(`result#${previous.segmentId}`);
+    const current = state.results.get(previous.segmentId);
+    if (
+      current?.extractedAt !== previous.extractedAt ||
+      current.redactions !== previous.redactions
+    ) {
+      return false;
+    }
+    if (plan.next === undefined) state.results.delete(previous.segmentId);
+    else state.results.set(previous.segmentId, copy(plan.next));
+    return true;
   }
 
   async saveResult(
@@ -111,12 +207,24 @@ export class MemoryResultStore implements ResultStore {
     for (const support of supports) {
       const key = supportItemKey(support.normalizedTopic, support.segmentId);
       keep.add(key);
+      this.write(key);
       state.supports.set(key, copy(support));
     }
     for (const candidate of previous?.candidates ?? []) {
       const key = supportItemKey(normalizeTopic(candidate.topic), result.segmentId);
-      if (!keep.has(key)) state.supports.delete(key);
+      if (!keep.has(key)) {
+        this.write(key);
+        state.supports.delete(key);
+      }
     }
+    const span = spanOf(result);
+    this.write(spanItemKey(span));
+    state.spans.set(spanItemKey(span), span);
+    this.write(SPAN_WIDTHS_KEY);
+    const width = span.lastTs - span.firstTs;
+    const kind = span.late ? "late" : "onTime";
+    state.widths = { ...state.widths, [kind]: Math.max(width, state.widths?.[kind] ?? -1) };
+    this.write(`result#${result.segmentId}`);
     if (state.leases.get(result.segmentId)?.owner !== owner) {
       throw new LeaseLostError(result.segmentId);
     }

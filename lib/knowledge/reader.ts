@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { ResultStore } from "./result-store.js";
 import type { SegmentResult, TopicSupport } from "./schema/items.js";
-import { DynamoDbResultStore, type ResultStore } from "./store.js";
+import { DynamoDbResultStore } from "./store.js";
 
 /** One segment's support for a topic: which messages say it. */
 export interface TopicEvidence {

@@ -23,12 +23,23 @@ import {
   type WindowOutput,
 } from "../extraction/index.js";
 import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "./errors.js";
+import type { RedactionPlan } from "./redaction-plan.js";
+import {
+  deleteWindows,
+  findSpans,
+  type RedactionTable,
+  saveRedaction,
+  spanPut,
+  widenSpans,
+} from "./redaction-store.js";
+import type { Lease, ResultStore } from "./result-store.js";
 import {
   leaseItemKey,
   RESULT_PREFIX,
   resultItemKey,
   SCHEMA_VERSION,
   type SegmentResult,
+  type SegmentSpan,
   type SegmentUsage,
   supportItemKey,
   TOPIC_PREFIX,
@@ -37,67 +48,6 @@ import {
 } from "./schema/items.js";
 import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
 import { countSegmentTerms, readTermCounts, type TermTable } from "./term-store.js";
-
-/** An extraction's hold on its segment, and what earlier failed attempts spent. */
-export interface Lease {
-  owner: string;
-  until: number;
-  spent: SegmentUsage;
-}
-
-/**
- * Where extraction keeps its results, leases, window replies, the topic index and the channel's
- * term statistics: the narrow seam the extraction logic needs (`DynamoDbResultStore` implements
- * it, `MemoryResultStore` is its double).
- */
-export interface ResultStore {
-  getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
-  /** Takes the segment's lease, or throws a {@link SegmentBusyError} while another holds it. */
-  acquireLease(
-    channel: string,
-    segmentId: string,
-    lease: { owner: string; now: number; leaseMs: number; expiresAt: number },
-  ): Promise<Lease>;
-  /** Gives the lease up after a failed attempt, keeping what its unsaved calls spent. */
-  releaseLease(
-    channel: string,
-    segmentId: string,
-    owner: string,
-    spent: SegmentUsage,
-  ): Promise<void>;
-  getWindow(channel: string, hash: string): Promise<WindowOutput | undefined>;
-  putWindow(channel: string, hash: string, output: WindowOutput, expiresAt: number): Promise<void>;
-  /**
-   * Writes the result's topic index entries, removes those of `previous` it no longer has, then
-   * writes the result and ends the lease in one transaction (a {@link LeaseLostError} when the
-   * lease is no longer `owner`'s).
-   */
-  saveResult(
-    result: SegmentResult,
-    supports: readonly TopicSupport[],
-    previous: SegmentResult | undefined,
-    owner: string,
-  ): Promise<void>;
-  /** The channel's results, in segment id order. */
-  listResults(channel: string): Promise<SegmentResult[]>;
-  /** The channel's topic index entries, grouped by topic. */
-  listSupports(channel: string): Promise<TopicSupport[]>;
-  /**
-   * The channel's term statistics of `vocabulary` for `terms`: how many segments were counted
-   * and in how many of them each term occurs, what `segmentId` itself counted left out.
-   */
-  termCounts(
-    channel: string,
-    vocabulary: string,
-    terms: readonly string[],
-    segmentId: string,
-  ): Promise<TermCounts>;
-  /**
-   * Counts the segment's terms into the channel's statistics exactly once: terms the segment
-   * counted before (an earlier attempt, a re-extraction) are not counted again.
-   */
-  countTerms(channel: string, segmentId: string, terms: SegmentTerms): Promise<void>;
-}
 
 export interface DynamoDbResultStoreOptions {
   client: DynamoDBClient;
@@ -117,6 +67,7 @@ export class DynamoDbResultStore implements ResultStore {
   private readonly documents: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly terms: TermTable;
+  private readonly redaction: RedactionTable;
 
   constructor(options: DynamoDbResultStoreOptions) {
     this.documents = documentClient(options.client);
@@ -127,6 +78,19 @@ export class DynamoDbResultStore implements ResultStore {
       pacing: BATCH_PACING,
       maxAttempts: MAX_BATCH_ATTEMPTS,
     };
+    this.redaction = this.terms;
+  }
+
+  findSpans(channel: string, times: readonly number[]): Promise<SegmentSpan[]> {
+    return findSpans(this.redaction, channel, times);
+  }
+
+  deleteWindows(channel: string, hashes: readonly string[]): Promise<void> {
+    return deleteWindows(this.redaction, channel, hashes);
+  }
+
+  saveRedaction(previous: SegmentResult, plan: RedactionPlan): Promise<boolean> {
+    return saveRedaction(this.redaction, previous, plan);
   }
 
   termCounts(
@@ -179,7 +143,13 @@ export class DynamoDbResultStore implements ResultStore {
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         }),
       );
-      return { owner: lease.owner, until, spent: spentOf(Attributes ?? {}) };
+      const windows = Attributes?.windows as Set<string> | undefined;
+      return {
+        owner: lease.owner,
+        until,
+        spent: spentOf(Attributes ?? {}),
+        windows: [...(windows ?? [])],
+      };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // The exception carries the item as DynamoDB wrote it, not as the document client reads it.
@@ -244,7 +214,19 @@ export class DynamoDbResultStore implements ResultStore {
     hash: string,
     output: WindowOutput,
     expiresAt: number,
+    segmentId?: string,
   ): Promise<void> {
+    if (segmentId !== undefined) {
+      // Listed before it exists: a crash between leaves a hash to delete, never a reply unlisted.
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(channel, leaseItemKey(segmentId)),
+          UpdateExpression: "ADD windows :hash",
+          ExpressionAttributeValues: { ":hash": new Set([hash]) },
+        }),
+      );
+    }
     await this.documents.send(
       new PutCommand({
         TableName: this.tableName,
@@ -253,6 +235,7 @@ export class DynamoDbResultStore implements ResultStore {
           v: SCHEMA_VERSION,
           candidates: output.candidates,
           usage: output.usage,
+          ...(segmentId === undefined ? {} : { segmentId }),
           // What the bounds cut, so that a retry reusing the reply reports it too.
           ...(output.trimmed === undefined ? {} : { trimmed: output.trimmed }),
           [RESULTS_TTL_ATTRIBUTE]: Math.ceil(expiresAt / 1000),
@@ -283,7 +266,9 @@ export class DynamoDbResultStore implements ResultStore {
       ...stale
         .filter((key) => !keep.has(key))
         .map((key) => ({ DeleteRequest: { Key: this.key(result.channel, key) } })),
+      spanPut(result),
     ]);
+    await widenSpans(this.redaction, result);
     try {
       await this.documents.send(
         new TransactWriteCommand({

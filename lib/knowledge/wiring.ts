@@ -22,6 +22,8 @@ import type {
 import { promptVersionOf, type SegmentEnvelope, SegmentExtractor } from "./extract-segment.js";
 import { type CircuitBreaker, guardedLLM, TokenBudget } from "./guard.js";
 import { DynamoDbLedger } from "./ledger.js";
+import type { MessageStates } from "./message-states.js";
+import { KnowledgeRedactor } from "./redact.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import { DynamoDbResultStore } from "./store.js";
 
@@ -53,6 +55,13 @@ export interface ExtractEnvironment {
   sqs?: SQSClient;
   /** The region of a Bedrock endpoint override (default us-east-1). */
   bedrockRegion?: string;
+  /**
+   * The message store's current states: with it, segments are extracted as the store holds
+   * them now and a change during an extraction is redacted (`SegmentConsumerDependencies.current`).
+   */
+  messageStates?: MessageStates;
+  /** With `messageStates`: sends a segment to be extracted again (`KnowledgeRedactorOptions`). */
+  requestReextraction?: (channel: string, segmentId: string) => Promise<void>;
 }
 
 /** The model adapter an LLM-backed configuration names. */
@@ -169,9 +178,11 @@ export function extractDependencies(
           now: env.now,
         });
   const { extractor, model, promptVersion } = createExtractor(config, env, llm, budget);
+  const store = new DynamoDbResultStore({ client: env.dynamodb, tableName: config.resultsTable });
+  const states = env.messageStates;
   return {
     extractor: new SegmentExtractor({
-      store: new DynamoDbResultStore({ client: env.dynamodb, tableName: config.resultsTable }),
+      store,
       extractor,
       model,
       promptVersion,
@@ -193,5 +204,17 @@ export function extractDependencies(
       retry: { ...DEFAULT_RETRY, maxAttempts: config.maxAttempts ?? DEFAULT_RETRY.maxAttempts },
     }),
     now: env.now,
+    ...(states && {
+      current: {
+        states,
+        redactor: new KnowledgeRedactor({
+          store,
+          states,
+          reextractChangedShare: config.reextractChangedShare,
+          requestReextraction: env.requestReextraction,
+          metrics: env.metrics,
+        }),
+      },
+    }),
   };
 }

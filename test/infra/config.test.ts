@@ -89,6 +89,7 @@ describe("resolveConfig", () => {
         channelDailyTokenBudget: null,
         maxAttempts: 16,
         breaker: { failures: 5, cooldownMs: 300_000 },
+        reextractChangedShare: 0.25,
         // Amazon Nova Lite's on-demand prices.
         inputTokenPrice: 0.06,
         outputTokenPrice: 0.24,
@@ -160,6 +161,7 @@ describe("resolveConfig", () => {
         tokenPaceHours: "4",
         dailySpendShare: "0.9",
         extractFailureRate: "0.25",
+        reextractChangedShare: "0.5",
         openaiBaseUrl: "https://llm.example.com/v1",
         openaiApiKeyParameter: "/convoseg/openai-api-key",
         inputTokenPrice: "0.15",
@@ -208,6 +210,7 @@ describe("resolveConfig", () => {
         channelDailyTokenBudget: 50_000,
         maxAttempts: 20,
         breaker: { failures: 3, cooldownMs: 600_000 },
+        reextractChangedShare: 0.5,
         openaiBaseUrl: "https://llm.example.com/v1",
         apiKey: { kind: "parameter", name: "/convoseg/openai-api-key" },
         // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds
@@ -297,6 +300,7 @@ describe("resolveConfig", () => {
         "outputTokenPrice",
         "overlap",
         "prefixStep",
+        "reextractChangedShare",
         "previousDueShards",
         "queueType",
         "resultsTableName",
@@ -475,6 +479,13 @@ describe("resolveConfig", () => {
       /only when extractor is openai/,
     ],
     [{ openaiApiKeySecret: SECRET }, "openaiApiKeySecret", /only when extractor is openai/],
+    [
+      { reextractChangedShare: "1.5" },
+      "reextractChangedShare",
+      /from 0 and at most 1.*\(got "1.5"\)/,
+    ],
+    [{ reextractChangedShare: "-0.1" }, "reextractChangedShare", /a share from 0 and at most 1/],
+    [{ reextractChangedShare: "half" }, "reextractChangedShare", /a share from 0/],
   ])("rejects context %j, naming %s", (context, setting, problem) => {
     const attempt = () => resolve({}, context);
     expect(attempt).toThrow(ConfigError);
@@ -628,6 +639,16 @@ describe("bedrockModel", () => {
 describe("extractEnvironment", () => {
   const resources = { resultsTable: "r", messagesTable: "m" };
 
+  it.each(["2", "0.3.1", "-1", "x"])(
+    "refuses REEXTRACT_CHANGED_SHARE=%s at cold start, naming it and its range",
+    (share) => {
+      const environment = extractEnvironment(resolve({}, {}), resources);
+      expect(() => readExtractConfig({ ...environment, REEXTRACT_CHANGED_SHARE: share })).toThrow(
+        /REEXTRACT_CHANGED_SHARE must be a number from 0 \(on every change\) to 1 \(never\)/,
+      );
+    },
+  );
+
   it.each(["MESSAGES_TABLE", "RESULTS_TABLE"])(
     "refuses a blank %s at cold start, naming it",
     (name) => {
@@ -675,6 +696,7 @@ describe("extractEnvironment", () => {
       dailyTokenBudget: 10_000_000,
       maxAttempts: 16,
       breaker: { failures: 5, cooldownMs: 300_000 },
+      reextractChangedShare: 0.25,
     });
   });
 

@@ -7,6 +7,8 @@
  * - `topic#<topicKey>#<segmentId>`: the topic index, one entry per topic per segment (so that a
  *   redelivered or re-extracted segment overwrites its own entries and never counts twice);
  * - `window#<hash>`: a window's accepted model reply, reused by retries (expires);
+ * - `span#<lastTs>#<segmentId>` (`span#late#…` for a late segment) and `spanwidths`: where each
+ *   segment's messages lie in time, so that an edited or deleted message's result is found;
  * - `lease#<segmentId>`: the in-flight lease of an extraction, what failed attempts spent, and
  *   how many attempts failed (`attempts`: the consumer's own count, which gives up on a segment);
  * - `spend#<day>`: the tokens extraction spent on the channel's segments that UTC day (`tokens`,
@@ -102,6 +104,49 @@ export interface SegmentResult {
    * first message's time plus the retention, so that it never outlives the messages it cites.
    */
   expiresAt?: number;
+  /**
+   * The `window#` hashes of the replies this segment's attempts stored or reused, so that a
+   * redaction can delete them (they may quote a message); emptied when it has. Absent on results
+   * written before window tracking.
+   */
+  windows?: string[];
+  /**
+   * For each message of the result whose text was edited, the `editedAt` of the version the
+   * result accounts for (seen at extraction, or redacted since). Absent when none was.
+   */
+  edits?: Record<string, number>;
+  /** The messages edited since extraction (still in `messageIds`). */
+  editedSince?: string[];
+  /** How many of its messages were deleted since extraction (`count` is what is left). */
+  deletedSince?: number;
+  /**
+   * Messages edited or deleted since extraction, each once: `reextractChangedShare` is a share
+   * of the messages extracted (`count` plus `deletedSince`).
+   */
+  changedMessages?: number;
+  /** A re-extraction was asked for and the request is not yet known to be sent. */
+  reextractPending?: boolean;
+  /** How many redactions changed the item: the version a redaction writes against. */
+  redactions?: number;
+}
+
+/**
+ * Where a segment's messages lie in time, so that a changed message's segment is found from its
+ * timestamp: `span#<lastTs>#<segmentId>` for a segment on time, `span#late#<lastTs>#<segmentId>`
+ * for a late one (late segments overlap the others in time). No message id, no text.
+ */
+export interface SegmentSpan {
+  v: 1;
+  segmentId: string;
+  late: boolean;
+  firstTs: number;
+  lastTs: number;
+}
+
+/** The widest span of each kind of segment in a channel: how far above a time a lookup reads. */
+export interface SpanWidths {
+  onTime: number;
+  late: number;
 }
 
 /** One topic index entry: a candidate of one segment, with when its evidence was said. */
@@ -122,6 +167,8 @@ export interface TopicSupport {
   lastTs: number;
   /** Its result's `expiresAt`: an entry goes with its result. */
   expiresAt?: number;
+  /** The `extractedAt` of the result it belongs to (absent on entries written before it was). */
+  extractedAt?: string;
 }
 
 export const RESULT_PREFIX = "result#";
@@ -129,6 +176,10 @@ export const TOPIC_PREFIX = "topic#";
 export const WINDOW_PREFIX = "window#";
 export const LEASE_PREFIX = "lease#";
 export const SPEND_PREFIX = "spend#";
+export const SPAN_PREFIX = "span#";
+const LATE_SPAN_PREFIX = `${SPAN_PREFIX}late#`;
+/** The channel's {@link SpanWidths}: `onTimeWidth` and `lateWidth`, epoch ms. */
+export const SPAN_WIDTHS_KEY = "spanwidths";
 /**
  * The partition of the deployment's own items (its daily token spend): a leading space, which
  * no channel or conversation id may have.
@@ -148,6 +199,35 @@ export const TERM_STATISTICS_PREFIXES: readonly string[] = [
 export const resultItemKey = (segmentId: string) => `${RESULT_PREFIX}${segmentId}`;
 export const leaseItemKey = (segmentId: string) => `${LEASE_PREFIX}${segmentId}`;
 export const windowItemKey = (hash: string) => `${WINDOW_PREFIX}${hash}`;
+/** Epoch ms as 16 digits, so that spans sort by time. */
+const timeKey = (ts: number) => String(Math.max(0, Math.trunc(ts))).padStart(16, "0");
+
+export function spanItemKey(span: Pick<SegmentSpan, "late" | "lastTs" | "segmentId">): string {
+  return `${span.late ? LATE_SPAN_PREFIX : SPAN_PREFIX}${timeKey(span.lastTs)}#${span.segmentId}`;
+}
+
+/**
+ * The sort key range (inclusive) of the spans of one kind whose last message is at `from` to
+ * `to` epoch ms: a segment holding a message at `t` ends at `t` at the earliest and at `t` plus
+ * the widest span of its kind at the latest.
+ */
+export function spanKeyRange(late: boolean, from: number, to: number): [string, string] {
+  const prefix = late ? LATE_SPAN_PREFIX : SPAN_PREFIX;
+  // Keys are `<prefix><16 digits>#…`: the bare prefix of `to + 1` sorts after every key of `to`.
+  return [`${prefix}${timeKey(from)}`, `${prefix}${timeKey(to + 1)}`];
+}
+
+/** A result's span: what its `span#` item holds. */
+export function spanOf(result: SegmentResult): SegmentSpan {
+  return {
+    v: 1,
+    segmentId: result.segmentId,
+    late: result.late,
+    firstTs: result.first.ts,
+    lastTs: result.last.ts,
+  };
+}
+
 /** A UTC day's spend item: `spend#2026-01-31`. */
 export const spendItemKey = (day: string) => `${SPEND_PREFIX}${day}`;
 

@@ -1,0 +1,81 @@
+import type { SegmentTerms, TermCounts, WindowOutput } from "../extraction/index.js";
+import type { RedactionPlan } from "./redaction-plan.js";
+import type { SegmentResult, SegmentSpan, SegmentUsage, TopicSupport } from "./schema/items.js";
+
+/** An extraction's hold on its segment, and what earlier failed attempts spent. */
+export interface Lease {
+  owner: string;
+  until: number;
+  spent: SegmentUsage;
+  /** The window replies the segment's attempts stored (their hashes), for its result to list. */
+  windows: string[];
+}
+
+/**
+ * Where extraction keeps its results, leases, window replies, the topic index and the channel's
+ * term statistics: the narrow seam the extraction logic needs (`DynamoDbResultStore` implements
+ * it, `MemoryResultStore` is its double).
+ */
+export interface ResultStore {
+  getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
+  /** Takes the segment's lease, or throws a {@link SegmentBusyError} while another holds it. */
+  acquireLease(
+    channel: string,
+    segmentId: string,
+    lease: { owner: string; now: number; leaseMs: number; expiresAt: number },
+  ): Promise<Lease>;
+  /** Gives the lease up after a failed attempt, keeping what its unsaved calls spent. */
+  releaseLease(
+    channel: string,
+    segmentId: string,
+    owner: string,
+    spent: SegmentUsage,
+  ): Promise<void>;
+  getWindow(channel: string, hash: string): Promise<WindowOutput | undefined>;
+  /** Stores a window's reply; with `segmentId`, on the segment's lease first (so it is found). */
+  putWindow(
+    channel: string,
+    hash: string,
+    output: WindowOutput,
+    expiresAt: number,
+    segmentId?: string,
+  ): Promise<void>;
+  /**
+   * Writes the result's topic index entries and span, removes the entries of `previous` it no
+   * longer has, widens the channel's span widths, then writes the result and ends the lease in
+   * one transaction (a {@link LeaseLostError} when the lease is no longer `owner`'s).
+   */
+  saveResult(
+    result: SegmentResult,
+    supports: readonly TopicSupport[],
+    previous: SegmentResult | undefined,
+    owner: string,
+  ): Promise<void>;
+  /** The spans (on time and late) that hold any of `times` (epoch ms), strongly consistent. */
+  findSpans(channel: string, times: readonly number[]): Promise<SegmentSpan[]>;
+  deleteWindows(channel: string, hashes: readonly string[]): Promise<void>;
+  /**
+   * A redaction's writes against `previous`: topic entries (each only while still that
+   * extraction's), then the result if nothing else wrote it since. False when something did.
+   */
+  saveRedaction(previous: SegmentResult, plan: RedactionPlan): Promise<boolean>;
+  /** The channel's results, in segment id order. */
+  listResults(channel: string): Promise<SegmentResult[]>;
+  /** The channel's topic index entries, grouped by topic. */
+  listSupports(channel: string): Promise<TopicSupport[]>;
+  /**
+   * The channel's term statistics of `vocabulary` for `terms`: how many segments were counted
+   * and in how many of them each term occurs, what `segmentId` itself counted left out.
+   */
+  termCounts(
+    channel: string,
+    vocabulary: string,
+    terms: readonly string[],
+    segmentId: string,
+  ): Promise<TermCounts>;
+  /**
+   * Counts the segment's terms into the channel's statistics exactly once: terms the segment
+   * counted before (an earlier attempt, a re-extraction) are not counted again.
+   */
+  countTerms(channel: string, segmentId: string, terms: SegmentTerms): Promise<void>;
+}
