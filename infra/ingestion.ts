@@ -8,7 +8,7 @@ import { QueueWithDeadLetters } from "./queues.js";
 import type { Storage } from "./storage.js";
 
 export interface IngestionProps {
-  /** The tables it writes: messages, and the channels' marks. */
+  /** The tables it writes: messages, the channels' marks, and results it redacts. */
   readonly storage: Storage;
   /** Retention of the function's log group. */
   readonly logRetention: RetentionDays;
@@ -49,6 +49,7 @@ export class Ingestion extends Construct {
       environment: {
         MESSAGES_TABLE: props.storage.messages.tableName,
         CHANNELS_TABLE: props.storage.channels.tableName,
+        RESULTS_TABLE: props.storage.results.tableName,
         DUE_SHARDS: String(props.dueShards),
         MAX_BATCH: String(props.maxBatch),
         ...(props.messageRetentionDays === null
@@ -61,6 +62,7 @@ export class Ingestion extends Construct {
       logRetention: props.logRetention,
     });
     props.storage.grantIngest(this.function.role);
+    props.storage.grantRedaction(this.function.role);
     this.queue = new QueueWithDeadLetters(this, "Messages", {
       queueName: props.queueName,
       // AWS's advice for Lambda event sources: six times the function timeout, so that retries

@@ -234,18 +234,31 @@ export class Storage extends Construct {
         actions: ["dynamodb:BatchGetItem"],
         resources: [this.messages.tableArn],
       }),
-      new PolicyStatement({
-        actions: [
-          "dynamodb:GetItem",
-          "dynamodb:Query",
-          "dynamodb:PutItem",
-          "dynamodb:UpdateItem",
-          "dynamodb:DeleteItem",
-          "dynamodb:BatchWriteItem",
-        ],
-        resources: [this.results.tableArn],
-      }),
+      this.resultsStatement(),
     ]);
+  }
+
+  /**
+   * What following an edit or deletion into the results table takes (`KnowledgeRedactor`, run by
+   * the ingestion function after it applied the change): the results items as extraction keeps
+   * them; the messages it reads by id are covered by {@link grantIngest}.
+   */
+  grantRedaction(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [this.resultsStatement()]);
+  }
+
+  private resultsStatement(): PolicyStatement {
+    return new PolicyStatement({
+      actions: [
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchWriteItem",
+      ],
+      resources: [this.results.tableArn],
+    });
   }
 
   /**

@@ -1,7 +1,19 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { MAX_RETENTION_DAYS } from "../../lib/dynamodb/index.js";
-import { DEFAULT_MAX_BATCH, IngestClient, MAX_BATCH_LIMIT } from "../../lib/ingest/index.js";
+import { DynamoDbStore } from "../../lib/history/index.js";
+import {
+  type ChangeListener,
+  DEFAULT_MAX_BATCH,
+  IngestClient,
+  MAX_BATCH_LIMIT,
+} from "../../lib/ingest/index.js";
+import {
+  DynamoDbResultStore,
+  KnowledgeRedactor,
+  storedMessageStates,
+} from "../../lib/knowledge/index.js";
 import { PipelineConfigError, readDueShards } from "../../lib/pipeline/index.js";
 import { createIngestHandler } from "./ingest-handler.js";
 
@@ -16,13 +28,39 @@ function requiredEnvironment(name: string): string {
   }
   return value;
 }
+const metrics = new Metrics({ namespace: "convoseg", serviceName: "ingest" });
+const dynamodb = new DynamoDBClient({});
+const messagesTable = requiredEnvironment("MESSAGES_TABLE");
 
 const client = new IngestClient({
-  messagesTable: requiredEnvironment("MESSAGES_TABLE"),
+  client: dynamodb,
+  messagesTable,
   channelsTable: requiredEnvironment("CHANNELS_TABLE"),
   dueShards: dueShards(),
   messageRetentionDays: retentionDays(),
+  onChanged: redaction(),
 });
+
+/**
+ * With `RESULTS_TABLE`, an edit or deletion applied to a message is followed into what was
+ * learned from it (results, topic entries, window replies; docs/extraction.md): the store keeps
+ * the change pending until this succeeds, so a failure is re-sent, not lost.
+ */
+function redaction(): ChangeListener | undefined {
+  const resultsTable = process.env.RESULTS_TABLE;
+  if (resultsTable === undefined) return undefined;
+  const redactor = new KnowledgeRedactor({
+    store: new DynamoDbResultStore({ client: dynamodb, tableName: resultsTable }),
+    states: storedMessageStates(new DynamoDbStore({ client: dynamodb, tableName: messagesTable })),
+    metrics: { add: (name, value) => metrics.addMetric(name, MetricUnit.Count, value) },
+  });
+  return async (channel, changes) => {
+    const dated = changes.flatMap(({ id, ts, kind }) =>
+      ts === undefined ? [] : [{ id, ts, kind }],
+    );
+    await redactor.redact(channel, dated);
+  };
+}
 
 /** The due index's shard count, as the tick reads it: a bad value is named like the others. */
 function dueShards(): number {
@@ -59,8 +97,6 @@ function retentionDays(): number | undefined {
   }
   return n;
 }
-
-const metrics = new Metrics({ namespace: "convoseg", serviceName: "ingest" });
 
 export const handler = createIngestHandler(
   (messages) => client.ingest(messages),

@@ -85,4 +85,5 @@ export {
 export type { SegmentResult } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
 export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
+export { type MessagesById, storedMessageStates } from "./stored-states.js";
 export { type ExtractEnvironment, extractDependencies } from "./wiring.js";

@@ -26,6 +26,7 @@ import type { MessageStates } from "./message-states.js";
 import { KnowledgeRedactor } from "./redact.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import { DynamoDbResultStore } from "./store.js";
+import { storedMessageStates } from "./stored-states.js";
 
 export interface ExtractEnvironment {
   dynamodb: DynamoDBClient;
@@ -56,11 +57,12 @@ export interface ExtractEnvironment {
   /** The region of a Bedrock endpoint override (default us-east-1). */
   bedrockRegion?: string;
   /**
-   * The message store's current states: with it, segments are extracted as the store holds
-   * them now and a change during an extraction is redacted (`SegmentConsumerDependencies.current`).
+   * The message store's current states, by which segments are extracted as the store holds them
+   * now and a change during an extraction is redacted (`SegmentConsumerDependencies.current`).
+   * @default the messages table's, read strongly consistent by key
    */
   messageStates?: MessageStates;
-  /** With `messageStates`: sends a segment to be extracted again (`KnowledgeRedactorOptions`). */
+  /** Sends a segment to be extracted again (`KnowledgeRedactorOptions`); without it, never. */
   requestReextraction?: (channel: string, segmentId: string) => Promise<void>;
 }
 
@@ -179,7 +181,10 @@ export function extractDependencies(
         });
   const { extractor, model, promptVersion } = createExtractor(config, env, llm, budget);
   const store = new DynamoDbResultStore({ client: env.dynamodb, tableName: config.resultsTable });
-  const states = env.messageStates;
+  const messages = new DynamoDbStore({ client: env.dynamodb, tableName: config.messagesTable });
+  // The consumer reads its segment's messages as stored now, before and after extracting: a
+  // deletion or edit landing meanwhile is redacted, not stored (docs/extraction.md).
+  const states = env.messageStates ?? storedMessageStates(messages);
   return {
     extractor: new SegmentExtractor({
       store,
@@ -192,7 +197,7 @@ export function extractDependencies(
       now: env.now,
       owner: env.leaseOwner,
     }),
-    messages: new DynamoDbStore({ client: env.dynamodb, tableName: config.messagesTable }),
+    messages,
     messagesTable: config.messagesTable,
     metrics: env.metrics,
     logger: env.logger,
@@ -204,17 +209,15 @@ export function extractDependencies(
       retry: { ...DEFAULT_RETRY, maxAttempts: config.maxAttempts ?? DEFAULT_RETRY.maxAttempts },
     }),
     now: env.now,
-    ...(states && {
-      current: {
+    current: {
+      states,
+      redactor: new KnowledgeRedactor({
+        store,
         states,
-        redactor: new KnowledgeRedactor({
-          store,
-          states,
-          reextractChangedShare: config.reextractChangedShare,
-          requestReextraction: env.requestReextraction,
-          metrics: env.metrics,
-        }),
-      },
-    }),
+        reextractChangedShare: config.reextractChangedShare,
+        requestReextraction: env.requestReextraction,
+        metrics: env.metrics,
+      }),
+    },
   };
 }

@@ -3,7 +3,12 @@ import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import { KnowledgeReader } from "../../lib/knowledge/index.js";
-import { createResultsTestTable, segmentOf, TEN_TEXTS } from "../knowledge/fixtures.js";
+import {
+  createMessagesTestTable,
+  createResultsTestTable,
+  segmentOf,
+  TEN_TEXTS,
+} from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {
@@ -71,7 +76,7 @@ describe("extract Lambda", () => {
     vi.stubEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", server.url);
     const handler = await loadHandler({
       RESULTS_TABLE: resultsTable,
-      MESSAGES_TABLE: "messages",
+      MESSAGES_TABLE: await createMessagesTestTable(client),
       EXTRACTOR: "bedrock",
       MODEL_ID: "amazon.nova-lite-v1:0",
       POWERTOOLS_METRICS_DISABLED: "true",
@@ -123,7 +128,7 @@ describe("extract Lambda", () => {
         );
         const handler = await loadHandler({
           RESULTS_TABLE: resultsTable,
-          MESSAGES_TABLE: "messages",
+          MESSAGES_TABLE: await createMessagesTestTable(client),
           EXTRACTOR: extractor,
           MODEL_ID: extractor === "bedrock" ? "amazon.nova-lite-v1:0" : "m",
           ...(extractor === "openai" && {
@@ -178,7 +183,7 @@ describe("extract Lambda", () => {
       );
       const handler = await loadHandler({
         RESULTS_TABLE: resultsTable,
-        MESSAGES_TABLE: "messages",
+        MESSAGES_TABLE: await createMessagesTestTable(client),
         EXTRACTOR: "openai",
         MODEL_ID: "m",
         OPENAI_BASE_URL: `${chat.url}/v1`,

@@ -3,8 +3,10 @@
  * messages mention `#topics`, and a scripted OpenAI-compatible server that answers each window
  * with the topics its excerpt mentions (with the turns that mention them), as a model would.
  */
+import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Analyzer, type LLM, OpenAICompatibleLLM } from "../../lib/extraction/index.js";
+import { createMessagesTable } from "../../lib/history/index.js";
 import {
   ANALYZER_DEFAULTS,
   DynamoDbResultStore,
@@ -38,6 +40,16 @@ export const WINDOWS_OF_TEN = 3;
 export async function createResultsTestTable(client: DynamoDBClient): Promise<string> {
   const { TableName: _, ...definition } = resultsTableDefinition("unused");
   return createTestTable(client, definition, "results");
+}
+
+/**
+ * An empty messages table: the consumer reads a segment's messages' current states from it (none
+ * stored: each message stands as its body has it).
+ */
+export async function createMessagesTestTable(client: DynamoDBClient): Promise<string> {
+  const tableName = `messages-${randomUUID()}`;
+  await createMessagesTable(client, tableName);
+  return tableName;
 }
 
 /** A segment of `texts`, one message each, a minute apart. */
