@@ -240,11 +240,17 @@ export class Storage extends Construct {
 
   /**
    * What following an edit or deletion into the results table takes (`KnowledgeRedactor`, run by
-   * the ingestion function after it applied the change): the results items as extraction keeps
-   * them; the messages it reads by id are covered by {@link grantIngest}.
+   * the ingestion function after it applied the change): the changed messages' states read by id
+   * (BatchGetItem), and the results items as extraction keeps them.
    */
   grantRedaction(grantee: IGrantable): Grant {
-    return this.grantStatements(grantee, [this.resultsStatement()]);
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [this.messages.tableArn],
+      }),
+      this.resultsStatement(),
+    ]);
   }
 
   private resultsStatement(): PolicyStatement {
