@@ -5,7 +5,7 @@
  * key, position, id and timestamp; its parts, author and metadata go), and a deletion of an id not
  * stored leaves a tombstone, so that the message, arriving later, is not stored.
  */
-import type { ConversationId } from "./conversation-id.js";
+import { type ConversationId, validateConversationId } from "./conversation-id.js";
 import { describeError, HistoryError, InvalidMessageError } from "./errors.js";
 import type { CallOptions } from "./store.js";
 
@@ -73,6 +73,20 @@ export interface Editor {
 /** The mark a tracked change leaves on its message: which change still awaits its follow-up. */
 export function changeMark(change: MessageChange): string {
   return change.kind === "delete" ? "d" : `e${change.editedAt}`;
+}
+
+/**
+ * What every `Editor.change` does before any I/O: honour the signal, validate the conversation
+ * id and the change.
+ */
+export function prepareChange(
+  conversationId: ConversationId,
+  change: MessageChange,
+  options?: CallOptions,
+): void {
+  options?.signal?.throwIfAborted();
+  validateConversationId(conversationId);
+  validateChange(change);
 }
 
 /** Throws an {@link InvalidMessageError} naming the field of a change at fault. */

@@ -73,3 +73,14 @@ export function findCause<E extends Error>(
 export function describeError(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
+
+/** A message larger than DynamoDB's item limit: rejected whole, never truncated. */
+export class MessageTooLargeError extends HistoryError {
+  override readonly name: string = "MessageTooLargeError";
+  constructor(
+    readonly index: number,
+    reason: string,
+  ) {
+    super("HISTORY_MESSAGE_TOO_LARGE", `history/dynamodb: messages[${index}] ${reason}`);
+  }
+}

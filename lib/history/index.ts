@@ -21,7 +21,6 @@ export {
   type Arrival,
   DynamoDbStore,
   type DynamoDbStoreOptions,
-  MessageTooLargeError,
   type PositionedMessage,
 } from "./dynamodb/store.js";
 export { createMessagesTable } from "./dynamodb/table.js";
@@ -32,6 +31,7 @@ export {
   InvalidConversationIdError,
   InvalidMessageError,
   InvalidWriteOutcomeError,
+  MessageTooLargeError,
   NilStoreError,
 } from "./errors.js";
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";

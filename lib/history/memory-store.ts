@@ -5,7 +5,7 @@ import {
   changeMark,
   type Editor,
   type MessageChange,
-  validateChange,
+  prepareChange,
 } from "./changes.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
 import { cloneMessage, type Message, messageText, redacted } from "./message.js";
@@ -135,9 +135,7 @@ export class MemoryStore implements Store, Lister, Editor {
     change: MessageChange,
     options?: ChangeOptions,
   ): Promise<ChangeResult> {
-    options?.signal?.throwIfAborted();
-    validateConversationId(conversationId);
-    validateChange(change);
+    prepareChange(conversationId, change, options);
     const conversation = this.conversation(conversationId);
     const entry = conversation.byId.get(change.id);
     const mark = changeMark(change);

@@ -15,10 +15,10 @@ import {
   type ChangeResult,
   type Editor,
   type MessageChange,
-  validateChange,
+  prepareChange,
 } from "../changes.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
-import { HistoryError, InvalidMessageError } from "../errors.js";
+import { InvalidMessageError, MessageTooLargeError } from "../errors.js";
 import type { Message } from "../message.js";
 import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../outcome.js";
 import {
@@ -46,17 +46,6 @@ import {
   SORT_KEY,
   storageProblem,
 } from "./schema.js";
-
-/** A message larger than DynamoDB's item limit: rejected whole, never truncated. */
-export class MessageTooLargeError extends HistoryError {
-  override readonly name: string = "MessageTooLargeError";
-  constructor(
-    readonly index: number,
-    reason: string,
-  ) {
-    super("HISTORY_MESSAGE_TOO_LARGE", `history/dynamodb: messages[${index}] ${reason}`);
-  }
-}
 
 export interface DynamoDbStoreOptions {
   client: DynamoDBClient;
@@ -346,9 +335,7 @@ export class DynamoDbStore implements Store, Lister, Editor {
     change: MessageChange,
     options?: ChangeOptions,
   ): Promise<ChangeResult> {
-    options?.signal?.throwIfAborted();
-    validateConversationId(conversationId);
-    validateChange(change);
+    prepareChange(conversationId, change, options);
     return applyChange(this.access, conversationId, change, options);
   }
 
