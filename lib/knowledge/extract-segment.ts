@@ -14,9 +14,8 @@ import {
   type WindowUsage,
 } from "../extraction/index.js";
 import { kindOf, type Message, messageText } from "../history/index.js";
-import type { InlineMessage, SegmentMessageV1 } from "../pipeline/contract/index.js";
+import type { InlineMessage } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
-import { supportOf } from "./redaction-plan.js";
 import { boundedCandidates, fitResult } from "./result-fit.js";
 import type { ResultStore } from "./result-store.js";
 import {
@@ -27,12 +26,8 @@ import {
   type TopicSupport,
   windowHash,
 } from "./schema/items.js";
-
-/** The segment fields extraction needs: any v1 segment message has them. */
-export type SegmentEnvelope = Pick<
-  SegmentMessageV1,
-  "segmentId" | "channel" | "late" | "belongsAfter" | "count" | "first" | "last"
->;
+import type { SegmentEnvelope } from "./segment-envelope.js";
+import { supportOf } from "./topic-support.js";
 
 export type ExtractionStatus = "extracted" | "already-extracted" | "replaced";
 

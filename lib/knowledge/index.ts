@@ -41,7 +41,6 @@ export {
   conversationSegment,
   type ExtractionOutcome,
   promptVersionOf,
-  type SegmentEnvelope,
   SegmentExtractor,
   type SegmentExtractorOptions,
 } from "./extract-segment.js";
@@ -84,6 +83,7 @@ export {
 } from "./retry.js";
 export type { SegmentResult } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
+export type { SegmentEnvelope } from "./segment-envelope.js";
 export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
 export { type MessagesById, storedMessageStates } from "./stored-states.js";
 export { type ExtractEnvironment, extractDependencies } from "./wiring.js";

@@ -1,6 +1,6 @@
 import type { InlineMessage } from "../pipeline/contract/index.js";
-import type { SegmentEnvelope } from "./extract-segment.js";
 import type { SegmentResult } from "./schema/items.js";
+import type { SegmentEnvelope } from "./segment-envelope.js";
 
 /** A stored message as it is now: deleted (no text, no author), or its current text. */
 export interface MessageState {

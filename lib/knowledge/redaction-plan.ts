@@ -6,6 +6,7 @@ import {
   type StoredCandidate,
   type TopicSupport,
 } from "./schema/items.js";
+import { supportOf } from "./topic-support.js";
 
 /** What one redaction touched: counts only. */
 export interface RedactionCounts {
@@ -211,32 +212,4 @@ function withinBounds(result: SegmentResult, change: MessageChange): boolean {
   const after = (a: { id: string; ts: number }, b: { id: string; ts: number }) =>
     a.ts > b.ts || (a.ts === b.ts && Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)) >= 0);
   return after(change, result.first) && after(result.last, change);
-}
-
-/** A candidate's topic index entry (as the extraction writes it). */
-export function supportOf(
-  result: SegmentResult,
-  candidate: StoredCandidate,
-  firstTs: number,
-  lastTs: number,
-): TopicSupport {
-  const support: TopicSupport = {
-    v: 1,
-    channel: result.channel,
-    topic: candidate.topic,
-    normalizedTopic: normalizeTopic(candidate.topic),
-    segmentId: result.segmentId,
-    candidateId: candidate.id,
-    late: result.late,
-    confidence: candidate.confidence,
-    reason: candidate.reason,
-    tags: candidate.tags,
-    messageIds: candidate.messageIds,
-    firstTs,
-    lastTs,
-    extractedAt: result.extractedAt,
-  };
-  // An entry goes with its result (the result retention).
-  if (result.expiresAt !== undefined) support.expiresAt = result.expiresAt;
-  return support;
 }

@@ -19,12 +19,13 @@ import type {
   ExtractionMetrics,
   SegmentConsumerDependencies,
 } from "./consumer.js";
-import { promptVersionOf, type SegmentEnvelope, SegmentExtractor } from "./extract-segment.js";
+import { promptVersionOf, SegmentExtractor } from "./extract-segment.js";
 import { type CircuitBreaker, guardedLLM, TokenBudget } from "./guard.js";
 import { DynamoDbLedger } from "./ledger.js";
 import type { MessageStates } from "./message-states.js";
 import { KnowledgeRedactor } from "./redact.js";
 import { DEFAULT_RETRY } from "./retry.js";
+import type { SegmentEnvelope } from "./segment-envelope.js";
 import { DynamoDbResultStore } from "./store.js";
 import { storedMessageStates } from "./stored-states.js";
 
