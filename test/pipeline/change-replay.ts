@@ -92,16 +92,17 @@ async function replayWithChanges(
   const stores = await makeStores(clock, 4);
   const sent: SegmentDelivery[] = [];
   const sends: { delivery: SegmentDelivery; tick: number }[] = [];
-  const control = { calls: 0, crashAt: 0 };
-  const deps = crashingDeps(stores, { sent, settings: s, clock }, control);
   await replay(
     chat,
     s,
     clock,
     stores,
     async (tick, crashesAllowed) => {
-      control.calls = 0;
-      control.crashAt = crashesAllowed ? (crashes[tick % crashes.length] ?? 0) : 0;
+      // A process of its own per tick, dead once it crashed: a crashed tick's deliveries still
+      // in flight would otherwise send, a tick later, what they read before a change.
+      const crashAt = crashesAllowed ? (crashes[tick % crashes.length] ?? 0) : 0;
+      const control = { calls: 0, crashAt, dies: true };
+      const deps = crashingDeps(stores, { sent, settings: s, clock }, control);
       await runTick(deps).catch(survive);
       for (const delivery of sent.splice(0)) sends.push({ delivery, tick });
     },
