@@ -17,7 +17,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import type { ExtractionMetricName } from "../lib/knowledge/index.js";
+import type { ExtractionMetricName, RedactionMetricName } from "../lib/knowledge/index.js";
 import type { MetricName } from "../lib/pipeline/index.js";
 import type { ConvosegConfig } from "./config.js";
 import type { Extraction } from "./extraction.js";
@@ -55,6 +55,40 @@ function extractMetric(metricName: ExtractionMetricName, period: Duration, stati
     period,
   });
 }
+
+/** Where `functions/ingest/handler.ts` publishes ingestion's and redaction's metrics (EMF). */
+const INGEST_METRICS_NAMESPACE = "convoseg";
+const INGEST_METRICS_DIMENSIONS = { service: "ingest" };
+/** The ingestion function's counts of edits and deletions by what they did. */
+type ChangeMetricName =
+  | `${"Edits" | "Deletions"}${"Applied" | "Unchanged" | "Stale" | "Missing"}`
+  | "DeletedMessagesRefused"
+  | RedactionMetricName;
+const CHANGE_METRICS: ChangeMetricName[] = [
+  "EditsApplied",
+  "EditsStale",
+  "EditsMissing",
+  "DeletionsApplied",
+  "DeletionsMissing",
+];
+const REDACTION_METRICS: RedactionMetricName[] = [
+  "MessageChangesRedacted",
+  "ResultsRedacted",
+  "CandidatesRedacted",
+  "TopicEntriesRedacted",
+  "TopicEntriesRemoved",
+  "WindowRepliesDeleted",
+  "ReextractionsRequested",
+];
+const TRIMMED_METRICS: ExtractionMetricName[] = [
+  "TrimmedTopics",
+  "TrimmedReasons",
+  "TrimmedTags",
+  "TrimmedCandidates",
+  "TrimmedTurnTexts",
+  "TrimmedMessageIds",
+  "TrimmedOversizeCandidates",
+];
 
 /** The most messages waiting in a dead-letter queue over five minutes. */
 const deadLetters = (queue: Queue) =>
@@ -142,6 +176,7 @@ export class Observability extends Construct {
     this.tickWidgets();
     this.ingestionWidgets();
     this.extractionWidgets();
+    this.changeWidgets();
     this.dashboard.addWidgets(
       graph("Dead-letter queues", this.deadLetterQueues().map(deadLetters)),
     );
@@ -487,6 +522,36 @@ export class Observability extends Construct {
         }),
       ]),
       functionGraph("Extraction function", extraction.function),
+    );
+  }
+
+  /**
+   * Edits and deletions: what ingestion applied, what the tick left out, what redaction touched
+   * after delivery (the ingestion function redacts), and what the bounds cut from stored results.
+   */
+  private changeWidgets(): void {
+    const period = this.tickPeriod;
+    const ingest = (metricName: ChangeMetricName) =>
+      new Metric({
+        namespace: INGEST_METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: INGEST_METRICS_DIMENSIONS,
+        statistic: "Sum",
+        period,
+      });
+    this.dashboard.addWidgets(
+      graph("Edits and deletions", CHANGE_METRICS.map(ingest), [
+        this.tickMetric("DeletedBeforeDelivery"),
+        ingest("DeletedMessagesRefused"),
+      ]),
+      graph("Redaction after delivery", REDACTION_METRICS.map(ingest), [
+        extractMetric("ChangesAfterExtraction", period),
+        extractMetric("SegmentsAllDeleted", period),
+      ]),
+      graph(
+        "Stored results: what the bounds cut",
+        TRIMMED_METRICS.map((name) => extractMetric(name, period)),
+      ),
     );
   }
 

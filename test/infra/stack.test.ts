@@ -1287,6 +1287,22 @@ describe("dashboard", () => {
       expect(segments).toContain(name);
     }
   });
+  it("draws edits, deletions and redaction, by ingestion's counts, the tick's and the extractor's", () => {
+    const ingest = ["service", "ingest"];
+    const changes = widget("Edits and deletions").metrics.map((m) => m.slice(0, 4));
+    for (const name of ["EditsApplied", "EditsStale", "EditsMissing", "DeletionsApplied"]) {
+      expect(changes).toContainEqual(["convoseg", name, ...ingest]);
+    }
+    expect(changes).toContainEqual(["convoseg", "DeletedMessagesRefused", ...ingest]);
+    expect(JSON.stringify(widget("Edits and deletions"))).toContain("DeletedBeforeDelivery");
+    const redaction = widget("Redaction after delivery").metrics.map((m) => m.slice(0, 4));
+    for (const name of ["ResultsRedacted", "TopicEntriesRemoved", "WindowRepliesDeleted"]) {
+      expect(redaction).toContainEqual(["convoseg", name, ...ingest]);
+    }
+    expect(redaction).toContainEqual(["convoseg", "ChangesAfterExtraction", ...extractor]);
+    const trimmed = widget("Stored results: what the bounds cut").metrics.map((m) => m[1]);
+    expect(trimmed).toContain("TrimmedCandidates");
+  });
 });
 
 describe("outputs", () => {
