@@ -16,6 +16,7 @@ export class Carver {
     private readonly maxSize: number,
     private readonly minItems: number,
     private readonly candidates: Int32Array,
+    private readonly links?: ReplyPositions,
   ) {}
 
   /**
@@ -51,11 +52,59 @@ export class Carver {
       }
       const lowest = start + minItems;
       while (head < tail && candidates[head] < lowest) head++;
-      const cut = head < tail ? candidates[head] : limit;
+      let cut = head < tail ? candidates[head] : limit;
+      if (this.links !== undefined && head < tail) {
+        cut = this.leastSevering(this.links, start, lowest, limit) ?? cut;
+      }
       spans.push(start, cut);
       if (sizes !== undefined) prefixSize = this.sizeAfterCut(sizes, start, cut, limit, prefixSize);
       start = cut;
     }
+  }
+
+  /**
+   * The cut in `[lowest, limit]` that severs the fewest reply links between `[start, k)` and
+   * `[k, limit]`, then the largest gap, then the later index; undefined when no link lies wholly
+   * in `[start, limit]` (then every score is 0 and the largest-gap cut stands). Links reaching
+   * before `start` are severed already and links past `limit` are not read, so the decision
+   * depends on the items up to the limit only, as the largest-gap rule does.
+   */
+  private leastSevering(
+    { parents, linkedBefore, severedDiff }: ReplyPositions,
+    start: number,
+    lowest: number,
+    limit: number,
+  ): number | undefined {
+    if (linkedBefore[limit + 1] === linkedBefore[start]) return undefined;
+    severedDiff.fill(0, start, limit + 2);
+    let links = 0;
+    for (let x = start; x <= limit; x++) {
+      const p = parents[x];
+      if (p < 0) continue;
+      const lo = Math.min(x, p);
+      const hi = Math.max(x, p);
+      if (lo < start || hi > limit || lo === hi) continue;
+      // Cuts k in [lo + 1, hi] separate the pair.
+      severedDiff[lo + 1]++;
+      severedDiff[hi + 1]--;
+      links++;
+    }
+    if (links === 0) return undefined;
+    let severed = 0;
+    for (let k = start + 1; k < lowest; k++) severed += severedDiff[k];
+    let best = limit;
+    let fewest = Number.POSITIVE_INFINITY;
+    let widest = Number.NEGATIVE_INFINITY;
+    for (let k = lowest; k <= limit; k++) {
+      severed += severedDiff[k];
+      const gap = this.gapBefore(k);
+      if (severed < fewest || (severed === fewest && gap >= widest)) {
+        fewest = severed;
+        widest = gap;
+        best = k;
+      }
+    }
+    return best;
   }
 
   private gapBefore(k: number): number {
@@ -76,6 +125,16 @@ export class Carver {
     if (this.sizesAreExactIntegers) return prefixSize - sum(sizes, start, cut);
     return sum(sizes, cut, limit);
   }
+}
+
+/** Reply links over sorted positions, for {@link Carver.leastSevering}. */
+export interface ReplyPositions {
+  /** The sorted position of each item's reply target, or -1 when it has none known. */
+  parents: Int32Array;
+  /** How many items before each sorted position have a parent: a window without links is skipped. */
+  linkedBefore: Int32Array;
+  /** Scratch for the severed-link counts, `times.length + 2` long. */
+  severedDiff: Int32Array;
 }
 
 function sum(values: Float64Array, from: number, to: number): number {

@@ -10,5 +10,6 @@ export {
   DEFAULT_SETTLE_MS,
   foldUndersizedLast,
   type Instant,
+  type ReplyLinks,
   type SegmenterOptions,
 } from "./segmenter.js";

@@ -1,5 +1,5 @@
 import { isPositiveInteger } from "../numbers/index.js";
-import { Carver } from "./carver.js";
+import { Carver, type ReplyPositions } from "./carver.js";
 import { sortStable } from "./stable-order.js";
 import { type Workspace, withWorkspace } from "./workspace.js";
 
@@ -16,6 +16,17 @@ export interface SegmenterOptions {
   settle?: number;
   /** Segments with fewer items are dropped (integer > 0). */
   minItems?: number;
+}
+
+/**
+ * Known reply links of a stream, read through two accessors (each called once per item): the
+ * item's id, unique within the stream, and the id of the item it answers. A size cut then severs
+ * the fewest links it can (`docs/specs/segmenter.md`, "Size cuts and replies"); a target that is
+ * not in the stream, or is the item itself, is no link.
+ */
+export interface ReplyLinks<T> {
+  id: (item: T) => string | number;
+  replyTo: (item: T) => string | number | null | undefined;
 }
 
 /** Epoch milliseconds or a `Date`. */
@@ -54,6 +65,7 @@ export class ConversationSegmenter {
    * The closed segments of `items`, in time order, each a time-ordered list of the original items
    * (equal timestamps keep input order). `now` decides whether the trailing conversation has
    * settled. Each accessor is called exactly once per item; `size` defaults to one per item.
+   * With `replies`, a size cut prefers the candidate that severs the fewest known reply links.
    *
    * @throws RangeError for an invalid `now`, a timestamp that is not a finite number or valid Date,
    *   or a size that is negative or not finite, naming the item index.
@@ -63,6 +75,7 @@ export class ConversationSegmenter {
     now: Instant,
     timestamp: (item: T) => Instant,
     size?: (item: T) => number,
+    replies?: ReplyLinks<T>,
   ): T[][] {
     const nowMs = toEpochMs(now);
     if (Number.isNaN(nowMs)) {
@@ -71,20 +84,26 @@ export class ConversationSegmenter {
       );
     }
     if (items.length === 0) return [];
-    return this.carve(items, timestamp, size, ({ times, order, spans, conversationStarts }) => {
-      const closed: T[][] = [];
-      conversationStarts.forEach((from, c) => {
-        const own = spans.slice(from, conversationStarts[c + 1] ?? spans.length);
-        const isLast = c === conversationStarts.length - 1;
-        const open = isLast && nowMs - times[times.length - 1] <= this.settle;
-        if (open) own.length -= 2; // step 4: its last piece is withheld
-        const pieces = this.materialize(items, order, own);
-        for (const piece of open ? pieces : foldUndersizedLast(pieces, this.minItems)) {
-          if (piece.length >= this.minItems) closed.push(piece);
-        }
-      });
-      return closed;
-    });
+    return this.carve(
+      items,
+      timestamp,
+      size,
+      replies,
+      ({ times, order, spans, conversationStarts }) => {
+        const closed: T[][] = [];
+        conversationStarts.forEach((from, c) => {
+          const own = spans.slice(from, conversationStarts[c + 1] ?? spans.length);
+          const isLast = c === conversationStarts.length - 1;
+          const open = isLast && nowMs - times[times.length - 1] <= this.settle;
+          if (open) own.length -= 2; // step 4: its last piece is withheld
+          const pieces = this.materialize(items, order, own);
+          for (const piece of open ? pieces : foldUndersizedLast(pieces, this.minItems)) {
+            if (piece.length >= this.minItems) closed.push(piece);
+          }
+        });
+        return closed;
+      },
+    );
   }
 
   /**
@@ -96,9 +115,10 @@ export class ConversationSegmenter {
     items: readonly T[],
     timestamp: (item: T) => Instant,
     size?: (item: T) => number,
+    replies?: ReplyLinks<T>,
   ): T[][][] {
     if (items.length === 0) return [];
-    return this.carve(items, timestamp, size, ({ order, spans, conversationStarts }) =>
+    return this.carve(items, timestamp, size, replies, ({ order, spans, conversationStarts }) =>
       conversationStarts.map((from, c) =>
         this.materialize(
           items,
@@ -117,10 +137,12 @@ export class ConversationSegmenter {
     items: readonly T[],
     timestamp: (item: T) => Instant,
     size: ((item: T) => number) | undefined,
+    replies: ReplyLinks<T> | undefined,
     use: (carved: Carved) => R,
   ): R {
     return withWorkspace(items.length, size !== undefined, (ws) => {
       const exactSums = measure(items, timestamp, size, ws);
+      const links = replies === undefined ? undefined : readLinks(items, replies);
       const order = sortStable(ws.times, ws);
       let sizes = ws.sizes;
       if (order && ws.sizes && ws.sortedSizes) sizes = gather(ws.sizes, order, ws.sortedSizes);
@@ -132,6 +154,7 @@ export class ConversationSegmenter {
         this.maxSize,
         this.minItems,
         ws.candidates,
+        links === undefined ? undefined : replyPositions(links, order),
       );
       const spans: number[] = [];
       const conversationStarts: number[] = [];
@@ -225,6 +248,63 @@ function measure<T>(
     if (!Number.isInteger(s)) allIntegers = false;
   }
   return allIntegers && total <= Number.MAX_SAFE_INTEGER;
+}
+
+interface InputLinks {
+  ids: (string | number)[];
+  targets: (string | number | null | undefined)[];
+  /** Every id some item answers: only these need a position. */
+  targeted: Set<string | number>;
+}
+
+/**
+ * Calls the reply accessors once per item, in input order, checking what they return; undefined
+ * when no item answers another, so that a stream without links costs nothing more.
+ */
+function readLinks<T>(items: readonly T[], { id, replyTo }: ReplyLinks<T>): InputLinks | undefined {
+  const ids: (string | number)[] = [];
+  const targets: (string | number | null | undefined)[] = [];
+  const targeted = new Set<string | number>();
+  for (let i = 0; i < items.length; i++) {
+    const own = id(items[i]);
+    if (typeof own !== "string" && typeof own !== "number") {
+      throw new RangeError(`id of item ${i} must be a string or a number (got ${describe(own)})`);
+    }
+    const target = replyTo(items[i]);
+    if (target != null) {
+      if (typeof target !== "string" && typeof target !== "number") {
+        throw new RangeError(
+          `replyTo of item ${i} must be a string, a number, null or undefined (got ${describe(target)})`,
+        );
+      }
+      if (target !== own) targeted.add(target);
+    }
+    ids.push(own);
+    targets.push(target);
+  }
+  return targeted.size === 0 ? undefined : { ids, targets, targeted };
+}
+
+/** Each sorted item's reply target as a sorted position (-1: none); the first of equal ids wins. */
+function replyPositions(
+  { ids, targets, targeted }: InputLinks,
+  order: Uint32Array | undefined,
+): ReplyPositions {
+  const n = ids.length;
+  const positions = new Map<string | number, number>();
+  for (let i = 0; i < n; i++) {
+    const id = ids[order === undefined ? i : order[i]];
+    if (targeted.has(id) && !positions.has(id)) positions.set(id, i);
+  }
+  const parents = new Int32Array(n);
+  const linkedBefore = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const target = targets[order === undefined ? i : order[i]];
+    const parent = target == null ? -1 : (positions.get(target) ?? -1);
+    parents[i] = parent === i ? -1 : parent;
+    linkedBefore[i + 1] = linkedBefore[i] + (parents[i] < 0 ? 0 : 1);
+  }
+  return { parents, linkedBefore, severedDiff: new Int32Array(n + 2) };
 }
 
 /** Epoch milliseconds of a number or Date, or NaN when it is neither finite nor a valid Date. */
