@@ -4,7 +4,13 @@
  * for OpenAI's client, or cleartext HTTP/2 for Bedrock's.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer as createHttp2Server, type Http2Session } from "node:http2";
+import {
+  createServer as createHttp2Server,
+  type Http2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+} from "node:http2";
 import type { Socket } from "node:net";
 
 /** The response parts {@link trickle} writes: common to node:http and node:http2. */
@@ -21,13 +27,20 @@ export interface RawServer {
   close(): Promise<void>;
 }
 
-/** A server that answers every request with `handle`, recording it first. */
-export async function startRawServer(
-  handle: (request: IncomingMessage, response: ServerResponse, body: string) => void,
-): Promise<RawServer> {
-  const requests: RawServer["requests"] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((request, response) => {
+/** What {@link recording} reads of a request: node:http's and node:http2's both have it. */
+interface RecordedRequest {
+  method?: string;
+  url?: string;
+  on(event: "data", listener: (chunk: Buffer) => void): unknown;
+  on(event: "end", listener: () => void): unknown;
+}
+
+/** The request listener both servers share: reads the body, records the request, hands it on. */
+function recording<Request extends RecordedRequest, Response>(
+  requests: RawServer["requests"],
+  handle: (request: Request, response: Response, body: string) => void,
+) {
+  return (request: Request, response: Response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -35,21 +48,39 @@ export async function startRawServer(
       requests.push({ method: request.method ?? "", path: request.url ?? "", body });
       handle(request, response, body);
     });
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
+  };
+}
+
+/** Listens on a free port of 127.0.0.1; closing first destroys what `open` still holds. */
+async function listening(
+  server: Server | Http2Server,
+  requests: RawServer["requests"],
+  open: Set<{ destroy(): void }>,
+): Promise<RawServer> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     close: async () => {
-      for (const socket of sockets) socket.destroy();
+      for (const connection of open) connection.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A server that answers every request with `handle`, recording it first. */
+export async function startRawServer(
+  handle: (request: IncomingMessage, response: ServerResponse, body: string) => void,
+): Promise<RawServer> {
+  const requests: RawServer["requests"] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer(recording(requests, handle));
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  return listening(server, requests, sockets);
 }
 
 /**
@@ -61,29 +92,14 @@ export async function startRawHttp2Server(
 ): Promise<RawServer> {
   const requests: RawServer["requests"] = [];
   const sessions = new Set<Http2Session>();
-  const server = createHttp2Server((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      requests.push({ method: request.method, path: request.url, body });
-      handle(request, response, body);
-    });
-  });
+  const server = createHttp2Server(
+    recording<Http2ServerRequest, Http2ServerResponse>(requests, handle),
+  );
   server.on("session", (session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: async () => {
-      for (const session of sessions) session.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listening(server, requests, sessions);
 }
 
 /** Headers of a JSON reply at once, then one space every `everyMs`, for ever. */
