@@ -196,6 +196,20 @@ export async function replay(
   }
 }
 
+/**
+ * One tick's process: its dependencies, dead from the call after `crashAt` on (0: it does not
+ * die), so that a crashed tick's work still in flight makes no more calls, as a killed Lambda's.
+ */
+function tickProcess(
+  stores: ReplayStores,
+  sent: SegmentDelivery[],
+  settings: TickSettings,
+  clock: ReplayClock,
+  crashAt: number,
+) {
+  return crashingDeps(stores, { sent, settings, clock }, { calls: 0, crashAt, dies: true });
+}
+
 /** The chat replayed with one tick at a time, its process dying after call `crashes[tick]`. */
 async function replayWithCrashes(
   makeStores: StoresFactory,
@@ -206,12 +220,9 @@ async function replayWithCrashes(
   const clock = { now: T0, wall: T0 };
   const stores = await makeStores(clock, 4);
   const sent: SegmentDelivery[] = [];
-  const control = { calls: 0, crashAt: 0 };
-  const deps = crashingDeps(stores, { sent, settings: s, clock }, control);
   await replay(chat, s, clock, stores, async (tick, crashesAllowed) => {
-    control.calls = 0;
-    control.crashAt = crashesAllowed ? (crashes[tick % crashes.length] ?? 0) : 0;
-    await runTick(deps).catch(survive);
+    const crashAt = crashesAllowed ? (crashes[tick % crashes.length] ?? 0) : 0;
+    await runTick(tickProcess(stores, sent, s, clock, crashAt)).catch(survive);
   });
   return sent;
 }
@@ -269,8 +280,6 @@ async function replayWithRogue(
   const clock = { now: T0, wall: T0 };
   const stores = await makeStores(clock, 4);
   const sent: SegmentDelivery[] = [];
-  const control = { calls: 0, crashAt: 0 };
-  const deps = crashingDeps(stores, { sent, settings: s, clock }, control);
   const holds = new Map<string, string>();
   let renewals = 0;
   const rogueStep = async (step: RogueStep): Promise<boolean> => {
@@ -303,9 +312,8 @@ async function replayWithRogue(
     stores,
     async (tick, crashesAllowed) => {
       const rewound = crashesAllowed && (await rogueStep(steps[tick % steps.length]));
-      control.calls = 0;
-      control.crashAt = crashesAllowed && !rewound ? (crashes[tick % crashes.length] ?? 0) : 0;
-      await runTick(deps).catch(survive);
+      const crashAt = crashesAllowed && !rewound ? (crashes[tick % crashes.length] ?? 0) : 0;
+      await runTick(tickProcess(stores, sent, s, clock, crashAt)).catch(survive);
     },
     2 * 60 * MINUTE,
   );
