@@ -1,12 +1,42 @@
-/** The sliding windows of the original Kotlin analyzer. Pure. */
+/** The sliding windows of the original Kotlin analyzer, and their reply-aware variant. Pure. */
 import { isPositiveInteger } from "../numbers/index.js";
+
+/**
+ * The index of the item that item `index` replies to, or undefined (a target at or after the
+ * reply, or out of range, is no link).
+ */
+export type ReplyTarget = (index: number) => number | undefined;
 
 /**
  * Windows of `windowSize` items, each starting `overlap` items before the previous one ended,
  * the first at 0 and the last ending at the end: `[s, min(n, s + windowSize))`. `windowSize` must
  * be a positive integer and `overlap` an integer from 0 to `windowSize - 1` (RangeError).
+ * With `replyTarget`, see {@link slidingWindowSpans}.
  */
-export function slidingWindows<T>(items: readonly T[], windowSize: number, overlap: number): T[][] {
+export function slidingWindows<T>(
+  items: readonly T[],
+  windowSize: number,
+  overlap: number,
+  replyTarget?: ReplyTarget,
+): T[][] {
+  return slidingWindowSpans(items.length, windowSize, overlap, replyTarget).map(([start, end]) =>
+    items.slice(start, end),
+  );
+}
+
+/**
+ * The `[start, end)` spans of {@link slidingWindows} over `n` items. With `replyTarget`, a window
+ * starts earlier than `overlap` says (but after the previous window's start) so that it holds the
+ * target of each reply it is the first to show: every reply whose target lies fewer than
+ * `windowSize` items before it shares a window with that target. Without links the spans are the
+ * plain ones.
+ */
+export function slidingWindowSpans(
+  n: number,
+  windowSize: number,
+  overlap: number,
+  replyTarget?: ReplyTarget,
+): [number, number][] {
   if (!isPositiveInteger(windowSize)) {
     throw new RangeError(`windowSize must be a positive integer (got ${windowSize})`);
   }
@@ -15,12 +45,31 @@ export function slidingWindows<T>(items: readonly T[], windowSize: number, overl
       `overlap must be an integer from 0 to windowSize - 1 (${windowSize - 1}) (got ${overlap})`,
     );
   }
-  const windows: T[][] = [];
-  for (let start = 0; start < items.length; ) {
-    const end = Math.min(items.length, start + windowSize);
-    windows.push(items.slice(start, end));
-    if (end === items.length) break;
-    start = end - overlap;
+  const spans: [number, number][] = [];
+  let start = 0;
+  let end = Math.min(n, windowSize);
+  while (n > 0) {
+    spans.push([start, end]);
+    if (end === n) break;
+    let next = end - overlap;
+    if (replyTarget !== undefined) {
+      // The items this window shows first are [end, next + windowSize); pull the start back to
+      // the earliest target among them that a window after `start` can still hold.
+      const shownFirst = Math.min(n, next + windowSize);
+      for (let reply = end; reply < shownFirst; reply++) {
+        const target = replyTarget(reply);
+        if (
+          target !== undefined &&
+          target > start &&
+          target < next &&
+          reply - target < windowSize
+        ) {
+          next = target;
+        }
+      }
+    }
+    start = next;
+    end = Math.min(n, start + windowSize);
   }
-  return windows;
+  return spans;
 }
