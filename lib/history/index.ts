@@ -37,6 +37,7 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export {
   cloneMessage,
+  copyPlatformFields,
   kindOf,
   MESSAGE_KINDS,
   type Message,
@@ -44,6 +45,10 @@ export {
   type Metadata,
   messageText,
   type Part,
+  PLATFORM_FIELDS,
+  type PlatformField,
+  type PlatformFields,
+  platformFieldsOf,
   type Role,
   snapshotBatch,
   textMessage,
