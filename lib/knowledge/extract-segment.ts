@@ -13,7 +13,7 @@ import {
   type WindowOutputs,
   type WindowUsage,
 } from "../extraction/index.js";
-import { kindOf, type Message, messageText } from "../history/index.js";
+import { copyPlatformFields, kindOf, type Message, messageText } from "../history/index.js";
 import type { InlineMessage } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
 import { boundedCandidates, fitResult } from "./result-fit.js";
@@ -127,6 +127,7 @@ export function conversationSegment(
       text: messageText(message),
     };
     if (message.kind !== undefined && message.kind !== "user") inline.kind = message.kind;
+    copyPlatformFields(message, inline);
     return inline;
   });
   const first = messages[0];
