@@ -94,10 +94,20 @@ export function promptVersionOf(
   return `${PROMPT_VERSION}/${route}${settings === "" ? "" : `-${settings}`}`;
 }
 
-/** A chat message as the extractor reads it: a user turn with its author, kind and text. */
+/**
+ * A chat message as the extractor reads it: a user turn with its author, kind, text, id, and
+ * the message it answers: its `replyTo`, else, for a reply in a thread, the thread's root.
+ */
 function messageTurn(message: InlineMessage): ExtractionTurn {
-  const turn: ExtractionTurn = { role: "user", kind: kindOf(message), text: message.text };
+  const turn: ExtractionTurn = {
+    role: "user",
+    kind: kindOf(message),
+    text: message.text,
+    id: message.id,
+  };
   if (message.author !== undefined) turn.author = message.author;
+  const answers = message.replyTo ?? message.thread;
+  if (answers !== undefined && answers !== message.id) turn.replyTo = answers;
   return turn;
 }
 
