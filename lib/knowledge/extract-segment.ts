@@ -67,7 +67,8 @@ export interface SegmentExtractorOptions {
   /**
    * Show system lines (joins, parts, mode and topic changes) to the extractor too (default false:
    * they are stored and segmented, and their messages are in the result, but no extractor reads
-   * them).
+   * them). The deployment's `showSystemMessages` setting (`SHOW_SYSTEM_MESSAGES`). The offline
+   * extractor skips them whatever this says: they name no subject it could weigh.
    */
   showSystemLines?: boolean;
 }
@@ -76,13 +77,15 @@ const DEFAULT_LEASE_MS = 15 * 60_000;
 const DEFAULT_RETENTION_MS = 15 * 86_400_000;
 
 /**
- * The version results are keyed by: the prompts' version and the route and window settings, so
- * that a change to either makes the next delivery re-extract (and say it replaced the result).
+ * The version results are keyed by: the prompts' version, the route and window settings, and
+ * `+system` when system lines are shown (`showSystemLines`), so that a change to any makes the
+ * next delivery re-extract (and say it replaced the result).
  */
 export function promptVersionOf(
   options: Required<
     Pick<AnalyzerOptions, "route" | "windowSize" | "overlap" | "prefixStep" | "maxWindows">
   >,
+  shown: { showSystemLines?: boolean } = {},
 ): string {
   const { route, windowSize, overlap, prefixStep, maxWindows } = options;
   const settings =
@@ -91,7 +94,8 @@ export function promptVersionOf(
       : route === "prefix" || route === "non_prefix"
         ? `${prefixStep}-${maxWindows}`
         : "";
-  return `${PROMPT_VERSION}/${route}${settings === "" ? "" : `-${settings}`}`;
+  const system = shown.showSystemLines ? "+system" : "";
+  return `${PROMPT_VERSION}/${route}${settings === "" ? "" : `-${settings}`}${system}`;
 }
 
 /**
