@@ -16,6 +16,7 @@ export {
   newConversationId,
   validateConversationId,
 } from "./conversation-id.js";
+export { latestChannelName } from "./dynamodb/channel-names.js";
 export { storageProblem } from "./dynamodb/schema.js";
 export {
   type Arrival,
