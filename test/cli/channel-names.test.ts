@@ -63,6 +63,11 @@ describe("a channel given by its name", () => {
     expect(show.code, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout).channel).toBe("C1");
     expect((await cli(["channel", "reset", "random", ...ws])).code).toBe(2);
+    const out = join(dir, "desk.html");
+    const page = await cli(["report", "--channel", "desk", "--out", out, ...ws]);
+    expect(page.code, page.stderr).toBe(0);
+    expect(page.stderr).toContain('report: "desk" is channel C1');
+    expect(page.stderr).toMatch(/: 1 channel\(s\)/);
   }, 120_000);
 
   it("prefers an id to a name, and leaves an unknown one to the command", async () => {
