@@ -1,6 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../lib/history/index.js";
 import { ingest } from "../../lib/ingest/index.js";
+import { parseSegmentBody, segmentBody } from "../../lib/pipeline/contract/index.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
 const where = { channel: "C1", platform: "slack", channelName: "general" };
@@ -59,5 +61,41 @@ describe("ingest: the platform fields", () => {
     expect(result.unchanged).toEqual([0, 2]);
     expect(result.conflicts).toEqual([{ index: 1, fields: ["userId", "replyTo", "thread"] }]);
     expect((await store.read("C1"))[0]).toMatchObject({ userId: "U2", channelName: "general" });
+  });
+
+  it("keeps any well-formed platform fields from input line to segment body (property)", async () => {
+    const text = fc.string({ minLength: 1, maxLength: 20 }).filter((t) => t.isWellFormed());
+    const fields = fc.record(
+      {
+        userId: text,
+        replyTo: text.filter((t) => t !== "m"),
+        thread: text,
+        platform: fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,31}$/),
+        channelName: text,
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fields, async (given) => {
+        const store = new MemoryStore();
+        const result = await ingest(store, [{ id: "m", ts: T, channel: "c", text: "x", ...given }]);
+        expect(result.stored).toEqual([0]);
+        const stored = await store.read("c");
+        const segment = {
+          segmentId: "c:m",
+          channel: "c",
+          messages: [{ id: "m", ts: T }],
+          late: false,
+          belongsAfter: null,
+        };
+        const body = segmentBody(segment, stored, { maxBodyBytes: Infinity, tableName: "t" });
+        expect(parseSegmentBody(body).messages?.[0]).toEqual({
+          id: "m",
+          ts: T,
+          text: "x",
+          ...given,
+        });
+      }),
+    );
   });
 });
