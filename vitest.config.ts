@@ -10,6 +10,7 @@ import { defineConfig } from "vitest/config";
 const EMULATOR_TESTS = [
   "test/bench/capacity.test.ts",
   "test/cli/channel.test.ts",
+  "test/cli/channel-names.test.ts",
   "test/cli/channel-delete.test.ts",
   "test/cli/failures.test.ts",
   "test/cli/import.test.ts",

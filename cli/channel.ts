@@ -4,7 +4,9 @@ import {
   DynamoDbChannelStore,
   hasWork,
 } from "../lib/pipeline/store/index.js";
+import type { Workspace } from "../local/workspace.js";
 import { deleteChannelCommand } from "./channel-delete.js";
+import { channelArgument, messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls } from "./format.js";
@@ -23,7 +25,9 @@ const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--wor
 Operator commands on a pipeline's channels: the local workspace's that run writes (.convoseg in
 the current directory, or --workspace DIR) unless a table is named; with --table (or
 CHANNELS_TABLE) the AWS SDK's usual environment picks the account, region and endpoint
-(AWS_ENDPOINT_URL_DYNAMODB for an emulator).
+(AWS_ENDPOINT_URL_DYNAMODB for an emulator). Where a messages table is known (the workspace's,
+or delete's) the channel may be given by its name (the channelName its messages carry) when no
+other channel has that name; an id always wins, and an ambiguous name exits 2 with the ids.
 
   show    print the channel's pipeline state: due time, read position, writers' holds, open
           tail, watermark, undelivered outbox, state size
@@ -92,14 +96,18 @@ export const channelCommand: Command = command({
     const remove = { dryRun: values["dry-run"] ?? false, yes: values.yes ?? false, ...others };
     return { action: action as "show" | "reset" | "delete", channel, table, workspace, remove };
   },
-  run: async ({ action, channel, table, workspace, remove }, io) => {
+  run: async ({ action, channel: given, table, workspace, remove }, io) => {
     if (action === "delete") {
-      const request = { channel, dryRun: remove.dryRun, yes: remove.yes };
+      const request = { channel: given, dryRun: remove.dryRun, yes: remove.yes };
       if (workspace === undefined) {
+        const client = new DynamoDBClient({});
+        const directory = messagesDirectory(client, remove.messages as string);
+        const channel = await channelArgument("channel", given, directory, io);
+        if (channel === undefined) return EXIT.usage;
         return deleteChannelCommand(
-          request,
+          { ...request, channel },
           {
-            client: new DynamoDBClient({}),
+            client,
             channelsTable: table as string,
             messagesTable: remove.messages as string,
             resultsTable: remove.results as string,
@@ -109,9 +117,11 @@ export const channelCommand: Command = command({
           io,
         );
       }
-      return withWorkspace({ dir: workspace, create: false }, io, (opened) =>
-        deleteChannelCommand(
-          request,
+      return withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
+        const channel = await workspaceChannel(opened, given, io);
+        if (channel === undefined) return EXIT.usage;
+        return deleteChannelCommand(
+          { ...request, channel },
           {
             client: opened.dynamodb(),
             ...opened.tables,
@@ -120,11 +130,12 @@ export const channelCommand: Command = command({
             fix: "run npm start -- run on the workspace first",
           },
           io,
-        ),
-      );
+        );
+      });
     }
     if (workspace === undefined) {
-      return act(action, channel, new DynamoDBClient({}), io.now(), io, {
+      // The channels table alone knows no names: a deployment's channel is given by its id.
+      return act(action, given, new DynamoDBClient({}), io.now(), io, {
         table: table as string,
         role: "the channels table",
         fix: "pass the stack's ChannelsTableName with --table (or set CHANNELS_TABLE)",
@@ -132,6 +143,8 @@ export const channelCommand: Command = command({
     }
     return withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
       await noteUnextracted("channel", opened, io);
+      const channel = await workspaceChannel(opened, given, io);
+      if (channel === undefined) return EXIT.usage;
       // Due on the workspace's simulated clock, where the next run's ticks are.
       return act(action, channel, opened.dynamodb(), opened.clock ?? io.now(), io, {
         table: opened.tables.channelsTable,
@@ -141,6 +154,12 @@ export const channelCommand: Command = command({
     });
   },
 });
+
+/** The workspace's channel `given` names, by id or by name (undefined: an ambiguous name). */
+function workspaceChannel(opened: Workspace, given: string, io: CommandIO) {
+  const directory = messagesDirectory(opened.dynamodb(), opened.tables.messagesTable);
+  return channelArgument("channel", given, directory, io);
+}
 
 /** Shows or resets the channel in the channels table `ref` names. */
 async function act(

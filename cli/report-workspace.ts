@@ -3,7 +3,7 @@
  * ledger), what extraction stored for them (the results table), and every message of its
  * channels (the messages table), so that `report` needs no files after `run`.
  */
-import { DynamoDbStore, messageText } from "../lib/history/index.js";
+import { copyPlatformFields, DynamoDbStore, messageText } from "../lib/history/index.js";
 import { KnowledgeReader, type SegmentResult } from "../lib/knowledge/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
 import type { ReportInput } from "../lib/report/index.js";
@@ -34,6 +34,8 @@ export async function workspaceReportInput(
       };
       if (message.author !== undefined) chat.user = message.author;
       if (message.kind !== undefined && message.kind !== "user") chat.kind = message.kind;
+      // Replies, threads and the channel's display name: what the report marks.
+      copyPlatformFields(message, chat);
       messages.push(chat);
     }
   }

@@ -18,11 +18,13 @@ import {
 } from "../lib/report/index.js";
 import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
 import { openInBrowser } from "./browser.js";
+import { messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import { CommandFailure } from "./failures.js";
 import { escapeControls, formatProblem } from "./format.js";
 import { Progress } from "./progress.js";
 import { type InputProblem, readMessages } from "./read-messages.js";
+import { inputDirectory, keepChannels } from "./report-channels.js";
 import { workspaceReportInput } from "./report-workspace.js";
 import {
   noteUnextracted,
@@ -48,6 +50,8 @@ Options:
   --input FILE       the chat messages that were segmented (the segment command's format); with
                      them the page shows every message and its text, what is still open or in no
                      segment, and the silence before each cut to the message
+  --channel C        only this channel (repeat for more): its id, or its name where one
+                     channel has it (the channelName of its messages: the workspace's, or --input's)
   --out FILE         where to write the page (default report.html)
   --settle D         the settle the segments were made with (default 24h): a cut in a longer
                      silence is a silence cut, any other a size cut
@@ -65,6 +69,7 @@ const REPORT_OPTIONS = {
   segments: { type: "string" },
   candidates: { type: "string" },
   input: { type: "string" },
+  channel: { type: "string", multiple: true },
   out: { type: "string" },
   settle: { type: "string" },
   now: { type: "string" },
@@ -78,6 +83,8 @@ interface ReportOptions {
   segments?: string;
   candidates?: string;
   input?: string;
+  /** Only these channels (ids or names); undefined: every one. */
+  channels?: string[];
   out: string;
   settle: number;
   /** Undefined: the clock, or on a workspace its simulated clock. */
@@ -135,9 +142,11 @@ export const reportCommand: Command = command({
       );
       return EXIT.failed;
     }
+    const kept = await keepChannels(input, options.channels, inputDirectory(input), io);
+    if (kept === undefined) return EXIT.usage;
     try {
       const written = await writeReport(options.out, {
-        ...input,
+        ...kept,
         settle: options.settle,
         now: options.now ?? io.now(),
         generatedAt: io.now(),
@@ -160,7 +169,14 @@ async function reportOfWorkspace(
 ): Promise<number> {
   const written = await withWorkspace({ dir, create: false }, io, async (workspace) => {
     await noteUnextracted("report", workspace, io);
-    const input = await workspaceReportInput(workspace);
+    const directory = messagesDirectory(workspace.dynamodb(), workspace.tables.messagesTable);
+    const input = await keepChannels(
+      await workspaceReportInput(workspace),
+      options.channels,
+      directory,
+      io,
+    );
+    if (input === undefined) return undefined;
     try {
       return await writeReport(options.out, {
         ...input,
@@ -173,6 +189,7 @@ async function reportOfWorkspace(
       throw new CommandFailure((error as Error).message);
     }
   });
+  if (written === undefined) return EXIT.usage;
   io.stderr.write(`${written}\n`);
   if (options.open) io.stderr.write(`${await openReport(options.out)}\n`);
   return EXIT.ok;
@@ -239,6 +256,7 @@ function parseReportArgs({
     segments: values.segments,
     candidates: values.candidates,
     input: values.input,
+    channels: values.channel,
     out: values.out ?? "report.html",
     settle:
       values.settle === undefined ? DEFAULT_SETTLE_MS : parseDuration(values.settle, "--settle"),

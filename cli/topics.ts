@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../lib/history/index.js";
 import { KnowledgeReader, type Topic } from "../lib/knowledge/index.js";
+import { channelArgument, messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls, formatTopics } from "./format.js";
@@ -29,8 +30,10 @@ ${WORKSPACE_HELP}
   --json            one JSON object: {"channel", "topics": [...]} as the typed reader returns
   -h, --help        this help
 
-A channel with nothing stored (unlike one with no topics yet) is said on standard error with
-the stored channel ids near it, and exits 1.`;
+On the workspace the channel may be given by its name (the channelName its messages carry,
+with or without #) where no other channel has that name; an id always wins. A name several
+channels carry is refused with their ids (exit 2). A channel with nothing stored (unlike one
+with no topics yet) is said on standard error with the stored channel ids near it, and exits 1.`;
 
 /** `topics`: a channel's topics from the results table, most supported first. */
 export const topicsCommand: Command = command({
@@ -61,7 +64,8 @@ export const topicsCommand: Command = command({
     const workspace = workspaceDir(values.workspace, table !== undefined);
     return { channel, table, workspace, limit, json: values.json ?? false };
   },
-  run: async ({ channel, table, workspace, limit, json }, io) => {
+  run: async ({ channel: given, table, workspace, limit, json }, io) => {
+    let channel = given;
     const list = (client: DynamoDBClient, ref: TableRef): Promise<Topic[]> =>
       onTable(ref, () =>
         new KnowledgeReader({ client, tableName: ref.table }).topics(channel, { limit }),
@@ -82,6 +86,11 @@ export const topicsCommand: Command = command({
         : await withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
             await noteUnextracted("topics", opened, io);
             const client = opened.dynamodb();
+            // The workspace's messages know the channels' names: `topics general` works too.
+            const directory = messagesDirectory(client, opened.tables.messagesTable);
+            const resolved = await channelArgument("topics", given, directory, io);
+            if (resolved === undefined) return { ambiguous: true };
+            channel = resolved;
             const topics = await list(client, {
               table: opened.tables.resultsTable,
               role: "the workspace's results table",
@@ -98,6 +107,7 @@ export const topicsCommand: Command = command({
             ]);
             return { topics, known };
           });
+    if ("ambiguous" in (found as object)) return EXIT.usage;
     const { topics, known } = found as { topics: Topic[]; known?: Set<string> };
     const stored = known === undefined || known.has(channel);
     if (json) io.stdout.write(`${JSON.stringify({ channel, topics })}\n`);

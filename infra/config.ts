@@ -62,6 +62,8 @@ export interface ExtractConfig {
   breaker: { failures: number; cooldownMs: number };
   /** The changed share of a segment's messages past which it is re-extracted. */
   reextractChangedShare: number;
+  /** Whether the model is shown system messages (joins, topic changes) too. */
+  showSystemMessages: boolean;
   /** USD per million tokens. */
   inputTokenPrice: number;
   outputTokenPrice: number;
@@ -275,6 +277,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     maxAttempts: v.extractMaxAttempts,
     breaker: { failures: v.breakerFailures, cooldownMs: v.breakerCooldown },
     reextractChangedShare: v.reextractChangedShare,
+    showSystemMessages: v.showSystemMessages,
     inputTokenPrice: v.inputTokenPrice,
     outputTokenPrice: v.outputTokenPrice,
   };
@@ -402,6 +405,7 @@ export function extractEnvironment(
     BREAKER_FAILURES: String(extract.breaker.failures),
     BREAKER_COOLDOWN: String(extract.breaker.cooldownMs),
     REEXTRACT_CHANGED_SHARE: String(extract.reextractChangedShare),
+    SHOW_SYSTEM_MESSAGES: String(extract.showSystemMessages),
     ...(extract.channelDailyTokenBudget === null
       ? {}
       : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
@@ -442,6 +446,7 @@ const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
   BREAKER_COOLDOWN: "breakerCooldown",
   RESULT_RETENTION_DAYS: "resultRetentionDays",
   REEXTRACT_CHANGED_SHARE: "reextractChangedShare",
+  SHOW_SYSTEM_MESSAGES: "showSystemMessages",
   OPENAI_BASE_URL: "openaiBaseUrl",
   OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
   OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",

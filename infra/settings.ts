@@ -290,6 +290,14 @@ export interface ConvosegSettings {
    */
   readonly reextractChangedShare?: number;
   /**
+   * Show system messages (joins, parts, topic changes, pins: `kind: system`) to the model too.
+   * Off, they are stored, segmented and in each result's messages, but no prompt shows them.
+   * Turning it on re-extracts segments as they are delivered again (it is part of the results'
+   * prompt version).
+   * @default false
+   */
+  readonly showSystemMessages?: boolean;
+  /**
    * The OpenAI-compatible endpoint, `https://…` (required with `openai`).
    * @default - none
    */
@@ -375,6 +383,7 @@ export interface SettingValues {
   dailySpendShare: number;
   extractFailureRate: number;
   reextractChangedShare: number;
+  showSystemMessages: boolean;
   openaiBaseUrl: string | undefined;
   openaiApiKeySecret: string | undefined;
   openaiApiKeyParameter: string | undefined;
@@ -414,6 +423,7 @@ export type SettingKind =
   | "text"
   | "price"
   | "fraction"
+  | "flag"
   | "roleArns";
 
 /** One row of the table. */
@@ -656,6 +666,21 @@ function fraction<N extends SettingName>(
   };
 }
 
+/** On or off: a boolean in props, `true` or `false` in CDK context. */
+function flag<N extends SettingName>(name: N, fallback: boolean): Setting<N> {
+  return {
+    name,
+    kind: "flag",
+    default: String(fallback),
+    read: (given) => {
+      if (given === undefined) return fallback as SettingValues[N];
+      if (given === true || given === "true") return true as SettingValues[N];
+      if (given === false || given === "false") return false as SettingValues[N];
+      return fail(`must be true or false ${got(given)}`);
+    },
+  };
+}
+
 /** A list of IAM role ARNs: an array in props, comma-separated in CDK context. */
 function roleArns<N extends SettingName>(name: N): Setting<N> {
   return {
@@ -849,6 +874,7 @@ export const SETTINGS: readonly Setting[] = [
     zero: true,
     one: true,
   }),
+  flag("showSystemMessages", (EXTRACT_DEFAULTS.SHOW_SYSTEM_MESSAGES as string) === "true"),
   text("openaiBaseUrl", { pattern: HTTPS_URL, rule: "an https:// URL" }),
   // Where the key is kept, never the key: a value that is neither is not echoed (it may be one).
   text("openaiApiKeySecret", {

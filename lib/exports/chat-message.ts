@@ -1,11 +1,12 @@
-/** An export's message as the segmenter and ingestion take it today. */
+/** An export's message as the segmenter and ingestion take it. */
+import { copyPlatformFields } from "../history/index.js";
 import type { ChatMessage } from "../messages/index.js";
 import type { ExportMessage } from "./types.js";
 
 /**
- * The {@link ChatMessage} of an exported message: id, epoch-ms time, channel, user, text and a
- * non-`user` kind. The other fields (`userId`, `replyTo`, `thread`, `platform`, `channelName`)
- * are not in the chat message model yet (issue 22 §1), so they are left out here.
+ * The {@link ChatMessage} of an exported message: id, epoch-ms time, channel, user, text, a
+ * non-`user` kind, and the platform fields the export knows (`userId`, `replyTo`, `thread`,
+ * `platform`, `channelName`).
  */
 export function toChatMessage(message: ExportMessage): ChatMessage {
   const chat: ChatMessage = {
@@ -16,5 +17,6 @@ export function toChatMessage(message: ExportMessage): ChatMessage {
     text: message.text,
   };
   if (message.kind === "bot" || message.kind === "system") chat.kind = message.kind;
+  copyPlatformFields(message, chat);
   return chat;
 }

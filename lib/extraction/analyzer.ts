@@ -422,9 +422,14 @@ function joinAnalyses(parts: Analysis[]): Analysis {
   return { candidates: parts.flatMap((p) => p.candidates), trimmed };
 }
 
-/** A chat message as the model reads it: its role, and its author apart from its text. */
+/**
+ * A chat message as the model reads it: its role, its author apart from its text, and whom it
+ * answers (by id, which the render turns into a turn number).
+ */
 function transcriptTurn(turn: ExtractionTurn): AuthoredTurn {
   const shown: AuthoredTurn = { role: turn.role, content: turn.text };
   if (turn.author !== undefined) shown.author = turn.author;
+  if (turn.id !== undefined) shown.id = turn.id;
+  if (turn.replyTo !== undefined) shown.replyTo = turn.replyTo;
   return shown;
 }

@@ -19,6 +19,13 @@ export interface ExtractionTurn {
   /** Who wrote it, when the platform says. */
   author?: string;
   text: string;
+  /** The message's platform id, when it has one: what another turn's `replyTo` names. */
+  id?: string;
+  /**
+   * The id of the message this one answers (its `replyTo`, else the root of the thread it is a
+   * reply in); the LLM render shows it as the answered turn's number.
+   */
+  replyTo?: string;
 }
 
 /**

@@ -8,9 +8,15 @@ import type { Turn } from "../windows/index.js";
 
 const LABELS: Record<string, string> = { user: "USER", assistant: "ASSISTANT", tool: "TOOL" };
 
-/** A turn as the analyzer renders it: its author, when the platform says, kept apart from its text. */
+/**
+ * A turn as the analyzer renders it: its author, when the platform says, kept apart from its
+ * text; its message's id, and the id of the message it answers (a reply, or a thread reply's
+ * root), so that the render can say which turn it answers.
+ */
 export interface AuthoredTurn extends Turn {
   author?: string;
+  id?: string;
+  replyTo?: string;
 }
 
 /**
@@ -44,16 +50,32 @@ export function promptString(text: string): string {
 /**
  * The numbered lines `Turn N [USER] "author": "text"` (`Turn N [ROLE]: "text"` for a turn without
  * an author), numbered from 1 over the rendered turns only; the whole window, one line per turn.
+ * A reply says whom it answers by turn number, `Turn 3 [USER] "bo" (reply to Turn 1): "text"`,
+ * or `(reply to an earlier message)` when that message is not a turn rendered before it in this
+ * window (an earlier window's, a hidden system line's). Only the number is structure: the ids
+ * never reach the prompt, so chat text still cannot write a line of its own.
  */
 export function renderTurns(turns: readonly AuthoredTurn[], includeTool: boolean): string {
   const lines: string[] = [];
+  const numbers = new Map<string, number>();
   for (const turn of turns) {
     if (!rendered(turn, includeTool)) continue;
+    const number = lines.length + 1;
     const author = turn.author ? ` ${promptString(turn.author)}` : "";
     const text = promptString(turn.content.trim());
-    lines.push(`Turn ${lines.length + 1} [${LABELS[turn.role]}]${author}: ${text}`);
+    lines.push(
+      `Turn ${number} [${LABELS[turn.role]}]${author}${replyNote(turn, numbers)}: ${text}`,
+    );
+    if (turn.id !== undefined && !numbers.has(turn.id)) numbers.set(turn.id, number);
   }
   return lines.join("\n");
+}
+
+/** What the line of a reply says of the turn it answers; nothing for a turn that answers none. */
+function replyNote(turn: AuthoredTurn, numbers: ReadonlyMap<string, number>): string {
+  if (turn.replyTo === undefined || turn.replyTo === turn.id) return "";
+  const answered = numbers.get(turn.replyTo);
+  return answered === undefined ? " (reply to an earlier message)" : ` (reply to Turn ${answered})`;
 }
 
 /** The window-local indexes of exactly the turns `renderTurns` renders, in order. */

@@ -16,6 +16,7 @@ export {
   newConversationId,
   validateConversationId,
 } from "./conversation-id.js";
+export { latestChannelName } from "./dynamodb/channel-names.js";
 export { storageProblem } from "./dynamodb/schema.js";
 export {
   type Arrival,
@@ -37,6 +38,7 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export {
   cloneMessage,
+  copyPlatformFields,
   kindOf,
   MESSAGE_KINDS,
   type Message,
@@ -44,6 +46,10 @@ export {
   type Metadata,
   messageText,
   type Part,
+  PLATFORM_FIELDS,
+  type PlatformField,
+  type PlatformFields,
+  platformFieldsOf,
   type Role,
   snapshotBatch,
   textMessage,

@@ -39,7 +39,29 @@ export type Part =
   | { type: "tool-result"; callId: string; name: string; result: string; metadata?: Metadata }
   | { type: "media"; mimeType: string; data: Uint8Array; metadata?: Metadata };
 
-export interface Message {
+/**
+ * The optional platform fields of a chat message, each a non-empty string when present: the
+ * author's stable platform id (`userId`; `author` stays the display name), the message it answers
+ * (`replyTo`, same channel), its thread's root (`thread`), the platform's name and the channel's
+ * display name. Stored as given; additive within every v1 schema (readers ignore what they do
+ * not know).
+ */
+export const PLATFORM_FIELDS = ["userId", "replyTo", "thread", "platform", "channelName"] as const;
+export type PlatformField = (typeof PLATFORM_FIELDS)[number];
+export type PlatformFields = { [F in PlatformField]?: string };
+
+/**
+ * The platform fields `from` carries, copied onto `to`; one `from` has not, or has empty (not
+ * known), is left unset.
+ */
+export function copyPlatformFields(from: PlatformFields, to: PlatformFields): void {
+  for (const field of PLATFORM_FIELDS) {
+    const value = from[field];
+    if (value !== undefined && value !== "") to[field] = value;
+  }
+}
+
+export interface Message extends PlatformFields {
   role: Role;
   parts: Part[];
   metadata?: Metadata;
@@ -71,14 +93,27 @@ export function textMessage(
   return { ...fields, role, parts: [{ type: "text", text }] };
 }
 
-/** What is left of a deleted message: its id, timestamp, kind and edit time, no content. */
+/**
+ * What is left of a deleted message: its id, timestamp, kind and edit time, and where it stood
+ * (`replyTo`, `thread`, `platform`, `channelName`), no content and nothing of its author (neither
+ * `author` nor `userId`).
+ */
 export function redacted(message: Message): Message {
   const kept: Message = { role: message.role, parts: [], deleted: true };
+  const { userId: _userId, ...structure } = platformFieldsOf(message);
+  Object.assign(kept, structure);
   if (message.id !== undefined) kept.id = message.id;
   if (message.ts !== undefined) kept.ts = message.ts;
   if (message.kind !== undefined) kept.kind = message.kind;
   if (message.editedAt !== undefined) kept.editedAt = message.editedAt;
   return kept;
+}
+
+/** The platform fields of a message, alone. */
+export function platformFieldsOf(message: PlatformFields): PlatformFields {
+  const fields: PlatformFields = {};
+  copyPlatformFields(message, fields);
+  return fields;
 }
 
 /** The text parts of a message, concatenated. */
@@ -98,7 +133,8 @@ export function cloneMessage(message: Message): Message {
  * least one, each well formed, tool calls only from the assistant, tool results only in tool
  * messages); JSON metadata; and the optional platform fields (`id` a non-empty, well-formed string, `ts`
  * finite epoch milliseconds within the Date range, `author` a string, `kind` one of
- * {@link MESSAGE_KINDS}, `editedAt` epoch milliseconds). A deleted message has no parts, so it
+ * {@link MESSAGE_KINDS}, `editedAt` epoch milliseconds, each of {@link PLATFORM_FIELDS} a
+ * non-empty, well-formed string). A deleted message has no parts, so it
  * is not valid: it is what a store reports, never what anyone writes.
  */
 export function validateMessage(message: unknown): asserts message is Message {
@@ -134,6 +170,14 @@ export function validateMessage(message: unknown): asserts message is Message {
   }
   if (m.kind !== undefined && !MESSAGE_KINDS.includes(m.kind)) {
     throw new InvalidMessageError("kind", `expected one of ${MESSAGE_KINDS.join(", ")}`);
+  }
+  for (const field of PLATFORM_FIELDS) {
+    const value = m[field];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || value === "") {
+      throw new InvalidMessageError(field, "expected a non-empty string");
+    }
+    if (!value.isWellFormed()) throw new InvalidMessageError(field, "expected well-formed UTF-16");
   }
   if (
     m.editedAt !== undefined &&

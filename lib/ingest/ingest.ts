@@ -8,6 +8,7 @@
  * when others are invalid.
  */
 import {
+  copyPlatformFields,
   type Editor,
   type ExistingMessage,
   findCause,
@@ -46,6 +47,16 @@ export interface ChatMessageInput {
   /** `user` (the default), `bot` or `system`; `system: true` says `system` too. */
   kind?: "user" | "bot" | "system";
   system?: boolean | null;
+  /** The author's stable platform id (`user` stays the display name). */
+  userId?: string | number | null;
+  /** The id of the message this one answers, in the same channel. */
+  replyTo?: string | number | null;
+  /** The id of the thread's root, when this message is a thread reply. */
+  thread?: string | number | null;
+  /** A short lower-case platform name (`slack`, `discord`). */
+  platform?: string | null;
+  /** The channel's display name (`channel` is its stable id). */
+  channelName?: string | null;
   /** Absent (or `add`) for a new message; see {@link ChatChangeInput} for the others. */
   op?: "add" | null;
 }
@@ -71,8 +82,12 @@ export interface Rejection {
 /** A message whose id was already stored with other content; the stored version is kept. */
 export interface Conflict {
   index: number;
-  /** The fields that differ from the stored message: `ts`, `text`, `user` and/or `kind`. */
-  fields: ("ts" | "text" | "user" | "kind")[];
+  /**
+   * The fields that differ from the stored message: `ts`, `text`, `user`, `kind`, and of the
+   * platform fields those that say who wrote it and what it answers (`userId`, `replyTo`,
+   * `thread`). A `platform` or `channelName` that differs is no conflict: a channel is renamed.
+   */
+  fields: ("ts" | "text" | "user" | "kind" | "userId" | "replyTo" | "thread")[];
 }
 
 export interface Failure {
@@ -104,16 +119,18 @@ export interface IngestResult {
 export type IngestStore = Writer & Editor;
 
 /**
- * How a chat message is kept in history: a user-role text, with the platform's id, time, author
- * and (for a bot's or system line) kind.
+ * How a chat message is kept in history: a user-role text, with the platform's id, time, author,
+ * (for a bot's or system line) kind, and the platform fields it carries.
  */
 export function historyMessage(message: ChatMessage): Message {
-  return textMessage("user", message.text ?? "", {
+  const stored = textMessage("user", message.text ?? "", {
     id: message.id,
     ts: message.ts,
     ...(message.user ? { author: message.user } : {}),
     ...(message.kind === undefined ? {} : { kind: message.kind }),
   });
+  copyPlatformFields(message, stored);
+  return stored;
 }
 
 /**
@@ -317,7 +334,8 @@ function largest(chat: ChatMessage): "text" | "user" {
 
 /**
  * The fields in which a message differs from the stored one of the same id. The text of an
- * edited message differs from its first version by design: only `ts`, `user` and `kind` count.
+ * edited message differs from its first version by design: only `ts`, `user`, `kind`, `userId`,
+ * `replyTo` and `thread` count.
  */
 function differences(sent: Message, stored: Message): Conflict["fields"] {
   const fields: Conflict["fields"] = [];
@@ -327,6 +345,9 @@ function differences(sent: Message, stored: Message): Conflict["fields"] {
   }
   if ((sent.author ?? null) !== (stored.author ?? null)) fields.push("user");
   if (kindOf(sent) !== kindOf(stored)) fields.push("kind");
+  for (const field of ["userId", "replyTo", "thread"] as const) {
+    if ((sent[field] ?? null) !== (stored[field] ?? null)) fields.push(field);
+  }
   return fields;
 }
 

@@ -66,6 +66,11 @@ export interface ExtractFunctionConfig {
   deadLetterQueueUrl?: string;
   /** The changed share of a segment's messages past which it is re-extracted (0 to 1). */
   reextractChangedShare: number;
+  /**
+   * Show system messages (`kind: system`: joins, parts, topic changes) to the extractor too
+   * (`SHOW_SYSTEM_MESSAGES`; default false: stored and segmented, never shown).
+   */
+  showSystemMessages?: boolean;
 }
 
 /**
@@ -98,6 +103,8 @@ export const EXTRACT_DEFAULTS = {
   BREAKER_COOLDOWN: "5m",
   // A segment a quarter of whose messages changed says something else: extract it again.
   REEXTRACT_CHANGED_SHARE: "0.25",
+  // Joins, parts and topic changes say little of what a conversation is about, and cost tokens.
+  SHOW_SYSTEM_MESSAGES: "false",
 } as const;
 
 /** The analysis defaults as the function reads them from {@link EXTRACT_DEFAULTS}. */
@@ -231,6 +238,7 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     dailyTokenBudget: integer("DAILY_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),
     maxAttempts: integer("MAX_ATTEMPTS", 1, MAX_ATTEMPTS),
     reextractChangedShare: share("REEXTRACT_CHANGED_SHARE"),
+    showSystemMessages: oneOf("SHOW_SYSTEM_MESSAGES", ["true", "false"] as const) === "true",
   };
   if (env.CHANNEL_TOKEN_BUDGET) {
     config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);

@@ -13,7 +13,7 @@ import {
   type WindowOutputs,
   type WindowUsage,
 } from "../extraction/index.js";
-import { kindOf, type Message, messageText } from "../history/index.js";
+import { copyPlatformFields, kindOf, type Message, messageText } from "../history/index.js";
 import type { InlineMessage } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
 import { boundedCandidates, fitResult } from "./result-fit.js";
@@ -67,7 +67,8 @@ export interface SegmentExtractorOptions {
   /**
    * Show system lines (joins, parts, mode and topic changes) to the extractor too (default false:
    * they are stored and segmented, and their messages are in the result, but no extractor reads
-   * them).
+   * them). The deployment's `showSystemMessages` setting (`SHOW_SYSTEM_MESSAGES`). The offline
+   * extractor skips them whatever this says: they name no subject it could weigh.
    */
   showSystemLines?: boolean;
 }
@@ -76,13 +77,15 @@ const DEFAULT_LEASE_MS = 15 * 60_000;
 const DEFAULT_RETENTION_MS = 15 * 86_400_000;
 
 /**
- * The version results are keyed by: the prompts' version and the route and window settings, so
- * that a change to either makes the next delivery re-extract (and say it replaced the result).
+ * The version results are keyed by: the prompts' version, the route and window settings, and
+ * `+system` when system lines are shown (`showSystemLines`), so that a change to any makes the
+ * next delivery re-extract (and say it replaced the result).
  */
 export function promptVersionOf(
   options: Required<
     Pick<AnalyzerOptions, "route" | "windowSize" | "overlap" | "prefixStep" | "maxWindows">
   >,
+  shown: { showSystemLines?: boolean } = {},
 ): string {
   const { route, windowSize, overlap, prefixStep, maxWindows } = options;
   const settings =
@@ -91,13 +94,24 @@ export function promptVersionOf(
       : route === "prefix" || route === "non_prefix"
         ? `${prefixStep}-${maxWindows}`
         : "";
-  return `${PROMPT_VERSION}/${route}${settings === "" ? "" : `-${settings}`}`;
+  const system = shown.showSystemLines ? "+system" : "";
+  return `${PROMPT_VERSION}/${route}${settings === "" ? "" : `-${settings}`}${system}`;
 }
 
-/** A chat message as the extractor reads it: a user turn with its author, kind and text. */
+/**
+ * A chat message as the extractor reads it: a user turn with its author, kind, text, id, and
+ * the message it answers: its `replyTo`, else, for a reply in a thread, the thread's root.
+ */
 function messageTurn(message: InlineMessage): ExtractionTurn {
-  const turn: ExtractionTurn = { role: "user", kind: kindOf(message), text: message.text };
+  const turn: ExtractionTurn = {
+    role: "user",
+    kind: kindOf(message),
+    text: message.text,
+    id: message.id,
+  };
   if (message.author !== undefined) turn.author = message.author;
+  const answers = message.replyTo ?? message.thread;
+  if (answers !== undefined && answers !== message.id) turn.replyTo = answers;
   return turn;
 }
 
@@ -127,6 +141,7 @@ export function conversationSegment(
       text: messageText(message),
     };
     if (message.kind !== undefined && message.kind !== "user") inline.kind = message.kind;
+    copyPlatformFields(message, inline);
     return inline;
   });
   const first = messages[0];

@@ -151,7 +151,9 @@ function createExtractor(
               analyzerOptions,
             ),
     model: config.extractor === "offline" ? KEYPHRASE_EXTRACTOR_NAME : config.modelId,
-    promptVersion: promptVersionOf(config.analyzer),
+    promptVersion: promptVersionOf(config.analyzer, {
+      showSystemLines: config.showSystemMessages,
+    }),
   };
 }
 
@@ -197,6 +199,7 @@ export function extractDependencies(
       resultRetentionMs: config.resultRetentionMs,
       now: env.now,
       owner: env.leaseOwner,
+      showSystemLines: config.showSystemMessages ?? false,
     }),
     messages,
     messagesTable: config.messagesTable,

@@ -21,7 +21,20 @@ export interface ChatMessage {
   text?: string | null;
   /** `bot` or `system` when the line says so; absent for a person's message (`user`). */
   kind?: Exclude<MessageKind, "user">;
+  /** The author's stable platform id; `user` stays the display name when one is known. */
+  userId?: string;
+  /** The id of the message this one answers, in the same channel. */
+  replyTo?: string;
+  /** The id of the thread's root, when this message is a reply in a thread (on its parent channel). */
+  thread?: string;
+  /** The platform the message comes from, a short lower-case name (`slack`, `discord`, `irc`). */
+  platform?: string;
+  /** The channel's display name; `channel` stays the platform's stable id. */
+  channelName?: string;
 }
+
+/** A platform name: short, lower case, so that one platform is never spelt two ways. */
+const PLATFORM_NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 
 /**
  * Validates one decoded JSON value as a chat message: `id` (non-empty, well-formed string, or a
@@ -31,7 +44,11 @@ export interface ChatMessage {
  * null, well-formed: a lone surrogate cannot be stored as UTF-8), optional `kind` (`user`, `bot` or
  * `system`) or `system: true` (what the IRC logs carry for joins, parts and mode changes; `kind`
  * absent, null or `user` with `system` absent, null or false is a person's message, and `kind`
- * then stays unset). Other fields are ignored.
+ * then stays unset); and the optional platform fields, each absent or null for "not known":
+ * `userId` (a non-empty, well-formed string, or an integer), `replyTo` and `thread` (message ids
+ * of the same channel, as `id`; a message answers another, never itself), `platform` (a short
+ * lower-case name: `slack`, `discord`, `irc`) and `channelName` (a non-empty, well-formed string).
+ * Other fields are ignored, so that a line of a later format still reads.
  *
  * @throws InvalidMessageError naming the first field at fault.
  */
@@ -54,7 +71,36 @@ export function parseChatMessage(
   if (text !== undefined) message.text = text;
   const kind = parseKind(record.kind, record.system);
   if (kind !== "user") message.kind = kind;
+  parsePlatformFields(record, message);
   return message;
+}
+
+/** Sets the platform fields `record` carries on `message`; absent and null leave them unset. */
+function parsePlatformFields(record: Record<string, unknown>, message: ChatMessage): void {
+  const known = (field: string) => record[field] !== undefined && record[field] !== null;
+  if (known("userId")) message.userId = parseId(record.userId, "userId");
+  for (const field of ["replyTo", "thread"] as const) {
+    if (!known(field)) continue;
+    message[field] = parseId(record[field], field);
+  }
+  if (message.replyTo === message.id) {
+    throw new InvalidMessageError("replyTo", "a message cannot answer itself (leave replyTo out)");
+  }
+  if (known("platform")) {
+    const platform = record.platform;
+    if (typeof platform !== "string" || !PLATFORM_NAME.test(platform)) {
+      throw new InvalidMessageError(
+        "platform",
+        `expected a short lower-case name such as slack or discord (got ${kindOf(platform)})`,
+      );
+    }
+    message.platform = platform;
+  }
+  if (known("channelName")) {
+    const name = optionalText(record, "channelName");
+    if (name === "") throw new InvalidMessageError("channelName", "expected a non-empty string");
+    message.channelName = name as string;
+  }
 }
 
 /** An edit of a stored message: its new text, and when the platform made the edit. */
@@ -134,16 +180,17 @@ function parseKind(kind: unknown, system: unknown): MessageKind {
   return kind as MessageKind;
 }
 
-function parseId(value: unknown): string {
+/** A message id (or a user id) in `field`: a non-empty, well-formed string, or a safe integer. */
+function parseId(value: unknown, field = "id"): string {
   if (typeof value === "string" && value.length > 0) {
     const problem = messageIdProblem(value);
     if (problem !== undefined)
-      throw new InvalidMessageError("id", `${problem} (got ${kindOf(value)})`);
+      throw new InvalidMessageError(field, `${problem} (got ${kindOf(value)})`);
     return value;
   }
   if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
   throw new InvalidMessageError(
-    "id",
+    field,
     `expected a non-empty string or an integer (got ${kindOf(value)})`,
   );
 }

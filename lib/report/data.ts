@@ -83,6 +83,13 @@ export interface MessageColumns {
   users: string[];
   /** Index of the message's segment in the channel's `segments`, or {@link OPEN} or {@link DROPPED}. */
   segment: number[];
+  /**
+   * The channel position of the message each answers (its `replyTo`, else its thread's root), -1
+   * for none or one not in the input; absent when no message of the channel answers one.
+   */
+  replyTo?: number[];
+  /** Each message's kind, 0 a person's, 1 a bot's, 2 a system line; absent when all are people's. */
+  kind?: number[];
 }
 
 export interface ChannelCounts {
@@ -118,7 +125,10 @@ export interface ChannelTopic {
 }
 
 export interface ChannelData {
+  /** The channel's id. */
   name: string;
+  /** Its display name (`channelName`) as its latest message that has one says; absent: none. */
+  displayName?: string;
   counts: ChannelCounts;
   /** What its conversations were about: most supported first (then best confidence, latest). */
   topics: ChannelTopic[];

@@ -138,8 +138,10 @@ function buildChannel(
       ? [first, last]
       : [segments[s].first, segments[s].last];
   });
+  const displayName = messages?.findLast((m) => m.channelName !== undefined)?.channelName;
   const channel: ChannelData = {
     name,
+    ...(displayName === undefined || displayName === name ? {} : { displayName }),
     counts: {
       messages: messages ? messages.length : segments.reduce((sum, s) => sum + s.count, 0),
       segments: segments.length,
@@ -259,7 +261,30 @@ function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): Message
     }
     columns.user.push(index);
   }
+  addReplies(messages, columns);
+  const kinds = messages.map((m) => KIND_CODES[m.kind ?? "user"]);
+  if (kinds.some((k) => k !== 0)) columns.kind = kinds;
   return columns;
+}
+
+/** {@link MessageColumns.kind}'s codes. */
+const KIND_CODES = { user: 0, bot: 1, system: 2 } as const;
+
+/** Each message's answered message as a channel position, when any message answers one. */
+function addReplies(messages: ChatMessage[], columns: MessageColumns): void {
+  const answers = (m: ChatMessage) => {
+    const id = m.replyTo ?? m.thread;
+    return id === m.id ? undefined : id;
+  };
+  if (!messages.some((m) => answers(m) !== undefined)) return;
+  const position = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (!position.has(m.id)) position.set(m.id, i);
+  });
+  columns.replyTo = messages.map((m) => {
+    const id = answers(m);
+    return id === undefined ? -1 : (position.get(id) ?? -1);
+  });
 }
 
 /** The segment's extraction, each evidence range as indexes into `messageIds` (segment order). */

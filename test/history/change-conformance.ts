@@ -60,6 +60,34 @@ export function describeChangeConformance(name: string, subject: () => Promise<E
       expect(`${messageText(stored)} ${stored.editedAt}`).toBe("v2 3000");
     });
 
+    it("deletes a message's userId with its author, and keeps where it stood", async () => {
+      const store = await subject();
+      const c = conversation("delete-platform");
+      const where = { replyTo: "m0", thread: "m0", platform: "discord", channelName: "help" };
+      await store.write(c, [{ ...chat("m1", "secret"), userId: "4242", ...where }]);
+      await store.change(c, { kind: "delete", id: "m1" });
+      const [gone] = await store.getMessages(c, ["m1"]);
+      expect(gone).toEqual({
+        role: "user",
+        parts: [],
+        id: "m1",
+        ts: 1000,
+        deleted: true,
+        ...where,
+      });
+    });
+
+    it("keeps the platform fields through an edit", async () => {
+      const store = await subject();
+      const c = conversation("edit-platform");
+      const fields = { userId: "U1", replyTo: "m0", platform: "slack", channelName: "dev" };
+      await store.write(c, [{ ...chat("m1", "first"), ...fields }]);
+      await store.change(c, { kind: "edit", id: "m1", text: "second", editedAt: 5000 });
+      const [edited] = await store.getMessages(c, ["m1"]);
+      expect(edited).toMatchObject({ ...fields, editedAt: 5000 });
+      expect(messageText(edited)).toBe("second");
+    });
+
     it("deletes a message: id, ts and kind kept, text, author and metadata gone", async () => {
       const store = await subject();
       const c = conversation("delete");

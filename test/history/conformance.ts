@@ -168,6 +168,47 @@ export function describeStoreConformance(
       expect(read[2]).not.toHaveProperty("kind");
     });
 
+    it("keeps the platform fields (userId, replyTo, thread, platform, channelName)", async () => {
+      const { store } = await subject();
+      const id = conversation("platform");
+      const where = { platform: "slack", channelName: "général" };
+      const messages = [
+        textMessage("user", "how do I pin?", { id: "t1", ts: 1, author: "ana", ...where }),
+        textMessage("user", "like this", {
+          id: "t2",
+          ts: 2,
+          author: "bo",
+          userId: "U02",
+          replyTo: "t1",
+          thread: "t1",
+          ...where,
+        }),
+        textMessage("user", "no fields", { id: "t3", ts: 3 }),
+      ];
+      await store.write?.(id, messages);
+      const read = (await store.read?.(id)) ?? [];
+      expect(read).toEqual(messages);
+      for (const field of ["userId", "replyTo", "thread", "platform", "channelName"]) {
+        expect(read[2]).not.toHaveProperty(field);
+      }
+    });
+
+    it("refuses an empty or non-string platform field before any I/O, naming it", async () => {
+      for (const [field, value] of [
+        ["userId", ""],
+        ["replyTo", 7],
+        ["thread", "\ud800"],
+        ["channelName", null],
+      ] as const) {
+        const error = await beforeIO((s) =>
+          s.write(conversation("w"), [
+            { ...textMessage("user", "x"), [field]: value } as unknown as Message,
+          ]),
+        );
+        expect(findCause(error, InvalidMessageError)?.field).toBe(`messages[0].${field}`);
+      }
+    });
+
     it("refuses a kind that is not user, bot or system before any I/O", async () => {
       const error = await beforeIO((s) =>
         s.write(conversation("w"), [

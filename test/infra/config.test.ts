@@ -90,6 +90,7 @@ describe("resolveConfig", () => {
         maxAttempts: 16,
         breaker: { failures: 5, cooldownMs: 300_000 },
         reextractChangedShare: 0.25,
+        showSystemMessages: false,
         // Amazon Nova Lite's on-demand prices.
         inputTokenPrice: 0.06,
         outputTokenPrice: 0.24,
@@ -162,6 +163,7 @@ describe("resolveConfig", () => {
         dailySpendShare: "0.9",
         extractFailureRate: "0.25",
         reextractChangedShare: "0.5",
+        showSystemMessages: "true",
         openaiBaseUrl: "https://llm.example.com/v1",
         openaiApiKeyParameter: "/convoseg/openai-api-key",
         inputTokenPrice: "0.15",
@@ -211,6 +213,7 @@ describe("resolveConfig", () => {
         maxAttempts: 20,
         breaker: { failures: 3, cooldownMs: 600_000 },
         reextractChangedShare: 0.5,
+        showSystemMessages: true,
         openaiBaseUrl: "https://llm.example.com/v1",
         apiKey: { kind: "parameter", name: "/convoseg/openai-api-key" },
         // 200 messages: 6 prefix windows (maxWindows), the first alone, then 5 at once: 2 rounds
@@ -302,6 +305,7 @@ describe("resolveConfig", () => {
         "prefixStep",
         "reextractChangedShare",
         "previousDueShards",
+        "showSystemMessages",
         "queueType",
         "resultsTableName",
         "route",
@@ -486,6 +490,7 @@ describe("resolveConfig", () => {
     ],
     [{ reextractChangedShare: "-0.1" }, "reextractChangedShare", /a share from 0 and at most 1/],
     [{ reextractChangedShare: "half" }, "reextractChangedShare", /a share from 0/],
+    [{ showSystemMessages: "yes" }, "showSystemMessages", /must be true or false \(got "yes"\)/],
   ])("rejects context %j, naming %s", (context, setting, problem) => {
     const attempt = () => resolve({}, context);
     expect(attempt).toThrow(ConfigError);
@@ -649,6 +654,15 @@ describe("extractEnvironment", () => {
     },
   );
 
+  it("carries showSystemMessages to SHOW_SYSTEM_MESSAGES, and refuses any other value at cold start", () => {
+    const environment = extractEnvironment(resolve({}, { showSystemMessages: "true" }), resources);
+    expect(environment.SHOW_SYSTEM_MESSAGES).toBe("true");
+    expect(readExtractConfig(environment).showSystemMessages).toBe(true);
+    expect(() => readExtractConfig({ ...environment, SHOW_SYSTEM_MESSAGES: "1" })).toThrow(
+      /SHOW_SYSTEM_MESSAGES must be one of true, false \(got "1"\)/,
+    );
+  });
+
   it.each(["MESSAGES_TABLE", "RESULTS_TABLE"])(
     "refuses a blank %s at cold start, naming it",
     (name) => {
@@ -697,6 +711,7 @@ describe("extractEnvironment", () => {
       maxAttempts: 16,
       breaker: { failures: 5, cooldownMs: 300_000 },
       reextractChangedShare: 0.25,
+      showSystemMessages: false,
     });
   });
 

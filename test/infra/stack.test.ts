@@ -471,6 +471,7 @@ describe("IAM", () => {
               "key",
               "parts",
               "author",
+              "userId",
               "metadata",
               "editedAt",
               "deleted",

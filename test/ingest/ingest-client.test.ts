@@ -40,6 +40,35 @@ describe("IngestClient", () => {
     ]);
   });
 
+  it("stores the platform fields in the table, and a re-import of the same lines is unchanged", async () => {
+    const client = testDynamoDbClient();
+    const tableName = `ingest-platform-${Date.now().toString(36)}`;
+    const channelsTable = `${tableName}-channels`;
+    await createMessagesTable(client, tableName);
+    await createChannelsTable(client, channelsTable);
+    const ingestion = new IngestClient({ messagesTable: tableName, channelsTable, client });
+    const where = { channel: "C024BE91L", platform: "slack", channelName: "general" };
+    const batch = [
+      { id: "1.1", ts: 1741000000000, user: "ana", userId: "U1", text: "how?", ...where },
+      {
+        id: "1.2",
+        ts: 1741000000001,
+        user: "bo",
+        userId: "U2",
+        text: "so",
+        ...where,
+        replyTo: "1.1",
+        thread: "1.1",
+      },
+    ];
+    expect((await ingestion.ingest(batch)).stored).toEqual([0, 1]);
+    expect(await ingestion.ingest(batch)).toMatchObject({ unchanged: [0, 1], conflicts: [] });
+    const store = new DynamoDbStore({ client, tableName });
+    const [reply] = await store.getMessages("C024BE91L", ["1.2"]);
+    expect(reply).toMatchObject({ userId: "U2", replyTo: "1.1", thread: "1.1", platform: "slack" });
+    expect(reply.channelName).toBe("general");
+  });
+
   it("edits and deletes through the table, telling its listener of the applied changes", async () => {
     const client = testDynamoDbClient();
     const tableName = `ingest-changes-${Date.now().toString(36)}`;

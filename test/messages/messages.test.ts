@@ -26,7 +26,7 @@ describe("parseChatMessage", () => {
   });
 
   it("defaults the channel and ignores unknown fields", () => {
-    expect(parseChatMessage({ id: "a", ts: 5, system: false, replyTo: [] })).toEqual({
+    expect(parseChatMessage({ id: "a", ts: 5, system: false, reactions: [] })).toEqual({
       id: "a",
       ts: 5,
       channel: DEFAULT_CHANNEL,

@@ -13,6 +13,7 @@ import {
 import { ingest } from "../../lib/ingest/index.js";
 import { TARGET_STATE_BYTES } from "../../lib/pipeline/channel-plan.js";
 import { processChannel } from "../../lib/pipeline/channel-step.js";
+import { parseSegmentBody } from "../../lib/pipeline/contract/index.js";
 import {
   type PlannedSegment,
   runTick,
@@ -137,6 +138,38 @@ describe("tick on the in-memory stores", () => {
     await settleAll(h);
     expect(ids(h.sent)).toEqual(chat("c", 12).map((m) => m.id));
     expect(await h.channels.earliestDue()).toBeNull();
+  });
+
+  it("delivers the platform fields of ingested messages in the segment body (read by id at delivery)", async () => {
+    const h = harness();
+    const where = { channel: "C1", platform: "slack", channelName: "general" };
+    await h.ingest([
+      { id: "1", ts: T0, user: "ana", userId: "U1", text: "how?", ...where },
+      { id: "2", ts: T0 + MINUTE, user: "bo", text: "so", replyTo: "1", thread: "1", ...where },
+    ]);
+    await settleAll(h);
+    const body = parseSegmentBody(h.sent[0].body);
+    expect(body.messages).toEqual([
+      {
+        id: "1",
+        ts: T0,
+        author: "ana",
+        text: "how?",
+        userId: "U1",
+        platform: "slack",
+        channelName: "general",
+      },
+      {
+        id: "2",
+        ts: T0 + MINUTE,
+        author: "bo",
+        text: "so",
+        replyTo: "1",
+        thread: "1",
+        platform: "slack",
+        channelName: "general",
+      },
+    ]);
   });
 
   it("leaves a leased outbox alone, then takes it over with the same segments and state", async () => {

@@ -255,3 +255,57 @@ describe("the report in Chromium", () => {
     expect(errors).toEqual([]);
   }, 120_000);
 });
+
+describe("the report in Chromium: platform fields", () => {
+  it("names a channel by its display name, marks replies with whom they answer and greys system lines", async () => {
+    const T = Date.UTC(2025, 2, 3, 8);
+    const where = { channel: "C024BE91L", platform: "slack", channelName: "general" };
+    const messages = [
+      { id: "1", ts: T, user: null, text: "ana has joined", kind: "system", ...where },
+      { id: "2", ts: T + 60_000, user: "ana", text: "how do I pin?", ...where },
+      { id: "3", ts: T + 120_000, user: "bo", text: "right-click it", replyTo: "2", ...where },
+    ];
+    const segments = [
+      {
+        segmentId: "s1",
+        channel: "C024BE91L",
+        late: false,
+        belongsAfter: null,
+        count: 3,
+        first: { id: "1", ts: T },
+        last: { id: "3", ts: T + 120_000 },
+        messageIds: ["1", "2", "3"],
+      },
+    ];
+    const out = join(dir, "platform.html");
+    const report = await runCommand(
+      reportCommand,
+      [
+        "--segments",
+        writeJsonLines(join(dir, "platform-segments.jsonl"), segments),
+        "--input",
+        writeJsonLines(join(dir, "platform-messages.jsonl"), messages),
+        "--now",
+        String(T + 86_400_000 * 3),
+        "--out",
+        out,
+      ],
+      T,
+    );
+    expect(report.code).toBe(0);
+    const { page, errors } = await openReport(browser, out);
+    await showChannel(page, "general");
+    expect(await page.locator("h2", { has: page.locator(".channel-name") }).textContent()).toBe(
+      "Channel general C024BE91L",
+    );
+    await selectSegment(page, 0);
+    await expect
+      .poll(() => texts(page, ".details .message .text"))
+      .toEqual(["ana has joined", "how do I pin?", "↪ ana right-click it"]);
+    expect(await page.locator(".details .message.system").count()).toBe(1);
+    expect(await page.locator(".details .message .reply").getAttribute("title")).toBe(
+      "reply to ana, 2025-03-03 08:01:00 UTC",
+    );
+    expect(errors).toEqual([]);
+  });
+});

@@ -101,7 +101,7 @@ export async function settleChange(
 /**
  * The conditional update of a change; resolves with the item as it was. An edit needs a stored,
  * undeleted message whose `editedAt` is older; a deletion, a stored undeleted one. A deletion
- * removes the text (`parts`), `author` and `metadata`.
+ * removes the text (`parts`), `author`, `userId` and `metadata`.
  */
 async function update(
   access: TableAccess,
@@ -122,10 +122,15 @@ async function update(
     sets.push("#parts = :parts", "#e = :e");
     condition += " AND (attribute_not_exists(#e) OR #e < :e)";
   } else {
-    Object.assign(names, { "#parts": "parts", "#author": "author", "#meta": "metadata" });
+    Object.assign(names, {
+      "#parts": "parts",
+      "#author": "author",
+      "#uid": "userId",
+      "#meta": "metadata",
+    });
     values[":true"] = true;
     sets.push("#d = :true");
-    removes.push("#parts", "#author", "#meta");
+    removes.push("#parts", "#author", "#uid", "#meta");
   }
   if (options?.track) {
     values[":mark"] = changeMark(change);

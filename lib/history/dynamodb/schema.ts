@@ -14,11 +14,11 @@
  *   twice, which halves the largest storable message and doubles the cost of writing one.
  * - Edits and deletions (`./changes.ts`) add `editedAt` (N), `deleted` (BOOL, true) and `pending`
  *   (S, a tracked change awaiting its follow-up); a deleted item has no `parts`, `author` or
- *   `metadata`. A tombstone (a deletion of an id never stored) is `m#<id>` with `id` and
+ *   `metadata` (nor `userId`). A tombstone (a deletion of an id never stored) is `m#<id>` with `id` and
  *   `deleted` only: no position, so it is in no index.
  */
 import { itemSize, MAX_ITEM_BYTES } from "../../dynamodb/index.js";
-import type { Message, Part } from "../message.js";
+import { copyPlatformFields, type Message, type Part, type PlatformFields } from "../message.js";
 
 export const SCHEMA_VERSION = 1;
 export const PARTITION_KEY = "conversation";
@@ -54,7 +54,12 @@ export const MAX_CONVERSATION_ID_BYTES = MAX_SORT_KEY_BYTES;
 /** The longest platform id: the sort key `m#<id>` must fit DynamoDB's limit. */
 export const MAX_MESSAGE_ID_BYTES = MAX_SORT_KEY_BYTES - 2;
 
-export interface MessageItem {
+/**
+ * A message item: the keys, `position`, `v` and the message. The platform fields (`userId`,
+ * `replyTo`, `thread`, `platform`, `channelName`; strings) were added within version 1: an item
+ * without them is a message that has none, and readers ignore attributes they do not know.
+ */
+export interface MessageItem extends PlatformFields {
   conversation: string;
   key: string;
   position: string;
@@ -81,6 +86,7 @@ export const CHANGE_ATTRIBUTES = [
   SORT_KEY,
   "parts",
   "author",
+  "userId",
   "metadata",
   EDITED_AT,
   DELETED,
@@ -110,6 +116,7 @@ export function messageItem(
   if (message.ts !== undefined) item.ts = message.ts;
   if (message.author !== undefined) item.author = message.author;
   if (message.kind !== undefined) item.kind = message.kind;
+  copyPlatformFields(message, item);
   if (expiresAt !== undefined) item.expiresAt = expiresAt;
   return item;
 }
@@ -129,6 +136,7 @@ export function itemMessage(item: Record<string, unknown>): Message {
   if (stored.ts !== undefined) message.ts = stored.ts;
   if (stored.author !== undefined) message.author = stored.author;
   if (stored.kind !== undefined) message.kind = stored.kind;
+  copyPlatformFields(stored, message);
   if (stored.editedAt !== undefined) message.editedAt = stored.editedAt;
   if (stored.deleted === true) message.deleted = true;
   return message;

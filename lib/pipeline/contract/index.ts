@@ -5,6 +5,7 @@
  */
 export type { CandidatesLine } from "./candidates-line.js";
 export { fifoId } from "./fifo-id.js";
+export { parseSegmentBody } from "./segment-body-parse.js";
 export {
   DEFAULT_MAX_BODY_BYTES,
   encodeBody,
@@ -12,7 +13,6 @@ export {
   InvalidSegmentMessageError,
   isSqsBody,
   MissingSegmentMessagesError,
-  parseSegmentBody,
   readSegmentMessages,
   type SegmentMessageSource,
   type SegmentMessageV1,

@@ -46,7 +46,13 @@ export class ChannelView {
     const showAll = el("button", { type: "button" }, "whole channel");
     const panel = el("aside", { class: "details", "aria-live": "polite" });
     container.replaceChildren(
-      el("h2", {}, "Channel ", el("span", { class: "channel-name" }, channel.name)),
+      el(
+        "h2",
+        {},
+        "Channel ",
+        el("span", { class: "channel-name" }, channel.displayName ?? channel.name),
+        channel.displayName === undefined ? "" : el("span", { class: "muted" }, ` ${channel.name}`),
+      ),
       el(
         "p",
         { class: "muted" },

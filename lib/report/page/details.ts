@@ -252,13 +252,25 @@ class MessageList {
     const p = positions[i];
     const ts = times[p];
     const user = columns.user[p];
+    if (columns.kind?.[p] === 2) row.classList.add("system");
     append(
       row,
       chips,
       el("time", { title: `${time(ts)} UTC, id ${columns.id[p]}` }, clock(ts)),
       el("span", { class: "author" }, user < 0 ? "—" : columns.users[user]),
-      el("span", { class: "text" }, this.view.text(p) ?? "…"),
+      el("span", { class: "text" }, this.replyMark(p, times), this.view.text(p) ?? "…"),
     );
     return row;
+  }
+
+  /** What message `p` answers, `↪ author` with its time, or nothing when it answers none. */
+  private replyMark(p: number, times: Float64Array): HTMLElement | undefined {
+    const columns = this.view.channel.messages;
+    const answered = columns?.replyTo?.[p] ?? -1;
+    if (columns === null || answered < 0) return undefined;
+    const user = columns.user[answered];
+    const who = user < 0 ? "a message" : columns.users[user];
+    const when = times[answered];
+    return el("span", { class: "reply", title: `reply to ${who}, ${time(when)} UTC` }, `↪ ${who} `);
   }
 }

@@ -138,7 +138,7 @@ export function renderChannelList(
     28,
     data.channels.length,
     (i) => {
-      const { name, counts, messages } = data.channels[i];
+      const { name, displayName, counts, messages } = data.channels[i];
       // Without the input messages nothing is known to be open or in no segment.
       const known = (n: number) => (messages === null ? "—" : count(n));
       const row = el(
@@ -149,7 +149,7 @@ export function renderChannelList(
           tabindex: 0,
           "data-channel": i,
         },
-        el("span", { class: "name" }, name),
+        el("span", { class: "name", title: name }, displayName ?? name),
         ...[
           count(counts.messages),
           count(counts.segments),

@@ -118,7 +118,7 @@ function card(index: number, channel: ChannelData, pick: PickTopic): HTMLElement
   return el(
     "article",
     { class: "topic-card", "data-channel": index },
-    el("h3", { class: "card-channel" }, channel.name),
+    el("h3", { class: "card-channel", title: channel.name }, channel.displayName ?? channel.name),
     el(
       "p",
       { class: "muted" },

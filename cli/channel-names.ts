@@ -1,0 +1,84 @@
+/**
+ * A channel given by its display name where a command expects its id: `topics general` for the
+ * Slack channel `C024BE91L`. The name is what the channel's messages carry (`channelName`,
+ * issue 22 §1), read from the messages table; an id always wins over a name, and a name that
+ * several channels carry is refused with their ids rather than guessed.
+ */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore, latestChannelName } from "../lib/history/index.js";
+import type { CommandIO } from "./command.js";
+import { escapeControls, shellArg } from "./format.js";
+
+/** Where channels and their names are looked up. */
+export interface ChannelDirectory {
+  conversations(): Promise<string[]>;
+  nameOf(channel: string): Promise<string | undefined>;
+}
+
+/** The channels of a messages table and the names their latest messages carry. */
+export function messagesDirectory(client: DynamoDBClient, tableName: string): ChannelDirectory {
+  const store = new DynamoDbStore({ client, tableName });
+  return {
+    conversations: () => store.conversations(),
+    nameOf: (channel) => latestChannelName(client, tableName, channel),
+  };
+}
+
+export type Resolution = { channel: string; byName?: string } | { ambiguous: string[] };
+
+/** Names looked up at once: one Query each. */
+const CONCURRENCY = 8;
+
+/**
+ * The channel `given` means: itself when it is a channel's id (or no channel carries it as a
+ * name, so the command says what it says of an unknown id); else the one channel whose name it
+ * is (with or without a leading `#`); else, when several carry it, their ids.
+ */
+export async function resolveChannel(
+  given: string,
+  directory: ChannelDirectory,
+): Promise<Resolution> {
+  const ids = await directory.conversations();
+  if (ids.includes(given)) return { channel: given };
+  const wanted = new Set([given, given.startsWith("#") ? given.slice(1) : `#${given}`]);
+  const named: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const id = ids[next++];
+      const name = await directory.nameOf(id);
+      if (name !== undefined && wanted.has(name)) named.push(id);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, ids.length) }, worker));
+  named.sort();
+  if (named.length === 1) return { channel: named[0], byName: given };
+  if (named.length > 1) return { ambiguous: named };
+  return { channel: given };
+}
+
+/**
+ * The channel id for a command's `given` argument, saying on standard error which channel a
+ * name stood for; undefined once it has said that the name is ambiguous (the command then exits
+ * with the usage code).
+ */
+export async function channelArgument(
+  prefix: string,
+  given: string,
+  directory: ChannelDirectory,
+  io: CommandIO,
+): Promise<string | undefined> {
+  const resolution = await resolveChannel(given, directory);
+  const quoted = escapeControls(JSON.stringify(given));
+  if ("ambiguous" in resolution) {
+    const ids = resolution.ambiguous.map(shellArg).join(", ");
+    io.stderr.write(
+      `${prefix}: ${quoted} is the name of ${resolution.ambiguous.length} channels (${ids}): give the id of one\n`,
+    );
+    return undefined;
+  }
+  if (resolution.byName !== undefined) {
+    io.stderr.write(`${prefix}: ${quoted} is channel ${shellArg(resolution.channel)}\n`);
+  }
+  return resolution.channel;
+}

@@ -1,0 +1,82 @@
+/**
+ * Commands take a channel's name where it is unambiguous (issue 22 §1): `topics` and `channel`
+ * on a workspace whose messages carry `channelName`; a name two channels carry is refused with
+ * their ids; an id always wins over a name.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { resolveChannel } from "../../cli/channel-names.js";
+import { sampleChat } from "../../local/sample.js";
+import { runCli } from "../support/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "convoseg-names-"));
+const cli = (args: string[]) => runCli(args, Date.UTC(2100, 0, 1));
+const HOUR = 3_600_000;
+const SEGMENTING = ["--settle", "1h", "--tick", "15m", "--max-size", "8"];
+
+/** Chat in three channels by id: two of them carry the same name. */
+function chatFile(): string {
+  const names: Record<string, string> = { C1: "desk", C2: "random", C3: "random" };
+  const lines = Object.entries(names).flatMap(([channel, channelName]) =>
+    sampleChat({
+      seed: 3,
+      channels: [channel],
+      perChannel: 12,
+      settle: HOUR,
+      topical: true,
+      start: Date.UTC(2025, 0, 6),
+    }).map((m) => JSON.stringify({ ...m, channel, channelName, platform: "slack" })),
+  );
+  const path = join(dir, "chat.jsonl");
+  writeFileSync(path, lines.join("\n"));
+  return path;
+}
+
+beforeEach(() => {
+  // The workspace's own DynamoDB Local; the tier's SQS emulator.
+  vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", undefined);
+  vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+});
+
+describe("a channel given by its name", () => {
+  it("resolves in topics and channel show, refuses an ambiguous name, and an id wins", async () => {
+    const ws = ["--workspace", join(dir, "ws")];
+    const run = await cli(["run", "--input", chatFile(), ...SEGMENTING, ...ws]);
+    expect(run.code, run.stderr).toBe(0);
+
+    const byName = await cli(["topics", "desk", ...ws, "--json"]);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(byName.stderr).toContain('topics: "desk" is channel C1');
+    expect(JSON.parse(byName.stdout).channel).toBe("C1");
+    const hashed = await cli(["topics", "#desk", ...ws, "--json"]);
+    expect(JSON.parse(hashed.stdout).channel).toBe("C1");
+
+    const ambiguous = await cli(["topics", "random", ...ws]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain(
+      'topics: "random" is the name of 2 channels (C2, C3): give the id of one',
+    );
+
+    const show = await cli(["channel", "show", "desk", ...ws]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(JSON.parse(show.stdout).channel).toBe("C1");
+    expect((await cli(["channel", "reset", "random", ...ws])).code).toBe(2);
+    const out = join(dir, "desk.html");
+    const page = await cli(["report", "--channel", "desk", "--out", out, ...ws]);
+    expect(page.code, page.stderr).toBe(0);
+    expect(page.stderr).toContain('report: "desk" is channel C1');
+    expect(page.stderr).toMatch(/: 1 channel\(s\)/);
+  }, 120_000);
+
+  it("prefers an id to a name, and leaves an unknown one to the command", async () => {
+    const directory = {
+      conversations: async () => ["C1", "general", "C3"],
+      nameOf: async (id: string) => ({ C1: "general", C3: "dev" })[id],
+    };
+    expect(await resolveChannel("general", directory)).toEqual({ channel: "general" });
+    expect(await resolveChannel("#dev", directory)).toEqual({ channel: "C3", byName: "#dev" });
+    expect(await resolveChannel("nope", directory)).toEqual({ channel: "nope" });
+  });
+});
