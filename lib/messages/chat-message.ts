@@ -79,12 +79,10 @@ export function parseChatMessage(
 function parsePlatformFields(record: Record<string, unknown>, message: ChatMessage): void {
   const known = (field: string) => record[field] !== undefined && record[field] !== null;
   if (known("userId")) message.userId = parseId(record.userId, "userId");
-  for (const field of ["replyTo", "thread"] as const) {
-    if (!known(field)) continue;
-    message[field] = parseId(record[field], field);
-  }
-  if (message.replyTo === message.id) {
-    throw new InvalidMessageError("replyTo", "a message cannot answer itself (leave replyTo out)");
+  if (known("thread")) message.thread = parseId(record.thread, "thread");
+  if (known("replyTo")) {
+    const replyTo = parseReplyTo(record.replyTo, message.id);
+    if (replyTo !== undefined) message.replyTo = replyTo;
   }
   if (known("platform")) {
     const platform = record.platform;
@@ -181,6 +179,22 @@ function parseKind(kind: unknown, system: unknown): MessageKind {
 }
 
 /** A message id (or a user id) in `field`: a non-empty, well-formed string, or a safe integer. */
+/**
+ * The message a line answers: an id, or a list of ids (the IRC annotations' form, a line's
+ * parents), of which the earliest other than the message itself (the smallest, when all are
+ * integers; else the first). A message naming itself (the annotations' mark of a conversation's
+ * start) answers none: ignored, never an error, as the segmenter ignores it.
+ */
+function parseReplyTo(value: unknown, id: string): string | undefined {
+  const ids = (Array.isArray(value) ? value : [value]).map((v, i) =>
+    parseId(v, Array.isArray(value) ? `replyTo[${i}]` : "replyTo"),
+  );
+  const others = ids.filter((other) => other !== id);
+  if (others.length === 0) return undefined;
+  const numeric = others.every((other) => /^-?\d+$/.test(other));
+  return numeric ? others.reduce((a, b) => (Number(b) < Number(a) ? b : a)) : others[0];
+}
+
 function parseId(value: unknown, field = "id"): string {
   if (typeof value === "string" && value.length > 0) {
     const problem = messageIdProblem(value);

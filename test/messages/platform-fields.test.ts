@@ -68,13 +68,19 @@ describe("parseChatMessage: the platform fields", () => {
     expect(fault({ channelName: "gen\udc00" }).field).toBe("channelName");
   });
 
-  it("refuses a message that answers itself", () => {
-    expect(fault({ replyTo: "m1" })).toEqual({
-      field: "replyTo",
-      reason: "a message cannot answer itself (leave replyTo out)",
-    });
+  it("ignores a reply to the message itself, as the segmenter does, never refusing it", () => {
+    expect(parseChatMessage({ ...base, replyTo: "m1" }).replyTo).toBeUndefined();
     // A thread's root may name itself as its thread (Slack's thread_ts on the parent).
     expect(parseChatMessage({ ...base, thread: "m1" }).thread).toBe("m1");
+  });
+
+  it("takes the earliest other parent of a list, as the IRC annotations give them", () => {
+    const line = { id: 1000, ts: "2005-07-06T14:00:00Z", user: "a", text: "x" };
+    expect(parseChatMessage({ ...line, replyTo: [995, 993, 1000] }).replyTo).toBe("993");
+    expect(parseChatMessage({ ...line, replyTo: [1000] }).replyTo).toBeUndefined();
+    expect(parseChatMessage({ ...line, replyTo: [] }).replyTo).toBeUndefined();
+    expect(parseChatMessage({ ...line, replyTo: ["m9", "m2"] }).replyTo).toBe("m9");
+    expect(() => parseChatMessage({ ...line, replyTo: [993, {}] })).toThrow(/replyTo\[1\]/);
   });
 
   it("never quotes more than 40 characters of a value in a reason", () => {
