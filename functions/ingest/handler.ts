@@ -102,7 +102,10 @@ function reextractionOptions(): Pick<
         `ingest: environment variable SEGMENT_QUEUE_URL must be a queue URL (got ${JSON.stringify(queueUrl)})`,
       );
     }
-    options.requestReextraction = queueReextraction(new SQSClient({}), queueUrl, messagesTable);
+    // The client's own endpoint, not the URL's host, as the extraction function's: the same
+    // host in AWS, the emulator's (or a test's proxy) locally.
+    const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+    options.requestReextraction = queueReextraction(sqs, queueUrl, messagesTable);
   }
   return options;
 }
