@@ -407,6 +407,8 @@ describe("extraction", () => {
       LLM_DEADLINE: "120000",
       BREAKER_COOLDOWN: "300000",
       DEAD_LETTER_QUEUE_URL: { Ref: ids.segmentDlq },
+      // Its redaction of a change during an extraction asks for re-extractions too.
+      SEGMENT_QUEUE_URL: { Ref: ids.segmentQueue },
       NODE_OPTIONS: "--enable-source-maps",
     });
   });
@@ -626,6 +628,8 @@ describe("IAM", () => {
       },
       // A segment whose attempts are used up is moved to the DLQ by the function itself.
       { Effect: "Allow", Action: "sqs:SendMessage", Resource: arn(ids.segmentDlq) },
+      // A change during an extraction, past the share, sends the segment back.
+      { Effect: "Allow", Action: "sqs:SendMessage", Resource: arn(ids.segmentQueue) },
       // Converse is authorized as InvokeModel: on the configured model, in this region, only.
       {
         Effect: "Allow",
@@ -661,12 +665,12 @@ describe("IAM", () => {
   });
 
   it.each([
-    ["segmentQueue", "the tick's role and ingestion's, which asks for re-extractions"],
+    ["segmentQueue", "the tick's role, and ingestion's and extraction's for re-extractions"],
     ["segmentDlq", "the tick's role and the extraction role, which dead-letters itself"],
   ] as const)("lets only %s's senders send: %s", (queue, _who) => {
     const senders =
       queue === "segmentQueue"
-        ? [arn(ids.tickRole), arn(ids.ingestRole)]
+        ? [arn(ids.tickRole), arn(ids.ingestRole), arn(ids.extractRole)]
         : [arn(ids.tickRole), arn(ids.extractRole)];
     template.hasResourceProperties("AWS::SQS::QueuePolicy", {
       Queues: [ref(ids[queue])],
@@ -696,7 +700,14 @@ describe("IAM", () => {
     expect(denies.map((deny) => deny.Condition)).toEqual(
       expect.arrayContaining([
         {
-          ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole), redriver, arn(ids.ingestRole)] },
+          ArnNotEquals: {
+            "aws:PrincipalArn": [
+              arn(ids.tickRole),
+              redriver,
+              arn(ids.ingestRole),
+              arn(ids.extractRole),
+            ],
+          },
         },
         {
           ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole), redriver, arn(ids.extractRole)] },
@@ -1447,6 +1458,7 @@ describe("fan-out", () => {
                 "aws:PrincipalArn": [
                   arn(fan.workerRole),
                   arn(logicalId(fanned.stack, fanned.stack.ingestion.function.role)),
+                  arn(logicalId(fanned.stack, fanned.stack.extraction.function.role)),
                 ],
               },
             },
