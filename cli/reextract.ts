@@ -5,14 +5,11 @@ import {
   type ExtractionOutcome,
   KnowledgeReader,
   REEXTRACT_ATTRIBUTE,
+  reextractionMessage,
   type SegmentResult,
+  storedSegmentBody,
 } from "../lib/knowledge/index.js";
-import {
-  encodeBody,
-  fifoId,
-  readSegmentMessages,
-  type SegmentMessageV1,
-} from "../lib/pipeline/contract/index.js";
+import { readSegmentMessages, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import {
   type LocalModel,
   localExtractConfig,
@@ -119,7 +116,6 @@ export const reextractCommand: Command = command({
     const dynamodb = new DynamoDBClient({});
     const reader = new KnowledgeReader({ client: dynamodb, tableName: table });
     const sqs = new SQSClient({});
-    const fifo = queue.endsWith(".fifo");
     let failed = 0;
     const results = {
       table,
@@ -153,20 +149,10 @@ export const reextractCommand: Command = command({
       }
       const sent = await onQueue(segmentQueue, () =>
         sqs.send(
-          new SendMessageCommand({
-            QueueUrl: queue,
-            MessageBody: encodeBody(body),
-            MessageAttributes: {
-              [REEXTRACT_ATTRIBUTE]: { DataType: "String", StringValue: "true" },
-            },
-            ...(fifo
-              ? {
-                  MessageGroupId: fifoId(channel),
-                  // A new id per request: an operator may ask twice on purpose.
-                  MessageDeduplicationId: fifoId(`${segmentId}:reextract:${io.now()}`),
-                }
-              : {}),
-          }),
+          new SendMessageCommand(
+            // A new request per run: an operator may ask twice on purpose.
+            reextractionMessage(queue, body, { requestKey: String(io.now()) }),
+          ),
         ),
       );
       io.stdout.write(
@@ -252,33 +238,22 @@ function reextractInPlace(
   });
 }
 
-/** A stored result's segment as the queue would carry it: by reference to the messages table. */
+/** A stored result's segment by reference, or undefined (said on stderr) when it cannot be. */
 function storedSegment(
   result: SegmentResult,
   messagesTable: string,
   io: CommandIO,
 ): SegmentMessageV1 | undefined {
-  if (result.messageIds === undefined) {
+  const body = storedSegmentBody(result, messagesTable);
+  if (body === undefined) {
     // Left out of a result too large to store whole (its trimmed.messageIds says so).
     io.stderr.write(
       escapeControls(
         `reextract: segment ${result.segmentId} of ${JSON.stringify(result.channel)}: its result lists no message ids (left out to fit DynamoDB's item limit), so it cannot be sent by reference; send the segment again from its source instead\n`,
       ),
     );
-    return undefined;
   }
-  return {
-    v: 1,
-    segmentId: result.segmentId,
-    channel: result.channel,
-    late: result.late,
-    belongsAfter: result.belongsAfter,
-    count: result.count,
-    first: result.first,
-    last: result.last,
-    messageIds: result.messageIds,
-    reference: { table: messagesTable },
-  };
+  return body;
 }
 
 /**

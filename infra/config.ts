@@ -370,17 +370,24 @@ type OptionalExtractVariable =
   | "OPENAI_API_KEY_PARAMETER"
   | "CHANNEL_TOKEN_BUDGET"
   | "DEAD_LETTER_QUEUE_URL"
+  | "SEGMENT_QUEUE_URL"
   | "RESULT_RETENTION_DAYS";
 
 /**
  * The extraction function's environment. `LEASE` is the function timeout: a delivery that died
  * holding a segment's lease is past it by then. The API key's secret ARN or parameter name, never
  * the key: the function reads it when a call needs it. The segment DLQ, where the function moves
- * a segment whose attempts are used up.
+ * a segment whose attempts are used up; the segment queue, where its redaction of a change during
+ * an extraction sends a segment back past `reextractChangedShare`.
  */
 export function extractEnvironment(
   config: ConvosegConfig,
-  resources: { resultsTable: string; messagesTable: string; deadLetterQueueUrl?: string },
+  resources: {
+    resultsTable: string;
+    messagesTable: string;
+    deadLetterQueueUrl?: string;
+    segmentQueueUrl?: string;
+  },
 ): ExtractFunctionEnvironment {
   const { extract, retention } = config;
   return {
@@ -415,6 +422,9 @@ export function extractEnvironment(
     ...(resources.deadLetterQueueUrl === undefined
       ? {}
       : { DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl }),
+    ...(resources.segmentQueueUrl === undefined
+      ? {}
+      : { SEGMENT_QUEUE_URL: resources.segmentQueueUrl }),
     ...(extract.openaiBaseUrl === undefined ? {} : { OPENAI_BASE_URL: extract.openaiBaseUrl }),
     ...(extract.apiKey?.kind === "secret" ? { OPENAI_API_KEY_SECRET: extract.apiKey.arn } : {}),
     ...(extract.apiKey?.kind === "parameter"

@@ -57,6 +57,7 @@ export class Extraction extends Construct {
       resultsTable: storage.results.tableName,
       messagesTable: storage.messages.tableName,
       deadLetterQueueUrl: segments.deadLetterQueue.queueUrl,
+      segmentQueueUrl: segments.queue.queueUrl,
     });
     // The environment the function will read at cold start, read the same way now.
     checkExtractEnvironment(environment);
@@ -78,6 +79,12 @@ export class Extraction extends Construct {
       }),
     );
     segments.allowDeadLetterSender(role.roleArn);
+    // A change during an extraction is redacted by the function itself, and past the changed
+    // share it sends the segment back, as ingestion's redaction does (lib/knowledge/reextraction.ts).
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [segments.queue.queueArn] }),
+    );
+    segments.allowSender(role.roleArn);
     for (const statement of this.modelStatements(config.extract)) {
       role.addToPrincipalPolicy(statement);
     }

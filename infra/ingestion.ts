@@ -80,6 +80,24 @@ export class Ingestion extends Construct {
     );
   }
 
+  /**
+   * Lets the function's redaction ask for re-extractions: it may send to the segment queue (and
+   * only it, not its DLQ; the queue's policy names its role beside the tick's), and is told the
+   * queue and the changed share past which a segment is sent back (`reextractChangedShare`).
+   */
+  allowReextraction(segments: QueueWithDeadLetters, props: { changedShare: number }): void {
+    const role = this.function.role;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["sqs:SendMessage"],
+        resources: [segments.queue.queueArn],
+      }),
+    );
+    segments.allowSender(role.roleArn);
+    this.function.function.addEnvironment("SEGMENT_QUEUE_URL", segments.queue.queueUrl);
+    this.function.function.addEnvironment("REEXTRACT_CHANGED_SHARE", String(props.changedShare));
+  }
+
   /** Lets a producer send chat messages to the ingest queue, and nothing else. */
   grantSend(grantee: IGrantable): Grant {
     return this.queue.queue.grant(grantee, "sqs:SendMessage");

@@ -87,6 +87,9 @@ export class QueueWithDeadLetters extends Construct {
     });
   }
 
+  /** Senders the queue (not its dead-letter queue) takes besides those given to `onlySenders`. */
+  private readonly queueSenders: string[] = [];
+
   /** Senders the dead-letter queue takes besides the queue's: consumers that dead-letter themselves. */
   private readonly deadLetterSenders: string[] = [];
 
@@ -107,12 +110,21 @@ export class QueueWithDeadLetters extends Construct {
           conditions: { ArnNotEquals: { "aws:PrincipalArn": principals } },
         }),
       );
-    deny(this.queue, [...senders]);
+    // Lazy, as the DLQ's: a sender's role may be made before this is called or after.
+    deny(this.queue, Lazy.list({ produce: () => [...senders, ...this.queueSenders] }));
     // Lazy: the consumer's role is made after the producer's, by another construct.
     deny(
       this.deadLetterQueue,
       Lazy.list({ produce: () => [...senders, ...this.deadLetterSenders] }),
     );
+  }
+
+  /**
+   * Lets `roleArn` send to the queue, not to its dead-letter queue: a producer inside the stack
+   * other than the one `onlySenders` names (ingestion, asking for re-extractions).
+   */
+  allowSender(roleArn: string): void {
+    this.queueSenders.push(roleArn);
   }
 
   /** Lets `roleArn` (a consumer that gives up on a message itself) send to the dead-letter queue. */

@@ -150,8 +150,9 @@ export interface ConvosegSettings {
    */
   readonly tableMaxWriteUnits?: number;
   /**
-   * Role ARNs besides the tick's that may send to the segment queue, for operators who redrive
-   * its dead-letter queue.
+   * Role ARNs besides the tick's (and the ingestion and extraction functions', which ask for
+   * re-extractions) that may send to the segment queue, for operators who redrive its
+   * dead-letter queue.
    * @default - none: only the tick sends
    */
   readonly segmentQueueSenders?: readonly string[];

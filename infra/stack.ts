@@ -49,6 +49,10 @@ export class ConvosegStack extends Stack {
       messageRetentionDays: config.retention.messageDays,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
+    // A redaction past the changed share sends its segment back to be extracted again.
+    this.ingestion.allowReextraction(this.segmentation.segments, {
+      changedShare: config.extract.reextractChangedShare,
+    });
     this.extraction = new Extraction(this, "Extraction", {
       storage: this.storage,
       config,

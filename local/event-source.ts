@@ -59,6 +59,8 @@ export class LocalEventSource {
           WaitTimeSeconds: 0,
           VisibilityTimeout: RECEIVE_VISIBILITY_SECONDS,
           AttributeNames: ["All"],
+          // As Lambda's event source hands them over: `convoseg-reextract` is one.
+          MessageAttributeNames: ["All"],
         }),
       );
       if (Messages.length === 0) return received;
@@ -152,6 +154,7 @@ export class LocalEventSource {
       new SendMessageCommand({
         QueueUrl: this.options.deadLetters.queueUrl,
         MessageBody: message.Body,
+        MessageAttributes: message.MessageAttributes,
         MessageGroupId: attributes.MessageGroupId,
         MessageDeduplicationId: attributes.MessageDeduplicationId,
       }),
@@ -179,7 +182,12 @@ export class LocalEventSource {
         MessageDeduplicationId: attributes.MessageDeduplicationId,
         SequenceNumber: attributes.SequenceNumber,
       },
-      messageAttributes: {},
+      messageAttributes: Object.fromEntries(
+        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+          name,
+          { stringValue: value.StringValue, dataType: value.DataType ?? "String" },
+        ]),
+      ),
       md5OfBody: message.MD5OfBody ?? "",
       eventSource: "aws:sqs",
       eventSourceARN: queueArn(this.options.queueUrl),

@@ -103,6 +103,7 @@ export async function drainQueue(client: SQSClient, queueUrl: string): Promise<M
         WaitTimeSeconds: 0,
         VisibilityTimeout: 30,
         AttributeNames: ["All"],
+        MessageAttributeNames: ["All"],
       }),
     );
     if (Messages.length === 0) return received;

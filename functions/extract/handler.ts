@@ -11,6 +11,7 @@ import {
   apiKeyCache,
   CircuitBreaker,
   extractDependencies,
+  queueReextraction,
   readExtractConfig,
   segmentConsumer,
 } from "../../lib/knowledge/index.js";
@@ -36,12 +37,18 @@ function apiKeyOf(source: ApiKeySource | undefined): ApiKeyCache | undefined {
   );
 }
 
+// The queue URL is built from the event's ARN; the client's own endpoint is the one to call
+// (the same host in AWS, the emulator's in local runs and tests).
+const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+
 const consumer = segmentConsumer(
   extractDependencies(config, {
     dynamodb: new DynamoDBClient({}),
-    // The queue URL is built from the event's ARN; the client's own endpoint is the one to call
-    // (the same host in AWS, the emulator's in local runs and tests).
-    sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
+    sqs,
+    // A change during an extraction past the share sends the segment back, as ingestion does.
+    ...(config.segmentQueueUrl && {
+      requestReextraction: queueReextraction(sqs, config.segmentQueueUrl, config.messagesTable),
+    }),
     apiKey: apiKeyOf(config.apiKey),
     // One per execution environment: its calls stop for a cool-down when the provider keeps failing.
     breaker: new CircuitBreaker(config.breaker),

@@ -1,6 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_RETENTION_DAYS } from "../../lib/dynamodb/index.js";
 import { DynamoDbStore } from "../../lib/history/index.js";
 import {
@@ -12,6 +13,8 @@ import {
 import {
   DynamoDbResultStore,
   KnowledgeRedactor,
+  type KnowledgeRedactorOptions,
+  queueReextraction,
   storedMessageStates,
 } from "../../lib/knowledge/index.js";
 import { PipelineConfigError, readDueShards } from "../../lib/pipeline/index.js";
@@ -48,11 +51,20 @@ const client = new IngestClient({
  */
 function redaction(): ChangeListener | undefined {
   const resultsTable = process.env.RESULTS_TABLE;
-  if (resultsTable === undefined) return undefined;
+  const reextraction = reextractionOptions();
+  if (resultsTable === undefined) {
+    if (reextraction.requestReextraction !== undefined) {
+      throw new Error(
+        "ingest: environment variable SEGMENT_QUEUE_URL is set without RESULTS_TABLE: re-extraction follows redaction, which needs the results table",
+      );
+    }
+    return undefined;
+  }
   const redactor = new KnowledgeRedactor({
     store: new DynamoDbResultStore({ client: dynamodb, tableName: resultsTable }),
     states: storedMessageStates(new DynamoDbStore({ client: dynamodb, tableName: messagesTable })),
     metrics: { add: (name, value) => metrics.addMetric(name, MetricUnit.Count, value) },
+    ...reextraction,
   });
   return async (channel, changes) => {
     const dated = changes.flatMap(({ id, ts, kind }) =>
@@ -60,6 +72,42 @@ function redaction(): ChangeListener | undefined {
     );
     await redactor.redact(channel, dated);
   };
+}
+
+/**
+ * With `SEGMENT_QUEUE_URL`, a segment is sent back to that queue (flagged `convoseg-reextract`,
+ * by reference to the messages table) once more than `REEXTRACT_CHANGED_SHARE` of its messages
+ * changed since its extraction; without it, none is, whatever the share.
+ */
+function reextractionOptions(): Pick<
+  KnowledgeRedactorOptions,
+  "reextractChangedShare" | "requestReextraction"
+> {
+  const share = process.env.REEXTRACT_CHANGED_SHARE;
+  const options: Pick<KnowledgeRedactorOptions, "reextractChangedShare" | "requestReextraction"> =
+    {};
+  if (share !== undefined) {
+    // As the extraction function reads it (readExtractConfig): a plain decimal, 0 to 1.
+    if (!/^\d+(\.\d+)?$/.test(share) || Number(share) > 1) {
+      throw new Error(
+        `ingest: environment variable REEXTRACT_CHANGED_SHARE must be a number from 0 (re-extract on every change) to 1 (never) (got ${JSON.stringify(share)})`,
+      );
+    }
+    options.reextractChangedShare = Number(share);
+  }
+  const queueUrl = process.env.SEGMENT_QUEUE_URL;
+  if (queueUrl !== undefined) {
+    if (!/^\S+$/.test(queueUrl)) {
+      throw new Error(
+        `ingest: environment variable SEGMENT_QUEUE_URL must be a queue URL (got ${JSON.stringify(queueUrl)})`,
+      );
+    }
+    // The client's own endpoint, not the URL's host, as the extraction function's: the same
+    // host in AWS, the emulator's (or a test's proxy) locally.
+    const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+    options.requestReextraction = queueReextraction(sqs, queueUrl, messagesTable);
+  }
+  return options;
 }
 
 /** The due index's shard count, as the tick reads it: a bad value is named like the others. */

@@ -64,6 +64,11 @@ export interface ExtractFunctionConfig {
   maxAttempts?: number;
   /** Where the consumer moves a segment it gave up on (default: none, the queue's redrive). */
   deadLetterQueueUrl?: string;
+  /**
+   * The segment queue, where a redaction of the consumer's own (a change during an extraction)
+   * sends a segment back past `reextractChangedShare` (default: none, never).
+   */
+  segmentQueueUrl?: string;
   /** The changed share of a segment's messages past which it is re-extracted (0 to 1). */
   reextractChangedShare: number;
   /**
@@ -128,6 +133,7 @@ export type ExtractVariable =
   | "OPENAI_API_KEY_PARAMETER"
   | "CHANNEL_TOKEN_BUDGET"
   | "DEAD_LETTER_QUEUE_URL"
+  | "SEGMENT_QUEUE_URL"
   | "RESULT_RETENTION_DAYS";
 
 /** A token budget: at least one call's worth, at most a trillion a day. */
@@ -246,16 +252,17 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
   if (env.RESULT_RETENTION_DAYS) {
     config.resultRetentionMs = integer("RESULT_RETENTION_DAYS", 1, MAX_RETENTION_DAYS) * DAY_MS;
   }
-  if (env.DEAD_LETTER_QUEUE_URL) {
-    // Any non-blank text: at synth it is a CloudFormation reference, at cold start the URL.
-    if (!/^\S+$/.test(env.DEAD_LETTER_QUEUE_URL)) {
-      fail(
-        "DEAD_LETTER_QUEUE_URL",
-        `must be a queue URL (got ${JSON.stringify(env.DEAD_LETTER_QUEUE_URL)})`,
-      );
-    }
-    config.deadLetterQueueUrl = env.DEAD_LETTER_QUEUE_URL;
-  }
+  // Any non-blank text: at synth it is a CloudFormation reference, at cold start the URL.
+  const queueUrl = (name: "DEAD_LETTER_QUEUE_URL" | "SEGMENT_QUEUE_URL") => {
+    const url = env[name];
+    if (!url) return undefined;
+    if (!/^\S+$/.test(url)) fail(name, `must be a queue URL (got ${JSON.stringify(url)})`);
+    return url;
+  };
+  const deadLetterQueueUrl = queueUrl("DEAD_LETTER_QUEUE_URL");
+  if (deadLetterQueueUrl !== undefined) config.deadLetterQueueUrl = deadLetterQueueUrl;
+  const segmentQueueUrl = queueUrl("SEGMENT_QUEUE_URL");
+  if (segmentQueueUrl !== undefined) config.segmentQueueUrl = segmentQueueUrl;
   // The lease is the function's timeout: a call that may outlast it would end in a timeout.
   if (config.llmDeadlineMs !== undefined && config.llmDeadlineMs >= config.leaseMs) {
     fail(

@@ -116,6 +116,13 @@ export interface SegmentConsumerDependencies {
  */
 export const REEXTRACT_ATTRIBUTE = "convoseg-reextract";
 
+/**
+ * With {@link REEXTRACT_ATTRIBUTE}, the `extractedAt` of the result to replace (what a
+ * redaction's request sends): the segment is extracted again only while that result is stored,
+ * so a request delivered twice re-extracts once.
+ */
+export const REEXTRACT_REPLACING_ATTRIBUTE = "convoseg-reextract-replacing";
+
 const DEFAULT_DEADLINE_MARGIN_MS = 10_000;
 
 /**
@@ -127,7 +134,7 @@ const DEFAULT_DEADLINE_MARGIN_MS = 10_000;
 async function consumeSegment(
   body: string,
   deps: SegmentConsumerDependencies,
-  options: { signal?: AbortSignal; force?: boolean },
+  options: { signal?: AbortSignal; force?: boolean; replacing?: string },
   ids: { channel?: string; segmentId?: string },
 ): Promise<void> {
   const segment = parseSegmentBody(body);
@@ -216,6 +223,7 @@ export function segmentConsumer(
           deps,
           {
             force: record.messageAttributes?.[REEXTRACT_ATTRIBUTE]?.stringValue === "true",
+            replacing: record.messageAttributes?.[REEXTRACT_REPLACING_ATTRIBUTE]?.stringValue,
             signal: deadline.signal,
           },
           ids,

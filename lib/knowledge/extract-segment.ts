@@ -203,6 +203,11 @@ export class SegmentExtractor {
     messages: readonly InlineMessage[],
     options: {
       force?: boolean;
+      /**
+       * With `force`, the `extractedAt` of the result to replace: once another is stored (the
+       * request was delivered twice), a current result is kept as without `force`.
+       */
+      replacing?: string;
       signal?: AbortSignal;
       onUsage?: UsageListener;
       onRepair?: () => void;
@@ -218,8 +223,11 @@ export class SegmentExtractor {
   ): Promise<ExtractionOutcome> {
     const { store } = this.options;
     const { channel, segmentId } = segment;
+    const forced = (result: SegmentResult) =>
+      options.force === true &&
+      (options.replacing === undefined || result.extractedAt === options.replacing);
     const stored = await store.getResult(channel, segmentId);
-    if (stored !== undefined && !options.force && this.isCurrent(stored)) {
+    if (stored !== undefined && !forced(stored) && this.isCurrent(stored)) {
       return already(stored);
     }
     const owner = this.owner();
@@ -232,7 +240,7 @@ export class SegmentExtractor {
     });
     // Another delivery may have finished between the first read and the lease.
     const previous = await store.getResult(channel, segmentId);
-    if (previous !== undefined && !options.force && this.isCurrent(previous)) {
+    if (previous !== undefined && !forced(previous) && this.isCurrent(previous)) {
       await store.releaseLease(channel, segmentId, owner, NO_CALLS);
       return already(previous);
     }

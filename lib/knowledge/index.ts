@@ -3,7 +3,9 @@
  * extracts each segment exactly once per model and prompt version, the results table and its
  * versioned items (results, the per-channel topic index, window replies, leases, the channel's
  * term statistics), their DynamoDB store and its memory double, the typed reader for users'
- * code, and the redactor that makes them follow messages edited or deleted after delivery. The results table's keys and definition are `./schema/`.
+ * code, the redactor that makes them follow messages edited or deleted after delivery, and how
+ * a segment is sent back to be extracted again. The results table's keys and definition are
+ * `./schema/`.
  */
 
 export { type ApiKeyCache, apiKeyCache } from "./api-key.js";
@@ -71,9 +73,11 @@ export {
   type KnowledgeRedactorOptions,
   type RedactionMetricName,
   type RedactionMetrics,
+  type RequestReextraction,
 } from "./redact.js";
 export type { RedactionCounts } from "./redaction-plan.js";
 export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
+export { queueReextraction, reextractionMessage, storedSegmentBody } from "./reextraction.js";
 export type { Lease, ResultStore } from "./result-store.js";
 export {
   DEFAULT_RETRY,

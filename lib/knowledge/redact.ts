@@ -22,6 +22,16 @@ export interface RedactionMetrics {
 /** The default {@link KnowledgeRedactorOptions.reextractChangedShare}: the deployment's. */
 const DEFAULT_REEXTRACT_CHANGED_SHARE = Number(EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE);
 
+/**
+ * Sends a segment to be extracted again (`convoseg-reextract`): `result` is its redacted result,
+ * the segment to send (`queueReextraction` sends it by reference to the messages table).
+ */
+export type RequestReextraction = (
+  channel: string,
+  segmentId: string,
+  result: SegmentResult,
+) => Promise<void>;
+
 export interface KnowledgeRedactorOptions {
   store: Pick<ResultStore, "getResult" | "findSpans" | "deleteWindows" | "saveRedaction">;
   states: MessageStates;
@@ -30,8 +40,8 @@ export interface KnowledgeRedactorOptions {
    * its extraction: 0 on every change, 1 never (default {@link DEFAULT_REEXTRACT_CHANGED_SHARE}).
    */
   reextractChangedShare?: number;
-  /** Sends the segment to be extracted again (`convoseg-reextract`); without it, none is. */
-  requestReextraction?: (channel: string, segmentId: string) => Promise<void>;
+  /** Sends the segment to be extracted again; without it, none is. */
+  requestReextraction?: RequestReextraction;
   metrics?: RedactionMetrics;
 }
 
@@ -123,7 +133,7 @@ export class KnowledgeRedactor {
       // Asked for after the write, so that the segment sent is the redacted one; a crash
       // before the flag is cleared asks again on the retry.
       if (redacted?.reextractPending) {
-        await this.options.requestReextraction?.(channel, segmentId);
+        await this.options.requestReextraction?.(channel, segmentId, redacted);
         const { reextractPending: _, ...sent } = redacted;
         await store.saveRedaction(redacted, {
           next: { ...sent, redactions: (redacted.redactions ?? 0) + 1 },

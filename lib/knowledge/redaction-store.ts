@@ -12,6 +12,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { type BatchWriteOptions, batchWriteAll, isConditionFailure } from "../dynamodb/index.js";
+import { KnowledgeError } from "./errors.js";
 import type { RedactionPlan } from "./redaction-plan.js";
 import {
   resultItemKey,
@@ -26,7 +27,7 @@ import {
   supportItemKey,
   windowItemKey,
 } from "./schema/items.js";
-import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY } from "./schema/table.js";
+import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
 
 export type RedactionTable = Omit<BatchWriteOptions, "tableName"> & {
   documents: DynamoDBDocumentClient;
@@ -38,31 +39,108 @@ const keyOf = (channel: string, item: string) => ({
   [RESULTS_SORT_KEY]: item,
 });
 
-/** The span item as a batch put request (written with the result's topic entries). */
+/**
+ * The span item as a batch put request (written with the result's topic entries). It carries
+ * its result's `expiresAt`, as the topic entries do: DynamoDB's TTL takes it with the result.
+ */
 export function spanPut(result: SegmentResult): Record<string, unknown> {
   const span = spanOf(result);
-  return { PutRequest: { Item: { ...keyOf(result.channel, spanItemKey(span)), ...span } } };
+  const expiry = result.expiresAt === undefined ? {} : { [EXPIRES]: result.expiresAt };
+  return {
+    PutRequest: { Item: { ...keyOf(result.channel, spanItemKey(span)), ...span, ...expiry } },
+  };
 }
 
-/** Raises the channel's widest span of the result's kind to the result's, if it is wider. */
+const EXPIRES = RESULTS_TTL_ATTRIBUTE;
+/** Tries of the widths' read and conditional write when other results' writes keep coming first. */
+const MAX_WIDEN_TRIES = 10;
+
+/**
+ * Raises the channel's widest span of the result's kind to the result's, if it is wider, and
+ * moves the widths item's expiry to the result's if that is later: the item is every result's
+ * way to its spans, so it expires with the last of them, and a result kept for ever (no
+ * `expiresAt`) keeps it for ever. Read first, written only when something changes (most results
+ * change nothing), and conditional on what was read, so that two writers never undo each other.
+ */
 export async function widenSpans(table: RedactionTable, result: SegmentResult): Promise<void> {
   const span = spanOf(result);
   const attribute = span.late ? "lateWidth" : "onTimeWidth";
-  try {
-    await table.documents.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: keyOf(result.channel, SPAN_WIDTHS_KEY),
-        UpdateExpression: "SET v = :v, #w = :w",
-        ConditionExpression: "attribute_not_exists(#w) OR #w < :w",
-        ExpressionAttributeNames: { "#w": attribute },
-        ExpressionAttributeValues: { ":v": SCHEMA_VERSION, ":w": span.lastTs - span.firstTs },
-      }),
+  const width = span.lastTs - span.firstTs;
+  const key = keyOf(result.channel, SPAN_WIDTHS_KEY);
+  for (let tries = 0; tries < MAX_WIDEN_TRIES; tries++) {
+    const { Item } = await table.documents.send(
+      new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }),
     );
-  } catch (error) {
-    // Already as wide: nothing to record.
-    if (!isConditionFailure(error)) throw error;
+    const stored = Item?.[attribute] as number | undefined;
+    const wider = stored === undefined || stored < width;
+    const expiry = laterExpiry(Item, result.expiresAt);
+    if (!wider && expiry === "kept") return;
+    const set = ["v = :v"];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ":v": SCHEMA_VERSION };
+    const conditions: string[] = [];
+    if (wider) {
+      set.push("#w = :w");
+      names["#w"] = attribute;
+      values[":w"] = width;
+      conditions.push(stored === undefined ? "attribute_not_exists(#w)" : "#w = :was");
+      if (stored !== undefined) values[":was"] = stored;
+    }
+    let remove = "";
+    if (Item === undefined) {
+      conditions.push("attribute_not_exists(#sk)");
+      names["#sk"] = RESULTS_SORT_KEY;
+    }
+    if (expiry !== "kept") {
+      names["#e"] = EXPIRES;
+      if (expiry === "forever") remove = " REMOVE #e";
+      else {
+        set.push("#e = :e");
+        values[":e"] = expiry;
+      }
+      const was = Item?.[EXPIRES] as number | undefined;
+      if (Item !== undefined) {
+        conditions.push(was === undefined ? "attribute_not_exists(#e)" : "#e = :ewas");
+        if (was !== undefined) values[":ewas"] = was;
+      }
+    }
+    try {
+      await table.documents.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: key,
+          UpdateExpression: `SET ${set.join(", ")}${remove}`,
+          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(" AND ") } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return;
+    } catch (error) {
+      // Another result's write came between the read and this one: read again.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
+  throw new KnowledgeError(
+    "KNOWLEDGE_SPAN_WIDTHS_CONFLICT",
+    `channel ${JSON.stringify(result.channel)}: its span widths kept changing during ${MAX_WIDEN_TRIES} tries to record segment ${result.segmentId}'s; retry`,
+  );
+}
+
+/**
+ * The widths item's next expiry for a result expiring at `expiresAt` (undefined: kept for ever):
+ * "kept" when it stays as stored, "forever" to remove it, else the later epoch seconds. It only
+ * ever moves later: an item kept for ever stays so.
+ */
+function laterExpiry(
+  item: Record<string, unknown> | undefined,
+  expiresAt: number | undefined,
+): number | "forever" | "kept" {
+  const stored = item?.[EXPIRES] as number | undefined;
+  if (item === undefined) return expiresAt ?? "kept";
+  if (stored === undefined) return "kept";
+  if (expiresAt === undefined) return "forever";
+  return expiresAt > stored ? expiresAt : "kept";
 }
 
 /**

@@ -23,7 +23,7 @@ import { promptVersionOf, SegmentExtractor } from "./extract-segment.js";
 import { type CircuitBreaker, guardedLLM, TokenBudget } from "./guard.js";
 import { DynamoDbLedger } from "./ledger.js";
 import type { MessageStates } from "./message-states.js";
-import { KnowledgeRedactor } from "./redact.js";
+import { KnowledgeRedactor, type RequestReextraction } from "./redact.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import type { SegmentEnvelope } from "./segment-envelope.js";
 import { DynamoDbResultStore } from "./store.js";
@@ -64,7 +64,7 @@ export interface ExtractEnvironment {
    */
   messageStates?: MessageStates;
   /** Sends a segment to be extracted again (`KnowledgeRedactorOptions`); without it, never. */
-  requestReextraction?: (channel: string, segmentId: string) => Promise<void>;
+  requestReextraction?: RequestReextraction;
 }
 
 /** The model adapter an LLM-backed configuration names. */

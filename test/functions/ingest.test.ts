@@ -2,6 +2,7 @@ import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createIngestHandler } from "../../functions/ingest/ingest-handler.js";
+import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import {
   createMessagesTable,
   DynamoDbStore,
@@ -9,9 +10,19 @@ import {
   textMessage,
 } from "../../lib/history/index.js";
 import { type IngestResult, ingest } from "../../lib/ingest/index.js";
+import { REEXTRACT_REPLACING_ATTRIBUTE } from "../../lib/knowledge/consumer.js";
+import {
+  DynamoDbResultStore,
+  REEXTRACT_ATTRIBUTE,
+  SegmentExtractor,
+} from "../../lib/knowledge/index.js";
+import { parseSegmentBody } from "../../lib/pipeline/contract/index.js";
 import { createChannelsTable, dueShardOf } from "../../lib/pipeline/schema/index.js";
 import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
+import { createSegmentQueue } from "../../local/sqs.js";
+import { createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import { drainQueue, testSqsClient, uniqueQueueName } from "../support/sqs.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
 const tableName = `ingest-${Date.now().toString(36)}`;
@@ -87,6 +98,78 @@ describe("ingest Lambda", () => {
       );
     },
   );
+
+  it.each(["1.5", "-0.1", "half", ""])(
+    "fails at cold start on REEXTRACT_CHANGED_SHARE=%j, naming it",
+    async (value) => {
+      await expect(
+        loadHandler({ ...awsEnvironment(), REEXTRACT_CHANGED_SHARE: value }),
+      ).rejects.toThrow(
+        `ingest: environment variable REEXTRACT_CHANGED_SHARE must be a number from 0 (re-extract on every change) to 1 (never) (got "${value}")`,
+      );
+    },
+  );
+
+  it("fails at cold start on a blank SEGMENT_QUEUE_URL, or one without RESULTS_TABLE", async () => {
+    await expect(
+      loadHandler({ ...awsEnvironment(), RESULTS_TABLE: "r", SEGMENT_QUEUE_URL: " " }),
+    ).rejects.toThrow('environment variable SEGMENT_QUEUE_URL must be a queue URL (got " ")');
+    await expect(
+      loadHandler({
+        ...awsEnvironment(),
+        RESULTS_TABLE: undefined,
+        SEGMENT_QUEUE_URL: "http://q/segments.fifo",
+      }),
+    ).rejects.toThrow(/SEGMENT_QUEUE_URL is set without RESULTS_TABLE/);
+  });
+
+  it("sends a segment whose deleted share passes REEXTRACT_CHANGED_SHARE to SEGMENT_QUEUE_URL", async () => {
+    const sqs = testSqsClient();
+    const resultsTable = await createResultsTestTable(client);
+    const queueUrl = await createSegmentQueue(sqs, uniqueQueueName("ingest-reextract"), {
+      fifo: true,
+    });
+    const { segment, messages } = segmentOf("shared", ["grub boot", "grub ok", "wifi", "wifi ok"]);
+    const handler = await loadHandler({
+      ...awsEnvironment(),
+      AWS_ENDPOINT_URL_SQS: inject("sqsEndpoint"),
+      RESULTS_TABLE: resultsTable,
+      SEGMENT_QUEUE_URL: queueUrl,
+      REEXTRACT_CHANGED_SHARE: "0.25",
+    });
+    const channel = segment.channel;
+    await handler({
+      messages: messages.map(({ id, ts, text, author }) => ({
+        id,
+        ts,
+        text,
+        channel,
+        user: author,
+      })),
+    });
+    const { result } = await new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName: resultsTable }),
+      extractor: new KeyphraseExtractor(),
+      model: "offline",
+      promptVersion: "p",
+    }).extract(segment, messages);
+    const drop = (id: string) => handler({ messages: [{ op: "delete", id, channel }] });
+
+    await drop("shared-m0");
+    expect(await drainQueue(sqs, queueUrl)).toEqual([]);
+    await drop("shared-m2");
+    const sent = await drainQueue(sqs, queueUrl);
+    expect(sent).toHaveLength(1);
+    expect(sent[0].MessageAttributes?.[REEXTRACT_ATTRIBUTE]?.StringValue).toBe("true");
+    expect(sent[0].MessageAttributes?.[REEXTRACT_REPLACING_ATTRIBUTE]?.StringValue).toBe(
+      result.extractedAt,
+    );
+    expect(parseSegmentBody(sent[0].Body ?? "")).toMatchObject({
+      segmentId: "shared",
+      messageIds: ["shared-m1", "shared-m3"],
+      reference: { table: tableName },
+    });
+  });
 
   it("refuses a direct batch over MAX_BATCH whole, saying how to send it", async () => {
     const handler = await loadHandler({ ...awsEnvironment(), MAX_BATCH: "2" });

@@ -663,6 +663,22 @@ describe("extractEnvironment", () => {
     );
   });
 
+  it("reads the segment queue a redaction sends re-extractions to, refusing a blank one", () => {
+    const environment = extractEnvironment(resolve({}, {}), {
+      ...resources,
+      segmentQueueUrl: "https://sqs.example/1/segments.fifo",
+    });
+    expect(readExtractConfig(environment).segmentQueueUrl).toBe(
+      "https://sqs.example/1/segments.fifo",
+    );
+    expect(() => readExtractConfig({ ...environment, SEGMENT_QUEUE_URL: "a b" })).toThrow(
+      'SEGMENT_QUEUE_URL must be a queue URL (got "a b")',
+    );
+    expect(
+      readExtractConfig({ ...environment, SEGMENT_QUEUE_URL: undefined }).segmentQueueUrl,
+    ).toBe(undefined);
+  });
+
   it.each(["MESSAGES_TABLE", "RESULTS_TABLE"])(
     "refuses a blank %s at cold start, naming it",
     (name) => {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validations } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
+import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ConvosegStack } from "../../infra/stack.js";
 import { EXTRACT_DEFAULTS } from "../../lib/knowledge/index.js";
@@ -345,7 +346,22 @@ describe("functions", () => {
       MAX_BATCH: "500",
       POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       NODE_OPTIONS: "--enable-source-maps",
+      // Redaction sends a segment back past the share (lib/knowledge/reextraction.ts).
+      SEGMENT_QUEUE_URL: ref(ids.segmentQueue),
+      REEXTRACT_CHANGED_SHARE: EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE,
     });
+  });
+
+  it("passes reextractChangedShare to ingestion as to extraction", () => {
+    const { template: shared, stack: sharedStack } = synthesize(
+      { "aws:cdk:bundling-stacks": [] },
+      { reextractChangedShare: 0.5 },
+    );
+    const share = (fn: IConstruct) =>
+      shared.toJSON().Resources[logicalId(sharedStack, fn)].Properties.Environment.Variables
+        .REEXTRACT_CHANGED_SHARE;
+    expect(share(sharedStack.ingestion.function.function)).toBe("0.5");
+    expect(share(sharedStack.extraction.function.function)).toBe("0.5");
   });
 });
 
@@ -391,6 +407,8 @@ describe("extraction", () => {
       LLM_DEADLINE: "120000",
       BREAKER_COOLDOWN: "300000",
       DEAD_LETTER_QUEUE_URL: { Ref: ids.segmentDlq },
+      // Its redaction of a change during an extraction asks for re-extractions too.
+      SEGMENT_QUEUE_URL: { Ref: ids.segmentQueue },
       NODE_OPTIONS: "--enable-source-maps",
     });
   });
@@ -455,7 +473,7 @@ describe("IAM", () => {
     },
   });
 
-  it("lets ingestion only put, edit and delete messages, mark channels and redact results: no wildcards", () => {
+  it("lets ingestion only put, edit and delete messages, mark channels, redact results and ask for re-extractions: no wildcards", () => {
     const statements = roleStatements(template, ids.ingestRole);
     expect(statements).toEqual([
       logsStatement(ids.ingestLogs),
@@ -507,6 +525,8 @@ describe("IAM", () => {
         ],
         Resource: arn(ids.ingestQueue),
       },
+      // Asking for a re-extraction past reextractChangedShare: the segment queue, not its DLQ.
+      { Effect: "Allow", Action: "sqs:SendMessage", Resource: arn(ids.segmentQueue) },
     ]);
   });
 
@@ -609,6 +629,8 @@ describe("IAM", () => {
       },
       // A segment whose attempts are used up is moved to the DLQ by the function itself.
       { Effect: "Allow", Action: "sqs:SendMessage", Resource: arn(ids.segmentDlq) },
+      // A change during an extraction, past the share, sends the segment back.
+      { Effect: "Allow", Action: "sqs:SendMessage", Resource: arn(ids.segmentQueue) },
       // Converse is authorized as InvokeModel: on the configured model, in this region, only.
       {
         Effect: "Allow",
@@ -644,11 +666,13 @@ describe("IAM", () => {
   });
 
   it.each([
-    ["segmentQueue", "the tick's role"],
+    ["segmentQueue", "the tick's role, and ingestion's and extraction's for re-extractions"],
     ["segmentDlq", "the tick's role and the extraction role, which dead-letters itself"],
   ] as const)("lets only %s's senders send: %s", (queue, _who) => {
     const senders =
-      queue === "segmentQueue" ? [arn(ids.tickRole)] : [arn(ids.tickRole), arn(ids.extractRole)];
+      queue === "segmentQueue"
+        ? [arn(ids.tickRole), arn(ids.ingestRole), arn(ids.extractRole)]
+        : [arn(ids.tickRole), arn(ids.extractRole)];
     template.hasResourceProperties("AWS::SQS::QueuePolicy", {
       Queues: [ref(ids[queue])],
       PolicyDocument: {
@@ -676,7 +700,16 @@ describe("IAM", () => {
     );
     expect(denies.map((deny) => deny.Condition)).toEqual(
       expect.arrayContaining([
-        { ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole), redriver] } },
+        {
+          ArnNotEquals: {
+            "aws:PrincipalArn": [
+              arn(ids.tickRole),
+              redriver,
+              arn(ids.ingestRole),
+              arn(ids.extractRole),
+            ],
+          },
+        },
         {
           ArnNotEquals: { "aws:PrincipalArn": [arn(ids.tickRole), redriver, arn(ids.extractRole)] },
         },
@@ -1437,7 +1470,15 @@ describe("fan-out", () => {
         Statement: Match.arrayWith([
           Match.objectLike({
             Effect: "Deny",
-            Condition: { ArnNotEquals: { "aws:PrincipalArn": [arn(fan.workerRole)] } },
+            Condition: {
+              ArnNotEquals: {
+                "aws:PrincipalArn": [
+                  arn(fan.workerRole),
+                  arn(logicalId(fanned.stack, fanned.stack.ingestion.function.role)),
+                  arn(logicalId(fanned.stack, fanned.stack.extraction.function.role)),
+                ],
+              },
+            },
           }),
         ]),
       },

@@ -1,4 +1,4 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentClient } from "../../lib/dynamodb/index.js";
 import { Analyzer } from "../../lib/extraction/index.js";
@@ -6,7 +6,9 @@ import {
   DynamoDbResultStore,
   promptVersionOf,
   SegmentExtractor,
+  type SegmentResult,
 } from "../../lib/knowledge/index.js";
+import { type RedactionTable, widenSpans } from "../../lib/knowledge/redaction-store.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { closedAfterEach, startChatCompletionsServer } from "../support/llm-servers.js";
 import {
@@ -40,7 +42,13 @@ async function expiries(channel: string): Promise<Map<string, unknown>> {
   return new Map(Items.map((item) => [String(item.item), item.expiresAt]));
 }
 
-async function extractWith(channel: string, now: number, resultRetentionMs?: number) {
+async function extractWith(
+  channel: string,
+  now: number,
+  resultRetentionMs?: number,
+  segmentId = "s",
+  texts: readonly string[] = TEN_TEXTS,
+) {
   const server = await startServer(answerTopics);
   const extractor = new SegmentExtractor({
     store: new DynamoDbResultStore({ client, tableName }),
@@ -50,7 +58,7 @@ async function extractWith(channel: string, now: number, resultRetentionMs?: num
     now: () => now,
     resultRetentionMs,
   });
-  const { segment, messages } = segmentOf("s", TEN_TEXTS, channel);
+  const { segment, messages } = segmentOf(segmentId, texts, channel);
   await extractor.extract(segment, messages);
   return { segment, items: await expiries(channel) };
 }
@@ -92,4 +100,68 @@ describe("result retention", () => {
     expect(kinds(items, "result#")).toEqual([undefined]);
     expect(new Set(kinds(items, "topic#"))).toEqual(new Set([undefined]));
   });
+
+  it("expires a result's span item with it, and the channel's span widths with its last result", async () => {
+    const now = Date.UTC(2026, 0, 3, 12);
+    const { segment, items } = await extractWith("spans", now, 400 * DAY, "a");
+    const a = Math.floor((segment.first.ts + 400 * DAY) / 1000);
+    expect(kinds(items, "span#")).toEqual([a]);
+    expect(items.get("spanwidths")).toBe(a);
+
+    // A result that expires sooner, and a wider one that does: the widths keep the later expiry.
+    const sooner = await extractWith("spans", now, 5 * DAY, "b", TEN_TEXTS.slice(0, 3));
+    const b = Math.floor((sooner.segment.first.ts + 5 * DAY) / 1000);
+    expect(sooner.items.get(spanKeyOf(sooner.items, "b"))).toBe(b);
+    expect(sooner.items.get("spanwidths")).toBe(a);
+    const later = await extractWith("spans", now, 800 * DAY, "c", TEN_TEXTS.slice(0, 2));
+    const c = Math.floor((later.segment.first.ts + 800 * DAY) / 1000);
+    expect(later.items.get("spanwidths")).toBe(c);
+    expect(new Set(kinds(later.items, "span#"))).toEqual(new Set([a, b, c]));
+  });
+
+  it("keeps the span widths for ever once a result is kept for ever", async () => {
+    const now = Date.UTC(2026, 0, 3, 12);
+    await extractWith("mixed", now, 30 * DAY, "a");
+    const forever = await extractWith("mixed", now, undefined, "b", TEN_TEXTS.slice(0, 2));
+    expect(forever.items.has("spanwidths")).toBe(true);
+    expect(forever.items.get("spanwidths")).toBeUndefined();
+    expect(forever.items.get(spanKeyOf(forever.items, "b"))).toBeUndefined();
+    const after = await extractWith("mixed", now, 400 * DAY, "c", TEN_TEXTS.slice(0, 3));
+    expect(after.items.get("spanwidths")).toBeUndefined();
+    expect(after.items.get(spanKeyOf(after.items, "c"))).toBe(
+      Math.floor((after.segment.first.ts + 400 * DAY) / 1000),
+    );
+  });
 });
+
+describe("span widths written at once", () => {
+  it("end at the widest span and the latest expiry, whatever the order of the writers", async () => {
+    const table = { documents: documentClient(client), tableName } as RedactionTable;
+    const widths = [3, 9, 1, 7, 5, 2, 8, 4];
+    const expiries = [50, 20, 80, 10, 70, 30, 60, 40];
+    await Promise.all(
+      widths.map((width, i) =>
+        widenSpans(table, {
+          channel: "racing",
+          segmentId: `s${i}`,
+          late: false,
+          first: { id: "a", ts: 1000 },
+          last: { id: "b", ts: 1000 + width },
+          expiresAt: 1_800_000_000 + expiries[i],
+        } as SegmentResult),
+      ),
+    );
+    const { Item } = await documentClient(client).send(
+      new GetCommand({ TableName: tableName, Key: { channel: "racing", item: "spanwidths" } }),
+    );
+    expect(Item).toMatchObject({ onTimeWidth: 9, expiresAt: 1_800_000_080 });
+    expect(Item?.lateWidth).toBeUndefined();
+  });
+});
+
+/** The key of segment `segmentId`'s span item. */
+function spanKeyOf(items: Map<string, unknown>, segmentId: string): string {
+  const key = [...items.keys()].find((k) => k.startsWith("span#") && k.endsWith(`#${segmentId}`));
+  if (key === undefined) throw new Error(`no span item of ${segmentId}`);
+  return key;
+}
