@@ -11,6 +11,8 @@ import {
 import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
+  AUTHOR_KEY,
+  BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CHANGE_ATTRIBUTES,
@@ -123,6 +125,13 @@ export class Storage extends Construct {
       table.addGlobalSecondaryIndex({
         indexName: CONVERSATIONS_INDEX,
         partitionKey: { name: LISTED, type: AttributeType.STRING },
+        sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+        projectionType: ProjectionType.KEYS_ONLY,
+      });
+      // A person's messages for an erasure (docs/erasure.md): sparse, keys only.
+      table.addGlobalSecondaryIndex({
+        indexName: BY_AUTHOR_INDEX,
+        partitionKey: { name: AUTHOR_KEY, type: AttributeType.STRING },
         sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
         projectionType: ProjectionType.KEYS_ONLY,
       });

@@ -133,6 +133,15 @@ describe("storage", () => {
             ],
             Projection: { ProjectionType: "KEYS_ONLY" },
           }),
+          // An erasure's way to a person's messages, by a hash of the author (no name as key).
+          Match.objectLike({
+            IndexName: "byAuthor",
+            KeySchema: [
+              { AttributeName: "authorKey", KeyType: "HASH" },
+              { AttributeName: "conversation", KeyType: "RANGE" },
+            ],
+            Projection: { ProjectionType: "KEYS_ONLY" },
+          }),
         ],
       },
     });

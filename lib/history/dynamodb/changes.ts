@@ -17,6 +17,7 @@ import {
 import type { CallOptions } from "../store.js";
 import { type TableAccess, withRetries } from "./access.js";
 import {
+  AUTHOR_KEY,
   DELETED,
   EDITED_AT,
   PARTITION_KEY,
@@ -101,7 +102,7 @@ export async function settleChange(
 /**
  * The conditional update of a change; resolves with the item as it was. An edit needs a stored,
  * undeleted message whose `editedAt` is older; a deletion, a stored undeleted one. A deletion
- * removes the text (`parts`), `author` and `metadata`.
+ * removes the text (`parts`), `author` (and its `authorKey`) and `metadata`.
  */
 async function update(
   access: TableAccess,
@@ -122,10 +123,16 @@ async function update(
     sets.push("#parts = :parts", "#e = :e");
     condition += " AND (attribute_not_exists(#e) OR #e < :e)";
   } else {
-    Object.assign(names, { "#parts": "parts", "#author": "author", "#meta": "metadata" });
+    Object.assign(names, {
+      "#parts": "parts",
+      "#author": "author",
+      "#ak": AUTHOR_KEY,
+      "#meta": "metadata",
+    });
     values[":true"] = true;
     sets.push("#d = :true");
-    removes.push("#parts", "#author", "#meta");
+    // The author key goes with the author: the item leaves the `byAuthor` index.
+    removes.push("#parts", "#author", "#ak", "#meta");
   }
   if (options?.track) {
     values[":mark"] = changeMark(change);

@@ -4,6 +4,10 @@
  * writers of their own import, without the store.
  */
 export {
+  AUTHOR_KEY,
+  authorEntry,
+  authorKeyOf,
+  BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CHANGE_ATTRIBUTES,
