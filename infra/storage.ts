@@ -22,6 +22,7 @@ import {
   PARTITION_KEY,
   POSITION,
   SORT_KEY,
+  TOMBSTONE_ATTRIBUTES,
 } from "../lib/history/schema/index.js";
 import {
   RESULTS_PARTITION_KEY,
@@ -257,6 +258,41 @@ export class Storage extends Construct {
       new PolicyStatement({
         actions: ["dynamodb:BatchGetItem"],
         resources: [this.messages.tableArn],
+      }),
+      this.resultsStatement(),
+    ]);
+  }
+
+  /**
+   * What an erasure (the `EraseUser` function) does and nothing more: finds a person's messages
+   * (the `byAuthor` index, keys only), reads them by key, deletes them with the content-attribute
+   * updates a deletion makes (and a tombstone's put, should one vanish meanwhile: those
+   * attributes only), and redacts the results table, where it also keeps its audit item.
+   */
+  grantErasure(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [`${this.messages.tableArn}/index/${BY_AUTHOR_INDEX}`],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [this.messages.tableArn],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.messages.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...CHANGE_ATTRIBUTES] },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
+        },
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:PutItem"],
+        resources: [this.messages.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...TOMBSTONE_ATTRIBUTES] },
+        },
       }),
       this.resultsStatement(),
     ]);

@@ -20,4 +20,17 @@ export {
   eraseUser,
 } from "./erase.js";
 export { ErasureError, ErasureRequestError } from "./errors.js";
+export {
+  DEADLINE_MARGIN_MS,
+  type EraseUserResponse,
+  eraseRequestOf,
+  runEraseUser,
+} from "./operation.js";
 export { mentions, type ScrubStore } from "./scrub.js";
+export {
+  addAuthorIndex,
+  authorIndexState,
+  backfillAuthorKeys,
+  dynamoDbErasure,
+  type ErasureTables,
+} from "./wiring.js";

@@ -104,6 +104,9 @@ export const CHANGE_ATTRIBUTES = [
   PENDING,
 ] as const;
 
+/** The attributes of a tombstone (`./changes.ts`): what a deleter's put may name. */
+export const TOMBSTONE_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, "v", "id", DELETED] as const;
+
 export const encodePosition = (position: bigint): string => position.toString().padStart(20, "0");
 export const decodePosition = (position: string): bigint => BigInt(position);
 

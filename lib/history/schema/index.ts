@@ -21,4 +21,5 @@ export {
   POSITION,
   SORT_KEY,
   storedSize,
+  TOMBSTONE_ATTRIBUTES,
 } from "../dynamodb/schema.js";
