@@ -96,6 +96,17 @@ export async function eraseUser(
       `an erasure of this person ${audit.channels === null ? "in every channel" : `in ${audit.channels.join(", ")}`}, asked for at ${audit.requestedAt}, is unfinished: run it again with the same channels to finish it first`,
     );
   }
+  if (audit === undefined) {
+    // Nothing left of them, and an erasure of the same scope finished: a repeat (or a run again
+    // after a crash right after it finished) answers with it and writes nothing.
+    const first = await readPage(deps.messages, scope, undefined);
+    const finished = (await deps.audits.list(authorKey))
+      .filter((a) => JSON.stringify(a.channels) === JSON.stringify(channels))
+      .at(-1);
+    if (first.messages.length === 0 && first.cursor === undefined && finished !== undefined) {
+      return { done: true, dryRun: false, counts: { ...NO_COUNTS }, audit: finished };
+    }
+  }
   audit =
     audit === undefined
       ? {
