@@ -6,7 +6,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ErasureError, eraseUser, MemoryAuditStore, mentions } from "../../lib/erasure/index.js";
+import {
+  ErasureError,
+  eraseRequestOf,
+  eraseUser,
+  MemoryAuditStore,
+  mentions,
+} from "../../lib/erasure/index.js";
 import { MemoryStore } from "../../lib/history/index.js";
 import { authorKeyOf } from "../../lib/history/schema/index.js";
 import { MemoryResultStore } from "../../lib/knowledge/index.js";
@@ -280,3 +286,20 @@ async function endState(setup: Setup, user: string) {
   }));
   return { data: await dump(setup), audits };
 }
+
+describe("the EraseUser event", () => {
+  it("is checked field by field before anything is read", () => {
+    expect(
+      eraseRequestOf({ user: "a", requestedBy: "ops", channels: ["#c"], dryRun: true }),
+    ).toEqual({ user: "a", requestedBy: "ops", channels: ["#c"], dryRun: true });
+    for (const [event, field] of [
+      [null, "event"],
+      [{ requestedBy: "ops" }, "user"],
+      [{ user: "a" }, "requestedBy"],
+      [{ user: "a", requestedBy: "ops", channels: "#c" }, "channels"],
+      [{ user: "a", requestedBy: "ops", dryRun: "yes" }, "dryRun"],
+    ] as const) {
+      expect(() => eraseRequestOf(event)).toThrow(expect.objectContaining({ field }));
+    }
+  });
+});
