@@ -12,6 +12,7 @@ import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
   AUTHOR_KEY,
+  BY_AUTHOR_ATTRIBUTES,
   BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
@@ -129,12 +130,13 @@ export class Storage extends Construct {
         sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
         projectionType: ProjectionType.KEYS_ONLY,
       });
-      // A person's messages for an erasure (docs/erasure.md): sparse, keys only.
+      // A person's messages for an erasure (docs/erasure.md): sparse, keys and times only.
       table.addGlobalSecondaryIndex({
         indexName: BY_AUTHOR_INDEX,
         partitionKey: { name: AUTHOR_KEY, type: AttributeType.STRING },
         sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
-        projectionType: ProjectionType.KEYS_ONLY,
+        projectionType: ProjectionType.INCLUDE,
+        nonKeyAttributes: [...BY_AUTHOR_ATTRIBUTES],
       });
       return table;
     };

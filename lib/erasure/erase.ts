@@ -173,9 +173,10 @@ interface Scope {
 }
 
 /**
- * One page of the person's messages as the store holds them now: the index's page, each checked
- * with a consistent read by id (the index lags: a message deleted a moment ago may still be in
- * it), kept only when undeleted and written under exactly this name.
+ * One page of the person's messages, as the author index lists them with their times (so no
+ * message is read to find its results). The index names them by a 128-bit hash of the name;
+ * being eventually consistent, it may still list one deleted a moment ago, which the deletion
+ * then finds deleted (counted all the same). A message without a time is read, to check it.
  */
 async function readPage(
   messages: ErasureMessages,
@@ -188,9 +189,12 @@ async function readPage(
     ...(cursor === undefined ? {} : { cursor }),
   });
   const found: ErasedMessage[] = [];
-  for (const [channel, ids] of byChannel(
-    page.messages.map((m) => ({ channel: m.conversationId, id: m.id })),
-  )) {
+  const untimed = page.messages.filter((m) => m.ts === undefined);
+  for (const m of page.messages) {
+    if (m.ts !== undefined) found.push({ channel: m.conversationId, id: m.id, ts: m.ts });
+  }
+  const groups = byChannel(untimed.map((m) => ({ channel: m.conversationId, id: m.id })));
+  for (const [channel, ids] of groups) {
     for (const message of await messages.getMessages(channel, ids)) {
       if (message.deleted || message.author !== scope.user || message.id === undefined) continue;
       found.push({ channel, id: message.id, ts: message.ts ?? 0 });

@@ -15,6 +15,7 @@ import { DynamoDbStore } from "../history/index.js";
 import {
   AUTHOR_KEY,
   authorKeyOf,
+  BY_AUTHOR_ATTRIBUTES,
   BY_AUTHOR_INDEX,
   PARTITION_KEY,
   SORT_KEY,
@@ -95,7 +96,10 @@ export async function addAuthorIndex(
                 { AttributeName: AUTHOR_KEY, KeyType: "HASH" },
                 { AttributeName: PARTITION_KEY, KeyType: "RANGE" },
               ],
-              Projection: { ProjectionType: "KEYS_ONLY" },
+              Projection: {
+                ProjectionType: "INCLUDE",
+                NonKeyAttributes: [...BY_AUTHOR_ATTRIBUTES],
+              },
             },
           },
         ],

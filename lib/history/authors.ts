@@ -11,6 +11,8 @@ import type { CallOptions } from "./store.js";
 export interface AuthoredMessage {
   conversationId: ConversationId;
   id: string;
+  /** Its platform time, when it has one. */
+  ts?: number;
 }
 
 export interface AuthorMessagesOptions extends CallOptions {

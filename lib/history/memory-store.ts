@@ -165,7 +165,11 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
         if (last !== undefined && messages.length === limit) {
           return { messages, cursor: encodeCursor(last) };
         }
-        messages.push({ conversationId: scopes[c], id: message.id });
+        messages.push({
+          conversationId: scopes[c],
+          id: message.id,
+          ...(message.ts === undefined ? {} : { ts: message.ts }),
+        });
         last = [scopes[c], position.toString()];
       }
     }

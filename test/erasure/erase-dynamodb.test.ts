@@ -203,7 +203,7 @@ describe("eraseUser on DynamoDB Local", () => {
     expect(await backfillAuthorKeys(client, tableName)).toBe(2);
     expect(await backfillAuthorKeys(client, tableName)).toBe(0);
     expect((await store.authorMessages("dora")).messages).toEqual([
-      { conversationId: "#old", id: "m1" },
+      { conversationId: "#old", id: "m1", ts: 1 },
     ]);
 
     // A table created without the index at all.

@@ -146,7 +146,8 @@ describe("storage", () => {
               { AttributeName: "authorKey", KeyType: "HASH" },
               { AttributeName: "conversation", KeyType: "RANGE" },
             ],
-            Projection: { ProjectionType: "KEYS_ONLY" },
+            // The time finds a message's results without reading the message.
+            Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["ts"] },
           }),
         ],
       },

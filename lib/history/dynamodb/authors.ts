@@ -1,5 +1,5 @@
 /**
- * The `byAuthor` index (`./schema.ts`): a person's messages, page by page, keys only. One Query
+ * The `byAuthor` index (`./schema.ts`): a person's messages, page by page, keys and times. One Query
  * per page (and per channel with `channels`), so the cost follows their messages, not the table.
  */
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
@@ -62,7 +62,12 @@ export async function authorMessages(
     );
     for (const item of page.Items ?? []) {
       const sortKey = item[SORT_KEY] as string;
-      messages.push({ conversationId: item[PARTITION_KEY] as string, id: sortKey.slice(2) });
+      const found: AuthoredMessage = {
+        conversationId: item[PARTITION_KEY] as string,
+        id: sortKey.slice(2),
+      };
+      if (typeof item.ts === "number") found.ts = item.ts;
+      messages.push(found);
     }
     const last = page.LastEvaluatedKey as Record<string, string> | undefined;
     at = last === undefined ? { c: at.c + 1 } : { c: at.c, k: last };

@@ -18,7 +18,7 @@
  *   `deleted` only: no position, so it is in no index.
  * - `authorKey` (S): a message with a platform id and an author carries {@link authorKeyOf} its
  *   author, a hash, so that no name is an index key. The sparse global index `byAuthor` (keyed
- *   by it, sorted by `conversation`, keys only) finds a person's messages for an erasure
+ *   by it, sorted by `conversation`, holding `ts` besides the keys) finds a person's messages for an erasure
  *   without a Scan. A deletion removes it with the author, which takes the item out of the index.
  */
 import { createHash } from "node:crypto";
@@ -37,6 +37,11 @@ export const LISTED_VALUE = "conversation";
 export const CONVERSATION_ITEM_KEY = "#conversation";
 export const BY_AUTHOR_INDEX = "byAuthor";
 export const AUTHOR_KEY = "authorKey";
+/**
+ * What `byAuthor` holds besides the keys: the platform time, which an erasure needs to find the
+ * message's results, so that it reads no message to learn it.
+ */
+export const BY_AUTHOR_ATTRIBUTES = ["ts"] as const;
 /** Hex digits of the SHA-256 an author key keeps: 128 bits, so two authors never share one. */
 const AUTHOR_KEY_HEX = 32;
 
@@ -200,13 +205,14 @@ export function storedSize(item: MessageItem): number {
   return itemSize(item as unknown as Record<string, unknown>) + itemSize(indexEntry(item));
 }
 
-/** The `byAuthor` entry of an item (its keys only), or undefined when it has no author key. */
+/** The `byAuthor` entry of an item (its keys and `ts`), or undefined when it has no author key. */
 export function authorEntry(item: MessageItem): Record<string, unknown> | undefined {
   if (item.authorKey === undefined) return undefined;
   return {
     [AUTHOR_KEY]: item.authorKey,
     [PARTITION_KEY]: item.conversation,
     [SORT_KEY]: item.key,
+    ...(item.ts === undefined ? {} : { ts: item.ts }),
   };
 }
 

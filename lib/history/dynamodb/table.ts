@@ -2,6 +2,7 @@ import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dy
 import { createTable } from "../../dynamodb/index.js";
 import {
   AUTHOR_KEY,
+  BY_AUTHOR_ATTRIBUTES,
   BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
@@ -58,7 +59,7 @@ function messagesTableDefinition(tableName: string): CreateTableCommandInput {
           { AttributeName: AUTHOR_KEY, KeyType: "HASH" },
           { AttributeName: PARTITION_KEY, KeyType: "RANGE" },
         ],
-        Projection: { ProjectionType: "KEYS_ONLY" },
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...BY_AUTHOR_ATTRIBUTES] },
       },
     ],
   };

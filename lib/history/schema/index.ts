@@ -7,6 +7,7 @@ export {
   AUTHOR_KEY,
   authorEntry,
   authorKeyOf,
+  BY_AUTHOR_ATTRIBUTES,
   BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
