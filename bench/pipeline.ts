@@ -33,7 +33,13 @@ import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { itemSize } from "../lib/dynamodb/index.js";
 import { DynamoDbStore } from "../lib/history/index.js";
-import { indexEntry, messageItem, PARTITION_KEY, SORT_KEY } from "../lib/history/schema/index.js";
+import {
+  authorEntry,
+  indexEntry,
+  messageItem,
+  PARTITION_KEY,
+  SORT_KEY,
+} from "../lib/history/schema/index.js";
 import { compareRefs } from "../lib/identity/index.js";
 import { ChannelPositions, historyMessage, ingest } from "../lib/ingest/index.js";
 import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
@@ -502,14 +508,17 @@ async function runReplay(
 }
 
 /**
- * The least any design pays to store a message: one conditional put of its item and the write of
- * its `byPosition` entry (2 units for a message under 1 KB).
+ * The least any design pays to store a message: one conditional put of its item, the write of
+ * its `byPosition` entry and, for a message with an author, of its `byAuthor` entry (what makes
+ * a person erasable without a Scan): 3 units for a message under 1 KB.
  */
 function floorUnits(message: ChatMessage): number {
   const item = messageItem(message.channel, historyMessage(message), 1_700_000_000_000_000_000n);
+  const byAuthor = authorEntry(item);
   return (
     writeUnits(itemSize(item as unknown as Record<string, unknown>)) +
-    writeUnits(itemSize(indexEntry(item)))
+    writeUnits(itemSize(indexEntry(item))) +
+    (byAuthor === undefined ? 0 : writeUnits(itemSize(byAuthor)))
   );
 }
 
@@ -828,7 +837,7 @@ function capacityReport(scenario: Scenario, replay: Replay, n: number): void {
   );
   const ratio = write / replay.floor;
   console.log(
-    `floor: ${per(replay.floor)} write units per message (one conditional put of each message and its byPosition entry)`,
+    `floor: ${per(replay.floor)} write units per message (one conditional put of each message, its byPosition entry and its byAuthor entry)`,
   );
   console.log(
     `write units / floor: ${decimal(ratio)}x (target at most ${decimal(scenario.target)}x) ${ratio <= scenario.target ? "meets target" : "MISSES target"}`,

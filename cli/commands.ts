@@ -1,6 +1,7 @@
 import { channelCommand } from "./channel.js";
 import type { Command, CommandIO } from "./command.js";
 import { EXIT } from "./command.js";
+import { eraseCommand } from "./erase.js";
 import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
 import { reextractCommand } from "./reextract.js";
@@ -14,6 +15,7 @@ export const COMMANDS: readonly Command[] = [
   segmentCommand,
   runCommand,
   channelCommand,
+  eraseCommand,
   topicsCommand,
   reextractCommand,
   importCommand,

@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
+import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
 import { Observability } from "./observability.js";
@@ -13,7 +14,8 @@ export interface ConvosegStackProps extends StackProps, ConvosegSettings {}
 
 /**
  * Everything convoseg deploys into an account: storage, ingestion, the scheduled segmentation
- * tick and its segment queue, LLM extraction of the segments, alarms and a dashboard.
+ * tick and its segment queue, LLM extraction of the segments, the operator's `EraseUser`
+ * function, alarms and a dashboard.
  */
 export class ConvosegStack extends Stack {
   readonly config: ConvosegConfig;
@@ -22,6 +24,7 @@ export class ConvosegStack extends Stack {
   readonly segmentation: Segmentation;
   readonly extraction: Extraction;
   readonly observability: Observability;
+  readonly erasure: Erasure;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
@@ -57,6 +60,10 @@ export class ConvosegStack extends Stack {
       storage: this.storage,
       config,
       segments: this.segmentation.segments,
+    });
+    this.erasure = new Erasure(this, "Erasure", {
+      storage: this.storage,
+      logRetention: config.logRetention,
     });
     this.observability = new Observability(this, "Observability", {
       config,
@@ -109,6 +116,11 @@ export class ConvosegStack extends Stack {
       "ExtractFunctionName",
       this.extraction.function.function.functionName,
       "Extraction (the segment queue's consumer)",
+    );
+    output(
+      "EraseUserFunctionName",
+      this.erasure.function.function.functionName,
+      "EraseUser: invoke with {user, channels?, requestedBy}; again while it answers done: false",
     );
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
     output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");

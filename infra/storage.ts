@@ -11,6 +11,9 @@ import {
 import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
+  AUTHOR_KEY,
+  BY_AUTHOR_ATTRIBUTES,
+  BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CHANGE_ATTRIBUTES,
@@ -20,6 +23,7 @@ import {
   PARTITION_KEY,
   POSITION,
   SORT_KEY,
+  TOMBSTONE_ATTRIBUTES,
 } from "../lib/history/schema/index.js";
 import {
   RESULTS_PARTITION_KEY,
@@ -125,6 +129,14 @@ export class Storage extends Construct {
         partitionKey: { name: LISTED, type: AttributeType.STRING },
         sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
         projectionType: ProjectionType.KEYS_ONLY,
+      });
+      // A person's messages for an erasure (docs/erasure.md): sparse, keys and times only.
+      table.addGlobalSecondaryIndex({
+        indexName: BY_AUTHOR_INDEX,
+        partitionKey: { name: AUTHOR_KEY, type: AttributeType.STRING },
+        sortKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+        projectionType: ProjectionType.INCLUDE,
+        nonKeyAttributes: [...BY_AUTHOR_ATTRIBUTES],
       });
       return table;
     };
@@ -248,6 +260,41 @@ export class Storage extends Construct {
       new PolicyStatement({
         actions: ["dynamodb:BatchGetItem"],
         resources: [this.messages.tableArn],
+      }),
+      this.resultsStatement(),
+    ]);
+  }
+
+  /**
+   * What an erasure (the `EraseUser` function) does and nothing more: finds a person's messages
+   * (the `byAuthor` index, keys only), reads them by key, deletes them with the content-attribute
+   * updates a deletion makes (and a tombstone's put, should one vanish meanwhile: those
+   * attributes only), and redacts the results table, where it also keeps its audit item.
+   */
+  grantErasure(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [`${this.messages.tableArn}/index/${BY_AUTHOR_INDEX}`],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [this.messages.tableArn],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.messages.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...CHANGE_ATTRIBUTES] },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
+        },
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:PutItem"],
+        resources: [this.messages.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...TOMBSTONE_ATTRIBUTES] },
+        },
       }),
       this.resultsStatement(),
     ]);

@@ -14,7 +14,11 @@ import { realSleep } from "../lib/backoff/index.js";
 import { batchWriteAll, createTable, documentClient } from "../lib/dynamodb/index.js";
 import type { KnowledgeReader } from "../lib/knowledge/index.js";
 import type { ChannelPart } from "../lib/lifecycle/index.js";
-import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
+import {
+  encodeBody,
+  parseSegmentBody,
+  type SegmentMessageV1,
+} from "../lib/pipeline/contract/index.js";
 import type { SegmentDelivery } from "../lib/pipeline/index.js";
 
 /** One delivered segment as the ledger keeps it. */
@@ -79,6 +83,42 @@ export class SegmentLedger {
         return keys.length;
       },
     };
+  }
+
+  /**
+   * Erases a person from the delivered bodies (an erasure on a workspace): each inline message
+   * of theirs keeps its id and time, as a deleted message does, and loses its text and author
+   * (a resend extracts the segment without it, as extraction drops deleted messages). With
+   * `channels`, only theirs. Resolves to the entries rewritten; a repeat rewrites none.
+   */
+  async eraseAuthor(author: string, channels?: readonly string[]): Promise<number> {
+    const only = channels === undefined ? undefined : new Set(channels);
+    const rewritten: Record<string, unknown>[] = [];
+    for (const entry of await this.entries()) {
+      if (only !== undefined && !only.has(entry.channel)) continue;
+      const messages = entry.segment.messages;
+      if (messages === undefined || !messages.some((m) => m.author === author)) continue;
+      const segment: SegmentMessageV1 = {
+        ...entry.segment,
+        messages: messages.map((m) =>
+          m.author === author
+            ? { id: m.id, ts: m.ts, text: "", ...(m.kind ? { kind: m.kind } : {}) }
+            : m,
+        ),
+      };
+      rewritten.push({
+        PutRequest: {
+          Item: {
+            channel: entry.channel,
+            segmentId: entry.segmentId,
+            v: 1,
+            body: encodeBody(segment),
+          },
+        },
+      });
+    }
+    await this.batchWrite(rewritten);
+    return rewritten.length;
   }
 
   private async channelKeys(channel: string): Promise<Record<string, unknown>[]> {

@@ -3,6 +3,12 @@
  * `docs/specs/history.md`), its in-memory reference and DynamoDB backends, and arrival positions.
  * The messages table's schema is `./schema/`; the chat-model middleware is `lib/chat`.
  */
+export type {
+  AuthoredMessage,
+  AuthorIndex,
+  AuthorMessagesOptions,
+  AuthorPage,
+} from "./authors.js";
 export {
   ChangeError,
   type ChangeOptions,

@@ -1,5 +1,14 @@
 import { compareIds } from "../identity/index.js";
 import {
+  type AuthoredMessage,
+  type AuthorIndex,
+  type AuthorMessagesOptions,
+  type AuthorPage,
+  decodeCursor,
+  encodeCursor,
+  prepareAuthorQuery,
+} from "./authors.js";
+import {
   type ChangeOptions,
   type ChangeResult,
   changeMark,
@@ -35,7 +44,7 @@ type Positioned = Entry & { position: bigint };
  * answers the reads the pipeline makes (`arrivalsAfter`, `getMessages`), so whole pipelines can
  * run in memory. Edits and deletions (`Editor`) follow the DynamoDB store's rules.
  */
-export class MemoryStore implements Store, Lister, Editor {
+export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
   private readonly positions: PositionAllocator;
   private readonly conversationsById = new Map<
     ConversationId,
@@ -130,6 +139,43 @@ export class MemoryStore implements Store, Lister, Editor {
     });
   }
 
+  /**
+   * A page of the messages `author` wrote (`AuthorIndex`): by conversation (code point order, or
+   * the order of `channels`), then arrival. Exact, unlike the DynamoDB index.
+   */
+  async authorMessages(author: string, options?: AuthorMessagesOptions): Promise<AuthorPage> {
+    const { limit, channels } = prepareAuthorQuery(author, options);
+    const scopes = channels ?? [...this.conversationsById.keys()].sort(compareIds);
+    // After [conversation, position] of the last message returned: stable under deletions.
+    const [at, after]: [string | undefined, string | undefined] = options?.cursor
+      ? decodeCursor(options.cursor, isAuthorCursor)
+      : [undefined, undefined];
+    let from = at === undefined ? 0 : scopes.indexOf(at);
+    // A conversation cleared since: go on with the next one.
+    if (from < 0 && channels === undefined) {
+      from = scopes.findIndex((id) => compareIds(id, at ?? "") > 0);
+    }
+    if (from < 0) return { messages: [] };
+    const messages: AuthoredMessage[] = [];
+    let last: [string, string] | undefined;
+    for (let c = from; c < scopes.length; c++) {
+      for (const { position, message } of this.entries(scopes[c])) {
+        if (scopes[c] === at && after !== undefined && position <= BigInt(after)) continue;
+        if (message.author !== author || message.id === undefined || message.deleted) continue;
+        if (last !== undefined && messages.length === limit) {
+          return { messages, cursor: encodeCursor(last) };
+        }
+        messages.push({
+          conversationId: scopes[c],
+          id: message.id,
+          ...(message.ts === undefined ? {} : { ts: message.ts }),
+        });
+        last = [scopes[c], position.toString()];
+      }
+    }
+    return { messages };
+  }
+
   async change(
     conversationId: ConversationId,
     change: MessageChange,
@@ -205,6 +251,13 @@ export class MemoryStore implements Store, Lister, Editor {
     return this.conversationsById.get(conversationId)?.entries ?? [];
   }
 }
+
+const isAuthorCursor = (value: unknown): value is [string, string] =>
+  Array.isArray(value) &&
+  value.length === 2 &&
+  typeof value[0] === "string" &&
+  typeof value[1] === "string" &&
+  /^\d+$/.test(value[1]);
 
 function outcomeOf(accepted: number, existing: ExistingMessage[]): WriteOutcome {
   return existing.length > 0

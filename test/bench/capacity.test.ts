@@ -21,7 +21,7 @@ import {
   writeUnits,
 } from "../../bench/capacity.js";
 import { itemSize, type WireValue, wireItemSize } from "../../lib/dynamodb/index.js";
-import { createMessagesTable } from "../../lib/history/index.js";
+import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const S = (value: string): WireValue => ({ S: value });
@@ -120,6 +120,21 @@ describe("measured on DynamoDB Local", () => {
       // The byPosition entry (keys, id, ts) is small: one unit.
       expect(consumed.find((c) => c.index === "byPosition")?.write).toBe(1);
     }
+  });
+
+  it("bills the byAuthor entry of a message with an author: one unit to write, one to delete", async () => {
+    const store = new DynamoDbStore({ client, tableName });
+    const message = (id: string, author?: string) =>
+      textMessage("user", "x".repeat(300), { id, ts: 1, ...(author ? { author } : {}) });
+    const written = await measure(() =>
+      store.write("authored", [message("a1", "Ana Lima"), message("a2")]),
+    );
+    const byAuthor = written.filter((c) => c.index === "byAuthor");
+    // Only the message with an author has an entry; it is the keys only, one unit.
+    expect(byAuthor.map((c) => c.write)).toEqual([1]);
+    const deleted = await measure(() => store.change("authored", { kind: "delete", id: "a1" }));
+    expect(deleted.filter((c) => c.index === "byAuthor").map((c) => c.write)).toEqual([1]);
+    expect(deleted.find((c) => c.index === undefined)?.write).toBe(1);
   });
 
   it("bills a failed conditional put, which Local reports nothing for", async () => {

@@ -83,7 +83,7 @@ describe("the manual's commands", () => {
     }
   });
 
-  it.each(["segment", "run", "report", "import", "topics", "channel", "reextract"])(
+  it.each(["segment", "run", "report", "import", "topics", "channel", "reextract", "erase"])(
     "%s: the synopsis and flag table list exactly the flags of --help",
     async (command) => {
       const section = sections().get(command) ?? "";

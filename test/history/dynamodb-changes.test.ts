@@ -14,6 +14,8 @@ import {
   messageText,
   textMessage,
 } from "../../lib/history/index.js";
+import { authorKeyOf } from "../../lib/history/schema/index.js";
+import { describeAuthorConformance } from "./author-conformance.js";
 import { describeChangeConformance } from "./change-conformance.js";
 import { instrumentedClient } from "./dynamodb-client.js";
 
@@ -31,11 +33,28 @@ describeChangeConformance(
   async () => new DynamoDbStore({ client: shared.client, tableName }),
 );
 
+describeAuthorConformance(
+  "DynamoDbStore",
+  async () => new DynamoDbStore({ client: shared.client, tableName }),
+);
+
 let count = 0;
 const conversation = () => `changes ${++count} ${Date.now().toString(36)}`;
 const failure = (name: string) => Object.assign(new Error(`injected ${name}`), { name });
 
 describe("DynamoDbStore edits and deletions", () => {
+  it("keys a written message by a hash of its author, never the name", async () => {
+    const store = new DynamoDbStore({ client: shared.client, tableName });
+    const c = conversation();
+    await store.write(c, [textMessage("user", "hi", { id: "m1", ts: 1, author: "Ana Lima" })]);
+    const { Items = [] } = await documentClient(shared.client).send(
+      new ScanCommand({ TableName: tableName }),
+    );
+    const item = Items.find((i) => i.conversation === c && i.key === "m#m1");
+    expect(item?.authorKey).toBe(authorKeyOf("Ana Lima"));
+    expect(item?.authorKey).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it("redacts a deleted item: a scan of the table finds neither its text nor its author", async () => {
     const store = new DynamoDbStore({ client: shared.client, tableName });
     const c = conversation();
@@ -55,6 +74,8 @@ describe("DynamoDbStore edits and deletions", () => {
     const item = Items.find((i) => i.conversation === c && i.key === "m#m1");
     expect(item).toMatchObject({ id: "m1", ts: 1000, deleted: true, editedAt: 2000 });
     expect(item?.position).toMatch(/^\d{20}$/);
+    // The author's key went with the author: the item left the byAuthor index.
+    expect(item?.authorKey).toBeUndefined();
     expect(JSON.stringify(Items)).not.toMatch(/secret/);
   });
 

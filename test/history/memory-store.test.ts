@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStore, messageText, textMessage } from "../../lib/history/index.js";
+import { describeAuthorConformance } from "./author-conformance.js";
 import { describeChangeConformance } from "./change-conformance.js";
 import { describeStoreConformance } from "./conformance.js";
 
@@ -21,3 +22,4 @@ describe("MemoryStore", () => {
 });
 
 describeChangeConformance("MemoryStore", async () => new MemoryStore());
+describeAuthorConformance("MemoryStore", async () => new MemoryStore());

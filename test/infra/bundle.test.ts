@@ -16,6 +16,7 @@ const root = new URL("../../", import.meta.url).pathname;
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
 import * as chat from "./lib/chat/index.js";
+import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
 import * as knowledge from "./lib/knowledge/index.js";
@@ -54,6 +55,8 @@ export const made = [
   new knowledge.SegmentBusyError("s", 0),
   new knowledge.KnowledgeItemError("k", "x"),
   new knowledge.LeaseLostError("s"),
+  new erasure.ErasureError("X", "x"),
+  new erasure.ErasureRequestError("user", "x"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -88,6 +91,8 @@ const EXPECTED = [
   "SegmentBusyError",
   "KnowledgeItemError",
   "LeaseLostError",
+  "ErasureError",
+  "ErasureRequestError",
 ];
 
 describe("a minified bundle", () => {

@@ -40,6 +40,9 @@ let ids: Record<
   | "extractFunction"
   | "extractRole"
   | "extractLogs"
+  | "eraseFunction"
+  | "eraseRole"
+  | "eraseLogs"
   | "segmentQueue"
   | "segmentDlq"
   | "scheduleDlq"
@@ -51,7 +54,7 @@ let ids: Record<
 beforeAll(() => {
   synthesized = synthesize();
   ({ template, stack } = synthesized);
-  const { storage, ingestion, segmentation, extraction, observability } = stack;
+  const { storage, ingestion, segmentation, extraction, observability, erasure } = stack;
   ids = {
     messages: logicalId(stack, storage.messages),
     channels: logicalId(stack, storage.channels),
@@ -68,6 +71,9 @@ beforeAll(() => {
     extractFunction: logicalId(stack, extraction.function.function),
     extractRole: logicalId(stack, extraction.function.role),
     extractLogs: logicalId(stack, extraction.function.logGroup),
+    eraseFunction: logicalId(stack, erasure.function.function),
+    eraseRole: logicalId(stack, erasure.function.role),
+    eraseLogs: logicalId(stack, erasure.function.logGroup),
     segmentQueue: logicalId(stack, segmentation.segments.queue),
     segmentDlq: logicalId(stack, segmentation.segments.deadLetterQueue),
     scheduleDlq: logicalId(stack, segmentation.scheduleDeadLetterQueue),
@@ -133,6 +139,16 @@ describe("storage", () => {
               { AttributeName: "conversation", KeyType: "RANGE" },
             ],
             Projection: { ProjectionType: "KEYS_ONLY" },
+          }),
+          // An erasure's way to a person's messages, by a hash of the author (no name as key).
+          Match.objectLike({
+            IndexName: "byAuthor",
+            KeySchema: [
+              { AttributeName: "authorKey", KeyType: "HASH" },
+              { AttributeName: "conversation", KeyType: "RANGE" },
+            ],
+            // The time finds a message's results without reading the message.
+            Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["ts"] },
           }),
         ],
       },
@@ -275,6 +291,7 @@ describe("functions", () => {
       [ids.ingestFunction, ids.ingestLogs],
       [ids.tickFunction, ids.tickLogs],
       [ids.extractFunction, ids.extractLogs],
+      [ids.eraseFunction, ids.eraseLogs],
     ]) {
       expect(properties(fn)).toMatchObject({
         Runtime: "nodejs22.x",
@@ -284,11 +301,16 @@ describe("functions", () => {
       });
       expect(properties(logs)).toEqual({ RetentionInDays: 30 });
     }
-    expect(Object.keys(template.findResources("AWS::Lambda::Function"))).toHaveLength(3);
+    expect(Object.keys(template.findResources("AWS::Lambda::Function"))).toHaveLength(4);
   });
 
   it("bundles each handler as ESM with the createRequire banner, leaving the SDK to the runtime", () => {
-    for (const fn of [ids.ingestFunction, ids.tickFunction, ids.extractFunction]) {
+    for (const fn of [
+      ids.ingestFunction,
+      ids.tickFunction,
+      ids.extractFunction,
+      ids.eraseFunction,
+    ]) {
       const key = (properties(fn).Code as { S3Key: string }).S3Key;
       const directory = join(synthesized.assembly.directory, `asset.${key.replace(".zip", "")}`);
       expect(readdirSync(directory).sort()).toEqual(["index.mjs", "index.mjs.map"]);
@@ -490,6 +512,7 @@ describe("IAM", () => {
               "parts",
               "author",
               "userId",
+              "authorKey",
               "metadata",
               "editedAt",
               "deleted",
@@ -546,16 +569,20 @@ describe("IAM", () => {
     );
   };
 
-  it("lets only the ingest function write messages, and only it and the tick the channels", () => {
+  it("lets only the ingest and erase functions write messages, and only ingest and the tick the channels", () => {
     const writers = (table: string) =>
       tableWrites()
         .filter((w) => JSON.stringify(w.resource).includes(`"${table}"`))
         .map((w) => `${w.type} ${w.roles.join(",")}`);
-    // Its puts, and its edits and deletions.
-    expect(writers(ids.messages)).toEqual([
-      `AWS::IAM::Policy ${ids.ingestRole}`,
-      `AWS::IAM::Policy ${ids.ingestRole}`,
-    ]);
+    // Ingestion's puts, edits and deletions; the erasure's deletions and tombstones.
+    expect(writers(ids.messages).sort()).toEqual(
+      [
+        `AWS::IAM::Policy ${ids.ingestRole}`,
+        `AWS::IAM::Policy ${ids.ingestRole}`,
+        `AWS::IAM::Policy ${ids.eraseRole}`,
+        `AWS::IAM::Policy ${ids.eraseRole}`,
+      ].sort(),
+    );
     expect(writers(ids.channels).sort()).toEqual(
       [`AWS::IAM::Policy ${ids.ingestRole}`, `AWS::IAM::Policy ${ids.tickRole}`].sort(),
     );
@@ -602,12 +629,75 @@ describe("IAM", () => {
   });
 
   it("gives no function any access to the model conversations table", () => {
-    for (const role of [ids.ingestRole, ids.tickRole, ids.extractRole]) {
+    for (const role of [ids.ingestRole, ids.tickRole, ids.extractRole, ids.eraseRole]) {
       expect(JSON.stringify(roleStatements(template, role))).not.toContain(ids.conversations);
     }
     expect(JSON.stringify(statementsOf(template, "AWS::IAM::ManagedPolicy"))).not.toContain(
       ids.conversations,
     );
+  });
+
+  it("gives the erase role the byAuthor index, reads by key, deletions and the results table, nothing more", () => {
+    expect(roleStatements(template, ids.eraseRole)).toEqual([
+      logsStatement(ids.eraseLogs),
+      { Effect: "Allow", Action: "dynamodb:Query", Resource: indexArn(ids.messages, "byAuthor") },
+      { Effect: "Allow", Action: "dynamodb:BatchGetItem", Resource: arn(ids.messages) },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:UpdateItem",
+        Resource: arn(ids.messages),
+        Condition: {
+          "ForAllValues:StringLike": {
+            "dynamodb:Attributes": [
+              "conversation",
+              "key",
+              "parts",
+              "author",
+              "userId",
+              "authorKey",
+              "metadata",
+              "editedAt",
+              "deleted",
+              "pending",
+            ],
+          },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
+        },
+      },
+      // Only a tombstone's attributes: it cannot put a message.
+      {
+        Effect: "Allow",
+        Action: "dynamodb:PutItem",
+        Resource: arn(ids.messages),
+        Condition: {
+          "ForAllValues:StringLike": {
+            "dynamodb:Attributes": ["conversation", "key", "v", "id", "deleted"],
+          },
+        },
+      },
+      {
+        Effect: "Allow",
+        Action: [
+          "dynamodb:GetItem",
+          "dynamodb:Query",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+          "dynamodb:DeleteItem",
+          "dynamodb:BatchWriteItem",
+        ],
+        Resource: arn(ids.results),
+      },
+    ]);
+    expect(properties(ids.eraseFunction)).toMatchObject({
+      Timeout: 900,
+      ReservedConcurrentExecutions: 1,
+      Environment: {
+        Variables: expect.objectContaining({
+          MESSAGES_TABLE: ref(ids.messages),
+          RESULTS_TABLE: ref(ids.results),
+        }),
+      },
+    });
   });
 
   it("gives the extraction role its messages reads, the results table, the model and the queue", () => {
@@ -1356,6 +1446,7 @@ describe("outputs", () => {
       ExtractFunctionName: { Value: ref(ids.extractFunction) },
       IngestQueueUrl: { Value: ref(ids.ingestQueue), Export: { Name: "Test-IngestQueueUrl" } },
       IngestFunctionName: { Value: ref(ids.ingestFunction) },
+      EraseUserFunctionName: { Value: ref(ids.eraseFunction) },
       AlarmTopicArn: { Value: ref(ids.topic) },
       DashboardUrl: {
         Value: {
@@ -1395,6 +1486,7 @@ describe("cdk-nag AwsSolutions", () => {
         ),
     );
     expect(acknowledged.map(({ path, id }) => `${path} ${id}`).sort()).toEqual([
+      "Test/Erasure/EraseUser/Function Annotation::AwsSolutions-L1",
       "Test/Extraction/Extract/Function Annotation::AwsSolutions-L1",
       "Test/Ingestion/Ingest/Function Annotation::AwsSolutions-L1",
       "Test/Segmentation/ScheduleDeadLetters Annotation::AwsSolutions-SQS3",
@@ -1432,7 +1524,7 @@ describe("fan-out", () => {
 
   it("is off by default: one function does the whole tick", () => {
     expect(stack.segmentation.worker).toBeUndefined();
-    template.resourceCountIs("AWS::Lambda::Function", 3);
+    template.resourceCountIs("AWS::Lambda::Function", 4);
   });
 
   it("runs as many workers as configured at once, each like the single tick", () => {

@@ -37,7 +37,7 @@ describe("ingest: the platform fields", () => {
     const store = new MemoryStore();
     const result = await ingest(store, [
       { id: "1", ts: T, ...where, platform: "Slack Workspace" },
-      { id: "2", ts: T, ...where, replyTo: "2" },
+      { id: "2", ts: T, ...where, replyTo: { id: "1" } },
       { id: "3", ts: T, ...where, channelName: "" },
       { id: "4", ts: T, ...where },
     ]);

@@ -17,6 +17,7 @@ import {
 import type { CallOptions } from "../store.js";
 import { type TableAccess, withRetries } from "./access.js";
 import {
+  AUTHOR_KEY,
   DELETED,
   EDITED_AT,
   PARTITION_KEY,
@@ -101,7 +102,7 @@ export async function settleChange(
 /**
  * The conditional update of a change; resolves with the item as it was. An edit needs a stored,
  * undeleted message whose `editedAt` is older; a deletion, a stored undeleted one. A deletion
- * removes the text (`parts`), `author`, `userId` and `metadata`.
+ * removes the text (`parts`), `author` (and its `authorKey`), `userId` and `metadata`.
  */
 async function update(
   access: TableAccess,
@@ -126,11 +127,13 @@ async function update(
       "#parts": "parts",
       "#author": "author",
       "#uid": "userId",
+      "#ak": AUTHOR_KEY,
       "#meta": "metadata",
     });
     values[":true"] = true;
     sets.push("#d = :true");
-    removes.push("#parts", "#author", "#uid", "#meta");
+    // The author key goes with the author: the item leaves the `byAuthor` index.
+    removes.push("#parts", "#author", "#ak", "#uid", "#meta");
   }
   if (options?.track) {
     values[":mark"] = changeMark(change);

@@ -16,7 +16,12 @@
  *   (S, a tracked change awaiting its follow-up); a deleted item has no `parts`, `author` or
  *   `metadata` (nor `userId`). A tombstone (a deletion of an id never stored) is `m#<id>` with `id` and
  *   `deleted` only: no position, so it is in no index.
+ * - `authorKey` (S): a message with a platform id and an author carries {@link authorKeyOf} its
+ *   author, a hash, so that no name is an index key. The sparse global index `byAuthor` (keyed
+ *   by it, sorted by `conversation`, holding `ts` besides the keys) finds a person's messages for an erasure
+ *   without a Scan. A deletion removes it with the author, which takes the item out of the index.
  */
+import { createHash } from "node:crypto";
 import { itemSize, MAX_ITEM_BYTES } from "../../dynamodb/index.js";
 import { copyPlatformFields, type Message, type Part, type PlatformFields } from "../message.js";
 
@@ -30,6 +35,20 @@ export const CONVERSATIONS_INDEX = "conversations";
 export const LISTED = "listed";
 export const LISTED_VALUE = "conversation";
 export const CONVERSATION_ITEM_KEY = "#conversation";
+export const BY_AUTHOR_INDEX = "byAuthor";
+export const AUTHOR_KEY = "authorKey";
+/**
+ * What `byAuthor` holds besides the keys: the platform time, which an erasure needs to find the
+ * message's results, so that it reads no message to learn it.
+ */
+export const BY_AUTHOR_ATTRIBUTES = ["ts"] as const;
+/** Hex digits of the SHA-256 an author key keeps: 128 bits, so two authors never share one. */
+const AUTHOR_KEY_HEX = 32;
+
+/** The `authorKey` of an author: a hex prefix of the SHA-256 of the stored `author`. */
+export function authorKeyOf(author: string): string {
+  return createHash("sha256").update(author).digest("hex").slice(0, AUTHOR_KEY_HEX);
+}
 /**
  * The TTL attribute (epoch seconds): a message carries it when the deployment sets a message
  * retention. The table has TTL on this attribute whether or not any item carries it.
@@ -70,6 +89,8 @@ export interface MessageItem extends PlatformFields {
   id?: string;
   ts?: number;
   author?: string;
+  /** {@link authorKeyOf} `author`, for the `byAuthor` index; with a platform id only. */
+  authorKey?: string;
   /** Absent for a `user` message (and for every message stored before kinds existed). */
   kind?: Message["kind"];
   /** Epoch seconds after which DynamoDB's TTL deletes the item; absent: kept. */
@@ -87,11 +108,15 @@ export const CHANGE_ATTRIBUTES = [
   "parts",
   "author",
   "userId",
+  AUTHOR_KEY,
   "metadata",
   EDITED_AT,
   DELETED,
   PENDING,
 ] as const;
+
+/** The attributes of a tombstone (`./changes.ts`): what a deleter's put may name. */
+export const TOMBSTONE_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, "v", "id", DELETED] as const;
 
 export const encodePosition = (position: bigint): string => position.toString().padStart(20, "0");
 export const decodePosition = (position: string): bigint => BigInt(position);
@@ -115,6 +140,10 @@ export function messageItem(
   if (message.id !== undefined) item.id = message.id;
   if (message.ts !== undefined) item.ts = message.ts;
   if (message.author !== undefined) item.author = message.author;
+  // Only a message with an id can be deleted (`m#<id>`): only it is worth finding by author.
+  if (message.author !== undefined && message.id !== undefined) {
+    item.authorKey = authorKeyOf(message.author);
+  }
   if (message.kind !== undefined) item.kind = message.kind;
   copyPlatformFields(message, item);
   if (expiresAt !== undefined) item.expiresAt = expiresAt;
@@ -182,6 +211,17 @@ export function storageProblem(conversation: string, message: Message): StorageP
 /** What DynamoDB counts against the 400 KB limit: the item and its `byPosition` entry. */
 export function storedSize(item: MessageItem): number {
   return itemSize(item as unknown as Record<string, unknown>) + itemSize(indexEntry(item));
+}
+
+/** The `byAuthor` entry of an item (its keys and `ts`), or undefined when it has no author key. */
+export function authorEntry(item: MessageItem): Record<string, unknown> | undefined {
+  if (item.authorKey === undefined) return undefined;
+  return {
+    [AUTHOR_KEY]: item.authorKey,
+    [PARTITION_KEY]: item.conversation,
+    [SORT_KEY]: item.key,
+    ...(item.ts === undefined ? {} : { ts: item.ts }),
+  };
 }
 
 /** The `byPosition` entry of an item: the table's keys, the index key and the projected attributes. */

@@ -10,6 +10,7 @@ import {
   isConditionFailure,
 } from "../../dynamodb/index.js";
 import { compareIds } from "../../identity/index.js";
+import type { AuthorIndex, AuthorMessagesOptions, AuthorPage } from "../authors.js";
 import {
   type ChangeOptions,
   type ChangeResult,
@@ -30,6 +31,7 @@ import {
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
 import { type TableAccess, withRetries } from "./access.js";
+import { authorMessages } from "./authors.js";
 import { applyChange, settleChange } from "./changes.js";
 import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
 import { getMessages, type PositionReadOptions, queryPositions } from "./reads.js";
@@ -99,7 +101,7 @@ const MAX_BATCH_DELETES = 25;
  * Puts run a few at a time under a position lease from the allocator, one lease per hundred
  * messages, released once its puts are done.
  */
-export class DynamoDbStore implements Store, Lister, Editor {
+export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
   private readonly access: TableAccess;
   private readonly positions: PositionAllocator;
   private readonly concurrency: number;
@@ -198,6 +200,14 @@ export class DynamoDbStore implements Store, Lister, Editor {
     options?: CallOptions,
   ): Promise<Message[]> {
     return getMessages(this.access, conversationId, ids, options);
+  }
+
+  /**
+   * A page of the messages `author` wrote (`AuthorIndex`), from the `byAuthor` index: eventually
+   * consistent, keys only, one Query per page (per channel with `channels`).
+   */
+  authorMessages(author: string, options?: AuthorMessagesOptions): Promise<AuthorPage> {
+    return authorMessages(this.access, author, options);
   }
 
   async write(

@@ -1,6 +1,9 @@
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createTable } from "../../dynamodb/index.js";
 import {
+  AUTHOR_KEY,
+  BY_AUTHOR_ATTRIBUTES,
+  BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CONVERSATIONS_INDEX,
@@ -12,7 +15,8 @@ import {
 
 /**
  * The messages table as CreateTable input: on-demand, with the `byPosition` local index
- * (arrival order; ids and timestamps only) and the sparse `conversations` global index. The CDK
+ * (arrival order; ids and timestamps only) and the sparse `conversations` and `byAuthor` global
+ * indexes. The CDK
  * stack declares the same keys and indexes from the constants of `./schema.ts`.
  */
 function messagesTableDefinition(tableName: string): CreateTableCommandInput {
@@ -24,6 +28,7 @@ function messagesTableDefinition(tableName: string): CreateTableCommandInput {
       { AttributeName: SORT_KEY, AttributeType: "S" },
       { AttributeName: POSITION, AttributeType: "S" },
       { AttributeName: LISTED, AttributeType: "S" },
+      { AttributeName: AUTHOR_KEY, AttributeType: "S" },
     ],
     KeySchema: [
       { AttributeName: PARTITION_KEY, KeyType: "HASH" },
@@ -47,6 +52,14 @@ function messagesTableDefinition(tableName: string): CreateTableCommandInput {
           { AttributeName: PARTITION_KEY, KeyType: "RANGE" },
         ],
         Projection: { ProjectionType: "KEYS_ONLY" },
+      },
+      {
+        IndexName: BY_AUTHOR_INDEX,
+        KeySchema: [
+          { AttributeName: AUTHOR_KEY, KeyType: "HASH" },
+          { AttributeName: PARTITION_KEY, KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...BY_AUTHOR_ATTRIBUTES] },
       },
     ],
   };

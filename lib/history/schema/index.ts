@@ -4,6 +4,11 @@
  * writers of their own import, without the store.
  */
 export {
+  AUTHOR_KEY,
+  authorEntry,
+  authorKeyOf,
+  BY_AUTHOR_ATTRIBUTES,
+  BY_AUTHOR_INDEX,
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CHANGE_ATTRIBUTES,
@@ -17,4 +22,5 @@ export {
   POSITION,
   SORT_KEY,
   storedSize,
+  TOMBSTONE_ATTRIBUTES,
 } from "../dynamodb/schema.js";

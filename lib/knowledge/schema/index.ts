@@ -3,7 +3,7 @@
  * stack and table set-up import. The items it holds (v1) are `./items.ts`; the sort key prefixes
  * of a channel's term statistics are exported for whoever erases derived data.
  */
-export { TERM_STATISTICS_PREFIXES } from "./items.js";
+export { DEPLOYMENT_PARTITION, TERM_STATISTICS_PREFIXES } from "./items.js";
 export {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,

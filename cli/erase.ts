@@ -1,0 +1,193 @@
+/**
+ * `erase`: removes a person from the local workspace or a deployment's tables (`eraseUser`,
+ * lib/erasure): their messages, what was derived from them, their name in results; prints what
+ * it removed and the audit item. Run again, it resumes an erasure that was interrupted.
+ */
+import { userInfo } from "node:os";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  addAuthorIndex,
+  authorIndexState,
+  backfillAuthorKeys,
+  dynamoDbErasure,
+  type EraseOutcome,
+  eraseUser,
+} from "../lib/erasure/index.js";
+import type { SegmentLedger } from "../local/ledger.js";
+import { type Command, command, EXIT } from "./command.js";
+import { CommandFailure, onTable, type TableRef } from "./failures.js";
+import { escapeControls, plural } from "./format.js";
+import {
+  WORKSPACE_HELP,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "./workspace-option.js";
+
+const USAGE = `Usage: npm start -- erase --user NAME [--channel ID]... [--dry-run] [--json]
+         [--requested-by WHO] [--backfill] [--workspace DIR |
+         --messages-table NAME --results-table NAME]
+
+Erases a person: deletes every message they wrote (the stored author NAME), in every channel or
+the ones given, as a deletion does (text and author removed), redacts the results, topic entries
+and window replies derived from them, and removes their name from the results that still hold
+it. Writes an audit item (who asked, when, counts, finished) to the results table. Works on the
+local workspace (.convoseg, or --workspace DIR) unless tables are named. Run it again to finish
+one that was interrupted; after it finished, running it again erases nothing and says so.
+
+Options:
+${WORKSPACE_HELP}
+  --user NAME             the person, as their messages store it (author)
+  --channel ID            only this channel (repeatable; default: every channel)
+  --dry-run               count their messages per channel, change nothing
+  --json                  print the outcome as JSON (counts and the audit item)
+  --requested-by WHO      who asked, for the audit item (default: this login's user name)
+  --backfill              first give messages stored before the byAuthor index their author
+                          key (one Scan of the messages table; needed once after upgrading)
+  --messages-table NAME   the messages table (default: $MESSAGES_TABLE)
+  --results-table NAME    the results table (default: $RESULTS_TABLE)
+  -h, --help              this help`;
+
+export const eraseCommand: Command = command({
+  name: "erase",
+  summary: ["erase --user NAME", "erase a person's messages and what was derived from them"],
+  usage: USAGE,
+  options: {
+    ...WORKSPACE_OPTION,
+    user: { type: "string" },
+    channel: { type: "string", multiple: true },
+    "dry-run": { type: "boolean" },
+    json: { type: "boolean" },
+    "requested-by": { type: "string" },
+    backfill: { type: "boolean" },
+    "messages-table": { type: "string" },
+    "results-table": { type: "string" },
+  },
+  parse: ({ positionals, values }) => {
+    if (positionals.length > 0)
+      throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    const user = values.user;
+    if (user === undefined || user === "") throw new Error("--user NAME is required");
+    const named = [values["messages-table"], values["results-table"]].some((t) => t !== undefined);
+    if (values.workspace !== undefined && named) {
+      throw new Error("--workspace and a table flag name two places: give one");
+    }
+    const messagesTable =
+      values["messages-table"] ?? (values.workspace ? undefined : process.env.MESSAGES_TABLE);
+    const resultsTable =
+      values["results-table"] ?? (values.workspace ? undefined : process.env.RESULTS_TABLE);
+    const workspace = workspaceDir(
+      values.workspace,
+      messagesTable !== undefined || resultsTable !== undefined,
+    );
+    if (workspace === undefined && (messagesTable === undefined || resultsTable === undefined)) {
+      throw new Error(
+        "erase on a deployment needs its two tables: --messages-table and --results-table (or MESSAGES_TABLE and RESULTS_TABLE)",
+      );
+    }
+    const requestedBy = values["requested-by"] ?? `cli:${loginName()}`;
+    return {
+      request: { user, channels: values.channel, requestedBy, dryRun: values["dry-run"] ?? false },
+      json: values.json ?? false,
+      backfill: values.backfill ?? false,
+      workspace,
+      tables: { messagesTable, resultsTable },
+    };
+  },
+  run: async ({ request, json, backfill, workspace, tables }, io) => {
+    const act = async (
+      client: DynamoDBClient,
+      messagesTable: string,
+      resultsTable: string,
+      ledger?: SegmentLedger,
+    ) => {
+      const local = ledger !== undefined;
+      const ref: TableRef = {
+        table: `${messagesTable}, ${resultsTable}`,
+        role: "the messages and results tables",
+        fix: local
+          ? "run npm start -- run on the workspace first"
+          : "pass the stack's MessagesTableName and ResultsTableName",
+      };
+      await onTable(ref, async () => {
+        const state = await authorIndexState(client, messagesTable);
+        if (state === "active") return;
+        if (!local) {
+          throw new CommandFailure(
+            `the messages table ${JSON.stringify(messagesTable)} has no active byAuthor index (${state}): deploy the stack's current version, wait for the index, then run with --backfill once`,
+          );
+        }
+        // A workspace made before the index: add it, and key the messages it already holds.
+        io.stderr.write("erase: adding the byAuthor index to the workspace's messages table\n");
+        await addAuthorIndex(client, messagesTable);
+        backfill = true;
+      });
+      if (backfill && !request.dryRun) {
+        const updated = await onTable(ref, () => backfillAuthorKeys(client, messagesTable));
+        io.stderr.write(`erase: gave ${plural(updated, "message")} an author key\n`);
+      }
+      const deps = dynamoDbErasure({ client, messagesTable, resultsTable });
+      const outcome = await onTable(ref, () => eraseUser(deps, request));
+      if (ledger !== undefined && !request.dryRun) {
+        // The workspace's ledger keeps delivered bodies, with text: they follow the messages.
+        const rewritten = await ledger.eraseAuthor(request.user, request.channels);
+        if (rewritten > 0) {
+          io.stderr.write(
+            `erase: removed them from ${plural(rewritten, "delivered segment")} of the workspace's ledger\n`,
+          );
+        }
+      }
+      io.stdout.write(
+        json ? `${JSON.stringify(outcome, null, 2)}\n` : describe(request.user, outcome),
+      );
+      return EXIT.ok;
+    };
+    if (workspace === undefined) {
+      return act(
+        new DynamoDBClient({}),
+        tables.messagesTable as string,
+        tables.resultsTable as string,
+      );
+    }
+    return withWorkspace({ dir: workspace, create: false }, io, (opened) =>
+      act(
+        opened.dynamodb(),
+        opened.tables.messagesTable,
+        opened.tables.resultsTable,
+        opened.ledger,
+      ),
+    );
+  },
+});
+
+function loginName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** What an erasure did, in a few lines: counts, never text. */
+function describe(user: string, outcome: EraseOutcome): string {
+  const name = escapeControls(JSON.stringify(user));
+  const { counts } = outcome;
+  if (outcome.dryRun) {
+    const channels = Object.entries(outcome.byChannel ?? {});
+    const lines = channels.map(
+      ([channel, n]) => `  ${escapeControls(channel)}: ${plural(n, "message")}`,
+    );
+    return `${name} wrote ${plural(counts.messages, "message")} in ${plural(channels.length, "channel")} (dry run: nothing erased)${lines.length > 0 ? `:\n${lines.join("\n")}` : ""}\n`;
+  }
+  const audit = outcome.audit;
+  const lines = [
+    `${name} ${counts.messages === 0 ? "had no messages left to erase" : `erased: ${plural(counts.messages, "message")} deleted`}`,
+    `  results rewritten or removed: ${counts.results}; candidates removed: ${counts.candidatesRemoved}; topic entries updated: ${counts.topicEntriesUpdated}, deleted: ${counts.topicEntriesDeleted}; window replies deleted: ${counts.windowsDeleted}; author lists cleared of the name: ${counts.authorsRemoved}`,
+  ];
+  if (audit !== undefined) {
+    lines.push(
+      `  audit: erasure#${audit.authorKey}#${audit.requestedAt}, asked for by ${escapeControls(audit.requestedBy)}, ${audit.state}${audit.finishedAt ? ` at ${audit.finishedAt}` : ""}${audit.runs > 1 ? ` (resumed: ${audit.runs} runs)` : ""}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,34 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { Context } from "aws-lambda";
+import { dynamoDbErasure, runEraseUser } from "../../lib/erasure/index.js";
+
+/** Read once at cold start: a missing setting fails the first invocation with its name. */
+function requiredEnvironment(name: string): string {
+  const value = process.env[name]?.trim();
+  if (!value) throw new Error(`erase: environment variable ${name} must be set`);
+  return value;
+}
+
+const logger = new Logger({ serviceName: "convoseg-erase" });
+const deps = dynamoDbErasure({
+  client: new DynamoDBClient({}),
+  messagesTable: requiredEnvironment("MESSAGES_TABLE"),
+  resultsTable: requiredEnvironment("RESULTS_TABLE"),
+});
+
+/**
+ * `EraseUser`: invoked by an operator with `{user, channels?, requestedBy, dryRun?}`. Answers
+ * `done: false` when it stopped near its deadline: invoke it again with the same event, and it
+ * resumes from its audit item. Logs counts only, never the name or a message.
+ */
+export async function handler(event: unknown, context: Context) {
+  const response = await runEraseUser(deps, event, () => context.getRemainingTimeInMillis());
+  logger.info("erasure run", {
+    done: response.done,
+    dryRun: response.dryRun,
+    counts: response.counts,
+    audit: response.audit,
+  });
+  return response;
+}

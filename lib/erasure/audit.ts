@@ -1,0 +1,112 @@
+/**
+ * The audit item of an erasure: who asked, when, in which channels, what was erased (counts) and
+ * whether it finished, and where it stands, so that a run that stopped (a crash, a deadline) is
+ * resumed by the next. It names the person only by their author key (a hash): the item outlives
+ * the erasure, and must not keep the name it erased.
+ */
+
+/** What an erasure removed, counted as it went. */
+export interface ErasureCounts {
+  /** Messages deleted (their text and author removed). */
+  messages: number;
+  /** Results rewritten or removed (by the redaction of the messages, or to drop the name). */
+  results: number;
+  candidatesRemoved: number;
+  topicEntriesUpdated: number;
+  topicEntriesDeleted: number;
+  windowsDeleted: number;
+  /** Candidates whose author list named the person. */
+  authorsRemoved: number;
+}
+
+export const NO_COUNTS: Readonly<ErasureCounts> = Object.freeze({
+  messages: 0,
+  results: 0,
+  candidatesRemoved: 0,
+  topicEntriesUpdated: 0,
+  topicEntriesDeleted: 0,
+  windowsDeleted: 0,
+  authorsRemoved: 0,
+});
+
+/** A message of the page in flight: where it is, and its time (how its results are found). */
+export interface ErasedMessage {
+  channel: string;
+  id: string;
+  ts: number;
+}
+
+export interface ErasureAudit {
+  v: 1;
+  /** `authorKeyOf` the person's stored name. */
+  authorKey: string;
+  /** The channels it was limited to, or null for every channel. */
+  channels: string[] | null;
+  requestedBy: string;
+  /** ISO 8601: when the erasure was first asked for (it orders a person's audit items). */
+  requestedAt: string;
+  state: "started" | "finished";
+  finishedAt?: string;
+  /** How many runs worked on it: more than one when it was resumed. */
+  runs: number;
+  counts: ErasureCounts;
+  /** The page being erased: counted once it is done, redone whole by a resumed run. */
+  batch: ErasedMessage[];
+  /** Where the next page of the person's messages starts; absent: at the start. */
+  cursor?: string;
+  /** The last page was read: once `batch` is done, the erasure is finished. */
+  exhausted: boolean;
+  /** Bumped on every write: a write against an older version is refused (two runs at once). */
+  version: number;
+}
+
+/** Where audit items are kept (the results table on DynamoDB, or memory). */
+export interface AuditStore {
+  /** The person's unfinished erasure, if any (consistent). */
+  unfinished(authorKey: string): Promise<ErasureAudit | undefined>;
+  /** Every audit item of the person, oldest first. */
+  list(authorKey: string): Promise<ErasureAudit[]>;
+  /**
+   * Writes `audit` (whose `version` is one more than the stored one, or 1 for a new item);
+   * false when another write came first.
+   */
+  save(audit: ErasureAudit): Promise<boolean>;
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** Audit items in memory: for tests, benchmarks and the memory pipeline. */
+export class MemoryAuditStore implements AuditStore {
+  private readonly items = new Map<string, ErasureAudit>();
+
+  async unfinished(authorKey: string): Promise<ErasureAudit | undefined> {
+    return (await this.list(authorKey)).find((a) => a.state !== "finished");
+  }
+
+  async list(authorKey: string): Promise<ErasureAudit[]> {
+    return [...this.items.values()]
+      .filter((a) => a.authorKey === authorKey)
+      .sort((a, b) => (a.requestedAt < b.requestedAt ? -1 : 1))
+      .map(copy);
+  }
+
+  async save(audit: ErasureAudit): Promise<boolean> {
+    const key = auditItemKey(audit);
+    const stored = this.items.get(key);
+    if ((stored?.version ?? 0) !== audit.version - 1) return false;
+    this.items.set(key, copy(audit));
+    return true;
+  }
+
+  /** Every item, for checks that nothing else is kept. */
+  all(): ErasureAudit[] {
+    return [...this.items.values()].map(copy);
+  }
+}
+
+export const AUDIT_PREFIX = "erasure#";
+
+/** The sort key of an audit item: the person's key, then when it was asked for. */
+export function auditItemKey(audit: Pick<ErasureAudit, "authorKey" | "requestedAt">): string {
+  return `${AUDIT_PREFIX}${audit.authorKey}#${audit.requestedAt}`;
+}

@@ -1,0 +1,267 @@
+/**
+ * Erasing a person (`eraseUser`): every message they wrote, found through the history store's
+ * author index, is deleted as an edit-and-delete path deletes it (`Editor.change`), what was
+ * derived from it is redacted (`KnowledgeRedactor`), and their name is removed from the results
+ * that still hold it (`./scrub.ts`). Page by page, under an audit item (`./audit.ts`) that says
+ * which page is in flight: a run that stops anywhere is resumed by the next one, which redoes
+ * that page whole (every step is idempotent) and goes on from the page's cursor.
+ */
+import type { AuthorIndex, ConversationId, Editor, Message } from "../history/index.js";
+import { authorKeyOf } from "../history/schema/index.js";
+import type { KnowledgeRedactor } from "../knowledge/index.js";
+import {
+  type AuditStore,
+  type ErasedMessage,
+  type ErasureAudit,
+  type ErasureCounts,
+  NO_COUNTS,
+} from "./audit.js";
+import { ErasureError, ErasureRequestError } from "./errors.js";
+import { type ScrubStore, scrubResults } from "./scrub.js";
+
+/** The history store's side: finding the person's messages, checking and deleting them. */
+export type ErasureMessages = AuthorIndex &
+  Pick<Editor, "change"> & {
+    getMessages(conversationId: ConversationId, ids: readonly string[]): Promise<Message[]>;
+  };
+
+export interface ErasureDependencies {
+  messages: ErasureMessages;
+  /** Redacts the results, topic entries and window replies of deleted messages. */
+  redactor: Pick<KnowledgeRedactor, "redact">;
+  /** The results store, for the names a redaction leaves (`./scrub.ts`). */
+  results: ScrubStore;
+  audits: AuditStore;
+  /** The clock (default: the wall clock). */
+  now?: () => number;
+  /** Asked before each page: true stops the run there (`done: false`), to be resumed. */
+  shouldStop?: () => boolean;
+  /** Messages per page (default 100): what one audit write covers. */
+  pageSize?: number;
+}
+
+export interface EraseRequest {
+  /** The stored `author` of the person's messages. */
+  user: string;
+  /** Only these channels (default: every one). */
+  channels?: readonly string[];
+  /** Who asked: an operator's name or ticket, kept in the audit item. */
+  requestedBy: string;
+  /** Count what would be erased, change nothing (no audit item either). */
+  dryRun?: boolean;
+}
+
+export interface EraseOutcome {
+  /** False when the run stopped early (`shouldStop`): run it again to finish. */
+  done: boolean;
+  dryRun: boolean;
+  counts: ErasureCounts;
+  /** Messages per channel: with `dryRun`, what would be deleted. */
+  byChannel?: Record<string, number>;
+  /** The audit item as the run left it (absent for a dry run). */
+  audit?: ErasureAudit;
+}
+
+const MAX_PAGE = 100;
+
+/** Erases (or with `dryRun` counts) a person's messages and what was derived from them. */
+export async function eraseUser(
+  deps: ErasureDependencies,
+  request: EraseRequest,
+): Promise<EraseOutcome> {
+  const { user, requestedBy } = request;
+  if (typeof user !== "string" || user === "") {
+    throw new ErasureRequestError("user", "expected the stored author name, a non-empty string");
+  }
+  if (typeof requestedBy !== "string" || requestedBy.trim() === "") {
+    throw new ErasureRequestError("requestedBy", "say who asked for the erasure");
+  }
+  const channels = request.channels === undefined ? null : [...new Set(request.channels)].sort();
+  if (channels?.length === 0) {
+    throw new ErasureRequestError("channels", "give at least one channel, or none for every one");
+  }
+  const pageSize = deps.pageSize ?? MAX_PAGE;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
+    throw new ErasureRequestError("pageSize", `expected a whole number from 1 to ${MAX_PAGE}`);
+  }
+  const scope = { user, channels, pageSize };
+  if (request.dryRun) return countOnly(deps, scope);
+
+  const now = deps.now ?? Date.now;
+  const authorKey = authorKeyOf(user);
+  let audit = await deps.audits.unfinished(authorKey);
+  if (audit !== undefined && JSON.stringify(audit.channels) !== JSON.stringify(channels)) {
+    throw new ErasureError(
+      "ERASURE_IN_PROGRESS",
+      `an erasure of this person ${audit.channels === null ? "in every channel" : `in ${audit.channels.join(", ")}`}, asked for at ${audit.requestedAt}, is unfinished: run it again with the same channels to finish it first`,
+    );
+  }
+  if (audit === undefined) {
+    // Nothing left of them, and an erasure of the same scope finished: a repeat (or a run again
+    // after a crash right after it finished) answers with it and writes nothing.
+    const first = await readPage(deps.messages, scope, undefined);
+    const finished = (await deps.audits.list(authorKey))
+      .filter((a) => JSON.stringify(a.channels) === JSON.stringify(channels))
+      .at(-1);
+    if (first.messages.length === 0 && first.cursor === undefined && finished !== undefined) {
+      return { done: true, dryRun: false, counts: { ...NO_COUNTS }, audit: finished };
+    }
+  }
+  audit =
+    audit === undefined
+      ? {
+          v: 1,
+          authorKey,
+          channels,
+          requestedBy,
+          requestedAt: new Date(now()).toISOString(),
+          state: "started",
+          runs: 1,
+          counts: { ...NO_COUNTS },
+          batch: [],
+          exhausted: false,
+          version: 1,
+        }
+      : { ...audit, runs: audit.runs + 1, version: audit.version + 1 };
+  await save(deps.audits, audit);
+
+  for (;;) {
+    if (deps.shouldStop?.()) return { done: false, dryRun: false, counts: audit.counts, audit };
+    const counts = { ...audit.counts };
+    add(counts, await eraseBatch(deps, user, audit.batch));
+    counts.messages += audit.batch.length;
+    if (audit.exhausted) {
+      audit = {
+        ...audit,
+        counts,
+        batch: [],
+        state: "finished",
+        finishedAt: new Date(now()).toISOString(),
+        version: audit.version + 1,
+      };
+      await save(deps.audits, audit);
+      return { done: true, dryRun: false, counts, audit };
+    }
+    const page = await readPage(deps.messages, scope, audit.cursor);
+    const next: ErasureAudit = {
+      ...audit,
+      counts,
+      batch: page.messages,
+      exhausted: page.cursor === undefined,
+      version: audit.version + 1,
+    };
+    if (page.cursor === undefined) delete next.cursor;
+    else next.cursor = page.cursor;
+    await save(deps.audits, next);
+    audit = next;
+  }
+}
+
+async function save(audits: AuditStore, audit: ErasureAudit): Promise<void> {
+  if (!(await audits.save(audit))) {
+    throw new ErasureError(
+      "ERASURE_CONCURRENT_RUN",
+      `another run of this erasure (asked for at ${audit.requestedAt}) wrote its audit item first: let one run at a time`,
+    );
+  }
+}
+
+interface Scope {
+  user: string;
+  channels: string[] | null;
+  pageSize: number;
+}
+
+/**
+ * One page of the person's messages, as the author index lists them with their times (so no
+ * message is read to find its results). The index names them by a 128-bit hash of the name;
+ * being eventually consistent, it may still list one deleted a moment ago, which the deletion
+ * then finds deleted (counted all the same). A message without a time is read, to check it.
+ */
+async function readPage(
+  messages: ErasureMessages,
+  scope: Scope,
+  cursor: string | undefined,
+): Promise<{ messages: ErasedMessage[]; cursor?: string }> {
+  const page = await messages.authorMessages(scope.user, {
+    limit: scope.pageSize,
+    ...(scope.channels === null ? {} : { channels: scope.channels }),
+    ...(cursor === undefined ? {} : { cursor }),
+  });
+  const found: ErasedMessage[] = [];
+  const untimed = page.messages.filter((m) => m.ts === undefined);
+  for (const m of page.messages) {
+    if (m.ts !== undefined) found.push({ channel: m.conversationId, id: m.id, ts: m.ts });
+  }
+  const groups = byChannel(untimed.map((m) => ({ channel: m.conversationId, id: m.id })));
+  for (const [channel, ids] of groups) {
+    for (const message of await messages.getMessages(channel, ids)) {
+      if (message.deleted || message.author !== scope.user || message.id === undefined) continue;
+      found.push({ channel, id: message.id, ts: message.ts ?? 0 });
+    }
+  }
+  return page.cursor === undefined ? { messages: found } : { messages: found, cursor: page.cursor };
+}
+
+/**
+ * Deletes a page's messages, redacts what was derived from them and removes the name from the
+ * results that hold their times; every step is a no-op when redone.
+ */
+async function eraseBatch(
+  deps: ErasureDependencies,
+  user: string,
+  batch: readonly ErasedMessage[],
+): Promise<Omit<ErasureCounts, "messages">> {
+  const counts = { ...NO_COUNTS };
+  for (const [channel, ids] of byChannel(batch)) {
+    for (const id of ids) await deps.messages.change(channel, { kind: "delete", id });
+    const held = batch.filter((m) => m.channel === channel);
+    const redacted = await deps.redactor.redact(
+      channel,
+      held.map((m) => ({ id: m.id, ts: m.ts, kind: "delete" as const })),
+    );
+    const scrubbed = await scrubResults(
+      deps.results,
+      channel,
+      user,
+      held.map((m) => m.ts),
+    );
+    counts.results += redacted.results + scrubbed.results;
+    counts.candidatesRemoved += redacted.candidatesRemoved + scrubbed.candidatesRemoved;
+    counts.topicEntriesUpdated += redacted.topicEntriesUpdated;
+    counts.topicEntriesDeleted += redacted.topicEntriesDeleted + scrubbed.topicEntriesDeleted;
+    counts.windowsDeleted += redacted.windowsDeleted + scrubbed.windowsDeleted;
+    counts.authorsRemoved += scrubbed.authorsRemoved;
+  }
+  const { messages: _, ...derived } = counts;
+  return derived;
+}
+
+/** A dry run: the person's messages per channel, nothing written. */
+async function countOnly(deps: ErasureDependencies, scope: Scope): Promise<EraseOutcome> {
+  const perChannel: Record<string, number> = {};
+  let cursor: string | undefined;
+  let messages = 0;
+  do {
+    const page = await readPage(deps.messages, scope, cursor);
+    for (const m of page.messages) perChannel[m.channel] = (perChannel[m.channel] ?? 0) + 1;
+    messages += page.messages.length;
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return { done: true, dryRun: true, counts: { ...NO_COUNTS, messages }, byChannel: perChannel };
+}
+
+/** Ids grouped by channel, channels in order of first appearance. */
+function byChannel(messages: readonly { channel: string; id: string }[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const { channel, id } of messages) {
+    const ids = groups.get(channel);
+    if (ids === undefined) groups.set(channel, [id]);
+    else ids.push(id);
+  }
+  return groups;
+}
+
+function add(total: ErasureCounts, counts: Omit<ErasureCounts, "messages">): void {
+  for (const key of Object.keys(counts) as (keyof typeof counts)[]) total[key] += counts[key];
+}

@@ -1,0 +1,133 @@
+/**
+ * What a redaction of the person's deleted messages leaves of their name in results: a result
+ * too large to list its messages keeps the author lists of candidates it could not recount, and
+ * a model may have written the name into a topic, reason or tag. The results whose time span
+ * holds one of the person's messages are read, and each such candidate loses the name from its
+ * authors, or, when its own words name the person, is removed with its topic entry.
+ */
+import { normalizeTopic } from "../extraction/index.js";
+import type { ResultStore, SegmentResult } from "../knowledge/index.js";
+import { ErasureError } from "./errors.js";
+
+/** The results store's reads and writes a scrub needs. */
+export type ScrubStore = Pick<
+  ResultStore,
+  "findSpans" | "getResult" | "saveRedaction" | "deleteWindows"
+>;
+
+export interface ScrubCounts {
+  results: number;
+  candidatesRemoved: number;
+  topicEntriesDeleted: number;
+  windowsDeleted: number;
+  authorsRemoved: number;
+}
+
+const NONE: Readonly<ScrubCounts> = Object.freeze({
+  results: 0,
+  candidatesRemoved: 0,
+  topicEntriesDeleted: 0,
+  windowsDeleted: 0,
+  authorsRemoved: 0,
+});
+
+const MAX_TRIES = 5;
+
+/** Whether `text` names `name` as a whole word, whatever the case. */
+export function mentions(text: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(text);
+}
+
+/** Removes `name` from the results that hold any of `times` in `channel`; idempotent. */
+export async function scrubResults(
+  store: ScrubStore,
+  channel: string,
+  name: string,
+  times: readonly number[],
+): Promise<ScrubCounts> {
+  const total: ScrubCounts = { ...NONE };
+  const seen = new Set<string>();
+  for (const span of await store.findSpans(channel, times)) {
+    if (seen.has(span.segmentId)) continue;
+    seen.add(span.segmentId);
+    const counts = await scrubResult(store, channel, span.segmentId, name);
+    for (const key of Object.keys(total) as (keyof ScrubCounts)[]) total[key] += counts[key];
+  }
+  return total;
+}
+
+async function scrubResult(
+  store: ScrubStore,
+  channel: string,
+  segmentId: string,
+  name: string,
+): Promise<ScrubCounts> {
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const result = await store.getResult(channel, segmentId);
+    if (result === undefined) break;
+    const plan = scrubPlan(result, name);
+    if (plan === undefined) break;
+    // The cached replies may hold the name too; the result is written last, as in a redaction.
+    const windows = result.windows ?? [];
+    await store.deleteWindows(channel, windows);
+    const saved = await store.saveRedaction(result, {
+      next: plan.next,
+      supports: [],
+      removedTopics: plan.removedTopics,
+      windows,
+    });
+    if (!saved) continue;
+    return {
+      results: 1,
+      candidatesRemoved: plan.removedTopics.length,
+      topicEntriesDeleted: plan.removedTopics.length,
+      windowsDeleted: windows.length,
+      authorsRemoved: plan.authorsRemoved,
+    };
+  }
+  const result = await store.getResult(channel, segmentId);
+  if (result !== undefined && scrubPlan(result, name) !== undefined) {
+    throw new ErasureError(
+      "ERASURE_RESULT_CONFLICT",
+      `segment ${segmentId}: its result kept changing during ${MAX_TRIES} tries to remove a name from it; run the erasure again`,
+    );
+  }
+  return { ...NONE };
+}
+
+/** The result without `name`, or undefined when it does not hold it. Pure. */
+export function scrubPlan(
+  result: SegmentResult,
+  name: string,
+): { next: SegmentResult; removedTopics: string[]; authorsRemoved: number } | undefined {
+  const removedTopics: string[] = [];
+  let authorsRemoved = 0;
+  const candidates = [];
+  for (const candidate of result.candidates) {
+    const words = [candidate.topic, candidate.reason, ...candidate.tags];
+    if (words.some((text) => mentions(text, name))) {
+      removedTopics.push(normalizeTopic(candidate.topic));
+      continue;
+    }
+    if (candidate.authors?.includes(name)) {
+      authorsRemoved++;
+      const authors = candidate.authors.filter((a) => a !== name);
+      candidates.push({
+        ...candidate,
+        authors,
+        authorCount: Math.max(authors.length, (candidate.authorCount ?? 1) - 1),
+      });
+      continue;
+    }
+    candidates.push(candidate);
+  }
+  if (removedTopics.length === 0 && authorsRemoved === 0) return undefined;
+  const next: SegmentResult = {
+    ...result,
+    candidates,
+    windows: [],
+    redactions: (result.redactions ?? 0) + 1,
+  };
+  return { next, removedTopics, authorsRemoved };
+}

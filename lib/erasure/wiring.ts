@@ -1,0 +1,171 @@
+/**
+ * The eraser over a deployment's (or a workspace's) DynamoDB tables, as the command and the
+ * `EraseUser` function build it; and what an older messages table needs first: the `byAuthor`
+ * index (added in place on a workspace) and the author keys of messages stored before it.
+ */
+import {
+  DescribeTableCommand,
+  type DynamoDBClient,
+  UpdateTableCommand,
+} from "@aws-sdk/client-dynamodb";
+import { paginateScan, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { realSleep } from "../backoff/index.js";
+import { documentClient, isConditionFailure } from "../dynamodb/index.js";
+import { DynamoDbStore } from "../history/index.js";
+import {
+  AUTHOR_KEY,
+  authorKeyOf,
+  BY_AUTHOR_ATTRIBUTES,
+  BY_AUTHOR_INDEX,
+  PARTITION_KEY,
+  SORT_KEY,
+} from "../history/schema/index.js";
+import {
+  DynamoDbResultStore,
+  KnowledgeRedactor,
+  type RedactionMetrics,
+  storedMessageStates,
+} from "../knowledge/index.js";
+import { DynamoDbAuditStore } from "./audit-dynamodb.js";
+import type { ErasureDependencies } from "./erase.js";
+import { ErasureError } from "./errors.js";
+
+export interface ErasureTables {
+  client: DynamoDBClient;
+  messagesTable: string;
+  resultsTable: string;
+  metrics?: RedactionMetrics;
+}
+
+/** The eraser's dependencies on DynamoDB: no re-extraction is asked for (its messages are gone). */
+export function dynamoDbErasure(
+  tables: ErasureTables,
+  extra: Partial<ErasureDependencies> = {},
+): ErasureDependencies {
+  const messages = new DynamoDbStore({ client: tables.client, tableName: tables.messagesTable });
+  const results = new DynamoDbResultStore({
+    client: tables.client,
+    tableName: tables.resultsTable,
+  });
+  return {
+    messages,
+    redactor: new KnowledgeRedactor({
+      store: results,
+      states: storedMessageStates(messages),
+      metrics: tables.metrics,
+    }),
+    results,
+    audits: new DynamoDbAuditStore({ client: tables.client, tableName: tables.resultsTable }),
+    ...extra,
+  };
+}
+
+/** Whether the messages table has the `byAuthor` index, and whether it is ready. */
+export async function authorIndexState(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<"missing" | "creating" | "active"> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const index = Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === BY_AUTHOR_INDEX);
+  if (index === undefined) return "missing";
+  return index.IndexStatus === "ACTIVE" ? "active" : "creating";
+}
+
+/**
+ * Adds the `byAuthor` index to a messages table created before it (a local workspace's; a
+ * deployment gets it from the stack) and waits until it is active.
+ */
+export async function addAuthorIndex(
+  client: DynamoDBClient,
+  tableName: string,
+  options: { sleep?: (ms: number) => Promise<void>; timeoutMs?: number } = {},
+): Promise<void> {
+  if ((await authorIndexState(client, tableName)) === "missing") {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [
+          { AttributeName: AUTHOR_KEY, AttributeType: "S" },
+          { AttributeName: PARTITION_KEY, AttributeType: "S" },
+        ],
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: BY_AUTHOR_INDEX,
+              KeySchema: [
+                { AttributeName: AUTHOR_KEY, KeyType: "HASH" },
+                { AttributeName: PARTITION_KEY, KeyType: "RANGE" },
+              ],
+              Projection: {
+                ProjectionType: "INCLUDE",
+                NonKeyAttributes: [...BY_AUTHOR_ATTRIBUTES],
+              },
+            },
+          },
+        ],
+      }),
+    );
+  }
+  const sleep = options.sleep ?? realSleep;
+  const until = Date.now() + (options.timeoutMs ?? 300_000);
+  while ((await authorIndexState(client, tableName)) !== "active") {
+    if (Date.now() > until) {
+      throw new ErasureError(
+        "ERASURE_INDEX_NOT_READY",
+        `the ${BY_AUTHOR_INDEX} index of table ${tableName} is still being built: run again later`,
+      );
+    }
+    await sleep(1000);
+  }
+}
+
+/**
+ * Gives every message stored before the `byAuthor` index its author key: one Scan of the
+ * table (once, after an upgrade), one conditional update per such message (only while it still
+ * has that author, so a deletion meanwhile is not undone). Resolves to how many it updated.
+ */
+export async function backfillAuthorKeys(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<number> {
+  const documents = documentClient(client);
+  let updated = 0;
+  const pages = paginateScan(
+    { client: documents },
+    {
+      TableName: tableName,
+      ProjectionExpression: "#c, #k, #id, #a, #ak",
+      FilterExpression:
+        "attribute_exists(#a) AND attribute_exists(#id) AND attribute_not_exists(#ak)",
+      ExpressionAttributeNames: {
+        "#c": PARTITION_KEY,
+        "#k": SORT_KEY,
+        "#id": "id",
+        "#a": "author",
+        "#ak": AUTHOR_KEY,
+      },
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      const author = item.author;
+      if (typeof author !== "string") continue;
+      try {
+        await documents.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { [PARTITION_KEY]: item[PARTITION_KEY], [SORT_KEY]: item[SORT_KEY] },
+            UpdateExpression: "SET #ak = :ak",
+            ConditionExpression: "#a = :a AND attribute_not_exists(deleted)",
+            ExpressionAttributeNames: { "#ak": AUTHOR_KEY, "#a": "author" },
+            ExpressionAttributeValues: { ":ak": authorKeyOf(author), ":a": author },
+          }),
+        );
+        updated++;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+  }
+  return updated;
+}

@@ -1,0 +1,80 @@
+/**
+ * Finding a person's messages: the `AuthorIndex` both history stores answer, which an erasure
+ * (`lib/erasure`) pages through. Paging is by key, so deleting the messages of a page while
+ * paging neither skips nor repeats any later one.
+ */
+import { type ConversationId, validateConversationId } from "./conversation-id.js";
+import { InvalidMessageError } from "./errors.js";
+import type { CallOptions } from "./store.js";
+
+/** A message found by its author: where it is and its platform id. */
+export interface AuthoredMessage {
+  conversationId: ConversationId;
+  id: string;
+  /** Its platform time, when it has one. */
+  ts?: number;
+}
+
+export interface AuthorMessagesOptions extends CallOptions {
+  /** Only these conversations (channels), in this order; default: every one. */
+  channels?: readonly ConversationId[];
+  /** At most this many messages per page, 1 to 1,000 (default 100). */
+  limit?: number;
+  /** Where the previous page ended (its `cursor`); default: the start. */
+  cursor?: string;
+}
+
+export interface AuthorPage {
+  messages: AuthoredMessage[];
+  /** Pass it for the next page; absent on the last. A page may be short, or empty, before it. */
+  cursor?: string;
+}
+
+/**
+ * Finds the messages a stored `author` wrote that have a platform id and are not deleted.
+ * The DynamoDB index is eventually consistent: a page may still hold a message deleted a moment
+ * ago, or miss one written a moment ago, so callers check each with a consistent read by id.
+ */
+export interface AuthorIndex {
+  authorMessages(author: string, options?: AuthorMessagesOptions): Promise<AuthorPage>;
+}
+
+export const DEFAULT_AUTHOR_PAGE = 100;
+const MAX_AUTHOR_PAGE = 1000;
+
+/** Checks an author query before any I/O; returns the page size and the channels, deduplicated. */
+export function prepareAuthorQuery(
+  author: string,
+  options?: AuthorMessagesOptions,
+): { limit: number; channels?: ConversationId[] } {
+  options?.signal?.throwIfAborted();
+  if (typeof author !== "string" || author === "") {
+    throw new InvalidMessageError("author", "expected a non-empty string");
+  }
+  const limit = options?.limit ?? DEFAULT_AUTHOR_PAGE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUTHOR_PAGE) {
+    throw new InvalidMessageError("limit", `expected a whole number from 1 to ${MAX_AUTHOR_PAGE}`);
+  }
+  if (options?.channels === undefined) return { limit };
+  for (const channel of options.channels) validateConversationId(channel);
+  return { limit, channels: [...new Set(options.channels)] };
+}
+
+/** A cursor as callers hold it: opaque, URL-safe. */
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+/** The value of a cursor; an {@link InvalidMessageError} when it is not one this store made. */
+export function decodeCursor<T>(cursor: string, valid: (value: unknown) => value is T): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString());
+  } catch {
+    value = undefined;
+  }
+  if (!valid(value)) {
+    throw new InvalidMessageError("cursor", "not a cursor of this store: pass a page's own cursor");
+  }
+  return value;
+}

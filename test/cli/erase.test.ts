@@ -1,0 +1,144 @@
+/**
+ * `erase` on a local workspace (DynamoDB Local): after a run, erasing one person leaves no table
+ * of the workspace holding their name or any text of theirs, no result or topic entry citing
+ * their messages, everyone else's messages as they were, and an audit item; a dry run before
+ * changes nothing, and a repeat erases nothing more.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, inject, it, vi } from "vitest";
+import { documentClient } from "../../lib/dynamodb/index.js";
+import { sampleChat } from "../../local/sample.js";
+import { openWorkspace } from "../../local/workspace.js";
+import { runCli } from "../support/cli.js";
+
+const NOW = Date.UTC(2100, 0, 1);
+const cli = (args: string[]) => runCli(args, NOW);
+const HOUR = 3_600_000;
+
+/** Every item of every table of the workspace, by table role. */
+async function scanAll(dir: string): Promise<Record<string, Record<string, unknown>[]>> {
+  const workspace = await openWorkspace({ dir, create: false, note: () => {} });
+  try {
+    const documents = documentClient(workspace.dynamodb());
+    const found: Record<string, Record<string, unknown>[]> = {};
+    for (const [role, table] of Object.entries(workspace.tables)) {
+      found[role] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await documents.send(
+          new ScanCommand({ TableName: table, ExclusiveStartKey: start }),
+        );
+        found[role].push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+    }
+    return found;
+  } finally {
+    await workspace.close();
+  }
+}
+
+const json = (value: unknown) =>
+  JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+
+/** Every message id a results-table item cites (results, candidates, topic entries). */
+function citedIds(items: Record<string, unknown>[]): Set<string> {
+  const ids = new Set<string>();
+  const walk = (value: unknown, key?: string) => {
+    if (Array.isArray(value)) {
+      for (const v of value) {
+        if (typeof v === "string" && key === "messageIds") ids.add(v);
+        else walk(v);
+      }
+    } else if (value !== null && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) {
+        if ((k === "first" || k === "last") && v && typeof v === "object" && "id" in v) {
+          ids.add(String((v as { id: unknown }).id));
+        }
+        walk(v, k);
+      }
+    }
+  };
+  walk(items);
+  return ids;
+}
+
+describe("erase", () => {
+  it("erases a person from every table of the workspace, and nothing of anyone else", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", undefined);
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    const dir = mkdtempSync(join(tmpdir(), "convoseg-erase-"));
+    const input = join(dir, "chat.jsonl");
+    const chat = sampleChat({
+      seed: 7,
+      channels: ["desk", "ops", "dev"],
+      perChannel: 40,
+      settle: HOUR,
+      topical: true,
+      start: Date.UTC(2025, 0, 6),
+    });
+    writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
+    const ws = ["--workspace", join(dir, "ws")];
+    const run = await cli(["run", "--input", input, "--settle", "1h", "--tick", "15m", ...ws]);
+    expect(run.code, run.stderr).toBe(0);
+
+    const counts = new Map<string, number>();
+    for (const m of chat) counts.set(String(m.user), (counts.get(String(m.user)) ?? 0) + 1);
+    const [user] = [...counts].sort((a, b) => b[1] - a[1])[0];
+    const theirs = chat.filter((m) => m.user === user);
+    const othersTexts = new Set(chat.filter((m) => m.user !== user).map((m) => String(m.text)));
+    const ownTexts = theirs.map((m) => String(m.text)).filter((t) => !othersTexts.has(t));
+    const name = new RegExp(`"${user}"`);
+    const before = await scanAll(join(dir, "ws"));
+    expect(json(before)).toMatch(name);
+
+    const dry = await cli(["erase", "--user", user, "--dry-run", ...ws]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`"${user}" wrote ${theirs.length} messages in`);
+    const erased = await cli(["erase", "--user", user, "--requested-by", "dpo@example", ...ws]);
+    expect(erased.code, erased.stderr).toBe(0);
+    expect(erased.stdout).toContain(`"${user}" erased: ${theirs.length} messages deleted`);
+    expect(erased.stdout).toMatch(
+      /audit: erasure#[0-9a-f]{32}#.*asked for by dpo@example, finished/,
+    );
+
+    const after = await scanAll(join(dir, "ws"));
+    const everything = json(after);
+    expect(everything).not.toMatch(name);
+    // Their texts, wherever kept: as items' strings, and inside the ledger's JSON bodies.
+    for (const text of ownTexts) {
+      expect(everything, text).not.toContain(JSON.stringify(text).slice(1, -1));
+    }
+    expect(ownTexts.length).toBeGreaterThan(0);
+    const gone = new Set(theirs.map((m) => String(m.id)));
+    for (const id of citedIds(after.resultsTable)) expect(gone.has(id), id).toBe(false);
+    // The others' messages are exactly as they were.
+    const others = (items: Record<string, unknown>[]) =>
+      items.filter((i) => i.author !== undefined && i.author !== user);
+    expect(others(after.messagesTable)).toEqual(others(before.messagesTable));
+    const audits = after.resultsTable.filter((i) => String(i.item).startsWith("erasure#"));
+    expect(audits).toEqual([
+      expect.objectContaining({
+        requestedBy: "dpo@example",
+        state: "finished",
+        counts: expect.objectContaining({ messages: theirs.length }),
+      }),
+    ]);
+
+    const again = await cli(["erase", "--user", user, "--json", ...ws]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ done: true, counts: { messages: 0 } });
+  }, 240_000);
+
+  it("refuses without a user, and a deployment without its tables", async () => {
+    expect((await cli(["erase"])).stderr).toContain("--user NAME is required");
+    vi.stubEnv("MESSAGES_TABLE", undefined);
+    vi.stubEnv("RESULTS_TABLE", undefined);
+    const half = await cli(["erase", "--user", "u", "--messages-table", "m"]);
+    expect(half.code).toBe(2);
+    expect(half.stderr).toContain("--messages-table and --results-table");
+  });
+});

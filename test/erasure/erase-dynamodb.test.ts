@@ -1,0 +1,286 @@
+/**
+ * Erasing a person on DynamoDB Local: a scan of every table afterwards finds neither their name
+ * nor any text of theirs, no topic cites their messages, and everyone else's items are as they
+ * were; a crash after any AWS call of the erasure, then a run again, ends there too; the
+ * `EraseUser` operation stops near its deadline and resumes; and a table made before the
+ * `byAuthor` index gets it, and its messages their author keys.
+ */
+import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import { documentClient } from "../../lib/dynamodb/index.js";
+import {
+  addAuthorIndex,
+  authorIndexState,
+  backfillAuthorKeys,
+  DynamoDbAuditStore,
+  dynamoDbErasure,
+  eraseUser,
+  runEraseUser,
+} from "../../lib/erasure/index.js";
+import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
+import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
+import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
+import { NOW } from "../knowledge/redaction.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import { buildWorld, HOUR } from "./world.js";
+
+const client = testDynamoDbClient();
+
+async function deployment(prefix: string, dynamodb: DynamoDBClient = client) {
+  const messagesTable = await createMessagesTestTable(dynamodb);
+  const resultsTable = await createResultsTestTable(dynamodb);
+  const history = new DynamoDbStore({ client: dynamodb, tableName: messagesTable });
+  const results = new DynamoDbResultStore({ client: dynamodb, tableName: resultsTable });
+  const world = await buildWorld(history, results, { channels: 2, segments: 2, prefix });
+  return { messagesTable, resultsTable, world };
+}
+
+async function scan(table: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient(client).send(
+      new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items.sort((a, b) =>
+    JSON.stringify([a.conversation ?? a.channel, a.key ?? a.item]) <
+    JSON.stringify([b.conversation ?? b.channel, b.key ?? b.item])
+      ? -1
+      : 1,
+  );
+}
+
+const erasure = (d: { messagesTable: string; resultsTable: string }, dynamodb = client) =>
+  dynamoDbErasure(
+    { client: dynamodb, messagesTable: d.messagesTable, resultsTable: d.resultsTable },
+    { now: () => NOW + 100 * HOUR },
+  );
+
+/** What must hold once `user` is erased from `d`, against the items scanned `before`. */
+async function expectErased(
+  d: Awaited<ReturnType<typeof deployment>>,
+  user: string,
+  before: { messages: Record<string, unknown>[]; results: Record<string, unknown>[] },
+) {
+  const messages = await scan(d.messagesTable);
+  const results = await scan(d.resultsTable);
+  const everything = JSON.stringify([messages, results]);
+  // Their name is nowhere but in others' own words (which are theirs to keep).
+  expect(JSON.stringify(results)).not.toMatch(new RegExp(`\\b${user}\\b`, "i"));
+  expect(messages.filter((m) => m.author === user)).toEqual([]);
+  const othersWords = messages.filter((m) => m.author !== undefined);
+  expect(JSON.stringify(messages.filter((m) => !othersWords.includes(m)))).not.toMatch(
+    new RegExp(`\\b${user}\\b`, "i"),
+  );
+  const theirs = [...d.world.written.values()].flat().filter((m) => m.author === user);
+  for (const m of theirs) expect(everything).not.toContain(m.text);
+  // No result, candidate or topic entry cites one of their messages.
+  const gone = new Set(theirs.map((m) => m.id));
+  for (const item of results) {
+    const cited = [
+      ...((item.messageIds as string[] | null | undefined) ?? []),
+      ...(((item.candidates as { messageIds: string[] | null }[] | undefined) ?? []).flatMap(
+        (c) => c.messageIds ?? [],
+      ) as string[]),
+    ];
+    for (const id of cited) expect(gone.has(id), `${String(item.item)} cites ${id}`).toBe(false);
+  }
+  // Everyone else's messages are as they were.
+  const others = (items: Record<string, unknown>[]) =>
+    items.filter((i) => typeof i.author === "string" && i.author !== user);
+  expect(others(messages)).toEqual(others(before.messages));
+  expect(others(messages).length).toBeGreaterThan(0);
+  return { messages, results };
+}
+
+describe("eraseUser on DynamoDB Local", () => {
+  it("leaves no table holding their name or texts, and the others' data untouched", async () => {
+    const d = await deployment("scan");
+    const before = { messages: await scan(d.messagesTable), results: await scan(d.resultsTable) };
+    expect(JSON.stringify(before)).toMatch(/carol/);
+    const outcome = await eraseUser(erasure(d), { user: "carol", requestedBy: "dpo" });
+    expect(outcome).toMatchObject({ done: true, audit: { state: "finished", runs: 1 } });
+    const { results } = await expectErased(d, "carol", before);
+    const audits = results.filter((i) => String(i.item).startsWith("erasure#"));
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({ channel: " deployment", requestedBy: "dpo" });
+  });
+
+  it("finishes after a crash after any AWS call, in the same end state", async () => {
+    // One clean run to know the number of calls and the end state.
+    const counted = countingClient();
+    const clean = await deployment("crash-clean");
+    const cleanBefore = {
+      messages: await scan(clean.messagesTable),
+      results: await scan(clean.resultsTable),
+    };
+    counted.calls = 0;
+    await eraseUser(erasure(clean, counted.client), { user: "alice", requestedBy: "dpo" });
+    const total = counted.calls;
+    expect(total).toBeGreaterThan(10);
+    const cleanEnd = await expectErased(clean, "alice", cleanBefore);
+    const tables = (d: typeof clean) => ({
+      messages: cleanEnd.messages.length,
+      names: [d.messagesTable, d.resultsTable],
+    });
+    expect(tables(clean).messages).toBeGreaterThan(0);
+    // A spread of crash points over every kind of call: after the first, the last, and between.
+    const points = [...new Set([1, 2, 3, 5, 8, 13, total - 1, total, Math.floor(total / 2)])];
+    for (const crashAt of points.filter((n) => n >= 1 && n <= total)) {
+      const crashing = countingClient(crashAt);
+      const d = await deployment(`crash-${crashAt}`);
+      const before = { messages: await scan(d.messagesTable), results: await scan(d.resultsTable) };
+      crashing.calls = 0;
+      crashing.armed = true;
+      await expect(
+        eraseUser(erasure(d, crashing.client), { user: "alice", requestedBy: "dpo" }),
+      ).rejects.toThrow(/injected crash/);
+      const again = await eraseUser(erasure(d), { user: "alice", requestedBy: "dpo" });
+      expect(again.done).toBe(true);
+      expect(again.audit?.counts.messages).toBe(
+        [...d.world.written.values()].flat().filter((m) => m.author === "alice").length,
+      );
+      const end = await expectErased(d, "alice", before);
+      // The same items as the clean run, but for the tables' own names and the audit's runs.
+      const strip = (items: Record<string, unknown>[]) =>
+        JSON.stringify(items)
+          .replaceAll(/crash-(clean|\d+)#/g, "#")
+          .replaceAll(/"runs":\d+/g, "")
+          .replaceAll(
+            /"(results|candidatesRemoved|topicEntries\w+|windowsDeleted|authorsRemoved)":\d+/g,
+            "",
+          )
+          .replaceAll(/"version":\d+/g, "")
+          .replaceAll(/"position":"\d+"/g, "");
+      expect(strip(end.messages), `crash after call ${crashAt}`).toBe(strip(cleanEnd.messages));
+      expect(strip(end.results), `crash after call ${crashAt}`).toBe(strip(cleanEnd.results));
+    }
+  }, 240_000);
+
+  it("EraseUser stops near its deadline with done: false, and the next invocation finishes", async () => {
+    const d = await deployment("deadline");
+    let left = 10 * 60_000;
+    const deps = { ...erasure(d), pageSize: 2 };
+    const first = await runEraseUser(deps, { user: "bob", requestedBy: "ops" }, () => {
+      left -= 4 * 60_000;
+      return left;
+    });
+    expect(first).toMatchObject({ done: false, audit: { state: "started", runs: 1 } });
+    expect(JSON.stringify(first)).not.toContain("bob");
+    const second = await runEraseUser(deps, { user: "bob", requestedBy: "ops" }, () => 600_000);
+    expect(second).toMatchObject({ done: true, audit: { state: "finished", runs: 2 } });
+    await expect(runEraseUser(deps, { user: "bob" }, () => 600_000)).rejects.toMatchObject({
+      code: "ERASURE_INVALID_REQUEST",
+      field: "requestedBy",
+    });
+  });
+
+  it("adds the byAuthor index to a table made before it, and keys the messages it holds", async () => {
+    const tableName = `old-messages-${Date.now().toString(36)}`;
+    await createMessagesTable(client, tableName);
+    const store = new DynamoDbStore({ client, tableName });
+    await store.write("#old", [
+      textMessage("user", "hello", { id: "m1", ts: 1, author: "dora" }),
+      textMessage("user", "bye", { id: "m2", ts: 2, author: "eve" }),
+    ]);
+    // The items as an older version wrote them: no author key.
+    const documents = documentClient(client);
+    for (const item of await scan(tableName)) {
+      if (item.authorKey === undefined) continue;
+      const { authorKey: _, ...older } = item;
+      await documents.send(
+        new (await import("@aws-sdk/lib-dynamodb")).PutCommand({
+          TableName: tableName,
+          Item: older,
+        }),
+      );
+    }
+    expect((await store.authorMessages("dora")).messages).toEqual([]);
+    expect(await backfillAuthorKeys(client, tableName)).toBe(2);
+    expect(await backfillAuthorKeys(client, tableName)).toBe(0);
+    expect((await store.authorMessages("dora")).messages).toEqual([
+      { conversationId: "#old", id: "m1", ts: 1 },
+    ]);
+
+    // A table created without the index at all.
+    const bare = `bare-messages-${Date.now().toString(36)}`;
+    await client.send(
+      new CreateTableCommand({
+        TableName: bare,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [
+          { AttributeName: "conversation", AttributeType: "S" },
+          { AttributeName: "key", AttributeType: "S" },
+        ],
+        KeySchema: [
+          { AttributeName: "conversation", KeyType: "HASH" },
+          { AttributeName: "key", KeyType: "RANGE" },
+        ],
+      }),
+    );
+    expect(await authorIndexState(client, bare)).toBe("missing");
+    await addAuthorIndex(client, bare, {
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms / 10)),
+    });
+    expect(await authorIndexState(client, bare)).toBe("active");
+  });
+
+  it("keeps its audit items in the deployment partition, one write at a time", async () => {
+    const resultsTable = await createResultsTestTable(client);
+    const audits = new DynamoDbAuditStore({ client, tableName: resultsTable });
+    const audit = {
+      v: 1 as const,
+      authorKey: "k",
+      channels: null,
+      requestedBy: "ops",
+      requestedAt: "2026-01-01T00:00:00.000Z",
+      state: "started" as const,
+      runs: 1,
+      counts: {
+        messages: 0,
+        results: 0,
+        candidatesRemoved: 0,
+        topicEntriesUpdated: 0,
+        topicEntriesDeleted: 0,
+        windowsDeleted: 0,
+        authorsRemoved: 0,
+      },
+      batch: [],
+      exhausted: false,
+      version: 1,
+    };
+    expect(await audits.save(audit)).toBe(true);
+    expect(await audits.save(audit)).toBe(false);
+    expect(await audits.save({ ...audit, version: 2, state: "finished" })).toBe(true);
+    expect(await audits.save({ ...audit, version: 2 })).toBe(false);
+    expect(await audits.unfinished("k")).toBeUndefined();
+    expect(await audits.list("k")).toEqual([{ ...audit, version: 2, state: "finished" }]);
+  });
+});
+
+/**
+ * A client that counts its requests and, armed, fails every request from the `crashAt`-th's
+ * answer on (the request is made, the process dies before it learns the answer).
+ */
+function countingClient(crashAt = 0) {
+  const counter = { calls: 0, armed: false, client: testDynamoDbClient() };
+  counter.client.middlewareStack.add(
+    (next) => async (args) => {
+      if (counter.armed && crashAt > 0 && counter.calls >= crashAt) {
+        throw new Error("injected crash: the process is dead");
+      }
+      const result = await next(args);
+      counter.calls++;
+      if (counter.armed && crashAt > 0 && counter.calls === crashAt) {
+        throw new Error("injected crash after the call");
+      }
+      return result;
+    },
+    { step: "finalizeRequest", name: "crashAfter" },
+  );
+  return counter;
+}

@@ -1,0 +1,305 @@
+/**
+ * Erasing a person on the memory stores: their messages deleted, nothing derived cites them or
+ * names them, everyone else's data untouched, an audit item that says who asked and what went;
+ * a dry run that changes nothing; a run stopped early, or crashed after any store call, that the
+ * next run finishes in the state of a run that never stopped.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  ErasureError,
+  eraseRequestOf,
+  eraseUser,
+  MemoryAuditStore,
+  mentions,
+} from "../../lib/erasure/index.js";
+import { MemoryStore } from "../../lib/history/index.js";
+import { authorKeyOf } from "../../lib/history/schema/index.js";
+import { MemoryResultStore } from "../../lib/knowledge/index.js";
+import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
+import { buildWorld, erasureDependencies, type World } from "./world.js";
+
+async function setUp(channels = 3, segments = 2) {
+  const history = new MemoryStore();
+  const results = new MemoryResultStore();
+  const audits = new MemoryAuditStore();
+  const world = await buildWorld(history, results, { channels, segments });
+  return { history, results, audits, world };
+}
+
+type Setup = Awaited<ReturnType<typeof setUp>>;
+
+/** Everything stored, as JSON: messages (deleted ones as the store keeps them) and results. */
+async function dump({ history, results, world }: Setup): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const channel of world.channels) {
+    const ids = (world.written.get(channel) ?? []).map((m) => m.id);
+    out[channel] = {
+      messages: await history.getMessages(channel, ids),
+      results: await results.listResults(channel),
+      supports: await results.listSupports(channel),
+      windows: [...results.listWindows(channel)],
+    };
+  }
+  return out;
+}
+
+const of = (world: World, author: string) =>
+  [...world.written.values()].flat().filter((m) => m.author === author);
+
+describe("eraseUser", () => {
+  it("deletes every message of the person, and leaves nothing derived that cites or names them", async () => {
+    const setup = await setUp();
+    const { history, results, audits, world } = setup;
+    const before = await dump(setup);
+    const outcome = await eraseUser(erasureDependencies(history, results, audits), {
+      user: "alice",
+      requestedBy: "ops: ticket 42",
+    });
+    expect(outcome.done).toBe(true);
+    const alice = of(world, "alice");
+    expect(outcome.counts.messages).toBe(alice.length);
+    const after = await dump(setup);
+    const text = JSON.stringify(after);
+    expect(text).not.toMatch(/alice/);
+    // A deleted message keeps its id and time (its key and position), nothing it said.
+    for (const m of alice) expect(text).not.toContain(m.text);
+    // Every message id a result or topic entry cites is a message still there.
+    for (const channel of world.channels) {
+      const gone = new Set(
+        alice.filter((m) => world.written.get(channel)?.includes(m)).map((m) => m.id),
+      );
+      for (const result of await results.listResults(channel)) {
+        for (const id of result.messageIds ?? []) expect(gone.has(id)).toBe(false);
+        for (const c of result.candidates)
+          for (const id of c.messageIds ?? []) expect(gone.has(id)).toBe(false);
+      }
+      for (const s of await results.listSupports(channel)) {
+        for (const id of s.messageIds ?? []) expect(gone.has(id)).toBe(false);
+      }
+    }
+    // The others' messages are as they were.
+    for (const channel of world.channels) {
+      const kept = (world.written.get(channel) ?? []).filter((m) => m.author !== "alice");
+      const stored = await history.getMessages(
+        channel,
+        kept.map((m) => m.id),
+      );
+      const earlier = (before[channel] as { messages: unknown[] }).messages.filter(
+        (m) => (m as { author?: string }).author !== "alice",
+      );
+      expect(stored).toEqual(earlier);
+    }
+    const [audit] = await audits.list(authorKeyOf("alice"));
+    expect(audit).toMatchObject({
+      authorKey: authorKeyOf("alice"),
+      channels: null,
+      requestedBy: "ops: ticket 42",
+      state: "finished",
+      runs: 1,
+      batch: [],
+      counts: { messages: alice.length },
+    });
+    expect(audit.counts.results).toBeGreaterThan(0);
+    expect(JSON.stringify(audits.all())).not.toMatch(/alice/);
+  });
+
+  it("is safe to repeat: a second erasure finds nothing, changes nothing, and records nothing new", async () => {
+    const setup = await setUp(2, 1);
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits);
+    await eraseUser(deps, { user: "bob", requestedBy: "ops" });
+    const once = await dump(setup);
+    const again = await eraseUser(
+      { ...deps, now: () => (deps.now?.() ?? 0) + 1 },
+      { user: "bob", requestedBy: "ops" },
+    );
+    expect(again.counts.messages).toBe(0);
+    expect(await dump(setup)).toEqual(once);
+    // The finished erasure answers; nothing new is recorded.
+    expect(again.audit).toEqual((await setup.audits.list(authorKeyOf("bob")))[0]);
+    expect((await setup.audits.list(authorKeyOf("bob"))).map((a) => a.state)).toEqual(["finished"]);
+    // Someone with nothing stored gets an audit item that says so.
+    const nobody = await eraseUser(deps, { user: "nobody", requestedBy: "ops" });
+    expect(nobody.audit).toMatchObject({ state: "finished", counts: { messages: 0 } });
+  });
+
+  it("erases only in the channels given", async () => {
+    const setup = await setUp(3, 1);
+    const [first, second, third] = setup.world.channels;
+    const before = await dump(setup);
+    const outcome = await eraseUser(
+      erasureDependencies(setup.history, setup.results, setup.audits),
+      { user: "alice", channels: [third, first], requestedBy: "ops" },
+    );
+    const after = await dump(setup);
+    expect(after[second]).toEqual(before[second]);
+    expect(JSON.stringify([after[first], after[third]])).not.toMatch(/alice/);
+    expect(outcome.audit?.channels).toEqual([first, third].sort());
+    expect(outcome.counts.messages).toBe(
+      of(setup.world, "alice").filter((m) => !setup.world.written.get(second)?.includes(m)).length,
+    );
+  });
+
+  it("removes a candidate whose own words name the person, and their name from authors", async () => {
+    const setup = await setUp(1, 1);
+    const [channel] = setup.world.channels;
+    const before = await setup.results.listResults(channel);
+    expect(before[0].candidates.map((c) => c.topic)).toContain("carol");
+    await eraseUser(erasureDependencies(setup.history, setup.results, setup.audits), {
+      user: "carol",
+      requestedBy: "ops",
+    });
+    const [result] = await setup.results.listResults(channel);
+    expect(result.candidates.map((c) => c.topic)).not.toContain("carol");
+    expect(JSON.stringify(await dump(setup))).not.toMatch(/carol/i);
+    expect(mentions("thanks Carol!", "carol")).toBe(true);
+    expect(mentions("caroline", "carol")).toBe(false);
+  });
+
+  it("counts in a dry run and changes nothing, audit included", async () => {
+    const setup = await setUp(2, 2);
+    const before = await dump(setup);
+    const outcome = await eraseUser(
+      erasureDependencies(setup.history, setup.results, setup.audits),
+      { user: "alice", requestedBy: "ops", dryRun: true },
+    );
+    const alice = of(setup.world, "alice");
+    expect(outcome).toMatchObject({ done: true, dryRun: true, counts: { messages: alice.length } });
+    expect(Object.values(outcome.byChannel ?? {}).reduce((a, b) => a + b, 0)).toBe(alice.length);
+    expect(await dump(setup)).toEqual(before);
+    expect(setup.audits.all()).toEqual([]);
+  });
+
+  it("stops between pages when told to, and the next run resumes where it stopped", async () => {
+    const setup = await setUp(2, 2);
+    let pages = 0;
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits, {
+      pageSize: 2,
+      shouldStop: () => pages++ === 3,
+    });
+    const first = await eraseUser(deps, { user: "alice", requestedBy: "ops" });
+    expect(first.done).toBe(false);
+    expect(first.audit?.state).toBe("started");
+    const second = await eraseUser(
+      { ...deps, shouldStop: undefined },
+      {
+        user: "alice",
+        requestedBy: "someone else",
+      },
+    );
+    expect(second.done).toBe(true);
+    expect(second.audit).toMatchObject({ runs: 2, requestedBy: "ops", state: "finished" });
+    expect(second.counts.messages).toBe(of(setup.world, "alice").length);
+  });
+
+  it("refuses another scope while an erasure of the person is unfinished, and bad requests", async () => {
+    const setup = await setUp(2, 1);
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits, {
+      shouldStop: () => true,
+    });
+    await eraseUser(deps, { user: "alice", requestedBy: "ops" });
+    const error = await eraseUser(deps, {
+      user: "alice",
+      channels: [setup.world.channels[0]],
+      requestedBy: "ops",
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ErasureError);
+    expect(error).toMatchObject({ code: "ERASURE_IN_PROGRESS", name: "ErasureError" });
+    for (const [request, field] of [
+      [{ user: "", requestedBy: "ops" }, "user"],
+      [{ user: "a", requestedBy: " " }, "requestedBy"],
+      [{ user: "a", requestedBy: "ops", channels: [] }, "channels"],
+    ] as const) {
+      await expect(eraseUser(deps, request)).rejects.toMatchObject({
+        code: "ERASURE_INVALID_REQUEST",
+        field,
+      });
+    }
+  });
+});
+
+describe("an erasure that crashes after any store call", () => {
+  it("ends, once run again, in the state of one that never crashed", async () => {
+    const reference = new Map<string, unknown>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("alice", "bob", "carol"),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        async (user, pageSize, point) => {
+          const key = `${user} ${pageSize}`;
+          if (!reference.has(key)) {
+            // A run that never crashes, counting its calls: a crash point is one of them.
+            const clean = await setUp(2, 2);
+            const counter: CrashControl = { calls: 0, crashAt: 0 };
+            await eraseUser(
+              erasureDependencies(
+                crashing(clean.history, counter),
+                crashing(clean.results, counter),
+                crashing(clean.audits, counter),
+                { pageSize },
+              ),
+              { user, requestedBy: "ops" },
+            );
+            reference.set(key, { end: await endState(clean, user), calls: counter.calls });
+          }
+          const { end, calls } = reference.get(key) as { end: unknown; calls: number };
+          expect(calls).toBeGreaterThan(30);
+          const crashAt = 1 + ((point - 1) % calls);
+          const setup = await setUp(2, 2);
+          const control: CrashControl = { calls: 0, crashAt, dies: true };
+          const crashed = erasureDependencies(
+            crashing(setup.history, control),
+            crashing(setup.results, control),
+            crashing(setup.audits, control),
+            { pageSize },
+          );
+          const first = await eraseUser(crashed, { user, requestedBy: "ops" }).catch(
+            (error: unknown) => {
+              if (!(error instanceof InjectedCrash)) throw error;
+              return undefined;
+            },
+          );
+          if (first === undefined) {
+            await eraseUser(
+              erasureDependencies(setup.history, setup.results, setup.audits, { pageSize }),
+              { user, requestedBy: "ops" },
+            );
+          }
+          expect(first, `crash after call ${crashAt} of ${calls}`).toBeUndefined();
+          expect(await endState(setup, user)).toEqual(end);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+/** The stores' contents and the audit's lasting facts (runs and derived counts may differ). */
+async function endState(setup: Setup, user: string) {
+  const audits = (await setup.audits.list(authorKeyOf(user))).map((a) => ({
+    state: a.state,
+    messages: a.counts.messages,
+    requestedBy: a.requestedBy,
+    batch: a.batch,
+    exhausted: a.exhausted,
+  }));
+  return { data: await dump(setup), audits };
+}
+
+describe("the EraseUser event", () => {
+  it("is checked field by field before anything is read", () => {
+    expect(
+      eraseRequestOf({ user: "a", requestedBy: "ops", channels: ["#c"], dryRun: true }),
+    ).toEqual({ user: "a", requestedBy: "ops", channels: ["#c"], dryRun: true });
+    for (const [event, field] of [
+      [null, "event"],
+      [{ requestedBy: "ops" }, "user"],
+      [{ user: "a" }, "requestedBy"],
+      [{ user: "a", requestedBy: "ops", channels: "#c" }, "channels"],
+      [{ user: "a", requestedBy: "ops", dryRun: "yes" }, "dryRun"],
+    ] as const) {
+      expect(() => eraseRequestOf(event)).toThrow(expect.objectContaining({ field }));
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * A small deployment's data for erasure tests, on any stores: segments of chat in a few
+ * channels by alice, bob and carol, stored in the history store and extracted into results
+ * (results, topic entries, spans, window replies), with the redactor and the eraser wired over
+ * them as the stack wires them.
+ */
+import type { AuditStore, ErasureDependencies, ErasureMessages } from "../../lib/erasure/index.js";
+import { type Store, textMessage } from "../../lib/history/index.js";
+import {
+  KnowledgeRedactor,
+  type ResultStore,
+  storedMessageStates,
+} from "../../lib/knowledge/index.js";
+import { extractorFor, NOW, segmentAt } from "../knowledge/redaction.js";
+
+export const HOUR = 3_600_000;
+const AUTHORS = ["alice", "bob", "carol"];
+
+/** Texts of a segment: each mentions a #topic or two, and carol is thanked by name in one. */
+function texts(channel: number, segment: number): string[] {
+  const t = `${channel}x${segment}`;
+  return [
+    `my #grub menu is gone ${t}`,
+    `reinstall #grub from a live usb ${t}`,
+    `that fixed #grub, thanks #carol ${t}`,
+    `anyone around? ${t}`,
+    `my #wifi drops every hour ${t}`,
+    `which #wifi chip is it ${t}`,
+    `an intel one ${t}`,
+    `try the #wifi power save setting ${t}`,
+  ];
+}
+
+export interface World {
+  channels: string[];
+  /** Every message written, by channel: id, author and text. */
+  written: Map<string, { id: string; ts: number; author: string; text: string }[]>;
+}
+
+/** Writes `channels` × `segments` segments and extracts each; authors rotate by message. */
+export async function buildWorld(
+  history: Store,
+  results: ResultStore,
+  options: { channels: number; segments: number; prefix?: string },
+): Promise<World> {
+  const world: World = { channels: [], written: new Map() };
+  for (let c = 0; c < options.channels; c++) {
+    const channel = `${options.prefix ?? ""}#chan${c}`;
+    world.channels.push(channel);
+    const all: { id: string; ts: number; author: string; text: string }[] = [];
+    for (let s = 0; s < options.segments; s++) {
+      const { segment, messages } = segmentAt(channel, `s${c}-${s}`, texts(c, s), NOW + s * HOUR);
+      // Three authors, rotating differently per channel.
+      const authored = messages.map((m, i) => ({ ...m, author: AUTHORS[(i + c) % 3] }));
+      await history.write(
+        channel,
+        authored.map((m) => textMessage("user", m.text, { id: m.id, ts: m.ts, author: m.author })),
+      );
+      await extractorFor(results).extract(segment, authored);
+      all.push(...authored);
+    }
+    world.written.set(channel, all);
+  }
+  return world;
+}
+
+/** The eraser's dependencies over the stores, the redactor reading the history store. */
+export function erasureDependencies(
+  history: ErasureMessages,
+  results: ResultStore,
+  audits: AuditStore,
+  extra: Partial<ErasureDependencies> = {},
+): ErasureDependencies {
+  return {
+    messages: history,
+    redactor: new KnowledgeRedactor({ store: results, states: storedMessageStates(history) }),
+    results,
+    audits,
+    now: () => NOW + 100 * HOUR,
+    ...extra,
+  };
+}
