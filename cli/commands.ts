@@ -3,6 +3,7 @@ import type { Command, CommandIO } from "./command.js";
 import { EXIT } from "./command.js";
 import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
+import { importChatCommand } from "./import-chat.js";
 import { reextractCommand } from "./reextract.js";
 import { reportCommand } from "./report.js";
 import { runCommand } from "./run.js";
@@ -17,6 +18,7 @@ export const COMMANDS: readonly Command[] = [
   topicsCommand,
   reextractCommand,
   importCommand,
+  importChatCommand,
   reportCommand,
 ];
 
