@@ -9,6 +9,7 @@ import type { Readable } from "node:stream";
 import {
   type ChannelSummary,
   detectFormat,
+  ExportError,
   type ExportFormat,
   ExportInputError,
   type ExportProgress,
@@ -172,6 +173,17 @@ export function reportLines(report: ExportReport, options: { timezone?: boolean 
   return lines.map(escapeControls);
 }
 
+/**
+ * The line a command says an unreadable input in: an export's error names its file, entry and
+ * field itself; another says which input it is about.
+ */
+export function inputFailure(command: string, source: string, error: unknown): string {
+  const message = escapeControls((error as Error).message);
+  return error instanceof ExportError
+    ? `${command}: ${message}\n`
+    : `${command}: cannot read ${source}: ${message}\n`;
+}
+
 /** What `run --input` ingests: the input's valid messages, and how many `--skip-invalid` left out. */
 export interface LoadedInput {
   messages: ChatMessage[];
@@ -195,9 +207,7 @@ export async function loadInput(
   try {
     read = await readInput(source, progress, io.stdin, options);
   } catch (error) {
-    io.stderr.write(
-      `${command}: cannot read ${source}: ${escapeControls((error as Error).message)}\n`,
-    );
+    io.stderr.write(inputFailure(command, source, error));
     return undefined;
   } finally {
     progress.finish();

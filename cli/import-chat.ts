@@ -10,11 +10,12 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   detectFormat,
   EXPORT_FORMATS,
+  ExportError,
   type ExportFormat,
   machineTimezone,
   readExports,
 } from "../lib/exports/index.js";
-import { type Command, type CommandLine, command, EXIT } from "./command.js";
+import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import {
   channelTable,
   type ImportedInput,
@@ -34,12 +35,7 @@ import {
   workspaceTables,
 } from "./import-chat-store.js";
 import { Progress } from "./progress.js";
-import {
-  WORKSPACE_HELP,
-  WORKSPACE_OPTION,
-  withWorkspace,
-  workspaceDir,
-} from "./workspace-option.js";
+import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./workspace-option.js";
 
 const USAGE = `Usage: npm start -- import-chat <file|folder|zip>... [options]
 
@@ -68,7 +64,8 @@ Options:
   --dry-run              print what would be stored (messages and dates per channel, what was
                          skipped and why, the zone used) and store nothing
   --json                 the dry run's report, or the import's outcome, as one JSON object
-${WORKSPACE_HELP}
+  --workspace DIR        the local workspace to store into (default: .convoseg in the current
+                         directory, unless a table is named)
   --messages-table NAME  a deployed stack's messages table (its MessagesTableName; default:
                          $MESSAGES_TABLE), with
   --channels-table NAME  its channels table (ChannelsTableName; default: $CHANNELS_TABLE)
@@ -100,36 +97,46 @@ export const importChatCommand: Command = command({
   options: OPTIONS,
   parse: parseImportChatArgs,
   run: async (options, io) => {
-    const inputs = await detectInputs(options);
-    const progress = new Progress(io.stderr);
-    const status = { line: () => "reading" };
-    const reading = readExports(
-      inputs.map(({ path, format }) => ({ path, format })),
-      {
-        timezone: options.timezone,
-        onProgress: (p) => {
-          status.line = () => readingStatus(p);
-          progress.update(status.line);
-        },
-      },
-    );
-    const context: ImportContext = { options, inputs, reading, progress, status, io };
     try {
-      const { target } = options;
-      if (target.kind === "dry-run") return await dryRun(context);
-      if (target.kind === "out") return await writeOut(context, target.file);
-      if (target.kind === "tables") {
-        const client = new DynamoDBClient({});
-        return await store(context, { ...target, client, now: () => Date.now() });
-      }
-      return await withWorkspace({ dir: target.dir, create: true }, io, (workspace) =>
-        store(context, workspaceTables(workspace)),
-      );
-    } finally {
-      progress.finish();
+      return await importChat(options, io);
+    } catch (error) {
+      // An export's refusal names the file, the entry or line and the field: said as it is.
+      if (error instanceof ExportError) throw new CommandFailure(error.message, { cause: error });
+      throw error;
     }
   },
 });
+
+async function importChat(options: ImportChatOptions, io: CommandIO): Promise<number> {
+  const inputs = await detectInputs(options);
+  const progress = new Progress(io.stderr);
+  const status = { line: () => "reading" };
+  const reading = readExports(
+    inputs.map(({ path, format }) => ({ path, format })),
+    {
+      timezone: options.timezone,
+      onProgress: (p) => {
+        status.line = () => readingStatus(p);
+        progress.update(status.line);
+      },
+    },
+  );
+  const context: ImportContext = { options, inputs, reading, progress, status, io };
+  try {
+    const { target } = options;
+    if (target.kind === "dry-run") return await dryRun(context);
+    if (target.kind === "out") return await writeOut(context, target.file);
+    if (target.kind === "tables") {
+      const client = new DynamoDBClient({});
+      return await store(context, { ...target, client, now: () => Date.now() });
+    }
+    return await withWorkspace({ dir: target.dir, create: true }, io, (workspace) =>
+      store(context, workspaceTables(workspace)),
+    );
+  } finally {
+    progress.finish();
+  }
+}
 
 function parseImportChatArgs({
   values,

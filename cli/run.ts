@@ -27,7 +27,7 @@ import { type ConflictingMessage, type RefusedMessage, replay } from "../local/r
 import { sampleChat } from "../local/sample.js";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
-import { type LoadedInput, loadInput } from "./export-input.js";
+import { type LoadedInput, loadInput, timezoneOption } from "./export-input.js";
 import { describeFailure, llmFailureLine } from "./failures.js";
 import {
   escapeControls,
@@ -83,6 +83,7 @@ ${WORKSPACE_HELP}
                     Mattermost, WhatsApp: see import-chat) or chat messages as JSON lines
                     (the segment command's format); default: a generated multi-channel sample
   --channel NAME    the channel of input lines that name none (default: default)
+  --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
   --out FILE        also write every delivered segment to FILE, one JSON line each (default:
                     not written)
   --report FILE     write an HTML report of the topics and segments at the end (see
@@ -130,6 +131,7 @@ const RUN_OPTIONS = {
   fresh: { type: "boolean" },
   input: { type: "string" },
   channel: { type: "string" },
+  timezone: { type: "string" },
   out: { type: "string" },
   report: { type: "string" },
   verbose: { type: "boolean" },
@@ -161,6 +163,8 @@ export interface RunOptions {
   input?: string;
   /** The channel of input lines that name none. */
   channel?: string;
+  /** The zone of an export's zone-less times (WhatsApp, old Telegram). */
+  timezone?: string;
   out?: string;
   report?: string;
   verbose: boolean;
@@ -306,6 +310,7 @@ function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPTIONS>):
     extraction: parseExtractionArgs(values, count),
     input: values.input,
     channel: channelOption(values.channel),
+    timezone: timezoneOption(values.timezone),
     out: values.out,
     report: values.report,
     verbose: values.verbose ?? false,
@@ -406,8 +411,8 @@ async function loadMessages(options: RunOptions, io: CommandIO): Promise<LoadedI
       skipped: 0,
     };
   }
-  const { channel: defaultChannel, skipInvalid } = options;
-  return loadInput("run", options.input, { defaultChannel, skipInvalid }, io);
+  const { channel: defaultChannel, skipInvalid, timezone } = options;
+  return loadInput("run", options.input, { defaultChannel, skipInvalid, timezone }, io);
 }
 
 /** What a local run did: the summary it prints, and what went wrong. */

@@ -3,7 +3,7 @@ import { compareIds, compareRefs } from "../lib/identity/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import { ConversationSegmenter, openConversationStart } from "../lib/segmenter/index.js";
 import { type Command, command, EXIT } from "./command.js";
-import { type InputRead, readInput } from "./export-input.js";
+import { type InputRead, inputFailure, readInput, timezoneOption } from "./export-input.js";
 import { formatCount, warnIfMinItemsUnreachable } from "./format.js";
 import { Progress } from "./progress.js";
 import { channelOption } from "./read-messages.js";
@@ -17,6 +17,7 @@ conversation segments.
 
 Options:
   --channel NAME    the channel of lines that name none (default: default)
+  --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
   --max-size N      ceiling on one segment, in messages (default 500)
   --settle D        silence that ends a conversation, e.g. 90s, 15m, 24h, 2d or ms (default 24h)
   --min-items N     drop segments with fewer messages (default 1)
@@ -48,6 +49,7 @@ interface ChannelReport {
 
 const SEGMENT_OPTIONS = {
   channel: { type: "string" },
+  timezone: { type: "string" },
   "max-size": { type: "string" },
   settle: { type: "string" },
   "min-items": { type: "string" },
@@ -78,21 +80,22 @@ export const segmentCommand: Command = command({
     return {
       source: positionals[0],
       channel: channelOption(options.channel),
+      timezone: timezoneOption(options.timezone),
       segmenter,
       now: options.now === undefined ? io.now() : nowOption(options.now),
       json: options.json ?? false,
       skipInvalid: options["skip-invalid"] ?? false,
     };
   },
-  run: async ({ source, channel, segmenter, now, json, skipInvalid }, io) => {
+  run: async ({ source, channel, timezone, segmenter, now, json, skipInvalid }, io) => {
     warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
     const progress = new Progress(io.stderr);
     let read: InputRead;
     try {
-      read = await readInput(source, progress, io.stdin, { defaultChannel: channel });
+      read = await readInput(source, progress, io.stdin, { defaultChannel: channel, timezone });
     } catch (error) {
       progress.finish();
-      io.stderr.write(`segment: cannot read ${source}: ${(error as Error).message}\n`);
+      io.stderr.write(inputFailure("segment", source, error));
       return EXIT.failed;
     }
     progress.finish();
