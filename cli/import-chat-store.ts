@@ -2,7 +2,7 @@
  * What `import-chat` shares between its outcomes: its options and context, and the store into
  * the workspace or a deployment's tables through the ingest client (./import-chat.ts).
  */
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   type ExportFormat,
   type ExportMessage,
@@ -20,7 +20,7 @@ import {
   readJson,
   reportLines,
 } from "./export-input.js";
-import { CommandFailure, onTable } from "./failures.js";
+import { CommandFailure, tableProblem } from "./failures.js";
 import { escapeControls, formatCount, plural, shellArg } from "./format.js";
 import type { Progress } from "./progress.js";
 
@@ -116,18 +116,19 @@ export async function store(context: ImportContext, target: StoreTarget): Promis
   });
   const done: Stored = { stored: 0, unchanged: 0, deleted: 0, conflicts: [], refused: [] };
   let newest = Number.NEGATIVE_INFINITY;
-  const tables = {
-    table: `${target.messagesTable}, ${target.channelsTable}`,
-    role: "the messages and channels tables",
-    fix: "pass the stack's MessagesTableName and ChannelsTableName with --messages-table and --channels-table",
-  };
+  if (target.workspace === undefined) await checkTables(target);
   try {
     for await (const batch of reading.batches()) {
       const chats = batch.map(toChatMessage);
       const batchNewest = chats.reduce((max, m) => Math.max(max, m.ts), Number.NEGATIVE_INFINITY);
       newest = Math.max(newest, batchNewest);
       now = target.now(batchNewest);
-      const result = await onTable(tables, () => client.ingest(chats));
+      const result = await client.ingest(chats);
+      if (result.failed.length === batch.length) {
+        // Nothing of a batch confirmed (the store is unreachable, or refuses every write): the
+        // rest would fail alike, each said on a line of its own.
+        throw new CommandFailure(`storing into ${where} failed: ${result.failed[0].error}`);
+      }
       tally(done, batch, result);
       status.line = () =>
         `storing into ${where}: ${plural(done.stored + done.unchanged, "message")} done (${formatCount(done.stored)} new)`;
@@ -146,6 +147,27 @@ export async function store(context: ImportContext, target: StoreTarget): Promis
   }
   progress.finish();
   return storedOutcome(context, done, target, where);
+}
+
+/**
+ * A deployment's two tables, looked up first, so that a wrong name, region or credentials is
+ * said once (as every command says it) rather than as a failure of each message. A caller whose
+ * role may write but not describe the tables goes on without the check.
+ */
+async function checkTables(target: StoreTarget): Promise<void> {
+  const roles = [
+    [target.messagesTable, "the messages table", "MessagesTableName with --messages-table"],
+    [target.channelsTable, "the channels table", "ChannelsTableName with --channels-table"],
+  ] as const;
+  for (const [table, role, flag] of roles) {
+    const ref = { table, role, fix: `pass the stack's ${flag}` };
+    try {
+      await target.client.send(new DescribeTableCommand({ TableName: table }));
+    } catch (error) {
+      if ((error as { name?: string }).name === "AccessDeniedException") continue;
+      throw new CommandFailure(tableProblem(error, ref), { cause: error });
+    }
+  }
 }
 
 function tally(
@@ -190,7 +212,7 @@ function storedOutcome(
   const notStored = done.refused.length + done.conflicts.length;
   if (done.conflicts.length > 0) {
     io.stderr.write(
-      `import-chat: ${plural(done.conflicts.length, "message")} not stored: their ids are taken by stored messages with other content${done.conflicts.length > SHOWN ? ` (the first ${SHOWN} above)` : ""} (an export of edited messages, or another platform's channel of the same id)\n`,
+      `import-chat: ${plural(done.conflicts.length, "message")} not stored: ${done.conflicts.length === 1 ? "its id is taken by a stored message" : "their ids are taken by stored messages"} with other content${done.conflicts.length > SHOWN ? ` (the first ${SHOWN} above)` : ""} (an export of edited messages, or another platform's channel of the same id)\n`,
     );
   }
   if (done.refused.length > 0) {

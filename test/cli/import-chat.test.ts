@@ -66,7 +66,7 @@ describe("import-chat --out", () => {
       }
       for (let i = 1; i < lines.length; i++) {
         const [a, b] = [lines[i - 1], lines[i]];
-        if (a.channel === b.channel) expect(a.ts <= (b.ts as string)).toBe(true);
+        if (a.channel === b.channel) expect((a.ts as string) <= (b.ts as string)).toBe(true);
         else expect(compareIds(a.channel as string, b.channel as string)).toBeLessThan(0);
       }
       const ids = lines.map((line) => `${line.channel}\u0000${line.id}`);
