@@ -131,6 +131,7 @@ describe("import-chat into a deployment's tables", () => {
   });
 });
 
+// Two commands start the workspace's own DynamoDB Local, and a run extracts: more than the default 30 s on a busy machine.
 describe("import-chat into the workspace", () => {
   beforeEach(() => {
     // The workspace's own DynamoDB Local; the tier's SQS emulator for the run after it.
@@ -151,5 +152,5 @@ describe("import-chat into the workspace", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^run: 8 messages were stored already, as sent$/m);
     expect(run.stdout).toMatch(/^-1001234567890: 8 messages in 1 conversation/m);
-  });
+  }, 120_000);
 });
