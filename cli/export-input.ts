@@ -143,17 +143,35 @@ export function readingStatus(p: ExportProgress): string {
 }
 
 /**
- * What an export read left out and assumed, one line each: skipped entries per file and reason,
- * repeats merged, conflicting repeats (the first kept), the reader's notes, and the zone that
- * zone-less times were read in. Escaped for a terminal.
+ * What an export read left out and assumed, one line each: skipped entries per file and reason
+ * ({@link skippedLines}), then the rest ({@link readNotes}). Escaped for a terminal.
  */
 export function reportLines(report: ExportReport, options: { timezone?: boolean } = {}): string[] {
+  return [...skippedLines(report), ...readNotes(report, options)];
+}
+
+/** Per file and reason, the entries left out, and where the first one is. */
+export function skippedLines(report: ExportReport): string[] {
   const lines: string[] = [];
   for (const file of report.files) {
     for (const [reason, n] of Object.entries(file.skipped)) {
-      lines.push(`${file.file}: skipped ${formatCount(n)}: ${reason}`);
+      const first = report.skippedItems.find(
+        (item) => item.file === file.file && `${item.field}: ${item.reason}` === reason,
+      );
+      const at = first?.at.startsWith("[") ? `entry ${first.at}` : first?.at;
+      const where = at === undefined ? "" : ` (${n === 1 ? "at" : "the first at"} ${at})`;
+      lines.push(`${file.file}: skipped ${formatCount(n)}: ${reason}${where}`);
     }
   }
+  return lines.map(escapeControls);
+}
+
+/**
+ * Repeats merged, conflicting repeats (the first kept), the readers' notes, and (unless
+ * `timezone` is false) the zone that zone-less times were read in.
+ */
+export function readNotes(report: ExportReport, options: { timezone?: boolean } = {}): string[] {
+  const lines: string[] = [];
   if (report.duplicates > 0) {
     lines.push(
       `${plural(report.duplicates, "message")} given twice (same id and content: overlapping files) read once`,

@@ -21,7 +21,9 @@ import {
   type ImportedInput,
   readingStatus,
   readJson,
+  readNotes,
   reportLines,
+  skippedLines,
   timezoneOption,
 } from "./export-input.js";
 import { CommandFailure } from "./failures.js";
@@ -228,8 +230,9 @@ async function dryRun(context: ImportContext): Promise<number> {
     `${[
       `would import ${escapeControls(readSummary(context))} (dry run: nothing stored)`,
       ...channelTable(report.channels),
-      `skipped: ${skipped === 0 ? "nothing" : `${formatCount(skipped)} ${skipped === 1 ? "entry" : "entries"} (by file and reason below)`}`,
-      ...reportLines(report, { timezone: false }).map((line) => `  ${line}`),
+      `skipped: ${skipped === 0 ? "nothing" : `${formatCount(skipped)} ${skipped === 1 ? "entry" : "entries"}`}`,
+      ...skippedLines(report).map((line) => `  ${line}`),
+      ...readNotes(report, { timezone: false }),
       zone,
     ].join("\n")}\n`,
   );

@@ -121,7 +121,7 @@ describe("import-chat --out", () => {
     expect(fromExport.stdout).toBe(fromOut.stdout);
     // What the export's reader skipped is said on standard error, file and reason.
     expect(fromExport.stderr).toMatch(
-      /^segment: \S*general\/2024-01-10\.json: skipped 1: subtype: hidden subtype message_changed$/m,
+      /^segment: \S*general\/2024-01-10\.json: skipped 1: subtype: hidden subtype message_changed \(at entry \[5\]\)$/m,
     );
   });
 
