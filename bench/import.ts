@@ -25,7 +25,6 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { main as cli } from "../cli/commands.js";
 import { readExports } from "../lib/exports/index.js";
 import { random } from "../local/sample.js";
 import { ZipWriter } from "../test/support/zip.js";
@@ -160,6 +159,8 @@ async function measure(zip: string): Promise<void> {
 
 /** In the child: import the ZIP into a fresh workspace, and report messages, seconds and peak RSS. */
 async function measureTables(zip: string): Promise<void> {
+  // Loaded here only: the CLI (and the AWS SDK under it) would add to the parsing child's RSS.
+  const { main: cli } = await import("../cli/commands.js");
   const workspace = mkdtempSync(join(tmpdir(), "convoseg-bench-import-ws-"));
   let stdout = "";
   let stderr = "";
