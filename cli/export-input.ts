@@ -230,6 +230,11 @@ export async function loadInput(
   } finally {
     progress.finish();
   }
+  if (read.format !== "jsonl" && options.defaultChannel !== undefined) {
+    io.stderr.write(
+      `${command}: --channel left unused: a ${read.format} export names its channels\n`,
+    );
+  }
   for (const note of read.notes) io.stderr.write(`${command}: ${note}\n`);
   const refused = [...read.refused];
   const kept = read.messages.filter((message, index) => {
