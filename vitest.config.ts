@@ -15,6 +15,7 @@ const EMULATOR_TESTS = [
   "test/cli/erase.test.ts",
   "test/cli/failures.test.ts",
   "test/cli/import.test.ts",
+  "test/cli/import-chat-store.test.ts",
   "test/cli/reextract.test.ts",
   "test/cli/run-bedrock.test.ts",
   "test/cli/run-extraction.test.ts",

@@ -11,11 +11,19 @@
  *   npm run bench:import -- --zip FILE           read an existing Slack export ZIP instead
  *   npm run bench:import -- --keep FILE          also keep the generated ZIP at FILE
  *   npm run bench:import -- --json               the figures as one JSON object
+ *   npm run bench:import -- --tables             also import an export through the local tables
+ *
+ * `--tables` then imports a generated export of `--tables-messages` messages (default 20,000:
+ * DynamoDB Local stores a few hundred a second, so a million would take hours; with `--zip`, that
+ * ZIP) as `import-chat` does into a fresh workspace (DynamoDB Local's tables, through the ingest
+ * client), in a child process of its own: messages per second stored and that process's peak RSS
+ * (DynamoDB Local's own memory is another process's).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { readExports } from "../lib/exports/index.js";
 import { random } from "../local/sample.js";
@@ -33,6 +41,11 @@ and its peak RSS, in a child process. Targets: >= 50,000 messages/s, <= 300 MB.
   --zip FILE      read this Slack export ZIP instead of generating one
   --keep FILE     write the generated ZIP to FILE and keep it
   --json          print the figures as one JSON object
+  --tables        also import an export through the local tables (import-chat into a fresh
+                  workspace: DynamoDB Local, the ingest client), and measure that
+  --tables-messages N
+                  the messages of the export --tables imports (default 20000; with --zip,
+                  the whole ZIP)
   --help          this text
 `;
 
@@ -144,6 +157,62 @@ async function measure(zip: string): Promise<void> {
   );
 }
 
+/** In the child: import the ZIP into a fresh workspace, and report messages, seconds and peak RSS. */
+async function measureTables(zip: string): Promise<void> {
+  // Loaded here only: the CLI (and the AWS SDK under it) would add to the parsing child's RSS.
+  const { main: cli } = await import("../cli/commands.js");
+  const workspace = mkdtempSync(join(tmpdir(), "convoseg-bench-import-ws-"));
+  let stdout = "";
+  let stderr = "";
+  try {
+    const idleRssMb = process.memoryUsage().rss / 1024 / 1024;
+    const started = process.hrtime.bigint();
+    const cpuBefore = process.cpuUsage();
+    const code = await cli(
+      ["import-chat", zip, "--workspace", workspace, "--timezone", "UTC", "--json"],
+      {
+        stdin: Readable.from([]),
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+        now: () => Date.now(),
+      },
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpu = process.cpuUsage(cpuBefore);
+    if (code !== 0) throw new Error(`import-chat exited ${code}:\n${stderr}`);
+    const { messages, store } = JSON.parse(stdout) as {
+      messages: number;
+      store: { stored: number };
+    };
+    process.stdout.write(
+      `${JSON.stringify({ messages, stored: store.stored, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssMb: process.resourceUsage().maxRSS / 1024, idleRssMb })}\n`,
+    );
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** A generated export of `--tables-messages` messages for `--tables` to import. */
+async function tablesZip(dir: string, text: string | undefined, channels: number): Promise<string> {
+  const count = Number(text ?? 20_000);
+  if (!Number.isSafeInteger(count) || count < 1)
+    usageError(USAGE, `--tables-messages must be a positive integer (got ${text})`);
+  const zip = join(dir, "tables.zip");
+  await generateSlackExport(zip, count, Math.min(channels, count));
+  return zip;
+}
+
+/** Runs this file in a child process with `flag` on `zip`: its last line of JSON. */
+function child<T>(flag: string, zip: string): T {
+  const run = spawnSync(
+    process.execPath,
+    ["--import", "tsx", fileURLToPath(import.meta.url), flag, zip],
+    { encoding: "utf8", maxBuffer: 1 << 20 },
+  );
+  if (run.status !== 0) throw new Error(`the measuring process failed:\n${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as T;
+}
+
 async function main(): Promise<void> {
   const args = benchArgs(USAGE, {
     messages: { type: "string" },
@@ -151,9 +220,13 @@ async function main(): Promise<void> {
     zip: { type: "string" },
     keep: { type: "string" },
     json: { type: "boolean" },
+    tables: { type: "boolean" },
+    "tables-messages": { type: "string" },
     measure: { type: "string" },
+    "measure-tables": { type: "string" },
   });
   if (args.measure) return measure(args.measure);
+  if (args["measure-tables"]) return measureTables(args["measure-tables"]);
   const count = Number(args.messages ?? 1_000_000);
   const channels = Number(args.channels ?? 40);
   if (!Number.isSafeInteger(count) || count < 1)
@@ -170,19 +243,26 @@ async function main(): Promise<void> {
       await generateSlackExport(zip, count, channels);
       generated = { seconds: (Date.now() - started) / 1000, bytes: statSync(zip).size };
     }
-    const child = spawnSync(
-      process.execPath,
-      ["--import", "tsx", fileURLToPath(import.meta.url), "--measure", zip],
-      { encoding: "utf8", maxBuffer: 1 << 20 },
-    );
-    if (child.status !== 0) throw new Error(`the measuring process failed:\n${child.stderr}`);
-    const result = JSON.parse(child.stdout.trim().split("\n").at(-1) as string) as {
+    const result = child<{
       messages: number;
       seconds: number;
       cpuSeconds: number;
       peakRssMb: number;
       idleRssMb: number;
-    };
+    }>("--measure", zip);
+    const tables = args.tables
+      ? child<{
+          messages: number;
+          stored: number;
+          seconds: number;
+          cpuSeconds: number;
+          peakRssMb: number;
+          idleRssMb: number;
+        }>(
+          "--measure-tables",
+          args.zip ?? (await tablesZip(dir, args["tables-messages"], channels)),
+        )
+      : undefined;
     const perSecond = result.messages / result.seconds;
     // On a shared machine the wall clock also counts other processes' turns: CPU time does not.
     const perCpuSecond = result.messages / result.cpuSeconds;
@@ -195,6 +275,11 @@ async function main(): Promise<void> {
       generated,
       node: process.version,
       targets: { messagesPerSecond: 50_000, peakRssMb: 300 },
+      tables: tables && {
+        ...tables,
+        messagesPerSecond: Math.round(tables.messages / tables.seconds),
+        messagesPerCpuSecond: Math.round(tables.messages / tables.cpuSeconds),
+      },
     };
     if (args.json) {
       process.stdout.write(`${JSON.stringify(figures)}\n`);
@@ -207,6 +292,11 @@ async function main(): Promise<void> {
         `parsed in ${result.seconds.toFixed(2)} s: ${Math.round(perSecond).toLocaleString("en-US")} messages/s (${ok(perSecond >= 50_000)} >= 50,000)`,
         `CPU time ${result.cpuSeconds.toFixed(2)} s: ${Math.round(perCpuSecond).toLocaleString("en-US")} messages per CPU second (load average ${figures.load.toFixed(1)})`,
         `peak RSS of the reading process: ${result.peakRssMb.toFixed(0)} MB (${ok(result.peakRssMb <= 300)} <= 300 MB; ${result.idleRssMb.toFixed(0)} MB before reading)`,
+        ...(tables === undefined
+          ? []
+          : [
+              `through the local tables (import-chat into a fresh workspace): ${tables.stored.toLocaleString("en-US")} stored in ${tables.seconds.toFixed(1)} s, ${Math.round(tables.messages / tables.seconds).toLocaleString("en-US")} messages/s (CPU ${tables.cpuSeconds.toFixed(1)} s, DynamoDB Local's start included), peak RSS ${tables.peakRssMb.toFixed(0)} MB`,
+            ]),
       ].join("\n")}\n`,
     );
   } finally {

@@ -4,6 +4,7 @@ import { EXIT } from "./command.js";
 import { eraseCommand } from "./erase.js";
 import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
+import { importChatCommand } from "./import-chat.js";
 import { reextractCommand } from "./reextract.js";
 import { reportCommand } from "./report.js";
 import { runCommand } from "./run.js";
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   topicsCommand,
   reextractCommand,
   importCommand,
+  importChatCommand,
   reportCommand,
 ];
 

@@ -100,7 +100,7 @@ function learned({ channels, extraction }: RunSummary): string[] {
     lines.push(
       "",
       escapeControls(
-        `${channel.name}: ${formatCount(channel.messages)} messages in ${plural(channel.segments, "conversation")}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
+        `${channel.name}: ${plural(channel.messages, "message")} in ${plural(channel.segments, "conversation")}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
       ),
     );
     if (extraction === null) continue;

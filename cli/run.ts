@@ -4,7 +4,6 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import type { Route } from "../lib/extraction/index.js";
 import { compareIds } from "../lib/identity/index.js";
-import { ingestionProblem } from "../lib/ingest/index.js";
 import {
   ANALYZER_DEFAULTS,
   EXTRACT_BOUNDS,
@@ -28,18 +27,18 @@ import { type ConflictingMessage, type RefusedMessage, replay } from "../local/r
 import { sampleChat } from "../local/sample.js";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { type LoadedInput, loadInput, timezoneOption } from "./export-input.js";
 import { describeFailure, llmFailureLine } from "./failures.js";
 import {
   escapeControls,
   formatCount,
-  formatProblem,
   isoMinute,
   plural,
   warnIfMinItemsUnreachable,
 } from "./format.js";
 import { parseModelFlags } from "./model-options.js";
 import { Progress } from "./progress.js";
-import { channelOption, readMessages } from "./read-messages.js";
+import { channelOption } from "./read-messages.js";
 import { writeReport } from "./report.js";
 import {
   type ChannelSummary,
@@ -80,9 +79,11 @@ are extracted first.
 Options:
 ${WORKSPACE_HELP}
   --fresh           empty the workspace first
-  --input FILE      chat messages as JSON lines (the segment command's format);
-                    default: a generated multi-channel sample
+  --input FILE      a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram,
+                    Mattermost, WhatsApp: see import-chat) or chat messages as JSON lines
+                    (the segment command's format); default: a generated multi-channel sample
   --channel NAME    the channel of input lines that name none (default: default)
+  --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
   --out FILE        also write every delivered segment to FILE, one JSON line each (default:
                     not written)
   --report FILE     write an HTML report of the topics and segments at the end (see
@@ -130,6 +131,7 @@ const RUN_OPTIONS = {
   fresh: { type: "boolean" },
   input: { type: "string" },
   channel: { type: "string" },
+  timezone: { type: "string" },
   out: { type: "string" },
   report: { type: "string" },
   verbose: { type: "boolean" },
@@ -161,6 +163,8 @@ export interface RunOptions {
   input?: string;
   /** The channel of input lines that name none. */
   channel?: string;
+  /** The zone of an export's zone-less times (WhatsApp, old Telegram). */
+  timezone?: string;
   out?: string;
   report?: string;
   verbose: boolean;
@@ -206,10 +210,7 @@ export const runCommand: Command = command({
       return EXIT.failed;
     }
     const { summary, refused, conflicts, unchanged, gaveUp, stopped } = outcome;
-    const placeOf = (message: ChatMessage) => {
-      const where = loaded.lines.get(message);
-      return where === undefined ? `message ${JSON.stringify(message.id)}` : `line ${where}`;
-    };
+    const { placeOf } = loaded;
     for (const { message, field, problem } of refused) {
       io.stderr.write(
         `${escapeControls(`${placeOf(message)}: ${field}: ${problem}`)} (not stored)\n`,
@@ -309,6 +310,7 @@ function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPTIONS>):
     extraction: parseExtractionArgs(values, count),
     input: values.input,
     channel: channelOption(values.channel),
+    timezone: timezoneOption(values.timezone),
     out: values.out,
     report: values.report,
     verbose: values.verbose ?? false,
@@ -398,56 +400,19 @@ function maxOutputTokensOf(text: string | undefined, extractor: string): number 
 }
 
 /**
- * The input file's messages (reporting bad lines like `segment`, and lines ingestion would
- * refuse), or the generated sample; each message with the line it came from, and how many
- * lines `--skip-invalid` left out.
+ * The input's messages (an export, or chat lines with bad lines reported like `segment`, and
+ * lines ingestion would refuse: cli/export-input.ts), or the generated sample.
  */
-async function loadMessages(
-  options: RunOptions,
-  io: CommandIO,
-): Promise<
-  { messages: ChatMessage[]; lines: Map<ChatMessage, number>; skipped: number } | undefined
-> {
+async function loadMessages(options: RunOptions, io: CommandIO): Promise<LoadedInput | undefined> {
   if (options.input === undefined) {
     return {
       messages: sampleChat({ settle: options.settle, perChannel: 150, topical: true }),
-      lines: new Map(),
+      placeOf: (message) => `message ${JSON.stringify(message.id)}`,
       skipped: 0,
     };
   }
-  const progress = new Progress(io.stderr);
-  let read: Awaited<ReturnType<typeof readMessages>>;
-  try {
-    read = await readMessages(options.input, progress, io.stdin, {
-      defaultChannel: options.channel,
-    });
-  } catch (error) {
-    io.stderr.write(`run: cannot read ${options.input}: ${(error as Error).message}\n`);
-    return undefined;
-  } finally {
-    progress.finish();
-  }
-  const problems = [...read.problems];
-  const kept = read.messages.filter(({ message, line }) => {
-    const problem = ingestionProblem(message);
-    if (problem !== undefined) problems.push({ line, ...problem });
-    return problem === undefined;
-  });
-  problems.sort((a, b) => a.line - b.line);
-  for (const problem of problems) {
-    io.stderr.write(`${options.skipInvalid ? "skipped " : ""}${formatProblem(problem)}\n`);
-  }
-  if (problems.length > 0 && !options.skipInvalid) {
-    io.stderr.write(
-      `run: ${problems.length} invalid line(s); nothing was run (fix them, or pass --skip-invalid)\n`,
-    );
-    return undefined;
-  }
-  return {
-    messages: kept.map((entry) => entry.message),
-    lines: new Map(kept.map((entry) => [entry.message, entry.line])),
-    skipped: problems.length,
-  };
+  const { channel: defaultChannel, skipInvalid, timezone } = options;
+  return loadInput("run", options.input, { defaultChannel, skipInvalid, timezone }, io);
 }
 
 /** What a local run did: the summary it prints, and what went wrong. */

@@ -3,17 +3,21 @@ import { compareIds, compareRefs } from "../lib/identity/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import { ConversationSegmenter, openConversationStart } from "../lib/segmenter/index.js";
 import { type Command, command, EXIT } from "./command.js";
-import { formatCount, formatProblem, warnIfMinItemsUnreachable } from "./format.js";
+import { type InputRead, inputFailure, readInput, timezoneOption } from "./export-input.js";
+import { formatCount, warnIfMinItemsUnreachable } from "./format.js";
 import { Progress } from "./progress.js";
-import { channelOption, readMessages } from "./read-messages.js";
+import { channelOption } from "./read-messages.js";
 
-const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|-> [options]
+const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|export|-> [options]
 
 Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
-user, text), segments each channel separately and prints its closed conversation segments.
+user, text) or a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram, Mattermost,
+WhatsApp: see import-chat), segments each channel separately and prints its closed
+conversation segments.
 
 Options:
   --channel NAME    the channel of lines that name none (default: default)
+  --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
   --max-size N      ceiling on one segment, in messages (default 500)
   --settle D        silence that ends a conversation, e.g. 90s, 15m, 24h, 2d or ms (default 24h)
   --min-items N     drop segments with fewer messages (default 1)
@@ -45,6 +49,7 @@ interface ChannelReport {
 
 const SEGMENT_OPTIONS = {
   channel: { type: "string" },
+  timezone: { type: "string" },
   "max-size": { type: "string" },
   settle: { type: "string" },
   "min-items": { type: "string" },
@@ -75,34 +80,36 @@ export const segmentCommand: Command = command({
     return {
       source: positionals[0],
       channel: channelOption(options.channel),
+      timezone: timezoneOption(options.timezone),
       segmenter,
       now: options.now === undefined ? io.now() : nowOption(options.now),
       json: options.json ?? false,
       skipInvalid: options["skip-invalid"] ?? false,
     };
   },
-  run: async ({ source, channel, segmenter, now, json, skipInvalid }, io) => {
+  run: async ({ source, channel, timezone, segmenter, now, json, skipInvalid }, io) => {
     warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
     const progress = new Progress(io.stderr);
-    let read: Awaited<ReturnType<typeof readMessages>>;
+    let read: InputRead;
     try {
-      read = await readMessages(source, progress, io.stdin, { defaultChannel: channel });
+      read = await readInput(source, progress, io.stdin, { defaultChannel: channel, timezone });
     } catch (error) {
       progress.finish();
-      io.stderr.write(`segment: cannot read ${source}: ${(error as Error).message}\n`);
+      io.stderr.write(inputFailure("segment", source, error));
       return EXIT.failed;
     }
     progress.finish();
-    for (const problem of read.problems) {
-      io.stderr.write(`${skipInvalid ? "skipped " : ""}${formatProblem(problem)}\n`);
+    for (const note of read.notes) io.stderr.write(`segment: ${note}\n`);
+    for (const problem of read.refused) {
+      io.stderr.write(`${skipInvalid ? "skipped " : ""}${problem.text}\n`);
     }
-    if (read.problems.length > 0 && !skipInvalid) {
+    if (read.refused.length > 0 && !skipInvalid) {
       io.stderr.write(
-        `segment: ${read.problems.length} invalid line(s); nothing was segmented (fix them, or pass --skip-invalid)\n`,
+        `segment: ${read.refused.length} invalid line(s); nothing was segmented (fix them, or pass --skip-invalid)\n`,
       );
       return EXIT.failed;
     }
-    const channels = byChannel(read.messages.map((entry) => entry.message));
+    const channels = byChannel(read.messages);
     const reports = channels.map(([channel, messages], i) => {
       progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);
       return reportChannel(channel, messages, segmenter, now);

@@ -36,7 +36,7 @@ async function commands(): Promise<string[]> {
     usage.indexOf("Commands:"),
     usage.indexOf("\n\n", usage.indexOf("Commands:")),
   );
-  return [...list.matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1]);
+  return [...list.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]);
 }
 
 /** docs/commands.md's sections, keyed by the command each documents (its heading's first word). */
@@ -72,7 +72,15 @@ describe("the manual's commands", () => {
   it("documents every command in docs/commands.md and the README", async () => {
     const listed = await commands();
     expect(listed).toEqual(
-      expect.arrayContaining(["segment", "run", "report", "import", "topics", "channel"]),
+      expect.arrayContaining([
+        "segment",
+        "run",
+        "report",
+        "import",
+        "import-chat",
+        "topics",
+        "channel",
+      ]),
     );
     const readme = page("README.md");
     for (const command of listed) {
@@ -83,18 +91,25 @@ describe("the manual's commands", () => {
     }
   });
 
-  it.each(["segment", "run", "report", "import", "topics", "channel", "reextract", "erase"])(
-    "%s: the synopsis and flag table list exactly the flags of --help",
-    async (command) => {
-      const section = sections().get(command) ?? "";
-      const documented = documentedFlags(command, section);
-      const actual = offered(await help([command]));
-      expect({
-        undocumented: minus(actual, documented),
-        unknown: minus(documented, actual),
-      }).toEqual({ undocumented: [], unknown: [] });
-    },
-  );
+  it.each([
+    "segment",
+    "run",
+    "report",
+    "import",
+    "import-chat",
+    "topics",
+    "channel",
+    "reextract",
+    "erase",
+  ])("%s: the synopsis and flag table list exactly the flags of --help", async (command) => {
+    const section = sections().get(command) ?? "";
+    const documented = documentedFlags(command, section);
+    const actual = offered(await help([command]));
+    expect({
+      undocumented: minus(actual, documented),
+      unknown: minus(documented, actual),
+    }).toEqual({ undocumented: [], unknown: [] });
+  });
 
   it("shows only flags a command takes after `npm start -- <command>`", async () => {
     const known = new Map<string, Set<string>>();
@@ -103,7 +118,7 @@ describe("the manual's commands", () => {
     for (const { path: file, text: source } of docPages()) {
       // Code blocks included: the synopses and examples are where most flags are shown.
       const text = source.replace(/\\\n/g, " ");
-      const calls = [...text.matchAll(/npm start -- ([a-z]+)([^`\n]*)/g)];
+      const calls = [...text.matchAll(/npm start -- ([a-z][a-z-]*)([^`\n]*)/g)];
       for (const [, command, rest] of calls) {
         const flags = known.get(command);
         if (flags === undefined) {
