@@ -43,6 +43,8 @@ export interface WorkspaceSummary {
 
 export interface ChannelSummary {
   name: string;
+  /** The channel's display name (an export's `general` for `C0GENERAL`), when it has one. */
+  displayName?: string;
   messages: number;
   segments: number;
   /** Epoch ms of its first and last message. */
@@ -100,7 +102,7 @@ function learned({ channels, extraction }: RunSummary): string[] {
     lines.push(
       "",
       escapeControls(
-        `${channel.name}: ${plural(channel.messages, "message")} in ${plural(channel.segments, "conversation")}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
+        `${channel.displayName === undefined ? channel.name : `${channel.displayName} (${channel.name})`}: ${plural(channel.messages, "message")} in ${plural(channel.segments, "conversation")}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
       ),
     );
     if (extraction === null) continue;

@@ -654,11 +654,12 @@ async function channelSummaries(
   reader: KnowledgeReader | undefined,
 ): Promise<ChannelSummary[]> {
   const byName = new Map<string, ChannelSummary>();
-  for (const { channel, ts } of messages) {
+  for (const { channel, ts, channelName } of messages) {
     const known = byName.get(channel);
     if (known === undefined) {
       byName.set(channel, {
         name: channel,
+        ...(channelName && channelName !== channel ? { displayName: channelName } : {}),
         messages: 1,
         segments: 0,
         first: ts,

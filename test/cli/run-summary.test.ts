@@ -91,6 +91,13 @@ describe("run's summary", () => {
     );
   });
 
+  it("names an export's channel by its display name, then its id; control characters escaped", () => {
+    const named = { ...channel("C0GENERAL", 2), displayName: "general\u001b[2J" };
+    const text = formatRunSummary(summary({ channels: [named] }), false);
+    expect(text).toMatch(/^general\\u001b\[2J \(C0GENERAL\): 1,200 messages in 2 conversations, /m);
+    expect(text).not.toContain("\u001b");
+  });
+
   it("keeps the internals for --verbose", () => {
     const quiet = formatRunSummary(summary(), false);
     const verbose = formatRunSummary(summary(), true);

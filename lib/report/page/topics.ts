@@ -122,7 +122,7 @@ function card(index: number, channel: ChannelData, pick: PickTopic): HTMLElement
     el(
       "p",
       { class: "muted" },
-      `${count(counts.messages)} messages, ${count(counts.segments)} ${counts.segments === 1 ? "conversation" : "conversations"}${segments.length > 0 ? `, ${span(first, last)}` : ""}`,
+      `${count(counts.messages)} ${counts.messages === 1 ? "message" : "messages"}, ${count(counts.segments)} ${counts.segments === 1 ? "conversation" : "conversations"}${segments.length > 0 ? `, ${span(first, last)}` : ""}`,
     ),
     body,
   );
