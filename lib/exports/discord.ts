@@ -244,7 +244,10 @@ function discordText(raw: DiscordRaw): string {
       .replace(/<a?:(\w+):\d+>/g, (_, name: string) => `:${name}:`)
       .replace(/<t:(-?\d{1,12})(?::[tTdDfFR])?>/g, (whole, seconds: string) => {
         const date = new Date(Number(seconds) * 1000);
-        return Number.isNaN(date.getTime()) ? whole : date.toISOString();
+        // Minutes and a zone, as a person reads it: an ISO string's pieces became topics.
+        return Number.isNaN(date.getTime())
+          ? whole
+          : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
       });
   }
   const named = (list: unknown, field: "fileName" | "name", label: string) => {

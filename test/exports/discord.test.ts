@@ -58,7 +58,9 @@ describe("DiscordChatExporter JSON", () => {
     expect(edited.report.conflicts).toEqual([
       { channel: "910000000000000001", id: "1195000000000000006", fields: ["text"] },
     ]);
-    expect(byId(edited.messages, "1195000000000000006").text).toMatch(/^next day, 2024-01-11/);
+    expect(byId(edited.messages, "1195000000000000006").text).toBe(
+      "next day, 2024-01-11 10:00 UTC",
+    );
   });
 
   it("skips a message without a usable timestamp, naming the entry and the field", async () => {
