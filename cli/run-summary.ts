@@ -187,7 +187,8 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
   if (extraction !== null && busiest !== undefined) {
     const name = escapeControls(busiest.name);
     rows.push([
-      `npm start -- topics ${shellArg(busiest.name)}`,
+      // A Telegram group's id starts with '-': after '--' it is not read as an option.
+      `npm start -- topics ${busiest.name.startsWith("-") ? "-- " : ""}${shellArg(busiest.name)}`,
       `every topic of ${name}, with the messages that support it`,
     ]);
   }

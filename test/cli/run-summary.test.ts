@@ -98,6 +98,13 @@ describe("run's summary", () => {
     expect(text).not.toContain("\u001b");
   });
 
+  it("suggests a channel id that starts with '-' after '--', so it is not read as an option", () => {
+    const group = channel("-1001234567890", 2, [topic("deploys", 2, T0, T0)]);
+    expect(formatRunSummary(summary({ channels: [group] }), false)).toMatch(
+      /^ {2}npm start -- topics -- -1001234567890 {2}every topic of -1001234567890,/m,
+    );
+  });
+
   it("keeps the internals for --verbose", () => {
     const quiet = formatRunSummary(summary(), false);
     const verbose = formatRunSummary(summary(), true);
