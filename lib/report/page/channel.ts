@@ -56,7 +56,7 @@ export class ChannelView {
       el(
         "p",
         { class: "muted" },
-        `${count(counts.messages)} messages, ${count(counts.segments)} segments (${count(counts.lateSegments)} late), ${count(counts.open)} still open, ${count(counts.dropped)} in no segment`,
+        `${count(counts.messages)} ${counts.messages === 1 ? "message" : "messages"}, ${count(counts.segments)} ${counts.segments === 1 ? "segment" : "segments"} (${count(counts.lateSegments)} late), ${count(counts.open)} still open, ${count(counts.dropped)} in no segment`,
       ),
       legend(channel.messages !== null),
       el(
