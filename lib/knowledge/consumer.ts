@@ -13,11 +13,16 @@ import {
   readSegmentMessages,
   type SegmentMessageSource,
 } from "../pipeline/contract/index.js";
+import {
+  type ExtractionLogger,
+  type ExtractionMetrics,
+  outcomeMessage,
+  reportOutcome,
+} from "./consumer-report.js";
 import { BudgetPausedError, CircuitOpenError, DeadlineError, KnowledgeError } from "./errors.js";
 import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 import type { AttemptLedger } from "./ledger.js";
 import { type CurrentMessages, extractCurrent } from "./message-states.js";
-import type { RedactionMetricName } from "./redact.js";
 import { backOff, deadLetter, describe } from "./redelivery.js";
 import {
   DEFAULT_RETRY,
@@ -26,48 +31,6 @@ import {
   type RetrySchedule,
   retryDelaySeconds,
 } from "./retry.js";
-import type { ResultTrimmed } from "./schema/items.js";
-
-/** The metrics the consumer and its redactions report (EMF; see docs/extraction.md). */
-export type ExtractionMetricName =
-  | RedactionMetricName
-  | "SegmentsExtracted"
-  | "SegmentsAlreadyExtracted"
-  | "ResultsReplaced"
-  | "LLMCalls"
-  | "InputTokens"
-  | "OutputTokens"
-  | "CacheReadTokens"
-  | "CacheWriteTokens"
-  | "InvalidModelOutputs"
-  | "RepairRetries"
-  | "CandidatesPerSegment"
-  | "WindowLatency"
-  | "WindowsReused"
-  | "ExtractionFailures"
-  | "SegmentWaits"
-  | "BudgetPauses"
-  | "CircuitOpen"
-  | "AuthFailures"
-  | "PermanentFailures"
-  | "SegmentsDeadLettered"
-  | "SegmentsAllDeleted"
-  | "ChangesAfterExtraction"
-  | TrimmedMetricName;
-
-/** What the bounds cut from a stored result, by kind: `TrimmedTopics`, `TrimmedMessageIds`, … */
-type TrimmedMetricName = `Trimmed${Capitalize<keyof ResultTrimmed>}`;
-
-export interface ExtractionMetrics {
-  add(name: ExtractionMetricName, value: number): void;
-}
-
-/** Structured logs: ids and counts only, never message text. */
-export interface ExtractionLogger {
-  info(message: string, attributes: Record<string, unknown>): void;
-  warn(message: string, attributes: Record<string, unknown>): void;
-  error(message: string, attributes: Record<string, unknown>): void;
-}
 
 export interface SegmentConsumerDependencies {
   /** What extracts and stores a segment: a {@link SegmentExtractor}, or something around one. */
@@ -182,7 +145,7 @@ async function consumeSegment(
     outcome = done.outcome;
     deps.metrics.add("ChangesAfterExtraction", done.changes);
   }
-  report(outcome, deps);
+  reportOutcome(outcome, deps.metrics);
   deps.logger.info(outcomeMessage(outcome), {
     ...ids,
     status: outcome.status,
@@ -422,31 +385,4 @@ async function countAttempt(
     });
     return receives;
   }
-}
-
-function report(outcome: ExtractionOutcome, deps: SegmentConsumerDependencies): void {
-  const { metrics } = deps;
-  if (outcome.status === "already-extracted") {
-    metrics.add("SegmentsAlreadyExtracted", 1);
-    return;
-  }
-  metrics.add("SegmentsExtracted", 1);
-  if (outcome.status === "replaced") metrics.add("ResultsReplaced", 1);
-  metrics.add("WindowsReused", outcome.reusedWindows);
-  metrics.add("CandidatesPerSegment", outcome.result.candidates.length);
-  for (const [kind, count] of Object.entries(outcome.result.trimmed ?? {})) {
-    metrics.add(trimmedMetric(kind as keyof ResultTrimmed), count as number);
-  }
-}
-
-const trimmedMetric = (kind: keyof ResultTrimmed): TrimmedMetricName =>
-  `Trimmed${kind[0].toUpperCase()}${kind.slice(1)}` as TrimmedMetricName;
-
-function outcomeMessage(outcome: ExtractionOutcome): string {
-  if (outcome.status === "already-extracted") return "segment already extracted; acknowledged";
-  if (outcome.status === "replaced") {
-    const { model, promptVersion } = outcome.result.replaced ?? { model: "?", promptVersion: "?" };
-    return `segment re-extracted: replaced the result of ${model} / prompt ${promptVersion}`;
-  }
-  return "segment extracted";
 }

@@ -23,12 +23,11 @@ export {
   readExtractConfig,
 } from "./config.js";
 export {
-  type ExtractionMetricName,
-  type ExtractionMetrics,
   REEXTRACT_ATTRIBUTE,
   type SegmentConsumerDependencies,
   segmentConsumer,
 } from "./consumer.js";
+export type { ExtractionMetricName, ExtractionMetrics } from "./consumer-report.js";
 export {
   BudgetPausedError,
   CircuitOpenError,

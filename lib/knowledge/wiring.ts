@@ -14,11 +14,8 @@ import {
 import { DynamoDbStore } from "../history/index.js";
 import type { ApiKeyCache } from "./api-key.js";
 import type { ExtractFunctionConfig } from "./config.js";
-import type {
-  ExtractionLogger,
-  ExtractionMetrics,
-  SegmentConsumerDependencies,
-} from "./consumer.js";
+import type { SegmentConsumerDependencies } from "./consumer.js";
+import type { ExtractionLogger, ExtractionMetrics } from "./consumer-report.js";
 import { promptVersionOf, SegmentExtractor } from "./extract-segment.js";
 import { type CircuitBreaker, guardedLLM, TokenBudget } from "./guard.js";
 import { DynamoDbLedger } from "./ledger.js";
