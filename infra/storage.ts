@@ -179,18 +179,22 @@ export class Storage extends Construct {
     return this.grantStatements(grantee, this.ingestStatements());
   }
 
+  /** Edits and deletions: conditional updates of a message's content attributes only. */
+  private changeStatement(): PolicyStatement {
+    return new PolicyStatement({
+      actions: ["dynamodb:UpdateItem"],
+      resources: [this.messages.tableArn],
+      conditions: {
+        "ForAllValues:StringLike": { "dynamodb:Attributes": [...CHANGE_ATTRIBUTES] },
+        StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
+      },
+    });
+  }
+
   private ingestStatements(): PolicyStatement[] {
     return [
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.messages.tableArn] }),
-      // Edits and deletions: conditional updates of a message's content attributes only.
-      new PolicyStatement({
-        actions: ["dynamodb:UpdateItem"],
-        resources: [this.messages.tableArn],
-        conditions: {
-          "ForAllValues:StringLike": { "dynamodb:Attributes": [...CHANGE_ATTRIBUTES] },
-          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
-        },
-      }),
+      this.changeStatement(),
       new PolicyStatement({
         actions: ["dynamodb:UpdateItem"],
         resources: [this.channels.tableArn],
@@ -281,14 +285,7 @@ export class Storage extends Construct {
         actions: ["dynamodb:BatchGetItem"],
         resources: [this.messages.tableArn],
       }),
-      new PolicyStatement({
-        actions: ["dynamodb:UpdateItem"],
-        resources: [this.messages.tableArn],
-        conditions: {
-          "ForAllValues:StringLike": { "dynamodb:Attributes": [...CHANGE_ATTRIBUTES] },
-          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
-        },
-      }),
+      this.changeStatement(),
       new PolicyStatement({
         actions: ["dynamodb:PutItem"],
         resources: [this.messages.tableArn],

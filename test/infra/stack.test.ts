@@ -495,33 +495,36 @@ describe("IAM", () => {
     },
   });
 
+  // Edits and deletions: a message's content attributes, and nothing else of it.
+  const changeStatement = (messages: string): Statement => ({
+    Effect: "Allow",
+    Action: "dynamodb:UpdateItem",
+    Resource: arn(messages),
+    Condition: {
+      "ForAllValues:StringLike": {
+        "dynamodb:Attributes": [
+          "conversation",
+          "key",
+          "parts",
+          "author",
+          "userId",
+          "authorKey",
+          "metadata",
+          "editedAt",
+          "deleted",
+          "pending",
+        ],
+      },
+      StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
+    },
+  });
+
   it("lets ingestion only put, edit and delete messages, mark channels, redact results and ask for re-extractions: no wildcards", () => {
     const statements = roleStatements(template, ids.ingestRole);
     expect(statements).toEqual([
       logsStatement(ids.ingestLogs),
       { Effect: "Allow", Action: "dynamodb:PutItem", Resource: arn(ids.messages) },
-      {
-        Effect: "Allow",
-        Action: "dynamodb:UpdateItem",
-        Resource: arn(ids.messages),
-        Condition: {
-          "ForAllValues:StringLike": {
-            "dynamodb:Attributes": [
-              "conversation",
-              "key",
-              "parts",
-              "author",
-              "userId",
-              "authorKey",
-              "metadata",
-              "editedAt",
-              "deleted",
-              "pending",
-            ],
-          },
-          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
-        },
-      },
+      changeStatement(ids.messages),
       markingStatement(ids.channels),
       // Following a change into what was learned (KnowledgeRedactor): by key, no scans.
       { Effect: "Allow", Action: "dynamodb:BatchGetItem", Resource: arn(ids.messages) },
@@ -642,28 +645,7 @@ describe("IAM", () => {
       logsStatement(ids.eraseLogs),
       { Effect: "Allow", Action: "dynamodb:Query", Resource: indexArn(ids.messages, "byAuthor") },
       { Effect: "Allow", Action: "dynamodb:BatchGetItem", Resource: arn(ids.messages) },
-      {
-        Effect: "Allow",
-        Action: "dynamodb:UpdateItem",
-        Resource: arn(ids.messages),
-        Condition: {
-          "ForAllValues:StringLike": {
-            "dynamodb:Attributes": [
-              "conversation",
-              "key",
-              "parts",
-              "author",
-              "userId",
-              "authorKey",
-              "metadata",
-              "editedAt",
-              "deleted",
-              "pending",
-            ],
-          },
-          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE", "ALL_OLD"] },
-        },
-      },
+      changeStatement(ids.messages),
       // Only a tombstone's attributes: it cannot put a message.
       {
         Effect: "Allow",
