@@ -15,6 +15,7 @@ import { authorEntry, messageItem } from "../lib/history/schema/index.js";
 import {
   createResultsTable,
   DynamoDbResultStore,
+  onTimeEnvelope,
   promptVersionOf,
   SegmentExtractor,
 } from "../lib/knowledge/index.js";
@@ -179,20 +180,7 @@ async function run(dynamodb: () => DynamoDBClient, scenario: Scenario): Promise<
         // Their conversations are extracted, and as many of the others'.
         const holdsTheirs = messages.some((m) => m.author === USER);
         if (holdsTheirs || s < 2 * Math.ceil(theirsPerChannel / THEIRS_PER_SEGMENT)) {
-          const first = messages[0];
-          const last = messages[messages.length - 1];
-          await extractor.extract(
-            {
-              segmentId: `seg-${c}-${s}`,
-              channel,
-              late: false,
-              belongsAfter: null,
-              count: messages.length,
-              first: { id: first.id, ts: first.ts },
-              last: { id: last.id, ts: last.ts },
-            },
-            messages,
-          );
+          await extractor.extract(onTimeEnvelope(`seg-${c}-${s}`, channel, messages), messages);
         }
       }
     }),

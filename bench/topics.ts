@@ -27,6 +27,7 @@ import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/identity/index.js";
 import {
   ANALYZER_DEFAULTS,
   mergeSupports,
+  onTimeEnvelope,
   SegmentExtractor,
   type SegmentResult,
 } from "../lib/knowledge/index.js";
@@ -276,19 +277,10 @@ async function measure(variant: Variant, channels: readonly Channel[]): Promise<
   for (const channel of channels) {
     for (const [index, segment] of channel.segments.entries()) {
       const messages = segment.map((m) => inline(m, variant.kinds));
-      const first = messages[0];
-      const last = messages[messages.length - 1];
       const started = performance.now();
+      const segmentId = `${channel.name}-${String(index).padStart(4, "0")}`;
       const { result } = await extractor.extract(
-        {
-          segmentId: `${channel.name}-${String(index).padStart(4, "0")}`,
-          channel: channel.name,
-          late: false,
-          belongsAfter: null,
-          count: messages.length,
-          first: { id: first.id, ts: first.ts },
-          last: { id: last.id, ts: last.ts },
-        },
+        onTimeEnvelope(segmentId, channel.name, messages),
         messages,
       );
       const ms = performance.now() - started;

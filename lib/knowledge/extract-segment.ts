@@ -26,7 +26,7 @@ import {
   type TopicSupport,
   windowHash,
 } from "./schema/items.js";
-import type { SegmentEnvelope } from "./segment-envelope.js";
+import { onTimeEnvelope, type SegmentEnvelope } from "./segment-envelope.js";
 import { supportOf } from "./topic-support.js";
 
 export type ExtractionStatus = "extracted" | "already-extracted" | "replaced";
@@ -144,23 +144,9 @@ export function conversationSegment(
     copyPlatformFields(message, inline);
     return inline;
   });
-  const first = messages[0];
-  const last = messages.at(-1);
-  if (first === undefined || last === undefined) {
+  if (messages.length === 0)
     throw new RangeError(`conversation ${conversation}: nothing to extract`);
-  }
-  return {
-    segment: {
-      segmentId,
-      channel: conversation,
-      late: false,
-      belongsAfter: null,
-      count: messages.length,
-      first: { id: first.id, ts: first.ts },
-      last: { id: last.id, ts: last.ts },
-    },
-    messages,
-  };
+  return { segment: onTimeEnvelope(segmentId, conversation, messages), messages };
 }
 
 /**

@@ -86,7 +86,7 @@ export {
 } from "./retry.js";
 export type { SegmentResult } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
-export type { SegmentEnvelope } from "./segment-envelope.js";
+export { onTimeEnvelope, type SegmentEnvelope } from "./segment-envelope.js";
 export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
 export { type MessagesById, storedMessageStates } from "./stored-states.js";
 export { type ExtractEnvironment, extractDependencies } from "./wiring.js";

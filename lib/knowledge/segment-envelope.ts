@@ -9,3 +9,28 @@ export type SegmentEnvelope = Pick<
   SegmentMessageV1,
   "segmentId" | "channel" | "late" | "belongsAfter" | "count" | "first" | "last"
 >;
+
+/**
+ * The envelope of an on-time segment made of `messages` (non-empty, in segment order), as a
+ * transcript import or a benchmark extracts one outside the pipeline.
+ */
+export function onTimeEnvelope(
+  segmentId: string,
+  channel: string,
+  messages: readonly { id: string; ts: number }[],
+): SegmentEnvelope {
+  const first = messages[0];
+  const last = messages.at(-1);
+  if (first === undefined || last === undefined) {
+    throw new RangeError(`channel ${channel}: a segment needs at least one message`);
+  }
+  return {
+    segmentId,
+    channel,
+    late: false,
+    belongsAfter: null,
+    count: messages.length,
+    first: { id: first.id, ts: first.ts },
+    last: { id: last.id, ts: last.ts },
+  };
+}
