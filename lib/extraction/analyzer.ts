@@ -1,4 +1,9 @@
-import { slidingWindows, splitNonPrefixWindows, splitPrefixWindows } from "../windows/index.js";
+import {
+  plainWindowCount,
+  slidingWindowSpans,
+  splitNonPrefixWindows,
+  splitPrefixWindows,
+} from "../windows/index.js";
 import {
   addTrimmed,
   boundCandidate,
@@ -24,8 +29,8 @@ import {
   positiveOr,
   ROUTES,
   type Route,
+  replyTargets,
   type Window,
-  withOverlapOffsets,
   withSuffixOffsets,
 } from "./routes.js";
 import type {
@@ -39,7 +44,7 @@ import type {
 } from "./types.js";
 import { addCall, NO_CALLS } from "./usage.js";
 
-export { type Route, type WindowSizing, windowCount } from "./routes.js";
+export { type Route, replyTargets, type WindowSizing, windowCount } from "./routes.js";
 
 export interface AnalyzerOptions {
   /** Default `prefix`; an unknown route is a RangeError. */
@@ -132,7 +137,7 @@ export class Analyzer implements Extractor {
     this.windowSize = options.windowSize ?? 20;
     this.overlap = options.overlap ?? 2;
     // The sliding route's settings are checked now, not on the first transcript.
-    slidingWindows([], this.windowSize, this.overlap);
+    slidingWindowSpans(0, this.windowSize, this.overlap);
   }
 
   /**
@@ -211,12 +216,24 @@ export class Analyzer implements Extractor {
           false,
           options,
         );
-      case "sliding":
+      case "sliding": {
+        // A reply's window holds the message it answers when that is within the last
+        // `windowSize` turns, as far as the plain number of windows allows (what the deployment
+        // sizes its timeout from, and what a chat full of replies may not inflate).
+        const { length } = turns;
+        const spans = slidingWindowSpans(
+          length,
+          this.windowSize,
+          this.overlap,
+          replyTargets(turns),
+          plainWindowCount(length, this.windowSize, this.overlap),
+        );
         return this.analyzeWindows(
-          withOverlapOffsets(slidingWindows(turns, this.windowSize, this.overlap), this.overlap),
+          spans.map(([start, end]) => ({ turns: turns.slice(start, end), offset: start })),
           false,
           options,
         );
+      }
     }
   }
 
