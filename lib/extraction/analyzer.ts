@@ -1,9 +1,4 @@
-import {
-  plainWindowCount,
-  slidingWindowSpans,
-  splitNonPrefixWindows,
-  splitPrefixWindows,
-} from "../windows/index.js";
+import { slidingWindowSpans, splitNonPrefixWindows, splitPrefixWindows } from "../windows/index.js";
 import {
   addTrimmed,
   boundCandidate,
@@ -29,7 +24,7 @@ import {
   positiveOr,
   ROUTES,
   type Route,
-  replyTargets,
+  replyAwareSlidingWindows,
   type Window,
   withSuffixOffsets,
 } from "./routes.js";
@@ -216,24 +211,12 @@ export class Analyzer implements Extractor {
           false,
           options,
         );
-      case "sliding": {
-        // A reply's window holds the message it answers when that is within the last
-        // `windowSize` turns, as far as the plain number of windows allows (what the deployment
-        // sizes its timeout from, and what a chat full of replies may not inflate).
-        const { length } = turns;
-        const spans = slidingWindowSpans(
-          length,
-          this.windowSize,
-          this.overlap,
-          replyTargets(turns),
-          plainWindowCount(length, this.windowSize, this.overlap),
-        );
+      case "sliding":
         return this.analyzeWindows(
-          spans.map(([start, end]) => ({ turns: turns.slice(start, end), offset: start })),
+          replyAwareSlidingWindows(turns, this.windowSize, this.overlap),
           false,
           options,
         );
-      }
     }
   }
 

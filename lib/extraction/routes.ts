@@ -3,7 +3,12 @@
  * (`lib/windows`), where each window starts in the transcript, and how many windows a route asks
  * about at most (what the deployment sizes the extraction function's timeout from).
  */
-import type { ReplyTarget, Turn } from "../windows/index.js";
+import {
+  plainWindowCount,
+  type ReplyTarget,
+  slidingWindowSpans,
+  type Turn,
+} from "../windows/index.js";
 
 /**
  * How a transcript is cut into what the model sees:
@@ -67,6 +72,24 @@ export function withSuffixOffsets<T extends Turn>(length: number, windows: T[][]
     placed.unshift({ turns: windows[i], offset: end });
   }
   return placed;
+}
+
+/**
+ * The `sliding` route's windows, each with its start as its offset. A reply's window holds the
+ * turn it answers when that is within the last `windowSize` turns, as far as the plain number of
+ * windows allows: that is what the deployment sizes its timeout from, and a chat full of replies
+ * must not multiply the calls.
+ */
+export function replyAwareSlidingWindows<T extends Turn & LinkedTurn>(
+  turns: readonly T[],
+  windowSize: number,
+  overlap: number,
+): Window<T>[] {
+  const { length } = turns;
+  const budget = plainWindowCount(length, windowSize, overlap);
+  return slidingWindowSpans(length, windowSize, overlap, replyTargets(turns), budget).map(
+    ([start, end]) => ({ turns: turns.slice(start, end), offset: start }),
+  );
 }
 
 /** What a turn needs for its reply link to be read: its id, and the id it answers. */
