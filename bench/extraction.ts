@@ -11,7 +11,12 @@
  *   prompt (the longest common prefix by characters, tokenized), which a prefix cache can serve;
  * - messages shown: the share of messages that are in at least one window;
  * - links kept: the share of annotated reply links (message A replies to message B) whose two
- *   messages are in one window of the route; links across segments are never kept.
+ *   messages are in one window of the route; links across segments are never kept;
+ * - near links kept (sliding routes): the same share among the links whose target lies fewer than
+ *   `windowSize` messages before the reply in its segment, which a window can always hold.
+ * Each sliding size runs twice: as before, and `+replies`, each turn carrying its message's id and
+ * its earliest annotated parent as `replyTo`, so that the analyzer's reply-aware windows (and the
+ * render's reply notes) apply.
  *
  *   npm run bench:extraction                     the annotated IRC files of ../shared/data/irc/
  *   npm run bench:extraction -- --input FILE     another chat file (JSON lines; links: replyTo)
@@ -33,6 +38,7 @@ import {
   extractPrompt,
   type LLM,
   renderTurns,
+  replyTargets,
   SYSTEM_PROMPT,
   type Turn,
 } from "../lib/extraction/index.js";
@@ -43,7 +49,12 @@ import {
   DEFAULT_MAX_SIZE,
   DEFAULT_SETTLE_MS,
 } from "../lib/segmenter/index.js";
-import { slidingWindows, splitNonPrefixWindows, splitPrefixWindows } from "../lib/windows/index.js";
+import {
+  plainWindowCount,
+  slidingWindowSpans,
+  splitNonPrefixWindows,
+  splitPrefixWindows,
+} from "../lib/windows/index.js";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 
@@ -110,11 +121,36 @@ export function linksKept(
       acrossSegments++;
       continue;
     }
-    const first = Math.min(a.position, b.position);
-    const last = Math.max(a.position, b.position);
-    if (windows[a.segment].some((w) => w.start <= first && last < w.end)) kept++;
+    if (inOneWindow(a.position, b.position, windows[a.segment])) kept++;
   }
   return { kept, acrossSegments };
+}
+
+/**
+ * The links fewer than `windowSize` messages apart in one segment, which one window can always
+ * hold (a line the annotators linked to itself, which starts a conversation, is no reply), and
+ * how many of them have both messages in one window.
+ */
+export function nearLinksKept(
+  links: readonly PlacedLink[],
+  windows: readonly (readonly Span[])[],
+  windowSize: number,
+): { near: number; kept: number } {
+  let near = 0;
+  let kept = 0;
+  for (const [a, b] of links) {
+    const distance = Math.abs(a.position - b.position);
+    if (a.segment !== b.segment || distance === 0 || distance >= windowSize) continue;
+    near++;
+    if (inOneWindow(a.position, b.position, windows[a.segment])) kept++;
+  }
+  return { near, kept };
+}
+
+function inOneWindow(a: number, b: number, windows: readonly Span[]): boolean {
+  const first = Math.min(a, b);
+  const last = Math.max(a, b);
+  return windows.some((w) => w.start <= first && last < w.end);
 }
 
 /**
@@ -162,6 +198,8 @@ interface Corpus {
   messages: ChatMessage[];
   /** Reply links as the keys of the replying message and the one it replies to. */
   links: [string, string][];
+  /** By a message's key, the id of its earliest parent but itself: its `replyTo`. */
+  replyTo: Map<string, string>;
 }
 
 const keyOf = (channel: string, id: string) => `${channel}\n${id}`;
@@ -170,6 +208,7 @@ const keyOf = (channel: string, id: string) => `${channel}\n${id}`;
 function readChatFile(path: string, channel?: string): Omit<Corpus, "description"> {
   const messages: ChatMessage[] = [];
   const links: [string, string][] = [];
+  const replyTo = new Map<string, string>();
   readFileSync(path, "utf8")
     .split("\n")
     .forEach((line, index) => {
@@ -187,8 +226,12 @@ function readChatFile(path: string, channel?: string): Omit<Corpus, "description
       for (const parent of parents) {
         links.push([keyOf(message.channel, message.id), keyOf(message.channel, String(parent))]);
       }
+      const earlier = parents.map(Number).filter((p) => String(p) !== message.id);
+      if (earlier.length > 0) {
+        replyTo.set(keyOf(message.channel, message.id), String(Math.min(...earlier)));
+      }
     });
-  return { messages, links };
+  return { messages, links, replyTo };
 }
 
 function loadCorpus(input: string | undefined): Corpus {
@@ -208,6 +251,7 @@ function loadCorpus(input: string | undefined): Corpus {
   return {
     messages: read.flatMap((file) => file.messages),
     links: read.flatMap((file) => file.links),
+    replyTo: new Map(read.flatMap((file) => [...file.replyTo])),
     description: `${files.length} annotated IRC files of ../shared/data/irc/`,
   };
 }
@@ -219,6 +263,7 @@ function loadCorpus(input: string | undefined): Corpus {
 function generatedChat(next: () => number): Omit<Corpus, "description"> {
   const messages: ChatMessage[] = [];
   const links: [string, string][] = [];
+  const replyTo = new Map<string, string>();
   for (let c = 0; c < 8; c++) {
     const channel = `chat-${c}`;
     let ts = Date.UTC(2025, 0, 6);
@@ -235,10 +280,11 @@ function generatedChat(next: () => number): Omit<Corpus, "description"> {
       if (i > 0 && next() < 0.8) {
         const back = 1 + Math.floor(next() ** 2 * Math.min(i, 20));
         links.push([keyOf(channel, String(i)), keyOf(channel, String(i - back))]);
+        replyTo.set(keyOf(channel, String(i)), String(i - back));
       }
     }
   }
-  return { messages, links };
+  return { messages, links, replyTo };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,9 +295,18 @@ interface ChatTurn extends AuthoredTurn {
   position: number;
 }
 
-function chatTurn(message: ChatMessage, position: number): ChatTurn {
+function chatTurn(message: ChatMessage, position: number, replyTo?: string): ChatTurn {
   const turn: ChatTurn = { role: "user", content: message.text ?? "", position };
   if (message.user) turn.author = message.user;
+  if (replyTo !== undefined) {
+    turn.id = message.id;
+    turn.replyTo = replyTo;
+  }
+  return turn;
+}
+
+/** The turn as the bench showed it before replies: no id, no link. */
+function withoutLink({ id: _id, replyTo: _replyTo, ...turn }: ChatTurn): ChatTurn {
   return turn;
 }
 
@@ -267,6 +322,8 @@ type RouteOptions =
 interface RouteCase {
   name: string;
   options: RouteOptions;
+  /** Turns carry their id and `replyTo` (else neither, as before replies were read). */
+  replies: boolean;
 }
 
 const ROUTES: RouteCase[] = [
@@ -276,14 +333,17 @@ const ROUTES: RouteCase[] = [
     [40, 4],
     [60, 6],
     [100, 10],
-  ].map(([windowSize, overlap]) => ({
-    name: `sliding ${windowSize}/${overlap}`,
-    options: { route: "sliding" as const, windowSize, overlap },
-  })),
-  { name: "prefix", options: { route: "prefix" } },
-  { name: "non_prefix", options: { route: "non_prefix" } },
-  { name: "full", options: { route: "full" } },
-  { name: "full2", options: { route: "full2" } },
+  ].flatMap(([windowSize, overlap]) =>
+    [false, true].map((replies) => ({
+      name: `sliding ${windowSize}/${overlap}${replies ? " +replies" : ""}`,
+      options: { route: "sliding" as const, windowSize, overlap },
+      replies,
+    })),
+  ),
+  { name: "prefix", options: { route: "prefix" }, replies: false },
+  { name: "non_prefix", options: { route: "non_prefix" }, replies: false },
+  { name: "full", options: { route: "full" }, replies: false },
+  { name: "full2", options: { route: "full2" }, replies: false },
 ];
 
 /** One model call: the turns it shows and its prompt. */
@@ -307,8 +367,20 @@ function callsOf(options: RouteOptions, turns: ChatTurn[]): Call[] {
       return all(splitPrefixWindows(turns, PREFIX_STEP, MAX_WINDOWS), true);
     case "non_prefix":
       return all(splitNonPrefixWindows(turns, PREFIX_STEP, MAX_WINDOWS), false);
-    case "sliding":
-      return all(slidingWindows(turns, options.windowSize, options.overlap), false);
+    case "sliding": {
+      const { windowSize, overlap } = options;
+      const spans = slidingWindowSpans(
+        turns.length,
+        windowSize,
+        overlap,
+        replyTargets(turns),
+        plainWindowCount(turns.length, windowSize, overlap),
+      );
+      return all(
+        spans.map(([start, end]) => turns.slice(start, end)),
+        false,
+      );
+    }
     case "full":
       return all([turns], false);
     case "full2": {
@@ -349,6 +421,9 @@ interface RouteResult {
   repeatedTokens: number;
   messagesShown: number;
   linksKept: number;
+  /** Sliding routes: links fewer than `windowSize` messages apart, and those kept. */
+  nearLinks?: number;
+  nearLinksKept?: number;
 }
 
 async function measureRoute(
@@ -359,7 +434,8 @@ async function measureRoute(
 ): Promise<RouteResult> {
   const prompts: string[][] = [];
   const windows: Span[][] = [];
-  for (const [s, turns] of segments.entries()) {
+  for (const [s, linked] of segments.entries()) {
+    const turns = route.replies ? linked : linked.map(withoutLink);
     const sent = await promptsSent(route.options, turns);
     const calls = callsOf(route.options, turns);
     // The spans measured must be the windows the analyzer showed: a change there fails the bench.
@@ -378,7 +454,8 @@ async function measureRoute(
     );
   }
   const tokens = promptTokens(prompts, count);
-  return {
+  const sliding = route.options.route === "sliding" ? route.options.windowSize : 0;
+  const result: RouteResult = {
     route: route.name,
     calls: prompts.flat().length,
     inputTokens: tokens.input,
@@ -386,6 +463,12 @@ async function measureRoute(
     messagesShown: messagesShown(windows),
     linksKept: linksKept(links, windows).kept,
   };
+  if (sliding > 0) {
+    const near = nearLinksKept(links, windows, sliding);
+    result.nearLinks = near.near;
+    result.nearLinksKept = near.kept;
+  }
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,7 +498,11 @@ function segmentCorpus(corpus: Corpus, maxSize: number): Segmented {
       segment.forEach((m, position) => {
         places.set(keyOf(m.channel, m.id), { segment: segments.length, position });
       });
-      segments.push(segment.map(chatTurn));
+      segments.push(
+        segment.map((m, position) =>
+          chatTurn(m, position, corpus.replyTo.get(keyOf(m.channel, m.id))),
+        ),
+      );
     }
   }
   const links = corpus.links.flatMap(([from, to]): PlacedLink[] => {
@@ -468,6 +555,7 @@ function printTable(results: readonly RouteResult[], messages: number, links: nu
     "repeated prefix",
     "msgs shown",
     "links kept",
+    "near links kept",
   ];
   const rows = results.map((r) => [
     decimal((1000 * r.calls) / messages),
@@ -476,6 +564,7 @@ function printTable(results: readonly RouteResult[], messages: number, links: nu
     percent(r.repeatedTokens, r.inputTokens),
     percent(r.messagesShown, messages),
     percent(r.linksKept, links),
+    r.nearLinks === undefined ? "–" : percent(r.nearLinksKept ?? 0, r.nearLinks),
   ]);
   const width = (i: number) => Math.max(columns[i].length, ...rows.map((row) => row[i].length)) + 2;
   const nameWidth = Math.max(...results.map((r) => r.route.length)) + 2;
@@ -484,7 +573,7 @@ function printTable(results: readonly RouteResult[], messages: number, links: nu
   console.log(line("route", columns));
   for (const [i, r] of results.entries()) console.log(line(r.route, rows[i]));
   console.log(
-    "repeated prefix: input tokens that start like the segment's previous prompt; msgs shown: in at least one window; links kept: reply links with both messages in one window",
+    "repeated prefix: input tokens that start like the segment's previous prompt; msgs shown: in at least one window; links kept: reply links with both messages in one window; near links kept: the same among the links fewer than windowSize messages apart (+replies: the analyzer knows each message's earliest parent as replyTo)",
   );
 }
 

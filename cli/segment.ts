@@ -1,7 +1,11 @@
 import { formatDuration, parseDuration } from "../lib/duration/index.js";
 import { compareIds, compareRefs } from "../lib/identity/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
-import { ConversationSegmenter, openConversationStart } from "../lib/segmenter/index.js";
+import {
+  ConversationSegmenter,
+  openConversationStart,
+  type ReplyLinks,
+} from "../lib/segmenter/index.js";
 import { type Command, command, EXIT } from "./command.js";
 import { type InputRead, inputFailure, readInput, timezoneOption } from "./export-input.js";
 import { formatCount, warnIfMinItemsUnreachable } from "./format.js";
@@ -11,9 +15,10 @@ import { channelOption } from "./read-messages.js";
 const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|export|-> [options]
 
 Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
-user, text) or a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram, Mattermost,
+user, text, replyTo, thread) or a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram, Mattermost,
 WhatsApp: see import-chat), segments each channel separately and prints its closed
-conversation segments.
+conversation segments. A size cut severs the fewest known replies (replyTo) it can; a replyTo
+naming no message of its channel is ignored, and counted on stderr.
 
 Options:
   --channel NAME    the channel of lines that name none (default: default)
@@ -31,6 +36,8 @@ type Cut = "start" | "silence" | "size";
 
 interface SegmentReport {
   channel: string;
+  /** The thread whose stream the segment is of; null: the channel's own (threads are not split off yet). */
+  thread: string | null;
   index: number;
   messages: ChatMessage[];
   cut: Cut;
@@ -45,7 +52,12 @@ interface ChannelReport {
   open: number;
   /** Messages in segments below `--min-items`. */
   dropped: number;
+  /** Messages whose `replyTo` names no message of the channel: no link for the cuts. */
+  unknownReplies: number;
 }
+
+/** A message's reply link as the segmenter reads it (one naming itself was dropped when read). */
+const REPLIES: ReplyLinks<ChatMessage> = { id: (m) => m.id, replyTo: (m) => m.replyTo };
 
 const SEGMENT_OPTIONS = {
   channel: { type: "string" },
@@ -115,6 +127,12 @@ export const segmentCommand: Command = command({
       return reportChannel(channel, messages, segmenter, now);
     });
     progress.finish();
+    const unknownReplies = reports.reduce((sum, r) => sum + r.unknownReplies, 0);
+    if (unknownReplies > 0) {
+      io.stderr.write(
+        `segment: ${formatCount(unknownReplies)} replyTo name${unknownReplies === 1 ? "s" : ""} no message of ${unknownReplies === 1 ? "its" : "their"} channel: ignored for cutting\n`,
+      );
+    }
     io.stdout.write(json ? formatJsonLines(reports) : formatTable(reports, segmenter, now));
     return EXIT.ok;
   },
@@ -157,7 +175,7 @@ function reportChannel(
   segmenter: ConversationSegmenter,
   now: number,
 ): ChannelReport {
-  const closed = segmenter.closedSegments(messages, now, (m) => m.ts);
+  const closed = segmenter.closedSegments(messages, now, (m) => m.ts, undefined, REPLIES);
   const emitted = new Uint8Array(messages.length);
   let position = 0;
   const segments = closed.map((segment, index): SegmentReport => {
@@ -167,7 +185,7 @@ function reportChannel(
     const cut: Cut =
       gapBeforeMs === null ? "start" : gapBeforeMs > segmenter.settle ? "silence" : "size";
     position += segment.length;
-    return { channel, index: index + 1, messages: segment, cut, gapBeforeMs };
+    return { channel, thread: null, index: index + 1, messages: segment, cut, gapBeforeMs };
   });
   const openFrom = openConversationStart(messages, segmenter.settle, now);
   let open = 0;
@@ -177,7 +195,11 @@ function reportChannel(
     if (i >= openFrom) open++;
     else dropped++;
   });
-  return { channel, total: messages.length, segments, open, dropped };
+  const ids = new Set(messages.map((m) => m.id));
+  const unknownReplies = messages.filter(
+    (m) => m.replyTo !== undefined && !ids.has(m.replyTo),
+  ).length;
+  return { channel, total: messages.length, segments, open, dropped, unknownReplies };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -189,6 +211,7 @@ function formatJsonLines(reports: ChannelReport[]): string {
       lines.push(
         JSON.stringify({
           channel: s.channel,
+          thread: s.thread,
           index: s.index,
           first: iso(s.messages[0].ts),
           last: iso(s.messages[s.messages.length - 1].ts),

@@ -1,4 +1,4 @@
-import { slidingWindows, splitNonPrefixWindows, splitPrefixWindows } from "../windows/index.js";
+import { slidingWindowSpans, splitNonPrefixWindows, splitPrefixWindows } from "../windows/index.js";
 import {
   addTrimmed,
   boundCandidate,
@@ -24,8 +24,8 @@ import {
   positiveOr,
   ROUTES,
   type Route,
+  replyAwareSlidingWindows,
   type Window,
-  withOverlapOffsets,
   withSuffixOffsets,
 } from "./routes.js";
 import type {
@@ -39,7 +39,7 @@ import type {
 } from "./types.js";
 import { addCall, NO_CALLS } from "./usage.js";
 
-export { type Route, type WindowSizing, windowCount } from "./routes.js";
+export { type Route, replyTargets, type WindowSizing, windowCount } from "./routes.js";
 
 export interface AnalyzerOptions {
   /** Default `prefix`; an unknown route is a RangeError. */
@@ -132,7 +132,7 @@ export class Analyzer implements Extractor {
     this.windowSize = options.windowSize ?? 20;
     this.overlap = options.overlap ?? 2;
     // The sliding route's settings are checked now, not on the first transcript.
-    slidingWindows([], this.windowSize, this.overlap);
+    slidingWindowSpans(0, this.windowSize, this.overlap);
   }
 
   /**
@@ -213,7 +213,7 @@ export class Analyzer implements Extractor {
         );
       case "sliding":
         return this.analyzeWindows(
-          withOverlapOffsets(slidingWindows(turns, this.windowSize, this.overlap), this.overlap),
+          replyAwareSlidingWindows(turns, this.windowSize, this.overlap),
           false,
           options,
         );

@@ -9,6 +9,7 @@ export {
   Analyzer,
   type AnalyzerOptions,
   type Route,
+  replyTargets,
   type WindowSizing,
   windowCount,
 } from "./analyzer.js";

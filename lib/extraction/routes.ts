@@ -3,7 +3,12 @@
  * (`lib/windows`), where each window starts in the transcript, and how many windows a route asks
  * about at most (what the deployment sizes the extraction function's timeout from).
  */
-import type { Turn } from "../windows/index.js";
+import {
+  plainWindowCount,
+  type ReplyTarget,
+  slidingWindowSpans,
+  type Turn,
+} from "../windows/index.js";
 
 /**
  * How a transcript is cut into what the model sees:
@@ -30,7 +35,8 @@ export interface WindowSizing {
 /**
  * The most windows (prompts) `route` asks the model about for a transcript of `sizing.turns`
  * turns, whatever their roles: as many as the splitters cut when every turn is a user turn, the
- * most there can be. `sliding`: ceil((turns - overlap) / (windowSize - overlap)), at least one;
+ * most there can be. `sliding`: ceil((turns - overlap) / (windowSize - overlap)), at least one
+ * (replies never add windows: the analyzer pulls a window back for a reply only within this count);
  * `prefix` and `non_prefix`: one per `prefixStep` turns, the last holding the rest, at most
  * `maxWindows`; `full` one; `full2` two passes over the whole. No turns, no windows. Sizes as
  * the analyzer takes them: positive (the deployment's reader checks them).
@@ -68,13 +74,46 @@ export function withSuffixOffsets<T extends Turn>(length: number, windows: T[][]
   return placed;
 }
 
-/** Sliding windows each start `overlap` turns before the previous one ended. */
-export function withOverlapOffsets<T extends Turn>(windows: T[][], overlap: number): Window<T>[] {
-  let offset = 0;
-  return windows.map((turns, i) => {
-    if (i > 0) offset += windows[i - 1].length - overlap;
-    return { turns, offset };
+/**
+ * The `sliding` route's windows, each with its start as its offset. A reply's window holds the
+ * turn it answers when that is within the last `windowSize` turns, as far as the plain number of
+ * windows allows: that is what the deployment sizes its timeout from, and a chat full of replies
+ * must not multiply the calls.
+ */
+export function replyAwareSlidingWindows<T extends Turn & LinkedTurn>(
+  turns: readonly T[],
+  windowSize: number,
+  overlap: number,
+): Window<T>[] {
+  const { length } = turns;
+  const budget = plainWindowCount(length, windowSize, overlap);
+  return slidingWindowSpans(length, windowSize, overlap, replyTargets(turns), budget).map(
+    ([start, end]) => ({ turns: turns.slice(start, end), offset: start }),
+  );
+}
+
+/** What a turn needs for its reply link to be read: its id, and the id it answers. */
+export interface LinkedTurn {
+  id?: string;
+  replyTo?: string;
+}
+
+/**
+ * Each turn's reply target as an index into `turns`: the earlier turn whose id its `replyTo`
+ * names (the first turn of that id). A target outside the transcript, at or after the reply, or
+ * the turn itself is no link; undefined when no turn has a link, so windows are the plain ones.
+ */
+export function replyTargets(turns: readonly LinkedTurn[]): ReplyTarget | undefined {
+  if (!turns.some((turn) => turn.replyTo !== undefined)) return undefined;
+  const indexOf = new Map<string, number>();
+  turns.forEach((turn, index) => {
+    if (turn.id !== undefined && !indexOf.has(turn.id)) indexOf.set(turn.id, index);
   });
+  return (index) => {
+    const answers = turns[index]?.replyTo;
+    const target = answers === undefined ? undefined : indexOf.get(answers);
+    return target !== undefined && target < index ? target : undefined;
+  };
 }
 
 /**

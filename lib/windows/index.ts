@@ -3,7 +3,12 @@
  * package cuts them (`docs/specs/windows.md`), plus the sliding windows of the original Kotlin
  * analyzer. Pure; a window is a new array of the input's own turn objects, in input order.
  */
-export { type ReplyTarget, slidingWindowSpans, slidingWindows } from "./sliding.js";
+export {
+  plainWindowCount,
+  type ReplyTarget,
+  slidingWindowSpans,
+  slidingWindows,
+} from "./sliding.js";
 export {
   splitNonPrefixWindows,
   splitPrefixWindows,

@@ -10,6 +10,7 @@ import {
   lineWiseCounter,
   linksKept,
   messagesShown,
+  nearLinksKept,
   type Place,
   promptTokens,
 } from "../../bench/extraction.js";
@@ -120,5 +121,25 @@ describe("messagesShown", () => {
       { start: 10, end: 12 },
     ];
     expect(messagesShown([prefixWindows, lastWindows, []])).toBe(10 + 7);
+  });
+});
+
+describe("nearLinksKept", () => {
+  it("counts only links fewer than windowSize apart in one segment, and those in one window", () => {
+    const windows = [
+      [
+        { start: 0, end: 5 },
+        { start: 4, end: 9 },
+      ],
+      [{ start: 0, end: 3 }],
+    ];
+    const links = [
+      [at(0, 3), at(0, 1)], // near, kept
+      [at(0, 6), at(0, 2)], // near (4 apart), severed
+      [at(0, 8), at(0, 1)], // 7 apart: not near at windowSize 5
+      [at(0, 2), at(0, 2)], // a line linked to itself: no reply
+      [at(1, 0), at(0, 0)], // across segments
+    ] as const;
+    expect(nearLinksKept(links, windows, 5)).toEqual({ near: 2, kept: 1 });
   });
 });

@@ -41,6 +41,7 @@ describe("segment command", () => {
     expect(lines).toEqual([
       {
         channel: "a",
+        thread: null,
         index: 1,
         first: new Date(T0).toISOString(),
         last: new Date(T0 + MINUTE).toISOString(),
