@@ -134,7 +134,7 @@ describe("erase", () => {
   }, 240_000);
 
   it("refuses without a user, and a deployment without its tables", async () => {
-    expect((await cli(["erase"])).stderr).toContain("--user NAME is required");
+    expect((await cli(["erase"])).stderr).toContain("--user-id ID or --user NAME is required");
     vi.stubEnv("MESSAGES_TABLE", undefined);
     vi.stubEnv("RESULTS_TABLE", undefined);
     const half = await cli(["erase", "--user", "u", "--messages-table", "m"]);

@@ -10,7 +10,7 @@ import {
   isConditionFailure,
 } from "../../dynamodb/index.js";
 import { compareIds } from "../../identity/index.js";
-import type { AuthorIndex, AuthorMessagesOptions, AuthorPage } from "../authors.js";
+import type { AuthorIndex, AuthorMessagesOptions, AuthorPage, AuthorQuery } from "../authors.js";
 import {
   type ChangeOptions,
   type ChangeResult,
@@ -203,11 +203,11 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
   }
 
   /**
-   * A page of the messages `author` wrote (`AuthorIndex`), from the `byAuthor` index: eventually
-   * consistent, keys only, one Query per page (per channel with `channels`).
+   * A page of the messages the authors named wrote (`AuthorIndex`), from the `byAuthor` index:
+   * eventually consistent, keys only, one Query per page (per author and channel).
    */
-  authorMessages(author: string, options?: AuthorMessagesOptions): Promise<AuthorPage> {
-    return authorMessages(this.access, author, options);
+  authorMessages(authors: AuthorQuery, options?: AuthorMessagesOptions): Promise<AuthorPage> {
+    return authorMessages(this.access, authors, options);
   }
 
   async write(
