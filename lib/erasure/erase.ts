@@ -231,11 +231,13 @@ async function readPage(
 }
 
 /**
- * Per channel: removes the person's names from the results that hold the page's times, deletes
- * the page's messages and redacts what was derived from them; every step is a no-op when
- * redone. The names are removed first because, erasing by `userId`, they are the display names
- * the messages themselves carry (the results hold names, never user ids), which their deletion
- * removes: a page redone after its deletions has only names already removed left to learn.
+ * Per channel: deletes the page's messages, redacts what was derived from them and removes the
+ * person's names from the results that hold the page's times; every step is a no-op when
+ * redone. Erasing by `userId`, the names are the display names the messages themselves carry
+ * (results hold names, never user ids), which their deletion removes: those are learned and
+ * removed first, so that a page redone after its deletions has only names already removed left
+ * to learn. A name given (`user`) is removed last, after the redaction has recounted the author
+ * lists it could, as it always was: most results then need no second write.
  */
 async function eraseBatch(
   deps: ErasureDependencies,
@@ -243,46 +245,54 @@ async function eraseBatch(
   batch: readonly ErasedMessage[],
 ): Promise<Omit<ErasureCounts, "messages">> {
   const counts = { ...NO_COUNTS };
+  const given = refs.flatMap((ref) => (ref.user === undefined ? [] : [ref.user]));
   for (const [channel, ids] of byChannel(batch)) {
     const held = batch.filter((m) => m.channel === channel);
     const times = held.map((m) => m.ts);
-    const names = await namesOf(deps.messages, refs, channel, ids);
-    const scrubbed = await scrubResults(deps.results, channel, names, times);
+    const carried = (await carriedNames(deps.messages, refs, channel, ids)).filter(
+      (name) => !given.includes(name),
+    );
+    const scrubs = [await scrubResults(deps.results, channel, carried, times)];
     for (const id of ids) await deps.messages.change(channel, { kind: "delete", id });
     const redacted = await deps.redactor.redact(
       channel,
       held.map((m) => ({ id: m.id, ts: m.ts, kind: "delete" as const })),
     );
-    counts.results += redacted.results + scrubbed.results;
-    counts.candidatesRemoved += redacted.candidatesRemoved + scrubbed.candidatesRemoved;
+    scrubs.push(await scrubResults(deps.results, channel, given, times));
+    counts.results += redacted.results;
+    counts.candidatesRemoved += redacted.candidatesRemoved;
     counts.topicEntriesUpdated += redacted.topicEntriesUpdated;
-    counts.topicEntriesDeleted += redacted.topicEntriesDeleted + scrubbed.topicEntriesDeleted;
-    counts.windowsDeleted += redacted.windowsDeleted + scrubbed.windowsDeleted;
-    counts.authorsRemoved += scrubbed.authorsRemoved;
+    counts.topicEntriesDeleted += redacted.topicEntriesDeleted;
+    counts.windowsDeleted += redacted.windowsDeleted;
+    for (const scrubbed of scrubs) {
+      counts.results += scrubbed.results;
+      counts.candidatesRemoved += scrubbed.candidatesRemoved;
+      counts.topicEntriesDeleted += scrubbed.topicEntriesDeleted;
+      counts.windowsDeleted += scrubbed.windowsDeleted;
+      counts.authorsRemoved += scrubbed.authorsRemoved;
+    }
   }
   const { messages: _, ...derived } = counts;
   return derived;
 }
 
 /**
- * The names the person's messages in `channel` go by: the display name erased, and, erasing by
- * `userId`, the `author` of each of the page's messages with that id not yet deleted (one
- * consistent read per message, which only a `userId` erasure pays).
+ * Erasing by `userId`: the `author` of each of the page's messages in `channel` with that id
+ * not yet deleted (one consistent read per message, which only an erasure by id pays); none
+ * otherwise.
  */
-async function namesOf(
+async function carriedNames(
   messages: ErasureMessages,
   refs: readonly AuthorRef[],
   channel: string,
   ids: readonly string[],
 ): Promise<string[]> {
-  const names = new Set<string>();
-  for (const ref of refs) if (ref.user !== undefined) names.add(ref.user);
   const byId = refs.filter((ref) => ref.userId !== undefined);
-  if (byId.length > 0) {
-    for (const message of await messages.getMessages(channel, ids)) {
-      if (message.deleted || message.author === undefined) continue;
-      if (byId.some((ref) => authorMatches(message, ref))) names.add(message.author);
-    }
+  if (byId.length === 0) return [];
+  const names = new Set<string>();
+  for (const message of await messages.getMessages(channel, ids)) {
+    if (message.deleted || message.author === undefined) continue;
+    if (byId.some((ref) => authorMatches(message, ref))) names.add(message.author);
   }
   return [...names];
 }
