@@ -162,6 +162,12 @@ export const eraseCommand: Command = command({
       io.stdout.write(
         json ? `${JSON.stringify(outcome, null, 2)}\n` : describe(whom(request), outcome),
       );
+      if (!json && request.userId === undefined && outcome.counts.messages === 0) {
+        // The likeliest surprise: the person's messages were imported with their platform id.
+        io.stderr.write(
+          "erase: --user finds only messages stored without a user id; messages an export stored with one are found by --user-id\n",
+        );
+      }
       return EXIT.ok;
     };
     if (workspace === undefined) {
