@@ -11,8 +11,10 @@ import {
   backfillAuthorKeys,
   dynamoDbErasure,
   type EraseOutcome,
+  type EraseRequest,
   eraseUser,
 } from "../lib/erasure/index.js";
+import type { AuthorRef } from "../lib/history/index.js";
 import type { SegmentLedger } from "../local/ledger.js";
 import { type Command, command, EXIT } from "./command.js";
 import { CommandFailure, onTable, type TableRef } from "./failures.js";
@@ -24,37 +26,44 @@ import {
   workspaceDir,
 } from "./workspace-option.js";
 
-const USAGE = `Usage: npm start -- erase --user NAME [--channel ID]... [--dry-run] [--json]
-         [--requested-by WHO] [--backfill] [--workspace DIR |
+const USAGE = `Usage: npm start -- erase (--user-id ID | --user NAME | both) [--channel ID]...
+         [--dry-run] [--json] [--requested-by WHO] [--backfill] [--workspace DIR |
          --messages-table NAME --results-table NAME]
 
-Erases a person: deletes every message they wrote (the stored author NAME), in every channel or
-the ones given, as a deletion does (text and author removed), redacts the results, topic entries
-and window replies derived from them, and removes their name from the results that still hold
-it. Writes an audit item (who asked, when, counts, finished) to the results table. Works on the
+Erases a person: deletes every message they wrote (those stored with their platform user ID,
+and those stored without a user id under the display NAME), in every channel or the ones given,
+as a deletion does (text, author and user id removed), redacts the results, topic entries and
+window replies derived from them, and removes their names from the results that still hold
+them. A message stored with a user id is found by that id only: --user NAME alone leaves it. Writes an audit item (who asked, when, counts, finished) to the results table. Works on the
 local workspace (.convoseg, or --workspace DIR) unless tables are named. Run it again to finish
 one that was interrupted; after it finished, running it again erases nothing and says so.
 
 Options:
 ${WORKSPACE_HELP}
-  --user NAME             the person, as their messages store it (author)
+  --user-id ID            the person's platform user id (Slack U…, Discord, Telegram)
+  --user NAME             the person's stored display name (author), for their messages
+                          stored without a user id
   --channel ID            only this channel (repeatable; default: every channel)
   --dry-run               count their messages per channel, change nothing
   --json                  print the outcome as JSON (counts and the audit item)
   --requested-by WHO      who asked, for the audit item (default: this login's user name)
-  --backfill              first give messages stored before the byAuthor index their author
-                          key (one Scan of the messages table; needed once after upgrading)
+  --backfill              first give every message the author key of the current rule (one
+                          Scan of the messages table; needed once after upgrading)
   --messages-table NAME   the messages table (default: $MESSAGES_TABLE)
   --results-table NAME    the results table (default: $RESULTS_TABLE)
   -h, --help              this help`;
 
 export const eraseCommand: Command = command({
   name: "erase",
-  summary: ["erase --user NAME", "erase a person's messages and what was derived from them"],
+  summary: [
+    "erase --user-id ID | --user NAME",
+    "erase a person's messages and what was derived from them",
+  ],
   usage: USAGE,
   options: {
     ...WORKSPACE_OPTION,
     user: { type: "string" },
+    "user-id": { type: "string" },
     channel: { type: "string", multiple: true },
     "dry-run": { type: "boolean" },
     json: { type: "boolean" },
@@ -66,8 +75,12 @@ export const eraseCommand: Command = command({
   parse: ({ positionals, values }) => {
     if (positionals.length > 0)
       throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
-    const user = values.user;
-    if (user === undefined || user === "") throw new Error("--user NAME is required");
+    const { user, "user-id": userId } = values;
+    if (user === "") throw new Error("--user NAME: give a non-empty name");
+    if (userId === "") throw new Error("--user-id ID: give a non-empty id");
+    if (user === undefined && userId === undefined) {
+      throw new Error("--user-id ID or --user NAME is required (or both)");
+    }
     const named = [values["messages-table"], values["results-table"]].some((t) => t !== undefined);
     if (values.workspace !== undefined && named) {
       throw new Error("--workspace and a table flag name two places: give one");
@@ -87,7 +100,13 @@ export const eraseCommand: Command = command({
     }
     const requestedBy = values["requested-by"] ?? `cli:${loginName()}`;
     return {
-      request: { user, channels: values.channel, requestedBy, dryRun: values["dry-run"] ?? false },
+      request: {
+        ...(userId === undefined ? {} : { userId }),
+        ...(user === undefined ? {} : { user }),
+        channels: values.channel,
+        requestedBy,
+        dryRun: values["dry-run"] ?? false,
+      },
       json: values.json ?? false,
       backfill: values.backfill ?? false,
       workspace,
@@ -122,6 +141,9 @@ export const eraseCommand: Command = command({
         await addAuthorIndex(client, messagesTable);
         backfill = true;
       });
+      // A workspace's messages stored with a user id by a version before keys followed it carry
+      // their name's key: a workspace is small, so an erasure by id re-keys it every time.
+      if (local && request.userId !== undefined) backfill = true;
       if (backfill && !request.dryRun) {
         const updated = await onTable(ref, () => backfillAuthorKeys(client, messagesTable));
         io.stderr.write(`erase: gave ${plural(updated, "message")} an author key\n`);
@@ -130,7 +152,7 @@ export const eraseCommand: Command = command({
       const outcome = await onTable(ref, () => eraseUser(deps, request));
       if (ledger !== undefined && !request.dryRun) {
         // The workspace's ledger keeps delivered bodies, with text: they follow the messages.
-        const rewritten = await ledger.eraseAuthor(request.user, request.channels);
+        const rewritten = await ledger.eraseAuthor(refsOf(request), request.channels);
         if (rewritten > 0) {
           io.stderr.write(
             `erase: removed them from ${plural(rewritten, "delivered segment")} of the workspace's ledger\n`,
@@ -138,8 +160,14 @@ export const eraseCommand: Command = command({
         }
       }
       io.stdout.write(
-        json ? `${JSON.stringify(outcome, null, 2)}\n` : describe(request.user, outcome),
+        json ? `${JSON.stringify(outcome, null, 2)}\n` : describe(whom(request), outcome),
       );
+      if (!json && request.userId === undefined && outcome.counts.messages === 0) {
+        // The likeliest surprise: the person's messages were imported with their platform id.
+        io.stderr.write(
+          "erase: --user finds only messages stored without a user id; messages an export stored with one are found by --user-id\n",
+        );
+      }
       return EXIT.ok;
     };
     if (workspace === undefined) {
@@ -160,6 +188,21 @@ export const eraseCommand: Command = command({
   },
 });
 
+function refsOf(request: EraseRequest): AuthorRef[] {
+  const refs: AuthorRef[] = [];
+  if (request.userId !== undefined) refs.push({ userId: request.userId });
+  if (request.user !== undefined) refs.push({ user: request.user });
+  return refs;
+}
+
+/** How the output names the person: as the operator gave them. */
+function whom(request: EraseRequest): string {
+  const parts = [];
+  if (request.userId !== undefined) parts.push(`user id ${JSON.stringify(request.userId)}`);
+  if (request.user !== undefined) parts.push(JSON.stringify(request.user));
+  return escapeControls(parts.join(" and "));
+}
+
 function loginName(): string {
   try {
     return userInfo().username;
@@ -169,8 +212,7 @@ function loginName(): string {
 }
 
 /** What an erasure did, in a few lines: counts, never text. */
-function describe(user: string, outcome: EraseOutcome): string {
-  const name = escapeControls(JSON.stringify(user));
+function describe(name: string, outcome: EraseOutcome): string {
   const { counts } = outcome;
   if (outcome.dryRun) {
     const channels = Object.entries(outcome.byChannel ?? {});

@@ -15,7 +15,7 @@ export interface ConvosegStackProps extends StackProps, ConvosegSettings {}
 /**
  * Everything convoseg deploys into an account: storage, ingestion, the scheduled segmentation
  * tick and its segment queue, LLM extraction of the segments, the operator's `EraseUser`
- * function, alarms and a dashboard.
+ * function and its `EraseUserLoop` state machine, alarms and a dashboard.
  */
 export class ConvosegStack extends Stack {
   readonly config: ConvosegConfig;
@@ -120,7 +120,12 @@ export class ConvosegStack extends Stack {
     output(
       "EraseUserFunctionName",
       this.erasure.function.function.functionName,
-      "EraseUser: invoke with {user, channels?, requestedBy}; again while it answers done: false",
+      "EraseUser: invoke with {userId?, user?, channels?, requestedBy}; again while it answers done: false",
+    );
+    output(
+      "EraseUserStateMachineArn",
+      this.erasure.stateMachine.stateMachineArn,
+      "EraseUserLoop: start an execution with the EraseUser event; it invokes EraseUser until done",
     );
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
     output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");

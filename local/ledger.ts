@@ -12,10 +12,12 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, paginateQuery, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { realSleep } from "../lib/backoff/index.js";
 import { batchWriteAll, createTable, documentClient } from "../lib/dynamodb/index.js";
+import { type AuthorRef, authorMatches } from "../lib/history/index.js";
 import type { KnowledgeReader } from "../lib/knowledge/index.js";
 import type { ChannelPart } from "../lib/lifecycle/index.js";
 import {
   encodeBody,
+  type InlineMessage,
   parseSegmentBody,
   type SegmentMessageV1,
 } from "../lib/pipeline/contract/index.js";
@@ -87,23 +89,23 @@ export class SegmentLedger {
 
   /**
    * Erases a person from the delivered bodies (an erasure on a workspace): each inline message
-   * of theirs keeps its id and time, as a deleted message does, and loses its text and author
-   * (a resend extracts the segment without it, as extraction drops deleted messages). With
-   * `channels`, only theirs. Resolves to the entries rewritten; a repeat rewrites none.
+   * of theirs (by `userId`, or by stored name without one: `authorMatches`) keeps its id and
+   * time, as a deleted message does, and loses its text, author and user id (a resend extracts
+   * the segment without it, as extraction drops deleted messages). With `channels`, only
+   * theirs. Resolves to the entries rewritten; a repeat rewrites none.
    */
-  async eraseAuthor(author: string, channels?: readonly string[]): Promise<number> {
+  async eraseAuthor(refs: readonly AuthorRef[], channels?: readonly string[]): Promise<number> {
+    const theirs = (m: InlineMessage) => refs.some((ref) => authorMatches(m, ref));
     const only = channels === undefined ? undefined : new Set(channels);
     const rewritten: Record<string, unknown>[] = [];
     for (const entry of await this.entries()) {
       if (only !== undefined && !only.has(entry.channel)) continue;
       const messages = entry.segment.messages;
-      if (messages === undefined || !messages.some((m) => m.author === author)) continue;
+      if (messages === undefined || !messages.some(theirs)) continue;
       const segment: SegmentMessageV1 = {
         ...entry.segment,
         messages: messages.map((m) =>
-          m.author === author
-            ? { id: m.id, ts: m.ts, text: "", ...(m.kind ? { kind: m.kind } : {}) }
-            : m,
+          theirs(m) ? { id: m.id, ts: m.ts, text: "", ...(m.kind ? { kind: m.kind } : {}) } : m,
         ),
       };
       rewritten.push({

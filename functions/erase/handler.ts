@@ -18,9 +18,10 @@ const deps = dynamoDbErasure({
 });
 
 /**
- * `EraseUser`: invoked by an operator with `{user, channels?, requestedBy, dryRun?}`. Answers
- * `done: false` when it stopped near its deadline: invoke it again with the same event, and it
- * resumes from its audit item. Logs counts only, never the name or a message.
+ * `EraseUser`: invoked by an operator, or the `EraseUserLoop` state machine, with `{userId?,
+ * user?, channels?, requestedBy, dryRun?}`. Answers `done: false` when it stopped near its
+ * deadline: invoke it again with the same event, and it resumes from its audit item. Logs
+ * counts only, never the user id, the name or a message.
  */
 export async function handler(event: unknown, context: Context) {
   const response = await runEraseUser(deps, event, () => context.getRemainingTimeInMillis());

@@ -2,7 +2,7 @@
  * The audit item of an erasure: who asked, when, in which channels, what was erased (counts) and
  * whether it finished, and where it stands, so that a run that stopped (a crash, a deadline) is
  * resumed by the next. It names the person only by their author key (a hash): the item outlives
- * the erasure, and must not keep the name it erased.
+ * the erasure, and must not keep the name or user id it erased.
  */
 
 /** What an erasure removed, counted as it went. */
@@ -38,8 +38,10 @@ export interface ErasedMessage {
 
 export interface ErasureAudit {
   v: 1;
-  /** `authorKeyOf` the person's stored name. */
+  /** Whom it erases: `userIdKeyOf` their user id, or (erasing by name only) `authorKeyOf` it. */
   authorKey: string;
+  /** `authorKeyOf` the stored name also erased with a user id (messages stored without one). */
+  nameKey?: string;
   /** The channels it was limited to, or null for every channel. */
   channels: string[] | null;
   requestedBy: string;

@@ -6,8 +6,15 @@
  * which page is in flight: a run that stops anywhere is resumed by the next one, which redoes
  * that page whole (every step is idempotent) and goes on from the page's cursor.
  */
-import type { AuthorIndex, ConversationId, Editor, Message } from "../history/index.js";
-import { authorKeyOf } from "../history/schema/index.js";
+import {
+  type AuthorIndex,
+  type AuthorRef,
+  authorMatches,
+  type ConversationId,
+  type Editor,
+  type Message,
+} from "../history/index.js";
+import { authorKeyOf, authorRefKey } from "../history/schema/index.js";
 import type { KnowledgeRedactor } from "../knowledge/index.js";
 import {
   type AuditStore,
@@ -40,9 +47,16 @@ export interface ErasureDependencies {
   pageSize?: number;
 }
 
+/**
+ * Whom to erase: `userId`, their stable platform id (what a message carries when its importer or
+ * connector knows it), and or `user`, the stored display name (`author`) of their messages that
+ * have no `userId`. A message with a `userId` is found only by it: a display name is not unique
+ * and changes, so `user` alone leaves the messages stored with an id (give both for a person
+ * whose older messages were stored without one).
+ */
 export interface EraseRequest {
-  /** The stored `author` of the person's messages. */
-  user: string;
+  userId?: string;
+  user?: string;
   /** Only these channels (default: every one). */
   channels?: readonly string[];
   /** Who asked: an operator's name or ticket, kept in the audit item. */
@@ -69,9 +83,15 @@ export async function eraseUser(
   deps: ErasureDependencies,
   request: EraseRequest,
 ): Promise<EraseOutcome> {
-  const { user, requestedBy } = request;
-  if (typeof user !== "string" || user === "") {
+  const { user, userId, requestedBy } = request;
+  if (user === undefined && userId === undefined) {
+    throw new ErasureRequestError("user", "give the person's userId, their stored name, or both");
+  }
+  if (user !== undefined && (typeof user !== "string" || user === "")) {
     throw new ErasureRequestError("user", "expected the stored author name, a non-empty string");
+  }
+  if (userId !== undefined && (typeof userId !== "string" || userId === "")) {
+    throw new ErasureRequestError("userId", "expected the platform user id, a non-empty string");
   }
   if (typeof requestedBy !== "string" || requestedBy.trim() === "") {
     throw new ErasureRequestError("requestedBy", "say who asked for the erasure");
@@ -84,25 +104,30 @@ export async function eraseUser(
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
     throw new ErasureRequestError("pageSize", `expected a whole number from 1 to ${MAX_PAGE}`);
   }
-  const scope = { user, channels, pageSize };
+  const refs: AuthorRef[] = [];
+  if (userId !== undefined) refs.push({ userId });
+  if (user !== undefined) refs.push({ user });
+  const scope: Scope = { refs, channels, pageSize };
   if (request.dryRun) return countOnly(deps, scope);
 
   const now = deps.now ?? Date.now;
-  const authorKey = authorKeyOf(user);
+  // The audit is filed under the stable id when there is one; a name erased with it is kept too.
+  const authorKey = authorRefKey(refs[0]);
+  const nameKey = userId !== undefined && user !== undefined ? authorKeyOf(user) : undefined;
+  const sameScope = (a: ErasureAudit) =>
+    JSON.stringify(a.channels) === JSON.stringify(channels) && a.nameKey === nameKey;
   let audit = await deps.audits.unfinished(authorKey);
-  if (audit !== undefined && JSON.stringify(audit.channels) !== JSON.stringify(channels)) {
+  if (audit !== undefined && !sameScope(audit)) {
     throw new ErasureError(
       "ERASURE_IN_PROGRESS",
-      `an erasure of this person ${audit.channels === null ? "in every channel" : `in ${audit.channels.join(", ")}`}, asked for at ${audit.requestedAt}, is unfinished: run it again with the same channels to finish it first`,
+      `an erasure of this person ${audit.channels === null ? "in every channel" : `in ${audit.channels.join(", ")}`}${audit.nameKey === undefined ? "" : " (with a stored name)"}, asked for at ${audit.requestedAt}, is unfinished: run it again with the same channels and names to finish it first`,
     );
   }
   if (audit === undefined) {
     // Nothing left of them, and an erasure of the same scope finished: a repeat (or a run again
     // after a crash right after it finished) answers with it and writes nothing.
     const first = await readPage(deps.messages, scope, undefined);
-    const finished = (await deps.audits.list(authorKey))
-      .filter((a) => JSON.stringify(a.channels) === JSON.stringify(channels))
-      .at(-1);
+    const finished = (await deps.audits.list(authorKey)).filter(sameScope).at(-1);
     if (first.messages.length === 0 && first.cursor === undefined && finished !== undefined) {
       return { done: true, dryRun: false, counts: { ...NO_COUNTS }, audit: finished };
     }
@@ -112,6 +137,7 @@ export async function eraseUser(
       ? {
           v: 1,
           authorKey,
+          ...(nameKey === undefined ? {} : { nameKey }),
           channels,
           requestedBy,
           requestedAt: new Date(now()).toISOString(),
@@ -128,7 +154,7 @@ export async function eraseUser(
   for (;;) {
     if (deps.shouldStop?.()) return { done: false, dryRun: false, counts: audit.counts, audit };
     const counts = { ...audit.counts };
-    add(counts, await eraseBatch(deps, user, audit.batch));
+    add(counts, await eraseBatch(deps, refs, audit.batch));
     counts.messages += audit.batch.length;
     if (audit.exhausted) {
       audit = {
@@ -167,7 +193,7 @@ async function save(audits: AuditStore, audit: ErasureAudit): Promise<void> {
 }
 
 interface Scope {
-  user: string;
+  refs: AuthorRef[];
   channels: string[] | null;
   pageSize: number;
 }
@@ -183,7 +209,7 @@ async function readPage(
   scope: Scope,
   cursor: string | undefined,
 ): Promise<{ messages: ErasedMessage[]; cursor?: string }> {
-  const page = await messages.authorMessages(scope.user, {
+  const page = await messages.authorMessages(scope.refs, {
     limit: scope.pageSize,
     ...(scope.channels === null ? {} : { channels: scope.channels }),
     ...(cursor === undefined ? {} : { cursor }),
@@ -196,7 +222,8 @@ async function readPage(
   const groups = byChannel(untimed.map((m) => ({ channel: m.conversationId, id: m.id })));
   for (const [channel, ids] of groups) {
     for (const message of await messages.getMessages(channel, ids)) {
-      if (message.deleted || message.author !== scope.user || message.id === undefined) continue;
+      if (message.deleted || message.id === undefined) continue;
+      if (!scope.refs.some((ref) => authorMatches(message, ref))) continue;
       found.push({ channel, id: message.id, ts: message.ts ?? 0 });
     }
   }
@@ -204,37 +231,70 @@ async function readPage(
 }
 
 /**
- * Deletes a page's messages, redacts what was derived from them and removes the name from the
- * results that hold their times; every step is a no-op when redone.
+ * Per channel: deletes the page's messages, redacts what was derived from them and removes the
+ * person's names from the results that hold the page's times; every step is a no-op when
+ * redone. Erasing by `userId`, the names are the display names the messages themselves carry
+ * (results hold names, never user ids), which their deletion removes: those are learned and
+ * removed first, so that a page redone after its deletions has only names already removed left
+ * to learn. A name given (`user`) is removed last, after the redaction has recounted the author
+ * lists it could, as it always was: most results then need no second write.
  */
 async function eraseBatch(
   deps: ErasureDependencies,
-  user: string,
+  refs: readonly AuthorRef[],
   batch: readonly ErasedMessage[],
 ): Promise<Omit<ErasureCounts, "messages">> {
   const counts = { ...NO_COUNTS };
+  const given = refs.flatMap((ref) => (ref.user === undefined ? [] : [ref.user]));
   for (const [channel, ids] of byChannel(batch)) {
-    for (const id of ids) await deps.messages.change(channel, { kind: "delete", id });
     const held = batch.filter((m) => m.channel === channel);
+    const times = held.map((m) => m.ts);
+    const carried = (await carriedNames(deps.messages, refs, channel, ids)).filter(
+      (name) => !given.includes(name),
+    );
+    const scrubs = [await scrubResults(deps.results, channel, carried, times)];
+    for (const id of ids) await deps.messages.change(channel, { kind: "delete", id });
     const redacted = await deps.redactor.redact(
       channel,
       held.map((m) => ({ id: m.id, ts: m.ts, kind: "delete" as const })),
     );
-    const scrubbed = await scrubResults(
-      deps.results,
-      channel,
-      user,
-      held.map((m) => m.ts),
-    );
-    counts.results += redacted.results + scrubbed.results;
-    counts.candidatesRemoved += redacted.candidatesRemoved + scrubbed.candidatesRemoved;
+    scrubs.push(await scrubResults(deps.results, channel, given, times));
+    counts.results += redacted.results;
+    counts.candidatesRemoved += redacted.candidatesRemoved;
     counts.topicEntriesUpdated += redacted.topicEntriesUpdated;
-    counts.topicEntriesDeleted += redacted.topicEntriesDeleted + scrubbed.topicEntriesDeleted;
-    counts.windowsDeleted += redacted.windowsDeleted + scrubbed.windowsDeleted;
-    counts.authorsRemoved += scrubbed.authorsRemoved;
+    counts.topicEntriesDeleted += redacted.topicEntriesDeleted;
+    counts.windowsDeleted += redacted.windowsDeleted;
+    for (const scrubbed of scrubs) {
+      counts.results += scrubbed.results;
+      counts.candidatesRemoved += scrubbed.candidatesRemoved;
+      counts.topicEntriesDeleted += scrubbed.topicEntriesDeleted;
+      counts.windowsDeleted += scrubbed.windowsDeleted;
+      counts.authorsRemoved += scrubbed.authorsRemoved;
+    }
   }
   const { messages: _, ...derived } = counts;
   return derived;
+}
+
+/**
+ * Erasing by `userId`: the `author` of each of the page's messages in `channel` with that id
+ * not yet deleted (one consistent read per message, which only an erasure by id pays); none
+ * otherwise.
+ */
+async function carriedNames(
+  messages: ErasureMessages,
+  refs: readonly AuthorRef[],
+  channel: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  const byId = refs.filter((ref) => ref.userId !== undefined);
+  if (byId.length === 0) return [];
+  const names = new Set<string>();
+  for (const message of await messages.getMessages(channel, ids)) {
+    if (message.deleted || message.author === undefined) continue;
+    if (byId.some((ref) => authorMatches(message, ref))) names.add(message.author);
+  }
+  return [...names];
 }
 
 /** A dry run: the person's messages per channel, nothing written. */

@@ -20,13 +20,24 @@ export interface EraseUserResponse {
 /** Room left for the page in flight when the function stops starting pages (15-minute runs). */
 export const DEADLINE_MARGIN_MS = 120_000;
 
-/** Checks an invocation's event: `{user, channels?, requestedBy, dryRun?}`. */
+/** Checks an invocation's event: `{userId?, user?, channels?, requestedBy, dryRun?}`. */
 export function eraseRequestOf(event: unknown): EraseRequest {
   if (typeof event !== "object" || event === null) {
-    throw new ErasureRequestError("event", "expected {user, channels?, requestedBy, dryRun?}");
+    throw new ErasureRequestError(
+      "event",
+      "expected {userId?, user?, channels?, requestedBy, dryRun?}",
+    );
   }
-  const { user, channels, requestedBy, dryRun } = event as Record<string, unknown>;
-  if (typeof user !== "string") throw new ErasureRequestError("user", "expected a string");
+  const { user, userId, channels, requestedBy, dryRun } = event as Record<string, unknown>;
+  if (user !== undefined && typeof user !== "string") {
+    throw new ErasureRequestError("user", "expected a string");
+  }
+  if (userId !== undefined && typeof userId !== "string") {
+    throw new ErasureRequestError("userId", "expected a string");
+  }
+  if (user === undefined && userId === undefined) {
+    throw new ErasureRequestError("user", "give userId, user (the stored name), or both");
+  }
   if (typeof requestedBy !== "string") {
     throw new ErasureRequestError("requestedBy", "expected a string: who asked");
   }
@@ -40,7 +51,8 @@ export function eraseRequestOf(event: unknown): EraseRequest {
     throw new ErasureRequestError("dryRun", "expected true or false");
   }
   return {
-    user,
+    ...(userId === undefined ? {} : { userId }),
+    ...(user === undefined ? {} : { user }),
     requestedBy,
     ...(channels === undefined ? {} : { channels: channels as string[] }),
     ...(dryRun === undefined ? {} : { dryRun }),

@@ -39,19 +39,23 @@ export function mentions(text: string, name: string): boolean {
   return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(text);
 }
 
-/** Removes `name` from the results that hold any of `times` in `channel`; idempotent. */
+/**
+ * Removes `names` (a person's display names) from the results that hold any of `times` in
+ * `channel`; idempotent.
+ */
 export async function scrubResults(
   store: ScrubStore,
   channel: string,
-  name: string,
+  names: readonly string[],
   times: readonly number[],
 ): Promise<ScrubCounts> {
   const total: ScrubCounts = { ...NONE };
+  if (names.length === 0) return total;
   const seen = new Set<string>();
   for (const span of await store.findSpans(channel, times)) {
     if (seen.has(span.segmentId)) continue;
     seen.add(span.segmentId);
-    const counts = await scrubResult(store, channel, span.segmentId, name);
+    const counts = await scrubResult(store, channel, span.segmentId, names);
     for (const key of Object.keys(total) as (keyof ScrubCounts)[]) total[key] += counts[key];
   }
   return total;
@@ -61,12 +65,12 @@ async function scrubResult(
   store: ScrubStore,
   channel: string,
   segmentId: string,
-  name: string,
+  names: readonly string[],
 ): Promise<ScrubCounts> {
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const result = await store.getResult(channel, segmentId);
     if (result === undefined) break;
-    const plan = scrubPlan(result, name);
+    const plan = scrubPlan(result, names);
     if (plan === undefined) break;
     // The cached replies may hold the name too; the result is written last, as in a redaction.
     const windows = result.windows ?? [];
@@ -87,7 +91,7 @@ async function scrubResult(
     };
   }
   const result = await store.getResult(channel, segmentId);
-  if (result !== undefined && scrubPlan(result, name) !== undefined) {
+  if (result !== undefined && scrubPlan(result, names) !== undefined) {
     throw new ErasureError(
       "ERASURE_RESULT_CONFLICT",
       `segment ${segmentId}: its result kept changing during ${MAX_TRIES} tries to remove a name from it; run the erasure again`,
@@ -96,27 +100,28 @@ async function scrubResult(
   return { ...NONE };
 }
 
-/** The result without `name`, or undefined when it does not hold it. Pure. */
+/** The result without `names`, or undefined when it holds none of them. Pure. */
 export function scrubPlan(
   result: SegmentResult,
-  name: string,
+  names: readonly string[],
 ): { next: SegmentResult; removedTopics: string[]; authorsRemoved: number } | undefined {
   const removedTopics: string[] = [];
   let authorsRemoved = 0;
   const candidates = [];
   for (const candidate of result.candidates) {
     const words = [candidate.topic, candidate.reason, ...candidate.tags];
-    if (words.some((text) => mentions(text, name))) {
+    if (words.some((text) => names.some((name) => mentions(text, name)))) {
       removedTopics.push(normalizeTopic(candidate.topic));
       continue;
     }
-    if (candidate.authors?.includes(name)) {
+    if (candidate.authors?.some((a) => names.includes(a))) {
       authorsRemoved++;
-      const authors = candidate.authors.filter((a) => a !== name);
+      const authors = candidate.authors.filter((a) => !names.includes(a));
+      const gone = candidate.authors.length - authors.length;
       candidates.push({
         ...candidate,
         authors,
-        authorCount: Math.max(authors.length, (candidate.authorCount ?? 1) - 1),
+        authorCount: Math.max(authors.length, (candidate.authorCount ?? gone) - gone),
       });
       continue;
     }

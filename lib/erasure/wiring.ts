@@ -14,9 +14,9 @@ import { documentClient, isConditionFailure } from "../dynamodb/index.js";
 import { DynamoDbStore } from "../history/index.js";
 import {
   AUTHOR_KEY,
-  authorKeyOf,
   BY_AUTHOR_ATTRIBUTES,
   BY_AUTHOR_INDEX,
+  messageAuthorKey,
   PARTITION_KEY,
   SORT_KEY,
 } from "../history/schema/index.js";
@@ -120,9 +120,12 @@ export async function addAuthorIndex(
 }
 
 /**
- * Gives every message stored before the `byAuthor` index its author key: one Scan of the
- * table (once, after an upgrade), one conditional update per such message (only while it still
- * has that author, so a deletion meanwhile is not undone). Resolves to how many it updated.
+ * Gives every message the author key the current rule gives it (`messageAuthorKey`): those
+ * stored before the `byAuthor` index have none, and those with a `userId` stored before the key
+ * followed it carry their display name's. One Scan of the table (once, after an upgrade), one
+ * conditional update per message whose key is missing or other (only while it still has the
+ * key it was read with and is not deleted, so a deletion meanwhile is not undone). Resolves to
+ * how many it updated; a second run updates none.
  */
 export async function backfillAuthorKeys(
   client: DynamoDBClient,
@@ -134,31 +137,37 @@ export async function backfillAuthorKeys(
     { client: documents },
     {
       TableName: tableName,
-      ProjectionExpression: "#c, #k, #id, #a, #ak",
+      ProjectionExpression: "#c, #k, #id, #a, #uid, #ak",
+      // Keyed by name without a user id: already right. With a user id: compared below.
       FilterExpression:
-        "attribute_exists(#a) AND attribute_exists(#id) AND attribute_not_exists(#ak)",
+        "attribute_exists(#id) AND attribute_not_exists(deleted) AND (attribute_exists(#uid) OR (attribute_exists(#a) AND attribute_not_exists(#ak)))",
       ExpressionAttributeNames: {
         "#c": PARTITION_KEY,
         "#k": SORT_KEY,
         "#id": "id",
         "#a": "author",
+        "#uid": "userId",
         "#ak": AUTHOR_KEY,
       },
     },
   );
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
-      const author = item.author;
-      if (typeof author !== "string") continue;
+      const key = messageAuthorKey(item);
+      const was = item[AUTHOR_KEY] as string | undefined;
+      if (key === undefined || key === was) continue;
       try {
         await documents.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { [PARTITION_KEY]: item[PARTITION_KEY], [SORT_KEY]: item[SORT_KEY] },
             UpdateExpression: "SET #ak = :ak",
-            ConditionExpression: "#a = :a AND attribute_not_exists(deleted)",
-            ExpressionAttributeNames: { "#ak": AUTHOR_KEY, "#a": "author" },
-            ExpressionAttributeValues: { ":ak": authorKeyOf(author), ":a": author },
+            ConditionExpression: `${was === undefined ? "attribute_not_exists(#ak)" : "#ak = :was"} AND attribute_not_exists(deleted)`,
+            ExpressionAttributeNames: { "#ak": AUTHOR_KEY },
+            ExpressionAttributeValues: {
+              ":ak": key,
+              ...(was === undefined ? {} : { ":was": was }),
+            },
           }),
         );
         updated++;

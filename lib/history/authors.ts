@@ -24,6 +24,25 @@ export interface AuthorMessagesOptions extends CallOptions {
   cursor?: string;
 }
 
+/**
+ * Whom an author query names. A message is its author's by its platform `userId` when it has
+ * one (stable; the display name may change, and two people may share one), else by its stored
+ * display name (`author`). So `{user}` finds only the messages stored without a `userId`.
+ */
+export type AuthorRef = { userId: string; user?: undefined } | { user: string; userId?: undefined };
+
+/** What `authorMessages` takes: a display name (as `{user}`), one reference, or several. */
+export type AuthorQuery = string | AuthorRef | readonly AuthorRef[];
+
+/** Whether `message` is the one `ref` names (see {@link AuthorRef}). */
+export function authorMatches(
+  message: { author?: string; userId?: string },
+  ref: AuthorRef,
+): boolean {
+  if (ref.userId !== undefined) return message.userId === ref.userId;
+  return message.userId === undefined && message.author === ref.user;
+}
+
 export interface AuthorPage {
   messages: AuthoredMessage[];
   /** Pass it for the next page; absent on the last. A page may be short, or empty, before it. */
@@ -31,33 +50,49 @@ export interface AuthorPage {
 }
 
 /**
- * Finds the messages a stored `author` wrote that have a platform id and are not deleted.
+ * Finds the messages the authors named wrote (several: in the order given, each page by page) that have a platform id and are not deleted.
  * The DynamoDB index is eventually consistent: a page may still hold a message deleted a moment
  * ago, or miss one written a moment ago, so callers check each with a consistent read by id.
  */
 export interface AuthorIndex {
-  authorMessages(author: string, options?: AuthorMessagesOptions): Promise<AuthorPage>;
+  authorMessages(authors: AuthorQuery, options?: AuthorMessagesOptions): Promise<AuthorPage>;
 }
 
 export const DEFAULT_AUTHOR_PAGE = 100;
 const MAX_AUTHOR_PAGE = 1000;
 
-/** Checks an author query before any I/O; returns the page size and the channels, deduplicated. */
+/**
+ * Checks an author query before any I/O; returns its references, the page size and the
+ * channels, each deduplicated.
+ */
 export function prepareAuthorQuery(
-  author: string,
+  authors: AuthorQuery,
   options?: AuthorMessagesOptions,
-): { limit: number; channels?: ConversationId[] } {
+): { refs: AuthorRef[]; limit: number; channels?: ConversationId[] } {
   options?.signal?.throwIfAborted();
-  if (typeof author !== "string" || author === "") {
-    throw new InvalidMessageError("author", "expected a non-empty string");
+  const given: readonly AuthorRef[] =
+    typeof authors === "string"
+      ? [{ user: authors }]
+      : Array.isArray(authors)
+        ? authors
+        : [authors as AuthorRef];
+  const refs: AuthorRef[] = [];
+  for (const ref of given) {
+    const [field, value] =
+      ref?.userId !== undefined ? ["userId", ref.userId] : ["author", ref?.user];
+    if (typeof value !== "string" || value === "") {
+      throw new InvalidMessageError(field, "expected a non-empty string");
+    }
+    if (!refs.some((r) => r.userId === ref.userId && r.user === ref.user)) refs.push(ref);
   }
+  if (refs.length === 0) throw new InvalidMessageError("author", "name at least one author");
   const limit = options?.limit ?? DEFAULT_AUTHOR_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUTHOR_PAGE) {
     throw new InvalidMessageError("limit", `expected a whole number from 1 to ${MAX_AUTHOR_PAGE}`);
   }
-  if (options?.channels === undefined) return { limit };
+  if (options?.channels === undefined) return { refs, limit };
   for (const channel of options.channels) validateConversationId(channel);
-  return { limit, channels: [...new Set(options.channels)] };
+  return { refs, limit, channels: [...new Set(options.channels)] };
 }
 
 /** A cursor as callers hold it: opaque, URL-safe. */

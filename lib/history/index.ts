@@ -3,11 +3,14 @@
  * `docs/specs/history.md`), its in-memory reference and DynamoDB backends, and arrival positions.
  * The messages table's schema is `./schema/`; the chat-model middleware is `lib/chat`.
  */
-export type {
-  AuthoredMessage,
-  AuthorIndex,
-  AuthorMessagesOptions,
-  AuthorPage,
+export {
+  type AuthoredMessage,
+  type AuthorIndex,
+  type AuthorMessagesOptions,
+  type AuthorPage,
+  type AuthorQuery,
+  type AuthorRef,
+  authorMatches,
 } from "./authors.js";
 export {
   ChangeError,

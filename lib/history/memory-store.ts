@@ -4,6 +4,8 @@ import {
   type AuthorIndex,
   type AuthorMessagesOptions,
   type AuthorPage,
+  type AuthorQuery,
+  authorMatches,
   decodeCursor,
   encodeCursor,
   prepareAuthorQuery,
@@ -140,11 +142,12 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
   }
 
   /**
-   * A page of the messages `author` wrote (`AuthorIndex`): by conversation (code point order, or
-   * the order of `channels`), then arrival. Exact, unlike the DynamoDB index.
+   * A page of the messages the authors named wrote (`AuthorIndex`): by conversation (code point
+   * order, or the order of `channels`), then arrival, all references at once. Exact, unlike the
+   * DynamoDB index (which pages each reference in turn: callers rely on neither order).
    */
-  async authorMessages(author: string, options?: AuthorMessagesOptions): Promise<AuthorPage> {
-    const { limit, channels } = prepareAuthorQuery(author, options);
+  async authorMessages(authors: AuthorQuery, options?: AuthorMessagesOptions): Promise<AuthorPage> {
+    const { refs, limit, channels } = prepareAuthorQuery(authors, options);
     const scopes = channels ?? [...this.conversationsById.keys()].sort(compareIds);
     // After [conversation, position] of the last message returned: stable under deletions.
     const [at, after]: [string | undefined, string | undefined] = options?.cursor
@@ -161,7 +164,8 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
     for (let c = from; c < scopes.length; c++) {
       for (const { position, message } of this.entries(scopes[c])) {
         if (scopes[c] === at && after !== undefined && position <= BigInt(after)) continue;
-        if (message.author !== author || message.id === undefined || message.deleted) continue;
+        if (message.id === undefined || message.deleted) continue;
+        if (!refs.some((ref) => authorMatches(message, ref))) continue;
         if (last !== undefined && messages.length === limit) {
           return { messages, cursor: encodeCursor(last) };
         }

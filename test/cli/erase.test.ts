@@ -131,10 +131,17 @@ describe("erase", () => {
     const again = await cli(["erase", "--user", user, "--json", ...ws]);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ done: true, counts: { messages: 0 } });
+    // By a user id no message of this chat carries (its lines have none): nothing, said so.
+    const byId = await cli(["erase", "--user-id", "U0NOBODY", ...ws]);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toContain('user id "U0NOBODY" had no messages left to erase');
+    const named = await cli(["erase", "--user", user, ...ws]);
+    expect(named.stderr).toContain("found by --user-id");
   }, 240_000);
 
   it("refuses without a user, and a deployment without its tables", async () => {
-    expect((await cli(["erase"])).stderr).toContain("--user NAME is required");
+    expect((await cli(["erase"])).stderr).toContain("--user-id ID or --user NAME is required");
+    expect((await cli(["erase", "--user-id", ""])).stderr).toContain("--user-id ID: give");
     vi.stubEnv("MESSAGES_TABLE", undefined);
     vi.stubEnv("RESULTS_TABLE", undefined);
     const half = await cli(["erase", "--user", "u", "--messages-table", "m"]);

@@ -19,6 +19,7 @@ import {
   runEraseUser,
 } from "../../lib/erasure/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
+import { authorKeyOf } from "../../lib/history/schema/index.js";
 import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
 import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
 import { NOW } from "../knowledge/redaction.js";
@@ -27,12 +28,16 @@ import { buildWorld, HOUR } from "./world.js";
 
 const client = testDynamoDbClient();
 
-async function deployment(prefix: string, dynamodb: DynamoDBClient = client) {
+async function deployment(
+  prefix: string,
+  dynamodb: DynamoDBClient = client,
+  userId?: (author: string, index: number) => string | undefined,
+) {
   const messagesTable = await createMessagesTestTable(dynamodb);
   const resultsTable = await createResultsTestTable(dynamodb);
   const history = new DynamoDbStore({ client: dynamodb, tableName: messagesTable });
   const results = new DynamoDbResultStore({ client: dynamodb, tableName: resultsTable });
-  const world = await buildWorld(history, results, { channels: 2, segments: 2, prefix });
+  const world = await buildWorld(history, results, { channels: 2, segments: 2, prefix, userId });
   return { messagesTable, resultsTable, world };
 }
 
@@ -108,6 +113,27 @@ describe("eraseUser on DynamoDB Local", () => {
     const audits = results.filter((i) => String(i.item).startsWith("erasure#"));
     expect(audits).toHaveLength(1);
     expect(audits[0]).toMatchObject({ channel: " deployment", requestedBy: "dpo" });
+  });
+
+  it("erases a Slack-like person by userId; given only the display name, leaves those messages", async () => {
+    const d = await deployment("by-id", client, (author) =>
+      author === "carol" ? "U3" : undefined,
+    );
+    const before = { messages: await scan(d.messagesTable), results: await scan(d.resultsTable) };
+    expect(JSON.stringify(before.messages)).toMatch(/"U3"/);
+    // The display name names no message stored with an id: nothing is erased.
+    const byName = await eraseUser(erasure(d), { user: "carol", requestedBy: "dpo" });
+    expect(byName.counts.messages).toBe(0);
+    expect(await scan(d.messagesTable)).toEqual(before.messages);
+    const carol = [...d.world.written.values()].flat().filter((m) => m.author === "carol");
+    const later = dynamoDbErasure(
+      { client, messagesTable: d.messagesTable, resultsTable: d.resultsTable },
+      { now: () => NOW + 101 * HOUR },
+    );
+    const byId = await eraseUser(later, { userId: "U3", requestedBy: "dpo" });
+    expect(byId).toMatchObject({ done: true, counts: { messages: carol.length } });
+    const { messages, results } = await expectErased(d, "carol", before);
+    expect(JSON.stringify([messages, results])).not.toMatch(/U3/);
   });
 
   it("finishes after a crash after any AWS call, in the same end state", async () => {
@@ -199,8 +225,26 @@ describe("eraseUser on DynamoDB Local", () => {
         }),
       );
     }
-    expect((await store.authorMessages("dora")).messages).toEqual([]);
-    expect(await backfillAuthorKeys(client, tableName)).toBe(2);
+    // And one with a user id as the version before keys followed ids wrote it: by its name.
+    await store.write("#old", [
+      textMessage("user", "hi", { id: "m3", ts: 3, author: "dora", userId: "U9" }),
+    ]);
+    await documents.send(
+      new (await import("@aws-sdk/lib-dynamodb")).UpdateCommand({
+        TableName: tableName,
+        Key: { conversation: "#old", key: "m#m3" },
+        UpdateExpression: "SET authorKey = :k",
+        ExpressionAttributeValues: { ":k": authorKeyOf("dora") },
+      }),
+    );
+    expect((await store.authorMessages({ userId: "U9" })).messages).toEqual([]);
+    expect((await store.authorMessages("dora")).messages).toEqual([
+      { conversationId: "#old", id: "m3", ts: 3 },
+    ]);
+    expect(await backfillAuthorKeys(client, tableName)).toBe(3);
+    expect((await store.authorMessages({ userId: "U9" })).messages).toEqual([
+      { conversationId: "#old", id: "m3", ts: 3 },
+    ]);
     expect(await backfillAuthorKeys(client, tableName)).toBe(0);
     expect((await store.authorMessages("dora")).messages).toEqual([
       { conversationId: "#old", id: "m1", ts: 1 },

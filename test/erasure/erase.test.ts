@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  type EraseRequest,
   ErasureError,
   eraseRequestOf,
   eraseUser,
@@ -14,16 +15,25 @@ import {
   mentions,
 } from "../../lib/erasure/index.js";
 import { MemoryStore } from "../../lib/history/index.js";
-import { authorKeyOf } from "../../lib/history/schema/index.js";
+import { authorKeyOf, userIdKeyOf } from "../../lib/history/schema/index.js";
 import { MemoryResultStore } from "../../lib/knowledge/index.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
 import { buildWorld, erasureDependencies, type World } from "./world.js";
 
-async function setUp(channels = 3, segments = 2) {
+/**
+ * With `ids`, carol's messages are a Slack-like platform's: user id U3, display name "carol",
+ * every other one (`half`) stored without the id, as an importer before ids stored them.
+ */
+async function setUp(channels = 3, segments = 2, ids?: "all" | "half") {
   const history = new MemoryStore();
   const results = new MemoryResultStore();
   const audits = new MemoryAuditStore();
-  const world = await buildWorld(history, results, { channels, segments });
+  const userId =
+    ids === undefined
+      ? undefined
+      : (author: string, i: number) =>
+          author === "carol" && (ids === "all" || i % 2 === 0) ? "U3" : undefined;
+  const world = await buildWorld(history, results, { channels, segments, userId });
   return { history, results, audits, world };
 }
 
@@ -207,6 +217,8 @@ describe("eraseUser", () => {
     expect(error).toMatchObject({ code: "ERASURE_IN_PROGRESS", name: "ErasureError" });
     for (const [request, field] of [
       [{ user: "", requestedBy: "ops" }, "user"],
+      [{ requestedBy: "ops" }, "user"],
+      [{ userId: "", requestedBy: "ops" }, "userId"],
       [{ user: "a", requestedBy: " " }, "requestedBy"],
       [{ user: "a", requestedBy: "ops", channels: [] }, "channels"],
     ] as const) {
@@ -218,19 +230,73 @@ describe("eraseUser", () => {
   });
 });
 
+describe("erasing by platform user id", () => {
+  it("finds a person's messages by their userId, and removes the display names they carried", async () => {
+    const setup = await setUp(2, 2, "all");
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits);
+    const carol = of(setup.world, "carol");
+    expect(JSON.stringify(await dump(setup))).toMatch(/"U3"/);
+    const outcome = await eraseUser(deps, { userId: "U3", requestedBy: "dpo" });
+    expect(outcome).toMatchObject({ done: true, counts: { messages: carol.length } });
+    const text = JSON.stringify(await dump(setup));
+    // Neither the id nor the display name (author lists, a topic naming her) is left; the
+    // others' words that mention her ("thanks #carol") are theirs.
+    expect(text).not.toMatch(/U3/);
+    expect(text).not.toMatch(/"carol"/i);
+    for (const m of carol) expect(text).not.toContain(m.text);
+    expect(outcome.audit).toMatchObject({ authorKey: userIdKeyOf("U3"), state: "finished" });
+    expect(JSON.stringify(setup.audits.all())).not.toMatch(/U3|carol/);
+  });
+
+  it("given only the display name, leaves the messages stored with a userId (a name is not an identity)", async () => {
+    const setup = await setUp(2, 1, "all");
+    const before = await dump(setup);
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits);
+    const outcome = await eraseUser(deps, { user: "carol", requestedBy: "dpo" });
+    expect(outcome.counts.messages).toBe(0);
+    expect(await dump(setup)).toEqual(before);
+    expect(outcome.audit).toMatchObject({ authorKey: authorKeyOf("carol"), state: "finished" });
+  });
+
+  it("with both, erases the messages stored with the id and those stored by name without one", async () => {
+    const setup = await setUp(2, 2, "half");
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits);
+    const carol = of(setup.world, "carol");
+    const withId = [...setup.world.userIds.values()].length;
+    expect(withId).toBeGreaterThan(0);
+    expect(withId).toBeLessThan(carol.length);
+    const byId = await eraseUser(deps, { userId: "U3", requestedBy: "dpo", dryRun: true });
+    expect(byId.counts.messages).toBe(withId);
+    const both = await eraseUser(deps, { userId: "U3", user: "carol", requestedBy: "dpo" });
+    expect(both.counts.messages).toBe(carol.length);
+    expect(JSON.stringify(await dump(setup))).not.toMatch(/U3|"carol"/i);
+    expect(both.audit).toMatchObject({ nameKey: authorKeyOf("carol"), state: "finished" });
+    // Another scope of the same person is another erasure: by id alone now finds nothing.
+    const later = { ...deps, now: () => (deps.now?.() ?? 0) + 1 };
+    const again = await eraseUser(later, { userId: "U3", requestedBy: "dpo" });
+    expect(again.counts.messages).toBe(0);
+  });
+});
+
 describe("an erasure that crashes after any store call", () => {
   it("ends, once run again, in the state of one that never crashed", async () => {
     const reference = new Map<string, unknown>();
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom("alice", "bob", "carol"),
+        // carol: half her messages stored with user id U3; by id, and by id and name at once.
+        fc.constantFrom<EraseRequest>(
+          { user: "alice", requestedBy: "ops" },
+          { user: "bob", requestedBy: "ops" },
+          { userId: "U3", requestedBy: "ops" },
+          { userId: "U3", user: "carol", requestedBy: "ops" },
+        ),
         fc.integer({ min: 1, max: 3 }),
         fc.integer({ min: 1, max: 100_000 }),
-        async (user, pageSize, point) => {
-          const key = `${user} ${pageSize}`;
+        async (request, pageSize, point) => {
+          const key = `${JSON.stringify(request)} ${pageSize}`;
           if (!reference.has(key)) {
             // A run that never crashes, counting its calls: a crash point is one of them.
-            const clean = await setUp(2, 2);
+            const clean = await setUp(2, 2, "half");
             const counter: CrashControl = { calls: 0, crashAt: 0 };
             await eraseUser(
               erasureDependencies(
@@ -239,14 +305,14 @@ describe("an erasure that crashes after any store call", () => {
                 crashing(clean.audits, counter),
                 { pageSize },
               ),
-              { user, requestedBy: "ops" },
+              request,
             );
-            reference.set(key, { end: await endState(clean, user), calls: counter.calls });
+            reference.set(key, { end: await endState(clean, request), calls: counter.calls });
           }
           const { end, calls } = reference.get(key) as { end: unknown; calls: number };
           expect(calls).toBeGreaterThan(30);
           const crashAt = 1 + ((point - 1) % calls);
-          const setup = await setUp(2, 2);
+          const setup = await setUp(2, 2, "half");
           const control: CrashControl = { calls: 0, crashAt, dies: true };
           const crashed = erasureDependencies(
             crashing(setup.history, control),
@@ -254,20 +320,18 @@ describe("an erasure that crashes after any store call", () => {
             crashing(setup.audits, control),
             { pageSize },
           );
-          const first = await eraseUser(crashed, { user, requestedBy: "ops" }).catch(
-            (error: unknown) => {
-              if (!(error instanceof InjectedCrash)) throw error;
-              return undefined;
-            },
-          );
+          const first = await eraseUser(crashed, request).catch((error: unknown) => {
+            if (!(error instanceof InjectedCrash)) throw error;
+            return undefined;
+          });
           if (first === undefined) {
             await eraseUser(
               erasureDependencies(setup.history, setup.results, setup.audits, { pageSize }),
-              { user, requestedBy: "ops" },
+              request,
             );
           }
           expect(first, `crash after call ${crashAt} of ${calls}`).toBeUndefined();
-          expect(await endState(setup, user)).toEqual(end);
+          expect(await endState(setup, request)).toEqual(end);
         },
       ),
       { numRuns: 100 },
@@ -276,8 +340,10 @@ describe("an erasure that crashes after any store call", () => {
 });
 
 /** The stores' contents and the audit's lasting facts (runs and derived counts may differ). */
-async function endState(setup: Setup, user: string) {
-  const audits = (await setup.audits.list(authorKeyOf(user))).map((a) => ({
+async function endState(setup: Setup, request: EraseRequest) {
+  const key =
+    request.userId === undefined ? authorKeyOf(request.user ?? "") : userIdKeyOf(request.userId);
+  const audits = (await setup.audits.list(key)).map((a) => ({
     state: a.state,
     messages: a.counts.messages,
     requestedBy: a.requestedBy,
@@ -292,9 +358,14 @@ describe("the EraseUser event", () => {
     expect(
       eraseRequestOf({ user: "a", requestedBy: "ops", channels: ["#c"], dryRun: true }),
     ).toEqual({ user: "a", requestedBy: "ops", channels: ["#c"], dryRun: true });
+    expect(eraseRequestOf({ userId: "U1", requestedBy: "ops" })).toEqual({
+      userId: "U1",
+      requestedBy: "ops",
+    });
     for (const [event, field] of [
       [null, "event"],
       [{ requestedBy: "ops" }, "user"],
+      [{ userId: 7, requestedBy: "ops" }, "userId"],
       [{ user: "a" }, "requestedBy"],
       [{ user: "a", requestedBy: "ops", channels: "#c" }, "channels"],
       [{ user: "a", requestedBy: "ops", dryRun: "yes" }, "dryRun"],

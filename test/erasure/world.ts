@@ -35,15 +35,27 @@ export interface World {
   channels: string[];
   /** Every message written, by channel: id, author and text. */
   written: Map<string, { id: string; ts: number; author: string; text: string }[]>;
+  /** The user id each message was stored with, by `<channel> <id>` (none: absent). */
+  userIds: Map<string, string>;
 }
 
-/** Writes `channels` × `segments` segments and extracts each; authors rotate by message. */
+/**
+ * Writes `channels` × `segments` segments and extracts each; authors rotate by message. With
+ * `userId`, a message gets the platform user id it answers for its author and its index in
+ * the channel (undefined: none, as an importer that does not know it stores it); the
+ * extraction sees display names only, as the pipeline's does.
+ */
 export async function buildWorld(
   history: Store,
   results: ResultStore,
-  options: { channels: number; segments: number; prefix?: string },
+  options: {
+    channels: number;
+    segments: number;
+    prefix?: string;
+    userId?: (author: string, index: number) => string | undefined;
+  },
 ): Promise<World> {
-  const world: World = { channels: [], written: new Map() };
+  const world: World = { channels: [], written: new Map(), userIds: new Map() };
   for (let c = 0; c < options.channels; c++) {
     const channel = `${options.prefix ?? ""}#chan${c}`;
     world.channels.push(channel);
@@ -54,7 +66,16 @@ export async function buildWorld(
       const authored = messages.map((m, i) => ({ ...m, author: AUTHORS[(i + c) % 3] }));
       await history.write(
         channel,
-        authored.map((m) => textMessage("user", m.text, { id: m.id, ts: m.ts, author: m.author })),
+        authored.map((m, i) => {
+          const userId = options.userId?.(m.author, all.length + i);
+          if (userId !== undefined) world.userIds.set(`${channel} ${m.id}`, userId);
+          return textMessage("user", m.text, {
+            id: m.id,
+            ts: m.ts,
+            author: m.author,
+            ...(userId === undefined ? {} : { userId }),
+          });
+        }),
       );
       await extractorFor(results).extract(segment, authored);
       all.push(...authored);

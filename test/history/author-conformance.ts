@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   type AuthoredMessage,
   type AuthorIndex,
+  type AuthorQuery,
   type Editor,
   InvalidMessageError,
   type Store,
@@ -24,7 +25,7 @@ const by = (author: string, id: string, ts = 1000) =>
 /** Every page of `author`'s messages, `limit` at a time, with `between` run after each page. */
 async function allPages(
   store: AuthorIndex,
-  author: string,
+  author: AuthorQuery,
   options: { limit?: number; channels?: string[] } = {},
   between: (page: AuthoredMessage[]) => Promise<void> = async () => undefined,
 ): Promise<AuthoredMessage[]> {
@@ -89,10 +90,39 @@ export function describeAuthorConformance(name: string, subject: () => Promise<A
       expect(sorted(await allPages(store, "other", { channels: [b] }))).toEqual([`${b}|x2`]);
     });
 
+    it("finds a message stored with a userId by that id only, not by its display name", async () => {
+      const store = await subject();
+      const [id, other] = [`U1-${++unique}-${Date.now()}`, `U2-${unique}-${Date.now()}`];
+      const name = `Ann-${unique}-${Date.now()}`;
+      const [a, b] = [conversation("a"), conversation("b")];
+      // A Slack-like export: U1 is "Ann"; an older import stored Ann without the id; another
+      // person shares the display name.
+      const slack = (userId: string, msg: string) =>
+        textMessage("user", `${name} says ${msg}`, { id: msg, ts: 1000, author: name, userId });
+      await store.write(a, [slack(id, "s1"), by(name, "old1"), slack(other, "s2")]);
+      await store.write(b, [slack(id, "s3")]);
+      expect(sorted(await allPages(store, { userId: id }, { limit: 1 }))).toEqual(
+        [`${a}|s1`, `${b}|s3`].sort(),
+      );
+      expect(sorted(await allPages(store, name))).toEqual([`${a}|old1`]);
+      expect(sorted(await allPages(store, { user: name }))).toEqual([`${a}|old1`]);
+      expect(sorted(await allPages(store, [{ userId: id }, { user: name }], { limit: 1 }))).toEqual(
+        [`${a}|s1`, `${a}|old1`, `${b}|s3`].sort(),
+      );
+      expect(sorted(await allPages(store, { userId: id }, { channels: [b] }))).toEqual([`${b}|s3`]);
+      // A user id is not the display name of the same text.
+      await store.write(b, [by(id, "named-like-an-id")]);
+      expect(sorted(await allPages(store, { userId: id }, { channels: [b] }))).toEqual([`${b}|s3`]);
+      await store.change(a, { kind: "delete", id: "s1" });
+      expect(sorted(await allPages(store, { userId: id }))).toEqual([`${b}|s3`]);
+    });
+
     it("refuses an empty author, a page size out of range and a cursor it did not make", async () => {
       const store = await subject();
       for (const [author, options, field] of [
         ["", {}, "author"],
+        [{ userId: "" }, {}, "userId"],
+        [[], {}, "author"],
         ["ana", { limit: 0 }, "limit"],
         ["ana", { limit: 1001 }, "limit"],
         ["ana", { cursor: "not-a-cursor" }, "cursor"],

@@ -14,7 +14,7 @@ import {
   messageText,
   textMessage,
 } from "../../lib/history/index.js";
-import { authorKeyOf } from "../../lib/history/schema/index.js";
+import { authorKeyOf, userIdKeyOf } from "../../lib/history/schema/index.js";
 import { describeAuthorConformance } from "./author-conformance.js";
 import { describeChangeConformance } from "./change-conformance.js";
 import { instrumentedClient } from "./dynamodb-client.js";
@@ -43,16 +43,23 @@ const conversation = () => `changes ${++count} ${Date.now().toString(36)}`;
 const failure = (name: string) => Object.assign(new Error(`injected ${name}`), { name });
 
 describe("DynamoDbStore edits and deletions", () => {
-  it("keys a written message by a hash of its author, never the name", async () => {
+  it("keys a written message by a hash of its user id or author, never the id or name", async () => {
     const store = new DynamoDbStore({ client: shared.client, tableName });
     const c = conversation();
-    await store.write(c, [textMessage("user", "hi", { id: "m1", ts: 1, author: "Ana Lima" })]);
+    await store.write(c, [
+      textMessage("user", "hi", { id: "m1", ts: 1, author: "Ana Lima" }),
+      textMessage("user", "hey", { id: "m2", ts: 2, author: "Ana Lima", userId: "U1" }),
+    ]);
     const { Items = [] } = await documentClient(shared.client).send(
       new ScanCommand({ TableName: tableName }),
     );
     const item = Items.find((i) => i.conversation === c && i.key === "m#m1");
     expect(item?.authorKey).toBe(authorKeyOf("Ana Lima"));
     expect(item?.authorKey).toMatch(/^[0-9a-f]{32}$/);
+    // With a platform user id, by the id: a display name is neither stable nor unique.
+    const withId = Items.find((i) => i.conversation === c && i.key === "m#m2");
+    expect(withId?.authorKey).toBe(userIdKeyOf("U1"));
+    expect(userIdKeyOf("U1")).not.toBe(authorKeyOf("U1"));
   });
 
   it("redacts a deleted item: a scan of the table finds neither its text nor its author", async () => {

@@ -1,20 +1,25 @@
 /**
  * The `byAuthor` index (`./schema.ts`): a person's messages, page by page, keys and times. One Query
- * per page (and per channel with `channels`), so the cost follows their messages, not the table.
+ * per page (and per author reference, and per channel with `channels`), so the cost follows their
+ * messages, not the table.
  */
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import {
   type AuthoredMessage,
   type AuthorMessagesOptions,
   type AuthorPage,
+  type AuthorQuery,
   decodeCursor,
   encodeCursor,
   prepareAuthorQuery,
 } from "../authors.js";
 import { type TableAccess, withRetries } from "./access.js";
-import { AUTHOR_KEY, authorKeyOf, BY_AUTHOR_INDEX, PARTITION_KEY, SORT_KEY } from "./schema.js";
+import { AUTHOR_KEY, authorRefKey, BY_AUTHOR_INDEX, PARTITION_KEY, SORT_KEY } from "./schema.js";
 
-/** Where a page ended: the channel it was in (an index into `channels`) and the last key. */
+/**
+ * Where a page ended: the (author, channel) scope it was in (an index into the references, each
+ * with every channel of `channels` in turn) and the last key.
+ */
 interface Cursor {
   c: number;
   k?: Record<string, string>;
@@ -28,16 +33,17 @@ const isCursor = (value: unknown): value is Cursor =>
 
 export async function authorMessages(
   access: TableAccess,
-  author: string,
+  authors: AuthorQuery,
   options?: AuthorMessagesOptions,
 ): Promise<AuthorPage> {
-  const { limit, channels } = prepareAuthorQuery(author, options);
-  const key = authorKeyOf(author);
-  const scopes = channels ?? [undefined];
+  const { refs, limit, channels } = prepareAuthorQuery(authors, options);
+  const scopes = refs.flatMap((ref) =>
+    (channels ?? [undefined]).map((channel) => ({ key: authorRefKey(ref), channel })),
+  );
   let at: Cursor = options?.cursor ? decodeCursor(options.cursor, isCursor) : { c: 0 };
   const messages: AuthoredMessage[] = [];
   while (at.c < scopes.length && messages.length < limit) {
-    const channel = scopes[at.c];
+    const { key, channel } = scopes[at.c];
     const names: Record<string, string> = { "#a": AUTHOR_KEY };
     const values: Record<string, string> = { ":a": key };
     let condition = "#a = :a";

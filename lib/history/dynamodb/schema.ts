@@ -16,13 +16,15 @@
  *   (S, a tracked change awaiting its follow-up); a deleted item has no `parts`, `author` or
  *   `metadata` (nor `userId`). A tombstone (a deletion of an id never stored) is `m#<id>` with `id` and
  *   `deleted` only: no position, so it is in no index.
- * - `authorKey` (S): a message with a platform id and an author carries {@link authorKeyOf} its
- *   author, a hash, so that no name is an index key. The sparse global index `byAuthor` (keyed
+ * - `authorKey` (S): a message with a platform id and an author carries {@link messageAuthorKey}:
+ *   a hash of its `userId` when it has one, else of its `author`, so that no name or user id is
+ *   an index key. The sparse global index `byAuthor` (keyed
  *   by it, sorted by `conversation`, holding `ts` besides the keys) finds a person's messages for an erasure
  *   without a Scan. A deletion removes it with the author, which takes the item out of the index.
  */
 import { createHash } from "node:crypto";
 import { itemSize, MAX_ITEM_BYTES } from "../../dynamodb/index.js";
+import type { AuthorRef } from "../authors.js";
 import { copyPlatformFields, type Message, type Part, type PlatformFields } from "../message.js";
 
 export const SCHEMA_VERSION = 1;
@@ -45,9 +47,37 @@ export const BY_AUTHOR_ATTRIBUTES = ["ts"] as const;
 /** Hex digits of the SHA-256 an author key keeps: 128 bits, so two authors never share one. */
 const AUTHOR_KEY_HEX = 32;
 
-/** The `authorKey` of an author: a hex prefix of the SHA-256 of the stored `author`. */
+/** The `authorKey` of a display name: a hex prefix of the SHA-256 of the stored `author`. */
 export function authorKeyOf(author: string): string {
   return createHash("sha256").update(author).digest("hex").slice(0, AUTHOR_KEY_HEX);
+}
+
+/**
+ * The `authorKey` of a platform user id. The prefix, a NUL no display name carries in practice,
+ * keeps a user id from hashing as the display name of the same text ("U1" the id is not "U1"
+ * the name), while a name's key stays what items stored before user ids have.
+ */
+export function userIdKeyOf(userId: string): string {
+  return authorKeyOf(`\u0000userId\u0000${userId}`);
+}
+
+/** The key of whom a query names (`AuthorRef`): its user id's, or its display name's. */
+export function authorRefKey(ref: AuthorRef): string {
+  return ref.userId !== undefined ? userIdKeyOf(ref.userId) : authorKeyOf(ref.user);
+}
+
+/**
+ * The `authorKey` a message item carries: by its stable `userId` when it has one, else by its
+ * display name; none without a platform id (only `m#<id>` can be deleted) or either.
+ */
+export function messageAuthorKey(message: {
+  id?: string;
+  author?: string;
+  userId?: string;
+}): string | undefined {
+  if (message.id === undefined) return undefined;
+  if (message.userId !== undefined && message.userId !== "") return userIdKeyOf(message.userId);
+  return message.author === undefined ? undefined : authorKeyOf(message.author);
 }
 /**
  * The TTL attribute (epoch seconds): a message carries it when the deployment sets a message
@@ -89,7 +119,7 @@ export interface MessageItem extends PlatformFields {
   id?: string;
   ts?: number;
   author?: string;
-  /** {@link authorKeyOf} `author`, for the `byAuthor` index; with a platform id only. */
+  /** {@link messageAuthorKey}, for the `byAuthor` index; with a platform id only. */
   authorKey?: string;
   /** Absent for a `user` message (and for every message stored before kinds existed). */
   kind?: Message["kind"];
@@ -141,9 +171,8 @@ export function messageItem(
   if (message.ts !== undefined) item.ts = message.ts;
   if (message.author !== undefined) item.author = message.author;
   // Only a message with an id can be deleted (`m#<id>`): only it is worth finding by author.
-  if (message.author !== undefined && message.id !== undefined) {
-    item.authorKey = authorKeyOf(message.author);
-  }
+  const authorKey = messageAuthorKey(message);
+  if (authorKey !== undefined) item.authorKey = authorKey;
   if (message.kind !== undefined) item.kind = message.kind;
   copyPlatformFields(message, item);
   if (expiresAt !== undefined) item.expiresAt = expiresAt;

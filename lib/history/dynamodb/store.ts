@@ -1,16 +1,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { PutCommand, paginateQuery } from "@aws-sdk/lib-dynamodb";
 import { realSleep } from "../../backoff/index.js";
-import {
-  batchWriteAll,
-  checkRetentionDays,
-  DAY_MS,
-  documentClient,
-  expirySeconds,
-  isConditionFailure,
-} from "../../dynamodb/index.js";
-import { compareIds } from "../../identity/index.js";
-import type { AuthorIndex, AuthorMessagesOptions, AuthorPage } from "../authors.js";
+import { checkRetentionDays, DAY_MS, documentClient, expirySeconds } from "../../dynamodb/index.js";
+import type { AuthorIndex, AuthorMessagesOptions, AuthorPage, AuthorQuery } from "../authors.js";
 import {
   type ChangeOptions,
   type ChangeResult,
@@ -30,24 +21,13 @@ import {
 } from "../positions.js";
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
-import { type TableAccess, withRetries } from "./access.js";
+import type { TableAccess } from "./access.js";
 import { authorMessages } from "./authors.js";
 import { applyChange, settleChange } from "./changes.js";
+import { clearConversation, listConversations, putConversationItem } from "./conversations.js";
 import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
 import { getMessages, type PositionReadOptions, queryPositions } from "./reads.js";
-import {
-  CONVERSATION_ITEM_KEY,
-  CONVERSATIONS_INDEX,
-  decodePosition,
-  itemMessage,
-  LISTED,
-  LISTED_VALUE,
-  messageItem,
-  PARTITION_KEY,
-  POSITION,
-  SORT_KEY,
-  storageProblem,
-} from "./schema.js";
+import { decodePosition, itemMessage, messageItem, POSITION, storageProblem } from "./schema.js";
 
 export interface DynamoDbStoreOptions {
   client: DynamoDBClient;
@@ -88,7 +68,6 @@ export interface Arrival {
 
 /** Messages written under one position lease: small enough to release the lease quickly. */
 const LEASE_MESSAGES = 100;
-const MAX_BATCH_DELETES = 25;
 
 /**
  * The history store on DynamoDB (schema in `./schema.ts`). Each message is one conditional put
@@ -203,11 +182,11 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
   }
 
   /**
-   * A page of the messages `author` wrote (`AuthorIndex`), from the `byAuthor` index: eventually
-   * consistent, keys only, one Query per page (per channel with `channels`).
+   * A page of the messages the authors named wrote (`AuthorIndex`), from the `byAuthor` index:
+   * eventually consistent, keys only, one Query per page (per author and channel).
    */
-  authorMessages(author: string, options?: AuthorMessagesOptions): Promise<AuthorPage> {
-    return authorMessages(this.access, author, options);
+  authorMessages(authors: AuthorQuery, options?: AuthorMessagesOptions): Promise<AuthorPage> {
+    return authorMessages(this.access, authors, options);
   }
 
   async write(
@@ -363,81 +342,18 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
     this.listed.delete(conversationId);
-    const pages = paginateQuery(
-      { client: this.access.documents },
-      {
-        TableName: this.access.tableName,
-        ConsistentRead: true,
-        KeyConditionExpression: "#c = :c",
-        ProjectionExpression: "#c, #k",
-        ExpressionAttributeNames: { "#c": PARTITION_KEY, "#k": SORT_KEY },
-        ExpressionAttributeValues: { ":c": conversationId },
-      },
-    );
-    for await (const page of pages) {
-      const keys = page.Items ?? [];
-      for (let i = 0; i < keys.length; i += MAX_BATCH_DELETES) {
-        await this.deleteAll(keys.slice(i, i + MAX_BATCH_DELETES), options?.signal);
-      }
-    }
+    await clearConversation(this.access, conversationId, options?.signal);
   }
 
   async conversations(options?: CallOptions): Promise<ConversationId[]> {
     options?.signal?.throwIfAborted();
-    const ids: ConversationId[] = [];
-    const pages = paginateQuery(
-      { client: this.access.documents },
-      {
-        TableName: this.access.tableName,
-        IndexName: CONVERSATIONS_INDEX,
-        KeyConditionExpression: "#l = :l",
-        ExpressionAttributeNames: { "#l": LISTED },
-        ExpressionAttributeValues: { ":l": LISTED_VALUE },
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) ids.push(item[PARTITION_KEY] as string);
-    }
-    // The index orders by UTF-8 bytes already; sorting again guards the contract cheaply.
-    return ids.sort(compareIds);
+    return listConversations(this.access);
   }
 
-  /**
-   * Creates the conversation's own item if it is missing. Conditional, so that only the first
-   * write of a conversation touches the conversations index; once per process.
-   */
+  /** The conversation's own item, put by the first write of the conversation in this process. */
   private async ensureListed(conversationId: string, signal?: AbortSignal): Promise<void> {
     if (this.listed.has(conversationId)) return;
-    try {
-      await withRetries(this.access, () =>
-        this.access.documents.send(
-          new PutCommand({
-            TableName: this.access.tableName,
-            Item: {
-              [PARTITION_KEY]: conversationId,
-              [SORT_KEY]: CONVERSATION_ITEM_KEY,
-              [LISTED]: LISTED_VALUE,
-            },
-            ConditionExpression: "attribute_not_exists(#k)",
-            ExpressionAttributeNames: { "#k": SORT_KEY },
-          }),
-          { abortSignal: signal },
-        ),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await putConversationItem(this.access, conversationId, signal);
     this.listed.add(conversationId);
-  }
-
-  /** Deletes the keys, retrying unprocessed ones and retryable failures with backoff. */
-  private deleteAll(keys: Record<string, unknown>[], signal?: AbortSignal): Promise<void> {
-    return batchWriteAll(
-      keys.map((key) => ({ DeleteRequest: { Key: key } })),
-      {
-        ...this.access,
-        signal,
-      },
-    );
   }
 }
