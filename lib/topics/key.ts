@@ -101,8 +101,7 @@ export function topicVocabulary(topics: Iterable<string>): Set<string> {
 /**
  * The key of `topic` among a channel's topics (`vocabulary`, from `topicVocabulary`): its words
  * with adjacent pairs joined where the joined word is in the vocabulary, stemmed, stop words left
- * out (unless nothing else remains), and sorted and deduplicated unless a directional word makes
- * order matter. Without a vocabulary nothing is joined.
+ * out (unless nothing else remains), and sorted unless a directional word makes order matter. Without a vocabulary nothing is joined.
  */
 export function topicKey(topic: string, vocabulary: ReadonlySet<string> = new Set()): string {
   const words = joinCompounds(topicWords(topic), vocabulary);
@@ -110,7 +109,8 @@ export function topicKey(topic: string, vocabulary: ReadonlySet<string> = new Se
   const kept = words.filter((w) => directional || !TOPIC_STOP_WORDS.has(w));
   const stems = (kept.length === 0 ? words : kept).map(stem);
   if (directional) return stems.join(" ");
-  return [...new Set(stems)].sort().join(" ");
+  // Sorted but not deduplicated: `Neg::neg()` (a method) stays apart from `Neg` (its trait).
+  return stems.sort().join(" ");
 }
 
 /** Joins adjacent words, left to right, where the joined word's stem is in `vocabulary`. */
