@@ -52,7 +52,9 @@ export const tokenMatcher: TopicMatcher = function* (topics) {
     if (first === undefined) firstOfKey.set(key, topic);
     else yield [first, topic];
     for (const word of new Set(topicWords(topic).map(stem))) {
-      byStem.set(word, [...(byStem.get(word) ?? []), topic]);
+      const holders = byStem.get(word);
+      if (holders === undefined) byStem.set(word, [topic]);
+      else holders.push(topic);
     }
   }
   for (const topic of topics) {
