@@ -55,14 +55,24 @@ export interface Topic {
  */
 export class KnowledgeReader {
   private readonly store: ResultStore;
+  private readonly matchers: readonly TopicMatcher[] | undefined;
 
-  constructor(options: { client: DynamoDBClient; tableName: string } | { store: ResultStore }) {
+  /**
+   * `matchers` say which wordings are one topic (default: the token key; `[]`: exact normalized
+   * topics only). An embeddings matcher is an addition here: its links computed beforehand.
+   */
+  constructor(
+    options: ({ client: DynamoDBClient; tableName: string } | { store: ResultStore }) & {
+      matchers?: readonly TopicMatcher[];
+    },
+  ) {
     this.store = "store" in options ? options.store : new DynamoDbResultStore(options);
+    this.matchers = options.matchers;
   }
 
   /** The channel's topics, most supported first (then best confidence, then latest). */
   async topics(channel: string, options: { limit?: number } = {}): Promise<Topic[]> {
-    const topics = mergeSupports(await this.store.listSupports(channel));
+    const topics = mergeSupports(await this.store.listSupports(channel), this.matchers);
     return options.limit === undefined ? topics : topics.slice(0, options.limit);
   }
 

@@ -33,7 +33,9 @@ export interface CanonicalTopic<A extends TopicAlias> {
  * Says which of a channel's distinct topics name the same thing, as pairs of topics to link. A
  * link is symmetric and merging is transitive over links (connected components), so the result
  * depends on the set of links only, never on the order they come in. An embeddings matcher
- * (cosine similarity above a setting) is one of these, computed before merging.
+ * (cosine similarity above a setting) is one of these: it embeds the topics and computes its
+ * links before merging (merging stays synchronous and pure), and should be a function of each
+ * pair alone, as `tokenMatcher` is, for merging canonical topics again to link nothing new.
  */
 export type TopicMatcher = (topics: readonly string[]) => Iterable<readonly [string, string]>;
 
