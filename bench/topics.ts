@@ -171,7 +171,10 @@ function readChatFile(path: string, channel?: string): ChatMessage[] {
     });
 }
 
-function loadCorpus(input: string | undefined): { description: string; messages: ChatMessage[] } {
+export function loadCorpus(input: string | undefined): {
+  description: string;
+  messages: ChatMessage[];
+} {
   if (input !== undefined) return { description: basename(input), messages: readChatFile(input) };
   if (!existsSync(CORPUS_DIR)) {
     throw new Error(`${CORPUS_DIR} is absent: pass --input FILE`);
@@ -187,7 +190,7 @@ function loadCorpus(input: string | undefined): { description: string; messages:
   };
 }
 
-interface Channel {
+export interface Channel {
   name: string;
   messages: ChatMessage[];
   segments: ChatMessage[][];
@@ -195,7 +198,7 @@ interface Channel {
   fragments: Set<string>;
 }
 
-function channelsOf(messages: readonly ChatMessage[], maxSize: number): Channel[] {
+export function channelsOf(messages: readonly ChatMessage[], maxSize: number): Channel[] {
   const byChannel = new Map<string, ChatMessage[]>();
   for (const m of messages) byChannel.set(m.channel, [...(byChannel.get(m.channel) ?? []), m]);
   const segmenter = new ConversationSegmenter({ maxSize, settle: DEFAULT_SETTLE_MS });
@@ -248,7 +251,7 @@ interface Measured {
   junkTopics: string[];
 }
 
-function inline(message: ChatMessage, kinds: boolean): InlineMessage {
+export function inline(message: ChatMessage, kinds: boolean): InlineMessage {
   const m: InlineMessage = { id: message.id, ts: message.ts, text: message.text ?? "" };
   if (message.user) m.author = message.user;
   if (kinds && message.kind !== undefined) m.kind = message.kind;

@@ -114,6 +114,9 @@ export function formatTopics(channel: string, topics: readonly Topic[]): string 
         `- ${topic.topic}: ${topic.segments} segment(s), ${isoMinute(topic.firstSeen)} to ${isoMinute(topic.lastSeen)}, confidence ${topic.bestConfidence.toFixed(2)}${tags}`,
       ),
     );
+    // Aliases are the chat's words: escaped like the rest, one line, after the topic.
+    if (topic.aliases.length > 0)
+      lines.push(escapeControls(`    also: ${topic.aliases.join(", ")}`));
     if (topic.bestReason !== "") lines.push(escapeControls(`    ${topic.bestReason}`));
     for (const evidence of topic.evidence) {
       const range =
@@ -122,7 +125,7 @@ export function formatTopics(channel: string, topics: readonly Topic[]): string 
           : `messages ${evidence.messageIds[0]} to ${evidence.messageIds[1]}`;
       lines.push(
         escapeControls(
-          `    segment ${evidence.segmentId}${evidence.late ? " (late)" : ""}: ${range}`,
+          `    segment ${evidence.segmentId}${evidence.late ? " (late)" : ""}: ${range}${topic.aliases.length > 0 ? ` (${evidence.topic})` : ""}`,
         ),
       );
     }

@@ -18,7 +18,9 @@ const TOPICS_USAGE = `Usage: npm start -- topics <channel> [--json] [--workspace
 
 Lists a channel's topics from the results table, most supported first: how many segments
 support each, when it was first and last seen, its best confidence and reason, its tags, and
-the evidence (each supporting segment and the first and last message of its range). Without a
+the evidence (each supporting segment and the first and last message of its range). Wordings of
+one topic (case, punctuation, plurals and inflections, word order) are merged into one, named
+by the most supported, the others listed after "also:" (in JSON, "aliases"). Without a
 table it reads the local workspace that run and import write (.convoseg in the current
 directory, or --workspace DIR). With --table (or RESULTS_TABLE) the AWS SDK's usual environment
 picks the account, region and endpoint (AWS_ENDPOINT_URL_DYNAMODB for an emulator).

@@ -1,10 +1,13 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { mergeTopics, type TopicMatcher } from "../topics/index.js";
 import type { ResultStore } from "./result-store.js";
 import type { SegmentResult, TopicSupport } from "./schema/items.js";
 import { DynamoDbResultStore } from "./store.js";
 
 /** One segment's support for a topic: which messages say it. */
 export interface TopicEvidence {
+  /** The alias this segment said it as (as said with its best confidence). */
+  topic: string;
   segmentId: string;
   candidateId: string;
   late: boolean;
@@ -15,16 +18,23 @@ export interface TopicEvidence {
   confidence: number;
 }
 
-/** A channel's topic, merged over every segment that supports it. */
+/**
+ * A channel's topic, merged over every segment that supports it and over its aliases: the
+ * wordings whose token keys agree (`lib/topics`), each as said with its best confidence.
+ */
 export interface Topic {
-  /** As said with the best confidence. */
+  /** The most supported alias (ties: the earliest seen, then code order). */
   topic: string;
+  /** That alias's normalized topic, as its index entries carry it. */
   normalizedTopic: string;
-  /** How many segments support it. */
+  /** The other aliases, most supported first: empty when the topic was said one way only. */
+  aliases: string[];
+  /** How many distinct segments support it: a segment citing two aliases counts once. */
   segments: number;
   /** Epoch ms of the earliest and latest evidence. */
   firstSeen: number;
   lastSeen: number;
+  /** Over all aliases, with its reason. */
   bestConfidence: number;
   bestReason: string;
   /** Every tag any support gave, in order of first appearance. */
@@ -45,14 +55,24 @@ export interface Topic {
  */
 export class KnowledgeReader {
   private readonly store: ResultStore;
+  private readonly matchers: readonly TopicMatcher[] | undefined;
 
-  constructor(options: { client: DynamoDBClient; tableName: string } | { store: ResultStore }) {
+  /**
+   * `matchers` say which wordings are one topic (default: the token key; `[]`: exact normalized
+   * topics only). An embeddings matcher is an addition here: its links computed beforehand.
+   */
+  constructor(
+    options: ({ client: DynamoDBClient; tableName: string } | { store: ResultStore }) & {
+      matchers?: readonly TopicMatcher[];
+    },
+  ) {
     this.store = "store" in options ? options.store : new DynamoDbResultStore(options);
+    this.matchers = options.matchers;
   }
 
   /** The channel's topics, most supported first (then best confidence, then latest). */
   async topics(channel: string, options: { limit?: number } = {}): Promise<Topic[]> {
-    const topics = mergeSupports(await this.store.listSupports(channel));
+    const topics = mergeSupports(await this.store.listSupports(channel), this.matchers);
     return options.limit === undefined ? topics : topics.slice(0, options.limit);
   }
 
@@ -66,10 +86,72 @@ export class KnowledgeReader {
   }
 }
 
-/** The topic index from its entries: grouped by normalized topic, ordered as `topics` says. */
-export function mergeSupports(supports: readonly TopicSupport[]): Topic[] {
-  const byTopic = new Map<string, Topic>();
-  for (const support of supports) {
+/**
+ * The topic index from its entries: grouped by normalized topic into aliases, the aliases that
+ * name one topic merged (`matchers`: the token key unless told), ordered as `topics` says. The
+ * same for the same entries in any order.
+ */
+export function mergeSupports(
+  supports: readonly TopicSupport[],
+  matchers?: readonly TopicMatcher[],
+): Topic[] {
+  const aliases = exactTopics(supports).map((topic) => ({
+    topic: topic.topic,
+    segments: topic.evidence.map((e) => e.segmentId),
+    firstSeen: topic.firstSeen,
+    lastSeen: topic.lastSeen,
+    exact: topic,
+  }));
+  const topics = mergeTopics(aliases, matchers).map((merged): Topic => {
+    const members = merged.aliases.map((a) => a.exact);
+    const best = members.reduce((a, b) => (b.bestConfidence > a.bestConfidence ? b : a));
+    const tags: string[] = [];
+    for (const member of members)
+      for (const tag of member.tags) if (!tags.includes(tag)) tags.push(tag);
+    return {
+      topic: merged.topic,
+      normalizedTopic: members[0].normalizedTopic,
+      aliases: members.slice(1).map((m) => m.topic),
+      segments: merged.segments.length,
+      firstSeen: merged.firstSeen,
+      lastSeen: merged.lastSeen,
+      bestConfidence: best.bestConfidence,
+      bestReason: best.bestReason,
+      tags,
+      evidence: members.flatMap((m) => m.evidence).sort(byEvidence),
+    };
+  });
+  return topics.sort(
+    (a, b) =>
+      b.segments - a.segments ||
+      b.bestConfidence - a.bestConfidence ||
+      b.lastSeen - a.lastSeen ||
+      byCode(a.normalizedTopic, b.normalizedTopic),
+  );
+}
+
+const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+const byEvidence = (a: TopicEvidence, b: TopicEvidence): number =>
+  a.firstTs - b.firstTs ||
+  byCode(a.segmentId, b.segmentId) ||
+  byCode(a.topic, b.topic) ||
+  byCode(a.candidateId, b.candidateId);
+
+/**
+ * One topic per normalized topic, its entries in a fixed order first so that the wording and
+ * tags chosen do not depend on the order the store lists them in.
+ */
+function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[] {
+  const ordered = [...supports].sort(
+    (a, b) =>
+      a.firstTs - b.firstTs ||
+      byCode(a.segmentId, b.segmentId) ||
+      byCode(a.candidateId, b.candidateId) ||
+      byCode(a.topic, b.topic),
+  );
+  const byTopic = new Map<string, Omit<Topic, "aliases">>();
+  for (const support of ordered) {
     let topic = byTopic.get(support.normalizedTopic);
     if (topic === undefined) {
       topic = {
@@ -95,6 +177,7 @@ export function mergeSupports(supports: readonly TopicSupport[]): Topic[] {
     }
     for (const tag of support.tags) if (!topic.tags.includes(tag)) topic.tags.push(tag);
     topic.evidence.push({
+      topic: support.topic,
       segmentId: support.segmentId,
       candidateId: support.candidateId,
       late: support.late,
@@ -104,15 +187,7 @@ export function mergeSupports(supports: readonly TopicSupport[]): Topic[] {
       confidence: support.confidence,
     });
   }
-  const topics = [...byTopic.values()];
-  for (const topic of topics) {
-    topic.evidence.sort((a, b) => a.firstTs - b.firstTs || a.segmentId.localeCompare(b.segmentId));
-  }
-  return topics.sort(
-    (a, b) =>
-      b.segments - a.segments ||
-      b.bestConfidence - a.bestConfidence ||
-      b.lastSeen - a.lastSeen ||
-      a.normalizedTopic.localeCompare(b.normalizedTopic),
-  );
+  // An alias's evidence says the alias as its topic does.
+  for (const topic of byTopic.values()) for (const e of topic.evidence) e.topic = topic.topic;
+  return [...byTopic.values()];
 }

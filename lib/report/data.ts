@@ -107,12 +107,14 @@ export interface ChannelCounts {
 }
 
 /**
- * A topic of a channel, merged over the segments whose extraction found it (by normalized topic,
- * as the topic index merges them): what the report's first screen lists.
+ * A topic of a channel, merged over the segments whose extraction found it and over its
+ * wordings, as the topic index merges them: what the report's first screen lists.
  */
 export interface ChannelTopic {
-  /** As said with the best confidence. */
+  /** Its most supported wording (ties: the earliest, then code order). */
   topic: string;
+  /** Its other wordings (`lib/topics` merges them), most supported first; empty: said one way. */
+  aliases: string[];
   /**
    * The segments that support it, oldest first: `[segment, topic]`, the segment's index in the
    * channel's `segments` and the topic's index in that segment's `extraction.topics`.

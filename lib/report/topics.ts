@@ -1,9 +1,11 @@
 /**
  * A channel's topics for the report's first screen: the candidates of its segments merged by
- * normalized topic, as the topic index merges them for `npm start -- topics`, each with the
- * segments that support it and when its evidence was said.
+ * normalized topic, then their wordings of one topic merged into one (`lib/topics`), as the
+ * topic index merges them for `npm start -- topics`, each with the segments that support it and
+ * when its evidence was said.
  */
 import { normalizeTopic } from "../extraction/index.js";
+import { mergeTopics } from "../topics/index.js";
 import type { ChannelTopic, SegmentData } from "./data.js";
 
 /**
@@ -15,7 +17,10 @@ export function channelTopics(
   segments: readonly SegmentData[],
   evidenceTimes: (segment: number, range: [number, number] | null) => [number, number],
 ): ChannelTopic[] {
-  const byKey = new Map<string, ChannelTopic & { key: string; seen: Set<number> }>();
+  const byKey = new Map<
+    string,
+    Omit<ChannelTopic, "aliases"> & { key: string; seen: Set<number> }
+  >();
   segments.forEach((segment, s) => {
     segment.extraction?.topics.forEach((candidate, t) => {
       const key = normalizeTopic(candidate.topic);
@@ -46,15 +51,41 @@ export function channelTopics(
       }
     });
   });
-  const sorted = [...byKey.values()].sort(
+  const aliases = [...byKey.values()].map((alias) => ({
+    ...alias,
+    segments: alias.supports.map(([segment]) => String(segment)),
+    firstSeen: alias.first,
+    lastSeen: alias.last,
+  }));
+  const merged = mergeTopics(aliases).map((canonical) => {
+    const members = canonical.aliases;
+    // A segment supports the topic once, through the first alias (most supported) it says.
+    const bySegment = new Map<number, [number, number]>();
+    for (const member of members) {
+      for (const support of member.supports) {
+        if (!bySegment.has(support[0])) bySegment.set(support[0], support);
+      }
+    }
+    return {
+      key: members[0].key,
+      topic: canonical.topic,
+      aliases: members.slice(1).map((m) => m.topic),
+      supports: [...bySegment.values()],
+      first: canonical.firstSeen,
+      last: canonical.lastSeen,
+      bestConfidence: Math.max(...members.map((m) => m.bestConfidence)),
+    };
+  });
+  const sorted = merged.sort(
     (a, b) =>
       b.supports.length - a.supports.length ||
       b.bestConfidence - a.bestConfidence ||
       b.last - a.last ||
       (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );
-  return sorted.map(({ topic, supports, first, last, bestConfidence }) => ({
+  return sorted.map(({ topic, aliases, supports, first, last, bestConfidence }) => ({
     topic,
+    aliases,
     // Oldest conversation first.
     supports: supports.sort(([a], [b]) => segments[a].first - segments[b].first || a - b),
     first,

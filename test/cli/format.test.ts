@@ -49,6 +49,7 @@ describe("terminal output from data", () => {
     const topic: Topic = {
       topic: "deploy\x1b[2J",
       normalizedTopic: "deploy",
+      aliases: ["deploys\u202e", "Deploy"],
       segments: 1,
       firstSeen: 0,
       lastSeen: 0,
@@ -60,6 +61,7 @@ describe("terminal output from data", () => {
     const text = formatTopics("chan\u2067", [topic]);
     expect(text.replaceAll("\n", "")).not.toMatch(RAW);
     expect(text).toContain("tags ops\\u202eevil");
+    expect(text).toContain("also: deploys\\u202e, Deploy");
   });
 
   it("escapes what every command writes, usage errors and unknown commands included", async () => {

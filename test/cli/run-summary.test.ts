@@ -15,6 +15,7 @@ const T0 = Date.UTC(2018, 4, 29, 21, 20);
 const topic = (name: string, segments: number, first: number, last: number): Topic => ({
   topic: name,
   normalizedTopic: name.toLowerCase(),
+  aliases: [],
   segments,
   firstSeen: first,
   lastSeen: last,

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { type Extractor, KeyphraseExtractor } from "../../lib/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,
@@ -55,6 +55,59 @@ describe("topics command", () => {
     expect(parsed.topics).toHaveLength(1);
     expect(parsed.topics[0]).toMatchObject({ normalizedTopic: "grub bootloader", segments: 2 });
     expect(parsed.topics[0].evidence.map((e) => e.segmentId)).toEqual(["s0", "s1"]);
+  });
+
+  it("shows the wordings of one topic as one, with its aliases ('also:', JSON aliases)", async () => {
+    stubLocalAws();
+    const client = testDynamoDbClient();
+    const tableName = await createResultsTestTable(client);
+    // Each segment's first message names its topic: the wordings a model might give.
+    const said: Extractor = {
+      extract: async (turns) => ({
+        candidates: [
+          {
+            topic: turns[0].text,
+            reason: "named",
+            confidence: 0.5,
+            tags: [],
+            turnRange: [0, 0],
+            subjective: false,
+          },
+        ],
+      }),
+    };
+    const extractor = new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName }),
+      extractor: said,
+      model: "scripted",
+      promptVersion: "test",
+    });
+    const wordings = ["grub bootloader", "GRUB boot-loader", "grub bootloader", "dnssec", "dns"];
+    for (const [i, topic] of wordings.entries()) {
+      const { segment, messages } = segmentOf(`s${i}`, [topic, "ok"], "merge");
+      await extractor.extract(segment, messages);
+    }
+
+    const text = await cli(["topics", "merge", "--table", tableName]);
+    const json = await cli(["topics", "merge", "--table", tableName, "--json"]);
+
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.split("\n");
+    expect(lines[0]).toBe(`"merge": 3 topic(s), most supported first`);
+    expect(lines[1]).toMatch(/^- grub bootloader: 3 segment\(s\)/);
+    expect(lines[2]).toBe("    also: GRUB boot-loader");
+    expect(text.stdout).toContain("segment s1: messages s1-m0 to s1-m0 (GRUB boot-loader)");
+    const parsed = JSON.parse(json.stdout) as { topics: Topic[] };
+    expect(parsed.topics.map((t) => [t.topic, t.aliases, t.segments])).toEqual([
+      ["grub bootloader", ["GRUB boot-loader"], 3],
+      ["dns", [], 1],
+      ["dnssec", [], 1],
+    ]);
+    expect(parsed.topics[0].evidence.map((e) => [e.segmentId, e.topic])).toEqual([
+      ["s0", "grub bootloader"],
+      ["s1", "GRUB boot-loader"],
+      ["s2", "grub bootloader"],
+    ]);
   });
 
   it("says a channel with nothing stored apart from one with no topics yet, and suggests near ids", async () => {

@@ -212,6 +212,47 @@ describe("the report in Chromium", () => {
     expect(errors).toEqual([]);
   });
 
+  it("shows a topic's other wordings under it as text, markup in them inert", async () => {
+    const hostile = "<img src=x onerror='window.__pwned = 3'>";
+    const worded = CANDIDATES.map((line) =>
+      line.segmentId === "seg-o1"
+        ? { ...line, candidates: [...line.candidates, { ...line.candidates[0], topic: hostile }] }
+        : line,
+    );
+    const out = join(dir, "aliases.html");
+    const report = await runCommand(
+      reportCommand,
+      [
+        "--segments",
+        writeJsonLines(join(dir, "aliases-segments.jsonl"), SEGMENTS),
+        "--candidates",
+        writeJsonLines(join(dir, "aliases-candidates.jsonl"), worded),
+        "--input",
+        writeJsonLines(join(dir, "aliases-messages.jsonl"), ALL_MESSAGES),
+        ...["--settle", "1h", "--now", String(NOW), "--out", out],
+      ],
+      NOW,
+    );
+    expect(report.code, report.stderr).toBe(0);
+    const { page, errors } = await openReport(browser, out);
+    const ops = page.locator(".topic-card", {
+      has: page.locator(".card-channel", { hasText: OPS }),
+    });
+    expect(await ops.locator(".topic-row .topic-name").allTextContents()).toEqual([
+      `<img src=x onerror="window.__pwned = 3">`,
+    ]);
+    expect(await ops.locator(".topic-row .aliases").allTextContents()).toEqual([
+      `also: ${hostile}`,
+    ]);
+    // The help channel's topics were each said one way: no "also".
+    const help = page.locator(".topic-card", {
+      has: page.locator(".card-channel", { hasText: "help" }),
+    });
+    expect(await help.locator(".aliases").count()).toBe(0);
+    await expectInjectionInert(page);
+    expect(errors).toEqual([]);
+  });
+
   it("is what run --report writes: the segments the run delivered, cut, extracted and escaped", async () => {
     vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
     vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));

@@ -127,6 +127,7 @@ describe("report data", () => {
       {
         // Said best by seg-h2 (0.8) and again by seg-h3 as "Wifi  Driver".
         topic: "wifi driver",
+        aliases: [],
         supports: [
           [1, 0],
           [3, 0],
@@ -138,6 +139,7 @@ describe("report data", () => {
       },
       {
         topic: "grub bootloader",
+        aliases: [],
         supports: [[0, 0]],
         first: T0,
         last: T0 + 3 * MINUTE,
@@ -145,6 +147,7 @@ describe("report data", () => {
       },
       {
         topic: "firmware update",
+        aliases: [],
         supports: [[3, 1]],
         first: T0 + 3 * HOUR + 13 * MINUTE,
         last: T0 + 3 * HOUR + 13 * MINUTE,
@@ -153,6 +156,7 @@ describe("report data", () => {
       {
         // No range: the bounds of its segment, seg-h2.
         topic: "firmware",
+        aliases: [],
         supports: [[1, 1]],
         first: T0 + 3 * HOUR,
         last: T0 + 3 * HOUR + 3 * MINUTE,
@@ -183,6 +187,34 @@ describe("report data", () => {
         [3, 0],
       ],
     });
+  });
+
+  it("merges a topic's wordings into one, named by the most supported, its aliases kept as text", () => {
+    const hostile = "WiFi & <drivers>";
+    const worded = CANDIDATES.map((line) =>
+      line.segmentId === "seg-h1"
+        ? {
+            ...line,
+            candidates: [
+              ...line.candidates,
+              { ...line.candidates[0], topic: "Wi-Fi drivers" },
+              { ...line.candidates[0], topic: hostile },
+            ],
+          }
+        : line,
+    );
+    const help = buildReport({ ...input, candidates: worded }).data.channels[1];
+    expect(help.topics[0]).toMatchObject({
+      topic: "wifi driver",
+      aliases: ["Wi-Fi drivers", hostile],
+      // seg-h1 says two of the wordings: it supports the topic once.
+      supports: [
+        [0, 1],
+        [1, 0],
+        [3, 0],
+      ],
+    });
+    expect(help.topics.map((t) => t.topic)).not.toContain("Wi-Fi drivers");
   });
 
   it("sums up channels, segments, late, open and dropped messages and the sizes", () => {

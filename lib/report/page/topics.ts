@@ -74,7 +74,18 @@ function card(index: number, channel: ChannelData, pick: PickTopic): HTMLElement
             "data-topic": t,
             title: `show the ${support === 1 ? "conversation" : `${count(support)} conversations`} that support it`,
           },
-          el("span", { class: "topic-name" }, topic.topic),
+          el(
+            "span",
+            { class: "topic-label" },
+            el("span", { class: "topic-name" }, topic.topic),
+            // Its other wordings, merged into it: chat text, so text nodes only, as everywhere.
+            topic.aliases.length > 0 &&
+              el(
+                "span",
+                { class: "aliases", title: `also: ${topic.aliases.join(", ")}` },
+                `also: ${topic.aliases.join(", ")}`,
+              ),
+          ),
           el(
             "span",
             { class: "support" },

@@ -1,0 +1,82 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { normalizeTopic } from "../../lib/extraction/index.js";
+import { mergeSupports } from "../../lib/knowledge/index.js";
+import type { TopicSupport } from "../../lib/knowledge/schema/items.js";
+
+const support = (
+  topic: string,
+  segmentId: string,
+  ts: number,
+  confidence = 0.5,
+  tags: string[] = [],
+): TopicSupport => ({
+  v: 1,
+  channel: "help",
+  topic,
+  normalizedTopic: normalizeTopic(topic),
+  segmentId,
+  candidateId: `${segmentId}-${normalizeTopic(topic)}`,
+  late: false,
+  confidence,
+  reason: `said as ${topic}`,
+  tags,
+  messageIds: [`${segmentId}-a`, `${segmentId}-b`],
+  firstTs: ts,
+  lastTs: ts + 10,
+});
+
+const SUPPORTS = [
+  support("grub bootloader", "s1", 100, 0.6, ["grub"]),
+  support("grub bootloader", "s2", 200, 0.5),
+  support("GRUB boot loader", "s2", 210, 0.9, ["boot"]),
+  support("grub bootloaders", "s3", 50, 0.4),
+  support("dnssec", "s1", 120),
+  support("dns", "s3", 60),
+];
+
+describe("mergeSupports", () => {
+  it("merges the wordings of a topic, counting a segment once and keeping every alias's evidence", () => {
+    const [grub, ...others] = mergeSupports(SUPPORTS);
+    expect(grub).toMatchObject({
+      topic: "grub bootloader",
+      normalizedTopic: "grub bootloader",
+      aliases: ["grub bootloaders", "GRUB boot loader"],
+      // s2 says two of the wordings.
+      segments: 3,
+      firstSeen: 50,
+      lastSeen: 220,
+      bestConfidence: 0.9,
+      bestReason: "said as GRUB boot loader",
+      tags: ["grub", "boot"],
+    });
+    expect(grub.evidence.map((e) => [e.segmentId, e.topic])).toEqual([
+      ["s3", "grub bootloaders"],
+      ["s1", "grub bootloader"],
+      ["s2", "grub bootloader"],
+      ["s2", "GRUB boot loader"],
+    ]);
+    expect(others.map((t) => [t.topic, t.aliases])).toEqual([
+      ["dnssec", []],
+      ["dns", []],
+    ]);
+  });
+
+  it("gives the same topics for the same entries in any order", () => {
+    fc.assert(
+      fc.property(fc.shuffledSubarray(SUPPORTS, { minLength: SUPPORTS.length }), (shuffled) => {
+        expect(mergeSupports(shuffled)).toEqual(mergeSupports(SUPPORTS));
+      }),
+    );
+  });
+
+  it("merges by exact normalized topic only when given no matcher", () => {
+    expect(mergeSupports(SUPPORTS, []).map((t) => t.topic)).toEqual([
+      "grub bootloader",
+      "GRUB boot loader",
+      "dnssec",
+      "dns",
+      "grub bootloaders",
+    ]);
+  });
+});
