@@ -25,7 +25,12 @@ const DISCORD_PART1 = exportFixture(
 
 /** The data a report embeds for its page. */
 function reportData(file: string): {
-  channels: { name: string; counts: { messages: number }; topics: { topic: string }[] }[];
+  channels: {
+    name: string;
+    displayName?: string;
+    counts: { messages: number };
+    topics: { topic: string }[];
+  }[];
 } {
   const html = readFileSync(file, "utf8");
   const data = /<script type="application\/json" id="report-data"[^>]*>([\s\S]*?)<\/script>/.exec(
@@ -64,7 +69,7 @@ describe("run --input <export> --report", () => {
       const main = data.channels.find((c) => c.name === threaded);
       expect(main?.topics.length).toBeGreaterThan(0);
       // The summary names the same channels and topics.
-      expect(run.stdout).toContain(`${threaded}: `);
+      expect(run.stdout).toContain(`${main?.displayName} (${threaded}): `);
       expect(run.stdout).toContain(main?.topics[0].topic);
       // Replies (thread replies, or answers) are segmented with the channel they belong to.
       const out = join(dir, `${format}.jsonl`);
@@ -151,6 +156,6 @@ describe("import-chat into the workspace", () => {
     const run = await cli(["run", "--input", input, "--workspace", workspace]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^run: 8 messages were stored already, as sent$/m);
-    expect(run.stdout).toMatch(/^-1001234567890: 8 messages in 1 conversation/m);
+    expect(run.stdout).toMatch(/^Builders \(-1001234567890\): 8 messages in 1 conversation/m);
   }, 120_000);
 });
