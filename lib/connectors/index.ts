@@ -1,0 +1,37 @@
+/**
+ * Live chat connectors: the Slack Events API receiver's protocol (signature, URL verification,
+ * message events as ingest lines, rendered as the export reader renders them) and the claims
+ * that keep a platform's retry from being ingested twice.
+ */
+export {
+  CLAIM_TTL_SECONDS,
+  DynamoDbEventClaims,
+  type EventClaims,
+  MemoryEventClaims,
+} from "./claims.js";
+export { ConnectorError, type ConnectorErrorCode } from "./errors.js";
+export {
+  type IngestLine,
+  parseSlackEnvelope,
+  type SlackEnvelope,
+  type SlackEvent,
+  slackEventLines,
+} from "./slack-events.js";
+export {
+  type ConnectorLog,
+  type ConnectorMetric,
+  type HttpRequest,
+  type HttpResponse,
+  type SlackReceiverOptions,
+  slackReceiver,
+} from "./slack-receiver.js";
+export {
+  header,
+  type RequestHeaders,
+  SLACK_MAX_SKEW_SECONDS,
+  SLACK_SIGNATURE_HEADER,
+  SLACK_TIMESTAMP_HEADER,
+  signSlackRequest,
+  type VerifyOptions,
+  verifySlackRequest,
+} from "./slack-signature.js";
