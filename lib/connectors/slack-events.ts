@@ -29,7 +29,9 @@ export interface SlackEvent extends SlackRaw {
   message?: SlackEvent;
   previous_message?: SlackEvent;
   deleted_ts?: unknown;
-  edited?: { ts?: unknown };
+  edited?: { ts?: unknown; user?: unknown };
+  /** Slack sends many more fields (blocks, reactions, reply counts): unread. */
+  [field: string]: unknown;
 }
 
 const malformed = (field: string, problem: string) =>

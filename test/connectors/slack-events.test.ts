@@ -103,7 +103,7 @@ describe("Slack message events as ingest lines", () => {
         files: [{ name: "crash.log" }, { title: "screenshot" }, {}],
       }),
     );
-    expect(line.text).toBe("the logs\n[file: crash.log]\n[file: screenshot]");
+    expect((line as { text: string }).text).toBe("the logs\n[file: crash.log]\n[file: screenshot]");
   });
 
   it.each(["channel_join", "channel_topic", "pinned_item"])(
