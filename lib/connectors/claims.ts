@@ -9,6 +9,7 @@ import {
   type DynamoDBClient,
   PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
+import { createTable } from "../dynamodb/index.js";
 
 export interface EventClaims {
   /** True when this call took the event, false when it was taken already. */
@@ -80,4 +81,14 @@ export class MemoryEventClaims implements EventClaims {
   async release(eventId: string): Promise<void> {
     this.taken.delete(eventId);
   }
+}
+
+/** The claims table as the stack makes it (key `id`), for tests and local runs. */
+export async function createClaimsTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await createTable(client, {
+    TableName: tableName,
+    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+    BillingMode: "PAY_PER_REQUEST",
+  });
 }

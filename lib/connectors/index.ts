@@ -5,6 +5,7 @@
  */
 export {
   CLAIM_TTL_SECONDS,
+  createClaimsTable,
   DynamoDbEventClaims,
   type EventClaims,
   MemoryEventClaims,
