@@ -103,6 +103,8 @@ export interface ConvosegConfig {
   alarms: { tokenPaceHours: number; dailySpendShare: number; extractFailureRate: number };
   /** The segment queue's visibility timeout: six times the extraction function's timeout. */
   segmentVisibilityTimeoutMs: number;
+  /** The optional connectors; absent, not deployed. */
+  connectors: { slack?: { signingSecretArn: string } };
   names: {
     messagesTable?: string;
     channelsTable?: string;
@@ -312,6 +314,11 @@ function configOf(v: SettingValues): ConvosegConfig {
       extractFailureRate: v.extractFailureRate,
     },
     segmentVisibilityTimeoutMs: VISIBILITY_PER_TIMEOUT * extract.timeoutMs,
+    connectors: {
+      ...(v.slackSigningSecret === undefined
+        ? {}
+        : { slack: { signingSecretArn: v.slackSigningSecret } }),
+    },
     names: {
       messagesTable: v.messagesTableName,
       channelsTable: v.channelsTableName,

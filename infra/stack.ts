@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
+import { SlackConnector } from "./connectors.js";
 import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
@@ -25,6 +26,8 @@ export class ConvosegStack extends Stack {
   readonly extraction: Extraction;
   readonly observability: Observability;
   readonly erasure: Erasure;
+  /** The Slack Events API receiver, when `slackSigningSecret` is set. */
+  readonly slack?: SlackConnector;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
@@ -72,6 +75,15 @@ export class ConvosegStack extends Stack {
       extraction: this.extraction,
       storage: this.storage,
     });
+    const slack = config.connectors.slack;
+    if (slack !== undefined) {
+      this.slack = new SlackConnector(this, "Slack", {
+        ingestion: this.ingestion,
+        observability: this.observability,
+        signingSecretArn: slack.signingSecretArn,
+        logRetention: config.logRetention,
+      });
+    }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -122,6 +134,13 @@ export class ConvosegStack extends Stack {
       this.erasure.function.function.functionName,
       "EraseUser: invoke with {user, channels?, requestedBy}; again while it answers done: false",
     );
+    if (this.slack !== undefined) {
+      output(
+        "SlackEventsUrl",
+        this.slack.url.url,
+        "The Request URL for the Slack app's Event Subscriptions",
+      );
+    }
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
     output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");
   }
