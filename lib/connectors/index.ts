@@ -11,6 +11,12 @@ export {
   MemoryEventClaims,
 } from "./claims.js";
 export { ConnectorError, type ConnectorErrorCode } from "./errors.js";
+export type {
+  ConnectorLog,
+  ConnectorMetric,
+  HttpRequest,
+  HttpResponse,
+} from "./receive.js";
 export {
   type IngestLine,
   parseSlackEnvelope,
@@ -18,14 +24,7 @@ export {
   type SlackEvent,
   slackEventLines,
 } from "./slack-events.js";
-export {
-  type ConnectorLog,
-  type ConnectorMetric,
-  type HttpRequest,
-  type HttpResponse,
-  type SlackReceiverOptions,
-  slackReceiver,
-} from "./slack-receiver.js";
+export { type SlackReceiverOptions, slackReceiver } from "./slack-receiver.js";
 export {
   header,
   type RequestHeaders,

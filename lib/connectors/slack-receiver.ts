@@ -5,57 +5,25 @@
  * within 3 s, and the queue's consumer is the one writer of the tables.
  */
 import type { SlackNames } from "../exports/index.js";
-import type { EventClaims } from "./claims.js";
 import { ConnectorError } from "./errors.js";
+import {
+  type HttpRequest,
+  type HttpResponse,
+  OK,
+  reply,
+  type TakeOptions,
+  take,
+} from "./receive.js";
 import { type IngestLine, parseSlackEnvelope, slackEventLines } from "./slack-events.js";
-import { header, type RequestHeaders, verifySlackRequest } from "./slack-signature.js";
+import { header, verifySlackRequest } from "./slack-signature.js";
 
-export interface HttpRequest {
-  headers: RequestHeaders;
-  /** The raw body, as signed. */
-  body: Buffer;
-}
-
-export interface HttpResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** The receiver's counts: every request, and what became of it. */
-export type ConnectorMetric =
-  | "EventsReceived"
-  | "EventsIngested"
-  | "EventsDuplicate"
-  | "EventsIgnored"
-  | "EventsRefused"
-  | "EventsFailed";
-
-/** Structured logging; attributes carry ids, codes and counts, never message text. */
-export interface ConnectorLog {
-  info(message: string, attributes: Record<string, unknown>): void;
-  warn(message: string, attributes: Record<string, unknown>): void;
-  error(message: string, attributes: Record<string, unknown>): void;
-}
-
-export interface SlackReceiverOptions {
+export interface SlackReceiverOptions extends TakeOptions {
   /** The app's signing secret (cached by the caller). */
   signingSecret: () => Promise<string>;
-  claims: EventClaims;
-  /** Sends one ingest line (one queue message body). */
-  send: (line: IngestLine) => Promise<void>;
-  metrics: { add(name: ConnectorMetric, value: number): void };
-  log: ConnectorLog;
   names?: SlackNames;
   now?: () => number;
 }
 
-const reply = (statusCode: number, body: string, contentType = "application/json") => ({
-  statusCode,
-  headers: { "content-type": contentType },
-  body,
-});
-const OK = () => reply(200, '{"ok":true}');
 const REFUSED_STATUS: Record<string, number> = {
   CONNECTOR_MALFORMED_BODY: 400,
 };
@@ -112,52 +80,6 @@ export function slackReceiver(options: SlackReceiverOptions) {
     }
     return take(options, eventId, lines, retry);
   };
-}
-
-async function take(
-  options: SlackReceiverOptions,
-  eventId: string,
-  lines: IngestLine[],
-  retry: Record<string, string | undefined>,
-): Promise<HttpResponse> {
-  const { metrics, log } = options;
-  try {
-    if (!(await options.claims.claim(eventId))) {
-      metrics.add("EventsDuplicate", 1);
-      log.info("event already taken", { eventId, ...retry });
-      return OK();
-    }
-  } catch (error) {
-    metrics.add("EventsFailed", 1);
-    log.error("event claim failed", { eventId, error: (error as Error).name, ...retry });
-    return reply(500, '{"error":"claim failed"}');
-  }
-  try {
-    for (const line of lines) await options.send(line);
-  } catch (error) {
-    metrics.add("EventsFailed", 1);
-    // Given back, so that Slack's retry is taken; if that fails too, the retry is dropped as a
-    // duplicate: logged with the id, for an operator to re-send.
-    const released = await options.claims.release(eventId).then(
-      () => true,
-      () => false,
-    );
-    log.error("send to the ingest queue failed", {
-      eventId,
-      released,
-      error: (error as Error).name,
-      ...retry,
-    });
-    return reply(500, '{"error":"send failed"}');
-  }
-  metrics.add("EventsIngested", 1);
-  log.info("event sent", {
-    eventId,
-    ops: lines.map((l) => l.op ?? "add"),
-    ids: lines.map((l) => String(l.id)),
-    ...retry,
-  });
-  return OK();
 }
 
 /** What is logged of an ignored event: its type and subtype, never its text. */

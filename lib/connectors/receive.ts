@@ -1,0 +1,97 @@
+/**
+ * What every receiver shares: the HTTP shapes, its counts and log, and the last step, which
+ * claims the platform's event id (a retry of a taken event is acknowledged, not sent again) and
+ * sends its lines to the ingest queue, giving the claim back when the send fails.
+ */
+import type { EventClaims } from "./claims.js";
+import type { IngestLine } from "./slack-events.js";
+import type { RequestHeaders } from "./slack-signature.js";
+
+export interface HttpRequest {
+  headers: RequestHeaders;
+  /** The raw body, as signed. */
+  body: Buffer;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The receiver's counts: every request, and what became of it. */
+export type ConnectorMetric =
+  | "EventsReceived"
+  | "EventsIngested"
+  | "EventsDuplicate"
+  | "EventsIgnored"
+  | "EventsRefused"
+  | "EventsFailed";
+
+/** Structured logging; attributes carry ids, codes and counts, never message text. */
+export interface ConnectorLog {
+  info(message: string, attributes: Record<string, unknown>): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
+  error(message: string, attributes: Record<string, unknown>): void;
+}
+
+/** What {@link take} needs of a receiver's options. */
+export interface TakeOptions {
+  claims: EventClaims;
+  /** Sends one ingest line (one queue message body). */
+  send: (line: IngestLine) => Promise<void>;
+  metrics: { add(name: ConnectorMetric, value: number): void };
+  log: ConnectorLog;
+}
+
+export const reply = (statusCode: number, body: string, contentType = "application/json") => ({
+  statusCode,
+  headers: { "content-type": contentType },
+  body,
+});
+export const OK = () => reply(200, '{"ok":true}');
+export async function take(
+  options: TakeOptions,
+  eventId: string,
+  lines: IngestLine[],
+  retry: Record<string, string | undefined>,
+): Promise<HttpResponse> {
+  const { metrics, log } = options;
+  try {
+    if (!(await options.claims.claim(eventId))) {
+      metrics.add("EventsDuplicate", 1);
+      log.info("event already taken", { eventId, ...retry });
+      return OK();
+    }
+  } catch (error) {
+    metrics.add("EventsFailed", 1);
+    log.error("event claim failed", { eventId, error: (error as Error).name, ...retry });
+    return reply(500, '{"error":"claim failed"}');
+  }
+  try {
+    for (const line of lines) await options.send(line);
+  } catch (error) {
+    metrics.add("EventsFailed", 1);
+    // Given back, so that Slack's retry is taken; if that fails too, the retry is dropped as a
+    // duplicate: logged with the id, for an operator to re-send.
+    const released = await options.claims.release(eventId).then(
+      () => true,
+      () => false,
+    );
+    log.error("send to the ingest queue failed", {
+      eventId,
+      released,
+      error: (error as Error).name,
+      ...retry,
+    });
+    return reply(500, '{"error":"send failed"}');
+  }
+  metrics.add("EventsIngested", 1);
+  log.info("event sent", {
+    eventId,
+    ops: lines.map((l) => l.op ?? "add"),
+    ids: lines.map((l) => String(l.id)),
+    ...retry,
+  });
+  return OK();
+}
