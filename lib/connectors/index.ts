@@ -16,9 +16,9 @@ export type {
   ConnectorMetric,
   HttpRequest,
   HttpResponse,
+  IngestLine,
 } from "./receive.js";
 export {
-  type IngestLine,
   parseSlackEnvelope,
   type SlackEnvelope,
   type SlackEvent,

@@ -3,9 +3,13 @@
  * claims the platform's event id (a retry of a taken event is acknowledged, not sent again) and
  * sends its lines to the ingest queue, giving the claim back when the send fails.
  */
+
+import type { ChatChangeInput, ChatMessageInput } from "../ingest/index.js";
 import type { EventClaims } from "./claims.js";
-import type { IngestLine } from "./slack-events.js";
 import type { RequestHeaders } from "./slack-signature.js";
+
+/** A line for the ingest queue: a new message, an edit or a deletion. */
+export type IngestLine = ChatMessageInput | ChatChangeInput;
 
 export interface HttpRequest {
   headers: RequestHeaders;

@@ -10,11 +10,9 @@ import {
   slackText,
   slackTsMs,
 } from "../exports/index.js";
-import type { ChatChangeInput, ChatMessageInput } from "../ingest/index.js";
+import type { ChatMessageInput } from "../ingest/index.js";
 import { ConnectorError } from "./errors.js";
-
-/** A line for the ingest queue: a new message, an edit or a deletion. */
-export type IngestLine = ChatMessageInput | ChatChangeInput;
+import type { IngestLine } from "./receive.js";
 
 export type SlackEnvelope =
   | { type: "url_verification"; challenge: string }

@@ -9,12 +9,13 @@ import { ConnectorError } from "./errors.js";
 import {
   type HttpRequest,
   type HttpResponse,
+  type IngestLine,
   OK,
   reply,
   type TakeOptions,
   take,
 } from "./receive.js";
-import { type IngestLine, parseSlackEnvelope, slackEventLines } from "./slack-events.js";
+import { parseSlackEnvelope, slackEventLines } from "./slack-events.js";
 import { header, verifySlackRequest } from "./slack-signature.js";
 
 export interface SlackReceiverOptions extends TakeOptions {
