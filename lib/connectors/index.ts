@@ -1,6 +1,7 @@
 /**
  * Live chat connectors: the Slack Events API receiver's protocol (signature, URL verification,
- * message events as ingest lines, rendered as the export reader renders them) and the claims
+ * message events as ingest lines, rendered as the export reader renders them), the Telegram
+ * webhook's (secret token, updates as ingest lines in the export reader's ids) and the claims
  * that keep a platform's retry from being ingested twice.
  */
 export {
@@ -35,3 +36,12 @@ export {
   type VerifyOptions,
   verifySlackRequest,
 } from "./slack-signature.js";
+export {
+  parseTelegramUpdate,
+  TELEGRAM_TOKEN_HEADER,
+  type TelegramMessage,
+  type TelegramUpdate,
+  telegramUpdateLines,
+  verifyTelegramRequest,
+} from "./telegram.js";
+export { type TelegramReceiverOptions, telegramReceiver } from "./telegram-receiver.js";
