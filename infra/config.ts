@@ -104,7 +104,10 @@ export interface ConvosegConfig {
   /** The segment queue's visibility timeout: six times the extraction function's timeout. */
   segmentVisibilityTimeoutMs: number;
   /** The optional connectors; absent, not deployed. */
-  connectors: { slack?: { signingSecretArn: string } };
+  connectors: {
+    slack?: { signingSecretArn: string };
+    telegram?: { secretTokenArn: string };
+  };
   names: {
     messagesTable?: string;
     channelsTable?: string;
@@ -318,6 +321,9 @@ function configOf(v: SettingValues): ConvosegConfig {
       ...(v.slackSigningSecret === undefined
         ? {}
         : { slack: { signingSecretArn: v.slackSigningSecret } }),
+      ...(v.telegramSecretToken === undefined
+        ? {}
+        : { telegram: { secretTokenArn: v.telegramSecretToken } }),
     },
     names: {
       messagesTable: v.messagesTableName,

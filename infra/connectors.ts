@@ -10,36 +10,66 @@ import { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
 import type { Observability } from "./observability.js";
 
-export interface SlackConnectorProps {
+/** A platform the stack can receive webhooks from, and what its receiver is told. */
+export interface WebhookPlatform {
+  /** `slack`, `telegram`: the metrics' `service` dimension and the claims' key prefix. */
+  readonly name: "slack" | "telegram";
+  /** The construct id and the alarms' prefix: `Slack`, `Telegram`. */
+  readonly title: string;
+  /** The handler module. */
+  readonly entry: string;
+  /** The environment variable naming the secret. */
+  readonly secretVariable: string;
+  /** What the secret holds, for descriptions. */
+  readonly secretIs: string;
+}
+
+export const SLACK: WebhookPlatform = {
+  name: "slack",
+  title: "Slack",
+  entry: "functions/slack/handler.ts",
+  secretVariable: "SLACK_SIGNING_SECRET_ARN",
+  secretIs: "signing secret",
+};
+
+export const TELEGRAM: WebhookPlatform = {
+  name: "telegram",
+  title: "Telegram",
+  entry: "functions/telegram/handler.ts",
+  secretVariable: "TELEGRAM_SECRET_TOKEN_ARN",
+  secretIs: "webhook secret token",
+};
+
+export interface WebhookConnectorProps {
+  readonly platform: WebhookPlatform;
   /** The ingest queue it sends to (and nothing else of ingestion). */
   readonly ingestion: Ingestion;
   /** The alarms' topic. */
   readonly observability: Observability;
-  /** The secret holding the Slack app's signing secret (`slackSigningSecret`). */
-  readonly signingSecretArn: string;
+  /** The Secrets Manager secret the receiver checks requests with. */
+  readonly secretArn: string;
   readonly logRetention: RetentionDays;
 }
 
-/** Where `functions/slack/handler.ts` publishes its counts (EMF). */
-export const SLACK_METRICS = { namespace: "convoseg", dimensionsMap: { service: "slack" } };
 /** Refused requests in five minutes past which someone is knocking, or the secret is wrong. */
 const REFUSED_THRESHOLD = 5;
 const PERIOD = Duration.minutes(5);
 
 /**
- * The Slack Events API receiver (docs/connectors.md): a Lambda behind a Function URL with no IAM
- * auth, because Slack cannot sign AWS requests: the request signature, checked with the signing
- * secret, is the auth. Its role may send to the ingest queue, read that one secret, and put and
- * delete claims in its own table (which events were taken; they expire after a day), nothing
- * else: it only adds messages, as any producer.
+ * A chat platform's webhook receiver (docs/connectors.md): a Lambda behind a Function URL with
+ * no IAM auth, because the platform cannot sign AWS requests: the platform's own signature or
+ * token, checked with the secret, is the auth. Its role may send to the ingest queue, read that
+ * one secret, and put and delete claims in its own table (which events were taken; they expire
+ * after a day), nothing else: it only adds messages, as any producer.
  */
-export class SlackConnector extends Construct {
+export class WebhookConnector extends Construct {
   readonly function: PipelineFunction;
   readonly url: FunctionUrl;
   readonly claims: Table;
 
-  constructor(scope: Construct, id: string, props: SlackConnectorProps) {
+  constructor(scope: Construct, id: string, props: WebhookConnectorProps) {
     super(scope, id);
+    const { platform } = props;
     this.claims = new Table(this, "Claims", {
       partitionKey: { name: "id", type: AttributeType.STRING },
       timeToLiveAttribute: "expiresAt",
@@ -51,15 +81,16 @@ export class SlackConnector extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.function = new PipelineFunction(this, "Receiver", {
-      entry: "functions/slack/handler.ts",
-      description: "convoseg Slack connector: Events API requests to the ingest queue",
+      entry: platform.entry,
+      description: `convoseg ${platform.title} connector: webhook requests to the ingest queue`,
       environment: {
         INGEST_QUEUE_URL: props.ingestion.queue.queue.queueUrl,
         CLAIMS_TABLE: this.claims.tableName,
-        SLACK_SIGNING_SECRET_ARN: props.signingSecretArn,
-        POWERTOOLS_SERVICE_NAME: "convoseg-slack",
+        [platform.secretVariable]: props.secretArn,
+        POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}`,
       },
-      // Slack gives up on an answer after 3 s and retries: no point running longer.
+      // Slack gives up on an answer after 3 s and retries: no point running longer (the work
+      // is one claim and one send, tens of milliseconds warm).
       timeout: Duration.seconds(5),
       memorySize: 256,
       logRetention: props.logRetention,
@@ -69,7 +100,7 @@ export class SlackConnector extends Construct {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["secretsmanager:GetSecretValue"],
-        resources: [props.signingSecretArn],
+        resources: [props.secretArn],
       }),
     );
     role.addToPrincipalPolicy(
@@ -80,15 +111,20 @@ export class SlackConnector extends Construct {
     );
     this.url = this.function.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     const metric = (metricName: ConnectorMetric) =>
-      new Metric({ ...SLACK_METRICS, metricName, statistic: "Sum", period: PERIOD });
-    props.observability.addAlarm("SlackRequestsRefused", {
-      description: `More than ${REFUSED_THRESHOLD} Slack requests refused in 5 minutes (bad signature, stale timestamp, malformed): a wrong signing secret in the secret, or someone probing the URL. See docs/connectors.md.`,
+      new Metric({
+        namespace: "convoseg",
+        dimensionsMap: { service: platform.name },
+        metricName,
+        statistic: "Sum",
+        period: PERIOD,
+      });
+    props.observability.addAlarm(`${platform.title}RequestsRefused`, {
+      description: `More than ${REFUSED_THRESHOLD} ${platform.title} requests refused in 5 minutes (bad signature or token, stale, malformed): a wrong ${platform.secretIs} in the secret, or someone probing the URL. See docs/connectors.md.`,
       metric: metric("EventsRefused"),
       threshold: REFUSED_THRESHOLD,
     });
-    props.observability.addAlarm("SlackEventsFailed", {
-      description:
-        "Slack events answered 500 (signing secret unreadable, claims table or ingest queue failing): Slack retries three times, then drops them.",
+    props.observability.addAlarm(`${platform.title}EventsFailed`, {
+      description: `${platform.title} events answered 500 (secret unreadable, claims table or ingest queue failing): the platform retries a few times, then drops them.`,
       metric: metric("EventsFailed"),
       threshold: 0,
     });

@@ -347,6 +347,13 @@ export interface ConvosegSettings {
    * @default - none: no Slack connector
    */
   readonly slackSigningSecret?: string;
+  /**
+   * The Telegram webhook connector (docs/connectors.md): the full ARN of the Secrets Manager
+   * secret holding the `secret_token` given to setWebhook (a plain string), never the token.
+   * Set, the stack deploys the receiver and its Function URL; unset, nothing of it.
+   * @default - none: no Telegram connector
+   */
+  readonly telegramSecretToken?: string;
 }
 
 export type SettingName = keyof ConvosegSettings;
@@ -411,6 +418,7 @@ export interface SettingValues {
   segmentQueueSenders: string[];
   dataRemovalPolicy: "retain" | "destroy";
   slackSigningSecret: string | undefined;
+  telegramSecretToken: string | undefined;
 }
 
 /** What is wrong with a value: the setting's own (or, for a rule over several, `setting`'s). */
@@ -927,6 +935,11 @@ export const SETTINGS: readonly Setting[] = [
   text("slackSigningSecret", {
     pattern: SECRET_ARN,
     rule: "a Secrets Manager secret's full ARN, not the signing secret itself",
+    secret: true,
+  }),
+  text("telegramSecretToken", {
+    pattern: SECRET_ARN,
+    rule: "a Secrets Manager secret's full ARN, not the secret token itself",
     secret: true,
   }),
 ];

@@ -2,7 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
-import { SlackConnector } from "./connectors.js";
+import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
 import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
@@ -27,7 +27,9 @@ export class ConvosegStack extends Stack {
   readonly observability: Observability;
   readonly erasure: Erasure;
   /** The Slack Events API receiver, when `slackSigningSecret` is set. */
-  readonly slack?: SlackConnector;
+  readonly slack?: WebhookConnector;
+  /** The Telegram webhook receiver, when `telegramSecretToken` is set. */
+  readonly telegram?: WebhookConnector;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
@@ -75,15 +77,17 @@ export class ConvosegStack extends Stack {
       extraction: this.extraction,
       storage: this.storage,
     });
-    const slack = config.connectors.slack;
-    if (slack !== undefined) {
-      this.slack = new SlackConnector(this, "Slack", {
+    const connector = (platform: typeof SLACK, secretArn: string) =>
+      new WebhookConnector(this, platform.title, {
+        platform,
         ingestion: this.ingestion,
         observability: this.observability,
-        signingSecretArn: slack.signingSecretArn,
+        secretArn,
         logRetention: config.logRetention,
       });
-    }
+    const { slack, telegram } = config.connectors;
+    if (slack !== undefined) this.slack = connector(SLACK, slack.signingSecretArn);
+    if (telegram !== undefined) this.telegram = connector(TELEGRAM, telegram.secretTokenArn);
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -134,6 +138,9 @@ export class ConvosegStack extends Stack {
       this.erasure.function.function.functionName,
       "EraseUser: invoke with {user, channels?, requestedBy}; again while it answers done: false",
     );
+    if (this.telegram !== undefined) {
+      output("TelegramWebhookUrl", this.telegram.url.url, "The url to give Telegram's setWebhook");
+    }
     if (this.slack !== undefined) {
       output(
         "SlackEventsUrl",

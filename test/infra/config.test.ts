@@ -309,6 +309,7 @@ describe("resolveConfig", () => {
         "previousDueShards",
         "showSystemMessages",
         "slackSigningSecret",
+        "telegramSecretToken",
         "queueType",
         "resultsTableName",
         "route",

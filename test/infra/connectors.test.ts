@@ -5,6 +5,7 @@ import { ConfigError, resolveConfig } from "../../infra/config.js";
 import { actionsOf, logicalId, roleStatements, type Synthesized, synthesize } from "./synth.js";
 
 const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/slack-signing-AbCdEf";
+const TOKEN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/telegram-token-AbCdEf";
 /** The stack's Slack connector, which these tests deploy. */
 function slackOf({ stack }: Synthesized) {
   if (stack.slack === undefined) throw new Error("the Slack connector is not deployed");
@@ -15,15 +16,20 @@ let on: Synthesized;
 
 beforeAll(() => {
   off = synthesize();
-  on = synthesize({}, { slackSigningSecret: SECRET });
-});
+  // Both connectors in one synth: each is checked on its own below.
+  on = synthesize({}, { slackSigningSecret: SECRET, telegramSecretToken: TOKEN });
+  // Two synths bundle every function twice: past the default hook timeout on a busy machine.
+}, 180_000);
 
 describe("the Slack connector", () => {
   it("is not deployed by default", () => {
     expect(off.stack.slack).toBeUndefined();
+    expect(off.stack.telegram).toBeUndefined();
     off.template.resourceCountIs("AWS::Lambda::Url", 0);
     expect(Object.keys(off.template.findOutputs("SlackEventsUrl"))).toEqual([]);
+    expect(Object.keys(off.template.findOutputs("TelegramWebhookUrl"))).toEqual([]);
     expect(JSON.stringify(off.template.toJSON())).not.toContain("SLACK_SIGNING_SECRET_ARN");
+    expect(JSON.stringify(off.template.toJSON())).not.toContain("TELEGRAM_SECRET_TOKEN_ARN");
   });
 
   it("is deployed behind a Function URL without IAM auth, its URL an output", () => {
@@ -105,5 +111,41 @@ describe("the Slack connector", () => {
     expect((error as Error).message).toBe(
       "convoseg: invalid setting slackSigningSecret (from stack props): must be a Secrets Manager secret's full ARN, not the signing secret itself (the value is not shown)",
     );
+  });
+});
+
+describe("the Telegram connector", () => {
+  const telegramOf = ({ stack }: Synthesized) => {
+    if (stack.telegram === undefined) throw new Error("the Telegram connector is not deployed");
+    return stack.telegram;
+  };
+
+  it("is deployed behind its own Function URL, with its own role, secret and claims", () => {
+    const telegram = telegramOf(on);
+    on.template.resourceCountIs("AWS::Lambda::Url", 2);
+    on.template.hasResourceProperties("AWS::Lambda::Url", {
+      AuthType: "NONE",
+      TargetFunctionArn: {
+        "Fn::GetAtt": [logicalId(on.stack, telegram.function.function), "Arn"],
+      },
+    });
+    on.template.hasOutput("TelegramWebhookUrl", {
+      Value: { "Fn::GetAtt": [Match.anyValue(), "FunctionUrl"] },
+    });
+    const statements = roleStatements(on.template, logicalId(on.stack, telegram.function.role));
+    const granted = statements.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource }));
+    expect(granted).toHaveLength(4);
+    expect(granted).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resource: TOKEN });
+    expect(granted).toContainEqual({
+      actions: ["dynamodb:DeleteItem", "dynamodb:PutItem"],
+      resource: { "Fn::GetAtt": [logicalId(on.stack, telegram.claims), "Arn"] },
+    });
+    expect(JSON.stringify(granted)).not.toContain(SECRET);
+    for (const name of ["TelegramRequestsRefused", "TelegramEventsFailed"]) {
+      on.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        AlarmName: `Test-${name}`,
+        Dimensions: [{ Name: "service", Value: "telegram" }],
+      });
+    }
   });
 });
