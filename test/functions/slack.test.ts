@@ -3,9 +3,6 @@
  * secret from a Secrets Manager served on 127.0.0.1, claims on DynamoDB Local, lines into the
  * SQS emulator, and on through the ingestion function into the messages table.
  */
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { CreateQueueCommand } from "@aws-sdk/client-sqs";
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
@@ -14,6 +11,7 @@ import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
 import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
 import { envelope, plain, SECRET } from "../connectors/slack-fixtures.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import { type SecretsServer, startSecretsServer } from "../support/secrets-manager.js";
 import { drainQueue, sqsEvent, testSqsClient, uniqueQueueName } from "../support/sqs.js";
 
 const suffix = Date.now().toString(36);
@@ -24,8 +22,7 @@ const SECRET_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:slack-s
 const client = testDynamoDbClient();
 const sqs = testSqsClient();
 let queueUrl = "";
-let secrets: Server;
-let secretReads = 0;
+let secrets: SecretsServer;
 
 beforeAll(async () => {
   await createMessagesTable(client, messagesTable);
@@ -34,31 +31,10 @@ beforeAll(async () => {
   ({ QueueUrl: queueUrl = "" } = await sqs.send(
     new CreateQueueCommand({ QueueName: uniqueQueueName("slack-ingest") }),
   ));
-  // Secrets Manager's GetSecretValue, as the SDK calls it (JSON 1.1 over POST).
-  secrets = createServer((request, response) => {
-    const target = request.headers["x-amz-target"];
-    request.resume();
-    request.on("end", () => {
-      if (target !== "secretsmanager.GetSecretValue") {
-        response.writeHead(400).end();
-        return;
-      }
-      secretReads++;
-      response.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-      response.end(
-        JSON.stringify({
-          ARN: SECRET_ARN,
-          Name: "slack-signing",
-          SecretString: SECRET,
-          VersionId: "v1",
-        }),
-      );
-    });
-  }).listen(0, "127.0.0.1");
-  await once(secrets, "listening");
+  secrets = await startSecretsServer({ [SECRET_ARN]: SECRET });
 });
 
-afterAll(() => new Promise<void>((done) => secrets.close(() => done())));
+afterAll(() => secrets.close());
 
 const aws = () => ({
   // The counts are the receiver unit tests' concern: no EMF lines in the test output.
@@ -68,7 +44,7 @@ const aws = () => ({
   AWS_SECRET_ACCESS_KEY: "test",
   AWS_ENDPOINT_URL_DYNAMODB: inject("dynamodbEndpoint"),
   AWS_ENDPOINT_URL_SQS: inject("sqsEndpoint"),
-  AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(secrets.address() as AddressInfo).port}`,
+  AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
 });
 
 async function load<T>(
@@ -165,7 +141,7 @@ describe("the Slack receiver Lambda", () => {
     );
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 401]);
     // The secret is read once and cached.
-    expect(secretReads).toBe(1);
+    expect(secrets.reads.get(SECRET_ARN)).toBe(1);
 
     const sent = await drainQueue(sqs, queueUrl);
     expect(sent).toHaveLength(2);
