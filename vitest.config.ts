@@ -22,6 +22,7 @@ const EMULATOR_TESTS = [
   "test/cli/run.test.ts",
   "test/cli/topics.test.ts",
   "test/cli/workspace.test.ts",
+  "test/connectors/slack-users.test.ts",
   "test/dynamodb/**/*.test.ts",
   "test/erasure/*-dynamodb.test.ts",
   "test/extraction/llm/bedrock.test.ts",

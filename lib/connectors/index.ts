@@ -37,6 +37,11 @@ export {
   verifySlackRequest,
 } from "./slack-signature.js";
 export {
+  SlackUserNames,
+  type SlackUserNamesOptions,
+  slackUserIds,
+} from "./slack-users.js";
+export {
   parseTelegramUpdate,
   TELEGRAM_TOKEN_HEADER,
   type TelegramMessage,

@@ -17,11 +17,13 @@ import {
 } from "./receive.js";
 import { parseSlackEnvelope, slackEventLines } from "./slack-events.js";
 import { header, verifySlackRequest } from "./slack-signature.js";
+import { slackUserIds } from "./slack-users.js";
 
 export interface SlackReceiverOptions extends TakeOptions {
   /** The app's signing secret (cached by the caller). */
   signingSecret: () => Promise<string>;
-  names?: SlackNames;
+  /** Names for the user ids an event carries (`SlackUserNames`); else authors stay ids. */
+  userNames?: (ids: string[]) => Promise<SlackNames>;
   now?: () => number;
 }
 
@@ -67,7 +69,12 @@ export function slackReceiver(options: SlackReceiverOptions) {
         return OK();
       }
       eventId = envelope.eventId;
-      lines = slackEventLines(envelope.event, options.names);
+      const { event } = envelope;
+      // Names are a nicety: a lookup that fails leaves the ids, never the event.
+      const names = await options
+        .userNames?.(slackUserIds(event.user, event.text, event.message?.user, event.message?.text))
+        .catch(() => undefined);
+      lines = slackEventLines(event, names);
       if (lines.length === 0) {
         metrics.add("EventsIgnored", 1);
         log.info("event ignored", { eventId, ...describe(envelope.event), ...retry });
