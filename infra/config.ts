@@ -105,7 +105,7 @@ export interface ConvosegConfig {
   segmentVisibilityTimeoutMs: number;
   /** The optional connectors; absent, not deployed. */
   connectors: {
-    slack?: { signingSecretArn: string };
+    slack?: { signingSecretArn: string; botTokenArn?: string };
     telegram?: { secretTokenArn: string };
   };
   names: {
@@ -320,7 +320,14 @@ function configOf(v: SettingValues): ConvosegConfig {
     connectors: {
       ...(v.slackSigningSecret === undefined
         ? {}
-        : { slack: { signingSecretArn: v.slackSigningSecret } }),
+        : {
+            slack: {
+              signingSecretArn: v.slackSigningSecret,
+              ...(v.slackBotTokenSecret === undefined
+                ? {}
+                : { botTokenArn: v.slackBotTokenSecret }),
+            },
+          }),
       ...(v.telegramSecretToken === undefined
         ? {}
         : { telegram: { secretTokenArn: v.telegramSecretToken } }),

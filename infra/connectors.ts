@@ -48,6 +48,11 @@ export interface WebhookConnectorProps {
   readonly observability: Observability;
   /** The Secrets Manager secret the receiver checks requests with. */
   readonly secretArn: string;
+  /**
+   * Other secrets it may read, by the environment variable that names each (Slack's bot token).
+   * @default - none
+   */
+  readonly extraSecrets?: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
 }
 
@@ -87,6 +92,7 @@ export class WebhookConnector extends Construct {
         INGEST_QUEUE_URL: props.ingestion.queue.queue.queueUrl,
         CLAIMS_TABLE: this.claims.tableName,
         [platform.secretVariable]: props.secretArn,
+        ...props.extraSecrets,
         POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}`,
       },
       // Slack gives up on an answer after 3 s and retries: no point running longer (the work
@@ -100,7 +106,7 @@ export class WebhookConnector extends Construct {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["secretsmanager:GetSecretValue"],
-        resources: [props.secretArn],
+        resources: [props.secretArn, ...Object.values(props.extraSecrets ?? {})],
       }),
     );
     role.addToPrincipalPolicy(

@@ -348,6 +348,12 @@ export interface ConvosegSettings {
    */
   readonly slackSigningSecret?: string;
   /**
+   * With the Slack connector, the ARN of a secret holding the app's bot token (`xoxb-…`, scope
+   * `users:read`): authors and mentions are named through users.info, cached an hour.
+   * @default - none: Slack users stay their ids
+   */
+  readonly slackBotTokenSecret?: string;
+  /**
    * The Telegram webhook connector (docs/connectors.md): the full ARN of the Secrets Manager
    * secret holding the `secret_token` given to setWebhook (a plain string), never the token.
    * Set, the stack deploys the receiver and its Function URL; unset, nothing of it.
@@ -418,6 +424,7 @@ export interface SettingValues {
   segmentQueueSenders: string[];
   dataRemovalPolicy: "retain" | "destroy";
   slackSigningSecret: string | undefined;
+  slackBotTokenSecret: string | undefined;
   telegramSecretToken: string | undefined;
 }
 
@@ -937,6 +944,21 @@ export const SETTINGS: readonly Setting[] = [
     rule: "a Secrets Manager secret's full ARN, not the signing secret itself",
     secret: true,
   }),
+  text(
+    "slackBotTokenSecret",
+    {
+      pattern: SECRET_ARN,
+      rule: "a Secrets Manager secret's full ARN, not the bot token itself",
+      secret: true,
+    },
+    {
+      check: ({ slackBotTokenSecret, slackSigningSecret }) => {
+        if (slackBotTokenSecret !== undefined && slackSigningSecret === undefined) {
+          fail("is for the Slack connector: set slackSigningSecret too");
+        }
+      },
+    },
+  ),
   text("telegramSecretToken", {
     pattern: SECRET_ARN,
     rule: "a Secrets Manager secret's full ARN, not the secret token itself",

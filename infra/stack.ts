@@ -77,16 +77,27 @@ export class ConvosegStack extends Stack {
       extraction: this.extraction,
       storage: this.storage,
     });
-    const connector = (platform: typeof SLACK, secretArn: string) =>
+    const connector = (
+      platform: typeof SLACK,
+      secretArn: string,
+      extraSecrets?: Record<string, string>,
+    ) =>
       new WebhookConnector(this, platform.title, {
         platform,
         ingestion: this.ingestion,
         observability: this.observability,
         secretArn,
+        extraSecrets,
         logRetention: config.logRetention,
       });
     const { slack, telegram } = config.connectors;
-    if (slack !== undefined) this.slack = connector(SLACK, slack.signingSecretArn);
+    if (slack !== undefined) {
+      this.slack = connector(
+        SLACK,
+        slack.signingSecretArn,
+        slack.botTokenArn === undefined ? undefined : { SLACK_BOT_TOKEN_ARN: slack.botTokenArn },
+      );
+    }
     if (telegram !== undefined) this.telegram = connector(TELEGRAM, telegram.secretTokenArn);
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",

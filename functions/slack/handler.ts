@@ -11,7 +11,7 @@ import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from "aws-lambda";
-import { DynamoDbEventClaims, slackReceiver } from "../../lib/connectors/index.js";
+import { DynamoDbEventClaims, SlackUserNames, slackReceiver } from "../../lib/connectors/index.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
 function requiredEnvironment(name: string): string {
@@ -27,6 +27,8 @@ function requiredEnvironment(name: string): string {
 const queueUrl = requiredEnvironment("INGEST_QUEUE_URL");
 const secretId = requiredEnvironment("SLACK_SIGNING_SECRET_ARN");
 const claimsTable = requiredEnvironment("CLAIMS_TABLE");
+/** Optional: with the bot token, authors and mentions are named (users.info), else left as ids. */
+const botTokenId = process.env.SLACK_BOT_TOKEN_ARN || undefined;
 
 /**
  * Five minutes: a rotated secret is read within that, and a warm function reads it about once
@@ -40,14 +42,23 @@ const logger = new Logger({ serviceName: "convoseg-slack" });
 // AWS, the emulator's locally.
 const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
 
+/** A secret's string, cached by the Powertools utility. */
+async function secretString(id: string): Promise<string> {
+  const value = await getSecret(id, { maxAge: SECRET_MAX_AGE_SECONDS });
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`the secret ${id} is empty or not a string`);
+  }
+  return value;
+}
+
+const userNames =
+  botTokenId === undefined
+    ? undefined
+    : new SlackUserNames({ token: () => secretString(botTokenId) });
+
 const receive = slackReceiver({
-  signingSecret: async () => {
-    const value = await getSecret(secretId, { maxAge: SECRET_MAX_AGE_SECONDS });
-    if (typeof value !== "string" || value === "") {
-      throw new TypeError(`the secret ${secretId} is empty or not a string`);
-    }
-    return value;
-  },
+  signingSecret: () => secretString(secretId),
+  ...(userNames && { userNames: (ids: string[]) => userNames.names(ids) }),
   claims: new DynamoDbEventClaims({
     client: new DynamoDBClient({}),
     tableName: claimsTable,

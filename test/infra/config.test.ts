@@ -309,6 +309,7 @@ describe("resolveConfig", () => {
         "previousDueShards",
         "showSystemMessages",
         "slackSigningSecret",
+        "slackBotTokenSecret",
         "telegramSecretToken",
         "queueType",
         "resultsTableName",

@@ -5,6 +5,7 @@ import { ConfigError, resolveConfig } from "../../infra/config.js";
 import { actionsOf, logicalId, roleStatements, type Synthesized, synthesize } from "./synth.js";
 
 const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/slack-signing-AbCdEf";
+const BOT = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/slack-bot-AbCdEf";
 const TOKEN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/telegram-token-AbCdEf";
 /** The stack's Slack connector, which these tests deploy. */
 function slackOf({ stack }: Synthesized) {
@@ -17,7 +18,14 @@ let on: Synthesized;
 beforeAll(() => {
   off = synthesize();
   // Both connectors in one synth: each is checked on its own below.
-  on = synthesize({}, { slackSigningSecret: SECRET, telegramSecretToken: TOKEN });
+  on = synthesize(
+    {},
+    {
+      slackSigningSecret: SECRET,
+      slackBotTokenSecret: BOT,
+      telegramSecretToken: TOKEN,
+    },
+  );
   // Two synths bundle every function twice: past the default hook timeout on a busy machine.
 }, 180_000);
 
@@ -45,6 +53,7 @@ describe("the Slack connector", () => {
       Environment: {
         Variables: Match.objectLike({
           SLACK_SIGNING_SECRET_ARN: SECRET,
+          SLACK_BOT_TOKEN_ARN: BOT,
           INGEST_QUEUE_URL: { Ref: logicalId(on.stack, on.stack.ingestion.queue.queue) },
           CLAIMS_TABLE: { Ref: logicalId(on.stack, slack.claims) },
         }),
@@ -64,7 +73,7 @@ describe("the Slack connector", () => {
             "Fn::GetAtt": [logicalId(on.stack, on.stack.ingestion.queue.queue), "Arn"],
           },
         },
-        { actions: ["secretsmanager:GetSecretValue"], resource: SECRET },
+        { actions: ["secretsmanager:GetSecretValue"], resource: [SECRET, BOT] },
         {
           actions: ["dynamodb:DeleteItem", "dynamodb:PutItem"],
           resource: { "Fn::GetAtt": [logicalId(on.stack, slack.claims), "Arn"] },
@@ -97,6 +106,12 @@ describe("the Slack connector", () => {
   it("synthesizes cdk-nag clean, on and off", () => {
     expect(off.report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
     expect(on.report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+  });
+
+  it("refuses a bot token without the connector, naming the setting", () => {
+    expect(() => resolveConfig({ slackBotTokenSecret: BOT }, () => undefined)).toThrow(
+      "convoseg: invalid setting slackBotTokenSecret (from stack props): is for the Slack connector: set slackSigningSecret too",
+    );
   });
 
   it("refuses a setting that is not a secret ARN without echoing it", () => {
