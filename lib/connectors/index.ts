@@ -12,12 +12,14 @@ export {
   MemoryEventClaims,
 } from "./claims.js";
 export { ConnectorError, type ConnectorErrorCode } from "./errors.js";
-export type {
-  ConnectorLog,
-  ConnectorMetric,
-  HttpRequest,
-  HttpResponse,
-  IngestLine,
+export {
+  type ConnectorLog,
+  type ConnectorMetric,
+  type HttpRequest,
+  type HttpResponse,
+  header,
+  type IngestLine,
+  type RequestHeaders,
 } from "./receive.js";
 export {
   parseSlackEnvelope,
@@ -27,8 +29,6 @@ export {
 } from "./slack-events.js";
 export { type SlackReceiverOptions, slackReceiver } from "./slack-receiver.js";
 export {
-  header,
-  type RequestHeaders,
   SLACK_MAX_SKEW_SECONDS,
   SLACK_SIGNATURE_HEADER,
   SLACK_TIMESTAMP_HEADER,

@@ -6,7 +6,19 @@
 
 import type { ChatChangeInput, ChatMessageInput } from "../ingest/index.js";
 import type { EventClaims } from "./claims.js";
-import type { RequestHeaders } from "./slack-signature.js";
+
+/** Headers by lower-case name, as Lambda's Function URL event gives them (any case accepted). */
+export type RequestHeaders = Readonly<Record<string, string | undefined>>;
+
+/** A header by name, whatever its case. */
+export function header(headers: RequestHeaders, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (headers[lower] !== undefined) return headers[lower];
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === lower) return value;
+  }
+  return undefined;
+}
 
 /** A line for the ingest queue: a new message, an edit or a deletion. */
 export type IngestLine = ChatMessageInput | ChatChangeInput;

@@ -9,6 +9,7 @@ import { ConnectorError } from "./errors.js";
 import {
   type HttpRequest,
   type HttpResponse,
+  header,
   type IngestLine,
   OK,
   reply,
@@ -16,7 +17,7 @@ import {
   take,
 } from "./receive.js";
 import { parseSlackEnvelope, slackEventLines } from "./slack-events.js";
-import { header, verifySlackRequest } from "./slack-signature.js";
+import { verifySlackRequest } from "./slack-signature.js";
 import { slackUserIds } from "./slack-users.js";
 
 export interface SlackReceiverOptions extends TakeOptions {

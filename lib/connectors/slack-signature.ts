@@ -5,6 +5,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ConnectorError } from "./errors.js";
+import { header, type RequestHeaders } from "./receive.js";
 
 export const SLACK_SIGNATURE_HEADER = "X-Slack-Signature";
 export const SLACK_TIMESTAMP_HEADER = "X-Slack-Request-Timestamp";
@@ -13,19 +14,6 @@ export const SLACK_MAX_SKEW_SECONDS = 5 * 60;
 
 const SIGNATURE = /^v0=[0-9a-f]{64}$/;
 const TIMESTAMP = /^\d{1,12}$/;
-
-/** Headers by lower-case name, as Lambda's Function URL event gives them (any case accepted). */
-export type RequestHeaders = Readonly<Record<string, string | undefined>>;
-
-/** A header by name, whatever its case. */
-export function header(headers: RequestHeaders, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  if (headers[lower] !== undefined) return headers[lower];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === lower) return value;
-  }
-  return undefined;
-}
 
 /** The `X-Slack-Signature` value Slack would send for this body at this timestamp. */
 export function signSlackRequest(

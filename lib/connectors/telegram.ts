@@ -7,8 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ChatMessageInput } from "../ingest/index.js";
 import { ConnectorError } from "./errors.js";
-import type { IngestLine } from "./receive.js";
-import { header, type RequestHeaders } from "./slack-signature.js";
+import { header, type IngestLine, type RequestHeaders } from "./receive.js";
 
 export const TELEGRAM_TOKEN_HEADER = "X-Telegram-Bot-Api-Secret-Token";
 
