@@ -129,6 +129,11 @@ export class WebhookConnector extends Construct {
       metric: metric("EventsRefused"),
       threshold: REFUSED_THRESHOLD,
     });
+    props.observability.addAlarm(`${platform.title}ReceiverErrors`, {
+      description: `The ${platform.title} receiver function failed or timed out (a bug: it answers every request it can); the platform retries, then drops the event.`,
+      metric: this.function.function.metricErrors({ period: PERIOD, statistic: "Sum" }),
+      threshold: 0,
+    });
     props.observability.addAlarm(`${platform.title}EventsFailed`, {
       description: `${platform.title} events answered 500 (secret unreadable, claims table or ingest queue failing): the platform retries a few times, then drops them.`,
       metric: metric("EventsFailed"),

@@ -89,6 +89,11 @@ describe("the Slack connector", () => {
   });
 
   it("alarms on refused requests and failed events, on the stack's topic", () => {
+    on.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      AlarmName: "Test-SlackReceiverErrors",
+      MetricName: "Errors",
+      Namespace: "AWS/Lambda",
+    });
     for (const name of ["SlackRequestsRefused", "SlackEventsFailed"]) {
       on.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
         AlarmName: `Test-${name}`,
@@ -156,6 +161,13 @@ describe("the Telegram connector", () => {
       resource: { "Fn::GetAtt": [logicalId(on.stack, telegram.claims), "Arn"] },
     });
     expect(JSON.stringify(granted)).not.toContain(SECRET);
+    on.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      AlarmName: "Test-TelegramReceiverErrors",
+      MetricName: "Errors",
+      Dimensions: [
+        { Name: "FunctionName", Value: { Ref: logicalId(on.stack, telegram.function.function) } },
+      ],
+    });
     for (const name of ["TelegramRequestsRefused", "TelegramEventsFailed"]) {
       on.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
         AlarmName: `Test-${name}`,
