@@ -88,7 +88,7 @@ export async function take(
     for (const line of lines) await options.send(line);
   } catch (error) {
     metrics.add("EventsFailed", 1);
-    // Given back, so that Slack's retry is taken; if that fails too, the retry is dropped as a
+    // Given back, so that the platform's retry is taken; if that fails too, the retry is dropped as a
     // duplicate: logged with the id, for an operator to re-send.
     const released = await options.claims.release(eventId).then(
       () => true,

@@ -32,7 +32,7 @@ const REFUSED_STATUS: Record<string, number> = {
   CONNECTOR_MALFORMED_BODY: 400,
 };
 
-/** A request handler; it never throws: each outcome is a response, logged and counted. */
+/** A request handler: each outcome is a response, logged and counted (only a bug throws). */
 export function slackReceiver(options: SlackReceiverOptions) {
   const { metrics, log } = options;
   return async (request: HttpRequest): Promise<HttpResponse> => {

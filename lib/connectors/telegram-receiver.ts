@@ -20,7 +20,7 @@ export interface TelegramReceiverOptions extends TakeOptions {
   secretToken: () => Promise<string>;
 }
 
-/** A request handler; it never throws: each outcome is a response, logged and counted. */
+/** A request handler: each outcome is a response, logged and counted (only a bug throws). */
 export function telegramReceiver(options: TelegramReceiverOptions) {
   const { metrics, log } = options;
   return async (request: HttpRequest): Promise<HttpResponse> => {
