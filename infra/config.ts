@@ -103,6 +103,11 @@ export interface ConvosegConfig {
   alarms: { tokenPaceHours: number; dailySpendShare: number; extractFailureRate: number };
   /** The segment queue's visibility timeout: six times the extraction function's timeout. */
   segmentVisibilityTimeoutMs: number;
+  /** The optional connectors; absent, not deployed. */
+  connectors: {
+    slack?: { signingSecretArn: string; botTokenArn?: string };
+    telegram?: { secretTokenArn: string };
+  };
   names: {
     messagesTable?: string;
     channelsTable?: string;
@@ -312,6 +317,21 @@ function configOf(v: SettingValues): ConvosegConfig {
       extractFailureRate: v.extractFailureRate,
     },
     segmentVisibilityTimeoutMs: VISIBILITY_PER_TIMEOUT * extract.timeoutMs,
+    connectors: {
+      ...(v.slackSigningSecret === undefined
+        ? {}
+        : {
+            slack: {
+              signingSecretArn: v.slackSigningSecret,
+              ...(v.slackBotTokenSecret === undefined
+                ? {}
+                : { botTokenArn: v.slackBotTokenSecret }),
+            },
+          }),
+      ...(v.telegramSecretToken === undefined
+        ? {}
+        : { telegram: { secretTokenArn: v.telegramSecretToken } }),
+    },
     names: {
       messagesTable: v.messagesTableName,
       channelsTable: v.channelsTableName,

@@ -123,7 +123,7 @@ export interface ObservabilityProps {
 }
 
 /** An alarm: fires when `metric` crosses `threshold`, on `periods` periods in a row. */
-interface AlarmSpec {
+export interface AlarmSpec {
   description: string;
   metric: IMetric;
   threshold: number;
@@ -574,6 +574,14 @@ export class Observability extends Construct {
       statistic,
       period: this.tickPeriod,
     });
+  }
+
+  /**
+   * An alarm of a construct built after this one (a connector's), on the same topic and in the
+   * topic's policy like the others.
+   */
+  addAlarm(name: string, spec: AlarmSpec): void {
+    this.alarm(name, spec);
   }
 
   /** An alarm named after the stack, notifying the topic when it fires and when it clears. */

@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
+import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
 import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
@@ -25,6 +26,10 @@ export class ConvosegStack extends Stack {
   readonly extraction: Extraction;
   readonly observability: Observability;
   readonly erasure: Erasure;
+  /** The Slack Events API receiver, when `slackSigningSecret` is set. */
+  readonly slack?: WebhookConnector;
+  /** The Telegram webhook receiver, when `telegramSecretToken` is set. */
+  readonly telegram?: WebhookConnector;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
@@ -72,6 +77,28 @@ export class ConvosegStack extends Stack {
       extraction: this.extraction,
       storage: this.storage,
     });
+    const connector = (
+      platform: typeof SLACK,
+      secretArn: string,
+      extraSecrets?: Record<string, string>,
+    ) =>
+      new WebhookConnector(this, platform.title, {
+        platform,
+        ingestion: this.ingestion,
+        observability: this.observability,
+        secretArn,
+        extraSecrets,
+        logRetention: config.logRetention,
+      });
+    const { slack, telegram } = config.connectors;
+    if (slack !== undefined) {
+      this.slack = connector(
+        SLACK,
+        slack.signingSecretArn,
+        slack.botTokenArn === undefined ? undefined : { SLACK_BOT_TOKEN_ARN: slack.botTokenArn },
+      );
+    }
+    if (telegram !== undefined) this.telegram = connector(TELEGRAM, telegram.secretTokenArn);
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -127,6 +154,16 @@ export class ConvosegStack extends Stack {
       this.erasure.stateMachine.stateMachineArn,
       "EraseUserLoop: start an execution with the EraseUser event; it invokes EraseUser until done",
     );
+    if (this.telegram !== undefined) {
+      output("TelegramWebhookUrl", this.telegram.url.url, "The url to give Telegram's setWebhook");
+    }
+    if (this.slack !== undefined) {
+      output(
+        "SlackEventsUrl",
+        this.slack.url.url,
+        "The Request URL for the Slack app's Event Subscriptions",
+      );
+    }
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
     output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");
   }

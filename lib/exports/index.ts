@@ -21,6 +21,13 @@ export {
   parseExportFormat,
   readExports,
 } from "./read.js";
+export {
+  type SlackRaw,
+  SYSTEM_SUBTYPES as SLACK_SYSTEM_SUBTYPES,
+  slackText,
+  slackTsMs,
+} from "./slack.js";
+export { renderSlackText, type SlackNames } from "./slack-text.js";
 export { machineTimezone } from "./timezone.js";
 export {
   type ChannelSummary,

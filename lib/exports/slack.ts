@@ -16,7 +16,7 @@ import { renderSlackText, type SlackNames } from "./slack-text.js";
 import type { ExportMessage } from "./types.js";
 
 /** Subtypes that are the platform's own lines (joins, renames, pins): `kind: system`. */
-const SYSTEM_SUBTYPES = new Set([
+export const SYSTEM_SUBTYPES: ReadonlySet<string> = new Set([
   "channel_join",
   "channel_leave",
   "channel_topic",
@@ -248,7 +248,8 @@ function channelOf(
   return { id, name, days: [] };
 }
 
-interface SlackRaw {
+/** The fields of a Slack message object (export or Events API) that are read. */
+export interface SlackRaw {
   type?: unknown;
   subtype?: unknown;
   hidden?: unknown;
@@ -354,8 +355,11 @@ function slackMessage(
   return message;
 }
 
-/** The text, rendered, with attached files named and, for an empty text, attachments' fallbacks. */
-function slackText(raw: SlackRaw, names: SlackNames, subtype: string | undefined): string {
+/**
+ * The text, rendered, with attached files named and, for an empty text, attachments' fallbacks:
+ * an export's message or an Events API one (the live connector renders as imports do).
+ */
+export function slackText(raw: SlackRaw, names: SlackNames, subtype: string | undefined): string {
   let text = renderSlackText(typeof raw.text === "string" ? raw.text : "", names);
   if (text === "" && subtype === "tombstone") text = "(deleted message)";
   if (text === "" && Array.isArray(raw.attachments)) {

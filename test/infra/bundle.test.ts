@@ -16,6 +16,7 @@ const root = new URL("../../", import.meta.url).pathname;
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
 import * as chat from "./lib/chat/index.js";
+import * as connectors from "./lib/connectors/index.js";
 import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
@@ -57,6 +58,7 @@ export const made = [
   new knowledge.LeaseLostError("s"),
   new erasure.ErasureError("X", "x"),
   new erasure.ErasureRequestError("user", "x"),
+  new connectors.ConnectorError("CONNECTOR_BAD_SIGNATURE", "X-Slack-Signature", "x"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -93,6 +95,7 @@ const EXPECTED = [
   "LeaseLostError",
   "ErasureError",
   "ErasureRequestError",
+  "ConnectorError",
 ];
 
 describe("a minified bundle", () => {

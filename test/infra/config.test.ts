@@ -97,6 +97,7 @@ describe("resolveConfig", () => {
       },
       alarms: { tokenPaceHours: 8, dailySpendShare: 0.8, extractFailureRate: 0.5 },
       segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
+      connectors: {},
       names: {
         messagesTable: undefined,
         channelsTable: undefined,
@@ -224,6 +225,7 @@ describe("resolveConfig", () => {
       },
       alarms: { tokenPaceHours: 4, dailySpendShare: 0.9, extractFailureRate: 0.25 },
       segmentVisibilityTimeoutMs: 6 * (2 * 2 * 90_000 + 30_000),
+      connectors: {},
       names: {
         messagesTable: "chat-messages",
         channelsTable: "chat-channels",
@@ -306,6 +308,9 @@ describe("resolveConfig", () => {
         "reextractChangedShare",
         "previousDueShards",
         "showSystemMessages",
+        "slackSigningSecret",
+        "slackBotTokenSecret",
+        "telegramSecretToken",
         "queueType",
         "resultsTableName",
         "route",

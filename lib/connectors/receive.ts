@@ -1,0 +1,113 @@
+/**
+ * What every receiver shares: the HTTP shapes, its counts and log, and the last step, which
+ * claims the platform's event id (a retry of a taken event is acknowledged, not sent again) and
+ * sends its lines to the ingest queue, giving the claim back when the send fails.
+ */
+
+import type { ChatChangeInput, ChatMessageInput } from "../ingest/index.js";
+import type { EventClaims } from "./claims.js";
+
+/** Headers by lower-case name, as Lambda's Function URL event gives them (any case accepted). */
+export type RequestHeaders = Readonly<Record<string, string | undefined>>;
+
+/** A header by name, whatever its case. */
+export function header(headers: RequestHeaders, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (headers[lower] !== undefined) return headers[lower];
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === lower) return value;
+  }
+  return undefined;
+}
+
+/** A line for the ingest queue: a new message, an edit or a deletion. */
+export type IngestLine = ChatMessageInput | ChatChangeInput;
+
+export interface HttpRequest {
+  headers: RequestHeaders;
+  /** The raw body, as signed. */
+  body: Buffer;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The receiver's counts: every request, and what became of it. */
+export type ConnectorMetric =
+  | "EventsReceived"
+  | "EventsIngested"
+  | "EventsDuplicate"
+  | "EventsIgnored"
+  | "EventsRefused"
+  | "EventsFailed";
+
+/** Structured logging; attributes carry ids, codes and counts, never message text. */
+export interface ConnectorLog {
+  info(message: string, attributes: Record<string, unknown>): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
+  error(message: string, attributes: Record<string, unknown>): void;
+}
+
+/** What {@link take} needs of a receiver's options. */
+export interface TakeOptions {
+  claims: EventClaims;
+  /** Sends one ingest line (one queue message body). */
+  send: (line: IngestLine) => Promise<void>;
+  metrics: { add(name: ConnectorMetric, value: number): void };
+  log: ConnectorLog;
+}
+
+export const reply = (statusCode: number, body: string, contentType = "application/json") => ({
+  statusCode,
+  headers: { "content-type": contentType },
+  body,
+});
+export const OK = () => reply(200, '{"ok":true}');
+export async function take(
+  options: TakeOptions,
+  eventId: string,
+  lines: IngestLine[],
+  retry: Record<string, string | undefined>,
+): Promise<HttpResponse> {
+  const { metrics, log } = options;
+  try {
+    if (!(await options.claims.claim(eventId))) {
+      metrics.add("EventsDuplicate", 1);
+      log.info("event already taken", { eventId, ...retry });
+      return OK();
+    }
+  } catch (error) {
+    metrics.add("EventsFailed", 1);
+    log.error("event claim failed", { eventId, error: (error as Error).name, ...retry });
+    return reply(500, '{"error":"claim failed"}');
+  }
+  try {
+    for (const line of lines) await options.send(line);
+  } catch (error) {
+    metrics.add("EventsFailed", 1);
+    // Given back, so that the platform's retry is taken; if that fails too, the retry is dropped as a
+    // duplicate: logged with the id, for an operator to re-send.
+    const released = await options.claims.release(eventId).then(
+      () => true,
+      () => false,
+    );
+    log.error("send to the ingest queue failed", {
+      eventId,
+      released,
+      error: (error as Error).name,
+      ...retry,
+    });
+    return reply(500, '{"error":"send failed"}');
+  }
+  metrics.add("EventsIngested", 1);
+  log.info("event sent", {
+    eventId,
+    ops: lines.map((l) => l.op ?? "add"),
+    ids: lines.map((l) => String(l.id)),
+    ...retry,
+  });
+  return OK();
+}

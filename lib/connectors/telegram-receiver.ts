@@ -1,0 +1,57 @@
+/**
+ * The Telegram webhook receiver's logic, apart from Lambda: check the secret token, map the
+ * update's message to its ingest line, claim the `update_id` (Telegram re-sends an update until
+ * it gets a 2xx) and hand the line to the ingest queue, never ingesting inline.
+ */
+import { ConnectorError } from "./errors.js";
+import {
+  type HttpRequest,
+  type HttpResponse,
+  type IngestLine,
+  OK,
+  reply,
+  type TakeOptions,
+  take,
+} from "./receive.js";
+import { parseTelegramUpdate, telegramUpdateLines, verifyTelegramRequest } from "./telegram.js";
+
+export interface TelegramReceiverOptions extends TakeOptions {
+  /** The `secret_token` given to setWebhook (cached by the caller). */
+  secretToken: () => Promise<string>;
+}
+
+/** A request handler: each outcome is a response, logged and counted (only a bug throws). */
+export function telegramReceiver(options: TelegramReceiverOptions) {
+  const { metrics, log } = options;
+  return async (request: HttpRequest): Promise<HttpResponse> => {
+    metrics.add("EventsReceived", 1);
+    let token: string;
+    try {
+      token = await options.secretToken();
+    } catch (error) {
+      metrics.add("EventsFailed", 1);
+      log.error("secret token unreadable", { error: (error as Error).name });
+      return reply(500, '{"error":"secret token unreadable"}');
+    }
+    let lines: IngestLine[];
+    let updateId: number;
+    try {
+      verifyTelegramRequest(request.headers, token);
+      const update = parseTelegramUpdate(request.body);
+      updateId = update.updateId;
+      lines = telegramUpdateLines(update);
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      metrics.add("EventsRefused", 1);
+      log.warn("request refused", { code: error.code, field: error.field });
+      const status = error.code === "CONNECTOR_MALFORMED_BODY" ? 400 : 401;
+      return reply(status, JSON.stringify({ error: error.code }));
+    }
+    if (lines.length === 0) {
+      metrics.add("EventsIgnored", 1);
+      log.info("update ignored", { updateId });
+      return OK();
+    }
+    return take(options, String(updateId), lines, {});
+  };
+}
