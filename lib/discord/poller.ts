@@ -1,0 +1,210 @@
+/**
+ * A run of the Discord poller: each configured channel, least recently polled first, read
+ * forward from its cursor and re-read over its recent window, then its threads (active ones of
+ * its guild and its latest archived public ones) as sources of their own, landing in the
+ * channel with `thread` set. A 403 stops that channel, a 401 the whole run (the token is bad for
+ * every channel); the deadline stops the run, and the next one resumes at the cursors.
+ */
+import type { Clock } from "./clock.js";
+import type { CursorState } from "./cursors.js";
+import { DiscordAuthError, DiscordDeadlineError, DiscordError } from "./errors.js";
+import type { Destination } from "./map.js";
+import { compareSnowflakes, snowflakeFromTime } from "./snowflake.js";
+import { emptyTally, pollForward, reread, type SourceDeps, type SourceTally } from "./source.js";
+
+export const DEFAULT_REREAD_WINDOW = 200;
+/** Channel names and guilds are read again after this long (a rename shows within a day). */
+const META_MAX_AGE_MS = 24 * 3_600_000;
+/** GUILD_FORUM: only threads, no messages of its own. */
+const GUILD_FORUM = 15;
+
+export interface PollSettings {
+  /** The channel ids to poll (text, announcement or forum channels). */
+  channels: readonly string[];
+  /** Latest messages re-read per channel (and active thread) each run; 0 turns it off. */
+  rereadWindow?: number;
+  /** Epoch ms to read from on a channel's first run; default: the first run's own time. */
+  backfillFrom?: number;
+  /** Poll threads (default true). */
+  threads?: boolean;
+}
+
+export interface PollDeps extends SourceDeps {
+  clock: Clock;
+}
+
+export interface PollSummary extends SourceTally {
+  channelsPolled: number;
+  threadsPolled: number;
+  requests: number;
+  rateLimited: number;
+  globalRateLimited: number;
+  authFailures: number;
+  /** Sources that stopped, with the error's code (never text): a 403 channel, a failed read. */
+  stopped: { source: string; code: string }[];
+  /** The run ended before every channel was reached: the rest come first next run. */
+  deadlineReached: boolean;
+  unauthorized: boolean;
+}
+
+interface ThreadChannel {
+  id: string;
+  parent_id?: string;
+  last_message_id?: string | null;
+}
+
+interface ChannelObject {
+  id: string;
+  name?: string;
+  guild_id?: string;
+  type?: number;
+}
+
+export async function pollDiscord(deps: PollDeps, settings: PollSettings): Promise<PollSummary> {
+  const window = settings.rereadWindow ?? DEFAULT_REREAD_WINDOW;
+  const summary: PollSummary = {
+    ...emptyTally(),
+    channelsPolled: 0,
+    threadsPolled: 0,
+    requests: 0,
+    rateLimited: 0,
+    globalRateLimited: 0,
+    authFailures: 0,
+    stopped: [],
+    deadlineReached: false,
+    unauthorized: false,
+  };
+  const channels = [...new Set(settings.channels)];
+  const states = await deps.cursors.getMany(channels);
+  const order = channels
+    .map((id, index) => ({ id, index, polledAt: states.get(id)?.polledAt ?? -1 }))
+    .sort((a, b) => a.polledAt - b.polledAt || a.index - b.index);
+  const activeByGuild = new Map<string, ThreadChannel[]>();
+  try {
+    for (const { id } of order) {
+      const state = states.get(id) ?? { key: id, recent: [] };
+      try {
+        await pollChannel(deps, settings, window, id, state, activeByGuild, summary);
+        summary.channelsPolled += 1;
+      } catch (error) {
+        if (error instanceof DiscordDeadlineError) throw error;
+        if (error instanceof DiscordAuthError && error.status === 401) throw error;
+        summary.stopped.push({ source: id, code: codeOf(error) });
+      }
+      await deps.cursors.update(id, { polledAt: deps.clock.now() });
+    }
+  } catch (error) {
+    if (error instanceof DiscordDeadlineError) summary.deadlineReached = true;
+    else if (error instanceof DiscordAuthError) {
+      summary.unauthorized = true;
+      summary.stopped.push({ source: "*", code: error.code });
+    } else throw error;
+  }
+  Object.assign(summary, {
+    requests: deps.rest.stats.requests,
+    rateLimited: deps.rest.stats.rateLimited,
+    globalRateLimited: deps.rest.stats.globalRateLimited,
+    authFailures: deps.rest.stats.authFailures,
+  });
+  return summary;
+}
+
+function codeOf(error: unknown): string {
+  return error instanceof DiscordError
+    ? error.code
+    : ((error as { name?: string })?.name ?? "Error");
+}
+
+async function pollChannel(
+  deps: PollDeps,
+  settings: PollSettings,
+  window: number,
+  id: string,
+  state: CursorState,
+  activeByGuild: Map<string, ThreadChannel[]>,
+  summary: PollSummary,
+): Promise<void> {
+  const now = deps.clock.now();
+  if (state.metaAt === undefined || now - state.metaAt > META_MAX_AGE_MS) {
+    const channel = await deps.rest.get<ChannelObject>("/channels/{id}", id, `/channels/${id}`);
+    state.name = channel.name ?? state.name;
+    state.guildId = channel.guild_id ?? state.guildId;
+    state.type = channel.type ?? state.type;
+    state.metaAt = now;
+  }
+  const since =
+    state.since ??
+    snowflakeFromTime(settings.backfillFrom !== undefined ? settings.backfillFrom : now);
+  if (state.since === undefined) state.since = since;
+  await deps.cursors.update(id, {
+    since,
+    ...(state.name === undefined ? {} : { name: state.name }),
+    ...(state.guildId === undefined ? {} : { guildId: state.guildId }),
+    ...(state.type === undefined ? {} : { type: state.type }),
+    metaAt: state.metaAt,
+  });
+  const to: Destination = { channel: id, ...(state.name ? { channelName: state.name } : {}) };
+  if (state.type !== GUILD_FORUM) {
+    await pollForward(deps, id, to, state, since, window, summary);
+    await reread(deps, id, to, state, window, summary);
+  }
+  if (settings.threads === false) return;
+  const threads = await threadsOf(deps, id, state.guildId, activeByGuild);
+  const threadStates = await deps.cursors.getMany(threads.map((t) => t.thread.id));
+  for (const { thread, active } of threads) {
+    const tstate = threadStates.get(thread.id) ?? { key: thread.id, recent: [] };
+    const last = thread.last_message_id ?? undefined;
+    const behind = (tstate.cursor ?? since) as string;
+    const fresh = last !== undefined && last !== null && compareSnowflakes(last, behind) > 0;
+    if (!fresh && !(active && tstate.cursor !== undefined)) continue;
+    const into: Destination = { ...to, thread: thread.id };
+    try {
+      if (fresh) await pollForward(deps, thread.id, into, tstate, since, window, summary);
+      if (active) await reread(deps, thread.id, into, tstate, window, summary);
+      summary.threadsPolled += 1;
+    } catch (error) {
+      if (error instanceof DiscordDeadlineError) throw error;
+      if (error instanceof DiscordAuthError && error.status === 401) throw error;
+      summary.stopped.push({ source: thread.id, code: codeOf(error) });
+    }
+  }
+}
+
+/**
+ * A channel's threads: the active ones of its guild (one request per guild and run) whose parent
+ * it is, and its 100 most recently archived public ones (Discord lists archived threads by
+ * archive time, newest first; older ones were read before they were archived).
+ */
+async function threadsOf(
+  deps: PollDeps,
+  channel: string,
+  guild: string | undefined,
+  activeByGuild: Map<string, ThreadChannel[]>,
+): Promise<{ thread: ThreadChannel; active: boolean }[]> {
+  const found = new Map<string, { thread: ThreadChannel; active: boolean }>();
+  if (guild !== undefined) {
+    let active = activeByGuild.get(guild);
+    if (active === undefined) {
+      const answer = await deps.rest.get<{ threads?: ThreadChannel[] }>(
+        "/guilds/{id}/threads/active",
+        guild,
+        `/guilds/${guild}/threads/active`,
+      );
+      active = answer.threads ?? [];
+      activeByGuild.set(guild, active);
+    }
+    for (const thread of active) {
+      if (thread.parent_id === channel) found.set(thread.id, { thread, active: true });
+    }
+  }
+  const archived = await deps.rest.get<{ threads?: ThreadChannel[] }>(
+    "/channels/{id}/threads/archived/public",
+    channel,
+    `/channels/${channel}/threads/archived/public`,
+    { limit: "100" },
+  );
+  for (const thread of archived.threads ?? []) {
+    if (!found.has(thread.id)) found.set(thread.id, { thread, active: false });
+  }
+  return [...found.values()];
+}
