@@ -22,6 +22,8 @@ const EMULATOR_TESTS = [
   "test/cli/run.test.ts",
   "test/cli/topics.test.ts",
   "test/cli/workspace.test.ts",
+  "test/discord/*-dynamodb.test.ts",
+  "test/discord/*-server.test.ts",
   "test/dynamodb/**/*.test.ts",
   "test/erasure/*-dynamodb.test.ts",
   "test/extraction/llm/bedrock.test.ts",

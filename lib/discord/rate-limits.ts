@@ -5,6 +5,12 @@
  */
 import type { Clock } from "./clock.js";
 
+/**
+ * The global cap's window: a second, plus a margin for the network, because Discord counts a
+ * request when it arrives, and a slow one followed by a fast one a second apart can arrive closer.
+ */
+const GLOBAL_WINDOW_MS = 1050;
+
 interface BucketState {
   remaining: number;
   resetAt: number;
@@ -34,7 +40,7 @@ export class RateLimits {
     let wait = Math.max(0, this.globalUntil - now);
     if (this.starts.length >= this.perSecond) {
       const oldest = this.starts[this.starts.length - this.perSecond];
-      wait = Math.max(wait, oldest + 1000 - now);
+      wait = Math.max(wait, oldest + GLOBAL_WINDOW_MS - now);
     }
     const bucket = this.buckets.get(this.bucketKey(route, major));
     if (bucket !== undefined && bucket.remaining <= 0) wait = Math.max(wait, bucket.resetAt - now);
