@@ -6,6 +6,12 @@
  */
 export { type Clock, simulatedClock, systemClock } from "./clock.js";
 export {
+  type DiscordFunctionConfig,
+  MAX_DISCORD_CHANNELS,
+  MAX_REREAD_WINDOW,
+  readDiscordConfig,
+} from "./config.js";
+export {
   type CursorFields,
   type CursorState,
   type CursorStore,
@@ -28,6 +34,7 @@ export {
   type PollSummary,
   pollDiscord,
 } from "./poller.js";
+export { queueSink } from "./queue-sink.js";
 export { DISCORD_API, DiscordRest, type DiscordRestOptions, type RestStats } from "./rest.js";
 export {
   compareSnowflakes,

@@ -189,12 +189,15 @@ export async function reread(
     const result = await deps.sink.ingest(changes);
     tally.failed += result.failed.length;
     for (const failure of result.failed) retry.add(String(changes[failure.index].id));
-    tally.rejected += result.rejected.length;
-    for (const change of result.changes) {
-      if (change.status !== "applied") continue;
-      if (changes[change.index].op === "edit") tally.edits += 1;
+    // A change the store answered is counted when applied; one a queue took (no answer yet) too.
+    const answered = new Map(result.changes.map((change) => [change.index, change.status]));
+    changes.forEach((change, index) => {
+      if (retry.has(String(change.id))) return;
+      const status = answered.get(index);
+      if (status !== undefined && status !== "applied") return;
+      if (change.op === "edit") tally.edits += 1;
       else tally.deletions += 1;
-    }
+    });
   }
   const forgotten = new Set(gone.filter((id) => !retry.has(id)));
   state.recent = state.recent.filter((id) => !forgotten.has(id));
