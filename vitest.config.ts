@@ -33,6 +33,7 @@ const EMULATOR_TESTS = [
   "test/history/dynamodb-store.test.ts",
   "test/history/retention.test.ts",
   "test/infra/bundle.test.ts",
+  "test/infra/discord-stack.test.ts",
   "test/infra/overrides.test.ts",
   "test/infra/stack.test.ts",
   "test/ingest/ingest-client.test.ts",

@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
+import { DiscordPoller } from "./discord.js";
 import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
@@ -25,6 +26,8 @@ export class ConvosegStack extends Stack {
   readonly extraction: Extraction;
   readonly observability: Observability;
   readonly erasure: Erasure;
+  /** The Discord poller, deployed only with `discordChannels`. */
+  readonly discord?: DiscordPoller;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
@@ -72,6 +75,16 @@ export class ConvosegStack extends Stack {
       extraction: this.extraction,
       storage: this.storage,
     });
+    if (config.discord !== undefined) {
+      this.discord = new DiscordPoller(this, "Discord", {
+        config: config.discord,
+        storage: this.storage,
+        ingestion: this.ingestion,
+        topic: this.observability.topic,
+        logRetention: config.logRetention,
+        removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      });
+    }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -122,6 +135,13 @@ export class ConvosegStack extends Stack {
       this.erasure.function.function.functionName,
       "EraseUser: invoke with {user, channels?, requestedBy}; again while it answers done: false",
     );
+    if (this.discord !== undefined) {
+      output(
+        "DiscordCursorsTableName",
+        this.discord.cursors.tableName,
+        "The Discord poller's per-channel cursors",
+      );
+    }
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
     output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");
   }

@@ -16,6 +16,7 @@ const root = new URL("../../", import.meta.url).pathname;
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
 import * as chat from "./lib/chat/index.js";
+import * as discord from "./lib/discord/index.js";
 import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
@@ -57,6 +58,12 @@ export const made = [
   new knowledge.LeaseLostError("s"),
   new erasure.ErasureError("X", "x"),
   new erasure.ErasureRequestError("user", "x"),
+  new discord.DiscordError("X", "x"),
+  new discord.DiscordAuthError(401, "/r"),
+  new discord.DiscordRateLimitError("/r", 4),
+  new discord.DiscordHttpError("/r", 404, "x"),
+  new discord.DiscordDeadlineError("/r"),
+  new discord.DiscordConfigError("S", "x"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -93,6 +100,12 @@ const EXPECTED = [
   "LeaseLostError",
   "ErasureError",
   "ErasureRequestError",
+  "DiscordError",
+  "DiscordAuthError",
+  "DiscordRateLimitError",
+  "DiscordHttpError",
+  "DiscordDeadlineError",
+  "DiscordConfigError",
 ];
 
 describe("a minified bundle", () => {
