@@ -178,7 +178,14 @@ export async function startDiscordServer(options: DiscordServerOptions): Promise
       type: channel.type,
       ...(channel.parentId ? { parent_id: channel.parentId } : {}),
       last_message_id: channel.messages.at(-1)?.id ?? null,
-      ...(channel.parentId ? { thread_metadata: { archived: channel.archived === true } } : {}),
+      ...(channel.parentId
+        ? {
+            thread_metadata: {
+              archived: channel.archived === true,
+              archive_timestamp: channel.messages.at(-1)?.timestamp ?? new Date(0).toISOString(),
+            },
+          }
+        : {}),
     };
   }
   function threadsWhere(test: (channel: ScriptedChannel) => boolean) {

@@ -2,7 +2,7 @@
  * Per-source cursors (a channel's or a thread's): the highest snowflake stored, which only ever
  * moves forward (a conditional update: a slow run can never set a faster one back), the ids of
  * the latest messages stored (the re-read window's memory of what should still be there), the
- * channel's metadata, and when it was polled (least recently polled first).
+ * channel's metadata, and how far its archived threads were looked at.
  */
 import {
   type AttributeValue,
@@ -26,7 +26,10 @@ export interface CursorState {
   type?: number;
   /** When the metadata was read (clock ms). */
   metaAt?: number;
-  polledAt?: number;
+  /** The latest archive time (ms) of the archived threads looked at: older ones are done. */
+  archivedAt?: number;
+  /** On the run item only: the channel the next run starts with (a run cut by its deadline). */
+  resume?: string;
 }
 
 export type CursorFields = Partial<Omit<CursorState, "key" | "cursor">>;
@@ -65,7 +68,16 @@ export class MemoryCursorStore implements CursorStore {
   }
 }
 
-const FIELDS = ["since", "recent", "name", "guildId", "type", "metaAt", "polledAt"] as const;
+const FIELDS = [
+  "since",
+  "recent",
+  "name",
+  "guildId",
+  "resume",
+  "type",
+  "metaAt",
+  "archivedAt",
+] as const;
 
 /**
  * On a table keyed by `key` (string). The cursor is a DynamoDB number (38 digits, exact), so the
@@ -160,10 +172,10 @@ function fromItem(item: Record<string, AttributeValue>): CursorState {
   const recent = item.recent?.S ?? "";
   const state: CursorState = { key: item.key?.S ?? "", recent: recent ? recent.split(",") : [] };
   if (item.cursor?.N !== undefined) state.cursor = item.cursor.N;
-  for (const field of ["since", "name", "guildId"] as const) {
+  for (const field of ["since", "name", "guildId", "resume"] as const) {
     if (item[field]?.S !== undefined) state[field] = item[field].S;
   }
-  for (const field of ["type", "metaAt", "polledAt"] as const) {
+  for (const field of ["type", "metaAt", "archivedAt"] as const) {
     if (item[field]?.N !== undefined) state[field] = Number(item[field].N);
   }
   return state;

@@ -1,5 +1,5 @@
 /**
- * A run of the Discord poller: each configured channel, least recently polled first, read
+ * A run of the Discord poller: each configured channel (from where a run cut short stopped), read
  * forward from its cursor and re-read over its recent window, then its threads (active ones of
  * its guild and its latest archived public ones) as sources of their own, landing in the
  * channel with `thread` set. A 403 stops that channel, a 401 the whole run (the token is bad for
@@ -17,6 +17,8 @@ export const DEFAULT_REREAD_WINDOW = 200;
 const META_MAX_AGE_MS = 24 * 3_600_000;
 /** GUILD_FORUM: only threads, no messages of its own. */
 const GUILD_FORUM = 15;
+/** The cursor store's item for the run itself (no snowflake looks like it). */
+export const RUN_KEY = "~run";
 
 export interface PollSettings {
   /** The channel ids to poll (text, announcement or forum channels). */
@@ -51,6 +53,7 @@ interface ThreadChannel {
   id: string;
   parent_id?: string;
   last_message_id?: string | null;
+  thread_metadata?: { archived?: boolean; archive_timestamp?: string };
 }
 
 interface ChannelObject {
@@ -75,13 +78,16 @@ export async function pollDiscord(deps: PollDeps, settings: PollSettings): Promi
     unauthorized: false,
   };
   const channels = [...new Set(settings.channels)];
-  const states = await deps.cursors.getMany(channels);
-  const order = channels
-    .map((id, index) => ({ id, index, polledAt: states.get(id)?.polledAt ?? -1 }))
-    .sort((a, b) => a.polledAt - b.polledAt || a.index - b.index);
+  const states = await deps.cursors.getMany([RUN_KEY, ...channels]);
+  // A run cut by its deadline is resumed where it stopped, so every channel gets its turn.
+  const resume = states.get(RUN_KEY)?.resume;
+  const from = Math.max(0, resume ? channels.indexOf(resume) : 0);
+  const order = [...channels.slice(from), ...channels.slice(0, from)];
   const activeByGuild = new Map<string, ThreadChannel[]>();
+  let next = 0;
   try {
-    for (const { id } of order) {
+    for (; next < order.length; next++) {
+      const id = order[next];
       const state = states.get(id) ?? { key: id, recent: [] };
       try {
         await pollChannel(deps, settings, window, id, state, activeByGuild, summary);
@@ -91,11 +97,13 @@ export async function pollDiscord(deps: PollDeps, settings: PollSettings): Promi
         if (error instanceof DiscordAuthError && error.status === 401) throw error;
         summary.stopped.push({ source: id, code: codeOf(error) });
       }
-      await deps.cursors.update(id, { polledAt: deps.clock.now() });
     }
+    if (resume) await deps.cursors.update(RUN_KEY, { resume: "" });
   } catch (error) {
-    if (error instanceof DiscordDeadlineError) summary.deadlineReached = true;
-    else if (error instanceof DiscordAuthError) {
+    if (error instanceof DiscordDeadlineError) {
+      summary.deadlineReached = true;
+      await deps.cursors.update(RUN_KEY, { resume: order[next] });
+    } else if (error instanceof DiscordAuthError) {
       summary.unauthorized = true;
       summary.stopped.push({ source: "*", code: error.code });
     } else throw error;
@@ -125,7 +133,8 @@ async function pollChannel(
   summary: PollSummary,
 ): Promise<void> {
   const now = deps.clock.now();
-  if (state.metaAt === undefined || now - state.metaAt > META_MAX_AGE_MS) {
+  const stale = state.metaAt === undefined || now - state.metaAt > META_MAX_AGE_MS;
+  if (stale) {
     const channel = await deps.rest.get<ChannelObject>("/channels/{id}", id, `/channels/${id}`);
     state.name = channel.name ?? state.name;
     state.guildId = channel.guild_id ?? state.guildId;
@@ -135,22 +144,30 @@ async function pollChannel(
   const since =
     state.since ??
     snowflakeFromTime(settings.backfillFrom !== undefined ? settings.backfillFrom : now);
-  if (state.since === undefined) state.since = since;
-  await deps.cursors.update(id, {
-    since,
-    ...(state.name === undefined ? {} : { name: state.name }),
-    ...(state.guildId === undefined ? {} : { guildId: state.guildId }),
-    ...(state.type === undefined ? {} : { type: state.type }),
-    metaAt: state.metaAt,
-  });
+  // Written when read: once a day, not every run (a write per channel and run would cost more
+  // than the reads).
+  if (stale || state.since === undefined) {
+    state.since = since;
+    await deps.cursors.update(id, {
+      since,
+      ...(state.name === undefined ? {} : { name: state.name }),
+      ...(state.guildId === undefined ? {} : { guildId: state.guildId }),
+      ...(state.type === undefined ? {} : { type: state.type }),
+      metaAt: state.metaAt,
+    });
+  }
   const to: Destination = { channel: id, ...(state.name ? { channelName: state.name } : {}) };
   if (state.type !== GUILD_FORUM) {
     await pollForward(deps, id, to, state, since, window, summary);
     await reread(deps, id, to, state, window, summary);
   }
   if (settings.threads === false) return;
-  const threads = await threadsOf(deps, id, state.guildId, activeByGuild);
+  const listed = await threadsOf(deps, id, state.guildId, activeByGuild);
+  // Archived threads already looked at need no cursor read: a new message unarchives a thread.
+  const archivedAt = state.archivedAt ?? Number.NEGATIVE_INFINITY;
+  const threads = listed.filter(({ thread, active }) => active || archiveTime(thread) > archivedAt);
   const threadStates = await deps.cursors.getMany(threads.map((t) => t.thread.id));
+  let failed = false;
   for (const { thread, active } of threads) {
     const tstate = threadStates.get(thread.id) ?? { key: thread.id, recent: [] };
     const last = thread.last_message_id ?? undefined;
@@ -166,8 +183,21 @@ async function pollChannel(
       if (error instanceof DiscordDeadlineError) throw error;
       if (error instanceof DiscordAuthError && error.status === 401) throw error;
       summary.stopped.push({ source: thread.id, code: codeOf(error) });
+      failed = true;
     }
   }
+  // A thread that failed is looked at again next run: the archive mark does not pass it.
+  if (failed) return;
+  const latest = Math.max(archivedAt, ...threads.map(({ thread }) => archiveTime(thread)));
+  if (latest > archivedAt) {
+    state.archivedAt = latest;
+    await deps.cursors.update(id, { archivedAt: latest });
+  }
+}
+
+function archiveTime(thread: ThreadChannel): number {
+  const at = Date.parse(thread.thread_metadata?.archive_timestamp ?? "");
+  return Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at;
 }
 
 /**

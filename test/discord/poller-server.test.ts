@@ -203,4 +203,26 @@ describe("the Discord poller against a scripted API", () => {
     expect(second).toMatchObject({ deadlineReached: false, ingested: 50 });
     expect(await ids(store, "100")).toEqual(posted);
   });
+
+  it("resumes a run cut by its deadline at the channel it stopped in", async () => {
+    const { server, store, run, clock } = await setup({ bucketLimit: 1, bucketWindowMs: 20_000 });
+    for (const [id, n] of [
+      ["100", 50],
+      ["200", 150],
+      ["300", 50],
+    ] as const) {
+      server.channel(id);
+      for (let i = 0; i < n; i++) server.post(id);
+    }
+    const settings = { channels: ["100", "200", "300"], threads: false, rereadWindow: 0 };
+    const first = await run(settings, TOKEN, clock.now() + 15_000);
+    expect(first).toMatchObject({ deadlineReached: true, channelsPolled: 1 });
+    const count = server.requests.length;
+    const second = await run(settings);
+    expect(second).toMatchObject({ deadlineReached: false, channelsPolled: 3 });
+    const firstPath = server.requests[count].path;
+    expect(firstPath.startsWith("/api/v10/channels/200/")).toBe(true);
+    expect(await ids(store, "200")).toHaveLength(150);
+    expect(await ids(store, "300")).toHaveLength(50);
+  });
 });
