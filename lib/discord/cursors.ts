@@ -81,7 +81,7 @@ const FIELDS = [
 
 /**
  * On a table keyed by `key` (string). The cursor is a DynamoDB number (38 digits, exact), so the
- * condition compares snowflakes numerically; `recent` is one comma-separated string.
+ * condition compares snowflakes numerically; `recent` is one string of deltas (below).
  */
 export class DynamoDbCursorStore implements CursorStore {
   constructor(
@@ -159,7 +159,7 @@ function assignments(fields: CursorFields) {
     names[`#${field}`] = field;
     values[`:${field}`] =
       field === "recent"
-        ? { S: (value as string[]).join(",") }
+        ? { S: encodeRecent(value as string[]) }
         : typeof value === "number"
           ? { N: String(value) }
           : { S: value as string };
@@ -169,8 +169,7 @@ function assignments(fields: CursorFields) {
 }
 
 function fromItem(item: Record<string, AttributeValue>): CursorState {
-  const recent = item.recent?.S ?? "";
-  const state: CursorState = { key: item.key?.S ?? "", recent: recent ? recent.split(",") : [] };
+  const state: CursorState = { key: item.key?.S ?? "", recent: decodeRecent(item.recent?.S ?? "") };
   if (item.cursor?.N !== undefined) state.cursor = item.cursor.N;
   for (const field of ["since", "name", "guildId", "resume"] as const) {
     if (item[field]?.S !== undefined) state[field] = item[field].S;
@@ -179,4 +178,34 @@ function fromItem(item: Record<string, AttributeValue>): CursorState {
     if (item[field]?.N !== undefined) state[field] = Number(item[field].N);
   }
   return state;
+}
+
+/**
+ * `recent` as the first id and then each next one's difference from the one before, in base 36,
+ * comma-separated: ids a minute apart differ by about 2.5e11, eight characters instead of
+ * nineteen, so the 200 ids of the default window take about 2 KB, 2 write units per advance.
+ */
+export function encodeRecent(ids: readonly string[]): string {
+  let previous = 0n;
+  return ids
+    .map((id) => {
+      const value = BigInt(id);
+      const delta = value - previous;
+      previous = value;
+      return delta.toString(36);
+    })
+    .join(",");
+}
+
+export function decodeRecent(text: string): string[] {
+  if (text === "") return [];
+  let value = 0n;
+  return text.split(",").map((part) => {
+    const negative = part.startsWith("-");
+    let delta = 0n;
+    for (const char of negative ? part.slice(1) : part)
+      delta = delta * 36n + BigInt(parseInt(char, 36));
+    value += negative ? -delta : delta;
+    return value.toString();
+  });
 }

@@ -1,6 +1,7 @@
 /** The poller's pure parts: snowflakes, the message mapping, the cursors and the rate limits. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { decodeRecent, encodeRecent } from "../../lib/discord/cursors.js";
 import {
   chatMessage,
   compareSnowflakes,
@@ -139,5 +140,16 @@ describe("RateLimits", () => {
     expect(limits.waitFor("/channels/{id}/messages", "2")).toBe(1200);
     limits.limited("/x", "9", 700, true);
     expect(limits.waitFor("/y", "3")).toBe(700);
+  });
+});
+
+describe("the recent ids' encoding", () => {
+  it("reads back what it wrote, in order, sorted or not", () => {
+    fc.assert(
+      fc.property(fc.array(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })), (values) => {
+        const ids = values.map(String);
+        expect(decodeRecent(encodeRecent(ids))).toEqual(ids);
+      }),
+    );
   });
 });
