@@ -5,7 +5,7 @@
 import { parseTimestamp } from "../messages/index.js";
 import { DiscordConfigError } from "./errors.js";
 import { DEFAULT_REREAD_WINDOW } from "./poller.js";
-import { isSnowflake, snowflakeFromTime } from "./snowflake.js";
+import { DISCORD_EPOCH_MS, isSnowflake } from "./snowflake.js";
 
 export const MAX_REREAD_WINDOW = 1000;
 /** Most channels one poller takes: 1,000 channels' reads fill a 5-minute tick at 50/s. */
@@ -84,7 +84,12 @@ export function readDiscordConfig(env: Record<string, string | undefined>): Disc
         `must be an ISO-8601 date-time with a zone (got ${JSON.stringify(env.BACKFILL_FROM)})`,
       );
     }
-    snowflakeFromTime(ms);
+    if (ms < DISCORD_EPOCH_MS) {
+      throw new DiscordConfigError(
+        "BACKFILL_FROM",
+        `must be on or after 2015-01-01, Discord's epoch (got ${JSON.stringify(env.BACKFILL_FROM)})`,
+      );
+    }
     config.backfillFrom = ms;
   }
   if (env.DISCORD_API_URL) config.apiUrl = env.DISCORD_API_URL;

@@ -15,8 +15,8 @@ import { emptyTally, pollForward, reread, type SourceDeps, type SourceTally } fr
 export const DEFAULT_REREAD_WINDOW = 200;
 /** Channel names and guilds are read again after this long (a rename shows within a day). */
 const META_MAX_AGE_MS = 24 * 3_600_000;
-/** GUILD_FORUM: only threads, no messages of its own. */
-const GUILD_FORUM = 15;
+/** GUILD_FORUM and GUILD_MEDIA: only threads, no messages of their own. */
+const THREAD_ONLY = new Set([15, 16]);
 /** The cursor store's item for the run itself (no snowflake looks like it). */
 export const RUN_KEY = "~run";
 
@@ -157,7 +157,7 @@ async function pollChannel(
     });
   }
   const to: Destination = { channel: id, ...(state.name ? { channelName: state.name } : {}) };
-  if (state.type !== GUILD_FORUM) {
+  if (state.type === undefined || !THREAD_ONLY.has(state.type)) {
     await pollForward(deps, id, to, state, since, window, summary);
     await reread(deps, id, to, state, window, summary);
   }
