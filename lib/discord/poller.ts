@@ -188,7 +188,8 @@ async function pollChannel(
   }
   // A thread that failed is looked at again next run: the archive mark does not pass it.
   if (failed) return;
-  const latest = Math.max(archivedAt, ...threads.map(({ thread }) => archiveTime(thread)));
+  const archived = threads.filter(({ active }) => !active);
+  const latest = Math.max(archivedAt, ...archived.map(({ thread }) => archiveTime(thread)));
   if (latest > archivedAt) {
     state.archivedAt = latest;
     await deps.cursors.update(id, { archivedAt: latest });
@@ -215,6 +216,8 @@ async function threadsOf(
   if (guild !== undefined) {
     let active = activeByGuild.get(guild);
     if (active === undefined) {
+      // Cached before asking: a refusal is not asked again for the guild's other channels.
+      activeByGuild.set(guild, []);
       const answer = await deps.rest.get<{ threads?: ThreadChannel[] }>(
         "/guilds/{id}/threads/active",
         guild,

@@ -156,6 +156,24 @@ describe("the Discord poller against a scripted API", () => {
     expect(paths.some((p) => p.startsWith("/api/v10/channels/300/messages"))).toBe(false);
   });
 
+  it("reads a forum channel's posts as threads, without reading the forum itself", async () => {
+    const { server, store, run, clock } = await setup();
+    server.channel("500", { type: 15, name: "questions" });
+    // A forum post is a thread whose first message has the thread's id.
+    const thread = snowflakeFromTime(clock.now());
+    server.channel(thread, { parentId: "500" });
+    const post = server.post(thread, { id: thread, content: "the post" });
+    const answer = server.post(thread, { content: "an answer" });
+    await run({ channels: ["500"] });
+    const stored = await store.read("500");
+    expect(stored.map((m) => [m.id, m.thread])).toEqual([
+      [post.id, undefined],
+      [answer.id, thread],
+    ]);
+    const paths = server.requests.map((r) => r.path);
+    expect(paths.some((p) => p.startsWith("/api/v10/channels/500/messages"))).toBe(false);
+  });
+
   it("keeps a reply whose referenced message was deleted", async () => {
     const { server, store, run } = await setup();
     server.channel("100");
