@@ -85,7 +85,8 @@ export async function pollForward(
     for (const message of sorted) {
       const line = chatMessage(message, to);
       if (line === undefined) continue;
-      if (line.text === "" && (message.attachments ?? []).length === 0) tally.empty += 1;
+      // System lines (joins, pins) have no content of their own: only people's messages count.
+      if (line.kind === "user" && line.text === "") tally.empty += 1;
       lines.push(line);
       lineIds.push(message.id);
     }
