@@ -29,6 +29,8 @@ export interface DiscordServerOptions {
   bucketWindowMs?: number;
   /** The global cap (default 50 per second). */
   globalPerSecond?: number;
+  /** Real milliseconds each answer is held back (Discord's latency; default 0). */
+  latencyMs?: number;
 }
 
 export interface DiscordServer {
@@ -50,6 +52,7 @@ export async function startDiscordServer(options: DiscordServerOptions): Promise
   const bucketLimit = options.bucketLimit ?? 5;
   const bucketWindowMs = options.bucketWindowMs ?? 1000;
   const globalPerSecond = options.globalPerSecond ?? 50;
+  const latencyMs = options.latencyMs ?? 0;
   const channels = new Map<string, ScriptedChannel>();
   const requests: DiscordServer["requests"] = [];
   const scripted: { path: string; retryAfter: number; global: boolean; times: number }[] = [];
@@ -67,7 +70,8 @@ export async function startDiscordServer(options: DiscordServerOptions): Promise
     const at = now();
     const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       requests.push({ path: url.pathname + url.search, at, status });
-      send(response, status, body, headers);
+      if (latencyMs > 0) setTimeout(() => send(response, status, body, headers), latencyMs);
+      else send(response, status, body, headers);
     };
     if (request.headers.authorization !== `Bot ${options.token}`) {
       return answer(401, { message: "401: Unauthorized", code: 0 });

@@ -32,6 +32,8 @@ whether all were read within the tick, requests per new message, 429s and the ti
   --reread N         the re-read window (default 200; 0: none)
   --tick SECONDS     the tick: the run's deadline is this less 20 s (default 300)
   --bucket-limit N   requests per channel bucket per second (default 5)
+  --latency-ms MS    the API's latency, real milliseconds per answer (default 50)
+  --concurrency N    channels polled at once (default 8)
   --no-threads       poll no threads (saves the archived-threads request per channel)
   --json             the numbers as one JSON object
   --help             this text
@@ -44,6 +46,8 @@ const values = benchArgs(USAGE, {
   reread: { type: "string", default: "200" },
   tick: { type: "string", default: "300" },
   "bucket-limit": { type: "string", default: "5" },
+  "latency-ms": { type: "string", default: "50" },
+  concurrency: { type: "string", default: "8" },
   "no-threads": { type: "boolean", default: false },
   json: { type: "boolean", default: false },
 });
@@ -60,6 +64,8 @@ const options = {
   reread: count("reread", values.reread, 0),
   tickMs: count("tick", values.tick, 30) * 1000,
   bucketLimit: count("bucket-limit", values["bucket-limit"]),
+  latencyMs: count("latency-ms", values["latency-ms"], 0),
+  concurrency: count("concurrency", values.concurrency),
   threads: !values["no-threads"],
 };
 
@@ -69,6 +75,7 @@ const server = await startDiscordServer({
   token: TOKEN,
   now: clock.now,
   bucketLimit: options.bucketLimit,
+  latencyMs: options.latencyMs,
 });
 const store = new MemoryStore();
 const cursors = new MemoryCursorStore();
@@ -104,6 +111,7 @@ const tick = async (): Promise<{ summary: PollSummary; tickMs: number; realMs: n
       channels,
       rereadWindow: options.reread,
       threads: options.threads,
+      concurrency: options.concurrency,
       backfillFrom: started - 60_000,
     },
   );
@@ -136,6 +144,8 @@ const result = {
   reread: options.reread,
   threads: options.threads,
   bucketLimit: options.bucketLimit,
+  latencyMs: options.latencyMs,
+  concurrency: options.concurrency,
   backfillTicks: firstTicks,
 };
 if (values.json) {
@@ -144,6 +154,7 @@ if (values.json) {
   process.stdout.write(
     [
       `channels ${result.channels}, ${options.newPerChannel} new messages each (${posted}), history ${options.history}, re-read ${options.reread}, threads ${options.threads ? "on" : "off"}`,
+      `API latency ${options.latencyMs} ms, ${options.concurrency} channels at once, buckets of ${options.bucketLimit}/s`,
       `read ${result.read} of ${posted} within the tick: ${result.allReadWithinTick ? "yes" : "NO"}`,
       `tick ${result.tickSeconds} s simulated (deadline ${(options.tickMs - 20_000) / 1000} s), ${result.realSeconds} s real`,
       `requests ${result.requests}: ${result.requestsPerNewMessage} per new message; 429s ${result.rateLimited}`,

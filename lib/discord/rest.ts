@@ -84,17 +84,17 @@ export class DiscordRest {
     for (let attempt = 1; ; attempt++) {
       if (this.unauthorized) throw new DiscordAuthError(401, route);
       await this.waitTurn(route, major);
-      this.limits.started(route, major);
       this.stats.requests += 1;
       let response: Response;
       try {
-        response = await this.fetch(url, {
+        const sent = this.fetch(url, {
           headers: {
             authorization: `Bot ${this.options.token}`,
             "user-agent": "DiscordBot (https://github.com/convoseg, 0.1)",
           },
           signal: AbortSignal.timeout(this.requestTimeoutMs),
         });
+        response = await (this.clock.track ? this.clock.track(sent) : sent);
       } catch (error) {
         if (attempt >= this.maxAttempts) {
           throw new DiscordHttpError(route, 0, `request failed: ${(error as Error).message}`);
@@ -143,7 +143,11 @@ export class DiscordRest {
       if (this.clock.now() + wait + this.requestTimeoutMs > this.deadline) {
         throw new DiscordDeadlineError(route);
       }
-      if (wait <= 0) return;
+      if (wait <= 0) {
+        // Counted in the same turn as the check: no other request can slip in between.
+        this.limits.started(route, major);
+        return;
+      }
       await this.clock.sleep(wait);
     }
   }

@@ -232,7 +232,13 @@ describe("the Discord poller against a scripted API", () => {
       server.channel(id);
       for (let i = 0; i < n; i++) server.post(id);
     }
-    const settings = { channels: ["100", "200", "300"], threads: false, rereadWindow: 0 };
+    // One channel at a time, so that the run is cut inside the second one.
+    const settings = {
+      channels: ["100", "200", "300"],
+      threads: false,
+      rereadWindow: 0,
+      concurrency: 1,
+    };
     const first = await run(settings, TOKEN, clock.now() + 15_000);
     expect(first).toMatchObject({ deadlineReached: true, channelsPolled: 1 });
     const count = server.requests.length;
