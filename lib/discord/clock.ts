@@ -26,11 +26,12 @@ export function simulatedClock(start = Date.now()): Clock & { slept(): number } 
   let inFlight = 0;
   const advance = () => {
     scheduled = false;
-    // Time skipped while a request is on its way would reach the server as elapsed.
-    if (waiting.length === 0 || inFlight > 0) return;
+    if (waiting.length === 0) return;
     waiting.sort((a, b) => a.at - b.at);
+    // Time skipped while a request is on its way would reach the server as elapsed: then the
+    // waiters wake as real time reaches them.
     const gap = waiting[0].at - now();
-    if (gap > 0) slept += gap;
+    if (gap > 0 && inFlight === 0) slept += gap;
     const at = now();
     while (waiting.length > 0 && waiting[0].at <= at) waiting.shift()?.wake();
     schedule();
