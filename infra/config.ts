@@ -70,6 +70,15 @@ export interface ExtractConfig {
 }
 
 /** The validated configuration, durations in milliseconds. */
+/** The Discord poller's settings, when `discordChannels` turns it on. */
+export interface DiscordConfig {
+  channels: string[];
+  tokenSecretArn: string;
+  scheduleMinutes: number;
+  rereadWindow: number;
+  backfillFrom?: string;
+}
+
 export interface ConvosegConfig {
   maxSize: number;
   settleMs: number;
@@ -89,6 +98,8 @@ export interface ConvosegConfig {
   /** Days messages and results are kept (null: until deleted); results follow messages unset. */
   retention: { messageDays: number | null; resultDays: number | null };
   alarmEmail?: string;
+  /** The Discord poller (absent: not deployed). */
+  discord?: DiscordConfig;
   segmentQueueSenders: string[];
   retainData: boolean;
   /** The ingestion function's event source concurrency, and its largest direct batch. */
@@ -306,6 +317,17 @@ function configOf(v: SettingValues): ConvosegConfig {
       resultDays: v.resultRetentionDays ?? v.messageRetentionDays,
     },
     alarmEmail: v.alarmEmail,
+    ...(v.discordChannels !== undefined && v.discordTokenSecret !== undefined
+      ? {
+          discord: {
+            channels: v.discordChannels.split(","),
+            tokenSecretArn: v.discordTokenSecret,
+            scheduleMinutes: v.discordSchedule / 60_000,
+            rereadWindow: v.discordRereadWindow,
+            ...(v.discordBackfillFrom ? { backfillFrom: v.discordBackfillFrom } : {}),
+          },
+        }
+      : {}),
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
     ingest: { concurrency: v.ingestConcurrency, maxBatch: v.ingestMaxBatch },

@@ -6,6 +6,11 @@
  * table is tested against this one (`test/infra/settings-docs.test.ts`).
  */
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import {
+  DEFAULT_REREAD_WINDOW,
+  MAX_DISCORD_CHANNELS,
+  MAX_REREAD_WINDOW,
+} from "../lib/discord/index.js";
 import { parseDuration } from "../lib/duration/index.js";
 import { MAX_RETENTION_DAYS } from "../lib/dynamodb/index.js";
 import type { Route } from "../lib/extraction/index.js";
@@ -18,6 +23,11 @@ import {
 } from "../lib/knowledge/index.js";
 import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
 import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
+
+/** Discord channel ids, comma-separated (at most MAX_DISCORD_CHANNELS: checked by count). */
+const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);
+const ISO_DATE_TIME =
+  /^(20(1[5-9]|[2-9]\d))-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** The highest on-demand ceiling taken: far above any table's default account quota. */
 const MAX_TABLE_UNITS = 1_000_000;
@@ -360,6 +370,35 @@ export interface ConvosegSettings {
    * @default - none: no Telegram connector
    */
   readonly telegramSecretToken?: string;
+  /**
+   * The Discord poller (docs/connectors.md): the channel ids it polls, comma-separated (text,
+   * announcement or forum channels, with their threads). Unset, no poller is deployed.
+   * @default - none
+   */
+  readonly discordChannels?: string;
+  /**
+   * The Secrets Manager secret's full ARN that holds the Discord bot token (required with
+   * `discordChannels`), never the token itself.
+   * @default - none
+   */
+  readonly discordTokenSecret?: string;
+  /**
+   * How often the Discord poller runs: whole minutes, 1m to 60m.
+   * @default "5m"
+   */
+  readonly discordSchedule?: DurationSetting;
+  /**
+   * Latest messages per channel the poller re-reads each run for edits and deletions, 0 to 1000
+   * (0: none).
+   * @default 200
+   */
+  readonly discordRereadWindow?: number;
+  /**
+   * Where a channel's first poll starts, an ISO-8601 date-time with a zone; unset, at the first
+   * run (no history).
+   * @default - none
+   */
+  readonly discordBackfillFrom?: string;
 }
 
 export type SettingName = keyof ConvosegSettings;
@@ -426,6 +465,11 @@ export interface SettingValues {
   slackSigningSecret: string | undefined;
   slackBotTokenSecret: string | undefined;
   telegramSecretToken: string | undefined;
+  discordChannels: string | undefined;
+  discordTokenSecret: string | undefined;
+  discordSchedule: number;
+  discordRereadWindow: number;
+  discordBackfillFrom: string | undefined;
 }
 
 /** What is wrong with a value: the setting's own (or, for a rule over several, `setting`'s). */
@@ -963,5 +1007,40 @@ export const SETTINGS: readonly Setting[] = [
     pattern: SECRET_ARN,
     rule: "a Secrets Manager secret's full ARN, not the secret token itself",
     secret: true,
+  }),
+  text("discordChannels", {
+    pattern: DISCORD_CHANNELS,
+    rule: `1 to ${MAX_DISCORD_CHANNELS} Discord channel ids (snowflakes), comma-separated`,
+  }),
+  text(
+    "discordTokenSecret",
+    {
+      pattern: SECRET_ARN,
+      rule: "a Secrets Manager secret's full ARN, not the token itself",
+      secret: true,
+    },
+    {
+      check: ({ discordChannels, discordTokenSecret }) => {
+        if (discordChannels !== undefined && discordTokenSecret === undefined) {
+          fail("must be set when discordChannels is (the poller reads the bot token there)");
+        }
+        if (discordChannels === undefined && discordTokenSecret !== undefined) {
+          fail(
+            "is set without discordChannels: set the channels to poll, or neither",
+            "discordTokenSecret",
+          );
+        }
+      },
+    },
+  ),
+  duration("discordSchedule", "5m", ({ discordSchedule: ms }) => {
+    if (ms % MINUTE_MS !== 0 || ms < MINUTE_MS || ms > 60 * MINUTE_MS) {
+      fail(`must be whole minutes from 1m to 60m (EventBridge rates) ${got(ms)}`);
+    }
+  }),
+  integer("discordRereadWindow", String(DEFAULT_REREAD_WINDOW), 0, MAX_REREAD_WINDOW),
+  text("discordBackfillFrom", {
+    pattern: ISO_DATE_TIME,
+    rule: "an ISO-8601 date-time with a zone, on or after 2015-01-01, such as 2025-06-01T00:00:00Z",
   }),
 ];

@@ -3,6 +3,7 @@ import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
 import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
+import { DiscordPoller } from "./discord.js";
 import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
@@ -30,6 +31,8 @@ export class ConvosegStack extends Stack {
   readonly slack?: WebhookConnector;
   /** The Telegram webhook receiver, when `telegramSecretToken` is set. */
   readonly telegram?: WebhookConnector;
+  /** The Discord poller, deployed only with `discordChannels`. */
+  readonly discord?: DiscordPoller;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
@@ -99,6 +102,16 @@ export class ConvosegStack extends Stack {
       );
     }
     if (telegram !== undefined) this.telegram = connector(TELEGRAM, telegram.secretTokenArn);
+    if (config.discord !== undefined) {
+      this.discord = new DiscordPoller(this, "Discord", {
+        config: config.discord,
+        storage: this.storage,
+        ingestion: this.ingestion,
+        topic: this.observability.topic,
+        logRetention: config.logRetention,
+        removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      });
+    }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -162,6 +175,13 @@ export class ConvosegStack extends Stack {
         "SlackEventsUrl",
         this.slack.url.url,
         "The Request URL for the Slack app's Event Subscriptions",
+      );
+    }
+    if (this.discord !== undefined) {
+      output(
+        "DiscordCursorsTableName",
+        this.discord.cursors.tableName,
+        "The Discord poller's per-channel cursors",
       );
     }
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");

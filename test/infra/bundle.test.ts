@@ -17,6 +17,7 @@ const root = new URL("../../", import.meta.url).pathname;
 const ERRORS = `
 import * as chat from "./lib/chat/index.js";
 import * as connectors from "./lib/connectors/index.js";
+import * as discord from "./lib/discord/index.js";
 import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
@@ -59,6 +60,12 @@ export const made = [
   new erasure.ErasureError("X", "x"),
   new erasure.ErasureRequestError("user", "x"),
   new connectors.ConnectorError("CONNECTOR_BAD_SIGNATURE", "X-Slack-Signature", "x"),
+  new discord.DiscordError("X", "x"),
+  new discord.DiscordAuthError(401, "/r"),
+  new discord.DiscordRateLimitError("/r", 4),
+  new discord.DiscordHttpError("/r", 404, "x"),
+  new discord.DiscordDeadlineError("/r"),
+  new discord.DiscordConfigError("S", "x"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -96,6 +103,12 @@ const EXPECTED = [
   "ErasureError",
   "ErasureRequestError",
   "ConnectorError",
+  "DiscordError",
+  "DiscordAuthError",
+  "DiscordRateLimitError",
+  "DiscordHttpError",
+  "DiscordDeadlineError",
+  "DiscordConfigError",
 ];
 
 describe("a minified bundle", () => {

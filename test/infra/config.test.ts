@@ -276,6 +276,11 @@ describe("resolveConfig", () => {
         "dailyTokenBudget",
         "dashboardName",
         "dataRemovalPolicy",
+        "discordBackfillFrom",
+        "discordChannels",
+        "discordRereadWindow",
+        "discordSchedule",
+        "discordTokenSecret",
         "dueShards",
         "extractConcurrency",
         "extractFailureRate",
@@ -832,6 +837,45 @@ describe("checkExtractEnvironment", () => {
   it("rethrows a complaint about a variable no setting sets as it is", () => {
     expect(() => checkExtractEnvironment({ ...environment, WINDOW_OUTPUT_TTL: "1h" })).toThrow(
       KnowledgeConfigError,
+    );
+  });
+});
+
+describe("the Discord poller's settings", () => {
+  const secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:discord-token-AbCdEf";
+  const resolve = (props: Record<string, unknown>) => resolveConfig(props, () => undefined);
+
+  it("deploy no poller by default, and one with channels and a token secret", () => {
+    expect(resolve({}).discord).toBeUndefined();
+    expect(
+      resolve({ discordChannels: "111,222", discordTokenSecret: secret, discordRereadWindow: 50 })
+        .discord,
+    ).toEqual({
+      channels: ["111", "222"],
+      tokenSecretArn: secret,
+      scheduleMinutes: 5,
+      rereadWindow: 50,
+    });
+  });
+
+  it("refuse channels without the secret, a bad id, a bad window and a bad date, naming each", () => {
+    expect(() => resolve({ discordChannels: "111" })).toThrow(/discordTokenSecret/);
+    expect(() => resolve({ discordTokenSecret: secret })).toThrow(/discordTokenSecret/);
+    expect(() => resolve({ discordChannels: "11x", discordTokenSecret: secret })).toThrow(
+      /discordChannels/,
+    );
+    expect(() =>
+      resolve({ discordChannels: "111", discordTokenSecret: secret, discordRereadWindow: 5000 }),
+    ).toThrow(/discordRereadWindow/);
+    expect(() =>
+      resolve({
+        discordChannels: "111",
+        discordTokenSecret: secret,
+        discordBackfillFrom: "2014-01-01",
+      }),
+    ).toThrow(/discordBackfillFrom/);
+    expect(() => resolve({ discordChannels: "111", discordTokenSecret: "my-token-value" })).toThrow(
+      /not shown/,
     );
   });
 });

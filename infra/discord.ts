@@ -1,0 +1,134 @@
+import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { ITopic } from "aws-cdk-lib/aws-sns";
+import { Construct } from "constructs";
+import type { DiscordConfig } from "./config.js";
+import { PipelineFunction } from "./function.js";
+import type { Ingestion } from "./ingestion.js";
+import { secureQueue } from "./queues.js";
+import type { Storage } from "./storage.js";
+
+export interface DiscordPollerProps {
+  readonly config: DiscordConfig;
+  readonly storage: Storage;
+  readonly ingestion: Ingestion;
+  readonly topic: ITopic;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/** The run stops this long before its timeout, so that the last page's ingestion completes. */
+const MARGIN = Duration.seconds(20);
+
+/**
+ * The Discord poller (docs/connectors.md), deployed only with `discordChannels`: a scheduled
+ * Lambda that reads the channels over REST (Discord's gateway needs a long-lived socket, which
+ * Lambda is not) and sends what it reads to the ingest queue, as any producer does. Its own
+ * cursors table; it may read the bot token's one secret, read and update its cursors, read
+ * messages by key (the re-read window's comparison) and send to the ingest queue: nothing else.
+ * One run at a time (reserved concurrency 1), none retried (the next tick resumes at the
+ * cursors), and an alarm on any 401/403 (Discord bans a token after 10,000 invalid requests in
+ * 10 minutes).
+ */
+export class DiscordPoller extends Construct {
+  readonly function: PipelineFunction;
+  readonly cursors: Table;
+  readonly authAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: DiscordPollerProps) {
+    super(scope, id);
+    const { config } = props;
+    this.cursors = new Table(this, "Cursors", {
+      partitionKey: { name: "key", type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: props.removalPolicy,
+    });
+    const period = Duration.minutes(config.scheduleMinutes);
+    // A run ends before the next one starts; Lambda's ceiling is 15 minutes.
+    const timeout = Duration.seconds(Math.min(15 * 60, period.toSeconds() - 10));
+    this.function = new PipelineFunction(this, "Poller", {
+      entry: "functions/discord/handler.ts",
+      description: "convoseg Discord poller: configured channels and their threads into ingestion",
+      environment: {
+        DISCORD_CHANNELS: config.channels.join(","),
+        DISCORD_TOKEN_SECRET: config.tokenSecretArn,
+        CURSORS_TABLE: this.cursors.tableName,
+        INGEST_QUEUE_URL: props.ingestion.queue.queue.queueUrl,
+        MESSAGES_TABLE: props.storage.messages.tableName,
+        REREAD_WINDOW: String(config.rereadWindow),
+        DEADLINE_MARGIN_MS: String(MARGIN.toMilliseconds()),
+        ...(config.backfillFrom ? { BACKFILL_FROM: config.backfillFrom } : {}),
+        POWERTOOLS_SERVICE_NAME: "convoseg-discord",
+      },
+      timeout,
+      memorySize: 512,
+      logRetention: props.logRetention,
+      reservedConcurrentExecutions: 1,
+      retryAttempts: 0,
+    });
+    const role = this.function.role;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["secretsmanager:GetSecretValue"],
+        resources: [config.tokenSecretArn],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem", "dynamodb:UpdateItem"],
+        resources: [this.cursors.tableArn],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [props.storage.messages.tableArn],
+      }),
+    );
+    props.ingestion.grantSend(role);
+
+    const deadLetters = secureQueue(this, "ScheduleDeadLetters");
+    Validations.of(deadLetters).acknowledge({
+      id: "AwsSolutions-SQS3",
+      reason:
+        "This queue is itself a dead-letter queue: the EventBridge target's, for schedule events that could not be delivered to the poller.",
+    });
+    new Rule(this, "Schedule", {
+      description: `convoseg Discord poller, every ${config.scheduleMinutes} minute(s)`,
+      schedule: Schedule.rate(period),
+      targets: [
+        new LambdaFunction(this.function.function, {
+          retryAttempts: 0,
+          maxEventAge: Duration.minutes(Math.max(1, config.scheduleMinutes)),
+          deadLetterQueue: deadLetters,
+        }),
+      ],
+    });
+
+    this.authAlarm = new Alarm(this, "AuthFailures", {
+      alarmDescription:
+        "The Discord poller got a 401 (the bot token is invalid: replace the secret) or 403 (the bot lost access to a channel); it stops the run or the channel rather than retry",
+      metric: new Metric({
+        namespace: "convoseg",
+        metricName: "DiscordAuthFailures",
+        dimensionsMap: { service: "discord" },
+        statistic: "Sum",
+        period,
+      }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.authAlarm.addAlarmAction(new SnsAction(props.topic));
+    this.authAlarm.addOkAction(new SnsAction(props.topic));
+  }
+}
