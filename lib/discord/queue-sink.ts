@@ -5,7 +5,12 @@
  * failure, so the cursor stays before it and the next run sends it again (ids deduplicate).
  */
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import type { ChatChangeInput, ChatMessageInput, IngestResult } from "../ingest/index.js";
+import {
+  type ChatChangeInput,
+  type ChatMessageInput,
+  emptyIngestResult,
+  type IngestResult,
+} from "../ingest/index.js";
 import type { MessageSink } from "./source.js";
 
 const SQS_BATCH = 10;
@@ -13,15 +18,7 @@ const SQS_BATCH = 10;
 export function queueSink(sqs: SQSClient, queueUrl: string): MessageSink {
   return {
     async ingest(lines: readonly (ChatMessageInput | ChatChangeInput)[]): Promise<IngestResult> {
-      const result: IngestResult = {
-        stored: [],
-        unchanged: [],
-        conflicts: [],
-        rejected: [],
-        failed: [],
-        deleted: [],
-        changes: [],
-      };
+      const result = emptyIngestResult();
       for (let start = 0; start < lines.length; start += SQS_BATCH) {
         const batch = lines.slice(start, start + SQS_BATCH);
         try {

@@ -15,6 +15,7 @@ export {
   type ChatMessageInput,
   type Conflict,
   DEFAULT_MAX_BATCH,
+  emptyIngestResult,
   type Failure,
   historyMessage,
   type IngestOptions,

@@ -154,6 +154,17 @@ export interface IngestOptions {
 type ItemBody = { kind: "add"; message: Message } | { kind: "change"; change: MessageChange };
 type Item = { index: number } & ItemBody;
 
+/** An outcome with nothing in it yet, for a caller that adds up its own. */
+export const emptyIngestResult = (): IngestResult => ({
+  stored: [],
+  unchanged: [],
+  conflicts: [],
+  rejected: [],
+  failed: [],
+  deleted: [],
+  changes: [],
+});
+
 /**
  * Validates each input (the chat message format, and what DynamoDB would refuse: key lengths and
  * item size), then applies the valid ones channel by channel (channels concurrently, at most
@@ -167,15 +178,7 @@ export async function ingest(
   inputs: readonly unknown[],
   options: IngestOptions = {},
 ): Promise<IngestResult> {
-  const result: IngestResult = {
-    stored: [],
-    unchanged: [],
-    conflicts: [],
-    rejected: [],
-    failed: [],
-    deleted: [],
-    changes: [],
-  };
+  const result = emptyIngestResult();
   const channels = new Map<string, Item[]>();
   inputs.forEach((input, index) => {
     const parsed = validate(input);
