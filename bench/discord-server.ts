@@ -154,9 +154,19 @@ export async function startDiscordServer(options: DiscordServerOptions): Promise
     if (channel.forbidden) return answer(403, { message: "Missing Access", code: 50001 });
     if (parts.length === 2) return ok(channelObject(channel));
     if (parts[2] === "threads" && parts[3] === "archived" && parts[4] === "public") {
+      // Newest archive first, `before` an ISO time, pages of `limit` (default 50), as Discord.
+      const limit = Math.min(100, Math.max(2, Number(url.searchParams.get("limit") ?? 50)));
+      const before = Date.parse(url.searchParams.get("before") ?? "");
+      const all = threadsWhere((c) => c.parentId === major && c.archived === true)
+        .map((thread) => ({
+          thread,
+          at: Date.parse(thread.thread_metadata?.archive_timestamp ?? ""),
+        }))
+        .filter(({ at }) => Number.isNaN(before) || at < before)
+        .sort((a, b) => b.at - a.at);
       return ok({
-        threads: threadsWhere((c) => c.parentId === major && c.archived === true),
-        has_more: false,
+        threads: all.slice(0, limit).map(({ thread }) => thread),
+        has_more: all.length > limit,
       });
     }
     if (parts[2] !== "messages" || parts.length !== 3) return answer(404, { message: "404" });

@@ -17,6 +17,11 @@ export const DEFAULT_REREAD_WINDOW = 200;
 const META_MAX_AGE_MS = 24 * 3_600_000;
 /** GUILD_FORUM and GUILD_MEDIA: only threads, no messages of their own. */
 const THREAD_ONLY = new Set([15, 16]);
+/**
+ * Pages of 100 archived threads read per channel and run: a backfill of a channel with more
+ * than 1,000 archived threads reads the 1,000 most recently archived (the rest are skipped).
+ */
+export const MAX_ARCHIVED_PAGES = 10;
 /** The cursor store's item for the run itself (no snowflake looks like it). */
 export const RUN_KEY = "~run";
 export const DEFAULT_CONCURRENCY = 8;
@@ -184,9 +189,9 @@ async function pollChannel(
     await reread(deps, id, to, state, window, summary);
   }
   if (settings.threads === false) return;
-  const listed = await threadsOf(deps, id, state.guildId, activeByGuild);
   // Archived threads already looked at need no cursor read: a new message unarchives a thread.
   const archivedAt = state.archivedAt ?? Number.NEGATIVE_INFINITY;
+  const listed = await threadsOf(deps, id, state.guildId, activeByGuild, archivedAt);
   const threads = listed.filter(({ thread, active }) => active || archiveTime(thread) > archivedAt);
   const threadStates = await deps.cursors.getMany(threads.map((t) => t.thread.id));
   let failed = false;
@@ -225,14 +230,16 @@ function archiveTime(thread: ThreadChannel): number {
 
 /**
  * A channel's threads: the active ones of its guild (one request per guild and run) whose parent
- * it is, and its 100 most recently archived public ones (Discord lists archived threads by
- * archive time, newest first; older ones were read before they were archived).
+ * it is, and its public archived ones archived after `archivedAt` (Discord lists them by archive
+ * time, newest first, in pages read back with `before`), at most {@link MAX_ARCHIVED_PAGES} pages
+ * a run.
  */
 async function threadsOf(
   deps: PollDeps,
   channel: string,
   guild: string | undefined,
   activeByGuild: ActiveThreads,
+  archivedAt: number,
 ): Promise<{ thread: ThreadChannel; active: boolean }[]> {
   const found = new Map<string, { thread: ThreadChannel; active: boolean }>();
   if (guild !== undefined) {
@@ -254,14 +261,24 @@ async function threadsOf(
       if (thread.parent_id === channel) found.set(thread.id, { thread, active: true });
     }
   }
-  const archived = await deps.rest.get<{ threads?: ThreadChannel[] }>(
-    "/channels/{id}/threads/archived/public",
-    channel,
-    `/channels/${channel}/threads/archived/public`,
-    { limit: "100" },
-  );
-  for (const thread of archived.threads ?? []) {
-    if (!found.has(thread.id)) found.set(thread.id, { thread, active: false });
+  let before: string | undefined;
+  for (let page = 0; page < MAX_ARCHIVED_PAGES; page++) {
+    const archived = await deps.rest.get<{ threads?: ThreadChannel[]; has_more?: boolean }>(
+      "/channels/{id}/threads/archived/public",
+      channel,
+      `/channels/${channel}/threads/archived/public`,
+      { limit: "100", ...(before === undefined ? {} : { before }) },
+    );
+    const threads = archived.threads ?? [];
+    for (const thread of threads) {
+      if (!found.has(thread.id)) found.set(thread.id, { thread, active: false });
+    }
+    const oldest = threads.at(-1)?.thread_metadata?.archive_timestamp;
+    // The rest were archived before the last run looked, or there is no rest.
+    if (archived.has_more !== true || oldest === undefined || !(Date.parse(oldest) > archivedAt)) {
+      break;
+    }
+    before = oldest;
   }
   return [...found.values()];
 }

@@ -156,6 +156,27 @@ describe("the Discord poller against a scripted API", () => {
     expect(paths.some((p) => p.startsWith("/api/v10/channels/300/messages"))).toBe(false);
   });
 
+  it("pages back through archived threads once, then reads only the newly archived", async () => {
+    const { server, store, run } = await setup({ bucketLimit: 1000, globalPerSecond: 1000 });
+    server.channel("100", { name: "help" });
+    const threads = Array.from({ length: 150 }, (_, i) => {
+      const id = `9${String(i).padStart(3, "0")}`;
+      server.channel(id, { parentId: "100", archived: true });
+      // Each archived at its last message's time, a second apart: pages split by time.
+      server.post(id, { timestamp: new Date(START - 3_000_000 + i * 1000).toISOString() });
+      return id;
+    });
+    const archivedPages = (from: number) =>
+      server.requests.slice(from).filter((r) => r.path.includes("/threads/archived/public"));
+    await run({ channels: ["100"], rereadWindow: 0 });
+    const stored = await store.read("100");
+    expect(new Set(stored.map((m) => m.thread))).toEqual(new Set(threads));
+    expect(archivedPages(0)).toHaveLength(2);
+    const count = server.requests.length;
+    await run({ channels: ["100"], rereadWindow: 0 });
+    expect(archivedPages(count)).toHaveLength(1);
+  });
+
   it("reads a forum channel's posts as threads, without reading the forum itself", async () => {
     const { server, store, run, clock } = await setup();
     server.channel("500", { type: 15, name: "questions" });
