@@ -211,7 +211,17 @@ describe("inFileBytes", () => {
           ["utf-16le", utf16(source, "le", bom)],
           ["utf-16be", utf16(source, "be", bom)],
         ] as const) {
-          const decoded = decodeTranscript(file, encoding);
+          let decoded: ReturnType<typeof decodeTranscript>;
+          try {
+            decoded = decodeTranscript(file, encoding);
+          } catch (error) {
+            // Without a byte order mark, text may begin with a binary format's signature
+            // (U+1F8B in UTF-16BE is gzip's 1F 8B): refused as that format, by design.
+            const signature =
+              error instanceof TranscriptEncodingError && error.binary && error.offset === 0;
+            if (!bom && signature) continue;
+            throw error;
+          }
           const outcome = inFileBytes(
             segmentTranscript(decoded.text, { minSegmentBytes: 0 }),
             decoded,
