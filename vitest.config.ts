@@ -22,6 +22,7 @@ const EMULATOR_TESTS = [
   "test/cli/run.test.ts",
   "test/cli/topics.test.ts",
   "test/cli/workspace.test.ts",
+  "test/connectors/claims-dynamodb.test.ts",
   "test/connectors/slack-users.test.ts",
   "test/discord/*-dynamodb.test.ts",
   "test/discord/*-server.test.ts",

@@ -6,10 +6,12 @@
  */
 export {
   CLAIM_TTL_SECONDS,
+  type ClaimOutcome,
   createClaimsTable,
   DynamoDbEventClaims,
   type EventClaims,
   MemoryEventClaims,
+  PENDING_LEASE_SECONDS,
 } from "./claims.js";
 export { ConnectorError, type ConnectorErrorCode } from "./errors.js";
 export {

@@ -1,11 +1,12 @@
 /**
  * What every receiver shares: the HTTP shapes, its counts and log, and the last step, which
- * claims the platform's event id (a retry of a taken event is acknowledged, not sent again) and
- * sends its lines to the ingest queue, giving the claim back when the send fails.
+ * claims the platform's event id (a retry of a sent event is acknowledged, not sent again; a
+ * retry of one still in flight is refused, so that the platform tries again) and sends its lines
+ * to the ingest queue, giving the claim back when the send fails.
  */
 
 import type { ChatChangeInput, ChatMessageInput } from "../ingest/index.js";
-import type { EventClaims } from "./claims.js";
+import type { ClaimOutcome, EventClaims } from "./claims.js";
 
 /** Headers by lower-case name, as Lambda's Function URL event gives them (any case accepted). */
 export type RequestHeaders = Readonly<Record<string, string | undefined>>;
@@ -40,6 +41,7 @@ export type ConnectorMetric =
   | "EventsReceived"
   | "EventsIngested"
   | "EventsDuplicate"
+  | "EventsInFlight"
   | "EventsIgnored"
   | "EventsRefused"
   | "EventsFailed";
@@ -73,23 +75,32 @@ export async function take(
   retry: Record<string, string | undefined>,
 ): Promise<HttpResponse> {
   const { metrics, log } = options;
+  let outcome: ClaimOutcome;
   try {
-    if (!(await options.claims.claim(eventId))) {
-      metrics.add("EventsDuplicate", 1);
-      log.info("event already taken", { eventId, ...retry });
-      return OK();
-    }
+    outcome = await options.claims.claim(eventId);
   } catch (error) {
     metrics.add("EventsFailed", 1);
     log.error("event claim failed", { eventId, error: (error as Error).name, ...retry });
     return reply(500, '{"error":"claim failed"}');
   }
+  if (outcome === "sent") {
+    metrics.add("EventsDuplicate", 1);
+    log.info("event already taken", { eventId, ...retry });
+    return OK();
+  }
+  if (outcome === "pending") {
+    // Another attempt holds the event and may still fail: acknowledging this retry could lose
+    // it, so the platform is asked to retry once more.
+    metrics.add("EventsInFlight", 1);
+    log.info("event still in flight", { eventId, ...retry });
+    return reply(503, '{"error":"event in flight, retry"}');
+  }
   try {
     for (const line of lines) await options.send(line);
   } catch (error) {
     metrics.add("EventsFailed", 1);
-    // Given back, so that the platform's retry is taken; if that fails too, the retry is dropped as a
-    // duplicate: logged with the id, for an operator to re-send.
+    // Given back, so that the platform's retry is taken; if that fails too, the pending claim's
+    // lease runs out and a later retry takes it over.
     const released = await options.claims.release(eventId).then(
       () => true,
       () => false,
@@ -102,8 +113,15 @@ export async function take(
     });
     return reply(500, '{"error":"send failed"}');
   }
+  // Left pending if this fails: the lease runs out and a retry sends again (ingestion keys
+  // messages by id, so a second send stores nothing new).
+  const settled = await options.claims.settle(eventId).then(
+    () => true,
+    () => false,
+  );
   metrics.add("EventsIngested", 1);
   log.info("event sent", {
+    settled,
     eventId,
     ops: lines.map((l) => l.op ?? "add"),
     ids: lines.map((l) => String(l.id)),

@@ -107,7 +107,7 @@ describe("the Slack receiver", () => {
     });
     const body = envelope(plain(), "Ev3");
     expect((await receive(signed(body))).statusCode).toBe(500);
-    expect(claims.taken.has("Ev3")).toBe(false);
+    expect(claims.states.has("Ev3")).toBe(false);
     fail = false;
     expect(
       (await receive(signed(body, { headers: { "x-slack-retry-num": "1" } }))).statusCode,
@@ -116,11 +116,43 @@ describe("the Slack receiver", () => {
     expect(count("EventsFailed")).toBe(1);
   });
 
+  it("refuses a retry while the first attempt is still sending, so a failed first send loses nothing", async () => {
+    let failFirst: (error: Error) => void = () => {};
+    let calls = 0;
+    const sent: IngestLine[] = [];
+    const { receive, count } = world({
+      send: (line) => {
+        calls += 1;
+        if (calls === 1) return new Promise((_, reject) => (failFirst = reject));
+        sent.push(line);
+        return Promise.resolve();
+      },
+    });
+    const body = envelope(plain(), "Ev4");
+    const retry = (n: number) => signed(body, { headers: { "x-slack-retry-num": String(n) } });
+    const first = receive(signed(body));
+    await new Promise((resolve) => setImmediate(resolve));
+    const inFlight = await receive(retry(1));
+    expect(inFlight.statusCode).toBe(503);
+    expect(count("EventsInFlight")).toBe(1);
+    failFirst(new Error("queue down"));
+    expect((await first).statusCode).toBe(500);
+    expect((await receive(retry(2))).statusCode).toBe(200);
+    expect(sent).toHaveLength(1);
+    expect((await receive(retry(3))).statusCode).toBe(200);
+    expect(sent).toHaveLength(1);
+    expect(count("EventsDuplicate")).toBe(1);
+  });
+
   it("answers 500 when the secret or a claim cannot be read", async () => {
     const noSecret = world({ signingSecret: () => Promise.reject(new Error("denied")) });
     expect((await noSecret.receive(signed(envelope(plain())))).statusCode).toBe(500);
     const noClaims = world({
-      claims: { claim: () => Promise.reject(new Error("throttled")), release: async () => {} },
+      claims: {
+        claim: () => Promise.reject(new Error("throttled")),
+        settle: async () => {},
+        release: async () => {},
+      },
     });
     expect((await noClaims.receive(signed(envelope(plain())))).statusCode).toBe(500);
     expect(noClaims.sent).toEqual([]);
