@@ -28,6 +28,13 @@ export interface CursorState {
   metaAt?: number;
   /** The latest archive time (ms) of the archived threads looked at: older ones are done. */
   archivedAt?: number;
+  /**
+   * While a sweep of archived threads takes several runs: the archive time (ISO, as Discord's
+   * `before`) it goes on from; empty or absent when none is under way.
+   */
+  archivedBefore?: string;
+  /** While a sweep is under way: the latest archive time (ms) it saw, the mark once it is done. */
+  archivedTop?: number;
   /** On the run item only: the channel the next run starts with (a run cut by its deadline). */
   resume?: string;
 }
@@ -77,6 +84,8 @@ const FIELDS = [
   "type",
   "metaAt",
   "archivedAt",
+  "archivedBefore",
+  "archivedTop",
 ] as const;
 
 /**
@@ -171,10 +180,10 @@ function assignments(fields: CursorFields) {
 function fromItem(item: Record<string, AttributeValue>): CursorState {
   const state: CursorState = { key: item.key?.S ?? "", recent: decodeRecent(item.recent?.S ?? "") };
   if (item.cursor?.N !== undefined) state.cursor = item.cursor.N;
-  for (const field of ["since", "name", "guildId", "resume"] as const) {
+  for (const field of ["since", "name", "guildId", "resume", "archivedBefore"] as const) {
     if (item[field]?.S !== undefined) state[field] = item[field].S;
   }
-  for (const field of ["type", "metaAt", "archivedAt"] as const) {
+  for (const field of ["type", "metaAt", "archivedAt", "archivedTop"] as const) {
     if (item[field]?.N !== undefined) state[field] = Number(item[field].N);
   }
   return state;

@@ -18,8 +18,8 @@ const META_MAX_AGE_MS = 24 * 3_600_000;
 /** GUILD_FORUM and GUILD_MEDIA: only threads, no messages of their own. */
 const THREAD_ONLY = new Set([15, 16]);
 /**
- * Pages of 100 archived threads read per channel and run: a backfill of a channel with more
- * than 1,000 archived threads reads the 1,000 most recently archived (the rest are skipped).
+ * Pages of 100 archived threads read per channel and run by default: a channel with more to
+ * look at (a backfill) is swept back over several runs, each going on where the last stopped.
  */
 export const MAX_ARCHIVED_PAGES = 10;
 /** The cursor store's item for the run itself (no snowflake looks like it). */
@@ -40,6 +40,8 @@ export interface PollSettings {
   threads?: boolean;
   /** Channels polled at once (default 8), all under the same rate limits. */
   concurrency?: number;
+  /** Pages of archived threads read per channel and run (default {@link MAX_ARCHIVED_PAGES}). */
+  archivedPages?: number;
 }
 
 export interface PollDeps extends SourceDeps {
@@ -191,8 +193,10 @@ async function pollChannel(
   if (settings.threads === false) return;
   // Archived threads already looked at need no cursor read: a new message unarchives a thread.
   const archivedAt = state.archivedAt ?? Number.NEGATIVE_INFINITY;
-  const listed = await threadsOf(deps, id, state.guildId, activeByGuild, archivedAt);
-  const threads = listed.filter(({ thread, active }) => active || archiveTime(thread) > archivedAt);
+  const sweep = await threadsOf(deps, id, state, activeByGuild, settings.archivedPages);
+  const threads = sweep.threads.filter(
+    ({ thread, active }) => active || archiveTime(thread) > archivedAt,
+  );
   const threadStates = await deps.cursors.getMany(threads.map((t) => t.thread.id));
   let failed = false;
   for (const { thread, active } of threads) {
@@ -213,13 +217,24 @@ async function pollChannel(
       failed = true;
     }
   }
-  // A thread that failed is looked at again next run: the archive mark does not pass it.
+  // A thread that failed is looked at again next run: the sweep's marks do not pass it.
   if (failed) return;
   const archived = threads.filter(({ active }) => !active);
-  const latest = Math.max(archivedAt, ...archived.map(({ thread }) => archiveTime(thread)));
-  if (latest > archivedAt) {
-    state.archivedAt = latest;
-    await deps.cursors.update(id, { archivedAt: latest });
+  const top = Math.max(
+    state.archivedTop ?? archivedAt,
+    archivedAt,
+    ...archived.map(({ thread }) => archiveTime(thread)),
+  );
+  if (sweep.before !== undefined) {
+    // Not down to the mark yet: the next run goes on from here, and the mark stays, so that
+    // nothing between here and it is skipped.
+    state.archivedBefore = sweep.before;
+    state.archivedTop = top;
+    await deps.cursors.update(id, { archivedBefore: sweep.before, archivedTop: top });
+  } else if (top > archivedAt || state.archivedBefore) {
+    state.archivedAt = top;
+    state.archivedBefore = "";
+    await deps.cursors.update(id, { archivedAt: top, archivedBefore: "" });
   }
 }
 
@@ -230,17 +245,19 @@ function archiveTime(thread: ThreadChannel): number {
 
 /**
  * A channel's threads: the active ones of its guild (one request per guild and run) whose parent
- * it is, and its public archived ones archived after `archivedAt` (Discord lists them by archive
- * time, newest first, in pages read back with `before`), at most {@link MAX_ARCHIVED_PAGES} pages
- * a run.
+ * it is, and its public archived ones archived after its `archivedAt` mark. Discord lists them by
+ * archive time, newest first, in pages read back with `before`; a sweep reads at most `pages`
+ * pages a run and, when it stops short of the mark, says where the next run goes on (`before`).
  */
 async function threadsOf(
   deps: PollDeps,
   channel: string,
-  guild: string | undefined,
+  state: CursorState,
   activeByGuild: ActiveThreads,
-  archivedAt: number,
-): Promise<{ thread: ThreadChannel; active: boolean }[]> {
+  pages = MAX_ARCHIVED_PAGES,
+): Promise<{ threads: { thread: ThreadChannel; active: boolean }[]; before?: string }> {
+  const guild = state.guildId;
+  const archivedAt = state.archivedAt ?? Number.NEGATIVE_INFINITY;
   const found = new Map<string, { thread: ThreadChannel; active: boolean }>();
   if (guild !== undefined) {
     let asked = activeByGuild.get(guild);
@@ -261,8 +278,9 @@ async function threadsOf(
       if (thread.parent_id === channel) found.set(thread.id, { thread, active: true });
     }
   }
-  let before: string | undefined;
-  for (let page = 0; page < MAX_ARCHIVED_PAGES; page++) {
+  let before = state.archivedBefore || undefined;
+  let more = false;
+  for (let page = 0; page < pages; page++) {
     const archived = await deps.rest.get<{ threads?: ThreadChannel[]; has_more?: boolean }>(
       "/channels/{id}/threads/archived/public",
       channel,
@@ -275,10 +293,9 @@ async function threadsOf(
     }
     const oldest = threads.at(-1)?.thread_metadata?.archive_timestamp;
     // The rest were archived before the last run looked, or there is no rest.
-    if (archived.has_more !== true || oldest === undefined || !(Date.parse(oldest) > archivedAt)) {
-      break;
-    }
+    more = archived.has_more === true && oldest !== undefined && Date.parse(oldest) > archivedAt;
+    if (!more) break;
     before = oldest;
   }
-  return [...found.values()];
+  return { threads: [...found.values()], ...(more && before !== undefined ? { before } : {}) };
 }

@@ -40,7 +40,13 @@ describe("DynamoDbCursorStore", () => {
     expect(await cursors.advance("c", "999999999999999999")).toBe(false);
     expect(await cursors.advance("c", "1457705189376000000")).toBe(false);
     expect(await cursors.advance("c", "1457705189376000001")).toBe(true);
-    await cursors.update("c", { name: "general", metaAt: 5, archivedAt: 7 });
+    await cursors.update("c", {
+      name: "general",
+      metaAt: 5,
+      archivedAt: 7,
+      archivedBefore: "2024-01-11T10:00:00.000Z",
+      archivedTop: 9,
+    });
     const keys = Array.from({ length: 150 }, (_, i) => `k${i}`);
     for (const key of keys.slice(0, 3)) await cursors.update(key, { since: "1" });
     const found = await cursors.getMany(["c", ...keys]);
@@ -51,6 +57,8 @@ describe("DynamoDbCursorStore", () => {
       name: "general",
       metaAt: 5,
       archivedAt: 7,
+      archivedBefore: "2024-01-11T10:00:00.000Z",
+      archivedTop: 9,
     });
     expect(found.size).toBe(4);
   });

@@ -177,6 +177,29 @@ describe("the Discord poller against a scripted API", () => {
     expect(archivedPages(count)).toHaveLength(1);
   });
 
+  it("sweeps a backlog of archived threads over several runs, skipping none", async () => {
+    const { server, store, run } = await setup({ bucketLimit: 1000, globalPerSecond: 1000 });
+    server.channel("100", { name: "help" });
+    const archive = (i: number) => {
+      const id = `8${String(i).padStart(3, "0")}`;
+      server.channel(id, { parentId: "100", archived: true });
+      server.post(id, { timestamp: new Date(START - 3_000_000 + i * 1000).toISOString() });
+      return id;
+    };
+    const threads = Array.from({ length: 250 }, (_, i) => archive(i));
+    const threadsStored = async () => new Set((await store.read("100")).map((m) => m.thread));
+    const settings = { channels: ["100"], rereadWindow: 0, archivedPages: 1 };
+    await run(settings);
+    expect((await threadsStored()).size).toBe(100);
+    // Archived while the sweep is under way: newer than anything it saw, read once it is done.
+    const late = archive(900);
+    await run(settings);
+    await run(settings);
+    expect(await threadsStored()).toEqual(new Set(threads));
+    await run(settings);
+    expect(await threadsStored()).toEqual(new Set([...threads, late]));
+  });
+
   it("reads a forum channel's posts as threads, without reading the forum itself", async () => {
     const { server, store, run, clock } = await setup();
     server.channel("500", { type: 15, name: "questions" });
