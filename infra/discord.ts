@@ -1,16 +1,15 @@
 import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
-import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import { Metric } from "aws-cdk-lib/aws-cloudwatch";
 import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { Construct } from "constructs";
 import type { DiscordConfig } from "./config.js";
 import { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
+import type { Observability } from "./observability.js";
 import { secureQueue } from "./queues.js";
 import type { Storage } from "./storage.js";
 
@@ -18,7 +17,7 @@ export interface DiscordPollerProps {
   readonly config: DiscordConfig;
   readonly storage: Storage;
   readonly ingestion: Ingestion;
-  readonly topic: ITopic;
+  readonly observability: Observability;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
 }
@@ -39,7 +38,6 @@ const MARGIN = Duration.seconds(20);
 export class DiscordPoller extends Construct {
   readonly function: PipelineFunction;
   readonly cursors: Table;
-  readonly authAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: DiscordPollerProps) {
     super(scope, id);
@@ -113,8 +111,9 @@ export class DiscordPoller extends Construct {
       ],
     });
 
-    this.authAlarm = new Alarm(this, "AuthFailures", {
-      alarmDescription:
+    // Through the stack's alarms, so that it is named among those the alarm topic lets publish.
+    props.observability.addAlarm("DiscordAuthFailures", {
+      description:
         "The Discord poller got a 401 (the bot token is invalid: replace the secret) or 403 (the bot lost access to a channel); it stops the run or the channel rather than retry",
       metric: new Metric({
         namespace: "convoseg",
@@ -124,11 +123,6 @@ export class DiscordPoller extends Construct {
         period,
       }),
       threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.authAlarm.addAlarmAction(new SnsAction(props.topic));
-    this.authAlarm.addOkAction(new SnsAction(props.topic));
   }
 }

@@ -107,7 +107,7 @@ export class ConvosegStack extends Stack {
         config: config.discord,
         storage: this.storage,
         ingestion: this.ingestion,
-        topic: this.observability.topic,
+        observability: this.observability,
         logRetention: config.logRetention,
         removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });

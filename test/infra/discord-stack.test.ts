@@ -67,4 +67,19 @@ describe("the Discord poller in the stack", () => {
       Threshold: 0,
     });
   });
+
+  it("names its alarm among those the alarm topic lets CloudWatch publish for", () => {
+    const { template } = synthesize({
+      ...NO_BUNDLING,
+      discordChannels: "111",
+      discordTokenSecret: SECRET,
+    });
+    const names = Object.values(template.findResources("AWS::CloudWatch::Alarm")).map(
+      (alarm) => (alarm as { Properties: { AlarmName?: unknown } }).Properties.AlarmName,
+    );
+    expect(names.some((name) => String(name).endsWith("-DiscordAuthFailures"))).toBe(true);
+    const policy = JSON.stringify(template.findResources("AWS::SNS::TopicPolicy"));
+    // An alarm the topic's policy does not name would fire, and its notification be refused.
+    for (const name of names) expect(policy).toContain(`:alarm:${String(name)}`);
+  });
 });
