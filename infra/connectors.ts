@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { Metric } from "aws-cdk-lib/aws-cloudwatch";
-import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import type { Table } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { type FunctionUrl, FunctionUrlAuthType } from "aws-cdk-lib/aws-lambda";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -9,6 +9,7 @@ import type { ConnectorMetric } from "../lib/connectors/index.js";
 import { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
 import type { Observability } from "./observability.js";
+import { keyedTable } from "./storage.js";
 
 /** A platform the stack can receive webhooks from, and what its receiver is told. */
 export interface WebhookPlatform {
@@ -75,14 +76,10 @@ export class WebhookConnector extends Construct {
   constructor(scope: Construct, id: string, props: WebhookConnectorProps) {
     super(scope, id);
     const { platform } = props;
-    this.claims = new Table(this, "Claims", {
-      partitionKey: { name: "id", type: AttributeType.STRING },
+    // Claims are a day's memory of retries, not data: nothing to keep.
+    this.claims = keyedTable(this, "Claims", {
+      key: "id",
       timeToLiveAttribute: "expiresAt",
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      encryption: TableEncryption.AWS_MANAGED,
-      // A few bytes per event for a day: recovery costs next to nothing, and cdk-nag wants it.
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // Claims are a day's memory of retries, not data: nothing to keep.
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.function = new PipelineFunction(this, "Receiver", {

@@ -1,6 +1,6 @@
 import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import { Metric } from "aws-cdk-lib/aws-cloudwatch";
-import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import type { Table } from "aws-cdk-lib/aws-dynamodb";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
@@ -11,7 +11,7 @@ import { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
 import type { Observability } from "./observability.js";
 import { secureQueue } from "./queues.js";
-import type { Storage } from "./storage.js";
+import { keyedTable, type Storage } from "./storage.js";
 
 export interface DiscordPollerProps {
   readonly config: DiscordConfig;
@@ -42,13 +42,7 @@ export class DiscordPoller extends Construct {
   constructor(scope: Construct, id: string, props: DiscordPollerProps) {
     super(scope, id);
     const { config } = props;
-    this.cursors = new Table(this, "Cursors", {
-      partitionKey: { name: "key", type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      encryption: TableEncryption.AWS_MANAGED,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      removalPolicy: props.removalPolicy,
-    });
+    this.cursors = keyedTable(this, "Cursors", { key: "key", removalPolicy: props.removalPolicy });
     const period = Duration.minutes(config.scheduleMinutes);
     // A run ends before the next one starts; Lambda's ceiling is 15 minutes.
     const timeout = Duration.seconds(Math.min(15 * 60, period.toSeconds() - 10));

@@ -347,3 +347,22 @@ export class Storage extends Construct {
       .reduce((all, grant) => all.combine(grant));
   }
 }
+
+/**
+ * A connector's own small table, keyed by one string (claims, cursors): on demand, encrypted,
+ * recoverable (a few bytes per key, so PITR costs next to nothing, and cdk-nag wants it).
+ */
+export function keyedTable(
+  scope: Construct,
+  id: string,
+  props: { key: string; timeToLiveAttribute?: string; removalPolicy: RemovalPolicy },
+): Table {
+  return new Table(scope, id, {
+    partitionKey: { name: props.key, type: AttributeType.STRING },
+    timeToLiveAttribute: props.timeToLiveAttribute,
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    encryption: TableEncryption.AWS_MANAGED,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    removalPolicy: props.removalPolicy,
+  });
+}
