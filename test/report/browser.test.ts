@@ -13,6 +13,7 @@ import {
   tempDir,
   writeJsonLines,
 } from "./support.js";
+import { ROOT_AUTHOR, THREAD_MESSAGES, THREAD_NOW, THREAD_SEGMENTS } from "./thread-fixtures.js";
 
 const dir = tempDir();
 let browser: BrowserContext;
@@ -347,6 +348,81 @@ describe("the report in Chromium: platform fields", () => {
     expect(await page.locator(".details .message .reply").getAttribute("title")).toBe(
       "reply to ana, 2025-03-03 08:01:00 UTC",
     );
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("the report in Chromium: threads", () => {
+  it("lists threads as rows under their channel, each leading to its segments, and a segment's reply links", async () => {
+    const out = join(dir, "threads.html");
+    const report = await runCommand(
+      reportCommand,
+      [
+        "--segments",
+        writeJsonLines(join(dir, "threads-segments.jsonl"), THREAD_SEGMENTS),
+        "--input",
+        writeJsonLines(join(dir, "threads-messages.jsonl"), THREAD_MESSAGES),
+        ...["--now", String(THREAD_NOW), "--out", out],
+      ],
+      THREAD_NOW,
+    );
+    expect(report.code, report.stderr).toBe(0);
+    const { page, errors } = await openReport(browser, out);
+    // Three threads, few enough to be listed unfolded under the channel's row.
+    expect(await page.locator(".channel-row .fold").textContent()).toBe("▾ 3 threads");
+    const threadRows = () => texts(page, ".thread-row .thread-name");
+    expect(await threadRows()).toEqual([
+      `↳ ${ROOT_AUTHOR}: “has anyone </tr></table><script>window.__pwned =…”`,
+      "↳ eve: “is the staging database down again, or is it just me being…”",
+      "↳ thread r8",
+    ]);
+    await page.locator(".channel-row .fold").click();
+    expect(await page.locator(".thread-row").count()).toBe(0);
+    await page.locator(".channel-row").press("ArrowRight");
+    expect(await page.locator(".thread-row").count()).toBe(3);
+
+    // A thread's row lists only its segments; the channel's own are marked apart from them.
+    await page.locator(".thread-row").first().click();
+    expect(await page.locator(".filter-bar").textContent()).toMatch(
+      /^2 of 5 segments are the thread of <script>/,
+    );
+    const rows = () =>
+      page
+        .locator(".segment-row")
+        .evaluateAll((all) => all.map((r) => [r.getAttribute("data-segment"), r.className]));
+    expect((await rows()).map(([segment]) => segment)).toEqual(["1", "4"]);
+    expect(await texts(page, ".segment-row .num:first-child")).toEqual(["↳ 2", "↳ 5"]);
+    // Measured within the thread: 27 minutes from its previous reply.
+    expect(await texts(page, ".segment-row .cut")).toEqual(["start", "size cap, largest gap 27m"]);
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    expect(await page.locator(".details .thread-label").textContent()).toBe(
+      `${ROOT_AUTHOR}: “has anyone </tr></table><script>window.__pwned =…”`,
+    );
+    expect(await texts(page, ".details .reply-links li")).toEqual([
+      `message 1 ↪ ${ROOT_AUTHOR}, outside this segment (in #1)`,
+      "message 2 ↪ message 1 (bo)",
+    ]);
+    await page.screenshot({ path: join(ARTIFACTS, "report-threads.png"), fullPage: true });
+    await page.locator(".filter-bar button", { hasText: "show all segments" }).click();
+    expect((await rows()).map(([segment]) => segment)).toEqual(["0", "1", "2", "3", "4"]);
+    expect((await rows()).map(([, c]) => c?.includes("in-thread"))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+    ]);
+
+    // The channel's own segment: a reply to a message the input does not have says so.
+    await selectSegment(page, 0);
+    expect(await texts(page, ".details .reply-links li")).toEqual([
+      "message 3 ↪ a message, outside this segment (not in the input)",
+    ]);
+    await page.locator(".details .reply-links button").click();
+    await page.locator('.details .message.flash[data-index="2"]').waitFor();
+
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("img, b, i, em, script[src], table").count()).toBe(0);
     expect(errors).toEqual([]);
   });
 });
