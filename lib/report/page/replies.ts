@@ -9,6 +9,9 @@ import { count, el } from "./dom.js";
 /** Links listed at most: a segment of thousands of replies lists the first ones. */
 const MAX_LINKS = 200;
 
+/** Who wrote an answered message that names no author. */
+const UNKNOWN = "a message";
+
 /** A reply of a segment: its index in the segment, and what it answers. */
 export interface ReplyLink {
   from: number;
@@ -31,11 +34,11 @@ export function replyLinks(channel: ChannelData, positions: readonly number[]): 
     const answered = answers[p];
     if (answered === -1) return;
     if (answered === NOT_IN_INPUT) {
-      links.push({ from, to: -1, who: "a message", where: "not in the input" });
+      links.push({ from, to: -1, who: UNKNOWN, where: "not in the input" });
       return;
     }
     const user = columns.user[answered];
-    const who = user < 0 ? "a message" : columns.users[user];
+    const who = user < 0 ? UNKNOWN : columns.users[user];
     const to = indexOf.get(answered) ?? -1;
     links.push({ from, to, who, where: to >= 0 ? "" : whereIs(columns.segment[answered]) });
   });
@@ -63,7 +66,12 @@ export function replyList(
     button.addEventListener("click", () => reveal(link.from));
     const target =
       link.to >= 0
-        ? el("span", {}, ` ↪ message ${link.to + 1} (${link.who})`)
+        ? el(
+            "span",
+            {},
+            // Without an author the number says it all: "(a message)" would say nothing more.
+            ` ↪ message ${link.to + 1}${link.who === UNKNOWN ? "" : ` (${link.who})`}`,
+          )
         : el("span", { class: "outside" }, ` ↪ ${link.who}, outside this segment (${link.where})`);
     list.appendChild(el("li", { "data-from": link.from, "data-to": link.to }, button, target));
   }
