@@ -19,6 +19,9 @@ export type CutCause =
 export const OPEN = -1;
 export const DROPPED = -2;
 
+/** In {@link MessageColumns.replyTo}: the message answers one that the input does not have. */
+export const NOT_IN_INPUT = -2;
+
 export interface Usage {
   calls: number;
   inputTokens: number;
@@ -71,7 +74,27 @@ export interface SegmentData {
   messageIds?: string[];
   /** Null when the segment was not extracted (or no candidates were given). */
   extraction: ExtractionData | null;
+  /** Of a thread's segment: the thread's index in its channel's `threads`; absent otherwise. */
+  thread?: number;
 }
+
+/**
+ * A thread of a channel whose replies were segmented on their own: a segment is the thread's
+ * when its line names the thread (`thread`), else when all its messages are replies in it.
+ */
+export interface ThreadData {
+  /** The id of the thread's root message. */
+  root: string;
+  /** The root's author, when the segment line's `threadRoot` or the input messages name one. */
+  author?: string;
+  /** The start of the root's text (at most {@link THREAD_EXCERPT} characters), when known. */
+  excerpt?: string;
+  /** Its segments (indexes into the channel's `segments`), in delivery order. */
+  segments: number[];
+}
+
+/** How much of a thread root's text labels the thread. */
+export const THREAD_EXCERPT = 60;
 
 /** A channel's messages in channel order (timestamp, then id), one array per field. */
 export interface MessageColumns {
@@ -85,7 +108,8 @@ export interface MessageColumns {
   segment: number[];
   /**
    * The channel position of the message each answers (its `replyTo`, else its thread's root), -1
-   * for none or one not in the input; absent when no message of the channel answers one.
+   * for none, {@link NOT_IN_INPUT} for one the input does not have; absent when no message of the
+   * channel answers one.
    */
   replyTo?: number[];
   /** Each message's kind, 0 a person's, 1 a bot's, 2 a system line; absent when all are people's. */
@@ -136,6 +160,8 @@ export interface ChannelData {
   topics: ChannelTopic[];
   /** In delivery order: a segment's number in the page is its index + 1. */
   segments: SegmentData[];
+  /** Its threads with segments of their own, in the order their first segment was delivered. */
+  threads: ThreadData[];
   /** Null without the input messages. */
   messages: MessageColumns | null;
 }

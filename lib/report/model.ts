@@ -1,4 +1,4 @@
-import { compareIds, compareRefs, type MessageRef } from "../identity/index.js";
+import { compareIds, compareRefs } from "../identity/index.js";
 import type { ChatMessage } from "../messages/index.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import { openConversationStart } from "../segmenter/index.js";
@@ -9,6 +9,7 @@ import {
   type ExtractionData,
   type ExtractionSummary,
   type MessageColumns,
+  NOT_IN_INPUT,
   OPEN,
   type Report,
   type ReportData,
@@ -19,7 +20,9 @@ import {
   type TopicData,
   type Usage,
 } from "./data.js";
+import { channelGaps } from "./gaps.js";
 import type { SegmentRecord } from "./records.js";
+import { channelThreads } from "./threads.js";
 import { channelTopics } from "./topics.js";
 
 export interface ReportInput {
@@ -90,10 +93,11 @@ function buildChannel(
 ): { channel: ChannelData; texts: string[] } {
   const messages = unsorted && [...unsorted].sort(compareRefs);
   const placed = messages && placeMessages(records, messages);
-  const gaps =
-    messages && placed ? gapsWithMessages(records, messages, placed) : gapsBetweenSegments(records);
+  const { threads, threadOf } = channelThreads(records, messages);
+  const gaps = channelGaps(records, threads, threadOf, messages, placed?.segmentOf);
   const indexById = new Map(records.map((r, i) => [r.segmentId, i]));
   const segments = records.map((record, i): SegmentData => {
+    const thread = threadOf[i];
     const gapMs = gaps[i];
     const belongsAfter = record.belongsAfter;
     return {
@@ -111,6 +115,7 @@ function buildChannel(
         context.extractions.get(segmentKey(name, record.segmentId)),
         placed ? placed.order[i] : record.messageIds,
       ),
+      ...(thread === undefined ? {} : { thread }),
     };
   });
   let columns: MessageColumns | null = null;
@@ -153,6 +158,7 @@ function buildChannel(
     },
     topics,
     segments,
+    threads,
     messages: columns,
   };
   return { channel, texts: messages ? messages.map((m) => m.text ?? "") : [] };
@@ -190,49 +196,6 @@ function placeMessages(records: readonly SegmentRecord[], messages: ChatMessage[
     return positions.sort((a, b) => a - b).map((p) => messages[p].id);
   });
   return { segmentOf, order, missing };
-}
-
-/**
- * Per segment, the gap from the channel's previous message to its first one. Messages of late
- * segments are passed over: they arrived after the cuts around them had been made.
- */
-function gapsWithMessages(
-  records: readonly SegmentRecord[],
-  messages: ChatMessage[],
-  { segmentOf }: Placement,
-): (number | null)[] {
-  const late = records.map((r) => r.late);
-  return records.map((record) => {
-    if (record.late) return null;
-    let before = lowerBound(messages, record.first) - 1;
-    while (before >= 0 && segmentOf[before] !== DROPPED && late[segmentOf[before]]) before--;
-    return before < 0 ? null : record.first.ts - messages[before].ts;
-  });
-}
-
-/** Without the messages: per segment, the gap from the previous segment's last message. */
-function gapsBetweenSegments(records: readonly SegmentRecord[]): (number | null)[] {
-  const gaps: (number | null)[] = records.map(() => null);
-  const inOrder = records
-    .map((record, index) => ({ record, index }))
-    .filter(({ record }) => !record.late)
-    .sort((a, b) => compareRefs(a.record.first, b.record.first) || a.index - b.index);
-  inOrder.forEach(({ record, index }, i) => {
-    if (i > 0) gaps[index] = record.first.ts - inOrder[i - 1].record.last.ts;
-  });
-  return gaps;
-}
-
-/** Position of the first message not before `ref` in channel order. */
-function lowerBound(messages: ChatMessage[], ref: MessageRef): number {
-  let low = 0;
-  let high = messages.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareRefs(messages[middle], ref) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): MessageColumns {
@@ -283,7 +246,7 @@ function addReplies(messages: ChatMessage[], columns: MessageColumns): void {
   });
   columns.replyTo = messages.map((m) => {
     const id = answers(m);
-    return id === undefined ? -1 : (position.get(id) ?? -1);
+    return id === undefined ? -1 : (position.get(id) ?? NOT_IN_INPUT);
   });
 }
 

@@ -18,6 +18,16 @@ export interface SegmentRecord {
   belongsAfter: string | null;
   first: MessageRef;
   last: MessageRef;
+  /** Of a thread's segment: the id of the thread's root message. */
+  thread?: string;
+  /** The thread's root, as context (not one of the segment's messages). */
+  threadRoot?: ThreadRoot;
+}
+
+/** What the report takes of a segment's thread root: who wrote it and what it said. */
+export interface ThreadRoot {
+  author?: string;
+  text?: string;
 }
 
 /** A value that is not a valid record; `field` names what is at fault (`candidates[2].topic`). */
@@ -34,7 +44,9 @@ export class InvalidRecordError extends Error {
 /**
  * A segment line: `channel`, `messageIds` and `first`/`last` (`{id, ts}` as `run` writes them, or
  * timestamps as `segment --json` does), with optional `segmentId` (default: the first message's
- * id), `late`, `belongsAfter` and `count` (checked against `messageIds`). Other fields are ignored.
+ * id), `late`, `belongsAfter`, `count` (checked against `messageIds`), and of a thread's segment
+ * `thread` (its root's id) and `threadRoot` (the root: its `author` and `text` are read). Other
+ * fields are ignored.
  *
  * @throws InvalidRecordError naming the first field at fault.
  */
@@ -60,6 +72,11 @@ export function parseSegmentRecord(value: unknown): SegmentRecord {
   if (belongsAfter !== null && typeof belongsAfter !== "string") {
     fail("belongsAfter", `expected a segment id or null (got ${kindOf(belongsAfter)})`);
   }
+  const thread = record.thread ?? undefined;
+  const root = record.threadRoot ?? undefined;
+  const threadRoot = root === undefined ? undefined : object(root, "threadRoot");
+  const author = threadRoot && optional(threadRoot, "author", "string", "threadRoot");
+  const text = threadRoot && optional(threadRoot, "text", "string", "threadRoot");
   return {
     channel: channel as string,
     segmentId,
@@ -68,6 +85,15 @@ export function parseSegmentRecord(value: unknown): SegmentRecord {
     belongsAfter,
     first,
     last,
+    ...(thread === undefined ? {} : { thread: messageId(thread, "thread") }),
+    ...(threadRoot === undefined
+      ? {}
+      : {
+          threadRoot: {
+            ...(author === undefined ? {} : { author }),
+            ...(text === undefined ? {} : { text }),
+          },
+        }),
   };
 }
 

@@ -1,9 +1,6 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Readable } from "node:stream";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { describe, expect, inject, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/commands.js";
 import { documentClient } from "../../lib/dynamodb/index.js";
 import { KeyphraseExtractor } from "../../lib/extraction/index.js";
@@ -15,35 +12,26 @@ import {
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
 import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
-import { sampleChat } from "../../local/sample.js";
-import { openWorkspace } from "../../local/workspace.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import { sampleRun, scanWorkspace } from "../support/workspace-run.js";
 
 const NOW = Date.UTC(2100, 0, 1);
 const cli = (args: string[]) => runCli(args, NOW);
-const HOUR = 3_600_000;
 
 /** The partitions of every table of the workspace at `dir`, with their item counts. */
 async function workspaceCensus(dir: string) {
-  const workspace = await openWorkspace({ dir, create: false, note: () => {} });
-  try {
-    const documents = documentClient(workspace.dynamodb());
-    const found: Record<string, Record<string, number>> = {};
-    for (const [role, table] of Object.entries(workspace.tables)) {
-      const { Items = [] } = await documents.send(new ScanCommand({ TableName: table }));
-      found[role] = {};
-      for (const item of Items) {
-        const partition = String(item.conversation ?? item.channel);
-        found[role][partition] = (found[role][partition] ?? 0) + 1;
-      }
+  const found: Record<string, Record<string, number>> = {};
+  for (const [role, items] of Object.entries(await scanWorkspace(dir))) {
+    found[role] = {};
+    for (const item of items) {
+      const partition = String(item.conversation ?? item.channel);
+      found[role][partition] = (found[role][partition] ?? 0) + 1;
     }
-    return found;
-  } finally {
-    await workspace.close();
   }
+  return found;
 }
 
 /** `channel delete` with a terminal on standard input that answers `answer`. */
@@ -62,23 +50,12 @@ async function onTerminal(args: string[], answer: string) {
 
 describe("channel delete", () => {
   it("removes a workspace channel's state, ledger, messages and results, and nothing of another", async () => {
-    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", undefined);
-    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-    const dir = mkdtempSync(join(tmpdir(), "convoseg-delete-"));
-    const input = join(dir, "chat.jsonl");
-    const chat = sampleChat({
-      seed: 5,
-      channels: ["desk", "ops"],
-      perChannel: 20,
-      settle: HOUR,
-      topical: true,
-      start: Date.UTC(2025, 0, 6),
-    });
-    writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
-    const ws = ["--workspace", join(dir, "ws")];
-    const run = await cli(["run", "--input", input, "--settle", "1h", "--tick", "15m", ...ws]);
-    expect(run.code, run.stderr).toBe(0);
-    const before = await workspaceCensus(join(dir, "ws"));
+    const { dir, ws } = await sampleRun(
+      "delete",
+      { seed: 5, channels: ["desk", "ops"], perChannel: 20 },
+      cli,
+    );
+    const before = await workspaceCensus(dir);
     for (const role of ["messagesTable", "channelsTable", "resultsTable", "segmentsTable"]) {
       expect(before[role].desk, role).toBeGreaterThan(0);
     }
@@ -94,12 +71,12 @@ describe("channel delete", () => {
     expect(refused.stderr).toMatch(
       /^channel delete: not deleting channel "desk" \(\d+ items\) without --yes: standard input is no terminal to ask on; run again with --yes, or --dry-run/,
     );
-    expect(await workspaceCensus(join(dir, "ws"))).toEqual(before);
+    expect(await workspaceCensus(dir)).toEqual(before);
 
     const deleted = await cli(["channel", "delete", "desk", "--yes", ...ws]);
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stdout).toBe(dry.stdout.replace("holds (dry run: nothing deleted)", "deleted"));
-    const after = await workspaceCensus(join(dir, "ws"));
+    const after = await workspaceCensus(dir);
     for (const role of Object.keys(before)) {
       expect(after[role], role).not.toHaveProperty("desk");
       expect(after[role].ops, role).toBe(before[role].ops);

@@ -4,42 +4,12 @@
  * their messages, everyone else's messages as they were, and an audit item; a dry run before
  * changes nothing, and a repeat erases nothing more.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { describe, expect, inject, it, vi } from "vitest";
-import { documentClient } from "../../lib/dynamodb/index.js";
-import { sampleChat } from "../../local/sample.js";
-import { openWorkspace } from "../../local/workspace.js";
+import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../support/cli.js";
+import { sampleRun, scanWorkspace } from "../support/workspace-run.js";
 
 const NOW = Date.UTC(2100, 0, 1);
 const cli = (args: string[]) => runCli(args, NOW);
-const HOUR = 3_600_000;
-
-/** Every item of every table of the workspace, by table role. */
-async function scanAll(dir: string): Promise<Record<string, Record<string, unknown>[]>> {
-  const workspace = await openWorkspace({ dir, create: false, note: () => {} });
-  try {
-    const documents = documentClient(workspace.dynamodb());
-    const found: Record<string, Record<string, unknown>[]> = {};
-    for (const [role, table] of Object.entries(workspace.tables)) {
-      found[role] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await documents.send(
-          new ScanCommand({ TableName: table, ExclusiveStartKey: start }),
-        );
-        found[role].push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
-    }
-    return found;
-  } finally {
-    await workspace.close();
-  }
-}
 
 const json = (value: unknown) =>
   JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v));
@@ -68,22 +38,11 @@ function citedIds(items: Record<string, unknown>[]): Set<string> {
 
 describe("erase", () => {
   it("erases a person from every table of the workspace, and nothing of anyone else", async () => {
-    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", undefined);
-    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-    const dir = mkdtempSync(join(tmpdir(), "convoseg-erase-"));
-    const input = join(dir, "chat.jsonl");
-    const chat = sampleChat({
-      seed: 7,
-      channels: ["desk", "ops", "dev"],
-      perChannel: 40,
-      settle: HOUR,
-      topical: true,
-      start: Date.UTC(2025, 0, 6),
-    });
-    writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
-    const ws = ["--workspace", join(dir, "ws")];
-    const run = await cli(["run", "--input", input, "--settle", "1h", "--tick", "15m", ...ws]);
-    expect(run.code, run.stderr).toBe(0);
+    const { dir, ws, chat } = await sampleRun(
+      "erase",
+      { seed: 7, channels: ["desk", "ops", "dev"], perChannel: 40 },
+      cli,
+    );
 
     const counts = new Map<string, number>();
     for (const m of chat) counts.set(String(m.user), (counts.get(String(m.user)) ?? 0) + 1);
@@ -92,7 +51,7 @@ describe("erase", () => {
     const othersTexts = new Set(chat.filter((m) => m.user !== user).map((m) => String(m.text)));
     const ownTexts = theirs.map((m) => String(m.text)).filter((t) => !othersTexts.has(t));
     const name = new RegExp(`"${user}"`);
-    const before = await scanAll(join(dir, "ws"));
+    const before = await scanWorkspace(dir);
     expect(json(before)).toMatch(name);
 
     const dry = await cli(["erase", "--user", user, "--dry-run", ...ws]);
@@ -105,7 +64,7 @@ describe("erase", () => {
       /audit: erasure#[0-9a-f]{32}#.*asked for by dpo@example, finished/,
     );
 
-    const after = await scanAll(join(dir, "ws"));
+    const after = await scanWorkspace(dir);
     const everything = json(after);
     expect(everything).not.toMatch(name);
     // Their texts, wherever kept: as items' strings, and inside the ledger's JSON bodies.

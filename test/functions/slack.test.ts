@@ -3,63 +3,22 @@
  * secret from a Secrets Manager served on 127.0.0.1, claims on DynamoDB Local, lines into the
  * SQS emulator, and on through the ingestion function into the messages table.
  */
-import { CreateQueueCommand } from "@aws-sdk/client-sqs";
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { createClaimsTable, signSlackRequest } from "../../lib/connectors/index.js";
-import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { describe, expect, it } from "vitest";
+import { signSlackRequest } from "../../lib/connectors/index.js";
+import { DynamoDbStore } from "../../lib/history/index.js";
 import { envelope, plain, SECRET } from "../connectors/slack-fixtures.js";
-import { testDynamoDbClient } from "../support/dynamodb.js";
-import { type SecretsServer, startSecretsServer } from "../support/secrets-manager.js";
-import { drainQueue, sqsEvent, testSqsClient, uniqueQueueName } from "../support/sqs.js";
+import { drainQueue, sqsEvent } from "../support/sqs.js";
+import { webhookWorld } from "../support/webhook-world.js";
 
-const suffix = Date.now().toString(36);
-const messagesTable = `slack-${suffix}`;
-const channelsTable = `slack-${suffix}-channels`;
-const claimsTable = `slack-${suffix}-claims`;
 const SECRET_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:slack-signing-AbCdEf";
-const client = testDynamoDbClient();
-const sqs = testSqsClient();
-let queueUrl = "";
-let secrets: SecretsServer;
-
-beforeAll(async () => {
-  await createMessagesTable(client, messagesTable);
-  await createChannelsTable(client, channelsTable);
-  await createClaimsTable(client, claimsTable);
-  ({ QueueUrl: queueUrl = "" } = await sqs.send(
-    new CreateQueueCommand({ QueueName: uniqueQueueName("slack-ingest") }),
-  ));
-  secrets = await startSecretsServer({ [SECRET_ARN]: SECRET });
-});
-
-afterAll(() => secrets.close());
-
-const aws = () => ({
-  // The counts are the receiver unit tests' concern: no EMF lines in the test output.
-  POWERTOOLS_METRICS_DISABLED: "true",
-  AWS_REGION: "us-east-1",
-  AWS_ACCESS_KEY_ID: "test",
-  AWS_SECRET_ACCESS_KEY: "test",
-  AWS_ENDPOINT_URL_DYNAMODB: inject("dynamodbEndpoint"),
-  AWS_ENDPOINT_URL_SQS: inject("sqsEndpoint"),
-  AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
-});
-
-async function load<T>(
-  module: string,
-  environment: Record<string, string | undefined>,
-): Promise<T> {
-  vi.resetModules();
-  for (const [name, value] of Object.entries({ ...aws(), ...environment })) vi.stubEnv(name, value);
-  return (await import(module)).handler as T;
-}
+const world = webhookWorld("slack", SECRET_ARN, SECRET);
+const { client, sqs, messagesTable, channelsTable, claimsTable } = world;
 
 type UrlHandler = (event: LambdaFunctionURLEvent) => Promise<{ statusCode: number; body: string }>;
 const slackHandler = (over: Record<string, string | undefined> = {}) =>
-  load<UrlHandler>("../../functions/slack/handler.js", {
-    INGEST_QUEUE_URL: queueUrl,
+  world.load<UrlHandler>("functions/slack/handler.js", {
+    INGEST_QUEUE_URL: world.queueUrl(),
     CLAIMS_TABLE: claimsTable,
     SLACK_SIGNING_SECRET_ARN: SECRET_ARN,
     ...over,
@@ -141,12 +100,12 @@ describe("the Slack receiver Lambda", () => {
     );
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 401]);
     // The secret is read once and cached.
-    expect(secrets.reads.get(SECRET_ARN)).toBe(1);
+    expect(world.secrets().reads.get(SECRET_ARN)).toBe(1);
 
-    const sent = await drainQueue(sqs, queueUrl);
+    const sent = await drainQueue(sqs, world.queueUrl());
     expect(sent).toHaveLength(2);
-    const ingest = await load<(event: SQSEvent) => Promise<unknown>>(
-      "../../functions/ingest/handler.js",
+    const ingest = await world.load<(event: SQSEvent) => Promise<unknown>>(
+      "functions/ingest/handler.js",
       { MESSAGES_TABLE: messagesTable, CHANNELS_TABLE: channelsTable },
     );
     expect(await ingest(sqsEvent(sent.map((m) => m.Body ?? "")))).toEqual({
@@ -179,10 +138,10 @@ describe("the Slack receiver Lambda", () => {
     const again = await slackHandler();
     expect((await again(urlEvent(envelope(edit, "EvE3")))).statusCode).toBe(200);
     expect((await again(urlEvent(envelope(gone, "EvE4")))).statusCode).toBe(200);
-    const changes = await drainQueue(sqs, queueUrl);
+    const changes = await drainQueue(sqs, world.queueUrl());
     expect(changes.map((m) => JSON.parse(m.Body ?? "").op)).toEqual(["edit", "delete"]);
-    const ingestAgain = await load<(event: SQSEvent) => Promise<unknown>>(
-      "../../functions/ingest/handler.js",
+    const ingestAgain = await world.load<(event: SQSEvent) => Promise<unknown>>(
+      "functions/ingest/handler.js",
       { MESSAGES_TABLE: messagesTable, CHANNELS_TABLE: channelsTable },
     );
     await ingestAgain(sqsEvent(changes.map((m) => m.Body ?? "")));

@@ -3,54 +3,17 @@
  * secret token, the token from a Secrets Manager on 127.0.0.1, claims on DynamoDB Local, lines
  * into the SQS emulator, and on through the ingestion function into the messages table.
  */
-import { CreateQueueCommand } from "@aws-sdk/client-sqs";
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { createClaimsTable } from "../../lib/connectors/index.js";
-import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
-import { testDynamoDbClient } from "../support/dynamodb.js";
-import { type SecretsServer, startSecretsServer } from "../support/secrets-manager.js";
-import { drainQueue, sqsEvent, testSqsClient, uniqueQueueName } from "../support/sqs.js";
+import { describe, expect, it } from "vitest";
+import { DynamoDbStore } from "../../lib/history/index.js";
+import { drainQueue, sqsEvent } from "../support/sqs.js";
+import { webhookWorld } from "../support/webhook-world.js";
 
-const suffix = Date.now().toString(36);
-const messagesTable = `telegram-${suffix}`;
-const channelsTable = `telegram-${suffix}-channels`;
-const claimsTable = `telegram-${suffix}-claims`;
 const TOKEN_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:telegram-token-AbCdEf";
 const TOKEN = "e2e_Secret-token_42";
 const CHAT = -1009876543210;
-const client = testDynamoDbClient();
-const sqs = testSqsClient();
-let queueUrl = "";
-let secrets: SecretsServer;
-
-beforeAll(async () => {
-  await createMessagesTable(client, messagesTable);
-  await createChannelsTable(client, channelsTable);
-  await createClaimsTable(client, claimsTable);
-  ({ QueueUrl: queueUrl = "" } = await sqs.send(
-    new CreateQueueCommand({ QueueName: uniqueQueueName("telegram-ingest") }),
-  ));
-  secrets = await startSecretsServer({ [TOKEN_ARN]: TOKEN });
-});
-
-afterAll(() => secrets.close());
-
-async function load<T>(module: string, environment: Record<string, string>): Promise<T> {
-  vi.resetModules();
-  const aws = {
-    POWERTOOLS_METRICS_DISABLED: "true",
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "test",
-    AWS_SECRET_ACCESS_KEY: "test",
-    AWS_ENDPOINT_URL_DYNAMODB: inject("dynamodbEndpoint"),
-    AWS_ENDPOINT_URL_SQS: inject("sqsEndpoint"),
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
-  };
-  for (const [name, value] of Object.entries({ ...aws, ...environment })) vi.stubEnv(name, value);
-  return (await import(module)).handler as T;
-}
+const world = webhookWorld("telegram", TOKEN_ARN, TOKEN);
+const { client, sqs, messagesTable, channelsTable, claimsTable } = world;
 
 type UrlHandler = (event: LambdaFunctionURLEvent) => Promise<{ statusCode: number }>;
 const urlEvent = (update: unknown, token = TOKEN) =>
@@ -74,8 +37,8 @@ const message = (id: number, over: Record<string, unknown> = {}) => ({
 
 describe("the Telegram receiver Lambda", () => {
   it("takes updates into the messages table through the queue and the ingest function", async () => {
-    const handler = await load<UrlHandler>("../../functions/telegram/handler.js", {
-      INGEST_QUEUE_URL: queueUrl,
+    const handler = await world.load<UrlHandler>("functions/telegram/handler.js", {
+      INGEST_QUEUE_URL: world.queueUrl(),
       CLAIMS_TABLE: claimsTable,
       TELEGRAM_SECRET_TOKEN_ARN: TOKEN_ARN,
     });
@@ -100,10 +63,10 @@ describe("the Telegram receiver Lambda", () => {
     ].map((r) => r.statusCode);
     expect(statuses).toEqual([200, 200, 200, 401, 200]);
 
-    const sent = await drainQueue(sqs, queueUrl);
+    const sent = await drainQueue(sqs, world.queueUrl());
     expect(sent.map((m) => JSON.parse(m.Body ?? "").op ?? "add")).toEqual(["add", "add", "edit"]);
-    const ingest = await load<(event: SQSEvent) => Promise<unknown>>(
-      "../../functions/ingest/handler.js",
+    const ingest = await world.load<(event: SQSEvent) => Promise<unknown>>(
+      "functions/ingest/handler.js",
       { MESSAGES_TABLE: messagesTable, CHANNELS_TABLE: channelsTable },
     );
     // The adds first: an edit of a message not yet stored would be dropped (docs/ingestion.md).

@@ -13,6 +13,7 @@ import {
   tempDir,
   writeJsonLines,
 } from "./support.js";
+import { ROOT_AUTHOR, THREAD_MESSAGES, THREAD_NOW, THREAD_SEGMENTS } from "./thread-fixtures.js";
 
 const dir = tempDir();
 let browser: BrowserContext;
@@ -25,6 +26,37 @@ afterAll(() => browser?.close());
 
 const texts = (page: Page, selector: string) =>
   page.locator(selector).evaluateAll((elements) => elements.map((e) => e.textContent));
+
+/** The report command's page of these inputs (written as `<name>-*.jsonl`), at `<name>.html`. */
+async function writeReport(
+  name: string,
+  inputs: {
+    segments: readonly unknown[];
+    candidates?: readonly unknown[];
+    messages?: readonly unknown[];
+  },
+  args: string[],
+  now: number,
+): Promise<{ out: string; code: number; stderr: string }> {
+  const out = join(dir, `${name}.html`);
+  const files = (["segments", "candidates", "input"] as const).flatMap((flag) => {
+    const values = inputs[flag === "input" ? "messages" : flag];
+    return values === undefined
+      ? []
+      : [`--${flag}`, writeJsonLines(join(dir, `${name}-${flag}.jsonl`), values)];
+  });
+  const { code, stderr } = await runCommand(reportCommand, [...files, ...args, "--out", out], now);
+  return { out, code, stderr };
+}
+
+/** {@link writeReport}, which must succeed, opened in the browser. */
+async function openedReport(
+  ...args: Parameters<typeof writeReport>
+): Promise<Awaited<ReturnType<typeof openReport>>> {
+  const { out, code, stderr } = await writeReport(...args);
+  expect(code, stderr).toBe(0);
+  return openReport(browser, out);
+}
 
 async function showChannel(page: Page, name: string): Promise<void> {
   await page.locator(".channel-row", { has: page.locator(".name", { hasText: name }) }).click();
@@ -56,23 +88,10 @@ async function expectInjectionInert(page: Page): Promise<void> {
 
 describe("the report in Chromium", () => {
   it("shows the summary, each cut with its cause, a segment's messages and topics, and chat as text", async () => {
-    const out = join(dir, "known.html");
-    const report = await runCommand(
-      reportCommand,
-      [
-        "--segments",
-        writeJsonLines(join(dir, "segments.jsonl"), SEGMENTS),
-        "--candidates",
-        writeJsonLines(join(dir, "candidates.jsonl"), CANDIDATES),
-        "--input",
-        writeJsonLines(join(dir, "messages.jsonl"), ALL_MESSAGES),
-        "--settle",
-        "1h",
-        "--now",
-        String(NOW),
-        "--out",
-        out,
-      ],
+    const { out, ...report } = await writeReport(
+      "known",
+      { segments: SEGMENTS, candidates: CANDIDATES, messages: ALL_MESSAGES },
+      ["--settle", "1h", "--now", String(NOW)],
       NOW,
     );
     expect(report.stderr).toMatch(
@@ -135,22 +154,12 @@ describe("the report in Chromium", () => {
   });
 
   it("leads with each channel's topics, each leading to the segments that support it", async () => {
-    const out = join(dir, "topics.html");
-    const report = await runCommand(
-      reportCommand,
-      [
-        "--segments",
-        writeJsonLines(join(dir, "topics-segments.jsonl"), SEGMENTS),
-        "--candidates",
-        writeJsonLines(join(dir, "topics-candidates.jsonl"), CANDIDATES),
-        "--input",
-        writeJsonLines(join(dir, "topics-messages.jsonl"), ALL_MESSAGES),
-        ...["--settle", "1h", "--now", String(NOW), "--out", out],
-      ],
+    const { page, errors } = await openedReport(
+      "topics",
+      { segments: SEGMENTS, candidates: CANDIDATES, messages: ALL_MESSAGES },
+      ["--settle", "1h", "--now", String(NOW)],
       NOW,
     );
-    expect(report.code, report.stderr).toBe(0);
-    const { page, errors } = await openReport(browser, out);
     await page.screenshot({ path: join(ARTIFACTS, "report-topics.png") });
 
     // The first thing on the page, on the first screen; the busiest channel first.
@@ -219,22 +228,12 @@ describe("the report in Chromium", () => {
         ? { ...line, candidates: [...line.candidates, { ...line.candidates[0], topic: hostile }] }
         : line,
     );
-    const out = join(dir, "aliases.html");
-    const report = await runCommand(
-      reportCommand,
-      [
-        "--segments",
-        writeJsonLines(join(dir, "aliases-segments.jsonl"), SEGMENTS),
-        "--candidates",
-        writeJsonLines(join(dir, "aliases-candidates.jsonl"), worded),
-        "--input",
-        writeJsonLines(join(dir, "aliases-messages.jsonl"), ALL_MESSAGES),
-        ...["--settle", "1h", "--now", String(NOW), "--out", out],
-      ],
+    const { page, errors } = await openedReport(
+      "aliases",
+      { segments: SEGMENTS, candidates: worded, messages: ALL_MESSAGES },
+      ["--settle", "1h", "--now", String(NOW)],
       NOW,
     );
-    expect(report.code, report.stderr).toBe(0);
-    const { page, errors } = await openReport(browser, out);
     const ops = page.locator(".topic-card", {
       has: page.locator(".card-channel", { hasText: OPS }),
     });
@@ -318,23 +317,12 @@ describe("the report in Chromium: platform fields", () => {
         messageIds: ["1", "2", "3"],
       },
     ];
-    const out = join(dir, "platform.html");
-    const report = await runCommand(
-      reportCommand,
-      [
-        "--segments",
-        writeJsonLines(join(dir, "platform-segments.jsonl"), segments),
-        "--input",
-        writeJsonLines(join(dir, "platform-messages.jsonl"), messages),
-        "--now",
-        String(T + 86_400_000 * 3),
-        "--out",
-        out,
-      ],
+    const { page, errors } = await openedReport(
+      "platform",
+      { segments, messages },
+      ["--now", String(T + 86_400_000 * 3)],
       T,
     );
-    expect(report.code).toBe(0);
-    const { page, errors } = await openReport(browser, out);
     await showChannel(page, "general");
     expect(await page.locator("h2", { has: page.locator(".channel-name") }).textContent()).toBe(
       "Channel general C024BE91L",
@@ -347,6 +335,73 @@ describe("the report in Chromium: platform fields", () => {
     expect(await page.locator(".details .message .reply").getAttribute("title")).toBe(
       "reply to ana, 2025-03-03 08:01:00 UTC",
     );
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("the report in Chromium: threads", () => {
+  it("lists threads as rows under their channel, each leading to its segments, and a segment's reply links", async () => {
+    const { page, errors } = await openedReport(
+      "threads",
+      { segments: THREAD_SEGMENTS, messages: THREAD_MESSAGES },
+      ["--now", String(THREAD_NOW)],
+      THREAD_NOW,
+    );
+    // Three threads, few enough to be listed unfolded under the channel's row.
+    expect(await page.locator(".channel-row .fold").textContent()).toBe("▾ 3 threads");
+    const threadRows = () => texts(page, ".thread-row .thread-name");
+    expect(await threadRows()).toEqual([
+      `↳ ${ROOT_AUTHOR}: “has anyone </tr></table><script>window.__pwned =…”`,
+      "↳ eve: “is the staging database down again, or is it just me being…”",
+      "↳ thread r8",
+    ]);
+    await page.locator(".channel-row .fold").click();
+    expect(await page.locator(".thread-row").count()).toBe(0);
+    await page.locator(".channel-row").press("ArrowRight");
+    expect(await page.locator(".thread-row").count()).toBe(3);
+
+    // A thread's row lists only its segments; the channel's own are marked apart from them.
+    await page.locator(".thread-row").first().click();
+    expect(await page.locator(".filter-bar").textContent()).toMatch(
+      /^2 of 5 segments are the thread of <script>/,
+    );
+    const rows = () =>
+      page
+        .locator(".segment-row")
+        .evaluateAll((all) => all.map((r) => [r.getAttribute("data-segment"), r.className]));
+    expect((await rows()).map(([segment]) => segment)).toEqual(["1", "4"]);
+    expect(await texts(page, ".segment-row .num:first-child")).toEqual(["↳ 2", "↳ 5"]);
+    // Measured within the thread: 27 minutes from its previous reply.
+    expect(await texts(page, ".segment-row .cut")).toEqual(["start", "size cap, largest gap 27m"]);
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    expect(await page.locator(".details .thread-label").textContent()).toBe(
+      `${ROOT_AUTHOR}: “has anyone </tr></table><script>window.__pwned =…”`,
+    );
+    expect(await texts(page, ".details .reply-links li")).toEqual([
+      `message 1 ↪ ${ROOT_AUTHOR}, outside this segment (in #1)`,
+      "message 2 ↪ message 1 (bo)",
+    ]);
+    await page.screenshot({ path: join(ARTIFACTS, "report-threads.png"), fullPage: true });
+    await page.locator(".filter-bar button", { hasText: "show all segments" }).click();
+    expect((await rows()).map(([segment]) => segment)).toEqual(["0", "1", "2", "3", "4"]);
+    expect((await rows()).map(([, c]) => c?.includes("in-thread"))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+    ]);
+
+    // The channel's own segment: a reply to a message the input does not have says so.
+    await selectSegment(page, 0);
+    expect(await texts(page, ".details .reply-links li")).toEqual([
+      "message 3 ↪ a message, outside this segment (not in the input)",
+    ]);
+    await page.locator(".details .reply-links button").click();
+    await page.locator('.details .message.flash[data-index="2"]').waitFor();
+
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("img, b, i, em, script[src], table").count()).toBe(0);
     expect(errors).toEqual([]);
   });
 });

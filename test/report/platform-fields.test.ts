@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../lib/messages/index.js";
-import { buildReport } from "../../lib/report/index.js";
+import { buildReport, NOT_IN_INPUT } from "../../lib/report/index.js";
 import type { SegmentRecord } from "../../lib/report/records.js";
 
 const T0 = Date.UTC(2025, 2, 3, 8);
@@ -43,8 +43,8 @@ describe("report data: the platform fields", () => {
     const [channel] = report.data.channels;
     expect(channel.name).toBe("C1");
     expect(channel.displayName).toBe("dev");
-    // A thread reply answers its root; an answered message not in the input is -1.
-    expect(channel.messages?.replyTo).toEqual([-1, -1, 1, 1, -1]);
+    // A thread reply answers its root; an answered message not in the input is NOT_IN_INPUT.
+    expect(channel.messages?.replyTo).toEqual([-1, -1, 1, 1, NOT_IN_INPUT]);
     expect(channel.messages?.kind).toEqual([2, 0, 0, 0, 0]);
   });
 

@@ -61,6 +61,19 @@ describe("segment records", () => {
     });
   });
 
+  it("reads a thread's segment: the root's id, and its author and text as context", () => {
+    const line = {
+      ...runLine,
+      thread: "r1",
+      threadRoot: { id: "r1", ts: 5, author: "ana", text: "has anyone tried it?", userId: "U1" },
+    };
+    expect(parseSegmentRecord(line)).toMatchObject({
+      thread: "r1",
+      threadRoot: { author: "ana", text: "has anyone tried it?" },
+    });
+    expect(parseSegmentRecord({ ...runLine, thread: null })).not.toHaveProperty("thread");
+  });
+
   it.each([
     [[], "segment: expected a JSON object (got an array of 0)"],
     [{ ...runLine, channel: " x" }, "channel: leading or trailing whitespace"],
@@ -74,6 +87,9 @@ describe("segment records", () => {
     [{ ...runLine, last: { id: "b", ts: 10 } }, "last: is before first"],
     [{ ...runLine, late: "yes" }, 'late: expected a boolean (got "yes")'],
     [{ ...runLine, belongsAfter: 4 }, "belongsAfter: expected a segment id or null (got 4)"],
+    [{ ...runLine, thread: 7 }, "thread: expected a message id (got 7)"],
+    [{ ...runLine, threadRoot: "ana" }, 'threadRoot: expected a JSON object (got "ana")'],
+    [{ ...runLine, threadRoot: { text: 3 } }, "threadRoot.text: expected a string (got 3)"],
   ])("names the field at fault in %j", (value, message) => {
     expect(problem(() => parseSegmentRecord(value))).toContain(message);
   });

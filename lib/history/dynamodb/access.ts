@@ -1,6 +1,7 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { type Backoff, backoff } from "../../backoff/index.js";
-import { isRetryable } from "../../dynamodb/index.js";
+import { isConditionFailure, isRetryable } from "../../dynamodb/index.js";
+import { SORT_KEY } from "./schema.js";
 
 /** What every request of the DynamoDB store needs: the client, the table and the retry policy. */
 export interface TableAccess {
@@ -20,5 +21,33 @@ export async function withRetries<R>(access: TableAccess, call: () => Promise<R>
       if (!isRetryable(error) || attempt >= access.maxAttempts) throw error;
       await backoff(access.pacing, attempt);
     }
+  }
+}
+
+/**
+ * Puts `item` unless an item of its key is stored (retried while transient): true when it was
+ * put, false when its key was taken. Any other failure is thrown as it came.
+ */
+export async function putIfAbsent(
+  access: TableAccess,
+  item: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  try {
+    await withRetries(access, () =>
+      access.documents.send(
+        new PutCommand({
+          TableName: access.tableName,
+          Item: item,
+          ConditionExpression: "attribute_not_exists(#k)",
+          ExpressionAttributeNames: { "#k": SORT_KEY },
+        }),
+        { abortSignal: signal },
+      ),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
   }
 }

@@ -3,7 +3,7 @@
  * or an older edit changes nothing whatever the order changes arrive in, and a tombstone for the
  * deletion of an id not stored yet.
  */
-import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { backoff } from "../../backoff/index.js";
 import { isAmbiguous, isConditionFailure, isRetryable } from "../../dynamodb/index.js";
@@ -15,7 +15,7 @@ import {
   type MessageChange,
 } from "../changes.js";
 import type { CallOptions } from "../store.js";
-import { type TableAccess, withRetries } from "./access.js";
+import { putIfAbsent, type TableAccess, withRetries } from "./access.js";
 import {
   AUTHOR_KEY,
   DELETED,
@@ -183,26 +183,18 @@ async function putTombstone(
   signal?: AbortSignal,
 ): Promise<boolean> {
   try {
-    await withRetries(access, () =>
-      access.documents.send(
-        new PutCommand({
-          TableName: access.tableName,
-          Item: {
-            [PARTITION_KEY]: conversation,
-            [SORT_KEY]: `m#${id}`,
-            v: SCHEMA_VERSION,
-            id,
-            [DELETED]: true,
-          },
-          ConditionExpression: "attribute_not_exists(#k)",
-          ExpressionAttributeNames: { "#k": SORT_KEY },
-        }),
-        { abortSignal: signal },
-      ),
+    return await putIfAbsent(
+      access,
+      {
+        [PARTITION_KEY]: conversation,
+        [SORT_KEY]: `m#${id}`,
+        v: SCHEMA_VERSION,
+        id,
+        [DELETED]: true,
+      },
+      signal,
     );
-    return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
     throw new ChangeError(false, error);
   }
 }

@@ -2,11 +2,11 @@
  * A conversation as a whole on the messages table (`./schema.ts`): its own item, which lists it
  * in the `conversations` index, the listing, and clearing every item of its partition.
  */
-import { PutCommand, paginateQuery } from "@aws-sdk/lib-dynamodb";
-import { batchWriteAll, isConditionFailure } from "../../dynamodb/index.js";
+import { paginateQuery } from "@aws-sdk/lib-dynamodb";
+import { batchWriteAll } from "../../dynamodb/index.js";
 import { compareIds } from "../../identity/index.js";
 import type { ConversationId } from "../conversation-id.js";
-import { type TableAccess, withRetries } from "./access.js";
+import { putIfAbsent, type TableAccess } from "./access.js";
 import {
   CONVERSATION_ITEM_KEY,
   CONVERSATIONS_INDEX,
@@ -27,25 +27,11 @@ export async function putConversationItem(
   conversationId: string,
   signal?: AbortSignal,
 ): Promise<void> {
-  try {
-    await withRetries(access, () =>
-      access.documents.send(
-        new PutCommand({
-          TableName: access.tableName,
-          Item: {
-            [PARTITION_KEY]: conversationId,
-            [SORT_KEY]: CONVERSATION_ITEM_KEY,
-            [LISTED]: LISTED_VALUE,
-          },
-          ConditionExpression: "attribute_not_exists(#k)",
-          ExpressionAttributeNames: { "#k": SORT_KEY },
-        }),
-        { abortSignal: signal },
-      ),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await putIfAbsent(
+    access,
+    { [PARTITION_KEY]: conversationId, [SORT_KEY]: CONVERSATION_ITEM_KEY, [LISTED]: LISTED_VALUE },
+    signal,
+  );
 }
 
 /** Every listed conversation, in code point order: one Query of the conversations index. */

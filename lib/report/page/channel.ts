@@ -2,12 +2,18 @@
 import { type ChannelData, OPEN } from "../data.js";
 import { Details } from "./details.js";
 import { count, day, el, span, time } from "./dom.js";
-import { cutLabel } from "./labels.js";
+import { cutLabel, threadLabel } from "./labels.js";
 import { messageText, whenTextsRead } from "./texts.js";
 import { CUT_COLORS, MARK_COLORS, Timeline } from "./timeline.js";
 import { VirtualList } from "./virtual-list.js";
 
 const ROW_HEIGHT = 28;
+
+/** What the channel view asks of the page around it. */
+export interface ChannelLinks {
+  /** Lists only thread `thread`'s segments (-1: all again), and marks its row in the channel list. */
+  showThread(thread: number): void;
+}
 
 export class ChannelView {
   private readonly timeline: Timeline;
@@ -32,6 +38,7 @@ export class ChannelView {
     private readonly index: number,
     private readonly channel: ChannelData,
     settleMs: number,
+    private readonly links: ChannelLinks,
     onDrawn: () => void,
   ) {
     ({ times: this.times, members: this.members } = unpack(channel));
@@ -129,36 +136,69 @@ export class ChannelView {
    */
   showTopic(topic: number): void {
     const chosen = this.channel.topics[topic];
-    this.topic = chosen === undefined ? -1 : topic;
-    this.rows =
-      chosen === undefined
-        ? this.channel.segments.map((_, i) => i)
-        : chosen.supports.map(([segment]) => segment);
-    this.table.setCount(this.rows.length);
-    this.timeline.highlight(chosen === undefined ? null : new Set(this.rows));
     if (chosen === undefined) {
-      this.filterBar.hidden = true;
-      this.filterBar.replaceChildren();
-      if (this.selected >= 0) this.select(this.selected, false);
+      this.showAll();
       return;
     }
+    this.topic = topic;
+    this.filter(
+      chosen.supports.map(([segment]) => segment),
+      "support ",
+      el("strong", { class: "filter-topic" }, chosen.topic),
+      ` (${span(chosen.first, chosen.last)}) `,
+    );
+  }
+
+  /** Lists only the segments of thread `thread` (-1: all of them again), and selects the first. */
+  showThread(thread: number): void {
+    const chosen = this.channel.threads[thread];
+    if (chosen === undefined) {
+      this.showAll();
+      return;
+    }
+    this.topic = -1;
+    this.filter(
+      chosen.segments,
+      "are the thread of ",
+      el("strong", { class: "filter-thread" }, threadLabel(chosen)),
+      " ",
+    );
+  }
+
+  /** Lists `rows` alone, says why in the filter bar, and selects the first. */
+  private filter(rows: number[], verb: string, ...why: (Node | string)[]): void {
+    this.rows = rows;
+    this.table.setCount(rows.length);
+    this.timeline.highlight(new Set(rows));
     const all = el("button", { type: "button" }, "show all segments");
-    all.addEventListener("click", () => this.showTopic(-1));
-    const n = this.rows.length;
+    all.addEventListener("click", () => this.links.showThread(-1));
+    const n = rows.length;
     this.filterBar.replaceChildren(
       el(
         "span",
         {},
-        `${count(n)} of ${count(this.channel.segments.length)} segments support `,
-        el("strong", { class: "filter-topic" }, chosen.topic),
-        ` (${span(chosen.first, chosen.last)}) `,
+        `${count(n)} of ${count(this.channel.segments.length)} segments ${verb}`,
+        ...why,
       ),
       all,
     );
     this.filterBar.hidden = false;
-    // The whole channel, where the topic's conversations stand out among the others.
+    // The whole channel, where the chosen conversations stand out among the others.
     this.timeline.showAll();
-    this.select(this.rows[0], false);
+    this.select(rows[0], false);
+  }
+
+  /** Lists every segment again. */
+  private showAll(): void {
+    const filtered = !this.filterBar.hidden;
+    this.topic = -1;
+    this.rows = this.channel.segments.map((_, i) => i);
+    if (!filtered) return;
+    this.table.setCount(this.rows.length);
+    this.timeline.highlight(null);
+    this.filterBar.hidden = true;
+    this.filterBar.replaceChildren();
+    if (this.selected >= 0) this.select(this.selected, false);
   }
 
   destroy(): void {
@@ -176,6 +216,7 @@ export class ChannelView {
       times: this.times,
       text: (position) => messageText(this.index, position),
       select: (other) => this.select(other),
+      showThread: (thread) => this.links.showThread(thread),
     });
   }
 
@@ -186,15 +227,17 @@ export class ChannelView {
     const topics = segment.extraction?.topics.length;
     const lastTime =
       day(segment.last) === day(segment.first) ? time(segment.last).slice(11) : time(segment.last);
+    const thread = segment.thread === undefined ? undefined : this.channel.threads[segment.thread];
     const element = el(
       "div",
       {
-        class: `row segment-row segment-grid${i === this.selected ? " selected" : ""}${segment.cut === "late" ? " late" : ""}`,
+        class: `row segment-row segment-grid${i === this.selected ? " selected" : ""}${segment.cut === "late" ? " late" : ""}${thread ? " in-thread" : ""}`,
         role: "button",
         tabindex: 0,
         "data-segment": i,
+        title: thread && `in the thread of ${threadLabel(thread)}`,
       },
-      el("span", { class: "num" }, i + 1),
+      el("span", { class: "num" }, thread ? `↳ ${i + 1}` : i + 1),
       el("span", {}, time(segment.first)),
       el("span", {}, lastTime),
       el("span", { class: "num" }, count(segment.count)),

@@ -3,9 +3,10 @@
  * evidence marked. Messages are added a chunk at a time as the list scrolls, so a segment of
  * thousands of messages opens as fast as a small one.
  */
-import type { ChannelData, SegmentData, TopicData } from "../data.js";
+import { type ChannelData, NOT_IN_INPUT, type SegmentData, type TopicData } from "../data.js";
 import { append, clock, count, day, duration, el, time } from "./dom.js";
-import { cutLabel } from "./labels.js";
+import { cutLabel, threadLabel } from "./labels.js";
+import { replyLinks, replyList } from "./replies.js";
 
 const CHUNK = 250;
 export const TOPIC_COLORS = [
@@ -29,6 +30,8 @@ export interface SegmentView {
   text(position: number): string | undefined;
   /** Selects another segment of the channel (the one a late segment belongs after). */
   select(index: number): void;
+  /** Lists only the segments of thread `thread` of the channel. */
+  showThread(thread: number): void;
   /** A topic of the segment (an index into its topics) whose evidence to mark at once. */
   focusTopic?: number;
 }
@@ -61,11 +64,17 @@ export class Details {
     });
     const list = new MessageList(messages, view, topics);
     this.observer = list.observer;
-    this.panel.replaceChildren(
+    const links = view.positions ? replyLinks(view.channel, view.positions) : [];
+    const replies = replyList(links, (i) => list.reveal(i));
+    this.panel.replaceChildren();
+    append(
+      this.panel,
       el("h3", {}, `Segment #${view.index + 1}`, el("span", { class: "muted id" }, segment.id)),
       segmentFacts(segment, view),
       el("h4", {}, "Topics"),
       topicList(segment, topics, (topic) => list.focus(topic)),
+      replies && el("h4", {}, `Replies (${count(links.length)})`),
+      replies,
       el("h4", {}, `Messages (${count(segment.count)})`),
       messages,
     );
@@ -90,6 +99,21 @@ function segmentFacts(segment: SegmentData, view: SegmentView): HTMLElement {
     const link = el("button", { type: "button", class: "link" }, `show #${after + 1}`);
     link.addEventListener("click", () => view.select(after));
     append(facts, el("dt", {}, "belongs after"), el("dd", {}, link));
+  }
+  const thread = segment.thread === undefined ? undefined : view.channel.threads[segment.thread];
+  if (segment.thread !== undefined && thread !== undefined) {
+    const t = segment.thread;
+    const others = thread.segments.length;
+    const link =
+      others > 1
+        ? el("button", { type: "button", class: "link" }, `its ${count(others)} segments`)
+        : null;
+    link?.addEventListener("click", () => view.showThread(t));
+    append(
+      facts,
+      el("dt", {}, "thread"),
+      el("dd", {}, el("span", { class: "thread-label" }, threadLabel(thread)), link && " ", link),
+    );
   }
   if (segment.missing > 0) {
     append(
@@ -183,6 +207,18 @@ class MessageList {
     this.renderMore(CHUNK);
   }
 
+  /** Shows message `i` (rendering up to it) and marks it for a moment. */
+  reveal(i: number): void {
+    this.renderMore(i + 1);
+    const row = this.list.querySelector<HTMLElement>(`.message[data-index="${i}"]`);
+    if (row === null) return;
+    row.scrollIntoView({ block: "nearest" });
+    row.classList.remove("flash");
+    // Restarted: a second click on the same link marks it again.
+    void row.offsetWidth;
+    row.classList.add("flash");
+  }
+
   /** Marks topic `t`'s evidence and scrolls to it. */
   focus(t: number): void {
     const range = this.topics[t]?.range;
@@ -263,14 +299,32 @@ class MessageList {
     return row;
   }
 
-  /** What message `p` answers, `↪ author` with its time, or nothing when it answers none. */
+  /**
+   * What message `p` answers, `↪ author` with its time, marked when it is outside the segment;
+   * nothing when it answers none.
+   */
   private replyMark(p: number, times: Float64Array): HTMLElement | undefined {
     const columns = this.view.channel.messages;
     const answered = columns?.replyTo?.[p] ?? -1;
-    if (columns === null || answered < 0) return undefined;
+    if (columns === null || answered === -1) return undefined;
+    if (answered === NOT_IN_INPUT) {
+      return el(
+        "span",
+        { class: "reply outside", title: "reply to a message that is not in the input" },
+        "↪ (not in the input) ",
+      );
+    }
     const user = columns.user[answered];
     const who = user < 0 ? "a message" : columns.users[user];
     const when = times[answered];
-    return el("span", { class: "reply", title: `reply to ${who}, ${time(when)} UTC` }, `↪ ${who} `);
+    const elsewhere = columns.segment[answered] !== this.view.index;
+    return el(
+      "span",
+      {
+        class: elsewhere ? "reply outside" : "reply",
+        title: `reply to ${who}, ${time(when)} UTC${elsewhere ? ", outside this segment" : ""}`,
+      },
+      elsewhere ? `↪ ${who} (outside) ` : `↪ ${who} `,
+    );
   }
 }

@@ -1,4 +1,4 @@
-import type { SegmentData } from "../data.js";
+import type { SegmentData, ThreadData } from "../data.js";
 import { duration } from "./dom.js";
 
 /** The cause of the cut before a segment, as the segment table says it. */
@@ -30,4 +30,16 @@ function belongsAfter(segment: SegmentData): string {
   return segment.belongsAfterId === null
     ? "an unknown segment"
     : `${segment.belongsAfterId} (not in the file)`;
+}
+
+/**
+ * A thread as its rows and a segment's details name it: its root's author and words
+ * (`ana: “has anyone tried…”`), either alone when the other is not known, or `thread <root id>`.
+ * A string, set as text like everything else from the data.
+ */
+export function threadLabel(thread: ThreadData): string {
+  const words = thread.excerpt === undefined ? undefined : `“${thread.excerpt}”`;
+  if (thread.author !== undefined)
+    return words === undefined ? thread.author : `${thread.author}: ${words}`;
+  return words ?? `thread ${thread.root}`;
 }

@@ -5,8 +5,9 @@
  */
 import type { ReportData } from "../data.js";
 import { ChannelView } from "./channel.js";
+import { renderChannelList } from "./channel-list.js";
 import { byId, duration, el, time } from "./dom.js";
-import { renderChannelList, renderSummary } from "./summary.js";
+import { renderSummary } from "./summary.js";
 import { renderTopics } from "./topics.js";
 
 const data = JSON.parse(byId("report-data").textContent ?? "") as ReportData;
@@ -23,11 +24,17 @@ const channelSection = byId("channel");
 let view: ChannelView | undefined;
 let shown = -1;
 let firstDrawn = false;
-const channelList = renderChannelList(byId("channels"), data, showChannel);
+const channelList = renderChannelList(byId("channels"), data, (channel, thread) => {
+  if (channel !== shown) showChannel(channel);
+  // A thread's row: its channel with only the thread's segments listed.
+  view?.showThread(thread ?? -1);
+  channelList.mark(channel, thread);
+});
 // The first screen: a topic leads to its channel's segments that support it.
 renderTopics(byId("topics"), data, (channel, topic) => {
   if (channel !== shown) showChannel(channel);
   view?.showTopic(topic);
+  channelList.mark(channel);
   channelSection.scrollIntoView({ block: "start" });
 });
 
@@ -35,16 +42,28 @@ function showChannel(index: number): void {
   view?.destroy();
   shown = index;
   channelList.mark(index);
-  view = new ChannelView(channelSection, index, data.channels[index], data.settleMs, () => {
-    if (firstDrawn) return;
-    firstDrawn = true;
-    // Marked once the first frame with the timeline is on screen: what the browser tests wait
-    // for, and the time to first render they measure.
-    requestAnimationFrame(() => {
-      document.documentElement.dataset.renderedMs = String(Math.round(performance.now()));
-      document.documentElement.dataset.ready = "true";
-    });
-  });
+  view = new ChannelView(
+    channelSection,
+    index,
+    data.channels[index],
+    data.settleMs,
+    {
+      showThread: (thread) => {
+        view?.showThread(thread);
+        channelList.mark(index, thread < 0 ? undefined : thread);
+      },
+    },
+    () => {
+      if (firstDrawn) return;
+      firstDrawn = true;
+      // Marked once the first frame with the timeline is on screen: what the browser tests wait
+      // for, and the time to first render they measure.
+      requestAnimationFrame(() => {
+        document.documentElement.dataset.renderedMs = String(Math.round(performance.now()));
+        document.documentElement.dataset.ready = "true";
+      });
+    },
+  );
 }
 
 if (data.channels.length > 0) showChannel(0);

@@ -1,8 +1,7 @@
-/** The top of the report: the totals, the segment size distribution and the channel list. */
+/** The top of the report: the totals and the segment size distribution. */
 import uPlot from "uplot";
 import type { ReportData, SizeDistribution } from "../data.js";
 import { count, el } from "./dom.js";
-import { VirtualList } from "./virtual-list.js";
 
 export function renderSummary(container: HTMLElement, data: ReportData): void {
   const s = data.summary;
@@ -115,63 +114,4 @@ function renderSizes(card: HTMLElement, sizes: SizeDistribution): void {
     [labels.map((_, i) => i), sizes.buckets.map((b) => b.segments)],
     chart,
   );
-}
-
-/** The channel list: one row per channel, a click shows that channel. */
-export function renderChannelList(
-  container: HTMLElement,
-  data: ReportData,
-  show: (channel: number) => void,
-): { mark(channel: number): void } {
-  let current = -1;
-  const header = el(
-    "div",
-    { class: "row head channel-grid" },
-    ...["channel", "messages", "segments", "late", "open", "no segment", "topics"].map((h) =>
-      el("span", {}, h),
-    ),
-  );
-  const viewport = el("div", { class: "rows" });
-  container.replaceChildren(header, viewport);
-  const list = new VirtualList(
-    viewport,
-    28,
-    data.channels.length,
-    (i) => {
-      const { name, displayName, counts, messages } = data.channels[i];
-      // Without the input messages nothing is known to be open or in no segment.
-      const known = (n: number) => (messages === null ? "—" : count(n));
-      const row = el(
-        "div",
-        {
-          class: `row channel-row channel-grid${i === current ? " selected" : ""}`,
-          role: "button",
-          tabindex: 0,
-          "data-channel": i,
-        },
-        el("span", { class: "name", title: name }, displayName ?? name),
-        ...[
-          count(counts.messages),
-          count(counts.segments),
-          count(counts.lateSegments),
-          known(counts.open),
-          known(counts.dropped),
-          count(counts.topics),
-        ].map((text) => el("span", { class: "num" }, text)),
-      );
-      row.addEventListener("click", () => show(i));
-      row.addEventListener("keydown", (event) => {
-        if (event.key === "Enter" || event.key === " ") show(i);
-      });
-      return row;
-    },
-    8,
-  );
-  return {
-    mark(channel: number) {
-      current = channel;
-      list.refresh();
-      list.reveal(channel);
-    },
-  };
 }

@@ -178,16 +178,28 @@ export class Timeline {
     }
     const n = times.length;
     const gaps = new Float64Array(n);
+    const { segment } = channel.messages;
     let widest = settle;
-    for (let p = 1; p < n; p++) {
-      gaps[p] = Math.max(1, (times[p] - times[p - 1]) / SECOND);
+    // A thread segmented on its own is its own conversation: the silence before a reply of it is
+    // since the thread's previous message, as its cuts are measured (-1: the channel's own).
+    const previous = new Map<number, number>();
+    const firsts: number[] = [];
+    for (let p = 0; p < n; p++) {
+      const s = segment[p];
+      const stream = s >= 0 ? (channel.segments[s].thread ?? -1) : -1;
+      const before = previous.get(stream);
+      previous.set(stream, times[p]);
+      if (before === undefined) {
+        firsts.push(p);
+        continue;
+      }
+      gaps[p] = Math.max(1, (times[p] - before) / SECOND);
       widest = Math.max(widest, gaps[p]);
     }
     const top = widest * 3;
-    // The first message has no silence before it: it sits at the top.
-    if (n > 0) gaps[0] = widest * 2;
+    // A stream's first message has no silence before it: it sits at the top.
+    for (const p of firsts) gaps[p] = widest * 2;
     const series: (number | null)[][] = [0, 1, 2, 3].map(() => new Array(n).fill(null));
-    const { segment } = channel.messages;
     for (let p = 0; p < n; p++) {
       const s = segment[p];
       const status =

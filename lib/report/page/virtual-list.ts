@@ -25,16 +25,19 @@ export class VirtualList {
     this.setCount(count);
   }
 
-  /** Shows `count` rows instead, from the top (after a change of which rows there are). */
-  setCount(count: number): void {
+  /**
+   * Shows `count` rows instead (after a change of which rows there are), from the top unless
+   * `keepScroll` (rows folded or unfolded in place).
+   */
+  setCount(count: number, keepScroll = false): void {
     this.count = count;
     this.height = Math.min(count, this.visibleRows) * this.rowHeight;
     this.viewport.style.height = `${this.height + 2}px`;
     this.inner.style.height = `${count * this.rowHeight}px`;
-    this.viewport.scrollTop = 0;
+    if (!keepScroll) this.viewport.scrollTop = 0;
     for (const row of this.rendered.values()) row.remove();
     this.rendered.clear();
-    this.update(0);
+    this.update(keepScroll ? this.viewport.scrollTop : 0);
   }
 
   /** Renders the rows again (after a change of what they show, such as the selection). */
