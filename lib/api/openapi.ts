@@ -42,7 +42,6 @@ const IF_NONE_MATCH = {
 const errors = Object.fromEntries(
   [
     ["400", "a parameter is malformed, unknown, repeated or too long (the body names it)"],
-    ["403", "not authorized (the deployed API: IAM, or JWT when configured)"],
     ["404", "no such route or segment"],
   ].map(([status, description]) => [
     status,
@@ -58,7 +57,22 @@ const ok = (schema: string) => ({
   },
   "304": { description: "not modified since the ETag given in If-None-Match" },
   ...errors,
+  "403": { description: "refused by the deployed API's authorizer (IAM, or JWT when configured)" },
 });
+
+/**
+ * `schema` without `additionalProperties: false`: fields may be added within version 1 of the
+ * API and clients ignore the fields they do not know, as the results table's readers do.
+ */
+function open(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(open);
+  if (typeof schema !== "object" || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === "additionalProperties" && value === false))
+      .map(([key, value]) => [key, open(value)]),
+  );
+}
 
 export function openApiDocument(): Record<string, unknown> {
   const { schemas } = z.toJSONSchema(apiSchemas, {
@@ -67,8 +81,8 @@ export function openApiDocument(): Record<string, unknown> {
   });
   const components = Object.fromEntries(
     Object.entries(schemas).map(([id, schema]) => {
-      const { $schema: _drop, id: _id, ...rest } = schema as Record<string, unknown>;
-      return [id, rest];
+      const { $schema: _schema, $id: _id, ...rest } = schema as Record<string, unknown>;
+      return [id, open(rest)];
     }),
   );
   return {
