@@ -8,6 +8,7 @@ import { defineConfig } from "vitest/config";
  * endpoint, so a misfiled test cannot pass quietly.
  */
 const EMULATOR_TESTS = [
+  "test/api/dynamodb-http.test.ts",
   "test/bench/capacity.test.ts",
   "test/cli/channel.test.ts",
   "test/cli/channel-names.test.ts",
