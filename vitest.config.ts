@@ -34,6 +34,7 @@ const EMULATOR_TESTS = [
   "test/history/dynamodb-changes.test.ts",
   "test/history/dynamodb-store.test.ts",
   "test/history/retention.test.ts",
+  "test/infra/api-stack.test.ts",
   "test/infra/bundle.test.ts",
   "test/infra/connectors.test.ts",
   "test/infra/erasure.test.ts",

@@ -1,6 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
+import { ReadApi } from "./api.js";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
 import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
 import { DiscordPoller } from "./discord.js";
@@ -31,6 +32,8 @@ export class ConvosegStack extends Stack {
   readonly slack?: WebhookConnector;
   /** The Telegram webhook receiver, when `telegramSecretToken` is set. */
   readonly telegram?: WebhookConnector;
+  /** The read API, deployed only with `api`. */
+  readonly api?: ReadApi;
   /** The Discord poller, deployed only with `discordChannels`. */
   readonly discord?: DiscordPoller;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
@@ -110,6 +113,13 @@ export class ConvosegStack extends Stack {
         topic: this.observability.topic,
         logRetention: config.logRetention,
         removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      });
+    }
+    if (config.api !== undefined) {
+      this.api = new ReadApi(this, "Api", {
+        config: config.api,
+        storage: this.storage,
+        logRetention: config.logRetention,
       });
     }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
