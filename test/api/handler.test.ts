@@ -282,3 +282,14 @@ describe("hostile requests", () => {
     expect(body(response).topics).toHaveLength(1);
   });
 });
+
+describe("npm start -- serve", () => {
+  it("refuses a non-loopback host without --allow-remote, saying why (exit 2, nothing opened)", async () => {
+    const { runCli } = await import("../support/cli.js");
+    const result = await runCli(["serve", "--host", "0.0.0.0", "--workspace", "/nonexistent"], 0);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/not a loopback address.*--allow-remote/);
+    const port = await runCli(["serve", "--port", "70000"], 0);
+    expect([port.code, port.stderr]).toEqual([2, expect.stringMatching(/--port must be/)]);
+  });
+});
