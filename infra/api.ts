@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy } from "aws-cdk-lib";
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { type CfnStage, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
@@ -94,10 +94,6 @@ export class ReadApi extends Construct {
       }),
     };
     stage.defaultRouteSettings = { throttlingBurstLimit: 100, throttlingRateLimit: 50 };
-    new CfnOutput(this, "Url", {
-      value: this.api.apiEndpoint,
-      description: "The read API (docs/api.md)",
-    });
   }
 
   /** What a caller's role needs to call every route (IAM authorization). */

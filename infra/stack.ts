@@ -187,6 +187,13 @@ export class ConvosegStack extends Stack {
         "The Request URL for the Slack app's Event Subscriptions",
       );
     }
+    if (this.api !== undefined) {
+      output(
+        "ApiUrl",
+        this.api.api.apiEndpoint,
+        "The read API (docs/api.md), IAM-authorized unless apiJwtIssuer",
+      );
+    }
     if (this.discord !== undefined) {
       output(
         "DiscordCursorsTableName",

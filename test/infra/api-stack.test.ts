@@ -18,6 +18,7 @@ describe("the read API in the stack", () => {
     expect(api).toBeDefined();
     if (!api) return;
     expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    expect(template.toJSON().Outputs).toHaveProperty("ApiUrl");
     const routes = Object.values(template.findResources("AWS::ApiGatewayV2::Route")).map(
       (r) => (r as { Properties: { RouteKey: string; AuthorizationType: string } }).Properties,
     );
