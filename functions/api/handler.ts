@@ -33,13 +33,26 @@ const handle = apiHandler(
   }),
 );
 
+/**
+ * The path as the handler takes it, percent-encoded. An HTTP API hands `rawPath` over already
+ * decoded (decoding it again would read a channel `a%41` as `aA`), so it is rebuilt from the
+ * matched route and its decoded path parameters, each encoded once.
+ */
+export function encodedPath(event: APIGatewayProxyEventV2): string {
+  const [, template] = event.routeKey.split(" ");
+  if (template === undefined || !template.startsWith("/")) return event.rawPath;
+  return template.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(event.pathParameters?.[name] ?? ""),
+  );
+}
+
 export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {
   units = 0;
   reads = 0;
   try {
     const response = await handle({
       method: event.requestContext.http.method,
-      rawPath: event.rawPath,
+      rawPath: encodedPath(event),
       rawQuery: event.rawQueryString ?? "",
       headers: event.headers ?? {},
     });

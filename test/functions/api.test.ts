@@ -7,11 +7,20 @@ import { createResultsTestTable } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";
 
+/** An HTTP API event as API Gateway sends it: `rawPath` decoded, the route and its parameters. */
 function event(method: string, rawPath: string, rawQueryString = "", headers = {}) {
+  const [, , c, kind, id] = rawPath.split("/");
+  const route =
+    kind === undefined ? "/channels" : `/channels/{c}/${kind}${id === undefined ? "" : "/{id}"}`;
   return {
-    rawPath,
+    routeKey: `${method} ${route}`,
+    rawPath: decodeURIComponent(rawPath),
     rawQueryString,
     headers,
+    pathParameters: {
+      ...(c !== undefined && { c: decodeURIComponent(c) }),
+      ...(id !== undefined && { id: decodeURIComponent(id) }),
+    },
     requestContext: { http: { method } },
   } as unknown as APIGatewayProxyEventV2;
 }
@@ -46,6 +55,9 @@ describe("the api function", () => {
       event("GET", `/channels/help/segments/${seeded.results[0].segmentId}`),
     );
     expect(JSON.parse(segment.body as string).messageIds).toEqual(seeded.results[0].messageIds);
+    // Decoded once by API Gateway, never twice: "a%41" is a channel of its own, not "aA".
+    const literal = await call(event("GET", `/channels/${encodeURIComponent("help%41")}/topics`));
+    expect(JSON.parse(literal.body as string)).toMatchObject({ channel: "help%41", topics: [] });
     const bad = await call(event("GET", "/channels/help/topics", "cursor=nope"));
     expect([bad.statusCode, JSON.parse(bad.body as string).error.parameter]).toEqual([
       400,
