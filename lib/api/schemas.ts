@@ -92,14 +92,18 @@ export const QUESTION_STATUSES = ["answered", "unanswered", "unclear"] as const;
 
 export const Question = named(
   z.object({
-    id: z.string(),
-    segmentId: z.string(),
-    question: z.string(),
+    question: z.string().describe("in the asker's words, shortened"),
+    askedId: z.string().describe("the asking message's id"),
+    askedTs: epochMs,
+    askedBy: z.string().optional(),
     status: z.enum(QUESTION_STATUSES),
-    answer: z.string().nullable().optional(),
+    answer: z.string().optional().describe("summarized; absent when there is none"),
+    answerIds: z.array(z.string()).describe("the answering messages, in segment order"),
+    segmentId: z.string(),
+    threadId: z.string().optional().describe("the thread it was asked in, when it was"),
   }),
   "Question",
-  "A question asked in a segment, and whether it was answered.",
+  "A question asked in a segment, and whether it was answered (KnowledgeReader.questions' shape).",
 );
 
 export const QuestionsPage = named(

@@ -47,7 +47,14 @@ describe("the handler's bodies", () => {
       questions: {
         questions: async () => ({
           items: [
-            { id: "q", segmentId: "s1", question: "why?", status: "unanswered", answer: null },
+            {
+              question: "why?",
+              askedId: "m1",
+              askedTs: 1,
+              status: "unanswered",
+              answerIds: [],
+              segmentId: "s1",
+            },
           ],
           cursor: null,
         }),
