@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
  */
 const EMULATOR_TESTS = [
   "test/api/dynamodb-http.test.ts",
+  "test/api/serve-workspace.test.ts",
   "test/bench/capacity.test.ts",
   "test/cli/channel.test.ts",
   "test/cli/channel-names.test.ts",

@@ -1,6 +1,7 @@
 import { apiHandler, dynamoDbApiSources } from "../lib/api/index.js";
+import type { Workspace } from "../local/workspace.js";
 import { type Command, command, EXIT } from "./command.js";
-import { startApiServer } from "./serve-http.js";
+import { type ApiServer, startApiServer } from "./serve-http.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
@@ -38,6 +39,21 @@ export function isLoopback(host: string): boolean {
   );
 }
 
+/** The read API over node:http on an opened workspace's results and channels tables. */
+export function serveWorkspace(
+  opened: Pick<Workspace, "dynamodb" | "tables">,
+  options: { host: string; port: number; log?: (line: string) => void },
+): Promise<ApiServer> {
+  const handler = apiHandler(
+    dynamoDbApiSources({
+      client: opened.dynamodb(),
+      resultsTable: opened.tables.resultsTable,
+      channelsTable: opened.tables.channelsTable,
+    }),
+  );
+  return startApiServer({ handler, ...options });
+}
+
 /** `serve`: the read API over node:http on the local workspace. */
 export const serveCommand: Command = command({
   name: "serve",
@@ -71,15 +87,7 @@ export const serveCommand: Command = command({
   },
   run: ({ port, host, workspace }, io) =>
     withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
-      const handler = apiHandler(
-        dynamoDbApiSources({
-          client: opened.dynamodb(),
-          resultsTable: opened.tables.resultsTable,
-          channelsTable: opened.tables.channelsTable,
-        }),
-      );
-      const server = await startApiServer({
-        handler,
+      const server = await serveWorkspace(opened, {
         host,
         port,
         log: (line) => io.stderr.write(`serve: ${line}\n`),
