@@ -8,6 +8,8 @@ import { defineConfig } from "vitest/config";
  * endpoint, so a misfiled test cannot pass quietly.
  */
 const EMULATOR_TESTS = [
+  "test/api/dynamodb-http.test.ts",
+  "test/api/serve-workspace.test.ts",
   "test/bench/capacity.test.ts",
   "test/cli/channel.test.ts",
   "test/cli/channel-names.test.ts",
@@ -34,6 +36,7 @@ const EMULATOR_TESTS = [
   "test/history/dynamodb-changes.test.ts",
   "test/history/dynamodb-store.test.ts",
   "test/history/retention.test.ts",
+  "test/infra/api-stack.test.ts",
   "test/infra/bundle.test.ts",
   "test/infra/connectors.test.ts",
   "test/infra/erasure.test.ts",

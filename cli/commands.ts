@@ -9,6 +9,7 @@ import { reextractCommand } from "./reextract.js";
 import { reportCommand } from "./report.js";
 import { runCommand } from "./run.js";
 import { segmentCommand } from "./segment.js";
+import { serveCommand } from "./serve.js";
 import { topicsCommand } from "./topics.js";
 
 /** Every command, in the order `npm start -- --help` lists them. */
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   importCommand,
   importChatCommand,
   reportCommand,
+  serveCommand,
 ];
 
 const USAGE = `Usage: npm start -- <command> [options]

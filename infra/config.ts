@@ -79,6 +79,11 @@ export interface DiscordConfig {
   backfillFrom?: string;
 }
 
+/** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
+export interface ApiConfig {
+  jwt?: { issuer: string; audience: string[] };
+}
+
 export interface ConvosegConfig {
   maxSize: number;
   settleMs: number;
@@ -100,6 +105,8 @@ export interface ConvosegConfig {
   alarmEmail?: string;
   /** The Discord poller (absent: not deployed). */
   discord?: DiscordConfig;
+  /** The read API (absent: not deployed). */
+  api?: ApiConfig;
   segmentQueueSenders: string[];
   retainData: boolean;
   /** The ingestion function's event source concurrency, and its largest direct batch. */
@@ -326,6 +333,14 @@ function configOf(v: SettingValues): ConvosegConfig {
             rereadWindow: v.discordRereadWindow,
             ...(v.discordBackfillFrom ? { backfillFrom: v.discordBackfillFrom } : {}),
           },
+        }
+      : {}),
+    ...(v.api
+      ? {
+          api:
+            v.apiJwtIssuer !== undefined && v.apiJwtAudience !== undefined
+              ? { jwt: { issuer: v.apiJwtIssuer, audience: v.apiJwtAudience.split(",") } }
+              : {},
         }
       : {}),
     segmentQueueSenders: v.segmentQueueSenders,

@@ -26,6 +26,8 @@ import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 
 /** Discord channel ids, comma-separated (at most MAX_DISCORD_CHANNELS: checked by count). */
 const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);
+const JWT_ISSUER = /^https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?(\/[\x21-\x7e]{0,500})?$/;
+const JWT_AUDIENCES = /^[\x21-\x2b\x2d-\x7e]{1,200}(,[\x21-\x2b\x2d-\x7e]{1,200}){0,9}$/;
 const ISO_DATE_TIME =
   /^(20(1[5-9]|[2-9]\d))-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -399,6 +401,22 @@ export interface ConvosegSettings {
    * @default - none
    */
   readonly discordBackfillFrom?: string;
+  /**
+   * Deploy the read API (docs/api.md): an API Gateway HTTP API, IAM-authorized (SigV4) unless
+   * apiJwtIssuer names a JWT issuer.
+   * @default false
+   */
+  readonly api?: boolean;
+  /**
+   * A JWT authorizer's issuer (an https URL) in place of IAM: Cognito's, Auth0's, your IdP's.
+   * @default - none: IAM authorization
+   */
+  readonly apiJwtIssuer?: string;
+  /**
+   * The audiences (client ids) a JWT must carry, comma-separated; required with apiJwtIssuer.
+   * @default - none
+   */
+  readonly apiJwtAudience?: string;
 }
 
 export type SettingName = keyof ConvosegSettings;
@@ -470,6 +488,9 @@ export interface SettingValues {
   discordSchedule: number;
   discordRereadWindow: number;
   discordBackfillFrom: string | undefined;
+  api: boolean;
+  apiJwtIssuer: string | undefined;
+  apiJwtAudience: string | undefined;
 }
 
 /** What is wrong with a value: the setting's own (or, for a rule over several, `setting`'s). */
@@ -1043,4 +1064,28 @@ export const SETTINGS: readonly Setting[] = [
     pattern: ISO_DATE_TIME,
     rule: "an ISO-8601 date-time with a zone, on or after 2015-01-01, such as 2025-06-01T00:00:00Z",
   }),
+  flag("api", false),
+  text(
+    "apiJwtIssuer",
+    { pattern: JWT_ISSUER, rule: "an https URL (the JWT issuer, its iss claim)" },
+    {
+      check: ({ api, apiJwtIssuer }) => {
+        if (apiJwtIssuer !== undefined && !api) fail("is for the read API: set api=true too");
+      },
+    },
+  ),
+  text(
+    "apiJwtAudience",
+    { pattern: JWT_AUDIENCES, rule: "1 to 10 audiences (client ids), comma-separated" },
+    {
+      check: ({ apiJwtIssuer, apiJwtAudience }) => {
+        if (apiJwtIssuer !== undefined && apiJwtAudience === undefined) {
+          fail("must be set with apiJwtIssuer (the audiences a token must carry)");
+        }
+        if (apiJwtIssuer === undefined && apiJwtAudience !== undefined) {
+          fail("is set without apiJwtIssuer: set the issuer too, or neither", "apiJwtAudience");
+        }
+      },
+    },
+  ),
 ];

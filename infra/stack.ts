@@ -1,6 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
+import { ReadApi } from "./api.js";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
 import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
 import { DiscordPoller } from "./discord.js";
@@ -31,6 +32,8 @@ export class ConvosegStack extends Stack {
   readonly slack?: WebhookConnector;
   /** The Telegram webhook receiver, when `telegramSecretToken` is set. */
   readonly telegram?: WebhookConnector;
+  /** The read API, deployed only with `api`. */
+  readonly api?: ReadApi;
   /** The Discord poller, deployed only with `discordChannels`. */
   readonly discord?: DiscordPoller;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
@@ -112,6 +115,13 @@ export class ConvosegStack extends Stack {
         removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
     }
+    if (config.api !== undefined) {
+      this.api = new ReadApi(this, "Api", {
+        config: config.api,
+        storage: this.storage,
+        logRetention: config.logRetention,
+      });
+    }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -175,6 +185,13 @@ export class ConvosegStack extends Stack {
         "SlackEventsUrl",
         this.slack.url.url,
         "The Request URL for the Slack app's Event Subscriptions",
+      );
+    }
+    if (this.api !== undefined) {
+      output(
+        "ApiUrl",
+        this.api.api.apiEndpoint,
+        "The read API (docs/api.md), IAM-authorized unless apiJwtIssuer",
       );
     }
     if (this.discord !== undefined) {

@@ -84,7 +84,7 @@ export {
   retryDelaySeconds,
   rideOutSeconds,
 } from "./retry.js";
-export type { SegmentResult } from "./schema/items.js";
+export type { SegmentResult, TopicSupport } from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
 export { onTimeEnvelope, type SegmentEnvelope } from "./segment-envelope.js";
 export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";

@@ -101,6 +101,7 @@ describe("the manual's commands", () => {
     "channel",
     "reextract",
     "erase",
+    "serve",
   ])("%s: the synopsis and flag table list exactly the flags of --help", async (command) => {
     const section = sections().get(command) ?? "";
     const documented = documentedFlags(command, section);

@@ -15,6 +15,7 @@ const root = new URL("../../", import.meta.url).pathname;
 
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
+import * as api from "./lib/api/index.js";
 import * as chat from "./lib/chat/index.js";
 import * as connectors from "./lib/connectors/index.js";
 import * as discord from "./lib/discord/index.js";
@@ -66,6 +67,12 @@ export const made = [
   new discord.DiscordHttpError("/r", 404, "x"),
   new discord.DiscordDeadlineError("/r"),
   new discord.DiscordConfigError("S", "x"),
+  new api.ApiError("X", 400, "x"),
+  new api.ApiParameterError("limit", "x"),
+  new api.ApiCursorError("x"),
+  new api.ApiNotFoundError("route"),
+  new api.ApiMethodError(),
+  new api.ApiUnavailableError("questions"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -109,6 +116,12 @@ const EXPECTED = [
   "DiscordHttpError",
   "DiscordDeadlineError",
   "DiscordConfigError",
+  "ApiError",
+  "ApiParameterError",
+  "ApiCursorError",
+  "ApiNotFoundError",
+  "ApiMethodError",
+  "ApiUnavailableError",
 ];
 
 describe("a minified bundle", () => {

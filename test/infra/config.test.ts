@@ -264,6 +264,9 @@ describe("resolveConfig", () => {
     expect(asked.sort()).toEqual(
       [
         "alarmEmail",
+        "api",
+        "apiJwtAudience",
+        "apiJwtIssuer",
         "bedrockOutput",
         "breakerCooldown",
         "breakerFailures",
@@ -501,6 +504,19 @@ describe("resolveConfig", () => {
     [{ reextractChangedShare: "-0.1" }, "reextractChangedShare", /a share from 0 and at most 1/],
     [{ reextractChangedShare: "half" }, "reextractChangedShare", /a share from 0/],
     [{ showSystemMessages: "yes" }, "showSystemMessages", /must be true or false \(got "yes"\)/],
+    [{ api: "yes" }, "api", /must be true or false/],
+    [{ apiJwtIssuer: "https://id.example.com" }, "apiJwtIssuer", /set api=true too/],
+    [
+      { api: "true", apiJwtIssuer: "http://id.example.com", apiJwtAudience: "a" },
+      "apiJwtIssuer",
+      /an https URL/,
+    ],
+    [
+      { api: "true", apiJwtIssuer: "https://id.example.com" },
+      "apiJwtAudience",
+      /must be set with apiJwtIssuer/,
+    ],
+    [{ api: "true", apiJwtAudience: "a" }, "apiJwtAudience", /without apiJwtIssuer/],
   ])("rejects context %j, naming %s", (context, setting, problem) => {
     const attempt = () => resolve({}, context);
     expect(attempt).toThrow(ConfigError);

@@ -1,0 +1,73 @@
+/**
+ * The read API's handler over node:http, for `npm start -- serve`: the request as the handler
+ * takes it (raw path and query, lower-case headers), its response written back. No auth: the
+ * server is for the machine it runs on (cli/serve.ts binds loopback unless told otherwise).
+ * Logs the route, status and time of each request, never its path or query (they may carry text).
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ApiHandler } from "../lib/api/index.js";
+
+export interface ApiServer {
+  /** `http://host:port`, the port the OS gave when 0 was asked for. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface ApiServerOptions {
+  handler: ApiHandler;
+  host: string;
+  port: number;
+  /** One line per request: route, status, milliseconds. */
+  log?: (line: string) => void;
+}
+
+export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const server: Server = createServer((request, response) => {
+    const started = performance.now();
+    void answer(options.handler, request).then(
+      ({ status, headers, body, route }) => {
+        response.writeHead(status, headers).end(body);
+        options.log?.(`${route} ${status} ${Math.round(performance.now() - started)} ms`);
+      },
+      (error: Error) => {
+        response
+          .writeHead(500, { "content-type": "application/json; charset=utf-8" })
+          .end(JSON.stringify({ error: { code: "API_INTERNAL", message: "internal error" } }));
+        // The error's name and code only: a message may quote an item.
+        options.log?.(`500 ${error.name} ${(error as { code?: string }).code ?? ""}`.trim());
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function answer(handler: ApiHandler, request: IncomingMessage) {
+  const url = request.url ?? "/";
+  const at = url.indexOf("?");
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  // A request body is never read: every route is a GET.
+  request.resume();
+  return handler({
+    method: request.method ?? "GET",
+    rawPath: at < 0 ? url : url.slice(0, at),
+    rawQuery: at < 0 ? "" : url.slice(at + 1),
+    headers,
+  });
+}

@@ -1,0 +1,103 @@
+import { apiHandler, dynamoDbApiSources } from "../lib/api/index.js";
+import type { Workspace } from "../local/workspace.js";
+import { type Command, command, EXIT } from "./command.js";
+import { type ApiServer, startApiServer } from "./serve-http.js";
+import {
+  WORKSPACE_HELP,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "./workspace-option.js";
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = "127.0.0.1";
+
+const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--workspace DIR] [--allow-remote]
+
+Serves the read API (docs/api.md) on the local workspace's tables over HTTP, with no
+authentication, until interrupted (Ctrl-C): GET /channels, /channels/{c}/topics,
+/channels/{c}/questions and /channels/{c}/segments/{id}. The same handler the deployed API
+runs, where IAM (or JWT) guards it; here only this machine may reach it. It holds the
+workspace while it serves: stop it before a run on the same workspace.
+
+Options:
+${WORKSPACE_HELP}
+  --port N          the port (default: ${DEFAULT_PORT}; 0: any free port)
+  --host ADDRESS    the address to listen on (default: ${DEFAULT_HOST}); only a loopback
+                    address (127.0.0.0/8, ::1, localhost) unless --allow-remote
+  --allow-remote    listen on a non-loopback address: anyone who reaches it reads every
+                    channel's topics and message ids, without authentication
+  -h, --help        this help`;
+
+/** Whether `host` names this machine only: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopback(host: string): boolean {
+  return (
+    host === "localhost" ||
+    host === "::1" ||
+    host === "[::1]" ||
+    /^127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(host)
+  );
+}
+
+/** The read API over node:http on an opened workspace's results and channels tables. */
+export function serveWorkspace(
+  opened: Pick<Workspace, "dynamodb" | "tables">,
+  options: { host: string; port: number; log?: (line: string) => void },
+): Promise<ApiServer> {
+  const handler = apiHandler(
+    dynamoDbApiSources({
+      client: opened.dynamodb(),
+      resultsTable: opened.tables.resultsTable,
+      channelsTable: opened.tables.channelsTable,
+    }),
+  );
+  return startApiServer({ handler, ...options });
+}
+
+/** `serve`: the read API over node:http on the local workspace. */
+export const serveCommand: Command = command({
+  name: "serve",
+  summary: ["serve", "the read API over HTTP on the local workspace (127.0.0.1:8787)"],
+  usage: SERVE_USAGE,
+  options: {
+    ...WORKSPACE_OPTION,
+    port: { type: "string" },
+    host: { type: "string" },
+    "allow-remote": { type: "boolean" },
+  },
+  parse: ({ values, positionals }) => {
+    if (positionals.length > 0) throw new Error("serve takes no arguments");
+    const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+    if (!(values.port === undefined || /^\d{1,5}$/.test(values.port)) || port > 65535) {
+      throw new Error(
+        `--port must be a whole number from 0 to 65535 (got ${JSON.stringify(values.port)})`,
+      );
+    }
+    const host = values.host ?? DEFAULT_HOST;
+    if (!isLoopback(host) && !values["allow-remote"]) {
+      throw new Error(
+        `--host ${JSON.stringify(host)} is not a loopback address: the local API has no authentication, so it listens only on this machine (127.0.0.1, ::1, localhost) unless --allow-remote says to open it to whoever can reach ${JSON.stringify(host)}`,
+      );
+    }
+    return {
+      port,
+      host: host === "[::1]" ? "::1" : host,
+      workspace: workspaceDir(values.workspace, false) as string,
+    };
+  },
+  run: ({ port, host, workspace }, io) =>
+    withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
+      const server = await serveWorkspace(opened, {
+        host,
+        port,
+        log: (line) => io.stderr.write(`serve: ${line}\n`),
+      });
+      io.stdout.write(`serving the read API on ${server.url} (Ctrl-C to stop)\n`);
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+      await server.close();
+      return EXIT.ok;
+    }),
+});

@@ -1,0 +1,84 @@
+/**
+ * The read API behind API Gateway (HTTP API, payload 2.0): the same handler `npm start -- serve`
+ * runs, on the stack's results and channels tables. Authorization is API Gateway's (IAM or JWT)
+ * before the function runs. Logs and metrics carry the route, status and read units, never the
+ * path, the query or a body: those may carry message text.
+ */
+
+import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
+import { apiHandler, dynamoDbApiSources } from "../../lib/api/index.js";
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`api: ${name} is not set`);
+  return value;
+}
+
+const log = new Logger({ serviceName: "convoseg-api" });
+const metrics = new Metrics({ namespace: "convoseg", serviceName: "api" });
+let units = 0;
+let reads = 0;
+const handle = apiHandler(
+  dynamoDbApiSources({
+    client: new DynamoDBClient({}),
+    resultsTable: required("RESULTS_TABLE"),
+    channelsTable: required("CHANNELS_TABLE"),
+    onRead: (cost) => {
+      reads++;
+      if (Number.isFinite(cost.units)) units += cost.units;
+    },
+  }),
+);
+
+/**
+ * The path as the handler takes it, percent-encoded. An HTTP API hands `rawPath` over already
+ * decoded (decoding it again would read a channel `a%41` as `aA`), so it is rebuilt from the
+ * matched route and its decoded path parameters, each encoded once.
+ */
+export function encodedPath(event: APIGatewayProxyEventV2): string {
+  const [, template] = event.routeKey.split(" ");
+  if (template === undefined || !template.startsWith("/")) return event.rawPath;
+  return template.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(event.pathParameters?.[name] ?? ""),
+  );
+}
+
+export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {
+  units = 0;
+  reads = 0;
+  try {
+    const response = await handle({
+      method: event.requestContext.http.method,
+      rawPath: encodedPath(event),
+      rawQuery: event.rawQueryString ?? "",
+      headers: event.headers ?? {},
+    });
+    metrics.addDimension("route", response.route);
+    metrics.addMetric("ApiRequests", MetricUnit.Count, 1);
+    metrics.addMetric("ApiReads", MetricUnit.Count, reads);
+    metrics.addMetric("ApiReadUnits", MetricUnit.Count, units);
+    if (response.status >= 400) metrics.addMetric("ApiErrors", MetricUnit.Count, 1);
+    log.info("request", {
+      route: response.route,
+      status: response.status,
+      code: response.code,
+      reads,
+      units,
+    });
+    return { statusCode: response.status, headers: response.headers, body: response.body };
+  } catch (error) {
+    // The error's name and code only: a message may quote an item.
+    log.error("failed", { name: (error as Error).name, code: (error as { code?: string }).code });
+    metrics.addMetric("ApiFailures", MetricUnit.Count, 1);
+    return {
+      statusCode: 500,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: JSON.stringify({ error: { code: "API_INTERNAL", message: "internal error" } }),
+    };
+  } finally {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  }
+}

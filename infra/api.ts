@@ -1,0 +1,106 @@
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import { type CfnStage, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import type { ApiConfig } from "./config.js";
+import { PipelineFunction } from "./function.js";
+import type { Storage } from "./storage.js";
+
+export interface ReadApiProps {
+  readonly config: ApiConfig;
+  readonly storage: Storage;
+  readonly logRetention: RetentionDays;
+}
+
+/** The routes, as lib/api serves them: every one a GET. */
+export const API_ROUTES = [
+  "/channels",
+  "/channels/{c}/topics",
+  "/channels/{c}/questions",
+  "/channels/{c}/segments/{id}",
+] as const;
+
+/**
+ * The read API (docs/api.md), deployed only with `api`: an HTTP API whose routes are
+ * IAM-authorized (SigV4: grant `execute-api:Invoke` with {@link ReadApi.invokeStatement}), or
+ * JWT-authorized with `apiJwtIssuer`, in front of one function that may Query and GetItem the
+ * results table and Scan the channels table: nothing else, no write anywhere. Access logs (no
+ * path, no query string) go to their own log group; throttled at the stage.
+ */
+export class ReadApi extends Construct {
+  readonly function: PipelineFunction;
+  readonly api: HttpApi;
+
+  constructor(scope: Construct, id: string, props: ReadApiProps) {
+    super(scope, id);
+    this.function = new PipelineFunction(this, "Handler", {
+      entry: "functions/api/handler.ts",
+      description: "convoseg read API: channels, topics, questions and segments, read-only",
+      environment: {
+        RESULTS_TABLE: props.storage.results.tableName,
+        CHANNELS_TABLE: props.storage.channels.tableName,
+        POWERTOOLS_SERVICE_NAME: "convoseg-api",
+      },
+      timeout: Duration.seconds(10),
+      memorySize: 512,
+      logRetention: props.logRetention,
+    });
+    const role = this.function.role;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:Query", "dynamodb:GetItem"],
+        resources: [props.storage.results.tableArn],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:Scan"],
+        resources: [props.storage.channels.tableArn],
+      }),
+    );
+
+    const jwt = props.config.jwt;
+    const authorizer =
+      jwt === undefined
+        ? new HttpIamAuthorizer()
+        : new HttpJwtAuthorizer("Jwt", jwt.issuer, { jwtAudience: jwt.audience });
+    this.api = new HttpApi(this, "Http", {
+      description: "convoseg read API",
+      defaultAuthorizer: authorizer,
+      createDefaultStage: true,
+    });
+    const integration = new HttpLambdaIntegration("Handler", this.function.function);
+    for (const path of API_ROUTES) {
+      this.api.addRoutes({ path, methods: [HttpMethod.GET, HttpMethod.HEAD], integration });
+    }
+
+    const accessLogs = new LogGroup(this, "AccessLogs", {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const stage = this.api.defaultStage?.node.defaultChild as CfnStage;
+    stage.accessLogSettings = {
+      destinationArn: accessLogs.logGroupArn,
+      // The route key, never the path: a path names a channel and may carry anything.
+      format: JSON.stringify({
+        requestId: "$context.requestId",
+        routeKey: "$context.routeKey",
+        status: "$context.status",
+        caller: "$context.identity.caller",
+        latency: "$context.integrationLatency",
+      }),
+    };
+    stage.defaultRouteSettings = { throttlingBurstLimit: 100, throttlingRateLimit: 50 };
+  }
+
+  /** What a caller's role needs to call every route (IAM authorization). */
+  invokeStatement(): PolicyStatement {
+    return new PolicyStatement({
+      actions: ["execute-api:Invoke"],
+      resources: [this.api.arnForExecuteApi("GET"), this.api.arnForExecuteApi("HEAD")],
+    });
+  }
+}

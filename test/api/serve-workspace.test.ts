@@ -1,0 +1,44 @@
+/**
+ * `npm start -- serve`'s wiring: a local workspace (its own DynamoDB Local) served over HTTP on
+ * 127.0.0.1, read back with fetch, as a user's curl would.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
+import { serveWorkspace } from "../../cli/serve.js";
+import { openWorkspace } from "../../local/workspace.js";
+
+describe("serve on a workspace", () => {
+  it("serves the workspace's channels, topics and segments on 127.0.0.1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "convoseg-serve-"));
+    const workspace = await openWorkspace({ dir, create: true, note: () => {} });
+    try {
+      const seeded = seededChannel("general", 40, 8);
+      await writeSeededChannel(workspace.dynamodb(), workspace.tables, "general", seeded);
+      const server = await serveWorkspace(workspace, { host: "127.0.0.1", port: 0 });
+      try {
+        expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        const channels = (await (await fetch(`${server.url}/channels`)).json()) as {
+          channels: { channel: string }[];
+        };
+        expect(channels.channels).toEqual([{ channel: "general" }]);
+        const topics = (await (
+          await fetch(`${server.url}/channels/general/topics?limit=100`)
+        ).json()) as {
+          topics: unknown[];
+          cursor: string | null;
+        };
+        expect([topics.topics.length, topics.cursor]).toEqual([8, null]);
+        const id = seeded.results[0].segmentId;
+        const segment = await fetch(`${server.url}/channels/general/segments/${id}`);
+        expect(((await segment.json()) as { segmentId: string }).segmentId).toBe(id);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await workspace.close();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/** The read API in the stack: absent by default; IAM or JWT authorized, read-only, cdk-nag clean. */
+import { describe, expect, it } from "vitest";
+import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
+
+// Bundling skipped: these stacks are read for their resources and policies only.
+const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
+
+describe("the read API in the stack", () => {
+  it("is not deployed without api", () => {
+    const { stack, template } = synthesize(NO_BUNDLING);
+    expect(stack.api).toBeUndefined();
+    template.resourceCountIs("AWS::ApiGatewayV2::Api", 0);
+  });
+
+  it("with api: every route IAM-authorized, a read-only function, access logs, cdk-nag clean", () => {
+    const { stack, template, report } = synthesize({ ...NO_BUNDLING, api: "true" });
+    const api = stack.api;
+    expect(api).toBeDefined();
+    if (!api) return;
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    expect(template.toJSON().Outputs).toHaveProperty("ApiUrl");
+    const routes = Object.values(template.findResources("AWS::ApiGatewayV2::Route")).map(
+      (r) => (r as { Properties: { RouteKey: string; AuthorizationType: string } }).Properties,
+    );
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(
+      [
+        "GET /channels",
+        "GET /channels/{c}/questions",
+        "GET /channels/{c}/segments/{id}",
+        "GET /channels/{c}/topics",
+        "HEAD /channels",
+        "HEAD /channels/{c}/questions",
+        "HEAD /channels/{c}/segments/{id}",
+        "HEAD /channels/{c}/topics",
+      ].sort(),
+    );
+    expect(routes.every((r) => r.AuthorizationType === "AWS_IAM")).toBe(true);
+    const statements = roleStatements(template, logicalId(stack, api.function.role));
+    expect(statements.flatMap(actionsOf).sort()).toEqual(
+      [
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:Scan",
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+      ].sort(),
+    );
+    const scan = statements.find((s) => actionsOf(s).includes("dynamodb:Scan"));
+    expect(scan?.Resource).toEqual({
+      "Fn::GetAtt": [logicalId(stack, stack.storage.channels), "Arn"],
+    });
+    const query = statements.find((s) => actionsOf(s).includes("dynamodb:Query"));
+    expect(query?.Resource).toEqual({
+      "Fn::GetAtt": [logicalId(stack, stack.storage.results), "Arn"],
+    });
+    const [stage] = Object.values(template.findResources("AWS::ApiGatewayV2::Stage")) as {
+      Properties: { AccessLogSettings: { Format: string } };
+    }[];
+    // Access logs name the route, never the path (a channel id, or anything a caller sent).
+    expect(JSON.parse(stage.Properties.AccessLogSettings.Format)).toHaveProperty("routeKey");
+    expect(stage.Properties.AccessLogSettings.Format).not.toMatch(/\$context\.(path|requestPath)/);
+  });
+
+  it("with apiJwtIssuer: every route JWT-authorized by that issuer and audience", () => {
+    const { template, report } = synthesize({
+      ...NO_BUNDLING,
+      api: "true",
+      apiJwtIssuer: "https://issuer.example.com/pool",
+      apiJwtAudience: "client-a,client-b",
+    });
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
+      AuthorizerType: "JWT",
+      JwtConfiguration: {
+        Issuer: "https://issuer.example.com/pool",
+        Audience: ["client-a", "client-b"],
+      },
+    });
+    const routes = Object.values(template.findResources("AWS::ApiGatewayV2::Route"));
+    expect(
+      routes.every(
+        (r) =>
+          (r as { Properties: { AuthorizationType: string } }).Properties.AuthorizationType ===
+          "JWT",
+      ),
+    ).toBe(true);
+  });
+});
