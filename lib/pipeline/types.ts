@@ -31,6 +31,11 @@ export interface PlannedSegment {
   late: boolean;
   /** For a late segment: the emitted segment its messages belong after (null when unknown). */
   belongsAfter: string | null;
+  /**
+   * The root message id of the thread whose replies these are (`./streams.ts`); absent for the
+   * channel's own stream.
+   */
+  thread?: string;
 }
 
 /** A segment and its queue body. */
