@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expirySeconds } from "../dynamodb/index.js";
 import {
   type AnalyzerOptions,
+  type AuthoredTurn,
   addCall,
   type Candidate,
   type ExtractionTurn,
@@ -270,12 +271,14 @@ export class SegmentExtractor {
         if (this.options.showSystemLines || turn.kind !== "system") shown.push(i);
       });
       const { extractor } = this.options;
+      const context = segment.threadRoot && this.rootContext(segment.threadRoot);
       const extraction = await (typeof extractor === "function"
         ? extractor(segment)
         : extractor
       ).extract(
         shown.map((i) => turns[i]),
         {
+          ...(context ? { context } : {}),
           signal: options.signal,
           outputs,
           onUsage: (usage, call) => {
@@ -329,6 +332,17 @@ export class SegmentExtractor {
     };
   }
 
+  /**
+   * A thread's root as the context its replies are rendered after: a user turn with its author
+   * and text; none for a system line the extractor is not shown.
+   */
+  private rootContext(root: InlineMessage): AuthoredTurn | undefined {
+    if (!this.options.showSystemLines && kindOf(root) === "system") return undefined;
+    const context: AuthoredTurn = { role: "user", content: root.text, id: root.id };
+    if (root.author !== undefined) context.author = root.author;
+    return context;
+  }
+
   private isCurrent(result: SegmentResult): boolean {
     return (
       result.model === this.options.model && result.promptVersion === this.options.promptVersion
@@ -362,6 +376,7 @@ export class SegmentExtractor {
       segmentId: segment.segmentId,
       late: segment.late,
       belongsAfter: segment.belongsAfter,
+      ...(segment.thread === undefined ? {} : { thread: segment.thread }),
       count: segment.count,
       first: segment.first,
       last: segment.last,

@@ -4,10 +4,21 @@
  */
 import type { SegmentMessageV1 } from "../pipeline/contract/index.js";
 
-/** The segment fields extraction needs: any v1 segment message has them. */
+/**
+ * The segment fields extraction needs: any v1 segment message has them (a thread's segment also
+ * `thread`, and its root as context in `threadRoot`).
+ */
 export type SegmentEnvelope = Pick<
   SegmentMessageV1,
-  "segmentId" | "channel" | "late" | "belongsAfter" | "count" | "first" | "last"
+  | "segmentId"
+  | "channel"
+  | "late"
+  | "belongsAfter"
+  | "count"
+  | "first"
+  | "last"
+  | "thread"
+  | "threadRoot"
 >;
 
 /**

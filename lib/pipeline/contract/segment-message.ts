@@ -304,3 +304,21 @@ export async function readSegmentMessages(
     return stored.deleted ? [] : [inlineMessage(message.segmentId, stored)];
   });
 }
+
+/**
+ * A thread's segment's root as context: the body's `threadRoot`, else (a reference-form body
+ * that had no room for it, or a re-extraction request) the root read from `source` as it is
+ * now. Undefined for the channel's own stream, or a root not stored or deleted.
+ */
+export async function readThreadRoot(
+  message: SegmentMessageV1,
+  source: SegmentMessageSource,
+): Promise<InlineMessage | undefined> {
+  if (message.thread === undefined) return undefined;
+  if (message.threadRoot !== undefined) return message.threadRoot;
+  const [root] = await source.getMessages(message.channel, [message.thread]);
+  if (root === undefined || root.deleted || root.id !== message.thread || root.ts === undefined) {
+    return undefined;
+  }
+  return inlineMessage(message.segmentId, root);
+}
