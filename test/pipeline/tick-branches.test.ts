@@ -202,6 +202,30 @@ describe("tick on the in-memory stores", () => {
     expect(bodies[1].channel).toBe("C1");
   });
 
+  it("delivers a thread reply that arrives after its thread's segment went out late, after that segment", async () => {
+    const h = harness();
+    await h.ingest([
+      { id: "1", ts: T0, text: "how?", channel: "C1" },
+      { id: "2", ts: T0 + MINUTE, text: "so", thread: "1", channel: "C1" },
+      { id: "4", ts: T0 + 3 * MINUTE, text: "and", thread: "1", channel: "C1" },
+    ]);
+    await settleAll(h);
+    const emitted = h.sent.map((s) => parseSegmentBody(s.body));
+    const thread = emitted.find((b) => b.thread === "1");
+    expect(thread?.messageIds).toEqual(["2", "4"]);
+    await h.ingest([{ id: "3", ts: T0 + 2 * MINUTE, text: "late", thread: "1", channel: "C1" }]);
+    await settleAll(h);
+    const late = parseSegmentBody(h.sent[emitted.length].body);
+    expect(late).toMatchObject({
+      thread: "1",
+      late: true,
+      belongsAfter: thread?.segmentId,
+      messageIds: ["3"],
+    });
+    expect(late.threadRoot?.id).toBe("1");
+    expect(h.sent).toHaveLength(emitted.length + 1);
+  });
+
   it("leaves a leased outbox alone, then takes it over with the same segments and state", async () => {
     const h = harness();
     await h.ingest(chat("c", 7));
