@@ -32,7 +32,9 @@ import {
   decodePosition,
   itemMessage,
   messageItem,
+  PARTITION_KEY,
   POSITION,
+  SORT_KEY,
   storageProblem,
 } from "./schema.js";
 
@@ -78,8 +80,18 @@ export interface Arrival {
   replyTo?: string;
 }
 
-/** What an arrivals read with links asks for: the index's attributes, and the two links. */
-const LINK_ATTRIBUTES = [POSITION, ...BY_POSITION_ATTRIBUTES, "thread", "replyTo"] as const;
+/**
+ * What an arrivals read with links asks for: the index's attributes (with the table's keys, as
+ * `ALL_PROJECTED_ATTRIBUTES` returns them), and the two links.
+ */
+const LINK_ATTRIBUTES = [
+  PARTITION_KEY,
+  SORT_KEY,
+  POSITION,
+  ...BY_POSITION_ATTRIBUTES,
+  "thread",
+  "replyTo",
+] as const;
 
 /** Messages written under one position lease: small enough to release the lease quickly. */
 const LEASE_MESSAGES = 100;
