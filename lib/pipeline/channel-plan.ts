@@ -335,6 +335,7 @@ function ref(arrival: Arrival): StreamRef[] {
   if (arrival.id === undefined || arrival.ts === undefined) return [];
   const message: StreamRef = { id: arrival.id, ts: arrival.ts };
   if (arrival.thread !== undefined) message.thread = arrival.thread;
+  if (arrival.replyTo !== undefined) message.replyTo = arrival.replyTo;
   return [message];
 }
 

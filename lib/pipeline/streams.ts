@@ -8,10 +8,16 @@
  */
 import { compareRefs } from "../identity/index.js";
 import { plan } from "./planner.js";
-import type { MessageRef, PipelineConfig, PlannedSegment, PlannerState } from "./types.js";
+import type {
+  LinkedRef,
+  MessageRef,
+  PipelineConfig,
+  PlannedSegment,
+  PlannerState,
+} from "./types.js";
 
 /** An arrival as the tick plans it: its ref, and the root of its thread when it is a reply in one. */
-export interface StreamRef extends MessageRef {
+export interface StreamRef extends LinkedRef {
   thread?: string;
 }
 
@@ -71,12 +77,15 @@ export function planStreams(
 ): StreamsPlan {
   const inTails = new Set(states.planner.tail.map((m) => m.id));
   for (const thread of states.threads) for (const m of thread.planner.tail) inTails.add(m.id);
-  const own: MessageRef[] = [];
-  const byThread = new Map<string, MessageRef[]>();
+  const own: LinkedRef[] = [];
+  const byThread = new Map<string, LinkedRef[]>();
   for (const arrival of arrivals) {
     if (inTails.has(arrival.id)) continue;
     const root = streamOf(arrival);
-    const ref = { id: arrival.id, ts: arrival.ts };
+    const ref: LinkedRef = { id: arrival.id, ts: arrival.ts };
+    if (arrival.replyTo !== undefined && arrival.replyTo !== arrival.id) {
+      ref.replyTo = arrival.replyTo;
+    }
     if (root === undefined) {
       own.push(ref);
       continue;

@@ -26,12 +26,21 @@ export const MINUTE = 60_000;
 export const T0 = Date.UTC(2025, 0, 6);
 export const TICK = 15 * MINUTE;
 
-export type Chat = { id: string; ts: number; channel: string; text: string; thread?: string };
+export type Chat = {
+  id: string;
+  ts: number;
+  channel: string;
+  text: string;
+  thread?: string;
+  replyTo?: string;
+};
 
 /**
  * Chat on three channels: bursts, pauses of under an hour, and silences past `settle`; about one
  * message in four a reply in the thread of an earlier message of its channel (a root outside any
- * thread), so that threads are streams of their own, open while their channel goes on.
+ * thread), so that threads are streams of their own, open while their channel goes on; and
+ * about one in three a reply (`replyTo`) to a recent message of its channel, which the size cuts
+ * read as the reference's do.
  */
 export const chatArbitrary = (maxLength: number) =>
   fc
@@ -47,19 +56,28 @@ export const chatArbitrary = (maxLength: number) =>
           { weight: 3, arbitrary: fc.constant(null) },
           { weight: 1, arbitrary: fc.nat(1000) },
         ),
+        answers: fc.oneof(
+          { weight: 2, arbitrary: fc.constant(null) },
+          { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 }) },
+        ),
       }),
       { minLength: 1, maxLength },
     )
     .map((steps) => {
       let ts = T0;
       const roots = new Map<string, string[]>();
-      return steps.map(({ channel, gap, root }, i): Chat => {
+      const said = new Map<string, string[]>();
+      return steps.map(({ channel, gap, root, answers }, i): Chat => {
         ts += gap * MINUTE;
         const id = `m${String(i).padStart(3, "0")}`;
         const message: Chat = { id, ts, channel, text: `message ${i}` };
         const earlier = roots.get(channel) ?? [];
         if (root !== null && earlier.length > 0) message.thread = earlier[root % earlier.length];
         else roots.set(channel, [...earlier, id]);
+        const before = said.get(channel) ?? [];
+        const target = answers === null ? undefined : before.at(-answers);
+        if (target !== undefined) message.replyTo = target;
+        said.set(channel, [...before, id]);
         return message;
       });
     });
@@ -103,6 +121,9 @@ export interface ReplayStores {
 /** Fresh, empty stores for one replay, on its clock, with a due index of `dueShards` shards. */
 export type StoresFactory = (clock: ReplayClock, dueShards: number) => Promise<ReplayStores>;
 
+/** The reply links the tick's size cuts read, as the reference reads them. */
+const REPLY_LINKS = { id: (m: Chat) => m.id, replyTo: (m: Chat) => m.replyTo };
+
 /**
  * One segmenter call per stream (a channel's own, each of its threads') over its final messages:
  * the distinct segments expected, by {@link streamKey}.
@@ -119,7 +140,7 @@ export function reference(chat: Chat[], s: TickSettings): Map<string, string[][]
     result.set(
       stream,
       segmenter
-        .closedSegments(list, Number.MAX_SAFE_INTEGER, (m) => m.ts)
+        .closedSegments(list, Number.MAX_SAFE_INTEGER, (m) => m.ts, undefined, REPLY_LINKS)
         .map((seg) => seg.map((m) => m.id)),
     );
   }

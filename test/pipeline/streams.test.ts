@@ -2,7 +2,7 @@
  * A channel's streams (issue 24 §1, `lib/pipeline/streams.ts`): a thread's replies are planned as
  * a stream of their own with the planner's rules, the root stays in the channel's; a reply that
  * arrives after its thread's segment was emitted follows the late policy; idle threads are
- * forgotten past a bound without breaking it; every message is in exactly one segment whatever
+ * forgotten past a bound without breaking it; size cuts read known replies; every message is in exactly one segment whatever
  * the ticks (property).
  */
 import fc from "fast-check";
@@ -88,6 +88,23 @@ describe("planStreams", () => {
     // A reply after the watermark opens the thread's next segment, on time.
     const next = planStreams("c", late, [msg("t4", 400, "r")], at(500), CONFIG);
     expect(view(next)).toEqual([["r", false, ["t4"]]]);
+  });
+
+  it("cuts a long conversation where it severs the fewest known replies, as the segmenter does", () => {
+    const conversation = [msg("m0", 0), msg("m1", 1), msg("m2", 11), msg("m3", 12), msg("m4", 13)];
+    const config = { ...CONFIG, maxSize: 4 };
+    const plain = planStreams("c", EMPTY, conversation, at(200), config);
+    expect(view(plain).map(([, , ids]) => ids)).toEqual([
+      ["m0", "m1"],
+      ["m2", "m3", "m4"],
+    ]);
+    const linked = conversation.map((m) => (m.id === "m2" ? { ...m, replyTo: "m1" } : m));
+    const cut = planStreams("c", EMPTY, linked, at(200), config);
+    expect(view(cut).map(([, , ids]) => ids)).toEqual([["m0", "m1", "m2", "m3"], ["m4"]]);
+    // Segments carry refs only; the link lives in the open tail while it may still cut.
+    expect(cut.segments[0].messages[2]).toEqual({ id: "m2", ts: at(11) });
+    const open = planStreams("c", EMPTY, linked.slice(0, 3), at(12), config);
+    expect(open.planner.tail.find((m) => m.id === "m2")?.replyTo).toBe("m1");
   });
 
   it("ignores an arrival already in any stream's tail (an overlapping read)", () => {
