@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { expirySeconds } from "../dynamodb/index.js";
 import {
   type AnalyzerOptions,
-  type AuthoredTurn,
   addCall,
   type Candidate,
   type ExtractionTurn,
@@ -27,7 +26,7 @@ import {
   type TopicSupport,
   windowHash,
 } from "./schema/items.js";
-import { onTimeEnvelope, type SegmentEnvelope } from "./segment-envelope.js";
+import { onTimeEnvelope, type SegmentEnvelope, threadContext } from "./segment-envelope.js";
 import { supportOf } from "./topic-support.js";
 
 export type ExtractionStatus = "extracted" | "already-extracted" | "replaced";
@@ -271,7 +270,7 @@ export class SegmentExtractor {
         if (this.options.showSystemLines || turn.kind !== "system") shown.push(i);
       });
       const { extractor } = this.options;
-      const context = segment.threadRoot && this.rootContext(segment.threadRoot);
+      const context = threadContext(segment, this.options.showSystemLines === true);
       const extraction = await (typeof extractor === "function"
         ? extractor(segment)
         : extractor
@@ -330,17 +329,6 @@ export class SegmentExtractor {
       attempt,
       reusedWindows,
     };
-  }
-
-  /**
-   * A thread's root as the context its replies are rendered after: a user turn with its author
-   * and text; none for a system line the extractor is not shown.
-   */
-  private rootContext(root: InlineMessage): AuthoredTurn | undefined {
-    if (!this.options.showSystemLines && kindOf(root) === "system") return undefined;
-    const context: AuthoredTurn = { role: "user", content: root.text, id: root.id };
-    if (root.author !== undefined) context.author = root.author;
-    return context;
   }
 
   private isCurrent(result: SegmentResult): boolean {
