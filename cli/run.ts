@@ -770,7 +770,9 @@ function extractionSummary(
 /** The delivered segment as the output line: ids, flags and bounds; no message text. */
 function segmentLine(segment: SegmentMessageV1): string {
   const { channel, segmentId, messageIds, late, belongsAfter, count, first, last } = segment;
-  return `${JSON.stringify({ channel, segmentId, messageIds, late, belongsAfter, count, first, last })}\n`;
+  // The thread whose stream it is of (null: the channel's own), as `segment --json` says it.
+  const thread = segment.thread ?? null;
+  return `${JSON.stringify({ channel, thread, segmentId, messageIds, late, belongsAfter, count, first, last })}\n`;
 }
 
 /** Counts the items DynamoDB returns to reads (Query, GetItem, BatchGetItem), per table. */

@@ -17,7 +17,8 @@ const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|export|-> [option
 Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
 user, text, replyTo, thread) or a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram, Mattermost,
 WhatsApp: see import-chat), segments each channel separately and prints its closed
-conversation segments. A size cut severs the fewest known replies (replyTo) it can; a replyTo
+conversation segments. A thread's replies (thread set to its root's id) are segmented as a
+stream of their own, listed after their channel's; the root stays in the channel's. A size cut severs the fewest known replies (replyTo) it can; a replyTo
 naming no message of its channel is ignored, and counted on stderr.
 
 Options:
@@ -36,7 +37,7 @@ type Cut = "start" | "silence" | "size";
 
 interface SegmentReport {
   channel: string;
-  /** The thread whose stream the segment is of; null: the channel's own (threads are not split off yet). */
+  /** The thread (its root's id) whose stream the segment is of; null: the channel's own. */
   thread: string | null;
   index: number;
   messages: ChatMessage[];
@@ -44,8 +45,10 @@ interface SegmentReport {
   gapBeforeMs: number | null;
 }
 
+/** One stream's report: a channel's own, or one of its threads'. */
 interface ChannelReport {
   channel: string;
+  thread: string | null;
   total: number;
   segments: SegmentReport[];
   /** Messages of the trailing conversation that is still open at `now`: withheld, not lost. */
@@ -122,9 +125,12 @@ export const segmentCommand: Command = command({
       return EXIT.failed;
     }
     const channels = byChannel(read.messages);
-    const reports = channels.map(([channel, messages], i) => {
+    const reports = channels.flatMap(([channel, messages], i) => {
       progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);
-      return reportChannel(channel, messages, segmenter, now);
+      const ids = new Set(messages.map((m) => m.id));
+      return byStream(messages).map(([thread, stream]) =>
+        reportChannel({ channel, thread }, stream, ids, segmenter, now),
+      );
     });
     progress.finish();
     const unknownReplies = reports.reduce((sum, r) => sum + r.unknownReplies, 0);
@@ -169,9 +175,39 @@ function byChannel(messages: ChatMessage[]): [string, ChatMessage[]][] {
     .map(([channel, list]) => [channel, list.sort(compareRefs)]);
 }
 
+/**
+ * A channel's streams, its own first, then its threads by root id: a reply in a thread (its
+ * `thread` set and not its own id) is in its thread's stream, everything else in the channel's.
+ */
+function byStream(messages: ChatMessage[]): [string | null, ChatMessage[]][] {
+  const own: ChatMessage[] = [];
+  const threads = new Map<string, ChatMessage[]>();
+  for (const message of messages) {
+    const root =
+      message.thread !== undefined && message.thread !== message.id ? message.thread : null;
+    if (root === null) own.push(message);
+    else {
+      const list = threads.get(root);
+      if (list) list.push(message);
+      else threads.set(root, [message]);
+    }
+  }
+  const sorted = [...threads].sort(([a], [b]) => compareIds(a, b));
+  return [
+    ...(own.length > 0 || sorted.length === 0 ? [[null, own] as [null, ChatMessage[]]] : []),
+    ...sorted,
+  ];
+}
+
+/**
+ * One stream's segments. `channelIds` are the ids of the whole channel: a `replyTo` naming a
+ * message of another stream of it (a reply to its thread's root) is known, though no link for
+ * this stream's cuts.
+ */
 function reportChannel(
-  channel: string,
+  { channel, thread }: { channel: string; thread: string | null },
   messages: ChatMessage[],
+  channelIds: ReadonlySet<string>,
   segmenter: ConversationSegmenter,
   now: number,
 ): ChannelReport {
@@ -185,7 +221,7 @@ function reportChannel(
     const cut: Cut =
       gapBeforeMs === null ? "start" : gapBeforeMs > segmenter.settle ? "silence" : "size";
     position += segment.length;
-    return { channel, thread: null, index: index + 1, messages: segment, cut, gapBeforeMs };
+    return { channel, thread, index: index + 1, messages: segment, cut, gapBeforeMs };
   });
   const openFrom = openConversationStart(messages, segmenter.settle, now);
   let open = 0;
@@ -195,11 +231,10 @@ function reportChannel(
     if (i >= openFrom) open++;
     else dropped++;
   });
-  const ids = new Set(messages.map((m) => m.id));
   const unknownReplies = messages.filter(
-    (m) => m.replyTo !== undefined && !ids.has(m.replyTo),
+    (m) => m.replyTo !== undefined && !channelIds.has(m.replyTo),
   ).length;
-  return { channel, total: messages.length, segments, open, dropped, unknownReplies };
+  return { channel, thread, total: messages.length, segments, open, dropped, unknownReplies };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -226,6 +261,12 @@ function formatJsonLines(reports: ChannelReport[]): string {
   return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
+/** ", N threads" when some stream is a thread's, else nothing (the line reads as before). */
+function threadCount(reports: ChannelReport[]): string {
+  const threads = reports.filter((r) => r.thread !== null).length;
+  return threads === 0 ? "" : ` (${counted(threads, "thread")})`;
+}
+
 const counted = (n: number, noun: string) => `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
 const tableTime = (ms: number) => iso(ms).replace("T", " ").replace(".000Z", "Z");
 
@@ -242,7 +283,7 @@ function formatTable(
     const inSegments = r.segments.reduce((sum, s) => sum + s.messages.length, 0);
     out.push(
       "",
-      `channel ${JSON.stringify(r.channel)}: ${counted(r.total, "message")}, ${counted(r.segments.length, "closed segment")} (${counted(inSegments, "message")}), ${formatCount(r.open)} open, ${formatCount(r.dropped)} dropped`,
+      `channel ${JSON.stringify(r.channel)}${r.thread === null ? "" : ` thread ${JSON.stringify(r.thread)}`}: ${counted(r.total, "message")}, ${counted(r.segments.length, "closed segment")} (${counted(inSegments, "message")}), ${formatCount(r.open)} open, ${formatCount(r.dropped)} dropped`,
     );
     if (r.segments.length === 0) continue;
     out.push(
@@ -259,7 +300,7 @@ function formatTable(
   const messages = reports.reduce((sum, r) => sum + r.total, 0);
   out.push(
     "",
-    `${counted(reports.length, "channel")}, ${counted(messages, "message")}, ${counted(segments, "closed segment")}`,
+    `${counted(new Set(reports.map((r) => r.channel)).size, "channel")}${threadCount(reports)}, ${counted(messages, "message")}, ${counted(segments, "closed segment")}`,
   );
   return `${out.join("\n")}\n`;
 }

@@ -236,7 +236,9 @@ export class Analyzer implements Extractor {
     const abort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", abort, { once: true });
     const results: Analysis[] = [];
-    const shared = includeTool ? renderTurns(windows[0]?.turns ?? [], true).length : 0;
+    const shared = includeTool
+      ? renderTurns(windows[0]?.turns ?? [], true, options.context).length
+      : 0;
     const run = async (i: number) => {
       results[i] = await this.extractWindow(windows[i], includeTool, shared, {
         ...options,
@@ -289,7 +291,7 @@ export class Analyzer implements Extractor {
     options: AnalyzeOptions,
   ): Promise<Analysis> {
     const ask = async (part: Window<AuthoredTurn>, whole: boolean) => {
-      const excerpt = renderTurns(part.turns, includeTool);
+      const excerpt = renderTurns(part.turns, includeTool, options.context);
       if (excerpt === "") return { candidates: [], trimmed: {} };
       const prompt = extractPrompt(excerpt, this.selective);
       const shared = whole ? sharedExcerpt : 0;
@@ -307,7 +309,7 @@ export class Analyzer implements Extractor {
   ): Promise<Analysis> {
     const existing = first.map((c) => normalizeTopic(c.topic)).filter((t) => t !== "");
     const ask = async (part: Window<AuthoredTurn>) => {
-      const excerpt = renderTurns(part.turns, false);
+      const excerpt = renderTurns(part.turns, false, options.context);
       if (excerpt === "") return { candidates: [], trimmed: {} };
       const prompt = additionalPrompt(excerpt, existing, this.selective);
       const output = await this.answer(prompt, prompt.excerptAt, options);

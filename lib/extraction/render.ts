@@ -53,29 +53,55 @@ export function promptString(text: string): string {
  * A reply says whom it answers by turn number, `Turn 3 [USER] "bo" (reply to Turn 1): "text"`,
  * or `(reply to an earlier message)` when that message is not a turn rendered before it in this
  * window (an earlier window's, a hidden system line's). Only the number is structure: the ids
- * never reach the prompt, so chat text still cannot write a line of its own.
+ * never reach the prompt, so chat text still cannot write a line of its own. A thread's segment
+ * shows its root first as `context` ({@link contextLine}), and a reply to it says so.
  */
-export function renderTurns(turns: readonly AuthoredTurn[], includeTool: boolean): string {
+export function renderTurns(
+  turns: readonly AuthoredTurn[],
+  includeTool: boolean,
+  context?: AuthoredTurn,
+): string {
   const lines: string[] = [];
+  const root = contextLine(context);
+  if (root !== undefined) lines.push(root);
   const numbers = new Map<string, number>();
+  let number = 0;
   for (const turn of turns) {
     if (!rendered(turn, includeTool)) continue;
-    const number = lines.length + 1;
+    number++;
     const author = turn.author ? ` ${promptString(turn.author)}` : "";
     const text = promptString(turn.content.trim());
-    lines.push(
-      `Turn ${number} [${LABELS[turn.role]}]${author}${replyNote(turn, numbers)}: ${text}`,
-    );
+    const note = replyNote(turn, numbers, root === undefined ? undefined : context?.id);
+    lines.push(`Turn ${number} [${LABELS[turn.role]}]${author}${note}: ${text}`);
     if (turn.id !== undefined && !numbers.has(turn.id)) numbers.set(turn.id, number);
   }
   return lines.join("\n");
 }
 
+/**
+ * The line of a thread's root, shown before the turns of a thread's segment as what they answer:
+ * `Context [THREAD ROOT] "ana": "text"`, no turn number (it is not one of the segment's messages,
+ * so no candidate can cite it). Its author and text are hostile like any turn's: JSON strings.
+ * Undefined when there is no root, or it has no text.
+ */
+function contextLine(context: AuthoredTurn | undefined): string | undefined {
+  if (context === undefined || context.content.trim() === "") return undefined;
+  const author = context.author ? ` ${promptString(context.author)}` : "";
+  return `Context [THREAD ROOT]${author}: ${promptString(context.content.trim())}`;
+}
+
 /** What the line of a reply says of the turn it answers; nothing for a turn that answers none. */
-function replyNote(turn: AuthoredTurn, numbers: ReadonlyMap<string, number>): string {
+function replyNote(
+  turn: AuthoredTurn,
+  numbers: ReadonlyMap<string, number>,
+  rootId: string | undefined,
+): string {
   if (turn.replyTo === undefined || turn.replyTo === turn.id) return "";
   const answered = numbers.get(turn.replyTo);
-  return answered === undefined ? " (reply to an earlier message)" : ` (reply to Turn ${answered})`;
+  if (answered !== undefined) return ` (reply to Turn ${answered})`;
+  return rootId !== undefined && turn.replyTo === rootId
+    ? " (reply to the thread root)"
+    : " (reply to an earlier message)";
 }
 
 /** The window-local indexes of exactly the turns `renderTurns` renders, in order. */

@@ -3,6 +3,7 @@
  * the narrow seam every model adapter implements.
  */
 import type { Turn } from "../windows/index.js";
+import type { AuthoredTurn } from "./render.js";
 
 /** A topic worth remembering, with the turns that support it. */
 export interface Candidate {
@@ -98,4 +99,9 @@ export interface AnalyzeOptions {
   onUsage?: UsageListener;
   /** Called when a reply was not valid and the model is asked once more. */
   onRepair?: () => void;
+  /**
+   * A thread's root, for a segment of a thread's replies: rendered before every window's turns,
+   * marked as context (not a turn, never cited). Default: none.
+   */
+  context?: AuthoredTurn;
 }

@@ -19,6 +19,7 @@ import {
   prepareChange,
 } from "./changes.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
+import type { Arrival } from "./dynamodb/store.js";
 import { cloneMessage, type Message, messageText, redacted } from "./message.js";
 import { type ExistingMessage, NOTHING_WRITTEN, WriteError, type WriteOutcome } from "./outcome.js";
 import { LeaseReleaseError, type PositionAllocator, SequenceAllocator } from "./positions.js";
@@ -112,14 +113,19 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
   async *arrivalsAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
-    options?: CallOptions & { upTo?: bigint },
-  ): AsyncIterable<{ position: bigint; id?: string; ts?: number }> {
+    options?: CallOptions & { upTo?: bigint; links?: boolean },
+  ): AsyncIterable<Arrival> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
     for (const { position, message } of this.entries(conversationId)) {
       if (after !== undefined && position <= after) continue;
       if (options?.upTo !== undefined && position > options.upTo) break;
-      yield { position, id: message.id, ts: message.ts };
+      const arrival: Arrival = { position, id: message.id, ts: message.ts };
+      if (options?.links === true) {
+        if (message.thread !== undefined) arrival.thread = message.thread;
+        if (message.replyTo !== undefined) arrival.replyTo = message.replyTo;
+      }
+      yield arrival;
     }
   }
 

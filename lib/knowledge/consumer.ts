@@ -11,6 +11,7 @@ import {
   InvalidSegmentMessageError,
   parseSegmentBody,
   readSegmentMessages,
+  readThreadRoot,
   type SegmentMessageSource,
 } from "../pipeline/contract/index.js";
 import {
@@ -111,6 +112,9 @@ async function consumeSegment(
     );
   }
   const messages = await readSegmentMessages(segment, deps.messages);
+  // A thread's root is context for its replies: read now, like the messages, when not inline.
+  const threadRoot = await readThreadRoot(segment, deps.messages);
+  if (threadRoot !== undefined) segment.threadRoot = threadRoot;
   const extract = (
     envelope: typeof segment,
     kept: readonly (typeof messages)[number][],

@@ -26,7 +26,7 @@ import {
   type TopicSupport,
   windowHash,
 } from "./schema/items.js";
-import { onTimeEnvelope, type SegmentEnvelope } from "./segment-envelope.js";
+import { onTimeEnvelope, type SegmentEnvelope, threadContext } from "./segment-envelope.js";
 import { supportOf } from "./topic-support.js";
 
 export type ExtractionStatus = "extracted" | "already-extracted" | "replaced";
@@ -270,12 +270,14 @@ export class SegmentExtractor {
         if (this.options.showSystemLines || turn.kind !== "system") shown.push(i);
       });
       const { extractor } = this.options;
+      const context = threadContext(segment, this.options.showSystemLines === true);
       const extraction = await (typeof extractor === "function"
         ? extractor(segment)
         : extractor
       ).extract(
         shown.map((i) => turns[i]),
         {
+          ...(context ? { context } : {}),
           signal: options.signal,
           outputs,
           onUsage: (usage, call) => {
@@ -362,6 +364,7 @@ export class SegmentExtractor {
       segmentId: segment.segmentId,
       late: segment.late,
       belongsAfter: segment.belongsAfter,
+      ...(segment.thread === undefined ? {} : { thread: segment.thread }),
       count: segment.count,
       first: segment.first,
       last: segment.last,

@@ -13,6 +13,8 @@ export interface TopicEvidence {
   late: boolean;
   /** The first and last message of the evidence, or null when the model gave no range. */
   messageIds: [string, string] | null;
+  /** The thread (its root's id) the evidence is in, when its segment is a thread's replies. */
+  thread?: string;
   firstTs: number;
   lastTs: number;
   confidence: number;
@@ -182,6 +184,7 @@ function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[
       candidateId: support.candidateId,
       late: support.late,
       messageIds: support.messageIds,
+      ...(support.thread === undefined ? {} : { thread: support.thread }),
       firstTs: support.firstTs,
       lastTs: support.lastTs,
       confidence: support.confidence,

@@ -36,6 +36,8 @@ export function storedSegmentBody(
     last: result.last,
     messageIds: result.messageIds,
     reference: { table: messagesTable },
+    // The consumer reads the root as the store holds it now, as it does the messages.
+    ...(result.thread === undefined ? {} : { thread: result.thread }),
   };
 }
 

@@ -28,6 +28,7 @@ export function supportOf(
     lastTs,
     extractedAt: result.extractedAt,
   };
+  if (result.thread !== undefined) support.thread = result.thread;
   // An entry goes with its result (the result retention).
   if (result.expiresAt !== undefined) support.expiresAt = result.expiresAt;
   return support;

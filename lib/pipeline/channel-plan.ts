@@ -5,7 +5,6 @@
  */
 import { createHash } from "node:crypto";
 import type { Arrival } from "../history/index.js";
-import { plan } from "./planner.js";
 import {
   type BrokenHold,
   type ChannelSnapshot,
@@ -14,6 +13,7 @@ import {
   type TickState,
 } from "./store/channel-state.js";
 import { encodeTickState } from "./store/tick-state.js";
+import { newestInTails, planStreams, type StreamRef, type StreamStates } from "./streams.js";
 import type { MessageSource, TickDependencies, TickSettings } from "./tick-dependencies.js";
 import type { MessageRef, PipelineConfig } from "./types.js";
 
@@ -171,7 +171,7 @@ function planWithinBound(
   read: {
     arrivals: Arrival[];
     capped: boolean;
-    behind: MessageRef[];
+    behind: StreamRef[];
     horizon: bigint | null;
     now: number;
   },
@@ -185,16 +185,17 @@ function planWithinBound(
     const taken = arrivals.slice(0, kept);
     const refs = [...behind, ...taken.flatMap(ref)];
     const trimmed = capped || kept < arrivals.length;
-    const result = plan(
-      channel,
-      state.planner,
-      refs,
-      planningTime(state, refs, now, trimmed, kept, config),
-      config,
-    );
-    const planned = {
+    const streams = {
+      planner: state.planner,
+      threads: state.threads ?? [],
+      threadFloor: state.threadFloor ?? null,
+    };
+    const at = planningTime(streams, refs, now, trimmed, kept, config);
+    const result = planStreams(channel, streams, refs, at, config);
+    const planned: TickState = {
       ...state,
-      planner: result.state,
+      planner: result.planner,
+      threads: [...result.threads],
       readUpTo:
         taken.length === 0
           ? state.readUpTo
@@ -203,6 +204,8 @@ function planWithinBound(
             : (horizon as bigint),
       outbox: { segments: result.segments, dropped: result.dropped, late: result.late.length },
     };
+    if (result.threadFloor === null) delete planned.threadFloor;
+    else planned.threadFloor = result.threadFloor;
     if (kept === 0 || encodeTickState(planned).byteLength <= TARGET_STATE_BYTES) {
       return { state: planned, taken, trimmed, nextDueAt: result.nextDueAt };
     }
@@ -223,7 +226,7 @@ const idBytesPerSegment = (maxBodyBytes: number): number => maxBodyBytes - 8 * 1
  * planned at the real time, so that it settles and the channel moves on.
  */
 function planningTime(
-  state: TickState,
+  streams: StreamStates,
   refs: readonly MessageRef[],
   now: number,
   trimmed: boolean,
@@ -231,8 +234,7 @@ function planningTime(
   config: PipelineConfig,
 ): number {
   if (!trimmed || kept === 0) return now;
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const message of state.planner.tail) newest = Math.max(newest, message.ts);
+  let newest = newestInTails(streams);
   for (const message of refs) newest = Math.max(newest, message.ts);
   return Math.min(now, newest + config.settle + config.grace);
 }
@@ -264,6 +266,7 @@ async function readArrivals(
   let bytes = 0;
   for await (const arrival of messages.arrivalsAfter(channel, readUpTo ?? undefined, {
     upTo: horizon,
+    links: true,
   })) {
     if (arrivals.length >= settings.maxArrivalsPerChannel || bytes >= MAX_ARRIVAL_BYTES) {
       return { arrivals, capped: true };
@@ -283,14 +286,17 @@ async function rereadBroken(
   channel: string,
   broken: BrokenHold[],
   readUpTo: bigint | null,
-): Promise<MessageRef[]> {
-  const found: MessageRef[] = [];
+): Promise<StreamRef[]> {
+  const found: StreamRef[] = [];
   if (readUpTo === null) return found;
   for (const hold of broken) {
     if (hold.first > readUpTo) continue;
     const last = hold.last < readUpTo ? hold.last : readUpTo;
     const seen = new Set(hold.seen);
-    for await (const arrival of messages.arrivalsAfter(channel, hold.first - 1n, { upTo: last })) {
+    for await (const arrival of messages.arrivalsAfter(channel, hold.first - 1n, {
+      upTo: last,
+      links: true,
+    })) {
       const message = ref(arrival);
       if (message.length === 0) continue;
       const digest = idDigest(message[0].id);
@@ -321,9 +327,17 @@ function markSeen(broken: BrokenHold[], arrivals: readonly Arrival[]): BrokenHol
   });
 }
 
-/** The planner's ref of an arrival; arrivals without a platform id or timestamp are not chat. */
-const ref = (arrival: Arrival): MessageRef[] =>
-  arrival.id === undefined || arrival.ts === undefined ? [] : [{ id: arrival.id, ts: arrival.ts }];
+/**
+ * The planner's ref of an arrival, with its thread when it is a reply in one; arrivals without a
+ * platform id or timestamp are not chat.
+ */
+function ref(arrival: Arrival): StreamRef[] {
+  if (arrival.id === undefined || arrival.ts === undefined) return [];
+  const message: StreamRef = { id: arrival.id, ts: arrival.ts };
+  if (arrival.thread !== undefined) message.thread = arrival.thread;
+  if (arrival.replyTo !== undefined) message.replyTo = arrival.replyTo;
+  return [message];
+}
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) =>
   a.byteLength === b.byteLength && Buffer.from(a).equals(Buffer.from(b));

@@ -71,10 +71,11 @@ async function buildBody(
   fetch: (ids: readonly string[]) => Promise<Message[]>,
   options: BodyOptions,
 ): Promise<{ delivery?: SegmentDelivery; missing: string[]; deleted: string[] }> {
+  const root = await threadRoot(segment, fetch);
   const present = new Set<string>();
   const deleted = new Set<string>();
   let inline: Message[] | undefined = [];
-  let bytes = inlineEnvelopeBytes(segment);
+  let bytes = inlineEnvelopeBytes(segment, root);
   for (let at = 0; at < segment.messages.length; at += FETCH_BATCH) {
     const ids = segment.messages.slice(at, at + FETCH_BATCH).map((ref) => ref.id);
     for (const message of await fetch(ids)) {
@@ -101,9 +102,26 @@ async function buildBody(
       : { ...segment, messages: segment.messages.filter((ref) => present.has(ref.id)) };
   if (kept.messages.length === 0) return gone;
   if (inline !== undefined) {
-    const body = inlineSegmentBody(kept, inline);
+    const body = inlineSegmentBody(kept, inline, root);
     if (Buffer.byteLength(body) <= options.maxBodyBytes)
       return { delivery: { segment: kept, body }, ...gone };
   }
-  return { delivery: { segment: kept, body: referenceSegmentBody(kept, options) }, ...gone };
+  return { delivery: { segment: kept, body: referenceSegmentBody(kept, options, root) }, ...gone };
+}
+
+/**
+ * The root message of a thread's segment, read with it (one more item): context for the body,
+ * as of the send like the rest. Undefined for the channel's stream, or a root not stored (or
+ * deleted, or without a timestamp): the segment goes without it.
+ */
+async function threadRoot(
+  segment: PlannedSegment,
+  fetch: (ids: readonly string[]) => Promise<Message[]>,
+): Promise<Message | undefined> {
+  if (segment.thread === undefined) return undefined;
+  const [root] = await fetch([segment.thread]);
+  if (root === undefined || root.deleted || root.id !== segment.thread || root.ts === undefined) {
+    return undefined;
+  }
+  return root;
 }

@@ -11,11 +11,24 @@ import { isPositiveInteger } from "../numbers/index.js";
 import { ConversationSegmenter, foldUndersizedLast } from "../segmenter/index.js";
 import type {
   EmittedBound,
+  LinkedRef,
   MessageRef,
   PipelineConfig,
   PlannedSegment,
   PlannerState,
 } from "./types.js";
+
+/**
+ * The reply links the segmenter's size cut reads (the fewest severed, docs/segmenter.md): within
+ * the carved items only, so a link to a message of an emitted segment is no link, as in one big
+ * run where it reaches before the piece's start.
+ */
+const REPLIES = { id: (m: LinkedRef) => m.id, replyTo: (m: LinkedRef) => m.replyTo };
+
+/** A ref without its link: what segments, the watermark and reports keep. */
+const bare = ({ id, ts }: MessageRef): MessageRef => ({ id, ts });
+const bareOrNull = (m: MessageRef | undefined): MessageRef | undefined =>
+  m === undefined ? undefined : bare(m);
 
 /** How many emitted segments the state remembers for naming where late messages belong. */
 export const RECENT_LIMIT = 64;
@@ -61,14 +74,17 @@ export interface Plan {
 export function plan(
   channel: string,
   state: PlannerState,
-  arrivals: readonly MessageRef[],
+  arrivals: readonly LinkedRef[],
   now: number,
   config: PipelineConfig,
 ): Plan {
   validateConfig(config);
   if (!Number.isFinite(now)) throw new RangeError(`now must be finite epoch ms (got ${now})`);
   const fresh = freshArrivals(state.tail, arrivals);
-  const late = fresh.filter((m) => isAtOrBefore(m, state.watermark)).sort(compareRefs);
+  const late = fresh
+    .filter((m) => isAtOrBefore(m, state.watermark))
+    .sort(compareRefs)
+    .map(bare);
   const items = [...state.tail, ...fresh.filter((m) => !isAtOrBefore(m, state.watermark))];
   items.sort(compareRefs);
 
@@ -80,11 +96,14 @@ export function plan(
 
   return {
     segments: [...lateSegments(channel, late, state.recent), ...onTime],
-    dropped: final.filter((piece) => piece.length < config.minItems).flat(),
+    dropped: final
+      .filter((piece) => piece.length < config.minItems)
+      .flat()
+      .map(bare),
     late,
     state: {
       tail,
-      watermark: final.at(-1)?.at(-1) ?? state.watermark,
+      watermark: bareOrNull(final.at(-1)?.at(-1)) ?? state.watermark,
       recent: [...state.recent, ...onTime.map(bound)].slice(-RECENT_LIMIT),
     },
     nextDueAt: nextDueAt(tail, now, config),
@@ -122,9 +141,9 @@ function nonNegativeDuration(name: string, value: number): void {
 }
 
 /** Arrivals not already in the tail, first occurrence of each id only, timestamps checked. */
-function freshArrivals(tail: readonly MessageRef[], arrivals: readonly MessageRef[]): MessageRef[] {
+function freshArrivals(tail: readonly LinkedRef[], arrivals: readonly LinkedRef[]): LinkedRef[] {
   const seen = new Set(tail.map((m) => m.id));
-  const fresh: MessageRef[] = [];
+  const fresh: LinkedRef[] = [];
   for (const arrival of arrivals) {
     if (seen.has(arrival.id)) continue;
     if (!Number.isFinite(arrival.ts)) {
@@ -145,15 +164,16 @@ function isAtOrBefore(message: MessageRef, watermark: MessageRef | null): boolea
  * prefix, in channel order) and the open rest (the messages of the non-final pieces).
  */
 function splitFinal(
-  stable: MessageRef[],
+  stable: LinkedRef[],
   now: number,
   config: PipelineConfig,
-): { final: MessageRef[][]; open: MessageRef[] } {
+): { final: LinkedRef[][]; open: LinkedRef[] } {
   const { maxSize, settle, minItems, grace } = config;
   const conversations = new ConversationSegmenter({ maxSize, settle, minItems }).conversations(
     stable,
     (m) => m.ts,
     sizeOf(config),
+    REPLIES,
   );
   const last = conversations.pop();
   const final = conversations.flatMap((pieces) => foldUndersizedLast(pieces, minItems));
@@ -183,21 +203,21 @@ function sizeOf(config: PipelineConfig): ((m: MessageRef) => number) | undefined
  * How many leading pieces of the open conversation are final: all but the last, and of those the
  * second-to-last only when the last holds `minItems` items, so that no fold can reach it.
  */
-function finalPiecesOfOpen(pieces: MessageRef[][], minItems: number): number {
+function finalPiecesOfOpen(pieces: LinkedRef[][], minItems: number): number {
   const lastIndex = pieces.length - 1;
   return pieces[lastIndex].length >= minItems ? lastIndex : Math.max(lastIndex - 1, 0);
 }
 
 function segment(
   channel: string,
-  messages: MessageRef[],
+  messages: LinkedRef[],
   late: boolean,
   belongsAfter: string | null,
 ): PlannedSegment {
   return {
     segmentId: segmentId(channel, messages[0], late),
     channel,
-    messages,
+    messages: messages.map(bare),
     late,
     belongsAfter,
   };

@@ -10,11 +10,14 @@ import type { PipelineConfig, SegmentDelivery } from "./types.js";
 
 /** Where the tick reads messages: the history store (either backend) satisfies it. */
 export interface MessageSource {
-  /** Positions, ids and timestamps of what arrived after `after`, up to `upTo`, in position order. */
+  /**
+   * Positions, ids and timestamps of what arrived after `after`, up to `upTo`, in position order;
+   * with `links`, each one's `thread` and `replyTo` too (an extra read: docs/pipeline.md).
+   */
   arrivalsAfter(
     channel: string,
     after: bigint | undefined,
-    options?: { upTo?: bigint },
+    options?: { upTo?: bigint; links?: boolean },
   ): AsyncIterable<Arrival>;
   /**
    * The stored messages with these ids, in the order of `ids`; missing ones left out, deleted

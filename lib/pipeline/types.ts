@@ -31,6 +31,11 @@ export interface PlannedSegment {
   late: boolean;
   /** For a late segment: the emitted segment its messages belong after (null when unknown). */
   belongsAfter: string | null;
+  /**
+   * The root message id of the thread whose replies these are (`./streams.ts`); absent for the
+   * channel's own stream.
+   */
+  thread?: string;
 }
 
 /** A segment and its queue body. */
@@ -45,10 +50,18 @@ export interface EmittedBound {
   first: MessageRef;
 }
 
+/**
+ * A message as the planner carves it: its ref, and the id of the message it answers when known,
+ * for the segmenter's reply-aware size cut (docs/segmenter.md). Only tails keep `replyTo`.
+ */
+export interface LinkedRef extends MessageRef {
+  replyTo?: string;
+}
+
 /** The planner's view of a channel between ticks. */
 export interface PlannerState {
   /** Messages seen but not yet in a final segment, in channel order. */
-  tail: MessageRef[];
+  tail: LinkedRef[];
   /** The last message of the last final piece (emitted or dropped): what is done. */
   watermark: MessageRef | null;
   /** The most recent emitted segments, oldest first (bounded). */

@@ -10,14 +10,39 @@ const dir = mkdtempSync(join(tmpdir(), "convoseg-run-"));
 
 const cli = (args: string[]) => runCli(args, Date.UTC(2100, 0, 1));
 
-/** Segment message-id groups per channel, in output order. */
+/** Segment message-id groups per stream (channel, and thread or null), in output order. */
 function groups(jsonLines: string): Map<string, string[][]> {
-  const byChannel = new Map<string, string[][]>();
+  const byStream = new Map<string, string[][]>();
   for (const line of jsonLines.trim().split("\n")) {
-    const { channel, messageIds } = JSON.parse(line) as { channel: string; messageIds: string[] };
-    byChannel.set(channel, [...(byChannel.get(channel) ?? []), messageIds]);
+    const { channel, thread, messageIds } = JSON.parse(line) as {
+      channel: string;
+      thread: string | null;
+      messageIds: string[];
+    };
+    const stream = `${channel} ${thread}`;
+    byStream.set(stream, [...(byStream.get(stream) ?? []), messageIds]);
   }
-  return byChannel;
+  return byStream;
+}
+
+/**
+ * The sample with threads and replies: every fifth message a reply in the thread of the
+ * channel's message ten before (outside any thread), every third one answering the one before.
+ */
+function threaded<T extends { id: string; channel?: string }>(chat: T[]): T[] {
+  const inThread = new Set<string>();
+  return chat.map((m, i) => {
+    const same = chat.slice(0, i).filter((o) => o.channel === m.channel);
+    const root = same.at(-10);
+    const linked: T & { thread?: string; replyTo?: string } = { ...m };
+    if (i % 5 === 4 && root !== undefined && !inThread.has(root.id)) {
+      linked.thread = root.id;
+      inThread.add(m.id);
+    }
+    const previous = same.at(-1);
+    if (i % 3 === 2 && previous !== undefined) linked.replyTo = previous.id;
+    return linked;
+  });
 }
 
 describe("run command", () => {
@@ -26,14 +51,16 @@ describe("run command", () => {
     [3, 1],
     [1, 3],
   ])(
-    "delivers the same segments as one segment call over the same input (minItems %i, %i workers)",
+    "delivers the same segments as one segment call over the same input, threads and replies too (minItems %i, %i workers)",
     async (minItems, workers) => {
       // The emulators of the test setup, as a user's own would be used.
       vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
       vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
       const input = join(dir, `chat-${minItems}-${workers}.jsonl`);
       const settle = 6 * 3_600_000;
-      const chat = sampleChat({ seed: minItems, channels: ["a", "b"], perChannel: 60, settle });
+      const chat = threaded(
+        sampleChat({ seed: minItems, channels: ["a", "b"], perChannel: 60, settle }),
+      );
       writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
       const out = join(dir, `segments-${minItems}-${workers}.jsonl`);
       const options = ["--max-size", "7", "--min-items", String(minItems), "--settle", "6h"];
@@ -58,6 +85,9 @@ describe("run command", () => {
       const delivered = groups(readFileSync(out, "utf8"));
       expect([...delivered.values()].flat().length).toBeGreaterThan(10);
       expect(delivered).toEqual(groups(segment.stdout));
+      // Threads of a few replies each: below minItems 3, theirs are dropped in both.
+      if (minItems === 1)
+        expect([...delivered.keys()].some((k) => !k.endsWith(" null"))).toBe(true);
     },
     120_000,
   );

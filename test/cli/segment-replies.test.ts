@@ -2,7 +2,7 @@
  * `segment` with replies (issue 24 §3): a size cut keeps a reply with the message it answers
  * where the segmenter's rule can; a replyTo naming no message of the channel is ignored for
  * cutting and counted on stderr, never an error; without replyTo the output is exactly the
- * segmenter's without links (property); `--json` says each segment's thread (null today).
+ * segmenter's without links (property); `--json` says each segment's thread (null for the channel's own stream).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -77,17 +77,39 @@ describe("segment with replies", () => {
     );
   });
 
-  it("prints each segment's thread: null, the channel's own stream", async () => {
-    const { stdout } = await segment([
+  it("segments a thread's replies as their own stream and prints each segment's thread", async () => {
+    const { code, stdout, stderr } = await segment([
       { id: "r", ts: T0 },
       { id: "t1", ts: T0 + MINUTE, thread: "r", replyTo: "r" },
+      { id: "c1", ts: T0 + 2 * MINUTE },
+      // The root's own line may name its thread (Slack's thread_ts): it stays in the channel's.
+      { id: "s", ts: T0 + 3 * MINUTE, thread: "s" },
+      { id: "t2", ts: T0 + DAY + 3 * MINUTE, thread: "r" },
+      { id: "u1", ts: T0 + 4 * MINUTE, thread: "s" },
     ]);
-    expect(
-      stdout
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l).thread),
-    ).toEqual([null]);
+    expect(code).toBe(0);
+    // A reply to its thread's root names a message of the channel: not counted.
+    expect(stderr).toBe("");
+    const segments = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(segments.map((s) => [s.thread, s.index, s.messageIds])).toEqual([
+      [null, 1, ["r", "c1", "s"]],
+      ["r", 1, ["t1"]],
+      ["r", 2, ["t2"]],
+      ["s", 1, ["u1"]],
+    ]);
+    const table = await runCli(
+      ["segment", "-"],
+      NOW,
+      lines([
+        { id: "r", ts: T0 },
+        { id: "t", ts: T0, thread: "r" },
+      ]),
+    );
+    expect(table.stdout).toContain('channel "default" thread "r": 1 message');
+    expect(table.stdout).toContain("1 channel (1 thread), 2 messages, 2 closed segments");
   });
 
   it("without replyTo prints exactly the segmenter's segments without links", async () => {

@@ -76,6 +76,29 @@ describe("DynamoDbStore", () => {
     expect(window).toEqual(all.slice(10, 20));
   });
 
+  it("reads arrivals as the index holds them, and with links their thread and replyTo from the table", async () => {
+    const store = new DynamoDbStore({ client: shared.client, tableName });
+    const id = conversation();
+    await store.write(id, [
+      textMessage("user", "root", { id: "r", ts: 1, author: "ana" }),
+      textMessage("user", "reply", { id: "t", ts: 2, thread: "r", replyTo: "r", author: "bo" }),
+    ]);
+    const plain = [];
+    for await (const arrival of store.arrivalsAfter(id, undefined)) plain.push(arrival);
+    expect(plain.map(({ position: _p, ...rest }) => rest)).toEqual([
+      { id: "r", ts: 1 },
+      { id: "t", ts: 2 },
+    ]);
+    const linked = [];
+    for await (const arrival of store.arrivalsAfter(id, plain[0].position, { links: true })) {
+      linked.push(arrival);
+    }
+    // Only the asked attributes: never the text or the author.
+    expect(linked).toEqual([
+      { position: plain[1].position, id: "t", ts: 2, thread: "r", replyTo: "r" },
+    ]);
+  });
+
   it("orders by arrival, keeping the platform timestamp apart from the position", async () => {
     const store = new DynamoDbStore({ client: shared.client, tableName });
     const id = conversation();

@@ -26,9 +26,22 @@ export const MINUTE = 60_000;
 export const T0 = Date.UTC(2025, 0, 6);
 export const TICK = 15 * MINUTE;
 
-export type Chat = { id: string; ts: number; channel: string; text: string };
+export type Chat = {
+  id: string;
+  ts: number;
+  channel: string;
+  text: string;
+  thread?: string;
+  replyTo?: string;
+};
 
-/** Chat on three channels: bursts, pauses of under an hour, and silences past `settle`. */
+/**
+ * Chat on three channels: bursts, pauses of under an hour, and silences past `settle`; about one
+ * message in four a reply in the thread of an earlier message of its channel (a root outside any
+ * thread), so that threads are streams of their own, open while their channel goes on; and
+ * about one in three a reply (`replyTo`) to a recent message of its channel, which the size cuts
+ * read as the reference's do.
+ */
 export const chatArbitrary = (maxLength: number) =>
   fc
     .array(
@@ -39,16 +52,39 @@ export const chatArbitrary = (maxLength: number) =>
           { weight: 2, arbitrary: fc.integer({ min: 10, max: 50 }) },
           { weight: 1, arbitrary: fc.integer({ min: 150, max: 400 }) },
         ),
+        root: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(null) },
+          { weight: 1, arbitrary: fc.nat(1000) },
+        ),
+        answers: fc.oneof(
+          { weight: 2, arbitrary: fc.constant(null) },
+          { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 }) },
+        ),
       }),
       { minLength: 1, maxLength },
     )
     .map((steps) => {
       let ts = T0;
-      return steps.map(({ channel, gap }, i): Chat => {
+      const roots = new Map<string, string[]>();
+      const said = new Map<string, string[]>();
+      return steps.map(({ channel, gap, root, answers }, i): Chat => {
         ts += gap * MINUTE;
-        return { id: `m${String(i).padStart(3, "0")}`, ts, channel, text: `message ${i}` };
+        const id = `m${String(i).padStart(3, "0")}`;
+        const message: Chat = { id, ts, channel, text: `message ${i}` };
+        const earlier = roots.get(channel) ?? [];
+        if (root !== null && earlier.length > 0) message.thread = earlier[root % earlier.length];
+        else roots.set(channel, [...earlier, id]);
+        const before = said.get(channel) ?? [];
+        const target = answers === null ? undefined : before.at(-answers);
+        if (target !== undefined) message.replyTo = target;
+        said.set(channel, [...before, id]);
+        return message;
       });
     });
+
+/** A message's stream, as the tick keys it: its channel, and its thread's root when in one. */
+export const streamKey = (m: { channel: string; thread?: string }): string =>
+  m.thread === undefined ? m.channel : `${m.channel}\u0000${m.thread}`;
 
 export const settingsArbitrary = fc.record({
   maxSize: fc.integer({ min: 1, max: 6 }),
@@ -85,7 +121,13 @@ export interface ReplayStores {
 /** Fresh, empty stores for one replay, on its clock, with a due index of `dueShards` shards. */
 export type StoresFactory = (clock: ReplayClock, dueShards: number) => Promise<ReplayStores>;
 
-/** One segmenter call per channel over its final stream: the distinct segments expected. */
+/** The reply links the tick's size cuts read, as the reference reads them. */
+const REPLY_LINKS = { id: (m: Chat) => m.id, replyTo: (m: Chat) => m.replyTo };
+
+/**
+ * One segmenter call per stream (a channel's own, each of its threads') over its final messages:
+ * the distinct segments expected, by {@link streamKey}.
+ */
 export function reference(chat: Chat[], s: TickSettings): Map<string, string[][]> {
   const segmenter = new ConversationSegmenter({
     maxSize: s.maxSize,
@@ -93,12 +135,12 @@ export function reference(chat: Chat[], s: TickSettings): Map<string, string[][]
     minItems: s.minItems,
   });
   const result = new Map<string, string[][]>();
-  for (const channel of new Set(chat.map((m) => m.channel))) {
-    const list = chat.filter((m) => m.channel === channel).sort(compareRefs);
+  for (const stream of new Set(chat.map(streamKey))) {
+    const list = chat.filter((m) => streamKey(m) === stream).sort(compareRefs);
     result.set(
-      channel,
+      stream,
       segmenter
-        .closedSegments(list, Number.MAX_SAFE_INTEGER, (m) => m.ts)
+        .closedSegments(list, Number.MAX_SAFE_INTEGER, (m) => m.ts, undefined, REPLY_LINKS)
         .map((seg) => seg.map((m) => m.id)),
     );
   }
@@ -121,10 +163,11 @@ function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickS
     }
     expect(segment.late).toBe(false);
     byId.set(segment.segmentId, ids);
-    distinct.set(segment.channel, [...(distinct.get(segment.channel) ?? []), ids]);
+    const stream = streamKey(segment);
+    distinct.set(stream, [...(distinct.get(stream) ?? []), ids]);
   }
-  for (const [channel, segments] of reference(chat, s)) {
-    expect(distinct.get(channel) ?? []).toEqual(segments);
+  for (const [stream, segments] of reference(chat, s)) {
+    expect(distinct.get(stream) ?? []).toEqual(segments);
   }
   return byId.size;
 }

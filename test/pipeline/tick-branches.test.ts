@@ -145,10 +145,11 @@ describe("tick on the in-memory stores", () => {
     const where = { channel: "C1", platform: "slack", channelName: "general" };
     await h.ingest([
       { id: "1", ts: T0, user: "ana", userId: "U1", text: "how?", ...where },
-      { id: "2", ts: T0 + MINUTE, user: "bo", text: "so", replyTo: "1", thread: "1", ...where },
+      { id: "2", ts: T0 + MINUTE, user: "bo", text: "so", replyTo: "1", ...where },
     ]);
     await settleAll(h);
     const body = parseSegmentBody(h.sent[0].body);
+    expect(body.thread).toBeUndefined();
     expect(body.messages).toEqual([
       {
         id: "1",
@@ -165,11 +166,64 @@ describe("tick on the in-memory stores", () => {
         author: "bo",
         text: "so",
         replyTo: "1",
-        thread: "1",
         platform: "slack",
         channelName: "general",
       },
     ]);
+  });
+
+  it("segments a thread's replies as a stream of their own, with the root as context only", async () => {
+    const h = harness();
+    const where = { channel: "C1", platform: "slack", channelName: "general" };
+    await h.ingest([
+      { id: "1", ts: T0, user: "ana", userId: "U1", text: "how?", ...where },
+      { id: "2", ts: T0 + MINUTE, user: "bo", text: "so", replyTo: "1", thread: "1", ...where },
+      { id: "3", ts: T0 + 2 * MINUTE, user: "cy", text: "meanwhile", ...where },
+      { id: "4", ts: T0 + 3 * MINUTE, user: "ana", text: "thanks", thread: "1", ...where },
+    ]);
+    await settleAll(h);
+    const bodies = h.sent.map((s) => parseSegmentBody(s.body));
+    expect(bodies.map((b) => [b.thread ?? null, b.messageIds])).toEqual([
+      [null, ["1", "3"]],
+      ["1", ["2", "4"]],
+    ]);
+    const root = {
+      id: "1",
+      ts: T0,
+      author: "ana",
+      text: "how?",
+      userId: "U1",
+      platform: "slack",
+      channelName: "general",
+    };
+    expect(bodies[1].threadRoot).toEqual(root);
+    expect(bodies[0].threadRoot).toBeUndefined();
+    expect(bodies[1].messages?.map((m) => m.thread)).toEqual(["1", "1"]);
+    expect(bodies[1].channel).toBe("C1");
+  });
+
+  it("delivers a thread reply that arrives after its thread's segment went out late, after that segment", async () => {
+    const h = harness();
+    await h.ingest([
+      { id: "1", ts: T0, text: "how?", channel: "C1" },
+      { id: "2", ts: T0 + MINUTE, text: "so", thread: "1", channel: "C1" },
+      { id: "4", ts: T0 + 3 * MINUTE, text: "and", thread: "1", channel: "C1" },
+    ]);
+    await settleAll(h);
+    const emitted = h.sent.map((s) => parseSegmentBody(s.body));
+    const thread = emitted.find((b) => b.thread === "1");
+    expect(thread?.messageIds).toEqual(["2", "4"]);
+    await h.ingest([{ id: "3", ts: T0 + 2 * MINUTE, text: "late", thread: "1", channel: "C1" }]);
+    await settleAll(h);
+    const late = parseSegmentBody(h.sent[emitted.length].body);
+    expect(late).toMatchObject({
+      thread: "1",
+      late: true,
+      belongsAfter: thread?.segmentId,
+      messageIds: ["3"],
+    });
+    expect(late.threadRoot?.id).toBe("1");
+    expect(h.sent).toHaveLength(emitted.length + 1);
   });
 
   it("leaves a leased outbox alone, then takes it over with the same segments and state", async () => {

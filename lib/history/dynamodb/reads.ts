@@ -24,29 +24,44 @@ export type PositionReadOptions = CallOptions & { pageSize?: number; upTo?: bigi
  * The items of a conversation that arrived after position `after` (from the start when
  * undefined) and, with `upTo`, at or before it, in arrival order, read page by page from the
  * `byPosition` index with strong consistency: whole items (`ALL_ATTRIBUTES`, which the index
- * fetches from the table) or what the index holds (`ALL_PROJECTED_ATTRIBUTES`).
+ * fetches from the table), what the index holds (`ALL_PROJECTED_ATTRIBUTES`), or the named
+ * attributes (those the index does not project are fetched from the table, item by item).
  */
 export async function* queryPositions(
   access: TableAccess,
   conversationId: ConversationId,
   after: bigint | undefined,
   options: PositionReadOptions | undefined,
-  select: "ALL_ATTRIBUTES" | "ALL_PROJECTED_ATTRIBUTES",
+  select: "ALL_ATTRIBUTES" | "ALL_PROJECTED_ATTRIBUTES" | readonly string[],
 ): AsyncIterable<Record<string, unknown>> {
   options?.signal?.throwIfAborted();
   validateConversationId(conversationId);
   const from = encodePosition(after === undefined ? 0n : after + 1n);
   const to = encodePosition(options?.upTo ?? Sequence.MAX);
   if (from > to) return;
+  // Named attributes go through placeholders: names such as `ts` or `thread` may be reserved.
+  const names: Record<string, string> = { "#c": PARTITION_KEY, "#p": POSITION };
+  const projection =
+    typeof select === "string"
+      ? { Select: select }
+      : {
+          Select: "SPECIFIC_ATTRIBUTES" as const,
+          ProjectionExpression: select
+            .map((name, i) => {
+              names[`#a${i}`] = name;
+              return `#a${i}`;
+            })
+            .join(", "),
+        };
   const pages = paginateQuery(
     { client: access.documents, pageSize: options?.pageSize },
     {
       TableName: access.tableName,
       IndexName: BY_POSITION_INDEX,
       ConsistentRead: true,
-      Select: select,
+      ...projection,
       KeyConditionExpression: "#c = :c AND #p BETWEEN :from AND :to",
-      ExpressionAttributeNames: { "#c": PARTITION_KEY, "#p": POSITION },
+      ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ":c": conversationId, ":from": from, ":to": to },
     },
     ...(options?.signal ? [{ abortSignal: options.signal }] : []),

@@ -27,7 +27,16 @@ import { applyChange, settleChange } from "./changes.js";
 import { clearConversation, listConversations, putConversationItem } from "./conversations.js";
 import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
 import { getMessages, type PositionReadOptions, queryPositions } from "./reads.js";
-import { decodePosition, itemMessage, messageItem, POSITION, storageProblem } from "./schema.js";
+import {
+  BY_POSITION_ATTRIBUTES,
+  decodePosition,
+  itemMessage,
+  messageItem,
+  PARTITION_KEY,
+  POSITION,
+  SORT_KEY,
+  storageProblem,
+} from "./schema.js";
 
 export interface DynamoDbStoreOptions {
   client: DynamoDBClient;
@@ -59,12 +68,30 @@ export interface PositionedMessage {
   message: Message;
 }
 
-/** What the `byPosition` index holds of an arrival: its position, platform id and timestamp. */
+/**
+ * What the `byPosition` index holds of an arrival: its position, platform id and timestamp; and,
+ * when read `links` (not projected: fetched from the table), its `thread` and `replyTo`.
+ */
 export interface Arrival {
   position: bigint;
   id?: string;
   ts?: number;
+  thread?: string;
+  replyTo?: string;
 }
+
+/**
+ * What an arrivals read with links asks for: the index's attributes (with the table's keys, as
+ * `ALL_PROJECTED_ATTRIBUTES` returns them), and the two links.
+ */
+const LINK_ATTRIBUTES = [
+  PARTITION_KEY,
+  SORT_KEY,
+  POSITION,
+  ...BY_POSITION_ATTRIBUTES,
+  "thread",
+  "replyTo",
+] as const;
 
 /** Messages written under one position lease: small enough to release the lease quickly. */
 const LEASE_MESSAGES = 100;
@@ -147,23 +174,27 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
 
   /**
    * What arrived after position `after` (and, with `upTo`, at or before it), as the index holds
-   * it: positions, platform ids and timestamps, never message text. Cheap to read in bulk.
+   * it: positions, platform ids and timestamps, never message text. Cheap to read in bulk. With
+   * `links`, also each one's `thread` and `replyTo`: the index does not project them, so
+   * DynamoDB fetches each item from the table (read units by whole item size; no schema change).
    */
   async *arrivalsAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
-    options?: PositionReadOptions,
+    options?: PositionReadOptions & { links?: boolean },
   ): AsyncIterable<Arrival> {
     for await (const item of queryPositions(
       this.access,
       conversationId,
       after,
       options,
-      "ALL_PROJECTED_ATTRIBUTES",
+      options?.links === true ? LINK_ATTRIBUTES : "ALL_PROJECTED_ATTRIBUTES",
     )) {
       const arrival: Arrival = { position: decodePosition(item[POSITION] as string) };
       if (typeof item.id === "string") arrival.id = item.id;
       if (typeof item.ts === "number") arrival.ts = item.ts;
+      if (typeof item.thread === "string" && item.thread !== "") arrival.thread = item.thread;
+      if (typeof item.replyTo === "string" && item.replyTo !== "") arrival.replyTo = item.replyTo;
       yield arrival;
     }
   }

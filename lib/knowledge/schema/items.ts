@@ -82,6 +82,11 @@ export interface SegmentResult {
   segmentId: string;
   late: boolean;
   belongsAfter: string | null;
+  /**
+   * The root id of the thread whose replies the segment is (added within v1; absent for the
+   * channel's own stream): the result is the channel's, the thread kept for evidence and links.
+   */
+  thread?: string;
   /** The segment's messages: count and bounds (epoch ms). */
   count: number;
   first: { id: string; ts: number };
@@ -162,6 +167,11 @@ export interface TopicSupport {
   reason: string;
   tags: string[];
   messageIds: [string, string] | null;
+  /**
+   * Its segment's thread (root id) when the segment is a thread's replies: the entry is in the
+   * channel's topic index like any, and says where its evidence is (added within v1).
+   */
+  thread?: string;
   /** Epoch ms of the evidence's first and last message (the segment's bounds without a range). */
   firstTs: number;
   lastTs: number;

@@ -14,6 +14,7 @@ export {
   isSqsBody,
   MissingSegmentMessagesError,
   readSegmentMessages,
+  readThreadRoot,
   type SegmentMessageSource,
   type SegmentMessageV1,
   SegmentTooLargeError,

@@ -52,6 +52,14 @@ export function parseSegmentBody(body: string): SegmentMessageV1 {
     last: boundRef(record.last, "last", messageIds.at(-1)),
     messageIds,
   };
+  if (record.thread !== undefined) {
+    segment.thread = messageId(record.thread, "thread");
+    if (record.threadRoot !== undefined) {
+      segment.threadRoot = inlineMessage(record.threadRoot, "threadRoot", segment.thread);
+    }
+  } else if (record.threadRoot !== undefined) {
+    throw new InvalidSegmentMessageError("threadRoot", "only a thread's segment (thread) has one");
+  }
   if ((record.messages === undefined) === (record.reference === undefined)) {
     throw new InvalidSegmentMessageError("messages", "expected exactly one of messages, reference");
   }
@@ -71,26 +79,29 @@ function parseInlineMessages(value: unknown, messageIds: string[]): InlineMessag
       `expected an array of ${messageIds.length} (messageIds)`,
     );
   }
-  return value.map((item, i) => {
-    const field = `messages[${i}]`;
-    const record = asRecord(item, field);
-    const id = nonEmptyString(record.id, `${field}.id`);
-    if (id !== messageIds[i]) {
-      throw new InvalidSegmentMessageError(`${field}.id`, `expected ${messageIds[i]} (messageIds)`);
-    }
-    const message: InlineMessage = {
-      id,
-      ts: timestamp(record.ts, `${field}.ts`),
-      text: string(record.text, `${field}.text`),
-    };
-    if (record.author !== undefined) message.author = string(record.author, `${field}.author`);
-    if (record.kind !== undefined) message.kind = kind(record.kind, `${field}.kind`);
-    for (const name of PLATFORM_FIELDS) {
-      if (record[name] !== undefined)
-        message[name] = nonEmptyString(record[name], `${field}.${name}`);
-    }
-    return message;
-  });
+  return value.map((item, i) => inlineMessage(item, `messages[${i}]`, messageIds[i]));
+}
+
+/** One inline message (a segment's, or a thread's root), whose id must be `expectedId`. */
+function inlineMessage(item: unknown, field: string, expectedId: string): InlineMessage {
+  const record = asRecord(item, field);
+  const id = nonEmptyString(record.id, `${field}.id`);
+  if (id !== expectedId) {
+    const of = field === "threadRoot" ? "thread" : "messageIds";
+    throw new InvalidSegmentMessageError(`${field}.id`, `expected ${expectedId} (${of})`);
+  }
+  const message: InlineMessage = {
+    id,
+    ts: timestamp(record.ts, `${field}.ts`),
+    text: string(record.text, `${field}.text`),
+  };
+  if (record.author !== undefined) message.author = string(record.author, `${field}.author`);
+  if (record.kind !== undefined) message.kind = kind(record.kind, `${field}.kind`);
+  for (const name of PLATFORM_FIELDS) {
+    if (record[name] !== undefined)
+      message[name] = nonEmptyString(record[name], `${field}.${name}`);
+  }
+  return message;
 }
 
 function boundRef(value: unknown, field: string, expectedId: string | undefined): MessageRef {
@@ -123,12 +134,15 @@ function nonEmptyString(value: unknown, field: string): string {
 
 function stringArray(value: unknown, field: string): string[] {
   if (!Array.isArray(value)) throw new InvalidSegmentMessageError(field, "expected an array");
-  return value.map((item, i) => {
-    const id = nonEmptyString(item, `${field}[${i}]`);
-    const problem = messageIdProblem(id);
-    if (problem !== undefined) throw new InvalidSegmentMessageError(`${field}[${i}]`, problem);
-    return id;
-  });
+  return value.map((item, i) => messageId(item, `${field}[${i}]`));
+}
+
+/** A platform message id, held to ingestion's rules. */
+function messageId(value: unknown, field: string): string {
+  const id = nonEmptyString(value, field);
+  const problem = messageIdProblem(id);
+  if (problem !== undefined) throw new InvalidSegmentMessageError(field, problem);
+  return id;
 }
 
 /** The channel, held to ingestion's rules: no body names a channel ingestion would refuse. */

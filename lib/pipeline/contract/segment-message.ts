@@ -39,6 +39,17 @@ export interface SegmentMessageV1 {
   messages?: InlineMessage[];
   /** Present instead of `messages` when they do not fit: fetch them with readSegmentMessages. */
   reference?: { table: string };
+  /**
+   * Added within v1: the id of the thread's root message when the segment is a thread's replies
+   * (segmented as a stream of their own); absent for the channel's own stream.
+   */
+  thread?: string;
+  /**
+   * Added within v1, with `thread` only: the root message as context, not one of the segment's
+   * messages (it is in one of the channel's own segments). Absent when the root is not stored
+   * (deleted, cleared, or never ingested), or when it would not fit a reference-form body.
+   */
+  threadRoot?: InlineMessage;
 }
 
 /**
@@ -119,16 +130,24 @@ export function segmentBody(
   segment: PlannedSegment,
   messages: Message[],
   options: { maxBodyBytes: number; tableName: string },
+  root?: Message,
 ): string {
-  const inline = inlineSegmentBody(segment, messages);
+  const inline = inlineSegmentBody(segment, messages, root);
   if (utf8Bytes(inline) <= options.maxBodyBytes) return inline;
-  return referenceSegmentBody(segment, options);
+  return referenceSegmentBody(segment, options, root);
 }
 
-/** The inline body of a segment, whatever its size. */
-export function inlineSegmentBody(segment: PlannedSegment, messages: Message[]): string {
+/**
+ * The inline body of a segment, whatever its size; a thread's segment carries `root` (its
+ * thread's root message) as `threadRoot`.
+ */
+export function inlineSegmentBody(
+  segment: PlannedSegment,
+  messages: Message[],
+  root?: Message,
+): string {
   return encodeBody({
-    ...segmentEnvelope(segment),
+    ...segmentEnvelope(segment, root),
     messages: inlineMessages(segment, messages),
   } satisfies SegmentMessageV1);
 }
@@ -140,11 +159,17 @@ export function inlineSegmentBody(segment: PlannedSegment, messages: Message[]):
 export function referenceSegmentBody(
   segment: PlannedSegment,
   options: { maxBodyBytes: number; tableName: string },
+  root?: Message,
 ): string {
-  const reference = encodeBody({
-    ...segmentEnvelope(segment),
-    reference: { table: options.tableName },
-  } satisfies SegmentMessageV1);
+  const withRoot = (r?: Message) =>
+    encodeBody({
+      ...segmentEnvelope(segment, r),
+      reference: { table: options.tableName },
+    } satisfies SegmentMessageV1);
+  // The root is context: a body too large for it goes without it, never not at all.
+  const rooted = root === undefined ? undefined : withRoot(root);
+  if (rooted !== undefined && utf8Bytes(rooted) <= options.maxBodyBytes) return rooted;
+  const reference = withRoot();
   const bytes = utf8Bytes(reference);
   if (bytes > options.maxBodyBytes) {
     throw new SegmentTooLargeError(segment.segmentId, bytes, options.maxBodyBytes);
@@ -160,9 +185,12 @@ export function inlineMessageBytes(segmentId: string, message: Message): number 
   return utf8Bytes(encodeBody(inlineMessage(segmentId, message))) + 1;
 }
 
-/** The bytes of a segment's inline body before its messages: the envelope and `"messages":[]`. */
-export function inlineEnvelopeBytes(segment: PlannedSegment): number {
-  return utf8Bytes(encodeBody({ ...segmentEnvelope(segment), messages: [] }));
+/**
+ * The bytes of a segment's inline body before its messages: the envelope (with the thread's
+ * `root` when given) and `"messages":[]`.
+ */
+export function inlineEnvelopeBytes(segment: PlannedSegment, root?: Message): number {
+  return utf8Bytes(encodeBody({ ...segmentEnvelope(segment, root), messages: [] }));
 }
 
 /**
@@ -200,7 +228,7 @@ export function isSqsBody(body: string): boolean {
   return true;
 }
 
-function segmentEnvelope(segment: PlannedSegment): SegmentMessageV1 {
+function segmentEnvelope(segment: PlannedSegment, root?: Message): SegmentMessageV1 {
   const first = segment.messages[0];
   const last = segment.messages.at(-1);
   if (first === undefined || last === undefined) {
@@ -216,6 +244,10 @@ function segmentEnvelope(segment: PlannedSegment): SegmentMessageV1 {
     first: { id: first.id, ts: first.ts },
     last: { id: last.id, ts: last.ts },
     messageIds: segment.messages.map((ref) => ref.id),
+    ...(segment.thread === undefined ? {} : { thread: segment.thread }),
+    ...(segment.thread === undefined || root === undefined
+      ? {}
+      : { threadRoot: inlineMessage(segment.segmentId, root) }),
   };
 }
 
@@ -271,4 +303,22 @@ export async function readSegmentMessages(
     const stored = byId.get(id) as Message;
     return stored.deleted ? [] : [inlineMessage(message.segmentId, stored)];
   });
+}
+
+/**
+ * A thread's segment's root as context: the body's `threadRoot`, else (a reference-form body
+ * that had no room for it, or a re-extraction request) the root read from `source` as it is
+ * now. Undefined for the channel's own stream, or a root not stored or deleted.
+ */
+export async function readThreadRoot(
+  message: SegmentMessageV1,
+  source: SegmentMessageSource,
+): Promise<InlineMessage | undefined> {
+  if (message.thread === undefined) return undefined;
+  if (message.threadRoot !== undefined) return message.threadRoot;
+  const [root] = await source.getMessages(message.channel, [message.thread]);
+  if (root === undefined || root.deleted || root.id !== message.thread || root.ts === undefined) {
+    return undefined;
+  }
+  return inlineMessage(message.segmentId, root);
 }

@@ -12,6 +12,7 @@
  *   the outbox of decided segments, and the bookkeeping of holds.
  */
 import { holdCount } from "../schema/table.js";
+import type { ThreadState } from "../streams.js";
 import {
   EMPTY_PLANNER_STATE,
   type MessageRef,
@@ -74,7 +75,12 @@ export interface BrokenHold {
 }
 
 export interface TickState {
+  /** The channel's own stream. */
   planner: PlannerState;
+  /** Its threads' streams (`../streams.ts`), by root id; absent: none. */
+  threads?: ThreadState[];
+  /** The greatest watermark of threads forgotten to keep the state bounded; absent: none. */
+  threadFloor?: MessageRef;
   /** Arrival position up to which everything has been read (null: nothing yet). */
   readUpTo: bigint | null;
   /**

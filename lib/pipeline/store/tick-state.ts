@@ -4,13 +4,17 @@
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { ChannelStateError } from "../errors.js";
-import type { PlannerState } from "../types.js";
+import type { ThreadState } from "../streams.js";
+import type { MessageRef, PlannerState } from "../types.js";
 import type { BrokenHold, Outbox, TickState } from "./channel-state.js";
 
 /** The wire form: a version, and positions as decimal strings. */
 interface EncodedState {
   v: 1;
   planner: PlannerState;
+  /** Both absent when there are none: states written before threads read as before. */
+  threads?: ThreadState[];
+  threadFloor?: MessageRef;
   readUpTo: string | null;
   /** Absent when null: states written before it existed read as before. */
   seqSeen?: string;
@@ -24,6 +28,10 @@ export function encodeTickState(state: TickState): Uint8Array {
   const wire: EncodedState = {
     v: 1,
     planner: state.planner,
+    ...(state.threads === undefined || state.threads.length === 0
+      ? {}
+      : { threads: state.threads }),
+    ...(state.threadFloor === undefined ? {} : { threadFloor: state.threadFloor }),
     readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
     ...(state.seqSeen === null ? {} : { seqSeen: state.seqSeen.toString() }),
     outbox: state.outbox,
@@ -49,6 +57,8 @@ export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
   }
   return {
     planner: wire.planner,
+    ...(wire.threads === undefined ? {} : { threads: wire.threads }),
+    ...(wire.threadFloor === undefined ? {} : { threadFloor: wire.threadFloor }),
     readUpTo: wire.readUpTo === null ? null : BigInt(wire.readUpTo),
     seqSeen: wire.seqSeen === undefined ? null : BigInt(wire.seqSeen),
     outbox: wire.outbox,
