@@ -3,7 +3,7 @@
  * never a rendered prompt) and answers. The LLM-backed `Analyzer` and the offline
  * `KeyphraseExtractor` both implement it; `lib/knowledge`'s `SegmentExtractor` uses it.
  */
-import type { AnalyzeOptions, Candidate, Trimmed } from "./types.js";
+import type { AnalyzeOptions, Candidate, QuestionCandidate, Trimmed } from "./types.js";
 
 /** What kind of chat message a turn is (as `lib/history` keeps it): a person's, a bot's, or a system line. */
 export type TurnKind = "user" | "bot" | "system";
@@ -67,6 +67,8 @@ export interface ExtractOptions extends AnalyzeOptions {
 /** An extractor's answer: the candidates, and the terms the segment adds to the statistics. */
 export interface Extraction {
   candidates: Candidate[];
+  /** The segment's questions, turn indexes into `turns` (absent: the extractor asks none). */
+  questions?: QuestionCandidate[];
   /** Absent for an extractor that keeps no statistics (the LLM-backed analyzer). */
   terms?: SegmentTerms;
   /** What the bounds cut on the way (turn texts, fields, candidates); absent when nothing. */

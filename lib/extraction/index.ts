@@ -72,6 +72,8 @@ export type {
   LLM,
   LLMUsage,
   PromptTurn,
+  QuestionCandidate,
+  QuestionStatus,
   Trimmed,
   TrimmedField,
   UsageListener,
@@ -79,4 +81,5 @@ export type {
   WindowOutputs,
   WindowUsage,
 } from "./types.js";
+export { QUESTION_STATUSES } from "./types.js";
 export { addCall, NO_CALLS } from "./usage.js";

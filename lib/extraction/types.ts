@@ -20,6 +20,23 @@ export interface Candidate {
   wikiWorthy?: boolean;
 }
 
+/** What became of a question within its segment. */
+export const QUESTION_STATUSES = ["answered", "unanswered", "unclear"] as const;
+export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
+
+/** A question asked in a window, and what answered it (turn indexes as `Candidate.turnRange`). */
+export interface QuestionCandidate {
+  /** In the asker's words, shortened. */
+  question: string;
+  /** 0-based index of the asking turn. */
+  asked: number;
+  status: QuestionStatus;
+  /** The answer, summarized; absent when there is none. */
+  answer?: string;
+  /** Indexes of the answering turns, ascending; empty unless `answered`. */
+  answeredBy: number[];
+}
+
 export interface ChatJSONOptions {
   /** The JSON schema the reply must follow (adapters ask the provider to enforce it). */
   schema?: Record<string, unknown>;
@@ -78,6 +95,8 @@ export type Trimmed = Partial<Record<TrimmedField, number>>;
  */
 export interface WindowOutput {
   candidates: Candidate[];
+  /** The window's questions; absent on replies stored before questions were asked for. */
+  questions?: QuestionCandidate[];
   usage: WindowUsage;
   trimmed?: Trimmed;
 }

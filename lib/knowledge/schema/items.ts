@@ -24,6 +24,7 @@ import { createHash } from "node:crypto";
 import {
   type Candidate,
   NO_CALLS,
+  type QuestionStatus,
   type TrimmedField,
   type WindowUsage,
 } from "../../extraction/index.js";
@@ -55,6 +56,42 @@ export interface StoredCandidate {
   authorCount?: number;
   /** Those authors, distinct, in order of first message: at most {@link MAX_STORED_AUTHORS}. */
   authors?: string[];
+}
+
+/** A question as stored: with its stable id and its messages as ids. */
+export interface StoredQuestion {
+  /** Stable: a hash of the segment id, the asking message id and the normalized question. */
+  id: string;
+  question: string;
+  status: QuestionStatus;
+  /** The asking message. */
+  askedId: string;
+  askedTs: number;
+  /** The asking message's author, when it has one. */
+  askedBy?: string;
+  /** Summarized; absent when there is none. */
+  answer?: string;
+  /** The answering messages, in segment order. */
+  answerIds: string[];
+}
+
+/**
+ * One question index entry (`question#<status>#<askedTs, 13 digits>#<segmentId>#<questionId>`):
+ * a question of one segment, owned by it like a topic entry, so that redelivery and
+ * re-extraction never count it twice; a channel's questions of one status are one Query, oldest
+ * first.
+ */
+export interface QuestionEntry extends StoredQuestion {
+  v: 1;
+  channel: string;
+  segmentId: string;
+  late: boolean;
+  /** Its segment's thread (root id) when the segment is a thread's replies. */
+  thread?: string;
+  /** Its result's `expiresAt`: an entry goes with its result. */
+  expiresAt?: number;
+  /** The `extractedAt` of the result it belongs to. */
+  extractedAt: string;
 }
 
 /** Authors named per candidate; `authorCount` counts them all. */
@@ -102,6 +139,8 @@ export interface SegmentResult {
   extractedAt: string;
   usage: SegmentUsage;
   candidates: StoredCandidate[];
+  /** The segment's questions (added within v1; absent on results extracted before them). */
+  questions?: StoredQuestion[];
   replaced?: ReplacedResult;
   trimmed?: ResultTrimmed;
   /**
@@ -183,6 +222,7 @@ export interface TopicSupport {
 
 export const RESULT_PREFIX = "result#";
 export const TOPIC_PREFIX = "topic#";
+export const QUESTION_PREFIX = "question#";
 export const WINDOW_PREFIX = "window#";
 export const LEASE_PREFIX = "lease#";
 export const SPEND_PREFIX = "spend#";

@@ -1,0 +1,13 @@
+/**
+ * Digests: what a set of channels talked about over a period (new and recurring topics with
+ * their evidence, unanswered and answered questions, activity), built from the knowledge the
+ * results table keeps, and rendered as Markdown, HTML or JSON.
+ */
+export type {
+  Digest,
+  DigestActivity,
+  DigestEvidence,
+  DigestFormat,
+  DigestQuestion,
+  DigestTopic,
+} from "./types.js";
