@@ -31,6 +31,7 @@ const EMULATOR_TESTS = [
   "test/dynamodb/**/*.test.ts",
   "test/erasure/*-dynamodb.test.ts",
   "test/extraction/llm/bedrock.test.ts",
+  "test/extraction/llm/embeddings.test.ts",
   "test/extraction/llm/openai.test.ts",
   "test/functions/**/*.test.ts",
   "test/history/dynamodb-changes.test.ts",

@@ -3,6 +3,7 @@ import { DynamoDbStore } from "../lib/history/index.js";
 import { KnowledgeReader, type Topic } from "../lib/knowledge/index.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";
+import { EMBEDDING_HELP, EMBEDDING_OPTIONS, parseEmbeddingFlags } from "./embedding-options.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls, formatTopics } from "./format.js";
 import { resultChannels, suggestChannels } from "./near-channels.js";
@@ -15,6 +16,7 @@ import {
 } from "./workspace-option.js";
 
 const TOPICS_USAGE = `Usage: npm start -- topics <channel> [--json] [--workspace DIR | --table NAME] [--limit N]
+       [--embeddings bedrock|bedrock:MODEL|openai:MODEL [--similarity S]]
 
 Lists a channel's topics from the results table, most supported first: how many segments
 support each, when it was first and last seen, its best confidence and reason, its tags, and
@@ -30,6 +32,7 @@ ${WORKSPACE_HELP}
   --table NAME      the results table (default: $RESULTS_TABLE; the stack's ResultsTableName)
   --limit N         show the first N topics (default: all)
   --json            one JSON object: {"channel", "topics": [...]} as the typed reader returns
+${EMBEDDING_HELP}
   -h, --help        this help
 
 On the workspace the channel may be given by its name (the channelName its messages carry,
@@ -50,6 +53,7 @@ export const topicsCommand: Command = command({
     table: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
+    ...EMBEDDING_OPTIONS,
   },
   parse: ({ values, positionals }) => {
     if (values.workspace !== undefined && values.table !== undefined) {
@@ -64,13 +68,16 @@ export const topicsCommand: Command = command({
       throw new Error(`--limit must be a positive integer (got ${JSON.stringify(values.limit)})`);
     }
     const workspace = workspaceDir(values.workspace, table !== undefined);
-    return { channel, table, workspace, limit, json: values.json ?? false };
+    const embeddings = parseEmbeddingFlags(values);
+    return { channel, table, workspace, limit, json: values.json ?? false, embeddings };
   },
-  run: async ({ channel: given, table, workspace, limit, json }, io) => {
+  run: async ({ channel: given, table, workspace, limit, json, embeddings }, io) => {
     let channel = given;
     const list = (client: DynamoDBClient, ref: TableRef): Promise<Topic[]> =>
       onTable(ref, () =>
-        new KnowledgeReader({ client, tableName: ref.table }).topics(channel, { limit }),
+        new KnowledgeReader({ client, tableName: ref.table, embeddings }).topics(channel, {
+          limit,
+        }),
       );
     const found =
       workspace === undefined

@@ -66,7 +66,13 @@ export type {
   MessageState,
   MessageStates,
 } from "./message-states.js";
-export { KnowledgeReader, mergeSupports, type Topic, type TopicEvidence } from "./reader.js";
+export {
+  KnowledgeReader,
+  mergeSupports,
+  type Topic,
+  type TopicEmbeddings,
+  type TopicEvidence,
+} from "./reader.js";
 export {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,

@@ -1,5 +1,13 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { mergeTopics, type TopicMatcher } from "../topics/index.js";
+import {
+  DEFAULT_SIMILARITY,
+  type Embedder,
+  embeddingMatcher,
+  embedTopics,
+  mergeTopics,
+  type TopicMatcher,
+  tokenMatcher,
+} from "../topics/index.js";
 import type { ResultStore } from "./result-store.js";
 import type { SegmentResult, TopicSupport } from "./schema/items.js";
 import { DynamoDbResultStore } from "./store.js";
@@ -45,6 +53,15 @@ export interface Topic {
   evidence: TopicEvidence[];
 }
 
+/** Topics merged also by embeddings: what a deployment configures (`lib/topics`' matcher). */
+export interface TopicEmbeddings {
+  embedder: Embedder;
+  /** Cosine similarity at or above which two topics are one. Default {@link DEFAULT_SIMILARITY}. */
+  similarity?: number;
+  /** The most topics embedded per read (the most supported). Default 2,000. */
+  maxTopics?: number;
+}
+
 /**
  * Reads what extraction stored for a channel (or an imported conversation): its results and its
  * topic index, merged at read time from one entry per topic per segment, so that the index can
@@ -58,24 +75,48 @@ export interface Topic {
 export class KnowledgeReader {
   private readonly store: ResultStore;
   private readonly matchers: readonly TopicMatcher[] | undefined;
+  private readonly embeddings: TopicEmbeddings | undefined;
+  /** Vectors already asked for, by topic: a topic is embedded once per reader. */
+  private readonly vectors = new Map<string, number[]>();
 
   /**
    * `matchers` say which wordings are one topic (default: the token key; `[]`: exact normalized
-   * topics only). An embeddings matcher is an addition here: its links computed beforehand.
+   * topics only); `embeddings` adds, to them, topics whose embeddings are similar enough.
    */
   constructor(
     options: ({ client: DynamoDBClient; tableName: string } | { store: ResultStore }) & {
       matchers?: readonly TopicMatcher[];
+      embeddings?: TopicEmbeddings;
     },
   ) {
     this.store = "store" in options ? options.store : new DynamoDbResultStore(options);
     this.matchers = options.matchers;
+    this.embeddings = options.embeddings;
   }
 
   /** The channel's topics, most supported first (then best confidence, then latest). */
   async topics(channel: string, options: { limit?: number } = {}): Promise<Topic[]> {
-    const topics = mergeSupports(await this.store.listSupports(channel), this.matchers);
+    const supports = await this.store.listSupports(channel);
+    const topics = mergeSupports(supports, await this.matchersFor(supports));
     return options.limit === undefined ? topics : topics.slice(0, options.limit);
+  }
+
+  /** The matchers for `supports`: with embeddings, their vectors asked for first. */
+  private async matchersFor(
+    supports: readonly TopicSupport[],
+  ): Promise<readonly TopicMatcher[] | undefined> {
+    if (this.embeddings === undefined) return this.matchers;
+    const counts = new Map<string, number>();
+    for (const s of supports) counts.set(s.topic, (counts.get(s.topic) ?? 0) + 1);
+    // The most supported are embedded first: past `maxTopics`, the rare ones go by tokens only.
+    const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const vectors = await embedTopics(
+      this.embeddings.embedder,
+      ranked.map(([topic]) => topic),
+      { maxTopics: this.embeddings.maxTopics, cache: this.vectors },
+    );
+    const similarity = this.embeddings.similarity ?? DEFAULT_SIMILARITY;
+    return [...(this.matchers ?? [tokenMatcher]), embeddingMatcher(vectors, similarity)];
   }
 
   result(channel: string, segmentId: string): Promise<SegmentResult | undefined> {

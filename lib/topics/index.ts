@@ -6,6 +6,14 @@
  */
 
 export {
+  DEFAULT_MAX_EMBEDDED_TOPICS,
+  DEFAULT_SIMILARITY,
+  type Embedder,
+  EmbeddingError,
+  embeddingMatcher,
+  embedTopics,
+} from "./embeddings.js";
+export {
   compoundStems,
   DIRECTIONAL_WORDS,
   sameTopic,

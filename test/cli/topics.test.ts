@@ -10,8 +10,10 @@ import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/f
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import { closedAfterEach, startEmbeddingsServer } from "../support/llm-servers.js";
 
 const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 1));
+const embeddingsServer = closedAfterEach(startEmbeddingsServer);
 
 describe("topics command", () => {
   it("lists a channel's topics, most supported first, with their evidence; --json as the reader", async () => {
@@ -108,6 +110,63 @@ describe("topics command", () => {
       ["s1", "GRUB boot-loader"],
       ["s2", "grub bootloader"],
     ]);
+  });
+
+  it("--embeddings merges topics the tokens keep apart, asking the embeddings endpoint", async () => {
+    stubLocalAws();
+    const client = testDynamoDbClient();
+    const tableName = await createResultsTestTable(client);
+    const said: Extractor = {
+      extract: async (turns) => ({
+        candidates: [
+          {
+            topic: turns[0].text,
+            reason: "named",
+            confidence: 0.5,
+            tags: [],
+            turnRange: [0, 0],
+            subjective: false,
+          },
+        ],
+      }),
+    };
+    const extractor = new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName }),
+      extractor: said,
+      model: "scripted",
+      promptVersion: "test",
+    });
+    for (const [i, topic] of ["dns", "dnssec", "name resolution", "wifi"].entries()) {
+      const { segment, messages } = segmentOf(`s${i}`, [topic, "ok"], "emb");
+      await extractor.extract(segment, messages);
+    }
+    // Everything but wifi points one way.
+    const vectors: Record<string, number[]> = { wifi: [0, 1] };
+    const server = await embeddingsServer((request) => {
+      const { input } = request.body as { input: string[] };
+      return {
+        body: {
+          object: "list",
+          data: input.map((t, index) => ({ index, embedding: vectors[t] ?? [1, 0.01] })),
+        },
+      };
+    });
+    vi.stubEnv("OPENAI_API_KEY", "test");
+    const args = ["topics", "emb", "--table", tableName, "--json"];
+    const flags = ["--embeddings", "openai:emb", "--embeddings-url", `${server.url}/v1`];
+
+    const plain = await cli(args);
+    const merged = await cli([...args, ...flags, "--similarity", "0.95"]);
+    const refused = await cli([...args, "--similarity", "0.9"]);
+
+    const topicsOf = (out: string) =>
+      (JSON.parse(out) as { topics: Topic[] }).topics.map((t) => [t.topic, ...t.aliases].sort());
+    expect(topicsOf(plain.stdout)).toHaveLength(4);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(topicsOf(merged.stdout)).toEqual([["dns", "dnssec", "name resolution"], ["wifi"]]);
+    expect(server.requests).toHaveLength(1);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--similarity needs --embeddings");
   });
 
   it("says a channel with nothing stored apart from one with no topics yet, and suggests near ids", async () => {

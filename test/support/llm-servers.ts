@@ -76,9 +76,14 @@ const CONVERSE_PATH = /^\/model\/[^/]+\/converse$/;
  * Point a client at it with {@link testBedrockClient}.
  */
 export function startConverseServer(script: Script): Promise<ScriptedServer> {
+  return startConverseLike(script, CONVERSE_PATH);
+}
+
+/** A cleartext HTTP/2 server, as the Bedrock client speaks, answering POSTs to `path`. */
+function startConverseLike(script: Script, path: RegExp): Promise<ScriptedServer> {
   return startScripted(
     script,
-    (r) => r.method === "POST" && CONVERSE_PATH.test(r.path),
+    (r) => r.method === "POST" && path.test(r.path),
     (handler) => {
       const server = createHttp2Server(handler);
       const sessions = new Set<Http2Session>();
@@ -106,6 +111,18 @@ export function startChatCompletionsServer(script: Script): Promise<ScriptedServ
     (r) => r.method === "POST" && r.path === "/v1/chat/completions",
     http1,
   );
+}
+
+const INVOKE_MODEL_PATH = /^\/model\/[^/]+\/invoke$/;
+
+/** A cleartext HTTP/2 server answering Bedrock's `POST /model/{modelId}/invoke` with `script`. */
+export function startInvokeModelServer(script: Script): Promise<ScriptedServer> {
+  return startConverseLike(script, INVOKE_MODEL_PATH);
+}
+
+/** An HTTP/1.1 server answering `POST /v1/embeddings` with `script`, in order. */
+export function startEmbeddingsServer(script: Script): Promise<ScriptedServer> {
+  return startScripted(script, (r) => r.method === "POST" && r.path === "/v1/embeddings", http1);
 }
 
 /** An HTTP/1.1 server for `startScripted`. */

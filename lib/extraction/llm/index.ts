@@ -8,6 +8,13 @@ export {
   type BedrockOutputMode,
 } from "./bedrock.js";
 export {
+  BedrockTitanEmbedder,
+  type BedrockTitanEmbedderOptions,
+  DEFAULT_TITAN_EMBEDDINGS_MODEL,
+  OpenAIEmbedder,
+  type OpenAIEmbedderOptions,
+} from "./embeddings.js";
+export {
   OpenAICompatibleLLM,
   type OpenAICompatibleLLMOptions,
   type OpenAIResponseFormat,

@@ -1,0 +1,61 @@
+/**
+ * The flags that merge topics by embeddings as well as tokens (`--embeddings`, `--embeddings-url`,
+ * `--similarity`), shared by the commands that read topics.
+ */
+import {
+  BedrockTitanEmbedder,
+  DEFAULT_TITAN_EMBEDDINGS_MODEL,
+  OpenAIEmbedder,
+} from "../lib/extraction/index.js";
+import type { TopicEmbeddings } from "../lib/knowledge/index.js";
+import { DEFAULT_SIMILARITY } from "../lib/topics/index.js";
+
+export const EMBEDDING_OPTIONS = {
+  embeddings: { type: "string" },
+  "embeddings-url": { type: "string" },
+  similarity: { type: "string" },
+} as const;
+
+export const EMBEDDING_HELP = `  --embeddings M    also merge topics whose embeddings are similar: bedrock (Titan,
+                    ${DEFAULT_TITAN_EMBEDDINGS_MODEL}), bedrock:MODEL, or openai:MODEL
+                    (an OpenAI-compatible /embeddings; key from $OPENAI_API_KEY)
+  --embeddings-url U  the OpenAI-compatible API's base URL, /v1 included (default OpenAI's)
+  --similarity S    the cosine similarity, above 0 and at most 1, at which topics merge
+                    (default ${DEFAULT_SIMILARITY}; needs --embeddings)`;
+
+/** The embeddings the flags ask for, or undefined; throws an Error naming the flag at fault. */
+export function parseEmbeddingFlags(values: {
+  embeddings?: string;
+  "embeddings-url"?: string;
+  similarity?: string;
+}): TopicEmbeddings | undefined {
+  const { embeddings: spec, "embeddings-url": url, similarity: text } = values;
+  if (spec === undefined) {
+    if (text !== undefined) throw new Error("--similarity needs --embeddings");
+    if (url !== undefined) throw new Error("--embeddings-url needs --embeddings openai:MODEL");
+    return undefined;
+  }
+  const similarity = text === undefined ? undefined : Number(text);
+  if (similarity !== undefined && !(similarity > 0 && similarity <= 1)) {
+    throw new Error(`--similarity must be above 0 and at most 1 (got ${JSON.stringify(text)})`);
+  }
+  const [provider, ...rest] = spec.split(":");
+  const model = rest.join(":");
+  if (provider === "bedrock") {
+    if (url !== undefined) throw new Error("--embeddings-url is for openai:MODEL, not bedrock");
+    const embedder = new BedrockTitanEmbedder(model === "" ? {} : { modelId: model });
+    return { embedder, ...(similarity === undefined ? {} : { similarity }) };
+  }
+  if (provider === "openai" && model !== "") {
+    if (!process.env.OPENAI_API_KEY) {
+      throw new Error(
+        "--embeddings openai:MODEL needs OPENAI_API_KEY set (any string for a server that checks none)",
+      );
+    }
+    const embedder = new OpenAIEmbedder({ model, ...(url === undefined ? {} : { baseURL: url }) });
+    return { embedder, ...(similarity === undefined ? {} : { similarity }) };
+  }
+  throw new Error(
+    `--embeddings must be bedrock, bedrock:MODEL or openai:MODEL (got ${JSON.stringify(spec)})`,
+  );
+}
