@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it, vi } from "vitest";
 import { type Extractor, KeyphraseExtractor } from "../../lib/extraction/index.js";
 import {
@@ -14,6 +15,30 @@ import { closedAfterEach, startEmbeddingsServer } from "../support/llm-servers.j
 
 const cli = (args: string[]) => runCli(args, Date.UTC(2026, 0, 1));
 const embeddingsServer = closedAfterEach(startEmbeddingsServer);
+
+/** Extracts one topic per segment: its first message's text, as a model might word it. */
+function namingExtractor(client: DynamoDBClient, tableName: string): SegmentExtractor {
+  const said: Extractor = {
+    extract: async (turns) => ({
+      candidates: [
+        {
+          topic: turns[0].text,
+          reason: "named",
+          confidence: 0.5,
+          tags: [],
+          turnRange: [0, 0],
+          subjective: false,
+        },
+      ],
+    }),
+  };
+  return new SegmentExtractor({
+    store: new DynamoDbResultStore({ client, tableName }),
+    extractor: said,
+    model: "scripted",
+    promptVersion: "test",
+  });
+}
 
 describe("topics command", () => {
   it("lists a channel's topics, most supported first, with their evidence; --json as the reader", async () => {
@@ -64,26 +89,7 @@ describe("topics command", () => {
     const client = testDynamoDbClient();
     const tableName = await createResultsTestTable(client);
     // Each segment's first message names its topic: the wordings a model might give.
-    const said: Extractor = {
-      extract: async (turns) => ({
-        candidates: [
-          {
-            topic: turns[0].text,
-            reason: "named",
-            confidence: 0.5,
-            tags: [],
-            turnRange: [0, 0],
-            subjective: false,
-          },
-        ],
-      }),
-    };
-    const extractor = new SegmentExtractor({
-      store: new DynamoDbResultStore({ client, tableName }),
-      extractor: said,
-      model: "scripted",
-      promptVersion: "test",
-    });
+    const extractor = namingExtractor(client, tableName);
     const wordings = ["grub bootloader", "GRUB boot-loader", "grub bootloader", "dnssec", "dns"];
     for (const [i, topic] of wordings.entries()) {
       const { segment, messages } = segmentOf(`s${i}`, [topic, "ok"], "merge");
@@ -116,26 +122,7 @@ describe("topics command", () => {
     stubLocalAws();
     const client = testDynamoDbClient();
     const tableName = await createResultsTestTable(client);
-    const said: Extractor = {
-      extract: async (turns) => ({
-        candidates: [
-          {
-            topic: turns[0].text,
-            reason: "named",
-            confidence: 0.5,
-            tags: [],
-            turnRange: [0, 0],
-            subjective: false,
-          },
-        ],
-      }),
-    };
-    const extractor = new SegmentExtractor({
-      store: new DynamoDbResultStore({ client, tableName }),
-      extractor: said,
-      model: "scripted",
-      promptVersion: "test",
-    });
+    const extractor = namingExtractor(client, tableName);
     for (const [i, topic] of ["dns", "dnssec", "name resolution", "wifi"].entries()) {
       const { segment, messages } = segmentOf(`s${i}`, [topic, "ok"], "emb");
       await extractor.extract(segment, messages);
