@@ -140,6 +140,17 @@ describe("tick on the in-memory stores", () => {
     expect(await h.channels.earliestDue()).toBeNull();
   });
 
+  /** Message 1 of the Slack cases below, as a segment body carries it. */
+  const ANA_ASKS = {
+    id: "1",
+    ts: T0,
+    author: "ana",
+    text: "how?",
+    userId: "U1",
+    platform: "slack",
+    channelName: "general",
+  };
+
   it("delivers the platform fields of ingested messages in the segment body (read by id at delivery)", async () => {
     const h = harness();
     const where = { channel: "C1", platform: "slack", channelName: "general" };
@@ -151,15 +162,7 @@ describe("tick on the in-memory stores", () => {
     const body = parseSegmentBody(h.sent[0].body);
     expect(body.thread).toBeUndefined();
     expect(body.messages).toEqual([
-      {
-        id: "1",
-        ts: T0,
-        author: "ana",
-        text: "how?",
-        userId: "U1",
-        platform: "slack",
-        channelName: "general",
-      },
+      ANA_ASKS,
       {
         id: "2",
         ts: T0 + MINUTE,
@@ -187,16 +190,7 @@ describe("tick on the in-memory stores", () => {
       [null, ["1", "3"]],
       ["1", ["2", "4"]],
     ]);
-    const root = {
-      id: "1",
-      ts: T0,
-      author: "ana",
-      text: "how?",
-      userId: "U1",
-      platform: "slack",
-      channelName: "general",
-    };
-    expect(bodies[1].threadRoot).toEqual(root);
+    expect(bodies[1].threadRoot).toEqual(ANA_ASKS);
     expect(bodies[0].threadRoot).toBeUndefined();
     expect(bodies[1].messages?.map((m) => m.thread)).toEqual(["1", "1"]);
     expect(bodies[1].channel).toBe("C1");
