@@ -49,6 +49,7 @@ const EMULATOR_TESTS = [
   "test/knowledge/crash-points.test.ts",
   "test/knowledge/extract-segment.test.ts",
   "test/knowledge/result-retention.test.ts",
+  "test/knowledge/question-index-dynamodb.test.ts",
   "test/knowledge/redact-dynamodb.test.ts",
   "test/knowledge/term-statistics-dynamodb.test.ts",
   "test/lifecycle/**/*.test.ts",
