@@ -18,6 +18,7 @@ const EMULATOR_TESTS = [
   "test/cli/failures.test.ts",
   "test/cli/import.test.ts",
   "test/cli/import-chat-store.test.ts",
+  "test/cli/questions.test.ts",
   "test/cli/reextract.test.ts",
   "test/cli/run-bedrock.test.ts",
   "test/cli/run-extraction.test.ts",
