@@ -178,6 +178,22 @@ export function describeQuestionIndex(name: string, makeStore: () => Promise<Res
       expect(await store.getResult(c, "s1")).toBeUndefined();
     });
 
+    it("writes nothing of a redaction planned on a result re-extracted since", async () => {
+      const store = await makeStore();
+      const c = channel();
+      const r0 = resultWith(c, "s1", [question("a", T0 + 1), question("b", T0 + 2)]);
+      await save(store, r0);
+      const again = resultWith(c, "s1", [question("c", T0 + 3)], {
+        extractedAt: new Date(T0 + 60_000).toISOString(),
+      });
+      await save(store, again, r0);
+      const redacted: SegmentResult = { ...r0, questions: [question("a", T0 + 1)], redactions: 1 };
+      expect(await store.saveRedaction(r0, plan(redacted))).toBe(false);
+      const page = await store.listQuestions(c, { limit: 10 });
+      expect(ids(page)).toEqual(["c"]);
+      expect(page.entries[0].extractedAt).toBe(again.extractedAt);
+    });
+
     it("reads pages through the reader with an opaque cursor, and refuses a bad one", async () => {
       const store = await makeStore();
       const reader = new KnowledgeReader({ store });
