@@ -2,13 +2,18 @@
  * A channel's topic index as extraction leaves it, written straight to a results table: `entries`
  * topic entries over `topics` topics, their segment counts skewed (a few topics in many
  * segments, most in one or two, as chat is), plus the channel's marks item and a few results.
- * For `bench/api.ts` and the API's DynamoDB tests.
+ * For `bench/api.ts` and the API's DynamoDB tests; `writeSeededQuestions` adds a question index.
  */
 import { createHash } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { realSleep } from "../lib/backoff/index.js";
 import { batchWriteAll, documentClient } from "../lib/dynamodb/index.js";
-import type { SegmentResult, TopicSupport } from "../lib/knowledge/index.js";
+import {
+  DynamoDbResultStore,
+  type SegmentResult,
+  type StoredQuestion,
+  type TopicSupport,
+} from "../lib/knowledge/index.js";
 
 /** How many entries each of `topics` topics gets, summing to `entries`: Zipf-like, each at least one. */
 export function entriesPerTopic(entries: number, topics: number): number[] {
@@ -113,4 +118,73 @@ export async function writeSeededChannel(
     maxAttempts: 10,
     pacing,
   });
+}
+
+/** Questions per seeded segment. */
+const QUESTIONS_PER_SEGMENT = 100;
+
+/**
+ * Writes `count` questions of `channel` through the results store, as extraction does (results
+ * of {@link QUESTIONS_PER_SEGMENT} questions, their entries with them): half unanswered, a
+ * quarter answered, a quarter unclear, asked a minute apart. Resolves to how many are unanswered.
+ */
+export async function writeSeededQuestions(
+  client: DynamoDBClient,
+  resultsTable: string,
+  channel: string,
+  count: number,
+): Promise<number> {
+  const store = new DynamoDbResultStore({ client, tableName: resultsTable });
+  const start = Date.UTC(2026, 0, 1);
+  let unanswered = 0;
+  for (let first = 0; first < count; first += QUESTIONS_PER_SEGMENT) {
+    const segmentId = createHash("sha256").update(`questions${first}`).digest("hex").slice(0, 32);
+    const questions = Array.from(
+      { length: Math.min(QUESTIONS_PER_SEGMENT, count - first) },
+      (_, i): StoredQuestion => {
+        const n = first + i;
+        const status = n % 2 === 0 ? "unanswered" : n % 4 === 1 ? "answered" : "unclear";
+        if (status === "unanswered") unanswered++;
+        return {
+          id: createHash("sha256").update(`${segmentId}\0${n}`).digest("hex").slice(0, 32),
+          question: `how do I get subsystem ${n % 97} to start again after the upgrade?`,
+          status,
+          askedId: `${segmentId}-m${String(i).padStart(3, "0")}`,
+          askedTs: start + n * 60_000,
+          askedBy: `user${n % 31}`,
+          ...(status === "answered" && { answer: "reinstall the package and reboot" }),
+          answerIds:
+            status === "answered" ? [`${segmentId}-m${String(i + 1).padStart(3, "0")}`] : [],
+        };
+      },
+    );
+    const result: SegmentResult = {
+      v: 1,
+      channel,
+      segmentId,
+      late: false,
+      belongsAfter: null,
+      count: questions.length,
+      first: { id: questions[0].askedId, ts: questions[0].askedTs },
+      last: {
+        id: questions[questions.length - 1].askedId,
+        ts: questions[questions.length - 1].askedTs,
+      },
+      model: "offline",
+      promptVersion: "bench",
+      extractedAt: "2026-01-02T00:00:00.000Z",
+      usage: { calls: 1, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      candidates: [],
+      questions,
+    };
+    const lease = {
+      owner: "bench",
+      now: Date.now(),
+      leaseMs: 60_000,
+      expiresAt: Date.now() + 3_600_000,
+    };
+    await store.acquireLease(channel, segmentId, lease);
+    await store.saveResult(result, [], undefined, "bench");
+  }
+  return unanswered;
 }

@@ -5,24 +5,31 @@
  * Query here) and read units (ReturnConsumedCapacity), beside the floor (the units one Query
  * returning exactly the page's entries would cost: DynamoDB's rule of 4 KB per unit, half for an
  * eventually consistent read, at least half a unit) and beside what reading the whole index
- * costs (`KnowledgeReader.topics`, every request before the API). Also one channels page and one
- * segment.
+ * costs (`KnowledgeReader.topics`, every request before the API). Also one channels page, one
+ * segment, and every page of `GET /channels/{c}/questions?status=unanswered` over a question
+ * index of `--questions` entries.
  *
  *   npm run bench:api                          10,000 entries, 2,000 topics, pages of 20
  *   npm run bench:api -- --entries 50000 --topics 5000 --limit 100
  *   npm run bench:api -- --json                the numbers as one JSON object
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { apiHandler, dynamoDbApiSources, type ReadCost, TOPIC_LIMITS } from "../lib/api/index.js";
+import {
+  apiHandler,
+  dynamoDbApiSources,
+  QUESTION_LIMITS,
+  type ReadCost,
+  TOPIC_LIMITS,
+} from "../lib/api/index.js";
 import { wireItemSize } from "../lib/dynamodb/index.js";
 import { createResultsTable, KnowledgeReader } from "../lib/knowledge/index.js";
 import { createChannelsTable } from "../lib/pipeline/schema/index.js";
 import { startEmulators } from "../local/emulators.js";
-import { seededChannel, writeSeededChannel } from "./api-seed.js";
+import { seededChannel, writeSeededChannel, writeSeededQuestions } from "./api-seed.js";
 import { benchArgs, usageError } from "./args.js";
 import { readUnits } from "./capacity.js";
 
-const USAGE = `Usage: npm run bench:api -- [--entries N] [--topics N] [--limit N] [--json]
+const USAGE = `Usage: npm run bench:api -- [--entries N] [--topics N] [--limit N] [--questions N] [--json]
 
 Walks every page of GET /channels/{c}/topics on a channel of N topic index entries, on DynamoDB
 Local, and reports reads and read units per request against the floor and the whole-index read.
@@ -31,6 +38,7 @@ Options:
   --entries N   topic index entries of the channel (default 10000)
   --topics N    topics they are spread over, skewed (default 2000)
   --limit N     topics per page (default ${TOPIC_LIMITS.default}, at most ${TOPIC_LIMITS.max})
+  --questions N question index entries of the channel, half unanswered (default 1000)
   --json        the numbers as one JSON object
   -h, --help    this help`;
 
@@ -38,6 +46,7 @@ const values = benchArgs(USAGE, {
   entries: { type: "string", default: "10000" },
   topics: { type: "string", default: "2000" },
   limit: { type: "string", default: String(TOPIC_LIMITS.default) },
+  questions: { type: "string", default: "1000" },
   json: { type: "boolean" },
 });
 const whole = (name: string, text: string, max: number) => {
@@ -49,6 +58,7 @@ const whole = (name: string, text: string, max: number) => {
 const entries = whole("entries", values.entries, 1_000_000);
 const topics = whole("topics", values.topics, entries);
 const limit = whole("limit", values.limit, TOPIC_LIMITS.max);
+const questionCount = whole("questions", values.questions, 100_000);
 
 /** Sizes of the items each Query returned, in order, as the wire carries them. */
 function recordItemSizes(client: DynamoDBClient, sink: number[][]): void {
@@ -88,13 +98,23 @@ try {
   const channel = "bench";
   const seeded = seededChannel(channel, entries, topics);
   await writeSeededChannel(setup, tables, channel, seeded);
+  const unanswered = await writeSeededQuestions(setup, tables.resultsTable, channel, questionCount);
 
   const client = emulators.dynamodb();
   const sizes: number[][] = [];
   recordItemSizes(client, sizes);
   let costs: ReadCost[] = [];
+  // The questions reader's own client: its Query reports its units through the middleware.
+  const questionsClient = emulators.dynamodb();
+  const questionUnits = { units: 0, requests: 0 };
+  recordCapacity(questionsClient, questionUnits);
   const handle = apiHandler(
-    dynamoDbApiSources({ client, ...tables, onRead: (c) => costs.push(c) }),
+    dynamoDbApiSources({
+      client,
+      ...tables,
+      onRead: (c) => costs.push(c),
+      questions: new KnowledgeReader({ client: questionsClient, tableName: tables.resultsTable }),
+    }),
   );
   const get = (rawPath: string, rawQuery = "") =>
     handle({ method: "GET", rawPath, rawQuery, headers: {} });
@@ -146,6 +166,26 @@ try {
   await get(`/channels/${channel}/segments/${seeded.results[0].segmentId}`);
   const segmentRead = { reads: costs.length, units: costs.reduce((n, c) => n + c.units, 0) };
 
+  const questionPages: { reads: number; units: number; questions: number }[] = [];
+  let questionsCursor: string | null = null;
+  do {
+    costs = [];
+    questionUnits.units = 0;
+    const after = questionsCursor === null ? "" : `&cursor=${encodeURIComponent(questionsCursor)}`;
+    const response = await get(
+      `/channels/${channel}/questions`,
+      `status=unanswered&limit=${QUESTION_LIMITS.default}${after}`,
+    );
+    if (response.status !== 200) throw new Error(`questions: ${response.status} ${response.body}`);
+    const page = JSON.parse(response.body) as { questions: unknown[]; cursor: string | null };
+    questionPages.push({
+      reads: costs.length,
+      units: questionUnits.units,
+      questions: page.questions.length,
+    });
+    questionsCursor = page.cursor;
+  } while (questionsCursor !== null);
+
   const wholeIndex = { units: 0, requests: 0 };
   const readerClient = emulators.dynamodb();
   recordCapacity(readerClient, wholeIndex);
@@ -176,6 +216,17 @@ try {
     firstPageOverWholeIndex: pages[0].units / wholeIndex.units,
     channelsPage,
     segmentRead,
+    questions: {
+      entries: questionCount,
+      unanswered,
+      pages: questionPages.length,
+      returned: questionPages.reduce((n, p) => n + p.questions, 0),
+      readsPerRequest: { max: Math.max(...questionPages.map((p) => p.reads)) },
+      unitsPerPage: {
+        mean: questionPages.reduce((n, p) => n + p.units, 0) / questionPages.length,
+        max: Math.max(...questionPages.map((p) => p.units)),
+      },
+    },
     walkMs: Math.round(walkMs),
   };
   if (values.json) console.log(JSON.stringify(summary, null, 2));
@@ -198,6 +249,10 @@ try {
     );
     console.log(
       `  GET /channels: ${channelsPage.reads} Scan, ${f(channelsPage.units)} units; GET /segments/{id}: ${segmentRead.reads} GetItem, ${f(segmentRead.units)} units`,
+    );
+    const q = summary.questions;
+    console.log(
+      `  GET /channels/{c}/questions?status=unanswered&limit=${QUESTION_LIMITS.default} on ${q.entries} question entries: ${q.pages} pages, ${q.returned} of ${q.unanswered} unanswered returned; reads per request max ${q.readsPerRequest.max} (one Query); read units per page mean ${f(q.unitsPerPage.mean)}, max ${f(q.unitsPerPage.max)}`,
     );
     console.log(`  walk: ${summary.walkMs} ms`);
   }

@@ -5,6 +5,7 @@ import { eraseCommand } from "./erase.js";
 import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
 import { importChatCommand } from "./import-chat.js";
+import { questionsCommand } from "./questions.js";
 import { reextractCommand } from "./reextract.js";
 import { reportCommand } from "./report.js";
 import { runCommand } from "./run.js";
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   channelCommand,
   eraseCommand,
   topicsCommand,
+  questionsCommand,
   reextractCommand,
   importCommand,
   importChatCommand,

@@ -52,6 +52,8 @@ export interface ChannelSummary {
   last: number;
   /** Its top topics, most supported first (at most {@link SUMMARY_TOPICS}). */
   topics: Topic[];
+  /** How many questions its segments asked, and how many of them are unanswered. */
+  questions?: { total: number; unanswered: number };
 }
 
 export interface ExtractionSummary {
@@ -106,8 +108,10 @@ function learned({ channels, extraction }: RunSummary): string[] {
       ),
     );
     if (extraction === null) continue;
+    const asked = channel.questions;
     if (channel.topics.length === 0) {
       lines.push("  no topics extracted");
+      if (asked !== undefined && asked.total > 0) lines.push(questionsLine(asked));
       continue;
     }
     const names = channel.topics.map((t) => clip(escapeControls(t.topic), 40));
@@ -119,6 +123,7 @@ function learned({ channels, extraction }: RunSummary): string[] {
         `  ${names[i].padEnd(width)}  ${supports[i].padEnd(supportWidth)}  ${formatSpan(topic.firstSeen, topic.lastSeen, "day")}`,
       );
     });
+    if (asked !== undefined && asked.total > 0) lines.push(questionsLine(asked));
   }
   const hidden = channels.length - shown.length;
   if (hidden > 0) {
@@ -128,6 +133,10 @@ function learned({ channels, extraction }: RunSummary): string[] {
     );
   }
   return lines;
+}
+
+function questionsLine({ total, unanswered }: { total: number; unanswered: number }): string {
+  return `  ${plural(total, "question")} asked, ${formatCount(unanswered)} unanswered`;
 }
 
 function counts({ messages, channels, segments, extraction, wallMs }: RunSummary): string {
@@ -190,6 +199,15 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
       // A Telegram group's id starts with '-': after '--' it is not read as an option.
       `npm start -- topics ${busiest.name.startsWith("-") ? "-- " : ""}${shellArg(busiest.name)}`,
       `every topic of ${name}, with the messages that support it`,
+    ]);
+  }
+  const waiting = channels
+    .filter((c) => (c.questions?.unanswered ?? 0) > 0)
+    .sort((a, b) => (b.questions?.unanswered ?? 0) - (a.questions?.unanswered ?? 0))[0];
+  if (extraction !== null && waiting !== undefined) {
+    rows.push([
+      `npm start -- questions ${waiting.name.startsWith("-") ? "-- " : ""}${shellArg(waiting.name)} --status unanswered`,
+      `the questions of ${escapeControls(waiting.name)} nobody answered, oldest first`,
     ]);
   }
   if (report !== undefined) {

@@ -38,6 +38,7 @@ import {
 } from "./format.js";
 import { parseModelFlags } from "./model-options.js";
 import { Progress } from "./progress.js";
+import { readQuestions } from "./questions.js";
 import { channelOption } from "./read-messages.js";
 import { writeReport } from "./report.js";
 import {
@@ -682,6 +683,9 @@ async function channelSummaries(
   if (reader !== undefined) {
     for (const channel of channels.slice(0, SUMMARY_CHANNELS)) {
       channel.topics = await reader.topics(channel.name, { limit: SUMMARY_TOPICS });
+      const asked = await readQuestions(reader, channel.name, {});
+      const unanswered = asked.filter((q) => q.status === "unanswered").length;
+      if (asked.length > 0) channel.questions = { total: asked.length, unanswered };
     }
   }
   return channels;

@@ -1,4 +1,5 @@
 import { apiHandler, dynamoDbApiSources } from "../lib/api/index.js";
+import { KnowledgeReader } from "../lib/knowledge/index.js";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, command, EXIT } from "./command.js";
 import { type ApiServer, startApiServer } from "./serve-http.js";
@@ -44,11 +45,14 @@ export function serveWorkspace(
   opened: Pick<Workspace, "dynamodb" | "tables">,
   options: { host: string; port: number; log?: (line: string) => void },
 ): Promise<ApiServer> {
+  const client = opened.dynamodb();
+  const tableName = opened.tables.resultsTable;
   const handler = apiHandler(
     dynamoDbApiSources({
-      client: opened.dynamodb(),
-      resultsTable: opened.tables.resultsTable,
+      client,
+      resultsTable: tableName,
       channelsTable: opened.tables.channelsTable,
+      questions: new KnowledgeReader({ client, tableName }),
     }),
   );
   return startApiServer({ handler, ...options });

@@ -10,6 +10,7 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
 import { apiHandler, dynamoDbApiSources } from "../../lib/api/index.js";
+import { KnowledgeReader } from "../../lib/knowledge/index.js";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -21,11 +22,14 @@ const log = new Logger({ serviceName: "convoseg-api" });
 const metrics = new Metrics({ namespace: "convoseg", serviceName: "api" });
 let units = 0;
 let reads = 0;
+const client = new DynamoDBClient({});
+const resultsTable = required("RESULTS_TABLE");
 const handle = apiHandler(
   dynamoDbApiSources({
-    client: new DynamoDBClient({}),
-    resultsTable: required("RESULTS_TABLE"),
+    client,
+    resultsTable,
     channelsTable: required("CHANNELS_TABLE"),
+    questions: new KnowledgeReader({ client, tableName: resultsTable }),
     onRead: (cost) => {
       reads++;
       if (Number.isFinite(cost.units)) units += cost.units;

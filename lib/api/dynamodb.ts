@@ -45,7 +45,7 @@ const TOPICS_END = "topic$";
 const TOPIC_SORT_KEY = /^topic#([0-9a-f]{16})#/;
 
 export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSources {
-  const { client, resultsTable, channelsTable, onRead } = options;
+  const { client, resultsTable, channelsTable, onRead, questions } = options;
   return {
     async channels({ after, evaluate }) {
       const page = await client.send(
@@ -122,7 +122,16 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
       return result as SegmentResult;
     },
 
-    ...(options.questions && { questions: options.questions }),
+    ...(questions && {
+      questions: {
+        async questions(channel, query) {
+          const page = await questions.questions(channel, query);
+          // One Query (KnowledgeReader.questions), whose capacity it does not report.
+          onRead?.({ operation: "Query", items: page.items.length, units: Number.NaN });
+          return page;
+        },
+      },
+    }),
   };
 }
 

@@ -55,7 +55,7 @@ export class ApiMethodError extends ApiError {
   }
 }
 
-/** A route whose source this deployment does not have yet (501): the questions index. */
+/** A route whose source the API was given none of (501): the questions index. */
 export class ApiUnavailableError extends ApiError {
   override readonly name: string = "ApiUnavailableError";
   constructor(route: string) {

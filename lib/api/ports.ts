@@ -28,7 +28,7 @@ export interface TopicEntriesRead {
   more: boolean;
 }
 
-/** The reader's questions index, as h-questions' `KnowledgeReader.questions` shapes it. */
+/** The questions index, as `KnowledgeReader.questions` (lib/knowledge) pages it: one Query. */
 export interface QuestionsSource {
   questions(
     channel: string,
@@ -49,6 +49,6 @@ export interface ApiSources {
   ): Promise<TopicEntriesRead>;
   /** One segment's result: one GetItem. */
   segment(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
-  /** Absent until the questions index is wired: the route answers 501. */
+  /** Absent where the sources have no questions index: the route answers 501. */
   questions?: QuestionsSource;
 }

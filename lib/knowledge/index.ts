@@ -66,8 +66,11 @@ export type {
   MessageState,
   MessageStates,
 } from "./message-states.js";
+export type { Question } from "./question-entry.js";
 export {
+  DEFAULT_QUESTION_LIMIT,
   KnowledgeReader,
+  MAX_QUESTION_LIMIT,
   mergeSupports,
   type Topic,
   type TopicEmbeddings,
@@ -83,14 +86,19 @@ export {
 export type { RedactionCounts } from "./redaction-plan.js";
 export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
 export { queueReextraction, reextractionMessage, storedSegmentBody } from "./reextraction.js";
-export type { Lease, ResultStore } from "./result-store.js";
+export type { Lease, QuestionPage, ResultStore } from "./result-store.js";
 export {
   DEFAULT_RETRY,
   type RetrySchedule,
   retryDelaySeconds,
   rideOutSeconds,
 } from "./retry.js";
-export type { SegmentResult, TopicSupport } from "./schema/items.js";
+export type {
+  QuestionEntry,
+  SegmentResult,
+  StoredQuestion,
+  TopicSupport,
+} from "./schema/items.js";
 export { createResultsTable } from "./schema/table.js";
 export { onTimeEnvelope, type SegmentEnvelope } from "./segment-envelope.js";
 export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";

@@ -1,14 +1,22 @@
 import {
   NO_CALLS,
   normalizeTopic,
+  type QuestionStatus,
   type SegmentTerms,
   type TermCounts,
   type WindowOutput,
 } from "../extraction/index.js";
 import { LeaseLostError, SegmentBusyError } from "./errors.js";
-import type { RedactionPlan } from "./redaction-plan.js";
-import type { Lease, ResultStore } from "./result-store.js";
 import {
+  questionEntriesOf,
+  questionIndexChange,
+  questionItemKey,
+  questionPrefix,
+} from "./question-entry.js";
+import type { RedactionPlan } from "./redaction-plan.js";
+import type { Lease, QuestionPage, ResultStore } from "./result-store.js";
+import {
+  type QuestionEntry,
   type SegmentResult,
   type SegmentSpan,
   type SegmentUsage,
@@ -36,6 +44,8 @@ interface Channel {
   widths?: Partial<SpanWidths>;
   /** By support item key, so that topics group as the table's sort order groups them. */
   supports: Map<string, TopicSupport>;
+  /** By question entry key. */
+  questions: Map<string, QuestionEntry>;
   /** Per vocabulary: segments counted, segments per term, and each segment's log. */
   terms: Map<
     string,
@@ -68,6 +78,7 @@ export class MemoryResultStore implements ResultStore {
         windows: new Map(),
         spans: new Map(),
         supports: new Map(),
+        questions: new Map(),
         terms: new Map(),
       };
       this.channels.set(channel, found);
@@ -183,14 +194,23 @@ export class MemoryResultStore implements ResultStore {
       this.write(key);
       if (own(key)) state.supports.delete(key);
     }
-    this.write(`result#${previous.segmentId}`);
-    const current = state.results.get(previous.segmentId);
-    if (
-      current?.extractedAt !== previous.extractedAt ||
-      current.redactions !== previous.redactions
-    ) {
-      return false;
+    const unchanged = () => {
+      const current = state.results.get(previous.segmentId);
+      return (
+        current?.extractedAt === previous.extractedAt && current.redactions === previous.redactions
+      );
+    };
+    const change = questionIndexChange(
+      questionEntriesOf(previous),
+      plan.next ? questionEntriesOf(plan.next) : [],
+    );
+    if (change.put.length + change.deleted.length > 0) {
+      // The table's transactions check the result first, as this does.
+      if (!unchanged()) return false;
+      this.applyQuestions(state, change.put, change.deleted);
     }
+    this.write(`result#${previous.segmentId}`);
+    if (!unchanged()) return false;
     if (plan.next === undefined) state.results.delete(previous.segmentId);
     else state.results.set(previous.segmentId, copy(plan.next));
     return true;
@@ -217,6 +237,9 @@ export class MemoryResultStore implements ResultStore {
         state.supports.delete(key);
       }
     }
+    const entries = questionEntriesOf(result);
+    const { deleted } = questionIndexChange(previous ? questionEntriesOf(previous) : [], entries);
+    this.applyQuestions(state, entries, deleted);
     const span = spanOf(result);
     this.write(spanItemKey(span));
     state.spans.set(spanItemKey(span), span);
@@ -242,6 +265,39 @@ export class MemoryResultStore implements ResultStore {
     return [...this.channel(channel).supports.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, support]) => copy(support));
+  }
+
+  async listQuestions(
+    channel: string,
+    options: { status?: QuestionStatus; limit: number; after?: string },
+  ): Promise<QuestionPage> {
+    const prefix = questionPrefix(options.status);
+    const after = options.after;
+    const keys = [...this.channel(channel).questions.keys()]
+      .filter((key) => key.startsWith(prefix) && (after === undefined || key > after))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const page = keys.slice(0, options.limit);
+    const entries = page.map((key) => copy(this.channel(channel).questions.get(key)));
+    return {
+      entries: entries.filter((entry) => entry !== undefined),
+      next: keys.length > options.limit ? (page.at(-1) ?? null) : null,
+    };
+  }
+
+  private applyQuestions(
+    state: Channel,
+    put: readonly QuestionEntry[],
+    deleted: readonly string[],
+  ): void {
+    for (const entry of put) {
+      const key = questionItemKey(entry);
+      this.write(key);
+      state.questions.set(key, copy(entry));
+    }
+    for (const key of deleted) {
+      this.write(key);
+      state.questions.delete(key);
+    }
   }
 
   async termCounts(

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { QUESTION_STATUSES, type QuestionStatus } from "../extraction/index.js";
 import {
   DEFAULT_SIMILARITY,
   type Embedder,
@@ -8,6 +9,8 @@ import {
   type TopicMatcher,
   tokenMatcher,
 } from "../topics/index.js";
+import { KnowledgeError } from "./errors.js";
+import { isQuestionKey, type Question, questionOf, questionPrefix } from "./question-entry.js";
 import type { ResultStore } from "./result-store.js";
 import type { SegmentResult, TopicSupport } from "./schema/items.js";
 import { DynamoDbResultStore } from "./store.js";
@@ -119,6 +122,42 @@ export class KnowledgeReader {
     return [...(this.matchers ?? [tokenMatcher]), embeddingMatcher(vectors, similarity)];
   }
 
+  /**
+   * A page of the channel's questions, oldest asked first, of one `status` or of all (then
+   * answered, unanswered, unclear, each oldest first): at most `limit` (default
+   * {@link DEFAULT_QUESTION_LIMIT}), and an opaque `cursor` for the next page, null at the end.
+   * One Query per page.
+   */
+  async questions(
+    channel: string,
+    options: { status?: QuestionStatus; limit?: number; cursor?: string } = {},
+  ): Promise<{ items: Question[]; cursor: string | null }> {
+    const { status, cursor } = options;
+    if (status !== undefined && !QUESTION_STATUSES.includes(status)) {
+      throw new KnowledgeError(
+        "KNOWLEDGE_BAD_QUESTION_STATUS",
+        `questions: status must be one of ${QUESTION_STATUSES.join(", ")} (got ${JSON.stringify(String(status).slice(0, 40))})`,
+      );
+    }
+    const limit = options.limit ?? DEFAULT_QUESTION_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_QUESTION_LIMIT) {
+      throw new KnowledgeError(
+        "KNOWLEDGE_BAD_QUESTION_LIMIT",
+        `questions: limit must be a whole number from 1 to ${MAX_QUESTION_LIMIT} (got ${JSON.stringify(limit)})`,
+      );
+    }
+    const after = cursor === undefined ? undefined : cursorKey(cursor, questionPrefix(status));
+    const page = await this.store.listQuestions(channel, {
+      ...(status !== undefined && { status }),
+      limit,
+      ...(after !== undefined && { after }),
+    });
+    return {
+      items: page.entries.map(questionOf),
+      cursor: page.next === null ? null : Buffer.from(page.next).toString("base64url"),
+    };
+  }
+
   result(channel: string, segmentId: string): Promise<SegmentResult | undefined> {
     return this.store.getResult(channel, segmentId);
   }
@@ -127,6 +166,28 @@ export class KnowledgeReader {
   results(channel: string): Promise<SegmentResult[]> {
     return this.store.listResults(channel);
   }
+}
+
+/** A questions page's size unless told. */
+export const DEFAULT_QUESTION_LIMIT = 50;
+/** The most questions one page reads. */
+export const MAX_QUESTION_LIMIT = 1000;
+
+/**
+ * The sort key a questions cursor stands for: base64url of a question entry's key under
+ * `prefix` (the status asked for), else a {@link KnowledgeError} naming `cursor`.
+ */
+function cursorKey(cursor: string, prefix: string): string {
+  const key = /^[A-Za-z0-9_-]{1,1400}$/.test(cursor)
+    ? Buffer.from(cursor, "base64url").toString("utf8")
+    : "";
+  if (Buffer.from(key).toString("base64url") !== cursor || !isQuestionKey(key, prefix)) {
+    throw new KnowledgeError(
+      "KNOWLEDGE_BAD_CURSOR",
+      "questions: cursor is not one a questions page of this status returned",
+    );
+  }
+  return key;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { type BatchWriteOptions, batchWriteAll, isConditionFailure } from "../dynamodb/index.js";
 import { KnowledgeError } from "./errors.js";
+import { redactQuestions } from "./question-store.js";
 import type { RedactionPlan } from "./redaction-plan.js";
 import {
   resultItemKey,
@@ -218,7 +219,7 @@ export function deleteWindows(
 
 /**
  * Writes a redaction: the topic entries moved or removed, each only while it is still the
- * redacted extraction's, then the result (or its removal) only if no other write came first.
+ * redacted extraction's, the question entries as the redacted result's questions say, then the result (or its removal) only if no other write came first.
  * False when one did: the caller plans again on what it wrote.
  */
 export async function saveRedaction(
@@ -267,6 +268,7 @@ export async function saveRedaction(
       ),
     );
   }
+  if (!(await redactQuestions(table, previous, plan.next))) return false;
   const current = {
     ConditionExpression:
       previous.redactions === undefined

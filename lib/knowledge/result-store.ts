@@ -1,6 +1,17 @@
-import type { SegmentTerms, TermCounts, WindowOutput } from "../extraction/index.js";
+import type {
+  QuestionStatus,
+  SegmentTerms,
+  TermCounts,
+  WindowOutput,
+} from "../extraction/index.js";
 import type { RedactionPlan } from "./redaction-plan.js";
-import type { SegmentResult, SegmentSpan, SegmentUsage, TopicSupport } from "./schema/items.js";
+import type {
+  QuestionEntry,
+  SegmentResult,
+  SegmentSpan,
+  SegmentUsage,
+  TopicSupport,
+} from "./schema/items.js";
 
 /** An extraction's hold on its segment, and what earlier failed attempts spent. */
 export interface Lease {
@@ -9,6 +20,13 @@ export interface Lease {
   spent: SegmentUsage;
   /** The window replies the segment's attempts stored (their hashes), for its result to list. */
   windows: string[];
+}
+
+/** A page of a channel's question index entries. */
+export interface QuestionPage {
+  entries: QuestionEntry[];
+  /** The sort key of the last entry when more may follow (the next page's `after`), else null. */
+  next: string | null;
 }
 
 /**
@@ -41,8 +59,8 @@ export interface ResultStore {
     segmentId?: string,
   ): Promise<void>;
   /**
-   * Writes the result's topic index entries and span, removes the entries of `previous` it no
-   * longer has, widens the channel's span widths, then writes the result and ends the lease in
+   * Writes the result's topic index entries, its question index entries (from
+   * `result.questions`) and span, removes the entries of `previous` it no longer has, widens the channel's span widths, then writes the result and ends the lease in
    * one transaction (a {@link LeaseLostError} when the lease is no longer `owner`'s).
    */
   saveResult(
@@ -56,13 +74,23 @@ export interface ResultStore {
   deleteWindows(channel: string, hashes: readonly string[]): Promise<void>;
   /**
    * A redaction's writes against `previous`: topic entries (each only while still that
-   * extraction's), then the result if nothing else wrote it since. False when something did.
+   * extraction's), question entries (from `previous.questions` to `plan.next`'s, while the
+   * result is still `previous`), then the result if nothing else wrote it since. False when
+   * something did.
    */
   saveRedaction(previous: SegmentResult, plan: RedactionPlan): Promise<boolean>;
   /** The channel's results, in segment id order. */
   listResults(channel: string): Promise<SegmentResult[]>;
   /** The channel's topic index entries, grouped by topic. */
   listSupports(channel: string): Promise<TopicSupport[]>;
+  /**
+   * At most `limit` of the channel's question entries of `status` (every status, in status
+   * order, without), oldest asked first, after the sort key `after`: one Query.
+   */
+  listQuestions(
+    channel: string,
+    options: { status?: QuestionStatus; limit: number; after?: string },
+  ): Promise<QuestionPage>;
   /**
    * The channel's term statistics of `vocabulary` for `terms`: how many segments were counted
    * and in how many of them each term occurs, what `segmentId` itself counted left out.

@@ -18,11 +18,13 @@ import {
 import {
   NO_CALLS,
   normalizeTopic,
+  type QuestionStatus,
   type SegmentTerms,
   type TermCounts,
   type WindowOutput,
 } from "../extraction/index.js";
 import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "./errors.js";
+import { listQuestions, questionWrites } from "./question-store.js";
 import type { RedactionPlan } from "./redaction-plan.js";
 import {
   deleteWindows,
@@ -32,7 +34,7 @@ import {
   spanPut,
   widenSpans,
 } from "./redaction-store.js";
-import type { Lease, ResultStore } from "./result-store.js";
+import type { Lease, QuestionPage, ResultStore } from "./result-store.js";
 import {
   leaseItemKey,
   RESULT_PREFIX,
@@ -266,6 +268,7 @@ export class DynamoDbResultStore implements ResultStore {
       ...stale
         .filter((key) => !keep.has(key))
         .map((key) => ({ DeleteRequest: { Key: this.key(result.channel, key) } })),
+      ...questionWrites(result, previous),
       spanPut(result),
     ]);
     await widenSpans(this.redaction, result);
@@ -313,6 +316,13 @@ export class DynamoDbResultStore implements ResultStore {
       }
       return withoutKeys(item) as unknown as TopicSupport;
     });
+  }
+
+  listQuestions(
+    channel: string,
+    options: { status?: QuestionStatus; limit: number; after?: string },
+  ): Promise<QuestionPage> {
+    return listQuestions(this.redaction, channel, options);
   }
 
   private async query(channel: string, prefix: string): Promise<Record<string, unknown>[]> {

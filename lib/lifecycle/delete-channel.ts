@@ -192,8 +192,9 @@ function messages(
 }
 
 /**
- * Every results-table item of the channel's partition: results, topic entries, window replies,
- * term statistics, spend and leases. The deployment's own partition is no channel's.
+ * Every results-table item of the channel's partition: results, topic and question entries,
+ * window replies, term statistics, spend and leases. The deployment's own partition is no
+ * channel's.
  */
 function results(documents: DynamoDBDocumentClient, table: string): ChannelPart {
   const keys = { partition: RESULTS_PARTITION_KEY, sort: RESULTS_SORT_KEY };

@@ -13,11 +13,16 @@ import {
   memoryApiSources,
   type ReadCost,
 } from "../../lib/api/index.js";
+import { DynamoDbResultStore, KnowledgeReader } from "../../lib/knowledge/index.js";
 import { channelsTableDefinition } from "../../lib/pipeline/schema/index.js";
 import { createResultsTestTable } from "../knowledge/fixtures.js";
+import { question, resultWith, save } from "../knowledge/question-index.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";
 
 const seeded = seededChannel("help", 600, 120);
+const T = Date.UTC(2026, 4, 1);
+/** Chat text is hostile: it must come back as the JSON string it is, nothing more. */
+const HOSTILE = '</script><b onclick="x">reboot</b>\u001b[2J';
 const costs: ReadCost[] = [];
 let server: ApiServer;
 let memory: ApiServer;
@@ -32,11 +37,18 @@ beforeAll(async () => {
     supports: [],
     results: [],
   });
+  const store = new DynamoDbResultStore({ client, tableName: resultsTable });
+  for (let s = 0; s < 3; s++) {
+    const questions = [0, 1].map((q) => question(`q${s}${q}`, T + 10 * q + s));
+    questions.push(question(`a${s}`, T + s, "answered", { answer: HOSTILE, answerIds: ["m2"] }));
+    await save(store, resultWith("qa", `seg-${s}`, questions, { thread: `root-${s}` }));
+  }
   const sources = dynamoDbApiSources({
     client,
     resultsTable,
     channelsTable,
     onRead: (cost) => costs.push(cost),
+    questions: new KnowledgeReader({ client, tableName: resultsTable }),
   });
   server = await startApiServer({ handler: apiHandler(sources), host: "127.0.0.1", port: 0 });
   memory = await startApiServer({
@@ -114,6 +126,40 @@ describe("the read API over HTTP on DynamoDB Local", () => {
       ((await forged.json()) as { error: { parameter: string } }).error.parameter,
     ]).toEqual([400, "cursor"]);
     expect(costs).toEqual([]);
+  });
+
+  it("pages a channel's unanswered questions oldest first, one Query per page", async () => {
+    costs.length = 0;
+    const pages = await walk(server.url, "/channels/qa/questions?status=unanswered&limit=4");
+    expect(pages.map((p) => p.status)).toEqual([200, 200]);
+    expect(costs.map((c) => c.operation)).toEqual(["Query", "Query"]);
+    const listed = pages.flatMap((p) => p.body.questions as { askedId: string; askedTs: number }[]);
+    expect(listed.map((q) => q.askedId)).toEqual(
+      ["q00", "q10", "q20", "q01", "q11", "q21"].map((id) => `m-${id}`),
+    );
+    expect(listed.map((q) => q.askedTs)).toEqual(
+      listed.map((q) => q.askedTs).sort((a, b) => a - b),
+    );
+    const answered = await fetch(`${server.url}/channels/qa/questions?status=answered&limit=1`);
+    expect(answered.headers.get("content-type")).toMatch(/^application\/json/);
+    const page = (await answered.json()) as { questions: unknown[] };
+    expect(page.questions).toEqual([
+      {
+        question: "how do I fix a0?",
+        askedId: "m-a0",
+        askedTs: T,
+        askedBy: "ann",
+        status: "answered",
+        answer: HOSTILE,
+        answerIds: ["m2"],
+        segmentId: "seg-0",
+        threadId: "root-0",
+      },
+    ]);
+    const all = await walk(server.url, "/channels/qa/questions?limit=100");
+    expect(all.flatMap((p) => p.body.questions as unknown[])).toHaveLength(9);
+    const bad = await fetch(`${server.url}/channels/qa/questions?status=open`);
+    expect(bad.status).toBe(400);
   });
 
   it("refuses hostile paths with a 400 or 404, and never anything but GET", async () => {

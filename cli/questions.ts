@@ -1,0 +1,201 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { QUESTION_STATUSES, type QuestionStatus } from "../lib/extraction/index.js";
+import { DynamoDbStore } from "../lib/history/index.js";
+import { KnowledgeReader, MAX_QUESTION_LIMIT, type Question } from "../lib/knowledge/index.js";
+import { channelArgument, messagesDirectory } from "./channel-names.js";
+import { type Command, command, EXIT } from "./command.js";
+import { onTable, type TableRef } from "./failures.js";
+import { escapeControls, isoMinute } from "./format.js";
+import { resultChannels, suggestChannels } from "./near-channels.js";
+import {
+  noteUnextracted,
+  WORKSPACE_HELP,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "./workspace-option.js";
+
+const QUESTIONS_USAGE = `Usage: npm start -- questions <channel> [--status answered|unanswered|unclear] [--json] [--workspace DIR | --table NAME] [--limit N]
+
+Lists the questions asked in a channel's segments, from the results table's question index:
+the unanswered ones first, oldest first, then the unclear ones, then the answered ones with
+their answers (or only those of --status). Each says how long ago it was asked, by whom, and
+where (its segment and asking message). Without a table it reads the local workspace that run
+and import write (.convoseg in the current directory, or --workspace DIR). With --table (or
+RESULTS_TABLE) the AWS SDK's usual environment picks the account, region and endpoint
+(AWS_ENDPOINT_URL_DYNAMODB for an emulator).
+
+Options:
+${WORKSPACE_HELP}
+  --table NAME      the results table (default: $RESULTS_TABLE; the stack's ResultsTableName)
+  --status STATUS   only the questions of this status: answered, unanswered or unclear
+  --limit N         show the first N questions (default: all)
+  --json            one JSON object: {"channel", "questions": [...]} as the typed reader returns
+  -h, --help        this help
+
+On the workspace the channel may be given by its name, as for topics. A channel with nothing
+stored (unlike one with no questions yet) is said on standard error with the stored channel ids
+near it, and exits 1.`;
+
+/** The order the text lists statuses in: what still wants an answer first. */
+const LISTED: readonly QuestionStatus[] = ["unanswered", "unclear", "answered"];
+
+/** `questions`: a channel's questions from the question index, oldest unanswered first. */
+export const questionsCommand: Command = command({
+  name: "questions",
+  summary: ["questions <channel>", "a channel's questions, oldest unanswered first, and answers"],
+  usage: QUESTIONS_USAGE,
+  options: {
+    ...WORKSPACE_OPTION,
+    table: { type: "string" },
+    status: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  },
+  parse: ({ values, positionals }) => {
+    if (values.workspace !== undefined && values.table !== undefined) {
+      throw new Error("--workspace and --table name two places: give one");
+    }
+    const table =
+      values.workspace === undefined ? (values.table ?? process.env.RESULTS_TABLE) : undefined;
+    const [channel, ...extra] = positionals;
+    if (channel === undefined || extra.length > 0) throw new Error("expected one channel id");
+    const limit = values.limit === undefined ? undefined : Number(values.limit);
+    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+      throw new Error(`--limit must be a positive integer (got ${JSON.stringify(values.limit)})`);
+    }
+    const status = values.status as QuestionStatus | undefined;
+    if (status !== undefined && !QUESTION_STATUSES.includes(status)) {
+      throw new Error(
+        `--status must be one of ${QUESTION_STATUSES.join(", ")} (got ${JSON.stringify(values.status)})`,
+      );
+    }
+    const workspace = workspaceDir(values.workspace, table !== undefined);
+    return { channel, table, workspace, status, limit, json: values.json ?? false };
+  },
+  run: async ({ channel: given, table, workspace, status, limit, json }, io) => {
+    let channel = given;
+    const list = (client: DynamoDBClient, ref: TableRef): Promise<Question[]> =>
+      onTable(ref, () =>
+        readQuestions(new KnowledgeReader({ client, tableName: ref.table }), channel, {
+          status,
+          limit,
+        }),
+      );
+    const found =
+      workspace === undefined
+        ? await (async () => {
+            const client = new DynamoDBClient({});
+            const ref = {
+              table: table as string,
+              role: "the results table",
+              fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
+            };
+            const questions = await list(client, ref);
+            if (questions.length > 0) return { questions };
+            return {
+              questions,
+              known: await onTable(ref, () => resultChannels(client, ref.table)),
+            };
+          })()
+        : await withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
+            await noteUnextracted("questions", opened, io);
+            const client = opened.dynamodb();
+            const directory = messagesDirectory(client, opened.tables.messagesTable);
+            const resolved = await channelArgument("questions", given, directory, io);
+            if (resolved === undefined) return { ambiguous: true };
+            channel = resolved;
+            const questions = await list(client, {
+              table: opened.tables.resultsTable,
+              role: "the workspace's results table",
+              fix: "run npm start -- run on the workspace first",
+            });
+            if (questions.length > 0) return { questions };
+            const messages = new DynamoDbStore({ client, tableName: opened.tables.messagesTable });
+            const known = new Set([
+              ...(await messages.conversations()),
+              ...(await resultChannels(client, opened.tables.resultsTable)),
+            ]);
+            return { questions, known };
+          });
+    if ("ambiguous" in (found as object)) return EXIT.usage;
+    const { questions, known } = found as { questions: Question[]; known?: Set<string> };
+    const stored = known === undefined || known.has(channel);
+    if (json) io.stdout.write(`${JSON.stringify({ channel, questions })}\n`);
+    else if (stored) io.stdout.write(`${formatQuestions(channel, questions, status, io.now())}\n`);
+    if (stored) return EXIT.ok;
+    const name = escapeControls(JSON.stringify(channel));
+    io.stderr.write(
+      workspace === undefined
+        ? `questions: channel ${name} has nothing in the results table ${JSON.stringify(table)}: no stored messages, or none extracted yet\n`
+        : `questions: channel ${name} has no stored messages in the workspace (not a channel with no questions yet)\n`,
+    );
+    suggestChannels("questions", "questions", channel, known ?? new Set(), io);
+    return EXIT.failed;
+  },
+});
+
+/**
+ * The channel's questions of `status` (else unanswered, unclear, then answered), oldest first
+ * within each, at most `limit`: page after page of the reader.
+ */
+export async function readQuestions(
+  reader: Pick<KnowledgeReader, "questions">,
+  channel: string,
+  options: { status?: QuestionStatus; limit?: number },
+): Promise<Question[]> {
+  const wanted = options.limit ?? Number.POSITIVE_INFINITY;
+  const out: Question[] = [];
+  for (const status of options.status === undefined ? LISTED : [options.status]) {
+    let cursor: string | null = null;
+    do {
+      if (out.length >= wanted) return out;
+      const page: { items: Question[]; cursor: string | null } = await reader.questions(channel, {
+        status,
+        limit: Math.min(MAX_QUESTION_LIMIT, wanted - out.length),
+        ...(cursor !== null && { cursor }),
+      });
+      out.push(...page.items);
+      cursor = page.cursor;
+    } while (cursor !== null);
+  }
+  return out;
+}
+
+/** How long ago, roughly: `45m`, `5h`, `3d` (never negative). */
+export function formatAge(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours}h` : `${Math.floor(hours / 24)}d`;
+}
+
+/** The text listing: a line per question, where it was asked and its answer indented. */
+export function formatQuestions(
+  channel: string,
+  questions: readonly Question[],
+  status: QuestionStatus | undefined,
+  now: number,
+): string {
+  const name = escapeControls(JSON.stringify(channel));
+  const kind = status === undefined ? "" : `${status} `;
+  if (questions.length === 0) return `${name}: no ${kind}questions extracted yet`;
+  const order = status === undefined ? ", unanswered first" : "";
+  const lines = [`${name}: ${questions.length} ${kind}question(s)${order}, oldest first`];
+  for (const q of questions) {
+    const by = q.askedBy === undefined ? "" : ` by ${q.askedBy}`;
+    const mark = status === undefined ? `[${q.status}] ` : "";
+    // Every line holds chat text (the question, the answer, ids): escaped as a whole.
+    lines.push(escapeControls(`- ${mark}${q.question}`));
+    lines.push(
+      escapeControls(
+        `    asked ${formatAge(now - q.askedTs)} ago${by}, ${isoMinute(q.askedTs)}: segment ${q.segmentId}, message ${q.askedId}${q.threadId === undefined ? "" : ` (thread ${q.threadId})`}`,
+      ),
+    );
+    if (q.answer !== undefined) lines.push(escapeControls(`    answer: ${q.answer}`));
+    if (q.answerIds.length > 0) {
+      lines.push(escapeControls(`    answered by message(s) ${q.answerIds.join(", ")}`));
+    }
+  }
+  return lines.join("\n");
+}

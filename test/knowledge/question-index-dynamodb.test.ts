@@ -1,0 +1,17 @@
+/** The DynamoDB results store: the question index's contract on DynamoDB Local. */
+import { beforeAll } from "vitest";
+import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import { createResultsTestTable } from "./fixtures.js";
+import { describeQuestionIndex } from "./question-index.js";
+
+let tableName: string;
+
+beforeAll(async () => {
+  tableName = await createResultsTestTable(testDynamoDbClient());
+});
+
+describeQuestionIndex(
+  "DynamoDbResultStore",
+  async () => new DynamoDbResultStore({ client: testDynamoDbClient(), tableName }),
+);
