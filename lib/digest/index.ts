@@ -3,6 +3,18 @@
  * their evidence, unanswered and answered questions, activity), built from the knowledge the
  * results table keeps, and rendered as Markdown, HTML or JSON.
  */
+
+export {
+  postSlackWebhook,
+  SLACK_LIMITS,
+  type SlackBlock,
+  SlackDeliveryError,
+  type SlackPayload,
+  type SlackPayloadOptions,
+  type SlackPostOptions,
+  slackDigestPayload,
+  slackEscape,
+} from "./slack.js";
 export type {
   Digest,
   DigestActivity,
