@@ -5,6 +5,23 @@
  */
 
 export {
+  type AwsCredentials,
+  type DigestBucket,
+  DigestBucketError,
+  type S3BucketOptions,
+  s3Bucket,
+  s3EncodeKey,
+} from "./bucket.js";
+export {
+  type DigestRenderers,
+  digestKeys,
+  runScheduledDigest,
+  type ScheduledDigestDeps,
+  type ScheduledDigestOptions,
+  type ScheduledDigestSummary,
+  type SlackOutcome,
+} from "./schedule.js";
+export {
   postSlackWebhook,
   SLACK_LIMITS,
   type SlackBlock,
