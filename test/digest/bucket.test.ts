@@ -18,15 +18,21 @@ const NOW = Date.UTC(2026, 10, 30, 8, 1, 2);
 /** The Hash the SDK's signer takes, over node:crypto. */
 class NodeHash {
   private readonly hash;
-  constructor(secret?: string | Uint8Array) {
-    this.hash = secret === undefined ? createHash("sha256") : createHmac("sha256", secret);
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash("sha256") : createHmac("sha256", bytes(secret));
   }
-  update(data: string | Uint8Array) {
-    this.hash.update(data);
+  update(data: string | ArrayBuffer | ArrayBufferView) {
+    this.hash.update(bytes(data));
   }
   async digest() {
     return new Uint8Array(this.hash.digest());
   }
+}
+
+function bytes(data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array {
+  if (typeof data === "string") return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
 let server: RawServer | undefined;
