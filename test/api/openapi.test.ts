@@ -5,8 +5,9 @@
  * and every body the handler sends must be what those schemas say.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { apiBodies, apiHandler, memoryApiSources, openApiDocument } from "../../lib/api/index.js";
+import type { Digest } from "../../lib/digest/index.js";
 import { digest } from "../digest/schedule-fixtures.js";
 import { get, result, support } from "./fixtures.js";
 
@@ -37,6 +38,12 @@ describe("docs/contracts/openapi.json", () => {
       "/channels/{c}/digest",
       "/channels/{c}/segments/{id}",
     ]);
+  });
+});
+
+describe("the digest's schema", () => {
+  it("is lib/digest's Digest, field for field (checked by tsc)", () => {
+    expectTypeOf<apiBodies.DigestBody>().toEqualTypeOf<Digest>();
   });
 });
 
