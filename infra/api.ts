@@ -20,6 +20,7 @@ export const API_ROUTES = [
   "/channels",
   "/channels/{c}/topics",
   "/channels/{c}/questions",
+  "/channels/{c}/digest",
   "/channels/{c}/segments/{id}",
 ] as const;
 

@@ -84,6 +84,16 @@ export interface ApiConfig {
   jwt?: { issuer: string; audience: string[] };
 }
 
+/** The scheduled digest, when `digest` turns it on. */
+export interface DigestConfig {
+  /** An EventBridge schedule expression. */
+  schedule: string;
+  periodMs: number;
+  /** Unset: every channel of the channels table. */
+  channels?: string[];
+  slackWebhookSecretArn?: string;
+}
+
 export interface ConvosegConfig {
   maxSize: number;
   settleMs: number;
@@ -107,6 +117,8 @@ export interface ConvosegConfig {
   discord?: DiscordConfig;
   /** The read API (absent: not deployed). */
   api?: ApiConfig;
+  /** The scheduled digest (absent: not deployed). */
+  digest?: DigestConfig;
   segmentQueueSenders: string[];
   retainData: boolean;
   /** The ingestion function's event source concurrency, and its largest direct batch. */
@@ -341,6 +353,18 @@ function configOf(v: SettingValues): ConvosegConfig {
             v.apiJwtIssuer !== undefined && v.apiJwtAudience !== undefined
               ? { jwt: { issuer: v.apiJwtIssuer, audience: v.apiJwtAudience.split(",") } }
               : {},
+        }
+      : {}),
+    ...(v.digest
+      ? {
+          digest: {
+            schedule: v.digestSchedule,
+            periodMs: v.digestPeriod,
+            ...(v.digestChannels !== undefined && { channels: v.digestChannels.split(",") }),
+            ...(v.digestSlackWebhookSecret !== undefined && {
+              slackWebhookSecretArn: v.digestSlackWebhookSecret,
+            }),
+          },
         }
       : {}),
     segmentQueueSenders: v.segmentQueueSenders,

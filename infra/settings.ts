@@ -28,6 +28,11 @@ import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
 const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);
 const JWT_ISSUER = /^https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?(\/[\x21-\x7e]{0,500})?$/;
 const JWT_AUDIENCES = /^[\x21-\x2b\x2d-\x7e]{1,200}(,[\x21-\x2b\x2d-\x7e]{1,200}){0,9}$/;
+/** EventBridge's schedule expressions, within what CloudFormation takes (256 characters). */
+const SCHEDULE_EXPRESSION =
+  /^(cron\([0-9*?,/#LW A-Z-]{9,200}\)|rate\(\d{1,5} (minute|minutes|hour|hours|day|days)\))$/;
+/** Channel ids without commas or whitespace, 1 to 100 of them. */
+const DIGEST_CHANNELS = /^[^\s,]{1,256}(,[^\s,]{1,256}){0,99}$/;
 const ISO_DATE_TIME =
   /^(20(1[5-9]|[2-9]\d))-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -417,6 +422,34 @@ export interface ConvosegSettings {
    * @default - none
    */
   readonly apiJwtAudience?: string;
+  /**
+   * Deploy the scheduled digest (docs/digest-schedule.md): on `digestSchedule`, the digest of the
+   * last `digestPeriod` written to an S3 bucket, and posted to Slack with
+   * digestSlackWebhookSecret.
+   * @default false
+   */
+  readonly digest?: boolean;
+  /**
+   * When the digest runs: an EventBridge `cron(...)` or `rate(...)` expression, in UTC.
+   * @default "cron(0 8 ? * MON *)"
+   */
+  readonly digestSchedule?: string;
+  /**
+   * The period a digest covers, ending at the start of the day it runs (UTC), 1d to 31d.
+   * @default "7d"
+   */
+  readonly digestPeriod?: DurationSetting;
+  /**
+   * The channels a digest covers, comma-separated ids; unset, every channel of the channels table.
+   * @default - every channel
+   */
+  readonly digestChannels?: string;
+  /**
+   * A Secrets Manager secret's full ARN holding a Slack incoming webhook URL: each digest is
+   * posted there too.
+   * @default - none: not posted
+   */
+  readonly digestSlackWebhookSecret?: string;
 }
 
 export type SettingName = keyof ConvosegSettings;
@@ -491,6 +524,11 @@ export interface SettingValues {
   api: boolean;
   apiJwtIssuer: string | undefined;
   apiJwtAudience: string | undefined;
+  digest: boolean;
+  digestSchedule: string;
+  digestPeriod: number;
+  digestChannels: string | undefined;
+  digestSlackWebhookSecret: string | undefined;
 }
 
 /** What is wrong with a value: the setting's own (or, for a rule over several, `setting`'s). */
@@ -538,6 +576,7 @@ const NOVA_LITE_PRICES = { input: 0.06, output: 0.24 };
 /** The segment function's own bound on maxSize and minItems. */
 const MAX_SEGMENT_MESSAGES = 100_000;
 const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 /** SQS allows 1 KiB to 1 MiB; the tick wants room for a one-message reference of the longest ids. */
 const MIN_BODY_BYTES = 16 * 1024;
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -1084,6 +1123,39 @@ export const SETTINGS: readonly Setting[] = [
         }
         if (apiJwtIssuer === undefined && apiJwtAudience !== undefined) {
           fail("is set without apiJwtIssuer: set the issuer too, or neither", "apiJwtAudience");
+        }
+      },
+    },
+  ),
+  flag("digest", false),
+  text(
+    "digestSchedule",
+    {
+      pattern: SCHEDULE_EXPRESSION,
+      rule: "an EventBridge schedule expression, such as cron(0 8 ? * MON *) or rate(7 days)",
+    },
+    { default: "cron(0 8 ? * MON *)", fallback: () => "cron(0 8 ? * MON *)" },
+  ),
+  duration("digestPeriod", "7d", ({ digestPeriod: ms }) => {
+    if (ms % DAY_MS !== 0 || ms < DAY_MS || ms > 31 * DAY_MS) {
+      fail(`must be whole days from 1d to 31d ${got(ms)}`);
+    }
+  }),
+  text("digestChannels", {
+    pattern: DIGEST_CHANNELS,
+    rule: "1 to 100 channel ids, comma-separated, without whitespace",
+  }),
+  text(
+    "digestSlackWebhookSecret",
+    {
+      pattern: SECRET_ARN,
+      rule: "a Secrets Manager secret's full ARN, not the webhook URL itself",
+      secret: true,
+    },
+    {
+      check: ({ digest, digestSlackWebhookSecret }) => {
+        if (digestSlackWebhookSecret !== undefined && !digest) {
+          fail("is for the scheduled digest: set digest=true too");
         }
       },
     },

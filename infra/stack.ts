@@ -4,6 +4,7 @@ import type { Construct } from "constructs";
 import { ReadApi } from "./api.js";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
 import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
+import { ScheduledDigest } from "./digest.js";
 import { DiscordPoller } from "./discord.js";
 import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
@@ -34,6 +35,8 @@ export class ConvosegStack extends Stack {
   readonly telegram?: WebhookConnector;
   /** The read API, deployed only with `api`. */
   readonly api?: ReadApi;
+  /** The scheduled digest, deployed only with `digest`. */
+  readonly digest?: ScheduledDigest;
   /** The Discord poller, deployed only with `discordChannels`. */
   readonly discord?: DiscordPoller;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
@@ -122,6 +125,15 @@ export class ConvosegStack extends Stack {
         logRetention: config.logRetention,
       });
     }
+    if (config.digest !== undefined) {
+      this.digest = new ScheduledDigest(this, "Digest", {
+        config: config.digest,
+        storage: this.storage,
+        observability: this.observability,
+        logRetention: config.logRetention,
+        removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      });
+    }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -193,6 +205,9 @@ export class ConvosegStack extends Stack {
         this.api.api.apiEndpoint,
         "The read API (docs/api.md), IAM-authorized unless apiJwtIssuer",
       );
+    }
+    if (this.digest !== undefined) {
+      output("DigestBucketName", this.digest.bucket.bucketName, "Where the scheduled digests are");
     }
     if (this.discord !== undefined) {
       output(

@@ -18,7 +18,13 @@ import {
   TOPIC_PREFIX,
 } from "../knowledge/schema/index.js";
 import { CHANNEL_KEY, ITEM_KEY, MARKS_ITEM } from "../pipeline/schema/index.js";
-import type { ApiSources, ChannelsPosition, KeyedSupport, QuestionsSource } from "./ports.js";
+import type {
+  ApiSources,
+  ChannelsPosition,
+  DigestSource,
+  KeyedSupport,
+  QuestionsSource,
+} from "./ports.js";
 
 /** One request's cost: which call, how many items it returned, the read units it consumed. */
 export interface ReadCost {
@@ -33,6 +39,8 @@ export interface DynamoDbApiSourcesOptions {
   channelsTable: string;
   onRead?: (cost: ReadCost) => void;
   questions?: QuestionsSource;
+  /** h-digest's DynamoDB-backed `buildDigest`, one channel at a time. */
+  digest?: DigestSource;
 }
 
 /**
@@ -132,6 +140,7 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
         },
       },
     }),
+    ...(options.digest && { digest: options.digest }),
   };
 }
 

@@ -5,9 +5,16 @@
  * table, one Query of the topic index, one GetItem, or one questions read.
  */
 import { createHash } from "node:crypto";
+import { parseDuration } from "../duration/index.js";
 import type { SegmentResult } from "../knowledge/index.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
-import { ApiError, ApiMethodError, ApiNotFoundError, ApiUnavailableError } from "./errors.js";
+import {
+  ApiError,
+  ApiMethodError,
+  ApiNotFoundError,
+  ApiParameterError,
+  ApiUnavailableError,
+} from "./errors.js";
 import type { ApiSources, ChannelsPosition } from "./ports.js";
 import {
   enumParameter,
@@ -19,14 +26,15 @@ import {
 } from "./request.js";
 // Types only: the handler builds its bodies field by field (whatever else a source's items carry
 // stays out); test/api/openapi.test.ts checks every body against the schemas.
-import type {
-  ApiQuestion,
-  ChannelsPage,
-  ErrorBody,
-  QuestionStatus,
-  QuestionsPage,
-  Segment,
-  TopicsPage,
+import {
+  type ApiQuestion,
+  type ChannelsPage,
+  DigestBody,
+  type ErrorBody,
+  type QuestionStatus,
+  type QuestionsPage,
+  type Segment,
+  type TopicsPage,
 } from "./schemas.js";
 import { entryBudget, TOPIC_LIMITS, topicsPage } from "./topics-page.js";
 
@@ -36,6 +44,14 @@ const QUESTION_STATUSES: readonly QuestionStatus[] = ["answered", "unanswered", 
 export const CHANNEL_LIMITS: Limits = { default: 50, max: 200 };
 export const QUESTION_LIMITS: Limits = { default: 20, max: 100 };
 export { TOPIC_LIMITS };
+/** The digest route's period: `?since=` as a duration back from now, at most 31 days. */
+export const DIGEST_PERIOD = {
+  defaultMs: 7 * 86_400_000,
+  minMs: 3_600_000,
+  maxMs: 31 * 86_400_000,
+};
+/** The digest's end is now rounded down to this, so that its ETag holds for a while. */
+const DIGEST_GRAIN_MS = 60_000;
 /** Channels table items a channels page evaluates per channel asked for (marks, state, pages). */
 export const ITEMS_PER_CHANNEL = 3;
 
@@ -62,6 +78,8 @@ export interface ApiResponse {
 export interface ApiHandlerOptions {
   /** Signs cursors (the same on every instance); without it they are checksummed. */
   cursorKey?: string;
+  /** The clock the digest route's period ends at (default `Date.now`). */
+  now?: () => number;
 }
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -70,11 +88,12 @@ const TOPIC_KEY = /^[0-9a-f]{16}$/;
 
 export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {}): ApiHandler {
   const cursors = cursorCodec(options.cursorKey);
+  const now = options.now ?? Date.now;
   return async (request) => {
     let route = "unmatched";
     try {
       const segments = pathSegments(request.rawPath);
-      const matched = match(segments);
+      const matched = match(segments, now);
       if (matched === undefined) throw new ApiNotFoundError("route");
       route = matched.route;
       if (request.method !== "GET" && request.method !== "HEAD") throw new ApiMethodError();
@@ -89,7 +108,7 @@ export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {})
 
 type Run = (sources: ApiSources, cursors: CursorCodec, rawQuery: string) => Promise<unknown>;
 
-function match(segments: string[]): { route: string; run: Run } | undefined {
+function match(segments: string[], now: () => number): { route: string; run: Run } | undefined {
   if (segments[0] !== "channels") return undefined;
   if (segments.length === 1) return { route: "GET /channels", run: channels };
   const [, c, kind, id] = segments;
@@ -98,6 +117,9 @@ function match(segments: string[]): { route: string; run: Run } | undefined {
   }
   if (segments.length === 3 && kind === "questions") {
     return { route: "GET /channels/{c}/questions", run: (s, k, q) => questions(s, k, q, c) };
+  }
+  if (segments.length === 3 && kind === "digest") {
+    return { route: "GET /channels/{c}/digest", run: (s, _k, q) => digest(s, q, c, now()) };
   }
   if (segments.length === 4 && kind === "segments") {
     return { route: "GET /channels/{c}/segments/{id}", run: (s, _k, q) => segment(s, q, c, id) };
@@ -194,6 +216,33 @@ async function questions(
     questions: read.items.slice(0, limit).map(questionBody),
     cursor: read.cursor === null ? null : cursors.encode(scope, read.cursor),
   };
+}
+
+async function digest(
+  sources: ApiSources,
+  rawQuery: string,
+  rawChannel: string,
+  now: number,
+): Promise<DigestBody> {
+  const channel = idParameter("channel", rawChannel);
+  const query = queryParameters(rawQuery, ["since"]);
+  const given = query.get("since");
+  let periodMs = DIGEST_PERIOD.defaultMs;
+  if (given !== undefined) {
+    try {
+      periodMs = parseDuration(given, "since");
+    } catch {
+      periodMs = Number.NaN;
+    }
+  }
+  if (!(periodMs >= DIGEST_PERIOD.minMs && periodMs <= DIGEST_PERIOD.maxMs)) {
+    throw new ApiParameterError("since", "must be a duration from 1h to 31d, such as 7d or 36h");
+  }
+  if (sources.digest === undefined) throw new ApiUnavailableError("digest");
+  const until = Math.floor(now / DIGEST_GRAIN_MS) * DIGEST_GRAIN_MS;
+  const built = await sources.digest.digest(channel, { since: until - periodMs, until });
+  // Only the contract's fields (zod drops the rest), and a source's mistake is a 500, not a body.
+  return DigestBody.parse(built);
 }
 
 async function segment(

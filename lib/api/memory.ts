@@ -5,13 +5,20 @@
  */
 import { createHash } from "node:crypto";
 import type { SegmentResult, TopicSupport } from "../knowledge/index.js";
-import type { ApiSources, ChannelsPosition, KeyedSupport, QuestionsSource } from "./ports.js";
+import type {
+  ApiSources,
+  ChannelsPosition,
+  DigestSource,
+  KeyedSupport,
+  QuestionsSource,
+} from "./ports.js";
 
 export interface MemoryApiData {
   channels?: readonly string[];
   supports?: readonly TopicSupport[];
   results?: readonly SegmentResult[];
   questions?: QuestionsSource;
+  digest?: DigestSource;
 }
 
 /** As the results table's sort key holds it: the first 16 hex digits of SHA-256. */
@@ -54,5 +61,6 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
       return data.results?.find((r) => r.channel === channel && r.segmentId === segmentId);
     },
     ...(data.questions && { questions: data.questions }),
+    ...(data.digest && { digest: data.digest }),
   };
 }

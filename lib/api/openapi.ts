@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { MAX_CURSOR_CHARS } from "./cursor.js";
-import { CHANNEL_LIMITS, QUESTION_LIMITS, TOPIC_LIMITS } from "./handler.js";
+import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS, TOPIC_LIMITS } from "./handler.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
 import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
 
@@ -126,6 +126,31 @@ export function openApiDocument(): Record<string, unknown> {
             ...ok("QuestionsPage"),
             "501": {
               description: "this deployment has no questions index yet",
+              content: { "application/json": { schema: ref("Error") } },
+            },
+          },
+        },
+      },
+      "/channels/{c}/digest": {
+        get: {
+          operationId: "getDigest",
+          description:
+            "Built on request from the channel's results and index entries within the period: " +
+            "not one read, bounded by the period's length (at most 31 days) and what it holds.",
+          parameters: [
+            CHANNEL,
+            {
+              name: "since",
+              in: "query",
+              description: `the period back from now: a duration from 1h to ${DIGEST_PERIOD.maxMs / 86_400_000}d (default 7d)`,
+              schema: { type: "string", default: "7d", pattern: "^\\d+(\\.\\d+)?(ms|s|m|h|d)?$" },
+            },
+            IF_NONE_MATCH,
+          ],
+          responses: {
+            ...ok("Digest"),
+            "501": {
+              description: "this deployment does not build digests",
               content: { "application/json": { schema: ref("Error") } },
             },
           },

@@ -3,6 +3,7 @@
  * GetItem on DynamoDB: `dynamodb.ts`), so that the number of reads a request costs is fixed by
  * the route, whatever the channel holds.
  */
+import type { Digest } from "../digest/index.js";
 import type { SegmentResult, TopicSupport } from "../knowledge/index.js";
 import type { ApiQuestion, QuestionStatus } from "./schemas.js";
 
@@ -36,6 +37,14 @@ export interface QuestionsSource {
   ): Promise<{ items: ApiQuestion[]; cursor: string | null }>;
 }
 
+/**
+ * A channel's digest over a period, as h-digest's `buildDigest` makes it. Not one read: it reads
+ * the channel's results and index entries within the period, which the route caps in length.
+ */
+export interface DigestSource {
+  digest(channel: string, period: { since: number; until: number }): Promise<Digest>;
+}
+
 export interface ApiSources {
   /** At most `evaluate` items of the channels table from `after` (one bounded read). */
   channels(options: { after: ChannelsPosition | null; evaluate: number }): Promise<ChannelsRead>;
@@ -51,4 +60,6 @@ export interface ApiSources {
   segment(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
   /** Absent where the sources have no questions index: the route answers 501. */
   questions?: QuestionsSource;
+  /** Absent until digests are wired: the route answers 501. */
+  digest?: DigestSource;
 }

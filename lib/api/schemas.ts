@@ -151,6 +151,71 @@ export const Segment = named(
   "One segment's extraction result and its message ids.",
 );
 
+const digestEvidence = z.object({
+  channel: z.string(),
+  segmentId: z.string(),
+  messageIds: messageRange,
+  thread: z.string().optional(),
+  firstTs: epochMs,
+  lastTs: epochMs,
+});
+
+export const DigestTopic = named(
+  z.object({
+    channel: z.string(),
+    topic: z.string(),
+    aliases: z.array(z.string()),
+    kind: z.enum(["new", "recurring"]).describe("new: first seen within the period"),
+    segments: z.number().int().describe("segments within the period that support it"),
+    earlierSegments: z.number().int().describe("segments before the period (0 for a new topic)"),
+    firstSeen: epochMs,
+    lastSeen: epochMs,
+    evidence: z.array(digestEvidence).describe("the period's evidence, oldest first"),
+  }),
+  "DigestTopic",
+  "A topic of the period, new or recurring, with its evidence.",
+);
+
+export const DigestQuestion = named(
+  z.object({
+    channel: z.string(),
+    segmentId: z.string(),
+    question: z.string(),
+    status: z.enum(QUESTION_STATUSES),
+    askedId: z.string(),
+    askedTs: epochMs,
+    answer: z.string().optional(),
+    answerIds: z.array(z.string()),
+    thread: z.string().optional(),
+  }),
+  "DigestQuestion",
+  "A question asked within the period.",
+);
+
+export const DigestBody = named(
+  z.object({
+    v: z.literal(1),
+    channels: z.array(z.string()),
+    since: epochMs.describe("the period's start, inclusive"),
+    until: epochMs.describe("the period's end, exclusive"),
+    generatedAt: z.string().describe("ISO 8601"),
+    topics: z.array(DigestTopic).describe("new topics first, then recurring"),
+    unanswered: z.array(DigestQuestion).describe("unanswered and unclear, oldest first"),
+    answered: z.array(DigestQuestion).describe("oldest first"),
+    activity: z.array(
+      z.object({
+        channel: z.string(),
+        messages: z.number().int(),
+        conversations: z.number().int(),
+        activePeople: z.number().int(),
+        days: z.array(z.object({ day: z.string(), messages: z.number().int() })),
+      }),
+    ),
+  }),
+  "Digest",
+  "What a channel talked about over a period (lib/digest's Digest, contract v1).",
+);
+
 export type ErrorBody = z.infer<typeof ErrorBody>;
 export type ChannelsPage = z.infer<typeof ChannelsPage>;
 export type ApiTopic = z.infer<typeof Topic>;
@@ -159,3 +224,4 @@ export type ApiQuestion = z.infer<typeof Question>;
 export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
 export type QuestionsPage = z.infer<typeof QuestionsPage>;
 export type Segment = z.infer<typeof Segment>;
+export type DigestBody = z.infer<typeof DigestBody>;

@@ -3,6 +3,35 @@
  * their evidence, unanswered and answered questions, activity), built from the knowledge the
  * results table keeps, and rendered as Markdown, HTML or JSON.
  */
+
+export {
+  type AwsCredentials,
+  type DigestBucket,
+  DigestBucketError,
+  type S3BucketOptions,
+  s3Bucket,
+  s3EncodeKey,
+} from "./bucket.js";
+export {
+  type DigestRenderers,
+  digestKeys,
+  runScheduledDigest,
+  type ScheduledDigestDeps,
+  type ScheduledDigestOptions,
+  type ScheduledDigestSummary,
+  type SlackOutcome,
+} from "./schedule.js";
+export {
+  postSlackWebhook,
+  SLACK_LIMITS,
+  type SlackBlock,
+  SlackDeliveryError,
+  type SlackPayload,
+  type SlackPayloadOptions,
+  type SlackPostOptions,
+  slackDigestPayload,
+  slackEscape,
+} from "./slack.js";
 export type {
   Digest,
   DigestActivity,

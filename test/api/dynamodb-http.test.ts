@@ -165,8 +165,10 @@ describe("the read API over HTTP on DynamoDB Local", () => {
   it("refuses hostile paths with a 400 or 404, and never anything but GET", async () => {
     const bad = await fetch(`${server.url}/channels/%00x/topics`);
     expect(bad.status).toBe(400);
-    const unknown = await fetch(`${server.url}/channels/help/digest?since=0`);
+    const unknown = await fetch(`${server.url}/channels/help/digests?since=7d`);
     expect(unknown.status).toBe(404);
+    const undigested = await fetch(`${server.url}/channels/help/digest?since=7d`);
+    expect(undigested.status).toBe(501);
     const post = await fetch(`${server.url}/channels`, { method: "POST", body: "x" });
     expect(post.status).toBe(405);
   });

@@ -255,7 +255,8 @@ describe("hostile requests", () => {
     [`/channels/help/topics?${encodeURIComponent(secret)}=1`, 400, "query"],
     [`/channels/help/topics?q=${"x".repeat(3000)}`, 400, "query"],
     [`/channels/help/segments/s1?x=1`, 400, "query"],
-    [`/channels/help/digest`, 404, undefined],
+    [`/channels/help/digest?since=${encodeURIComponent(secret)}`, 400, "since"],
+    [`/channels/help/digest/x`, 404, undefined],
     [`/${secret}`, 404, undefined],
   ];
   it.each(cases)(

@@ -5,8 +5,10 @@
  * and every body the handler sends must be what those schemas say.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { apiBodies, apiHandler, memoryApiSources, openApiDocument } from "../../lib/api/index.js";
+import type { Digest } from "../../lib/digest/index.js";
+import { digest } from "../digest/schedule-fixtures.js";
 import { get, result, support } from "./fixtures.js";
 
 const FILE = new URL("../../docs/contracts/openapi.json", import.meta.url);
@@ -33,8 +35,15 @@ describe("docs/contracts/openapi.json", () => {
       "/channels",
       "/channels/{c}/topics",
       "/channels/{c}/questions",
+      "/channels/{c}/digest",
       "/channels/{c}/segments/{id}",
     ]);
+  });
+});
+
+describe("the digest's schema", () => {
+  it("is lib/digest's Digest, field for field (checked by tsc)", () => {
+    expectTypeOf<apiBodies.DigestBody>().toEqualTypeOf<Digest>();
   });
 });
 
@@ -59,12 +68,15 @@ describe("the handler's bodies", () => {
           cursor: null,
         }),
       },
+      // A source's extra fields are dropped: the strict parse below fails if one gets through.
+      digest: { digest: async () => ({ ...digest(), internal: "x" }) },
     }),
   );
   const cases = [
     ["/channels", apiBodies.ChannelsPage],
     ["/channels/help/topics", apiBodies.TopicsPage],
     ["/channels/help/questions", apiBodies.QuestionsPage],
+    ["/channels/help/digest?since=3d", apiBodies.DigestBody],
     ["/channels/help/segments/s1", apiBodies.Segment],
     ["/channels/help/segments/none", apiBodies.ErrorBody],
     ["/channels/help/topics?limit=x", apiBodies.ErrorBody],

@@ -26,10 +26,12 @@ describe("the read API in the stack", () => {
       [
         "GET /channels",
         "GET /channels/{c}/questions",
+        "GET /channels/{c}/digest",
         "GET /channels/{c}/segments/{id}",
         "GET /channels/{c}/topics",
         "HEAD /channels",
         "HEAD /channels/{c}/questions",
+        "HEAD /channels/{c}/digest",
         "HEAD /channels/{c}/segments/{id}",
         "HEAD /channels/{c}/topics",
       ].sort(),

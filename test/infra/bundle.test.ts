@@ -18,6 +18,7 @@ const ERRORS = `
 import * as api from "./lib/api/index.js";
 import * as chat from "./lib/chat/index.js";
 import * as connectors from "./lib/connectors/index.js";
+import * as digest from "./lib/digest/index.js";
 import * as discord from "./lib/discord/index.js";
 import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/extraction/index.js";
@@ -73,6 +74,8 @@ export const made = [
   new api.ApiNotFoundError("route"),
   new api.ApiMethodError(),
   new api.ApiUnavailableError("questions"),
+  new digest.SlackDeliveryError("SLACK_REJECTED", 404, 1),
+  new digest.DigestBucketError("k", 403, "AccessDenied"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -122,6 +125,8 @@ const EXPECTED = [
   "ApiNotFoundError",
   "ApiMethodError",
   "ApiUnavailableError",
+  "SlackDeliveryError",
+  "DigestBucketError",
 ];
 
 describe("a minified bundle", () => {

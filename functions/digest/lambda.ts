@@ -1,0 +1,147 @@
+/**
+ * The scheduled digest's Lambda, thin: settings from the environment, the webhook address from
+ * Secrets Manager (read per run, never logged), the bucket over S3, every channel of the
+ * channels table unless `DIGEST_CHANNELS` names them, and lib/digest's run. What builds and
+ * renders the digest comes in as {@link DigestWiring} (`wiring.ts`). Logs and metrics carry
+ * counts, keys, codes and statuses: never a topic, a question or the webhook.
+ */
+import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { type ChannelsPosition, dynamoDbApiSources } from "../../lib/api/index.js";
+import {
+  type DigestRenderers,
+  runScheduledDigest,
+  type ScheduledDigestDeps,
+  type ScheduledDigestSummary,
+  s3Bucket,
+} from "../../lib/digest/index.js";
+import { parseDuration } from "../../lib/duration/index.js";
+
+/** What h-digest provides: the builder over the stack's tables, and the renderers. */
+export interface DigestWiring {
+  build(
+    client: DynamoDBClient,
+    tables: { resultsTable: string; messagesTable: string; channelsTable: string },
+  ): ScheduledDigestDeps["build"];
+  render: DigestRenderers;
+}
+
+/** Channels digested at most when none are named: more are left out (and counted in the log). */
+export const MAX_DIGEST_CHANNELS = 500;
+
+export class DigestConfigError extends Error {
+  override readonly name: string = "DigestConfigError";
+  readonly code = "DIGEST_CONFIG";
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new DigestConfigError(`digest: ${name} is not set`);
+  return value;
+}
+
+/** `DIGEST_CHANNELS`: a JSON array of channel ids (ids may hold commas), or unset for all. */
+function namedChannels(): string[] | undefined {
+  const text = process.env.DIGEST_CHANNELS;
+  if (!text) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (!Array.isArray(value) || !value.every((c) => typeof c === "string" && c.length > 0)) {
+    throw new DigestConfigError("digest: DIGEST_CHANNELS must be a JSON array of channel ids");
+  }
+  return value;
+}
+
+export function digestLambda(wiring: DigestWiring) {
+  const log = new Logger({ serviceName: "convoseg-digest" });
+  const metrics = new Metrics({ namespace: "convoseg", serviceName: "digest" });
+  const client = new DynamoDBClient({});
+  const tables = {
+    resultsTable: required("RESULTS_TABLE"),
+    messagesTable: required("MESSAGES_TABLE"),
+    channelsTable: required("CHANNELS_TABLE"),
+  };
+  const periodMs = parseDuration(process.env.DIGEST_PERIOD ?? "7d", "DIGEST_PERIOD");
+  const named = namedChannels();
+  const secretId = process.env.SLACK_WEBHOOK_SECRET || undefined;
+  const region = required("AWS_REGION");
+  const bucket = s3Bucket({
+    bucket: required("DIGEST_BUCKET"),
+    region,
+    ...(process.env.AWS_ENDPOINT_URL_S3 && { endpoint: process.env.AWS_ENDPOINT_URL_S3 }),
+    // The function's role, as Lambda puts it in the environment.
+    credentials: () => ({
+      accessKeyId: required("AWS_ACCESS_KEY_ID"),
+      secretAccessKey: required("AWS_SECRET_ACCESS_KEY"),
+      ...(process.env.AWS_SESSION_TOKEN && { sessionToken: process.env.AWS_SESSION_TOKEN }),
+    }),
+  });
+  const listing = dynamoDbApiSources({ client, ...tables });
+
+  async function allChannels(): Promise<string[]> {
+    const found: string[] = [];
+    let after: ChannelsPosition | null = null;
+    do {
+      const read = await listing.channels({ after, evaluate: 300 });
+      found.push(...read.channels);
+      after = read.next;
+    } while (after !== null && found.length < MAX_DIGEST_CHANNELS);
+    if (found.length > MAX_DIGEST_CHANNELS || after !== null) {
+      log.warn("channels capped", { max: MAX_DIGEST_CHANNELS });
+    }
+    return found.slice(0, MAX_DIGEST_CHANNELS);
+  }
+
+  const deps: ScheduledDigestDeps = {
+    channels: async () => named ?? (await allChannels()),
+    build: wiring.build(client, tables),
+    render: wiring.render,
+    bucket,
+    ...(secretId !== undefined && {
+      slackWebhook: async () => {
+        const value = await getSecret(secretId, { forceFetch: true });
+        if (typeof value !== "string") throw new DigestConfigError("digest: not a string secret");
+        return value.trim();
+      },
+    }),
+  };
+
+  return async function handler(): Promise<ScheduledDigestSummary> {
+    try {
+      const summary = await runScheduledDigest(deps, { now: Date.now(), periodMs });
+      metrics.addMetric("DigestRuns", MetricUnit.Count, 1);
+      if (summary.slack.state === "sent") metrics.addMetric("DigestSlackSent", MetricUnit.Count, 1);
+      if (summary.slack.state === "failed") {
+        metrics.addMetric("DigestSlackFailures", MetricUnit.Count, 1);
+      }
+      log.info("digest written", {
+        since: summary.since,
+        until: summary.until,
+        channels: summary.channels,
+        keys: summary.keys,
+        topics: summary.topics,
+        unanswered: summary.unanswered,
+        answered: summary.answered,
+        slack: summary.slack,
+      });
+      return summary;
+    } catch (error) {
+      // Name and code only: a message may quote an item. The scheduler retries the run.
+      log.error("digest failed", {
+        name: (error as Error).name,
+        code: (error as { code?: string }).code,
+        status: (error as { status?: number }).status,
+      });
+      metrics.addMetric("DigestFailures", MetricUnit.Count, 1);
+      throw error;
+    } finally {
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    }
+  };
+}

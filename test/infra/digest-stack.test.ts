@@ -1,0 +1,121 @@
+/** The scheduled digest in the stack: off by default; a private bucket, least privilege, alarms. */
+import { describe, expect, it } from "vitest";
+import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
+
+// Bundling skipped: these stacks are read for their resources and policies only.
+const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
+const SECRET =
+  "arn:aws:secretsmanager:eu-west-1:123456789012:secret:convoseg/digest-webhook-AbCdEf";
+
+describe("the scheduled digest in the stack", () => {
+  it("is not deployed without digest", () => {
+    const { stack, template } = synthesize(NO_BUNDLING);
+    expect(stack.digest).toBeUndefined();
+    template.resourceCountIs("AWS::S3::Bucket", 0);
+  });
+
+  it("refuses a webhook secret without digest, a bad schedule and a period past 31 days", () => {
+    expect(() => synthesize({ ...NO_BUNDLING, digestSlackWebhookSecret: SECRET })).toThrow(
+      /digestSlackWebhookSecret/,
+    );
+    expect(() => synthesize({ ...NO_BUNDLING, digest: "true", digestSchedule: "weekly" })).toThrow(
+      /digestSchedule/,
+    );
+    expect(() => synthesize({ ...NO_BUNDLING, digest: "true", digestPeriod: "32d" })).toThrow(
+      /digestPeriod/,
+    );
+    expect(() =>
+      synthesize({ ...NO_BUNDLING, digest: "true", digestSlackWebhookSecret: "https://hooks" }),
+    ).toThrow(/the value is not shown/);
+  });
+
+  it("with digest: weekly, a private encrypted versioned bucket, reads only, cdk-nag clean", () => {
+    const { stack, template, report } = synthesize({ ...NO_BUNDLING, digest: "true" });
+    const digest = stack.digest;
+    expect(digest).toBeDefined();
+    if (!digest) return;
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "cron(0 8 ? * MON *)",
+    });
+    template.hasResourceProperties("AWS::S3::Bucket", {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          { ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } },
+        ],
+      },
+      VersioningConfiguration: { Status: "Enabled" },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
+    const bucketPolicy = JSON.stringify(template.findResources("AWS::S3::BucketPolicy"));
+    expect(bucketPolicy).toContain('"aws:SecureTransport":"false"');
+    const statements = roleStatements(template, logicalId(stack, digest.function.role));
+    expect(statements.flatMap(actionsOf).sort()).toEqual(
+      [
+        "dynamodb:GetItem",
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:Scan",
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+        "s3:PutObject",
+      ].sort(),
+    );
+    const put = statements.find((s) => actionsOf(s).includes("s3:PutObject"));
+    expect(JSON.stringify(put?.Resource)).toContain("/digests/*");
+    const env = Object.values(template.findResources("AWS::Lambda::Function"))
+      .map(
+        (f) =>
+          (f as { Properties: { Environment?: { Variables: Record<string, unknown> } } }).Properties
+            .Environment?.Variables ?? {},
+      )
+      .find((v) => "DIGEST_BUCKET" in v);
+    expect(env).toMatchObject({ DIGEST_PERIOD: String(7 * 86_400_000) });
+    expect(env).not.toHaveProperty("SLACK_WEBHOOK_SECRET");
+    expect(env).not.toHaveProperty("DIGEST_CHANNELS");
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "Errors",
+      Threshold: 0,
+      AlarmName: "Test-DigestErrors",
+    });
+  });
+
+  it("with a webhook secret: reads that secret only, and alarms on Slack failures", () => {
+    const { stack, template, report } = synthesize({
+      ...NO_BUNDLING,
+      digest: "true",
+      digestSchedule: "rate(1 day)",
+      digestPeriod: "1d",
+      digestChannels: "help,dev",
+      digestSlackWebhookSecret: SECRET,
+    });
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    const digest = stack.digest;
+    if (!digest) throw new Error("no digest");
+    const statements = roleStatements(template, logicalId(stack, digest.function.role));
+    const secret = statements.find((s) => actionsOf(s).includes("secretsmanager:GetSecretValue"));
+    expect(secret?.Resource).toBe(SECRET);
+    template.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: {
+        Variables: {
+          SLACK_WEBHOOK_SECRET: SECRET,
+          DIGEST_CHANNELS: JSON.stringify(["help", "dev"]),
+          DIGEST_PERIOD: "86400000",
+        },
+      },
+    });
+    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 day)" });
+    const names = Object.values(template.findResources("AWS::CloudWatch::Alarm")).map((a) =>
+      JSON.stringify((a as { Properties: { AlarmName?: unknown } }).Properties.AlarmName),
+    );
+    expect(names.some((n) => n.includes("-DigestSlackFailures"))).toBe(true);
+    const policy = JSON.stringify(template.findResources("AWS::SNS::TopicPolicy"));
+    expect(policy).toContain("-DigestSlackFailures");
+    expect(policy).toContain("-DigestErrors");
+  });
+});
