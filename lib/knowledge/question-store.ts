@@ -13,7 +13,7 @@ import {
   questionItemKey,
   questionPrefix,
 } from "./question-entry.js";
-import type { RedactionTable } from "./redaction-store.js";
+import type { RedactionTable } from "./redaction-table.js";
 import type { QuestionPage } from "./result-store.js";
 import {
   type QuestionEntry,

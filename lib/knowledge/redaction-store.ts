@@ -5,16 +5,16 @@
  */
 import {
   DeleteCommand,
-  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { type BatchWriteOptions, batchWriteAll, isConditionFailure } from "../dynamodb/index.js";
+import { batchWriteAll, isConditionFailure } from "../dynamodb/index.js";
 import { KnowledgeError } from "./errors.js";
 import { redactQuestions } from "./question-store.js";
 import type { RedactionPlan } from "./redaction-plan.js";
+import type { RedactionTable } from "./redaction-table.js";
 import {
   resultItemKey,
   SCHEMA_VERSION,
@@ -29,11 +29,6 @@ import {
   windowItemKey,
 } from "./schema/items.js";
 import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
-
-export type RedactionTable = Omit<BatchWriteOptions, "tableName"> & {
-  documents: DynamoDBDocumentClient;
-  tableName: string;
-};
 
 const keyOf = (channel: string, item: string) => ({
   [RESULTS_PARTITION_KEY]: channel,

@@ -26,14 +26,8 @@ import {
 import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "./errors.js";
 import { listQuestions, questionWrites } from "./question-store.js";
 import type { RedactionPlan } from "./redaction-plan.js";
-import {
-  deleteWindows,
-  findSpans,
-  type RedactionTable,
-  saveRedaction,
-  spanPut,
-  widenSpans,
-} from "./redaction-store.js";
+import { deleteWindows, findSpans, saveRedaction, spanPut, widenSpans } from "./redaction-store.js";
+import type { RedactionTable } from "./redaction-table.js";
 import type { Lease, QuestionPage, ResultStore } from "./result-store.js";
 import {
   leaseItemKey,

@@ -8,7 +8,8 @@ import {
   SegmentExtractor,
   type SegmentResult,
 } from "../../lib/knowledge/index.js";
-import { type RedactionTable, widenSpans } from "../../lib/knowledge/redaction-store.js";
+import { widenSpans } from "../../lib/knowledge/redaction-store.js";
+import type { RedactionTable } from "../../lib/knowledge/redaction-table.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { closedAfterEach, startChatCompletionsServer } from "../support/llm-servers.js";
 import {
