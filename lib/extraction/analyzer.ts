@@ -6,6 +6,7 @@ import {
   cutText,
   DEFAULT_MAX_CANDIDATES,
   DEFAULT_MAX_TURN_CHARS,
+  MAX_QUESTIONS,
 } from "./bounds.js";
 import { dedupeCandidates, normalizeTopic } from "./candidates.js";
 import { splitWhileTooLong } from "./context-split.js";
@@ -18,8 +19,9 @@ import {
   replySchema,
   SYSTEM_PROMPT,
 } from "./prompts.js";
+import { boundQuestions, dedupeQuestions, placeQuestions } from "./questions.js";
 import { type AuthoredTurn, mapTurnRange, renderIndices, renderTurns } from "./render.js";
-import { readReply, type WireCandidate } from "./reply.js";
+import { readReply, type WireReply } from "./reply.js";
 import {
   positiveOr,
   ROUTES,
@@ -33,6 +35,7 @@ import type {
   Candidate,
   LLM,
   PromptTurn,
+  QuestionCandidate,
   Trimmed,
   WindowOutput,
   WindowUsage,
@@ -69,11 +72,14 @@ export interface AnalyzerOptions {
   maxTurnChars?: number;
 }
 
-/** Candidates and what the bounds cut on the way. */
+/** Candidates, questions and what the bounds cut on the way. */
 interface Analysis {
   candidates: Candidate[];
+  questions: QuestionCandidate[];
   trimmed: Trimmed;
 }
+
+const NOTHING = (): Analysis => ({ candidates: [], questions: [], trimmed: {} });
 
 const DEFAULTS = { prefixStep: 5, maxWindows: 8, maxConcurrency: 4, minConfidence: 0.3 };
 
@@ -145,8 +151,10 @@ export class Analyzer implements Extractor {
     options: ExtractOptions = {},
   ): Promise<Extraction> {
     const { statistics: _statistics, channel: _channel, ...analyze } = options;
-    const { candidates, trimmed } = await this.run(turns.map(transcriptTurn), analyze);
-    return Object.keys(trimmed).length === 0 ? { candidates } : { candidates, trimmed };
+    const { candidates, questions, trimmed } = await this.run(turns.map(transcriptTurn), analyze);
+    return Object.keys(trimmed).length === 0
+      ? { candidates, questions }
+      : { candidates, questions, trimmed };
   }
 
   /**
@@ -163,7 +171,7 @@ export class Analyzer implements Extractor {
   private async run(turns: readonly AuthoredTurn[], options: AnalyzeOptions): Promise<Analysis> {
     options.signal?.throwIfAborted();
     const trimmed: Trimmed = {};
-    if (turns.length === 0) return { candidates: [], trimmed };
+    if (turns.length === 0) return NOTHING();
     const shown = turns.map((turn) => {
       const content = cutText(turn.content, this.maxTurnChars);
       if (content === turn.content) return turn;
@@ -172,7 +180,7 @@ export class Analyzer implements Extractor {
     });
     const merged = await this.windows(shown, options);
     addTrimmed(trimmed, merged.trimmed);
-    return { candidates: merged.candidates, trimmed };
+    return { ...merged, trimmed };
   }
 
   private async windows(
@@ -190,6 +198,7 @@ export class Analyzer implements Extractor {
         addTrimmed(trimmed, first.trimmed, added.trimmed);
         return {
           candidates: dedupeCandidates([...first.candidates, ...added.candidates]),
+          questions: dedupeQuestions([...first.questions, ...added.questions]),
           trimmed,
         };
       }
@@ -277,7 +286,11 @@ export class Analyzer implements Extractor {
     }
     const trimmed = {};
     addTrimmed(trimmed, ...results.map((r) => r.trimmed));
-    return { candidates: dedupeCandidates(results.flatMap((r) => r.candidates)), trimmed };
+    return {
+      candidates: dedupeCandidates(results.flatMap((r) => r.candidates)),
+      questions: dedupeQuestions(results.flatMap((r) => r.questions)),
+      trimmed,
+    };
   }
 
   /**
@@ -292,7 +305,7 @@ export class Analyzer implements Extractor {
   ): Promise<Analysis> {
     const ask = async (part: Window<AuthoredTurn>, whole: boolean) => {
       const excerpt = renderTurns(part.turns, includeTool, options.context);
-      if (excerpt === "") return { candidates: [], trimmed: {} };
+      if (excerpt === "") return NOTHING();
       const prompt = extractPrompt(excerpt, this.selective);
       const shared = whole ? sharedExcerpt : 0;
       const output = await this.answer(prompt, prompt.excerptAt + shared, options);
@@ -310,7 +323,7 @@ export class Analyzer implements Extractor {
     const existing = first.map((c) => normalizeTopic(c.topic)).filter((t) => t !== "");
     const ask = async (part: Window<AuthoredTurn>) => {
       const excerpt = renderTurns(part.turns, false, options.context);
-      if (excerpt === "") return { candidates: [], trimmed: {} };
+      if (excerpt === "") return NOTHING();
       const prompt = additionalPrompt(excerpt, existing, this.selective);
       const output = await this.answer(prompt, prompt.excerptAt, options);
       return this.keep(output, part, false);
@@ -341,16 +354,21 @@ export class Analyzer implements Extractor {
 
   /**
    * The reply held to its bounds before it is stored: the confidence filter, the first
-   * `maxCandidates` of what is left (the rest dropped and counted), each field cut to its length.
+   * `maxCandidates` of what is left (the rest dropped and counted), the first questions, each
+   * field cut to its length; questions that could not be read counted.
    */
-  private bound(wire: readonly WireCandidate[]): Pick<WindowOutput, "candidates" | "trimmed"> {
+  private bound(wire: WireReply): Omit<WindowOutput, "usage"> {
     const trimmed: Trimmed = {};
-    const confident = wire.filter((c) => c.confidence >= this.minConfidence);
+    countTrimmed(trimmed, "questions", wire.unreadQuestions);
+    const questions = boundQuestions(wire.questions, MAX_QUESTIONS, trimmed);
+    const confident = wire.candidates.filter((c) => c.confidence >= this.minConfidence);
     countTrimmed(trimmed, "candidates", confident.length - this.maxCandidates);
     const candidates = confident
       .slice(0, this.maxCandidates)
       .map((c) => boundCandidate(c, trimmed));
-    return Object.keys(trimmed).length === 0 ? { candidates } : { candidates, trimmed };
+    return Object.keys(trimmed).length === 0
+      ? { candidates, questions }
+      : { candidates, questions, trimmed };
   }
 
   /**
@@ -361,14 +379,14 @@ export class Analyzer implements Extractor {
     prompt: Prompt,
     cachePrefix: number,
     options: AnalyzeOptions,
-  ): Promise<WireCandidate[]> {
+  ): Promise<WireReply> {
     const schema = replySchema(this.selective);
     const request: PromptTurn[] = [
       { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: prompt.text, cachePrefix },
     ];
     let attempt = await this.reply(request, schema, options);
-    if ("candidates" in attempt) return attempt.candidates;
+    if ("candidates" in attempt) return attempt;
     const repair: PromptTurn[] = [
       ...request,
       { role: "assistant", content: attempt.raw },
@@ -379,7 +397,7 @@ export class Analyzer implements Extractor {
     ];
     options.onRepair?.();
     attempt = await this.reply(repair, schema, options);
-    if ("candidates" in attempt) return attempt.candidates;
+    if ("candidates" in attempt) return attempt;
     throw new InvalidModelOutputError(`${attempt.problem} (after one repair request)`, attempt.raw);
   }
 
@@ -387,7 +405,7 @@ export class Analyzer implements Extractor {
     messages: PromptTurn[],
     schema: Record<string, unknown>,
     options: AnalyzeOptions,
-  ): Promise<{ candidates: WireCandidate[] } | { problem: string; raw: string }> {
+  ): Promise<WireReply | { problem: string; raw: string }> {
     let value: unknown;
     try {
       value = await this.llm.chatJSON(messages, {
@@ -404,15 +422,20 @@ export class Analyzer implements Extractor {
     return "candidates" in read ? read : { problem: read.problem, raw: JSON.stringify(value) };
   }
 
-  /** A window's bounded reply with its turn ranges mapped to the transcript. */
+  /**
+   * A window's bounded reply with its turn numbers mapped to the transcript (a reply stored
+   * before questions were asked for has none).
+   */
   private keep(output: WindowOutput, window: Window, includeTool: boolean): Analysis {
     const indexes = renderIndices(window.turns, includeTool);
+    const trimmed = { ...output.trimmed };
     return {
       candidates: output.candidates.map((c) => ({
         ...c,
         turnRange: mapTurnRange(c.turnRange, indexes, window.offset),
       })),
-      trimmed: output.trimmed ?? {},
+      questions: placeQuestions(output.questions ?? [], indexes, window.offset, trimmed),
+      trimmed,
     };
   }
 }
@@ -421,7 +444,11 @@ export class Analyzer implements Extractor {
 function joinAnalyses(parts: Analysis[]): Analysis {
   const trimmed = {};
   addTrimmed(trimmed, ...parts.map((p) => p.trimmed));
-  return { candidates: parts.flatMap((p) => p.candidates), trimmed };
+  return {
+    candidates: parts.flatMap((p) => p.candidates),
+    questions: parts.flatMap((p) => p.questions),
+    trimmed,
+  };
 }
 
 /**
