@@ -217,7 +217,7 @@ describe("run command with extraction", () => {
     const segments = jsonLines<{ segmentId: string }>(out);
     const lines = jsonLines<CandidatesLine>(candidates);
     expect(lines.map((l) => l.segmentId).sort()).toEqual(segments.map((s) => s.segmentId).sort());
-    expect(lines.every((l) => l.model === "scripted" && l.promptVersion === "2/sliding-60-6")).toBe(
+    expect(lines.every((l) => l.model === "scripted" && l.promptVersion === "3/sliding-60-6")).toBe(
       true,
     );
     expect(answered.garbage).toBeGreaterThan(0);

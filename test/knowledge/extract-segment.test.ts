@@ -66,7 +66,7 @@ describe("SegmentExtractor", () => {
     const other = await extractor.extract(again.segment, again.messages);
     const otherIds = new Map(other.result.candidates.map((c) => [c.topic, c.id]));
     expect(otherIds.get("grub")).not.toBe(byTopic.get("grub")?.id);
-    expect(stored?.promptVersion).toBe("2/sliding-4-1");
+    expect(stored?.promptVersion).toBe("3/sliding-4-1");
 
     const topics = await reader().topics("store");
     expect(topics.map((t) => [t.normalizedTopic, t.segments]).sort()).toEqual([
