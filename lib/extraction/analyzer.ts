@@ -10,18 +10,11 @@ import {
 } from "./bounds.js";
 import { dedupeCandidates, normalizeTopic } from "./candidates.js";
 import { splitWhileTooLong } from "./context-split.js";
-import { InvalidModelOutputError } from "./errors.js";
 import type { Extraction, ExtractionTurn, ExtractOptions, Extractor } from "./extractor.js";
-import {
-  additionalPrompt,
-  extractPrompt,
-  type Prompt,
-  replySchema,
-  SYSTEM_PROMPT,
-} from "./prompts.js";
+import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts.js";
 import { boundQuestions, dedupeQuestions, placeQuestions } from "./questions.js";
 import { type AuthoredTurn, mapTurnRange, renderIndices, renderTurns } from "./render.js";
-import { readReply, type WireReply } from "./reply.js";
+import { askReply, type WireReply } from "./reply.js";
 import {
   positiveOr,
   ROUTES,
@@ -34,7 +27,6 @@ import type {
   AnalyzeOptions,
   Candidate,
   LLM,
-  PromptTurn,
   QuestionCandidate,
   Trimmed,
   WindowOutput,
@@ -340,7 +332,7 @@ export class Analyzer implements Extractor {
     const stored = await options.outputs?.get(prompt.text);
     if (stored !== undefined) return stored;
     const usage: WindowUsage = { ...NO_CALLS };
-    const wire = await this.ask(prompt, cachePrefix, {
+    const wire = await askReply(this.llm, prompt, cachePrefix, replySchema(this.selective), {
       ...options,
       onUsage: (call, details) => {
         addCall(usage, call);
@@ -369,57 +361,6 @@ export class Analyzer implements Extractor {
     return Object.keys(trimmed).length === 0
       ? { candidates, questions }
       : { candidates, questions, trimmed };
-  }
-
-  /**
-   * Asks the model and reads its reply; a reply that is not the JSON asked for is answered once
-   * with what is wrong with it, and a second such reply is an {@link InvalidModelOutputError}.
-   */
-  private async ask(
-    prompt: Prompt,
-    cachePrefix: number,
-    options: AnalyzeOptions,
-  ): Promise<WireReply> {
-    const schema = replySchema(this.selective);
-    const request: PromptTurn[] = [
-      { role: "system", content: SYSTEM_PROMPT },
-      { role: "user", content: prompt.text, cachePrefix },
-    ];
-    let attempt = await this.reply(request, schema, options);
-    if ("candidates" in attempt) return attempt;
-    const repair: PromptTurn[] = [
-      ...request,
-      { role: "assistant", content: attempt.raw },
-      {
-        role: "user",
-        content: `That reply was not valid: ${attempt.problem}. Answer again with only the JSON object described above.`,
-      },
-    ];
-    options.onRepair?.();
-    attempt = await this.reply(repair, schema, options);
-    if ("candidates" in attempt) return attempt;
-    throw new InvalidModelOutputError(`${attempt.problem} (after one repair request)`, attempt.raw);
-  }
-
-  private async reply(
-    messages: PromptTurn[],
-    schema: Record<string, unknown>,
-    options: AnalyzeOptions,
-  ): Promise<WireReply | { problem: string; raw: string }> {
-    let value: unknown;
-    try {
-      value = await this.llm.chatJSON(messages, {
-        schema,
-        signal: options.signal,
-        onUsage: options.onUsage,
-      });
-    } catch (error) {
-      if (error instanceof InvalidModelOutputError)
-        return { problem: error.reason, raw: error.raw };
-      throw error;
-    }
-    const read = readReply(value);
-    return "candidates" in read ? read : { problem: read.problem, raw: JSON.stringify(value) };
   }
 
   /**

@@ -5,7 +5,16 @@
  * counted, never a reason to ask again: the candidates are the reply's point.
  */
 import { z } from "zod";
-import { type Candidate, QUESTION_STATUSES, type QuestionCandidate } from "./types.js";
+import { InvalidModelOutputError } from "./errors.js";
+import { type Prompt, SYSTEM_PROMPT } from "./prompts.js";
+import {
+  type AnalyzeOptions,
+  type Candidate,
+  type LLM,
+  type PromptTurn,
+  QUESTION_STATUSES,
+  type QuestionCandidate,
+} from "./types.js";
 
 const wireCandidate = z.object({
   topic: z.string(),
@@ -91,4 +100,57 @@ function questionOf(wire: z.infer<typeof wireQuestion>): QuestionCandidate {
   };
   if (wire.answer !== undefined && wire.answer !== null) question.answer = wire.answer;
   return question;
+}
+
+/**
+ * Asks `llm` for the reply to `prompt` (after the system prompt) and reads it; a reply that is
+ * not the JSON asked for is answered once with what is wrong with it, and a second such reply is
+ * an {@link InvalidModelOutputError}.
+ */
+export async function askReply(
+  llm: LLM,
+  prompt: Prompt,
+  cachePrefix: number,
+  schema: Record<string, unknown>,
+  options: AnalyzeOptions,
+): Promise<WireReply> {
+  const request: PromptTurn[] = [
+    { role: "system", content: SYSTEM_PROMPT },
+    { role: "user", content: prompt.text, cachePrefix },
+  ];
+  let attempt = await replyTo(llm, request, schema, options);
+  if ("candidates" in attempt) return attempt;
+  const repair: PromptTurn[] = [
+    ...request,
+    { role: "assistant", content: attempt.raw },
+    {
+      role: "user",
+      content: `That reply was not valid: ${attempt.problem}. Answer again with only the JSON object described above.`,
+    },
+  ];
+  options.onRepair?.();
+  attempt = await replyTo(llm, repair, schema, options);
+  if ("candidates" in attempt) return attempt;
+  throw new InvalidModelOutputError(`${attempt.problem} (after one repair request)`, attempt.raw);
+}
+
+async function replyTo(
+  llm: LLM,
+  messages: PromptTurn[],
+  schema: Record<string, unknown>,
+  options: AnalyzeOptions,
+): Promise<WireReply | { problem: string; raw: string }> {
+  let value: unknown;
+  try {
+    value = await llm.chatJSON(messages, {
+      schema,
+      signal: options.signal,
+      onUsage: options.onUsage,
+    });
+  } catch (error) {
+    if (error instanceof InvalidModelOutputError) return { problem: error.reason, raw: error.raw };
+    throw error;
+  }
+  const read = readReply(value);
+  return "candidates" in read ? read : { problem: read.problem, raw: JSON.stringify(value) };
 }
