@@ -4,20 +4,17 @@
  * or a short one that opens with an interrogative or an auxiliary ("how", "does", "anyone", …).
  * It is answered by the later messages of other authors that reply to it (a reply link, or
  * addressing the asker by name), else by the next message of another author within
- * {@link FOLLOW_TURNS} turns when that is not itself a question; unclear when what follows is
+ * {@link FOLLOW_TURNS} turns when that is not itself a question and addresses no one else;
+ * unclear when what follows is
  * only a question or the asker's own words; unanswered when nothing follows.
  */
-import {
-  boundQuestion,
-  countTrimmed,
-  cutText,
-  MAX_ANSWER_CHARS,
-  MAX_QUESTIONS,
-} from "../bounds.js";
+import { boundQuestion, countTrimmed, cutText, MAX_ANSWER_CHARS } from "../bounds.js";
 import type { ExtractionTurn } from "../extractor.js";
 import type { QuestionCandidate, Trimmed } from "../types.js";
 import { addressOf } from "./names.js";
 
+/** Questions kept per segment, the first asked: a segment is longer than a window. */
+export const MAX_SEGMENT_QUESTIONS = 50;
 /** How many turns after a question the next other voice may come and still be its answer. */
 export const FOLLOW_TURNS = 3;
 /** A question without a question mark is at most this many words. */
@@ -32,7 +29,7 @@ const OPENERS = new Set(
 
 /**
  * The questions of a segment's turns (as the extractor is given them), in turn order, at most
- * {@link MAX_QUESTIONS} (the rest counted in `trimmed.questions`); texts within the bounds.
+ * {@link MAX_SEGMENT_QUESTIONS} (the rest counted in `trimmed.questions`); texts within bounds.
  * Deterministic: the same turns always give the same questions.
  */
 export function offlineQuestions(
@@ -45,8 +42,8 @@ export function offlineQuestions(
     const question = turn.kind === "user" ? questionText(turn.text, names) : undefined;
     if (question !== undefined) found.push({ question, asked, ...answerOf(turns, asked, names) });
   });
-  countTrimmed(trimmed, "questions", found.length - MAX_QUESTIONS);
-  return found.slice(0, MAX_QUESTIONS).map((q) => boundQuestion(q, trimmed));
+  countTrimmed(trimmed, "questions", found.length - MAX_SEGMENT_QUESTIONS);
+  return found.slice(0, MAX_SEGMENT_QUESTIONS).map((q) => boundQuestion(q, trimmed));
 }
 
 /** What became of the question of turn `asked`. */
@@ -65,9 +62,12 @@ function answerOf(
   const replies = others.filter(({ turn }) => answers(turn, asker));
   const statements = replies.filter(({ turn }) => questionText(turn.text, names) === undefined);
   if (statements.length > 0) return answered(statements, names);
+  // The next few turns, but those that answer another message or address another author.
   const near = later.filter(
     ({ turn, index }) =>
-      index <= asked + FOLLOW_TURNS && (turn.replyTo === undefined || turn.replyTo === asker.id),
+      index <= asked + FOLLOW_TURNS &&
+      (turn.replyTo === undefined || turn.replyTo === asker.id) &&
+      !addressesAnother(turn, asker, names),
   );
   const next = near.find(({ turn }) => voiceOf(turn) !== voice);
   if (
@@ -100,6 +100,16 @@ function answers(turn: ExtractionTurn, asker: ExtractionTurn): boolean {
   if (asker.id !== undefined && turn.replyTo === asker.id) return true;
   const address = addressOf(turn.text);
   return asker.author !== undefined && address?.nick === asker.author.toLowerCase();
+}
+
+/** Whether `turn` opens by addressing one of the segment's authors other than the asker. */
+function addressesAnother(
+  turn: ExtractionTurn,
+  asker: ExtractionTurn,
+  names: ReadonlySet<string>,
+): boolean {
+  const nick = addressOf(turn.text)?.nick;
+  return nick !== undefined && names.has(nick) && nick !== asker.author?.toLowerCase();
 }
 
 /** Who speaks: the author, else the role (an imported transcript has no authors). */

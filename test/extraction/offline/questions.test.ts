@@ -9,11 +9,14 @@ import {
   KeyphraseExtractor,
   MAX_ANSWER_CHARS,
   MAX_QUESTION_CHARS,
-  MAX_QUESTIONS,
   type WindowOutput,
   type WindowOutputs,
 } from "../../../lib/extraction/index.js";
-import { FOLLOW_TURNS, offlineQuestions } from "../../../lib/extraction/offline/questions.js";
+import {
+  FOLLOW_TURNS,
+  MAX_SEGMENT_QUESTIONS,
+  offlineQuestions,
+} from "../../../lib/extraction/offline/questions.js";
 
 const turn = (
   author: string,
@@ -82,6 +85,19 @@ describe("offline questions", () => {
     expect(question.answer).toBe("it is in /etc/app.conf");
   });
 
+  it("does not take a message addressing another author for the answer, nor for a follow-up", () => {
+    const turns = [
+      turn("ana", "is the mirror down?"),
+      turn("bo", "cy: did you push the fix"),
+      turn("cy", "bo: yes, an hour ago"),
+    ];
+    expect(offlineQuestions(turns)[0]).toEqual(
+      expect.objectContaining({ status: "unanswered", answeredBy: [] }),
+    );
+    const addressed = [turn("ana", "is the mirror down?"), turn("bo", "ana: it is back up")];
+    expect(offlineQuestions(addressed)[0].answeredBy).toEqual([1]);
+  });
+
   it("is unclear when only a question or the asker follows, unanswered when nothing does", () => {
     const clarified = offlineQuestions([
       turn("ana", "why does the test hang?"),
@@ -111,11 +127,11 @@ describe("offline questions", () => {
     const turns = [
       turn("ana", `why ${"x ".repeat(400)}?`),
       turn("bo", "y".repeat(5000)),
-      ...Array.from({ length: MAX_QUESTIONS + 2 }, (_, i) => turn("cy", `is it ${i}?`)),
+      ...Array.from({ length: MAX_SEGMENT_QUESTIONS + 2 }, (_, i) => turn("cy", `is it ${i}?`)),
     ];
     const trimmed = {};
     const questions = offlineQuestions(turns, trimmed);
-    expect(questions).toHaveLength(MAX_QUESTIONS);
+    expect(questions).toHaveLength(MAX_SEGMENT_QUESTIONS);
     expect(questions[0].question.length).toBeLessThanOrEqual(MAX_QUESTION_CHARS);
     expect(questions[0].answer?.length).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
     expect(trimmed).toEqual({ questions: 3, questionTexts: 1 });
