@@ -54,7 +54,7 @@ person: "subjective": true) or objective (a fact that could be checked: "subject
 const WIKI_WORTHY = `Also give "wiki_worthy": true if the topic deserves its own wiki page (durable,
 self-contained, non-trivial), false if it is trivial, ephemeral or minor. Judge honestly.`;
 
-const LANGUAGE = "Write each topic and reason in the language of the excerpt.";
+const LANGUAGE = "Write each topic, reason and answer in the language of the excerpt.";
 
 function fieldsDescription(selective: boolean): string {
   return `Answer with a JSON object {"candidates": [...], "questions": [...]}, at most ${DEFAULT_MAX_CANDIDATES} candidates, each with these fields:
