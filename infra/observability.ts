@@ -88,6 +88,10 @@ const TRIMMED_METRICS: ExtractionMetricName[] = [
   "TrimmedTurnTexts",
   "TrimmedMessageIds",
   "TrimmedOversizeCandidates",
+  "TrimmedQuestions",
+  "TrimmedQuestionTexts",
+  "TrimmedAnswers",
+  "TrimmedOversizeQuestions",
 ];
 
 /** The most messages waiting in a dead-letter queue over five minutes. */

@@ -3,7 +3,8 @@
  * too large to list its messages keeps the author lists of candidates it could not recount, and
  * a model may have written the name into a topic, reason or tag. The results whose time span
  * holds one of the person's messages are read, and each such candidate loses the name from its
- * authors, or, when its own words name the person, is removed with its topic entry.
+ * authors, or, when its own words name the person, is removed with its topic entry; a question
+ * the person asked, or whose words name them, is removed.
  */
 import { normalizeTopic } from "../extraction/index.js";
 import type { ResultStore, SegmentResult } from "../knowledge/index.js";
@@ -127,10 +128,22 @@ export function scrubPlan(
     }
     candidates.push(candidate);
   }
-  if (removedTopics.length === 0 && authorsRemoved === 0) return undefined;
+  const named = (text: string | undefined) =>
+    text !== undefined && names.some((name) => mentions(text, name));
+  const questions = result.questions?.filter(
+    (q) =>
+      !(q.askedBy !== undefined && names.includes(q.askedBy)) &&
+      !named(q.question) &&
+      !named(q.answer),
+  );
+  const questionsRemoved = (result.questions?.length ?? 0) - (questions?.length ?? 0);
+  if (removedTopics.length === 0 && authorsRemoved === 0 && questionsRemoved === 0) {
+    return undefined;
+  }
   const next: SegmentResult = {
     ...result,
     candidates,
+    ...(questions === undefined ? {} : { questions }),
     windows: [],
     redactions: (result.redactions ?? 0) + 1,
   };

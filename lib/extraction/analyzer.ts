@@ -6,20 +6,15 @@ import {
   cutText,
   DEFAULT_MAX_CANDIDATES,
   DEFAULT_MAX_TURN_CHARS,
+  MAX_QUESTIONS,
 } from "./bounds.js";
 import { dedupeCandidates, normalizeTopic } from "./candidates.js";
 import { splitWhileTooLong } from "./context-split.js";
-import { InvalidModelOutputError } from "./errors.js";
 import type { Extraction, ExtractionTurn, ExtractOptions, Extractor } from "./extractor.js";
-import {
-  additionalPrompt,
-  extractPrompt,
-  type Prompt,
-  replySchema,
-  SYSTEM_PROMPT,
-} from "./prompts.js";
+import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts.js";
+import { boundQuestions, dedupeQuestions, placeQuestions } from "./questions.js";
 import { type AuthoredTurn, mapTurnRange, renderIndices, renderTurns } from "./render.js";
-import { readReply, type WireCandidate } from "./reply.js";
+import { askReply, type WireReply } from "./reply.js";
 import {
   positiveOr,
   ROUTES,
@@ -32,7 +27,7 @@ import type {
   AnalyzeOptions,
   Candidate,
   LLM,
-  PromptTurn,
+  QuestionCandidate,
   Trimmed,
   WindowOutput,
   WindowUsage,
@@ -69,11 +64,14 @@ export interface AnalyzerOptions {
   maxTurnChars?: number;
 }
 
-/** Candidates and what the bounds cut on the way. */
+/** Candidates, questions and what the bounds cut on the way. */
 interface Analysis {
   candidates: Candidate[];
+  questions: QuestionCandidate[];
   trimmed: Trimmed;
 }
+
+const NOTHING = (): Analysis => ({ candidates: [], questions: [], trimmed: {} });
 
 const DEFAULTS = { prefixStep: 5, maxWindows: 8, maxConcurrency: 4, minConfidence: 0.3 };
 
@@ -145,8 +143,10 @@ export class Analyzer implements Extractor {
     options: ExtractOptions = {},
   ): Promise<Extraction> {
     const { statistics: _statistics, channel: _channel, ...analyze } = options;
-    const { candidates, trimmed } = await this.run(turns.map(transcriptTurn), analyze);
-    return Object.keys(trimmed).length === 0 ? { candidates } : { candidates, trimmed };
+    const { candidates, questions, trimmed } = await this.run(turns.map(transcriptTurn), analyze);
+    return Object.keys(trimmed).length === 0
+      ? { candidates, questions }
+      : { candidates, questions, trimmed };
   }
 
   /**
@@ -163,7 +163,7 @@ export class Analyzer implements Extractor {
   private async run(turns: readonly AuthoredTurn[], options: AnalyzeOptions): Promise<Analysis> {
     options.signal?.throwIfAborted();
     const trimmed: Trimmed = {};
-    if (turns.length === 0) return { candidates: [], trimmed };
+    if (turns.length === 0) return NOTHING();
     const shown = turns.map((turn) => {
       const content = cutText(turn.content, this.maxTurnChars);
       if (content === turn.content) return turn;
@@ -172,7 +172,7 @@ export class Analyzer implements Extractor {
     });
     const merged = await this.windows(shown, options);
     addTrimmed(trimmed, merged.trimmed);
-    return { candidates: merged.candidates, trimmed };
+    return { ...merged, trimmed };
   }
 
   private async windows(
@@ -190,6 +190,7 @@ export class Analyzer implements Extractor {
         addTrimmed(trimmed, first.trimmed, added.trimmed);
         return {
           candidates: dedupeCandidates([...first.candidates, ...added.candidates]),
+          questions: dedupeQuestions([...first.questions, ...added.questions]),
           trimmed,
         };
       }
@@ -277,7 +278,11 @@ export class Analyzer implements Extractor {
     }
     const trimmed = {};
     addTrimmed(trimmed, ...results.map((r) => r.trimmed));
-    return { candidates: dedupeCandidates(results.flatMap((r) => r.candidates)), trimmed };
+    return {
+      candidates: dedupeCandidates(results.flatMap((r) => r.candidates)),
+      questions: dedupeQuestions(results.flatMap((r) => r.questions)),
+      trimmed,
+    };
   }
 
   /**
@@ -292,7 +297,7 @@ export class Analyzer implements Extractor {
   ): Promise<Analysis> {
     const ask = async (part: Window<AuthoredTurn>, whole: boolean) => {
       const excerpt = renderTurns(part.turns, includeTool, options.context);
-      if (excerpt === "") return { candidates: [], trimmed: {} };
+      if (excerpt === "") return NOTHING();
       const prompt = extractPrompt(excerpt, this.selective);
       const shared = whole ? sharedExcerpt : 0;
       const output = await this.answer(prompt, prompt.excerptAt + shared, options);
@@ -310,7 +315,7 @@ export class Analyzer implements Extractor {
     const existing = first.map((c) => normalizeTopic(c.topic)).filter((t) => t !== "");
     const ask = async (part: Window<AuthoredTurn>) => {
       const excerpt = renderTurns(part.turns, false, options.context);
-      if (excerpt === "") return { candidates: [], trimmed: {} };
+      if (excerpt === "") return NOTHING();
       const prompt = additionalPrompt(excerpt, existing, this.selective);
       const output = await this.answer(prompt, prompt.excerptAt, options);
       return this.keep(output, part, false);
@@ -327,7 +332,7 @@ export class Analyzer implements Extractor {
     const stored = await options.outputs?.get(prompt.text);
     if (stored !== undefined) return stored;
     const usage: WindowUsage = { ...NO_CALLS };
-    const wire = await this.ask(prompt, cachePrefix, {
+    const wire = await askReply(this.llm, prompt, cachePrefix, replySchema(this.selective), {
       ...options,
       onUsage: (call, details) => {
         addCall(usage, call);
@@ -341,78 +346,37 @@ export class Analyzer implements Extractor {
 
   /**
    * The reply held to its bounds before it is stored: the confidence filter, the first
-   * `maxCandidates` of what is left (the rest dropped and counted), each field cut to its length.
+   * `maxCandidates` of what is left (the rest dropped and counted), the first questions, each
+   * field cut to its length; questions that could not be read counted.
    */
-  private bound(wire: readonly WireCandidate[]): Pick<WindowOutput, "candidates" | "trimmed"> {
+  private bound(wire: WireReply): Omit<WindowOutput, "usage"> {
     const trimmed: Trimmed = {};
-    const confident = wire.filter((c) => c.confidence >= this.minConfidence);
+    countTrimmed(trimmed, "questions", wire.unreadQuestions);
+    const questions = boundQuestions(wire.questions, MAX_QUESTIONS, trimmed);
+    const confident = wire.candidates.filter((c) => c.confidence >= this.minConfidence);
     countTrimmed(trimmed, "candidates", confident.length - this.maxCandidates);
     const candidates = confident
       .slice(0, this.maxCandidates)
       .map((c) => boundCandidate(c, trimmed));
-    return Object.keys(trimmed).length === 0 ? { candidates } : { candidates, trimmed };
+    return Object.keys(trimmed).length === 0
+      ? { candidates, questions }
+      : { candidates, questions, trimmed };
   }
 
   /**
-   * Asks the model and reads its reply; a reply that is not the JSON asked for is answered once
-   * with what is wrong with it, and a second such reply is an {@link InvalidModelOutputError}.
+   * A window's bounded reply with its turn numbers mapped to the transcript (a reply stored
+   * before questions were asked for has none).
    */
-  private async ask(
-    prompt: Prompt,
-    cachePrefix: number,
-    options: AnalyzeOptions,
-  ): Promise<WireCandidate[]> {
-    const schema = replySchema(this.selective);
-    const request: PromptTurn[] = [
-      { role: "system", content: SYSTEM_PROMPT },
-      { role: "user", content: prompt.text, cachePrefix },
-    ];
-    let attempt = await this.reply(request, schema, options);
-    if ("candidates" in attempt) return attempt.candidates;
-    const repair: PromptTurn[] = [
-      ...request,
-      { role: "assistant", content: attempt.raw },
-      {
-        role: "user",
-        content: `That reply was not valid: ${attempt.problem}. Answer again with only the JSON object described above.`,
-      },
-    ];
-    options.onRepair?.();
-    attempt = await this.reply(repair, schema, options);
-    if ("candidates" in attempt) return attempt.candidates;
-    throw new InvalidModelOutputError(`${attempt.problem} (after one repair request)`, attempt.raw);
-  }
-
-  private async reply(
-    messages: PromptTurn[],
-    schema: Record<string, unknown>,
-    options: AnalyzeOptions,
-  ): Promise<{ candidates: WireCandidate[] } | { problem: string; raw: string }> {
-    let value: unknown;
-    try {
-      value = await this.llm.chatJSON(messages, {
-        schema,
-        signal: options.signal,
-        onUsage: options.onUsage,
-      });
-    } catch (error) {
-      if (error instanceof InvalidModelOutputError)
-        return { problem: error.reason, raw: error.raw };
-      throw error;
-    }
-    const read = readReply(value);
-    return "candidates" in read ? read : { problem: read.problem, raw: JSON.stringify(value) };
-  }
-
-  /** A window's bounded reply with its turn ranges mapped to the transcript. */
   private keep(output: WindowOutput, window: Window, includeTool: boolean): Analysis {
     const indexes = renderIndices(window.turns, includeTool);
+    const trimmed = { ...output.trimmed };
     return {
       candidates: output.candidates.map((c) => ({
         ...c,
         turnRange: mapTurnRange(c.turnRange, indexes, window.offset),
       })),
-      trimmed: output.trimmed ?? {},
+      questions: placeQuestions(output.questions ?? [], indexes, window.offset, trimmed),
+      trimmed,
     };
   }
 }
@@ -421,7 +385,11 @@ export class Analyzer implements Extractor {
 function joinAnalyses(parts: Analysis[]): Analysis {
   const trimmed = {};
   addTrimmed(trimmed, ...parts.map((p) => p.trimmed));
-  return { candidates: parts.flatMap((p) => p.candidates), trimmed };
+  return {
+    candidates: parts.flatMap((p) => p.candidates),
+    questions: parts.flatMap((p) => p.questions),
+    trimmed,
+  };
 }
 
 /**

@@ -3,13 +3,18 @@
  * prompt: an over-long field is cut, a candidate past the cap dropped, and every cut counted by
  * what was cut ({@link Trimmed}), so that a reply is never stored whole and never silently cut.
  */
-import type { Candidate, Trimmed } from "./types.js";
+import type { Candidate, QuestionCandidate, Trimmed } from "./types.js";
 
 /** A topic is a short name; a reason one sentence; a tag a word or two. In characters. */
 export const MAX_TOPIC_CHARS = 200;
 export const MAX_REASON_CHARS = 1000;
 export const MAX_TAGS = 5;
 export const MAX_TAG_CHARS = 50;
+/** A question is the asker's words, shortened; an answer a summary of a sentence or two. */
+export const MAX_QUESTION_CHARS = 200;
+export const MAX_ANSWER_CHARS = 300;
+/** Questions kept per window (the first in the model's order; the rest dropped and counted). */
+export const MAX_QUESTIONS = 20;
 /** Candidates kept per window when the analyzer is not told (the original's shipped setting). */
 export const DEFAULT_MAX_CANDIDATES = 20;
 /** Characters of one turn's text a prompt shows: a few thousand, far above a chat line. */
@@ -63,4 +68,20 @@ export function boundCandidate<C extends Candidate>(candidate: C, trimmed: Trimm
   if (reason !== candidate.reason) countTrimmed(trimmed, "reasons");
   countTrimmed(trimmed, "tags", cutTags);
   return { ...candidate, topic, reason, tags };
+}
+
+/**
+ * The question with its text and answer within bounds, each cut counted into `trimmed`; the
+ * question itself when nothing needed cutting.
+ */
+export function boundQuestion<Q extends QuestionCandidate>(question: Q, trimmed: Trimmed): Q {
+  const text = cutText(question.question, MAX_QUESTION_CHARS);
+  const answer =
+    question.answer === undefined ? undefined : cutText(question.answer, MAX_ANSWER_CHARS);
+  if (text === question.question && answer === question.answer) return question;
+  if (text !== question.question) countTrimmed(trimmed, "questionTexts");
+  if (answer !== question.answer) countTrimmed(trimmed, "answers");
+  return answer === undefined
+    ? { ...question, question: text }
+    : { ...question, question: text, answer };
 }

@@ -16,9 +16,13 @@ export {
 export {
   addTrimmed,
   boundCandidate,
+  boundQuestion,
   countTrimmed,
   DEFAULT_MAX_CANDIDATES,
   DEFAULT_MAX_TURN_CHARS,
+  MAX_ANSWER_CHARS,
+  MAX_QUESTION_CHARS,
+  MAX_QUESTIONS,
   MAX_REASON_CHARS,
   MAX_TAG_CHARS,
   MAX_TAGS,
@@ -58,6 +62,7 @@ export {
   replySchema,
   SYSTEM_PROMPT,
 } from "./prompts.js";
+export { dedupeQuestions, normalizeQuestion } from "./questions.js";
 export {
   type AuthoredTurn,
   mapTurnRange,

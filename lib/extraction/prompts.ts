@@ -7,18 +7,22 @@
  */
 import {
   DEFAULT_MAX_CANDIDATES,
+  MAX_ANSWER_CHARS,
+  MAX_QUESTION_CHARS,
+  MAX_QUESTIONS,
   MAX_REASON_CHARS,
   MAX_TAG_CHARS,
   MAX_TAGS,
   MAX_TOPIC_CHARS,
 } from "./bounds.js";
 import { promptString } from "./render.js";
+import { QUESTION_STATUSES } from "./types.js";
 
 /**
  * The version of the prompts and reply schema below. Results and stored window replies are keyed
  * by it: change it with any change to what the model is asked, so that segments are re-extracted.
  */
-export const PROMPT_VERSION = "2";
+export const PROMPT_VERSION = "3";
 
 export const EXCERPT_START = "=== EXCERPT START ===";
 export const EXCERPT_END = "=== EXCERPT END ===";
@@ -50,18 +54,28 @@ person: "subjective": true) or objective (a fact that could be checked: "subject
 const WIKI_WORTHY = `Also give "wiki_worthy": true if the topic deserves its own wiki page (durable,
 self-contained, non-trivial), false if it is trivial, ephemeral or minor. Judge honestly.`;
 
-const LANGUAGE = "Write each topic and reason in the language of the excerpt.";
+const LANGUAGE = "Write each topic, reason and answer in the language of the excerpt.";
 
 function fieldsDescription(selective: boolean): string {
-  return `Answer with a JSON object {"candidates": [...]}, at most ${DEFAULT_MAX_CANDIDATES} candidates, each with these fields:
+  return `Answer with a JSON object {"candidates": [...], "questions": [...]}, at most ${DEFAULT_MAX_CANDIDATES} candidates, each with these fields:
 - "topic": ${FIELD_LIMITS.topic};
 - "reason": ${FIELD_LIMITS.reason};
 - "confidence": how sure you are that it is worth remembering, from 0 to 1;
 - "tags": ${FIELD_LIMITS.tags};
 - "turn_range": [start_turn, end_turn], the numbers of the first and last turns it comes from (approximate), or null;
 - "subjective": true or false, as above${selective ? ';\n- "wiki_worthy": true or false, as above.' : "."}
-If nothing is worth remembering, answer {"candidates": []}.`;
+If nothing is worth remembering, "candidates" is [].
+${QUESTIONS}`;
 }
+
+/** What the model is asked of the excerpt's questions (both prompt families ask it). */
+const QUESTIONS = `"questions" lists the questions people ask in the excerpt that want an answer (not greetings or rhetorical ones), at most ${MAX_QUESTIONS}, each with these fields:
+- "question": the question in the asker's words, shortened, at most ${MAX_QUESTION_CHARS} characters;
+- "asked": the number of the turn that asks it;
+- "status": "answered" if a later turn answers it, "unanswered" if none tries to, "unclear" if it is not clear whether one did;
+- "answer": the answer summarized, at most ${MAX_ANSWER_CHARS} characters, or null when there is none;
+- "answered_by": the numbers of the later turns that answer it ([] unless "answered").
+If nobody asks anything, "questions" is [].`;
 
 /** What each bounded field is, with its bound: in the instructions and in the reply schema. */
 const FIELD_LIMITS = {
@@ -146,9 +160,29 @@ export function replySchema(selective: boolean): Record<string, unknown> {
     subjective: { type: "boolean" },
   };
   if (selective) properties.wiki_worthy = { anyOf: [{ type: "boolean" }, { type: "null" }] };
+  const question: Record<string, unknown> = {
+    question: { type: "string", description: `at most ${MAX_QUESTION_CHARS} characters` },
+    asked: { type: "integer", description: "the number of the asking turn" },
+    status: { type: "string", enum: [...QUESTION_STATUSES] },
+    answer: {
+      anyOf: [{ type: "string" }, { type: "null" }],
+      description: `at most ${MAX_ANSWER_CHARS} characters`,
+    },
+    answered_by: { type: "array", items: { type: "integer" } },
+  };
   return {
     type: "object",
     properties: {
+      questions: {
+        type: "array",
+        description: `at most ${MAX_QUESTIONS} questions`,
+        items: {
+          type: "object",
+          properties: question,
+          required: Object.keys(question),
+          additionalProperties: false,
+        },
+      },
       candidates: {
         type: "array",
         description: `at most ${DEFAULT_MAX_CANDIDATES} candidates`,
@@ -160,7 +194,7 @@ export function replySchema(selective: boolean): Record<string, unknown> {
         },
       },
     },
-    required: ["candidates"],
+    required: ["candidates", "questions"],
     additionalProperties: false,
   };
 }

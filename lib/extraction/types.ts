@@ -84,9 +84,19 @@ export interface WindowUsage extends LLMUsage {
 /**
  * What the bounds cut, by what was cut: `turnTexts` turns whose text a prompt showed cut;
  * `topics`, `reasons` and `tags` fields cut to their length (a tag past the count dropped counts
- * too); `candidates` dropped past a window's cap. Only what was cut appears.
+ * too); `candidates` dropped past a window's cap; `questionTexts` and `answers` question fields
+ * cut to their length; `questions` dropped past a window's cap, or for a shape or turn numbers
+ * that cannot be read. Only what was cut appears.
  */
-export type TrimmedField = "turnTexts" | "topics" | "reasons" | "tags" | "candidates";
+export type TrimmedField =
+  | "turnTexts"
+  | "topics"
+  | "reasons"
+  | "tags"
+  | "candidates"
+  | "questionTexts"
+  | "answers"
+  | "questions";
 export type Trimmed = Partial<Record<TrimmedField, number>>;
 
 /**

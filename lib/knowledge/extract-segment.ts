@@ -17,6 +17,7 @@ import { copyPlatformFields, kindOf, type Message, messageText } from "../histor
 import type { InlineMessage } from "../pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
 import { boundedCandidates, fitResult } from "./result-fit.js";
+import { storedQuestions } from "./result-questions.js";
 import type { ResultStore } from "./result-store.js";
 import {
   type SegmentResult,
@@ -302,6 +303,13 @@ export class SegmentExtractor {
         turnRange: messageRange(candidate.turnRange, shown),
       }));
       result = this.result(segment, messages, candidates, sumUsage(lease.spent, ...windows));
+      result.questions = storedQuestions(
+        segmentId,
+        extraction.questions ?? [],
+        shown,
+        messages,
+        trimmed,
+      );
       result.windows = [...hashes];
       if (options.edits !== undefined && Object.keys(options.edits).length > 0) {
         result.edits = options.edits;

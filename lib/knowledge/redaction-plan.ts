@@ -1,5 +1,6 @@
 import { normalizeTopic } from "../extraction/index.js";
 import type { MessageChange, MessageState } from "./message-states.js";
+import { redactQuestions } from "./result-questions.js";
 import {
   MAX_STORED_AUTHORS,
   type SegmentResult,
@@ -84,22 +85,23 @@ export function planRedaction(
   );
   const edits = { ...result.edits };
   const editedSince = new Set(result.editedSince);
-  let edited = false;
+  // Deleted messages, and those edited since the result last accounted for them.
+  const gone = new Set(deleted);
   for (const change of changes) {
     const editedAt = states.get(change.id)?.editedAt;
     if (kindOf(change) !== "edit" || !isMember(change) || editedAt === undefined) continue;
     if (editedAt <= (edits[change.id] ?? -Infinity)) continue;
     edits[change.id] = editedAt;
     editedSince.add(change.id);
-    edited = true;
+    gone.add(change.id);
   }
-  if (deleted.size === 0 && !edited) return undefined;
+  if (gone.size === 0) return undefined;
   for (const id of deleted) {
     delete edits[id];
     editedSince.delete(id);
   }
   const windows = result.windows ?? [];
-  if (ids === undefined) return unlistedPlan(result, deleted, edits, windows);
+  if (ids === undefined) return unlistedPlan(result, deleted, gone, edits, windows);
 
   const kept = ids.filter((id) => !deleted.has(id));
   if (kept.length === 0) {
@@ -159,6 +161,7 @@ export function planRedaction(
     last: result.last.id === lastId ? result.last : { id: lastId, ts: tsOf(lastId) },
     messageIds: kept,
     candidates,
+    ...questionsLeft(result, gone),
     windows: [],
     editedSince: [...editedSince],
     deletedSince,
@@ -178,11 +181,13 @@ export function planRedaction(
 /**
  * A result too large to list its messages: only what is certain is done. Its windows go, and
  * candidates whose evidence starts or ends at a deleted message are removed (the range cannot
- * be shrunk without the list); it is not counted toward re-extraction.
+ * be shrunk without the list), and questions asked or answered by a changed message are redacted
+ * (their ids say it); it is not counted toward re-extraction.
  */
 function unlistedPlan(
   result: SegmentResult,
   deleted: ReadonlySet<string>,
+  gone: ReadonlySet<string>,
   edits: Record<string, number>,
   windows: string[],
 ): RedactionPlan {
@@ -190,6 +195,7 @@ function unlistedPlan(
   const next: SegmentResult = {
     ...result,
     candidates: result.candidates.filter((c) => !removed.includes(c)),
+    ...questionsLeft(result, gone),
     windows: [],
     redactions: (result.redactions ?? 0) + 1,
   };
@@ -200,6 +206,16 @@ function unlistedPlan(
     removedTopics: removed.map((c) => normalizeTopic(c.topic)),
     windows,
   };
+}
+
+/** The result's questions without what the `gone` messages asked or answered (none: absent). */
+function questionsLeft(
+  result: SegmentResult,
+  gone: ReadonlySet<string>,
+): Pick<SegmentResult, "questions"> {
+  return result.questions === undefined
+    ? {}
+    : { questions: redactQuestions(result.questions, gone) };
 }
 
 function setEdits(result: SegmentResult, edits: Record<string, number>): void {

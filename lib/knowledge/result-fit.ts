@@ -3,8 +3,8 @@
  * extraction bounds (whatever extractor made them), and the item within DynamoDB's 400 KB limit.
  * An oversized result degrades rather than failing on every retry until it ends in the DLQ: it
  * first leaves out the list of the segment's message ids (`first`, `last` and `count` still bound
- * the segment), then drops candidates, the least confident first. Each cut is counted in
- * `trimmed`, by what was cut.
+ * the segment), then drops questions, the last asked first, then candidates, the least confident
+ * first. Each cut is counted in `trimmed`, by what was cut.
  */
 import { itemSize, MAX_ITEM_BYTES, valueSize } from "../dynamodb/index.js";
 import { addTrimmed, boundCandidate, type Candidate, type Trimmed } from "../extraction/index.js";
@@ -30,8 +30,8 @@ export function resultItemSize(result: SegmentResult): number {
 
 /**
  * `result` as it fits in `limit` bytes (default DynamoDB's item limit), `trimmed` set to what was
- * cut (absent when nothing): without its message ids if it must, then without as many of the
- * least confident candidates as it must. A result that fits without any candidate or id is not
+ * cut (absent when nothing): without its message ids if it must, then without as many of its
+ * last asked questions, then of the least confident candidates, as it must. A result that fits without any candidate or id is not
  * stored at all: a {@link KnowledgeItemError} (its other fields are bounded, so this means a
  * bound is missing).
  */
@@ -54,6 +54,23 @@ export function fitResult(
     fitted = withCuts(rest);
     if (resultItemSize(fitted) <= limit) return fitted;
   }
+  const questions = fitted.questions ?? [];
+  if (questions.length > 0) {
+    // The last asked go first. Each question's share is counted once: linear in the size.
+    let size = resultItemSize(fitted) + COUNT_ALLOWANCE;
+    for (let kept = questions.length - 1; kept >= 0; kept--) {
+      size -= 1 + valueSize(questions[kept]);
+      if (size > limit) continue;
+      const next: SegmentResult = {
+        ...fitted,
+        questions: questions.slice(0, kept),
+        trimmed: { ...trimmed, oversizeQuestions: questions.length - kept },
+      };
+      if (resultItemSize(next) <= limit) return next;
+    }
+    addTrimmed(trimmed, { oversizeQuestions: questions.length });
+    fitted = withCuts({ ...fitted, questions: [] });
+  }
   // The least confident go first; the kept ones keep their order. Each candidate's share of the
   // item is counted once, so that dropping many stays linear in the result's size.
   const order = fitted.candidates
@@ -74,6 +91,6 @@ export function fitResult(
   }
   throw new KnowledgeItemError(
     `${result.channel}/${resultItemKey(result.segmentId)}`,
-    `over DynamoDB's ${limit}-byte item limit even without message ids and candidates`,
+    `over DynamoDB's ${limit}-byte item limit even without message ids, questions and candidates`,
   );
 }

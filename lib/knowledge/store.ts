@@ -202,6 +202,8 @@ export class DynamoDbResultStore implements ResultStore {
     }
     const output: WindowOutput = { candidates: Item.candidates, usage: Item.usage as SegmentUsage };
     if (Item.trimmed !== undefined) output.trimmed = Item.trimmed as WindowOutput["trimmed"];
+    // A reply stored before questions were asked for has none.
+    if (Array.isArray(Item.questions)) output.questions = Item.questions;
     return output;
   }
 
@@ -230,6 +232,7 @@ export class DynamoDbResultStore implements ResultStore {
           ...this.key(channel, windowItemKey(hash)),
           v: SCHEMA_VERSION,
           candidates: output.candidates,
+          ...(output.questions === undefined ? {} : { questions: output.questions }),
           usage: output.usage,
           ...(segmentId === undefined ? {} : { segmentId }),
           // What the bounds cut, so that a retry reusing the reply reports it too.

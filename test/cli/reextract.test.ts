@@ -51,7 +51,7 @@ describe("reextract command", () => {
 
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
-      /^segment again: re-extraction requested \(message \S+; its result was offline \/ prompt 2\/sliding-60-6\)/,
+      /^segment again: re-extraction requested \(message \S+; its result was offline \/ prompt 3\/sliding-60-6\)/,
     );
     expect(run.stderr).toMatch(/segment missing of "ops": no stored result/);
     const { Messages = [] } = await sqs.send(

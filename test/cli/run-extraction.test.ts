@@ -105,7 +105,7 @@ describe("run command with extraction", () => {
     const ids = new Map(segments.map((s) => [s.segmentId, s.messageIds]));
     for (const line of lines) {
       expect(line.model).toBe("keyphrase-extractor (offline, no LLM)");
-      expect(line.promptVersion).toBe("keyphrases-2");
+      expect(line.promptVersion).toBe("keyphrases-3");
       // Not a model: no calls, no tokens.
       expect(line.usage.calls).toBe(0);
       for (const candidate of line.candidates) {
@@ -217,7 +217,7 @@ describe("run command with extraction", () => {
     const segments = jsonLines<{ segmentId: string }>(out);
     const lines = jsonLines<CandidatesLine>(candidates);
     expect(lines.map((l) => l.segmentId).sort()).toEqual(segments.map((s) => s.segmentId).sort());
-    expect(lines.every((l) => l.model === "scripted" && l.promptVersion === "2/sliding-60-6")).toBe(
+    expect(lines.every((l) => l.model === "scripted" && l.promptVersion === "3/sliding-60-6")).toBe(
       true,
     );
     expect(answered.garbage).toBeGreaterThan(0);

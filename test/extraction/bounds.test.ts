@@ -113,6 +113,7 @@ describe("bounded replies", () => {
     }).extract(turns);
     expect(extraction).toEqual({
       candidates: [expect.objectContaining({ topic: "firmware", turnRange: [0, 0] })],
+      questions: [],
     });
   });
 

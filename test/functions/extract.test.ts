@@ -94,7 +94,7 @@ describe("extract Lambda", () => {
     );
     expect(stored).toMatchObject({
       model: "amazon.nova-lite-v1:0",
-      promptVersion: "2/sliding-60-6",
+      promptVersion: "3/sliding-60-6",
     });
     expect(stored?.candidates[0].messageIds).toEqual(["fine-m0", "fine-m2"]);
   }, 60_000);

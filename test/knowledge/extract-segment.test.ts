@@ -66,7 +66,7 @@ describe("SegmentExtractor", () => {
     const other = await extractor.extract(again.segment, again.messages);
     const otherIds = new Map(other.result.candidates.map((c) => [c.topic, c.id]));
     expect(otherIds.get("grub")).not.toBe(byTopic.get("grub")?.id);
-    expect(stored?.promptVersion).toBe("2/sliding-4-1");
+    expect(stored?.promptVersion).toBe("3/sliding-4-1");
 
     const topics = await reader().topics("store");
     expect(topics.map((t) => [t.normalizedTopic, t.segments]).sort()).toEqual([
@@ -115,6 +115,89 @@ describe("SegmentExtractor", () => {
     expect(stored?.candidates.map((c) => [c.topic, c.messageIds, c.authorCount])).toEqual([
       ["grub", [long[0].id, long[2].id], 2],
     ]);
+  });
+
+  it("stores the questions of the windows by message id, merged across overlapping windows", async () => {
+    const numberOf = (prompt: string, text: string) =>
+      prompt
+        .split("\n")
+        .find((line) => line.startsWith("Turn ") && line.includes(text))
+        ?.split(" ")[1];
+    const server = await startServer((request) => {
+      const prompt = promptOf(request);
+      const questions = [];
+      const around = numberOf(prompt, "anyone around?");
+      if (around !== undefined) {
+        questions.push({
+          question: "anyone around?",
+          asked: Number(around),
+          status: "unanswered",
+          answer: null,
+          answered_by: [],
+        });
+      }
+      const chip = numberOf(prompt, "which #wifi chip");
+      const intel = numberOf(prompt, "an intel one");
+      if (chip !== undefined) {
+        questions.push({
+          question: "Which wifi chip is it?",
+          asked: Number(chip),
+          status: intel === undefined ? "unanswered" : "answered",
+          answer: intel === undefined ? null : "An Intel one.",
+          answered_by: intel === undefined ? [] : [Number(intel)],
+        });
+      }
+      return chatCompletion(JSON.stringify({ candidates: [], questions }));
+    });
+    const { segment, messages } = segmentOf("asked", TEN_TEXTS, "questions");
+    const extractor = extractorOf({ client, tableName, llm: openAI(server.url) });
+    await extractor.extract(segment, messages);
+    const stored = await reader().result("questions", "asked");
+    expect(stored?.questions?.map(({ id: _id, ...q }) => q)).toEqual([
+      {
+        question: "anyone around?",
+        status: "unanswered",
+        askedId: "asked-m3",
+        askedTs: messages[3].ts,
+        askedBy: "bob",
+        answerIds: [],
+      },
+      {
+        question: "Which wifi chip is it?",
+        status: "answered",
+        askedId: "asked-m5",
+        askedTs: messages[5].ts,
+        askedBy: "bob",
+        answer: "An Intel one.",
+        answerIds: ["asked-m6"],
+      },
+    ]);
+  });
+
+  it("keeps a window reply's questions, and reads one stored without them as none", async () => {
+    const store = new DynamoDbResultStore({ client, tableName });
+    const usage = {
+      calls: 1,
+      inputTokens: 5,
+      outputTokens: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    const questions = [
+      { question: "q?", asked: 1, status: "answered" as const, answer: "a", answeredBy: [2, 3] },
+      { question: "r?", asked: 2, status: "unclear" as const, answeredBy: [] },
+    ];
+    await store.putWindow(
+      "windows",
+      "asked",
+      { candidates: [], questions, usage },
+      Date.now() + 60_000,
+    );
+    expect(await store.getWindow("windows", "asked")).toEqual({ candidates: [], questions, usage });
+    await store.putWindow("windows", "old", { candidates: [], usage }, Date.now() + 60_000);
+    const old = await store.getWindow("windows", "old");
+    expect(old).toEqual({ candidates: [], usage });
+    expect(old?.questions ?? []).toEqual([]);
   });
 
   it("keeps what the bounds cut with a stored window reply, so a retry reusing it reports the same", async () => {

@@ -15,9 +15,10 @@ import type {
   Extractor,
   TermCounts,
 } from "../extractor.js";
-import type { Candidate } from "../types.js";
+import type { Candidate, Trimmed } from "../types.js";
 import { NO_CALLS } from "../usage.js";
 import { participants } from "./names.js";
+import { offlineQuestions } from "./questions.js";
 import { botsOf, type Form, formsOf, type Tally, tally, voicesOf } from "./tally.js";
 import type { Context } from "./tokens.js";
 import { stem } from "./words.js";
@@ -29,7 +30,7 @@ export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";
  * The version its results are keyed by (as an analyzer's prompt version): a change to what it
  * proposes bumps it, so that the next delivery of a segment extracts it again.
  */
-export const KEYPHRASE_EXTRACTOR_VERSION = "keyphrases-2";
+export const KEYPHRASE_EXTRACTOR_VERSION = "keyphrases-3";
 
 /**
  * How it makes terms (tokens, keys, phrases): the channel's term statistics are kept under this
@@ -129,9 +130,16 @@ export class KeyphraseExtractor implements Extractor {
         ...[...people.channelNames].slice(0, MAX_NAMES).map((name) => NAME_PREFIX + name),
       ],
     };
+    // Questions depend on the turns alone: the same on every attempt, never stored.
+    const trimmed: Trimmed = {};
+    const questions = offlineQuestions(turns, trimmed);
+    const answer = (candidates: Candidate[]): Extraction =>
+      Object.keys(trimmed).length === 0
+        ? { candidates, questions, terms }
+        : { candidates, questions, terms, trimmed };
     const key = answerKey(turns);
     const stored = await options.outputs?.get(key);
-    if (stored !== undefined) return { candidates: stored.candidates, terms };
+    if (stored !== undefined) return answer(stored.candidates);
     const names = new Set(pool.flatMap(wordsOf).map((word) => NAME_PREFIX + word));
     const statistics =
       options.statistics === undefined
@@ -143,7 +151,7 @@ export class KeyphraseExtractor implements Extractor {
     throwIfAborted(options.signal);
     const candidates = this.#choose(pool, statistics, voices);
     await options.outputs?.put(key, { candidates, usage: { ...NO_CALLS } });
-    return { candidates, terms };
+    return answer(candidates);
   }
 
   /** The best-scoring terms, none a channel's name, none inside another chosen one. */

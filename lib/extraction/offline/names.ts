@@ -5,10 +5,23 @@
 import type { ExtractionTurn } from "../extractor.js";
 import { LABELS, STOPWORDS } from "./words.js";
 
+/**
+ * The nick a message opens by addressing (`nick: …`, `nick, …`, `@nick …`), lower case, and the
+ * text after the address; undefined when it opens with none.
+ */
+export function addressOf(text: string): { nick: string; rest: string } | undefined {
+  const opening = ADDRESSED.exec(text) ?? AT_OPENING.exec(text);
+  if (opening === null) return undefined;
+  const nick = trimNick(opening[1]);
+  return nick === "" ? undefined : { nick, rest: text.slice(opening[0].length).trim() };
+}
+
 /** A nickname as IRC, Slack and Discord spell them: no spaces, no separators that end a word. */
 const NICK = String.raw`[\p{L}\p{N}_\-\[\]\\^{}|\x60.]{1,40}`;
 /** `nick:` or `nick,` opening a message (after an optional `@`). */
 const ADDRESSED = new RegExp(String.raw`^\s*@?(${NICK})([:,])(?=\s|$)`, "u");
+/** `@nick` opening a message. */
+const AT_OPENING = new RegExp(String.raw`^\s*@(${NICK})(?=\s|$)`, "u");
 /** `@nick` anywhere. */
 const MENTION = new RegExp(String.raw`(?:^|[\s(,;:])@(${NICK})`, "gu");
 

@@ -99,11 +99,12 @@ export const MAX_STORED_AUTHORS = 20;
 
 /**
  * What the bounds cut from a result, by what was cut (`lib/extraction`'s fields, and the result
- * item's own: `messageIds`, the list left out, and `oversizeCandidates`, candidates dropped, to
- * fit DynamoDB's 400 KB item limit). Only what was cut appears; absent when nothing was.
+ * item's own: `messageIds`, the list left out, `oversizeQuestions` and `oversizeCandidates`,
+ * questions and candidates dropped, to fit DynamoDB's 400 KB item limit). Only what was cut
+ * appears; absent when nothing was.
  */
 export type ResultTrimmed = Partial<
-  Record<TrimmedField | "messageIds" | "oversizeCandidates", number>
+  Record<TrimmedField | "messageIds" | "oversizeQuestions" | "oversizeCandidates", number>
 >;
 
 /** What an earlier result of the segment was, when this one replaced it. */
