@@ -3,6 +3,18 @@
  * their evidence, unanswered and answered questions, activity), built from the knowledge the
  * results table keeps, and rendered as Markdown, HTML or JSON.
  */
+export { type BuildDigestOptions, buildDigest, DIGEST_LIMITS } from "./build.js";
+export { DigestError, type DigestErrorCode, MAX_PERIOD_DAYS } from "./errors.js";
+export { digestHtml } from "./html.js";
+export { digestJson, digestMarkdown, type RenderOptions } from "./markdown.js";
+export { parseSince } from "./since.js";
+export {
+  type ActivityMessage,
+  type DigestSources,
+  dynamoDbDigestSources,
+  type MessagesById,
+  storeDigestSources,
+} from "./sources.js";
 export type {
   Digest,
   DigestActivity,

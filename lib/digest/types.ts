@@ -70,6 +70,11 @@ export interface Digest {
   /** Asked in the period and answered, oldest first. */
   answered: DigestQuestion[];
   activity: DigestActivity[];
+  /**
+   * What the caps left out (added within v1; absent when nothing was): topics past the first
+   * {@link DIGEST_LIMITS}, questions past the first of each list.
+   */
+  omitted?: { topics: number; unanswered: number; answered: number };
 }
 
 export type DigestFormat = "md" | "html" | "json";
