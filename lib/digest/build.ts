@@ -1,7 +1,8 @@
+import type { SegmentResult, TopicSupport } from "../knowledge/index.js";
 import { mergeSupports } from "../knowledge/index.js";
 import type { TopicMatcher } from "../topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
-import type { DigestSources } from "./sources.js";
+import type { ActivityMessage, DigestSources } from "./sources.js";
 import type {
   Digest,
   DigestActivity,
@@ -35,21 +36,48 @@ export async function buildDigest(
   sources: DigestSources,
   options: BuildDigestOptions,
 ): Promise<Digest> {
-  const { since, until } = options;
   const channels = [...new Set(options.channels)];
-  if (channels.length === 0) {
-    throw new DigestError("DIGEST_NO_CHANNELS", "channels: name at least one channel");
-  }
-  checkPeriod(since, until);
-  const topics: DigestTopic[] = [];
-  const questions: DigestQuestion[] = [];
-  const activity: DigestActivity[] = [];
+  checkOptions(channels, options.since, options.until);
+  const read: DigestChannel[] = [];
   for (const channel of channels) {
     const [supports, results, messages] = await Promise.all([
       sources.supports(channel),
       sources.results(channel),
-      sources.activity(channel, since, until),
+      sources.activity(channel, options.since, options.until),
     ]);
+    read.push({ channel, supports, results, messages });
+  }
+  return assembleDigest(read, options);
+}
+
+/** One channel's data as a digest reads it: what {@link DigestSources} answer for it. */
+export interface DigestChannel {
+  channel: string;
+  supports: readonly TopicSupport[];
+  /** Its results; only `segmentId`, `thread` and `questions` are read. */
+  results: readonly Pick<SegmentResult, "segmentId" | "thread" | "questions">[];
+  messages: readonly ActivityMessage[];
+}
+
+/**
+ * {@link buildDigest} on data already read (the report builds its digest so): synchronous and
+ * pure; the channels are `options.channels` (repeats dropped), each found in `data` by name.
+ */
+export function assembleDigest(
+  data: readonly DigestChannel[],
+  options: Omit<BuildDigestOptions, "channels"> & { channels?: string[] },
+): Digest {
+  const { since, until } = options;
+  const channels = [...new Set(options.channels ?? data.map((d) => d.channel))];
+  checkOptions(channels, since, until);
+  const topics: DigestTopic[] = [];
+  const questions: DigestQuestion[] = [];
+  const activity: DigestActivity[] = [];
+  for (const channel of channels) {
+    const of = data.filter((d) => d.channel === channel);
+    const supports = of.flatMap((d) => d.supports);
+    const results = of.flatMap((d) => d.results);
+    const messages = of.flatMap((d) => d.messages);
     for (const topic of mergeSupports(supports, options.matchers)) {
       const before = topic.evidence.filter((e) => e.firstTs < since);
       const within = topic.evidence.filter((e) => e.firstTs >= since && e.firstTs < until);
@@ -116,7 +144,10 @@ export async function buildDigest(
   };
 }
 
-function checkPeriod(since: number, until: number): void {
+function checkOptions(channels: readonly string[], since: number, until: number): void {
+  if (channels.length === 0) {
+    throw new DigestError("DIGEST_NO_CHANNELS", "channels: name at least one channel");
+  }
   if (!Number.isSafeInteger(since) || !Number.isSafeInteger(until) || since >= until) {
     throw new DigestError(
       "DIGEST_BAD_PERIOD",

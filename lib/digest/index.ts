@@ -3,7 +3,13 @@
  * their evidence, unanswered and answered questions, activity), built from the knowledge the
  * results table keeps, and rendered as Markdown, HTML or JSON.
  */
-export { type BuildDigestOptions, buildDigest, DIGEST_LIMITS } from "./build.js";
+export {
+  assembleDigest,
+  type BuildDigestOptions,
+  buildDigest,
+  DIGEST_LIMITS,
+  type DigestChannel,
+} from "./build.js";
 export { DigestError, type DigestErrorCode, MAX_PERIOD_DAYS } from "./errors.js";
 export { digestHtml } from "./html.js";
 export { digestJson, digestMarkdown, type RenderOptions } from "./markdown.js";
