@@ -35,7 +35,7 @@ export function digestHtml(digest: Digest, options: RenderOptions = {}): string 
 <style>${STYLE}</style>
 </head>
 <body>
-<header><h1>${title}</h1><p class="muted">${periodText(digest)} (UTC), generated ${htmlText(digest.generatedAt)}</p></header>
+<header><h1>${title}</h1><p class="muted">${periodText(digest)} (UTC), generated ${generatedText(digest.generatedAt)}</p></header>
 <h2>Activity</h2>
 ${digest.activity.map(activityBlock).join("\n")}
 ${topics("new", "New topics")}
@@ -46,6 +46,12 @@ ${questions(digest.answered, "Answered questions", digest.omitted?.answered)}
 </html>
 `;
 }
+
+/** When it was made, as the other times (a time that does not parse is shown escaped). */
+const generatedText = (iso: string): string => {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? minute(ms) : htmlText(iso);
+};
 
 const more = (left: number, what: string): string =>
   left > 0 ? `\n<p class="muted">…and ${counted(left, `more ${what}`)}.</p>` : "";
@@ -76,18 +82,19 @@ function questionItem(
   return `<li><span class="muted">${minute(q.askedTs)}</span> ${where}${unclear}: ${htmlText(q.question)}${answer}</li>`;
 }
 
-/** Bar geometry of the chart: one bar per UTC day. */
-const BAR = 14;
-const GAP = 3;
+/** Bar geometry of the chart: one bar per UTC day, the chart some 420px wide at most. */
+const CHART_WIDTH = 420;
+const GAP = 2;
 const HEIGHT = 60;
 
 function activityBlock(a: DigestActivity): string {
   const most = Math.max(1, ...a.days.map((d) => d.messages));
-  const width = a.days.length * (BAR + GAP);
+  const bar = Math.max(2, Math.min(30, Math.floor(CHART_WIDTH / Math.max(1, a.days.length)) - GAP));
+  const width = Math.max(a.days.length * (bar + GAP), 150);
   const bars = a.days
     .map((d, i) => {
       const h = Math.round((d.messages / most) * HEIGHT);
-      return `<rect x="${i * (BAR + GAP)}" y="${HEIGHT - h}" width="${BAR}" height="${Math.max(h, d.messages > 0 ? 1 : 0)}"><title>${d.day}: ${counted(d.messages, "message")}</title></rect>`;
+      return `<rect x="${i * (bar + GAP)}" y="${HEIGHT - h}" width="${bar}" height="${Math.max(h, d.messages > 0 ? 1 : 0)}"><title>${d.day}: ${counted(d.messages, "message")}</title></rect>`;
     })
     .join("");
   const first = a.days[0]?.day ?? "";

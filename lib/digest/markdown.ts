@@ -19,7 +19,7 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
   const lines: string[] = [
     `# Digest: ${digest.channels.map(markdownText).join(", ")}`,
     "",
-    `${periodText(digest)} (UTC), generated ${markdownText(digest.generatedAt)}\\.`,
+    `${periodText(digest)} (UTC), generated ${Number.isFinite(Date.parse(digest.generatedAt)) ? minute(Date.parse(digest.generatedAt)) : markdownText(digest.generatedAt)}\\.`,
     "",
     "## Activity",
     "",
