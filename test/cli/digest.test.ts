@@ -12,6 +12,7 @@ import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fi
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import { sampleRun } from "../support/workspace-run.js";
 
 const cli = (args: string[]) => runCli(args, UNTIL);
 
@@ -120,5 +121,33 @@ describe("digest command", () => {
     expect(unknown.stderr).toContain(`channel "helpx" has nothing in the results table`);
     expect(unknown.stderr).toContain("npm start -- digest help");
     expect(unknown.stdout).toBe("");
+  });
+
+  it("digests the workspace's last week by its simulated clock, channels by name, and refuses an unknown one", async () => {
+    const { ws, chat } = await sampleRun("digest", { seed: 5, channels: ["desk"], perChannel: 60 });
+    const wide = (args: string[]) => runCli(args, Date.UTC(2100, 0, 1));
+
+    const json = await wide(["digest", "desk", "--since", "2w", "--format", "json", ...ws]);
+    const unknown = await wide(["digest", "deskk", "--since", "7d", ...ws]);
+
+    expect(json.code, json.stderr).toBe(0);
+    const digest = JSON.parse(json.stdout) as Digest;
+    // The workspace's clock, not the machine's: where the run on 2025's sample chat left it.
+    expect(digest.until).toBeLessThan(Date.UTC(2026, 0, 1));
+    expect(digest.until - digest.since).toBe(14 * DAY);
+    const inPeriod = chat.filter((m) => m.ts >= digest.since && m.ts < digest.until);
+    expect(digest.activity[0].messages).toBeGreaterThan(0);
+    expect(digest.activity[0].messages).toBeLessThanOrEqual(inPeriod.length);
+    // Every UTC day the period touches: 15 when it does not begin at midnight.
+    const touched = Math.floor((digest.until - 1) / DAY) - Math.floor(digest.since / DAY) + 1;
+    expect(digest.activity[0].days).toHaveLength(touched);
+    expect(touched).toBeGreaterThanOrEqual(14);
+    expect(digest.topics.length).toBeGreaterThan(0);
+    for (const topic of digest.topics) {
+      for (const e of topic.evidence) expect(e.firstTs).toBeGreaterThanOrEqual(digest.since);
+    }
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`channel "deskk" has no stored messages in the workspace`);
+    expect(unknown.stderr).toContain("npm start -- digest desk");
   });
 });
