@@ -1,6 +1,7 @@
 import { channelCommand } from "./channel.js";
 import type { Command, CommandIO } from "./command.js";
 import { EXIT } from "./command.js";
+import { digestCommand } from "./digest.js";
 import { eraseCommand } from "./erase.js";
 import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   eraseCommand,
   topicsCommand,
   questionsCommand,
+  digestCommand,
   reextractCommand,
   importCommand,
   importChatCommand,

@@ -211,6 +211,14 @@ export const DigestBody = named(
         days: z.array(z.object({ day: z.string(), messages: z.number().int() })),
       }),
     ),
+    omitted: z
+      .object({
+        topics: z.number().int(),
+        unanswered: z.number().int(),
+        answered: z.number().int(),
+      })
+      .optional()
+      .describe("how many entries the digest's bounds left out; absent when none"),
   }),
   "Digest",
   "What a channel talked about over a period (lib/digest's Digest, contract v1).",

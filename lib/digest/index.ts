@@ -13,6 +13,16 @@ export {
   s3EncodeKey,
 } from "./bucket.js";
 export {
+  assembleDigest,
+  type BuildDigestOptions,
+  buildDigest,
+  DIGEST_LIMITS,
+  type DigestChannel,
+} from "./build.js";
+export { DigestError, type DigestErrorCode, MAX_PERIOD_DAYS } from "./errors.js";
+export { digestHtml } from "./html.js";
+export { digestJson, digestMarkdown, type RenderOptions } from "./markdown.js";
+export {
   type DigestRenderers,
   digestKeys,
   runScheduledDigest,
@@ -21,6 +31,7 @@ export {
   type ScheduledDigestSummary,
   type SlackOutcome,
 } from "./schedule.js";
+export { parseSince } from "./since.js";
 export {
   postSlackWebhook,
   SLACK_LIMITS,
@@ -32,6 +43,13 @@ export {
   slackDigestPayload,
   slackEscape,
 } from "./slack.js";
+export {
+  type ActivityMessage,
+  type DigestSources,
+  dynamoDbDigestSources,
+  type MessagesById,
+  storeDigestSources,
+} from "./sources.js";
 export type {
   Digest,
   DigestActivity,

@@ -2,7 +2,7 @@
  * A digest: what a set of channels talked about over a period, as the `digest` command and the
  * scheduled digest publish it (Markdown, HTML, JSON). Public contract v1: fields may be added.
  */
-import type { QuestionStatus } from "../extraction/index.js";
+import type { QuestionStatus } from "../extraction/types.js";
 
 /** Where an entry's evidence is: its segment (the report's anchor) and its messages. */
 export interface DigestEvidence {
@@ -70,6 +70,11 @@ export interface Digest {
   /** Asked in the period and answered, oldest first. */
   answered: DigestQuestion[];
   activity: DigestActivity[];
+  /**
+   * What the caps left out (added within v1; absent when nothing was): topics past the first
+   * {@link DIGEST_LIMITS}, questions past the first of each list.
+   */
+  omitted?: { topics: number; unanswered: number; answered: number };
 }
 
 export type DigestFormat = "md" | "html" | "json";

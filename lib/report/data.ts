@@ -3,6 +3,7 @@
  * script in the browser. Plain JSON (no Maps, no typed arrays) and columnar where it is large,
  * because a channel can hold hundreds of thousands of messages.
  */
+import type { Digest, DigestQuestion } from "../digest/types.js";
 
 /** How a segment was cut from what came before it in its channel. */
 export type CutCause =
@@ -220,6 +221,19 @@ export interface Report {
   texts: ReportTexts;
 }
 
+/**
+ * The questions of the extracted segments (oldest first; at most `REPORT_QUESTIONS` of each list,
+ * the rest counted) and a digest of the data's last seven UTC days, null without data.
+ */
+export interface ReportKnowledge {
+  questions: {
+    unanswered: DigestQuestion[];
+    answered: DigestQuestion[];
+    omitted: { unanswered: number; answered: number };
+  };
+  digest: Digest | null;
+}
+
 export interface ReportData {
   v: 1;
   /** Epoch ms. */
@@ -229,4 +243,6 @@ export interface ReportData {
   sources: { label: string; value: string }[];
   summary: ReportSummary;
   channels: ChannelData[];
+  /** Questions and the digest (added within v1: absent from reports made before them). */
+  knowledge?: ReportKnowledge;
 }

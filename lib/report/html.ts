@@ -39,6 +39,8 @@ export function renderReportHtml({ data, texts }: Report, assets: ReportAssets):
 <body>
 <header><h1>convoseg report</h1><div id="meta"></div></header>
 <section id="topics" aria-label="topics"></section>
+<section id="digest" aria-label="the last seven days"></section>
+<section id="questions" aria-label="questions"></section>
 <h2>In numbers</h2>
 <section id="summary" aria-label="summary"></section>
 <h2>Channels</h2>

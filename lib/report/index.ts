@@ -1,3 +1,4 @@
+export { parseSegmentAnchor, reportSegmentHref, segmentAnchor } from "./anchors.js";
 export { loadReportAssets } from "./assets.js";
 export * from "./data.js";
 export { embedJson, type ReportAssets, renderReportHtml } from "./html.js";

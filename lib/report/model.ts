@@ -21,6 +21,7 @@ import {
   type Usage,
 } from "./data.js";
 import { channelGaps } from "./gaps.js";
+import { reportKnowledge } from "./knowledge.js";
 import type { SegmentRecord } from "./records.js";
 import { channelThreads } from "./threads.js";
 import { channelTopics } from "./topics.js";
@@ -75,6 +76,7 @@ export function buildReport(input: ReportInput): Report {
     sources: input.sources ?? [],
     summary: summarize(channels, input),
     channels,
+    knowledge: reportKnowledge(input),
   };
   return { data, texts };
 }

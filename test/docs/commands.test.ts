@@ -98,6 +98,7 @@ describe("the manual's commands", () => {
     "import",
     "import-chat",
     "topics",
+    "digest",
     "channel",
     "reextract",
     "erase",

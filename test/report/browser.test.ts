@@ -1,9 +1,15 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { reportCommand } from "../../cli/report.js";
 import { runCommand as runPipeline } from "../../cli/run.js";
+import {
+  buildReport,
+  loadReportAssets,
+  renderReportHtml,
+  segmentAnchor,
+} from "../../lib/report/index.js";
 import { ALL_MESSAGES, CANDIDATES, INJECTION, MESSAGES, NOW, OPS, SEGMENTS } from "./fixtures.js";
 import {
   ARTIFACTS,
@@ -403,5 +409,46 @@ describe("the report in Chromium: threads", () => {
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("img, b, i, em, script[src], table").count()).toBe(0);
     expect(errors).toEqual([]);
+  });
+
+  it("opens the segment a #segment= anchor names, and shows questions and the last week linking to segments", async () => {
+    const asked = {
+      id: "q1",
+      question: `how to fix it ${INJECTION}`,
+      status: "unanswered" as const,
+      askedId: "h05",
+      askedTs: MESSAGES.find((m) => m.id === "h05")?.ts ?? 0,
+      answerIds: [],
+    };
+    const candidates = CANDIDATES.map((c) =>
+      c.segmentId === "seg-h2" ? { ...c, questions: [asked] } : c,
+    );
+    const report = buildReport({
+      segments: SEGMENTS,
+      candidates,
+      messages: ALL_MESSAGES,
+      settle: 3_600_000,
+      now: NOW,
+      generatedAt: NOW,
+    });
+    const out = join(dir, "anchors.html");
+    writeFileSync(out, renderReportHtml(report, await loadReportAssets()));
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`file://${out}#${segmentAnchor("help", "seg-h2")}`);
+    await page.waitForSelector("html[data-ready]");
+
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    // Not the first channel the page shows by itself (ops sorts first): the anchor's.
+    expect(await texts(page, ".channel-name")).toEqual(["help"]);
+    expect(await texts(page, "#questions .question-text")).toEqual([`how to fix it ${INJECTION}`]);
+    expect(await texts(page, "#digest .digest-topics .topic-name")).toContain("wifi driver");
+    // A link of the last week's section leads to its segment, the fragment followed.
+    await page.locator("#digest .segment-link").first().click();
+    await expect.poll(() => page.evaluate("location.hash")).toMatch(/^#segment=/);
+    expect(await page.evaluate("window.__pwned")).toBeUndefined();
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });

@@ -3,10 +3,12 @@
  * screen), the summary and the channel list, and shows one channel at a time (only the shown
  * channel has a timeline and rows in the DOM).
  */
+import { parseSegmentAnchor } from "../anchors.js";
 import type { ReportData } from "../data.js";
 import { ChannelView } from "./channel.js";
 import { renderChannelList } from "./channel-list.js";
 import { byId, duration, el, time } from "./dom.js";
+import { renderDigest, renderQuestions } from "./knowledge.js";
 import { renderSummary } from "./summary.js";
 import { renderTopics } from "./topics.js";
 
@@ -38,6 +40,24 @@ renderTopics(byId("topics"), data, (channel, topic) => {
   channelSection.scrollIntoView({ block: "start" });
 });
 
+renderDigest(byId("digest"), data);
+renderQuestions(byId("questions"), data);
+
+/** `#segment=<channel>/<segment>` (a digest's link, or one of the page's own): that segment. */
+function followAnchor(): void {
+  const anchor = parseSegmentAnchor(location.hash);
+  if (anchor === undefined) return;
+  const channel = data.channels.findIndex((c) => c.name === anchor.channel);
+  const segment = data.channels[channel]?.segments.findIndex((s) => s.id === anchor.segmentId);
+  if (segment === undefined || segment < 0) return;
+  if (channel !== shown) showChannel(channel);
+  view?.showThread(-1);
+  view?.select(segment);
+  channelList.mark(channel);
+  channelSection.scrollIntoView({ block: "start" });
+}
+window.addEventListener("hashchange", followAnchor);
+
 function showChannel(index: number): void {
   view?.destroy();
   shown = index;
@@ -66,8 +86,10 @@ function showChannel(index: number): void {
   );
 }
 
-if (data.channels.length > 0) showChannel(0);
-else {
+if (data.channels.length > 0) {
+  showChannel(0);
+  followAnchor();
+} else {
   channelSection.replaceChildren(el("p", { class: "muted" }, "No segments and no messages."));
   document.documentElement.dataset.ready = "true";
 }

@@ -1,0 +1,107 @@
+import { counted, markdownText, minute, safeHref, utcDate } from "./text.js";
+import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
+
+export interface RenderOptions {
+  /** Where an entry's segment is shown (the run report's anchor: `reportSegmentHref`). */
+  reportHref?: (evidence: DigestEvidence) => string;
+}
+
+/**
+ * The digest as Markdown: activity, new and recurring topics with links to their evidence,
+ * unanswered questions oldest first, answered ones with their answers. Every chat string is
+ * {@link markdownText}: no markup, link or mention comes of it.
+ */
+export function digestMarkdown(digest: Digest, options: RenderOptions = {}): string {
+  const link = (e: DigestEvidence, label: string): string => {
+    const href = options.reportHref === undefined ? undefined : safeHref(options.reportHref(e));
+    return href === undefined ? label : `[${label}](${href})`;
+  };
+  const lines: string[] = [
+    `# Digest: ${digest.channels.map(markdownText).join(", ")}`,
+    "",
+    `${periodText(digest)} (UTC), generated ${Number.isFinite(Date.parse(digest.generatedAt)) ? minute(Date.parse(digest.generatedAt)) : markdownText(digest.generatedAt)}\\.`,
+    "",
+    "## Activity",
+    "",
+    "| Channel | Messages | Conversations | Active people | Busiest day |",
+    "| --- | ---: | ---: | ---: | --- |",
+    ...digest.activity.map((a) => {
+      const busiest = a.days.reduce((m, d) => (d.messages > m.messages ? d : m), a.days[0]);
+      return `| ${markdownText(a.channel)} | ${a.messages} | ${a.conversations} | ${a.activePeople} | ${busiest !== undefined && busiest.messages > 0 ? `${busiest.day} \\(${busiest.messages}\\)` : "–"} |`;
+    }),
+  ];
+  const topics = (kind: DigestTopic["kind"], heading: string) => {
+    const of = digest.topics.filter((t) => t.kind === kind);
+    lines.push("", `## ${heading}`, "");
+    if (of.length === 0) lines.push("None\\.");
+    for (const t of of) lines.push(...topicLines(t, link));
+  };
+  topics("new", "New topics");
+  topics("recurring", "Recurring topics");
+  if (digest.omitted?.topics)
+    lines.push("", `…and ${counted(digest.omitted.topics, "more topic")}\\.`);
+  const questions = (list: DigestQuestion[], heading: string, left: number | undefined) => {
+    lines.push("", `## ${heading}`, "");
+    if (list.length === 0) lines.push("None\\.");
+    for (const q of list) lines.push(...questionLines(q, link));
+    if (left) lines.push("", `…and ${counted(left, "more question")}\\.`);
+  };
+  questions(digest.unanswered, "Unanswered questions (oldest first)", digest.omitted?.unanswered);
+  questions(digest.answered, "Answered questions", digest.omitted?.answered);
+  return `${lines.join("\n")}\n`;
+}
+
+function topicLines(t: DigestTopic, link: (e: DigestEvidence, label: string) => string): string[] {
+  const also =
+    t.aliases.length === 0 ? "" : ` \\(also: ${t.aliases.map(markdownText).join(", ")}\\)`;
+  const earlier =
+    t.kind === "recurring"
+      ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
+      : "";
+  const evidence = t.evidence.map((e) =>
+    link(e, `${markdownText(e.segmentId)} ${minute(e.firstTs)}`),
+  );
+  return [
+    `- **${markdownText(t.topic)}**${also} in ${markdownText(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
+    `  - evidence: ${evidence.join(", ")}`,
+  ];
+}
+
+function questionLines(
+  q: DigestQuestion,
+  link: (e: DigestEvidence, label: string) => string,
+): string[] {
+  const where = link(evidenceOf(q), `${markdownText(q.channel)} ${markdownText(q.segmentId)}`);
+  const lines = [
+    `- ${minute(q.askedTs)} ${where}${q.status === "unclear" ? " \\(unclear\\)" : ""}: ${markdownText(q.question)}`,
+  ];
+  if (q.answer !== undefined) lines.push(`  - answer: ${markdownText(q.answer)}`);
+  return lines;
+}
+
+/** A question's place as an evidence link: its segment, its asking message to its last answer. */
+export function evidenceOf(q: DigestQuestion): DigestEvidence {
+  const last = q.answerIds.at(-1) ?? q.askedId;
+  return {
+    channel: q.channel,
+    segmentId: q.segmentId,
+    messageIds: [q.askedId, last],
+    ...(q.thread === undefined ? {} : { thread: q.thread }),
+    firstTs: q.askedTs,
+    lastTs: q.askedTs,
+  };
+}
+
+/** `2026-01-01 to 2026-01-07` (the last day the half-open period touches). */
+export function periodText(digest: Pick<Digest, "since" | "until">): string {
+  const first = utcDate(digest.since);
+  const last = utcDate(digest.until - 1);
+  return first === last
+    ? `${minute(digest.since)} to ${minute(digest.until)}`
+    : `${first} to ${last}`;
+}
+
+/** The digest as its JSON contract (`Digest` v1), one line. */
+export function digestJson(digest: Digest): string {
+  return `${JSON.stringify(digest)}\n`;
+}

@@ -1,0 +1,57 @@
+/**
+ * Chat text made safe to print in a digest: control characters, bidirectional overrides and
+ * zero-width characters removed, line breaks and runs of spaces made one space, and then escaped
+ * for the form it goes into. Chat text never becomes markup, a link or a mention.
+ */
+
+/** C0 and C1 controls, bidi embeddings/overrides/isolates, zero-width and BOM characters. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]+/g;
+
+/** `text` on one line, without what a terminal or a renderer could act on. */
+export function plainText(text: string): string {
+  return text.replace(UNPRINTABLE, " ").replace(/\s+/g, " ").trim();
+}
+
+/**
+ * `text` as literal Markdown (CommonMark and GitHub's flavour, Slack's mrkdwn where it
+ * overlaps): every punctuation character that can open markup backslash-escaped, so that no
+ * emphasis, link, image, HTML tag, entity, table cell, heading or list item comes of it; `@` is
+ * escaped so that no mention reads as one.
+ */
+export function markdownText(text: string): string {
+  return plainText(text).replace(/[\\`*_{}[\]()<>#+\-.!|~&@:"']/g, (c) => `\\${c}`);
+}
+
+/** `text` as HTML text or a quoted attribute value. */
+export function htmlText(text: string): string {
+  return plainText(text).replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
+}
+
+/**
+ * A link target as it may stand in Markdown `(…)` or an HTML attribute: relative, `#…` or
+ * http(s) only (anything else, `javascript:` say, is no link: undefined), with spaces, quotes,
+ * brackets and parentheses percent-encoded.
+ */
+export function safeHref(href: string): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(href);
+  if (scheme !== null && !/^https?$/i.test(scheme[1])) return undefined;
+  return href.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a control in a link is encoded
+    /[\u0000-\u0020\u007f"'<>()\\`[\]]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+  );
+}
+
+/** `2026-01-31 08:05` (UTC). */
+export const minute = (ms: number): string =>
+  new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+
+/** `2026-01-31` (UTC). */
+export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** `1 conversation`, `3 conversations`. */
+export const counted = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;

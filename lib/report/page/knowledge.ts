@@ -1,0 +1,146 @@
+/**
+ * The report's questions and digest: the questions of the extracted segments (unanswered oldest
+ * first, answered with their answers) and what the data's last seven days brought (new and
+ * recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
+ * follows); chat text goes in as text nodes only.
+ */
+import type { DigestEvidence, DigestQuestion } from "../../digest/types.js";
+import { segmentAnchor } from "../anchors.js";
+import type { ReportData, ReportKnowledge } from "../data.js";
+import { count, el, span, time } from "./dom.js";
+
+/** Questions per list shown before "all". */
+const QUESTIONS = 10;
+
+const segmentLink = (where: { channel: string; segmentId: string }, label: string) =>
+  el(
+    "a",
+    { href: `#${segmentAnchor(where.channel, where.segmentId)}`, class: "segment-link" },
+    label,
+  );
+
+export function renderQuestions(container: HTMLElement, data: ReportData): void {
+  const questions = data.knowledge?.questions;
+  const heading = el("h2", {}, "Questions");
+  if (questions === undefined || questions.unanswered.length + questions.answered.length === 0) {
+    container.replaceChildren(
+      heading,
+      el(
+        "p",
+        { class: "muted" },
+        "No questions: none was extracted (results extracted before questions, and run --candidates lines, have none).",
+      ),
+    );
+    return;
+  }
+  container.replaceChildren(
+    heading,
+    el(
+      "h3",
+      {},
+      `Unanswered (${count(questions.unanswered.length + questions.omitted.unanswered)}), oldest first`,
+    ),
+    questionList(questions.unanswered, questions.omitted.unanswered),
+    el("h3", {}, `Answered (${count(questions.answered.length + questions.omitted.answered)})`),
+    questionList(questions.answered, questions.omitted.answered),
+  );
+}
+
+function questionList(list: readonly DigestQuestion[], omitted: number): HTMLElement {
+  if (list.length === 0) return el("p", { class: "muted" }, "None.");
+  const items = el("ol", { class: "question-list" });
+  const shown = (n: number) => items.replaceChildren(...list.slice(0, n).map(questionItem));
+  shown(QUESTIONS);
+  const box = el("div", {}, items);
+  if (list.length > QUESTIONS) {
+    const more = el("button", { type: "button", class: "link more" }, `all ${count(list.length)}`);
+    more.addEventListener("click", () => {
+      shown(list.length);
+      more.remove();
+    });
+    box.appendChild(more);
+  }
+  if (omitted > 0) box.appendChild(el("p", { class: "muted" }, `…and ${count(omitted)} more.`));
+  return box;
+}
+
+function questionItem(q: DigestQuestion): HTMLElement {
+  return el(
+    "li",
+    { class: "question" },
+    el("span", { class: "when muted" }, time(q.askedTs)),
+    " ",
+    el("span", { class: "question-text" }, q.question),
+    q.status === "unclear" && el("span", { class: "muted" }, " (unclear)"),
+    " ",
+    segmentLink(q, `${q.channel} · segment`),
+    q.answer !== undefined && el("div", { class: "answer" }, `answer: ${q.answer}`),
+  );
+}
+
+export function renderDigest(container: HTMLElement, data: ReportData): void {
+  const digest: ReportKnowledge["digest"] = data.knowledge?.digest ?? null;
+  const heading = el("h2", {}, "The last seven days");
+  if (digest === null) {
+    container.replaceChildren(heading, el("p", { class: "muted" }, "No data."));
+    return;
+  }
+  const activity = el(
+    "ul",
+    { class: "digest-activity" },
+    ...digest.activity.map((a) =>
+      el(
+        "li",
+        {},
+        el("strong", {}, a.channel),
+        `: ${count(a.messages)} messages, ${count(a.conversations)} conversations, ${count(a.activePeople)} active people`,
+      ),
+    ),
+  );
+  const topics = (kind: "new" | "recurring") => {
+    const of = digest.topics.filter((t) => t.kind === kind);
+    if (of.length === 0) return el("p", { class: "muted" }, "None.");
+    return el(
+      "ul",
+      { class: "digest-topics" },
+      ...of.map((t) =>
+        el(
+          "li",
+          {},
+          el("span", { class: "topic-name" }, t.topic),
+          t.aliases.length > 0 &&
+            el("span", { class: "aliases" }, ` (also: ${t.aliases.join(", ")})`),
+          el(
+            "span",
+            { class: "muted" },
+            ` in ${t.channel}: ${count(t.segments)} ${t.segments === 1 ? "conversation" : "conversations"}${t.kind === "recurring" ? `, ${count(t.earlierSegments)} before` : ""} · `,
+          ),
+          ...evidenceLinks(t.evidence),
+        ),
+      ),
+    );
+  };
+  container.replaceChildren(
+    heading,
+    el(
+      "p",
+      { class: "muted lead" },
+      `${span(digest.since, digest.until - 1)} (UTC): the digest of the data's last week, as npm start -- digest writes it.`,
+    ),
+    activity,
+    el("h3", {}, "New topics"),
+    topics("new"),
+    el("h3", {}, "Recurring topics"),
+    topics("recurring"),
+    ...(digest.omitted?.topics
+      ? [el("p", { class: "muted" }, `…and ${count(digest.omitted.topics)} more topics.`)]
+      : []),
+  );
+}
+
+function evidenceLinks(evidence: readonly DigestEvidence[]): (Node | string)[] {
+  return evidence.flatMap((e, i) => [
+    i > 0 ? ", " : "",
+    segmentLink(e, time(e.firstTs).slice(0, 16)),
+  ]);
+}
