@@ -15,6 +15,7 @@ const EMULATOR_TESTS = [
   "test/cli/channel-names.test.ts",
   "test/cli/channel-delete.test.ts",
   "test/cli/digest.test.ts",
+  "test/functions/digest-wiring.test.ts",
   "test/cli/erase.test.ts",
   "test/cli/failures.test.ts",
   "test/cli/import.test.ts",

@@ -1,4 +1,5 @@
 import { apiHandler, dynamoDbApiSources } from "../lib/api/index.js";
+import { channelDigests, dynamoDbDigestSources } from "../lib/digest/index.js";
 import { KnowledgeReader } from "../lib/knowledge/index.js";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, command, EXIT } from "./command.js";
@@ -53,6 +54,13 @@ export function serveWorkspace(
       resultsTable: tableName,
       channelsTable: opened.tables.channelsTable,
       questions: new KnowledgeReader({ client, tableName }),
+      digest: channelDigests(
+        dynamoDbDigestSources({
+          client,
+          resultsTable: tableName,
+          messagesTable: opened.tables.messagesTable,
+        }),
+      ),
     }),
   );
   return startApiServer({ handler, ...options });

@@ -28,7 +28,8 @@ export const API_ROUTES = [
  * The read API (docs/api.md), deployed only with `api`: an HTTP API whose routes are
  * IAM-authorized (SigV4: grant `execute-api:Invoke` with {@link ReadApi.invokeStatement}), or
  * JWT-authorized with `apiJwtIssuer`, in front of one function that may Query and GetItem the
- * results table and Scan the channels table: nothing else, no write anywhere. Access logs (no
+ * results table, BatchGetItem the messages table (a digest's activity) and Scan the channels
+ * table: nothing else, no write anywhere. Access logs (no
  * path, no query string) go to their own log group; throttled at the stage.
  */
 export class ReadApi extends Construct {
@@ -43,6 +44,7 @@ export class ReadApi extends Construct {
       environment: {
         RESULTS_TABLE: props.storage.results.tableName,
         CHANNELS_TABLE: props.storage.channels.tableName,
+        MESSAGES_TABLE: props.storage.messages.tableName,
         POWERTOOLS_SERVICE_NAME: "convoseg-api",
       },
       timeout: Duration.seconds(10),
@@ -54,6 +56,13 @@ export class ReadApi extends Construct {
       new PolicyStatement({
         actions: ["dynamodb:Query", "dynamodb:GetItem"],
         resources: [props.storage.results.tableArn],
+      }),
+    );
+    // The digest route reads the period's messages by id (BatchGetItem), for its activity.
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [props.storage.messages.tableArn],
       }),
     );
     role.addToPrincipalPolicy(

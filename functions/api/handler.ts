@@ -10,6 +10,7 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
 import { apiHandler, dynamoDbApiSources } from "../../lib/api/index.js";
+import { channelDigests, dynamoDbDigestSources } from "../../lib/digest/index.js";
 import { KnowledgeReader } from "../../lib/knowledge/index.js";
 
 function required(name: string): string {
@@ -30,6 +31,9 @@ const handle = apiHandler(
     resultsTable,
     channelsTable: required("CHANNELS_TABLE"),
     questions: new KnowledgeReader({ client, tableName: resultsTable }),
+    digest: channelDigests(
+      dynamoDbDigestSources({ client, resultsTable, messagesTable: required("MESSAGES_TABLE") }),
+    ),
     onRead: (cost) => {
       reads++;
       if (Number.isFinite(cost.units)) units += cost.units;

@@ -1,26 +1,22 @@
 /**
- * What builds and renders the scheduled digest: h-digest's `buildDigest` over its DynamoDB
- * `DigestSources`, and its renderers. Until those are merged the build fails with a coded
- * error, and the JSON is the digest as it is.
+ * What builds and renders the scheduled digest: lib/digest's `buildDigest` over the stack's
+ * results and messages tables (the period's results by a Query, their messages by id: never a
+ * scan), and its Markdown, JSON and HTML renderers.
  */
+import {
+  buildDigest,
+  digestHtml,
+  digestJson,
+  digestMarkdown,
+  dynamoDbDigestSources,
+} from "../../lib/digest/index.js";
 import type { DigestWiring } from "./lambda.js";
 
-export class DigestUnwiredError extends Error {
-  override readonly name: string = "DigestUnwiredError";
-  readonly code = "DIGEST_UNWIRED";
-}
-
 export const wiring: DigestWiring = {
-  build: () => async () => {
-    throw new DigestUnwiredError("digest: no digest builder is wired into functions/digest");
+  build: (client, { resultsTable, messagesTable }) => {
+    const sources = dynamoDbDigestSources({ client, resultsTable, messagesTable });
+    return ({ channels, since, until, now }) =>
+      buildDigest(sources, { channels, since, until, now: new Date(now) });
   },
-  render: {
-    json: (d) => `${JSON.stringify(d, null, 2)}\n`,
-    markdown: () => {
-      throw new DigestUnwiredError("digest: no Markdown renderer is wired into functions/digest");
-    },
-    html: () => {
-      throw new DigestUnwiredError("digest: no HTML renderer is wired into functions/digest");
-    },
-  },
+  render: { markdown: digestMarkdown, json: digestJson, html: digestHtml },
 };

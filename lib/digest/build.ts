@@ -26,6 +26,31 @@ export interface BuildDigestOptions {
   matchers?: readonly TopicMatcher[];
 }
 
+/** One channel's digest over a period, as the read API asks for it. */
+export interface ChannelDigests {
+  digest(channel: string, period: { since: number; until: number }): Promise<Digest>;
+}
+
+/**
+ * {@link buildDigest} one channel at a time, generated "at" the period's end, so that the same
+ * period reads as the same bytes (and the same ETag) until something in it changes.
+ */
+export function channelDigests(
+  sources: DigestSources,
+  options: { matchers?: readonly TopicMatcher[] } = {},
+): ChannelDigests {
+  return {
+    digest: (channel, { since, until }) =>
+      buildDigest(sources, {
+        channels: [channel],
+        since,
+        until,
+        now: new Date(until),
+        ...(options.matchers && { matchers: options.matchers }),
+      }),
+  };
+}
+
 /**
  * The digest of `channels` over [since, until), from what `sources` read: pure given them, and
  * the same whatever order they list things in. A topic is of the period when some of its evidence

@@ -16,6 +16,8 @@ export {
   assembleDigest,
   type BuildDigestOptions,
   buildDigest,
+  type ChannelDigests,
+  channelDigests,
   DIGEST_LIMITS,
   type DigestChannel,
 } from "./build.js";

@@ -21,7 +21,7 @@ export interface DigestRenderers {
 export interface ScheduledDigestDeps {
   /** The channels to digest: the configured ones, or every channel the pipeline knows. */
   channels(): Promise<string[]>;
-  /** h-digest's `buildDigest` over its sources. */
+  /** lib/digest's `buildDigest` over its sources (`now` epoch ms: when the digest is generated). */
   build(options: {
     channels: string[];
     since: number;

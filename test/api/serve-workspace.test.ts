@@ -34,6 +34,11 @@ describe("serve on a workspace", () => {
         const id = seeded.results[0].segmentId;
         const segment = await fetch(`${server.url}/channels/general/segments/${id}`);
         expect(((await segment.json()) as { segmentId: string }).segmentId).toBe(id);
+        // The digest route is wired to the workspace's results and messages (501 unwired).
+        const digest = await fetch(`${server.url}/channels/general/digest?since=7d`);
+        expect(digest.status).toBe(200);
+        const body = (await digest.json()) as { channels: string[]; activity: unknown[] };
+        expect([body.channels, body.activity.length]).toEqual([["general"], 1]);
       } finally {
         await server.close();
       }

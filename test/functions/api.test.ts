@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { describe, expect, it, vi } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
 import { channelsTableDefinition } from "../../lib/pipeline/schema/index.js";
-import { createResultsTestTable } from "../knowledge/fixtures.js";
+import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";
 
@@ -37,6 +37,7 @@ describe("the api function", () => {
     vi.resetModules();
     vi.stubEnv("RESULTS_TABLE", resultsTable);
     vi.stubEnv("CHANNELS_TABLE", channelsTable);
+    vi.stubEnv("MESSAGES_TABLE", await createMessagesTestTable(client));
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "true");
     const { handler } = await import("../../functions/api/handler.js");
     const call = async (e: APIGatewayProxyEventV2) =>
@@ -58,6 +59,11 @@ describe("the api function", () => {
     // Decoded once by API Gateway, never twice: "a%41" is a channel of its own, not "aA".
     const literal = await call(event("GET", `/channels/${encodeURIComponent("help%41")}/topics`));
     expect(JSON.parse(literal.body as string)).toMatchObject({ channel: "help%41", topics: [] });
+    const digest = await call(event("GET", "/channels/help/digest", "since=7d"));
+    expect([digest.statusCode, JSON.parse(digest.body as string).channels]).toEqual([
+      200,
+      ["help"],
+    ]);
     const bad = await call(event("GET", "/channels/help/topics", "cursor=nope"));
     expect([bad.statusCode, JSON.parse(bad.body as string).error.parameter]).toEqual([
       400,

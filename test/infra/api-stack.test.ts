@@ -40,6 +40,7 @@ describe("the read API in the stack", () => {
     const statements = roleStatements(template, logicalId(stack, api.function.role));
     expect(statements.flatMap(actionsOf).sort()).toEqual(
       [
+        "dynamodb:BatchGetItem",
         "dynamodb:GetItem",
         "dynamodb:Query",
         "dynamodb:Scan",
@@ -55,6 +56,12 @@ describe("the read API in the stack", () => {
     expect(query?.Resource).toEqual({
       "Fn::GetAtt": [logicalId(stack, stack.storage.results), "Arn"],
     });
+    // The digest route's activity: the period's messages by id, and nothing else of that table.
+    const batch = statements.find((s) => actionsOf(s).includes("dynamodb:BatchGetItem"));
+    expect([batch && actionsOf(batch), batch?.Resource]).toEqual([
+      ["dynamodb:BatchGetItem"],
+      { "Fn::GetAtt": [logicalId(stack, stack.storage.messages), "Arn"] },
+    ]);
     const [stage] = Object.values(template.findResources("AWS::ApiGatewayV2::Stage")) as {
       Properties: { AccessLogSettings: { Format: string } };
     }[];

@@ -1,0 +1,70 @@
+/**
+ * The scheduled digest's real wiring (functions/digest/wiring.ts) on DynamoDB Local: the period's
+ * results, topics and questions read from the results table, its activity from the messages
+ * table, rendered as the bucket receives them.
+ */
+import { describe, expect, it } from "vitest";
+import { wiring } from "../../functions/digest/wiring.js";
+import { DynamoDbStore, textMessage } from "../../lib/history/index.js";
+import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
+import { DAY, question, result, SINCE, support, UNTIL } from "../digest/fixtures.js";
+import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+
+describe("the digest function's wiring", () => {
+  it("builds the period's digest from the stack's tables and renders all three forms", async () => {
+    const client = testDynamoDbClient();
+    const resultsTable = await createResultsTestTable(client);
+    const messagesTable = await createMessagesTestTable(client);
+    const results = new DynamoDbResultStore({ client, tableName: resultsTable });
+    const messages = new DynamoDbStore({ client, tableName: messagesTable });
+    const talks = [
+      { id: "old", ts: SINCE - 3 * DAY, topic: "grub bootloader" },
+      { id: "again", ts: SINCE + DAY, topic: "GRUB bootloaders" },
+      { id: "fresh", ts: SINCE + 2 * DAY, topic: "wifi driver" },
+    ];
+    for (const talk of talks) {
+      await messages.write(
+        "help",
+        [0, 1].map((i) =>
+          textMessage("user", "<!channel> text", {
+            id: `${talk.id}-m${i}`,
+            ts: talk.ts + i * 60_000,
+            author: `p${i}`,
+          }),
+        ),
+      );
+      const lease = { owner: "t", now: 0, leaseMs: 60_000, expiresAt: 2_000_000_000 };
+      await results.acquireLease("help", talk.id, lease);
+      const asked = talk.id === "fresh" ? [question("q1", talk.ts, "unanswered", "why?")] : [];
+      await results.saveResult(
+        result("help", talk.id, talk.ts, talk.ts + 60_000, asked),
+        [support("help", talk.id, talk.topic, talk.ts)],
+        undefined,
+        "t",
+      );
+    }
+
+    const build = wiring.build(client, { resultsTable, messagesTable, channelsTable: "unused" });
+    const digest = await build({ channels: ["help"], since: SINCE, until: UNTIL, now: UNTIL });
+
+    expect(digest.topics.map((t) => [t.kind, t.segments, t.earlierSegments])).toEqual([
+      ["new", 1, 0],
+      ["recurring", 1, 1],
+    ]);
+    expect(digest.topics[0].topic).toBe("wifi driver");
+    expect([digest.topics[1].topic, ...digest.topics[1].aliases].sort()).toEqual([
+      "GRUB bootloaders",
+      "grub bootloader",
+    ]);
+    expect(digest.unanswered.map((q) => q.question)).toEqual(["why?"]);
+    expect(digest.activity).toEqual([
+      expect.objectContaining({ channel: "help", messages: 4, conversations: 2, activePeople: 2 }),
+    ]);
+    expect(digest.generatedAt).toBe(new Date(UNTIL).toISOString());
+    const markdown = wiring.render.markdown(digest);
+    expect(markdown).toContain("wifi driver");
+    expect(JSON.parse(wiring.render.json(digest))).toEqual(digest);
+    expect(wiring.render.html(digest)).toMatch(/^<!doctype html>/i);
+  });
+});
