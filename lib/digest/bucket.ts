@@ -5,6 +5,7 @@
  * makes a period's run idempotent.
  */
 import { createHash, createHmac } from "node:crypto";
+import { DigestError } from "./errors.js";
 
 export interface DigestBucket {
   put(key: string, body: string, contentType: string): Promise<void>;
@@ -28,12 +29,13 @@ export interface S3BucketOptions {
 }
 
 /** PutObject answered other than 2xx; carries the status and S3's error code, not the body. */
-export class DigestBucketError extends Error {
+export class DigestBucketError extends DigestError {
   override readonly name: string = "DigestBucketError";
-  readonly code = "DIGEST_BUCKET_WRITE";
+  override readonly code = "DIGEST_BUCKET_WRITE";
   readonly status: number | undefined;
   constructor(key: string, status: number | undefined, s3Code: string | undefined) {
     super(
+      "DIGEST_BUCKET_WRITE",
       `digestBucket: PutObject ${key} failed (${status === undefined ? "no response" : `HTTP ${status}`}${s3Code ? ` ${s3Code}` : ""})`,
     );
     this.status = status;

@@ -1,6 +1,7 @@
 /**
- * The digest module's error: a stable `code` and a literal `name` (bundling renames classes);
- * the message names the flag or option at fault.
+ * The digest module's base error: a stable `code` and a literal `name` (bundling renames
+ * classes); the message names the flag, option or setting at fault. Delivery errors (the bucket,
+ * Slack) are subclasses carrying what was answered, never a body or an address.
  */
 export class DigestError extends Error {
   override readonly name: string = "DigestError";
@@ -18,7 +19,13 @@ export type DigestErrorCode =
   /** A period that is empty, reversed or longer than {@link MAX_PERIOD_DAYS}. */
   | "DIGEST_BAD_PERIOD"
   /** No channel named. */
-  | "DIGEST_NO_CHANNELS";
+  | "DIGEST_NO_CHANNELS"
+  /** The bucket refused a PutObject or never answered ({@link DigestBucketError}). */
+  | "DIGEST_BUCKET_WRITE"
+  /** The Slack webhook answered 4xx: not retried ({@link SlackDeliveryError}). */
+  | "SLACK_REJECTED"
+  /** The Slack webhook answered 5xx or 429, or not at all, after every attempt. */
+  | "SLACK_UNAVAILABLE";
 
 /** The longest period a digest covers: its activity lists every day of it. */
 export const MAX_PERIOD_DAYS = 366;

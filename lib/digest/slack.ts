@@ -7,6 +7,7 @@
  * the fallback text's 4,000). The webhook URL is a secret: no error or log carries it.
  */
 import { type Backoff, backoff, realSleep } from "../backoff/index.js";
+import { DigestError } from "./errors.js";
 import type { Digest, DigestQuestion, DigestTopic } from "./types.js";
 
 export const SLACK_LIMITS = {
@@ -146,16 +147,17 @@ export function slackDigestPayload(
 }
 
 /** A post the webhook refused or that never got through; never carries the URL or the body. */
-export class SlackDeliveryError extends Error {
+export class SlackDeliveryError extends DigestError {
   override readonly name: string = "SlackDeliveryError";
   /** `SLACK_REJECTED` (4xx: not retried), `SLACK_UNAVAILABLE` (5xx, 429 or network, retried). */
-  readonly code: "SLACK_REJECTED" | "SLACK_UNAVAILABLE";
+  override readonly code: "SLACK_REJECTED" | "SLACK_UNAVAILABLE";
   /** The last HTTP status, or undefined when no response came (network error, timeout). */
   readonly status: number | undefined;
   readonly attempts: number;
 
   constructor(code: SlackDeliveryError["code"], status: number | undefined, attempts: number) {
     super(
+      code,
       `digestSlackWebhook: ${status === undefined ? "no response" : `HTTP ${status}`} after ${attempts} attempt${attempts === 1 ? "" : "s"}`,
     );
     this.code = code;

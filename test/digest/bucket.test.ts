@@ -5,7 +5,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { afterEach, describe, expect, it } from "vitest";
-import { DigestBucketError, s3Bucket, s3EncodeKey } from "../../lib/digest/index.js";
+import { DigestBucketError, DigestError, s3Bucket, s3EncodeKey } from "../../lib/digest/index.js";
 import { type RawServer, startRawServer } from "../support/raw-servers.js";
 
 const CREDENTIALS = {
@@ -130,6 +130,7 @@ describe("s3Bucket", () => {
     });
     const error = await bucket.put("digests/k.md", "x", "text/plain").catch((e) => e);
     expect(error).toBeInstanceOf(DigestBucketError);
+    expect(error).toBeInstanceOf(DigestError);
     expect(error).toMatchObject({ code: "DIGEST_BUCKET_WRITE", status: 403 });
     expect(error.message).toContain("AccessDenied");
     expect(error.message).not.toContain("secret detail");

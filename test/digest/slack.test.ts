@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  DigestError,
   postSlackWebhook,
   SLACK_LIMITS,
   SlackDeliveryError,
@@ -157,6 +158,7 @@ describe("postSlackWebhook", () => {
     const url = `${s.url}/services/secret-token`;
     const error = await postSlackWebhook(url, { text: "t" }, { backoff: pacing }).catch((e) => e);
     expect(error).toBeInstanceOf(SlackDeliveryError);
+    expect(error).toBeInstanceOf(DigestError);
     expect(error).toMatchObject({ code: "SLACK_UNAVAILABLE", status: 503, attempts: 3 });
     expect(String(error.message)).not.toContain("secret-token");
     expect(s.requests).toHaveLength(3);
