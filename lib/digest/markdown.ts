@@ -14,12 +14,14 @@ export interface RenderOptions {
 export function digestMarkdown(digest: Digest, options: RenderOptions = {}): string {
   const link = (e: DigestEvidence, label: string): string => {
     const href = options.reportHref === undefined ? undefined : safeHref(options.reportHref(e));
-    return href === undefined ? label : `[${label}](${href})`;
+    return href === undefined
+      ? `${label} (segment ${markdownText(e.segmentId)})`
+      : `[${label}](${href})`;
   };
   const lines: string[] = [
     `# Digest: ${digest.channels.map(markdownText).join(", ")}`,
     "",
-    `${periodText(digest)} (UTC), generated ${Number.isFinite(Date.parse(digest.generatedAt)) ? minute(Date.parse(digest.generatedAt)) : markdownText(digest.generatedAt)}\\.`,
+    `${periodText(digest)} (UTC), generated ${Number.isFinite(Date.parse(digest.generatedAt)) ? minute(Date.parse(digest.generatedAt)) : markdownText(digest.generatedAt)}.`,
     "",
     "## Activity",
     "",
@@ -27,24 +29,24 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
     "| --- | ---: | ---: | ---: | --- |",
     ...digest.activity.map((a) => {
       const busiest = a.days.reduce((m, d) => (d.messages > m.messages ? d : m), a.days[0]);
-      return `| ${markdownText(a.channel)} | ${a.messages} | ${a.conversations} | ${a.activePeople} | ${busiest !== undefined && busiest.messages > 0 ? `${busiest.day} \\(${busiest.messages}\\)` : "–"} |`;
+      return `| ${markdownText(a.channel)} | ${a.messages} | ${a.conversations} | ${a.activePeople} | ${busiest !== undefined && busiest.messages > 0 ? `${busiest.day} (${busiest.messages})` : "–"} |`;
     }),
   ];
   const topics = (kind: DigestTopic["kind"], heading: string) => {
     const of = digest.topics.filter((t) => t.kind === kind);
     lines.push("", `## ${heading}`, "");
-    if (of.length === 0) lines.push("None\\.");
+    if (of.length === 0) lines.push("None.");
     for (const t of of) lines.push(...topicLines(t, link));
   };
   topics("new", "New topics");
   topics("recurring", "Recurring topics");
   if (digest.omitted?.topics)
-    lines.push("", `…and ${counted(digest.omitted.topics, "more topic")}\\.`);
+    lines.push("", `…and ${counted(digest.omitted.topics, "more topic")}.`);
   const questions = (list: DigestQuestion[], heading: string, left: number | undefined) => {
     lines.push("", `## ${heading}`, "");
-    if (list.length === 0) lines.push("None\\.");
+    if (list.length === 0) lines.push("None.");
     for (const q of list) lines.push(...questionLines(q, link));
-    if (left) lines.push("", `…and ${counted(left, "more question")}\\.`);
+    if (left) lines.push("", `…and ${counted(left, "more question")}.`);
   };
   questions(digest.unanswered, "Unanswered questions (oldest first)", digest.omitted?.unanswered);
   questions(digest.answered, "Answered questions", digest.omitted?.answered);
@@ -53,14 +55,12 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
 
 function topicLines(t: DigestTopic, link: (e: DigestEvidence, label: string) => string): string[] {
   const also =
-    t.aliases.length === 0 ? "" : ` \\(also: ${t.aliases.map(markdownText).join(", ")}\\)`;
+    t.aliases.length === 0 ? "" : ` (also: ${t.aliases.map(markdownText).join(", ")})`;
   const earlier =
     t.kind === "recurring"
       ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
       : "";
-  const evidence = t.evidence.map((e) =>
-    link(e, `${markdownText(e.segmentId)} ${minute(e.firstTs)}`),
-  );
+  const evidence = t.evidence.map((e) => link(e, minute(e.firstTs)));
   return [
     `- **${markdownText(t.topic)}**${also} in ${markdownText(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
     `  - evidence: ${evidence.join(", ")}`,
@@ -71,9 +71,9 @@ function questionLines(
   q: DigestQuestion,
   link: (e: DigestEvidence, label: string) => string,
 ): string[] {
-  const where = link(evidenceOf(q), `${markdownText(q.channel)} ${markdownText(q.segmentId)}`);
+  const asked = link(evidenceOf(q), minute(q.askedTs));
   const lines = [
-    `- ${minute(q.askedTs)} ${where}${q.status === "unclear" ? " \\(unclear\\)" : ""}: ${markdownText(q.question)}`,
+    `- ${markdownText(q.question)} (asked ${asked} in ${markdownText(q.channel)}${q.status === "unclear" ? ", answer unclear" : ""})`,
   ];
   if (q.answer !== undefined) lines.push(`  - answer: ${markdownText(q.answer)}`);
   return lines;

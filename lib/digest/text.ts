@@ -13,14 +13,23 @@ export function plainText(text: string): string {
   return text.replace(UNPRINTABLE, " ").replace(/\s+/g, " ").trim();
 }
 
+/** What opens markup anywhere in a line, and what autolinks or mentions: `:` (`http://`, `:emoji:`), `@`. */
+const INLINE_MARKUP = /[\\`*_[\]<>|~&@:]/g;
+
 /**
  * `text` as literal Markdown (CommonMark and GitHub's flavour, Slack's mrkdwn where it
- * overlaps): every punctuation character that can open markup backslash-escaped, so that no
- * emphasis, link, image, HTML tag, entity, table cell, heading or list item comes of it; `@` is
- * escaped so that no mention reads as one.
+ * overlaps): what opens emphasis, code, a link, an image, an HTML tag, an entity, a table cell,
+ * strikethrough, an autolink or a mention is backslash-escaped anywhere, and what opens a block
+ * (a heading, a list item, a quote) where the text begins. The rest stays as written, so that
+ * `docs.rs` and `(862)` read as themselves: with `[` and `]` escaped no `(` can end a link.
  */
 export function markdownText(text: string): string {
-  return plainText(text).replace(/[\\`*_{}[\]()<>#+\-.!|~&@:"']/g, (c) => `\\${c}`);
+  return plainText(text)
+    .replace(INLINE_MARKUP, (c) => `\\${c}`)
+    .replace(/\b(www)\./gi, "$1\\.")
+    .replace(/^(\d+)([.)])|^[#+\-=!]/, (m, digits?: string, mark?: string) =>
+      digits === undefined ? `\\${m}` : `${digits}\\${mark}`,
+    );
 }
 
 /** `text` as HTML text or a quoted attribute value. */

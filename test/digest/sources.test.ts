@@ -1,7 +1,8 @@
 import fc from "fast-check";
+import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { storeDigestSources } from "../../lib/digest/index.js";
-import { markdownText, safeHref } from "../../lib/digest/text.js";
+import { markdownText, plainText, safeHref } from "../../lib/digest/text.js";
 import { MemoryStore, textMessage } from "../../lib/history/index.js";
 import { MemoryResultStore } from "../../lib/knowledge/index.js";
 import { DAY, result, SINCE, support, UNTIL } from "./fixtures.js";
@@ -63,15 +64,51 @@ describe("storeDigestSources", () => {
 });
 
 describe("digest text", () => {
-  it("leaves no Markdown-significant character of chat text unescaped, and no line break or control", () => {
+  const parser = new MarkdownIt({ html: true, linkify: true });
+  const MARKUP = fc.constantFrom(
+    ..."\\`*_{}[]()<>#+-.!|~&@:\"' 1)\n\t\u202e\u0000aw",
+    "www.",
+    "http://",
+    "&amp;",
+    "<!channel>",
+    "1. ",
+    "---",
+  );
+  const chatText = fc.oneof(
+    fc.string({ unit: "binary", maxLength: 60 }),
+    fc.array(MARKUP, { maxLength: 30 }).map((parts) => parts.join("")),
+  );
+
+  it("renders as exactly its plain text, wherever the digest puts it: no markup, link or mention", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 60 }), (text) => {
+      fc.property(chatText, (text) => {
         const escaped = markdownText(text);
-        const bare = escaped.replace(/\\./g, "");
-        expect(bare).not.toMatch(/[\\`*_{}[\]()<>#+\-.!|~&@:"']/);
         expect(escaped).not.toMatch(/[\n\r\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
         expect([...escaped].some((c) => c.charCodeAt(0) < 0x20)).toBe(false);
+        // A paragraph of it, a list item's text after ours, a table cell: the digest's places.
+        for (const source of [
+          escaped,
+          `- **topic** ${escaped}`,
+          `| a |\n| --- |\n| ${escaped} |`,
+        ]) {
+          const tokens = parser.parse(source, {}).filter((t) => t.type === "inline");
+          const all = tokens.at(-1)?.children ?? [];
+          // After our own `**topic**`, where there is one.
+          const children = all.slice(all.findIndex((t) => t.type === "strong_close") + 1);
+          expect(children.every((t) => t.type === "text" || t.type === "text_special")).toBe(true);
+          const rendered = children.map((t) => t.content).join("");
+          expect(rendered.replace(/^ /, "")).toBe(plainText(text).replace(/^ /, ""));
+        }
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("leaves ordinary punctuation as written", () => {
+    expect(markdownText('docs.rs (2018) isn\'t "it" - ok')).toBe('docs.rs (2018) isn\'t "it" - ok');
+    expect(markdownText("1. first")).toBe("1\\. first");
+    expect(markdownText("see www.x.test or http://x.test, @here")).toBe(
+      "see www\\.x.test or http\\://x.test, \\@here",
     );
   });
 
