@@ -54,8 +54,7 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
 }
 
 function topicLines(t: DigestTopic, link: (e: DigestEvidence, label: string) => string): string[] {
-  const also =
-    t.aliases.length === 0 ? "" : ` (also: ${t.aliases.map(markdownText).join(", ")})`;
+  const also = t.aliases.length === 0 ? "" : ` (also: ${t.aliases.map(markdownText).join(", ")})`;
   const earlier =
     t.kind === "recurring"
       ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
