@@ -52,8 +52,8 @@ export interface ChannelSummary {
   last: number;
   /** Its top topics, most supported first (at most {@link SUMMARY_TOPICS}). */
   topics: Topic[];
-  /** How many questions its segments asked, and how many of them are unanswered. */
-  questions?: { total: number; unanswered: number };
+  /** How many questions its segments asked, how many are unanswered, and how many unclear. */
+  questions?: { total: number; unanswered: number; unclear?: number };
 }
 
 export interface ExtractionSummary {
@@ -135,9 +135,13 @@ function learned({ channels, extraction }: RunSummary): string[] {
   return lines;
 }
 
-function questionsLine({ total, unanswered }: { total: number; unanswered: number }): string {
-  return `  ${plural(total, "question")} asked, ${formatCount(unanswered)} unanswered`;
+function questionsLine({ total, unanswered, unclear = 0 }: QuestionCounts): string {
+  // The report and the digest list unclear ones with the unanswered: the summary says so.
+  const open = unclear > 0 ? `, ${formatCount(unclear)} with an unclear answer` : "";
+  return `  ${plural(total, "question")} asked, ${formatCount(unanswered)} unanswered${open}`;
 }
+
+type QuestionCounts = NonNullable<ChannelSummary["questions"]>;
 
 function counts({ messages, channels, segments, extraction, wallMs }: RunSummary): string {
   const parts = [

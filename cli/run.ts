@@ -685,7 +685,8 @@ async function channelSummaries(
       channel.topics = await reader.topics(channel.name, { limit: SUMMARY_TOPICS });
       const asked = await readQuestions(reader, channel.name, {});
       const unanswered = asked.filter((q) => q.status === "unanswered").length;
-      if (asked.length > 0) channel.questions = { total: asked.length, unanswered };
+      const unclear = asked.filter((q) => q.status === "unclear").length;
+      if (asked.length > 0) channel.questions = { total: asked.length, unanswered, unclear };
     }
   }
   return channels;

@@ -95,13 +95,13 @@ describe("run's summary", () => {
   it("counts each channel's questions and the unanswered ones, and says how to list them", () => {
     const asked = {
       ...channel("#rust", 4, [topic("borrow checker", 3, T0, T0 + DAY)]),
-      questions: { total: 12, unanswered: 3 },
+      questions: { total: 12, unanswered: 3, unclear: 2 },
     };
     const quiet = { ...channel("#go", 2), questions: { total: 1, unanswered: 0 } };
     const text = formatRunSummary(summary({ channels: [asked, quiet, channel("#c", 1)] }), false);
     const lines = text.split("\n");
     const at = lines.indexOf("  borrow checker  3 conversations  2018-05-29 to 2018-05-30");
-    expect(lines[at + 1]).toBe("  12 questions asked, 3 unanswered");
+    expect(lines[at + 1]).toBe("  12 questions asked, 3 unanswered, 2 with an unclear answer");
     expect(text).toContain("  no topics extracted\n  1 question asked, 0 unanswered\n");
     expect(text.match(/questions? asked/g)).toHaveLength(2);
     expect(text).toMatch(
