@@ -1,19 +1,9 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { QUESTION_STATUSES, type QuestionStatus } from "../lib/extraction/index.js";
-import { DynamoDbStore } from "../lib/history/index.js";
 import { KnowledgeReader, MAX_QUESTION_LIMIT, type Question } from "../lib/knowledge/index.js";
-import { channelArgument, messagesDirectory } from "./channel-names.js";
+import { readChannel, unknownChannel } from "./channel-knowledge.js";
 import { type Command, command, EXIT } from "./command.js";
-import { onTable, type TableRef } from "./failures.js";
 import { escapeControls, isoMinute } from "./format.js";
-import { resultChannels, suggestChannels } from "./near-channels.js";
-import {
-  noteUnextracted,
-  WORKSPACE_HELP,
-  WORKSPACE_OPTION,
-  withWorkspace,
-  workspaceDir,
-} from "./workspace-option.js";
+import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./workspace-option.js";
 
 const QUESTIONS_USAGE = `Usage: npm start -- questions <channel> [--status answered|unanswered|unclear] [--json] [--workspace DIR | --table NAME] [--limit N]
 
@@ -74,63 +64,23 @@ export const questionsCommand: Command = command({
     return { channel, table, workspace, status, limit, json: values.json ?? false };
   },
   run: async ({ channel: given, table, workspace, status, limit, json }, io) => {
-    let channel = given;
-    const list = (client: DynamoDBClient, ref: TableRef): Promise<Question[]> =>
-      onTable(ref, () =>
-        readQuestions(new KnowledgeReader({ client, tableName: ref.table }), channel, {
-          status,
-          limit,
-        }),
-      );
-    const found =
-      workspace === undefined
-        ? await (async () => {
-            const client = new DynamoDBClient({});
-            const ref = {
-              table: table as string,
-              role: "the results table",
-              fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
-            };
-            const questions = await list(client, ref);
-            if (questions.length > 0) return { questions };
-            return {
-              questions,
-              known: await onTable(ref, () => resultChannels(client, ref.table)),
-            };
-          })()
-        : await withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
-            await noteUnextracted("questions", opened, io);
-            const client = opened.dynamodb();
-            const directory = messagesDirectory(client, opened.tables.messagesTable);
-            const resolved = await channelArgument("questions", given, directory, io);
-            if (resolved === undefined) return { ambiguous: true };
-            channel = resolved;
-            const questions = await list(client, {
-              table: opened.tables.resultsTable,
-              role: "the workspace's results table",
-              fix: "run npm start -- run on the workspace first",
-            });
-            if (questions.length > 0) return { questions };
-            const messages = new DynamoDbStore({ client, tableName: opened.tables.messagesTable });
-            const known = new Set([
-              ...(await messages.conversations()),
-              ...(await resultChannels(client, opened.tables.resultsTable)),
-            ]);
-            return { questions, known };
-          });
-    if ("ambiguous" in (found as object)) return EXIT.usage;
-    const { questions, known } = found as { questions: Question[]; known?: Set<string> };
+    const where = { command: "questions", what: "questions", table, workspace };
+    const found = await readChannel(
+      {
+        ...where,
+        given,
+        read: (client, tableName, channel) =>
+          readQuestions(new KnowledgeReader({ client, tableName }), channel, { status, limit }),
+      },
+      io,
+    );
+    if ("ambiguous" in found) return EXIT.usage;
+    const { channel, items: questions, known } = found;
     const stored = known === undefined || known.has(channel);
     if (json) io.stdout.write(`${JSON.stringify({ channel, questions })}\n`);
     else if (stored) io.stdout.write(`${formatQuestions(channel, questions, status, io.now())}\n`);
     if (stored) return EXIT.ok;
-    const name = escapeControls(JSON.stringify(channel));
-    io.stderr.write(
-      workspace === undefined
-        ? `questions: channel ${name} has nothing in the results table ${JSON.stringify(table)}: no stored messages, or none extracted yet\n`
-        : `questions: channel ${name} has no stored messages in the workspace (not a channel with no questions yet)\n`,
-    );
-    suggestChannels("questions", "questions", channel, known ?? new Set(), io);
+    unknownChannel(where, channel, known, io);
     return EXIT.failed;
   },
 });
@@ -162,12 +112,14 @@ export async function readQuestions(
   return out;
 }
 
-/** How long ago, roughly: `45m`, `5h`, `3d` (never negative). */
+/** How long ago, roughly: `45m`, `5h`, `3d`, `8y` past two years (never negative). */
 export function formatAge(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
   if (minutes < 60) return `${minutes}m`;
   const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours}h` : `${Math.floor(hours / 24)}d`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  return days < 730 ? `${days}d` : `${Math.floor(days / 365.25)}y`;
 }
 
 /** The text listing: a line per question, where it was asked and its answer indented. */

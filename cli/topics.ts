@@ -1,19 +1,9 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../lib/history/index.js";
-import { KnowledgeReader, type Topic } from "../lib/knowledge/index.js";
-import { channelArgument, messagesDirectory } from "./channel-names.js";
-import { type Command, type CommandIO, command, EXIT } from "./command.js";
+import { KnowledgeReader } from "../lib/knowledge/index.js";
+import { readChannel, unknownChannel } from "./channel-knowledge.js";
+import { type Command, command, EXIT } from "./command.js";
 import { EMBEDDING_HELP, EMBEDDING_OPTIONS, parseEmbeddingFlags } from "./embedding-options.js";
-import { onTable, type TableRef } from "./failures.js";
-import { escapeControls, formatTopics } from "./format.js";
-import { resultChannels, suggestChannels } from "./near-channels.js";
-import {
-  noteUnextracted,
-  WORKSPACE_HELP,
-  WORKSPACE_OPTION,
-  withWorkspace,
-  workspaceDir,
-} from "./workspace-option.js";
+import { formatTopics } from "./format.js";
+import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./workspace-option.js";
 
 const TOPICS_USAGE = `Usage: npm start -- topics <channel> [--json] [--workspace DIR | --table NAME] [--limit N]
        [--embeddings bedrock|bedrock:MODEL|openai:MODEL [--similarity S]]
@@ -72,73 +62,23 @@ export const topicsCommand: Command = command({
     return { channel, table, workspace, limit, json: values.json ?? false, embeddings };
   },
   run: async ({ channel: given, table, workspace, limit, json, embeddings }, io) => {
-    let channel = given;
-    const list = (client: DynamoDBClient, ref: TableRef): Promise<Topic[]> =>
-      onTable(ref, () =>
-        new KnowledgeReader({ client, tableName: ref.table, embeddings }).topics(channel, {
-          limit,
-        }),
-      );
-    const found =
-      workspace === undefined
-        ? await (async () => {
-            const client = new DynamoDBClient({});
-            const ref = {
-              table: table as string,
-              role: "the results table",
-              fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
-            };
-            const topics = await list(client, ref);
-            if (topics.length > 0) return { topics };
-            return { topics, known: await onTable(ref, () => resultChannels(client, ref.table)) };
-          })()
-        : await withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
-            await noteUnextracted("topics", opened, io);
-            const client = opened.dynamodb();
-            // The workspace's messages know the channels' names: `topics general` works too.
-            const directory = messagesDirectory(client, opened.tables.messagesTable);
-            const resolved = await channelArgument("topics", given, directory, io);
-            if (resolved === undefined) return { ambiguous: true };
-            channel = resolved;
-            const topics = await list(client, {
-              table: opened.tables.resultsTable,
-              role: "the workspace's results table",
-              fix: "run npm start -- run on the workspace first",
-            });
-            if (topics.length > 0) return { topics };
-            const messages = new DynamoDbStore({
-              client,
-              tableName: opened.tables.messagesTable,
-            });
-            const known = new Set([
-              ...(await messages.conversations()),
-              ...(await resultChannels(client, opened.tables.resultsTable)),
-            ]);
-            return { topics, known };
-          });
-    if ("ambiguous" in (found as object)) return EXIT.usage;
-    const { topics, known } = found as { topics: Topic[]; known?: Set<string> };
+    const where = { command: "topics", what: "topics", table, workspace };
+    const found = await readChannel(
+      {
+        ...where,
+        given,
+        read: (client, tableName, channel) =>
+          new KnowledgeReader({ client, tableName, embeddings }).topics(channel, { limit }),
+      },
+      io,
+    );
+    if ("ambiguous" in found) return EXIT.usage;
+    const { channel, items: topics, known } = found;
     const stored = known === undefined || known.has(channel);
     if (json) io.stdout.write(`${JSON.stringify({ channel, topics })}\n`);
     else if (stored) io.stdout.write(`${formatTopics(channel, topics)}\n`);
     if (stored) return EXIT.ok;
-    unknownChannel(channel, known, workspace === undefined ? table : undefined, io);
+    unknownChannel(where, channel, known, io);
     return EXIT.failed;
   },
 });
-
-/** Says that `channel` has nothing stored (unlike a channel with no topics yet), and what is near it. */
-function unknownChannel(
-  channel: string,
-  known: Set<string>,
-  table: string | undefined,
-  io: CommandIO,
-): void {
-  const name = escapeControls(JSON.stringify(channel));
-  io.stderr.write(
-    table === undefined
-      ? `topics: channel ${name} has no stored messages in the workspace (not a channel with no topics yet)\n`
-      : `topics: channel ${name} has nothing in the results table ${JSON.stringify(table)}: no stored messages, or none extracted yet\n`,
-  );
-  suggestChannels("topics", "topics", channel, known, io);
-}

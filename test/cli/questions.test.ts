@@ -124,9 +124,11 @@ describe("questions command", () => {
     expect(unknown.stderr).toContain("npm start -- questions desk");
   });
 
-  it("says ages in minutes, hours, then days", () => {
+  it("says ages in minutes, hours, days, then years past two", () => {
     expect(
-      [59_999, 45 * 60_000, 5 * 3_600_000, 47 * 3_600_000, 3 * DAY, -5].map(formatAge),
-    ).toEqual(["0m", "45m", "5h", "47h", "3d", "0m"]);
+      [59_999, 45 * 60_000, 5 * 3_600_000, 47 * 3_600_000, 3 * DAY, 729 * DAY, 3110 * DAY, -5].map(
+        formatAge,
+      ),
+    ).toEqual(["0m", "45m", "5h", "47h", "3d", "729d", "8y", "0m"]);
   });
 });

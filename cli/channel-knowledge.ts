@@ -1,0 +1,90 @@
+/**
+ * What `topics` and `questions` share: reading a channel's entries from a results table or the
+ * local workspace (where a channel may be named by its channelName), and saying so when the
+ * channel has nothing stored at all (unlike a channel with no entries yet), with the stored
+ * channel ids near it.
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore } from "../lib/history/index.js";
+import { channelArgument, messagesDirectory } from "./channel-names.js";
+import type { CommandIO } from "./command.js";
+import { onTable } from "./failures.js";
+import { escapeControls } from "./format.js";
+import { resultChannels, suggestChannels } from "./near-channels.js";
+import { noteUnextracted, withWorkspace } from "./workspace-option.js";
+
+export interface ChannelReadOptions<T> {
+  /** The command's name, as its messages start: `topics`, `questions`. */
+  command: string;
+  /** What it lists, plural: `topics`, `questions`. */
+  what: string;
+  /** The channel as given: an id, or on the workspace a name. */
+  given: string;
+  /** The results table (--table or RESULTS_TABLE), when no workspace is read. */
+  table: string | undefined;
+  workspace: string | undefined;
+  read(client: DynamoDBClient, tableName: string, channel: string): Promise<T[]>;
+}
+
+export type ChannelRead<T> =
+  /** The channel's entries; `known` (the stored channels) only when there were none. */
+  | { channel: string; items: T[]; known?: Set<string> }
+  /** A name several channels carry: already said on standard error. */
+  | { ambiguous: true };
+
+export async function readChannel<T>(
+  options: ChannelReadOptions<T>,
+  io: CommandIO,
+): Promise<ChannelRead<T>> {
+  const { command, given, table, workspace, read } = options;
+  if (workspace === undefined) {
+    const client = new DynamoDBClient({});
+    const ref = {
+      table: table as string,
+      role: "the results table",
+      fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
+    };
+    const items = await onTable(ref, () => read(client, ref.table, given));
+    if (items.length > 0) return { channel: given, items };
+    const known = await onTable(ref, () => resultChannels(client, ref.table));
+    return { channel: given, items, known };
+  }
+  return withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
+    await noteUnextracted(command, opened, io);
+    const client = opened.dynamodb();
+    // The workspace's messages know the channels' names: `topics general` works too.
+    const directory = messagesDirectory(client, opened.tables.messagesTable);
+    const channel = await channelArgument(command, given, directory, io);
+    if (channel === undefined) return { ambiguous: true } as const;
+    const ref = {
+      table: opened.tables.resultsTable,
+      role: "the workspace's results table",
+      fix: "run npm start -- run on the workspace first",
+    };
+    const items = await onTable(ref, () => read(client, ref.table, channel));
+    if (items.length > 0) return { channel, items };
+    const messages = new DynamoDbStore({ client, tableName: opened.tables.messagesTable });
+    const known = new Set([
+      ...(await messages.conversations()),
+      ...(await resultChannels(client, opened.tables.resultsTable)),
+    ]);
+    return { channel, items, known };
+  });
+}
+
+/** Says that `channel` has nothing stored (unlike a channel with none of `what` yet), and what is near it. */
+export function unknownChannel(
+  options: Pick<ChannelReadOptions<unknown>, "command" | "what" | "table" | "workspace">,
+  channel: string,
+  known: Set<string>,
+  io: CommandIO,
+): void {
+  const { command, what, table, workspace } = options;
+  const name = escapeControls(JSON.stringify(channel));
+  io.stderr.write(
+    workspace === undefined
+      ? `${command}: channel ${name} has nothing in the results table ${JSON.stringify(table)}: no stored messages, or none extracted yet\n`
+      : `${command}: channel ${name} has no stored messages in the workspace (not a channel with no ${what} yet)\n`,
+  );
+  suggestChannels(command, what, channel, known, io);
+}
