@@ -129,19 +129,8 @@ export function assembleDigest(
       });
     }
     for (const result of results) {
-      for (const q of result.questions ?? []) {
-        if (q.askedTs < since || q.askedTs >= until) continue;
-        questions.push({
-          channel,
-          segmentId: result.segmentId,
-          question: q.question,
-          status: q.status,
-          askedId: q.askedId,
-          askedTs: q.askedTs,
-          ...(q.answer === undefined ? {} : { answer: q.answer }),
-          answerIds: [...q.answerIds],
-          ...(result.thread === undefined ? {} : { thread: result.thread }),
-        });
+      for (const q of resultQuestions(channel, result)) {
+        if (q.askedTs >= since && q.askedTs < until) questions.push(q);
       }
     }
     activity.push(channelActivity(channel, messages, since, until));
@@ -237,3 +226,21 @@ const byQuestion = (a: DigestQuestion, b: DigestQuestion): number =>
   byCode(a.question, b.question) ||
   byCode(a.status, b.status) ||
   byCode(a.answer ?? "", b.answer ?? "");
+
+/** A result's questions as the digest lists them: with their channel, segment and thread. */
+export function resultQuestions(
+  channel: string,
+  result: Pick<SegmentResult, "questions" | "segmentId" | "thread">,
+): DigestQuestion[] {
+  return (result.questions ?? []).map((q) => ({
+    channel,
+    segmentId: result.segmentId,
+    question: q.question,
+    status: q.status,
+    askedId: q.askedId,
+    askedTs: q.askedTs,
+    ...(q.answer === undefined ? {} : { answer: q.answer }),
+    answerIds: [...q.answerIds],
+    ...(result.thread === undefined ? {} : { thread: result.thread }),
+  }));
+}

@@ -20,6 +20,7 @@ export {
   channelDigests,
   DIGEST_LIMITS,
   type DigestChannel,
+  resultQuestions,
 } from "./build.js";
 export { DigestError, type DigestErrorCode, MAX_PERIOD_DAYS } from "./errors.js";
 export { digestHtml } from "./html.js";

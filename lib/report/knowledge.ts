@@ -3,7 +3,12 @@
  * segments (unanswered oldest first, answered with their answers) and a digest of the data's last
  * seven days (lib/digest), each entry naming its segment for the page's anchor.
  */
-import { assembleDigest, type DigestChannel, type DigestQuestion } from "../digest/index.js";
+import {
+  assembleDigest,
+  type DigestChannel,
+  type DigestQuestion,
+  resultQuestions,
+} from "../digest/index.js";
 import { normalizeTopic } from "../extraction/index.js";
 import type { StoredQuestion } from "../knowledge/schema/items.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
@@ -102,21 +107,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
 function allQuestions(channels: readonly DigestChannel[]): ReportKnowledge["questions"] {
   const all: DigestQuestion[] = [];
   for (const { channel, results } of channels) {
-    for (const result of results) {
-      for (const q of result.questions ?? []) {
-        all.push({
-          channel,
-          segmentId: result.segmentId,
-          question: q.question,
-          status: q.status,
-          askedId: q.askedId,
-          askedTs: q.askedTs,
-          ...(q.answer === undefined ? {} : { answer: q.answer }),
-          answerIds: [...q.answerIds],
-          ...(result.thread === undefined ? {} : { thread: result.thread }),
-        });
-      }
-    }
+    for (const result of results) all.push(...resultQuestions(channel, result));
   }
   all.sort(
     (a, b) =>
