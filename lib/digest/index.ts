@@ -5,12 +5,12 @@
  */
 
 export {
-  type AwsCredentials,
   type DigestBucket,
   DigestBucketError,
+  type DigestS3ClientOptions,
+  digestS3Client,
   type S3BucketOptions,
   s3Bucket,
-  s3EncodeKey,
 } from "./bucket.js";
 export {
   assembleDigest,
