@@ -32,6 +32,7 @@ export {
   type ScheduledDigestOptions,
   type ScheduledDigestSummary,
   type SlackOutcome,
+  type SnsOutcome,
 } from "./schedule.js";
 export { parseSince } from "./since.js";
 export {
@@ -45,6 +46,17 @@ export {
   slackDigestPayload,
   slackEscape,
 } from "./slack.js";
+export {
+  type DigestSnsClientOptions,
+  type DigestSnsTopic,
+  digestSnsClient,
+  SNS_LIMITS,
+  SnsDeliveryError,
+  type SnsTopicOptions,
+  snsDigestMessage,
+  snsDigestSubject,
+  snsTopic,
+} from "./sns.js";
 export {
   type ActivityMessage,
   type DigestSources,
