@@ -12,6 +12,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type ChannelsPosition, dynamoDbApiSources } from "../../lib/api/index.js";
 import {
   type DigestRenderers,
+  digestS3Client,
   runScheduledDigest,
   type ScheduledDigestDeps,
   type ScheduledDigestSummary,
@@ -70,17 +71,12 @@ export function digestLambda(wiring: DigestWiring) {
   const periodMs = parseDuration(process.env.DIGEST_PERIOD ?? "7d", "DIGEST_PERIOD");
   const named = namedChannels();
   const secretId = process.env.SLACK_WEBHOOK_SECRET || undefined;
-  const region = required("AWS_REGION");
+  required("AWS_REGION");
+  // The function's role by the SDK's default chain; AWS_ENDPOINT_URL_S3 (an emulator, a local
+  // server) is read by the SDK itself, and takes path-style addressing.
   const bucket = s3Bucket({
     bucket: required("DIGEST_BUCKET"),
-    region,
-    ...(process.env.AWS_ENDPOINT_URL_S3 && { endpoint: process.env.AWS_ENDPOINT_URL_S3 }),
-    // The function's role, as Lambda puts it in the environment.
-    credentials: () => ({
-      accessKeyId: required("AWS_ACCESS_KEY_ID"),
-      secretAccessKey: required("AWS_SECRET_ACCESS_KEY"),
-      ...(process.env.AWS_SESSION_TOKEN && { sessionToken: process.env.AWS_SESSION_TOKEN }),
-    }),
+    client: digestS3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }),
   });
   const listing = dynamoDbApiSources({ client, ...tables });
 

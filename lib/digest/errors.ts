@@ -1,7 +1,7 @@
 /**
  * The digest module's base error: a stable `code` and a literal `name` (bundling renames
  * classes); the message names the flag, option or setting at fault. Delivery errors (the bucket,
- * Slack) are subclasses carrying what was answered, never a body or an address.
+ * Slack, SNS) are subclasses carrying what was answered, never a body or an address.
  */
 export class DigestError extends Error {
   override readonly name: string = "DigestError";
@@ -25,7 +25,11 @@ export type DigestErrorCode =
   /** The Slack webhook answered 4xx: not retried ({@link SlackDeliveryError}). */
   | "SLACK_REJECTED"
   /** The Slack webhook answered 5xx or 429, or not at all, after every attempt. */
-  | "SLACK_UNAVAILABLE";
+  | "SLACK_UNAVAILABLE"
+  /** SNS refused the Publish (4xx: the topic, its policy or its key): {@link SnsDeliveryError}. */
+  | "SNS_REJECTED"
+  /** SNS throttled the Publish, answered 5xx, or not at all, after every attempt. */
+  | "SNS_UNAVAILABLE";
 
 /** The longest period a digest covers: its activity lists every day of it. */
 export const MAX_PERIOD_DAYS = 366;

@@ -5,12 +5,12 @@
  */
 
 export {
-  type AwsCredentials,
   type DigestBucket,
   DigestBucketError,
+  type DigestS3ClientOptions,
+  digestS3Client,
   type S3BucketOptions,
   s3Bucket,
-  s3EncodeKey,
 } from "./bucket.js";
 export {
   assembleDigest,
@@ -33,6 +33,7 @@ export {
   type ScheduledDigestOptions,
   type ScheduledDigestSummary,
   type SlackOutcome,
+  type SnsOutcome,
 } from "./schedule.js";
 export { parseSince } from "./since.js";
 export {
@@ -46,6 +47,17 @@ export {
   slackDigestPayload,
   slackEscape,
 } from "./slack.js";
+export {
+  type DigestSnsClientOptions,
+  type DigestSnsTopic,
+  digestSnsClient,
+  SNS_LIMITS,
+  SnsDeliveryError,
+  type SnsTopicOptions,
+  snsDigestMessage,
+  snsDigestSubject,
+  snsTopic,
+} from "./sns.js";
 export {
   type ActivityMessage,
   type DigestSources,

@@ -1,13 +1,20 @@
 /**
  * The scheduled digest (functions/digest, docs/digest-schedule.md): the digest of the period
  * that ended at the start of today (UTC), written to the bucket as Markdown, JSON and HTML
- * under `digests/<yyyy-mm-dd>/`, then posted to Slack when a webhook is configured. The same day
- * gives the same period and keys, so a retried run overwrites what it wrote. A write to the
- * bucket that fails fails the run (the scheduler retries); Slack's failure is reported, never
- * thrown: the digest is in the bucket all the same.
+ * under `digests/<yyyy-mm-dd>/`, then posted to Slack when a webhook is configured and published
+ * to an SNS topic when one is. The same day gives the same period and keys, so a retried run
+ * overwrites what it wrote. A write to the bucket that fails fails the run (the scheduler
+ * retries); Slack's and SNS's failures are reported, never thrown: the digest is in the bucket
+ * all the same.
  */
 import type { DigestBucket } from "./bucket.js";
 import { postSlackWebhook, SlackDeliveryError, slackDigestPayload } from "./slack.js";
+import {
+  type DigestSnsTopic,
+  SnsDeliveryError,
+  snsDigestMessage,
+  snsDigestSubject,
+} from "./sns.js";
 import type { Digest } from "./types.js";
 
 const DAY_MS = 86_400_000;
@@ -34,6 +41,8 @@ export interface ScheduledDigestDeps {
   slackWebhook?: () => Promise<string>;
   /** Options for the post (retries, timeouts): tests shorten them. */
   slackPost?: Parameters<typeof postSlackWebhook>[2];
+  /** The SNS topic the digest's Markdown is published to, when one is configured. */
+  snsTopic?: DigestSnsTopic;
 }
 
 export interface ScheduledDigestOptions {
@@ -47,12 +56,18 @@ export type SlackOutcome =
   | { state: "sent"; attempts: number }
   | { state: "failed"; code: string; status: number | undefined };
 
+export type SnsOutcome =
+  | { state: "off" }
+  | { state: "sent" }
+  | { state: "failed"; code: string; status: number | undefined };
+
 export interface ScheduledDigestSummary {
   since: number;
   until: number;
   channels: number;
   keys: string[];
   slack: SlackOutcome;
+  sns: SnsOutcome;
   /** Counts only, for logs and metrics: never a topic or a question. */
   topics: number;
   unanswered: number;
@@ -79,13 +94,20 @@ export async function runScheduledDigest(
   // JSON first: a reader that finds the Markdown can rely on the JSON being there.
   await deps.bucket.put(keys.json, deps.render.json(digest), "application/json; charset=utf-8");
   await deps.bucket.put(keys.html, deps.render.html(digest), "text/html; charset=utf-8");
-  await deps.bucket.put(keys.md, deps.render.markdown(digest), "text/markdown; charset=utf-8");
+  const markdown = deps.render.markdown(digest);
+  await deps.bucket.put(keys.md, markdown, "text/markdown; charset=utf-8");
+  // Each delivery on its own: neither throws, neither waits for the other.
+  const [slack, sns] = await Promise.all([
+    postToSlack(deps, digest),
+    publishToSns(deps, digest, markdown, keys.md),
+  ]);
   return {
     since,
     until,
     channels: channels.length,
     keys: [keys.json, keys.html, keys.md],
-    slack: await postToSlack(deps, digest),
+    slack,
+    sns,
     topics: digest.topics.length,
     unanswered: digest.unanswered.length,
     answered: digest.answered.length,
@@ -104,5 +126,23 @@ async function postToSlack(deps: ScheduledDigestDeps, digest: Digest): Promise<S
     }
     // The secret could not be read, or was no address: named by kind, never by its value.
     return { state: "failed", code: "SLACK_WEBHOOK_UNREADABLE", status: undefined };
+  }
+}
+
+async function publishToSns(
+  deps: ScheduledDigestDeps,
+  digest: Digest,
+  markdown: string,
+  fullKey: string,
+): Promise<SnsOutcome> {
+  if (deps.snsTopic === undefined) return { state: "off" };
+  try {
+    await deps.snsTopic.publish(snsDigestSubject(digest), snsDigestMessage(markdown, { fullKey }));
+    return { state: "sent" };
+  } catch (error) {
+    if (error instanceof SnsDeliveryError) {
+      return { state: "failed", code: error.code, status: error.status };
+    }
+    return { state: "failed", code: "SNS_UNAVAILABLE", status: undefined };
   }
 }

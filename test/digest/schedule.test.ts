@@ -3,8 +3,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type Digest,
   type DigestBucket,
+  digestSnsClient,
   runScheduledDigest,
   type ScheduledDigestDeps,
+  snsTopic,
 } from "../../lib/digest/index.js";
 import { type RawServer, startRawServer } from "../support/raw-servers.js";
 import { digest } from "./schedule-fixtures.js";
@@ -71,6 +73,7 @@ describe("runScheduledDigest", () => {
     expect(JSON.parse(objects.get("digests/2026-11-29/digest.json")?.body ?? "").until).toBe(TODAY);
     expect(first).toMatchObject({ channels: 2, topics: 2, unanswered: 1, answered: 1 });
     expect(first.slack).toEqual({ state: "off" });
+    expect(first.sns).toEqual({ state: "off" });
   });
 
   it("takes another period length", async () => {
@@ -136,4 +139,57 @@ describe("runScheduledDigest", () => {
       status: undefined,
     });
   });
+
+  it("publishes the Markdown the bucket holds to the SNS topic, with a subject free of chat text", async () => {
+    const sns = await snsAt(
+      200,
+      "<PublishResponse><PublishResult><MessageId>m</MessageId></PublishResult></PublishResponse>",
+    );
+    const { objects, bucket } = memoryBucket();
+    const { value } = deps(bucket, {
+      render: { ...deps(bucket).value.render, markdown: (d) => `# ${d.topics[0]?.topic}` },
+      snsTopic: sns.topic,
+    });
+    const summary = await runScheduledDigest(value, { now: NOW });
+    expect(summary.sns).toEqual({ state: "sent" });
+    const sent = Object.fromEntries(new URLSearchParams(sns.server.requests[0].body));
+    expect(sent.Message).toBe(objects.get("digests/2026-11-29/digest.md")?.body);
+    expect(sent.Subject).toBe("convoseg digest 2026-11-23..2026-11-29, 2 channels");
+  });
+
+  it("reports SNS's refusal by code and status without failing the run or Slack's post", async () => {
+    slack = await startRawServer((_q, response) => response.writeHead(200).end("ok"));
+    const url = slack.url;
+    const sns = await snsAt(
+      403,
+      "<ErrorResponse><Error><Type>Sender</Type><Code>AuthorizationError</Code></Error></ErrorResponse>",
+    );
+    const { objects, bucket } = memoryBucket();
+    const { value } = deps(bucket, { slackWebhook: async () => url, snsTopic: sns.topic });
+    const summary = await runScheduledDigest(value, { now: NOW });
+    expect(summary.sns).toEqual({ state: "failed", code: "SNS_REJECTED", status: 403 });
+    expect(summary.slack).toEqual({ state: "sent", attempts: 1 });
+    expect(objects.size).toBe(3);
+  });
 });
+
+let snsServer: RawServer | undefined;
+afterEach(async () => {
+  await snsServer?.close();
+  snsServer = undefined;
+});
+
+async function snsAt(status: number, body: string) {
+  snsServer = await startRawServer((_q, response) =>
+    response.writeHead(status, { "content-type": "text/xml" }).end(body),
+  );
+  const topic = snsTopic({
+    topicArn: "arn:aws:sns:eu-west-1:123456789012:digests",
+    client: digestSnsClient({
+      region: "eu-west-1",
+      endpoint: snsServer.url,
+      credentials: { accessKeyId: "AKID", secretAccessKey: "secret" },
+    }),
+  });
+  return { server: snsServer, topic };
+}
