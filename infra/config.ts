@@ -92,6 +92,8 @@ export interface DigestConfig {
   /** Unset: every channel of the channels table. */
   channels?: string[];
   slackWebhookSecretArn?: string;
+  /** A standard SNS topic each digest is published to. */
+  snsTopicArn?: string;
 }
 
 export interface ConvosegConfig {
@@ -364,6 +366,7 @@ function configOf(v: SettingValues): ConvosegConfig {
             ...(v.digestSlackWebhookSecret !== undefined && {
               slackWebhookSecretArn: v.digestSlackWebhookSecret,
             }),
+            ...(v.digestSnsTopic !== undefined && { snsTopicArn: v.digestSnsTopic }),
           },
         }
       : {}),

@@ -30,11 +30,11 @@ export interface ScheduledDigestProps {
 export const DIGEST_PREFIX = "digests/";
 
 /**
- * The scheduled digest (docs/digest-schedule.md), deployed only with `digest`: an EventBridge
+ * The scheduled digest (docs/digest-schedule.md), deployed unless `digest=false`: an EventBridge
  * rule runs a function on `digestSchedule` that builds the digest of the last `digestPeriod`
  * from the results, messages and channels tables (reads only), writes it to a private,
- * encrypted, versioned bucket under `digests/`, and posts it to Slack when
- * `digestSlackWebhookSecret` names the webhook's secret. A failed run is retried by Lambda
+ * encrypted, versioned bucket under `digests/`, posts it to Slack when
+ * `digestSlackWebhookSecret` names the webhook's secret and publishes it to `digestSnsTopic`. A failed run is retried by Lambda
  * (twice) and alarmed; a period's keys are the same on every run, so a retry overwrites.
  */
 export class ScheduledDigest extends Construct {
@@ -65,7 +65,8 @@ export class ScheduledDigest extends Construct {
 
     this.function = new PipelineFunction(this, "Handler", {
       entry: "functions/digest/handler.ts",
-      description: "convoseg scheduled digest: the period's topics and questions to S3 (and Slack)",
+      description:
+        "convoseg scheduled digest: the period's topics and questions to S3 (and Slack, SNS)",
       environment: {
         RESULTS_TABLE: storage.results.tableName,
         MESSAGES_TABLE: storage.messages.tableName,
@@ -76,6 +77,7 @@ export class ScheduledDigest extends Construct {
         ...(config.slackWebhookSecretArn && {
           SLACK_WEBHOOK_SECRET: config.slackWebhookSecretArn,
         }),
+        ...(config.snsTopicArn && { DIGEST_SNS_TOPIC: config.snsTopicArn }),
         POWERTOOLS_SERVICE_NAME: "convoseg-digest",
       },
       timeout: Duration.minutes(10),
@@ -90,6 +92,13 @@ export class ScheduledDigest extends Construct {
       new PolicyStatement({
         actions: ["dynamodb:Query", "dynamodb:GetItem"],
         resources: [storage.results.tableArn, storage.messages.tableArn],
+      }),
+    );
+    // The period's activity: its segments' messages read by id, 100 keys a request.
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [storage.messages.tableArn],
       }),
     );
     role.addToPrincipalPolicy(
@@ -119,6 +128,12 @@ export class ScheduledDigest extends Construct {
       );
     }
 
+    if (config.snsTopicArn !== undefined) {
+      role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ["sns:Publish"], resources: [config.snsTopicArn] }),
+      );
+    }
+
     const deadLetters = secureQueue(this, "ScheduleDeadLetters");
     Validations.of(deadLetters).acknowledge({
       id: "AwsSolutions-SQS3",
@@ -140,7 +155,7 @@ export class ScheduledDigest extends Construct {
     // Through the stack's alarms, so that it is named among those the alarm topic lets publish.
     props.observability.addAlarm("DigestErrors", {
       description:
-        "The scheduled digest failed (its bucket write, or reading the tables); Lambda retries a run twice. Slack failures do not fail the run: see the DigestSlackFailures metric",
+        "The scheduled digest failed (its bucket write, or reading the tables); Lambda retries a run twice. Slack and SNS failures do not fail the run: see the DigestSlackFailures and DigestSnsFailures metrics",
       metric: this.function.function.metricErrors({ period: Duration.hours(1), statistic: "Sum" }),
       threshold: 0,
     });
@@ -151,6 +166,20 @@ export class ScheduledDigest extends Construct {
         metric: new Metric({
           namespace: "convoseg",
           metricName: "DigestSlackFailures",
+          dimensionsMap: { service: "digest" },
+          statistic: "Sum",
+          period: Duration.hours(1),
+        }),
+        threshold: 0,
+      });
+    }
+    if (config.snsTopicArn !== undefined) {
+      props.observability.addAlarm("DigestSnsFailures", {
+        description:
+          "The scheduled digest was written to its bucket but not published to its SNS topic (refused: the topic, its policy or its KMS key; or unavailable after three attempts): the log line names the status and code",
+        metric: new Metric({
+          namespace: "convoseg",
+          metricName: "DigestSnsFailures",
           dimensionsMap: { service: "digest" },
           statistic: "Sum",
           period: Duration.hours(1),

@@ -424,9 +424,9 @@ export interface ConvosegSettings {
   readonly apiJwtAudience?: string;
   /**
    * Deploy the scheduled digest (docs/digest-schedule.md): on `digestSchedule`, the digest of the
-   * last `digestPeriod` written to an S3 bucket, and posted to Slack with
-   * digestSlackWebhookSecret.
-   * @default false
+   * last `digestPeriod` written to an S3 bucket, posted to Slack with digestSlackWebhookSecret
+   * and published to digestSnsTopic. `false` deploys neither the bucket nor the function.
+   * @default true
    */
   readonly digest?: boolean;
   /**
@@ -450,6 +450,13 @@ export interface ConvosegSettings {
    * @default - none: not posted
    */
   readonly digestSlackWebhookSecret?: string;
+  /**
+   * A standard (not FIFO) SNS topic's ARN: each digest's Markdown is published there too (email,
+   * SQS or chat subscribers), cut to SNS's 256 KB. A topic encrypted with a customer-managed KMS
+   * key must let the digest function's role use that key.
+   * @default - none: not published
+   */
+  readonly digestSnsTopic?: string;
 }
 
 export type SettingName = keyof ConvosegSettings;
@@ -529,6 +536,7 @@ export interface SettingValues {
   digestPeriod: number;
   digestChannels: string | undefined;
   digestSlackWebhookSecret: string | undefined;
+  digestSnsTopic: string | undefined;
 }
 
 /** What is wrong with a value: the setting's own (or, for a rule over several, `setting`'s). */
@@ -604,6 +612,8 @@ const OPENAI_MODEL = /^[\x21-\x7e]{1,256}$/;
 const HTTPS_URL = /^https:\/\/[^\s/]+[^\s]*$/;
 const SECRET_ARN =
   /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}$/;
+/** Standard topics only: a `.fifo` name does not match, since Publish to one needs a group id. */
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 /** An SSM parameter name (not an ARN); hierarchical names start with `/`. */
 const PARAMETER_NAME = /^(?!\/?(aws|ssm))(?:[A-Za-z0-9_.-]+|(?:\/[A-Za-z0-9_.-]+)+)$/i;
 const MAX_PARAMETER_NAME = 1011;
@@ -1127,7 +1137,7 @@ export const SETTINGS: readonly Setting[] = [
       },
     },
   ),
-  flag("digest", false),
+  flag("digest", true),
   text(
     "digestSchedule",
     {
@@ -1155,7 +1165,21 @@ export const SETTINGS: readonly Setting[] = [
     {
       check: ({ digest, digestSlackWebhookSecret }) => {
         if (digestSlackWebhookSecret !== undefined && !digest) {
-          fail("is for the scheduled digest: set digest=true too");
+          fail("is for the scheduled digest, which digest=false turns off");
+        }
+      },
+    },
+  ),
+  text(
+    "digestSnsTopic",
+    {
+      pattern: SNS_TOPIC_ARN,
+      rule: "a standard SNS topic's ARN (arn:aws:sns:<region>:<account>:<name>); a FIFO topic would need a message group",
+    },
+    {
+      check: ({ digest, digestSnsTopic }) => {
+        if (digestSnsTopic !== undefined && !digest) {
+          fail("is for the scheduled digest, which digest=false turns off");
         }
       },
     },

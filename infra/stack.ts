@@ -35,7 +35,7 @@ export class ConvosegStack extends Stack {
   readonly telegram?: WebhookConnector;
   /** The read API, deployed only with `api`. */
   readonly api?: ReadApi;
-  /** The scheduled digest, deployed only with `digest`. */
+  /** The scheduled digest, deployed unless `digest=false`. */
   readonly digest?: ScheduledDigest;
   /** The Discord poller, deployed only with `discordChannels`. */
   readonly discord?: DiscordPoller;

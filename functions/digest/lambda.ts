@@ -1,6 +1,7 @@
 /**
  * The scheduled digest's Lambda, thin: settings from the environment, the webhook address from
- * Secrets Manager (read per run, never logged), the bucket over S3, every channel of the
+ * Secrets Manager (read per run, never logged), the bucket over S3, the SNS topic when
+ * `DIGEST_SNS_TOPIC` names one, every channel of the
  * channels table unless `DIGEST_CHANNELS` names them, and lib/digest's run. What builds and
  * renders the digest comes in as {@link DigestWiring} (`wiring.ts`). Logs and metrics carry
  * counts, keys, codes and statuses: never a topic, a question or the webhook.
@@ -13,10 +14,12 @@ import { type ChannelsPosition, dynamoDbApiSources } from "../../lib/api/index.j
 import {
   type DigestRenderers,
   digestS3Client,
+  digestSnsClient,
   runScheduledDigest,
   type ScheduledDigestDeps,
   type ScheduledDigestSummary,
   s3Bucket,
+  snsTopic,
 } from "../../lib/digest/index.js";
 import { parseDuration } from "../../lib/duration/index.js";
 
@@ -78,6 +81,7 @@ export function digestLambda(wiring: DigestWiring) {
     bucket: required("DIGEST_BUCKET"),
     client: digestS3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }),
   });
+  const topicArn = process.env.DIGEST_SNS_TOPIC || undefined;
   const listing = dynamoDbApiSources({ client, ...tables });
 
   async function allChannels(): Promise<string[]> {
@@ -99,6 +103,8 @@ export function digestLambda(wiring: DigestWiring) {
     build: wiring.build(client, tables),
     render: wiring.render,
     bucket,
+    // AWS_ENDPOINT_URL_SNS, when set, is read by the SDK itself.
+    ...(topicArn !== undefined && { snsTopic: snsTopic({ topicArn, client: digestSnsClient() }) }),
     ...(secretId !== undefined && {
       slackWebhook: async () => {
         const value = await getSecret(secretId, { forceFetch: true });
@@ -116,6 +122,10 @@ export function digestLambda(wiring: DigestWiring) {
       if (summary.slack.state === "failed") {
         metrics.addMetric("DigestSlackFailures", MetricUnit.Count, 1);
       }
+      if (summary.sns.state === "sent") metrics.addMetric("DigestSnsSent", MetricUnit.Count, 1);
+      if (summary.sns.state === "failed") {
+        metrics.addMetric("DigestSnsFailures", MetricUnit.Count, 1);
+      }
       log.info("digest written", {
         since: summary.since,
         until: summary.until,
@@ -125,6 +135,7 @@ export function digestLambda(wiring: DigestWiring) {
         unanswered: summary.unanswered,
         answered: summary.answered,
         slack: summary.slack,
+        sns: summary.sns,
       });
       return summary;
     } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * The scheduled digest's Lambda on DynamoDB Local (every channel of the channels table), a
- * scripted S3 and Slack on 127.0.0.1 and the webhook address in a local Secrets Manager.
+ * scripted S3, SNS and Slack on 127.0.0.1 and the webhook address in a local Secrets Manager.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
@@ -30,7 +30,12 @@ afterEach(async () => {
   vi.unstubAllEnvs();
 });
 
-async function world(options: { s3Status: number; slackStatus?: number; channels?: string[] }) {
+async function world(options: {
+  s3Status: number;
+  slackStatus?: number;
+  snsStatus?: number;
+  channels?: string[];
+}) {
   stubLocalAws();
   const client = testDynamoDbClient();
   const resultsTable = await createResultsTestTable(client);
@@ -43,8 +48,17 @@ async function world(options: { s3Status: number; slackStatus?: number; channels
   const slack = await startRawServer((_q, response) =>
     response.writeHead(options.slackStatus ?? 200).end(),
   );
+  const sns = await startRawServer((_q, response) =>
+    response
+      .writeHead(options.snsStatus ?? 200, { "content-type": "text/xml" })
+      .end(
+        (options.snsStatus ?? 200) === 200
+          ? "<PublishResponse><PublishResult><MessageId>m-1</MessageId></PublishResult></PublishResponse>"
+          : "<ErrorResponse><Error><Type>Sender</Type><Code>AuthorizationError</Code><Message>not allowed</Message></Error></ErrorResponse>",
+      ),
+  );
   webhookUrl = `${slack.url}/services/T0/B0/secret-part`;
-  open.push(s3, slack);
+  open.push(s3, slack, sns);
   vi.stubEnv("RESULTS_TABLE", resultsTable);
   vi.stubEnv("CHANNELS_TABLE", channelsTable);
   vi.stubEnv("MESSAGES_TABLE", "messages");
@@ -53,6 +67,10 @@ async function world(options: { s3Status: number; slackStatus?: number; channels
   vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", secrets.url);
   vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "true");
   if (options.slackStatus !== undefined) vi.stubEnv("SLACK_WEBHOOK_SECRET", "digest/slack");
+  if (options.snsStatus !== undefined) {
+    vi.stubEnv("DIGEST_SNS_TOPIC", "arn:aws:sns:eu-west-1:123456789012:digests");
+    vi.stubEnv("AWS_ENDPOINT_URL_SNS", sns.url);
+  }
   if (options.channels) vi.stubEnv("DIGEST_CHANNELS", JSON.stringify(options.channels));
   const built: string[][] = [];
   const wiring: DigestWiring = {
@@ -85,7 +103,7 @@ async function world(options: { s3Status: number; slackStatus?: number; channels
     },
   };
   const handler = digestLambda(wiring);
-  return { handler, s3, slack, built, logs };
+  return { handler, s3, slack, sns, built, logs };
 }
 
 /** What was logged, the spy restored. */
@@ -137,5 +155,39 @@ describe("the digest function", () => {
     expect(w.s3.requests).toHaveLength(3);
     expect(text).toMatch(/"status": *410/);
     expect(text).not.toContain("secret-part");
+  });
+
+  it("publishes the Markdown to DIGEST_SNS_TOPIC beside Slack, and logs SNS's refusal by status", async () => {
+    const w = await world({ s3Status: 200, slackStatus: 200, snsStatus: 200 });
+    const summary = await w.handler();
+    logged(w.logs);
+    expect(summary.sns).toEqual({ state: "sent" });
+    const sent = Object.fromEntries(new URLSearchParams(w.sns.requests[0].body));
+    expect(sent).toMatchObject({
+      Action: "Publish",
+      TopicArn: "arn:aws:sns:eu-west-1:123456789012:digests",
+      Message: "# md",
+    });
+    expect(sent.Subject).toMatch(
+      /^convoseg digest \d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}, 2 channels$/,
+    );
+    await Promise.all(open.splice(0).map((s) => s.close()));
+    vi.unstubAllEnvs();
+
+    const refused = await world({ s3Status: 200, snsStatus: 403 });
+    const outcome = await refused.handler();
+    const text = logged(refused.logs);
+    expect(outcome.sns).toEqual({ state: "failed", code: "SNS_REJECTED", status: 403 });
+    expect(refused.sns.requests).toHaveLength(1);
+    expect(text).toMatch(/"code": *"SNS_REJECTED"/);
+    expect(text).not.toContain("not allowed");
+  });
+
+  it("publishes nothing without DIGEST_SNS_TOPIC", async () => {
+    const w = await world({ s3Status: 200 });
+    const summary = await w.handler();
+    logged(w.logs);
+    expect(summary.sns).toEqual({ state: "off" });
+    expect(w.sns.requests).toHaveLength(0);
   });
 });

@@ -98,6 +98,7 @@ describe("resolveConfig", () => {
       alarms: { tokenPaceHours: 8, dailySpendShare: 0.8, extractFailureRate: 0.5 },
       segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
       connectors: {},
+      digest: { schedule: "cron(0 8 ? * MON *)", periodMs: 7 * 86_400_000 },
       names: {
         messagesTable: undefined,
         channelsTable: undefined,
@@ -169,6 +170,12 @@ describe("resolveConfig", () => {
         openaiApiKeyParameter: "/convoseg/openai-api-key",
         inputTokenPrice: "0.15",
         outputTokenPrice: "0.6",
+        digestSchedule: "rate(1 day)",
+        digestPeriod: "1d",
+        digestChannels: "help,dev",
+        digestSlackWebhookSecret:
+          "arn:aws:secretsmanager:eu-west-1:123456789012:secret:convoseg/webhook-AbCdEf",
+        digestSnsTopic: "arn:aws:sns:eu-west-1:123456789012:digests",
       },
     );
     expect(config).toEqual({
@@ -226,6 +233,14 @@ describe("resolveConfig", () => {
       alarms: { tokenPaceHours: 4, dailySpendShare: 0.9, extractFailureRate: 0.25 },
       segmentVisibilityTimeoutMs: 6 * (2 * 2 * 90_000 + 30_000),
       connectors: {},
+      digest: {
+        schedule: "rate(1 day)",
+        periodMs: 86_400_000,
+        channels: ["help", "dev"],
+        slackWebhookSecretArn:
+          "arn:aws:secretsmanager:eu-west-1:123456789012:secret:convoseg/webhook-AbCdEf",
+        snsTopicArn: "arn:aws:sns:eu-west-1:123456789012:digests",
+      },
       names: {
         messagesTable: "chat-messages",
         channelsTable: "chat-channels",
@@ -284,6 +299,7 @@ describe("resolveConfig", () => {
         "digestPeriod",
         "digestSchedule",
         "digestSlackWebhookSecret",
+        "digestSnsTopic",
         "discordBackfillFrom",
         "discordChannels",
         "discordRereadWindow",

@@ -1,23 +1,34 @@
-/** The scheduled digest in the stack: off by default; a private bucket, least privilege, alarms. */
+/** The scheduled digest in the stack: on by default; a private bucket, least privilege, alarms. */
 import { describe, expect, it } from "vitest";
 import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
 
 // Bundling skipped: these stacks are read for their resources and policies only.
 const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
+const TOPIC = "arn:aws:sns:eu-west-1:123456789012:convoseg-digests";
 const SECRET =
   "arn:aws:secretsmanager:eu-west-1:123456789012:secret:convoseg/digest-webhook-AbCdEf";
 
 describe("the scheduled digest in the stack", () => {
-  it("is not deployed without digest", () => {
-    const { stack, template } = synthesize(NO_BUNDLING);
+  it("is not deployed with digest=false", () => {
+    const { stack, template } = synthesize({ ...NO_BUNDLING, digest: "false" });
     expect(stack.digest).toBeUndefined();
     template.resourceCountIs("AWS::S3::Bucket", 0);
   });
 
-  it("refuses a webhook secret without digest, a bad schedule and a period past 31 days", () => {
-    expect(() => synthesize({ ...NO_BUNDLING, digestSlackWebhookSecret: SECRET })).toThrow(
+  it("refuses a webhook secret or topic with digest=false, a bad topic, schedule or period", () => {
+    const off = { ...NO_BUNDLING, digest: "false" };
+    expect(() => synthesize({ ...off, digestSlackWebhookSecret: SECRET })).toThrow(
       /digestSlackWebhookSecret/,
     );
+    expect(() => synthesize({ ...off, digestSnsTopic: TOPIC })).toThrow(/digestSnsTopic/);
+    for (const bad of [
+      `${TOPIC}.fifo`,
+      "convoseg-digests",
+      `${TOPIC}:sub-id`,
+      "arn:aws:sns:*:*:x",
+    ]) {
+      expect(() => synthesize({ ...NO_BUNDLING, digestSnsTopic: bad })).toThrow(/digestSnsTopic/);
+    }
     expect(() => synthesize({ ...NO_BUNDLING, digest: "true", digestSchedule: "weekly" })).toThrow(
       /digestSchedule/,
     );
@@ -29,8 +40,8 @@ describe("the scheduled digest in the stack", () => {
     ).toThrow(/the value is not shown/);
   });
 
-  it("with digest: weekly, a private encrypted versioned bucket, reads only, cdk-nag clean", () => {
-    const { stack, template, report } = synthesize({ ...NO_BUNDLING, digest: "true" });
+  it("by default: weekly, a private encrypted versioned bucket, reads only, cdk-nag clean", () => {
+    const { stack, template, report } = synthesize(NO_BUNDLING);
     const digest = stack.digest;
     expect(digest).toBeDefined();
     if (!digest) return;
@@ -57,6 +68,7 @@ describe("the scheduled digest in the stack", () => {
     const statements = roleStatements(template, logicalId(stack, digest.function.role));
     expect(statements.flatMap(actionsOf).sort()).toEqual(
       [
+        "dynamodb:BatchGetItem",
         "dynamodb:GetItem",
         "dynamodb:GetItem",
         "dynamodb:Query",
@@ -68,6 +80,8 @@ describe("the scheduled digest in the stack", () => {
     );
     const put = statements.find((s) => actionsOf(s).includes("s3:PutObject"));
     expect(JSON.stringify(put?.Resource)).toContain("/digests/*");
+    const batch = statements.find((s) => actionsOf(s).includes("dynamodb:BatchGetItem"));
+    expect(JSON.stringify(batch?.Resource)).toContain(logicalId(stack, stack.storage.messages));
     const env = Object.values(template.findResources("AWS::Lambda::Function"))
       .map(
         (f) =>
@@ -78,6 +92,7 @@ describe("the scheduled digest in the stack", () => {
     expect(env).toMatchObject({ DIGEST_PERIOD: String(7 * 86_400_000) });
     expect(env).not.toHaveProperty("SLACK_WEBHOOK_SECRET");
     expect(env).not.toHaveProperty("DIGEST_CHANNELS");
+    expect(env).not.toHaveProperty("DIGEST_SNS_TOPIC");
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       MetricName: "Errors",
       Threshold: 0,
@@ -117,5 +132,22 @@ describe("the scheduled digest in the stack", () => {
     const policy = JSON.stringify(template.findResources("AWS::SNS::TopicPolicy"));
     expect(policy).toContain("-DigestSlackFailures");
     expect(policy).toContain("-DigestErrors");
+  });
+
+  it("with a topic: publishes to that topic only, and alarms on SNS failures", () => {
+    const { stack, template, report } = synthesize({ ...NO_BUNDLING, digestSnsTopic: TOPIC });
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    const digest = stack.digest;
+    if (!digest) throw new Error("no digest");
+    const statements = roleStatements(template, logicalId(stack, digest.function.role));
+    const publish = statements.filter((s) => actionsOf(s).includes("sns:Publish"));
+    expect(publish).toHaveLength(1);
+    expect(actionsOf(publish[0])).toEqual(["sns:Publish"]);
+    expect(publish[0].Resource).toBe(TOPIC);
+    template.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: { DIGEST_SNS_TOPIC: TOPIC } },
+    });
+    const policy = JSON.stringify(template.findResources("AWS::SNS::TopicPolicy"));
+    expect(policy).toContain("-DigestSnsFailures");
   });
 });
