@@ -76,6 +76,7 @@ export const made = [
   new api.ApiUnavailableError("questions"),
   new digest.SlackDeliveryError("SLACK_REJECTED", 404, 1),
   new digest.DigestBucketError("k", 403, "AccessDenied"),
+  new digest.SnsDeliveryError("SNS_REJECTED", 403, "AuthorizationErrorException"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));
 `;
 
@@ -127,6 +128,7 @@ const EXPECTED = [
   "ApiUnavailableError",
   "SlackDeliveryError",
   "DigestBucketError",
+  "SnsDeliveryError",
 ];
 
 describe("a minified bundle", () => {
