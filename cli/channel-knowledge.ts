@@ -27,8 +27,12 @@ export interface ChannelReadOptions<T> {
 }
 
 export type ChannelRead<T> =
-  /** The channel's entries; `known` (the stored channels) only when there were none. */
-  | { channel: string; items: T[]; known?: Set<string> }
+  /**
+   * The channel's entries; `known` (the stored channels) only when there were none; `now` the
+   * time ages are told from: the clock, or on the workspace its simulated clock (where its last
+   * run left it, so that a replay of 2018 is not "8y ago").
+   */
+  | { channel: string; items: T[]; known?: Set<string>; now: number }
   /** A name several channels carry: already said on standard error. */
   | { ambiguous: true };
 
@@ -44,10 +48,11 @@ export async function readChannel<T>(
       role: "the results table",
       fix: "pass the stack's ResultsTableName with --table (or set RESULTS_TABLE)",
     };
+    const now = io.now();
     const items = await onTable(ref, () => read(client, ref.table, given));
-    if (items.length > 0) return { channel: given, items };
+    if (items.length > 0) return { channel: given, items, now };
     const known = await onTable(ref, () => resultChannels(client, ref.table));
-    return { channel: given, items, known };
+    return { channel: given, items, known, now };
   }
   return withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
     await noteUnextracted(command, opened, io);
@@ -61,14 +66,15 @@ export async function readChannel<T>(
       role: "the workspace's results table",
       fix: "run npm start -- run on the workspace first",
     };
+    const now = opened.clock ?? io.now();
     const items = await onTable(ref, () => read(client, ref.table, channel));
-    if (items.length > 0) return { channel, items };
+    if (items.length > 0) return { channel, items, now };
     const messages = new DynamoDbStore({ client, tableName: opened.tables.messagesTable });
     const known = new Set([
       ...(await messages.conversations()),
       ...(await resultChannels(client, opened.tables.resultsTable)),
     ]);
-    return { channel, items, known };
+    return { channel, items, known, now };
   });
 }
 

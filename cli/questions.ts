@@ -9,8 +9,9 @@ const QUESTIONS_USAGE = `Usage: npm start -- questions <channel> [--status answe
 
 Lists the questions asked in a channel's segments, from the results table's question index:
 the unanswered ones first, oldest first, then the unclear ones, then the answered ones with
-their answers (or only those of --status). Each says how long ago it was asked, by whom, and
-where (its segment and asking message). Without a table it reads the local workspace that run
+their answers (or only those of --status). Each says how long ago it was asked (on the
+workspace, before its simulated clock: where its last run left it), by whom, and where (its
+segment and asking message). Without a table it reads the local workspace that run
 and import write (.convoseg in the current directory, or --workspace DIR). With --table (or
 RESULTS_TABLE) the AWS SDK's usual environment picks the account, region and endpoint
 (AWS_ENDPOINT_URL_DYNAMODB for an emulator).
@@ -75,10 +76,10 @@ export const questionsCommand: Command = command({
       io,
     );
     if ("ambiguous" in found) return EXIT.usage;
-    const { channel, items: questions, known } = found;
+    const { channel, items: questions, known, now } = found;
     const stored = known === undefined || known.has(channel);
     if (json) io.stdout.write(`${JSON.stringify({ channel, questions })}\n`);
-    else if (stored) io.stdout.write(`${formatQuestions(channel, questions, status, io.now())}\n`);
+    else if (stored) io.stdout.write(`${formatQuestions(channel, questions, status, now)}\n`);
     if (stored) return EXIT.ok;
     unknownChannel(where, channel, known, io);
     return EXIT.failed;

@@ -129,6 +129,7 @@ describe("digest command", () => {
 
     const json = await wide(["digest", "desk", "--since", "2w", "--format", "json", ...ws]);
     const unknown = await wide(["digest", "deskk", "--since", "7d", ...ws]);
+    const questions = await wide(["questions", "desk", ...ws]);
 
     expect(json.code, json.stderr).toBe(0);
     const digest = JSON.parse(json.stdout) as Digest;
@@ -149,5 +150,11 @@ describe("digest command", () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`channel "deskk" has no stored messages in the workspace`);
     expect(unknown.stderr).toContain("npm start -- digest desk");
+    // Ages are told from the same clock: days before where the run left it, not 75 years.
+    expect(questions.code, questions.stderr).toBe(0);
+    const ages = [...questions.stdout.matchAll(/ asked (\d+)([mhdy]) ago/g)];
+    expect(ages.length).toBeGreaterThan(0);
+    for (const [, n, unit] of ages)
+      expect(unit === "d" ? Number(n) <= 30 : unit !== "y").toBe(true);
   });
 });
