@@ -550,7 +550,7 @@ async function runOn(
     });
     workspace?.advanceClock(result.end);
     if (extraction) {
-      status.line = () => "extraction: waiting for the segments being retried";
+      status.line = () => `extraction: ${formatCount(extracted())} extracted, finishing`;
       await pipeline.finishExtraction((pending) => {
         status.line = () => `extraction: ${plural(pending, "segment")} waiting for a retry`;
         progress.update(status.line);

@@ -268,7 +268,7 @@ describe("import command", () => {
       /^imported "demo": 7 turn\(s\) from \d+ segment\(s\) \(plain, \d+ merged\); 7 stored, 0 already there/,
     );
     expect(run.stdout).toMatch(
-      /extracted \(keyphrase-extractor \(offline, no LLM\), prompt keyphrases-3\): extracted, \d+ candidate\(s\)/,
+      /extracted \(keyphrase-extractor \(offline, no LLM\), prompt keyphrases-4\): extracted, \d+ candidate\(s\)/,
     );
     expect(run.stdout).toMatch(/"demo": \d+ topic\(s\), most supported first\n- \S/);
   }, 60_000);

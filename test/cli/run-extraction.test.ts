@@ -105,7 +105,7 @@ describe("run command with extraction", () => {
     const ids = new Map(segments.map((s) => [s.segmentId, s.messageIds]));
     for (const line of lines) {
       expect(line.model).toBe("keyphrase-extractor (offline, no LLM)");
-      expect(line.promptVersion).toBe("keyphrases-3");
+      expect(line.promptVersion).toBe("keyphrases-4");
       // Not a model: no calls, no tokens.
       expect(line.usage.calls).toBe(0);
       for (const candidate of line.candidates) {

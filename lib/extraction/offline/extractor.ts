@@ -30,13 +30,13 @@ export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";
  * The version its results are keyed by (as an analyzer's prompt version): a change to what it
  * proposes bumps it, so that the next delivery of a segment extracts it again.
  */
-export const KEYPHRASE_EXTRACTOR_VERSION = "keyphrases-3";
+export const KEYPHRASE_EXTRACTOR_VERSION = "keyphrases-4";
 
 /**
  * How it makes terms (tokens, keys, phrases): the channel's term statistics are kept under this
  * name, and a change to the terms bumps it, which starts them anew.
  */
-export const KEYPHRASE_VOCABULARY = "offline-1";
+export const KEYPHRASE_VOCABULARY = "offline-2";
 
 export interface KeyphraseExtractorOptions {
   /** At most this many candidates per segment, the highest scores; a positive integer. Default 10. */

@@ -77,6 +77,9 @@ stuff somewhere someone anything everything nothing everyone anyone else lot lot
 version create created install installed installing fail failed failing drop dropped save saved
 based basis currently tool tools info information details detail thanks issue issues answer
 wait waiting guess trying seem stuff anyway able works worked hour hours minute minutes sudo
+implement implemented implementation write wrote written writing return returned link linked
+leak leaked file files list select command commands size user users computer thread call calls
+fix fixed fixes support supported
 `;
 
 /**

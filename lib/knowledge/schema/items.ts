@@ -290,7 +290,7 @@ export function supportItemKey(normalizedTopic: string, segmentId: string): stri
   return `${TOPIC_PREFIX}${sha256(normalizedTopic).slice(0, 16)}#${segmentId}`;
 }
 
-/** A vocabulary name as it may stand in a sort key: `offline-1`, say. */
+/** A vocabulary name as it may stand in a sort key: `offline-2`, say. */
 const VOCABULARY = /^[a-z0-9][a-z0-9.-]{0,31}$/;
 
 function checkVocabulary(vocabulary: string): string {
