@@ -109,13 +109,15 @@ function count(
   if (n > 1) {
     // A phrase that repeats a word ("test test") says nothing its word does not; a general word
     // names a subject only after a word that is not ("fresh install", not "get work-items"),
-    // and alone never; a run of device names or versions (`sdb3 sdb2 sdb1`) is output pasted.
+    // never beside another ("panic problem last"), and alone never; a run of device names or
+    // versions (`sdb3 sdb2 sdb1`) is output pasted.
     if (!first.opens) return;
     let digits = 0;
     let general = true;
     for (let i = start; i < end; i++) {
       const word = run[i];
       if (word.digits) digits++;
+      if (i > start && word.general && run[i - 1].general) return;
       general &&= word.general;
       technical ||= word.technical;
       for (let j = start; j < i; j++) if (run[j].key === word.key) return;

@@ -300,6 +300,18 @@ describe("KeyphraseExtractor and the channel's statistics", () => {
     expect(await topics(turns, { statistics: stats })).not.toContain("cups");
   });
 
+  it("words too general alone, and phrases of two general words in a row", async () => {
+    const found = await topics([
+      turn("ana", "I implemented the kernel panic fix, the problem last week was the file"),
+      turn("bo", "who implemented it? kernel panic problem last seen with that file"),
+      turn("cy", "kernel panic problem last night too, I will write a fix for the file"),
+    ]);
+    expect(found).toContain("kernel panic");
+    for (const general of ["implemented", "file", "fix", "write"])
+      expect(found).not.toContain(general);
+    expect(found.filter((t) => t.includes("problem last"))).toEqual([]);
+  });
+
   it("holds the channel's own name general: never a topic alone, still in phrases", async () => {
     const found = await topics(
       [
