@@ -1,5 +1,6 @@
 /** What the API tests share: topic index entries and results as extraction stores them. */
 import type { SegmentResult, TopicSupport } from "../../lib/knowledge/index.js";
+import { segmentResult, topicSupport } from "../support/segment-result.js";
 
 /** The entry segment `segment` stores for `topic` (normalized as extraction does: lower case). */
 export function support(
@@ -9,38 +10,21 @@ export function support(
   overrides: Partial<TopicSupport> = {},
 ): TopicSupport {
   const segmentId = `s${String(segment).padStart(5, "0")}`;
-  return {
-    v: 1,
-    channel,
-    topic,
-    normalizedTopic: topic.toLowerCase().replace(/\s+/g, " ").trim(),
-    segmentId,
+  const at = Date.UTC(2026, 0, 1) + segment * 60_000;
+  return topicSupport(channel, segmentId, topic, topic.toLowerCase().replace(/\s+/g, " ").trim(), {
     candidateId: `${segmentId}-${topic.length}`,
-    late: false,
     confidence: 0.5 + (segment % 5) / 10,
     reason: "said in the segment",
     tags: ["t"],
     messageIds: [`${segmentId}-m0`, `${segmentId}-m3`],
-    firstTs: Date.UTC(2026, 0, 1) + segment * 60_000,
-    lastTs: Date.UTC(2026, 0, 1) + segment * 60_000 + 180_000,
+    firstTs: at,
+    lastTs: at + 180_000,
     ...overrides,
-  };
+  });
 }
 
 export function result(channel: string, segmentId: string): SegmentResult {
-  return {
-    v: 1,
-    channel,
-    segmentId,
-    late: false,
-    belongsAfter: null,
-    count: 2,
-    first: { id: "m1", ts: 1 },
-    last: { id: "m2", ts: 2 },
-    messageIds: ["m1", "m2"],
-    model: "offline",
-    promptVersion: "p1",
-    extractedAt: "2026-01-01T00:00:00.000Z",
+  return segmentResult(channel, segmentId, {
     usage: { calls: 1, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
     candidates: [
       {
@@ -57,7 +41,7 @@ export function result(channel: string, segmentId: string): SegmentResult {
       },
     ],
     windows: ["h1"],
-  };
+  });
 }
 
 /** A GET of `path` (with its query string). */

@@ -5,6 +5,7 @@ import type {
   StoredQuestion,
   TopicSupport,
 } from "../../lib/knowledge/schema/items.js";
+import { segmentResult, topicSupport } from "../support/segment-result.js";
 
 export const DAY = 86_400_000;
 /** Monday 2026-01-05 00:00 UTC: the period of the tests starts here. */
@@ -19,22 +20,11 @@ export function support(
   ts: number,
   extra: Partial<TopicSupport> = {},
 ): TopicSupport {
-  return {
-    v: 1,
-    channel,
-    topic,
-    normalizedTopic: normalizeTopic(topic),
-    segmentId,
-    candidateId: `${segmentId}-${topic}`,
-    late: false,
-    confidence: 0.5,
-    reason: "said",
-    tags: [],
-    messageIds: [`${segmentId}-m0`, `${segmentId}-m1`],
+  return topicSupport(channel, segmentId, topic, normalizeTopic(topic), {
     firstTs: ts,
     lastTs: ts + 60_000,
     ...extra,
-  };
+  });
 }
 
 export function question(
@@ -63,29 +53,14 @@ export function result(
   last: number,
   questions?: StoredQuestion[],
 ): SegmentResult {
-  return {
-    v: 1,
-    channel,
-    segmentId,
-    late: false,
-    belongsAfter: null,
-    count: 2,
+  return segmentResult(channel, segmentId, {
     first: { id: `${segmentId}-m0`, ts: first },
     last: { id: `${segmentId}-m1`, ts: last },
     messageIds: [`${segmentId}-m0`, `${segmentId}-m1`],
-    model: "offline",
     promptVersion: "test",
     extractedAt: new Date(last).toISOString(),
-    usage: {
-      calls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-    },
-    candidates: [],
     ...(questions === undefined ? {} : { questions }),
-  };
+  });
 }
 
 /** Digest sources over memory: what each channel holds, listed as given. */

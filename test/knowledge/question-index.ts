@@ -10,6 +10,7 @@ import {
   type SegmentResult,
   type StoredQuestion,
 } from "../../lib/knowledge/index.js";
+import { segmentResult } from "../support/segment-result.js";
 
 const T0 = Date.UTC(2026, 5, 1);
 
@@ -37,24 +38,14 @@ export function resultWith(
   questions: StoredQuestion[] | undefined,
   extra: Partial<SegmentResult> = {},
 ): SegmentResult {
-  return {
-    v: 1,
-    channel,
-    segmentId,
-    late: false,
-    belongsAfter: null,
-    count: 2,
+  return segmentResult(channel, segmentId, {
     first: { id: "m1", ts: T0 },
     last: { id: "m2", ts: T0 + 1000 },
-    messageIds: ["m1", "m2"],
     model: "test-model",
-    promptVersion: "p1",
     extractedAt: new Date(T0 + 5000).toISOString(),
-    usage: { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    candidates: [],
     ...(questions !== undefined && { questions }),
     ...extra,
-  };
+  });
 }
 
 /** Saves `result` through a lease, as extraction does. */
