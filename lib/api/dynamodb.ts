@@ -18,13 +18,7 @@ import {
   TOPIC_PREFIX,
 } from "../knowledge/schema/index.js";
 import { CHANNEL_KEY, ITEM_KEY, MARKS_ITEM } from "../pipeline/schema/index.js";
-import type {
-  ApiSources,
-  ChannelsPosition,
-  DigestSource,
-  KeyedSupport,
-  QuestionsSource,
-} from "./ports.js";
+import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
 
 /** One request's cost: which call, how many items it returned, the read units it consumed. */
 export interface ReadCost {
@@ -33,14 +27,11 @@ export interface ReadCost {
   units: number;
 }
 
-export interface DynamoDbApiSourcesOptions {
+export interface DynamoDbApiSourcesOptions extends OptionalSources {
   client: DynamoDBClient;
   resultsTable: string;
   channelsTable: string;
   onRead?: (cost: ReadCost) => void;
-  questions?: QuestionsSource;
-  /** h-digest's DynamoDB-backed `buildDigest`, one channel at a time. */
-  digest?: DigestSource;
 }
 
 /**

@@ -5,20 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import type { SegmentResult, TopicSupport } from "../knowledge/index.js";
-import type {
-  ApiSources,
-  ChannelsPosition,
-  DigestSource,
-  KeyedSupport,
-  QuestionsSource,
-} from "./ports.js";
+import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
 
-export interface MemoryApiData {
+export interface MemoryApiData extends OptionalSources {
   channels?: readonly string[];
   supports?: readonly TopicSupport[];
   results?: readonly SegmentResult[];
-  questions?: QuestionsSource;
-  digest?: DigestSource;
 }
 
 /** As the results table's sort key holds it: the first 16 hex digits of SHA-256. */

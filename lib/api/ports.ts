@@ -38,7 +38,7 @@ export interface QuestionsSource {
 }
 
 /**
- * A channel's digest over a period, as h-digest's `buildDigest` makes it. Not one read: it reads
+ * A channel's digest over a period, as lib/digest's `buildDigest` makes it. Not one read: it reads
  * the channel's results and index entries within the period, which the route caps in length.
  */
 export interface DigestSource {
@@ -63,3 +63,6 @@ export interface ApiSources {
   /** Absent until digests are wired: the route answers 501. */
   digest?: DigestSource;
 }
+
+/** The sources a deployment may lack, given alike to the DynamoDB and the memory sources. */
+export type OptionalSources = Pick<ApiSources, "questions" | "digest">;
