@@ -1,5 +1,5 @@
 import { evidenceOf, periodText, type RenderOptions } from "./markdown.js";
-import { counted, htmlText, minute, safeHref, utcDate } from "./text.js";
+import { counted, htmlText, minute, safeHref, thousands, utcDate } from "./text.js";
 import type {
   Digest,
   DigestActivity,
@@ -14,9 +14,13 @@ import type {
  * Every chat string is {@link htmlText}-escaped.
  */
 export function digestHtml(digest: Digest, options: RenderOptions = {}): string {
+  // As in Markdown: a time links to its segment; the segment's id is said only where no link is.
   const link = (e: DigestEvidence, label: string): string => {
     const href = options.reportHref === undefined ? undefined : safeHref(options.reportHref(e));
-    return href === undefined ? label : `<a href="${htmlText(href)}">${label}</a>`;
+    const segment = `segment ${htmlText(e.segmentId)}`;
+    return href === undefined
+      ? `${label} <span class="muted">(${segment})</span>`
+      : `<a href="${htmlText(href)}" title="${segment}">${label}</a>`;
   };
   const title = `Digest: ${digest.channels.map(htmlText).join(", ")}`;
   const topics = (kind: DigestTopic["kind"], heading: string) => {
@@ -65,21 +69,19 @@ function topicItem(t: DigestTopic, link: (e: DigestEvidence, label: string) => s
     t.kind === "recurring"
       ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
       : "";
-  const evidence = t.evidence
-    .map((e) => link(e, `${htmlText(e.segmentId)} <span class="muted">${minute(e.firstTs)}</span>`))
-    .join(", ");
-  return `<li><strong>${htmlText(t.topic)}</strong>${also} <span class="channel">${htmlText(t.channel)}</span>: ${counted(t.segments, "conversation")}${earlier}<div class="evidence">evidence: ${evidence}</div></li>`;
+  const evidence = t.evidence.map((e) => link(e, minute(e.firstTs))).join(", ");
+  return `<li><strong>${htmlText(t.topic)}</strong>${also} in <span class="channel">${htmlText(t.channel)}</span>: ${counted(t.segments, "conversation")}${earlier}<div class="evidence">evidence: ${evidence}</div></li>`;
 }
 
 function questionItem(
   q: DigestQuestion,
   link: (e: DigestEvidence, label: string) => string,
 ): string {
-  const where = link(evidenceOf(q), `${htmlText(q.channel)} ${htmlText(q.segmentId)}`);
+  const asked = link(evidenceOf(q), minute(q.askedTs));
   const answer =
     q.answer === undefined ? "" : `<div class="answer">answer: ${htmlText(q.answer)}</div>`;
   const unclear = q.status === "unclear" ? ` <span class="muted">(unclear)</span>` : "";
-  return `<li><span class="muted">${minute(q.askedTs)}</span> ${where}${unclear}: ${htmlText(q.question)}${answer}</li>`;
+  return `<li>${asked} in <span class="channel">${htmlText(q.channel)}</span>${unclear}: ${htmlText(q.question)}${answer}</li>`;
 }
 
 /** Bar geometry of the chart: one bar per UTC day, the chart some 420px wide at most. */
@@ -100,7 +102,7 @@ function activityBlock(a: DigestActivity): string {
   const first = a.days[0]?.day ?? "";
   const last = a.days.at(-1)?.day ?? "";
   return `<section class="activity"><h3>${htmlText(a.channel)}</h3>
-<p>${counted(a.messages, "message")}, ${counted(a.conversations, "conversation")}, ${a.activePeople} active ${a.activePeople === 1 ? "person" : "people"}</p>
+<p>${counted(a.messages, "message")}, ${counted(a.conversations, "conversation")}, ${thousands(a.activePeople)} active ${a.activePeople === 1 ? "person" : "people"}</p>
 <svg class="chart" role="img" aria-label="messages per day" width="${width}" height="${HEIGHT + 16}" viewBox="0 0 ${width} ${HEIGHT + 16}">${bars}<text x="0" y="${HEIGHT + 13}">${first}</text><text x="${width}" y="${HEIGHT + 13}" text-anchor="end">${first === last ? "" : last}</text></svg></section>`;
 }
 

@@ -1,4 +1,4 @@
-import { counted, markdownText, minute, safeHref, utcDate } from "./text.js";
+import { counted, markdownText, minute, safeHref, thousands, utcDate } from "./text.js";
 import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
 
 export interface RenderOptions {
@@ -29,7 +29,7 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
     "| --- | ---: | ---: | ---: | --- |",
     ...digest.activity.map((a) => {
       const busiest = a.days.reduce((m, d) => (d.messages > m.messages ? d : m), a.days[0]);
-      return `| ${markdownText(a.channel)} | ${a.messages} | ${a.conversations} | ${a.activePeople} | ${busiest !== undefined && busiest.messages > 0 ? `${busiest.day} (${busiest.messages})` : "–"} |`;
+      return `| ${markdownText(a.channel)} | ${thousands(a.messages)} | ${thousands(a.conversations)} | ${thousands(a.activePeople)} | ${busiest !== undefined && busiest.messages > 0 ? `${busiest.day} (${thousands(busiest.messages)})` : "–"} |`;
     }),
   ];
   const topics = (kind: DigestTopic["kind"], heading: string) => {

@@ -8,6 +8,7 @@
  */
 import { type Backoff, backoff, realSleep } from "../backoff/index.js";
 import { DigestError } from "./errors.js";
+import { counted, thousands } from "./text.js";
 import type { Digest, DigestQuestion, DigestTopic } from "./types.js";
 
 export const SLACK_LIMITS = {
@@ -113,8 +114,8 @@ export function slackDigestPayload(
     { messages: 0, conversations: 0, people: 0 },
   );
   const summary =
-    `${activity.messages} messages, ${activity.conversations} conversations, ` +
-    `${activity.people} active people`;
+    `${counted(activity.messages, "message")}, ${counted(activity.conversations, "conversation")}, ` +
+    `${thousands(activity.people)} active ${activity.people === 1 ? "person" : "people"}`;
   const fresh = digest.topics.filter((t) => t.kind === "new");
   const recurring = digest.topics.filter((t) => t.kind === "recurring");
   const blocks: SlackBlock[] = [

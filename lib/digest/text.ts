@@ -62,5 +62,9 @@ export const minute = (ms: number): string =>
 /** `2026-01-31` (UTC). */
 export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-/** `1 conversation`, `3 conversations`. */
-export const counted = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
+/** `1,200`: a count as people read it. */
+export const thousands = (n: number): string => n.toLocaleString("en-US");
+
+/** `1 conversation`, `1,200 conversations`. */
+export const counted = (n: number, what: string): string =>
+  `${thousands(n)} ${what}${n === 1 ? "" : "s"}`;

@@ -97,7 +97,7 @@ describe("digest command", () => {
     expect(html.code, html.stderr).toBe(0);
     expect(html.stdout).toBe("");
     const page = readFileSync(out, "utf8");
-    expect(page).toContain('<a href="r.html#segment=help/s1">');
+    expect(page).toContain('<a href="r.html#segment=help/s1" title="segment s1">');
     expect(page).toContain("wifi &lt;b&gt;driver&lt;/b&gt; @here");
     expect(page).toContain("<svg");
   });

@@ -84,8 +84,14 @@ describe("digest renderers", () => {
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html.match(/<rect /g)).toHaveLength(7);
     expect(html).toContain("<title>2026-01-06: 2 messages</title>");
-    expect(html).toContain('<a href="report.html#segment=help/s1">');
+    // The time links to the segment, whose id is only the link's title.
+    expect(html).toMatch(
+      /<a href="report\.html#segment=help\/s1" title="segment s1">2026-01-06 \d\d:\d\d<\/a>/,
+    );
     expect(html).toContain("3 messages, 2 conversations, 2 active people");
+    const unlinked = digestHtml(await hostileDigest());
+    expect(unlinked).not.toContain("<a ");
+    expect(unlinked).toMatch(/\d\d:\d\d <span class="muted">\(segment s1\)<\/span>/);
     const unanswered = html.indexOf("Unanswered questions");
     const answered = html.indexOf("Answered questions");
     expect(html.indexOf("why &lt;script")).toBeGreaterThan(unanswered);
@@ -95,5 +101,16 @@ describe("digest renderers", () => {
   it("JSON: the Digest itself", async () => {
     const digest = await hostileDigest();
     expect(JSON.parse(digestJson(digest))).toEqual(digest);
+  });
+
+  it("says counts as people read them: 1,200 messages, 1 person", async () => {
+    const digest = await hostileDigest();
+    const big = {
+      ...digest,
+      activity: digest.activity.map((a) => ({ ...a, messages: 1200, activePeople: 1 })),
+    };
+
+    expect(digestHtml(big)).toContain("1,200 messages, 2 conversations, 1 active person");
+    expect(digestMarkdown(big)).toMatch(/\| help \| 1,200 \| 2 \| 1 \|/);
   });
 });
