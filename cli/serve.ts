@@ -18,9 +18,11 @@ const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--wo
 
 Serves the read API (docs/api.md) on the local workspace's tables over HTTP, with no
 authentication, until interrupted (Ctrl-C): GET /channels, /channels/{c}/topics,
-/channels/{c}/questions and /channels/{c}/segments/{id}. The same handler the deployed API
-runs, where IAM (or JWT) guards it; here only this machine may reach it. It holds the
-workspace while it serves: stop it before a run on the same workspace.
+/channels/{c}/questions, /channels/{c}/digest?since=7d and /channels/{c}/segments/{id}. The
+same handler the deployed API runs, where IAM (or JWT) guards it; here only this machine may
+reach it. The digest's period ends at the workspace's simulated clock (where its last run left
+it), as for digest. It holds the workspace while it serves: stop it before a run on the same
+workspace.
 
 Options:
 ${WORKSPACE_HELP}
@@ -41,9 +43,13 @@ export function isLoopback(host: string): boolean {
   );
 }
 
-/** The read API over node:http on an opened workspace's results and channels tables. */
+/**
+ * The read API over node:http on an opened workspace's results and channels tables. Its digest
+ * route's "now" is the workspace's simulated clock, as for `npm start -- digest`: `?since=7d`
+ * is the last week of the chat replayed, not of the machine's calendar.
+ */
 export function serveWorkspace(
-  opened: Pick<Workspace, "dynamodb" | "tables">,
+  opened: Pick<Workspace, "dynamodb" | "tables" | "clock">,
   options: { host: string; port: number; log?: (line: string) => void },
 ): Promise<ApiServer> {
   const client = opened.dynamodb();
@@ -62,6 +68,7 @@ export function serveWorkspace(
         }),
       ),
     }),
+    { now: () => opened.clock ?? Date.now() },
   );
   return startApiServer({ handler, ...options });
 }

@@ -167,7 +167,10 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       dir,
       tables: opened.tables,
       leaseOwner: opened.leaseOwner,
-      clock: opened.clock,
+      // Live: advanceClock moves it.
+      get clock() {
+        return opened.clock;
+      },
       ledger: new SegmentLedger(client, opened.tables.segmentsTable),
       endpoint,
       dynamodb,

@@ -17,6 +17,9 @@ describe("serve on a workspace", () => {
     try {
       const seeded = seededChannel("general", 40, 8);
       await writeSeededChannel(workspace.dynamodb(), workspace.tables, "general", seeded);
+      // Where a run on 2025's chat would have left the workspace's clock.
+      const clock = Date.UTC(2025, 2, 1, 12, 30, 15);
+      workspace.advanceClock(clock);
       const server = await serveWorkspace(workspace, { host: "127.0.0.1", port: 0 });
       try {
         expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -37,8 +40,14 @@ describe("serve on a workspace", () => {
         // The digest route is wired to the workspace's results and messages (501 unwired).
         const digest = await fetch(`${server.url}/channels/general/digest?since=7d`);
         expect(digest.status).toBe(200);
-        const body = (await digest.json()) as { channels: string[]; activity: unknown[] };
+        const body = (await digest.json()) as {
+          channels: string[];
+          activity: unknown[];
+          until: number;
+        };
         expect([body.channels, body.activity.length]).toEqual([["general"], 1]);
+        // The period ends at the workspace's clock (to the minute), not the machine's.
+        expect(body.until).toBe(Date.UTC(2025, 2, 1, 12, 30));
       } finally {
         await server.close();
       }
