@@ -224,7 +224,7 @@ function describe(name: string, outcome: EraseOutcome): string {
   const audit = outcome.audit;
   const lines = [
     `${name} ${counts.messages === 0 ? "had no messages left to erase" : `erased: ${plural(counts.messages, "message")} deleted`}`,
-    `  results rewritten or removed: ${counts.results}; candidates removed: ${counts.candidatesRemoved}; topic entries updated: ${counts.topicEntriesUpdated}, deleted: ${counts.topicEntriesDeleted}; window replies deleted: ${counts.windowsDeleted}; author lists cleared of the name: ${counts.authorsRemoved}`,
+    `  results rewritten or removed: ${counts.results}; candidates removed: ${counts.candidatesRemoved}; questions removed: ${counts.questionsRemoved}; topic entries updated: ${counts.topicEntriesUpdated}, deleted: ${counts.topicEntriesDeleted}; window replies deleted: ${counts.windowsDeleted}; author lists cleared of the name: ${counts.authorsRemoved}`,
   ];
   if (audit !== undefined) {
     lines.push(

@@ -75,6 +75,7 @@ const REDACTION_METRICS: RedactionMetricName[] = [
   "MessageChangesRedacted",
   "ResultsRedacted",
   "CandidatesRedacted",
+  "QuestionsRedacted",
   "TopicEntriesRedacted",
   "TopicEntriesRemoved",
   "WindowRepliesDeleted",

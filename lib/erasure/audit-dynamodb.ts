@@ -11,7 +11,13 @@ import {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
 } from "../knowledge/schema/index.js";
-import { AUDIT_PREFIX, type AuditStore, auditItemKey, type ErasureAudit } from "./audit.js";
+import {
+  AUDIT_PREFIX,
+  type AuditStore,
+  auditItemKey,
+  type ErasureAudit,
+  storedAudit,
+} from "./audit.js";
 
 export class DynamoDbAuditStore implements AuditStore {
   private readonly documents: DynamoDBDocumentClient;
@@ -43,7 +49,7 @@ export class DynamoDbAuditStore implements AuditStore {
       );
       for (const item of page.Items ?? []) {
         const { [RESULTS_PARTITION_KEY]: _, [RESULTS_SORT_KEY]: __, ...audit } = item;
-        found.push(audit as ErasureAudit);
+        found.push(storedAudit(audit));
       }
       start = page.LastEvaluatedKey;
     } while (start !== undefined);

@@ -12,6 +12,8 @@ export interface ErasureCounts {
   /** Results rewritten or removed (by the redaction of the messages, or to drop the name). */
   results: number;
   candidatesRemoved: number;
+  /** Questions asked or answered by a deleted message, or naming the person. */
+  questionsRemoved: number;
   topicEntriesUpdated: number;
   topicEntriesDeleted: number;
   windowsDeleted: number;
@@ -23,11 +25,21 @@ export const NO_COUNTS: Readonly<ErasureCounts> = Object.freeze({
   messages: 0,
   results: 0,
   candidatesRemoved: 0,
+  questionsRemoved: 0,
   topicEntriesUpdated: 0,
   topicEntriesDeleted: 0,
   windowsDeleted: 0,
   authorsRemoved: 0,
 });
+
+/**
+ * An audit item as stored, its counts completed: one written before a count was added (as
+ * `questionsRemoved`) lacks it, and reads it as 0, so that a resumed run adds to a number.
+ */
+export function storedAudit(item: Record<string, unknown>): ErasureAudit {
+  const audit = item as unknown as ErasureAudit;
+  return { ...audit, counts: { ...NO_COUNTS, ...audit.counts } };
+}
 
 /** A message of the page in flight: where it is, and its time (how its results are found). */
 export interface ErasedMessage {

@@ -261,12 +261,14 @@ async function eraseBatch(
     scrubs.push(await scrubResults(deps.results, channel, given, times));
     counts.results += redacted.results;
     counts.candidatesRemoved += redacted.candidatesRemoved;
+    counts.questionsRemoved += redacted.questionsRemoved;
     counts.topicEntriesUpdated += redacted.topicEntriesUpdated;
     counts.topicEntriesDeleted += redacted.topicEntriesDeleted;
     counts.windowsDeleted += redacted.windowsDeleted;
     for (const scrubbed of scrubs) {
       counts.results += scrubbed.results;
       counts.candidatesRemoved += scrubbed.candidatesRemoved;
+      counts.questionsRemoved += scrubbed.questionsRemoved;
       counts.topicEntriesDeleted += scrubbed.topicEntriesDeleted;
       counts.windowsDeleted += scrubbed.windowsDeleted;
       counts.authorsRemoved += scrubbed.authorsRemoved;

@@ -19,6 +19,8 @@ export type ScrubStore = Pick<
 export interface ScrubCounts {
   results: number;
   candidatesRemoved: number;
+  /** Questions the person asked, or whose words name them. */
+  questionsRemoved: number;
   topicEntriesDeleted: number;
   windowsDeleted: number;
   authorsRemoved: number;
@@ -27,6 +29,7 @@ export interface ScrubCounts {
 const NONE: Readonly<ScrubCounts> = Object.freeze({
   results: 0,
   candidatesRemoved: 0,
+  questionsRemoved: 0,
   topicEntriesDeleted: 0,
   windowsDeleted: 0,
   authorsRemoved: 0,
@@ -86,6 +89,7 @@ async function scrubResult(
     return {
       results: 1,
       candidatesRemoved: plan.removedTopics.length,
+      questionsRemoved: plan.questionsRemoved,
       topicEntriesDeleted: plan.removedTopics.length,
       windowsDeleted: windows.length,
       authorsRemoved: plan.authorsRemoved,
@@ -105,7 +109,14 @@ async function scrubResult(
 export function scrubPlan(
   result: SegmentResult,
   names: readonly string[],
-): { next: SegmentResult; removedTopics: string[]; authorsRemoved: number } | undefined {
+):
+  | {
+      next: SegmentResult;
+      removedTopics: string[];
+      authorsRemoved: number;
+      questionsRemoved: number;
+    }
+  | undefined {
   const removedTopics: string[] = [];
   let authorsRemoved = 0;
   const candidates = [];
@@ -147,5 +158,5 @@ export function scrubPlan(
     windows: [],
     redactions: (result.redactions ?? 0) + 1,
   };
-  return { next, removedTopics, authorsRemoved };
+  return { next, removedTopics, authorsRemoved, questionsRemoved };
 }

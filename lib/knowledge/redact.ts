@@ -10,6 +10,7 @@ export type RedactionMetricName =
   | "MessageChangesRedacted"
   | "ResultsRedacted"
   | "CandidatesRedacted"
+  | "QuestionsRedacted"
   | "TopicEntriesRedacted"
   | "TopicEntriesRemoved"
   | "WindowRepliesDeleted"
@@ -124,6 +125,8 @@ export class KnowledgeRedactor {
           ...counts,
           results: 1,
           candidatesRemoved: plan.removedTopics.length,
+          // A removed result (`next` undefined) takes all its questions with it.
+          questionsRemoved: (result.questions?.length ?? 0) - (plan.next?.questions?.length ?? 0),
           topicEntriesUpdated: plan.supports.length,
           topicEntriesDeleted: plan.removedTopics.length,
           windowsDeleted: plan.windows.length,
@@ -157,6 +160,7 @@ export class KnowledgeRedactor {
     if (metrics === undefined) return;
     metrics.add("ResultsRedacted", counts.results);
     metrics.add("CandidatesRedacted", counts.candidatesRemoved);
+    metrics.add("QuestionsRedacted", counts.questionsRemoved);
     metrics.add("TopicEntriesRedacted", counts.topicEntriesUpdated);
     metrics.add("TopicEntriesRemoved", counts.topicEntriesDeleted);
     metrics.add("WindowRepliesDeleted", counts.windowsDeleted);

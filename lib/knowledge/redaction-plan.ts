@@ -15,6 +15,8 @@ export interface RedactionCounts {
   results: number;
   /** Candidates whose evidence lay only in deleted messages, removed with their topic entries. */
   candidatesRemoved: number;
+  /** Questions asked or answered by a changed message (all of a removed result's), removed. */
+  questionsRemoved: number;
   topicEntriesUpdated: number;
   topicEntriesDeleted: number;
   windowsDeleted: number;
@@ -24,6 +26,7 @@ export interface RedactionCounts {
 export const NO_REDACTION: Readonly<RedactionCounts> = Object.freeze({
   results: 0,
   candidatesRemoved: 0,
+  questionsRemoved: 0,
   topicEntriesUpdated: 0,
   topicEntriesDeleted: 0,
   windowsDeleted: 0,

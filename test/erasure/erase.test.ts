@@ -14,9 +14,11 @@ import {
   MemoryAuditStore,
   mentions,
 } from "../../lib/erasure/index.js";
+import type { LLM } from "../../lib/extraction/index.js";
 import { MemoryStore } from "../../lib/history/index.js";
 import { authorKeyOf, userIdKeyOf } from "../../lib/history/schema/index.js";
 import { MemoryResultStore } from "../../lib/knowledge/index.js";
+import { questionModel } from "../knowledge/redaction.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
 import { buildWorld, erasureDependencies, type World } from "./world.js";
 
@@ -24,7 +26,7 @@ import { buildWorld, erasureDependencies, type World } from "./world.js";
  * With `ids`, carol's messages are a Slack-like platform's: user id U3, display name "carol",
  * every other one (`half`) stored without the id, as an importer before ids stored them.
  */
-async function setUp(channels = 3, segments = 2, ids?: "all" | "half") {
+async function setUp(channels = 3, segments = 2, ids?: "all" | "half", llm?: LLM) {
   const history = new MemoryStore();
   const results = new MemoryResultStore();
   const audits = new MemoryAuditStore();
@@ -33,7 +35,7 @@ async function setUp(channels = 3, segments = 2, ids?: "all" | "half") {
       ? undefined
       : (author: string, i: number) =>
           author === "carol" && (ids === "all" || i % 2 === 0) ? "U3" : undefined;
-  const world = await buildWorld(history, results, { channels, segments, userId });
+  const world = await buildWorld(history, results, { channels, segments, userId, llm });
   return { history, results, audits, world };
 }
 
@@ -164,6 +166,29 @@ describe("eraseUser", () => {
     expect(JSON.stringify(await dump(setup))).not.toMatch(/carol/i);
     expect(mentions("thanks Carol!", "carol")).toBe(true);
     expect(mentions("caroline", "carol")).toBe(false);
+  });
+
+  it("counts the questions it removes: those the person asked, by the redaction or the scrub", async () => {
+    // Channel 0's segment: alice asks "anyone around?" (m3) and answers carol's wifi question
+    // (m6, asked by m5).
+    const setup = await setUp(1, 1, "all", questionModel);
+    const [channel] = setup.world.channels;
+    const askers = async () =>
+      (await setup.results.listResults(channel))
+        .flatMap((r) => r.questions ?? [])
+        .map((q) => q.askedBy);
+    expect(await askers()).toEqual(["alice", "carol"]);
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits);
+    // By name: the redaction of her deleted messages removes her question (the answer she gave
+    // leaves carol's, unclear).
+    const alice = await eraseUser(deps, { user: "alice", requestedBy: "ops" });
+    expect(alice.counts).toMatchObject({ questionsRemoved: 1 });
+    expect(alice.audit?.counts.questionsRemoved).toBe(1);
+    expect(await askers()).toEqual(["carol"]);
+    // By user id: the scrub of the name her messages carried removes it before their deletion.
+    const carol = await eraseUser(deps, { userId: "U3", requestedBy: "ops" });
+    expect(carol.counts).toMatchObject({ questionsRemoved: 1 });
+    expect(await askers()).toEqual([]);
   });
 
   it("counts in a dry run and changes nothing, audit included", async () => {

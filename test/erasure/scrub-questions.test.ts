@@ -49,6 +49,7 @@ describe("scrubbing a person's name from questions", () => {
       ["ana"],
     );
     expect(plan?.next.questions).toEqual([kept]);
+    expect(plan?.questionsRemoved).toBe(3);
   });
 
   it("changes nothing when no question names them, and leaves an old result without questions", () => {

@@ -5,6 +5,7 @@
  * them as the stack wires them.
  */
 import type { AuditStore, ErasureDependencies, ErasureMessages } from "../../lib/erasure/index.js";
+import type { LLM } from "../../lib/extraction/index.js";
 import { type Store, textMessage } from "../../lib/history/index.js";
 import {
   KnowledgeRedactor,
@@ -53,6 +54,8 @@ export async function buildWorld(
     segments: number;
     prefix?: string;
     userId?: (author: string, index: number) => string | undefined;
+    /** The extraction's model (default: `topicModel`, which asks no questions). */
+    llm?: LLM;
   },
 ): Promise<World> {
   const world: World = { channels: [], written: new Map(), userIds: new Map() };
@@ -77,7 +80,7 @@ export async function buildWorld(
           });
         }),
       );
-      await extractorFor(results).extract(segment, authored);
+      await extractorFor(results, options.llm).extract(segment, authored);
       all.push(...authored);
     }
     world.written.set(channel, all);

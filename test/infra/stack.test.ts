@@ -1408,7 +1408,12 @@ describe("dashboard", () => {
     expect(changes).toContainEqual(["convoseg", "DeletedMessagesRefused", ...ingest]);
     expect(JSON.stringify(widget("Edits and deletions"))).toContain("DeletedBeforeDelivery");
     const redaction = widget("Redaction after delivery").metrics.map((m) => m.slice(0, 4));
-    for (const name of ["ResultsRedacted", "TopicEntriesRemoved", "WindowRepliesDeleted"]) {
+    for (const name of [
+      "ResultsRedacted",
+      "QuestionsRedacted",
+      "TopicEntriesRemoved",
+      "WindowRepliesDeleted",
+    ]) {
       expect(redaction).toContainEqual(["convoseg", name, ...ingest]);
     }
     expect(redaction).toContainEqual(["convoseg", "ChangesAfterExtraction", ...extractor]);

@@ -122,6 +122,7 @@ describe("a redaction that crashes between any two writes", () => {
           const nothing: RedactionCounts = {
             results: 0,
             candidatesRemoved: 0,
+            questionsRemoved: 0,
             topicEntriesUpdated: 0,
             topicEntriesDeleted: 0,
             windowsDeleted: 0,

@@ -113,10 +113,48 @@ export class FakeMessageStates implements MessageStates {
   }
 }
 
-export function extractorFor(store: ResultStore): SegmentExtractor {
+/**
+ * {@link topicModel}, and the questions of {@link TEN_TEXTS}: "anyone around?" (m3) unanswered,
+ * "which #wifi chip is it" (m5) answered by m6.
+ */
+export const questionModel: LLM = {
+  async chatJSON(messages, options) {
+    const reply = (await topicModel.chatJSON(messages, options)) as Record<string, unknown>;
+    const prompt = messages.find((m) => m.role === "user")?.content ?? "";
+    const turnOf = (text: string) => {
+      const line = prompt.split("\n").find((l) => l.startsWith("Turn ") && l.includes(text));
+      return line === undefined ? undefined : Number(line.split(" ")[1]);
+    };
+    const questions = [];
+    const around = turnOf("anyone around?");
+    if (around !== undefined) {
+      questions.push({
+        question: "anyone around?",
+        asked: around,
+        status: "unanswered",
+        answer: null,
+        answered_by: [],
+      });
+    }
+    const chip = turnOf("which #wifi chip");
+    const intel = turnOf("an intel one");
+    if (chip !== undefined) {
+      questions.push({
+        question: "Which wifi chip is it?",
+        asked: chip,
+        status: intel === undefined ? "unanswered" : "answered",
+        answer: intel === undefined ? null : "An Intel one.",
+        answered_by: intel === undefined ? [] : [intel],
+      });
+    }
+    return { ...reply, questions };
+  },
+};
+
+export function extractorFor(store: ResultStore, llm: LLM = topicModel): SegmentExtractor {
   return new SegmentExtractor({
     store,
-    extractor: new Analyzer(topicModel, { ...ANALYSIS, maxConcurrency: 1 }),
+    extractor: new Analyzer(llm, { ...ANALYSIS, maxConcurrency: 1 }),
     model: "m",
     promptVersion: promptVersionOf(ANALYSIS),
     now: () => NOW,
@@ -134,12 +172,12 @@ export interface RedactionFixture {
 
 export function describeRedaction(name: string, make: () => Promise<RedactionFixture>): void {
   describe(`redaction on ${name}`, () => {
-    async function extracted(channel: string) {
+    async function extracted(channel: string, llm: LLM = topicModel) {
       const fixture = await make();
       const states = new FakeMessageStates();
       const { segment, messages } = segmentAt(channel, "s1", TEN_TEXTS, NOW - 60 * MINUTE);
       states.add(messages);
-      await extractorFor(fixture.store).extract(segment, messages);
+      await extractorFor(fixture.store, llm).extract(segment, messages);
       const redactor = new KnowledgeRedactor({ store: fixture.store, states });
       return { ...fixture, states, redactor, messages };
     }
@@ -153,6 +191,7 @@ export function describeRedaction(name: string, make: () => Promise<RedactionFix
       expect(counts).toEqual({
         results: 1,
         candidatesRemoved: 1,
+        questionsRemoved: 0,
         topicEntriesUpdated: 1,
         topicEntriesDeleted: 1,
         windowsDeleted: 3,
@@ -183,12 +222,49 @@ export function describeRedaction(name: string, make: () => Promise<RedactionFix
       expect(await redactor.redact("del", changes)).toEqual({
         results: 0,
         candidatesRemoved: 0,
+        questionsRemoved: 0,
         topicEntriesUpdated: 0,
         topicEntriesDeleted: 0,
         windowsDeleted: 0,
         reextractionsRequested: 0,
       });
       expect(await dump("del")).toBe(items);
+    });
+
+    it("counts the questions a deletion removes: the asking message's, then a removed result's", async () => {
+      const { store, states, messages } = await extracted("asked", questionModel);
+      const metrics = new Map<string, number>();
+      const redactor = new KnowledgeRedactor({
+        store,
+        states,
+        metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
+      });
+      const asked = (await store.getResult("asked", "s1"))?.questions;
+      expect(asked?.map((q) => [q.askedId, q.answerIds])).toEqual([
+        ["s1-m3", []],
+        ["s1-m5", ["s1-m6"]],
+      ]);
+      expect(await redactor.redact("asked", [states.delete("s1-m3")])).toMatchObject({
+        results: 1,
+        questionsRemoved: 1,
+      });
+      expect(metrics.get("QuestionsRedacted")).toBe(1);
+      const left = (await store.getResult("asked", "s1"))?.questions;
+      expect(left?.map((q) => q.askedId)).toEqual(["s1-m5"]);
+      // An answer deleted leaves its question, unclear: none removed.
+      expect(await redactor.redact("asked", [states.delete("s1-m6")])).toMatchObject({
+        results: 1,
+        questionsRemoved: 0,
+      });
+      expect((await store.getResult("asked", "s1"))?.questions?.[0].status).toBe("unclear");
+      // Every message deleted: the result goes, with the question it still held.
+      const rest = messages.filter((m) => !["s1-m3", "s1-m6"].includes(m.id));
+      const counts = await redactor.redact(
+        "asked",
+        rest.map((m) => states.delete(m.id)),
+      );
+      expect(counts).toMatchObject({ results: 1, questionsRemoved: 1 });
+      expect(await store.getResult("asked", "s1")).toBeUndefined();
     });
 
     it("moves the result's bounds off a deleted first message, and removes a result whose messages were all deleted", async () => {
