@@ -2,7 +2,7 @@ import { QUESTION_STATUSES, type QuestionStatus } from "../lib/extraction/index.
 import { KnowledgeReader, MAX_QUESTION_LIMIT, type Question } from "../lib/knowledge/index.js";
 import { readChannel, unknownChannel } from "./channel-knowledge.js";
 import { type Command, command, EXIT } from "./command.js";
-import { escapeControls, isoMinute } from "./format.js";
+import { escapeControls, isoMinute, plural } from "./format.js";
 import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./workspace-option.js";
 
 const QUESTIONS_USAGE = `Usage: npm start -- questions <channel> [--status answered|unanswered|unclear] [--json] [--workspace DIR | --table NAME] [--limit N]
@@ -134,7 +134,7 @@ export function formatQuestions(
   const kind = status === undefined ? "" : `${status} `;
   if (questions.length === 0) return `${name}: no ${kind}questions extracted yet`;
   const order = status === undefined ? ", unanswered first" : "";
-  const lines = [`${name}: ${questions.length} ${kind}question(s)${order}, oldest first`];
+  const lines = [`${name}: ${plural(questions.length, `${kind}question`)}${order}, oldest first`];
   for (const q of questions) {
     const by = q.askedBy === undefined ? "" : ` by ${q.askedBy}`;
     const mark = status === undefined ? `[${q.status}] ` : "";
@@ -147,7 +147,8 @@ export function formatQuestions(
     );
     if (q.answer !== undefined) lines.push(escapeControls(`    answer: ${q.answer}`));
     if (q.answerIds.length > 0) {
-      lines.push(escapeControls(`    answered by message(s) ${q.answerIds.join(", ")}`));
+      const messages = q.answerIds.length === 1 ? "message" : "messages";
+      lines.push(escapeControls(`    answered by ${messages} ${q.answerIds.join(", ")}`));
     }
   }
   return lines.join("\n");

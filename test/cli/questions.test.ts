@@ -54,7 +54,7 @@ describe("questions command", () => {
       false,
     ]);
     const lines = text.stdout.trimEnd().split("\n");
-    expect(lines[0]).toBe('"desk": 4 question(s), unanswered first, oldest first');
+    expect(lines[0]).toBe('"desk": 4 questions, unanswered first, oldest first');
     expect(lines.filter((l) => l.startsWith("- "))).toEqual([
       "- [unanswered] grub \\u001b[2Jgone?",
       "- [unanswered] how do I fix late?",
@@ -66,7 +66,7 @@ describe("questions command", () => {
     );
     expect(text.stdout).toContain("    asked 3h ago by ann");
     expect(text.stdout).toContain("    answer: 6.8 \\u001b[31mor later\\u202e");
-    expect(text.stdout).toContain("    answered by message(s) m-7, m-9");
+    expect(text.stdout).toContain("    answered by messages m-7, m-9");
   });
 
   it("takes --status and --limit, and --json as the reader returns", async () => {
@@ -82,7 +82,7 @@ describe("questions command", () => {
       "1",
     ]);
     expect(one.code, one.stderr).toBe(0);
-    expect(one.stdout).toMatch(/^"desk": 1 unanswered question\(s\), oldest first\n- grub /);
+    expect(one.stdout).toMatch(/^"desk": 1 unanswered question, oldest first\n- grub /);
     const json = await cli([
       "questions",
       "desk",
