@@ -13,9 +13,8 @@ import {
   MAX_TOPIC_CHARS,
   replySchema,
   type Turn,
-  type WindowOutput,
-  type WindowOutputs,
 } from "../../lib/extraction/index.js";
+import { memoryOutputs } from "../support/window-outputs.js";
 
 const wire = (topic: string, fields: Record<string, unknown> = {}) => ({
   topic,
@@ -43,17 +42,6 @@ const turns: ExtractionTurn[] = [
   { role: "user", kind: "user", author: "alice", text: "the router keeps rebooting" },
   { role: "user", kind: "user", author: "bob", text: "update its firmware" },
 ];
-
-function memoryOutputs(): WindowOutputs & { stored: Map<string, WindowOutput> } {
-  const stored = new Map<string, WindowOutput>();
-  return {
-    stored,
-    get: async (prompt) => structuredClone(stored.get(prompt)),
-    put: async (prompt, output) => {
-      stored.set(prompt, structuredClone(output));
-    },
-  };
-}
 
 describe("bounded replies", () => {
   it("cuts over-long fields and drops candidates past the cap, counting each by name", async () => {

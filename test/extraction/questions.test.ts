@@ -19,10 +19,9 @@ import {
   type QuestionCandidate,
   replySchema,
   type Turn,
-  type WindowOutput,
-  type WindowOutputs,
 } from "../../lib/extraction/index.js";
 import { placeQuestions } from "../../lib/extraction/questions.js";
+import { memoryOutputs } from "../support/window-outputs.js";
 
 const turn = (author: string, text: string): ExtractionTurn => ({
   role: "user",
@@ -85,17 +84,6 @@ const resetQuestion = (prompt: string) => {
     ],
   };
 };
-
-function memoryOutputs(): WindowOutputs & { stored: Map<string, WindowOutput> } {
-  const stored = new Map<string, WindowOutput>();
-  return {
-    stored,
-    get: async (prompt) => structuredClone(stored.get(prompt)),
-    put: async (prompt, output) => {
-      stored.set(prompt, structuredClone(output));
-    },
-  };
-}
 
 describe("questions asked of the model", () => {
   it("asks for them in both prompt families and in the reply schema", () => {

@@ -34,6 +34,14 @@ beforeAll(async () => {
 });
 
 const reader = () => new KnowledgeReader({ client, tableName });
+/** A stored window reply's usage: one call. */
+const usage = {
+  calls: 1,
+  inputTokens: 5,
+  outputTokens: 2,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+};
 const storedResults = async (channel: string) =>
   (await new DynamoDbResultStore({ client, tableName }).listResults(channel)).length;
 
@@ -176,13 +184,6 @@ describe("SegmentExtractor", () => {
 
   it("keeps a window reply's questions, and reads one stored without them as none", async () => {
     const store = new DynamoDbResultStore({ client, tableName });
-    const usage = {
-      calls: 1,
-      inputTokens: 5,
-      outputTokens: 2,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-    };
     const questions = [
       { question: "q?", asked: 1, status: "answered" as const, answer: "a", answeredBy: [2, 3] },
       { question: "r?", asked: 2, status: "unclear" as const, answeredBy: [] },
@@ -202,13 +203,6 @@ describe("SegmentExtractor", () => {
 
   it("keeps what the bounds cut with a stored window reply, so a retry reusing it reports the same", async () => {
     const store = new DynamoDbResultStore({ client, tableName });
-    const usage = {
-      calls: 1,
-      inputTokens: 5,
-      outputTokens: 2,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-    };
     const candidates = [
       { topic: "t", reason: "r", confidence: 0.9, tags: [], turnRange: null, subjective: false },
     ];
