@@ -2,10 +2,11 @@ export { parseSegmentAnchor, reportSegmentHref, segmentAnchor } from "./anchors.
 export { loadReportAssets } from "./assets.js";
 export * from "./data.js";
 export { embedJson, type ReportAssets, renderReportHtml } from "./html.js";
-export { buildReport, type ReportInput, sizeDistribution } from "./model.js";
+export { buildReport, sizeDistribution } from "./model.js";
 export {
   InvalidRecordError,
   parseCandidatesRecord,
   parseSegmentRecord,
+  type ReportInput,
   type SegmentRecord,
 } from "./records.js";

@@ -13,7 +13,7 @@ import { normalizeTopic } from "../extraction/index.js";
 import type { StoredQuestion } from "../knowledge/schema/items.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import type { ReportKnowledge } from "./data.js";
-import type { ReportInput } from "./model.js";
+import type { ReportInput } from "./records.js";
 
 /** Questions a list of the report shows at most; the rest are counted. */
 export const REPORT_QUESTIONS = 200;

@@ -22,24 +22,9 @@ import {
 } from "./data.js";
 import { channelGaps } from "./gaps.js";
 import { reportKnowledge } from "./knowledge.js";
-import type { SegmentRecord } from "./records.js";
+import type { ReportInput, SegmentRecord } from "./records.js";
 import { channelThreads } from "./threads.js";
 import { channelTopics } from "./topics.js";
-
-export interface ReportInput {
-  /** In delivery order. */
-  segments: readonly SegmentRecord[];
-  /** What extraction made of the segments; absent when it did not run. */
-  candidates?: readonly CandidatesLine[];
-  /** The messages that were segmented; without them the report shows the segments alone. */
-  messages?: readonly ChatMessage[];
-  /** The segmenter's settle (ms): a longer silence ends a conversation. */
-  settle: number;
-  /** Epoch ms: a channel's trailing conversation quiet for no longer than `settle` is open. */
-  now: number;
-  generatedAt: number;
-  sources?: { label: string; value: string }[];
-}
 
 /**
  * The report's data: per channel its segments in delivery order, each with the cause of the cut

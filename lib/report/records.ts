@@ -4,6 +4,7 @@
  * time so that the caller can name the line at fault.
  */
 import { conversationIdProblem, type MessageRef, messageIdProblem } from "../identity/index.js";
+import type { ChatMessage } from "../messages/index.js";
 import { parseTimestamp } from "../messages/index.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import type { Usage } from "./data.js";
@@ -226,4 +227,20 @@ function kindOf(value: unknown): string {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return typeof value;
+}
+
+/** What a report is built from: the segments, and what extraction and the input add. */
+export interface ReportInput {
+  /** In delivery order. */
+  segments: readonly SegmentRecord[];
+  /** What extraction made of the segments; absent when it did not run. */
+  candidates?: readonly CandidatesLine[];
+  /** The messages that were segmented; without them the report shows the segments alone. */
+  messages?: readonly ChatMessage[];
+  /** The segmenter's settle (ms): a longer silence ends a conversation. */
+  settle: number;
+  /** Epoch ms: a channel's trailing conversation quiet for no longer than `settle` is open. */
+  now: number;
+  generatedAt: number;
+  sources?: { label: string; value: string }[];
 }
