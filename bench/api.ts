@@ -104,16 +104,12 @@ try {
   const sizes: number[][] = [];
   recordItemSizes(client, sizes);
   let costs: ReadCost[] = [];
-  // The questions reader's own client: its Query reports its units through the middleware.
-  const questionsClient = emulators.dynamodb();
-  const questionUnits = { units: 0, requests: 0 };
-  recordCapacity(questionsClient, questionUnits);
   const handle = apiHandler(
     dynamoDbApiSources({
       client,
       ...tables,
       onRead: (c) => costs.push(c),
-      questions: new KnowledgeReader({ client: questionsClient, tableName: tables.resultsTable }),
+      questions: new KnowledgeReader({ client, tableName: tables.resultsTable }),
     }),
   );
   const get = (rawPath: string, rawQuery = "") =>
@@ -170,7 +166,6 @@ try {
   let questionsCursor: string | null = null;
   do {
     costs = [];
-    questionUnits.units = 0;
     const after = questionsCursor === null ? "" : `&cursor=${encodeURIComponent(questionsCursor)}`;
     const response = await get(
       `/channels/${channel}/questions`,
@@ -180,7 +175,7 @@ try {
     const page = JSON.parse(response.body) as { questions: unknown[]; cursor: string | null };
     questionPages.push({
       reads: costs.length,
-      units: questionUnits.units,
+      units: costs.reduce((n, c) => n + c.units, 0),
       questions: page.questions.length,
     });
     questionsCursor = page.cursor;

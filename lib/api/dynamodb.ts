@@ -124,9 +124,13 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
     ...(questions && {
       questions: {
         async questions(channel, query) {
-          const page = await questions.questions(channel, query);
-          // One Query (KnowledgeReader.questions), whose capacity it does not report.
-          onRead?.({ operation: "Query", items: page.items.length, units: Number.NaN });
+          const { readUnits, ...page } = await questions.questions(channel, query);
+          // One Query (KnowledgeReader.questions); a source that does not report units is NaN.
+          onRead?.({
+            operation: "Query",
+            items: page.items.length,
+            units: readUnits ?? Number.NaN,
+          });
           return page;
         },
       },

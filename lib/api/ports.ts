@@ -34,7 +34,7 @@ export interface QuestionsSource {
   questions(
     channel: string,
     options: { status?: QuestionStatus; limit?: number; cursor?: string },
-  ): Promise<{ items: ApiQuestion[]; cursor: string | null }>;
+  ): Promise<{ items: ApiQuestion[]; cursor: string | null; readUnits?: number }>;
 }
 
 /**

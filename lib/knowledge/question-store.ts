@@ -129,6 +129,7 @@ export async function listQuestions(
       ExpressionAttributeValues: { ":pk": channel, ":prefix": questionPrefix(options.status) },
       Limit: options.limit + 1,
       ...(options.after !== undefined && { ExclusiveStartKey: keyOf(channel, options.after) }),
+      ReturnConsumedCapacity: "TOTAL",
     }),
   );
   const items = page.Items ?? [];
@@ -145,5 +146,7 @@ export async function listQuestions(
   });
   const more = items.length > options.limit || page.LastEvaluatedKey !== undefined;
   const last = kept.at(-1)?.[RESULTS_SORT_KEY];
-  return { entries, next: more && typeof last === "string" ? last : null };
+  const next = more && typeof last === "string" ? last : null;
+  const readUnits = page.ConsumedCapacity?.CapacityUnits;
+  return readUnits === undefined ? { entries, next } : { entries, next, readUnits };
 }

@@ -126,12 +126,12 @@ export class KnowledgeReader {
    * A page of the channel's questions, oldest asked first, of one `status` or of all (then
    * answered, unanswered, unclear, each oldest first): at most `limit` (default
    * {@link DEFAULT_QUESTION_LIMIT}), and an opaque `cursor` for the next page, null at the end.
-   * One Query per page.
+   * One Query per page, whose read units `readUnits` says where the store reports them.
    */
   async questions(
     channel: string,
     options: { status?: QuestionStatus; limit?: number; cursor?: string } = {},
-  ): Promise<{ items: Question[]; cursor: string | null }> {
+  ): Promise<{ items: Question[]; cursor: string | null; readUnits?: number }> {
     const { status, cursor } = options;
     if (status !== undefined && !QUESTION_STATUSES.includes(status)) {
       throw new KnowledgeError(
@@ -155,6 +155,7 @@ export class KnowledgeReader {
     return {
       items: page.entries.map(questionOf),
       cursor: page.next === null ? null : Buffer.from(page.next).toString("base64url"),
+      ...(page.readUnits !== undefined && { readUnits: page.readUnits }),
     };
   }
 

@@ -27,6 +27,8 @@ export interface QuestionPage {
   entries: QuestionEntry[];
   /** The sort key of the last entry when more may follow (the next page's `after`), else null. */
   next: string | null;
+  /** The read units the page consumed, where the store reports them (DynamoDB does). */
+  readUnits?: number;
 }
 
 /**

@@ -133,6 +133,8 @@ describe("the read API over HTTP on DynamoDB Local", () => {
     const pages = await walk(server.url, "/channels/qa/questions?status=unanswered&limit=4");
     expect(pages.map((p) => p.status)).toEqual([200, 200]);
     expect(costs.map((c) => c.operation)).toEqual(["Query", "Query"]);
+    // Each page's Query reports the read units it consumed (for ApiReadUnits), as topics do.
+    for (const cost of costs) expect(cost.units).toBeGreaterThan(0);
     const listed = pages.flatMap((p) => p.body.questions as { askedId: string; askedTs: number }[]);
     expect(listed.map((q) => q.askedId)).toEqual(
       ["q00", "q10", "q20", "q01", "q11", "q21"].map((id) => `m-${id}`),
