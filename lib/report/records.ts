@@ -4,8 +4,7 @@
  * time so that the caller can name the line at fault.
  */
 import { conversationIdProblem, type MessageRef, messageIdProblem } from "../identity/index.js";
-import type { ChatMessage } from "../messages/index.js";
-import { parseTimestamp } from "../messages/index.js";
+import { type ChatMessage, parseTimestamp } from "../messages/index.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import type { Usage } from "./data.js";
 
