@@ -8,7 +8,7 @@ import { Construct } from "constructs";
 /**
  * How every function is bundled (by the local esbuild): ESM for Node 22, minified with source
  * maps. Minifying renames classes, which is why every error class sets a literal `name`
- * (`test/infra/bundle.test.ts` reads them from a bundle built with these options).
+ * (`test/infra/bundle.emulator.test.ts` reads them from a bundle built with these options).
  */
 export const BUNDLING = {
   target: "node22",

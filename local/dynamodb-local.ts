@@ -32,7 +32,7 @@ const OUTPUT_CHARS = 8_000;
  * in a SQLite file this function creates in write-ahead-log mode (see `walDatabase`). SQLite
  * commits every write before DynamoDB Local answers it (the default synchronous mode), so an
  * answered write survives the JVM or this process being killed at any moment:
- * test/local/dynamodb-local-disk.test.ts kills both mid-write and reads back.
+ * test/local/dynamodb-local-disk.emulator.test.ts kills both mid-write and reads back.
  */
 export async function startDynamoDbLocal(
   options: { port?: number; installDir?: string; dbPath?: string } = {},

@@ -5,7 +5,7 @@
  * a tick fanned out to several workers, with duplicate workers of a share started meanwhile; and
  * a writer of the marks outside ingestion's protocol (`rogue-writers.ts`); and edits and
  * deletions at random times (`change-replay.ts`). On the in-memory
- * stores, so hundreds of runs take seconds; `tick-properties-aws.test.ts` runs the same on
+ * stores, so hundreds of runs take seconds; `tick-properties-aws.emulator.test.ts` runs the same on
  * DynamoDB Local, fewer times.
  */
 import { MemoryStore } from "../../lib/history/index.js";

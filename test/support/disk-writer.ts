@@ -1,5 +1,5 @@
 /**
- * A child process for test/local/dynamodb-local-disk.test.ts: starts DynamoDB Local on the
+ * A child process for test/local/dynamodb-local-disk.emulator.test.ts: starts DynamoDB Local on the
  * directory it is given, prints the JVM's pid, then puts items one after another, printing the
  * number of each answered put, until it is killed.
  */

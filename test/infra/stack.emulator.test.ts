@@ -472,7 +472,7 @@ describe("IAM", () => {
     ].filter((s) => s.Effect === "Allow");
 
   it("allows no wildcard action, and no wildcard resource", () => {
-    // But for the erasure loop's log delivery and X-Ray, which take none (test/infra/erasure.test.ts).
+    // But for the erasure loop's log delivery and X-Ray, which take none (test/infra/erasure.emulator.test.ts).
     const loop = roleStatements(template, logicalId(stack, stack.erasure.stateMachineRole));
     const unscoped = loop.filter((s) => s.Resource === "*").map((s) => JSON.stringify(s));
     expect(unscoped.length).toBeGreaterThan(0);
