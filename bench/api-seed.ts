@@ -6,8 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { realSleep } from "../lib/backoff/index.js";
-import { batchWriteAll, documentClient } from "../lib/dynamodb/index.js";
+import { realSleep } from "../lib/base/backoff/index.js";
+import { batchWriteAll, documentClient } from "../lib/base/dynamodb/index.js";
 import {
   DynamoDbResultStore,
   type SegmentResult,

@@ -21,7 +21,7 @@ import {
   type ReadCost,
   TOPIC_LIMITS,
 } from "../lib/api/index.js";
-import { wireItemSize } from "../lib/dynamodb/index.js";
+import { wireItemSize } from "../lib/base/dynamodb/index.js";
 import { createResultsTable, KnowledgeReader } from "../lib/knowledge/index.js";
 import { createChannelsTable } from "../lib/pipeline/schema/index.js";
 import { startEmulators } from "../local/emulators.js";

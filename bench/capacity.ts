@@ -15,7 +15,7 @@ import {
   type WireValue,
   WRITE_UNIT_BYTES,
   wireItemSize,
-} from "../lib/dynamodb/index.js";
+} from "../lib/base/dynamodb/index.js";
 
 type AttributeMap = Record<string, WireValue>;
 

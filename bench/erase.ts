@@ -7,7 +7,7 @@
  * quarter the size, to show that the cost follows their messages, not the table.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { itemSize } from "../lib/dynamodb/index.js";
+import { itemSize } from "../lib/base/dynamodb/index.js";
 import { dynamoDbErasure, eraseUser } from "../lib/erasure/index.js";
 import { Analyzer, type LLM } from "../lib/extraction/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../lib/history/index.js";

@@ -31,6 +31,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/base/identity/index.js";
 import {
   Analyzer,
   type AuthoredTurn,
@@ -42,7 +43,6 @@ import {
   SYSTEM_PROMPT,
   type Turn,
 } from "../lib/extraction/index.js";
-import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/identity/index.js";
 import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
 import {
   ConversationSegmenter,

@@ -11,9 +11,8 @@
  * crashes. It has no lease check, outbox recovery, hold handling or cap on arrivals per channel.
  */
 import { randomUUID } from "node:crypto";
+import type { MessageRef } from "../lib/base/identity/index.js";
 import type { Arrival } from "../lib/history/index.js";
-
-import type { MessageRef } from "../lib/identity/index.js";
 import { deliverSegments, plan, type TickDependencies } from "../lib/pipeline/index.js";
 import { encodeTickState, type TickState } from "../lib/pipeline/store/index.js";
 

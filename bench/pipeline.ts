@@ -31,7 +31,8 @@ import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { itemSize } from "../lib/dynamodb/index.js";
+import { itemSize } from "../lib/base/dynamodb/index.js";
+import { compareRefs } from "../lib/base/identity/index.js";
 import { DynamoDbStore } from "../lib/history/index.js";
 import {
   authorEntry,
@@ -40,7 +41,6 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from "../lib/history/schema/index.js";
-import { compareRefs } from "../lib/identity/index.js";
 import { ChannelPositions, historyMessage, ingest } from "../lib/ingest/index.js";
 import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
 import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";

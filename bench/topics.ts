@@ -22,8 +22,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/base/identity/index.js";
 import { Analyzer, type Extractor, KeyphraseExtractor } from "../lib/extraction/index.js";
-import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/identity/index.js";
 import {
   ANALYZER_DEFAULTS,
   mergeSupports,

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { conversationIdProblem } from "../lib/identity/index.js";
+import { conversationIdProblem } from "../lib/base/identity/index.js";
 import {
   type ChatMessage,
   InvalidMessageError,

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { parseDuration } from "../lib/duration/index.js";
+import { parseDuration } from "../lib/base/duration/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import type { CandidatesLine } from "../lib/pipeline/contract/index.js";
 import {

@@ -5,7 +5,7 @@
  */
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { formatDuration } from "../lib/duration/index.js";
+import { formatDuration } from "../lib/base/duration/index.js";
 import type { Topic } from "../lib/knowledge/index.js";
 import { escapeControls, formatCount, formatSpan, plural, shellArg } from "./format.js";
 

@@ -1,9 +1,9 @@
 import { open, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { formatDuration, parseDuration } from "../lib/duration/index.js";
+import { formatDuration, parseDuration } from "../lib/base/duration/index.js";
+import { compareIds } from "../lib/base/identity/index.js";
 import type { Route } from "../lib/extraction/index.js";
-import { compareIds } from "../lib/identity/index.js";
 import {
   ANALYZER_DEFAULTS,
   EXTRACT_BOUNDS,

@@ -1,5 +1,5 @@
-import { formatDuration, parseDuration } from "../lib/duration/index.js";
-import { compareIds, compareRefs } from "../lib/identity/index.js";
+import { formatDuration, parseDuration } from "../lib/base/duration/index.js";
+import { compareIds, compareRefs } from "../lib/base/identity/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
 import {
   ConversationSegmenter,

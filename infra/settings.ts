@@ -6,13 +6,13 @@
  * table is tested against this one (`test/infra/settings-docs.test.ts`).
  */
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { parseDuration } from "../lib/base/duration/index.js";
+import { MAX_RETENTION_DAYS } from "../lib/base/dynamodb/index.js";
 import {
   DEFAULT_REREAD_WINDOW,
   MAX_DISCORD_CHANNELS,
   MAX_REREAD_WINDOW,
 } from "../lib/discord/index.js";
-import { parseDuration } from "../lib/duration/index.js";
-import { MAX_RETENTION_DAYS } from "../lib/dynamodb/index.js";
 import type { Route } from "../lib/extraction/index.js";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "../lib/ingest/index.js";
 import {

@@ -10,8 +10,8 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, paginateQuery, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { realSleep } from "../lib/backoff/index.js";
-import { batchWriteAll, createTable, documentClient } from "../lib/dynamodb/index.js";
+import { realSleep } from "../lib/base/backoff/index.js";
+import { batchWriteAll, createTable, documentClient } from "../lib/base/dynamodb/index.js";
 import { type AuthorRef, authorMatches } from "../lib/history/index.js";
 import type { KnowledgeReader } from "../lib/knowledge/index.js";
 import type { ChannelPart } from "../lib/lifecycle/index.js";

@@ -4,6 +4,8 @@
  * failed with the same cause, rather than retrying every segment for minutes against an endpoint
  * that cannot answer. Deployed, the queue's retries and dead-letter queue do that job.
  */
+
+import { isTransientStatus } from "../lib/base/transient/index.js";
 import {
   ExtractionError,
   InvalidModelOutputError,
@@ -11,7 +13,6 @@ import {
   LLMError,
 } from "../lib/extraction/index.js";
 import type { SegmentExtractor } from "../lib/knowledge/index.js";
-import { isTransientStatus } from "../lib/transient/index.js";
 import type { LocalModel } from "./extraction.js";
 
 /** Consecutive failures with one cause after which a local run stops extracting. */

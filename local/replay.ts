@@ -1,4 +1,4 @@
-import { compareRefs } from "../lib/identity/index.js";
+import { compareRefs } from "../lib/base/identity/index.js";
 import type { ChatMessage } from "../lib/messages/index.js";
 import type { SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import type { LocalPipeline } from "./pipeline.js";

@@ -10,6 +10,7 @@ import { retext } from "retext";
 import retextEnglish from "retext-english";
 import retextKeywords, { type Keyphrase, type Keyword } from "retext-keywords";
 import retextPos from "retext-pos";
+import { isPositiveInteger } from "../../lib/base/numbers/index.js";
 import {
   type ChatJSONOptions,
   EXCERPT_END,
@@ -23,7 +24,6 @@ import {
   type Turn,
   type UsageListener,
 } from "../../lib/extraction/index.js";
-import { isPositiveInteger } from "../../lib/numbers/index.js";
 
 /** What the extractor is, for logs, usage records and any output that names the model. */
 export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";

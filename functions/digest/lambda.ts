@@ -11,6 +11,7 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type ChannelsPosition, dynamoDbApiSources } from "../../lib/api/index.js";
+import { parseDuration } from "../../lib/base/duration/index.js";
 import {
   type DigestRenderers,
   digestS3Client,
@@ -21,7 +22,6 @@ import {
   s3Bucket,
   snsTopic,
 } from "../../lib/digest/index.js";
-import { parseDuration } from "../../lib/duration/index.js";
 
 /** What h-digest provides: the builder over the stack's tables, and the renderers. */
 export interface DigestWiring {

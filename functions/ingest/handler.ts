@@ -2,7 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { MAX_RETENTION_DAYS } from "../../lib/dynamodb/index.js";
+import { MAX_RETENTION_DAYS } from "../../lib/base/dynamodb/index.js";
 import { DynamoDbStore } from "../../lib/history/index.js";
 import {
   type ChangeListener,

@@ -5,7 +5,7 @@
  * table, one Query of the topic index, one GetItem, or one questions read.
  */
 import { createHash } from "node:crypto";
-import { parseDuration } from "../duration/index.js";
+import { parseDuration } from "../base/duration/index.js";
 import type { SegmentResult } from "../knowledge/index.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
 import {

@@ -3,7 +3,7 @@
  * parsed with every parameter known, single and capped, and ids held to the conversation id
  * rules. Nothing here echoes a value back: problems name the parameter only.
  */
-import { conversationIdProblem } from "../identity/index.js";
+import { conversationIdProblem } from "../base/identity/index.js";
 import { ApiParameterError } from "./errors.js";
 
 /** Longer paths and query strings are refused before any parsing. */

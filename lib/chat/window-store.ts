@@ -1,3 +1,4 @@
+import { isPositiveInteger } from "../base/numbers/index.js";
 import {
   type CallOptions,
   type ConversationId,
@@ -9,7 +10,6 @@ import {
   type Store,
   type WriteOutcome,
 } from "../history/index.js";
-import { isPositiveInteger } from "../numbers/index.js";
 
 /** A window limit that is not a positive integer. */
 export class InvalidWindowError extends HistoryError {

@@ -15,7 +15,7 @@ import {
   type DynamoDBClient,
   PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
-import { createTable } from "../dynamodb/index.js";
+import { createTable } from "../base/dynamodb/index.js";
 
 /**
  * `taken`: this call holds the event now; `pending`: another attempt holds it and has not

@@ -1,4 +1,4 @@
-import { parseDuration } from "../duration/index.js";
+import { parseDuration } from "../base/duration/index.js";
 import { DigestError } from "./errors.js";
 
 const WEEK_MS = 7 * 86_400_000;

@@ -6,7 +6,7 @@
  * message stays within Slack's limits (a header's 150 characters, a section's 3,000, 50 blocks,
  * the fallback text's 4,000). The webhook URL is a secret: no error or log carries it.
  */
-import { type Backoff, backoff, realSleep } from "../backoff/index.js";
+import { type Backoff, backoff, realSleep } from "../base/backoff/index.js";
 import { DigestError } from "./errors.js";
 import { counted, thousands } from "./text.js";
 import type { Digest, DigestQuestion, DigestTopic } from "./types.js";

@@ -10,7 +10,7 @@ import {
   type DynamoDBClient,
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
-import { isConditionFailure } from "../dynamodb/index.js";
+import { isConditionFailure } from "../base/dynamodb/index.js";
 import { compareSnowflakes } from "./snowflake.js";
 
 export interface CursorState {

@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { documentClient, isConditionFailure } from "../dynamodb/index.js";
+import { documentClient, isConditionFailure } from "../base/dynamodb/index.js";
 import {
   DEPLOYMENT_PARTITION,
   RESULTS_PARTITION_KEY,

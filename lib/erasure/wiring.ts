@@ -9,8 +9,8 @@ import {
   UpdateTableCommand,
 } from "@aws-sdk/client-dynamodb";
 import { paginateScan, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { realSleep } from "../backoff/index.js";
-import { documentClient, isConditionFailure } from "../dynamodb/index.js";
+import { realSleep } from "../base/backoff/index.js";
+import { documentClient, isConditionFailure } from "../base/dynamodb/index.js";
 import { DynamoDbStore } from "../history/index.js";
 import {
   AUTHOR_KEY,

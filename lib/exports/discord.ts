@@ -5,7 +5,7 @@
  * are grouped by channel from their headers, and one channel is held at a time while it is sorted.
  */
 import { stat } from "node:fs/promises";
-import { compareIds } from "../identity/index.js";
+import { compareIds } from "../base/identity/index.js";
 import { InvalidMessageError, parseTimestamp } from "../messages/index.js";
 import { describe, type FileTally, type ReadContext } from "./context.js";
 import { ExportFormatError } from "./errors.js";

@@ -1,6 +1,6 @@
 /** Timestamps as the output writes them, and ids made from content for formats without ids. */
 import { createHash } from "node:crypto";
-import { isAcceptedTimestamp } from "../identity/index.js";
+import { isAcceptedTimestamp } from "../base/identity/index.js";
 
 /** `YYYY-MM-DDT` of each day met: most of `toISOString`'s cost, which dominated parsing. */
 const dayPrefixes = new Map<number, string>();

@@ -1,5 +1,5 @@
 /** The order readers hand messages over in, and the merge of several inputs by id. */
-import { compareIds } from "../identity/index.js";
+import { compareIds } from "../base/identity/index.js";
 import type { ExportMessage } from "./types.js";
 
 /**

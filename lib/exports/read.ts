@@ -4,7 +4,7 @@
  * the content agrees, a conflict when it does not), with a report of what was read and skipped.
  */
 import { stat } from "node:fs/promises";
-import { conversationIdProblem, messageIdProblem } from "../identity/index.js";
+import { conversationIdProblem, messageIdProblem } from "../base/identity/index.js";
 import { type FileTally, ReadContext } from "./context.js";
 import { detectFormat, formatFiles } from "./detect.js";
 import { readDiscord } from "./discord.js";

@@ -6,7 +6,7 @@
  * root. Channels are read one at a time in id order, each held only while it is sorted.
  */
 import { stat } from "node:fs/promises";
-import { compareIds } from "../identity/index.js";
+import { compareIds } from "../base/identity/index.js";
 import { describe, type FileTally, jsonErrorAt, type ReadContext, safeWord } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { type ExportTree, MAX_ENTRY_BYTES, openFolderTree, openZipTree } from "./files.js";

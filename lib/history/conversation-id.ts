@@ -1,4 +1,4 @@
-import { conversationIdProblem } from "../identity/index.js";
+import { conversationIdProblem } from "../base/identity/index.js";
 import { InvalidConversationIdError } from "./errors.js";
 
 /**

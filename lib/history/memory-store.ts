@@ -1,4 +1,4 @@
-import { compareIds } from "../identity/index.js";
+import { compareIds } from "../base/identity/index.js";
 import {
   type AuthoredMessage,
   type AuthorIndex,

@@ -1,4 +1,4 @@
-import { MAX_DATE_MS, messageIdProblem } from "../identity/index.js";
+import { MAX_DATE_MS, messageIdProblem } from "../base/identity/index.js";
 import { InvalidMessageError } from "./errors.js";
 
 /**

@@ -1,4 +1,4 @@
-import { isPositiveInteger } from "../numbers/index.js";
+import { isPositiveInteger } from "../base/numbers/index.js";
 
 /**
  * Positions that a store writes beside its messages, derived from the wall clock.

@@ -9,7 +9,7 @@ import {
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { isConditionFailure } from "../dynamodb/index.js";
+import { isConditionFailure } from "../base/dynamodb/index.js";
 import type { ConversationId, PositionAllocator, PositionLease } from "../history/index.js";
 import { ChannelStateError } from "../pipeline/index.js";
 import {

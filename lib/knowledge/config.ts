@@ -1,5 +1,5 @@
-import { formatDuration, parseDuration } from "../duration/index.js";
-import { DAY_MS, MAX_RETENTION_DAYS } from "../dynamodb/index.js";
+import { formatDuration, parseDuration } from "../base/duration/index.js";
+import { DAY_MS, MAX_RETENTION_DAYS } from "../base/dynamodb/index.js";
 import { type AnalyzerOptions, DEFAULT_DEADLINE_MS, type Route } from "../extraction/index.js";
 import { KnowledgeConfigError } from "./errors.js";
 

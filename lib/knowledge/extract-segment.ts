@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { expirySeconds } from "../dynamodb/index.js";
+import { expirySeconds } from "../base/dynamodb/index.js";
 import {
   type AnalyzerOptions,
   addCall,

@@ -5,7 +5,7 @@
  * reads as a wait, not as one of the segment's attempts.
  */
 
-import { parseDuration } from "../duration/index.js";
+import { parseDuration } from "../base/duration/index.js";
 import {
   type ChatJSONOptions,
   InvalidModelOutputError,

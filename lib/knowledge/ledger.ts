@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { documentClient } from "../dynamodb/index.js";
+import { documentClient } from "../base/dynamodb/index.js";
 import { leaseItemKey, SCHEMA_VERSION, spendItemKey } from "./schema/items.js";
 import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
 

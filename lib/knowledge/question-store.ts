@@ -4,7 +4,7 @@
  * one Query.
  */
 import { QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { cancellationReasons } from "../dynamodb/index.js";
+import { cancellationReasons } from "../base/dynamodb/index.js";
 import type { QuestionStatus } from "../extraction/index.js";
 import { KnowledgeItemError } from "./errors.js";
 import {

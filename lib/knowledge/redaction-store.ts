@@ -10,7 +10,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { batchWriteAll, isConditionFailure } from "../dynamodb/index.js";
+import { batchWriteAll, isConditionFailure } from "../base/dynamodb/index.js";
 import { KnowledgeError } from "./errors.js";
 import { redactQuestions } from "./question-store.js";
 import type { RedactionPlan } from "./redaction-plan.js";

@@ -3,7 +3,7 @@
  * its own file so that those paths can share it without importing one another.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { BatchWriteOptions } from "../dynamodb/index.js";
+import type { BatchWriteOptions } from "../base/dynamodb/index.js";
 
 export type RedactionTable = Omit<BatchWriteOptions, "tableName"> & {
   documents: DynamoDBDocumentClient;

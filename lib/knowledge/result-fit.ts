@@ -6,7 +6,7 @@
  * the segment), then drops questions, the last asked first, then candidates, the least confident
  * first. Each cut is counted in `trimmed`, by what was cut.
  */
-import { itemSize, MAX_ITEM_BYTES, valueSize } from "../dynamodb/index.js";
+import { itemSize, MAX_ITEM_BYTES, valueSize } from "../base/dynamodb/index.js";
 import { addTrimmed, boundCandidate, type Candidate, type Trimmed } from "../extraction/index.js";
 import { KnowledgeItemError } from "./errors.js";
 import { type ResultTrimmed, resultItemKey, type SegmentResult } from "./schema/items.js";

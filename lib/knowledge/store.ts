@@ -8,13 +8,13 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { realSleep } from "../backoff/index.js";
+import { realSleep } from "../base/backoff/index.js";
 import {
   batchWriteAll,
   cancellationReasons,
   documentClient,
   isConditionFailure,
-} from "../dynamodb/index.js";
+} from "../base/dynamodb/index.js";
 import {
   NO_CALLS,
   normalizeTopic,

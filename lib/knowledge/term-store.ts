@@ -10,8 +10,8 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { type Backoff, backoff } from "../backoff/index.js";
-import { cancellationReasons, isRetryable } from "../dynamodb/index.js";
+import { type Backoff, backoff } from "../base/backoff/index.js";
+import { cancellationReasons, isRetryable } from "../base/dynamodb/index.js";
 import type { SegmentTerms, TermCounts } from "../extraction/index.js";
 import { KnowledgeItemError } from "./errors.js";
 import {

@@ -1,12 +1,12 @@
 /** A chat message as convoseg's inputs carry it (JSON lines, ingestion batches), and its checks. */
 
-import { InvalidMessageError, MESSAGE_KINDS, type MessageKind } from "../history/index.js";
 import {
   conversationIdProblem,
   isAcceptedTimestamp,
   loneSurrogateAt,
   messageIdProblem,
-} from "../identity/index.js";
+} from "../base/identity/index.js";
+import { InvalidMessageError, MESSAGE_KINDS, type MessageKind } from "../history/index.js";
 
 /** Channel of a message that names none. */
 export const DEFAULT_CHANNEL = "default";
@@ -39,7 +39,7 @@ const PLATFORM_NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 /**
  * Validates one decoded JSON value as a chat message: `id` (non-empty, well-formed string, or a
  * safe integer), `ts` (ISO-8601 date-time with a zone, or epoch milliseconds as a number or digit
- * string, an accepted timestamp of `lib/identity`: 1970 to year 9999), optional `channel` (a
+ * string, an accepted timestamp of `lib/base/identity`: 1970 to year 9999), optional `channel` (a
  * valid conversation id, default `options.defaultChannel`, else {@link DEFAULT_CHANNEL}), optional `user` and `text` (string or
  * null, well-formed: a lone surrogate cannot be stored as UTF-8), optional `kind` (`user`, `bot` or
  * `system`) or `system: true` (what the IRC logs carry for joins, parts and mode changes; `kind`

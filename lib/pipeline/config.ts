@@ -1,4 +1,4 @@
-import { parseDuration } from "../duration/index.js";
+import { parseDuration } from "../base/duration/index.js";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../segmenter/index.js";
 import { PipelineConfigError } from "./errors.js";
 import { DUE_SHARDS, MAX_DUE_SHARDS } from "./schema/due-shards.js";

@@ -6,8 +6,8 @@
  * old state (see `docs/specs/pipeline.md`, guarantees 1 to 4).
  */
 import { createHash } from "node:crypto";
-import { compareRefs } from "../identity/index.js";
-import { isPositiveInteger } from "../numbers/index.js";
+import { compareRefs } from "../base/identity/index.js";
+import { isPositiveInteger } from "../base/numbers/index.js";
 import { ConversationSegmenter, foldUndersizedLast } from "../segmenter/index.js";
 import type {
   EmittedBound,

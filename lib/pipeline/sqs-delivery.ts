@@ -10,8 +10,8 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { type Backoff, backoff, realSleep } from "../backoff/index.js";
-import { isTransient } from "../transient/index.js";
+import { type Backoff, backoff, realSleep } from "../base/backoff/index.js";
+import { isTransient } from "../base/transient/index.js";
 import { fifoId } from "./contract/fifo-id.js";
 import { PipelineError } from "./errors.js";
 import type { SegmentDelivery } from "./types.js";

@@ -6,7 +6,7 @@
  * planner: the tick records every stream's state and outbox in the channel's one tick state, so
  * the read position, holds, lease and exactly-once delivery are the channel's, unchanged.
  */
-import { compareRefs } from "../identity/index.js";
+import { compareRefs } from "../base/identity/index.js";
 import { plan } from "./planner.js";
 import type {
   LinkedRef,

@@ -2,7 +2,7 @@
  * The vocabulary of the segmentation pipeline, shared by the pure planner, the channel state
  * store, delivery and the tick.
  */
-import type { MessageRef } from "../identity/index.js";
+import type { MessageRef } from "../base/identity/index.js";
 
 export type { MessageRef };
 

@@ -3,7 +3,7 @@
  * are segmented on their own is a conversation stream of its own, beside the channel's: its
  * segments' gaps are measured within the thread, and the channel's own without the threads'.
  */
-import { compareRefs, type MessageRef } from "../identity/index.js";
+import { compareRefs, type MessageRef } from "../base/identity/index.js";
 import type { ChatMessage } from "../messages/index.js";
 import type { ThreadData } from "./data.js";
 import { DROPPED } from "./data.js";

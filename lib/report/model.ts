@@ -1,4 +1,4 @@
-import { compareIds, compareRefs } from "../identity/index.js";
+import { compareIds, compareRefs } from "../base/identity/index.js";
 import type { ChatMessage } from "../messages/index.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import { openConversationStart } from "../segmenter/index.js";

@@ -3,7 +3,11 @@
  * and a candidates line (what `run --candidates` writes), validated one decoded JSON value at a
  * time so that the caller can name the line at fault.
  */
-import { conversationIdProblem, type MessageRef, messageIdProblem } from "../identity/index.js";
+import {
+  conversationIdProblem,
+  type MessageRef,
+  messageIdProblem,
+} from "../base/identity/index.js";
 import { type ChatMessage, parseTimestamp } from "../messages/index.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import type { Usage } from "./data.js";

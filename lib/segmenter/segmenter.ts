@@ -1,4 +1,4 @@
-import { isPositiveInteger } from "../numbers/index.js";
+import { isPositiveInteger } from "../base/numbers/index.js";
 import { Carver, type ReplyPositions } from "./carver.js";
 import { sortStable } from "./stable-order.js";
 import { type Workspace, withWorkspace } from "./workspace.js";

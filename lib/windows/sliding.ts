@@ -1,5 +1,5 @@
 /** The sliding windows of the original Kotlin analyzer, and their reply-aware variant. Pure. */
-import { isPositiveInteger } from "../numbers/index.js";
+import { isPositiveInteger } from "../base/numbers/index.js";
 
 /**
  * The index of the item that item `index` replies to, or undefined (a target at or after the

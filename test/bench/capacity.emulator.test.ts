@@ -20,7 +20,7 @@ import {
   transactionWriteUnits,
   writeUnits,
 } from "../../bench/capacity.js";
-import { itemSize, type WireValue, wireItemSize } from "../../lib/dynamodb/index.js";
+import { itemSize, type WireValue, wireItemSize } from "../../lib/base/dynamodb/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 

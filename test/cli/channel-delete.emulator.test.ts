@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/commands.js";
-import { documentClient } from "../../lib/dynamodb/index.js";
+import { documentClient } from "../../lib/base/dynamodb/index.js";
 import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
 import { IngestClient } from "../../lib/ingest/index.js";

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareIds } from "../../lib/identity/index.js";
+import { compareIds } from "../../lib/base/identity/index.js";
 import { parseChatMessage } from "../../lib/messages/index.js";
 import { runCli } from "../support/cli.js";
 import { exportFixture, jsonLines, SLACK_FOLDER, slackZip } from "./export-fixtures.js";

@@ -8,7 +8,7 @@
 import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/dynamodb/index.js";
+import { documentClient } from "../../lib/base/dynamodb/index.js";
 import {
   addAuthorIndex,
   authorIndexState,

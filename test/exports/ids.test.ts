@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MAX_TIMESTAMP_MS } from "../../lib/base/identity/index.js";
 import { contentId, isoTimestamp, Repeats } from "../../lib/exports/ids.js";
-import { MAX_TIMESTAMP_MS } from "../../lib/identity/index.js";
 
 describe("export timestamps and content ids", () => {
   it("writes timestamps exactly as toISOString does, within the accepted window only", () => {

@@ -6,7 +6,7 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/dynamodb/index.js";
+import { documentClient } from "../../lib/base/dynamodb/index.js";
 import {
   ChangeError,
   createMessagesTable,

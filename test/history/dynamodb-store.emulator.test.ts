@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/dynamodb/index.js";
+import { documentClient } from "../../lib/base/dynamodb/index.js";
 
 import {
   createMessagesTable,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SETTINGS, type Setting } from "../../infra/settings.js";
-import { parseDuration } from "../../lib/duration/index.js";
+import { parseDuration } from "../../lib/base/duration/index.js";
 import { docPages, tablesWithHeader } from "../support/docs.js";
 
 const HEADER = ["setting", "default", "meaning"];

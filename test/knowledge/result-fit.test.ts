@@ -4,7 +4,7 @@
  * each candidate's evidence authors, so that one author's claim reads apart from a corroborated one.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_ITEM_BYTES } from "../../lib/dynamodb/index.js";
+import { MAX_ITEM_BYTES } from "../../lib/base/dynamodb/index.js";
 import { Analyzer, type Candidate, type Extractor } from "../../lib/extraction/index.js";
 import type { SegmentResult } from "../../lib/knowledge/index.js";
 import { MemoryResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";

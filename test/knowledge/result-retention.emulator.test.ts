@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/dynamodb/index.js";
+import { documentClient } from "../../lib/base/dynamodb/index.js";
 import { Analyzer } from "../../lib/extraction/index.js";
 import {
   DynamoDbResultStore,

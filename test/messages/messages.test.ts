@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareIds, compareRefs } from "../../lib/identity/index.js";
+import { compareIds, compareRefs } from "../../lib/base/identity/index.js";
 import {
   DEFAULT_CHANNEL,
   InvalidMessageError,

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareRefs } from "../../lib/identity/index.js";
+import { compareRefs } from "../../lib/base/identity/index.js";
 import { type IngestStore, ingest } from "../../lib/ingest/index.js";
 import {
   runShare,

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { DeleteQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it, vi } from "vitest";
-import { itemSize, MAX_ITEM_BYTES } from "../../lib/dynamodb/index.js";
+import { itemSize, MAX_ITEM_BYTES } from "../../lib/base/dynamodb/index.js";
 import { DynamoDbStore } from "../../lib/history/index.js";
 import { ChannelPositions, ingest } from "../../lib/ingest/index.js";
 import type { TickSettings } from "../../lib/pipeline/index.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareRefs, type MessageRef } from "../../lib/identity/index.js";
+import { compareRefs, type MessageRef } from "../../lib/base/identity/index.js";
 import { plan, RECENT_LIMIT, segmentId } from "../../lib/pipeline/planner.js";
 import {
   EMPTY_PLANNER_STATE,

@@ -6,7 +6,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { compareRefs } from "../../lib/identity/index.js";
+import { compareRefs } from "../../lib/base/identity/index.js";
 import type { ChatMessage } from "../../lib/messages/index.js";
 import type { SegmentMessageV1 } from "../../lib/pipeline/contract/index.js";
 import type { TickSettings } from "../../lib/pipeline/index.js";

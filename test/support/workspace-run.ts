@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { expect, inject, vi } from "vitest";
-import { documentClient } from "../../lib/dynamodb/index.js";
+import { documentClient } from "../../lib/base/dynamodb/index.js";
 import type { ChatMessage } from "../../lib/messages/index.js";
 import { sampleChat } from "../../local/sample.js";
 import { openWorkspace } from "../../local/workspace.js";

@@ -13,8 +13,8 @@ import {
   type SystemContentBlock,
   type ToolInputSchema,
 } from "@aws-sdk/client-bedrock-runtime";
-import { type Backoff, backoff, realSleep } from "../../backoff/index.js";
-import { httpStatusOf, isNetworkFailure, isTransient } from "../../transient/index.js";
+import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
+import { httpStatusOf, isNetworkFailure, isTransient } from "../../base/transient/index.js";
 import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { parseModelJSON } from "../parse.js";

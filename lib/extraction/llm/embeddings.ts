@@ -8,8 +8,8 @@
 import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime";
 import OpenAI, { APIError } from "openai";
 import { z } from "zod";
+import { isTransient, isTransientStatus } from "../../base/transient/index.js";
 import type { Embedder } from "../../topics/index.js";
-import { isTransient, isTransientStatus } from "../../transient/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { authHint, nonEmptyString, positiveInteger } from "./options.js";
 import { redirectSafeFetch } from "./redirects.js";

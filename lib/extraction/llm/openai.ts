@@ -5,7 +5,7 @@
  * prompt. Retries are the SDK's, which honour `retry-after-ms` and `retry-after`.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import { isTransient, isTransientStatus } from "../../transient/index.js";
+import { isTransient, isTransientStatus } from "../../base/transient/index.js";
 import type { Turn } from "../../windows/index.js";
 import { InvalidModelOutputError, LLMError, type LLMFailureKind } from "../errors.js";
 import { parseModelJSON } from "../parse.js";

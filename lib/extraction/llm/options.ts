@@ -2,7 +2,7 @@
  * The option rules the model adapters share: defaults and checks that throw a RangeError naming
  * the option at fault.
  */
-import { isPositiveInteger } from "../../numbers/index.js";
+import { isPositiveInteger } from "../../base/numbers/index.js";
 
 /** The schema's (or tool's) name on the wire when none is given. */
 const DEFAULT_SCHEMA_NAME = "reply";

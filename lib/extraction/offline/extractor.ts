@@ -6,7 +6,7 @@
  * results name it {@link KEYPHRASE_EXTRACTOR_NAME}.
  */
 import { createHash } from "node:crypto";
-import { isPositiveInteger } from "../../numbers/index.js";
+import { isPositiveInteger } from "../../base/numbers/index.js";
 import { LLMError } from "../errors.js";
 import type {
   Extraction,

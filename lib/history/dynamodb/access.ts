@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { type Backoff, backoff } from "../../backoff/index.js";
-import { isConditionFailure, isRetryable } from "../../dynamodb/index.js";
+import { type Backoff, backoff } from "../../base/backoff/index.js";
+import { isConditionFailure, isRetryable } from "../../base/dynamodb/index.js";
 import { SORT_KEY } from "./schema.js";
 
 /** What every request of the DynamoDB store needs: the client, the table and the retry policy. */

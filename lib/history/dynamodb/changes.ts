@@ -5,8 +5,8 @@
  */
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { backoff } from "../../backoff/index.js";
-import { isAmbiguous, isConditionFailure, isRetryable } from "../../dynamodb/index.js";
+import { backoff } from "../../base/backoff/index.js";
+import { isAmbiguous, isConditionFailure, isRetryable } from "../../base/dynamodb/index.js";
 import {
   ChangeError,
   type ChangeOptions,

@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { documentClient } from "../../dynamodb/index.js";
+import { documentClient } from "../../base/dynamodb/index.js";
 import { validateConversationId } from "../conversation-id.js";
 import type { CallOptions } from "../store.js";
 import { BY_POSITION_INDEX, PARTITION_KEY } from "./schema.js";

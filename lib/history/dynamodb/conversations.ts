@@ -3,8 +3,8 @@
  * in the `conversations` index, the listing, and clearing every item of its partition.
  */
 import { paginateQuery } from "@aws-sdk/lib-dynamodb";
-import { batchWriteAll } from "../../dynamodb/index.js";
-import { compareIds } from "../../identity/index.js";
+import { batchWriteAll } from "../../base/dynamodb/index.js";
+import { compareIds } from "../../base/identity/index.js";
 import type { ConversationId } from "../conversation-id.js";
 import { putIfAbsent, type TableAccess } from "./access.js";
 import {

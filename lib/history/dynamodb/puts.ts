@@ -4,8 +4,8 @@
  */
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { backoff } from "../../backoff/index.js";
-import { isAmbiguous, isConditionFailure, isRetryable } from "../../dynamodb/index.js";
+import { backoff } from "../../base/backoff/index.js";
+import { isAmbiguous, isConditionFailure, isRetryable } from "../../base/dynamodb/index.js";
 import type { Message } from "../message.js";
 import type { ExistingMessage, WriteOutcome } from "../outcome.js";
 import { type TableAccess, withRetries } from "./access.js";

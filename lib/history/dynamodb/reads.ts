@@ -1,6 +1,6 @@
 /** The store's reads: a conversation's arrivals in position order, and messages by platform id. */
 import { BatchGetCommand, paginateQuery } from "@aws-sdk/lib-dynamodb";
-import { backoff } from "../../backoff/index.js";
+import { backoff } from "../../base/backoff/index.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import type { Message } from "../message.js";
 import { Sequence } from "../sequence.js";

@@ -23,7 +23,7 @@
  *   without a Scan. A deletion removes it with the author, which takes the item out of the index.
  */
 import { createHash } from "node:crypto";
-import { itemSize, MAX_ITEM_BYTES } from "../../dynamodb/index.js";
+import { itemSize, MAX_ITEM_BYTES } from "../../base/dynamodb/index.js";
 import type { AuthorRef } from "../authors.js";
 import { copyPlatformFields, type Message, type Part, type PlatformFields } from "../message.js";
 

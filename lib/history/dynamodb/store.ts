@@ -1,6 +1,11 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { realSleep } from "../../backoff/index.js";
-import { checkRetentionDays, DAY_MS, documentClient, expirySeconds } from "../../dynamodb/index.js";
+import { realSleep } from "../../base/backoff/index.js";
+import {
+  checkRetentionDays,
+  DAY_MS,
+  documentClient,
+  expirySeconds,
+} from "../../base/dynamodb/index.js";
 import type { AuthorIndex, AuthorMessagesOptions, AuthorPage, AuthorQuery } from "../authors.js";
 import {
   type ChangeOptions,

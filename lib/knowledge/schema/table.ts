@@ -1,5 +1,5 @@
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createTable } from "../../dynamodb/index.js";
+import { createTable } from "../../base/dynamodb/index.js";
 
 /**
  * The results table's keys: every item of a channel (or imported conversation) shares its

@@ -2,8 +2,9 @@
  * Reading a queue body as a v1 segment message: its shape, version and internal consistency,
  * each fault named by field. Apart from the encoder, so that each stays a file one reads whole.
  */
+
+import { conversationIdProblem, messageIdProblem } from "../../base/identity/index.js";
 import { MESSAGE_KINDS, type MessageKind, PLATFORM_FIELDS } from "../../history/index.js";
-import { conversationIdProblem, messageIdProblem } from "../../identity/index.js";
 import type { MessageRef } from "../types.js";
 import {
   type InlineMessage,

@@ -24,7 +24,7 @@ import type {
   CreateTableCommandInput,
   DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
-import { createTable } from "../../dynamodb/index.js";
+import { createTable } from "../../base/dynamodb/index.js";
 
 export const CHANNEL_KEY = "channel";
 export const ITEM_KEY = "item";

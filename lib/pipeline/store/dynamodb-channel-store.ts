@@ -8,7 +8,7 @@ import {
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { isConditionFailure } from "../../dynamodb/index.js";
+import { isConditionFailure } from "../../base/dynamodb/index.js";
 import {
   checkDueShards,
   DUE_SHARDS,

@@ -11,7 +11,7 @@ import {
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { cancellationReasons, isConditionFailure } from "../../dynamodb/index.js";
+import { cancellationReasons, isConditionFailure } from "../../base/dynamodb/index.js";
 import { ChannelStateError } from "../errors.js";
 import {
   CHANNEL_KEY,

@@ -3,7 +3,7 @@
  * worker's invocation so that one worker at a time works a share (`../fan-out.ts`).
  */
 import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
-import { isConditionFailure } from "../../dynamodb/index.js";
+import { isConditionFailure } from "../../base/dynamodb/index.js";
 import { CHANNEL_KEY, ITEM_KEY, SHARE_CLAIM_ITEM } from "../schema/table.js";
 import type { TickShare } from "../types.js";
 import { type ChannelsTable, N, S } from "./attributes.js";

@@ -2,7 +2,7 @@
  * DOM building for the report page. Everything from the data goes in as text nodes or attribute
  * values, never as markup: chat text is untrusted, and `innerHTML` is not used anywhere.
  */
-import { formatDuration } from "../../duration/index.js";
+import { formatDuration } from "../../base/duration/index.js";
 
 export type Child = Node | string | number | null | undefined | false;
 

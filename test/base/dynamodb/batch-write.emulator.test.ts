@@ -5,8 +5,8 @@
  */
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, inject, it } from "vitest";
-import { batchWriteAll, documentClient } from "../../lib/dynamodb/index.js";
-import { createTestTable } from "../support/dynamodb.js";
+import { batchWriteAll, documentClient } from "../../../lib/base/dynamodb/index.js";
+import { createTestTable } from "../../support/dynamodb.js";
 
 type Batch = { RequestItems: Record<string, unknown[]> };
 const noPause = { baseDelayMs: 1, maxDelayMs: 1, random: () => 0, sleep: async () => {} };

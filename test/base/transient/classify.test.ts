@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isAmbiguous, isRetryable } from "../../lib/dynamodb/index.js";
-import { isTransient, isTransientStatus } from "../../lib/transient/index.js";
+import { isAmbiguous, isRetryable } from "../../../lib/base/dynamodb/index.js";
+import { isTransient, isTransientStatus } from "../../../lib/base/transient/index.js";
 
 const named = (name: string, extra: object = {}) =>
   Object.assign(new Error(name), { name, ...extra });
