@@ -43,7 +43,7 @@ import {
   SYSTEM_PROMPT,
   type Turn,
 } from "../lib/extraction/index.js";
-import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
+import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
 import {
   ConversationSegmenter,
   DEFAULT_MAX_SIZE,

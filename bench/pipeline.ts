@@ -34,6 +34,7 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import { itemSize } from "../lib/base/dynamodb/index.js";
 import { compareRefs } from "../lib/base/identity/index.js";
 import { DynamoDbStore } from "../lib/history/index.js";
+import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
 import {
   authorEntry,
   indexEntry,
@@ -42,7 +43,6 @@ import {
   SORT_KEY,
 } from "../lib/history/schema/index.js";
 import { ChannelPositions, historyMessage, ingest } from "../lib/ingest/index.js";
-import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
 import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import {
   type PipelineLogger,

@@ -45,7 +45,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import type { ChatMessage } from "../lib/messages/index.js";
+import type { ChatMessage } from "../lib/history/messages/index.js";
 import type { SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import {
   MAX_WORKERS,

@@ -24,6 +24,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/base/identity/index.js";
 import { Analyzer, type Extractor, KeyphraseExtractor } from "../lib/extraction/index.js";
+import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
 import {
   ANALYZER_DEFAULTS,
   mergeSupports,
@@ -32,7 +33,6 @@ import {
   type SegmentResult,
 } from "../lib/knowledge/index.js";
 import { MemoryResultStore } from "../lib/knowledge/memory-store.js";
-import { type ChatMessage, parseChatMessage } from "../lib/messages/index.js";
 import type { InlineMessage } from "../lib/pipeline/contract/index.js";
 import {
   ConversationSegmenter,

@@ -18,8 +18,8 @@ import {
   readExports,
   toChatMessage,
 } from "../lib/exports/index.js";
+import type { ChatMessage } from "../lib/history/messages/index.js";
 import { ingestionProblem } from "../lib/ingest/index.js";
-import type { ChatMessage } from "../lib/messages/index.js";
 import type { CommandIO } from "./command.js";
 import { escapeControls, formatCount, formatProblem, plural } from "./format.js";
 import { Progress } from "./progress.js";

@@ -6,7 +6,7 @@ import {
   type ChatMessage,
   InvalidMessageError,
   parseChatOperation,
-} from "../lib/messages/index.js";
+} from "../lib/history/messages/index.js";
 import type { Progress } from "./progress.js";
 
 /**

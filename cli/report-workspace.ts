@@ -4,8 +4,8 @@
  * channels (the messages table), so that `report` needs no files after `run`.
  */
 import { copyPlatformFields, DynamoDbStore, messageText } from "../lib/history/index.js";
+import type { ChatMessage } from "../lib/history/messages/index.js";
 import { KnowledgeReader, type SegmentResult } from "../lib/knowledge/index.js";
-import type { ChatMessage } from "../lib/messages/index.js";
 import type { ReportInput } from "../lib/report/index.js";
 import type { Workspace } from "../local/workspace.js";
 

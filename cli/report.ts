@@ -4,7 +4,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { parseDuration } from "../lib/base/duration/index.js";
-import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
+import { type ChatMessage, parseTimestamp } from "../lib/history/messages/index.js";
 import type { CandidatesLine } from "../lib/pipeline/contract/index.js";
 import {
   buildReport,

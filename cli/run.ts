@@ -4,6 +4,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration, parseDuration } from "../lib/base/duration/index.js";
 import { compareIds } from "../lib/base/identity/index.js";
 import type { Route } from "../lib/extraction/index.js";
+import type { ChatMessage } from "../lib/history/messages/index.js";
 import {
   ANALYZER_DEFAULTS,
   EXTRACT_BOUNDS,
@@ -14,7 +15,6 @@ import {
   ROUTES,
   type SegmentResult,
 } from "../lib/knowledge/index.js";
-import type { ChatMessage } from "../lib/messages/index.js";
 import type { CandidatesLine, SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
 import { MAX_WORKERS } from "../lib/pipeline/index.js";
 import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";

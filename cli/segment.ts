@@ -1,6 +1,6 @@
 import { formatDuration, parseDuration } from "../lib/base/duration/index.js";
 import { compareIds, compareRefs } from "../lib/base/identity/index.js";
-import { type ChatMessage, parseTimestamp } from "../lib/messages/index.js";
+import { type ChatMessage, parseTimestamp } from "../lib/history/messages/index.js";
 import {
   ConversationSegmenter,
   openConversationStart,

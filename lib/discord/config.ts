@@ -2,7 +2,7 @@
  * The poller function's configuration, read from its environment at cold start: a bad value
  * fails the first invocation with a `DiscordConfigError` naming the variable.
  */
-import { parseTimestamp } from "../messages/index.js";
+import { parseTimestamp } from "../history/messages/index.js";
 import { DiscordConfigError } from "./errors.js";
 import { DEFAULT_REREAD_WINDOW } from "./poller.js";
 import { DISCORD_EPOCH_MS, isSnowflake } from "./snowflake.js";

@@ -1,6 +1,6 @@
 /** An export's message as the segmenter and ingestion take it. */
 import { copyPlatformFields } from "../history/index.js";
-import type { ChatMessage } from "../messages/index.js";
+import type { ChatMessage } from "../history/messages/index.js";
 import type { ExportMessage } from "./types.js";
 
 /**

@@ -6,7 +6,7 @@
  */
 import { stat } from "node:fs/promises";
 import { compareIds } from "../base/identity/index.js";
-import { InvalidMessageError, parseTimestamp } from "../messages/index.js";
+import { InvalidMessageError, parseTimestamp } from "../history/messages/index.js";
 import { describe, type FileTally, type ReadContext } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { listFiles } from "./files.js";

@@ -1,7 +1,7 @@
 /**
  * The history module: the message store contract (a port of the Go history package,
  * `docs/specs/history.md`), its in-memory reference and DynamoDB backends, and arrival positions.
- * The messages table's schema is `./schema/`; the chat-model middleware is `lib/chat`.
+ * The messages table's schema is `./schema/`; the chat-model middleware is `lib/history/chat-model`.
  */
 export {
   type AuthoredMessage,

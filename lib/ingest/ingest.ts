@@ -27,7 +27,7 @@ import {
   type ChatOperation,
   InvalidMessageError,
   parseChatOperation,
-} from "../messages/index.js";
+} from "../history/messages/index.js";
 import {
   type AppliedChange,
   applyChange,

@@ -4,7 +4,7 @@
  * segments' gaps are measured within the thread, and the channel's own without the threads'.
  */
 import { compareRefs, type MessageRef } from "../base/identity/index.js";
-import type { ChatMessage } from "../messages/index.js";
+import type { ChatMessage } from "../history/messages/index.js";
 import type { ThreadData } from "./data.js";
 import { DROPPED } from "./data.js";
 import type { SegmentRecord } from "./records.js";

@@ -1,5 +1,5 @@
 import { compareIds, compareRefs } from "../base/identity/index.js";
-import type { ChatMessage } from "../messages/index.js";
+import type { ChatMessage } from "../history/messages/index.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import { openConversationStart } from "../segmenter/index.js";
 import {

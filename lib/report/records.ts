@@ -8,7 +8,7 @@ import {
   type MessageRef,
   messageIdProblem,
 } from "../base/identity/index.js";
-import { type ChatMessage, parseTimestamp } from "../messages/index.js";
+import { type ChatMessage, parseTimestamp } from "../history/messages/index.js";
 import type { CandidatesLine } from "../pipeline/contract/index.js";
 import type { Usage } from "./data.js";
 

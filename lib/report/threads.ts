@@ -2,7 +2,7 @@
  * A channel's threads for the report: which of its segments are a thread's (thread replies
  * segmented on their own), and how to label each thread (its root's author and words).
  */
-import type { ChatMessage } from "../messages/index.js";
+import type { ChatMessage } from "../history/messages/index.js";
 import { THREAD_EXCERPT, type ThreadData } from "./data.js";
 import type { SegmentRecord } from "./records.js";
 

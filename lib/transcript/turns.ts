@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Message, Part, Role } from "../history/index.js";
-import { parseTimestamp } from "../messages/index.js";
+import { parseTimestamp } from "../history/messages/index.js";
 import { volatilePrefixLength } from "./log-prefix.js";
 import { decodeUtf8, encodeUtf8 } from "./source.js";
 import type { SegmentationOutcome, TranscriptSegment } from "./types.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareIds } from "../../lib/base/identity/index.js";
-import { parseChatMessage } from "../../lib/messages/index.js";
+import { parseChatMessage } from "../../lib/history/messages/index.js";
 import { runCli } from "../support/cli.js";
 import { exportFixture, jsonLines, SLACK_FOLDER, slackZip } from "./export-fixtures.js";
 

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BATCH_SIZE, readExports, toChatMessage } from "../../lib/exports/index.js";
-import { parseChatMessage } from "../../lib/messages/index.js";
+import { parseChatMessage } from "../../lib/history/messages/index.js";
 import { fixture, readAll, tempDir } from "./support.js";
 
 const EVERY_FORMAT = [

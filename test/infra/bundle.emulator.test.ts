@@ -16,7 +16,7 @@ const root = new URL("../../", import.meta.url).pathname;
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
 import * as api from "./lib/api/index.js";
-import * as chat from "./lib/chat/index.js";
+import * as chat from "./lib/history/chat-model/index.js";
 import * as connectors from "./lib/connectors/index.js";
 import * as digest from "./lib/digest/index.js";
 import * as discord from "./lib/discord/index.js";

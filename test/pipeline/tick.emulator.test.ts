@@ -7,7 +7,7 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { compareRefs } from "../../lib/base/identity/index.js";
-import type { ChatMessage } from "../../lib/messages/index.js";
+import type { ChatMessage } from "../../lib/history/messages/index.js";
 import type { SegmentMessageV1 } from "../../lib/pipeline/contract/index.js";
 import type { TickSettings } from "../../lib/pipeline/index.js";
 import { ConversationSegmenter } from "../../lib/segmenter/index.js";

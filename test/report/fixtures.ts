@@ -3,7 +3,7 @@
  * cut and a message in no segment; channel "<i>ops</i>" whose last message is still open; chat
  * text, user names, a channel name and topics that try to inject markup.
  */
-import type { ChatMessage } from "../../lib/messages/index.js";
+import type { ChatMessage } from "../../lib/history/messages/index.js";
 import type { CandidatesLine } from "../../lib/pipeline/contract/index.js";
 import type { SegmentRecord } from "../../lib/report/index.js";
 

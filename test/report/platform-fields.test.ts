@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../lib/messages/index.js";
+import type { ChatMessage } from "../../lib/history/messages/index.js";
 import { buildReport, NOT_IN_INPUT } from "../../lib/report/index.js";
 import type { SegmentRecord } from "../../lib/report/records.js";
 

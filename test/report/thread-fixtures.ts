@@ -5,7 +5,7 @@
  * (`threadRoot`), and one whose root nobody has. The root's author and text try to break out of
  * the page's markup.
  */
-import type { ChatMessage } from "../../lib/messages/index.js";
+import type { ChatMessage } from "../../lib/history/messages/index.js";
 import type { SegmentRecord } from "../../lib/report/index.js";
 
 const MINUTE = 60_000;

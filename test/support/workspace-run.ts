@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { expect, inject, vi } from "vitest";
 import { documentClient } from "../../lib/base/dynamodb/index.js";
-import type { ChatMessage } from "../../lib/messages/index.js";
+import type { ChatMessage } from "../../lib/history/messages/index.js";
 import { sampleChat } from "../../local/sample.js";
 import { openWorkspace } from "../../local/workspace.js";
 import { type CliResult, runCli } from "./cli.js";

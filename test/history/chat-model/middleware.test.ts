@@ -6,7 +6,7 @@ import {
   Middleware,
   MiddlewareError,
   NilStreamError,
-} from "../../lib/chat/index.js";
+} from "../../../lib/history/chat-model/index.js";
 import {
   findCause,
   InvalidConversationIdError,
@@ -17,7 +17,7 @@ import {
   NilStoreError,
   textMessage,
   WriteError,
-} from "../../lib/history/index.js";
+} from "../../../lib/history/index.js";
 import {
   answer,
   chunk,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CommitError, Middleware } from "../../lib/chat/index.js";
+import { CommitError, Middleware } from "../../../lib/history/chat-model/index.js";
 import {
   type CallOptions,
   findCause,
@@ -10,7 +10,7 @@ import {
   textMessage,
   WriteError,
   type WriteOutcome,
-} from "../../lib/history/index.js";
+} from "../../../lib/history/index.js";
 import { answer, chunk, drain, FakeModel, FakeStreamer, RecordingStore } from "./fakes.js";
 
 const CONVERSATION = "conversation";

@@ -5,7 +5,7 @@ import type {
   ChatStreamer,
   ModelCallOptions,
   ResponseDelta,
-} from "../../lib/chat/index.js";
+} from "../../../lib/history/chat-model/index.js";
 import {
   type CallOptions,
   cloneMessage,
@@ -15,7 +15,7 @@ import {
   textMessage,
   WriteError,
   type WriteOutcome,
-} from "../../lib/history/index.js";
+} from "../../../lib/history/index.js";
 
 /**
  * A MemoryStore that records every call and can fail on demand. With `writeError`, a write first

@@ -5,7 +5,7 @@ import {
   HistoryError,
   type Message,
   type WriteOutcome,
-} from "../history/index.js";
+} from "../index.js";
 import type { ChatResponse } from "./chat.js";
 
 /**

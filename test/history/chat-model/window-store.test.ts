@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { InvalidWindowError, WindowStore, WindowTooSmallError } from "../../lib/chat/index.js";
+import {
+  InvalidWindowError,
+  WindowStore,
+  WindowTooSmallError,
+} from "../../../lib/history/chat-model/index.js";
 import {
   MemoryStore,
   type Message,
@@ -7,7 +11,7 @@ import {
   NilStoreError,
   type Store,
   textMessage,
-} from "../../lib/history/index.js";
+} from "../../../lib/history/index.js";
 
 const CONVERSATION = "conversation";
 

@@ -5,8 +5,8 @@ import {
   isAcceptedTimestamp,
   loneSurrogateAt,
   messageIdProblem,
-} from "../base/identity/index.js";
-import { InvalidMessageError, MESSAGE_KINDS, type MessageKind } from "../history/index.js";
+} from "../../base/identity/index.js";
+import { InvalidMessageError, MESSAGE_KINDS, type MessageKind } from "../index.js";
 
 /** Channel of a message that names none. */
 export const DEFAULT_CHANNEL = "default";

@@ -1,4 +1,4 @@
-import { isPositiveInteger } from "../base/numbers/index.js";
+import { isPositiveInteger } from "../../base/numbers/index.js";
 import {
   type CallOptions,
   type ConversationId,
@@ -9,7 +9,7 @@ import {
   type Part,
   type Store,
   type WriteOutcome,
-} from "../history/index.js";
+} from "../index.js";
 
 /** A window limit that is not a positive integer. */
 export class InvalidWindowError extends HistoryError {

@@ -4,7 +4,7 @@ import {
   type Metadata,
   type Part,
   validateMessage,
-} from "../history/index.js";
+} from "../index.js";
 
 /**
  * The provider-neutral chat model contract that the history middleware wraps: the port of the

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { compareIds, compareRefs } from "../../lib/base/identity/index.js";
+import { compareIds, compareRefs } from "../../../lib/base/identity/index.js";
 import {
   DEFAULT_CHANNEL,
   InvalidMessageError,
   parseChatMessage,
   parseChatOperation,
   parseTimestamp,
-} from "../../lib/messages/index.js";
+} from "../../../lib/history/messages/index.js";
 
 const fieldAtFault = (value: unknown): string => {
   try {

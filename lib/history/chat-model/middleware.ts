@@ -12,7 +12,7 @@ import {
   validateWriteOutcome,
   WriteError,
   type WriteOutcome,
-} from "../history/index.js";
+} from "../index.js";
 import {
   type ChatModel,
   type ChatRequest,

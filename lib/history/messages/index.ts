@@ -2,7 +2,7 @@
  * A chat message as convoseg's inputs carry it (JSON lines, ingestion batches), the edits and
  * deletions that may follow it, and their validation. Its order is `compareRefs` of `lib/base/identity`, and its timestamp window is there too.
  */
-export { InvalidMessageError } from "../history/index.js";
+export { InvalidMessageError } from "../index.js";
 export {
   type ChatDeletion,
   type ChatEdit,

@@ -4,8 +4,8 @@ import {
   cloneRequest,
   StreamAccumulator,
   validateRequest,
-} from "../../lib/chat/index.js";
-import { InvalidMessageError, type Message, textMessage } from "../../lib/history/index.js";
+} from "../../../lib/history/chat-model/index.js";
+import { InvalidMessageError, type Message, textMessage } from "../../../lib/history/index.js";
 
 function fieldAtFault(request: unknown): string | undefined {
   try {
