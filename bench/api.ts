@@ -23,7 +23,7 @@ import {
 } from "../lib/api/index.js";
 import { wireItemSize } from "../lib/base/dynamodb/index.js";
 import { createResultsTable, KnowledgeReader } from "../lib/knowledge/index.js";
-import { createChannelsTable } from "../lib/pipeline/schema/index.js";
+import { createChannelsTable } from "../lib/segmentation/pipeline/schema/index.js";
 import { startEmulators } from "../local/emulators.js";
 import { seededChannel, writeSeededChannel, writeSeededQuestions } from "./api-seed.js";
 import { benchArgs, usageError } from "./args.js";

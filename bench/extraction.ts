@@ -48,7 +48,7 @@ import {
   ConversationSegmenter,
   DEFAULT_MAX_SIZE,
   DEFAULT_SETTLE_MS,
-} from "../lib/segmenter/index.js";
+} from "../lib/segmentation/segmenter/index.js";
 import {
   plainWindowCount,
   slidingWindowSpans,

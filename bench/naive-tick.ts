@@ -13,8 +13,12 @@
 import { randomUUID } from "node:crypto";
 import type { MessageRef } from "../lib/base/identity/index.js";
 import type { Arrival } from "../lib/history/index.js";
-import { deliverSegments, plan, type TickDependencies } from "../lib/pipeline/index.js";
-import { encodeTickState, type TickState } from "../lib/pipeline/store/index.js";
+import {
+  deliverSegments,
+  plan,
+  type TickDependencies,
+} from "../lib/segmentation/pipeline/index.js";
+import { encodeTickState, type TickState } from "../lib/segmentation/pipeline/store/index.js";
 
 export interface NaiveTickSummary {
   channels: number;

@@ -43,7 +43,10 @@ import {
   SORT_KEY,
 } from "../lib/history/schema/index.js";
 import { ChannelPositions, historyMessage, ingest } from "../lib/ingest/index.js";
-import { parseSegmentBody, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
+import {
+  parseSegmentBody,
+  type SegmentMessageV1,
+} from "../lib/segmentation/pipeline/contract/index.js";
 import {
   type PipelineLogger,
   type PipelineMetrics,
@@ -52,10 +55,10 @@ import {
   type TickDependencies,
   type TickSettings,
   tickDependencies,
-} from "../lib/pipeline/index.js";
-import { createChannelsTable, dueShardOf } from "../lib/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../lib/pipeline/store/index.js";
-import { DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+} from "../lib/segmentation/pipeline/index.js";
+import { createChannelsTable, dueShardOf } from "../lib/segmentation/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../lib/segmentation/pipeline/store/index.js";
+import { DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "../lib/segmentation/segmenter/index.js";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random, sampleChat } from "../local/sample.js";

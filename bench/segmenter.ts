@@ -6,9 +6,9 @@
  *   npm run bench                 all sizes (about five minutes)
  *   npm run bench -- --max 1e6    stop at 10^6
  */
-import { ConversationSegmenter } from "../lib/segmenter/index.js";
+import { ConversationSegmenter } from "../lib/segmentation/segmenter/index.js";
 import { random } from "../local/sample.js";
-import { literalClosedSegments } from "../test/segmenter/literal-segmenter.js";
+import { literalClosedSegments } from "../test/segmentation/segmenter/literal-segmenter.js";
 import { benchArgs, usageError } from "./args.js";
 
 interface Message {

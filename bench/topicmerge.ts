@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url";
 import { KeyphraseExtractor } from "../lib/extraction/index.js";
 import { mergeSupports, SegmentExtractor } from "../lib/knowledge/index.js";
 import { MemoryResultStore } from "../lib/knowledge/memory-store.js";
-import { DEFAULT_MAX_SIZE } from "../lib/segmenter/index.js";
+import { DEFAULT_MAX_SIZE } from "../lib/segmentation/segmenter/index.js";
 import { sameTopic } from "../lib/topics/index.js";
 import { benchArgs, usageError } from "./args.js";
 import { PAIRS_FILE, readPairs, scorePairs } from "./topic-pairs.js";

@@ -33,12 +33,12 @@ import {
   type SegmentResult,
 } from "../lib/knowledge/index.js";
 import { MemoryResultStore } from "../lib/knowledge/memory-store.js";
-import type { InlineMessage } from "../lib/pipeline/contract/index.js";
+import type { InlineMessage } from "../lib/segmentation/pipeline/contract/index.js";
 import {
   ConversationSegmenter,
   DEFAULT_MAX_SIZE,
   DEFAULT_SETTLE_MS,
-} from "../lib/segmenter/index.js";
+} from "../lib/segmentation/segmenter/index.js";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 import { KeyphraseExtractor as RetextExtractor } from "./legacy/retext-extractor.js";

@@ -3,7 +3,7 @@ import {
   type ChannelSnapshot,
   DynamoDbChannelStore,
   hasWork,
-} from "../lib/pipeline/store/index.js";
+} from "../lib/segmentation/pipeline/store/index.js";
 import type { Workspace } from "../local/workspace.js";
 import { deleteChannelCommand } from "./channel-delete.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";

@@ -10,7 +10,7 @@ import {
   toChatMessage,
 } from "../lib/exports/index.js";
 import { IngestClient } from "../lib/ingest/index.js";
-import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";
+import { DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
 import type { Workspace } from "../local/workspace.js";
 import { type CommandIO, EXIT } from "./command.js";
 import {

@@ -9,7 +9,10 @@ import {
   type SegmentResult,
   storedSegmentBody,
 } from "../lib/knowledge/index.js";
-import { readSegmentMessages, type SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
+import {
+  readSegmentMessages,
+  type SegmentMessageV1,
+} from "../lib/segmentation/pipeline/contract/index.js";
 import {
   type LocalModel,
   localExtractConfig,

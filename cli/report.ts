@@ -5,7 +5,6 @@ import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { parseDuration } from "../lib/base/duration/index.js";
 import { type ChatMessage, parseTimestamp } from "../lib/history/messages/index.js";
-import type { CandidatesLine } from "../lib/pipeline/contract/index.js";
 import {
   buildReport,
   InvalidRecordError,
@@ -16,7 +15,8 @@ import {
   renderReportHtml,
   type SegmentRecord,
 } from "../lib/report/index.js";
-import { DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+import type { CandidatesLine } from "../lib/segmentation/pipeline/contract/index.js";
+import { DEFAULT_SETTLE_MS } from "../lib/segmentation/segmenter/index.js";
 import { openInBrowser } from "./browser.js";
 import { messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";

@@ -15,10 +15,17 @@ import {
   ROUTES,
   type SegmentResult,
 } from "../lib/knowledge/index.js";
-import type { CandidatesLine, SegmentMessageV1 } from "../lib/pipeline/contract/index.js";
-import { MAX_WORKERS } from "../lib/pipeline/index.js";
-import { DUE_SHARDS } from "../lib/pipeline/schema/index.js";
-import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "../lib/segmenter/index.js";
+import type {
+  CandidatesLine,
+  SegmentMessageV1,
+} from "../lib/segmentation/pipeline/contract/index.js";
+import { MAX_WORKERS } from "../lib/segmentation/pipeline/index.js";
+import { DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
+import {
+  DEFAULT_MAX_SIZE,
+  DEFAULT_MIN_ITEMS,
+  DEFAULT_SETTLE_MS,
+} from "../lib/segmentation/segmenter/index.js";
 import { startEmulators } from "../local/emulators.js";
 import type { LocalExtraction, LocalModel } from "../local/extraction.js";
 import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../local/llm-failures.js";

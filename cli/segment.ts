@@ -5,7 +5,7 @@ import {
   ConversationSegmenter,
   openConversationStart,
   type ReplyLinks,
-} from "../lib/segmenter/index.js";
+} from "../lib/segmentation/segmenter/index.js";
 import { type Command, command, EXIT } from "./command.js";
 import { type InputRead, inputFailure, readInput, timezoneOption } from "./export-input.js";
 import { formatCount, warnIfMinItemsUnreachable } from "./format.js";

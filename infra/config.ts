@@ -7,7 +7,7 @@ import {
   KnowledgeConfigError,
   readExtractConfig,
 } from "../lib/knowledge/index.js";
-import { SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
+import { SEGMENT_DEFAULTS } from "../lib/segmentation/pipeline/index.js";
 import {
   type ConvosegSettings,
   EXTRACT_MARGIN_MS,

@@ -18,7 +18,7 @@ import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { ExtractionMetricName, RedactionMetricName } from "../lib/knowledge/index.js";
-import type { MetricName } from "../lib/pipeline/index.js";
+import type { MetricName } from "../lib/segmentation/pipeline/index.js";
 import type { ConvosegConfig } from "./config.js";
 import type { Extraction } from "./extraction.js";
 import type { PipelineFunction } from "./function.js";

@@ -21,8 +21,12 @@ import {
   EXTRACT_DEFAULTS,
   ROUTES,
 } from "../lib/knowledge/index.js";
-import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "../lib/pipeline/index.js";
-import { MAX_DUE_SHARDS } from "../lib/pipeline/schema/index.js";
+import {
+  MAX_CHANNEL_CONCURRENCY,
+  MAX_WORKERS,
+  SEGMENT_DEFAULTS,
+} from "../lib/segmentation/pipeline/index.js";
+import { MAX_DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
 
 /** Discord channel ids, comma-separated (at most MAX_DISCORD_CHANNELS: checked by count). */
 const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);

@@ -37,7 +37,7 @@ import {
   DUE_SHARD,
   ITEM_KEY,
   MARK_ATTRIBUTES,
-} from "../lib/pipeline/schema/index.js";
+} from "../lib/segmentation/pipeline/schema/index.js";
 
 export interface StorageProps {
   /**

@@ -20,8 +20,8 @@ import {
   type InlineMessage,
   parseSegmentBody,
   type SegmentMessageV1,
-} from "../lib/pipeline/contract/index.js";
-import type { SegmentDelivery } from "../lib/pipeline/index.js";
+} from "../lib/segmentation/pipeline/contract/index.js";
+import type { SegmentDelivery } from "../lib/segmentation/pipeline/index.js";
 
 /** One delivered segment as the ledger keeps it. */
 export interface LedgerEntry {

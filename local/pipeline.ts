@@ -15,7 +15,7 @@ import {
   fifoId,
   parseSegmentBody,
   type SegmentMessageV1,
-} from "../lib/pipeline/contract/index.js";
+} from "../lib/segmentation/pipeline/contract/index.js";
 import {
   dispatchTick,
   emptyTickSummary,
@@ -29,9 +29,9 @@ import {
   type TickSettings,
   type TickSummary,
   tickDependencies,
-} from "../lib/pipeline/index.js";
-import { createChannelsTable, DUE_SHARDS } from "../lib/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../lib/pipeline/store/index.js";
+} from "../lib/segmentation/pipeline/index.js";
+import { createChannelsTable, DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../lib/segmentation/pipeline/store/index.js";
 import { LocalEventSource } from "./event-source.js";
 import {
   type LocalExtraction,

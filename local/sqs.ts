@@ -14,7 +14,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { createRequestHandler } from "local-aws-sqs";
-import { DEFAULT_MAX_BODY_BYTES } from "../lib/pipeline/contract/index.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../lib/segmentation/pipeline/contract/index.js";
 
 export interface LocalSqs {
   endpoint: string;

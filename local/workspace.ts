@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { createMessagesTable } from "../lib/history/index.js";
 import { createResultsTable } from "../lib/knowledge/index.js";
-import { createChannelsTable } from "../lib/pipeline/schema/index.js";
+import { createChannelsTable } from "../lib/segmentation/pipeline/schema/index.js";
 import { type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";
 import { SegmentLedger } from "./ledger.js";
 import { WorkspaceError } from "./workspace-error.js";

@@ -17,7 +17,7 @@ import {
   queueReextraction,
   storedMessageStates,
 } from "../../lib/knowledge/index.js";
-import { PipelineConfigError, readDueShards } from "../../lib/pipeline/index.js";
+import { PipelineConfigError, readDueShards } from "../../lib/segmentation/pipeline/index.js";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */

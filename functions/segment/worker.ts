@@ -4,7 +4,7 @@ import {
   parseWorkerEvent,
   runShare,
   type ShareRun,
-} from "../../lib/pipeline/index.js";
+} from "../../lib/segmentation/pipeline/index.js";
 import { config, deps, metrics } from "./setup.js";
 
 /**

@@ -17,7 +17,7 @@ import {
   resultItemKey,
   TOPIC_PREFIX,
 } from "../knowledge/schema/index.js";
-import { CHANNEL_KEY, ITEM_KEY, MARKS_ITEM } from "../pipeline/schema/index.js";
+import { CHANNEL_KEY, ITEM_KEY, MARKS_ITEM } from "../segmentation/pipeline/schema/index.js";
 import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
 
 /** One request's cost: which call, how many items it returned, the read units it consumed. */

@@ -1,5 +1,5 @@
 /**
- * Ingestion's arrival positions on the channels table (`lib/pipeline/schema`): the history
+ * Ingestion's arrival positions on the channels table (`lib/segmentation/pipeline/schema`): the history
  * store's `PositionAllocator` for the deployed pipeline, writing only the channel's marks item.
  */
 import { randomBytes } from "node:crypto";
@@ -11,7 +11,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { isConditionFailure } from "../base/dynamodb/index.js";
 import type { ConversationId, PositionAllocator, PositionLease } from "../history/index.js";
-import { ChannelStateError } from "../pipeline/index.js";
+import { ChannelStateError } from "../segmentation/pipeline/index.js";
 import {
   channelItemKey,
   checkDueShards,
@@ -21,7 +21,7 @@ import {
   dueShardOf,
   holdName,
   MARKS_ITEM,
-} from "../pipeline/schema/index.js";
+} from "../segmentation/pipeline/schema/index.js";
 
 /** How long a writer may go on starting puts under one hold (its lease), by its own clock. */
 const DEFAULT_WRITE_WINDOW_MS = 60_000;

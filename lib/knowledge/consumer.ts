@@ -13,7 +13,7 @@ import {
   readSegmentMessages,
   readThreadRoot,
   type SegmentMessageSource,
-} from "../pipeline/contract/index.js";
+} from "../segmentation/pipeline/contract/index.js";
 import {
   type ExtractionLogger,
   type ExtractionMetrics,

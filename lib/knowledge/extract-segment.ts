@@ -14,7 +14,7 @@ import {
   type WindowUsage,
 } from "../extraction/index.js";
 import { copyPlatformFields, kindOf, type Message, messageText } from "../history/index.js";
-import type { InlineMessage } from "../pipeline/contract/index.js";
+import type { InlineMessage } from "../segmentation/pipeline/contract/index.js";
 import type { Turn } from "../windows/index.js";
 import { boundedCandidates, fitResult } from "./result-fit.js";
 import { storedQuestions } from "./result-questions.js";

@@ -1,4 +1,4 @@
-import type { InlineMessage } from "../pipeline/contract/index.js";
+import type { InlineMessage } from "../segmentation/pipeline/contract/index.js";
 import type { SegmentResult } from "./schema/items.js";
 import type { SegmentEnvelope } from "./segment-envelope.js";
 

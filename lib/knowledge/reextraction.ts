@@ -8,7 +8,11 @@ import {
   type SendMessageCommandInput,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { encodeBody, fifoId, type SegmentMessageV1 } from "../pipeline/contract/index.js";
+import {
+  encodeBody,
+  fifoId,
+  type SegmentMessageV1,
+} from "../segmentation/pipeline/contract/index.js";
 import { REEXTRACT_ATTRIBUTE, REEXTRACT_REPLACING_ATTRIBUTE } from "./consumer.js";
 import { KnowledgeError } from "./errors.js";
 import type { RequestReextraction } from "./redact.js";

@@ -4,7 +4,7 @@
  */
 import type { AuthoredTurn } from "../extraction/index.js";
 import { kindOf } from "../history/index.js";
-import type { SegmentMessageV1 } from "../pipeline/contract/index.js";
+import type { SegmentMessageV1 } from "../segmentation/pipeline/contract/index.js";
 
 /**
  * The segment fields extraction needs: any v1 segment message has them (a thread's segment also

@@ -11,7 +11,7 @@ import {
 } from "../digest/index.js";
 import { normalizeTopic } from "../extraction/index.js";
 import type { StoredQuestion } from "../knowledge/schema/items.js";
-import type { CandidatesLine } from "../pipeline/contract/index.js";
+import type { CandidatesLine } from "../segmentation/pipeline/contract/index.js";
 import type { ReportKnowledge } from "./data.js";
 import type { ReportInput } from "./records.js";
 

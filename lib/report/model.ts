@@ -1,7 +1,7 @@
 import { compareIds, compareRefs } from "../base/identity/index.js";
 import type { ChatMessage } from "../history/messages/index.js";
-import type { CandidatesLine } from "../pipeline/contract/index.js";
-import { openConversationStart } from "../segmenter/index.js";
+import type { CandidatesLine } from "../segmentation/pipeline/contract/index.js";
+import { openConversationStart } from "../segmentation/segmenter/index.js";
 import {
   type ChannelData,
   type CutCause,

@@ -9,7 +9,7 @@ import {
   messageIdProblem,
 } from "../base/identity/index.js";
 import { type ChatMessage, parseTimestamp } from "../history/messages/index.js";
-import type { CandidatesLine } from "../pipeline/contract/index.js";
+import type { CandidatesLine } from "../segmentation/pipeline/contract/index.js";
 import type { Usage } from "./data.js";
 
 export interface SegmentRecord {

@@ -14,7 +14,7 @@ import {
   type ReadCost,
 } from "../../lib/api/index.js";
 import { DynamoDbResultStore, KnowledgeReader } from "../../lib/knowledge/index.js";
-import { channelsTableDefinition } from "../../lib/pipeline/schema/index.js";
+import { channelsTableDefinition } from "../../lib/segmentation/pipeline/schema/index.js";
 import { createResultsTestTable } from "../knowledge/fixtures.js";
 import { question, resultWith, save } from "../knowledge/question-index.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";

@@ -11,7 +11,7 @@ import {
   promptVersionOf,
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";

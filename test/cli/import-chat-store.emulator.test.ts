@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { createMessagesTable } from "../../lib/history/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

@@ -10,7 +10,7 @@ import {
   SegmentExtractor,
   segmentConsumer,
 } from "../../lib/knowledge/index.js";
-import { parseSegmentBody } from "../../lib/pipeline/contract/index.js";
+import { parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";

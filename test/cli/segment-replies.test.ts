@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConversationSegmenter } from "../../lib/segmenter/index.js";
+import { ConversationSegmenter } from "../../lib/segmentation/segmenter/index.js";
 import { runCli } from "../support/cli.js";
 
 const MINUTE = 60_000;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConversationSegmenter } from "../../lib/segmenter/index.js";
+import { ConversationSegmenter } from "../../lib/segmentation/segmenter/index.js";
 import { runCli } from "../support/cli.js";
 
 const MINUTE = 60_000;

@@ -15,7 +15,7 @@ import {
 } from "../../lib/discord/index.js";
 import { createMessagesTable, DynamoDbStore, messageText } from "../../lib/history/index.js";
 import { IngestClient } from "../../lib/ingest/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";
 import { drainQueue, testSqsClient, uniqueQueueName } from "../support/sqs.js";
 

@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
-import { channelsTableDefinition } from "../../lib/pipeline/schema/index.js";
+import { channelsTableDefinition } from "../../lib/segmentation/pipeline/schema/index.js";
 import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
 import type { DigestWiring } from "../../functions/digest/lambda.js";
-import { channelsTableDefinition } from "../../lib/pipeline/schema/index.js";
+import { channelsTableDefinition } from "../../lib/segmentation/pipeline/schema/index.js";
 import { digest } from "../digest/schedule-fixtures.js";
 import { createResultsTestTable } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";

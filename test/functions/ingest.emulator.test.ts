@@ -16,9 +16,9 @@ import {
   REEXTRACT_ATTRIBUTE,
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
-import { parseSegmentBody } from "../../lib/pipeline/contract/index.js";
-import { createChannelsTable, dueShardOf } from "../../lib/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
+import { parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
+import { createChannelsTable, dueShardOf } from "../../lib/segmentation/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../../lib/segmentation/pipeline/store/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

@@ -9,7 +9,7 @@ import {
 } from "../../lib/history/index.js";
 import { messageItem, storedSize } from "../../lib/history/schema/index.js";
 import { IngestClient } from "../../lib/ingest/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const DAY = 86_400_000;

@@ -24,8 +24,8 @@ import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";
 import * as knowledge from "./lib/knowledge/index.js";
-import * as pipeline from "./lib/pipeline/index.js";
-import * as contract from "./lib/pipeline/contract/index.js";
+import * as pipeline from "./lib/segmentation/pipeline/index.js";
+import * as contract from "./lib/segmentation/pipeline/contract/index.js";
 const outcome = { accepted: 0, uncertain: false };
 const response = { message: { role: "assistant", parts: [{ type: "text", text: "" }] } };
 export const made = [

@@ -19,7 +19,7 @@ import {
   KnowledgeConfigError,
   readExtractConfig,
 } from "../../lib/knowledge/index.js";
-import { readSegmentConfig, SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
+import { readSegmentConfig, SEGMENT_DEFAULTS } from "../../lib/segmentation/pipeline/index.js";
 
 const noContext = () => undefined;
 const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";

@@ -6,8 +6,8 @@ import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ConvosegStack } from "../../infra/stack.js";
 import { EXTRACT_DEFAULTS } from "../../lib/knowledge/index.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../../lib/pipeline/contract/index.js";
-import { SEGMENT_DEFAULTS } from "../../lib/pipeline/index.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../lib/segmentation/pipeline/contract/index.js";
+import { SEGMENT_DEFAULTS } from "../../lib/segmentation/pipeline/index.js";
 import {
   actionsOf,
   logicalId,

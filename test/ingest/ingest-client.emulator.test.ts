@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
 import { IngestClient } from "../../lib/ingest/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../../lib/pipeline/store/index.js";
+import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
+import { DynamoDbChannelStore } from "../../lib/segmentation/pipeline/store/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 describe("IngestClient", () => {

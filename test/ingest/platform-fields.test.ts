@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../lib/history/index.js";
 import { ingest } from "../../lib/ingest/index.js";
-import { parseSegmentBody, segmentBody } from "../../lib/pipeline/contract/index.js";
+import { parseSegmentBody, segmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
 const where = { channel: "C1", platform: "slack", channelName: "general" };

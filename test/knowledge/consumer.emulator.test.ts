@@ -17,7 +17,7 @@ import {
   queueUrlOf,
   segmentConsumer,
 } from "../../lib/knowledge/index.js";
-import type { InlineMessage } from "../../lib/pipeline/contract/index.js";
+import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {

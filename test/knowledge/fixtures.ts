@@ -15,7 +15,7 @@ import {
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
 import { resultsTableDefinition } from "../../lib/knowledge/schema/index.js";
-import type { InlineMessage } from "../../lib/pipeline/contract/index.js";
+import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
 import { createTestTable } from "../support/dynamodb.js";
 import {
   chatCompletion,

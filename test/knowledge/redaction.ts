@@ -16,7 +16,10 @@ import {
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
 import { planRedaction } from "../../lib/knowledge/redaction-plan.js";
-import { type InlineMessage, parseSegmentBody } from "../../lib/pipeline/contract/index.js";
+import {
+  type InlineMessage,
+  parseSegmentBody,
+} from "../../lib/segmentation/pipeline/contract/index.js";
 import { ANALYSIS, TEN_TEXTS, topicsOfPrompt } from "./fixtures.js";
 
 export const NOW = Date.UTC(2026, 6, 1);

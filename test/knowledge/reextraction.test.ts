@@ -19,7 +19,7 @@ import {
   type SegmentResult,
   storedSegmentBody,
 } from "../../lib/knowledge/index.js";
-import { fifoId, parseSegmentBody } from "../../lib/pipeline/contract/index.js";
+import { fifoId, parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 import { ANALYSIS } from "./fixtures.js";
 import { extractorFor, NOW, segmentAt, topicModel } from "./redaction.js";
 

@@ -12,7 +12,7 @@ import {
   type SegmentEnvelope,
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
-import type { InlineMessage } from "../../lib/pipeline/contract/index.js";
+import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
 
 const T0 = Date.UTC(2025, 2, 3, 8);
 const ANALYSIS = {

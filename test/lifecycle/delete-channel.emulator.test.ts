@@ -11,7 +11,7 @@ import {
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
 import { deleteChannel } from "../../lib/lifecycle/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 
 /** A client whose first BatchWriteItem on `failing` throws, as a crash there would end a run. */

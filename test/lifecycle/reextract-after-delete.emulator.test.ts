@@ -20,9 +20,12 @@ import {
   type SegmentResult,
   segmentConsumer,
 } from "../../lib/knowledge/index.js";
-import { DEFAULT_MAX_BODY_BYTES, segmentBody } from "../../lib/pipeline/contract/index.js";
-import { SqsSegmentSender } from "../../lib/pipeline/index.js";
-import { createChannelsTable } from "../../lib/pipeline/schema/index.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  segmentBody,
+} from "../../lib/segmentation/pipeline/contract/index.js";
+import { SqsSegmentSender } from "../../lib/segmentation/pipeline/index.js";
+import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { LocalEventSource } from "../../local/event-source.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { createResultsTestTable, segmentOf, TEN_TEXTS } from "../knowledge/fixtures.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { textMessage } from "../../lib/history/index.js";
-import { segmentBody } from "../../lib/pipeline/contract/index.js";
+import { segmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 import { SegmentLedger } from "../../local/ledger.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 

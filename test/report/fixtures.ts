@@ -4,8 +4,8 @@
  * text, user names, a channel name and topics that try to inject markup.
  */
 import type { ChatMessage } from "../../lib/history/messages/index.js";
-import type { CandidatesLine } from "../../lib/pipeline/contract/index.js";
 import type { SegmentRecord } from "../../lib/report/index.js";
+import type { CandidatesLine } from "../../lib/segmentation/pipeline/contract/index.js";
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

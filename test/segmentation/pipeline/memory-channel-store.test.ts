@@ -1,0 +1,8 @@
+import { MemoryChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+import { describeChannelStoreConformance } from "./store-conformance.js";
+
+describeChannelStoreConformance("MemoryChannelStore", async (dueShards) => {
+  let now = 0;
+  const store = new MemoryChannelStore(() => now, dueShards);
+  return { store, positions: store, setNow: (ms) => (now = ms) };
+});
