@@ -1,6 +1,6 @@
 /**
  * `npm run bench:connectors`: the Slack receiver's acknowledgement time on the local stack. Signed
- * Events API requests through the receiver (`lib/connectors`, as the Lambda runs it, the secret
+ * Events API requests through the receiver (`lib/intake/connectors`, as the Lambda runs it, the secret
  * given in process) with its claims on DynamoDB Local and its sends to the SQS emulator: one
  * request at a time, as one receiver instance takes them (the ack time's p50/p99/max and the
  * events per second that makes), a tenth of them Slack's retries of an earlier event.
@@ -11,7 +11,7 @@ import {
   DynamoDbEventClaims,
   signSlackRequest,
   slackReceiver,
-} from "../lib/connectors/index.js";
+} from "../lib/intake/connectors/index.js";
 import { startEmulators } from "../local/emulators.js";
 import { benchArgs, usageError } from "./args.js";
 

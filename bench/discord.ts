@@ -7,15 +7,16 @@
  * the global limit take no real time, but every request and ingestion's real time counts, so a
  * tick's time is real work plus the waits Discord would impose.
  */
+
+import { MemoryStore } from "../lib/history/index.js";
 import {
   DiscordRest,
   MemoryCursorStore,
   type PollSummary,
   pollDiscord,
   simulatedClock,
-} from "../lib/discord/index.js";
-import { MemoryStore } from "../lib/history/index.js";
-import { ingest } from "../lib/ingest/index.js";
+} from "../lib/intake/connectors/discord/index.js";
+import { ingest } from "../lib/intake/ingest/index.js";
 import { benchArgs, usageError } from "./args.js";
 import { startDiscordServer } from "./discord-server.js";
 

@@ -25,7 +25,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { readExports } from "../lib/exports/index.js";
+import { readExports } from "../lib/intake/exports/index.js";
 import { random } from "../local/sample.js";
 import { ZipWriter } from "../test/support/zip.js";
 import { benchArgs, usageError } from "./args.js";
@@ -33,7 +33,7 @@ import { benchArgs, usageError } from "./args.js";
 const USAGE = `
 npm run bench:import [-- options]
 
-Generates a Slack workspace export ZIP and measures how fast lib/exports parses it (messages/s)
+Generates a Slack workspace export ZIP and measures how fast lib/intake/exports parses it (messages/s)
 and its peak RSS, in a child process. Targets: >= 50,000 messages/s, <= 300 MB.
 
   --messages N    messages to generate (default 1000000)

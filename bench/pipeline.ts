@@ -42,7 +42,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from "../lib/history/schema/index.js";
-import { ChannelPositions, historyMessage, ingest } from "../lib/ingest/index.js";
+import { ChannelPositions, historyMessage, ingest } from "../lib/intake/ingest/index.js";
 import {
   parseSegmentBody,
   type SegmentMessageV1,

@@ -1,11 +1,12 @@
 /**
  * Chat input as the commands take it: a chat platform's export (Slack ZIP or folder,
- * DiscordChatExporter, Telegram, Mattermost, WhatsApp; lib/exports) or JSON lines of chat
+ * DiscordChatExporter, Telegram, Mattermost, WhatsApp; lib/intake/exports) or JSON lines of chat
  * messages (./read-messages.ts), told apart by the input itself, so that `run --input` and
  * `segment` take either; and what an export read reports, said as the commands say it.
  */
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import type { ChatMessage } from "../lib/history/messages/index.js";
 import {
   type ChannelSummary,
   detectFormat,
@@ -17,9 +18,8 @@ import {
   ExportTimezoneError,
   readExports,
   toChatMessage,
-} from "../lib/exports/index.js";
-import type { ChatMessage } from "../lib/history/messages/index.js";
-import { ingestionProblem } from "../lib/ingest/index.js";
+} from "../lib/intake/exports/index.js";
+import { ingestionProblem } from "../lib/intake/ingest/index.js";
 import type { CommandIO } from "./command.js";
 import { escapeControls, formatCount, formatProblem, plural } from "./format.js";
 import { Progress } from "./progress.js";

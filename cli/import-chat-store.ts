@@ -8,8 +8,8 @@ import {
   type ExportMessage,
   type ExportReading,
   toChatMessage,
-} from "../lib/exports/index.js";
-import { IngestClient } from "../lib/ingest/index.js";
+} from "../lib/intake/exports/index.js";
+import { IngestClient } from "../lib/intake/ingest/index.js";
 import { DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
 import type { Workspace } from "../local/workspace.js";
 import { type CommandIO, EXIT } from "./command.js";

@@ -1,5 +1,5 @@
 /**
- * `import-chat`: chat platforms' exports (lib/exports) read and stored, with the platforms' own
+ * `import-chat`: chat platforms' exports (lib/intake/exports) read and stored, with the platforms' own
  * ids, in the local workspace or a deployed stack's tables through the ingest client, or written
  * as chat input JSON lines (`--out`); `--dry-run` says what would be stored.
  */
@@ -14,7 +14,7 @@ import {
   type ExportFormat,
   machineTimezone,
   readExports,
-} from "../lib/exports/index.js";
+} from "../lib/intake/exports/index.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import {
   channelTable,

@@ -1,13 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
 import {
-  ANALYZER_DEFAULTS,
-  conversationSegment,
-  createResultsTable,
-  KnowledgeReader,
-  type Topic,
-} from "../lib/knowledge/index.js";
-import {
   DEFAULT_SEGMENTATION_POLICY,
   type DecodedTranscript,
   decodeTranscript,
@@ -19,7 +12,14 @@ import {
   type TranscriptEncoding,
   transcriptId,
   transcriptMessages,
-} from "../lib/transcript/index.js";
+} from "../lib/intake/transcript/index.js";
+import {
+  ANALYZER_DEFAULTS,
+  conversationSegment,
+  createResultsTable,
+  KnowledgeReader,
+  type Topic,
+} from "../lib/knowledge/index.js";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import {
   type LocalModel,

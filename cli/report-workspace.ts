@@ -24,7 +24,7 @@ export async function workspaceReportInput(
   for (const channel of channels) {
     candidates.push(...(await reader.results(channel)));
     for (const message of await store.read(channel)) {
-      // Every message of a channel was ingested with its id and time (lib/ingest).
+      // Every message of a channel was ingested with its id and time (lib/intake/ingest).
       if (message.id === undefined || message.ts === undefined) continue;
       const chat: ChatMessage = {
         id: message.id,

@@ -17,7 +17,7 @@ import {
   type HttpRequest,
   type HttpResponse,
   type IngestLine,
-} from "../lib/connectors/index.js";
+} from "../lib/intake/connectors/index.js";
 
 /**
  * Five minutes: a rotated secret is read within that, and a warm function reads it about once

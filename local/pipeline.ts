@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
-import { ChannelPositions, type IngestResult, ingest } from "../lib/ingest/index.js";
+import { ChannelPositions, type IngestResult, ingest } from "../lib/intake/ingest/index.js";
 import { createResultsTable } from "../lib/knowledge/index.js";
 import {
   DEFAULT_MAX_BODY_BYTES,

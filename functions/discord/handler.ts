@@ -4,6 +4,7 @@ import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context } from "aws-lambda";
+import { DynamoDbStore } from "../../lib/history/index.js";
 import {
   DiscordRest,
   DynamoDbCursorStore,
@@ -12,8 +13,7 @@ import {
   queueSink,
   readDiscordConfig,
   systemClock,
-} from "../../lib/discord/index.js";
-import { DynamoDbStore } from "../../lib/history/index.js";
+} from "../../lib/intake/connectors/discord/index.js";
 
 /** Read at cold start: a bad setting fails the first invocation, naming the variable. */
 const config = readDiscordConfig(process.env);

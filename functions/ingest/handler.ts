@@ -9,7 +9,7 @@ import {
   DEFAULT_MAX_BATCH,
   IngestClient,
   MAX_BATCH_LIMIT,
-} from "../../lib/ingest/index.js";
+} from "../../lib/intake/ingest/index.js";
 import {
   DynamoDbResultStore,
   KnowledgeRedactor,

@@ -5,7 +5,7 @@ import { main } from "../../cli/commands.js";
 import { documentClient } from "../../lib/base/dynamodb/index.js";
 import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
-import { IngestClient } from "../../lib/ingest/index.js";
+import { IngestClient } from "../../lib/intake/ingest/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,

@@ -1,9 +1,9 @@
-/** The export fixtures of test/exports, as the command tests hand them to `import-chat` and `run`. */
+/** The export fixtures of test/intake/exports, as the command tests hand them to `import-chat` and `run`. */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { writeZip } from "../support/zip.js";
 
-export const EXPORTS = join(import.meta.dirname, "..", "exports", "fixtures");
+export const EXPORTS = join(import.meta.dirname, "..", "intake", "exports", "fixtures");
 export const exportFixture = (...parts: string[]): string => join(EXPORTS, ...parts);
 
 export const SLACK_FOLDER = exportFixture("slack", "workspace");

@@ -7,7 +7,7 @@ import {
   MAX_FRAGMENT_BYTES,
   MAX_FRAGMENTS,
   MAX_TRANSCRIPT_BYTES,
-} from "../../lib/transcript/index.js";
+} from "../../lib/intake/transcript/index.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
@@ -177,7 +177,12 @@ describe("import command", () => {
 
   it("keeps the session's timestamps: in --json, in the table and as the stored messages' ts", async () => {
     const table = await historyTable();
-    const args = ["import", "test/transcript/fixtures/claude-code.jsonl", "--conversation", "cc"];
+    const args = [
+      "import",
+      "test/intake/transcript/fixtures/claude-code.jsonl",
+      "--conversation",
+      "cc",
+    ];
     const run = await cli([...args, "--table", table, "--json"]);
 
     expect(run.code, run.stderr).toBe(0);

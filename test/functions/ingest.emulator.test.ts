@@ -9,7 +9,7 @@ import {
   MemoryStore,
   textMessage,
 } from "../../lib/history/index.js";
-import { type IngestResult, ingest } from "../../lib/ingest/index.js";
+import { type IngestResult, ingest } from "../../lib/intake/ingest/index.js";
 import { REEXTRACT_REPLACING_ATTRIBUTE } from "../../lib/knowledge/consumer.js";
 import {
   DynamoDbResultStore,

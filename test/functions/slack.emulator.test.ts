@@ -5,9 +5,9 @@
  */
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { signSlackRequest } from "../../lib/connectors/index.js";
 import { DynamoDbStore } from "../../lib/history/index.js";
-import { envelope, plain, SECRET } from "../connectors/slack-fixtures.js";
+import { signSlackRequest } from "../../lib/intake/connectors/index.js";
+import { envelope, plain, SECRET } from "../intake/connectors/slack-fixtures.js";
 import { drainQueue, sqsEvent } from "../support/sqs.js";
 import { webhookWorld } from "../support/webhook-world.js";
 

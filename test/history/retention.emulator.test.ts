@@ -8,7 +8,7 @@ import {
   textMessage,
 } from "../../lib/history/index.js";
 import { messageItem, storedSize } from "../../lib/history/schema/index.js";
-import { IngestClient } from "../../lib/ingest/index.js";
+import { IngestClient } from "../../lib/intake/ingest/index.js";
 import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 

@@ -17,9 +17,9 @@ const root = new URL("../../", import.meta.url).pathname;
 const ERRORS = `
 import * as api from "./lib/api/index.js";
 import * as chat from "./lib/history/chat-model/index.js";
-import * as connectors from "./lib/connectors/index.js";
+import * as connectors from "./lib/intake/connectors/index.js";
 import * as digest from "./lib/digest/index.js";
-import * as discord from "./lib/discord/index.js";
+import * as discord from "./lib/intake/connectors/discord/index.js";
 import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/extraction/index.js";
 import * as history from "./lib/history/index.js";

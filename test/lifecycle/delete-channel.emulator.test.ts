@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from "vitest";
 import { documentClient } from "../../lib/base/dynamodb/index.js";
 import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
-import { IngestClient } from "../../lib/ingest/index.js";
+import { IngestClient } from "../../lib/intake/ingest/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
-import type { IngestResult } from "../../lib/ingest/index.js";
+import type { IngestResult } from "../../lib/intake/ingest/index.js";
 import { REEXTRACT_ATTRIBUTE } from "../../lib/knowledge/consumer.js";
 import {
   extractDependencies,

@@ -6,8 +6,8 @@
  */
 import { CreateQueueCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, inject, vi } from "vitest";
-import { createClaimsTable } from "../../lib/connectors/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
+import { createClaimsTable } from "../../lib/intake/connectors/index.js";
 import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { testDynamoDbClient } from "./dynamodb.js";
 import { type SecretsServer, startSecretsServer } from "./secrets-manager.js";

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareRefs } from "../../../lib/base/identity/index.js";
-import { type IngestStore, ingest } from "../../../lib/ingest/index.js";
+import { type IngestStore, ingest } from "../../../lib/intake/ingest/index.js";
 import {
   runShare,
   runTick,

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ChannelPositions } from "../../../lib/ingest/index.js";
+import { ChannelPositions } from "../../../lib/intake/ingest/index.js";
 import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
 import { DynamoDbChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
 import { testDynamoDbClient } from "../../support/dynamodb.js";

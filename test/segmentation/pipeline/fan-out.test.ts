@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../../lib/history/index.js";
-import { ingest } from "../../../lib/ingest/index.js";
+import { ingest } from "../../../lib/intake/ingest/index.js";
 import {
   DispatchError,
   dispatchTick,

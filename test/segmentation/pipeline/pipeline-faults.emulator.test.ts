@@ -10,7 +10,7 @@ import { DeleteQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it, vi } from "vitest";
 import { itemSize, MAX_ITEM_BYTES } from "../../../lib/base/dynamodb/index.js";
 import { DynamoDbStore } from "../../../lib/history/index.js";
-import { ChannelPositions, ingest } from "../../../lib/ingest/index.js";
+import { ChannelPositions, ingest } from "../../../lib/intake/ingest/index.js";
 import type { TickSettings } from "../../../lib/segmentation/pipeline/index.js";
 import { DUE_SHARDS, dueShardOf } from "../../../lib/segmentation/pipeline/schema/index.js";
 import { DynamoDbChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";

@@ -4,7 +4,7 @@
  * holds renewed under new names are aged from the holds they replace and broken like stale ones.
  */
 import { describe, expect, it } from "vitest";
-import { ingest } from "../../../lib/ingest/index.js";
+import { ingest } from "../../../lib/intake/ingest/index.js";
 import {
   runTick,
   type SegmentDelivery,

@@ -10,7 +10,7 @@ import {
   type PositionAllocator,
   type PositionLease,
 } from "../../../lib/history/index.js";
-import { ingest } from "../../../lib/ingest/index.js";
+import { ingest } from "../../../lib/intake/ingest/index.js";
 import { TARGET_STATE_BYTES } from "../../../lib/segmentation/pipeline/channel-plan.js";
 import { processChannel } from "../../../lib/segmentation/pipeline/channel-step.js";
 import { parseSegmentBody } from "../../../lib/segmentation/pipeline/contract/index.js";
