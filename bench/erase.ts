@@ -9,9 +9,9 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { itemSize } from "../lib/base/dynamodb/index.js";
 import { dynamoDbErasure, eraseUser } from "../lib/erasure/index.js";
-import { Analyzer, type LLM } from "../lib/extraction/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../lib/history/index.js";
 import { authorEntry, messageItem } from "../lib/history/schema/index.js";
+import { Analyzer, type LLM } from "../lib/knowledge/extraction/index.js";
 import {
   createResultsTable,
   DynamoDbResultStore,

@@ -32,6 +32,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/base/identity/index.js";
+import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
 import {
   Analyzer,
   type AuthoredTurn,
@@ -42,19 +43,18 @@ import {
   replyTargets,
   SYSTEM_PROMPT,
   type Turn,
-} from "../lib/extraction/index.js";
-import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
-import {
-  ConversationSegmenter,
-  DEFAULT_MAX_SIZE,
-  DEFAULT_SETTLE_MS,
-} from "../lib/segmentation/segmenter/index.js";
+} from "../lib/knowledge/extraction/index.js";
 import {
   plainWindowCount,
   slidingWindowSpans,
   splitNonPrefixWindows,
   splitPrefixWindows,
-} from "../lib/windows/index.js";
+} from "../lib/knowledge/windows/index.js";
+import {
+  ConversationSegmenter,
+  DEFAULT_MAX_SIZE,
+  DEFAULT_SETTLE_MS,
+} from "../lib/segmentation/segmenter/index.js";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 
@@ -352,7 +352,7 @@ interface Call {
   prompt: string;
 }
 
-/** The calls a route makes for a segment, cut as `lib/extraction/analyzer.ts` cuts them. */
+/** The calls a route makes for a segment, cut as `lib/knowledge/extraction/analyzer.ts` cuts them. */
 function callsOf(options: RouteOptions, turns: ChatTurn[]): Call[] {
   const windowCall = (window: ChatTurn[], includeTool: boolean): Call => ({
     window,

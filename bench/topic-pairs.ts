@@ -13,7 +13,7 @@ export interface TopicPair {
 }
 
 export const PAIRS_FILE = fileURLToPath(
-  new URL("../test/topics/fixtures/topic-pairs.json", import.meta.url),
+  new URL("../test/knowledge/topics/fixtures/topic-pairs.json", import.meta.url),
 );
 
 /** The pairs of `file` (`{"pairs": [{a, b, same}]}`), each checked so a bad line is named. */

@@ -1,6 +1,6 @@
 /**
- * How well wordings of one topic merge by tokens alone (`lib/topics`):
- * - on the labelled pairs (test/topics/fixtures/topic-pairs.json, written for this project):
+ * How well wordings of one topic merge by tokens alone (`lib/knowledge/topics`):
+ * - on the labelled pairs (test/knowledge/topics/fixtures/topic-pairs.json, written for this project):
  *   precision and recall of `sameTopic`, with the pairs it gets wrong;
  * - on the annotated IRC files (through the offline extractor, as bench:topics runs it): each
  *   channel's topics before merging (one per normalized topic, as stored) and after, and how
@@ -11,11 +11,11 @@
  *   npm run bench:topicmerge -- --json        the numbers as one JSON object
  */
 import { pathToFileURL } from "node:url";
-import { KeyphraseExtractor } from "../lib/extraction/index.js";
+import { KeyphraseExtractor } from "../lib/knowledge/extraction/index.js";
 import { mergeSupports, SegmentExtractor } from "../lib/knowledge/index.js";
-import { MemoryResultStore } from "../lib/knowledge/memory-store.js";
+import { MemoryResultStore } from "../lib/knowledge/store/memory.js";
+import { sameTopic } from "../lib/knowledge/topics/index.js";
 import { DEFAULT_MAX_SIZE } from "../lib/segmentation/segmenter/index.js";
-import { sameTopic } from "../lib/topics/index.js";
 import { benchArgs, usageError } from "./args.js";
 import { PAIRS_FILE, readPairs, scorePairs } from "./topic-pairs.js";
 import { type Channel, channelsOf, inline, loadCorpus } from "./topics.js";
@@ -26,7 +26,7 @@ npm run bench:topicmerge [-- options]
 Topic merging by tokens: precision and recall on the labelled topic pairs, and each channel's
 topics before and after merging on the annotated IRC files (extracted offline).
 
-  --pairs FILE      the labelled pairs (default test/topics/fixtures/topic-pairs.json)
+  --pairs FILE      the labelled pairs (default test/knowledge/topics/fixtures/topic-pairs.json)
   --input FILE      another chat file (JSON lines) instead of the annotated IRC files
   --max-size N      the segment ceiling in messages (default ${DEFAULT_MAX_SIZE})
   --show N          print each channel's first N merged topics that have aliases (default 0)

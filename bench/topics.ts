@@ -23,8 +23,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/base/identity/index.js";
-import { Analyzer, type Extractor, KeyphraseExtractor } from "../lib/extraction/index.js";
 import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
+import { Analyzer, type Extractor, KeyphraseExtractor } from "../lib/knowledge/extraction/index.js";
 import {
   ANALYZER_DEFAULTS,
   mergeSupports,
@@ -32,7 +32,7 @@ import {
   SegmentExtractor,
   type SegmentResult,
 } from "../lib/knowledge/index.js";
-import { MemoryResultStore } from "../lib/knowledge/memory-store.js";
+import { MemoryResultStore } from "../lib/knowledge/store/memory.js";
 import type { InlineMessage } from "../lib/segmentation/pipeline/contract/index.js";
 import {
   ConversationSegmenter,

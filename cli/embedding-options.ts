@@ -6,9 +6,9 @@ import {
   BedrockTitanEmbedder,
   DEFAULT_TITAN_EMBEDDINGS_MODEL,
   OpenAIEmbedder,
-} from "../lib/extraction/index.js";
+} from "../lib/knowledge/extraction/index.js";
 import type { TopicEmbeddings } from "../lib/knowledge/index.js";
-import { DEFAULT_SIMILARITY } from "../lib/topics/index.js";
+import { DEFAULT_SIMILARITY } from "../lib/knowledge/topics/index.js";
 
 export const EMBEDDING_OPTIONS = {
   embeddings: { type: "string" },

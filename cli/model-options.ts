@@ -1,4 +1,4 @@
-import { KEYPHRASE_EXTRACTOR_NAME } from "../lib/extraction/index.js";
+import { KEYPHRASE_EXTRACTOR_NAME } from "../lib/knowledge/extraction/index.js";
 import type { ExtractorKind } from "../lib/knowledge/index.js";
 import { DEFAULT_MODELS, type LocalModel } from "../local/extraction.js";
 

@@ -1,4 +1,4 @@
-import { QUESTION_STATUSES, type QuestionStatus } from "../lib/extraction/index.js";
+import { QUESTION_STATUSES, type QuestionStatus } from "../lib/knowledge/extraction/index.js";
 import { KnowledgeReader, MAX_QUESTION_LIMIT, type Question } from "../lib/knowledge/index.js";
 import { readChannel, unknownChannel } from "./channel-knowledge.js";
 import { type Command, command, EXIT } from "./command.js";

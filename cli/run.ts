@@ -3,8 +3,8 @@ import { resolve } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration, parseDuration } from "../lib/base/duration/index.js";
 import { compareIds } from "../lib/base/identity/index.js";
-import type { Route } from "../lib/extraction/index.js";
 import type { ChatMessage } from "../lib/history/messages/index.js";
+import type { Route } from "../lib/knowledge/extraction/index.js";
 import {
   ANALYZER_DEFAULTS,
   EXTRACT_BOUNDS,

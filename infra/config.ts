@@ -1,5 +1,5 @@
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { type Route, windowCount } from "../lib/extraction/index.js";
+import { type Route, windowCount } from "../lib/knowledge/extraction/index.js";
 import {
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,

@@ -80,7 +80,7 @@ export class Extraction extends Construct {
     );
     segments.allowDeadLetterSender(role.roleArn);
     // A change during an extraction is redacted by the function itself, and past the changed
-    // share it sends the segment back, as ingestion's redaction does (lib/knowledge/reextraction.ts).
+    // share it sends the segment back, as ingestion's redaction does (lib/knowledge/write/reextraction.ts).
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [segments.queue.queueArn] }),
     );

@@ -8,13 +8,13 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { parseDuration } from "../lib/base/duration/index.js";
 import { MAX_RETENTION_DAYS } from "../lib/base/dynamodb/index.js";
-import type { Route } from "../lib/extraction/index.js";
 import {
   DEFAULT_REREAD_WINDOW,
   MAX_DISCORD_CHANNELS,
   MAX_REREAD_WINDOW,
 } from "../lib/intake/connectors/discord/index.js";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "../lib/intake/ingest/index.js";
+import type { Route } from "../lib/knowledge/extraction/index.js";
 import {
   DEFAULT_BEDROCK_MODEL_ID,
   EXTRACT_BOUNDS,

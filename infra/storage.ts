@@ -29,7 +29,7 @@ import {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
   RESULTS_TTL_ATTRIBUTE,
-} from "../lib/knowledge/schema/index.js";
+} from "../lib/knowledge/store/schema/index.js";
 import {
   CHANNEL_KEY,
   DUE_AT,
@@ -83,7 +83,7 @@ export class Storage extends Construct {
   readonly channels: ITable;
   /** Model conversations (`Middleware`, transcripts): the messages schema, its own table. */
   readonly conversations: ITable;
-  /** Extraction's results, topic index, leases and window replies (`lib/knowledge/schema/`). */
+  /** Extraction's results, topic index, leases and window replies (`lib/knowledge/store/schema/`). */
   readonly results: ITable;
 
   constructor(scope: Construct, id: string, props: StorageProps = {}) {

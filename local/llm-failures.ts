@@ -11,7 +11,7 @@ import {
   InvalidModelOutputError,
   isContextLengthError,
   LLMError,
-} from "../lib/extraction/index.js";
+} from "../lib/knowledge/extraction/index.js";
 import type { SegmentExtractor } from "../lib/knowledge/index.js";
 import type { LocalModel } from "./extraction.js";
 

@@ -23,7 +23,7 @@ import {
   normalizeTopic,
   type Turn,
   type UsageListener,
-} from "../../lib/extraction/index.js";
+} from "../../lib/knowledge/extraction/index.js";
 
 /** What the extractor is, for logs, usage records and any output that names the model. */
 export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";

@@ -16,7 +16,7 @@ import {
   RESULTS_SORT_KEY,
   resultItemKey,
   TOPIC_PREFIX,
-} from "../knowledge/schema/index.js";
+} from "../knowledge/store/schema/index.js";
 import { CHANNEL_KEY, ITEM_KEY, MARKS_ITEM } from "../segmentation/pipeline/schema/index.js";
 import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
 

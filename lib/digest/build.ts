@@ -1,6 +1,6 @@
 import type { SegmentResult, TopicSupport } from "../knowledge/index.js";
 import { mergeSupports } from "../knowledge/index.js";
-import type { TopicMatcher } from "../topics/index.js";
+import type { TopicMatcher } from "../knowledge/topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
 import type { ActivityMessage, DigestSources } from "./sources.js";
 import type {
@@ -22,7 +22,7 @@ export interface BuildDigestOptions {
   since: number;
   until: number;
   now?: Date;
-  /** Which wordings are one topic (`lib/topics`; default: the token key). */
+  /** Which wordings are one topic (`lib/knowledge/topics`; default: the token key). */
   matchers?: readonly TopicMatcher[];
 }
 

@@ -10,7 +10,7 @@ import {
   DEPLOYMENT_PARTITION,
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
-} from "../knowledge/schema/index.js";
+} from "../knowledge/store/schema/index.js";
 import {
   AUDIT_PREFIX,
   type AuditStore,

@@ -5,10 +5,54 @@
  * term statistics), their DynamoDB store and its memory double, the typed reader for users'
  * code, the redactor that makes them follow messages edited or deleted after delivery, and how
  * a segment is sent back to be extracted again. The results table's keys and definition are
- * `./schema/`.
+ * `./store/schema/`.
  */
 
-export { type ApiKeyCache, apiKeyCache } from "./api-key.js";
+export {
+  BudgetPausedError,
+  CircuitOpenError,
+  DeadlineError,
+  KnowledgeConfigError,
+  KnowledgeError,
+  KnowledgeItemError,
+  LeaseLostError,
+  SegmentBusyError,
+} from "./errors.js";
+export {
+  DEFAULT_QUESTION_LIMIT,
+  KnowledgeReader,
+  MAX_QUESTION_LIMIT,
+  mergeSupports,
+  type Topic,
+  type TopicEmbeddings,
+  type TopicEvidence,
+} from "./read/reader.js";
+export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store/dynamodb.js";
+export {
+  type AttemptLedger,
+  DynamoDbLedger,
+  MemoryLedger,
+  type SpendCounter,
+} from "./store/ledger.js";
+export { MemoryResultStore } from "./store/memory.js";
+export type {
+  CurrentMessages,
+  MessageChange,
+  MessageState,
+  MessageStates,
+} from "./store/message-states.js";
+export type { Lease, QuestionPage, ResultStore } from "./store/port.js";
+export type { Question } from "./store/question-entry.js";
+export type { RedactionCounts } from "./store/redaction-plan.js";
+export type {
+  QuestionEntry,
+  SegmentResult,
+  StoredQuestion,
+  TopicSupport,
+} from "./store/schema/items.js";
+export { createResultsTable } from "./store/schema/table.js";
+export { onTimeEnvelope, type SegmentEnvelope } from "./store/segment-envelope.js";
+export { type ApiKeyCache, apiKeyCache } from "./write/api-key.js";
 export {
   ANALYZER_DEFAULTS,
   type ApiKeySource,
@@ -21,30 +65,20 @@ export {
   type ExtractVariable,
   ROUTES,
   readExtractConfig,
-} from "./config.js";
+} from "./write/config.js";
 export {
   REEXTRACT_ATTRIBUTE,
   type SegmentConsumerDependencies,
   segmentConsumer,
-} from "./consumer.js";
-export type { ExtractionMetricName, ExtractionMetrics } from "./consumer-report.js";
-export {
-  BudgetPausedError,
-  CircuitOpenError,
-  DeadlineError,
-  KnowledgeConfigError,
-  KnowledgeError,
-  KnowledgeItemError,
-  LeaseLostError,
-  SegmentBusyError,
-} from "./errors.js";
+} from "./write/consumer.js";
+export type { ExtractionMetricName, ExtractionMetrics } from "./write/consumer-report.js";
 export {
   conversationSegment,
   type ExtractionOutcome,
   promptVersionOf,
   SegmentExtractor,
   type SegmentExtractorOptions,
-} from "./extract-segment.js";
+} from "./write/extract-segment.js";
 export {
   CircuitBreaker,
   type CircuitBreakerOptions,
@@ -52,55 +86,21 @@ export {
   TokenBudget,
   type TokenBudgetOptions,
   utcDay,
-} from "./guard.js";
-export {
-  type AttemptLedger,
-  DynamoDbLedger,
-  MemoryLedger,
-  type SpendCounter,
-} from "./ledger.js";
-export { MemoryResultStore } from "./memory-store.js";
-export type {
-  CurrentMessages,
-  MessageChange,
-  MessageState,
-  MessageStates,
-} from "./message-states.js";
-export type { Question } from "./question-entry.js";
-export {
-  DEFAULT_QUESTION_LIMIT,
-  KnowledgeReader,
-  MAX_QUESTION_LIMIT,
-  mergeSupports,
-  type Topic,
-  type TopicEmbeddings,
-  type TopicEvidence,
-} from "./reader.js";
+} from "./write/guard.js";
 export {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
   type RedactionMetricName,
   type RedactionMetrics,
   type RequestReextraction,
-} from "./redact.js";
-export type { RedactionCounts } from "./redaction-plan.js";
-export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
-export { queueReextraction, reextractionMessage, storedSegmentBody } from "./reextraction.js";
-export type { Lease, QuestionPage, ResultStore } from "./result-store.js";
+} from "./write/redact.js";
+export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./write/redelivery.js";
+export { queueReextraction, reextractionMessage, storedSegmentBody } from "./write/reextraction.js";
 export {
   DEFAULT_RETRY,
   type RetrySchedule,
   retryDelaySeconds,
   rideOutSeconds,
-} from "./retry.js";
-export type {
-  QuestionEntry,
-  SegmentResult,
-  StoredQuestion,
-  TopicSupport,
-} from "./schema/items.js";
-export { createResultsTable } from "./schema/table.js";
-export { onTimeEnvelope, type SegmentEnvelope } from "./segment-envelope.js";
-export { DynamoDbResultStore, type DynamoDbResultStoreOptions } from "./store.js";
-export { type MessagesById, storedMessageStates } from "./stored-states.js";
-export { type ExtractEnvironment, extractDependencies } from "./wiring.js";
+} from "./write/retry.js";
+export { type MessagesById, storedMessageStates } from "./write/stored-states.js";
+export { type ExtractEnvironment, extractDependencies } from "./write/wiring.js";

@@ -13,7 +13,7 @@ import { realSleep } from "../base/backoff/index.js";
 import { batchWriteAll, documentClient } from "../base/dynamodb/index.js";
 import { DynamoDbStore, validateConversationId } from "../history/index.js";
 import { BY_POSITION_INDEX, PARTITION_KEY } from "../history/schema/index.js";
-import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY } from "../knowledge/schema/index.js";
+import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY } from "../knowledge/store/schema/index.js";
 import {
   CHANNEL_KEY,
   ITEM_KEY,

@@ -138,7 +138,7 @@ export interface ChannelCounts {
 export interface ChannelTopic {
   /** Its most supported wording (ties: the earliest, then code order). */
   topic: string;
-  /** Its other wordings (`lib/topics` merges them), most supported first; empty: said one way. */
+  /** Its other wordings (`lib/knowledge/topics` merges them), most supported first; empty: said one way. */
   aliases: string[];
   /**
    * The segments that support it, oldest first: `[segment, topic]`, the segment's index in the

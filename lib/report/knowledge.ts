@@ -9,8 +9,8 @@ import {
   type DigestQuestion,
   resultQuestions,
 } from "../digest/index.js";
-import { normalizeTopic } from "../extraction/index.js";
-import type { StoredQuestion } from "../knowledge/schema/items.js";
+import { normalizeTopic } from "../knowledge/extraction/index.js";
+import type { StoredQuestion } from "../knowledge/store/schema/items.js";
 import type { CandidatesLine } from "../segmentation/pipeline/contract/index.js";
 import type { ReportKnowledge } from "./data.js";
 import type { ReportInput } from "./records.js";

@@ -1,11 +1,11 @@
 /**
  * A channel's topics for the report's first screen: the candidates of its segments merged by
- * normalized topic, then their wordings of one topic merged into one (`lib/topics`), as the
+ * normalized topic, then their wordings of one topic merged into one (`lib/knowledge/topics`), as the
  * topic index merges them for `npm start -- topics`, each with the segments that support it and
  * when its evidence was said.
  */
-import { normalizeTopic } from "../extraction/index.js";
-import { mergeTopics } from "../topics/index.js";
+import { normalizeTopic } from "../knowledge/extraction/index.js";
+import { mergeTopics } from "../knowledge/topics/index.js";
 import type { ChannelTopic, SegmentData } from "./data.js";
 
 /**

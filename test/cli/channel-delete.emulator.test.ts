@@ -3,9 +3,9 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/commands.js";
 import { documentClient } from "../../lib/base/dynamodb/index.js";
-import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
 import { IngestClient } from "../../lib/intake/ingest/index.js";
+import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,

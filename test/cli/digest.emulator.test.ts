@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Digest } from "../../lib/digest/index.js";
 import { DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import { DynamoDbResultStore, type SegmentResult } from "../../lib/knowledge/index.js";
-import type { TopicSupport } from "../../lib/knowledge/schema/items.js";
+import type { TopicSupport } from "../../lib/knowledge/store/schema/items.js";
 import { DAY, question, result, SINCE, support, UNTIL } from "../digest/fixtures.js";
 import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";

@@ -5,8 +5,8 @@
  */
 import { describe, expect, inject, it, vi } from "vitest";
 import { tableProblem } from "../../cli/failures.js";
-import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
+import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,

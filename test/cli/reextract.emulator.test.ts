@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it, vi } from "vitest";
-import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
+import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   KnowledgeReader,

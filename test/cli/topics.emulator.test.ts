@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it, vi } from "vitest";
-import { type Extractor, KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { type Extractor, KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,

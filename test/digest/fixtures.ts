@@ -1,10 +1,10 @@
 import type { ActivityMessage, DigestSources } from "../../lib/digest/index.js";
-import { normalizeTopic } from "../../lib/extraction/index.js";
+import { normalizeTopic } from "../../lib/knowledge/extraction/index.js";
 import type {
   SegmentResult,
   StoredQuestion,
   TopicSupport,
-} from "../../lib/knowledge/schema/items.js";
+} from "../../lib/knowledge/store/schema/items.js";
 import { segmentResult, topicSupport } from "../support/segment-result.js";
 
 export const DAY = 86_400_000;

@@ -14,9 +14,9 @@ import {
   MemoryAuditStore,
   mentions,
 } from "../../lib/erasure/index.js";
-import type { LLM } from "../../lib/extraction/index.js";
 import { MemoryStore } from "../../lib/history/index.js";
 import { authorKeyOf, userIdKeyOf } from "../../lib/history/schema/index.js";
+import type { LLM } from "../../lib/knowledge/extraction/index.js";
 import { MemoryResultStore } from "../../lib/knowledge/index.js";
 import { questionModel } from "../knowledge/redaction.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { scrubPlan } from "../../lib/erasure/scrub.js";
 import type { SegmentResult } from "../../lib/knowledge/index.js";
-import type { StoredQuestion } from "../../lib/knowledge/schema/items.js";
+import type { StoredQuestion } from "../../lib/knowledge/store/schema/items.js";
 
 const question = (id: string, fields: Partial<StoredQuestion> = {}): StoredQuestion => ({
   id,

@@ -5,8 +5,8 @@
  * them as the stack wires them.
  */
 import type { AuditStore, ErasureDependencies, ErasureMessages } from "../../lib/erasure/index.js";
-import type { LLM } from "../../lib/extraction/index.js";
 import { type Store, textMessage } from "../../lib/history/index.js";
+import type { LLM } from "../../lib/knowledge/extraction/index.js";
 import {
   KnowledgeRedactor,
   type ResultStore,

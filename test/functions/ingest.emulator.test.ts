@@ -2,7 +2,6 @@ import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createIngestHandler } from "../../functions/ingest/ingest-handler.js";
-import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import {
   createMessagesTable,
   DynamoDbStore,
@@ -10,12 +9,13 @@ import {
   textMessage,
 } from "../../lib/history/index.js";
 import { type IngestResult, ingest } from "../../lib/intake/ingest/index.js";
-import { REEXTRACT_REPLACING_ATTRIBUTE } from "../../lib/knowledge/consumer.js";
+import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   REEXTRACT_ATTRIBUTE,
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
+import { REEXTRACT_REPLACING_ATTRIBUTE } from "../../lib/knowledge/write/consumer.js";
 import { parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 import { createChannelsTable, dueShardOf } from "../../lib/segmentation/pipeline/schema/index.js";
 import { DynamoDbChannelStore } from "../../lib/segmentation/pipeline/store/index.js";

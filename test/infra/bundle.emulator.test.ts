@@ -21,7 +21,7 @@ import * as connectors from "./lib/intake/connectors/index.js";
 import * as digest from "./lib/digest/index.js";
 import * as discord from "./lib/intake/connectors/discord/index.js";
 import * as erasure from "./lib/erasure/index.js";
-import * as extraction from "./lib/extraction/index.js";
+import * as extraction from "./lib/knowledge/extraction/index.js";
 import * as history from "./lib/history/index.js";
 import * as knowledge from "./lib/knowledge/index.js";
 import * as pipeline from "./lib/segmentation/pipeline/index.js";

@@ -370,7 +370,7 @@ describe("functions", () => {
       MAX_BATCH: "500",
       POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       NODE_OPTIONS: "--enable-source-maps",
-      // Redaction sends a segment back past the share (lib/knowledge/reextraction.ts).
+      // Redaction sends a segment back past the share (lib/knowledge/write/reextraction.ts).
       SEGMENT_QUEUE_URL: ref(ids.segmentQueue),
       REEXTRACT_CHANGED_SHARE: EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE,
     });

@@ -1,6 +1,10 @@
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { describe, expect, it } from "vitest";
-import { BedrockConverseLLM, LLMError, OpenAICompatibleLLM } from "../../lib/extraction/index.js";
+import {
+  BedrockConverseLLM,
+  LLMError,
+  OpenAICompatibleLLM,
+} from "../../lib/knowledge/extraction/index.js";
 import { apiKeyCache, CircuitBreaker, guardedLLM } from "../../lib/knowledge/index.js";
 import {
   chatCompletion,

@@ -6,7 +6,7 @@
  */
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LLM } from "../../lib/extraction/index.js";
+import type { LLM } from "../../lib/knowledge/extraction/index.js";
 import { KnowledgeReader } from "../../lib/knowledge/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { closedAfterEach, startChatCompletionsServer } from "../support/llm-servers.js";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { InvalidModelOutputError, LLMError } from "../../lib/extraction/index.js";
+import { InvalidModelOutputError, LLMError } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   KnowledgeReader,

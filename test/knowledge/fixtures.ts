@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { Analyzer, type LLM, OpenAICompatibleLLM } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
+import { Analyzer, type LLM, OpenAICompatibleLLM } from "../../lib/knowledge/extraction/index.js";
 import {
   ANALYZER_DEFAULTS,
   DynamoDbResultStore,
@@ -14,7 +14,7 @@ import {
   type SegmentEnvelope,
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
-import { resultsTableDefinition } from "../../lib/knowledge/schema/index.js";
+import { resultsTableDefinition } from "../../lib/knowledge/store/schema/index.js";
 import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
 import { createTestTable } from "../support/dynamodb.js";
 import {

@@ -5,7 +5,7 @@ import {
   InvalidModelOutputError,
   type LLM,
   LLMError,
-} from "../../lib/extraction/index.js";
+} from "../../lib/knowledge/extraction/index.js";
 import {
   apiKeyCache,
   BudgetPausedError,
@@ -22,7 +22,7 @@ import {
   segmentConsumer,
   TokenBudget,
 } from "../../lib/knowledge/index.js";
-import { DEPLOYMENT_PARTITION } from "../../lib/knowledge/schema/items.js";
+import { DEPLOYMENT_PARTITION } from "../../lib/knowledge/store/schema/items.js";
 import { DLQ_URL, QueueSimulation } from "./queue-simulation.js";
 
 const USAGE = { inputTokens: 700, outputTokens: 300, cacheReadTokens: 50, cacheWriteTokens: 0 };

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { normalizeTopic } from "../../lib/extraction/index.js";
+import { normalizeTopic } from "../../lib/knowledge/extraction/index.js";
 import { mergeSupports } from "../../lib/knowledge/index.js";
-import type { TopicSupport } from "../../lib/knowledge/schema/items.js";
+import type { TopicSupport } from "../../lib/knowledge/store/schema/items.js";
 
 const support = (
   topic: string,

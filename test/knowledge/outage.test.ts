@@ -4,7 +4,7 @@ import {
   InvalidModelOutputError,
   type LLM,
   LLMError,
-} from "../../lib/extraction/index.js";
+} from "../../lib/knowledge/extraction/index.js";
 import {
   CircuitBreaker,
   DEFAULT_RETRY,
@@ -18,7 +18,7 @@ import {
   TokenBudget,
   utcDay,
 } from "../../lib/knowledge/index.js";
-import { DEPLOYMENT_PARTITION } from "../../lib/knowledge/schema/items.js";
+import { DEPLOYMENT_PARTITION } from "../../lib/knowledge/store/schema/items.js";
 import { DLQ_URL, QueueSimulation } from "./queue-simulation.js";
 
 const HOUR = 3_600_000;

@@ -10,7 +10,7 @@ import {
   type Extractor,
   KeyphraseExtractor,
   type LLM,
-} from "../../lib/extraction/index.js";
+} from "../../lib/knowledge/extraction/index.js";
 import {
   MemoryResultStore,
   promptVersionOf,

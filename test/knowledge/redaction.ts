@@ -4,7 +4,7 @@
  * nothing of another segment touched.
  */
 import { describe, expect, it } from "vitest";
-import { Analyzer, type LLM } from "../../lib/extraction/index.js";
+import { Analyzer, type LLM } from "../../lib/knowledge/extraction/index.js";
 import {
   KnowledgeRedactor,
   type MessageChange,
@@ -15,7 +15,7 @@ import {
   type SegmentEnvelope,
   SegmentExtractor,
 } from "../../lib/knowledge/index.js";
-import { planRedaction } from "../../lib/knowledge/redaction-plan.js";
+import { planRedaction } from "../../lib/knowledge/store/redaction-plan.js";
 import {
   type InlineMessage,
   parseSegmentBody,

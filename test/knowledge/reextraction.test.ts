@@ -5,11 +5,7 @@
  */
 import type { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { Analyzer } from "../../lib/extraction/index.js";
-import {
-  REEXTRACT_ATTRIBUTE,
-  REEXTRACT_REPLACING_ATTRIBUTE,
-} from "../../lib/knowledge/consumer.js";
+import { Analyzer } from "../../lib/knowledge/extraction/index.js";
 import {
   MemoryResultStore,
   promptVersionOf,
@@ -19,6 +15,10 @@ import {
   type SegmentResult,
   storedSegmentBody,
 } from "../../lib/knowledge/index.js";
+import {
+  REEXTRACT_ATTRIBUTE,
+  REEXTRACT_REPLACING_ATTRIBUTE,
+} from "../../lib/knowledge/write/consumer.js";
 import { fifoId, parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 import { ANALYSIS } from "./fixtures.js";
 import { extractorFor, NOW, segmentAt, topicModel } from "./redaction.js";

@@ -5,7 +5,7 @@
  * windows are the plain ones.
  */
 import { describe, expect, it } from "vitest";
-import { Analyzer, type LLM } from "../../lib/extraction/index.js";
+import { Analyzer, type LLM } from "../../lib/knowledge/extraction/index.js";
 import {
   MemoryResultStore,
   promptVersionOf,

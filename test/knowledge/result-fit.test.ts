@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { MAX_ITEM_BYTES } from "../../lib/base/dynamodb/index.js";
-import { Analyzer, type Candidate, type Extractor } from "../../lib/extraction/index.js";
+import { Analyzer, type Candidate, type Extractor } from "../../lib/knowledge/extraction/index.js";
 import type { SegmentResult } from "../../lib/knowledge/index.js";
 import { MemoryResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";
-import { fitResult, resultItemSize } from "../../lib/knowledge/result-fit.js";
+import { fitResult, resultItemSize } from "../../lib/knowledge/write/result-fit.js";
 import { segmentOf } from "./fixtures.js";
 
 const candidate = (topic: string, fields: Partial<Candidate> = {}): Candidate => ({

@@ -9,14 +9,14 @@ import {
   type Extractor,
   KeyphraseExtractor,
   type QuestionCandidate,
-} from "../../lib/extraction/index.js";
+} from "../../lib/knowledge/extraction/index.js";
 import type { SegmentResult } from "../../lib/knowledge/index.js";
 import { MemoryResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";
-import type { MessageState } from "../../lib/knowledge/message-states.js";
-import { planRedaction } from "../../lib/knowledge/redaction-plan.js";
-import { fitResult, resultItemSize } from "../../lib/knowledge/result-fit.js";
-import { questionId } from "../../lib/knowledge/result-questions.js";
-import type { StoredQuestion } from "../../lib/knowledge/schema/items.js";
+import type { MessageState } from "../../lib/knowledge/store/message-states.js";
+import { planRedaction } from "../../lib/knowledge/store/redaction-plan.js";
+import { questionId } from "../../lib/knowledge/store/result-questions.js";
+import type { StoredQuestion } from "../../lib/knowledge/store/schema/items.js";
+import { fitResult, resultItemSize } from "../../lib/knowledge/write/result-fit.js";
 import { segmentOf } from "./fixtures.js";
 
 const answering = (questions: QuestionCandidate[], candidates: Candidate[] = []): Extractor => ({

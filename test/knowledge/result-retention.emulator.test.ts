@@ -1,15 +1,15 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentClient } from "../../lib/base/dynamodb/index.js";
-import { Analyzer } from "../../lib/extraction/index.js";
+import { Analyzer } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,
   SegmentExtractor,
   type SegmentResult,
 } from "../../lib/knowledge/index.js";
-import { widenSpans } from "../../lib/knowledge/redaction-store.js";
-import type { RedactionTable } from "../../lib/knowledge/redaction-table.js";
+import { widenSpans } from "../../lib/knowledge/store/redaction-store.js";
+import type { RedactionTable } from "../../lib/knowledge/store/redaction-table.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { closedAfterEach, startChatCompletionsServer } from "../support/llm-servers.js";
 import {

@@ -4,7 +4,7 @@
  * `SegmentExtractor` with the offline extractor under retries and re-extraction.
  */
 import { describe, expect, it } from "vitest";
-import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "../../lib/extraction/index.js";
+import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
 import { type ResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
 import { segmentOf } from "./fixtures.js";

@@ -3,7 +3,7 @@
  * by kind (issue 20 §2): an operator sees that replies or chats are being cut, never the text.
  */
 import { describe, expect, it } from "vitest";
-import type { Candidate, Extractor } from "../../lib/extraction/index.js";
+import type { Candidate, Extractor } from "../../lib/knowledge/extraction/index.js";
 import {
   type ExtractionMetricName,
   MemoryResultStore,

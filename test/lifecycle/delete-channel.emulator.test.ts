@@ -2,9 +2,9 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, inject, it } from "vitest";
 import { documentClient } from "../../lib/base/dynamodb/index.js";
-import { KeyphraseExtractor } from "../../lib/extraction/index.js";
 import { createMessagesTable } from "../../lib/history/index.js";
 import { IngestClient } from "../../lib/intake/ingest/index.js";
+import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,

@@ -12,7 +12,6 @@ import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
 import type { IngestResult } from "../../lib/intake/ingest/index.js";
-import { REEXTRACT_ATTRIBUTE } from "../../lib/knowledge/consumer.js";
 import {
   extractDependencies,
   KnowledgeReader,
@@ -20,6 +19,7 @@ import {
   type SegmentResult,
   segmentConsumer,
 } from "../../lib/knowledge/index.js";
+import { REEXTRACT_ATTRIBUTE } from "../../lib/knowledge/write/consumer.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   segmentBody,

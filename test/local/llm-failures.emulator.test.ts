@@ -3,7 +3,7 @@ import {
   InvalidModelOutputError,
   LLMError,
   OpenAICompatibleLLM,
-} from "../../lib/extraction/index.js";
+} from "../../lib/knowledge/extraction/index.js";
 import type { ExtractionOutcome, SegmentExtractor } from "../../lib/knowledge/index.js";
 import type { LocalModel } from "../../local/extraction.js";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredQuestion } from "../../lib/knowledge/schema/items.js";
+import type { StoredQuestion } from "../../lib/knowledge/store/schema/items.js";
 import {
   buildReport,
   parseSegmentAnchor,
