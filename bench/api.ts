@@ -14,15 +14,15 @@
  *   npm run bench:api -- --json                the numbers as one JSON object
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { wireItemSize } from "../lib/base/dynamodb/index.js";
+import { createResultsTable, KnowledgeReader } from "../lib/knowledge/index.js";
 import {
   apiHandler,
   dynamoDbApiSources,
   QUESTION_LIMITS,
   type ReadCost,
   TOPIC_LIMITS,
-} from "../lib/api/index.js";
-import { wireItemSize } from "../lib/base/dynamodb/index.js";
-import { createResultsTable, KnowledgeReader } from "../lib/knowledge/index.js";
+} from "../lib/outlets/api/index.js";
 import { createChannelsTable } from "../lib/segmentation/pipeline/schema/index.js";
 import { startEmulators } from "../local/emulators.js";
 import { seededChannel, writeSeededChannel, writeSeededQuestions } from "./api-seed.js";

@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore } from "../lib/history/index.js";
 import {
   buildDigest,
   type Digest,
@@ -10,9 +11,8 @@ import {
   digestMarkdown,
   dynamoDbDigestSources,
   parseSince,
-} from "../lib/digest/index.js";
-import { DynamoDbStore } from "../lib/history/index.js";
-import { reportSegmentHref } from "../lib/report/index.js";
+} from "../lib/outlets/digest/index.js";
+import { reportSegmentHref } from "../lib/outlets/report/index.js";
 import type { Workspace } from "../local/workspace.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";

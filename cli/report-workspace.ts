@@ -6,7 +6,7 @@
 import { copyPlatformFields, DynamoDbStore, messageText } from "../lib/history/index.js";
 import type { ChatMessage } from "../lib/history/messages/index.js";
 import { KnowledgeReader, type SegmentResult } from "../lib/knowledge/index.js";
-import type { ReportInput } from "../lib/report/index.js";
+import type { ReportInput } from "../lib/outlets/report/index.js";
 import type { Workspace } from "../local/workspace.js";
 
 export async function workspaceReportInput(

@@ -14,7 +14,7 @@ import {
   type ReportInput,
   renderReportHtml,
   type SegmentRecord,
-} from "../lib/report/index.js";
+} from "../lib/outlets/report/index.js";
 import type { CandidatesLine } from "../lib/segmentation/pipeline/contract/index.js";
 import { DEFAULT_SETTLE_MS } from "../lib/segmentation/segmenter/index.js";
 import { openInBrowser } from "./browser.js";

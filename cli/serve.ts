@@ -1,6 +1,6 @@
-import { apiHandler, dynamoDbApiSources } from "../lib/api/index.js";
-import { channelDigests, dynamoDbDigestSources } from "../lib/digest/index.js";
 import { KnowledgeReader } from "../lib/knowledge/index.js";
+import { apiHandler, dynamoDbApiSources } from "../lib/outlets/api/index.js";
+import { channelDigests, dynamoDbDigestSources } from "../lib/outlets/digest/index.js";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, command, EXIT } from "./command.js";
 import { type ApiServer, startApiServer } from "./serve-http.js";

@@ -15,7 +15,7 @@ export interface ReadApiProps {
   readonly logRetention: RetentionDays;
 }
 
-/** The routes, as lib/api serves them: every one a GET. */
+/** The routes, as lib/outlets/api serves them: every one a GET. */
 export const API_ROUTES = [
   "/channels",
   "/channels/{c}/topics",

@@ -2,7 +2,7 @@
  * The scheduled digest's Lambda, thin: settings from the environment, the webhook address from
  * Secrets Manager (read per run, never logged), the bucket over S3, the SNS topic when
  * `DIGEST_SNS_TOPIC` names one, every channel of the
- * channels table unless `DIGEST_CHANNELS` names them, and lib/digest's run. What builds and
+ * channels table unless `DIGEST_CHANNELS` names them, and lib/outlets/digest's run. What builds and
  * renders the digest comes in as {@link DigestWiring} (`wiring.ts`). Logs and metrics carry
  * counts, keys, codes and statuses: never a topic, a question or the webhook.
  */
@@ -10,8 +10,8 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type ChannelsPosition, dynamoDbApiSources } from "../../lib/api/index.js";
 import { parseDuration } from "../../lib/base/duration/index.js";
+import { type ChannelsPosition, dynamoDbApiSources } from "../../lib/outlets/api/index.js";
 import {
   type DigestRenderers,
   digestS3Client,
@@ -21,7 +21,7 @@ import {
   type ScheduledDigestSummary,
   s3Bucket,
   snsTopic,
-} from "../../lib/digest/index.js";
+} from "../../lib/outlets/digest/index.js";
 
 /** What h-digest provides: the builder over the stack's tables, and the renderers. */
 export interface DigestWiring {

@@ -1,5 +1,5 @@
 /**
- * What builds and renders the scheduled digest: lib/digest's `buildDigest` over the stack's
+ * What builds and renders the scheduled digest: lib/outlets/digest's `buildDigest` over the stack's
  * results and messages tables (the period's results by a Query, their messages by id: never a
  * scan), and its Markdown, JSON and HTML renderers.
  */
@@ -9,7 +9,7 @@ import {
   digestJson,
   digestMarkdown,
   dynamoDbDigestSources,
-} from "../../lib/digest/index.js";
+} from "../../lib/outlets/digest/index.js";
 import type { DigestWiring } from "./lambda.js";
 
 export const wiring: DigestWiring = {

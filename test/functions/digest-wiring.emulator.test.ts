@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { wiring } from "../../functions/digest/wiring.js";
 import { DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
-import { DAY, question, result, SINCE, support, UNTIL } from "../digest/fixtures.js";
 import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
+import { DAY, question, result, SINCE, support, UNTIL } from "../outlets/digest/fixtures.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 describe("the digest function's wiring", () => {

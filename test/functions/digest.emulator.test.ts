@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
 import type { DigestWiring } from "../../functions/digest/lambda.js";
 import { channelsTableDefinition } from "../../lib/segmentation/pipeline/schema/index.js";
-import { digest } from "../digest/schedule-fixtures.js";
 import { createResultsTestTable } from "../knowledge/fixtures.js";
+import { digest } from "../outlets/digest/schedule-fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";
 import { type RawServer, startRawServer } from "../support/raw-servers.js";

@@ -15,10 +15,10 @@ const root = new URL("../../", import.meta.url).pathname;
 
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
-import * as api from "./lib/api/index.js";
+import * as api from "./lib/outlets/api/index.js";
 import * as chat from "./lib/history/chat-model/index.js";
 import * as connectors from "./lib/intake/connectors/index.js";
-import * as digest from "./lib/digest/index.js";
+import * as digest from "./lib/outlets/digest/index.js";
 import * as discord from "./lib/intake/connectors/discord/index.js";
 import * as erasure from "./lib/erasure/index.js";
 import * as extraction from "./lib/knowledge/extraction/index.js";

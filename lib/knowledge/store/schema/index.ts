@@ -2,7 +2,7 @@
  * The results table's schema: its key and TTL attribute names and its definition, what the CDK
  * stack and table set-up import. The items it holds (v1) are `./items.ts`; the sort key prefixes
  * of a channel's term statistics are exported for whoever erases derived data, and the result and
- * topic index keys for readers that page over them (lib/api).
+ * topic index keys for readers that page over them (lib/outlets/api).
  */
 export {
   DEPLOYMENT_PARTITION,

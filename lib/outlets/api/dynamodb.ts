@@ -1,0 +1,148 @@
+/**
+ * {@link ApiSources} on DynamoDB: each method one request, eventually consistent (half the read
+ * units of a strong read; a page a second behind is as good as any to a reader), each asking for
+ * its consumed capacity so that `onRead` can count what a request cost (metrics, the benchmark).
+ */
+import {
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  ScanCommand,
+} from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import {
+  KnowledgeItemError,
+  type SegmentResult,
+  type TopicSupport,
+} from "../../knowledge/index.js";
+import {
+  RESULTS_PARTITION_KEY,
+  RESULTS_SORT_KEY,
+  resultItemKey,
+  TOPIC_PREFIX,
+} from "../../knowledge/store/schema/index.js";
+import { CHANNEL_KEY, ITEM_KEY, MARKS_ITEM } from "../../segmentation/pipeline/schema/index.js";
+import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
+
+/** One request's cost: which call, how many items it returned, the read units it consumed. */
+export interface ReadCost {
+  operation: "Query" | "Scan" | "GetItem";
+  items: number;
+  units: number;
+}
+
+export interface DynamoDbApiSourcesOptions extends OptionalSources {
+  client: DynamoDBClient;
+  resultsTable: string;
+  channelsTable: string;
+  onRead?: (cost: ReadCost) => void;
+}
+
+/**
+ * Sorts after every `topic#<key>#…` of that key and before the next key: `$` follows `#`, and
+ * the keys are hex digits, which follow both.
+ */
+const afterKey = (topicKey: string) => `${TOPIC_PREFIX}${topicKey}$`;
+/** Sorts after every topic entry (no other item kind begins with `topic$`). */
+const TOPICS_END = "topic$";
+const TOPIC_SORT_KEY = /^topic#([0-9a-f]{16})#/;
+
+export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSources {
+  const { client, resultsTable, channelsTable, onRead, questions } = options;
+  return {
+    async channels({ after, evaluate }) {
+      const page = await client.send(
+        new ScanCommand({
+          TableName: channelsTable,
+          Limit: evaluate,
+          // The marks item is the one every channel the pipeline took a message of has.
+          FilterExpression: "#item = :marks",
+          ProjectionExpression: "#channel",
+          ExpressionAttributeNames: { "#item": ITEM_KEY, "#channel": CHANNEL_KEY },
+          ExpressionAttributeValues: { ":marks": { S: MARKS_ITEM } },
+          ExclusiveStartKey:
+            after === null
+              ? undefined
+              : { [CHANNEL_KEY]: { S: after.channel }, [ITEM_KEY]: { S: after.item } },
+          ReturnConsumedCapacity: "TOTAL",
+        }),
+      );
+      const items = (page.Items ?? []).map((item) => String(unmarshall(item)[CHANNEL_KEY]));
+      onRead?.({ operation: "Scan", items: items.length, units: unitsOf(page) });
+      const last = page.LastEvaluatedKey;
+      const next: ChannelsPosition | null =
+        last === undefined
+          ? null
+          : { channel: String(last[CHANNEL_KEY]?.S), item: String(last[ITEM_KEY]?.S) };
+      return { channels: items.sort(), next };
+    },
+
+    async topicEntries(channel, { afterTopicKey, limit }) {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: resultsTable,
+          KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
+          ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
+          ExpressionAttributeValues: {
+            ":pk": { S: channel },
+            ":from": { S: afterTopicKey === null ? TOPIC_PREFIX : afterKey(afterTopicKey) },
+            ":to": { S: TOPICS_END },
+          },
+          // One entry past the page: it tells whether the page's last topic is whole.
+          Limit: limit + 1,
+          ReturnConsumedCapacity: "TOTAL",
+        }),
+      );
+      const entries = (page.Items ?? []).map((raw): KeyedSupport => {
+        const { [RESULTS_SORT_KEY]: sortKey, ...support } = unmarshall(raw);
+        const key = TOPIC_SORT_KEY.exec(String(sortKey));
+        if (key === null || support.v !== 1) {
+          throw new KnowledgeItemError(`${channel}/${String(sortKey)}`, "not a v1 topic entry");
+        }
+        return { topicKey: key[1], support: support as TopicSupport };
+      });
+      onRead?.({ operation: "Query", items: entries.length, units: unitsOf(page) });
+      return { entries, more: page.LastEvaluatedKey !== undefined || entries.length > limit };
+    },
+
+    async segment(channel, segmentId): Promise<SegmentResult | undefined> {
+      const { Item, ...page } = await client.send(
+        new GetItemCommand({
+          TableName: resultsTable,
+          Key: {
+            [RESULTS_PARTITION_KEY]: { S: channel },
+            [RESULTS_SORT_KEY]: { S: resultItemKey(segmentId) },
+          },
+          ReturnConsumedCapacity: "TOTAL",
+        }),
+      );
+      onRead?.({ operation: "GetItem", items: Item === undefined ? 0 : 1, units: unitsOf(page) });
+      if (Item === undefined) return undefined;
+      const { [RESULTS_SORT_KEY]: sortKey, ...result } = unmarshall(Item);
+      if (result.v !== 1) {
+        throw new KnowledgeItemError(`${channel}/${String(sortKey)}`, "not a v1 result");
+      }
+      return result as SegmentResult;
+    },
+
+    ...(questions && {
+      questions: {
+        async questions(channel, query) {
+          const { readUnits, ...page } = await questions.questions(channel, query);
+          // One Query (KnowledgeReader.questions); a source that does not report units is NaN.
+          onRead?.({
+            operation: "Query",
+            items: page.items.length,
+            units: readUnits ?? Number.NaN,
+          });
+          return page;
+        },
+      },
+    }),
+    ...(options.digest && { digest: options.digest }),
+  };
+}
+
+function unitsOf(page: { ConsumedCapacity?: { CapacityUnits?: number } }): number {
+  return page.ConsumedCapacity?.CapacityUnits ?? Number.NaN;
+}

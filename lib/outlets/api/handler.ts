@@ -1,0 +1,340 @@
+/**
+ * The read API as one pure function from a request to a response, over {@link ApiSources}: the
+ * Lambda handler (functions/api) and `npm start -- serve` (cli/serve.ts) both put it behind
+ * their transport. Every route costs a fixed number of reads: one Scan page of the channels
+ * table, one Query of the topic index, one GetItem, or one questions read.
+ */
+import { createHash } from "node:crypto";
+import { parseDuration } from "../../base/duration/index.js";
+import type { SegmentResult } from "../../knowledge/index.js";
+import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
+import {
+  ApiError,
+  ApiMethodError,
+  ApiNotFoundError,
+  ApiParameterError,
+  ApiUnavailableError,
+} from "./errors.js";
+import type { ApiSources, ChannelsPosition } from "./ports.js";
+import {
+  enumParameter,
+  idParameter,
+  type Limits,
+  limitParameter,
+  pathSegments,
+  queryParameters,
+} from "./request.js";
+// Types only: the handler builds its bodies field by field (whatever else a source's items carry
+// stays out); test/outlets/api/openapi.test.ts checks every body against the schemas.
+import {
+  type ApiQuestion,
+  type ChannelsPage,
+  DigestBody,
+  type ErrorBody,
+  type QuestionStatus,
+  type QuestionsPage,
+  type Segment,
+  type TopicsPage,
+} from "./schemas.js";
+import { entryBudget, TOPIC_LIMITS, topicsPage } from "./topics-page.js";
+
+/** As `schemas.ts` has them. */
+const QUESTION_STATUSES: readonly QuestionStatus[] = ["answered", "unanswered", "unclear"];
+
+export const CHANNEL_LIMITS: Limits = { default: 50, max: 200 };
+export const QUESTION_LIMITS: Limits = { default: 20, max: 100 };
+export { TOPIC_LIMITS };
+/** The digest route's period: `?since=` as a duration back from now, at most 31 days. */
+export const DIGEST_PERIOD = {
+  defaultMs: 7 * 86_400_000,
+  minMs: 3_600_000,
+  maxMs: 31 * 86_400_000,
+};
+/** The digest's end is now rounded down to this, so that its ETag holds for a while. */
+const DIGEST_GRAIN_MS = 60_000;
+/** Channels table items a channels page evaluates per channel asked for (marks, state, pages). */
+export const ITEMS_PER_CHANNEL = 3;
+
+export interface ApiRequest {
+  method: string;
+  /** As sent: percent-encoded, without the query string. */
+  rawPath: string;
+  /** Without the leading `?`; "" when none. */
+  rawQuery: string;
+  /** Names in lower case. */
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The route it matched (`GET /channels/{c}/topics`), for logs and metrics: never the path. */
+  route: string;
+  /** The error code of a 4xx or 5xx. */
+  code?: string;
+}
+
+export interface ApiHandlerOptions {
+  /** Signs cursors (the same on every instance); without it they are checksummed. */
+  cursorKey?: string;
+  /** The clock the digest route's period ends at (default `Date.now`). */
+  now?: () => number;
+}
+
+export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
+
+const TOPIC_KEY = /^[0-9a-f]{16}$/;
+
+export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {}): ApiHandler {
+  const cursors = cursorCodec(options.cursorKey);
+  const now = options.now ?? Date.now;
+  return async (request) => {
+    let route = "unmatched";
+    try {
+      const segments = pathSegments(request.rawPath);
+      const matched = match(segments, now);
+      if (matched === undefined) throw new ApiNotFoundError("route");
+      route = matched.route;
+      if (request.method !== "GET" && request.method !== "HEAD") throw new ApiMethodError();
+      const body = await matched.run(sources, cursors, request.rawQuery);
+      return withEtag(request, route, body);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return failure(error, route);
+    }
+  };
+}
+
+type Run = (sources: ApiSources, cursors: CursorCodec, rawQuery: string) => Promise<unknown>;
+
+function match(segments: string[], now: () => number): { route: string; run: Run } | undefined {
+  if (segments[0] !== "channels") return undefined;
+  if (segments.length === 1) return { route: "GET /channels", run: channels };
+  const [, c, kind, id] = segments;
+  if (segments.length === 3 && kind === "topics") {
+    return { route: "GET /channels/{c}/topics", run: (s, k, q) => topics(s, k, q, c) };
+  }
+  if (segments.length === 3 && kind === "questions") {
+    return { route: "GET /channels/{c}/questions", run: (s, k, q) => questions(s, k, q, c) };
+  }
+  if (segments.length === 3 && kind === "digest") {
+    return { route: "GET /channels/{c}/digest", run: (s, _k, q) => digest(s, q, c, now()) };
+  }
+  if (segments.length === 4 && kind === "segments") {
+    return { route: "GET /channels/{c}/segments/{id}", run: (s, _k, q) => segment(s, q, c, id) };
+  }
+  return undefined;
+}
+
+async function channels(
+  sources: ApiSources,
+  cursors: CursorCodec,
+  rawQuery: string,
+): Promise<ChannelsPage> {
+  const query = queryParameters(rawQuery, ["limit", "cursor"]);
+  const limit = limitParameter(query.get("limit"), CHANNEL_LIMITS);
+  const scope: CursorScope = { route: "channels", channel: "", filter: "" };
+  const cursor = query.get("cursor");
+  const after = cursor === undefined ? null : cursors.decode(scope, cursor, isChannelsPosition);
+  const read = await sources.channels({ after, evaluate: limit * ITEMS_PER_CHANNEL });
+  return {
+    channels: read.channels.map((channel) => ({ channel })),
+    cursor: read.next === null ? null : cursors.encode(scope, read.next),
+  };
+}
+
+function isChannelsPosition(value: unknown): value is ChannelsPosition {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { channel, item, ...rest } = value as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    typeof channel === "string" &&
+    typeof item === "string" &&
+    channel.length >= 1 &&
+    channel.length <= 1024 &&
+    item.length >= 1 &&
+    item.length <= 1024
+  );
+}
+
+async function topics(
+  sources: ApiSources,
+  cursors: CursorCodec,
+  rawQuery: string,
+  rawChannel: string,
+): Promise<TopicsPage> {
+  const channel = idParameter("channel", rawChannel);
+  const query = queryParameters(rawQuery, ["limit", "cursor"]);
+  const limit = limitParameter(query.get("limit"), TOPIC_LIMITS);
+  const scope: CursorScope = { route: "topics", channel, filter: "" };
+  const cursor = query.get("cursor");
+  const afterTopicKey =
+    cursor === undefined
+      ? null
+      : cursors.decode(
+          scope,
+          cursor,
+          (p): p is string => typeof p === "string" && TOPIC_KEY.test(p),
+        );
+  const budget = entryBudget(limit);
+  const read = await sources.topicEntries(channel, { afterTopicKey, limit: budget });
+  const page = topicsPage(read, limit, budget);
+  return {
+    channel,
+    topics: page.topics,
+    cursor: page.after === null ? null : cursors.encode(scope, page.after),
+  };
+}
+
+async function questions(
+  sources: ApiSources,
+  cursors: CursorCodec,
+  rawQuery: string,
+  rawChannel: string,
+): Promise<QuestionsPage> {
+  const channel = idParameter("channel", rawChannel);
+  const query = queryParameters(rawQuery, ["status", "limit", "cursor"]);
+  const status = enumParameter("status", query.get("status"), QUESTION_STATUSES);
+  const limit = limitParameter(query.get("limit"), QUESTION_LIMITS);
+  if (sources.questions === undefined) throw new ApiUnavailableError("questions");
+  const scope: CursorScope = { route: "questions", channel, filter: status ?? "" };
+  const given = query.get("cursor");
+  // The reader's own cursor, wrapped: this API vouches for it, so the reader never sees a forgery.
+  const inner =
+    given === undefined
+      ? undefined
+      : cursors.decode(scope, given, (p): p is string => typeof p === "string" && p.length <= 512);
+  const read = await sources.questions.questions(channel, {
+    ...(status && { status }),
+    limit,
+    ...(inner !== undefined && { cursor: inner }),
+  });
+  return {
+    channel,
+    // Only the contract's fields: whatever else a reader carries stays out of the response.
+    questions: read.items.slice(0, limit).map(questionBody),
+    cursor: read.cursor === null ? null : cursors.encode(scope, read.cursor),
+  };
+}
+
+async function digest(
+  sources: ApiSources,
+  rawQuery: string,
+  rawChannel: string,
+  now: number,
+): Promise<DigestBody> {
+  const channel = idParameter("channel", rawChannel);
+  const query = queryParameters(rawQuery, ["since"]);
+  const given = query.get("since");
+  let periodMs = DIGEST_PERIOD.defaultMs;
+  if (given !== undefined) {
+    try {
+      periodMs = parseDuration(given, "since");
+    } catch {
+      periodMs = Number.NaN;
+    }
+  }
+  if (!(periodMs >= DIGEST_PERIOD.minMs && periodMs <= DIGEST_PERIOD.maxMs)) {
+    throw new ApiParameterError("since", "must be a duration from 1h to 31d, such as 7d or 36h");
+  }
+  if (sources.digest === undefined) throw new ApiUnavailableError("digest");
+  const until = Math.floor(now / DIGEST_GRAIN_MS) * DIGEST_GRAIN_MS;
+  const built = await sources.digest.digest(channel, { since: until - periodMs, until });
+  // Only the contract's fields (zod drops the rest), and a source's mistake is a 500, not a body.
+  return DigestBody.parse(built);
+}
+
+async function segment(
+  sources: ApiSources,
+  rawQuery: string,
+  rawChannel: string,
+  rawId: string,
+): Promise<Segment> {
+  const channel = idParameter("channel", rawChannel);
+  const segmentId = idParameter("id", rawId);
+  queryParameters(rawQuery, []);
+  const result = await sources.segment(channel, segmentId);
+  if (result === undefined) throw new ApiNotFoundError("segment");
+  return segmentBody(result);
+}
+
+/** The contract's fields of a question, whatever else the reader's carry. */
+export function questionBody(q: ApiQuestion): ApiQuestion {
+  return {
+    question: q.question,
+    askedId: q.askedId,
+    askedTs: q.askedTs,
+    ...(q.askedBy !== undefined && { askedBy: q.askedBy }),
+    status: q.status,
+    ...(q.answer !== undefined && { answer: q.answer }),
+    answerIds: q.answerIds,
+    segmentId: q.segmentId,
+    ...(q.threadId !== undefined && { threadId: q.threadId }),
+  };
+}
+
+/** The contract's fields of a stored result: leases, usage, windows and redaction state stay in. */
+export function segmentBody(result: SegmentResult): Segment {
+  return {
+    channel: result.channel,
+    segmentId: result.segmentId,
+    late: result.late,
+    belongsAfter: result.belongsAfter,
+    count: result.count,
+    first: { id: result.first.id, ts: result.first.ts },
+    last: { id: result.last.id, ts: result.last.ts },
+    messageIds: result.messageIds ?? null,
+    model: result.model,
+    promptVersion: result.promptVersion,
+    extractedAt: result.extractedAt,
+    candidates: result.candidates.map((c) => ({
+      id: c.id,
+      topic: c.topic,
+      reason: c.reason,
+      confidence: c.confidence,
+      tags: c.tags,
+      messageIds: c.messageIds,
+    })),
+  };
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** A 200 with a strong ETag of its body, or a 304 when `If-None-Match` already has it. */
+function withEtag(request: ApiRequest, route: string, value: unknown): ApiResponse {
+  const body = JSON.stringify(value);
+  const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+  const headers = { etag, "cache-control": "private, no-cache", vary: "authorization" };
+  if (matchesEtag(request.headers["if-none-match"], etag)) {
+    return { status: 304, headers, body: "", route };
+  }
+  return {
+    status: 200,
+    headers: { ...headers, "content-type": JSON_TYPE },
+    body: request.method === "HEAD" ? "" : body,
+    route,
+  };
+}
+
+/** RFC 9110's weak comparison, as If-None-Match uses: `W/` set aside, `*` matches any. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined || header.length > 4096) return false;
+  return header
+    .split(",")
+    .map((tag) => tag.trim().replace(/^W\//, ""))
+    .some((tag) => tag === "*" || tag === etag);
+}
+
+function failure(error: ApiError, route: string): ApiResponse {
+  const body: ErrorBody = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.parameter !== undefined && { parameter: error.parameter }),
+    },
+  };
+  const headers: Record<string, string> = { "content-type": JSON_TYPE };
+  if (error instanceof ApiMethodError) headers.allow = "GET, HEAD";
+  return { status: error.status, headers, body: JSON.stringify(body), route, code: error.code };
+}

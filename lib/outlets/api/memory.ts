@@ -1,0 +1,58 @@
+/**
+ * {@link ApiSources} in memory, with the DynamoDB ones' orders and bounds (the topic index in
+ * sort key order, `limit` entries and one past, channels in key order): for tests and for
+ * embedding the API over data already in memory.
+ */
+import { createHash } from "node:crypto";
+import type { SegmentResult, TopicSupport } from "../../knowledge/index.js";
+import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
+
+export interface MemoryApiData extends OptionalSources {
+  channels?: readonly string[];
+  supports?: readonly TopicSupport[];
+  results?: readonly SegmentResult[];
+}
+
+/** As the results table's sort key holds it: the first 16 hex digits of SHA-256. */
+const topicKeyOf = (normalizedTopic: string) =>
+  createHash("sha256").update(normalizedTopic).digest("hex").slice(0, 16);
+
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function memoryApiSources(data: MemoryApiData): ApiSources {
+  const channels = [...new Set(data.channels ?? [])].sort(byCode);
+  const index = new Map<string, KeyedSupport[]>();
+  for (const support of data.supports ?? []) {
+    const list = index.get(support.channel) ?? [];
+    list.push({ topicKey: topicKeyOf(support.normalizedTopic), support });
+    index.set(support.channel, list);
+  }
+  for (const list of index.values()) {
+    list.sort(
+      (a, b) => byCode(a.topicKey, b.topicKey) || byCode(a.support.segmentId, b.support.segmentId),
+    );
+  }
+  return {
+    async channels({ after, evaluate }) {
+      const from = after === null ? 0 : channels.findIndex((c) => c > after.channel);
+      const start = from < 0 ? channels.length : from;
+      const page = channels.slice(start, start + evaluate);
+      const next: ChannelsPosition | null =
+        start + evaluate < channels.length
+          ? { channel: page[page.length - 1], item: "marks" }
+          : null;
+      return { channels: page, next };
+    },
+    async topicEntries(channel, { afterTopicKey, limit }) {
+      const list = index.get(channel) ?? [];
+      const from = afterTopicKey === null ? list : list.filter((e) => e.topicKey > afterTopicKey);
+      const entries = from.slice(0, limit + 1);
+      return { entries, more: entries.length > limit };
+    },
+    async segment(channel, segmentId) {
+      return data.results?.find((r) => r.channel === channel && r.segmentId === segmentId);
+    },
+    ...(data.questions && { questions: data.questions }),
+    ...(data.digest && { digest: data.digest }),
+  };
+}

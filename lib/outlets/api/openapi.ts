@@ -1,0 +1,169 @@
+/**
+ * The OpenAPI 3.1 document of the read API, built from the zod schemas (`schemas.ts`) and the
+ * routes' parameters and limits, so that docs/contracts/openapi.json is generated, never edited
+ * (test/outlets/api/openapi.test.ts fails when the committed file is stale).
+ */
+import { z } from "zod";
+import { MAX_CURSOR_CHARS } from "./cursor.js";
+import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS, TOPIC_LIMITS } from "./handler.js";
+import { type Limits, MAX_ID_CHARS } from "./request.js";
+import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+const idParameter = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string", minLength: 1, maxLength: MAX_ID_CHARS },
+});
+const CHANNEL = idParameter("c", "the channel id (percent-encoded)");
+const limit = (limits: Limits) => ({
+  name: "limit",
+  in: "query",
+  description: `items per page (default ${limits.default})`,
+  schema: { type: "integer", minimum: 1, maximum: limits.max, default: limits.default },
+});
+const CURSOR = {
+  name: "cursor",
+  in: "query",
+  description:
+    "the previous page's cursor; a cursor not issued for this route, channel and filter is a 400",
+  schema: { type: "string", maxLength: MAX_CURSOR_CHARS },
+};
+const IF_NONE_MATCH = {
+  name: "If-None-Match",
+  in: "header",
+  description: "an ETag of an earlier response: 304 when the body has not changed",
+  schema: { type: "string" },
+};
+
+const errors = Object.fromEntries(
+  [
+    ["400", "a parameter is malformed, unknown, repeated or too long (the body names it)"],
+    ["404", "no such route or segment"],
+  ].map(([status, description]) => [
+    status,
+    { description, content: { "application/json": { schema: ref("Error") } } },
+  ]),
+);
+
+const ok = (schema: string) => ({
+  "200": {
+    description: "the page (ETag header set)",
+    headers: { ETag: { schema: { type: "string" } } },
+    content: { "application/json": { schema: ref(schema) } },
+  },
+  "304": { description: "not modified since the ETag given in If-None-Match" },
+  ...errors,
+  "403": { description: "refused by the deployed API's authorizer (IAM, or JWT when configured)" },
+});
+
+/**
+ * `schema` without `additionalProperties: false`: fields may be added within version 1 of the
+ * API and clients ignore the fields they do not know, as the results table's readers do.
+ */
+function open(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(open);
+  if (typeof schema !== "object" || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === "additionalProperties" && value === false))
+      .map(([key, value]) => [key, open(value)]),
+  );
+}
+
+export function openApiDocument(): Record<string, unknown> {
+  const { schemas } = z.toJSONSchema(apiSchemas, {
+    target: "draft-2020-12",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const components = Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => {
+      const { $schema: _schema, $id: _id, ...rest } = schema as Record<string, unknown>;
+      return [id, open(rest)];
+    }),
+  );
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "convoseg read API",
+      version: "1",
+      description:
+        "What extraction stored, read with a bounded number of DynamoDB reads per request. See docs/api.md.",
+    },
+    paths: {
+      "/channels": {
+        get: {
+          operationId: "listChannels",
+          parameters: [limit(CHANNEL_LIMITS), CURSOR, IF_NONE_MATCH],
+          responses: ok("ChannelsPage"),
+        },
+      },
+      "/channels/{c}/topics": {
+        get: {
+          operationId: "listTopics",
+          parameters: [CHANNEL, limit(TOPIC_LIMITS), CURSOR, IF_NONE_MATCH],
+          responses: ok("TopicsPage"),
+        },
+      },
+      "/channels/{c}/questions": {
+        get: {
+          operationId: "listQuestions",
+          parameters: [
+            CHANNEL,
+            {
+              name: "status",
+              in: "query",
+              schema: { type: "string", enum: [...QUESTION_STATUSES] },
+            },
+            limit(QUESTION_LIMITS),
+            CURSOR,
+            IF_NONE_MATCH,
+          ],
+          responses: {
+            ...ok("QuestionsPage"),
+            "501": {
+              description: "this deployment has no questions index yet",
+              content: { "application/json": { schema: ref("Error") } },
+            },
+          },
+        },
+      },
+      "/channels/{c}/digest": {
+        get: {
+          operationId: "getDigest",
+          description:
+            "Built on request from the channel's results and index entries within the period: " +
+            "not one read, bounded by the period's length (at most 31 days) and what it holds.",
+          parameters: [
+            CHANNEL,
+            {
+              name: "since",
+              in: "query",
+              description: `the period back from now: a duration from 1h to ${DIGEST_PERIOD.maxMs / 86_400_000}d (default 7d)`,
+              schema: { type: "string", default: "7d", pattern: "^\\d+(\\.\\d+)?(ms|s|m|h|d)?$" },
+            },
+            IF_NONE_MATCH,
+          ],
+          responses: {
+            ...ok("Digest"),
+            "501": {
+              description: "this deployment does not build digests",
+              content: { "application/json": { schema: ref("Error") } },
+            },
+          },
+        },
+      },
+      "/channels/{c}/segments/{id}": {
+        get: {
+          operationId: "getSegment",
+          parameters: [CHANNEL, idParameter("id", "the segment id"), IF_NONE_MATCH],
+          responses: ok("Segment"),
+        },
+      },
+    },
+    components: { schemas: components },
+  };
+}

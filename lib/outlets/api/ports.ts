@@ -1,0 +1,69 @@
+/**
+ * What the handler reads, as small ports: each call is one bounded read (one Query, Scan or
+ * GetItem on DynamoDB: `dynamodb.ts`), so that the number of reads a request costs is fixed by
+ * the route, whatever the channel holds.
+ */
+
+import type { SegmentResult, TopicSupport } from "../../knowledge/index.js";
+import type { Digest } from "../digest/index.js";
+import type { ApiQuestion, QuestionStatus } from "./schemas.js";
+
+/** Where a channels page starts: the last key a bounded scan evaluated. */
+export type ChannelsPosition = { channel: string; item: string };
+
+export interface ChannelsRead {
+  channels: string[];
+  /** Where the next read starts, or null when the table was read to its end. */
+  next: ChannelsPosition | null;
+}
+
+/** One topic index entry with its `topicKey` (the 16 hex digits of its sort key). */
+export interface KeyedSupport {
+  topicKey: string;
+  support: TopicSupport;
+}
+
+export interface TopicEntriesRead {
+  /** In sort key order: a topic's entries are adjacent. */
+  entries: KeyedSupport[];
+  /** True when entries may follow the last one returned (the read stopped at a limit). */
+  more: boolean;
+}
+
+/** The questions index, as `KnowledgeReader.questions` (lib/knowledge) pages it: one Query. */
+export interface QuestionsSource {
+  questions(
+    channel: string,
+    options: { status?: QuestionStatus; limit?: number; cursor?: string },
+  ): Promise<{ items: ApiQuestion[]; cursor: string | null; readUnits?: number }>;
+}
+
+/**
+ * A channel's digest over a period, as lib/outlets/digest's `buildDigest` makes it. Not one read: it reads
+ * the channel's results and index entries within the period, which the route caps in length.
+ */
+export interface DigestSource {
+  digest(channel: string, period: { since: number; until: number }): Promise<Digest>;
+}
+
+export interface ApiSources {
+  /** At most `evaluate` items of the channels table from `after` (one bounded read). */
+  channels(options: { after: ChannelsPosition | null; evaluate: number }): Promise<ChannelsRead>;
+  /**
+   * At most `limit` topic index entries, and the one after them when there is one, of `channel` whose topic key sorts after `afterTopicKey`
+   * (all of that key's entries skipped), in sort key order: one Query.
+   */
+  topicEntries(
+    channel: string,
+    options: { afterTopicKey: string | null; limit: number },
+  ): Promise<TopicEntriesRead>;
+  /** One segment's result: one GetItem. */
+  segment(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
+  /** Absent where the sources have no questions index: the route answers 501. */
+  questions?: QuestionsSource;
+  /** Absent until digests are wired: the route answers 501. */
+  digest?: DigestSource;
+}
+
+/** The sources a deployment may lack, given alike to the DynamoDB and the memory sources. */
+export type OptionalSources = Pick<ApiSources, "questions" | "digest">;

@@ -1,0 +1,235 @@
+/**
+ * The API's JSON bodies as zod schemas: the contract (docs/api.md), the TypeScript types the
+ * handler builds (`z.infer`) and the OpenAPI document's components (`openapi.ts`) come from
+ * these, so that the three cannot drift apart.
+ */
+import { z } from "zod";
+
+/** Each schema with the component name the OpenAPI document gives it. */
+export const apiSchemas = z.registry<{ id: string; description?: string }>();
+
+const named = <T extends z.ZodType>(schema: T, id: string, description: string): T => {
+  apiSchemas.add(schema, { id, description });
+  return schema;
+};
+
+const epochMs = z.number().int().describe("epoch milliseconds");
+const messageRange = z
+  .tuple([z.string(), z.string()])
+  .nullable()
+  .describe("the first and last message id of the evidence, or null when the model gave none");
+
+export const ErrorBody = named(
+  z.object({
+    error: z.object({
+      code: z.string().describe("stable: API_BAD_PARAMETER, API_BAD_CURSOR, API_NOT_FOUND, …"),
+      message: z.string().describe("names the parameter at fault; never echoes what was sent"),
+      parameter: z.string().optional().describe("the path or query parameter at fault"),
+    }),
+  }),
+  "Error",
+  "Every 4xx and 5xx body.",
+);
+
+const cursor = z
+  .string()
+  .nullable()
+  .describe("pass as ?cursor= for the next page; null on the last page");
+
+export const ChannelsPage = named(
+  z.object({
+    channels: z.array(z.object({ channel: z.string() })),
+    cursor,
+  }),
+  "ChannelsPage",
+  "A page of the channels the pipeline knows (it may be short, even empty, with a cursor).",
+);
+
+export const TopicEvidence = named(
+  z.object({
+    topic: z.string(),
+    segmentId: z.string(),
+    candidateId: z.string(),
+    late: z.boolean(),
+    messageIds: messageRange,
+    firstTs: epochMs,
+    lastTs: epochMs,
+    confidence: z.number(),
+  }),
+  "TopicEvidence",
+  "One segment's support for a topic.",
+);
+
+export const Topic = named(
+  z.object({
+    topic: z.string(),
+    normalizedTopic: z.string(),
+    aliases: z.array(z.string()),
+    segments: z.number().int().describe("distinct segments supporting it (read on this page)"),
+    firstSeen: epochMs,
+    lastSeen: epochMs,
+    bestConfidence: z.number(),
+    bestReason: z.string(),
+    tags: z.array(z.string()),
+    evidence: z.array(TopicEvidence),
+    partial: z
+      .boolean()
+      .describe(
+        "true when the topic has more index entries than one page reads: counts are a floor",
+      ),
+  }),
+  "Topic",
+  "A channel's topic, merged over its segments and, within the page, its aliases.",
+);
+
+export const TopicsPage = named(
+  z.object({ channel: z.string(), topics: z.array(Topic), cursor }),
+  "TopicsPage",
+  "A page of topics in index order (most supported first within the page).",
+);
+
+export const QUESTION_STATUSES = ["answered", "unanswered", "unclear"] as const;
+
+export const Question = named(
+  z.object({
+    question: z.string().describe("in the asker's words, shortened"),
+    askedId: z.string().describe("the asking message's id"),
+    askedTs: epochMs,
+    askedBy: z.string().optional(),
+    status: z.enum(QUESTION_STATUSES),
+    answer: z.string().optional().describe("summarized; absent when there is none"),
+    answerIds: z.array(z.string()).describe("the answering messages, in segment order"),
+    segmentId: z.string(),
+    threadId: z.string().optional().describe("the thread it was asked in, when it was"),
+  }),
+  "Question",
+  "A question asked in a segment, and whether it was answered (KnowledgeReader.questions' shape).",
+);
+
+export const QuestionsPage = named(
+  z.object({ channel: z.string(), questions: z.array(Question), cursor }),
+  "QuestionsPage",
+  "A page of a channel's questions, optionally of one status.",
+);
+
+export const SegmentCandidate = named(
+  z.object({
+    id: z.string(),
+    topic: z.string(),
+    reason: z.string(),
+    confidence: z.number(),
+    tags: z.array(z.string()),
+    messageIds: messageRange,
+  }),
+  "SegmentCandidate",
+  "A topic the segment's extraction found.",
+);
+
+const messageRef = z.object({ id: z.string(), ts: epochMs });
+
+export const Segment = named(
+  z.object({
+    channel: z.string(),
+    segmentId: z.string(),
+    late: z.boolean(),
+    belongsAfter: z.string().nullable(),
+    count: z.number().int(),
+    first: messageRef,
+    last: messageRef,
+    messageIds: z
+      .array(z.string())
+      .nullable()
+      .describe(
+        "every message of the segment, in order; null when the result was too large to keep them",
+      ),
+    model: z.string(),
+    promptVersion: z.string(),
+    extractedAt: z.string().describe("ISO 8601"),
+    candidates: z.array(SegmentCandidate),
+  }),
+  "Segment",
+  "One segment's extraction result and its message ids.",
+);
+
+const digestEvidence = z.object({
+  channel: z.string(),
+  segmentId: z.string(),
+  messageIds: messageRange,
+  thread: z.string().optional(),
+  firstTs: epochMs,
+  lastTs: epochMs,
+});
+
+export const DigestTopic = named(
+  z.object({
+    channel: z.string(),
+    topic: z.string(),
+    aliases: z.array(z.string()),
+    kind: z.enum(["new", "recurring"]).describe("new: first seen within the period"),
+    segments: z.number().int().describe("segments within the period that support it"),
+    earlierSegments: z.number().int().describe("segments before the period (0 for a new topic)"),
+    firstSeen: epochMs,
+    lastSeen: epochMs,
+    evidence: z.array(digestEvidence).describe("the period's evidence, oldest first"),
+  }),
+  "DigestTopic",
+  "A topic of the period, new or recurring, with its evidence.",
+);
+
+export const DigestQuestion = named(
+  z.object({
+    channel: z.string(),
+    segmentId: z.string(),
+    question: z.string(),
+    status: z.enum(QUESTION_STATUSES),
+    askedId: z.string(),
+    askedTs: epochMs,
+    answer: z.string().optional(),
+    answerIds: z.array(z.string()),
+    thread: z.string().optional(),
+  }),
+  "DigestQuestion",
+  "A question asked within the period.",
+);
+
+export const DigestBody = named(
+  z.object({
+    v: z.literal(1),
+    channels: z.array(z.string()),
+    since: epochMs.describe("the period's start, inclusive"),
+    until: epochMs.describe("the period's end, exclusive"),
+    generatedAt: z.string().describe("ISO 8601"),
+    topics: z.array(DigestTopic).describe("new topics first, then recurring"),
+    unanswered: z.array(DigestQuestion).describe("unanswered and unclear, oldest first"),
+    answered: z.array(DigestQuestion).describe("oldest first"),
+    activity: z.array(
+      z.object({
+        channel: z.string(),
+        messages: z.number().int(),
+        conversations: z.number().int(),
+        activePeople: z.number().int(),
+        days: z.array(z.object({ day: z.string(), messages: z.number().int() })),
+      }),
+    ),
+    omitted: z
+      .object({
+        topics: z.number().int(),
+        unanswered: z.number().int(),
+        answered: z.number().int(),
+      })
+      .optional()
+      .describe("how many entries the digest's bounds left out; absent when none"),
+  }),
+  "Digest",
+  "What a channel talked about over a period (lib/outlets/digest's Digest, contract v1).",
+);
+
+export type ErrorBody = z.infer<typeof ErrorBody>;
+export type ChannelsPage = z.infer<typeof ChannelsPage>;
+export type ApiTopic = z.infer<typeof Topic>;
+export type TopicsPage = z.infer<typeof TopicsPage>;
+export type ApiQuestion = z.infer<typeof Question>;
+export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
+export type QuestionsPage = z.infer<typeof QuestionsPage>;
+export type Segment = z.infer<typeof Segment>;
+export type DigestBody = z.infer<typeof DigestBody>;

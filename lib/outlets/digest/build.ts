@@ -1,0 +1,246 @@
+import type { SegmentResult, TopicSupport } from "../../knowledge/index.js";
+import { mergeSupports } from "../../knowledge/index.js";
+import type { TopicMatcher } from "../../knowledge/topics/index.js";
+import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
+import type { ActivityMessage, DigestSources } from "./sources.js";
+import type {
+  Digest,
+  DigestActivity,
+  DigestEvidence,
+  DigestQuestion,
+  DigestTopic,
+} from "./types.js";
+
+/** How much a digest lists: the first topics and questions of each list, the rest counted. */
+export const DIGEST_LIMITS = { topics: 20, questions: 50, evidence: 10 } as const;
+
+const DAY_MS = 86_400_000;
+
+export interface BuildDigestOptions {
+  channels: string[];
+  /** The period, epoch ms, half-open: [since, until). */
+  since: number;
+  until: number;
+  now?: Date;
+  /** Which wordings are one topic (`lib/knowledge/topics`; default: the token key). */
+  matchers?: readonly TopicMatcher[];
+}
+
+/** One channel's digest over a period, as the read API asks for it. */
+export interface ChannelDigests {
+  digest(channel: string, period: { since: number; until: number }): Promise<Digest>;
+}
+
+/**
+ * {@link buildDigest} one channel at a time, generated "at" the period's end, so that the same
+ * period reads as the same bytes (and the same ETag) until something in it changes.
+ */
+export function channelDigests(
+  sources: DigestSources,
+  options: { matchers?: readonly TopicMatcher[] } = {},
+): ChannelDigests {
+  return {
+    digest: (channel, { since, until }) =>
+      buildDigest(sources, {
+        channels: [channel],
+        since,
+        until,
+        now: new Date(until),
+        ...(options.matchers && { matchers: options.matchers }),
+      }),
+  };
+}
+
+/**
+ * The digest of `channels` over [since, until), from what `sources` read: pure given them, and
+ * the same whatever order they list things in. A topic is of the period when some of its evidence
+ * begins in it: `new` when none begins before, `recurring` otherwise; questions are those asked
+ * in the period (results extracted before questions were have none).
+ */
+export async function buildDigest(
+  sources: DigestSources,
+  options: BuildDigestOptions,
+): Promise<Digest> {
+  const channels = [...new Set(options.channels)];
+  checkOptions(channels, options.since, options.until);
+  const read: DigestChannel[] = [];
+  for (const channel of channels) {
+    const [supports, results, messages] = await Promise.all([
+      sources.supports(channel),
+      sources.results(channel),
+      sources.activity(channel, options.since, options.until),
+    ]);
+    read.push({ channel, supports, results, messages });
+  }
+  return assembleDigest(read, options);
+}
+
+/** One channel's data as a digest reads it: what {@link DigestSources} answer for it. */
+export interface DigestChannel {
+  channel: string;
+  supports: readonly TopicSupport[];
+  /** Its results; only `segmentId`, `thread` and `questions` are read. */
+  results: readonly Pick<SegmentResult, "segmentId" | "thread" | "questions">[];
+  messages: readonly ActivityMessage[];
+}
+
+/**
+ * {@link buildDigest} on data already read (the report builds its digest so): synchronous and
+ * pure; the channels are `options.channels` (repeats dropped), each found in `data` by name.
+ */
+export function assembleDigest(
+  data: readonly DigestChannel[],
+  options: Omit<BuildDigestOptions, "channels"> & { channels?: string[] },
+): Digest {
+  const { since, until } = options;
+  const channels = [...new Set(options.channels ?? data.map((d) => d.channel))];
+  checkOptions(channels, since, until);
+  const topics: DigestTopic[] = [];
+  const questions: DigestQuestion[] = [];
+  const activity: DigestActivity[] = [];
+  for (const channel of channels) {
+    const of = data.filter((d) => d.channel === channel);
+    const supports = of.flatMap((d) => d.supports);
+    const results = of.flatMap((d) => d.results);
+    const messages = of.flatMap((d) => d.messages);
+    for (const topic of mergeSupports(supports, options.matchers)) {
+      const before = topic.evidence.filter((e) => e.firstTs < since);
+      const within = topic.evidence.filter((e) => e.firstTs >= since && e.firstTs < until);
+      if (within.length === 0) continue;
+      topics.push({
+        channel,
+        topic: topic.topic,
+        aliases: topic.aliases,
+        kind: before.length === 0 ? "new" : "recurring",
+        segments: distinct(within.map((e) => e.segmentId)),
+        earlierSegments: distinct(before.map((e) => e.segmentId)),
+        firstSeen: Math.min(...[...before, ...within].map((e) => e.firstTs)),
+        lastSeen: Math.max(...within.map((e) => e.lastTs)),
+        evidence: within.slice(0, DIGEST_LIMITS.evidence).map(
+          (e): DigestEvidence => ({
+            channel,
+            segmentId: e.segmentId,
+            messageIds: e.messageIds,
+            ...(e.thread === undefined ? {} : { thread: e.thread }),
+            firstTs: e.firstTs,
+            lastTs: e.lastTs,
+          }),
+        ),
+      });
+    }
+    for (const result of results) {
+      for (const q of resultQuestions(channel, result)) {
+        if (q.askedTs >= since && q.askedTs < until) questions.push(q);
+      }
+    }
+    activity.push(channelActivity(channel, messages, since, until));
+  }
+  topics.sort(byTopic);
+  questions.sort(byQuestion);
+  const unanswered = questions.filter((q) => q.status !== "answered");
+  const answered = questions.filter((q) => q.status === "answered");
+  const omitted = {
+    topics: Math.max(0, topics.length - DIGEST_LIMITS.topics),
+    unanswered: Math.max(0, unanswered.length - DIGEST_LIMITS.questions),
+    answered: Math.max(0, answered.length - DIGEST_LIMITS.questions),
+  };
+  return {
+    v: 1,
+    channels,
+    since,
+    until,
+    generatedAt: (options.now ?? new Date()).toISOString(),
+    topics: topics.slice(0, DIGEST_LIMITS.topics),
+    unanswered: unanswered.slice(0, DIGEST_LIMITS.questions),
+    answered: answered.slice(0, DIGEST_LIMITS.questions),
+    activity,
+    ...(omitted.topics + omitted.unanswered + omitted.answered > 0 ? { omitted } : {}),
+  };
+}
+
+function checkOptions(channels: readonly string[], since: number, until: number): void {
+  if (channels.length === 0) {
+    throw new DigestError("DIGEST_NO_CHANNELS", "channels: name at least one channel");
+  }
+  if (!Number.isSafeInteger(since) || !Number.isSafeInteger(until) || since >= until) {
+    throw new DigestError(
+      "DIGEST_BAD_PERIOD",
+      `the period must begin (--since) before it ends (--until) (got ${when(since)} to ${when(until)})`,
+    );
+  }
+  if (until - since > MAX_PERIOD_DAYS * DAY_MS) {
+    throw new DigestError(
+      "DIGEST_BAD_PERIOD",
+      `the period (--since to --until) must be at most ${MAX_PERIOD_DAYS} days`,
+    );
+  }
+}
+
+/** A channel's messages of the period counted: conversations, people, and per UTC day. */
+function channelActivity(
+  channel: string,
+  messages: readonly { ts: number; author?: string; segmentId?: string }[],
+  since: number,
+  until: number,
+): DigestActivity {
+  const inPeriod = messages.filter((m) => m.ts >= since && m.ts < until);
+  const perDay = new Map<string, number>();
+  for (let day = Math.floor(since / DAY_MS); day * DAY_MS < until; day++) {
+    perDay.set(utcDay(day * DAY_MS), 0);
+  }
+  for (const m of inPeriod) {
+    const day = utcDay(m.ts);
+    perDay.set(day, (perDay.get(day) ?? 0) + 1);
+  }
+  return {
+    channel,
+    messages: inPeriod.length,
+    conversations: distinct(
+      inPeriod.flatMap((m) => (m.segmentId === undefined ? [] : [m.segmentId])),
+    ),
+    activePeople: distinct(inPeriod.flatMap((m) => (m.author === undefined ? [] : [m.author]))),
+    days: [...perDay].map(([day, count]) => ({ day, messages: count })),
+  };
+}
+
+const when = (ms: number): string =>
+  Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const distinct = (values: readonly string[]): number => new Set(values).size;
+const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** New first, then recurring; each by segments of the period, then the latest, then by name. */
+const byTopic = (a: DigestTopic, b: DigestTopic): number =>
+  (a.kind === b.kind ? 0 : a.kind === "new" ? -1 : 1) ||
+  b.segments - a.segments ||
+  b.lastSeen - a.lastSeen ||
+  byCode(a.channel, b.channel) ||
+  byCode(a.topic, b.topic);
+
+/** Oldest first; ties by where and what, so that the order never depends on the input's. */
+const byQuestion = (a: DigestQuestion, b: DigestQuestion): number =>
+  a.askedTs - b.askedTs ||
+  byCode(a.channel, b.channel) ||
+  byCode(a.segmentId, b.segmentId) ||
+  byCode(a.askedId, b.askedId) ||
+  byCode(a.question, b.question) ||
+  byCode(a.status, b.status) ||
+  byCode(a.answer ?? "", b.answer ?? "");
+
+/** A result's questions as the digest lists them: with their channel, segment and thread. */
+export function resultQuestions(
+  channel: string,
+  result: Pick<SegmentResult, "questions" | "segmentId" | "thread">,
+): DigestQuestion[] {
+  return (result.questions ?? []).map((q) => ({
+    channel,
+    segmentId: result.segmentId,
+    question: q.question,
+    status: q.status,
+    askedId: q.askedId,
+    askedTs: q.askedTs,
+    ...(q.answer === undefined ? {} : { answer: q.answer }),
+    answerIds: [...q.answerIds],
+    ...(result.thread === undefined ? {} : { thread: result.thread }),
+  }));
+}

@@ -1,0 +1,85 @@
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbStore } from "../../history/index.js";
+import {
+  DynamoDbResultStore,
+  type ResultStore,
+  type SegmentResult,
+  type TopicSupport,
+} from "../../knowledge/index.js";
+
+/** One message of a period, as activity counts it: when, who, and its segment when it has one. */
+export interface ActivityMessage {
+  ts: number;
+  author?: string;
+  segmentId?: string;
+}
+
+/** What a digest is built from: the port its DynamoDB and memory implementations serve. */
+export interface DigestSources {
+  /** The channel's stored results (SegmentResult[] from lib/knowledge: listResults). */
+  results(channel: string): Promise<SegmentResult[]>;
+  /** The channel's topic index entries (TopicSupport[]: listSupports). */
+  supports(channel: string): Promise<TopicSupport[]>;
+  /** The channel's messages in [since, until): ts and author only (for activity). */
+  activity(channel: string, since: number, until: number): Promise<ActivityMessage[]>;
+}
+
+/** Reads a channel's messages by id: what `DynamoDbStore` and `MemoryStore` both answer. */
+export interface MessagesById {
+  getMessages(
+    channel: string,
+    ids: readonly string[],
+  ): Promise<{ ts?: number; author?: string; deleted?: boolean; id?: string }[]>;
+}
+
+/**
+ * Digest sources over a result store and a message store: results and the topic index as the
+ * store lists them; activity from the messages of the results whose span meets the period, read
+ * by id (batches of 100), so that a period costs the channel's results plus its own messages and
+ * never a scan. Messages of a still open segment (in no result yet) are not counted; nor are
+ * those of a result too large to list its message ids (`trimmed.messageIds`).
+ */
+export function storeDigestSources(store: ResultStore, messages: MessagesById): DigestSources {
+  const results = new Map<string, Promise<SegmentResult[]>>();
+  const listed = (channel: string): Promise<SegmentResult[]> => {
+    let found = results.get(channel);
+    if (found === undefined) {
+      found = store.listResults(channel);
+      results.set(channel, found);
+    }
+    return found;
+  };
+  return {
+    results: listed,
+    supports: (channel) => store.listSupports(channel),
+    activity: async (channel, since, until) => {
+      const activity: ActivityMessage[] = [];
+      for (const result of await listed(channel)) {
+        if (result.last.ts < since || result.first.ts >= until) continue;
+        const ids = result.messageIds ?? [];
+        for (const message of await messages.getMessages(channel, ids)) {
+          const ts = message.ts;
+          if (message.deleted === true || ts === undefined || ts < since || ts >= until) continue;
+          activity.push({
+            ts,
+            ...(message.author === undefined ? {} : { author: message.author }),
+            segmentId: result.segmentId,
+          });
+        }
+      }
+      return activity;
+    },
+  };
+}
+
+/** {@link storeDigestSources} on a deployment's (or the workspace's) DynamoDB tables. */
+export function dynamoDbDigestSources(options: {
+  client: DynamoDBClient;
+  resultsTable: string;
+  messagesTable: string;
+}): DigestSources {
+  return storeDigestSources(
+    new DynamoDbResultStore({ client: options.client, tableName: options.resultsTable }),
+    new DynamoDbStore({ client: options.client, tableName: options.messagesTable }),
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * A digest: what a set of channels talked about over a period, as the `digest` command and the
+ * scheduled digest publish it (Markdown, HTML, JSON). Public contract v1: fields may be added.
+ */
+import type { QuestionStatus } from "../../knowledge/extraction/types.js";
+
+/** Where an entry's evidence is: its segment (the report's anchor) and its messages. */
+export interface DigestEvidence {
+  channel: string;
+  segmentId: string;
+  /** The first and last message of the evidence, or null when the model gave no range. */
+  messageIds: [string, string] | null;
+  thread?: string;
+  firstTs: number;
+  lastTs: number;
+}
+
+export interface DigestTopic {
+  channel: string;
+  topic: string;
+  aliases: string[];
+  /** `new`: first seen within the period; `recurring`: seen before it too. */
+  kind: "new" | "recurring";
+  /** Segments within the period that support it. */
+  segments: number;
+  /** Segments before the period (0 for a new topic). */
+  earlierSegments: number;
+  firstSeen: number;
+  lastSeen: number;
+  /** The period's evidence, oldest first. */
+  evidence: DigestEvidence[];
+}
+
+export interface DigestQuestion {
+  channel: string;
+  segmentId: string;
+  question: string;
+  status: QuestionStatus;
+  askedId: string;
+  askedTs: number;
+  answer?: string;
+  answerIds: string[];
+  thread?: string;
+}
+
+/** One channel's activity over the period. */
+export interface DigestActivity {
+  channel: string;
+  messages: number;
+  /** Segments (conversations) with a message in the period. */
+  conversations: number;
+  /** Distinct authors of those messages, where the platform names them. */
+  activePeople: number;
+  /** Messages per UTC day of the period (`YYYY-MM-DD`), every day present, oldest first. */
+  days: { day: string; messages: number }[];
+}
+
+export interface Digest {
+  v: 1;
+  channels: string[];
+  /** The period, epoch ms, half-open: [since, until). */
+  since: number;
+  until: number;
+  /** ISO 8601. */
+  generatedAt: string;
+  /** New topics first, then recurring; each by segments in the period, most first. */
+  topics: DigestTopic[];
+  /** Asked in the period and not answered (`unanswered`, `unclear`), oldest first. */
+  unanswered: DigestQuestion[];
+  /** Asked in the period and answered, oldest first. */
+  answered: DigestQuestion[];
+  activity: DigestActivity[];
+  /**
+   * What the caps left out (added within v1; absent when nothing was): topics past the first
+   * {@link DIGEST_LIMITS}, questions past the first of each list.
+   */
+  omitted?: { topics: number; unanswered: number; answered: number };
+}
+
+export type DigestFormat = "md" | "html" | "json";

@@ -1,0 +1,130 @@
+/**
+ * What the report shows of the knowledge besides topics: the questions of the extracted
+ * segments (unanswered oldest first, answered with their answers) and a digest of the data's last
+ * seven days (lib/outlets/digest), each entry naming its segment for the page's anchor.
+ */
+
+import { normalizeTopic } from "../../knowledge/extraction/index.js";
+import type { StoredQuestion } from "../../knowledge/store/schema/items.js";
+import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
+import {
+  assembleDigest,
+  type DigestChannel,
+  type DigestQuestion,
+  resultQuestions,
+} from "../digest/index.js";
+import type { ReportKnowledge } from "./data.js";
+import type { ReportInput } from "./records.js";
+
+/** Questions a list of the report shows at most; the rest are counted. */
+export const REPORT_QUESTIONS = 200;
+const DAY_MS = 86_400_000;
+/** The digest's period: the last seven UTC days of the data. */
+const DIGEST_DAYS = 7;
+
+/** An extraction line as results carry it: with the segment's questions and thread, if any. */
+type ExtractedLine = CandidatesLine & { questions?: readonly StoredQuestion[]; thread?: string };
+
+/**
+ * The report's questions and digest. Questions come from extraction lines that carry them
+ * (stored results do: the workspace's; `run --candidates` lines do not). The digest's period ends
+ * with the UTC day of the latest message (or segment), null when there is neither.
+ */
+export function reportKnowledge(input: ReportInput): ReportKnowledge {
+  const lines = (input.candidates ?? []) as readonly ExtractedLine[];
+  const records = new Map(input.segments.map((s) => [`${s.channel}\u0000${s.segmentId}`, s]));
+  const ts = new Map((input.messages ?? []).map((m) => [`${m.channel}\u0000${m.id}`, m.ts]));
+  const segmentOf = new Map<string, string>();
+  for (const s of input.segments) {
+    for (const id of s.messageIds) segmentOf.set(`${s.channel}\u0000${id}`, s.segmentId);
+  }
+  const channels = new Map<string, DigestChannel>();
+  const channel = (name: string): DigestChannel => {
+    let found = channels.get(name);
+    if (found === undefined) {
+      found = { channel: name, supports: [], results: [], messages: [] };
+      channels.set(name, found);
+    }
+    return found;
+  };
+  for (const line of lines) {
+    const record = records.get(`${line.channel}\u0000${line.segmentId}`);
+    const data = channel(line.channel);
+    if (line.questions !== undefined) {
+      (data.results as DigestChannel["results"][number][]).push({
+        segmentId: line.segmentId,
+        questions: [...line.questions],
+        ...(line.thread === undefined ? {} : { thread: line.thread }),
+      });
+    }
+    if (record === undefined) continue;
+    line.candidates.forEach((c, i) => {
+      const normalized = normalizeTopic(c.topic);
+      if (normalized === "") return;
+      const at = (id: string | undefined, fallback: number) =>
+        (id === undefined ? undefined : ts.get(`${line.channel}\u0000${id}`)) ?? fallback;
+      (data.supports as DigestChannel["supports"][number][]).push({
+        v: 1,
+        channel: line.channel,
+        topic: c.topic,
+        normalizedTopic: normalized,
+        segmentId: line.segmentId,
+        candidateId: c.id ?? String(i),
+        late: record.late,
+        confidence: c.confidence,
+        reason: c.reason,
+        tags: [...c.tags],
+        messageIds: c.messageIds === null ? null : [c.messageIds[0], c.messageIds[1]],
+        ...(record.thread === undefined ? {} : { thread: record.thread }),
+        firstTs: at(c.messageIds?.[0], record.first.ts),
+        lastTs: at(c.messageIds?.[1], record.last.ts),
+      });
+    });
+  }
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const m of input.messages ?? []) {
+    latest = Math.max(latest, m.ts);
+    (channel(m.channel).messages as DigestChannel["messages"][number][]).push({
+      ts: m.ts,
+      ...(typeof m.user === "string" ? { author: m.user } : {}),
+      ...(segmentOf.has(`${m.channel}\u0000${m.id}`)
+        ? { segmentId: segmentOf.get(`${m.channel}\u0000${m.id}`) }
+        : {}),
+    });
+  }
+  for (const s of input.segments) latest = Math.max(latest, s.last.ts);
+  const questions = allQuestions([...channels.values()]);
+  if (!Number.isFinite(latest) || channels.size === 0) return { questions, digest: null };
+  const until = (Math.floor(latest / DAY_MS) + 1) * DAY_MS;
+  const digest = assembleDigest([...channels.values()], {
+    channels: [...channels.keys()].sort(),
+    since: until - DIGEST_DAYS * DAY_MS,
+    until,
+    now: new Date(input.generatedAt),
+  });
+  return { questions, digest };
+}
+
+function allQuestions(channels: readonly DigestChannel[]): ReportKnowledge["questions"] {
+  const all: DigestQuestion[] = [];
+  for (const { channel, results } of channels) {
+    for (const result of results) all.push(...resultQuestions(channel, result));
+  }
+  all.sort(
+    (a, b) =>
+      a.askedTs - b.askedTs ||
+      (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0) ||
+      (a.segmentId < b.segmentId ? -1 : a.segmentId > b.segmentId ? 1 : 0) ||
+      (a.askedId < b.askedId ? -1 : a.askedId > b.askedId ? 1 : 0),
+  );
+  const unanswered = all.filter((q) => q.status !== "answered");
+  const answered = all.filter((q) => q.status === "answered");
+  return {
+    unanswered: unanswered.slice(0, REPORT_QUESTIONS),
+    answered: answered.slice(0, REPORT_QUESTIONS),
+    omitted: {
+      unanswered: Math.max(0, unanswered.length - REPORT_QUESTIONS),
+      answered: Math.max(0, answered.length - REPORT_QUESTIONS),
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * A channel's threads for the report: which of its segments are a thread's (thread replies
+ * segmented on their own), and how to label each thread (its root's author and words).
+ */
+import type { ChatMessage } from "../../history/messages/index.js";
+import { THREAD_EXCERPT, type ThreadData } from "./data.js";
+import type { SegmentRecord } from "./records.js";
+
+/**
+ * The threads of a channel's `records` (in delivery order), in the order their first segment
+ * was delivered, and each record's thread index (undefined: the channel's own segment).
+ *
+ * A segment is a thread's when its line names the thread (`thread`); a line that does not (one
+ * written before segments named their thread) when every one of its messages in `messages` is a
+ * reply in the same thread. The label comes from the first `threadRoot` a line of the thread
+ * carries, else from the root among `messages`; without either the page says "thread <id>".
+ */
+export function channelThreads(
+  records: readonly SegmentRecord[],
+  messages: readonly ChatMessage[] | undefined,
+): { threads: ThreadData[]; threadOf: (number | undefined)[] } {
+  const byId = messages && new Map(messages.map((m) => [m.id, m]));
+  const indexOf = new Map<string, number>();
+  const threads: ThreadData[] = [];
+  const threadOf = records.map((record, s) => {
+    const root = record.thread ?? (byId && sharedThread(record.messageIds, byId));
+    if (root === undefined) return undefined;
+    let t = indexOf.get(root);
+    if (t === undefined) {
+      t = threads.push({ root, segments: [] }) - 1;
+      indexOf.set(root, t);
+    }
+    const thread = threads[t];
+    thread.segments.push(s);
+    const known = record.threadRoot;
+    if (known && thread.author === undefined && thread.excerpt === undefined) {
+      label(thread, known.author, known.text);
+    }
+    return t;
+  });
+  for (const thread of threads) {
+    const message = byId?.get(thread.root);
+    if (message && thread.author === undefined && thread.excerpt === undefined) {
+      label(thread, message.user ?? undefined, message.text ?? undefined);
+    }
+  }
+  return { threads, threadOf };
+}
+
+/** The thread all of a segment's known messages are replies in, if they share one. */
+function sharedThread(
+  ids: readonly string[],
+  byId: ReadonlyMap<string, ChatMessage>,
+): string | undefined {
+  let shared: string | undefined;
+  for (const id of ids) {
+    const message = byId.get(id);
+    // A message the input lacks says nothing either way.
+    if (message === undefined) continue;
+    if (message.thread === undefined || (shared !== undefined && message.thread !== shared)) {
+      return undefined;
+    }
+    shared = message.thread;
+  }
+  return shared;
+}
+
+function label(thread: ThreadData, author: string | undefined, text: string | undefined): void {
+  if (author !== undefined && author !== "") thread.author = author;
+  const excerpt = text === undefined ? "" : excerptOf(text);
+  if (excerpt !== "") thread.excerpt = excerpt;
+}
+
+/**
+ * The start of a text on one line: whitespace collapsed, cut at a word when one ends near the
+ * limit, with "…" when cut. Counted in code points, so that no surrogate pair is split.
+ */
+export function excerptOf(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const chars = [...flat];
+  if (chars.length <= THREAD_EXCERPT) return flat;
+  const cut = chars.slice(0, THREAD_EXCERPT - 1).join("");
+  const space = cut.lastIndexOf(" ");
+  return `${space >= THREAD_EXCERPT / 2 ? cut.slice(0, space) : cut}…`;
+}

@@ -1,0 +1,94 @@
+/** `GET /channels/{c}/digest` over HTTP on 127.0.0.1: the period asked of the source, caps, 501. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiServer, startApiServer } from "../../../cli/serve-http.js";
+import { apiHandler, DIGEST_PERIOD, memoryApiSources } from "../../../lib/outlets/api/index.js";
+import type { Digest } from "../../../lib/outlets/digest/index.js";
+import { digest } from "../digest/schedule-fixtures.js";
+
+const NOW = Date.UTC(2026, 10, 30, 8, 0, 42, 123);
+const asked: { channel: string; since: number; until: number }[] = [];
+let served: ApiServer;
+let bare: ApiServer;
+
+beforeAll(async () => {
+  const source = {
+    digest: async (channel: string, period: { since: number; until: number }): Promise<Digest> => {
+      asked.push({ channel, ...period });
+      return digest({ channels: [channel], ...period });
+    },
+  };
+  served = await startApiServer({
+    handler: apiHandler(memoryApiSources({ channels: ["help"], digest: source }), {
+      now: () => NOW,
+    }),
+    host: "127.0.0.1",
+    port: 0,
+  });
+  bare = await startApiServer({
+    handler: apiHandler(memoryApiSources({ channels: ["help"] })),
+    host: "127.0.0.1",
+    port: 0,
+  });
+});
+
+afterAll(async () => {
+  await served?.close();
+  await bare?.close();
+});
+
+const NOW_MINUTE = Math.floor(NOW / 60_000) * 60_000;
+
+describe("GET /channels/{c}/digest", () => {
+  it("builds the last 7 days by default, ending at the current minute", async () => {
+    asked.length = 0;
+    const response = await fetch(`${served.url}/channels/help/digest`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Digest;
+    expect(asked).toEqual([
+      { channel: "help", since: NOW_MINUTE - DIGEST_PERIOD.defaultMs, until: NOW_MINUTE },
+    ]);
+    expect(body).toMatchObject({ v: 1, channels: ["help"], until: NOW_MINUTE });
+    expect(body.topics.map((t) => t.kind)).toEqual(["new", "recurring"]);
+  });
+
+  it("takes ?since= as a duration back from now, and a percent-encoded channel", async () => {
+    asked.length = 0;
+    const response = await fetch(`${served.url}/channels/a%2Fb/digest?since=36h`);
+    expect(response.status).toBe(200);
+    expect(asked).toEqual([
+      { channel: "a/b", since: NOW_MINUTE - 36 * 3_600_000, until: NOW_MINUTE },
+    ]);
+  });
+
+  it("answers 304 to the ETag it gave while nothing changed", async () => {
+    const first = await fetch(`${served.url}/channels/help/digest?since=2d`);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"/);
+    const again = await fetch(`${served.url}/channels/help/digest?since=2d`, {
+      headers: { "if-none-match": etag as string },
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it("refuses a period too long, too short or malformed, and unknown parameters, unread", async () => {
+    asked.length = 0;
+    for (const since of ["32d", "30m", "7 days", "-1d", "", "1e3d"]) {
+      const response = await fetch(
+        `${served.url}/channels/help/digest?since=${encodeURIComponent(since)}`,
+      );
+      expect(response.status, since).toBe(400);
+      const body = (await response.json()) as { error: { code: string; parameter: string } };
+      expect(body.error).toMatchObject({ code: "API_BAD_PARAMETER", parameter: "since" });
+      expect(JSON.stringify(body)).not.toContain(since || "\u0000");
+    }
+    const unknown = await fetch(`${served.url}/channels/help/digest?until=1`);
+    expect(unknown.status).toBe(400);
+    expect(asked).toEqual([]);
+  });
+
+  it("is a 501 where no digest source is wired", async () => {
+    const response = await fetch(`${bare.url}/channels/help/digest?since=7d`);
+    expect(response.status).toBe(501);
+    expect(await response.json()).toMatchObject({ error: { code: "API_UNAVAILABLE" } });
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * `npm start -- serve`'s wiring: a local workspace (its own DynamoDB Local) served over HTTP on
+ * 127.0.0.1, read back with fetch, as a user's curl would.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { seededChannel, writeSeededChannel } from "../../../bench/api-seed.js";
+import { serveWorkspace } from "../../../cli/serve.js";
+import { openWorkspace } from "../../../local/workspace.js";
+
+describe("serve on a workspace", () => {
+  it("serves the workspace's channels, topics and segments on 127.0.0.1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "convoseg-serve-"));
+    const workspace = await openWorkspace({ dir, create: true, note: () => {} });
+    try {
+      const seeded = seededChannel("general", 40, 8);
+      await writeSeededChannel(workspace.dynamodb(), workspace.tables, "general", seeded);
+      // Where a run on 2025's chat would have left the workspace's clock.
+      const clock = Date.UTC(2025, 2, 1, 12, 30, 15);
+      workspace.advanceClock(clock);
+      const server = await serveWorkspace(workspace, { host: "127.0.0.1", port: 0 });
+      try {
+        expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        const channels = (await (await fetch(`${server.url}/channels`)).json()) as {
+          channels: { channel: string }[];
+        };
+        expect(channels.channels).toEqual([{ channel: "general" }]);
+        const topics = (await (
+          await fetch(`${server.url}/channels/general/topics?limit=100`)
+        ).json()) as {
+          topics: unknown[];
+          cursor: string | null;
+        };
+        expect([topics.topics.length, topics.cursor]).toEqual([8, null]);
+        const id = seeded.results[0].segmentId;
+        const segment = await fetch(`${server.url}/channels/general/segments/${id}`);
+        expect(((await segment.json()) as { segmentId: string }).segmentId).toBe(id);
+        // The digest route is wired to the workspace's results and messages (501 unwired).
+        const digest = await fetch(`${server.url}/channels/general/digest?since=7d`);
+        expect(digest.status).toBe(200);
+        const body = (await digest.json()) as {
+          channels: string[];
+          activity: unknown[];
+          until: number;
+        };
+        expect([body.channels, body.activity.length]).toEqual([["general"], 1]);
+        // The period ends at the workspace's clock (to the minute), not the machine's.
+        expect(body.until).toBe(Date.UTC(2025, 2, 1, 12, 30));
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await workspace.close();
+    }
+  });
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import {
+  buildDigest,
+  type Digest,
+  digestHtml,
+  digestJson,
+  digestMarkdown,
+} from "../../../lib/outlets/digest/index.js";
+import { DAY, memorySources, question, result, SINCE, support, UNTIL } from "./fixtures.js";
+
+const HOSTILE =
+  "<script>alert(1)</script> **bold** [x](javascript:alert(1)) @here <!channel> \u001b[2J\u202eevil";
+
+async function hostileDigest(): Promise<Digest> {
+  return buildDigest(
+    memorySources({
+      supports: [
+        support("help", "s0", "grub bootloader", SINCE - 3 * DAY),
+        support("help", "s1", "grub bootloader", SINCE + DAY),
+        support("help", "s2", HOSTILE, SINCE + 2 * DAY),
+      ],
+      results: [
+        result("help", "s1", SINCE + DAY, SINCE + DAY + 1, [
+          question("q1", SINCE + DAY, "unanswered", `why ${HOSTILE}?`),
+          question("q2", SINCE + DAY + 5, "answered", "how to fix?", `answer ${HOSTILE}`),
+        ]),
+      ],
+      messages: [
+        { channel: "help", ts: SINCE + DAY, author: "ann", segmentId: "s1" },
+        { channel: "help", ts: SINCE + DAY + 5, author: "bob", segmentId: "s1" },
+        { channel: "help", ts: SINCE + 2 * DAY, author: "ann", segmentId: "s2" },
+      ],
+    }),
+    { channels: ["help"], since: SINCE, until: UNTIL, now: new Date(UNTIL) },
+  );
+}
+
+const href = (e: { channel: string; segmentId: string }) =>
+  `report.html#segment=${encodeURIComponent(e.channel)}/${encodeURIComponent(e.segmentId)}`;
+
+describe("digest renderers", () => {
+  it("Markdown: sections in order, a link per entry to its segment, chat text escaped and stripped", async () => {
+    const md = digestMarkdown(await hostileDigest(), { reportHref: href });
+
+    const headings = md.split("\n").filter((l) => l.startsWith("#"));
+    expect(headings).toEqual([
+      "# Digest: help",
+      "## Activity",
+      "## New topics",
+      "## Recurring topics",
+      "## Unanswered questions (oldest first)",
+      "## Answered questions",
+    ]);
+    expect(md).toContain("| help | 3 | 2 | 2 | 2026-01-06 (2) |");
+    expect(md).toContain("](report.html#segment=help/s1)");
+    expect(md).toContain("](report.html#segment=help/s2)");
+    expect(md).toContain("1 earlier conversation since 2026-01-02");
+    // Nothing of the chat text is markup, a mention, a control or a reversal.
+    const unescaped = md.replace(/\\./g, "");
+    expect(unescaped).not.toMatch(/<|\*\*bold|\[x\]|@here/);
+    expect([...md].filter((c) => c === "\u001b" || c === "\u202e")).toEqual([]);
+    expect(md).toContain("\\<script\\>alert(1)\\</script\\>");
+    expect(md).toContain("answer: answer \\<script");
+  });
+
+  it("Markdown without reportHref names segments without links; a non-http link is dropped", async () => {
+    const digest = await hostileDigest();
+    // What is left once every escaped character is taken out: no link of ours, nor of the chat's.
+    const bare = (md: string) => md.replace(/\\./g, "");
+    expect(bare(digestMarkdown(digest))).not.toMatch(/\]\(/);
+    expect(digestMarkdown(digest)).toContain("2026-01-06 00:00 (segment s1)");
+    expect(bare(digestMarkdown(digest, { reportHref: () => "javascript:alert(1)" }))).not.toMatch(
+      /\]\(/,
+    );
+  });
+
+  it("HTML: a standalone page with no script, every chat string escaped, a bar per day", async () => {
+    const html = digestHtml(await hostileDigest(), { reportHref: href });
+
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+    expect(html).not.toMatch(/<script|href="javascript|<!channel/);
+    expect([...html].filter((c) => c === "\u001b" || c === "\u202e")).toEqual([]);
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html.match(/<rect /g)).toHaveLength(7);
+    expect(html).toContain("<title>2026-01-06: 2 messages</title>");
+    // The time links to the segment, whose id is only the link's title.
+    expect(html).toMatch(
+      /<a href="report\.html#segment=help\/s1" title="segment s1">2026-01-06 \d\d:\d\d<\/a>/,
+    );
+    expect(html).toContain("3 messages, 2 conversations, 2 active people");
+    const unlinked = digestHtml(await hostileDigest());
+    expect(unlinked).not.toContain("<a ");
+    expect(unlinked).toMatch(/\d\d:\d\d <span class="muted">\(segment s1\)<\/span>/);
+    const unanswered = html.indexOf("Unanswered questions");
+    const answered = html.indexOf("Answered questions");
+    expect(html.indexOf("why &lt;script")).toBeGreaterThan(unanswered);
+    expect(html.indexOf("answer: answer &lt;script")).toBeGreaterThan(answered);
+  });
+
+  it("JSON: the Digest itself", async () => {
+    const digest = await hostileDigest();
+    expect(JSON.parse(digestJson(digest))).toEqual(digest);
+  });
+
+  it("says counts as people read them: 1,200 messages, 1 person", async () => {
+    const digest = await hostileDigest();
+    const big = {
+      ...digest,
+      activity: digest.activity.map((a) => ({ ...a, messages: 1200, activePeople: 1 })),
+    };
+
+    expect(digestHtml(big)).toContain("1,200 messages, 2 conversations, 1 active person");
+    expect(digestMarkdown(big)).toMatch(/\| help \| 1,200 \| 2 \| 1 \|/);
+  });
+});

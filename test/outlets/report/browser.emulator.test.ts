@@ -1,0 +1,454 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { reportCommand } from "../../../cli/report.js";
+import { runCommand as runPipeline } from "../../../cli/run.js";
+import {
+  buildReport,
+  loadReportAssets,
+  renderReportHtml,
+  segmentAnchor,
+} from "../../../lib/outlets/report/index.js";
+import { ALL_MESSAGES, CANDIDATES, INJECTION, MESSAGES, NOW, OPS, SEGMENTS } from "./fixtures.js";
+import {
+  ARTIFACTS,
+  launchChromium,
+  openReport,
+  runCommand,
+  tempDir,
+  writeJsonLines,
+} from "./support.js";
+import { ROOT_AUTHOR, THREAD_MESSAGES, THREAD_NOW, THREAD_SEGMENTS } from "./thread-fixtures.js";
+
+const dir = tempDir();
+let browser: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 60_000);
+afterAll(() => browser?.close());
+
+const texts = (page: Page, selector: string) =>
+  page.locator(selector).evaluateAll((elements) => elements.map((e) => e.textContent));
+
+/** The report command's page of these inputs (written as `<name>-*.jsonl`), at `<name>.html`. */
+async function writeReport(
+  name: string,
+  inputs: {
+    segments: readonly unknown[];
+    candidates?: readonly unknown[];
+    messages?: readonly unknown[];
+  },
+  args: string[],
+  now: number,
+): Promise<{ out: string; code: number; stderr: string }> {
+  const out = join(dir, `${name}.html`);
+  const files = (["segments", "candidates", "input"] as const).flatMap((flag) => {
+    const values = inputs[flag === "input" ? "messages" : flag];
+    return values === undefined
+      ? []
+      : [`--${flag}`, writeJsonLines(join(dir, `${name}-${flag}.jsonl`), values)];
+  });
+  const { code, stderr } = await runCommand(reportCommand, [...files, ...args, "--out", out], now);
+  return { out, code, stderr };
+}
+
+/** {@link writeReport}, which must succeed, opened in the browser. */
+async function openedReport(
+  ...args: Parameters<typeof writeReport>
+): Promise<Awaited<ReturnType<typeof openReport>>> {
+  const { out, code, stderr } = await writeReport(...args);
+  expect(code, stderr).toBe(0);
+  return openReport(browser, out);
+}
+
+async function showChannel(page: Page, name: string): Promise<void> {
+  await page.locator(".channel-row", { has: page.locator(".name", { hasText: name }) }).click();
+  await page.locator(".channel-name", { hasText: name }).waitFor();
+}
+
+async function selectSegment(page: Page, index: number): Promise<void> {
+  await page.locator(`.segment-row[data-segment="${index}"]`).click();
+  await page.locator(".details h3", { hasText: `Segment #${index + 1}` }).waitFor();
+}
+
+/** The markup in chat text, names and topics is shown as text, and none of it ran or parsed. */
+async function expectInjectionInert(page: Page): Promise<void> {
+  await showChannel(page, OPS);
+  await selectSegment(page, 0);
+  // Polled: the texts are read after the page is first drawn.
+  await expect
+    .poll(async () => (await texts(page, ".details .message .text")).slice(0, 2))
+    .toEqual([`deploy notes ${INJECTION}`, "<em>not bold</em>"]);
+  expect((await texts(page, ".details .message .author")).slice(0, 2)).toEqual([
+    "<b>mallory</b>",
+    "eve",
+  ]);
+  expect(await page.locator(".channel-name").textContent()).toBe(OPS);
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+  // The page makes none of these elements itself: any would have come from the data.
+  expect(await page.locator("img, b, i, em, script[src]").count()).toBe(0);
+}
+
+describe("the report in Chromium", () => {
+  it("shows the summary, each cut with its cause, a segment's messages and topics, and chat as text", async () => {
+    const { out, ...report } = await writeReport(
+      "known",
+      { segments: SEGMENTS, candidates: CANDIDATES, messages: ALL_MESSAGES },
+      ["--settle", "1h", "--now", String(NOW)],
+      NOW,
+    );
+    expect(report.stderr).toMatch(
+      /^report: wrote .*known\.html \(0\.\d MB\): 2 channel\(s\), 5 segment\(s\)\n$/,
+    );
+    expect(report.code).toBe(0);
+    const { page, errors } = await openReport(browser, out);
+
+    const stat = (name: string) => page.locator(`[data-stat="${name}"] .value`).textContent();
+    expect(await stat("segments")).toBe("5");
+    expect(await stat("late")).toBe("1");
+    expect(await stat("open")).toBe("1");
+    expect(await stat("dropped")).toBe("1");
+    expect(await stat("calls")).toBe("5");
+    expect(await stat("tokens")).toBe("310");
+
+    await showChannel(page, "help");
+    expect(await page.locator(".segment-row").count()).toBe(4);
+    expect(await texts(page, ".segment-row .cut")).toEqual([
+      "start",
+      "silence 2h 57m",
+      "late, after #1",
+      "size cap, largest gap 10m",
+    ]);
+
+    await selectSegment(page, 1);
+    expect(await texts(page, ".details .message time")).toEqual([
+      "12:00:00",
+      "12:01:00",
+      "12:02:00",
+      "12:03:00",
+    ]);
+    expect(await texts(page, ".details .message .author")).toEqual(["bo", "bo", "bo", "bo"]);
+    expect(await page.locator(".details .message .text").first().textContent()).toBe(
+      "the wifi driver drops every few minutes",
+    );
+    expect(await texts(page, ".details .topic-name")).toEqual(["wifi driver", "firmware"]);
+    // The first topic's evidence is messages 2 and 3; the second has no range.
+    expect(
+      await page
+        .locator(".message.evidence")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-index"))),
+    ).toEqual(["1", "2"]);
+    await page.locator(".topic .evidence").first().click();
+    expect(await page.locator(".message.focus").count()).toBe(2);
+    // The arrow keys move along the table; the late segment is the next one.
+    await page.locator('.segment-row[data-segment="1"]').press("ArrowDown");
+    await page.locator(".details h3", { hasText: "Segment #3" }).waitFor();
+    expect(await page.locator(".details .cut").textContent()).toBe("late, after #1");
+    expect(await texts(page, ".details .message .text")).toEqual(["sorry, late reply"]);
+    await page.locator(".segment-row.selected").press("ArrowUp");
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, "report.png"), fullPage: true });
+
+    await expectInjectionInert(page);
+    expect(await texts(page, ".details .topic-name")).toEqual([
+      `<img src=x onerror="window.__pwned = 3">`,
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it("leads with each channel's topics, each leading to the segments that support it", async () => {
+    const { page, errors } = await openedReport(
+      "topics",
+      { segments: SEGMENTS, candidates: CANDIDATES, messages: ALL_MESSAGES },
+      ["--settle", "1h", "--now", String(NOW)],
+      NOW,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, "report-topics.png") });
+
+    // The first thing on the page, on the first screen; the busiest channel first.
+    const first = await page.locator("body > section").first().getAttribute("id");
+    expect(first).toBe("topics");
+    expect((await page.locator("#topics").boundingBox())?.y).toBeLessThan(200);
+    expect(await texts(page, ".topic-card .card-channel")).toEqual(["help", OPS]);
+    const help = page.locator(".topic-card", {
+      has: page.locator(".card-channel", { hasText: "help" }),
+    });
+    expect(
+      await help
+        .locator(".topic-row")
+        .evaluateAll((rows) =>
+          rows.map((row) =>
+            [".topic-name", ".support", ".when"].map((c) => row.querySelector(c)?.textContent),
+          ),
+        ),
+    ).toEqual([
+      ["wifi driver", "2 conversations", "2025-01-06 12:01–12:14"],
+      ["grub bootloader", "1 conversation", "2025-01-06 09:00–09:03"],
+      ["firmware update", "1 conversation", "2025-01-06 12:13"],
+      ["firmware", "1 conversation", "2025-01-06 12:00–12:03"],
+    ]);
+    expect(await texts(page, ".topic-card:nth-child(2) .topic-name")).toEqual([
+      `<img src=x onerror="window.__pwned = 3">`,
+    ]);
+
+    // A topic shows its channel with only the segments that support it, the first selected
+    // and the topic's evidence marked.
+    await help.locator(".topic-row", { hasText: "wifi driver" }).click();
+    await page.locator(".channel-name", { hasText: "help" }).waitFor();
+    expect(await page.locator(".filter-bar").textContent()).toMatch(
+      /^2 of 4 segments support wifi driver \(2025-01-06 12:01–12:14\)/,
+    );
+    const rows = () =>
+      page
+        .locator(".segment-row")
+        .evaluateAll((all) => all.map((r) => r.getAttribute("data-segment")));
+    expect(await rows()).toEqual(["1", "3"]);
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    expect(await page.locator(".details .message.focus").count()).toBe(2);
+    // The arrow keys move along the segments listed.
+    await page.locator('.segment-row[data-segment="1"]').press("ArrowDown");
+    await page.locator(".details h3", { hasText: "Segment #4" }).waitFor();
+    expect(await texts(page, ".details .message.focus .text")).toEqual([
+      "the wifi driver works after the firmware update",
+      "thanks, the wifi driver is fine now",
+    ]);
+    await page.locator(".filter-bar button", { hasText: "show all segments" }).click();
+    expect(await rows()).toEqual(["0", "1", "2", "3"]);
+    expect(await page.locator(".filter-bar").isHidden()).toBe(true);
+
+    // From the keyboard too, and into another channel.
+    await page.locator(".topic-card:nth-child(2) .topic-row").first().press("Enter");
+    await page.locator(".channel-name", { hasText: OPS }).waitFor();
+    expect(await rows()).toEqual(["0"]);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  it("shows a topic's other wordings under it as text, markup in them inert", async () => {
+    const hostile = "<img src=x onerror='window.__pwned = 3'>";
+    const worded = CANDIDATES.map((line) =>
+      line.segmentId === "seg-o1"
+        ? { ...line, candidates: [...line.candidates, { ...line.candidates[0], topic: hostile }] }
+        : line,
+    );
+    const { page, errors } = await openedReport(
+      "aliases",
+      { segments: SEGMENTS, candidates: worded, messages: ALL_MESSAGES },
+      ["--settle", "1h", "--now", String(NOW)],
+      NOW,
+    );
+    const ops = page.locator(".topic-card", {
+      has: page.locator(".card-channel", { hasText: OPS }),
+    });
+    expect(await ops.locator(".topic-row .topic-name").allTextContents()).toEqual([
+      `<img src=x onerror="window.__pwned = 3">`,
+    ]);
+    expect(await ops.locator(".topic-row .aliases").allTextContents()).toEqual([
+      `also: ${hostile}`,
+    ]);
+    // The help channel's topics were each said one way: no "also".
+    const help = page.locator(".topic-card", {
+      has: page.locator(".card-channel", { hasText: "help" }),
+    });
+    expect(await help.locator(".aliases").count()).toBe(0);
+    await expectInjectionInert(page);
+    expect(errors).toEqual([]);
+  });
+
+  it("is what run --report writes: the segments the run delivered, cut, extracted and escaped", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
+    const out = join(dir, "run.html");
+    const segments = join(dir, "run-segments.jsonl");
+    const run = await runCommand(
+      runPipeline,
+      [
+        "--input",
+        writeJsonLines(join(dir, "run-messages.jsonl"), MESSAGES),
+        "--out",
+        segments,
+        "--report",
+        out,
+        ...["--settle", "1h", "--max-size", "4", "--min-items", "2", "--tick", "15m"],
+      ],
+      NOW,
+    );
+    expect(run.stdout).toMatch(/^ {2}file:\/\/\S*\/run\.html +the report it wrote/m);
+    expect(run.code, run.stderr).toBe(0);
+    const delivered = readFileSync(segments, "utf8").trim().split("\n");
+    const { page, errors } = await openReport(browser, out);
+
+    expect(await page.locator('[data-stat="segments"] .value').textContent()).toBe(
+      String(delivered.length),
+    );
+    // h11 is a conversation of one, below --min-items.
+    expect(await page.locator('[data-stat="dropped"] .value').textContent()).toBe("1");
+    await showChannel(page, "help");
+    expect(await texts(page, ".segment-row .cut")).toEqual([
+      "start",
+      "silence 2h 57m",
+      "size cap, largest gap 10m",
+    ]);
+    await selectSegment(page, 0);
+    expect(await page.locator(".details .message").count()).toBe(4);
+    expect(await page.locator(".details .topic").count()).toBeGreaterThan(0);
+    expect(await page.locator(".details .message.evidence").count()).toBeGreaterThan(0);
+
+    await expectInjectionInert(page);
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
+describe("the report in Chromium: platform fields", () => {
+  it("names a channel by its display name, marks replies with whom they answer and greys system lines", async () => {
+    const T = Date.UTC(2025, 2, 3, 8);
+    const where = { channel: "C024BE91L", platform: "slack", channelName: "general" };
+    const messages = [
+      { id: "1", ts: T, user: null, text: "ana has joined", kind: "system", ...where },
+      { id: "2", ts: T + 60_000, user: "ana", text: "how do I pin?", ...where },
+      { id: "3", ts: T + 120_000, user: "bo", text: "right-click it", replyTo: "2", ...where },
+    ];
+    const segments = [
+      {
+        segmentId: "s1",
+        channel: "C024BE91L",
+        late: false,
+        belongsAfter: null,
+        count: 3,
+        first: { id: "1", ts: T },
+        last: { id: "3", ts: T + 120_000 },
+        messageIds: ["1", "2", "3"],
+      },
+    ];
+    const { page, errors } = await openedReport(
+      "platform",
+      { segments, messages },
+      ["--now", String(T + 86_400_000 * 3)],
+      T,
+    );
+    await showChannel(page, "general");
+    expect(await page.locator("h2", { has: page.locator(".channel-name") }).textContent()).toBe(
+      "Channel general C024BE91L",
+    );
+    await selectSegment(page, 0);
+    await expect
+      .poll(() => texts(page, ".details .message .text"))
+      .toEqual(["ana has joined", "how do I pin?", "↪ ana right-click it"]);
+    expect(await page.locator(".details .message.system").count()).toBe(1);
+    expect(await page.locator(".details .message .reply").getAttribute("title")).toBe(
+      "reply to ana, 2025-03-03 08:01:00 UTC",
+    );
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("the report in Chromium: threads", () => {
+  it("lists threads as rows under their channel, each leading to its segments, and a segment's reply links", async () => {
+    const { page, errors } = await openedReport(
+      "threads",
+      { segments: THREAD_SEGMENTS, messages: THREAD_MESSAGES },
+      ["--now", String(THREAD_NOW)],
+      THREAD_NOW,
+    );
+    // Three threads, few enough to be listed unfolded under the channel's row.
+    expect(await page.locator(".channel-row .fold").textContent()).toBe("▾ 3 threads");
+    const threadRows = () => texts(page, ".thread-row .thread-name");
+    expect(await threadRows()).toEqual([
+      `↳ ${ROOT_AUTHOR}: “has anyone </tr></table><script>window.__pwned =…”`,
+      "↳ eve: “is the staging database down again, or is it just me being…”",
+      "↳ thread r8",
+    ]);
+    await page.locator(".channel-row .fold").click();
+    expect(await page.locator(".thread-row").count()).toBe(0);
+    await page.locator(".channel-row").press("ArrowRight");
+    expect(await page.locator(".thread-row").count()).toBe(3);
+
+    // A thread's row lists only its segments; the channel's own are marked apart from them.
+    await page.locator(".thread-row").first().click();
+    expect(await page.locator(".filter-bar").textContent()).toMatch(
+      /^2 of 5 segments are the thread of <script>/,
+    );
+    const rows = () =>
+      page
+        .locator(".segment-row")
+        .evaluateAll((all) => all.map((r) => [r.getAttribute("data-segment"), r.className]));
+    expect((await rows()).map(([segment]) => segment)).toEqual(["1", "4"]);
+    expect(await texts(page, ".segment-row .num:first-child")).toEqual(["↳ 2", "↳ 5"]);
+    // Measured within the thread: 27 minutes from its previous reply.
+    expect(await texts(page, ".segment-row .cut")).toEqual(["start", "size cap, largest gap 27m"]);
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    expect(await page.locator(".details .thread-label").textContent()).toBe(
+      `${ROOT_AUTHOR}: “has anyone </tr></table><script>window.__pwned =…”`,
+    );
+    expect(await texts(page, ".details .reply-links li")).toEqual([
+      `message 1 ↪ ${ROOT_AUTHOR}, outside this segment (in #1)`,
+      "message 2 ↪ message 1 (bo)",
+    ]);
+    await page.screenshot({ path: join(ARTIFACTS, "report-threads.png"), fullPage: true });
+    await page.locator(".filter-bar button", { hasText: "show all segments" }).click();
+    expect((await rows()).map(([segment]) => segment)).toEqual(["0", "1", "2", "3", "4"]);
+    expect((await rows()).map(([, c]) => c?.includes("in-thread"))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+    ]);
+
+    // The channel's own segment: a reply to a message the input does not have says so.
+    await selectSegment(page, 0);
+    expect(await texts(page, ".details .reply-links li")).toEqual([
+      "message 3 ↪ a message, outside this segment (not in the input)",
+    ]);
+    await page.locator(".details .reply-links button").click();
+    await page.locator('.details .message.flash[data-index="2"]').waitFor();
+
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("img, b, i, em, script[src], table").count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("opens the segment a #segment= anchor names, and shows questions and the last week linking to segments", async () => {
+    const asked = {
+      id: "q1",
+      question: `how to fix it ${INJECTION}`,
+      status: "unanswered" as const,
+      askedId: "h05",
+      askedTs: MESSAGES.find((m) => m.id === "h05")?.ts ?? 0,
+      answerIds: [],
+    };
+    const candidates = CANDIDATES.map((c) =>
+      c.segmentId === "seg-h2" ? { ...c, questions: [asked] } : c,
+    );
+    const report = buildReport({
+      segments: SEGMENTS,
+      candidates,
+      messages: ALL_MESSAGES,
+      settle: 3_600_000,
+      now: NOW,
+      generatedAt: NOW,
+    });
+    const out = join(dir, "anchors.html");
+    writeFileSync(out, renderReportHtml(report, await loadReportAssets()));
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`file://${out}#${segmentAnchor("help", "seg-h2")}`);
+    await page.waitForSelector("html[data-ready]");
+
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    // Not the first channel the page shows by itself (ops sorts first): the anchor's.
+    expect(await texts(page, ".channel-name")).toEqual(["help"]);
+    expect(await texts(page, "#questions .question-text")).toEqual([`how to fix it ${INJECTION}`]);
+    expect(await texts(page, "#digest .digest-topics .topic-name")).toContain("wifi driver");
+    // A link of the last week's section leads to its segment, the fragment followed.
+    await page.locator("#digest .segment-link").first().click();
+    await expect.poll(() => page.evaluate("location.hash")).toMatch(/^#segment=/);
+    expect(await page.evaluate("window.__pwned")).toBeUndefined();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import type { StoredQuestion } from "../../../lib/knowledge/store/schema/items.js";
+import {
+  buildReport,
+  parseSegmentAnchor,
+  type ReportInput,
+  renderReportHtml,
+  reportSegmentHref,
+  segmentAnchor,
+} from "../../../lib/outlets/report/index.js";
+
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 0, 1);
+const TOPICS = ["grub bootloader", "wifi driver", "GRUB boot loader", "kernel panic"];
+
+/** Ten daily conversations of `help`, each asking a question about its topic. */
+function input(withQuestions: boolean): ReportInput {
+  const messages: NonNullable<ReportInput["messages"]>[number][] = [];
+  const segments: ReportInput["segments"][number][] = [];
+  const candidates = [];
+  for (let s = 0; s < 10; s++) {
+    const t0 = START + s * DAY;
+    const ids = [0, 1, 2].map((i) => `m${s}-${i}`);
+    ids.forEach((id, i) => {
+      messages.push({ id, ts: t0 + i * 60_000, channel: "help", user: ["ann", "bob"][i % 2] });
+    });
+    segments.push({
+      channel: "help",
+      segmentId: `seg${s}`,
+      messageIds: ids,
+      late: false,
+      belongsAfter: null,
+      first: { id: ids[0], ts: t0 },
+      last: { id: ids[2], ts: t0 + 120_000 },
+    });
+    const answered = s % 2 === 0;
+    const question: StoredQuestion = {
+      id: `q${s}`,
+      question: `about ${TOPICS[s % 4]} <b>?</b>`,
+      status: answered ? "answered" : "unanswered",
+      askedId: ids[0],
+      askedTs: t0,
+      ...(answered ? { answer: "reinstall" } : {}),
+      answerIds: answered ? [ids[1]] : [],
+    };
+    candidates.push({
+      channel: "help",
+      segmentId: `seg${s}`,
+      model: "offline",
+      promptVersion: "t",
+      usage: { calls: 1, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      candidates: [
+        {
+          topic: TOPICS[s % 4],
+          reason: "said",
+          confidence: 0.5,
+          tags: [],
+          subjective: false,
+          messageIds: [ids[0], ids[2]] as [string, string],
+        },
+      ],
+      ...(withQuestions ? { questions: [question] } : {}),
+    });
+  }
+  return {
+    segments,
+    candidates,
+    messages,
+    settle: 3_600_000,
+    now: START + 20 * DAY,
+    generatedAt: START + 20 * DAY,
+  };
+}
+
+describe("the report's questions and digest", () => {
+  it("lists the questions oldest first, answered with answers, and digests the data's last seven days", () => {
+    const { knowledge } = buildReport(input(true)).data;
+
+    expect(knowledge?.questions.unanswered.map((q) => q.segmentId)).toEqual([
+      "seg1",
+      "seg3",
+      "seg5",
+      "seg7",
+      "seg9",
+    ]);
+    expect(knowledge?.questions.answered.map((q) => [q.segmentId, q.answer])).toEqual(
+      ["seg0", "seg2", "seg4", "seg6", "seg8"].map((s) => [s, "reinstall"]),
+    );
+    const digest = knowledge?.digest;
+    // The last message is on day 9 (2026-01-10): the week is 2026-01-04 to 2026-01-10.
+    expect(digest?.since).toBe(START + 3 * DAY);
+    expect(digest?.until).toBe(START + 10 * DAY);
+    expect(digest?.activity[0]).toMatchObject({ messages: 21, conversations: 7, activePeople: 2 });
+    expect(digest?.topics.map((t) => [t.topic, t.kind, t.segments, t.earlierSegments])).toEqual([
+      ["kernel panic", "new", 2, 0],
+      ["grub bootloader", "recurring", 3, 2],
+      ["wifi driver", "recurring", 2, 1],
+    ]);
+    expect(digest?.unanswered.map((q) => q.segmentId)).toEqual(["seg3", "seg5", "seg7", "seg9"]);
+  });
+
+  it("has no questions from lines without them, and embeds both sections' data safely", () => {
+    const report = buildReport(input(false));
+    expect(report.data.knowledge?.questions).toEqual({
+      unanswered: [],
+      answered: [],
+      omitted: { unanswered: 0, answered: 0 },
+    });
+    const html = renderReportHtml(buildReport(input(true)), { script: "", style: "" });
+    expect(html).toContain('<section id="questions"');
+    expect(html).toContain('<section id="digest"');
+    expect(html).not.toContain("<b>?</b>");
+  });
+
+  it("names a segment by an anchor the page reads back, whatever its channel and id hold", () => {
+    for (const [channel, segmentId] of [
+      ["help", "seg1"],
+      ["a/b #c", "x/y?z&w"],
+      ["ünï", "%41"],
+    ]) {
+      const anchor = segmentAnchor(channel, segmentId);
+      expect(anchor).toMatch(/^segment=[^/#?&]+\/[^/#?&]+$/);
+      expect(parseSegmentAnchor(`#${anchor}`)).toEqual({ channel, segmentId });
+    }
+    expect(reportSegmentHref({ channel: "help", segmentId: "s1" }, "r.html")).toBe(
+      "r.html#segment=help/s1",
+    );
+    expect(parseSegmentAnchor("#topics")).toBeUndefined();
+    expect(parseSegmentAnchor("#segment=help")).toBeUndefined();
+    expect(parseSegmentAnchor("#segment=%E0/x")).toBeUndefined();
+  });
+});
