@@ -8,7 +8,6 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { itemSize } from "../lib/base/dynamodb/index.js";
-import { dynamoDbErasure, eraseUser } from "../lib/erasure/index.js";
 import { createMessagesTable, DynamoDbStore, textMessage } from "../lib/history/index.js";
 import { authorEntry, messageItem } from "../lib/history/schema/index.js";
 import { Analyzer, type LLM } from "../lib/knowledge/extraction/index.js";
@@ -19,6 +18,7 @@ import {
   promptVersionOf,
   SegmentExtractor,
 } from "../lib/knowledge/index.js";
+import { dynamoDbErasure, eraseUser } from "../lib/lifecycle/erasure/index.js";
 import { startEmulators } from "../local/emulators.js";
 import { benchArgs, usageError } from "./args.js";
 import { CapacityMeter, writeUnits } from "./capacity.js";

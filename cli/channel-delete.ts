@@ -1,12 +1,16 @@
 /**
- * `channel delete`: removes a channel entirely (`deleteChannel`, lib/lifecycle) from the local
+ * `channel delete`: removes a channel entirely (`deleteChannel`, lib/lifecycle/channel-deletion) from the local
  * workspace or a deployment's tables, after saying what it holds; asks first on a terminal, and
  * refuses without `--yes` elsewhere.
  */
 import { createInterface } from "node:readline";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../lib/history/index.js";
-import { type ChannelPart, deleteChannel, type PartCount } from "../lib/lifecycle/index.js";
+import {
+  type ChannelPart,
+  deleteChannel,
+  type PartCount,
+} from "../lib/lifecycle/channel-deletion/index.js";
 import { type CommandIO, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls, plural } from "./format.js";

@@ -1,10 +1,11 @@
 /**
  * `erase`: removes a person from the local workspace or a deployment's tables (`eraseUser`,
- * lib/erasure): their messages, what was derived from them, their name in results; prints what
+ * lib/lifecycle/erasure): their messages, what was derived from them, their name in results; prints what
  * it removed and the audit item. Run again, it resumes an erasure that was interrupted.
  */
 import { userInfo } from "node:os";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { AuthorRef } from "../lib/history/index.js";
 import {
   addAuthorIndex,
   authorIndexState,
@@ -13,8 +14,7 @@ import {
   type EraseOutcome,
   type EraseRequest,
   eraseUser,
-} from "../lib/erasure/index.js";
-import type { AuthorRef } from "../lib/history/index.js";
+} from "../lib/lifecycle/erasure/index.js";
 import type { SegmentLedger } from "../local/ledger.js";
 import { type Command, command, EXIT } from "./command.js";
 import { CommandFailure, onTable, type TableRef } from "./failures.js";

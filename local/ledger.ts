@@ -14,7 +14,7 @@ import { realSleep } from "../lib/base/backoff/index.js";
 import { batchWriteAll, createTable, documentClient } from "../lib/base/dynamodb/index.js";
 import { type AuthorRef, authorMatches } from "../lib/history/index.js";
 import type { KnowledgeReader } from "../lib/knowledge/index.js";
-import type { ChannelPart } from "../lib/lifecycle/index.js";
+import type { ChannelPart } from "../lib/lifecycle/channel-deletion/index.js";
 import {
   encodeBody,
   type InlineMessage,

@@ -1,6 +1,6 @@
 /**
  * Finding a person's messages: the `AuthorIndex` both history stores answer, which an erasure
- * (`lib/erasure`) pages through. Paging is by key, so deleting the messages of a page while
+ * (`lib/lifecycle/erasure`) pages through. Paging is by key, so deleting the messages of a page while
  * paging neither skips nor repeats any later one.
  */
 import { type ConversationId, validateConversationId } from "./conversation-id.js";

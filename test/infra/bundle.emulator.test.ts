@@ -20,7 +20,7 @@ import * as chat from "./lib/history/chat-model/index.js";
 import * as connectors from "./lib/intake/connectors/index.js";
 import * as digest from "./lib/outlets/digest/index.js";
 import * as discord from "./lib/intake/connectors/discord/index.js";
-import * as erasure from "./lib/erasure/index.js";
+import * as erasure from "./lib/lifecycle/erasure/index.js";
 import * as extraction from "./lib/knowledge/extraction/index.js";
 import * as history from "./lib/history/index.js";
 import * as knowledge from "./lib/knowledge/index.js";

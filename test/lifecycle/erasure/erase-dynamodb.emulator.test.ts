@@ -8,7 +8,10 @@
 import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
+import { documentClient } from "../../../lib/base/dynamodb/index.js";
+import { createMessagesTable, DynamoDbStore, textMessage } from "../../../lib/history/index.js";
+import { authorKeyOf } from "../../../lib/history/schema/index.js";
+import { DynamoDbResultStore } from "../../../lib/knowledge/index.js";
 import {
   addAuthorIndex,
   authorIndexState,
@@ -17,13 +20,10 @@ import {
   dynamoDbErasure,
   eraseUser,
   runEraseUser,
-} from "../../lib/erasure/index.js";
-import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
-import { authorKeyOf } from "../../lib/history/schema/index.js";
-import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
-import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
-import { NOW } from "../knowledge/redaction.js";
-import { testDynamoDbClient } from "../support/dynamodb.js";
+} from "../../../lib/lifecycle/erasure/index.js";
+import { createMessagesTestTable, createResultsTestTable } from "../../knowledge/fixtures.js";
+import { NOW } from "../../knowledge/redaction.js";
+import { testDynamoDbClient } from "../../support/dynamodb.js";
 import { buildWorld, HOUR } from "./world.js";
 
 const client = testDynamoDbClient();

@@ -6,8 +6,8 @@
  * authors, or, when its own words name the person, is removed with its topic entry; a question
  * the person asked, or whose words name them, is removed.
  */
-import { normalizeTopic } from "../knowledge/extraction/index.js";
-import type { ResultStore, SegmentResult } from "../knowledge/index.js";
+import { normalizeTopic } from "../../knowledge/extraction/index.js";
+import type { ResultStore, SegmentResult } from "../../knowledge/index.js";
 import { ErasureError } from "./errors.js";
 
 /** The results store's reads and writes a scrub needs. */

@@ -1,18 +1,18 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, inject, it } from "vitest";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
-import { createMessagesTable } from "../../lib/history/index.js";
-import { IngestClient } from "../../lib/intake/ingest/index.js";
-import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
+import { documentClient } from "../../../lib/base/dynamodb/index.js";
+import { createMessagesTable } from "../../../lib/history/index.js";
+import { IngestClient } from "../../../lib/intake/ingest/index.js";
+import { KeyphraseExtractor } from "../../../lib/knowledge/extraction/index.js";
 import {
   DynamoDbResultStore,
   promptVersionOf,
   SegmentExtractor,
-} from "../../lib/knowledge/index.js";
-import { deleteChannel } from "../../lib/lifecycle/index.js";
-import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
-import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
+} from "../../../lib/knowledge/index.js";
+import { deleteChannel } from "../../../lib/lifecycle/channel-deletion/index.js";
+import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
+import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../../knowledge/fixtures.js";
 
 /** A client whose first BatchWriteItem on `failing` throws, as a crash there would end a run. */
 function clientFailingOnce(failing: () => string | undefined) {

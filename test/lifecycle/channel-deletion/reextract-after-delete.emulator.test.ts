@@ -10,27 +10,27 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
-import type { IngestResult } from "../../lib/intake/ingest/index.js";
+import { createMessagesTable, DynamoDbStore } from "../../../lib/history/index.js";
+import type { IngestResult } from "../../../lib/intake/ingest/index.js";
 import {
   extractDependencies,
   KnowledgeReader,
   readExtractConfig,
   type SegmentResult,
   segmentConsumer,
-} from "../../lib/knowledge/index.js";
-import { REEXTRACT_ATTRIBUTE } from "../../lib/knowledge/write/consumer.js";
+} from "../../../lib/knowledge/index.js";
+import { REEXTRACT_ATTRIBUTE } from "../../../lib/knowledge/write/consumer.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   segmentBody,
-} from "../../lib/segmentation/pipeline/contract/index.js";
-import { SqsSegmentSender } from "../../lib/segmentation/pipeline/index.js";
-import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
-import { LocalEventSource } from "../../local/event-source.js";
-import { createSegmentQueue } from "../../local/sqs.js";
-import { createResultsTestTable, segmentOf, TEN_TEXTS } from "../knowledge/fixtures.js";
-import { testDynamoDbClient } from "../support/dynamodb.js";
-import { drainQueue, sqsEvent, testSqsClient, uniqueQueueName } from "../support/sqs.js";
+} from "../../../lib/segmentation/pipeline/contract/index.js";
+import { SqsSegmentSender } from "../../../lib/segmentation/pipeline/index.js";
+import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
+import { LocalEventSource } from "../../../local/event-source.js";
+import { createSegmentQueue } from "../../../local/sqs.js";
+import { createResultsTestTable, segmentOf, TEN_TEXTS } from "../../knowledge/fixtures.js";
+import { testDynamoDbClient } from "../../support/dynamodb.js";
+import { drainQueue, sqsEvent, testSqsClient, uniqueQueueName } from "../../support/sqs.js";
 
 /**
  * A forwarder to an emulator that, once armed, counts the calls through it and answers the
@@ -128,8 +128,8 @@ function environment(segmentQueueUrl: string): Record<string, string> {
 async function loadFunctions(env: Record<string, string>) {
   vi.resetModules();
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  const ingest = (await import("../../functions/ingest/handler.js")).handler;
-  const extract = (await import("../../functions/extract/handler.js")).handler;
+  const ingest = (await import("../../../functions/ingest/handler.js")).handler;
+  const extract = (await import("../../../functions/extract/handler.js")).handler;
   return {
     ingest: async (messages: unknown[]) => (await ingest({ messages })) as IngestResult,
     extract: (event: Parameters<typeof extract>[0]) => extract(event, {} as Context),

@@ -13,9 +13,9 @@ import {
   type ConversationId,
   type Editor,
   type Message,
-} from "../history/index.js";
-import { authorKeyOf, authorRefKey } from "../history/schema/index.js";
-import type { KnowledgeRedactor } from "../knowledge/index.js";
+} from "../../history/index.js";
+import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
+import type { KnowledgeRedactor } from "../../knowledge/index.js";
 import {
   type AuditStore,
   type ErasedMessage,

@@ -5,12 +5,12 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { documentClient, isConditionFailure } from "../base/dynamodb/index.js";
+import { documentClient, isConditionFailure } from "../../base/dynamodb/index.js";
 import {
   DEPLOYMENT_PARTITION,
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
-} from "../knowledge/store/schema/index.js";
+} from "../../knowledge/store/schema/index.js";
 import {
   AUDIT_PREFIX,
   type AuditStore,

@@ -9,9 +9,9 @@ import {
   UpdateTableCommand,
 } from "@aws-sdk/client-dynamodb";
 import { paginateScan, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { realSleep } from "../base/backoff/index.js";
-import { documentClient, isConditionFailure } from "../base/dynamodb/index.js";
-import { DynamoDbStore } from "../history/index.js";
+import { realSleep } from "../../base/backoff/index.js";
+import { documentClient, isConditionFailure } from "../../base/dynamodb/index.js";
+import { DynamoDbStore } from "../../history/index.js";
 import {
   AUTHOR_KEY,
   BY_AUTHOR_ATTRIBUTES,
@@ -19,13 +19,13 @@ import {
   messageAuthorKey,
   PARTITION_KEY,
   SORT_KEY,
-} from "../history/schema/index.js";
+} from "../../history/schema/index.js";
 import {
   DynamoDbResultStore,
   KnowledgeRedactor,
   type RedactionMetrics,
   storedMessageStates,
-} from "../knowledge/index.js";
+} from "../../knowledge/index.js";
 import { DynamoDbAuditStore } from "./audit-dynamodb.js";
 import type { ErasureDependencies } from "./erase.js";
 import { ErasureError } from "./errors.js";

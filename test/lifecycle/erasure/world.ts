@@ -4,15 +4,20 @@
  * (results, topic entries, spans, window replies), with the redactor and the eraser wired over
  * them as the stack wires them.
  */
-import type { AuditStore, ErasureDependencies, ErasureMessages } from "../../lib/erasure/index.js";
-import { type Store, textMessage } from "../../lib/history/index.js";
-import type { LLM } from "../../lib/knowledge/extraction/index.js";
+
+import { type Store, textMessage } from "../../../lib/history/index.js";
+import type { LLM } from "../../../lib/knowledge/extraction/index.js";
 import {
   KnowledgeRedactor,
   type ResultStore,
   storedMessageStates,
-} from "../../lib/knowledge/index.js";
-import { extractorFor, NOW, segmentAt } from "../knowledge/redaction.js";
+} from "../../../lib/knowledge/index.js";
+import type {
+  AuditStore,
+  ErasureDependencies,
+  ErasureMessages,
+} from "../../../lib/lifecycle/erasure/index.js";
+import { extractorFor, NOW, segmentAt } from "../../knowledge/redaction.js";
 
 export const HOUR = 3_600_000;
 const AUTHORS = ["alice", "bob", "carol"];

@@ -6,6 +6,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MemoryStore } from "../../../lib/history/index.js";
+import { authorKeyOf, userIdKeyOf } from "../../../lib/history/schema/index.js";
+import type { LLM } from "../../../lib/knowledge/extraction/index.js";
+import { MemoryResultStore } from "../../../lib/knowledge/index.js";
 import {
   type EraseRequest,
   ErasureError,
@@ -13,13 +17,9 @@ import {
   eraseUser,
   MemoryAuditStore,
   mentions,
-} from "../../lib/erasure/index.js";
-import { MemoryStore } from "../../lib/history/index.js";
-import { authorKeyOf, userIdKeyOf } from "../../lib/history/schema/index.js";
-import type { LLM } from "../../lib/knowledge/extraction/index.js";
-import { MemoryResultStore } from "../../lib/knowledge/index.js";
-import { questionModel } from "../knowledge/redaction.js";
-import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
+} from "../../../lib/lifecycle/erasure/index.js";
+import { questionModel } from "../../knowledge/redaction.js";
+import { type CrashControl, crashing, InjectedCrash } from "../../support/crash.js";
 import { buildWorld, erasureDependencies, type World } from "./world.js";
 
 /**

@@ -3,9 +3,9 @@
  * those whose words name them (issue 25 §1; a redaction of their messages does the rest).
  */
 import { describe, expect, it } from "vitest";
-import { scrubPlan } from "../../lib/erasure/scrub.js";
-import type { SegmentResult } from "../../lib/knowledge/index.js";
-import type { StoredQuestion } from "../../lib/knowledge/store/schema/items.js";
+import type { SegmentResult } from "../../../lib/knowledge/index.js";
+import type { StoredQuestion } from "../../../lib/knowledge/store/schema/items.js";
+import { scrubPlan } from "../../../lib/lifecycle/erasure/scrub.js";
 
 const question = (id: string, fields: Partial<StoredQuestion> = {}): StoredQuestion => ({
   id,

@@ -9,17 +9,17 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, type DynamoDBDocumentClient, paginateQuery } from "@aws-sdk/lib-dynamodb";
-import { realSleep } from "../base/backoff/index.js";
-import { batchWriteAll, documentClient } from "../base/dynamodb/index.js";
-import { DynamoDbStore, validateConversationId } from "../history/index.js";
-import { BY_POSITION_INDEX, PARTITION_KEY } from "../history/schema/index.js";
-import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY } from "../knowledge/store/schema/index.js";
+import { realSleep } from "../../base/backoff/index.js";
+import { batchWriteAll, documentClient } from "../../base/dynamodb/index.js";
+import { DynamoDbStore, validateConversationId } from "../../history/index.js";
+import { BY_POSITION_INDEX, PARTITION_KEY } from "../../history/schema/index.js";
+import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY } from "../../knowledge/store/schema/index.js";
 import {
   CHANNEL_KEY,
   ITEM_KEY,
   MARKS_ITEM,
   SHARE_CLAIM_ITEM,
-} from "../segmentation/pipeline/schema/index.js";
+} from "../../segmentation/pipeline/schema/index.js";
 
 /** One place that holds a channel's items: counted for a dry run, else removed. */
 export interface ChannelPart {
