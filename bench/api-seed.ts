@@ -6,14 +6,14 @@
  */
 import { createHash } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { realSleep } from "../lib/base/backoff/index.js";
-import { batchWriteAll, documentClient } from "../lib/base/dynamodb/index.js";
+import { realSleep } from "convoseg/backoff";
+import { batchWriteAll, documentClient } from "convoseg/dynamodb";
 import {
   DynamoDbResultStore,
   type SegmentResult,
   type StoredQuestion,
   type TopicSupport,
-} from "../lib/knowledge/index.js";
+} from "convoseg/knowledge/store";
 
 /** How many entries each of `topics` topics gets, summing to `entries`: Zipf-like, each at least one. */
 export function entriesPerTopic(entries: number, topics: number): number[] {

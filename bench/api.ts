@@ -14,16 +14,17 @@
  *   npm run bench:api -- --json                the numbers as one JSON object
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { wireItemSize } from "../lib/base/dynamodb/index.js";
-import { createResultsTable, KnowledgeReader } from "../lib/knowledge/index.js";
 import {
   apiHandler,
   dynamoDbApiSources,
   QUESTION_LIMITS,
   type ReadCost,
   TOPIC_LIMITS,
-} from "../lib/outlets/api/index.js";
-import { createChannelsTable } from "../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/api";
+import { wireItemSize } from "convoseg/dynamodb";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import { createResultsTable } from "convoseg/knowledge/store";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { startEmulators } from "../local/emulators.js";
 import { seededChannel, writeSeededChannel, writeSeededQuestions } from "./api-seed.js";
 import { benchArgs, usageError } from "./args.js";

@@ -10,12 +10,7 @@
  * - an empty Query page reports 0; DynamoDB bills 1 unit (0.5 when eventually consistent).
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import {
-  READ_UNIT_BYTES,
-  type WireValue,
-  WRITE_UNIT_BYTES,
-  wireItemSize,
-} from "../lib/base/dynamodb/index.js";
+import { READ_UNIT_BYTES, type WireValue, WRITE_UNIT_BYTES, wireItemSize } from "convoseg/dynamodb";
 
 type AttributeMap = Record<string, WireValue>;
 

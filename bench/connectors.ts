@@ -11,7 +11,7 @@ import {
   DynamoDbEventClaims,
   signSlackRequest,
   slackReceiver,
-} from "../lib/intake/connectors/index.js";
+} from "convoseg/connectors";
 import { startEmulators } from "../local/emulators.js";
 import { benchArgs, usageError } from "./args.js";
 

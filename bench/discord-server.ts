@@ -6,8 +6,8 @@
  * Its clock is injectable, so a simulated tick can share it with the poller.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { DiscordMessage } from "../lib/intake/connectors/discord/index.js";
-import { compareSnowflakes, snowflakeFromTime } from "../lib/intake/connectors/discord/index.js";
+import type { DiscordMessage } from "convoseg/connectors/discord";
+import { compareSnowflakes, snowflakeFromTime } from "convoseg/connectors/discord";
 
 export interface ScriptedChannel {
   id: string;

@@ -8,15 +8,15 @@
  * tick's time is real work plus the waits Discord would impose.
  */
 
-import { MemoryStore } from "../lib/history/index.js";
 import {
   DiscordRest,
   MemoryCursorStore,
   type PollSummary,
   pollDiscord,
   simulatedClock,
-} from "../lib/intake/connectors/discord/index.js";
-import { ingest } from "../lib/intake/ingest/index.js";
+} from "convoseg/connectors/discord";
+import { MemoryStore } from "convoseg/history";
+import { ingest } from "convoseg/ingest";
 import { benchArgs, usageError } from "./args.js";
 import { startDiscordServer } from "./discord-server.js";
 

@@ -7,18 +7,13 @@
  * quarter the size, to show that the cost follows their messages, not the table.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { itemSize } from "../lib/base/dynamodb/index.js";
-import { createMessagesTable, DynamoDbStore, textMessage } from "../lib/history/index.js";
-import { authorEntry, messageItem } from "../lib/history/schema/index.js";
-import { Analyzer, type LLM } from "../lib/knowledge/extraction/index.js";
-import {
-  createResultsTable,
-  DynamoDbResultStore,
-  onTimeEnvelope,
-  promptVersionOf,
-  SegmentExtractor,
-} from "../lib/knowledge/index.js";
-import { dynamoDbErasure, eraseUser } from "../lib/lifecycle/erasure/index.js";
+import { itemSize } from "convoseg/dynamodb";
+import { dynamoDbErasure, eraseUser } from "convoseg/erasure";
+import { Analyzer, type LLM } from "convoseg/extraction";
+import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { authorEntry, messageItem } from "convoseg/history/schema";
+import { createResultsTable, DynamoDbResultStore, onTimeEnvelope } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { startEmulators } from "../local/emulators.js";
 import { benchArgs, usageError } from "./args.js";
 import { CapacityMeter, writeUnits } from "./capacity.js";

@@ -30,9 +30,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/base/identity/index.js";
-import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
 import {
   Analyzer,
   type AuthoredTurn,
@@ -43,18 +40,17 @@ import {
   replyTargets,
   SYSTEM_PROMPT,
   type Turn,
-} from "../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import { compareRefs, MAX_TIMESTAMP_MS } from "convoseg/identity";
+import { type ChatMessage, parseChatMessage } from "convoseg/messages";
+import { ConversationSegmenter, DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import {
   plainWindowCount,
   slidingWindowSpans,
   splitNonPrefixWindows,
   splitPrefixWindows,
-} from "../lib/knowledge/windows/index.js";
-import {
-  ConversationSegmenter,
-  DEFAULT_MAX_SIZE,
-  DEFAULT_SETTLE_MS,
-} from "../lib/segmentation/segmenter/index.js";
+} from "convoseg/windows";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 

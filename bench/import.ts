@@ -25,7 +25,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { readExports } from "../lib/intake/exports/index.js";
+import { readExports } from "convoseg/exports";
 import { random } from "../local/sample.js";
 import { ZipWriter } from "../test/support/zip.js";
 import { benchArgs, usageError } from "./args.js";

@@ -11,14 +11,10 @@
  * crashes. It has no lease check, outbox recovery, hold handling or cap on arrivals per channel.
  */
 import { randomUUID } from "node:crypto";
-import type { MessageRef } from "../lib/base/identity/index.js";
-import type { Arrival } from "../lib/history/index.js";
-import {
-  deliverSegments,
-  plan,
-  type TickDependencies,
-} from "../lib/segmentation/pipeline/index.js";
-import { encodeTickState, type TickState } from "../lib/segmentation/pipeline/store/index.js";
+import type { Arrival } from "convoseg/history";
+import type { MessageRef } from "convoseg/identity";
+import { deliverSegments, plan, type TickDependencies } from "convoseg/pipeline";
+import { encodeTickState, type TickState } from "convoseg/pipeline/store";
 
 export interface NaiveTickSummary {
   channels: number;

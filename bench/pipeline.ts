@@ -31,22 +31,18 @@ import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { itemSize } from "../lib/base/dynamodb/index.js";
-import { compareRefs } from "../lib/base/identity/index.js";
-import { DynamoDbStore } from "../lib/history/index.js";
-import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
+import { itemSize } from "convoseg/dynamodb";
+import { DynamoDbStore } from "convoseg/history";
 import {
   authorEntry,
   indexEntry,
   messageItem,
   PARTITION_KEY,
   SORT_KEY,
-} from "../lib/history/schema/index.js";
-import { ChannelPositions, historyMessage, ingest } from "../lib/intake/ingest/index.js";
-import {
-  parseSegmentBody,
-  type SegmentMessageV1,
-} from "../lib/segmentation/pipeline/contract/index.js";
+} from "convoseg/history/schema";
+import { compareRefs } from "convoseg/identity";
+import { ChannelPositions, historyMessage, ingest } from "convoseg/ingest";
+import { type ChatMessage, parseChatMessage } from "convoseg/messages";
 import {
   type PipelineLogger,
   type PipelineMetrics,
@@ -55,10 +51,11 @@ import {
   type TickDependencies,
   type TickSettings,
   tickDependencies,
-} from "../lib/segmentation/pipeline/index.js";
-import { createChannelsTable, dueShardOf } from "../lib/segmentation/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../lib/segmentation/pipeline/store/index.js";
-import { DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "../lib/segmentation/segmenter/index.js";
+} from "convoseg/pipeline";
+import { parseSegmentBody, type SegmentMessageV1 } from "convoseg/pipeline/contract";
+import { createChannelsTable, dueShardOf } from "convoseg/pipeline/schema";
+import { DynamoDbChannelStore } from "convoseg/pipeline/store";
+import { DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random, sampleChat } from "../local/sample.js";

@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConversationSegmenter, type ReplyLinks } from "../lib/segmentation/segmenter/index.js";
+import { ConversationSegmenter, type ReplyLinks } from "convoseg/segmenter";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 

@@ -45,15 +45,15 @@ import { availableParallelism, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import type { ChatMessage } from "../lib/history/messages/index.js";
-import type { SegmentMessageV1 } from "../lib/segmentation/pipeline/contract/index.js";
+import type { ChatMessage } from "convoseg/messages";
 import {
   MAX_WORKERS,
   type PipelineLogger,
   readSegmentConfig,
   type TickSettings,
-} from "../lib/segmentation/pipeline/index.js";
-import { DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/pipeline";
+import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
+import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import { LocalPipeline } from "../local/pipeline.js";
 import { random } from "../local/sample.js";

@@ -6,7 +6,7 @@
  *   npm run bench                 all sizes (about five minutes)
  *   npm run bench -- --max 1e6    stop at 10^6
  */
-import { ConversationSegmenter } from "../lib/segmentation/segmenter/index.js";
+import { ConversationSegmenter } from "convoseg/segmenter";
 import { random } from "../local/sample.js";
 import { literalClosedSegments } from "../test/segmentation/segmenter/literal-segmenter.js";
 import { benchArgs, usageError } from "./args.js";

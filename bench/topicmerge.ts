@@ -11,11 +11,12 @@
  *   npm run bench:topicmerge -- --json        the numbers as one JSON object
  */
 import { pathToFileURL } from "node:url";
-import { KeyphraseExtractor } from "../lib/knowledge/extraction/index.js";
-import { mergeSupports, SegmentExtractor } from "../lib/knowledge/index.js";
-import { MemoryResultStore } from "../lib/knowledge/store/memory.js";
-import { sameTopic } from "../lib/knowledge/topics/index.js";
-import { DEFAULT_MAX_SIZE } from "../lib/segmentation/segmenter/index.js";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { mergeSupports } from "convoseg/knowledge/read";
+import { MemoryResultStore } from "convoseg/knowledge/store";
+import { SegmentExtractor } from "convoseg/knowledge/write";
+import { DEFAULT_MAX_SIZE } from "convoseg/segmenter";
+import { sameTopic } from "convoseg/topics";
 import { benchArgs, usageError } from "./args.js";
 import { PAIRS_FILE, readPairs, scorePairs } from "./topic-pairs.js";
 import { type Channel, channelsOf, inline, loadCorpus } from "./topics.js";

@@ -22,23 +22,15 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { compareRefs, MAX_TIMESTAMP_MS } from "../lib/base/identity/index.js";
-import { type ChatMessage, parseChatMessage } from "../lib/history/messages/index.js";
-import { Analyzer, type Extractor, KeyphraseExtractor } from "../lib/knowledge/extraction/index.js";
-import {
-  ANALYZER_DEFAULTS,
-  mergeSupports,
-  onTimeEnvelope,
-  SegmentExtractor,
-  type SegmentResult,
-} from "../lib/knowledge/index.js";
-import { MemoryResultStore } from "../lib/knowledge/store/memory.js";
-import type { InlineMessage } from "../lib/segmentation/pipeline/contract/index.js";
-import {
-  ConversationSegmenter,
-  DEFAULT_MAX_SIZE,
-  DEFAULT_SETTLE_MS,
-} from "../lib/segmentation/segmenter/index.js";
+import { Analyzer, type Extractor } from "convoseg/extraction";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { compareRefs, MAX_TIMESTAMP_MS } from "convoseg/identity";
+import { mergeSupports } from "convoseg/knowledge/read";
+import { MemoryResultStore, onTimeEnvelope, type SegmentResult } from "convoseg/knowledge/store";
+import { ANALYZER_DEFAULTS, SegmentExtractor } from "convoseg/knowledge/write";
+import { type ChatMessage, parseChatMessage } from "convoseg/messages";
+import type { InlineMessage } from "convoseg/pipeline/contract";
+import { ConversationSegmenter, DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 import { KeyphraseExtractor as RetextExtractor } from "./legacy/retext-extractor.js";

@@ -5,12 +5,8 @@
  */
 import { createInterface } from "node:readline";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../lib/history/index.js";
-import {
-  type ChannelPart,
-  deleteChannel,
-  type PartCount,
-} from "../lib/lifecycle/channel-deletion/index.js";
+import { type ChannelPart, deleteChannel, type PartCount } from "convoseg/channel-deletion";
+import { DynamoDbStore } from "convoseg/history";
 import { type CommandIO, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls, plural } from "./format.js";

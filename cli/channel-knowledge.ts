@@ -5,7 +5,7 @@
  * channel ids near it.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../lib/history/index.js";
+import { DynamoDbStore } from "convoseg/history";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
 import type { CommandIO } from "./command.js";
 import { onTable } from "./failures.js";

@@ -1,9 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import {
-  type ChannelSnapshot,
-  DynamoDbChannelStore,
-  hasWork,
-} from "../lib/segmentation/pipeline/store/index.js";
+import { type ChannelSnapshot, DynamoDbChannelStore, hasWork } from "convoseg/pipeline/store";
 import type { Workspace } from "../local/workspace.js";
 import { deleteChannelCommand } from "./channel-delete.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";

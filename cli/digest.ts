@@ -1,6 +1,5 @@
 import { writeFile } from "node:fs/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../lib/history/index.js";
 import {
   buildDigest,
   type Digest,
@@ -11,8 +10,9 @@ import {
   digestMarkdown,
   dynamoDbDigestSources,
   parseSince,
-} from "../lib/outlets/digest/index.js";
-import { reportSegmentHref } from "../lib/outlets/report/index.js";
+} from "convoseg/digest";
+import { DynamoDbStore } from "convoseg/history";
+import { reportSegmentHref } from "convoseg/report";
 import type { Workspace } from "../local/workspace.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";

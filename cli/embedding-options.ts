@@ -6,9 +6,9 @@ import {
   BedrockTitanEmbedder,
   DEFAULT_TITAN_EMBEDDINGS_MODEL,
   OpenAIEmbedder,
-} from "../lib/knowledge/extraction/index.js";
-import type { TopicEmbeddings } from "../lib/knowledge/index.js";
-import { DEFAULT_SIMILARITY } from "../lib/knowledge/topics/index.js";
+} from "convoseg/extraction/llm";
+import type { TopicEmbeddings } from "convoseg/knowledge/read";
+import { DEFAULT_SIMILARITY } from "convoseg/topics";
 
 export const EMBEDDING_OPTIONS = {
   embeddings: { type: "string" },

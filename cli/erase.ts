@@ -5,7 +5,6 @@
  */
 import { userInfo } from "node:os";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { AuthorRef } from "../lib/history/index.js";
 import {
   addAuthorIndex,
   authorIndexState,
@@ -14,7 +13,8 @@ import {
   type EraseOutcome,
   type EraseRequest,
   eraseUser,
-} from "../lib/lifecycle/erasure/index.js";
+} from "convoseg/erasure";
+import type { AuthorRef } from "convoseg/history";
 import type { SegmentLedger } from "../local/ledger.js";
 import { type Command, command, EXIT } from "./command.js";
 import { CommandFailure, onTable, type TableRef } from "./failures.js";

@@ -6,7 +6,6 @@
  */
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import type { ChatMessage } from "../lib/history/messages/index.js";
 import {
   type ChannelSummary,
   detectFormat,
@@ -18,8 +17,9 @@ import {
   ExportTimezoneError,
   readExports,
   toChatMessage,
-} from "../lib/intake/exports/index.js";
-import { ingestionProblem } from "../lib/intake/ingest/index.js";
+} from "convoseg/exports";
+import { ingestionProblem } from "convoseg/ingest";
+import type { ChatMessage } from "convoseg/messages";
 import type { CommandIO } from "./command.js";
 import { escapeControls, formatCount, formatProblem, plural } from "./format.js";
 import { Progress } from "./progress.js";

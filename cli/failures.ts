@@ -3,7 +3,7 @@
  * fault, what happened, and what to do; never a stack trace. The AWS SDK's errors are read by
  * name (`ResourceNotFoundException`, `QueueDoesNotExist`, …), anywhere in an error's causes.
  */
-import { isNetworkFailure } from "../lib/base/transient/index.js";
+import { isNetworkFailure } from "convoseg/transient";
 import { causesOf, type LLMFailureCause } from "../local/llm-failures.js";
 import { escapeControls } from "./format.js";
 

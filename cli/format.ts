@@ -2,7 +2,7 @@
  * Formatting more than one command writes the same way: input problems, chat text made safe for
  * a terminal, counts and times, a channel's topics, the `--min-items` warning.
  */
-import type { Topic } from "../lib/knowledge/index.js";
+import type { Topic } from "convoseg/knowledge/read";
 import type { CommandIO } from "./command.js";
 import type { InputProblem } from "./read-messages.js";
 

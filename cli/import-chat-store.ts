@@ -8,9 +8,9 @@ import {
   type ExportMessage,
   type ExportReading,
   toChatMessage,
-} from "../lib/intake/exports/index.js";
-import { IngestClient } from "../lib/intake/ingest/index.js";
-import { DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/exports";
+import { IngestClient } from "convoseg/ingest";
+import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import type { Workspace } from "../local/workspace.js";
 import { type CommandIO, EXIT } from "./command.js";
 import {

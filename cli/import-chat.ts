@@ -14,7 +14,7 @@ import {
   type ExportFormat,
   machineTimezone,
   readExports,
-} from "../lib/intake/exports/index.js";
+} from "convoseg/exports";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import {
   channelTable,

@@ -17,7 +17,7 @@ import {
   TRANSCRIPT_ENCODINGS,
   type TranscriptEncoding,
   TranscriptEncodingError,
-} from "../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
 import type { CommandIO } from "./command.js";
 import { escapeControls, formatCount } from "./format.js";
 

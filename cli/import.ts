@@ -1,5 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { KnowledgeReader, type Topic } from "convoseg/knowledge/read";
+import { createResultsTable } from "convoseg/knowledge/store";
+import { ANALYZER_DEFAULTS, conversationSegment } from "convoseg/knowledge/write";
 import {
   DEFAULT_SEGMENTATION_POLICY,
   type DecodedTranscript,
@@ -12,14 +15,7 @@ import {
   type TranscriptEncoding,
   transcriptId,
   transcriptMessages,
-} from "../lib/intake/transcript/index.js";
-import {
-  ANALYZER_DEFAULTS,
-  conversationSegment,
-  createResultsTable,
-  KnowledgeReader,
-  type Topic,
-} from "../lib/knowledge/index.js";
+} from "convoseg/transcript";
 import { type Emulators, startEmulators } from "../local/emulators.js";
 import {
   type LocalModel,

@@ -1,5 +1,5 @@
-import { KEYPHRASE_EXTRACTOR_NAME } from "../lib/knowledge/extraction/index.js";
-import type { ExtractorKind } from "../lib/knowledge/index.js";
+import { KEYPHRASE_EXTRACTOR_NAME } from "convoseg/extraction/offline";
+import type { ExtractorKind } from "convoseg/knowledge/write";
 import { DEFAULT_MODELS, type LocalModel } from "../local/extraction.js";
 
 /** The model flags every command that extracts takes. */

@@ -1,5 +1,6 @@
-import { QUESTION_STATUSES, type QuestionStatus } from "../lib/knowledge/extraction/index.js";
-import { KnowledgeReader, MAX_QUESTION_LIMIT, type Question } from "../lib/knowledge/index.js";
+import { QUESTION_STATUSES, type QuestionStatus } from "convoseg/extraction";
+import { KnowledgeReader, MAX_QUESTION_LIMIT } from "convoseg/knowledge/read";
+import type { Question } from "convoseg/knowledge/store";
 import { readChannel, unknownChannel } from "./channel-knowledge.js";
 import { type Command, command, EXIT } from "./command.js";
 import { escapeControls, isoMinute, plural } from "./format.js";

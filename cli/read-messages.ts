@@ -1,12 +1,8 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { conversationIdProblem } from "../lib/base/identity/index.js";
-import {
-  type ChatMessage,
-  InvalidMessageError,
-  parseChatOperation,
-} from "../lib/history/messages/index.js";
+import { conversationIdProblem } from "convoseg/identity";
+import { type ChatMessage, InvalidMessageError, parseChatOperation } from "convoseg/messages";
 import type { Progress } from "./progress.js";
 
 /**

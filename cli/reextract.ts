@@ -1,18 +1,15 @@
 import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import type { SegmentResult } from "convoseg/knowledge/store";
 import {
   ANALYZER_DEFAULTS,
   type ExtractionOutcome,
-  KnowledgeReader,
   REEXTRACT_ATTRIBUTE,
   reextractionMessage,
-  type SegmentResult,
   storedSegmentBody,
-} from "../lib/knowledge/index.js";
-import {
-  readSegmentMessages,
-  type SegmentMessageV1,
-} from "../lib/segmentation/pipeline/contract/index.js";
+} from "convoseg/knowledge/write";
+import { readSegmentMessages, type SegmentMessageV1 } from "convoseg/pipeline/contract";
 import {
   type LocalModel,
   localExtractConfig,

@@ -3,7 +3,7 @@
  * unambiguous, its name (the `channelName` its messages carry: the workspace's messages table,
  * or the `--input` messages).
  */
-import type { ReportInput } from "../lib/outlets/report/index.js";
+import type { ReportInput } from "convoseg/report";
 import { type ChannelDirectory, channelArgument } from "./channel-names.js";
 import type { CommandIO } from "./command.js";
 import { escapeControls } from "./format.js";

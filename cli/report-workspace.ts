@@ -3,10 +3,11 @@
  * ledger), what extraction stored for them (the results table), and every message of its
  * channels (the messages table), so that `report` needs no files after `run`.
  */
-import { copyPlatformFields, DynamoDbStore, messageText } from "../lib/history/index.js";
-import type { ChatMessage } from "../lib/history/messages/index.js";
-import { KnowledgeReader, type SegmentResult } from "../lib/knowledge/index.js";
-import type { ReportInput } from "../lib/outlets/report/index.js";
+import { copyPlatformFields, DynamoDbStore, messageText } from "convoseg/history";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import type { SegmentResult } from "convoseg/knowledge/store";
+import type { ChatMessage } from "convoseg/messages";
+import type { ReportInput } from "convoseg/report";
 import type { Workspace } from "../local/workspace.js";
 
 export async function workspaceReportInput(

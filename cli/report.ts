@@ -3,8 +3,9 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { parseDuration } from "../lib/base/duration/index.js";
-import { type ChatMessage, parseTimestamp } from "../lib/history/messages/index.js";
+import { parseDuration } from "convoseg/duration";
+import { type ChatMessage, parseTimestamp } from "convoseg/messages";
+import type { CandidatesLine } from "convoseg/pipeline/contract";
 import {
   buildReport,
   InvalidRecordError,
@@ -14,9 +15,8 @@ import {
   type ReportInput,
   renderReportHtml,
   type SegmentRecord,
-} from "../lib/outlets/report/index.js";
-import type { CandidatesLine } from "../lib/segmentation/pipeline/contract/index.js";
-import { DEFAULT_SETTLE_MS } from "../lib/segmentation/segmenter/index.js";
+} from "convoseg/report";
+import { DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import { openInBrowser } from "./browser.js";
 import { messagesDirectory } from "./channel-names.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";

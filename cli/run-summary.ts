@@ -5,8 +5,8 @@
  */
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { formatDuration } from "../lib/base/duration/index.js";
-import type { Topic } from "../lib/knowledge/index.js";
+import { formatDuration } from "convoseg/duration";
+import type { Topic } from "convoseg/knowledge/read";
 import { escapeControls, formatCount, formatSpan, plural, shellArg } from "./format.js";
 
 /** Channels whose topics the summary lists; the others are counted. */

@@ -1,31 +1,24 @@
 import { open, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { formatDuration, parseDuration } from "../lib/base/duration/index.js";
-import { compareIds } from "../lib/base/identity/index.js";
-import type { ChatMessage } from "../lib/history/messages/index.js";
-import type { Route } from "../lib/knowledge/extraction/index.js";
+import { formatDuration, parseDuration } from "convoseg/duration";
+import type { Route } from "convoseg/extraction";
+import { compareIds } from "convoseg/identity";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import type { SegmentResult } from "convoseg/knowledge/store";
 import {
   ANALYZER_DEFAULTS,
   EXTRACT_BOUNDS,
   EXTRACT_DEFAULTS,
   EXTRACTORS,
   type ExtractFunctionConfig,
-  KnowledgeReader,
   ROUTES,
-  type SegmentResult,
-} from "../lib/knowledge/index.js";
-import type {
-  CandidatesLine,
-  SegmentMessageV1,
-} from "../lib/segmentation/pipeline/contract/index.js";
-import { MAX_WORKERS } from "../lib/segmentation/pipeline/index.js";
-import { DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
-import {
-  DEFAULT_MAX_SIZE,
-  DEFAULT_MIN_ITEMS,
-  DEFAULT_SETTLE_MS,
-} from "../lib/segmentation/segmenter/index.js";
+} from "convoseg/knowledge/write";
+import type { ChatMessage } from "convoseg/messages";
+import { MAX_WORKERS } from "convoseg/pipeline";
+import type { CandidatesLine, SegmentMessageV1 } from "convoseg/pipeline/contract";
+import { DUE_SHARDS } from "convoseg/pipeline/schema";
+import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import { startEmulators } from "../local/emulators.js";
 import type { LocalExtraction, LocalModel } from "../local/extraction.js";
 import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../local/llm-failures.js";

@@ -1,11 +1,7 @@
-import { formatDuration, parseDuration } from "../lib/base/duration/index.js";
-import { compareIds, compareRefs } from "../lib/base/identity/index.js";
-import { type ChatMessage, parseTimestamp } from "../lib/history/messages/index.js";
-import {
-  ConversationSegmenter,
-  openConversationStart,
-  type ReplyLinks,
-} from "../lib/segmentation/segmenter/index.js";
+import { formatDuration, parseDuration } from "convoseg/duration";
+import { compareIds, compareRefs } from "convoseg/identity";
+import { type ChatMessage, parseTimestamp } from "convoseg/messages";
+import { ConversationSegmenter, openConversationStart, type ReplyLinks } from "convoseg/segmenter";
 import { type Command, command, EXIT } from "./command.js";
 import { type InputRead, inputFailure, readInput, timezoneOption } from "./export-input.js";
 import { formatCount, warnIfMinItemsUnreachable } from "./format.js";

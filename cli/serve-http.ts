@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ApiHandler } from "../lib/outlets/api/index.js";
+import type { ApiHandler } from "convoseg/api";
 
 export interface ApiServer {
   /** `http://host:port`, the port the OS gave when 0 was asked for. */

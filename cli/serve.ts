@@ -1,6 +1,6 @@
-import { KnowledgeReader } from "../lib/knowledge/index.js";
-import { apiHandler, dynamoDbApiSources } from "../lib/outlets/api/index.js";
-import { channelDigests, dynamoDbDigestSources } from "../lib/outlets/digest/index.js";
+import { apiHandler, dynamoDbApiSources } from "convoseg/api";
+import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
+import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, command, EXIT } from "./command.js";
 import { type ApiServer, startApiServer } from "./serve-http.js";

@@ -1,4 +1,4 @@
-import { KnowledgeReader } from "../lib/knowledge/index.js";
+import { KnowledgeReader } from "convoseg/knowledge/read";
 import { readChannel, unknownChannel } from "./channel-knowledge.js";
 import { type Command, command, EXIT } from "./command.js";
 import { EMBEDDING_HELP, EMBEDDING_OPTIONS, parseEmbeddingFlags } from "./embedding-options.js";

@@ -3,7 +3,7 @@
  * is given, or when no table (flag or environment) names where else to work; opened for the
  * command and closed when it ends (../local/workspace.ts).
  */
-import { KnowledgeReader } from "../lib/knowledge/index.js";
+import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DEFAULT_WORKSPACE, openWorkspace, type Workspace } from "../local/workspace.js";
 import { WorkspaceError } from "../local/workspace-error.js";
 import type { CommandIO } from "./command.js";

@@ -17,7 +17,7 @@ import {
   type HttpRequest,
   type HttpResponse,
   type IngestLine,
-} from "../lib/intake/connectors/index.js";
+} from "convoseg/connectors";
 
 /**
  * Five minutes: a rotated secret is read within that, and a warm function reads it about once

@@ -1,13 +1,13 @@
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { type Route, windowCount } from "../lib/knowledge/extraction/index.js";
+import { type Route, windowCount } from "convoseg/extraction";
+import { KnowledgeConfigError } from "convoseg/knowledge";
 import {
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
   type ExtractVariable,
-  KnowledgeConfigError,
   readExtractConfig,
-} from "../lib/knowledge/index.js";
-import { SEGMENT_DEFAULTS } from "../lib/segmentation/pipeline/index.js";
+} from "convoseg/knowledge/write";
+import { SEGMENT_DEFAULTS } from "convoseg/pipeline";
 import {
   type ConvosegSettings,
   EXTRACT_MARGIN_MS,

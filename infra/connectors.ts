@@ -5,7 +5,7 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { type FunctionUrl, FunctionUrlAuthType } from "aws-cdk-lib/aws-lambda";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import type { ConnectorMetric } from "../lib/intake/connectors/index.js";
+import type { ConnectorMetric } from "convoseg/connectors";
 import { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
 import type { Observability } from "./observability.js";

@@ -6,27 +6,23 @@
  * table is tested against this one (`test/infra/settings-docs.test.ts`).
  */
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { parseDuration } from "../lib/base/duration/index.js";
-import { MAX_RETENTION_DAYS } from "../lib/base/dynamodb/index.js";
 import {
   DEFAULT_REREAD_WINDOW,
   MAX_DISCORD_CHANNELS,
   MAX_REREAD_WINDOW,
-} from "../lib/intake/connectors/discord/index.js";
-import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "../lib/intake/ingest/index.js";
-import type { Route } from "../lib/knowledge/extraction/index.js";
+} from "convoseg/connectors/discord";
+import { parseDuration } from "convoseg/duration";
+import { MAX_RETENTION_DAYS } from "convoseg/dynamodb";
+import type { Route } from "convoseg/extraction";
+import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "convoseg/ingest";
 import {
   DEFAULT_BEDROCK_MODEL_ID,
   EXTRACT_BOUNDS,
   EXTRACT_DEFAULTS,
   ROUTES,
-} from "../lib/knowledge/index.js";
-import {
-  MAX_CHANNEL_CONCURRENCY,
-  MAX_WORKERS,
-  SEGMENT_DEFAULTS,
-} from "../lib/segmentation/pipeline/index.js";
-import { MAX_DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/knowledge/write";
+import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "convoseg/pipeline";
+import { MAX_DUE_SHARDS } from "convoseg/pipeline/schema";
 
 /** Discord channel ids, comma-separated (at most MAX_DISCORD_CHANNELS: checked by count). */
 const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);

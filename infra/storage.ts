@@ -24,12 +24,12 @@ import {
   POSITION,
   SORT_KEY,
   TOMBSTONE_ATTRIBUTES,
-} from "../lib/history/schema/index.js";
+} from "convoseg/history/schema";
 import {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
   RESULTS_TTL_ATTRIBUTE,
-} from "../lib/knowledge/store/schema/index.js";
+} from "convoseg/knowledge/store/schema";
 import {
   CHANNEL_KEY,
   DUE_AT,
@@ -37,7 +37,7 @@ import {
   DUE_SHARD,
   ITEM_KEY,
   MARK_ATTRIBUTES,
-} from "../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/pipeline/schema";
 
 export interface StorageProps {
   /**

@@ -5,6 +5,7 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import { KnowledgeReader } from "convoseg/knowledge/read";
 import {
   DEFAULT_BEDROCK_MODEL_ID,
   DEFAULT_RETRY,
@@ -14,10 +15,9 @@ import {
   type ExtractionMetrics,
   type ExtractorKind,
   extractDependencies,
-  KnowledgeReader,
   type SegmentConsumerDependencies,
   segmentConsumer,
-} from "../lib/knowledge/index.js";
+} from "convoseg/knowledge/write";
 import type { BatchHandler } from "./event-source.js";
 import { LLMFailureBudget, type LLMFailureCause, type StoppedExtraction } from "./llm-failures.js";
 

@@ -10,18 +10,18 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, paginateQuery, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { realSleep } from "../lib/base/backoff/index.js";
-import { batchWriteAll, createTable, documentClient } from "../lib/base/dynamodb/index.js";
-import { type AuthorRef, authorMatches } from "../lib/history/index.js";
-import type { KnowledgeReader } from "../lib/knowledge/index.js";
-import type { ChannelPart } from "../lib/lifecycle/channel-deletion/index.js";
+import { realSleep } from "convoseg/backoff";
+import type { ChannelPart } from "convoseg/channel-deletion";
+import { batchWriteAll, createTable, documentClient } from "convoseg/dynamodb";
+import { type AuthorRef, authorMatches } from "convoseg/history";
+import type { KnowledgeReader } from "convoseg/knowledge/read";
+import type { SegmentDelivery } from "convoseg/pipeline";
 import {
   encodeBody,
   type InlineMessage,
   parseSegmentBody,
   type SegmentMessageV1,
-} from "../lib/segmentation/pipeline/contract/index.js";
-import type { SegmentDelivery } from "../lib/segmentation/pipeline/index.js";
+} from "convoseg/pipeline/contract";
 
 /** One delivered segment as the ledger keeps it. */
 export interface LedgerEntry {

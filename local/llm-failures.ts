@@ -5,14 +5,14 @@
  * that cannot answer. Deployed, the queue's retries and dead-letter queue do that job.
  */
 
-import { isTransientStatus } from "../lib/base/transient/index.js";
 import {
   ExtractionError,
   InvalidModelOutputError,
   isContextLengthError,
   LLMError,
-} from "../lib/knowledge/extraction/index.js";
-import type { SegmentExtractor } from "../lib/knowledge/index.js";
+} from "convoseg/extraction";
+import type { SegmentExtractor } from "convoseg/knowledge/write";
+import { isTransientStatus } from "convoseg/transient";
 import type { LocalModel } from "./extraction.js";
 
 /** Consecutive failures with one cause after which a local run stops extracting. */

@@ -7,15 +7,9 @@
 import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { createMessagesTable, DynamoDbStore } from "../lib/history/index.js";
-import { ChannelPositions, type IngestResult, ingest } from "../lib/intake/ingest/index.js";
-import { createResultsTable } from "../lib/knowledge/index.js";
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  fifoId,
-  parseSegmentBody,
-  type SegmentMessageV1,
-} from "../lib/segmentation/pipeline/contract/index.js";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { ChannelPositions, type IngestResult, ingest } from "convoseg/ingest";
+import { createResultsTable } from "convoseg/knowledge/store";
 import {
   dispatchTick,
   emptyTickSummary,
@@ -29,9 +23,15 @@ import {
   type TickSettings,
   type TickSummary,
   tickDependencies,
-} from "../lib/segmentation/pipeline/index.js";
-import { createChannelsTable, DUE_SHARDS } from "../lib/segmentation/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../lib/segmentation/pipeline/store/index.js";
+} from "convoseg/pipeline";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  fifoId,
+  parseSegmentBody,
+  type SegmentMessageV1,
+} from "convoseg/pipeline/contract";
+import { createChannelsTable, DUE_SHARDS } from "convoseg/pipeline/schema";
+import { DynamoDbChannelStore } from "convoseg/pipeline/store";
 import { LocalEventSource } from "./event-source.js";
 import {
   type LocalExtraction,

@@ -1,6 +1,6 @@
-import { compareRefs } from "../lib/base/identity/index.js";
-import type { ChatMessage } from "../lib/history/messages/index.js";
-import type { SegmentMessageV1 } from "../lib/segmentation/pipeline/contract/index.js";
+import { compareRefs } from "convoseg/identity";
+import type { ChatMessage } from "convoseg/messages";
+import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
 import type { LocalPipeline } from "./pipeline.js";
 
 export interface ReplayOptions {

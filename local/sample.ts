@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../lib/history/messages/index.js";
+import type { ChatMessage } from "convoseg/messages";
 
 const MINUTE = 60_000;
 

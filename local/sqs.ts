@@ -13,8 +13,8 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
+import { DEFAULT_MAX_BODY_BYTES } from "convoseg/pipeline/contract";
 import { createRequestHandler } from "local-aws-sqs";
-import { DEFAULT_MAX_BODY_BYTES } from "../lib/segmentation/pipeline/contract/index.js";
 
 export interface LocalSqs {
   endpoint: string;

@@ -5,12 +5,7 @@
  * addressed nicknames are part of the text it reads). Unchanged but for its imports and its
  * reading of the quoted render (prompt version 2); delete it with the benchmark's "before" column.
  */
-import { toString as nlcstToString } from "nlcst-to-string";
-import { retext } from "retext";
-import retextEnglish from "retext-english";
-import retextKeywords, { type Keyphrase, type Keyword } from "retext-keywords";
-import retextPos from "retext-pos";
-import { isPositiveInteger } from "../../lib/base/numbers/index.js";
+
 import {
   type ChatJSONOptions,
   EXCERPT_END,
@@ -23,7 +18,13 @@ import {
   normalizeTopic,
   type Turn,
   type UsageListener,
-} from "../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import { isPositiveInteger } from "convoseg/numbers";
+import { toString as nlcstToString } from "nlcst-to-string";
+import { retext } from "retext";
+import retextEnglish from "retext-english";
+import retextKeywords, { type Keyphrase, type Keyword } from "retext-keywords";
+import retextPos from "retext-pos";
 
 /** What the extractor is, for logs, usage records and any output that names the model. */
 export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";

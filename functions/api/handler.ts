@@ -9,9 +9,9 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
-import { KnowledgeReader } from "../../lib/knowledge/index.js";
-import { apiHandler, dynamoDbApiSources } from "../../lib/outlets/api/index.js";
-import { channelDigests, dynamoDbDigestSources } from "../../lib/outlets/digest/index.js";
+import { apiHandler, dynamoDbApiSources } from "convoseg/api";
+import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
+import { KnowledgeReader } from "convoseg/knowledge/read";
 
 function required(name: string): string {
   const value = process.env[name];

@@ -10,8 +10,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { parseDuration } from "../../lib/base/duration/index.js";
-import { type ChannelsPosition, dynamoDbApiSources } from "../../lib/outlets/api/index.js";
+import { type ChannelsPosition, dynamoDbApiSources } from "convoseg/api";
 import {
   type DigestRenderers,
   digestS3Client,
@@ -21,7 +20,8 @@ import {
   type ScheduledDigestSummary,
   s3Bucket,
   snsTopic,
-} from "../../lib/outlets/digest/index.js";
+} from "convoseg/digest";
+import { parseDuration } from "convoseg/duration";
 
 /** What h-digest provides: the builder over the stack's tables, and the renderers. */
 export interface DigestWiring {

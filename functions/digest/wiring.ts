@@ -9,7 +9,7 @@ import {
   digestJson,
   digestMarkdown,
   dynamoDbDigestSources,
-} from "../../lib/outlets/digest/index.js";
+} from "convoseg/digest";
 import type { DigestWiring } from "./lambda.js";
 
 export const wiring: DigestWiring = {

@@ -4,7 +4,6 @@ import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context } from "aws-lambda";
-import { DynamoDbStore } from "../../lib/history/index.js";
 import {
   DiscordRest,
   DynamoDbCursorStore,
@@ -13,7 +12,8 @@ import {
   queueSink,
   readDiscordConfig,
   systemClock,
-} from "../../lib/intake/connectors/discord/index.js";
+} from "convoseg/connectors/discord";
+import { DynamoDbStore } from "convoseg/history";
 
 /** Read at cold start: a bad setting fails the first invocation, naming the variable. */
 const config = readDiscordConfig(process.env);

@@ -1,7 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
-import { dynamoDbErasure, runEraseUser } from "../../lib/lifecycle/erasure/index.js";
+import { dynamoDbErasure, runEraseUser } from "convoseg/erasure";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
 function requiredEnvironment(name: string): string {

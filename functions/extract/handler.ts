@@ -14,7 +14,7 @@ import {
   queueReextraction,
   readExtractConfig,
   segmentConsumer,
-} from "../../lib/knowledge/index.js";
+} from "convoseg/knowledge/write";
 
 /** Read at cold start: bad settings fail the first invocation, naming every variable at fault. */
 const config = readExtractConfig(process.env);

@@ -2,22 +2,22 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { MAX_RETENTION_DAYS } from "../../lib/base/dynamodb/index.js";
-import { DynamoDbStore } from "../../lib/history/index.js";
+import { MAX_RETENTION_DAYS } from "convoseg/dynamodb";
+import { DynamoDbStore } from "convoseg/history";
 import {
   type ChangeListener,
   DEFAULT_MAX_BATCH,
   IngestClient,
   MAX_BATCH_LIMIT,
-} from "../../lib/intake/ingest/index.js";
+} from "convoseg/ingest";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import {
-  DynamoDbResultStore,
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
   queueReextraction,
   storedMessageStates,
-} from "../../lib/knowledge/index.js";
-import { PipelineConfigError, readDueShards } from "../../lib/segmentation/pipeline/index.js";
+} from "convoseg/knowledge/write";
+import { PipelineConfigError, readDueShards } from "convoseg/pipeline";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */

@@ -1,6 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type { IngestResult } from "../../lib/intake/ingest/index.js";
+import type { IngestResult } from "convoseg/ingest";
 
 /** Direct invocation: a batch of chat messages in the JSON-lines input format. */
 export interface DirectIngestEvent {

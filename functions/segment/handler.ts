@@ -7,7 +7,7 @@ import {
   LambdaWorkerInvoker,
   runTick,
   type TickSummary,
-} from "../../lib/segmentation/pipeline/index.js";
+} from "convoseg/pipeline";
 import { config, deps, metrics } from "./setup.js";
 
 // readSegmentConfig requires WORKER_FUNCTION when there is more than one worker.

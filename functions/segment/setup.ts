@@ -7,7 +7,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { readSegmentConfig, tickDependencies } from "../../lib/segmentation/pipeline/index.js";
+import { readSegmentConfig, tickDependencies } from "convoseg/pipeline";
 
 export const config = readSegmentConfig(process.env);
 export const metrics = new Metrics({ namespace: "convoseg", serviceName: "segmenter" });

@@ -1,10 +1,5 @@
 import type { Context } from "aws-lambda";
-import {
-  deadlineBudget,
-  parseWorkerEvent,
-  runShare,
-  type ShareRun,
-} from "../../lib/segmentation/pipeline/index.js";
+import { deadlineBudget, parseWorkerEvent, runShare, type ShareRun } from "convoseg/pipeline";
 import { config, deps, metrics } from "./setup.js";
 
 /**

@@ -5,7 +5,7 @@
  * A retry of an event already taken is acknowledged and not sent again (claims in a DynamoDB
  * table: the ingest queue is standard, with no deduplication id). Logs carry ids, never text.
  */
-import { SlackUserNames, slackReceiver } from "../../lib/intake/connectors/index.js";
+import { SlackUserNames, slackReceiver } from "convoseg/connectors";
 import { requiredEnvironment, secretString, webhookFunction } from "../webhook-receiver.js";
 
 const secretId = requiredEnvironment("slack", "SLACK_SIGNING_SECRET_ARN");

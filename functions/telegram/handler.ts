@@ -4,7 +4,7 @@
  * ingest queue (one SendMessage). A repeated `update_id` is acknowledged and not sent again
  * (claims in a DynamoDB table: the ingest queue is standard). Logs carry ids, never text.
  */
-import { telegramReceiver } from "../../lib/intake/connectors/index.js";
+import { telegramReceiver } from "convoseg/connectors";
 import { requiredEnvironment, secretString, webhookFunction } from "../webhook-receiver.js";
 
 const secretId = requiredEnvironment("telegram", "TELEGRAM_SECRET_TOKEN_ARN");

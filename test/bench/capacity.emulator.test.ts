@@ -11,6 +11,8 @@ import {
   TransactWriteItemsCommand,
   type TransactWriteItemsCommandOutput,
 } from "@aws-sdk/client-dynamodb";
+import { itemSize, type WireValue, wireItemSize } from "convoseg/dynamodb";
+import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   CapacityMeter,
@@ -20,8 +22,6 @@ import {
   transactionWriteUnits,
   writeUnits,
 } from "../../bench/capacity.js";
-import { itemSize, type WireValue, wireItemSize } from "../../lib/base/dynamodb/index.js";
-import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const S = (value: string): WireValue => ({ S: value });

@@ -1,17 +1,14 @@
 import { Readable } from "node:stream";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { documentClient } from "convoseg/dynamodb";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { createMessagesTable } from "convoseg/history";
+import { IngestClient } from "convoseg/ingest";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/commands.js";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
-import { createMessagesTable } from "../../lib/history/index.js";
-import { IngestClient } from "../../lib/intake/ingest/index.js";
-import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
-import {
-  DynamoDbResultStore,
-  promptVersionOf,
-  SegmentExtractor,
-} from "../../lib/knowledge/index.js";
-import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";

@@ -3,15 +3,13 @@
  * serves, a model endpoint that refuses; one line (two with the model's own words) naming what
  * is at fault and what to do, never a stack trace.
  */
+
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { createMessagesTable } from "convoseg/history";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, inject, it, vi } from "vitest";
 import { tableProblem } from "../../cli/failures.js";
-import { createMessagesTable } from "../../lib/history/index.js";
-import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
-import {
-  DynamoDbResultStore,
-  promptVersionOf,
-  SegmentExtractor,
-} from "../../lib/knowledge/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";

@@ -7,9 +7,9 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createMessagesTable } from "convoseg/history";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
-import { createMessagesTable } from "../../lib/history/index.js";
-import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

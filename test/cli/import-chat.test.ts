@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { compareIds } from "convoseg/identity";
+import { parseChatMessage } from "convoseg/messages";
 import { describe, expect, it } from "vitest";
-import { compareIds } from "../../lib/base/identity/index.js";
-import { parseChatMessage } from "../../lib/history/messages/index.js";
 import { runCli } from "../support/cli.js";
 import { exportFixture, jsonLines, SLACK_FOLDER, slackZip } from "./export-fixtures.js";
 

@@ -1,13 +1,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { MAX_FRAGMENT_BYTES, MAX_FRAGMENTS, MAX_TRANSCRIPT_BYTES } from "convoseg/transcript";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createMessagesTable, DynamoDbStore } from "../../lib/history/index.js";
-import {
-  MAX_FRAGMENT_BYTES,
-  MAX_FRAGMENTS,
-  MAX_TRANSCRIPT_BYTES,
-} from "../../lib/intake/transcript/index.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

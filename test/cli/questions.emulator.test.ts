@@ -3,9 +3,10 @@
  * unanswered first, answers shown, hostile chat text escaped, --status, --limit and --json, a
  * channel with nothing stored told apart.
  */
+
+import { DynamoDbResultStore, type Question } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
 import { formatAge } from "../../cli/questions.js";
-import { DynamoDbResultStore, type Question } from "../../lib/knowledge/index.js";
 import { createResultsTestTable } from "../knowledge/fixtures.js";
 import { question, resultWith, save } from "../knowledge/question-index.js";
 import { stubLocalAws } from "../support/aws-env.js";

@@ -1,16 +1,16 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import { describe, expect, it, vi } from "vitest";
-import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
-import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import {
-  DynamoDbResultStore,
-  KnowledgeReader,
   promptVersionOf,
   REEXTRACT_ATTRIBUTE,
   SegmentExtractor,
   segmentConsumer,
-} from "../../lib/knowledge/index.js";
-import { parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
+} from "convoseg/knowledge/write";
+import { parseSegmentBody } from "convoseg/pipeline/contract";
+import { describe, expect, it, vi } from "vitest";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";

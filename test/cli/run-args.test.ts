@@ -1,5 +1,5 @@
+import { EXTRACT_BOUNDS, readExtractConfig } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import { EXTRACT_BOUNDS, readExtractConfig } from "../../lib/knowledge/index.js";
 import { runCli } from "../support/cli.js";
 
 const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;

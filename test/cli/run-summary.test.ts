@@ -1,3 +1,4 @@
+import type { Topic } from "convoseg/knowledge/read";
 import { describe, expect, it } from "vitest";
 import { formatSpan, plural, shellArg } from "../../cli/format.js";
 import {
@@ -7,7 +8,6 @@ import {
   runEnding,
   SUMMARY_CHANNELS,
 } from "../../cli/run-summary.js";
-import type { Topic } from "../../lib/knowledge/index.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2018, 4, 29, 21, 20);

@@ -4,9 +4,10 @@
  * cutting and counted on stderr, never an error; without replyTo the output is exactly the
  * segmenter's without links (property); `--json` says each segment's thread (null for the channel's own stream).
  */
+
+import { ConversationSegmenter } from "convoseg/segmenter";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConversationSegmenter } from "../../lib/segmentation/segmenter/index.js";
 import { runCli } from "../support/cli.js";
 
 const MINUTE = 60_000;

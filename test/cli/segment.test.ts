@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ConversationSegmenter } from "convoseg/segmenter";
 import { describe, expect, it } from "vitest";
-import { ConversationSegmenter } from "../../lib/segmentation/segmenter/index.js";
 import { runCli } from "../support/cli.js";
 
 const MINUTE = 60_000;

@@ -1,12 +1,10 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { Extractor } from "convoseg/extraction";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import type { Topic } from "convoseg/knowledge/read";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, it, vi } from "vitest";
-import { type Extractor, KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
-import {
-  DynamoDbResultStore,
-  promptVersionOf,
-  SegmentExtractor,
-  type Topic,
-} from "../../lib/knowledge/index.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";

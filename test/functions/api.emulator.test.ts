@@ -1,8 +1,8 @@
 /** The read API's Lambda handler: an HTTP API v2 event in, the handler's response out, on DynamoDB Local. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { channelsTableDefinition } from "convoseg/pipeline/schema";
 import { describe, expect, it, vi } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
-import { channelsTableDefinition } from "../../lib/segmentation/pipeline/schema/index.js";
 import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";

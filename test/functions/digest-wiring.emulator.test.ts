@@ -3,10 +3,11 @@
  * results, topics and questions read from the results table, its activity from the messages
  * table, rendered as the bucket receives them.
  */
+
+import { DynamoDbStore, textMessage } from "convoseg/history";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
 import { wiring } from "../../functions/digest/wiring.js";
-import { DynamoDbStore, textMessage } from "../../lib/history/index.js";
-import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
 import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
 import { DAY, question, result, SINCE, support, UNTIL } from "../outlets/digest/fixtures.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

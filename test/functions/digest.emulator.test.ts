@@ -2,10 +2,11 @@
  * The scheduled digest's Lambda on DynamoDB Local (every channel of the channels table), a
  * scripted S3, SNS and Slack on 127.0.0.1 and the webhook address in a local Secrets Manager.
  */
+
+import { channelsTableDefinition } from "convoseg/pipeline/schema";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../bench/api-seed.js";
 import type { DigestWiring } from "../../functions/digest/lambda.js";
-import { channelsTableDefinition } from "../../lib/segmentation/pipeline/schema/index.js";
 import { createResultsTestTable } from "../knowledge/fixtures.js";
 import { digest } from "../outlets/digest/schedule-fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";

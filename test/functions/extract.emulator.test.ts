@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
+import { KnowledgeReader } from "convoseg/knowledge/read";
 import { describe, expect, it, vi } from "vitest";
-import { KnowledgeReader } from "../../lib/knowledge/index.js";
 import {
   createMessagesTestTable,
   createResultsTestTable,

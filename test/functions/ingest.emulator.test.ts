@@ -1,24 +1,19 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { createMessagesTable, DynamoDbStore, MemoryStore, textMessage } from "convoseg/history";
+import { type IngestResult, ingest } from "convoseg/ingest";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import {
+  REEXTRACT_ATTRIBUTE,
+  REEXTRACT_REPLACING_ATTRIBUTE,
+  SegmentExtractor,
+} from "convoseg/knowledge/write";
+import { parseSegmentBody } from "convoseg/pipeline/contract";
+import { createChannelsTable, dueShardOf } from "convoseg/pipeline/schema";
+import { DynamoDbChannelStore } from "convoseg/pipeline/store";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createIngestHandler } from "../../functions/ingest/ingest-handler.js";
-import {
-  createMessagesTable,
-  DynamoDbStore,
-  MemoryStore,
-  textMessage,
-} from "../../lib/history/index.js";
-import { type IngestResult, ingest } from "../../lib/intake/ingest/index.js";
-import { KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
-import {
-  DynamoDbResultStore,
-  REEXTRACT_ATTRIBUTE,
-  SegmentExtractor,
-} from "../../lib/knowledge/index.js";
-import { REEXTRACT_REPLACING_ATTRIBUTE } from "../../lib/knowledge/write/consumer.js";
-import { parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
-import { createChannelsTable, dueShardOf } from "../../lib/segmentation/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../../lib/segmentation/pipeline/store/index.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

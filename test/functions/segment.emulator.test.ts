@@ -1,6 +1,6 @@
 import type { Context } from "aws-lambda";
+import { dueShardOf } from "convoseg/pipeline/schema";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { dueShardOf } from "../../lib/segmentation/pipeline/schema/index.js";
 import { LocalPipeline } from "../../local/pipeline.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

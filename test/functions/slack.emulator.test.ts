@@ -4,9 +4,9 @@
  * SQS emulator, and on through the ingestion function into the messages table.
  */
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
+import { signSlackRequest } from "convoseg/connectors";
+import { DynamoDbStore } from "convoseg/history";
 import { describe, expect, it } from "vitest";
-import { DynamoDbStore } from "../../lib/history/index.js";
-import { signSlackRequest } from "../../lib/intake/connectors/index.js";
 import { envelope, plain, SECRET } from "../intake/connectors/slack-fixtures.js";
 import { drainQueue, sqsEvent } from "../support/sqs.js";
 import { webhookWorld } from "../support/webhook-world.js";

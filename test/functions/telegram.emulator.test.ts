@@ -4,8 +4,8 @@
  * into the SQS emulator, and on through the ingestion function into the messages table.
  */
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
+import { DynamoDbStore } from "convoseg/history";
 import { describe, expect, it } from "vitest";
-import { DynamoDbStore } from "../../lib/history/index.js";
 import { drainQueue, sqsEvent } from "../support/sqs.js";
 import { webhookWorld } from "../support/webhook-world.js";
 

@@ -4,7 +4,7 @@
  * author's, a deleted one or one without a platform id; and paging is by key, so deleting a
  * page's messages before asking for the next skips and repeats nothing.
  */
-import { describe, expect, it } from "vitest";
+
 import {
   type AuthoredMessage,
   type AuthorIndex,
@@ -13,7 +13,8 @@ import {
   InvalidMessageError,
   type Store,
   textMessage,
-} from "../../lib/history/index.js";
+} from "convoseg/history";
+import { describe, expect, it } from "vitest";
 
 export type AuthorStore = Store & Editor & AuthorIndex;
 

@@ -4,14 +4,9 @@
  * (reads leave it out, `getMessages` flags it), a deletion of an id not stored leaves a tombstone
  * that refuses the message when it arrives, and a tracked change is applied again until settled.
  */
+
+import { type Editor, type Message, messageText, type Store, textMessage } from "convoseg/history";
 import { describe, expect, it } from "vitest";
-import {
-  type Editor,
-  type Message,
-  messageText,
-  type Store,
-  textMessage,
-} from "../../lib/history/index.js";
 
 export type EditableStore = Store &
   Editor & { getMessages(conversation: string, ids: readonly string[]): Promise<Message[]> };

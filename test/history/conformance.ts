@@ -3,7 +3,7 @@
  * `storetest.Run`), plus the behaviour convoseg relies on: arrival order, detached copies, one
  * message per platform id, idempotent clear, lexical listing.
  */
-import { describe, expect, it } from "vitest";
+
 import {
   findCause,
   InvalidConversationIdError,
@@ -14,7 +14,8 @@ import {
   type Store,
   textMessage,
   WriteError,
-} from "../../lib/history/index.js";
+} from "convoseg/history";
+import { describe, expect, it } from "vitest";
 
 export interface Capabilities {
   reader: boolean;

@@ -1,4 +1,3 @@
-import { describe, expect, it } from "vitest";
 import {
   InvalidConversationIdError,
   InvalidMessageError,
@@ -10,7 +9,8 @@ import {
   validateMessage,
   validateWriteOutcome,
   type WriteOutcome,
-} from "../../lib/history/index.js";
+} from "convoseg/history";
+import { describe, expect, it } from "vitest";
 
 const reasonOf = (value: unknown): string => {
   try {

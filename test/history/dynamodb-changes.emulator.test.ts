@@ -4,17 +4,17 @@
  * deletion's redaction of the item itself (a scan finds neither its text nor its author).
  */
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
+import { documentClient } from "convoseg/dynamodb";
 import {
   ChangeError,
   createMessagesTable,
   DynamoDbStore,
   messageText,
   textMessage,
-} from "../../lib/history/index.js";
-import { authorKeyOf, userIdKeyOf } from "../../lib/history/schema/index.js";
+} from "convoseg/history";
+import { authorKeyOf, userIdKeyOf } from "convoseg/history/schema";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
 import { describeAuthorConformance } from "./author-conformance.js";
 import { describeChangeConformance } from "./change-conformance.js";
 import { instrumentedClient } from "./dynamodb-client.js";

@@ -1,6 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
-
+import { documentClient } from "convoseg/dynamodb";
 import {
   createMessagesTable,
   DynamoDbStore,
@@ -14,8 +12,9 @@ import {
   SequenceAllocator,
   textMessage,
   WriteError,
-} from "../../lib/history/index.js";
-import { messageItem, storedSize } from "../../lib/history/schema/index.js";
+} from "convoseg/history";
+import { messageItem, storedSize } from "convoseg/history/schema";
+import { beforeAll, describe, expect, it } from "vitest";
 import { describeStoreConformance } from "./conformance.js";
 import { instrumentedClient } from "./dynamodb-client.js";
 

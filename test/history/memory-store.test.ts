@@ -1,5 +1,5 @@
+import { MemoryStore, messageText, textMessage } from "convoseg/history";
 import { describe, expect, it } from "vitest";
-import { MemoryStore, messageText, textMessage } from "../../lib/history/index.js";
 import { describeAuthorConformance } from "./author-conformance.js";
 import { describeChangeConformance } from "./change-conformance.js";
 import { describeStoreConformance } from "./conformance.js";

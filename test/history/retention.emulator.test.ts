@@ -1,15 +1,10 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { documentClient } from "convoseg/dynamodb";
+import { createMessagesTable, DynamoDbStore, storageProblem, textMessage } from "convoseg/history";
+import { messageItem, storedSize } from "convoseg/history/schema";
+import { IngestClient } from "convoseg/ingest";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
-import {
-  createMessagesTable,
-  DynamoDbStore,
-  storageProblem,
-  textMessage,
-} from "../../lib/history/index.js";
-import { messageItem, storedSize } from "../../lib/history/schema/index.js";
-import { IngestClient } from "../../lib/intake/ingest/index.js";
-import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 
 const DAY = 86_400_000;

@@ -15,17 +15,17 @@ const root = new URL("../../", import.meta.url).pathname;
 
 /** Each error class of the library, how to make one, and the name it must report. */
 const ERRORS = `
-import * as api from "./lib/outlets/api/index.js";
-import * as chat from "./lib/history/chat-model/index.js";
-import * as connectors from "./lib/intake/connectors/index.js";
-import * as digest from "./lib/outlets/digest/index.js";
-import * as discord from "./lib/intake/connectors/discord/index.js";
-import * as erasure from "./lib/lifecycle/erasure/index.js";
-import * as extraction from "./lib/knowledge/extraction/index.js";
-import * as history from "./lib/history/index.js";
-import * as knowledge from "./lib/knowledge/index.js";
-import * as pipeline from "./lib/segmentation/pipeline/index.js";
-import * as contract from "./lib/segmentation/pipeline/contract/index.js";
+import * as api from "convoseg/api";
+import * as chat from "convoseg/chat-model";
+import * as connectors from "convoseg/connectors";
+import * as digest from "convoseg/digest";
+import * as discord from "convoseg/connectors/discord";
+import * as erasure from "convoseg/erasure";
+import * as extraction from "convoseg/extraction";
+import * as history from "convoseg/history";
+import * as knowledge from "convoseg/knowledge";
+import * as pipeline from "convoseg/pipeline";
+import * as contract from "convoseg/pipeline/contract";
 const outcome = { accepted: 0, uncertain: false };
 const response = { message: { role: "assistant", parts: [{ type: "text", text: "" }] } };
 export const made = [

@@ -1,4 +1,7 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { KnowledgeConfigError } from "convoseg/knowledge";
+import { EXTRACT_DEFAULTS, readExtractConfig } from "convoseg/knowledge/write";
+import { readSegmentConfig, SEGMENT_DEFAULTS } from "convoseg/pipeline";
 import { describe, expect, it } from "vitest";
 import {
   bedrockModel,
@@ -14,12 +17,6 @@ import {
   segmentEnvironment,
   tickTimeoutMs,
 } from "../../infra/config.js";
-import {
-  EXTRACT_DEFAULTS,
-  KnowledgeConfigError,
-  readExtractConfig,
-} from "../../lib/knowledge/index.js";
-import { readSegmentConfig, SEGMENT_DEFAULTS } from "../../lib/segmentation/pipeline/index.js";
 
 const noContext = () => undefined;
 const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/openai-AbCdEf";

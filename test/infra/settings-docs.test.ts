@@ -2,9 +2,10 @@
  * The deploy docs' settings table against the code's (`SETTINGS`): the same settings, each once,
  * with the same defaults, wherever the table lives in README.md or docs/.
  */
+
+import { parseDuration } from "convoseg/duration";
 import { describe, expect, it } from "vitest";
 import { SETTINGS, type Setting } from "../../infra/settings.js";
-import { parseDuration } from "../../lib/base/duration/index.js";
 import { docPages, tablesWithHeader } from "../support/docs.js";
 
 const HEADER = ["setting", "default", "meaning"];

@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { Validations } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
+import { EXTRACT_DEFAULTS } from "convoseg/knowledge/write";
+import { SEGMENT_DEFAULTS } from "convoseg/pipeline";
+import { DEFAULT_MAX_BODY_BYTES } from "convoseg/pipeline/contract";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ConvosegStack } from "../../infra/stack.js";
-import { EXTRACT_DEFAULTS } from "../../lib/knowledge/index.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../../lib/segmentation/pipeline/contract/index.js";
-import { SEGMENT_DEFAULTS } from "../../lib/segmentation/pipeline/index.js";
 import {
   actionsOf,
   logicalId,

@@ -1,11 +1,8 @@
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { LLMError } from "convoseg/extraction";
+import { BedrockConverseLLM, OpenAICompatibleLLM } from "convoseg/extraction/llm";
+import { apiKeyCache, CircuitBreaker, guardedLLM } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import {
-  BedrockConverseLLM,
-  LLMError,
-  OpenAICompatibleLLM,
-} from "../../lib/knowledge/extraction/index.js";
-import { apiKeyCache, CircuitBreaker, guardedLLM } from "../../lib/knowledge/index.js";
 import {
   chatCompletion,
   chatError,

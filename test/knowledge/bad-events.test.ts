@@ -1,6 +1,7 @@
 /** The extraction consumer given what is not a segment queue's event, or a body it must refuse. */
+
+import { segmentConsumer } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import { segmentConsumer } from "../../lib/knowledge/index.js";
 import { DLQ_URL, QueueSimulation } from "./queue-simulation.js";
 
 function consumer(sim?: QueueSimulation) {

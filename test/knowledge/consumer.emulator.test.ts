@@ -7,17 +7,17 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
-import { beforeAll, describe, expect, inject, it } from "vitest";
-import { createMessagesTable, DynamoDbStore, textMessage } from "../../lib/history/index.js";
+import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import { DynamoDbLedger } from "convoseg/knowledge/store";
 import {
-  DynamoDbLedger,
   type ExtractionMetricName,
   GAVE_UP_ATTRIBUTE,
-  KnowledgeReader,
   queueUrlOf,
   segmentConsumer,
-} from "../../lib/knowledge/index.js";
-import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
+} from "convoseg/knowledge/write";
+import type { InlineMessage } from "convoseg/pipeline/contract";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {

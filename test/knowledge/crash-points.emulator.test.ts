@@ -5,9 +5,9 @@
  * every topic once, and pay only for the windows whose replies were not stored before the crash.
  */
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
+import type { LLM } from "convoseg/extraction";
+import { KnowledgeReader } from "convoseg/knowledge/read";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LLM } from "../../lib/knowledge/extraction/index.js";
-import { KnowledgeReader } from "../../lib/knowledge/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { closedAfterEach, startChatCompletionsServer } from "../support/llm-servers.js";
 import {

@@ -1,10 +1,8 @@
+import { InvalidModelOutputError, LLMError } from "convoseg/extraction";
+import { SegmentBusyError } from "convoseg/knowledge";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { beforeAll, describe, expect, it } from "vitest";
-import { InvalidModelOutputError, LLMError } from "../../lib/knowledge/extraction/index.js";
-import {
-  DynamoDbResultStore,
-  KnowledgeReader,
-  SegmentBusyError,
-} from "../../lib/knowledge/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {
   chatCompletion,

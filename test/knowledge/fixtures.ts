@@ -5,17 +5,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createMessagesTable } from "../../lib/history/index.js";
-import { Analyzer, type LLM, OpenAICompatibleLLM } from "../../lib/knowledge/extraction/index.js";
-import {
-  ANALYZER_DEFAULTS,
-  DynamoDbResultStore,
-  promptVersionOf,
-  type SegmentEnvelope,
-  SegmentExtractor,
-} from "../../lib/knowledge/index.js";
-import { resultsTableDefinition } from "../../lib/knowledge/store/schema/index.js";
-import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
+import { Analyzer, type LLM } from "convoseg/extraction";
+import { OpenAICompatibleLLM } from "convoseg/extraction/llm";
+import { createMessagesTable } from "convoseg/history";
+import { DynamoDbResultStore, type SegmentEnvelope } from "convoseg/knowledge/store";
+import { resultsTableDefinition } from "convoseg/knowledge/store/schema";
+import { ANALYZER_DEFAULTS, promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import type { InlineMessage } from "convoseg/pipeline/contract";
 import { createTestTable } from "../support/dynamodb.js";
 import {
   chatCompletion,

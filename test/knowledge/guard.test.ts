@@ -1,27 +1,23 @@
 import type { Context } from "aws-lambda";
-import { describe, expect, it } from "vitest";
+import { Analyzer, InvalidModelOutputError, type LLM, LLMError } from "convoseg/extraction";
 import {
-  Analyzer,
-  InvalidModelOutputError,
-  type LLM,
-  LLMError,
-} from "../../lib/knowledge/extraction/index.js";
-import {
-  apiKeyCache,
   BudgetPausedError,
-  CircuitBreaker,
   CircuitOpenError,
   DeadlineError,
+  SegmentBusyError,
+} from "convoseg/knowledge";
+import { MemoryLedger, MemoryResultStore } from "convoseg/knowledge/store";
+import {
+  apiKeyCache,
+  CircuitBreaker,
   guardedLLM,
-  MemoryLedger,
-  MemoryResultStore,
   retryDelaySeconds,
   rideOutSeconds,
-  SegmentBusyError,
   SegmentExtractor,
   segmentConsumer,
   TokenBudget,
-} from "../../lib/knowledge/index.js";
+} from "convoseg/knowledge/write";
+import { describe, expect, it } from "vitest";
 import { DEPLOYMENT_PARTITION } from "../../lib/knowledge/store/schema/items.js";
 import { DLQ_URL, QueueSimulation } from "./queue-simulation.js";
 

@@ -2,8 +2,9 @@
  * The memory results store in the unit tier: the term statistics' contract, exactly once, and
  * the question index's.
  */
+
+import { MemoryResultStore } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
-import { MemoryResultStore } from "../../lib/knowledge/index.js";
 import { describeQuestionIndex, question, resultWith, save } from "./question-index.js";
 import { describeTermStatistics } from "./term-statistics.js";
 

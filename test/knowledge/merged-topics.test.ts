@@ -1,7 +1,7 @@
+import { normalizeTopic } from "convoseg/extraction";
+import { mergeSupports } from "convoseg/knowledge/read";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { normalizeTopic } from "../../lib/knowledge/extraction/index.js";
-import { mergeSupports } from "../../lib/knowledge/index.js";
 import type { TopicSupport } from "../../lib/knowledge/store/schema/items.js";
 
 const support = (

@@ -1,23 +1,17 @@
-import { describe, expect, it } from "vitest";
-import {
-  Analyzer,
-  InvalidModelOutputError,
-  type LLM,
-  LLMError,
-} from "../../lib/knowledge/extraction/index.js";
+import { Analyzer, InvalidModelOutputError, type LLM, LLMError } from "convoseg/extraction";
+import { MemoryLedger, MemoryResultStore } from "convoseg/knowledge/store";
 import {
   CircuitBreaker,
   DEFAULT_RETRY,
   GAVE_UP_ATTRIBUTE,
   guardedLLM,
-  MemoryLedger,
-  MemoryResultStore,
   type RetrySchedule,
   SegmentExtractor,
   segmentConsumer,
   TokenBudget,
   utcDay,
-} from "../../lib/knowledge/index.js";
+} from "convoseg/knowledge/write";
+import { describe, expect, it } from "vitest";
 import { DEPLOYMENT_PARTITION } from "../../lib/knowledge/store/schema/items.js";
 import { DLQ_URL, QueueSimulation } from "./queue-simulation.js";
 

@@ -3,21 +3,13 @@
  * as turn numbers in the LLM render, system lines hidden unless `showSystemLines` (the
  * `showSystemMessages` setting), and the offline extractor on IRC-like input with system lines.
  */
+
+import { Analyzer, type ExtractionTurn, type Extractor, type LLM } from "convoseg/extraction";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { MemoryResultStore, type SegmentEnvelope } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import type { InlineMessage } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
-import {
-  Analyzer,
-  type ExtractionTurn,
-  type Extractor,
-  KeyphraseExtractor,
-  type LLM,
-} from "../../lib/knowledge/extraction/index.js";
-import {
-  MemoryResultStore,
-  promptVersionOf,
-  type SegmentEnvelope,
-  SegmentExtractor,
-} from "../../lib/knowledge/index.js";
-import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
 
 const T0 = Date.UTC(2025, 2, 3, 8);
 const ANALYSIS = {

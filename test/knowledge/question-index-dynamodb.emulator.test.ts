@@ -1,6 +1,7 @@
 /** The DynamoDB results store: the question index's contract on DynamoDB Local. */
+
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { beforeAll } from "vitest";
-import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { createResultsTestTable } from "./fixtures.js";
 import { describeQuestionIndex } from "./question-index.js";

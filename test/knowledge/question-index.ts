@@ -3,13 +3,10 @@
  * the unit tier, DynamoDB in the emulator tier): entries written with the result, moved when a
  * status changes, removed with the questions, redactions followed, pages read oldest first.
  */
+
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import type { ResultStore, SegmentResult, StoredQuestion } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
-import {
-  KnowledgeReader,
-  type ResultStore,
-  type SegmentResult,
-  type StoredQuestion,
-} from "../../lib/knowledge/index.js";
 import { segmentResult } from "../support/segment-result.js";
 
 const T0 = Date.UTC(2026, 5, 1);

@@ -4,9 +4,10 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { documentClient } from "convoseg/dynamodb";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { KnowledgeRedactor } from "convoseg/knowledge/write";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
-import { DynamoDbResultStore, KnowledgeRedactor } from "../../lib/knowledge/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { createResultsTestTable, TEN_TEXTS } from "./fixtures.js";
 import { describeRedaction, extractorFor, FakeMessageStates, NOW, segmentAt } from "./redaction.js";

@@ -3,14 +3,10 @@
  * two writes then a retry, and the consumer's half of the race with an extraction in flight.
  */
 import type { SQSEvent } from "aws-lambda";
+import { MemoryResultStore, type RedactionCounts } from "convoseg/knowledge/store";
+import { KnowledgeRedactor, segmentConsumer } from "convoseg/knowledge/write";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  KnowledgeRedactor,
-  MemoryResultStore,
-  type RedactionCounts,
-  segmentConsumer,
-} from "../../lib/knowledge/index.js";
 import { TEN_TEXTS } from "./fixtures.js";
 import { describeRedaction, extractorFor, FakeMessageStates, NOW, segmentAt } from "./redaction.js";
 

@@ -3,23 +3,19 @@
  * timestamp, its result, topic entries and window replies following it, idempotently, and
  * nothing of another segment touched.
  */
+
+import { Analyzer, type LLM } from "convoseg/extraction";
+import type {
+  MessageChange,
+  MessageState,
+  MessageStates,
+  ResultStore,
+  SegmentEnvelope,
+} from "convoseg/knowledge/store";
+import { KnowledgeRedactor, promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import { type InlineMessage, parseSegmentBody } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
-import { Analyzer, type LLM } from "../../lib/knowledge/extraction/index.js";
-import {
-  KnowledgeRedactor,
-  type MessageChange,
-  type MessageState,
-  type MessageStates,
-  promptVersionOf,
-  type ResultStore,
-  type SegmentEnvelope,
-  SegmentExtractor,
-} from "../../lib/knowledge/index.js";
 import { planRedaction } from "../../lib/knowledge/store/redaction-plan.js";
-import {
-  type InlineMessage,
-  parseSegmentBody,
-} from "../../lib/segmentation/pipeline/contract/index.js";
 import { ANALYSIS, TEN_TEXTS, topicsOfPrompt } from "./fixtures.js";
 
 export const NOW = Date.UTC(2026, 6, 1);

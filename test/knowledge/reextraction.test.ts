@@ -4,22 +4,21 @@
  * that a request naming the result it replaces re-extracts only while that result is stored.
  */
 import type { SendMessageCommand } from "@aws-sdk/client-sqs";
-import { describe, expect, it } from "vitest";
-import { Analyzer } from "../../lib/knowledge/extraction/index.js";
+import { Analyzer } from "convoseg/extraction";
+import { MemoryResultStore, type SegmentResult } from "convoseg/knowledge/store";
 import {
-  MemoryResultStore,
   promptVersionOf,
   queueReextraction,
   reextractionMessage,
   SegmentExtractor,
-  type SegmentResult,
   storedSegmentBody,
-} from "../../lib/knowledge/index.js";
+} from "convoseg/knowledge/write";
+import { fifoId, parseSegmentBody } from "convoseg/pipeline/contract";
+import { describe, expect, it } from "vitest";
 import {
   REEXTRACT_ATTRIBUTE,
   REEXTRACT_REPLACING_ATTRIBUTE,
 } from "../../lib/knowledge/write/consumer.js";
-import { fifoId, parseSegmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 import { ANALYSIS } from "./fixtures.js";
 import { extractorFor, NOW, segmentAt, topicModel } from "./redaction.js";
 

@@ -4,15 +4,12 @@
  * sliding window that first shows the reply also shows what it answers; without links the
  * windows are the plain ones.
  */
+
+import { Analyzer, type LLM } from "convoseg/extraction";
+import { MemoryResultStore, type SegmentEnvelope } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import type { InlineMessage } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
-import { Analyzer, type LLM } from "../../lib/knowledge/extraction/index.js";
-import {
-  MemoryResultStore,
-  promptVersionOf,
-  type SegmentEnvelope,
-  SegmentExtractor,
-} from "../../lib/knowledge/index.js";
-import type { InlineMessage } from "../../lib/segmentation/pipeline/contract/index.js";
 
 const T0 = Date.UTC(2025, 2, 3, 8);
 const ANALYSIS = {

@@ -3,11 +3,13 @@
  * the extractor, the item within DynamoDB's 400 KB limit (degrading, never failing for ever), and
  * each candidate's evidence authors, so that one author's claim reads apart from a corroborated one.
  */
+
+import { MAX_ITEM_BYTES } from "convoseg/dynamodb";
+import { Analyzer, type Candidate, type Extractor } from "convoseg/extraction";
+import type { SegmentResult } from "convoseg/knowledge/store";
+import { MemoryResultStore } from "convoseg/knowledge/store";
+import { SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import { MAX_ITEM_BYTES } from "../../lib/base/dynamodb/index.js";
-import { Analyzer, type Candidate, type Extractor } from "../../lib/knowledge/extraction/index.js";
-import type { SegmentResult } from "../../lib/knowledge/index.js";
-import { MemoryResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";
 import { fitResult, resultItemSize } from "../../lib/knowledge/write/result-fit.js";
 import { segmentOf } from "./fixtures.js";
 

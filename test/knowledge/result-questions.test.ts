@@ -3,15 +3,13 @@
  * stable ids, dropped before candidates when the item is too large, and redacted with the
  * messages that asked or answered them.
  */
+
+import type { Candidate, Extractor, QuestionCandidate } from "convoseg/extraction";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import type { SegmentResult } from "convoseg/knowledge/store";
+import { MemoryResultStore } from "convoseg/knowledge/store";
+import { SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import {
-  type Candidate,
-  type Extractor,
-  KeyphraseExtractor,
-  type QuestionCandidate,
-} from "../../lib/knowledge/extraction/index.js";
-import type { SegmentResult } from "../../lib/knowledge/index.js";
-import { MemoryResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";
 import type { MessageState } from "../../lib/knowledge/store/message-states.js";
 import { planRedaction } from "../../lib/knowledge/store/redaction-plan.js";
 import { questionId } from "../../lib/knowledge/store/result-questions.js";

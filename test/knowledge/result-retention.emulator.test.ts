@@ -1,13 +1,9 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { documentClient } from "convoseg/dynamodb";
+import { Analyzer } from "convoseg/extraction";
+import { DynamoDbResultStore, type SegmentResult } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentClient } from "../../lib/base/dynamodb/index.js";
-import { Analyzer } from "../../lib/knowledge/extraction/index.js";
-import {
-  DynamoDbResultStore,
-  promptVersionOf,
-  SegmentExtractor,
-  type SegmentResult,
-} from "../../lib/knowledge/index.js";
 import { widenSpans } from "../../lib/knowledge/store/redaction-store.js";
 import type { RedactionTable } from "../../lib/knowledge/store/redaction-table.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";

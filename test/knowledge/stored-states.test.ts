@@ -1,6 +1,6 @@
+import { MemoryStore, textMessage } from "convoseg/history";
+import { storedMessageStates } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import { MemoryStore, textMessage } from "../../lib/history/index.js";
-import { storedMessageStates } from "../../lib/knowledge/index.js";
 
 describe("storedMessageStates", () => {
   it("reads each message as stored now: deleted ones without content, edited ones with their text", async () => {

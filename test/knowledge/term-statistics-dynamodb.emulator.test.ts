@@ -1,6 +1,7 @@
 /** The DynamoDB results store: the term statistics' contract, exactly once, on DynamoDB Local. */
+
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DynamoDbResultStore } from "../../lib/knowledge/index.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { createResultsTestTable } from "./fixtures.js";
 import { describeTermStatistics } from "./term-statistics.js";

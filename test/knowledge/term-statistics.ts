@@ -3,9 +3,11 @@
  * do (the memory double in the unit tier, DynamoDB in the emulator tier), and through the
  * `SegmentExtractor` with the offline extractor under retries and re-extraction.
  */
+
+import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "convoseg/extraction/offline";
+import type { ResultStore } from "convoseg/knowledge/store";
+import { SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "../../lib/knowledge/extraction/index.js";
-import { type ResultStore, SegmentExtractor } from "../../lib/knowledge/index.js";
 import { type CrashControl, crashing, InjectedCrash } from "../support/crash.js";
 import { segmentOf } from "./fixtures.js";
 

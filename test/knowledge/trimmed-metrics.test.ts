@@ -2,14 +2,15 @@
  * What the bounds cut from a stored result is counted in the consumer's metrics and its log line,
  * by kind (issue 20 §2): an operator sees that replies or chats are being cut, never the text.
  */
-import { describe, expect, it } from "vitest";
-import type { Candidate, Extractor } from "../../lib/knowledge/extraction/index.js";
+
+import type { Candidate, Extractor } from "convoseg/extraction";
+import { MemoryResultStore } from "convoseg/knowledge/store";
 import {
   type ExtractionMetricName,
-  MemoryResultStore,
   SegmentExtractor,
   segmentConsumer,
-} from "../../lib/knowledge/index.js";
+} from "convoseg/knowledge/write";
+import { describe, expect, it } from "vitest";
 import { sqsEvent } from "../support/sqs.js";
 import { segmentOf } from "./fixtures.js";
 

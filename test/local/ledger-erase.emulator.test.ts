@@ -3,9 +3,10 @@
  * delivered body loses the text, author and user id of the person's inline messages, found by
  * user id or, for messages without one, by display name, as the history stores find them.
  */
+
+import { textMessage } from "convoseg/history";
+import { segmentBody } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
-import { textMessage } from "../../lib/history/index.js";
-import { segmentBody } from "../../lib/segmentation/pipeline/contract/index.js";
 import { SegmentLedger } from "../../local/ledger.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 

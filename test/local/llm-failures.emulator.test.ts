@@ -1,10 +1,7 @@
+import { InvalidModelOutputError, LLMError } from "convoseg/extraction";
+import { OpenAICompatibleLLM } from "convoseg/extraction/llm";
+import type { ExtractionOutcome, SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import {
-  InvalidModelOutputError,
-  LLMError,
-  OpenAICompatibleLLM,
-} from "../../lib/knowledge/extraction/index.js";
-import type { ExtractionOutcome, SegmentExtractor } from "../../lib/knowledge/index.js";
 import type { LocalModel } from "../../local/extraction.js";
 import {
   ExtractionStoppedError,

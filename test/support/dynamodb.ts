@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createTable } from "convoseg/dynamodb";
 import { inject } from "vitest";
-import { createTable } from "../../lib/base/dynamodb/index.js";
 
 /** A client for the emulator from the global setup; static credentials keep it off the env. */
 export function testDynamoDbClient(): DynamoDBClient {

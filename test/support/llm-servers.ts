@@ -9,8 +9,8 @@ import { createServer as createHttp1Server } from "node:http";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import type { PromptTurn } from "convoseg/extraction";
 import { afterEach } from "vitest";
-import type { PromptTurn } from "../../lib/knowledge/extraction/index.js";
 
 /** One scripted answer. */
 export interface ScriptedResponse {

@@ -4,8 +4,8 @@
  * places or removes holds at will. One for each channel store.
  */
 import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
-import { channelItemKey, MARKS_ITEM } from "../../lib/segmentation/pipeline/schema/index.js";
-import type { MemoryChannelStore } from "../../lib/segmentation/pipeline/store/index.js";
+import { channelItemKey, MARKS_ITEM } from "convoseg/pipeline/schema";
+import type { MemoryChannelStore } from "convoseg/pipeline/store";
 
 export interface RogueMarks {
   /** Sets the channel's sequence (null: removes it). */

@@ -2,7 +2,7 @@
  * The stored items the knowledge, digest and API tests build: a segment's result and a topic
  * index entry as extraction writes them, with what a test cares about given as overrides.
  */
-import type { SegmentResult, TopicSupport } from "../../lib/knowledge/index.js";
+import type { SegmentResult, TopicSupport } from "convoseg/knowledge/store";
 
 /** A result of two messages, `m1` and `m2`, with no candidates, no questions and no calls. */
 export function segmentResult(

@@ -1,4 +1,4 @@
-import type { TickBudget } from "../../lib/segmentation/pipeline/index.js";
+import type { TickBudget } from "convoseg/pipeline";
 
 /** A tick budget that lets exactly `channels` channels start, then refuses the rest. */
 export function channelBudget(channels: number): TickBudget {

@@ -5,10 +5,10 @@
  * them. Its hooks are registered where it is called: at a test file's top level.
  */
 import { CreateQueueCommand } from "@aws-sdk/client-sqs";
+import { createClaimsTable } from "convoseg/connectors";
+import { createMessagesTable } from "convoseg/history";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { afterAll, beforeAll, inject, vi } from "vitest";
-import { createMessagesTable } from "../../lib/history/index.js";
-import { createClaimsTable } from "../../lib/intake/connectors/index.js";
-import { createChannelsTable } from "../../lib/segmentation/pipeline/schema/index.js";
 import { testDynamoDbClient } from "./dynamodb.js";
 import { type SecretsServer, startSecretsServer } from "./secrets-manager.js";
 import { testSqsClient, uniqueQueueName } from "./sqs.js";

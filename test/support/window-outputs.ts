@@ -1,5 +1,5 @@
 /** A window reply cache in memory, as the results store keeps one: copies in, copies out. */
-import type { WindowOutput, WindowOutputs } from "../../lib/knowledge/extraction/index.js";
+import type { WindowOutput, WindowOutputs } from "convoseg/extraction";
 
 export function memoryOutputs(): WindowOutputs & { stored: Map<string, WindowOutput> } {
   const stored = new Map<string, WindowOutput>();

@@ -1,7 +1,8 @@
 import { formatDuration, parseDuration } from "../../base/duration/index.js";
 import { DAY_MS, MAX_RETENTION_DAYS } from "../../base/dynamodb/index.js";
 import { KnowledgeConfigError } from "../errors.js";
-import { type AnalyzerOptions, DEFAULT_DEADLINE_MS, type Route } from "../extraction/index.js";
+import type { AnalyzerOptions, Route } from "../extraction/index.js";
+import { DEFAULT_DEADLINE_MS } from "../extraction/llm/index.js";
 
 /** The model services the extraction function can call; `offline` needs none (local runs). */
 export type ExtractorKind = "bedrock" | "openai" | "offline";

@@ -2,16 +2,13 @@ import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDbStore } from "../../history/index.js";
+import { Analyzer, type Extractor, type LLM } from "../extraction/index.js";
+import { BedrockConverseLLM, OpenAICompatibleLLM } from "../extraction/llm/index.js";
 import {
-  Analyzer,
-  BedrockConverseLLM,
-  type Extractor,
   KEYPHRASE_EXTRACTOR_NAME,
   KEYPHRASE_EXTRACTOR_VERSION,
   KeyphraseExtractor,
-  type LLM,
-  OpenAICompatibleLLM,
-} from "../extraction/index.js";
+} from "../extraction/offline/index.js";
 import { DynamoDbResultStore } from "../store/dynamodb.js";
 import { DynamoDbLedger } from "../store/ledger.js";
 import type { MessageStates } from "../store/message-states.js";

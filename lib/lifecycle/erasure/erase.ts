@@ -15,7 +15,7 @@ import {
   type Message,
 } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
-import type { KnowledgeRedactor } from "../../knowledge/index.js";
+import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
 import {
   type AuditStore,
   type ErasedMessage,

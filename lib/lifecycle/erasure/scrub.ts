@@ -7,7 +7,7 @@
  * the person asked, or whose words name them, is removed.
  */
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
-import type { ResultStore, SegmentResult } from "../../knowledge/index.js";
+import type { ResultStore, SegmentResult } from "../../knowledge/store/index.js";
 import { ErasureError } from "./errors.js";
 
 /** The results store's reads and writes a scrub needs. */

@@ -20,12 +20,12 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from "../../history/schema/index.js";
+import { DynamoDbResultStore } from "../../knowledge/store/index.js";
 import {
-  DynamoDbResultStore,
   KnowledgeRedactor,
   type RedactionMetrics,
   storedMessageStates,
-} from "../../knowledge/index.js";
+} from "../../knowledge/write/index.js";
 import { DynamoDbAuditStore } from "./audit-dynamodb.js";
 import type { ErasureDependencies } from "./erase.js";
 import { ErasureError } from "./errors.js";

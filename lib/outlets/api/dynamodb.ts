@@ -10,11 +10,8 @@ import {
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import {
-  KnowledgeItemError,
-  type SegmentResult,
-  type TopicSupport,
-} from "../../knowledge/index.js";
+import { KnowledgeItemError } from "../../knowledge/index.js";
+import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,

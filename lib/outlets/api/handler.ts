@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { parseDuration } from "../../base/duration/index.js";
-import type { SegmentResult } from "../../knowledge/index.js";
+import type { SegmentResult } from "../../knowledge/store/index.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
 import {
   ApiError,

@@ -4,7 +4,7 @@
  * embedding the API over data already in memory.
  */
 import { createHash } from "node:crypto";
-import type { SegmentResult, TopicSupport } from "../../knowledge/index.js";
+import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
 
 export interface MemoryApiData extends OptionalSources {

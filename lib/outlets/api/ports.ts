@@ -4,7 +4,7 @@
  * the route, whatever the channel holds.
  */
 
-import type { SegmentResult, TopicSupport } from "../../knowledge/index.js";
+import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { Digest } from "../digest/index.js";
 import type { ApiQuestion, QuestionStatus } from "./schemas.js";
 

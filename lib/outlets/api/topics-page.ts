@@ -6,7 +6,8 @@
  * the whole index). The entry a Query reads past its topics tells whether the last topic is
  * whole; a topic with more entries than a page reads is returned alone and marked `partial`.
  */
-import { mergeSupports, type TopicSupport } from "../../knowledge/index.js";
+import { mergeSupports } from "../../knowledge/read/index.js";
+import type { TopicSupport } from "../../knowledge/store/index.js";
 import type { TopicEntriesRead } from "./ports.js";
 import type { ApiTopic } from "./schemas.js";
 

@@ -1,5 +1,5 @@
-import type { SegmentResult, TopicSupport } from "../../knowledge/index.js";
-import { mergeSupports } from "../../knowledge/index.js";
+import { mergeSupports } from "../../knowledge/read/index.js";
+import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { TopicMatcher } from "../../knowledge/topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
 import type { ActivityMessage, DigestSources } from "./sources.js";

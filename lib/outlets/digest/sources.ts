@@ -5,7 +5,7 @@ import {
   type ResultStore,
   type SegmentResult,
   type TopicSupport,
-} from "../../knowledge/index.js";
+} from "../../knowledge/store/index.js";
 
 /** One message of a period, as activity counts it: when, who, and its segment when it has one. */
 export interface ActivityMessage {

@@ -1,5 +1,5 @@
+import { formatDuration, parseDuration } from "convoseg/duration";
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration } from "../../../lib/base/duration/index.js";
 
 describe("parseDuration", () => {
   it.each([

@@ -4,8 +4,8 @@
  * under throttling, or fails a call as throttled.
  */
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
+import { batchWriteAll, documentClient } from "convoseg/dynamodb";
 import { describe, expect, inject, it } from "vitest";
-import { batchWriteAll, documentClient } from "../../../lib/base/dynamodb/index.js";
 import { createTestTable } from "../../support/dynamodb.js";
 
 type Batch = { RequestItems: Record<string, unknown[]> };

@@ -1,6 +1,6 @@
+import { isAmbiguous, isRetryable } from "convoseg/dynamodb";
+import { isTransient, isTransientStatus } from "convoseg/transient";
 import { describe, expect, it } from "vitest";
-import { isAmbiguous, isRetryable } from "../../../lib/base/dynamodb/index.js";
-import { isTransient, isTransientStatus } from "../../../lib/base/transient/index.js";
 
 const named = (name: string, extra: object = {}) =>
   Object.assign(new Error(name), { name, ...extra });

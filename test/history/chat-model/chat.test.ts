@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
 import {
   type ChatRequest,
   cloneRequest,
   StreamAccumulator,
   validateRequest,
-} from "../../../lib/history/chat-model/index.js";
-import { InvalidMessageError, type Message, textMessage } from "../../../lib/history/index.js";
+} from "convoseg/chat-model";
+import { InvalidMessageError, type Message, textMessage } from "convoseg/history";
+import { describe, expect, it } from "vitest";
 
 function fieldAtFault(request: unknown): string | undefined {
   try {

@@ -1,5 +1,4 @@
-import { describe, expect, it } from "vitest";
-import { CommitError, Middleware } from "../../../lib/history/chat-model/index.js";
+import { CommitError, Middleware } from "convoseg/chat-model";
 import {
   type CallOptions,
   findCause,
@@ -10,7 +9,8 @@ import {
   textMessage,
   WriteError,
   type WriteOutcome,
-} from "../../../lib/history/index.js";
+} from "convoseg/history";
+import { describe, expect, it } from "vitest";
 import { answer, chunk, drain, FakeModel, FakeStreamer, RecordingStore } from "./fakes.js";
 
 const CONVERSATION = "conversation";

@@ -5,7 +5,7 @@ import type {
   ChatStreamer,
   ModelCallOptions,
   ResponseDelta,
-} from "../../../lib/history/chat-model/index.js";
+} from "convoseg/chat-model";
 import {
   type CallOptions,
   cloneMessage,
@@ -15,7 +15,7 @@ import {
   textMessage,
   WriteError,
   type WriteOutcome,
-} from "../../../lib/history/index.js";
+} from "convoseg/history";
 
 /**
  * A MemoryStore that records every call and can fail on demand. With `writeError`, a write first

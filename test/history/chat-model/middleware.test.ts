@@ -1,4 +1,3 @@
-import { describe, expect, it } from "vitest";
 import {
   type ChatRequest,
   type ChatResponse,
@@ -6,7 +5,7 @@ import {
   Middleware,
   MiddlewareError,
   NilStreamError,
-} from "../../../lib/history/chat-model/index.js";
+} from "convoseg/chat-model";
 import {
   findCause,
   InvalidConversationIdError,
@@ -17,7 +16,8 @@ import {
   NilStoreError,
   textMessage,
   WriteError,
-} from "../../../lib/history/index.js";
+} from "convoseg/history";
+import { describe, expect, it } from "vitest";
 import {
   answer,
   chunk,

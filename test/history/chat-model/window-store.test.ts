@@ -1,9 +1,4 @@
-import { describe, expect, it } from "vitest";
-import {
-  InvalidWindowError,
-  WindowStore,
-  WindowTooSmallError,
-} from "../../../lib/history/chat-model/index.js";
+import { InvalidWindowError, WindowStore, WindowTooSmallError } from "convoseg/chat-model";
 import {
   MemoryStore,
   type Message,
@@ -11,7 +6,8 @@ import {
   NilStoreError,
   type Store,
   textMessage,
-} from "../../../lib/history/index.js";
+} from "convoseg/history";
+import { describe, expect, it } from "vitest";
 
 const CONVERSATION = "conversation";
 

@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { compareIds, compareRefs } from "../../../lib/base/identity/index.js";
+import { compareIds, compareRefs } from "convoseg/identity";
 import {
   DEFAULT_CHANNEL,
   InvalidMessageError,
   parseChatMessage,
   parseChatOperation,
   parseTimestamp,
-} from "../../../lib/history/messages/index.js";
+} from "convoseg/messages";
+import { describe, expect, it } from "vitest";
 
 const fieldAtFault = (value: unknown): string => {
   try {

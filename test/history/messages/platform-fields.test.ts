@@ -1,8 +1,8 @@
+import type { ExportMessage } from "convoseg/exports";
+import { toChatMessage } from "convoseg/exports";
+import { InvalidMessageError, parseChatMessage } from "convoseg/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { InvalidMessageError, parseChatMessage } from "../../../lib/history/messages/index.js";
-import type { ExportMessage } from "../../../lib/intake/exports/index.js";
-import { toChatMessage } from "../../../lib/intake/exports/index.js";
 
 const base = { id: "m1", ts: 1_000, channel: "C1" };
 

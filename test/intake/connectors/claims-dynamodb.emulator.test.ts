@@ -4,14 +4,14 @@
  * over, and the memory double keeps the same states.
  */
 import { PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, it } from "vitest";
 import {
   createClaimsTable,
   DynamoDbEventClaims,
   type EventClaims,
   MemoryEventClaims,
   PENDING_LEASE_SECONDS,
-} from "../../../lib/intake/connectors/index.js";
+} from "convoseg/connectors";
+import { beforeAll, describe, expect, it } from "vitest";
 import { testDynamoDbClient } from "../../support/dynamodb.js";
 
 const client = testDynamoDbClient();

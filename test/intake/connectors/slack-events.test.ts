@@ -1,10 +1,6 @@
+import { ConnectorError, parseSlackEnvelope, slackEventLines } from "convoseg/connectors";
+import { ingestionProblem } from "convoseg/ingest";
 import { describe, expect, it } from "vitest";
-import {
-  ConnectorError,
-  parseSlackEnvelope,
-  slackEventLines,
-} from "../../../lib/intake/connectors/index.js";
-import { ingestionProblem } from "../../../lib/intake/ingest/index.js";
 import { envelope, plain } from "./slack-fixtures.js";
 
 const TS_MS = 1_736_478_630_905;

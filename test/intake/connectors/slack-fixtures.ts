@@ -1,5 +1,5 @@
 /** Slack requests as Slack signs them, for the receiver's tests: envelopes and message events. */
-import { signSlackRequest } from "../../../lib/intake/connectors/index.js";
+import { signSlackRequest } from "convoseg/connectors";
 
 export const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 /** 2025-01-10T03:10:30Z in Slack's seconds. */

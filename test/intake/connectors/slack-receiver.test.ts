@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
 import {
   type ConnectorMetric,
   type IngestLine,
   MemoryEventClaims,
   type SlackReceiverOptions,
   slackReceiver,
-} from "../../../lib/intake/connectors/index.js";
+} from "convoseg/connectors";
+import { describe, expect, it } from "vitest";
 import { envelope, NOW, NOW_SECONDS, plain, SECRET, signed } from "./slack-fixtures.js";
 
 /** A receiver over memory claims, recording what it sends, counts and logs. */

@@ -1,6 +1,6 @@
+import { ConnectorError, verifySlackRequest } from "convoseg/connectors";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConnectorError, verifySlackRequest } from "../../../lib/intake/connectors/index.js";
 import { envelope, NOW, NOW_SECONDS, plain, SECRET, signed } from "./slack-fixtures.js";
 
 const verify = (request: { headers: Record<string, string>; body: Buffer }, now = NOW) =>

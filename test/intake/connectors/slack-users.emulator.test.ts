@@ -2,14 +2,14 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type IngestLine,
   MemoryEventClaims,
   SlackUserNames,
   slackReceiver,
   slackUserIds,
-} from "../../../lib/intake/connectors/index.js";
+} from "convoseg/connectors";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { envelope, NOW, plain, SECRET, signed } from "./slack-fixtures.js";
 
 const TOKEN = "xoxb-test-token";

@@ -1,5 +1,3 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
 import {
   ConnectorError,
   type ConnectorMetric,
@@ -9,8 +7,10 @@ import {
   telegramReceiver,
   telegramUpdateLines,
   verifyTelegramRequest,
-} from "../../../lib/intake/connectors/index.js";
-import { ingestionProblem } from "../../../lib/intake/ingest/index.js";
+} from "convoseg/connectors";
+import { ingestionProblem } from "convoseg/ingest";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 const TOKEN = "convoseg_webhook-Secret_0123456789";
 const CHAT = -1001234567890;

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { BATCH_SIZE, readExports, toChatMessage } from "convoseg/exports";
+import { parseChatMessage } from "convoseg/messages";
 import { describe, expect, it } from "vitest";
-import { parseChatMessage } from "../../../lib/history/messages/index.js";
-import { BATCH_SIZE, readExports, toChatMessage } from "../../../lib/intake/exports/index.js";
 import { fixture, readAll, tempDir } from "./support.js";
 
 const EVERY_FORMAT = [

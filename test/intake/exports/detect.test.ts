@@ -1,11 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { detectFormat, ExportInputError, parseExportFormat } from "convoseg/exports";
 import { describe, expect, it } from "vitest";
-import {
-  detectFormat,
-  ExportInputError,
-  parseExportFormat,
-} from "../../../lib/intake/exports/index.js";
 import { wallClockIn } from "../../../lib/intake/exports/timezone.js";
 import { writeZip } from "../../support/zip.js";
 import { fixture, readAll, tempDir } from "./support.js";

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ExportFormatError } from "convoseg/exports";
 import { describe, expect, it } from "vitest";
-import { ExportFormatError } from "../../../lib/intake/exports/index.js";
 import { byId, fixture, readAll, tempDir } from "./support.js";
 
 const SERVER = fixture("discord", "server");

@@ -1,6 +1,6 @@
+import { MAX_TIMESTAMP_MS } from "convoseg/identity";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_TIMESTAMP_MS } from "../../../lib/base/identity/index.js";
 import { contentId, isoTimestamp, Repeats } from "../../../lib/intake/exports/ids.js";
 
 describe("export timestamps and content ids", () => {

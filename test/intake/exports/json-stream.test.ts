@@ -1,6 +1,6 @@
+import { ExportFormatError } from "convoseg/exports";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ExportFormatError } from "../../../lib/intake/exports/index.js";
 import { type JsonPath, JsonScanner } from "../../../lib/intake/exports/json-stream.js";
 
 const select = (path: JsonPath) =>

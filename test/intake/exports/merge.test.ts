@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ExportError, readExports } from "convoseg/exports";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ExportError, readExports } from "../../../lib/intake/exports/index.js";
 import { readAll, tempDir } from "./support.js";
 
 const BASE = Date.UTC(2024, 0, 10, 10);

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { ExportFormatError, ExportInputError } from "convoseg/exports";
 import { describe, expect, it } from "vitest";
-import { ExportFormatError, ExportInputError } from "../../../lib/intake/exports/index.js";
 import { writeZip } from "../../support/zip.js";
 import { byId, fixture, readAll, tempDir } from "./support.js";
 

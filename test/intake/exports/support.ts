@@ -7,7 +7,7 @@ import {
   type ExportOptions,
   type ExportReport,
   readExports,
-} from "../../../lib/intake/exports/index.js";
+} from "convoseg/exports";
 
 export const FIXTURES = join(import.meta.dirname, "fixtures");
 export const fixture = (...parts: string[]): string => join(FIXTURES, ...parts);

@@ -3,9 +3,10 @@
  * tombstone of a deletion that comes first, and the change listener: told of applied changes
  * only, and a failure of it fails them as uncertain, so that re-sending calls it again.
  */
+
+import { MemoryStore, messageText } from "convoseg/history";
+import { type AppliedChange, ingest } from "convoseg/ingest";
 import { describe, expect, it } from "vitest";
-import { MemoryStore, messageText } from "../../../lib/history/index.js";
-import { type AppliedChange, ingest } from "../../../lib/intake/ingest/index.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
 const add = (id: string, text: string, channel = "c") => ({

@@ -1,8 +1,8 @@
+import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { IngestClient } from "convoseg/ingest";
+import { createChannelsTable } from "convoseg/pipeline/schema";
+import { DynamoDbChannelStore } from "convoseg/pipeline/store";
 import { describe, expect, it } from "vitest";
-import { createMessagesTable, DynamoDbStore } from "../../../lib/history/index.js";
-import { IngestClient } from "../../../lib/intake/ingest/index.js";
-import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
 import { testDynamoDbClient } from "../../support/dynamodb.js";
 
 describe("IngestClient", () => {

@@ -1,11 +1,6 @@
+import { MemoryStore, SequenceAllocator, textMessage, WriteError } from "convoseg/history";
+import { type IngestStore, ingest } from "convoseg/ingest";
 import { describe, expect, it } from "vitest";
-import {
-  MemoryStore,
-  SequenceAllocator,
-  textMessage,
-  WriteError,
-} from "../../../lib/history/index.js";
-import { type IngestStore, ingest } from "../../../lib/intake/ingest/index.js";
 
 /** The edits and deletions of `store`, for a test's writer of its own. */
 const editing = (store: MemoryStore) => ({

@@ -1,11 +1,8 @@
+import { MemoryStore } from "convoseg/history";
+import { ingest } from "convoseg/ingest";
+import { parseSegmentBody, segmentBody } from "convoseg/pipeline/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../../lib/history/index.js";
-import { ingest } from "../../../lib/intake/ingest/index.js";
-import {
-  parseSegmentBody,
-  segmentBody,
-} from "../../../lib/segmentation/pipeline/contract/index.js";
 
 const T = Date.UTC(2025, 2, 3, 8);
 const where = { channel: "C1", platform: "slack", channelName: "general" };

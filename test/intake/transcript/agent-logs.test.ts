@@ -5,14 +5,14 @@
  * with its roles, its tool calls and results, its own timestamps and its non-message lines.
  */
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
 import {
   checkJsonl,
   importedTurns,
   MAX_TOOL_RESULT_BYTES,
   segmentTranscript,
   transcriptMessages,
-} from "../../../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
+import { describe, expect, it } from "vitest";
 import { byteLength, expectPartition } from "./support.js";
 
 const fixture = (name: string) =>

@@ -3,15 +3,16 @@
  * text in the named encoding), what is skipped (a leading byte order mark) and counted (line
  * ends, bare CRs), and byte ranges counted back in the file's bytes.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   decodeTranscript,
   inFileBytes,
   segmentTranscript,
   type TranscriptEncoding,
   TranscriptEncodingError,
-} from "../../../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { thrown, utf8 } from "./support.js";
 
 const bytes = (...values: (number | string)[]): Uint8Array =>

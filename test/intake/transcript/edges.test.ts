@@ -1,5 +1,5 @@
 /** The boundaries `docs/specs/transcript.md` pins, section by section, and the port's decisions. */
-import { describe, expect, it } from "vitest";
+
 import {
   ContextOverLimitError,
   DEFAULT_SEGMENTATION_POLICY,
@@ -9,7 +9,8 @@ import {
   SegmentationError,
   segmentTranscript,
   TranscriptError,
-} from "../../../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
+import { describe, expect, it } from "vitest";
 import { partitionByWeight } from "../../../lib/intake/transcript/normalize.js";
 import { byteLength, expectPartition, ofKind, rangeText, thrown } from "./support.js";
 

@@ -4,14 +4,15 @@
  * CLI's rollout records and OpenAI-style chat messages; whole sessions are in
  * agent-logs.test.ts.
  */
-import { describe, expect, it } from "vitest";
+
 import {
   checkJsonl,
   MAX_TOOL_INPUT_BYTES,
   MAX_TOOL_RESULT_BYTES,
   SegmentationError,
   segmentTranscript,
-} from "../../../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
+import { describe, expect, it } from "vitest";
 import { byteLength, expectPartition, jsonLine, thrown } from "./support.js";
 
 const claudeUser = {

@@ -4,15 +4,16 @@
  * a second run, no segment's content is over the fragment cap, a plain segment's content is the
  * exact text of its range, and JSONL contents are the messages' decoded contents in order.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   MAX_FRAGMENT_BYTES,
   SegmentationError,
   type SegmentationOutcome,
   type SegmentationPolicy,
   segmentTranscript,
-} from "../../../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 const utf8 = (text: string) => Buffer.from(text, "utf8");
 

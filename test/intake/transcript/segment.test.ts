@@ -2,7 +2,7 @@
  * The 20 tests of the original's `segment_tests.rs` (`docs/specs/transcript.md` §13), in order,
  * with the original's names. Every call uses the default policy unless the test says otherwise.
  */
-import { describe, expect, it } from "vitest";
+
 import {
   ContextOverLimitError,
   MAX_FRAGMENT_BYTES,
@@ -10,7 +10,8 @@ import {
   MAX_TRANSCRIPT_BYTES,
   SegmentationError,
   segmentTranscript,
-} from "../../../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
+import { describe, expect, it } from "vitest";
 import {
   byteLength,
   expectPartition,

@@ -5,9 +5,7 @@
  * (marker matching, fences, log candidates and runs, the volatile prefix, the paragraph chunker,
  * merging, and the whole plain and JSONL pipelines on small inputs).
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { fenceSpans, hardSplit, paragraphChunks } from "../../../lib/intake/transcript/chunk.js";
+
 import {
   ContextOverLimitError,
   MAX_FRAGMENT_BYTES,
@@ -17,7 +15,10 @@ import {
   type SegmentationOutcome,
   type SegmentationPolicy,
   segmentTranscript,
-} from "../../../lib/intake/transcript/index.js";
+} from "convoseg/transcript";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fenceSpans, hardSplit, paragraphChunks } from "../../../lib/intake/transcript/chunk.js";
 import { volatilePrefixLength } from "../../../lib/intake/transcript/log-prefix.js";
 import { lineStartsOf } from "../../../lib/intake/transcript/source.js";
 import { byteLength, expectPartition, thrown, utf8 } from "./support.js";

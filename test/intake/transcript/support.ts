@@ -1,8 +1,5 @@
+import type { SegmentationOutcome, TranscriptSegment } from "convoseg/transcript";
 import { expect } from "vitest";
-import type {
-  SegmentationOutcome,
-  TranscriptSegment,
-} from "../../../lib/intake/transcript/index.js";
 
 export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 export const byteLength = (text: string): number => utf8(text).length;

@@ -2,8 +2,7 @@
  * The analyzer against a scripted model (the LLM seam is the only thing faked): the original's
  * test list (`docs/specs/windows.md`, cases 8 to 30) and the decisions of the port.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   Analyzer,
   type AnalyzerOptions,
@@ -18,7 +17,9 @@ import {
   renderIndices,
   renderTurns,
   type Turn,
-} from "../../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 const user = (content: string): Turn => ({ role: "user", content });
 const assistant = (content: string): Turn => ({ role: "assistant", content });

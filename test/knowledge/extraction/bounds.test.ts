@@ -2,7 +2,7 @@
  * Model output is bounded and checked (issue 20 §2): what a reply may carry into storage, and
  * what a turn may carry into a prompt, against the real analyzer and a scripted model.
  */
-import { describe, expect, it } from "vitest";
+
 import {
   Analyzer,
   type ExtractionTurn,
@@ -13,7 +13,8 @@ import {
   MAX_TOPIC_CHARS,
   replySchema,
   type Turn,
-} from "../../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import { describe, expect, it } from "vitest";
 import { memoryOutputs } from "../../support/window-outputs.js";
 
 const wire = (topic: string, fields: Record<string, unknown> = {}) => ({

@@ -4,8 +4,7 @@
  * of that is visibly inside the second turn's text; and any author and text render as one line
  * that reads back exactly (property).
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   Analyzer,
   EXCERPT_END,
@@ -18,7 +17,9 @@ import {
   type Route,
   renderTurns,
   SYSTEM_PROMPT,
-} from "../../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 const FORGED = [
   "thanks, that works",

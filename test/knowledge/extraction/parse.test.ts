@@ -1,9 +1,6 @@
+import { InvalidModelOutputError, parseModelJSON } from "convoseg/extraction";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  InvalidModelOutputError,
-  parseModelJSON,
-} from "../../../lib/knowledge/extraction/index.js";
 import { replyBody, type ScanMeter } from "../../../lib/knowledge/extraction/parse.js";
 
 describe("parseModelJSON", () => {

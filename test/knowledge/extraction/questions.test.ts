@@ -3,8 +3,7 @@
  * how the model's turn numbers come back as the transcript's, what a malformed question becomes,
  * and that a stored window reply keeps them.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   Analyzer,
   additionalPrompt,
@@ -19,7 +18,9 @@ import {
   type QuestionCandidate,
   replySchema,
   type Turn,
-} from "../../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { placeQuestions } from "../../../lib/knowledge/extraction/questions.js";
 import { memoryOutputs } from "../../support/window-outputs.js";
 

@@ -3,15 +3,16 @@
  * reach the prompt; and whatever the authors, texts and ids, each turn stays one line that reads
  * back exactly (property).
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   Analyzer,
   type ExtractionTurn,
   type LLM,
   type PromptTurn,
   renderTurns,
-} from "../../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 const LINE =
   /^Turn (\d+) \[([A-Z]+)\](?: ("(?:[^"\\]|\\.)*"))?(?: \(reply to (?:Turn (\d+)|an earlier message)\))?: ("(?:[^"\\]|\\.)*")$/;

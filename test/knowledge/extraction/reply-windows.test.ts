@@ -4,8 +4,7 @@
  * plain number of windows allows; without links the prompts are exactly the plain ones; and a
  * stored window reply is reused only for the same window, whose turns map back by its own start.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   Analyzer,
   type ExtractionTurn,
@@ -13,8 +12,10 @@ import {
   replyTargets,
   type WindowOutput,
   windowCount,
-} from "../../../lib/knowledge/extraction/index.js";
-import { plainWindowCount, slidingWindowSpans } from "../../../lib/knowledge/windows/index.js";
+} from "convoseg/extraction";
+import { plainWindowCount, slidingWindowSpans } from "convoseg/windows";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 /**
  * A model that records each prompt's user message and answers one topic over its first turn,

@@ -2,20 +2,16 @@
  * `windowCount` against what really happens: the splitters' windows, and the model calls the
  * analyzer makes. The deployment sizes the extraction function's timeout from it.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import {
-  Analyzer,
-  type LLM,
-  type Route,
-  windowCount,
-} from "../../../lib/knowledge/extraction/index.js";
+
+import { Analyzer, type LLM, type Route, windowCount } from "convoseg/extraction";
 import {
   slidingWindows,
   splitNonPrefixWindows,
   splitPrefixWindows,
   type Turn,
-} from "../../../lib/knowledge/windows/index.js";
+} from "convoseg/windows";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 const ROLES = ["user", "assistant", "tool"] as const;
 const users = (n: number): Turn[] =>

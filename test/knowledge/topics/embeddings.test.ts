@@ -1,10 +1,5 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import {
-  KnowledgeReader,
-  type ResultStore,
-  type TopicSupport,
-} from "../../../lib/knowledge/index.js";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import type { ResultStore, TopicSupport } from "convoseg/knowledge/store";
 import {
   type Embedder,
   EmbeddingError,
@@ -12,7 +7,9 @@ import {
   embedTopics,
   mergeTopics,
   tokenMatcher,
-} from "../../../lib/knowledge/topics/index.js";
+} from "convoseg/topics";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 /** Vectors on a circle: the cosine of two is the cosine of their angle's difference. */
 const at = (degrees: number): number[] => [

@@ -1,6 +1,6 @@
+import { sameTopic, stem, topicKey, topicWords } from "convoseg/topics";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sameTopic, stem, topicKey, topicWords } from "../../../lib/knowledge/topics/index.js";
 
 const same = sameTopic;
 

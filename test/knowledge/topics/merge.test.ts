@@ -1,10 +1,6 @@
+import { mergeTopics, type TopicAlias, type TopicMatcher } from "convoseg/topics";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  mergeTopics,
-  type TopicAlias,
-  type TopicMatcher,
-} from "../../../lib/knowledge/topics/index.js";
 
 const alias = (topic: string, segments: string[], firstSeen = 0, lastSeen = firstSeen) => ({
   topic,

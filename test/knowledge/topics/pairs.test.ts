@@ -1,6 +1,6 @@
+import { sameTopic } from "convoseg/topics";
 import { describe, expect, it } from "vitest";
 import { readPairs, scorePairs } from "../../../bench/topic-pairs.js";
-import { sameTopic } from "../../../lib/knowledge/topics/index.js";
 
 describe("the token merge on the labelled topic pairs", () => {
   const pairs = readPairs();

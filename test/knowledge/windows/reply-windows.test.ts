@@ -1,6 +1,6 @@
+import { slidingWindowSpans } from "convoseg/windows";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { slidingWindowSpans } from "../../../lib/knowledge/windows/index.js";
 
 /** Window size, overlap and per item an optional distance back to its reply target. */
 const cases = fc.integer({ min: 1, max: 12 }).chain((windowSize) =>

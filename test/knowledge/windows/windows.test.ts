@@ -1,12 +1,12 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
 import {
   slidingWindows,
   splitNonPrefixWindows,
   splitPrefixWindows,
   splitWindows,
   type Turn,
-} from "../../../lib/knowledge/windows/index.js";
+} from "convoseg/windows";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 
 const user = (content: string): Turn => ({ role: "user", content });
 const assistant = (content: string): Turn => ({ role: "assistant", content });

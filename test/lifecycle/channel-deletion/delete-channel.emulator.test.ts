@@ -1,17 +1,14 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { deleteChannel } from "convoseg/channel-deletion";
+import { documentClient } from "convoseg/dynamodb";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import { createMessagesTable } from "convoseg/history";
+import { IngestClient } from "convoseg/ingest";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { describe, expect, inject, it } from "vitest";
-import { documentClient } from "../../../lib/base/dynamodb/index.js";
-import { createMessagesTable } from "../../../lib/history/index.js";
-import { IngestClient } from "../../../lib/intake/ingest/index.js";
-import { KeyphraseExtractor } from "../../../lib/knowledge/extraction/index.js";
-import {
-  DynamoDbResultStore,
-  promptVersionOf,
-  SegmentExtractor,
-} from "../../../lib/knowledge/index.js";
-import { deleteChannel } from "../../../lib/lifecycle/channel-deletion/index.js";
-import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../../knowledge/fixtures.js";
 
 /** A client whose first BatchWriteItem on `failing` throws, as a crash there would end a run. */

@@ -9,23 +9,20 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { createMessagesTable, DynamoDbStore } from "../../../lib/history/index.js";
-import type { IngestResult } from "../../../lib/intake/ingest/index.js";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import type { IngestResult } from "convoseg/ingest";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import type { SegmentResult } from "convoseg/knowledge/store";
 import {
   extractDependencies,
-  KnowledgeReader,
+  REEXTRACT_ATTRIBUTE,
   readExtractConfig,
-  type SegmentResult,
   segmentConsumer,
-} from "../../../lib/knowledge/index.js";
-import { REEXTRACT_ATTRIBUTE } from "../../../lib/knowledge/write/consumer.js";
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  segmentBody,
-} from "../../../lib/segmentation/pipeline/contract/index.js";
-import { SqsSegmentSender } from "../../../lib/segmentation/pipeline/index.js";
-import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/knowledge/write";
+import { SqsSegmentSender } from "convoseg/pipeline";
+import { DEFAULT_MAX_BODY_BYTES, segmentBody } from "convoseg/pipeline/contract";
+import { createChannelsTable } from "convoseg/pipeline/schema";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { LocalEventSource } from "../../../local/event-source.js";
 import { createSegmentQueue } from "../../../local/sqs.js";
 import { createResultsTestTable, segmentOf, TEN_TEXTS } from "../../knowledge/fixtures.js";

@@ -7,11 +7,7 @@
  */
 import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { describe, expect, it } from "vitest";
-import { documentClient } from "../../../lib/base/dynamodb/index.js";
-import { createMessagesTable, DynamoDbStore, textMessage } from "../../../lib/history/index.js";
-import { authorKeyOf } from "../../../lib/history/schema/index.js";
-import { DynamoDbResultStore } from "../../../lib/knowledge/index.js";
+import { documentClient } from "convoseg/dynamodb";
 import {
   addAuthorIndex,
   authorIndexState,
@@ -20,7 +16,11 @@ import {
   dynamoDbErasure,
   eraseUser,
   runEraseUser,
-} from "../../../lib/lifecycle/erasure/index.js";
+} from "convoseg/erasure";
+import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { authorKeyOf } from "convoseg/history/schema";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { describe, expect, it } from "vitest";
 import { createMessagesTestTable, createResultsTestTable } from "../../knowledge/fixtures.js";
 import { NOW } from "../../knowledge/redaction.js";
 import { testDynamoDbClient } from "../../support/dynamodb.js";

@@ -4,12 +4,7 @@
  * a dry run that changes nothing; a run stopped early, or crashed after any store call, that the
  * next run finishes in the state of a run that never stopped.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../../lib/history/index.js";
-import { authorKeyOf, userIdKeyOf } from "../../../lib/history/schema/index.js";
-import type { LLM } from "../../../lib/knowledge/extraction/index.js";
-import { MemoryResultStore } from "../../../lib/knowledge/index.js";
+
 import {
   type EraseRequest,
   ErasureError,
@@ -17,7 +12,13 @@ import {
   eraseUser,
   MemoryAuditStore,
   mentions,
-} from "../../../lib/lifecycle/erasure/index.js";
+} from "convoseg/erasure";
+import type { LLM } from "convoseg/extraction";
+import { MemoryStore } from "convoseg/history";
+import { authorKeyOf, userIdKeyOf } from "convoseg/history/schema";
+import { MemoryResultStore } from "convoseg/knowledge/store";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { questionModel } from "../../knowledge/redaction.js";
 import { type CrashControl, crashing, InjectedCrash } from "../../support/crash.js";
 import { buildWorld, erasureDependencies, type World } from "./world.js";

@@ -2,9 +2,9 @@
  * Erasing a person also removes the questions of results that keep them: those they asked, and
  * those whose words name them (issue 25 §1; a redaction of their messages does the rest).
  */
+
+import type { SegmentResult, StoredQuestion } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
-import type { SegmentResult } from "../../../lib/knowledge/index.js";
-import type { StoredQuestion } from "../../../lib/knowledge/store/schema/items.js";
 import { scrubPlan } from "../../../lib/lifecycle/erasure/scrub.js";
 
 const question = (id: string, fields: Partial<StoredQuestion> = {}): StoredQuestion => ({

@@ -5,18 +5,11 @@
  * them as the stack wires them.
  */
 
-import { type Store, textMessage } from "../../../lib/history/index.js";
-import type { LLM } from "../../../lib/knowledge/extraction/index.js";
-import {
-  KnowledgeRedactor,
-  type ResultStore,
-  storedMessageStates,
-} from "../../../lib/knowledge/index.js";
-import type {
-  AuditStore,
-  ErasureDependencies,
-  ErasureMessages,
-} from "../../../lib/lifecycle/erasure/index.js";
+import type { AuditStore, ErasureDependencies, ErasureMessages } from "convoseg/erasure";
+import type { LLM } from "convoseg/extraction";
+import { type Store, textMessage } from "convoseg/history";
+import type { ResultStore } from "convoseg/knowledge/store";
+import { KnowledgeRedactor, storedMessageStates } from "convoseg/knowledge/write";
 import { extractorFor, NOW, segmentAt } from "../../knowledge/redaction.js";
 
 export const HOUR = 3_600_000;

@@ -1,7 +1,8 @@
 /** Cursors: what one scope issues decodes there and nowhere else; anything else is refused. */
+
+import { ApiCursorError, cursorCodec } from "convoseg/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ApiCursorError, cursorCodec } from "../../../lib/outlets/api/index.js";
 
 const isString = (p: unknown): p is string => typeof p === "string";
 const scope = fc.record({

@@ -1,8 +1,9 @@
 /** `GET /channels/{c}/digest` over HTTP on 127.0.0.1: the period asked of the source, caps, 501. */
+
+import { apiHandler, DIGEST_PERIOD, memoryApiSources } from "convoseg/api";
+import type { Digest } from "convoseg/digest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, startApiServer } from "../../../cli/serve-http.js";
-import { apiHandler, DIGEST_PERIOD, memoryApiSources } from "../../../lib/outlets/api/index.js";
-import type { Digest } from "../../../lib/outlets/digest/index.js";
 import { digest } from "../digest/schedule-fixtures.js";
 
 const NOW = Date.UTC(2026, 10, 30, 8, 0, 42, 123);

@@ -3,18 +3,15 @@
  * the DynamoDB sources give the pages the memory ones give, each request one bounded read,
  * cursors and ETags over the wire, hostile paths refused.
  */
+
+import { apiHandler, dynamoDbApiSources, memoryApiSources, type ReadCost } from "convoseg/api";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { channelsTableDefinition } from "convoseg/pipeline/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../../bench/api-seed.js";
 import { isLoopback } from "../../../cli/serve.js";
 import { type ApiServer, startApiServer } from "../../../cli/serve-http.js";
-import { DynamoDbResultStore, KnowledgeReader } from "../../../lib/knowledge/index.js";
-import {
-  apiHandler,
-  dynamoDbApiSources,
-  memoryApiSources,
-  type ReadCost,
-} from "../../../lib/outlets/api/index.js";
-import { channelsTableDefinition } from "../../../lib/segmentation/pipeline/schema/index.js";
 import { createResultsTestTable } from "../../knowledge/fixtures.js";
 import { question, resultWith, save } from "../../knowledge/question-index.js";
 import { createTestTable, testDynamoDbClient } from "../../support/dynamodb.js";

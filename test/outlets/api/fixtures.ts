@@ -1,5 +1,5 @@
 /** What the API tests share: topic index entries and results as extraction stores them. */
-import type { SegmentResult, TopicSupport } from "../../../lib/knowledge/index.js";
+import type { SegmentResult, TopicSupport } from "convoseg/knowledge/store";
 import { segmentResult, topicSupport } from "../../support/segment-result.js";
 
 /** The entry segment `segment` stores for `topic` (normalized as extraction does: lower case). */

@@ -1,6 +1,5 @@
 /** The read API's handler over in-memory sources: routes, pages, cursors, ETags, hostile input. */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   type ApiResponse,
   type ApiSources,
@@ -8,7 +7,9 @@ import {
   entryBudget,
   memoryApiSources,
   type QuestionsSource,
-} from "../../../lib/outlets/api/index.js";
+} from "convoseg/api";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { get, result, support } from "./fixtures.js";
 
 const body = (response: ApiResponse) => JSON.parse(response.body);

@@ -5,14 +5,9 @@
  * and every body the handler sends must be what those schemas say.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { apiBodies, apiHandler, memoryApiSources, openApiDocument } from "convoseg/api";
+import type { Digest } from "convoseg/digest";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import {
-  apiBodies,
-  apiHandler,
-  memoryApiSources,
-  openApiDocument,
-} from "../../../lib/outlets/api/index.js";
-import type { Digest } from "../../../lib/outlets/digest/index.js";
 import { digest } from "../digest/schedule-fixtures.js";
 import { get, result, support } from "./fixtures.js";
 

@@ -3,13 +3,8 @@
  * test credentials: the request S3 takes (path, headers, body), and how its answers map.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { DigestBucketError, DigestError, digestS3Client, s3Bucket } from "convoseg/digest";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  DigestBucketError,
-  DigestError,
-  digestS3Client,
-  s3Bucket,
-} from "../../../lib/outlets/digest/index.js";
 import { type RawServer, silent, startRawServer } from "../../support/raw-servers.js";
 
 const CREDENTIALS = {

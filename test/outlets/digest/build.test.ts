@@ -1,6 +1,6 @@
+import { buildDigest, DIGEST_LIMITS, DigestError } from "convoseg/digest";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildDigest, DIGEST_LIMITS, DigestError } from "../../../lib/outlets/digest/index.js";
 import { DAY, memorySources, question, result, SINCE, support, UNTIL } from "./fixtures.js";
 
 const period = { since: SINCE, until: UNTIL, now: new Date(UNTIL) };

@@ -1,10 +1,6 @@
-import { normalizeTopic } from "../../../lib/knowledge/extraction/index.js";
-import type {
-  SegmentResult,
-  StoredQuestion,
-  TopicSupport,
-} from "../../../lib/knowledge/store/schema/items.js";
-import type { ActivityMessage, DigestSources } from "../../../lib/outlets/digest/index.js";
+import type { ActivityMessage, DigestSources } from "convoseg/digest";
+import { normalizeTopic } from "convoseg/extraction";
+import type { SegmentResult, StoredQuestion, TopicSupport } from "convoseg/knowledge/store";
 import { segmentResult, topicSupport } from "../../support/segment-result.js";
 
 export const DAY = 86_400_000;

@@ -1,11 +1,5 @@
+import { buildDigest, type Digest, digestHtml, digestJson, digestMarkdown } from "convoseg/digest";
 import { describe, expect, it } from "vitest";
-import {
-  buildDigest,
-  type Digest,
-  digestHtml,
-  digestJson,
-  digestMarkdown,
-} from "../../../lib/outlets/digest/index.js";
 import { DAY, memorySources, question, result, SINCE, support, UNTIL } from "./fixtures.js";
 
 const HOSTILE =

@@ -1,5 +1,5 @@
 /** Digests built directly (the builder is h-digest's), for the Slack, schedule and API tests. */
-import type { Digest, DigestQuestion, DigestTopic } from "../../../lib/outlets/digest/index.js";
+import type { Digest, DigestQuestion, DigestTopic } from "convoseg/digest";
 
 export const SINCE = Date.UTC(2026, 10, 23);
 export const UNTIL = Date.UTC(2026, 10, 30);

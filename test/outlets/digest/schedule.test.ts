@@ -1,5 +1,5 @@
 /** The scheduled digest's run: its period and keys, the bucket first, Slack's failure contained. */
-import { afterEach, describe, expect, it } from "vitest";
+
 import {
   type Digest,
   type DigestBucket,
@@ -7,7 +7,8 @@ import {
   runScheduledDigest,
   type ScheduledDigestDeps,
   snsTopic,
-} from "../../../lib/outlets/digest/index.js";
+} from "convoseg/digest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type RawServer, startRawServer } from "../../support/raw-servers.js";
 import { digest } from "./schedule-fixtures.js";
 

@@ -1,5 +1,5 @@
+import { DigestError, parseSince } from "convoseg/digest";
 import { describe, expect, it } from "vitest";
-import { DigestError, parseSince } from "../../../lib/outlets/digest/index.js";
 
 const now = new Date(Date.UTC(2026, 0, 31, 12));
 const HOUR = 3_600_000;

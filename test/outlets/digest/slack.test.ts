@@ -1,6 +1,5 @@
 /** The digest as a Slack webhook message (escaping, limits) and its delivery to a local server. */
-import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+
 import {
   DigestError,
   postSlackWebhook,
@@ -9,7 +8,9 @@ import {
   type SlackPayload,
   slackDigestPayload,
   slackEscape,
-} from "../../../lib/outlets/digest/index.js";
+} from "convoseg/digest";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
 import { type RawServer, silent, startRawServer } from "../../support/raw-servers.js";
 import { digest, question, topic } from "./schedule-fixtures.js";
 

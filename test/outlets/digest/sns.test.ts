@@ -4,8 +4,6 @@
  * speaks SNS's query protocol.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
 import {
   DigestError,
   digestMarkdown,
@@ -15,7 +13,9 @@ import {
   snsDigestMessage,
   snsDigestSubject,
   snsTopic,
-} from "../../../lib/outlets/digest/index.js";
+} from "convoseg/digest";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
 import { type RawServer, silent, startRawServer } from "../../support/raw-servers.js";
 import { digest, topic } from "./schedule-fixtures.js";
 

@@ -1,9 +1,9 @@
+import { storeDigestSources } from "convoseg/digest";
+import { MemoryStore, textMessage } from "convoseg/history";
+import { MemoryResultStore } from "convoseg/knowledge/store";
 import fc from "fast-check";
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
-import { MemoryStore, textMessage } from "../../../lib/history/index.js";
-import { MemoryResultStore } from "../../../lib/knowledge/index.js";
-import { storeDigestSources } from "../../../lib/outlets/digest/index.js";
 import { markdownText, plainText, safeHref } from "../../../lib/outlets/digest/text.js";
 import { DAY, result, SINCE, support, UNTIL } from "./fixtures.js";
 

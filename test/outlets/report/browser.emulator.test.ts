@@ -1,15 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildReport, loadReportAssets, renderReportHtml, segmentAnchor } from "convoseg/report";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { reportCommand } from "../../../cli/report.js";
 import { runCommand as runPipeline } from "../../../cli/run.js";
-import {
-  buildReport,
-  loadReportAssets,
-  renderReportHtml,
-  segmentAnchor,
-} from "../../../lib/outlets/report/index.js";
 import { ALL_MESSAGES, CANDIDATES, INJECTION, MESSAGES, NOW, OPS, SEGMENTS } from "./fixtures.js";
 import {
   ARTIFACTS,

@@ -3,9 +3,9 @@
  * cut and a message in no segment; channel "<i>ops</i>" whose last message is still open; chat
  * text, user names, a channel name and topics that try to inject markup.
  */
-import type { ChatMessage } from "../../../lib/history/messages/index.js";
-import type { SegmentRecord } from "../../../lib/outlets/report/index.js";
-import type { CandidatesLine } from "../../../lib/segmentation/pipeline/contract/index.js";
+import type { ChatMessage } from "convoseg/messages";
+import type { CandidatesLine } from "convoseg/pipeline/contract";
+import type { SegmentRecord } from "convoseg/report";
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

@@ -1,11 +1,6 @@
 import { createHash } from "node:crypto";
+import { buildReport, embedJson, loadReportAssets, renderReportHtml } from "convoseg/report";
 import { describe, expect, it } from "vitest";
-import {
-  buildReport,
-  embedJson,
-  loadReportAssets,
-  renderReportHtml,
-} from "../../../lib/outlets/report/index.js";
 import { ALL_MESSAGES, CANDIDATES, INJECTION, NOW, SEGMENTS, SETTLE } from "./fixtures.js";
 
 describe("report HTML", () => {

@@ -1,5 +1,4 @@
-import { describe, expect, it } from "vitest";
-import type { StoredQuestion } from "../../../lib/knowledge/store/schema/items.js";
+import type { StoredQuestion } from "convoseg/knowledge/store";
 import {
   buildReport,
   parseSegmentAnchor,
@@ -7,7 +6,8 @@ import {
   renderReportHtml,
   reportSegmentHref,
   segmentAnchor,
-} from "../../../lib/outlets/report/index.js";
+} from "convoseg/report";
+import { describe, expect, it } from "vitest";
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1);

@@ -1,11 +1,5 @@
+import { buildReport, DROPPED, OPEN, type ReportInput, sizeDistribution } from "convoseg/report";
 import { describe, expect, it } from "vitest";
-import {
-  buildReport,
-  DROPPED,
-  OPEN,
-  type ReportInput,
-  sizeDistribution,
-} from "../../../lib/outlets/report/index.js";
 import {
   ALL_MESSAGES,
   CANDIDATES,

@@ -1,6 +1,6 @@
+import type { ChatMessage } from "convoseg/messages";
+import { buildReport, NOT_IN_INPUT } from "convoseg/report";
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../../lib/history/messages/index.js";
-import { buildReport, NOT_IN_INPUT } from "../../../lib/outlets/report/index.js";
 import type { SegmentRecord } from "../../../lib/outlets/report/records.js";
 
 const T0 = Date.UTC(2025, 2, 3, 8);

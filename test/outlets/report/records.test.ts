@@ -1,9 +1,5 @@
+import { InvalidRecordError, parseCandidatesRecord, parseSegmentRecord } from "convoseg/report";
 import { describe, expect, it } from "vitest";
-import {
-  InvalidRecordError,
-  parseCandidatesRecord,
-  parseSegmentRecord,
-} from "../../../lib/outlets/report/index.js";
 
 const runLine = {
   channel: "help",

@@ -5,8 +5,8 @@
  * (`threadRoot`), and one whose root nobody has. The root's author and text try to break out of
  * the page's markup.
  */
-import type { ChatMessage } from "../../../lib/history/messages/index.js";
-import type { SegmentRecord } from "../../../lib/outlets/report/index.js";
+import type { ChatMessage } from "convoseg/messages";
+import type { SegmentRecord } from "convoseg/report";
 
 const MINUTE = 60_000;
 export const THREAD_T0 = Date.UTC(2025, 2, 3, 8);

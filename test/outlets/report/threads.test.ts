@@ -1,6 +1,6 @@
+import { buildReport, NOT_IN_INPUT, THREAD_EXCERPT } from "convoseg/report";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildReport, NOT_IN_INPUT, THREAD_EXCERPT } from "../../../lib/outlets/report/index.js";
 import { excerptOf } from "../../../lib/outlets/report/threads.js";
 import {
   ROOT_AUTHOR,

@@ -2,17 +2,18 @@
  * The tick's budget: it starts exactly the channels its budget lets start, longest waiting
  * first, and leaves the rest due; the deployed budget is the invocation's deadline.
  */
-import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../../lib/history/index.js";
-import { ingest } from "../../../lib/intake/ingest/index.js";
+
+import { MemoryStore } from "convoseg/history";
+import { ingest } from "convoseg/ingest";
 import {
   deadlineBudget,
   runTick,
   type SegmentDelivery,
   type TickBudget,
   type TickDependencies,
-} from "../../../lib/segmentation/pipeline/index.js";
-import { MemoryChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+} from "convoseg/pipeline";
+import { MemoryChannelStore } from "convoseg/pipeline/store";
+import { describe, expect, it } from "vitest";
 import { MetricTotals } from "../../../local/pipeline.js";
 import { channelBudget } from "../../support/tick-budget.js";
 

@@ -7,14 +7,11 @@
  * a resend repeats it, less what was deleted since; and every body carries each message's text as
  * of the send.
  */
+
+import { runTick, type SegmentDelivery, type TickSettings } from "convoseg/pipeline";
+import { parseSegmentBody } from "convoseg/pipeline/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseSegmentBody } from "../../../lib/segmentation/pipeline/contract/index.js";
-import {
-  runTick,
-  type SegmentDelivery,
-  type TickSettings,
-} from "../../../lib/segmentation/pipeline/index.js";
 import {
   type Chat,
   chatArbitrary,

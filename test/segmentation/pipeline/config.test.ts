@@ -1,5 +1,5 @@
+import { readSegmentConfig } from "convoseg/pipeline";
 import { describe, expect, it } from "vitest";
-import { readSegmentConfig } from "../../../lib/segmentation/pipeline/index.js";
 
 const required = {
   MESSAGES_TABLE: "messages",

@@ -5,10 +5,9 @@
  * later), then ticks until everything settled. The properties check the delivered segments
  * against one segmenter call per channel over its final stream.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { compareRefs } from "../../../lib/base/identity/index.js";
-import { type IngestStore, ingest } from "../../../lib/intake/ingest/index.js";
+
+import { compareRefs } from "convoseg/identity";
+import { type IngestStore, ingest } from "convoseg/ingest";
 import {
   runShare,
   runTick,
@@ -16,9 +15,11 @@ import {
   type TickDependencies,
   type TickSettings,
   tickShares,
-} from "../../../lib/segmentation/pipeline/index.js";
-import type { ChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
-import { ConversationSegmenter } from "../../../lib/segmentation/segmenter/index.js";
+} from "convoseg/pipeline";
+import type { ChannelStore } from "convoseg/pipeline/store";
+import { ConversationSegmenter } from "convoseg/segmenter";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { type CrashControl, crashing, InjectedCrash } from "../../support/crash.js";
 import type { RogueMarks } from "../../support/rogue-marks.js";
 

@@ -3,15 +3,12 @@
  * segment that will not fit inline stops holding text and goes by reference. Messages no longer
  * stored are left out and reported.
  */
+
+import { type Message, textMessage } from "convoseg/history";
+import { deliverSegments, type PlannedSegment, type SegmentDelivery } from "convoseg/pipeline";
+import { parseSegmentBody } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
-import { type Message, textMessage } from "../../../lib/history/index.js";
-import { parseSegmentBody } from "../../../lib/segmentation/pipeline/contract/index.js";
 import { FETCH_BATCH } from "../../../lib/segmentation/pipeline/delivery.js";
-import {
-  deliverSegments,
-  type PlannedSegment,
-  type SegmentDelivery,
-} from "../../../lib/segmentation/pipeline/index.js";
 
 const T0 = 1_700_000_000_000;
 

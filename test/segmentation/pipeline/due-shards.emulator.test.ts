@@ -3,16 +3,17 @@
  * reads, and a change of the count in the middle of a run (both directions) against DynamoDB
  * Local and the SQS emulator, with writers on the old and the new count interleaved.
  */
-import { describe, expect, it } from "vitest";
-import type { TickSettings } from "../../../lib/segmentation/pipeline/index.js";
+
+import type { TickSettings } from "convoseg/pipeline";
 import {
   checkDueShards,
   DUE_SHARDS,
   dueShardOf,
   dueShardsRead,
   MAX_DUE_SHARDS,
-} from "../../../lib/segmentation/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+} from "convoseg/pipeline/schema";
+import { DynamoDbChannelStore } from "convoseg/pipeline/store";
+import { describe, expect, it } from "vitest";
 import { LocalPipeline, MetricTotals } from "../../../local/pipeline.js";
 import { testDynamoDbClient } from "../../support/dynamodb.js";
 import { testSqsClient } from "../../support/sqs.js";

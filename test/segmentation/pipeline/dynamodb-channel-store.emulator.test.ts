@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { ChannelPositions } from "../../../lib/intake/ingest/index.js";
-import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+import { ChannelPositions } from "convoseg/ingest";
+import { createChannelsTable } from "convoseg/pipeline/schema";
+import { DynamoDbChannelStore } from "convoseg/pipeline/store";
 import { testDynamoDbClient } from "../../support/dynamodb.js";
 import { describeChannelStoreConformance } from "./store-conformance.js";
 

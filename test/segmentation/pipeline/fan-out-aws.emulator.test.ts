@@ -5,16 +5,16 @@
  * adapter against a scripted Lambda endpoint.
  */
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { describe, expect, it } from "vitest";
-import type { SegmentMessageV1 } from "../../../lib/segmentation/pipeline/contract/index.js";
 import {
   LambdaWorkerInvoker,
   runShare,
   type TickSettings,
   tickDependencies,
   tickShares,
-} from "../../../lib/segmentation/pipeline/index.js";
-import { dueShardOf } from "../../../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/pipeline";
+import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
+import { dueShardOf } from "convoseg/pipeline/schema";
+import { describe, expect, it } from "vitest";
 import { LocalPipeline, MetricTotals } from "../../../local/pipeline.js";
 import { type CrashControl, InjectedCrash } from "../../support/crash.js";
 import { testDynamoDbClient } from "../../support/dynamodb.js";

@@ -2,9 +2,9 @@
  * The fanned-out tick's pure parts: shares that partition the due index, the worker's event, the
  * dispatcher's handling of workers that cannot be started, and a share's claim.
  */
-import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../../lib/history/index.js";
-import { ingest } from "../../../lib/intake/ingest/index.js";
+
+import { MemoryStore } from "convoseg/history";
+import { ingest } from "convoseg/ingest";
 import {
   DispatchError,
   dispatchTick,
@@ -13,13 +13,10 @@ import {
   type TickDependencies,
   type TickShare,
   tickShares,
-} from "../../../lib/segmentation/pipeline/index.js";
-import {
-  dueShardOf,
-  dueShardsRead,
-  shareShards,
-} from "../../../lib/segmentation/pipeline/schema/index.js";
-import { MemoryChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+} from "convoseg/pipeline";
+import { dueShardOf, dueShardsRead, shareShards } from "convoseg/pipeline/schema";
+import { MemoryChannelStore } from "convoseg/pipeline/store";
+import { describe, expect, it } from "vitest";
 import { MetricTotals } from "../../../local/pipeline.js";
 
 const MINUTE = 60_000;

@@ -1,4 +1,4 @@
-import { MemoryChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+import { MemoryChannelStore } from "convoseg/pipeline/store";
 import { describeChannelStoreConformance } from "./store-conformance.js";
 
 describeChannelStoreConformance("MemoryChannelStore", async (dueShards) => {

@@ -3,7 +3,7 @@
  * messages arrive at given times, ticks at given times, and crashes that discard a tick's plan.
  */
 
-import { compareRefs, type MessageRef } from "../../../lib/base/identity/index.js";
+import { compareRefs, type MessageRef } from "convoseg/identity";
 import { type Plan, plan } from "../../../lib/segmentation/pipeline/planner.js";
 import {
   EMPTY_PLANNER_STATE,

@@ -1,6 +1,7 @@
+import { compareRefs, type MessageRef } from "convoseg/identity";
+import { ConversationSegmenter } from "convoseg/segmenter";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareRefs, type MessageRef } from "../../../lib/base/identity/index.js";
 import { plan, RECENT_LIMIT, segmentId } from "../../../lib/segmentation/pipeline/planner.js";
 import {
   EMPTY_PLANNER_STATE,
@@ -9,7 +10,6 @@ import {
   type PlannedSegment,
   type PlannerState,
 } from "../../../lib/segmentation/pipeline/types.js";
-import { ConversationSegmenter } from "../../../lib/segmentation/segmenter/index.js";
 import {
   CHANNEL,
   deliveries,

@@ -3,14 +3,15 @@
  * for any pair of stores: a sequence set back is found and moved past what was handed out, and
  * holds renewed under new names are aged from the holds they replace and broken like stale ones.
  */
-import { describe, expect, it } from "vitest";
-import { ingest } from "../../../lib/intake/ingest/index.js";
+
+import { ingest } from "convoseg/ingest";
 import {
   runTick,
   type SegmentDelivery,
   type TickDependencies,
   type TickSettings,
-} from "../../../lib/segmentation/pipeline/index.js";
+} from "convoseg/pipeline";
+import { describe, expect, it } from "vitest";
 import { MetricTotals } from "../../../local/pipeline.js";
 import type { ReplayClock, StoresFactory } from "./crash-replay.js";
 

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { type Message, messageText, textMessage } from "../../../lib/history/index.js";
+import { type Message, messageText, textMessage } from "convoseg/history";
+import type { PlannedSegment } from "convoseg/pipeline";
 import {
   DEFAULT_MAX_BODY_BYTES,
   InvalidSegmentMessageError,
@@ -11,8 +11,8 @@ import {
   type SegmentMessageV1,
   SegmentTooLargeError,
   segmentBody,
-} from "../../../lib/segmentation/pipeline/contract/index.js";
-import type { PlannedSegment } from "../../../lib/segmentation/pipeline/index.js";
+} from "convoseg/pipeline/contract";
+import { describe, expect, it } from "vitest";
 
 const T0 = 1_700_000_000_000;
 const TABLE = "history";

@@ -1,11 +1,7 @@
+import { type Message, textMessage } from "convoseg/history";
+import type { PlannedSegment } from "convoseg/pipeline";
+import { parseSegmentBody, readSegmentMessages, segmentBody } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
-import { type Message, textMessage } from "../../../lib/history/index.js";
-import {
-  parseSegmentBody,
-  readSegmentMessages,
-  segmentBody,
-} from "../../../lib/segmentation/pipeline/contract/index.js";
-import type { PlannedSegment } from "../../../lib/segmentation/pipeline/index.js";
 
 const T0 = 1_700_000_000_000;
 const TABLE = "history";

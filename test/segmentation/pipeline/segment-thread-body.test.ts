@@ -3,14 +3,11 @@
  * `threadRoot` carries it as context, not as one of the segment's messages; the reference form
  * keeps the root when it fits and goes without it rather than not at all.
  */
+
+import { textMessage } from "convoseg/history";
+import type { PlannedSegment } from "convoseg/pipeline";
+import { parseSegmentBody, readThreadRoot, segmentBody } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
-import { textMessage } from "../../../lib/history/index.js";
-import {
-  parseSegmentBody,
-  readThreadRoot,
-  segmentBody,
-} from "../../../lib/segmentation/pipeline/contract/index.js";
-import type { PlannedSegment } from "../../../lib/segmentation/pipeline/index.js";
 
 const T0 = 1_700_000_000_000;
 const root = textMessage("user", 'root "text"\n', { id: "r", ts: T0, author: "ana" });

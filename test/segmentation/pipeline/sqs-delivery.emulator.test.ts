@@ -4,19 +4,15 @@ import {
   type SendMessageBatchCommandOutput,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { afterEach, describe, expect, it } from "vitest";
-import { textMessage } from "../../../lib/history/index.js";
+import { textMessage } from "convoseg/history";
+import { type SegmentDelivery, SegmentDeliveryError, SqsSegmentSender } from "convoseg/pipeline";
 import {
   DEFAULT_MAX_BODY_BYTES,
   fifoId,
   parseSegmentBody,
   segmentBody,
-} from "../../../lib/segmentation/pipeline/contract/index.js";
-import {
-  type SegmentDelivery,
-  SegmentDeliveryError,
-  SqsSegmentSender,
-} from "../../../lib/segmentation/pipeline/index.js";
+} from "convoseg/pipeline/contract";
+import { afterEach, describe, expect, it } from "vitest";
 import { createSegmentQueue } from "../../../local/sqs.js";
 import { drainQueue, testSqsClient, uniqueQueueName } from "../../support/sqs.js";
 

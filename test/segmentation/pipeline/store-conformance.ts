@@ -4,10 +4,9 @@
  * Marks come from the store's position allocator (ingestion's side), states from `record`.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
-import type { PositionAllocator } from "../../../lib/history/index.js";
-import { ChannelStateError } from "../../../lib/segmentation/pipeline/index.js";
-import { dueShardOf, shareShards } from "../../../lib/segmentation/pipeline/schema/index.js";
+import type { PositionAllocator } from "convoseg/history";
+import { ChannelStateError } from "convoseg/pipeline";
+import { dueShardOf, shareShards } from "convoseg/pipeline/schema";
 import {
   type ChannelStore,
   EMPTY_TICK_STATE,
@@ -15,7 +14,8 @@ import {
   MAX_STATE_BYTES,
   STATE_PAGE_BYTES,
   type TickState,
-} from "../../../lib/segmentation/pipeline/store/index.js";
+} from "convoseg/pipeline/store";
+import { describe, expect, it } from "vitest";
 
 export interface ChannelStoreSubject {
   store: ChannelStore;

@@ -5,13 +5,11 @@
  * forgotten past a bound without breaking it; size cuts read known replies; every message is in exactly one segment whatever
  * the ticks (property).
  */
+
+import { decodeTickState, encodeTickState } from "convoseg/pipeline/store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TICK_STATE } from "../../../lib/segmentation/pipeline/store/channel-state.js";
-import {
-  decodeTickState,
-  encodeTickState,
-} from "../../../lib/segmentation/pipeline/store/index.js";
 import {
   MAX_IDLE_THREADS,
   planStreams,

@@ -4,28 +4,20 @@
  * channels and due times. Fast and deterministic: both clocks are the test's.
  */
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
-import {
-  MemoryStore,
-  type PositionAllocator,
-  type PositionLease,
-} from "../../../lib/history/index.js";
-import { ingest } from "../../../lib/intake/ingest/index.js";
-import { TARGET_STATE_BYTES } from "../../../lib/segmentation/pipeline/channel-plan.js";
-import { processChannel } from "../../../lib/segmentation/pipeline/channel-step.js";
-import { parseSegmentBody } from "../../../lib/segmentation/pipeline/contract/index.js";
+import { MemoryStore, type PositionAllocator, type PositionLease } from "convoseg/history";
+import { ingest } from "convoseg/ingest";
 import {
   type PlannedSegment,
   runTick,
   type SegmentDelivery,
   type TickDependencies,
   type TickSettings,
-} from "../../../lib/segmentation/pipeline/index.js";
-import {
-  type ChannelStore,
-  encodeTickState,
-  MemoryChannelStore,
-} from "../../../lib/segmentation/pipeline/store/index.js";
+} from "convoseg/pipeline";
+import { parseSegmentBody } from "convoseg/pipeline/contract";
+import { type ChannelStore, encodeTickState, MemoryChannelStore } from "convoseg/pipeline/store";
+import { describe, expect, it } from "vitest";
+import { TARGET_STATE_BYTES } from "../../../lib/segmentation/pipeline/channel-plan.js";
+import { processChannel } from "../../../lib/segmentation/pipeline/channel-step.js";
 import { MetricTotals } from "../../../local/pipeline.js";
 
 const MINUTE = 60_000;

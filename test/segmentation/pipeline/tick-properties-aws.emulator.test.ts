@@ -5,10 +5,10 @@
  * run on fresh tables. Fewer and shorter runs: every call is a request.
  */
 import { randomBytes } from "node:crypto";
-import { createMessagesTable, DynamoDbStore } from "../../../lib/history/index.js";
-import { ChannelPositions } from "../../../lib/intake/ingest/index.js";
-import { createChannelsTable } from "../../../lib/segmentation/pipeline/schema/index.js";
-import { DynamoDbChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { ChannelPositions } from "convoseg/ingest";
+import { createChannelsTable } from "convoseg/pipeline/schema";
+import { DynamoDbChannelStore } from "convoseg/pipeline/store";
 import { testDynamoDbClient } from "../../support/dynamodb.js";
 import { dynamoDbRogueMarks } from "../../support/rogue-marks.js";
 import { describeChangeProperties } from "./change-replay.js";

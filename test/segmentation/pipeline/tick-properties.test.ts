@@ -8,8 +8,8 @@
  * stores, so hundreds of runs take seconds; `tick-properties-aws.emulator.test.ts` runs the same on
  * DynamoDB Local, fewer times.
  */
-import { MemoryStore } from "../../../lib/history/index.js";
-import { MemoryChannelStore } from "../../../lib/segmentation/pipeline/store/index.js";
+import { MemoryStore } from "convoseg/history";
+import { MemoryChannelStore } from "convoseg/pipeline/store";
 import { memoryRogueMarks } from "../../support/rogue-marks.js";
 import { describeChangeProperties } from "./change-replay.js";
 import { describeCrashProperties, type StoresFactory } from "./crash-replay.js";

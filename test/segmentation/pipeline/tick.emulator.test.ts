@@ -5,12 +5,12 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { compareRefs } from "convoseg/identity";
+import type { ChatMessage } from "convoseg/messages";
+import type { TickSettings } from "convoseg/pipeline";
+import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
+import { ConversationSegmenter } from "convoseg/segmenter";
 import { describe, expect, it } from "vitest";
-import { compareRefs } from "../../../lib/base/identity/index.js";
-import type { ChatMessage } from "../../../lib/history/messages/index.js";
-import type { SegmentMessageV1 } from "../../../lib/segmentation/pipeline/contract/index.js";
-import type { TickSettings } from "../../../lib/segmentation/pipeline/index.js";
-import { ConversationSegmenter } from "../../../lib/segmentation/segmenter/index.js";
 import { LocalPipeline, MetricTotals } from "../../../local/pipeline.js";
 import { type ReplayOptions, type ReplayResult, replay } from "../../../local/replay.js";
 import { sampleChat } from "../../../local/sample.js";

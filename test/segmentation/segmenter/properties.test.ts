@@ -1,6 +1,6 @@
+import { ConversationSegmenter } from "convoseg/segmenter";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConversationSegmenter } from "../../../lib/segmentation/segmenter/index.js";
 import { literalClosedSegments } from "./literal-segmenter.js";
 
 interface Item {

@@ -1,9 +1,6 @@
+import { ConversationSegmenter, type ReplyLinks } from "convoseg/segmenter";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ConversationSegmenter,
-  type ReplyLinks,
-} from "../../../lib/segmentation/segmenter/index.js";
 import { literalClosedSegments } from "./literal-segmenter.js";
 
 interface Item {

@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
 import {
   ConversationSegmenter,
   DEFAULT_SETTLE_MS,
   openConversationStart,
-} from "../../../lib/segmentation/segmenter/index.js";
+} from "convoseg/segmenter";
+import { describe, expect, it } from "vitest";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,9 +1,7 @@
 /** The poller function's environment: every variable read, each bad one refused by name. */
+
+import { DiscordConfigError, readDiscordConfig } from "convoseg/connectors/discord";
 import { describe, expect, it } from "vitest";
-import {
-  DiscordConfigError,
-  readDiscordConfig,
-} from "../../../../lib/intake/connectors/discord/index.js";
 
 const ENV = {
   DISCORD_CHANNELS: "111, 222",

@@ -1,7 +1,5 @@
 /** The poller's pure parts: snowflakes, the message mapping, the cursors and the rate limits. */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { decodeRecent, encodeRecent } from "../../../../lib/intake/connectors/discord/cursors.js";
+
 import {
   chatMessage,
   compareSnowflakes,
@@ -9,7 +7,10 @@ import {
   MemoryCursorStore,
   snowflakeFromTime,
   timeOfSnowflake,
-} from "../../../../lib/intake/connectors/discord/index.js";
+} from "convoseg/connectors/discord";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeRecent, encodeRecent } from "../../../../lib/intake/connectors/discord/cursors.js";
 import { RateLimits } from "../../../../lib/intake/connectors/discord/rate-limits.js";
 
 describe("snowflakes", () => {

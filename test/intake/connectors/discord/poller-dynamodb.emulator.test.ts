@@ -4,18 +4,18 @@
  * on each body) and the messages table, which the re-read window reads back.
  */
 import { CreateQueueCommand } from "@aws-sdk/client-sqs";
-import { afterEach, describe, expect, it } from "vitest";
-import { type DiscordServer, startDiscordServer } from "../../../../bench/discord-server.js";
-import { createMessagesTable, DynamoDbStore, messageText } from "../../../../lib/history/index.js";
 import {
   DiscordRest,
   DynamoDbCursorStore,
   pollDiscord,
   queueSink,
   simulatedClock,
-} from "../../../../lib/intake/connectors/discord/index.js";
-import { IngestClient } from "../../../../lib/intake/ingest/index.js";
-import { createChannelsTable } from "../../../../lib/segmentation/pipeline/schema/index.js";
+} from "convoseg/connectors/discord";
+import { createMessagesTable, DynamoDbStore, messageText } from "convoseg/history";
+import { IngestClient } from "convoseg/ingest";
+import { createChannelsTable } from "convoseg/pipeline/schema";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DiscordServer, startDiscordServer } from "../../../../bench/discord-server.js";
 import { createTestTable, testDynamoDbClient } from "../../../support/dynamodb.js";
 import { drainQueue, testSqsClient, uniqueQueueName } from "../../../support/sqs.js";
 

@@ -3,9 +3,7 @@
  * memory history store through `ingest`, with the memory cursors and a simulated clock shared
  * with the server, so rate-limit waits take no real time.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { type DiscordServer, startDiscordServer } from "../../../../bench/discord-server.js";
-import { MemoryStore, messageText } from "../../../../lib/history/index.js";
+
 import {
   DiscordRest,
   MemoryCursorStore,
@@ -13,8 +11,11 @@ import {
   pollDiscord,
   simulatedClock,
   snowflakeFromTime,
-} from "../../../../lib/intake/connectors/discord/index.js";
-import { ingest } from "../../../../lib/intake/ingest/index.js";
+} from "convoseg/connectors/discord";
+import { MemoryStore, messageText } from "convoseg/history";
+import { ingest } from "convoseg/ingest";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DiscordServer, startDiscordServer } from "../../../../bench/discord-server.js";
 
 const TOKEN = "test-token";
 const START = Date.UTC(2026, 0, 5, 12);

@@ -1,10 +1,7 @@
+import type { LLMUsage } from "convoseg/extraction";
+import { InvalidModelOutputError, LLMError } from "convoseg/extraction";
+import { BedrockConverseLLM, type BedrockConverseLLMOptions } from "convoseg/extraction/llm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidModelOutputError, LLMError } from "../../../../lib/knowledge/extraction/errors.js";
-import {
-  BedrockConverseLLM,
-  type BedrockConverseLLMOptions,
-} from "../../../../lib/knowledge/extraction/llm/index.js";
-import type { LLMUsage } from "../../../../lib/knowledge/extraction/types.js";
 import {
   closedAfterEach,
   converseAnswer,

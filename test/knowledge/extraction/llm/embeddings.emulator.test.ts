@@ -1,11 +1,7 @@
+import { InvalidModelOutputError, LLMError } from "convoseg/extraction";
+import { BedrockTitanEmbedder, OpenAIEmbedder } from "convoseg/extraction/llm";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import {
-  BedrockTitanEmbedder,
-  InvalidModelOutputError,
-  LLMError,
-  OpenAIEmbedder,
-} from "../../../../lib/knowledge/extraction/index.js";
 import {
   closedAfterEach,
   startEmbeddingsServer,

@@ -1,12 +1,9 @@
 import type { ServerResponse } from "node:http";
+import type { LLMUsage } from "convoseg/extraction";
+import { InvalidModelOutputError, LLMError } from "convoseg/extraction";
+import { OpenAICompatibleLLM, type OpenAICompatibleLLMOptions } from "convoseg/extraction/llm";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidModelOutputError, LLMError } from "../../../../lib/knowledge/extraction/errors.js";
-import {
-  OpenAICompatibleLLM,
-  type OpenAICompatibleLLMOptions,
-} from "../../../../lib/knowledge/extraction/llm/index.js";
-import type { LLMUsage } from "../../../../lib/knowledge/extraction/types.js";
 import {
   chatCompletion,
   chatError,

@@ -4,17 +4,17 @@
  * inflections, where its evidence points, how the channel's statistics weigh its terms, and that
  * it stays linear and yields to the event loop on large segments.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   type ExtractionTurn,
-  KEYPHRASE_VOCABULARY,
-  KeyphraseExtractor,
   LLMError,
   type TermStatistics,
   type WindowOutput,
   type WindowOutputs,
-} from "../../../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "convoseg/extraction/offline";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { stem } from "../../../../lib/knowledge/extraction/offline/words.js";
 
 const turn = (author: string, text: string, kind: ExtractionTurn["kind"] = "user") => ({

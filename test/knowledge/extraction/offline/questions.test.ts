@@ -2,16 +2,17 @@
  * The offline extractor's questions (issue 25 §1): found by form and position, answered by a
  * reply or the next other voice, and the invariants any segment's questions keep.
  */
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   type ExtractionTurn,
-  KeyphraseExtractor,
   MAX_ANSWER_CHARS,
   MAX_QUESTION_CHARS,
   type WindowOutput,
   type WindowOutputs,
-} from "../../../../lib/knowledge/extraction/index.js";
+} from "convoseg/extraction";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import {
   FOLLOW_TURNS,
   MAX_SEGMENT_QUESTIONS,
