@@ -30,17 +30,14 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { Analyzer, type LLM, replyTargets, type Turn } from "convoseg/extraction";
 import {
-  Analyzer,
   type AuthoredTurn,
   additionalPrompt,
   extractPrompt,
-  type LLM,
   renderTurns,
-  replyTargets,
   SYSTEM_PROMPT,
-  type Turn,
-} from "convoseg/extraction";
+} from "convoseg/extraction/prompts";
 import { compareRefs, MAX_TIMESTAMP_MS } from "convoseg/identity";
 import { type ChatMessage, parseChatMessage } from "convoseg/messages";
 import { ConversationSegmenter, DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "convoseg/segmenter";

@@ -11,7 +11,7 @@
  * crashes. It has no lease check, outbox recovery, hold handling or cap on arrivals per channel.
  */
 import { randomUUID } from "node:crypto";
-import type { Arrival } from "convoseg/history";
+import type { Arrival } from "convoseg/history/dynamodb";
 import type { MessageRef } from "convoseg/identity";
 import { deliverSegments, plan, type TickDependencies } from "convoseg/pipeline";
 import { encodeTickState, type TickState } from "convoseg/pipeline/store";

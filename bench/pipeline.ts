@@ -32,7 +32,7 @@ import { fileURLToPath } from "node:url";
 import { type DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { itemSize } from "convoseg/dynamodb";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import {
   authorEntry,
   indexEntry,

@@ -6,7 +6,7 @@
 import { createInterface } from "node:readline";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type ChannelPart, deleteChannel, type PartCount } from "convoseg/channel-deletion";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { type CommandIO, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls, plural } from "./format.js";

@@ -5,7 +5,7 @@
  * channel ids near it.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
 import type { CommandIO } from "./command.js";
 import { onTable } from "./failures.js";

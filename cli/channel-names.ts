@@ -5,7 +5,7 @@
  * several channels carry is refused with their ids rather than guessed.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore, latestChannelName } from "convoseg/history";
+import { DynamoDbStore, latestChannelName } from "convoseg/history/dynamodb";
 import type { CommandIO } from "./command.js";
 import { escapeControls, shellArg } from "./format.js";
 

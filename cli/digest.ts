@@ -11,7 +11,7 @@ import {
   dynamoDbDigestSources,
   parseSince,
 } from "convoseg/digest";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { reportSegmentHref } from "convoseg/report";
 import type { Workspace } from "../local/workspace.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";

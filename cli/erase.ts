@@ -14,7 +14,7 @@ import {
   type EraseRequest,
   eraseUser,
 } from "convoseg/erasure";
-import type { AuthorRef } from "convoseg/history";
+import type { AuthorRef } from "convoseg/history/changes";
 import type { SegmentLedger } from "../local/ledger.js";
 import { type Command, command, EXIT } from "./command.js";
 import { CommandFailure, onTable, type TableRef } from "./failures.js";

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader, type Topic } from "convoseg/knowledge/read";
 import { createResultsTable } from "convoseg/knowledge/store";
 import { ANALYZER_DEFAULTS, conversationSegment } from "convoseg/knowledge/write";

@@ -3,7 +3,8 @@
  * ledger), what extraction stored for them (the results table), and every message of its
  * channels (the messages table), so that `report` needs no files after `run`.
  */
-import { copyPlatformFields, DynamoDbStore, messageText } from "convoseg/history";
+import { copyPlatformFields, messageText } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ChatMessage } from "convoseg/messages";

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { ChannelPositions, type IngestResult, ingest } from "convoseg/ingest";
 import { createResultsTable } from "convoseg/knowledge/store";
 import {

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
-import { createMessagesTable } from "convoseg/history";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { createResultsTable } from "convoseg/knowledge/store";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";

@@ -8,10 +8,6 @@
 
 import {
   type ChatJSONOptions,
-  EXCERPT_END,
-  EXCERPT_START,
-  EXISTING_END as EXISTING_TOPICS_END,
-  EXISTING_START as EXISTING_TOPICS_START,
   ExtractionError,
   type LLM,
   LLMError,
@@ -19,6 +15,12 @@ import {
   type Turn,
   type UsageListener,
 } from "convoseg/extraction";
+import {
+  EXCERPT_END,
+  EXCERPT_START,
+  EXISTING_END as EXISTING_TOPICS_END,
+  EXISTING_START as EXISTING_TOPICS_START,
+} from "convoseg/extraction/prompts";
 import { isPositiveInteger } from "convoseg/numbers";
 import { toString as nlcstToString } from "nlcst-to-string";
 import { retext } from "retext";

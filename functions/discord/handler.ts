@@ -13,7 +13,7 @@ import {
   readDiscordConfig,
   systemClock,
 } from "convoseg/connectors/discord";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 
 /** Read at cold start: a bad setting fails the first invocation, naming the variable. */
 const config = readDiscordConfig(process.env);

@@ -3,7 +3,7 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_RETENTION_DAYS } from "convoseg/dynamodb";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import {
   type ChangeListener,
   DEFAULT_MAX_BATCH,

@@ -1,39 +1,14 @@
 /**
- * The history module: the message store contract (a port of the Go history package,
- * `docs/specs/history.md`), its in-memory reference and DynamoDB backends, and arrival positions.
- * The messages table's schema is `./schema/`; the chat-model middleware is `lib/history/chat-model`.
+ * The message store. The history contract (a port of the Go history package,
+ * `docs/specs/history.md`) and its in-memory reference. The DynamoDB backend is `./dynamodb/`,
+ * edits, deletions and authors `./changes/`, arrival positions `./positions/`, the messages
+ * table's schema `./schema/`.
  */
-export {
-  type AuthoredMessage,
-  type AuthorIndex,
-  type AuthorMessagesOptions,
-  type AuthorPage,
-  type AuthorQuery,
-  type AuthorRef,
-  authorMatches,
-} from "./authors.js";
-export {
-  ChangeError,
-  type ChangeOptions,
-  type ChangeResult,
-  type ChangeStatus,
-  type Editor,
-  type MessageChange,
-} from "./changes.js";
 export {
   type ConversationId,
   newConversationId,
   validateConversationId,
 } from "./conversation-id.js";
-export { latestChannelName } from "./dynamodb/channel-names.js";
-export { storageProblem } from "./dynamodb/schema.js";
-export {
-  type Arrival,
-  DynamoDbStore,
-  type DynamoDbStoreOptions,
-  type PositionedMessage,
-} from "./dynamodb/store.js";
-export { createMessagesTable } from "./dynamodb/table.js";
 export {
   describeError,
   findCause,
@@ -44,7 +19,7 @@ export {
   MessageTooLargeError,
   NilStoreError,
 } from "./errors.js";
-export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
+export { MemoryStore } from "./memory-store.js";
 export {
   cloneMessage,
   copyPlatformFields,
@@ -56,9 +31,7 @@ export {
   messageText,
   type Part,
   PLATFORM_FIELDS,
-  type PlatformField,
   type PlatformFields,
-  platformFieldsOf,
   type Role,
   snapshotBatch,
   textMessage,
@@ -71,19 +44,5 @@ export {
   WriteError,
   type WriteOutcome,
 } from "./outcome.js";
-export {
-  LeaseReleaseError,
-  type PositionAllocator,
-  type PositionLease,
-  SequenceAllocator,
-} from "./positions.js";
 export { Sequence } from "./sequence.js";
-export type {
-  CallOptions,
-  Clearer,
-  Lister,
-  Reader,
-  ReadWriter,
-  Store,
-  Writer,
-} from "./store.js";
+export type { CallOptions, Clearer, Lister, Reader, ReadWriter, Store, Writer } from "./store.js";

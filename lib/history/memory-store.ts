@@ -9,7 +9,7 @@ import {
   decodeCursor,
   encodeCursor,
   prepareAuthorQuery,
-} from "./authors.js";
+} from "./changes/authors.js";
 import {
   type ChangeOptions,
   type ChangeResult,
@@ -17,12 +17,16 @@ import {
   type Editor,
   type MessageChange,
   prepareChange,
-} from "./changes.js";
+} from "./changes/changes.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
 import type { Arrival } from "./dynamodb/store.js";
 import { cloneMessage, type Message, messageText, redacted } from "./message.js";
 import { type ExistingMessage, NOTHING_WRITTEN, WriteError, type WriteOutcome } from "./outcome.js";
-import { LeaseReleaseError, type PositionAllocator, SequenceAllocator } from "./positions.js";
+import {
+  LeaseReleaseError,
+  type PositionAllocator,
+  SequenceAllocator,
+} from "./positions/positions.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "./store.js";
 
 export interface MemoryStoreOptions {

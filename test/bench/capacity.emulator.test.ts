@@ -12,7 +12,8 @@ import {
   type TransactWriteItemsCommandOutput,
 } from "@aws-sdk/client-dynamodb";
 import { itemSize, type WireValue, wireItemSize } from "convoseg/dynamodb";
-import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { textMessage } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   CapacityMeter,

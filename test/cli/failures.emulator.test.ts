@@ -5,7 +5,7 @@
  */
 
 import { KeyphraseExtractor } from "convoseg/extraction/offline";
-import { createMessagesTable } from "convoseg/history";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, inject, it, vi } from "vitest";

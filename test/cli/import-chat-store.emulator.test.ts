@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMessagesTable } from "convoseg/history";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { stubLocalAws } from "../support/aws-env.js";

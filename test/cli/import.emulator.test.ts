@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { MAX_FRAGMENT_BYTES, MAX_FRAGMENTS, MAX_TRANSCRIPT_BYTES } from "convoseg/transcript";
 import { beforeEach, describe, expect, it } from "vitest";
 import { stubLocalAws } from "../support/aws-env.js";

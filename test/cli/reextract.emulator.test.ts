@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { KeyphraseExtractor } from "convoseg/extraction/offline";
-import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { textMessage } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import {

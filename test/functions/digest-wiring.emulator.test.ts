@@ -4,7 +4,8 @@
  * table, rendered as the bucket receives them.
  */
 
-import { DynamoDbStore, textMessage } from "convoseg/history";
+import { textMessage } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
 import { wiring } from "../../functions/digest/wiring.js";

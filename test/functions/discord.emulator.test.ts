@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CreateQueueCommand } from "@aws-sdk/client-sqs";
 import type { Context } from "aws-lambda";
-import { createMessagesTable } from "convoseg/history";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type DiscordServer, startDiscordServer } from "../../bench/discord-server.js";
 import { stubLocalAws } from "../support/aws-env.js";

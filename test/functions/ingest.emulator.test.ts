@@ -1,7 +1,8 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { KeyphraseExtractor } from "convoseg/extraction/offline";
-import { createMessagesTable, DynamoDbStore, MemoryStore, textMessage } from "convoseg/history";
+import { MemoryStore, textMessage } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { type IngestResult, ingest } from "convoseg/ingest";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import {

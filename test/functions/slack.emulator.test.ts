@@ -5,7 +5,7 @@
  */
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
 import { signSlackRequest } from "convoseg/connectors";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { describe, expect, it } from "vitest";
 import { envelope, plain, SECRET } from "../intake/connectors/slack-fixtures.js";
 import { drainQueue, sqsEvent } from "../support/sqs.js";

@@ -4,7 +4,7 @@
  * into the SQS emulator, and on through the ingestion function into the messages table.
  */
 import type { LambdaFunctionURLEvent, SQSEvent } from "aws-lambda";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { describe, expect, it } from "vitest";
 import { drainQueue, sqsEvent } from "../support/sqs.js";
 import { webhookWorld } from "../support/webhook-world.js";

@@ -5,15 +5,8 @@
  * page's messages before asking for the next skips and repeats nothing.
  */
 
-import {
-  type AuthoredMessage,
-  type AuthorIndex,
-  type AuthorQuery,
-  type Editor,
-  InvalidMessageError,
-  type Store,
-  textMessage,
-} from "convoseg/history";
+import { InvalidMessageError, type Store, textMessage } from "convoseg/history";
+import type { AuthoredMessage, AuthorIndex, AuthorQuery, Editor } from "convoseg/history/changes";
 import { describe, expect, it } from "vitest";
 
 export type AuthorStore = Store & Editor & AuthorIndex;

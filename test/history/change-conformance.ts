@@ -5,7 +5,8 @@
  * that refuses the message when it arrives, and a tracked change is applied again until settled.
  */
 
-import { type Editor, type Message, messageText, type Store, textMessage } from "convoseg/history";
+import { type Message, messageText, type Store, textMessage } from "convoseg/history";
+import type { Editor } from "convoseg/history/changes";
 import { describe, expect, it } from "vitest";
 
 export type EditableStore = Store &

@@ -5,13 +5,9 @@
  */
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
-import {
-  ChangeError,
-  createMessagesTable,
-  DynamoDbStore,
-  messageText,
-  textMessage,
-} from "convoseg/history";
+import { messageText, textMessage } from "convoseg/history";
+import { ChangeError } from "convoseg/history/changes";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { authorKeyOf, userIdKeyOf } from "convoseg/history/schema";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,18 +1,19 @@
 import { documentClient } from "convoseg/dynamodb";
 import {
-  createMessagesTable,
-  DynamoDbStore,
   findCause,
-  LeaseReleaseError,
   type Message,
   MessageTooLargeError,
   messageText,
   NOTHING_WRITTEN,
-  type PositionAllocator,
-  SequenceAllocator,
   textMessage,
   WriteError,
 } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
+import {
+  LeaseReleaseError,
+  type PositionAllocator,
+  SequenceAllocator,
+} from "convoseg/history/positions";
 import { messageItem, storedSize } from "convoseg/history/schema";
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeStoreConformance } from "./conformance.js";

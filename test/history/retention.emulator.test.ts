@@ -1,6 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
-import { createMessagesTable, DynamoDbStore, storageProblem, textMessage } from "convoseg/history";
+import { textMessage } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore, storageProblem } from "convoseg/history/dynamodb";
 import { messageItem, storedSize } from "convoseg/history/schema";
 import { IngestClient } from "convoseg/ingest";
 import { createChannelsTable } from "convoseg/pipeline/schema";

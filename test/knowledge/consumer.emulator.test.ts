@@ -7,7 +7,8 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
-import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { textMessage } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbLedger } from "convoseg/knowledge/store";
 import {

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Analyzer, type LLM } from "convoseg/extraction";
 import { OpenAICompatibleLLM } from "convoseg/extraction/llm";
-import { createMessagesTable } from "convoseg/history";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { DynamoDbResultStore, type SegmentEnvelope } from "convoseg/knowledge/store";
 import { resultsTableDefinition } from "convoseg/knowledge/store/schema";
 import { ANALYZER_DEFAULTS, promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";

@@ -6,7 +6,7 @@
  */
 import { CreateQueueCommand } from "@aws-sdk/client-sqs";
 import { createClaimsTable } from "convoseg/connectors";
-import { createMessagesTable } from "convoseg/history";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { afterAll, beforeAll, inject, vi } from "vitest";
 import { testDynamoDbClient } from "./dynamodb.js";

@@ -1,16 +1,11 @@
 /**
- * What every convoseg table access shares: one document client recipe, batched writes that
- * retry what DynamoDB leaves unprocessed, table creation for local runs and tests, the
- * classification of failed requests, DynamoDB's item-size rules and TTL expiry times.
+ * What every convoseg table access shares. One document client recipe, batched writes that retry
+ * what DynamoDB leaves unprocessed, table creation for local runs and tests, the classification of
+ * failed requests, DynamoDB's item-size rules and TTL expiry times.
  */
-export { type BatchWriteOptions, batchWriteAll, MAX_BATCH_WRITES } from "./batch-write.js";
+export { type BatchWriteOptions, batchWriteAll } from "./batch-write.js";
 export { documentClient } from "./documents.js";
-export {
-  cancellationReasons,
-  isAmbiguous,
-  isConditionFailure,
-  isRetryable,
-} from "./errors.js";
+export { cancellationReasons, isAmbiguous, isConditionFailure, isRetryable } from "./errors.js";
 export {
   itemSize,
   MAX_ITEM_BYTES,
@@ -21,9 +16,4 @@ export {
   wireItemSize,
 } from "./item-size.js";
 export { createTable } from "./table.js";
-export {
-  checkRetentionDays,
-  DAY_MS,
-  expirySeconds,
-  MAX_RETENTION_DAYS,
-} from "./ttl.js";
+export { checkRetentionDays, DAY_MS, expirySeconds, MAX_RETENTION_DAYS } from "./ttl.js";

@@ -1,15 +1,10 @@
 /**
- * Identity and order of messages, shared by every other module and importing none: the one
- * product order (platform timestamp, then message id in UTF-8 byte order), the rules that make a
- * string a usable conversation or message id, and the timestamps convoseg accepts. Validators
- * return a problem description (or undefined) rather than throw, so that each module reports it
- * in its own error family.
+ * Identity and order of messages, shared by every other module and importing none. The one product
+ * order (platform timestamp, then message id in UTF-8 byte order), the rules that make a string a
+ * usable conversation or message id, and the timestamps convoseg accepts. Validators return a
+ * problem description (or undefined) rather than throw, so that each module reports it in its own
+ * error family.
  */
 export { conversationIdProblem, loneSurrogateAt, messageIdProblem } from "./ids.js";
 export { compareIds, compareRefs, type MessageRef } from "./order.js";
-export {
-  isAcceptedTimestamp,
-  MAX_DATE_MS,
-  MAX_TIMESTAMP_MS,
-  MIN_TIMESTAMP_MS,
-} from "./timestamp.js";
+export { isAcceptedTimestamp, MAX_DATE_MS, MAX_TIMESTAMP_MS } from "./timestamp.js";

@@ -8,7 +8,4 @@ export {
   isNetworkFailure,
   isTransient,
   isTransientStatus,
-  SERVICE_ERRORS,
-  THROTTLING_ERRORS,
-  UNSENT_NETWORK_CODES,
 } from "./classify.js";

@@ -12,7 +12,7 @@ import {
   decodeCursor,
   encodeCursor,
   prepareAuthorQuery,
-} from "../authors.js";
+} from "../changes/authors.js";
 import { type TableAccess, withRetries } from "./access.js";
 import { AUTHOR_KEY, authorRefKey, BY_AUTHOR_INDEX, PARTITION_KEY, SORT_KEY } from "./schema.js";
 

@@ -13,7 +13,7 @@ import {
   type ChangeResult,
   changeMark,
   type MessageChange,
-} from "../changes.js";
+} from "../changes/changes.js";
 import type { CallOptions } from "../store.js";
 import { putIfAbsent, type TableAccess, withRetries } from "./access.js";
 import {

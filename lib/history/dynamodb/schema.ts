@@ -24,7 +24,7 @@
  */
 import { createHash } from "node:crypto";
 import { itemSize, MAX_ITEM_BYTES } from "../../base/dynamodb/index.js";
-import type { AuthorRef } from "../authors.js";
+import type { AuthorRef } from "../changes/authors.js";
 import { copyPlatformFields, type Message, type Part, type PlatformFields } from "../message.js";
 
 export const SCHEMA_VERSION = 1;

@@ -6,14 +6,19 @@ import {
   documentClient,
   expirySeconds,
 } from "../../base/dynamodb/index.js";
-import type { AuthorIndex, AuthorMessagesOptions, AuthorPage, AuthorQuery } from "../authors.js";
+import type {
+  AuthorIndex,
+  AuthorMessagesOptions,
+  AuthorPage,
+  AuthorQuery,
+} from "../changes/authors.js";
 import {
   type ChangeOptions,
   type ChangeResult,
   type Editor,
   type MessageChange,
   prepareChange,
-} from "../changes.js";
+} from "../changes/changes.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { InvalidMessageError, MessageTooLargeError } from "../errors.js";
 import type { Message } from "../message.js";
@@ -23,7 +28,7 @@ import {
   type PositionAllocator,
   type PositionLease,
   SequenceAllocator,
-} from "../positions.js";
+} from "../positions/positions.js";
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
 import type { TableAccess } from "./access.js";

@@ -1,7 +1,7 @@
 /**
- * The messages table's schema, version 1 (a public contract): its key, index and attribute
- * names, and the item of a message as a writer of the table puts it. What the CDK stack and
- * writers of their own import, without the store.
+ * The messages table's schema, version 1 (a public contract). Its key, index and attribute names,
+ * and the item of a message as a writer of the table puts it. What the CDK stack and writers of
+ * their own import, without the store.
  */
 export {
   AUTHOR_KEY,
@@ -17,7 +17,6 @@ export {
   indexEntry,
   LISTED,
   MESSAGES_TTL_ATTRIBUTE,
-  type MessageItem,
   messageAuthorKey,
   messageItem,
   PARTITION_KEY,

@@ -1,5 +1,5 @@
 /**
- * Chat platforms' exports read as messages: Slack workspace exports (ZIP or folder),
+ * Chat platforms' exports read as messages. Slack workspace exports (ZIP or folder),
  * DiscordChatExporter JSON, Telegram Desktop `result.json`, Mattermost bulk JSONL and WhatsApp
  * text, each message as `import-chat --out` writes it (platform ids, threads on their parent
  * channel, kinds, readable text), merged by id over several inputs, streamed with bounded memory,
@@ -8,12 +8,7 @@
 
 export { toChatMessage } from "./chat-message.js";
 export { detectFormat } from "./detect.js";
-export {
-  ExportError,
-  ExportFormatError,
-  ExportInputError,
-  ExportTimezoneError,
-} from "./errors.js";
+export { ExportError, ExportFormatError, ExportInputError, ExportTimezoneError } from "./errors.js";
 export {
   BATCH_SIZE,
   type ExportInput,
@@ -27,7 +22,7 @@ export {
   slackText,
   slackTsMs,
 } from "./slack.js";
-export { renderSlackText, type SlackNames } from "./slack-text.js";
+export type { SlackNames } from "./slack-text.js";
 export { machineTimezone } from "./timezone.js";
 export {
   type ChannelSummary,
@@ -37,7 +32,4 @@ export {
   type ExportOptions,
   type ExportProgress,
   type ExportReport,
-  type FileReport,
-  MAX_REPORTED_ITEMS,
-  type SkippedItem,
 } from "./types.js";

@@ -8,9 +8,9 @@ import {
   ChangeError,
   type ChangeStatus,
   type Editor,
-  findCause,
   type MessageChange,
-} from "../../history/index.js";
+} from "../../history/changes/index.js";
+import { findCause } from "../../history/index.js";
 
 /** What an edit or deletion did, by its index in the input. */
 export interface ChangeReport {

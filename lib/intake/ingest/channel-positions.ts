@@ -10,7 +10,8 @@ import {
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { isConditionFailure } from "../../base/dynamodb/index.js";
-import type { ConversationId, PositionAllocator, PositionLease } from "../../history/index.js";
+import type { ConversationId } from "../../history/index.js";
+import type { PositionAllocator, PositionLease } from "../../history/positions/index.js";
 import { ChannelStateError } from "../../segmentation/pipeline/index.js";
 import {
   channelItemKey,

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../../history/index.js";
+import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import type { ChangeListener } from "./changes.js";
 import { ChannelPositions } from "./channel-positions.js";
 import {

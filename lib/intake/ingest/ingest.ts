@@ -7,17 +7,16 @@
  * input is validated on its own before any I/O, so the valid ones of a batch are written even
  * when others are invalid.
  */
+
+import type { Editor, MessageChange } from "../../history/changes/index.js";
+import { storageProblem } from "../../history/dynamodb/index.js";
 import {
   copyPlatformFields,
-  type Editor,
   type ExistingMessage,
   findCause,
   kindOf,
-  LeaseReleaseError,
   type Message,
-  type MessageChange,
   messageText,
-  storageProblem,
   textMessage,
   WriteError,
   type Writer,
@@ -28,6 +27,7 @@ import {
   InvalidMessageError,
   parseChatOperation,
 } from "../../history/messages/index.js";
+import { LeaseReleaseError } from "../../history/positions/index.js";
 import {
   type AppliedChange,
   applyChange,

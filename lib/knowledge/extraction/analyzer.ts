@@ -7,13 +7,13 @@ import {
   DEFAULT_MAX_CANDIDATES,
   DEFAULT_MAX_TURN_CHARS,
   MAX_QUESTIONS,
-} from "./bounds.js";
+} from "./bounds/bounds.js";
 import { dedupeCandidates, normalizeTopic } from "./candidates.js";
 import { splitWhileTooLong } from "./context-split.js";
 import type { Extraction, ExtractionTurn, ExtractOptions, Extractor } from "./extractor.js";
-import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts.js";
+import { additionalPrompt, extractPrompt, type Prompt, replySchema } from "./prompts/prompts.js";
+import { type AuthoredTurn, mapTurnRange, renderIndices, renderTurns } from "./prompts/render.js";
 import { boundQuestions, dedupeQuestions, placeQuestions } from "./questions.js";
-import { type AuthoredTurn, mapTurnRange, renderIndices, renderTurns } from "./render.js";
 import { askReply, type WireReply } from "./reply.js";
 import {
   positiveOr,

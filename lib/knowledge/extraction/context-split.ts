@@ -4,7 +4,7 @@
  * for ever) the window's turns are asked in two halves, each split again while it is too long.
  */
 import { isContextLengthError } from "./errors.js";
-import type { AuthoredTurn } from "./render.js";
+import type { AuthoredTurn } from "./prompts/render.js";
 import type { Window } from "./routes.js";
 
 /**

@@ -5,7 +5,7 @@
  * overlap. Nothing the model writes there fails a reply: a question that cannot be read is
  * dropped and counted, one whose answering turns cannot be is corrected.
  */
-import { boundQuestion, countTrimmed } from "./bounds.js";
+import { boundQuestion, countTrimmed } from "./bounds/bounds.js";
 import type { QuestionCandidate, QuestionStatus, Trimmed } from "./types.js";
 
 /** The dedupe key of a question's text: lower-case, whitespace collapsed, no closing marks. */

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { InvalidModelOutputError } from "./errors.js";
-import { type Prompt, SYSTEM_PROMPT } from "./prompts.js";
+import { type Prompt, SYSTEM_PROMPT } from "./prompts/prompts.js";
 import {
   type AnalyzeOptions,
   type Candidate,

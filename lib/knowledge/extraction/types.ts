@@ -3,7 +3,7 @@
  * the narrow seam every model adapter implements.
  */
 import type { Turn } from "../windows/index.js";
-import type { AuthoredTurn } from "./render.js";
+import type { AuthoredTurn } from "./prompts/render.js";
 
 /** A topic worth remembering, with the turns that support it. */
 export interface Candidate {

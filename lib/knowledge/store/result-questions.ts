@@ -3,13 +3,8 @@
  * stored ones (message ids, a stable id), and what a redaction leaves of them.
  */
 import { createHash } from "node:crypto";
-import {
-  boundQuestion,
-  countTrimmed,
-  normalizeQuestion,
-  type QuestionCandidate,
-  type Trimmed,
-} from "../extraction/index.js";
+import { boundQuestion, countTrimmed } from "../extraction/bounds/index.js";
+import { normalizeQuestion, type QuestionCandidate, type Trimmed } from "../extraction/index.js";
 import type { StoredQuestion } from "./schema/items.js";
 
 /**

@@ -5,7 +5,7 @@
 
 import { kindOf } from "../../history/index.js";
 import type { SegmentMessageV1 } from "../../segmentation/pipeline/contract/index.js";
-import type { AuthoredTurn } from "../extraction/index.js";
+import type { AuthoredTurn } from "../extraction/prompts/index.js";
 
 /**
  * The segment fields extraction needs: any v1 segment message has them (a thread's segment also

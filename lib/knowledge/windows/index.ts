@@ -1,7 +1,7 @@
 /**
- * Windows of a transcript: the slices of turns an LLM is shown, as the original Go `fork`
- * package cuts them (`docs/specs/windows.md`), plus the sliding windows of the original Kotlin
- * analyzer. Pure; a window is a new array of the input's own turn objects, in input order.
+ * Windows of a transcript. The slices of turns an LLM is shown, as the original Go `fork` package
+ * cuts them (`docs/specs/windows.md`), plus the sliding windows of the original Kotlin analyzer.
+ * Pure; a window is a new array of the input's own turn objects, in input order.
  */
 export {
   plainWindowCount,

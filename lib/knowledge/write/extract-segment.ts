@@ -10,11 +10,11 @@ import {
   type Extractor,
   NO_CALLS,
   normalizeTopic,
-  PROMPT_VERSION,
   type UsageListener,
   type WindowOutputs,
   type WindowUsage,
 } from "../extraction/index.js";
+import { PROMPT_VERSION } from "../extraction/prompts/index.js";
 import type { ResultStore } from "../store/port.js";
 import { storedQuestions } from "../store/result-questions.js";
 import {

@@ -1,8 +1,8 @@
 /**
- * The path into the results table: the segment queue's consumer that extracts each segment
- * exactly once per model and prompt version, the segment extractor, the guard that bounds model
- * spend and outages, retry pacing, the redactor that makes stored knowledge follow edited and
- * deleted messages, re-extraction, and the extract function's configuration and wiring.
+ * The path into the results table. The segment queue's consumer that extracts each segment exactly
+ * once per model and prompt version, the segment extractor, the guard that bounds model spend and
+ * outages, retry pacing, the redactor that makes stored knowledge follow edited and deleted
+ * messages, re-extraction, and the extract function's configuration and wiring.
  */
 export { type ApiKeyCache, apiKeyCache } from "./api-key.js";
 export {
@@ -30,30 +30,16 @@ export {
   type ExtractionOutcome,
   promptVersionOf,
   SegmentExtractor,
-  type SegmentExtractorOptions,
 } from "./extract-segment.js";
-export {
-  CircuitBreaker,
-  type CircuitBreakerOptions,
-  guardedLLM,
-  TokenBudget,
-  type TokenBudgetOptions,
-  utcDay,
-} from "./guard.js";
+export { CircuitBreaker, guardedLLM, TokenBudget, utcDay } from "./guard.js";
 export {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
   type RedactionMetricName,
   type RedactionMetrics,
-  type RequestReextraction,
 } from "./redact.js";
 export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
 export { queueReextraction, reextractionMessage, storedSegmentBody } from "./reextraction.js";
-export {
-  DEFAULT_RETRY,
-  type RetrySchedule,
-  retryDelaySeconds,
-  rideOutSeconds,
-} from "./retry.js";
-export { type MessagesById, storedMessageStates } from "./stored-states.js";
-export { type ExtractEnvironment, extractDependencies } from "./wiring.js";
+export { DEFAULT_RETRY, type RetrySchedule, retryDelaySeconds, rideOutSeconds } from "./retry.js";
+export { storedMessageStates } from "./stored-states.js";
+export { extractDependencies } from "./wiring.js";

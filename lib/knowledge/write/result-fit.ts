@@ -8,7 +8,8 @@
  */
 import { itemSize, MAX_ITEM_BYTES, valueSize } from "../../base/dynamodb/index.js";
 import { KnowledgeItemError } from "../errors.js";
-import { addTrimmed, boundCandidate, type Candidate, type Trimmed } from "../extraction/index.js";
+import { addTrimmed, boundCandidate } from "../extraction/bounds/index.js";
+import type { Candidate, Trimmed } from "../extraction/index.js";
 import { type ResultTrimmed, resultItemKey, type SegmentResult } from "../store/schema/items.js";
 import { RESULTS_SORT_KEY } from "../store/schema/table.js";
 

@@ -1,7 +1,7 @@
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { DynamoDbStore } from "../../history/index.js";
+import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import { Analyzer, type Extractor, type LLM } from "../extraction/index.js";
 import { BedrockConverseLLM, OpenAICompatibleLLM } from "../extraction/llm/index.js";
 import {

@@ -11,7 +11,8 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, type DynamoDBDocumentClient, paginateQuery } from "@aws-sdk/lib-dynamodb";
 import { realSleep } from "../../base/backoff/index.js";
 import { batchWriteAll, documentClient } from "../../base/dynamodb/index.js";
-import { DynamoDbStore, validateConversationId } from "../../history/index.js";
+import { DynamoDbStore } from "../../history/dynamodb/index.js";
+import { validateConversationId } from "../../history/index.js";
 import { BY_POSITION_INDEX, PARTITION_KEY } from "../../history/schema/index.js";
 import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY } from "../../knowledge/store/schema/index.js";
 import {

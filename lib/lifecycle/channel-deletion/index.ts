@@ -1,10 +1,5 @@
 /**
- * The data lifecycle: removing what convoseg keeps of a channel, against a deployment's tables
- * or a local workspace's (`npm start -- channel delete`).
+ * Channel deletion. Removing everything convoseg keeps of a channel, state, messages and
+ * knowledge, against a deployment's tables or a local workspace's (`npm start -- channel delete`).
  */
-export {
-  type ChannelPart,
-  type DeleteChannelOptions,
-  deleteChannel,
-  type PartCount,
-} from "./delete-channel.js";
+export { type ChannelPart, deleteChannel, type PartCount } from "./delete-channel.js";

@@ -10,10 +10,9 @@ import {
   type AuthorIndex,
   type AuthorRef,
   authorMatches,
-  type ConversationId,
   type Editor,
-  type Message,
-} from "../../history/index.js";
+} from "../../history/changes/index.js";
+import type { ConversationId, Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
 import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
 import {

@@ -1,16 +1,9 @@
 /**
- * Erasure: removing a person from everything convoseg keeps (`eraseUser`; `npm start -- erase`,
- * the stack's `EraseUser` function), with the audit item that records each erasure
+ * Erasure: removing a person from everything convoseg keeps, with an audit item of each erasure.
+ * `eraseUser` is what `npm start -- erase` and the stack's `EraseUser` function run
  * (docs/erasure.md).
  */
-export {
-  type AuditStore,
-  type ErasedMessage,
-  type ErasureAudit,
-  type ErasureCounts,
-  MemoryAuditStore,
-  NO_COUNTS,
-} from "./audit.js";
+export { type AuditStore, MemoryAuditStore } from "./audit.js";
 export { DynamoDbAuditStore } from "./audit-dynamodb.js";
 export {
   type EraseOutcome,
@@ -20,17 +13,6 @@ export {
   eraseUser,
 } from "./erase.js";
 export { ErasureError, ErasureRequestError } from "./errors.js";
-export {
-  DEADLINE_MARGIN_MS,
-  type EraseUserResponse,
-  eraseRequestOf,
-  runEraseUser,
-} from "./operation.js";
-export { mentions, type ScrubStore } from "./scrub.js";
-export {
-  addAuthorIndex,
-  authorIndexState,
-  backfillAuthorKeys,
-  dynamoDbErasure,
-  type ErasureTables,
-} from "./wiring.js";
+export { eraseRequestOf, runEraseUser } from "./operation.js";
+export { mentions } from "./scrub.js";
+export { addAuthorIndex, authorIndexState, backfillAuthorKeys, dynamoDbErasure } from "./wiring.js";

@@ -11,7 +11,7 @@ import {
 import { paginateScan, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { realSleep } from "../../base/backoff/index.js";
 import { documentClient, isConditionFailure } from "../../base/dynamodb/index.js";
-import { DynamoDbStore } from "../../history/index.js";
+import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import {
   AUTHOR_KEY,
   BY_AUTHOR_ATTRIBUTES,

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbStore } from "../../history/index.js";
+import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import {
   DynamoDbResultStore,
   type ResultStore,

@@ -2,7 +2,7 @@
  * A digest: what a set of channels talked about over a period, as the `digest` command and the
  * scheduled digest publish it (Markdown, HTML, JSON). Public contract v1: fields may be added.
  */
-import type { QuestionStatus } from "../../knowledge/extraction/types.js";
+import type { QuestionStatus } from "../../knowledge/extraction/index.js";
 
 /** Where an entry's evidence is: its segment (the report's anchor) and its messages. */
 export interface DigestEvidence {

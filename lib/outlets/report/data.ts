@@ -3,7 +3,7 @@
  * script in the browser. Plain JSON (no Maps, no typed arrays) and columnar where it is large,
  * because a channel can hold hundreds of thousands of messages.
  */
-import type { Digest, DigestQuestion } from "../digest/types.js";
+import type { Digest, DigestQuestion } from "../digest/index.js";
 
 /** How a segment was cut from what came before it in its channel. */
 export type CutCause =

@@ -5,7 +5,7 @@
  */
 
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
-import type { StoredQuestion } from "../../knowledge/store/schema/items.js";
+import type { StoredQuestion } from "../../knowledge/store/index.js";
 import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
 import {
   assembleDigest,

@@ -4,7 +4,7 @@
  * kept under a size bound. No writes: `./channel-step.ts` records and delivers the result.
  */
 import { createHash } from "node:crypto";
-import type { Arrival } from "../../history/index.js";
+import type { Arrival } from "../../history/dynamodb/index.js";
 import {
   type BrokenHold,
   type ChannelSnapshot,

@@ -1,10 +1,9 @@
 /**
- * The segmentation pipeline's engine: the scheduled tick and its budget, the fanned-out tick,
- * segment delivery to SQS, the function's configuration and its wiring to AWS, and the errors.
- * Its other audiences have their own entries: `./contract` (what consumers of the segment queue
- * read), `./schema` (the channels table's shape, for the CDK stack and its writers) and
- * `./store` (the channel store port and its implementations). The pure planner is
- * `./planner.ts`.
+ * The segmentation pipeline's engine. The scheduled tick and its budget, the fanned-out tick,
+ * segment delivery to SQS, the function's configuration and its wiring to AWS, and the errors. Its
+ * other audiences have their own entries: `./contract` (what consumers of the segment queue read),
+ * `./schema` (the channels table's shape, for the CDK stack and its writers) and `./store` (the
+ * channel store port and its implementations). The pure planner is `./planner.ts`.
  */
 export { deadlineBudget, type TickBudget } from "./budget.js";
 export {
@@ -30,10 +29,9 @@ export {
   runShare,
   type ShareRun,
   tickShares,
-  type WorkerInvoker,
 } from "./fan-out.js";
 export { LambdaWorkerInvoker } from "./lambda-invoker.js";
-export { type Plan, plan } from "./planner.js";
+export { plan } from "./planner.js";
 export { SegmentDeliveryError, SqsSegmentSender } from "./sqs-delivery.js";
 export { emptyTickSummary, runTick, type TickSummary } from "./tick.js";
 export type {

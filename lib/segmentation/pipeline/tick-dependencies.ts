@@ -3,7 +3,8 @@
  * settings, metrics and logger, and its two clocks. The Lambda handlers, the local run and the
  * benchmarks wire it (`./wiring.ts`); tests pass memory stores and fakes.
  */
-import type { Arrival, Message } from "../../history/index.js";
+import type { Arrival } from "../../history/dynamodb/index.js";
+import type { Message } from "../../history/index.js";
 import type { BodyOptions } from "./delivery.js";
 import type { ChannelStore } from "./store/channel-state.js";
 import type { PipelineConfig, SegmentDelivery } from "./types.js";

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { DynamoDbStore } from "../../history/index.js";
+import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import type { SegmentFunctionConfig } from "./config.js";
 import { SqsSegmentSender } from "./sqs-delivery.js";
 import { DynamoDbChannelStore } from "./store/dynamodb-channel-store.js";

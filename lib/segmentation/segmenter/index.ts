@@ -1,5 +1,5 @@
 /**
- * The conversation segmenter (`docs/specs/segmenter.md`): splits a timestamped item stream into
+ * The conversation segmenter (`docs/specs/segmenter.md`). Splits a timestamped item stream into
  * closed conversation segments. Pure and deterministic.
  */
 export { openConversationStart } from "./open-conversation.js";

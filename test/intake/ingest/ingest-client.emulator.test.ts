@@ -1,4 +1,4 @@
-import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { IngestClient } from "convoseg/ingest";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { DynamoDbChannelStore } from "convoseg/pipeline/store";

@@ -1,4 +1,5 @@
-import { MemoryStore, SequenceAllocator, textMessage, WriteError } from "convoseg/history";
+import { MemoryStore, textMessage, WriteError } from "convoseg/history";
+import { SequenceAllocator } from "convoseg/history/positions";
 import { type IngestStore, ingest } from "convoseg/ingest";
 import { describe, expect, it } from "vitest";
 

@@ -11,13 +11,11 @@ import {
   InvalidModelOutputError,
   type LLM,
   LLMError,
-  mapTurnRange,
   normalizeTopic,
   type PromptTurn,
-  renderIndices,
-  renderTurns,
   type Turn,
 } from "convoseg/extraction";
+import { mapTurnRange, renderIndices, renderTurns } from "convoseg/extraction/prompts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -3,17 +3,14 @@
  * what a turn may carry into a prompt, against the real analyzer and a scripted model.
  */
 
+import { Analyzer, type ExtractionTurn, type LLM, type Turn } from "convoseg/extraction";
 import {
-  Analyzer,
-  type ExtractionTurn,
-  type LLM,
   MAX_REASON_CHARS,
   MAX_TAG_CHARS,
   MAX_TAGS,
   MAX_TOPIC_CHARS,
-  replySchema,
-  type Turn,
-} from "convoseg/extraction";
+} from "convoseg/extraction/bounds";
+import { replySchema } from "convoseg/extraction/prompts";
 import { describe, expect, it } from "vitest";
 import { memoryOutputs } from "../../support/window-outputs.js";
 

@@ -7,17 +7,19 @@
 
 import {
   Analyzer,
-  EXCERPT_END,
-  EXCERPT_START,
   type ExtractionTurn,
   type LLM,
-  PROMPT_VERSION,
   type PromptTurn,
-  promptString,
   type Route,
+} from "convoseg/extraction";
+import {
+  EXCERPT_END,
+  EXCERPT_START,
+  PROMPT_VERSION,
+  promptString,
   renderTurns,
   SYSTEM_PROMPT,
-} from "convoseg/extraction";
+} from "convoseg/extraction/prompts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

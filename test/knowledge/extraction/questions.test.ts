@@ -6,19 +6,15 @@
 
 import {
   Analyzer,
-  additionalPrompt,
   dedupeQuestions,
   type ExtractionTurn,
-  extractPrompt,
   type LLM,
-  MAX_ANSWER_CHARS,
-  MAX_QUESTION_CHARS,
-  MAX_QUESTIONS,
   QUESTION_STATUSES,
   type QuestionCandidate,
-  replySchema,
   type Turn,
 } from "convoseg/extraction";
+import { MAX_ANSWER_CHARS, MAX_QUESTION_CHARS, MAX_QUESTIONS } from "convoseg/extraction/bounds";
+import { additionalPrompt, extractPrompt, replySchema } from "convoseg/extraction/prompts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { placeQuestions } from "../../../lib/knowledge/extraction/questions.js";

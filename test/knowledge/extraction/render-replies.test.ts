@@ -4,13 +4,8 @@
  * back exactly (property).
  */
 
-import {
-  Analyzer,
-  type ExtractionTurn,
-  type LLM,
-  type PromptTurn,
-  renderTurns,
-} from "convoseg/extraction";
+import { Analyzer, type ExtractionTurn, type LLM, type PromptTurn } from "convoseg/extraction";
+import { renderTurns } from "convoseg/extraction/prompts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -3,7 +3,7 @@ import { PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { deleteChannel } from "convoseg/channel-deletion";
 import { documentClient } from "convoseg/dynamodb";
 import { KeyphraseExtractor } from "convoseg/extraction/offline";
-import { createMessagesTable } from "convoseg/history";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { IngestClient } from "convoseg/ingest";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";

@@ -9,7 +9,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
-import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import type { IngestResult } from "convoseg/ingest";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";

@@ -17,7 +17,8 @@ import {
   eraseUser,
   runEraseUser,
 } from "convoseg/erasure";
-import { createMessagesTable, DynamoDbStore, textMessage } from "convoseg/history";
+import { textMessage } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { authorKeyOf } from "convoseg/history/schema";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { DeleteQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { itemSize, MAX_ITEM_BYTES } from "convoseg/dynamodb";
-import { DynamoDbStore } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { ChannelPositions, ingest } from "convoseg/ingest";
 import type { TickSettings } from "convoseg/pipeline";
 import { DUE_SHARDS, dueShardOf } from "convoseg/pipeline/schema";

@@ -4,7 +4,7 @@
  * Marks come from the store's position allocator (ingestion's side), states from `record`.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { PositionAllocator } from "convoseg/history";
+import type { PositionAllocator } from "convoseg/history/positions";
 import { ChannelStateError } from "convoseg/pipeline";
 import { dueShardOf, shareShards } from "convoseg/pipeline/schema";
 import {

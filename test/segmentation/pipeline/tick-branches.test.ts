@@ -4,7 +4,8 @@
  * channels and due times. Fast and deterministic: both clocks are the test's.
  */
 import { randomBytes } from "node:crypto";
-import { MemoryStore, type PositionAllocator, type PositionLease } from "convoseg/history";
+import { MemoryStore } from "convoseg/history";
+import type { PositionAllocator, PositionLease } from "convoseg/history/positions";
 import { ingest } from "convoseg/ingest";
 import {
   type PlannedSegment,

@@ -5,7 +5,7 @@
  * run on fresh tables. Fewer and shorter runs: every call is a request.
  */
 import { randomBytes } from "node:crypto";
-import { createMessagesTable, DynamoDbStore } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { ChannelPositions } from "convoseg/ingest";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { DynamoDbChannelStore } from "convoseg/pipeline/store";

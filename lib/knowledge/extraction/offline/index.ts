@@ -1,5 +1,5 @@
 /**
- * The offline extractor: a segment's topics from its structured turns without a model, weighed
+ * The offline extractor. A segment's topics from its structured turns without a model, weighed
  * against the channel's term statistics.
  */
 export {
@@ -7,5 +7,4 @@ export {
   KEYPHRASE_EXTRACTOR_VERSION,
   KEYPHRASE_VOCABULARY,
   KeyphraseExtractor,
-  type KeyphraseExtractorOptions,
 } from "./extractor.js";

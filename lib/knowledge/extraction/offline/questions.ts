@@ -8,7 +8,7 @@
  * unclear when what follows is
  * only a question or the asker's own words; unanswered when nothing follows.
  */
-import { boundQuestion, countTrimmed, cutText, MAX_ANSWER_CHARS } from "../bounds.js";
+import { boundQuestion, countTrimmed, cutText, MAX_ANSWER_CHARS } from "../bounds/bounds.js";
 import type { ExtractionTurn } from "../extractor.js";
 import type { QuestionCandidate, Trimmed } from "../types.js";
 import { addressOf } from "./names.js";

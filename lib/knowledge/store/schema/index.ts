@@ -1,16 +1,10 @@
 /**
- * The results table's schema: its key and TTL attribute names and its definition, what the CDK
+ * The results table's schema. Its key and TTL attribute names and its definition, what the CDK
  * stack and table set-up import. The items it holds (v1) are `./items.ts`; the sort key prefixes
  * of a channel's term statistics are exported for whoever erases derived data, and the result and
  * topic index keys for readers that page over them (lib/outlets/api).
  */
-export {
-  DEPLOYMENT_PARTITION,
-  RESULT_PREFIX,
-  resultItemKey,
-  TERM_STATISTICS_PREFIXES,
-  TOPIC_PREFIX,
-} from "./items.js";
+export { DEPLOYMENT_PARTITION, resultItemKey, TOPIC_PREFIX } from "./items.js";
 export {
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,

@@ -4,7 +4,7 @@
  * recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
  * follows); chat text goes in as text nodes only.
  */
-import type { DigestEvidence, DigestQuestion } from "../../digest/types.js";
+import type { DigestEvidence, DigestQuestion } from "../../digest/index.js";
 import { segmentAnchor } from "../anchors.js";
 import type { ReportData, ReportKnowledge } from "../data.js";
 import { count, el, span, time } from "./dom.js";

@@ -1,5 +1,5 @@
 /**
- * The pipeline's contract with what reads its output: the v1 segment message on the queue (its
+ * The pipeline's contract with what reads its output. The v1 segment message on the queue (its
  * type, encoder, parser and errors), the FIFO addressing rule producers share, and the
  * `--candidates` line of a local run. Consumers import this and nothing of the engine.
  */

@@ -1,7 +1,7 @@
 /**
- * The channels table's shape: its keys and item names, the attributes ingestion may write, the
- * due index and its shard arithmetic, and the table definition. What the CDK stack (`infra/`)
- * and every writer of the table (ingestion's `ChannelPositions`) build on.
+ * The channels table's shape. Its keys and item names, the attributes ingestion may write, the due
+ * index and its shard arithmetic, and the table definition. What the CDK stack (`infra/`) and
+ * every writer of the table (ingestion's `ChannelPositions`) build on.
  */
 export {
   checkDueShards,
@@ -24,5 +24,4 @@ export {
   MARK_ATTRIBUTES,
   MARKS_ITEM,
   SHARE_CLAIM_ITEM,
-  STATE_ITEM,
 } from "./table.js";

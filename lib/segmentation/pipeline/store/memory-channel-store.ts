@@ -1,4 +1,5 @@
-import type { ConversationId, PositionAllocator, PositionLease } from "../../../history/index.js";
+import type { ConversationId } from "../../../history/index.js";
+import type { PositionAllocator, PositionLease } from "../../../history/positions/index.js";
 import { ChannelStateError } from "../errors.js";
 import { DUE_SHARDS, dueShardOf, shareShards } from "../schema/due-shards.js";
 import { holdName } from "../schema/table.js";

@@ -11,7 +11,8 @@ import {
   queueSink,
   simulatedClock,
 } from "convoseg/connectors/discord";
-import { createMessagesTable, DynamoDbStore, messageText } from "convoseg/history";
+import { messageText } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { IngestClient } from "convoseg/ingest";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { afterEach, describe, expect, it } from "vitest";

@@ -3,13 +3,8 @@
  * reply or the next other voice, and the invariants any segment's questions keep.
  */
 
-import {
-  type ExtractionTurn,
-  MAX_ANSWER_CHARS,
-  MAX_QUESTION_CHARS,
-  type WindowOutput,
-  type WindowOutputs,
-} from "convoseg/extraction";
+import type { ExtractionTurn, WindowOutput, WindowOutputs } from "convoseg/extraction";
+import { MAX_ANSWER_CHARS, MAX_QUESTION_CHARS } from "convoseg/extraction/bounds";
 import { KeyphraseExtractor } from "convoseg/extraction/offline";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

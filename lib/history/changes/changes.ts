@@ -5,9 +5,9 @@
  * key, position, id and timestamp; its parts, author and metadata go), and a deletion of an id not
  * stored leaves a tombstone, so that the message, arriving later, is not stored.
  */
-import { type ConversationId, validateConversationId } from "./conversation-id.js";
-import { describeError, HistoryError, InvalidMessageError } from "./errors.js";
-import type { CallOptions } from "./store.js";
+import { type ConversationId, validateConversationId } from "../conversation-id.js";
+import { describeError, HistoryError, InvalidMessageError } from "../errors.js";
+import type { CallOptions } from "../store.js";
 
 export type MessageChange =
   | { kind: "edit"; id: string; text: string; editedAt: number }

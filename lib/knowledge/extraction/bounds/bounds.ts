@@ -3,7 +3,7 @@
  * prompt: an over-long field is cut, a candidate past the cap dropped, and every cut counted by
  * what was cut ({@link Trimmed}), so that a reply is never stored whole and never silently cut.
  */
-import type { Candidate, QuestionCandidate, Trimmed } from "./types.js";
+import type { Candidate, QuestionCandidate, Trimmed } from "../types.js";
 
 /** A topic is a short name; a reason one sentence; a tag a word or two. In characters. */
 export const MAX_TOPIC_CHARS = 200;

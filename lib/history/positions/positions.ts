@@ -1,6 +1,6 @@
-import type { ConversationId } from "./conversation-id.js";
-import { describeError, HistoryError } from "./errors.js";
-import { Sequence } from "./sequence.js";
+import type { ConversationId } from "../conversation-id.js";
+import { describeError, HistoryError } from "../errors.js";
+import { Sequence } from "../sequence.js";
 
 /**
  * Arrival positions reserved for one write: `count` consecutive positions from `first`. A store

@@ -3,9 +3,9 @@
  * (`lib/lifecycle/erasure`) pages through. Paging is by key, so deleting the messages of a page while
  * paging neither skips nor repeats any later one.
  */
-import { type ConversationId, validateConversationId } from "./conversation-id.js";
-import { InvalidMessageError } from "./errors.js";
-import type { CallOptions } from "./store.js";
+import { type ConversationId, validateConversationId } from "../conversation-id.js";
+import { InvalidMessageError } from "../errors.js";
+import type { CallOptions } from "../store.js";
 
 /** A message found by its author: where it is and its platform id. */
 export interface AuthoredMessage {

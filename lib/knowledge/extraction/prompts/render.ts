@@ -4,7 +4,7 @@
  * (docs/specs/windows.md, "This port" under summarize): chat text is hostile, so a turn's author
  * and text are JSON strings and can never read as a turn, a marker or an instruction line.
  */
-import type { Turn } from "../windows/index.js";
+import type { Turn } from "../../windows/index.js";
 
 const LABELS: Record<string, string> = { user: "USER", assistant: "ASSISTANT", tool: "TOOL" };
 

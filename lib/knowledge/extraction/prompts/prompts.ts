@@ -14,9 +14,9 @@ import {
   MAX_TAG_CHARS,
   MAX_TAGS,
   MAX_TOPIC_CHARS,
-} from "./bounds.js";
+} from "../bounds/bounds.js";
+import { QUESTION_STATUSES } from "../types.js";
 import { promptString } from "./render.js";
-import { QUESTION_STATUSES } from "./types.js";
 
 /**
  * The version of the prompts and reply schema below. Results and stored window replies are keyed

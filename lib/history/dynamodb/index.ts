@@ -1,0 +1,8 @@
+/**
+ * The history store on DynamoDB. `DynamoDbStore` over the messages table, the table's creation for
+ * local runs and tests, a channel's latest name, and the storage rule messages must meet.
+ */
+export { latestChannelName } from "./channel-names.js";
+export { storageProblem } from "./schema.js";
+export { type Arrival, DynamoDbStore } from "./store.js";
+export { createMessagesTable } from "./table.js";

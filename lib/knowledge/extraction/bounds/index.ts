@@ -1,0 +1,19 @@
+/**
+ * What a model's reply may hold. The caps on candidates, questions, tags and their lengths, and
+ * the functions that bound a reply to them and count what was trimmed.
+ */
+export {
+  addTrimmed,
+  boundCandidate,
+  boundQuestion,
+  countTrimmed,
+  DEFAULT_MAX_CANDIDATES,
+  DEFAULT_MAX_TURN_CHARS,
+  MAX_ANSWER_CHARS,
+  MAX_QUESTION_CHARS,
+  MAX_QUESTIONS,
+  MAX_REASON_CHARS,
+  MAX_TAG_CHARS,
+  MAX_TAGS,
+  MAX_TOPIC_CHARS,
+} from "./bounds.js";
