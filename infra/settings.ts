@@ -23,6 +23,7 @@ import {
 } from "convoseg/knowledge/write";
 import { MAX_CHANNEL_CONCURRENCY, MAX_WORKERS, SEGMENT_DEFAULTS } from "convoseg/pipeline";
 import { MAX_DUE_SHARDS } from "convoseg/pipeline/schema";
+import { overlapProblem } from "convoseg/windows";
 
 /** Discord channel ids, comma-separated (at most MAX_DISCORD_CHANNELS: checked by count). */
 const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);
@@ -944,9 +945,8 @@ export const SETTINGS: readonly Setting[] = [
   choice("route", ROUTES, EXTRACT_DEFAULTS.ROUTE),
   integer("windowSize", EXTRACT_DEFAULTS.WINDOW_SIZE, 1, MAX_WINDOW_TURNS),
   integer("overlap", EXTRACT_DEFAULTS.OVERLAP, 0, MAX_WINDOW_TURNS - 1, (v) => {
-    if (v.overlap >= v.windowSize) {
-      fail(`must be less than windowSize (${v.windowSize}) ${got(v.overlap)}`);
-    }
+    const problem = overlapProblem(v.windowSize, v.overlap);
+    if (problem !== undefined) fail(problem);
   }),
   integer("prefixStep", EXTRACT_DEFAULTS.PREFIX_STEP, 1, MAX_WINDOW_TURNS),
   integer("maxWindows", EXTRACT_DEFAULTS.MAX_WINDOWS, 1, MAX_WINDOWS),
