@@ -1,7 +1,8 @@
 /**
  * The read API: a pure router and handler from an HTTP request to a JSON response over small
  * ports (one bounded DynamoDB read each), their DynamoDB implementation, validated cursors, the
- * response schemas (zod) and the OpenAPI document built from them. The Lambda handler
+ * response schemas (zod) and the OpenAPI document built from them, all over one list of routes
+ * (`API_ROUTES`), which the deployed HTTP API (infra/api.ts) reads too. The Lambda handler
  * (functions/api) and `npm start -- serve` (cli/serve.ts) put it behind their transports.
  */
 export { type CursorCodec, type CursorScope, cursorCodec, MAX_CURSOR_CHARS } from "./cursor.js";
@@ -43,6 +44,13 @@ export type {
   TopicEntriesRead,
 } from "./ports.js";
 export { MAX_ID_CHARS, MAX_PATH_CHARS, MAX_QUERY_CHARS } from "./request.js";
+export {
+  API_METHODS,
+  API_ROUTES,
+  type ApiRoute,
+  matchRoute,
+  type RouteParameters,
+} from "./routes.js";
 export * as apiBodies from "./schemas.js";
 export {
   ENTRIES_PER_TOPIC,
