@@ -18,7 +18,7 @@ import {
   SettingProblem,
   type SettingValues,
   tickTimeoutMs,
-} from "./settings.js";
+} from "./settings/index.js";
 
 export {
   type ConvosegSettings,
@@ -27,7 +27,7 @@ export {
   type QueueType,
   type SettingName,
   tickTimeoutMs,
-} from "./settings.js";
+} from "./settings/index.js";
 
 /** Where the OpenAI-compatible endpoint's API key is kept. */
 export type ApiKeyLocation = { kind: "secret"; arn: string } | { kind: "parameter"; name: string };
