@@ -1,4 +1,4 @@
-import { apiHandler, dynamoDbApiSources } from "convoseg/api";
+import { API_ROUTES, apiHandler, dynamoDbApiSources } from "convoseg/api";
 import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { Workspace } from "../local/workspace.js";
@@ -17,12 +17,12 @@ export const DEFAULT_HOST = "127.0.0.1";
 const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--workspace DIR] [--allow-remote]
 
 Serves the read API (docs/api.md) on the local workspace's tables over HTTP, with no
-authentication, until interrupted (Ctrl-C): GET /channels, /channels/{c}/topics,
-/channels/{c}/questions, /channels/{c}/digest?since=7d and /channels/{c}/segments/{id}. The
-same handler the deployed API runs, where IAM (or JWT) guards it; here only this machine may
-reach it. The digest's period ends at the workspace's simulated clock (where its last run left
-it), as for digest. It holds the workspace while it serves: stop it before a run on the same
-workspace.
+authentication, until interrupted (Ctrl-C): GET and HEAD of each route,
+${API_ROUTES.map((route) => `  ${route}`).join("\n")}
+(the digest takes ?since=7d). The same handler the deployed API runs, where IAM (or JWT)
+guards it; here only this machine may reach it. The digest's period ends at the workspace's
+simulated clock (where its last run left it), as for digest. It holds the workspace while it
+serves: stop it before a run on the same workspace.
 
 Options:
 ${WORKSPACE_HELP}

@@ -5,6 +5,7 @@ import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { API_METHODS, API_ROUTES } from "convoseg/api";
 import type { ApiConfig } from "./config.js";
 import { PipelineFunction } from "./function.js";
 import type { Storage } from "./storage.js";
@@ -14,15 +15,6 @@ export interface ReadApiProps {
   readonly storage: Storage;
   readonly logRetention: RetentionDays;
 }
-
-/** The routes, as lib/outlets/api serves them: every one a GET. */
-export const API_ROUTES = [
-  "/channels",
-  "/channels/{c}/topics",
-  "/channels/{c}/questions",
-  "/channels/{c}/digest",
-  "/channels/{c}/segments/{id}",
-] as const;
 
 /**
  * The read API (docs/api.md), deployed only with `api`: an HTTP API whose routes are
@@ -83,9 +75,9 @@ export class ReadApi extends Construct {
       createDefaultStage: true,
     });
     const integration = new HttpLambdaIntegration("Handler", this.function.function);
-    for (const path of API_ROUTES) {
-      this.api.addRoutes({ path, methods: [HttpMethod.GET, HttpMethod.HEAD], integration });
-    }
+    // The routes the handler serves (lib/outlets/api's one list): none answers 404 here alone.
+    const methods = API_METHODS.map((method) => HttpMethod[method]);
+    for (const path of API_ROUTES) this.api.addRoutes({ path, methods, integration });
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention,

@@ -1,5 +1,5 @@
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { type Route, windowCount } from "convoseg/extraction";
+import type { Route } from "convoseg/extraction";
 import { KnowledgeConfigError } from "convoseg/knowledge";
 import {
   EXTRACT_DEFAULTS,
@@ -10,15 +10,19 @@ import {
 import { SEGMENT_DEFAULTS } from "convoseg/pipeline";
 import {
   type ConvosegSettings,
-  EXTRACT_MARGIN_MS,
   type ExtractorSetting,
-  LAMBDA_MAX_TIMEOUT_MS,
-  SETTINGS,
+  environmentOf,
+  type FunctionName,
+  readSettings,
   type SettingName,
-  SettingProblem,
   type SettingValues,
+  settingOf,
   tickTimeoutMs,
-} from "./settings.js";
+} from "./settings/index.js";
+import { type DiscordConfig, discordConfig } from "./settings/intake.js";
+import { MINUTE_MS } from "./settings/kinds.js";
+import { extractTimeoutMs } from "./settings/knowledge.js";
+import { type ApiConfig, apiConfig, type DigestConfig, digestConfig } from "./settings/outlets.js";
 
 export {
   type ConvosegSettings,
@@ -27,7 +31,15 @@ export {
   type QueueType,
   type SettingName,
   tickTimeoutMs,
-} from "./settings.js";
+} from "./settings/index.js";
+export type { DiscordConfig } from "./settings/intake.js";
+export {
+  bedrockModel,
+  type ExtractSizing,
+  extractRounds,
+  extractTimeoutMs,
+} from "./settings/knowledge.js";
+export type { ApiConfig, DigestConfig } from "./settings/outlets.js";
 
 /** Where the OpenAI-compatible endpoint's API key is kept. */
 export type ApiKeyLocation = { kind: "secret"; arn: string } | { kind: "parameter"; name: string };
@@ -70,32 +82,6 @@ export interface ExtractConfig {
 }
 
 /** The validated configuration, durations in milliseconds. */
-/** The Discord poller's settings, when `discordChannels` turns it on. */
-export interface DiscordConfig {
-  channels: string[];
-  tokenSecretArn: string;
-  scheduleMinutes: number;
-  rereadWindow: number;
-  backfillFrom?: string;
-}
-
-/** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
-export interface ApiConfig {
-  jwt?: { issuer: string; audience: string[] };
-}
-
-/** The scheduled digest, when `digest` turns it on. */
-export interface DigestConfig {
-  /** An EventBridge schedule expression. */
-  schedule: string;
-  periodMs: number;
-  /** Unset: every channel of the channels table. */
-  channels?: string[];
-  slackWebhookSecretArn?: string;
-  /** A standard SNS topic each digest is published to. */
-  snsTopicArn?: string;
-}
-
 export interface ConvosegConfig {
   maxSize: number;
   settleMs: number;
@@ -140,6 +126,11 @@ export interface ConvosegConfig {
     slack?: { signingSecretArn: string; botTokenArn?: string };
     telegram?: { secretTokenArn: string };
   };
+  /**
+   * The variables the settings set in each function's environment, as each declares (the
+   * environment functions below add the resources' names and what follows from the settings).
+   */
+  environments: Record<FunctionName, Record<string, string>>;
   names: {
     messagesTable?: string;
     channelsTable?: string;
@@ -159,90 +150,39 @@ const SOURCE_NOTE: Record<SettingSource, string> = {
   default: "",
 };
 
-/** A configuration error: the message names the setting and where its value came from. */
+/** A setting at fault, where its value came from, and what is wrong with it. */
+export interface ConfigFault {
+  setting: SettingName;
+  source: SettingSource;
+  problem: string;
+}
+
+/**
+ * A configuration error: every setting at fault, a line each naming the setting and where its
+ * value came from. `setting` is the first of them.
+ */
 export class ConfigError extends Error {
   override readonly name: string = "ConfigError";
-  constructor(
-    readonly setting: SettingName,
-    source: SettingSource,
-    problem: string,
-  ) {
-    super(`convoseg: invalid setting ${setting}${SOURCE_NOTE[source]}: ${problem}`);
+  readonly setting: SettingName;
+  constructor(readonly faults: readonly [ConfigFault, ...ConfigFault[]]) {
+    super(
+      faults
+        .map(
+          ({ setting, source, problem }) =>
+            `convoseg: invalid setting ${setting}${SOURCE_NOTE[source]}: ${problem}`,
+        )
+        .join("\n"),
+    );
+    this.setting = faults[0].setting;
   }
 }
 
-const MINUTE_MS = 60_000;
-/**
- * System-defined cross-region inference profiles prefix the model id with their geography
- * (`us.amazon.nova-lite-v1:0`); model ids themselves start with the provider (`amazon.`).
- */
-const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 /** AWS's advice for Lambda event sources: six times the function timeout. */
 const VISIBILITY_PER_TIMEOUT = 6;
-/** Calls a window may take: the first, and one repair of an invalid reply. */
-const CALLS_PER_WINDOW = 2;
-
-/** What sizes an extraction: the largest segment and how the route cuts it. */
-export type ExtractSizing = Pick<
-  ExtractConfig,
-  | "route"
-  | "windowSize"
-  | "overlap"
-  | "prefixStep"
-  | "maxWindows"
-  | "llmConcurrency"
-  | "llmDeadlineMs"
-> & { maxSize: number };
-
-/**
- * Rounds of model calls one after another for the largest segment: its windows `llmConcurrency`
- * at a time. The `prefix` route runs its first window alone (the others share its prompt as a
- * cached prefix), and `full2`'s second pass needs the first's answer.
- */
-export function extractRounds(sizing: ExtractSizing): number {
-  // The largest segment: one turn per message.
-  const windows = windowCount(sizing.route, { ...sizing, turns: sizing.maxSize });
-  switch (sizing.route) {
-    case "prefix":
-      return windows > 1 ? 1 + Math.ceil((windows - 1) / sizing.llmConcurrency) : 1;
-    case "full2":
-      return 2;
-    default:
-      return Math.ceil(windows / sizing.llmConcurrency);
-  }
-}
-
-/**
- * The extraction function's timeout: every round of the largest segment at its worst, each call
- * running into its deadline (`llmDeadlineMs`, its retries included) and then a repair call that
- * does too, plus a margin for the reads and writes around them; at most Lambda's 15 minutes.
- * A segment that needs longer is not lost: each accepted window reply is stored as it comes, so
- * the retry after a timeout asks only for the rest (`WindowsReused`).
- */
-export function extractTimeoutMs(sizing: ExtractSizing): number {
-  return Math.min(
-    LAMBDA_MAX_TIMEOUT_MS,
-    extractRounds(sizing) * CALLS_PER_WINDOW * sizing.llmDeadlineMs + EXTRACT_MARGIN_MS,
-  );
-}
-
-/** The Bedrock resources a model id is invoked through (see `Extraction`'s grant). */
-export function bedrockModel(
-  modelId: string,
-): { kind: "model"; modelId: string } | { kind: "profile"; profileId: string; modelId: string } {
-  return INFERENCE_PROFILE_PREFIX.test(modelId)
-    ? {
-        kind: "profile",
-        profileId: modelId,
-        modelId: modelId.replace(INFERENCE_PROFILE_PREFIX, ""),
-      }
-    : { kind: "model", modelId };
-}
-
 /**
  * Validates the settings: from `props` first, else from `context(name)` (CDK context, whose
  * values arrive as strings from the command line), else the defaults. Reads them in the order of
- * the table (`SETTINGS`, settings.ts) and throws a {@link ConfigError} naming the first bad one.
+ * the table (`SETTINGS`, infra/settings/) and throws a {@link ConfigError} naming every bad one.
  */
 export function resolveConfig(
   props: ConvosegSettings,
@@ -250,26 +190,23 @@ export function resolveConfig(
 ): ConvosegConfig {
   const sources = new Map<SettingName, SettingSource>();
   const sourceOf = (name: SettingName) => sources.get(name) ?? "default";
-  // Filled row by row: each row's read and checks see the rows above it.
-  const values = {} as Record<SettingName, unknown>;
-  for (const setting of SETTINGS) {
-    const { name } = setting;
+  const read = readSettings((name) => {
     const fromProps = props[name];
     const given = fromProps !== undefined ? fromProps : context(name);
     sources.set(
       name,
       fromProps !== undefined ? "props" : given === undefined ? "default" : "context",
     );
-    try {
-      values[name] = setting.read(given, values as unknown as SettingValues);
-      setting.check?.(values as unknown as SettingValues);
-    } catch (error) {
-      if (!(error instanceof SettingProblem)) throw error;
-      const at = error.setting ?? name;
-      throw new ConfigError(at, sourceOf(at), error.message);
-    }
+    return given;
+  });
+  if (read.values === undefined) {
+    const [first, ...rest] = read.faults.map((fault) => ({
+      ...fault,
+      source: sourceOf(fault.setting),
+    }));
+    throw new ConfigError([first, ...rest]);
   }
-  const config = configOf(values as unknown as SettingValues);
+  const config = configOf(read.values);
   // The function reads its environment with readExtractConfig at cold start: read it the same
   // way now, so that a setting it would refuse fails synth instead of the first invocation.
   checkExtractEnvironment(
@@ -338,38 +275,9 @@ function configOf(v: SettingValues): ConvosegConfig {
       resultDays: v.resultRetentionDays ?? v.messageRetentionDays,
     },
     alarmEmail: v.alarmEmail,
-    ...(v.discordChannels !== undefined && v.discordTokenSecret !== undefined
-      ? {
-          discord: {
-            channels: v.discordChannels.split(","),
-            tokenSecretArn: v.discordTokenSecret,
-            scheduleMinutes: v.discordSchedule / 60_000,
-            rereadWindow: v.discordRereadWindow,
-            ...(v.discordBackfillFrom ? { backfillFrom: v.discordBackfillFrom } : {}),
-          },
-        }
-      : {}),
-    ...(v.api
-      ? {
-          api:
-            v.apiJwtIssuer !== undefined && v.apiJwtAudience !== undefined
-              ? { jwt: { issuer: v.apiJwtIssuer, audience: v.apiJwtAudience.split(",") } }
-              : {},
-        }
-      : {}),
-    ...(v.digest
-      ? {
-          digest: {
-            schedule: v.digestSchedule,
-            periodMs: v.digestPeriod,
-            ...(v.digestChannels !== undefined && { channels: v.digestChannels.split(",") }),
-            ...(v.digestSlackWebhookSecret !== undefined && {
-              slackWebhookSecretArn: v.digestSlackWebhookSecret,
-            }),
-            ...(v.digestSnsTopic !== undefined && { snsTopicArn: v.digestSnsTopic }),
-          },
-        }
-      : {}),
+    ...discordConfig(v),
+    ...apiConfig(v),
+    ...digestConfig(v),
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
     ingest: { concurrency: v.ingestConcurrency, maxBatch: v.ingestMaxBatch },
@@ -395,6 +303,13 @@ function configOf(v: SettingValues): ConvosegConfig {
       ...(v.telegramSecretToken === undefined
         ? {}
         : { telegram: { secretTokenArn: v.telegramSecretToken } }),
+    },
+    environments: {
+      segment: environmentOf("segment", v),
+      extract: environmentOf("extract", v),
+      ingest: environmentOf("ingest", v),
+      discord: environmentOf("discord", v),
+      digest: environmentOf("digest", v),
     },
     names: {
       messagesTable: v.messagesTableName,
@@ -427,18 +342,8 @@ export function segmentEnvironment(
     MESSAGES_TABLE: resources.messagesTable,
     CHANNELS_TABLE: resources.channelsTable,
     SEGMENT_QUEUE_URL: resources.queueUrl,
-    SEGMENT_QUEUE_FIFO: String(config.fifo),
-    MAX_SIZE: String(config.maxSize),
-    SETTLE: String(config.settleMs),
-    MIN_ITEMS: String(config.minItems),
-    GRACE: String(config.graceMs),
+    ...config.environments.segment,
     LEASE: String(config.tickTimeoutMs),
-    MAX_BODY_BYTES: String(config.maxBodyBytes),
-    BUDGET_MARGIN: String(config.budgetMarginMs),
-    DUE_SHARDS: String(config.dueShards),
-    PREVIOUS_DUE_SHARDS: String(config.previousDueShards ?? 0),
-    WORKERS: String(config.workers),
-    CHANNEL_CONCURRENCY: String(config.channelConcurrency),
   };
 }
 
@@ -474,32 +379,13 @@ export function extractEnvironment(
   },
 ): ExtractFunctionEnvironment {
   const { extract, retention } = config;
+  // The settings' own variables (EXTRACTOR and MODEL_ID among them) fill in the rest.
   return {
     ...EXTRACT_DEFAULTS,
     RESULTS_TABLE: resources.resultsTable,
     MESSAGES_TABLE: resources.messagesTable,
-    EXTRACTOR: extract.extractor,
-    MODEL_ID: extract.modelId,
-    ROUTE: extract.route,
-    WINDOW_SIZE: String(extract.windowSize),
-    OVERLAP: String(extract.overlap),
-    PREFIX_STEP: String(extract.prefixStep),
-    MAX_WINDOWS: String(extract.maxWindows),
-    LLM_CONCURRENCY: String(extract.llmConcurrency),
-    LLM_DEADLINE: String(extract.llmDeadlineMs),
-    MAX_OUTPUT_TOKENS: String(extract.maxOutputTokens),
-    MAX_TURN_CHARS: String(extract.maxTurnChars),
-    BEDROCK_OUTPUT: extract.bedrockOutput,
+    ...config.environments.extract,
     LEASE: String(extract.timeoutMs),
-    DAILY_TOKEN_BUDGET: String(extract.dailyTokenBudget),
-    MAX_ATTEMPTS: String(extract.maxAttempts),
-    BREAKER_FAILURES: String(extract.breaker.failures),
-    BREAKER_COOLDOWN: String(extract.breaker.cooldownMs),
-    REEXTRACT_CHANGED_SHARE: String(extract.reextractChangedShare),
-    SHOW_SYSTEM_MESSAGES: String(extract.showSystemMessages),
-    ...(extract.channelDailyTokenBudget === null
-      ? {}
-      : { CHANNEL_TOKEN_BUDGET: String(extract.channelDailyTokenBudget) }),
     ...(retention.resultDays === null
       ? {}
       : { RESULT_RETENTION_DAYS: String(retention.resultDays) }),
@@ -509,42 +395,21 @@ export function extractEnvironment(
     ...(resources.segmentQueueUrl === undefined
       ? {}
       : { SEGMENT_QUEUE_URL: resources.segmentQueueUrl }),
-    ...(extract.openaiBaseUrl === undefined ? {} : { OPENAI_BASE_URL: extract.openaiBaseUrl }),
-    ...(extract.apiKey?.kind === "secret" ? { OPENAI_API_KEY_SECRET: extract.apiKey.arn } : {}),
-    ...(extract.apiKey?.kind === "parameter"
-      ? { OPENAI_API_KEY_PARAMETER: extract.apiKey.name }
-      : {}),
-  };
+  } as ExtractFunctionEnvironment;
 }
 
-/** The setting each extraction variable comes from. */
-const EXTRACT_SETTINGS: Partial<Record<ExtractVariable, SettingName>> = {
-  RESULTS_TABLE: "resultsTableName",
-  MESSAGES_TABLE: "messagesTableName",
-  EXTRACTOR: "extractor",
-  MODEL_ID: "modelId",
-  ROUTE: "route",
-  WINDOW_SIZE: "windowSize",
-  OVERLAP: "overlap",
-  PREFIX_STEP: "prefixStep",
-  MAX_WINDOWS: "maxWindows",
-  LLM_CONCURRENCY: "llmConcurrency",
-  LLM_DEADLINE: "llmDeadline",
-  MAX_OUTPUT_TOKENS: "maxOutputTokens",
-  MAX_TURN_CHARS: "maxTurnChars",
-  BEDROCK_OUTPUT: "bedrockOutput",
-  DAILY_TOKEN_BUDGET: "dailyTokenBudget",
-  CHANNEL_TOKEN_BUDGET: "channelDailyTokenBudget",
-  MAX_ATTEMPTS: "extractMaxAttempts",
-  BREAKER_FAILURES: "breakerFailures",
-  BREAKER_COOLDOWN: "breakerCooldown",
-  RESULT_RETENTION_DAYS: "resultRetentionDays",
-  REEXTRACT_CHANGED_SHARE: "reextractChangedShare",
-  SHOW_SYSTEM_MESSAGES: "showSystemMessages",
-  OPENAI_BASE_URL: "openaiBaseUrl",
-  OPENAI_API_KEY_SECRET: "openaiApiKeySecret",
-  OPENAI_API_KEY_PARAMETER: "openaiApiKeyParameter",
-};
+/**
+ * The setting each extraction variable comes from: its own (`environmentOf`), or for a table's
+ * name, the setting that names the table; RESULT_RETENTION_DAYS follows resultRetentionDays.
+ */
+function extractSetting(variable: string): SettingName | undefined {
+  const resources: Record<string, SettingName> = {
+    RESULTS_TABLE: "resultsTableName",
+    MESSAGES_TABLE: "messagesTableName",
+    RESULT_RETENTION_DAYS: "resultRetentionDays",
+  };
+  return resources[variable] ?? settingOf("extract", variable);
+}
 
 /**
  * Reads `environment` as the extraction function does (`readExtractConfig`). Its complaint about
@@ -559,13 +424,19 @@ export function checkExtractEnvironment(
     return readExtractConfig(environment);
   } catch (error) {
     if (!(error instanceof KnowledgeConfigError)) throw error;
-    const first = error.problems[0];
-    const setting = first && EXTRACT_SETTINGS[first.setting as ExtractVariable];
-    if (setting === undefined) throw error;
-    throw new ConfigError(
-      setting,
-      sourceOf(setting),
-      `${first.problem} (the extraction function's ${first.setting})`,
-    );
+    // Every problem, each named by its setting; one that no setting sets is rethrown as it is.
+    const faults = error.problems.map(({ setting: variable, problem }) => {
+      const setting = extractSetting(variable);
+      return (
+        setting && {
+          setting,
+          source: sourceOf(setting),
+          problem: `${problem} (the extraction function's ${variable})`,
+        }
+      );
+    });
+    const [first, ...rest] = faults;
+    if (first === undefined || !rest.every((fault) => fault !== undefined)) throw error;
+    throw new ConfigError([first, ...(rest as ConfigFault[])]);
   }
 }

@@ -20,6 +20,8 @@ import type { Storage } from "./storage.js";
 
 export interface ScheduledDigestProps {
   readonly config: DigestConfig;
+  /** The variables its settings set (`environmentOf("digest")`): period, channels, destinations. */
+  readonly environment: Record<string, string>;
   readonly storage: Storage;
   readonly observability: Observability;
   readonly logRetention: RetentionDays;
@@ -72,12 +74,7 @@ export class ScheduledDigest extends Construct {
         MESSAGES_TABLE: storage.messages.tableName,
         CHANNELS_TABLE: storage.channels.tableName,
         DIGEST_BUCKET: this.bucket.bucketName,
-        DIGEST_PERIOD: String(config.periodMs),
-        ...(config.channels && { DIGEST_CHANNELS: JSON.stringify(config.channels) }),
-        ...(config.slackWebhookSecretArn && {
-          SLACK_WEBHOOK_SECRET: config.slackWebhookSecretArn,
-        }),
-        ...(config.snsTopicArn && { DIGEST_SNS_TOPIC: config.snsTopicArn }),
+        ...props.environment,
         POWERTOOLS_SERVICE_NAME: "convoseg-digest",
       },
       timeout: Duration.minutes(10),

@@ -15,6 +15,8 @@ import { keyedTable, type Storage } from "./storage.js";
 
 export interface DiscordPollerProps {
   readonly config: DiscordConfig;
+  /** The variables its settings set (`environmentOf("discord")`): channels, token, window. */
+  readonly environment: Record<string, string>;
   readonly storage: Storage;
   readonly ingestion: Ingestion;
   readonly observability: Observability;
@@ -50,14 +52,11 @@ export class DiscordPoller extends Construct {
       entry: "functions/discord/handler.ts",
       description: "convoseg Discord poller: configured channels and their threads into ingestion",
       environment: {
-        DISCORD_CHANNELS: config.channels.join(","),
-        DISCORD_TOKEN_SECRET: config.tokenSecretArn,
+        ...props.environment,
         CURSORS_TABLE: this.cursors.tableName,
         INGEST_QUEUE_URL: props.ingestion.queue.queue.queueUrl,
         MESSAGES_TABLE: props.storage.messages.tableName,
-        REREAD_WINDOW: String(config.rereadWindow),
         DEADLINE_MARGIN_MS: String(MARGIN.toMilliseconds()),
-        ...(config.backfillFrom ? { BACKFILL_FROM: config.backfillFrom } : {}),
         POWERTOOLS_SERVICE_NAME: "convoseg-discord",
       },
       timeout,

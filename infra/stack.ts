@@ -60,10 +60,8 @@ export class ConvosegStack extends Stack {
       storage: this.storage,
       logRetention: config.logRetention,
       queueName: config.names.ingestQueue,
-      dueShards: config.dueShards,
       concurrency: config.ingest.concurrency,
-      maxBatch: config.ingest.maxBatch,
-      messageRetentionDays: config.retention.messageDays,
+      environment: config.environments.ingest,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
     // A redaction past the changed share sends its segment back to be extracted again.
@@ -111,6 +109,7 @@ export class ConvosegStack extends Stack {
     if (config.discord !== undefined) {
       this.discord = new DiscordPoller(this, "Discord", {
         config: config.discord,
+        environment: config.environments.discord,
         storage: this.storage,
         ingestion: this.ingestion,
         observability: this.observability,
@@ -128,6 +127,7 @@ export class ConvosegStack extends Stack {
     if (config.digest !== undefined) {
       this.digest = new ScheduledDigest(this, "Digest", {
         config: config.digest,
+        environment: config.environments.digest,
         storage: this.storage,
         observability: this.observability,
         logRetention: config.logRetention,

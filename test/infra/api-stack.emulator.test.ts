@@ -1,4 +1,5 @@
 /** The read API in the stack: absent by default; IAM or JWT authorized, read-only, cdk-nag clean. */
+import { API_METHODS, API_ROUTES, apiHandler, memoryApiSources } from "convoseg/api";
 import { describe, expect, it } from "vitest";
 import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
 
@@ -68,6 +69,25 @@ describe("the read API in the stack", () => {
     // Access logs name the route, never the path (a channel id, or anything a caller sent).
     expect(JSON.parse(stage.Properties.AccessLogSettings.Format)).toHaveProperty("routeKey");
     expect(stage.Properties.AccessLogSettings.Format).not.toMatch(/\$context\.(path|requestPath)/);
+  });
+
+  it("puts every route the handler serves on the HTTP API, and no other", async () => {
+    const { template } = synthesize({ ...NO_BUNDLING, api: "true" });
+    const deployed = Object.values(template.findResources("AWS::ApiGatewayV2::Route")).map(
+      (r) => (r as { Properties: { RouteKey: string } }).Properties.RouteKey,
+    );
+    // What the handler (and so `serve`) answers: each route of the one list, by each method.
+    const handle = apiHandler(memoryApiSources({ channels: [] }));
+    const served: string[] = [];
+    for (const route of API_ROUTES) {
+      for (const method of API_METHODS) {
+        const rawPath = route.replace(/\{(\w+)\}/g, "$1");
+        const response = await handle({ method, rawPath, rawQuery: "", headers: {} });
+        expect(response.route, `${method} ${rawPath}`).toBe(`GET ${route}`);
+        served.push(`${method} ${route}`);
+      }
+    }
+    expect(deployed.sort()).toEqual(served.sort());
   });
 
   it("with apiJwtIssuer: every route JWT-authorized by that issuer and audience", () => {

@@ -96,6 +96,7 @@ describe("resolveConfig", () => {
       segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
       connectors: {},
       digest: { schedule: "cron(0 8 ? * MON *)", periodMs: 7 * 86_400_000 },
+      environments: expect.any(Object),
       names: {
         messagesTable: undefined,
         channelsTable: undefined,
@@ -238,6 +239,7 @@ describe("resolveConfig", () => {
           "arn:aws:secretsmanager:eu-west-1:123456789012:secret:convoseg/webhook-AbCdEf",
         snsTopicArn: "arn:aws:sns:eu-west-1:123456789012:digests",
       },
+      environments: expect.any(Object),
       names: {
         messagesTable: "chat-messages",
         channelsTable: "chat-channels",
@@ -540,6 +542,31 @@ describe("resolveConfig", () => {
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(`convoseg: invalid setting ${setting}`);
     expect(attempt).toThrow(problem);
+  });
+
+  it("reports every bad setting at once, a line each, not the rules a refused one would fail", () => {
+    let error: unknown;
+    try {
+      // windowSize is refused, so overlap's rule over it is not run; maxSize and settle are too.
+      resolve({ settle: "soon" }, { maxSize: "0", windowSize: "0", overlap: "70", api: "yes" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { setting, faults, message } = error as ConfigError;
+    expect(faults.map((f) => [f.setting, f.source])).toEqual([
+      ["maxSize", "context"],
+      ["settle", "props"],
+      ["windowSize", "context"],
+      ["api", "context"],
+    ]);
+    expect(setting).toBe("maxSize");
+    expect(message.split("\n")).toEqual([
+      'convoseg: invalid setting maxSize (from CDK context): must be an integer from 1 to 100000 (got "0")',
+      'convoseg: invalid setting settle (from stack props): must be a duration such as 90s, 15m, 24h, 2d or whole milliseconds (got "soon")',
+      'convoseg: invalid setting windowSize (from CDK context): must be an integer from 1 to 1000 (got "0")',
+      'convoseg: invalid setting api (from CDK context): must be true or false (got "yes")',
+    ]);
   });
 
   it("never echoes what may be an API key given in place of where it is kept", () => {

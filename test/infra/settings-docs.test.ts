@@ -5,7 +5,7 @@
 
 import { parseDuration } from "convoseg/duration";
 import { describe, expect, it } from "vitest";
-import { SETTINGS, type Setting } from "../../infra/settings.js";
+import { SETTINGS, type Setting } from "../../infra/settings/index.js";
 import { docPages, tablesWithHeader } from "../support/docs.js";
 
 const HEADER = ["setting", "default", "meaning"];

@@ -4,6 +4,7 @@
  * Pure; a window is a new array of the input's own turn objects, in input order.
  */
 export {
+  overlapProblem,
   plainWindowCount,
   type ReplyTarget,
   slidingWindowSpans,

@@ -8,6 +8,22 @@ import { isPositiveInteger } from "../../base/numbers/index.js";
 export type ReplyTarget = (index: number) => number | undefined;
 
 /**
+ * The one rule between a sliding window's size and its overlap, wherever either is set (the
+ * windows here, the extraction function's environment, the deployment's settings): the overlap
+ * is less than the window, so that each window moves on. The problem, worded for the setting
+ * `windowSizeName` names the size by, or undefined when the pair is fine.
+ */
+export function overlapProblem(
+  windowSize: number,
+  overlap: number,
+  windowSizeName = "windowSize",
+): string | undefined {
+  return overlap < windowSize
+    ? undefined
+    : `must be less than ${windowSizeName} (${windowSize}) (got ${overlap})`;
+}
+
+/**
  * Windows of `windowSize` items, each starting `overlap` items before the previous one ended,
  * the first at 0 and the last ending at the end: `[s, min(n, s + windowSize))`. `windowSize` must
  * be a positive integer and `overlap` an integer from 0 to `windowSize - 1` (RangeError).
@@ -56,11 +72,11 @@ export function slidingWindowSpans(
   if (!isPositiveInteger(windowSize)) {
     throw new RangeError(`windowSize must be a positive integer (got ${windowSize})`);
   }
-  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= windowSize) {
-    throw new RangeError(
-      `overlap must be an integer from 0 to windowSize - 1 (${windowSize - 1}) (got ${overlap})`,
-    );
+  if (!Number.isInteger(overlap) || overlap < 0) {
+    throw new RangeError(`overlap must be an integer from 0 (got ${overlap})`);
   }
+  const problem = overlapProblem(windowSize, overlap);
+  if (problem !== undefined) throw new RangeError(`overlap ${problem}`);
   const spans: [number, number][] = [];
   let start = 0;
   let end = Math.min(n, windowSize);

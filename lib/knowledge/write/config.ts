@@ -3,6 +3,7 @@ import { DAY_MS, MAX_RETENTION_DAYS } from "../../base/dynamodb/index.js";
 import { KnowledgeConfigError } from "../errors.js";
 import type { AnalyzerOptions, Route } from "../extraction/index.js";
 import { DEFAULT_DEADLINE_MS } from "../extraction/llm/index.js";
+import { overlapProblem } from "../windows/index.js";
 
 /** The model services the extraction function can call; `offline` needs none (local runs). */
 export type ExtractorKind = "bedrock" | "openai" | "offline";
@@ -272,9 +273,11 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     );
   }
   const { windowSize, overlap } = config.analyzer;
-  if (Number.isInteger(windowSize) && Number.isInteger(overlap) && overlap >= windowSize) {
-    fail("OVERLAP", `must be less than WINDOW_SIZE (${windowSize}) (got ${overlap})`);
-  }
+  const overlapAtFault =
+    Number.isInteger(windowSize) && Number.isInteger(overlap)
+      ? overlapProblem(windowSize, overlap, "WINDOW_SIZE")
+      : undefined;
+  if (overlapAtFault !== undefined) fail("OVERLAP", overlapAtFault);
   if (extractor === "openai") {
     const baseURL = required("OPENAI_BASE_URL");
     if (baseURL !== "" && !/^https?:\/\/[^\s/]+/.test(baseURL)) {

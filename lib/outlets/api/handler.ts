@@ -24,6 +24,7 @@ import {
   pathSegments,
   queryParameters,
 } from "./request.js";
+import { type ApiRoute, matchRoute, type RouteParameters } from "./routes.js";
 // Types only: the handler builds its bodies field by field (whatever else a source's items carry
 // stays out); test/outlets/api/openapi.test.ts checks every body against the schemas.
 import {
@@ -108,23 +109,31 @@ export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {})
 
 type Run = (sources: ApiSources, cursors: CursorCodec, rawQuery: string) => Promise<unknown>;
 
+/** What each route runs: every route of `API_ROUTES` has one (tsc checks), and none else. */
+const RUNS: Record<ApiRoute, (parameters: RouteParameters, now: () => number) => Run> = {
+  "/channels": () => channels,
+  "/channels/{c}/topics":
+    ({ c }) =>
+    (s, k, q) =>
+      topics(s, k, q, c),
+  "/channels/{c}/questions":
+    ({ c }) =>
+    (s, k, q) =>
+      questions(s, k, q, c),
+  "/channels/{c}/digest":
+    ({ c }, now) =>
+    (s, _k, q) =>
+      digest(s, q, c, now()),
+  "/channels/{c}/segments/{id}":
+    ({ c, id }) =>
+    (s, _k, q) =>
+      segment(s, q, c, id),
+};
+
 function match(segments: string[], now: () => number): { route: string; run: Run } | undefined {
-  if (segments[0] !== "channels") return undefined;
-  if (segments.length === 1) return { route: "GET /channels", run: channels };
-  const [, c, kind, id] = segments;
-  if (segments.length === 3 && kind === "topics") {
-    return { route: "GET /channels/{c}/topics", run: (s, k, q) => topics(s, k, q, c) };
-  }
-  if (segments.length === 3 && kind === "questions") {
-    return { route: "GET /channels/{c}/questions", run: (s, k, q) => questions(s, k, q, c) };
-  }
-  if (segments.length === 3 && kind === "digest") {
-    return { route: "GET /channels/{c}/digest", run: (s, _k, q) => digest(s, q, c, now()) };
-  }
-  if (segments.length === 4 && kind === "segments") {
-    return { route: "GET /channels/{c}/segments/{id}", run: (s, _k, q) => segment(s, q, c, id) };
-  }
-  return undefined;
+  const matched = matchRoute(segments);
+  if (matched === undefined) return undefined;
+  return { route: `GET ${matched.route}`, run: RUNS[matched.route](matched.parameters, now) };
 }
 
 async function channels(

@@ -1,8 +1,9 @@
 /**
  * The read API. A pure router and handler from an HTTP request to a JSON response over small ports
  * (one bounded DynamoDB read each), their DynamoDB implementation, validated cursors, the response
- * schemas (zod) and the OpenAPI document built from them. The Lambda handler (functions/api) and
- * `npm start -- serve` (cli/serve.ts) put it behind their transports.
+ * schemas (zod) and the OpenAPI document built from them, all over one list of routes
+ * (`API_ROUTES`), which the deployed HTTP API (infra/api.ts) reads too. The Lambda handler
+ * (functions/api) and `npm start -- serve` (cli/serve.ts) put it behind their transports.
  */
 export { cursorCodec } from "./cursor.js";
 export { dynamoDbApiSources, type ReadCost } from "./dynamodb.js";
@@ -25,5 +26,12 @@ export {
 export { memoryApiSources } from "./memory.js";
 export { openApiDocument } from "./openapi.js";
 export type { ApiSources, ChannelsPosition, QuestionsSource } from "./ports.js";
+export {
+  API_METHODS,
+  API_ROUTES,
+  type ApiRoute,
+  matchRoute,
+  type RouteParameters,
+} from "./routes.js";
 export * as apiBodies from "./schemas.js";
 export { entryBudget } from "./topics-page.js";

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { MAX_CURSOR_CHARS } from "./cursor.js";
 import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS, TOPIC_LIMITS } from "./handler.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
+import { API_ROUTES, type ApiRoute } from "./routes.js";
 import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -74,6 +75,69 @@ function open(schema: unknown): unknown {
   );
 }
 
+/** Each route's GET (HEAD answers the same, without the body): every route has one (tsc checks). */
+const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
+  "/channels": {
+    operationId: "listChannels",
+    parameters: [limit(CHANNEL_LIMITS), CURSOR, IF_NONE_MATCH],
+    responses: ok("ChannelsPage"),
+  },
+  "/channels/{c}/topics": {
+    operationId: "listTopics",
+    parameters: [CHANNEL, limit(TOPIC_LIMITS), CURSOR, IF_NONE_MATCH],
+    responses: ok("TopicsPage"),
+  },
+  "/channels/{c}/questions": {
+    operationId: "listQuestions",
+    parameters: [
+      CHANNEL,
+      {
+        name: "status",
+        in: "query",
+        schema: { type: "string", enum: [...QUESTION_STATUSES] },
+      },
+      limit(QUESTION_LIMITS),
+      CURSOR,
+      IF_NONE_MATCH,
+    ],
+    responses: {
+      ...ok("QuestionsPage"),
+      "501": {
+        description: "this deployment has no questions index yet",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+    },
+  },
+  "/channels/{c}/digest": {
+    operationId: "getDigest",
+    description:
+      "Built on request from the channel's results and index entries within the period: " +
+      "not one read, bounded by the period's length (at most 31 days) and what it holds.",
+    parameters: [
+      CHANNEL,
+      {
+        name: "since",
+        in: "query",
+        description: `the period back from now: a duration from 1h to ${DIGEST_PERIOD.maxMs / 86_400_000}d (default 7d)`,
+        schema: { type: "string", default: "7d", pattern: "^\\d+(\\.\\d+)?(ms|s|m|h|d)?$" },
+      },
+      IF_NONE_MATCH,
+    ],
+    responses: {
+      ...ok("Digest"),
+      "501": {
+        description: "this deployment does not build digests",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+    },
+  },
+  "/channels/{c}/segments/{id}": {
+    operationId: "getSegment",
+    parameters: [CHANNEL, idParameter("id", "the segment id"), IF_NONE_MATCH],
+    responses: ok("Segment"),
+  },
+};
+
 export function openApiDocument(): Record<string, unknown> {
   const { schemas } = z.toJSONSchema(apiSchemas, {
     target: "draft-2020-12",
@@ -93,77 +157,8 @@ export function openApiDocument(): Record<string, unknown> {
       description:
         "What extraction stored, read with a bounded number of DynamoDB reads per request. See docs/api.md.",
     },
-    paths: {
-      "/channels": {
-        get: {
-          operationId: "listChannels",
-          parameters: [limit(CHANNEL_LIMITS), CURSOR, IF_NONE_MATCH],
-          responses: ok("ChannelsPage"),
-        },
-      },
-      "/channels/{c}/topics": {
-        get: {
-          operationId: "listTopics",
-          parameters: [CHANNEL, limit(TOPIC_LIMITS), CURSOR, IF_NONE_MATCH],
-          responses: ok("TopicsPage"),
-        },
-      },
-      "/channels/{c}/questions": {
-        get: {
-          operationId: "listQuestions",
-          parameters: [
-            CHANNEL,
-            {
-              name: "status",
-              in: "query",
-              schema: { type: "string", enum: [...QUESTION_STATUSES] },
-            },
-            limit(QUESTION_LIMITS),
-            CURSOR,
-            IF_NONE_MATCH,
-          ],
-          responses: {
-            ...ok("QuestionsPage"),
-            "501": {
-              description: "this deployment has no questions index yet",
-              content: { "application/json": { schema: ref("Error") } },
-            },
-          },
-        },
-      },
-      "/channels/{c}/digest": {
-        get: {
-          operationId: "getDigest",
-          description:
-            "Built on request from the channel's results and index entries within the period: " +
-            "not one read, bounded by the period's length (at most 31 days) and what it holds.",
-          parameters: [
-            CHANNEL,
-            {
-              name: "since",
-              in: "query",
-              description: `the period back from now: a duration from 1h to ${DIGEST_PERIOD.maxMs / 86_400_000}d (default 7d)`,
-              schema: { type: "string", default: "7d", pattern: "^\\d+(\\.\\d+)?(ms|s|m|h|d)?$" },
-            },
-            IF_NONE_MATCH,
-          ],
-          responses: {
-            ...ok("Digest"),
-            "501": {
-              description: "this deployment does not build digests",
-              content: { "application/json": { schema: ref("Error") } },
-            },
-          },
-        },
-      },
-      "/channels/{c}/segments/{id}": {
-        get: {
-          operationId: "getSegment",
-          parameters: [CHANNEL, idParameter("id", "the segment id"), IF_NONE_MATCH],
-          responses: ok("Segment"),
-        },
-      },
-    },
+    // In the routes' own order: each route is described once, and only the routes are.
+    paths: Object.fromEntries(API_ROUTES.map((route) => [route, { get: OPERATIONS[route] }])),
     components: { schemas: components },
   };
 }

@@ -1,0 +1,172 @@
+/**
+ * The outlets wing's settings: the read API (off unless `api`) and its authorizer, and the
+ * scheduled digest (on unless `digest=false`), its schedule, period, channels and destinations.
+ */
+import { DAY_MS, fail, got, SECRET_ARN, type Table } from "./kinds.js";
+
+const JWT_ISSUER = /^https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?(\/[\x21-\x7e]{0,500})?$/;
+const JWT_AUDIENCES = /^[\x21-\x2b\x2d-\x7e]{1,200}(,[\x21-\x2b\x2d-\x7e]{1,200}){0,9}$/;
+/** EventBridge's schedule expressions, within what CloudFormation takes (256 characters). */
+const SCHEDULE_EXPRESSION =
+  /^(cron\([0-9*?,/#LW A-Z-]{9,200}\)|rate\(\d{1,5} (minute|minutes|hour|hours|day|days)\))$/;
+/** Channel ids without commas or whitespace, 1 to 100 of them. */
+const DIGEST_CHANNELS = /^[^\s,]{1,256}(,[^\s,]{1,256}){0,99}$/;
+/** Standard topics only: a `.fifo` name does not match, since Publish to one needs a group id. */
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
+/** A destination of the scheduled digest, refused when `digest=false` turns it off. */
+const forDigest = (given: string | undefined, digest: boolean) => {
+  if (given !== undefined && !digest) {
+    fail("is for the scheduled digest, which digest=false turns off");
+  }
+};
+
+export const outlets = <V, P>(table: Table<V, P>) =>
+  table
+    /**
+     * Deploy the read API (docs/api.md): an API Gateway HTTP API, IAM-authorized (SigV4) unless
+     * apiJwtIssuer names a JWT issuer.
+     */
+    .flag("api", { default: false })
+    /**
+     * A JWT authorizer's issuer (an https URL) in place of IAM: Cognito's, Auth0's, your IdP's.
+     * Unset: IAM authorization.
+     */
+    .text("apiJwtIssuer", {
+      rule: { pattern: JWT_ISSUER, rule: "an https URL (the JWT issuer, its iss claim)" },
+      check: ({ api, apiJwtIssuer }) => {
+        if (apiJwtIssuer !== undefined && !api) fail("is for the read API: set api=true too");
+      },
+    })
+    /** The audiences (client ids) a JWT must carry, comma-separated; required with apiJwtIssuer. */
+    .text("apiJwtAudience", {
+      rule: { pattern: JWT_AUDIENCES, rule: "1 to 10 audiences (client ids), comma-separated" },
+      check: ({ apiJwtIssuer, apiJwtAudience }) => {
+        if (apiJwtIssuer !== undefined && apiJwtAudience === undefined) {
+          fail("must be set with apiJwtIssuer (the audiences a token must carry)");
+        }
+        if (apiJwtIssuer === undefined && apiJwtAudience !== undefined) {
+          fail("is set without apiJwtIssuer: set the issuer too, or neither", "apiJwtAudience");
+        }
+      },
+    })
+    /**
+     * Deploy the scheduled digest (docs/digest-schedule.md): on `digestSchedule`, the digest of
+     * the last `digestPeriod` written to an S3 bucket, posted to Slack with
+     * digestSlackWebhookSecret and published to digestSnsTopic. `false` deploys neither the
+     * bucket nor the function.
+     */
+    .flag("digest", { default: true })
+    /** When the digest runs: an EventBridge `cron(...)` or `rate(...)` expression, in UTC. */
+    .text("digestSchedule", {
+      rule: {
+        pattern: SCHEDULE_EXPRESSION,
+        rule: "an EventBridge schedule expression, such as cron(0 8 ? * MON *) or rate(7 days)",
+      },
+      default: "cron(0 8 ? * MON *)",
+    })
+    /** The period a digest covers, ending at the start of the day it runs (UTC), 1d to 31d. */
+    .duration("digestPeriod", {
+      default: "7d",
+      env: { digest: "DIGEST_PERIOD" },
+      check: ({ digestPeriod: ms }) => {
+        if (ms % DAY_MS !== 0 || ms < DAY_MS || ms > 31 * DAY_MS) {
+          fail(`must be whole days from 1d to 31d ${got(ms)}`);
+        }
+      },
+    })
+    /** The channels a digest covers, comma-separated ids; unset, every channel of the channels table. */
+    .text("digestChannels", {
+      rule: {
+        pattern: DIGEST_CHANNELS,
+        rule: "1 to 100 channel ids, comma-separated, without whitespace",
+      },
+      env: {
+        digest: {
+          variable: "DIGEST_CHANNELS",
+          value: (channels) => channels && JSON.stringify(channels.split(",")),
+        },
+      },
+    })
+    /**
+     * A Secrets Manager secret's full ARN holding a Slack incoming webhook URL: each digest is
+     * posted there too. Unset: not posted.
+     */
+    .text("digestSlackWebhookSecret", {
+      rule: {
+        pattern: SECRET_ARN,
+        rule: "a Secrets Manager secret's full ARN, not the webhook URL itself",
+        secret: true,
+      },
+      env: { digest: "SLACK_WEBHOOK_SECRET" },
+      check: (v) => forDigest(v.digestSlackWebhookSecret, v.digest),
+    })
+    /**
+     * A standard (not FIFO) SNS topic's ARN: each digest's Markdown is published there too
+     * (email, SQS or chat subscribers), cut to SNS's 256 KB. A topic encrypted with a
+     * customer-managed KMS key must let the digest function's role use that key. Unset: not
+     * published.
+     */
+    .text("digestSnsTopic", {
+      rule: {
+        pattern: SNS_TOPIC_ARN,
+        rule: "a standard SNS topic's ARN (arn:aws:sns:<region>:<account>:<name>); a FIFO topic would need a message group",
+      },
+      env: { digest: "DIGEST_SNS_TOPIC" },
+      check: (v) => forDigest(v.digestSnsTopic, v.digest),
+    });
+
+/** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
+export interface ApiConfig {
+  jwt?: { issuer: string; audience: string[] };
+}
+
+/** The scheduled digest, when `digest` turns it on. */
+export interface DigestConfig {
+  /** An EventBridge schedule expression. */
+  schedule: string;
+  periodMs: number;
+  /** Unset: every channel of the channels table. */
+  channels?: string[];
+  slackWebhookSecretArn?: string;
+  /** A standard SNS topic each digest is published to. */
+  snsTopicArn?: string;
+}
+
+/** The read API with `api`; else nothing. */
+export function apiConfig(v: {
+  api: boolean;
+  apiJwtIssuer: string | undefined;
+  apiJwtAudience: string | undefined;
+}): { api?: ApiConfig } {
+  if (!v.api) return {};
+  return {
+    api:
+      v.apiJwtIssuer !== undefined && v.apiJwtAudience !== undefined
+        ? { jwt: { issuer: v.apiJwtIssuer, audience: v.apiJwtAudience.split(",") } }
+        : {},
+  };
+}
+
+/** The scheduled digest unless `digest=false`; else nothing. */
+export function digestConfig(v: {
+  digest: boolean;
+  digestSchedule: string;
+  digestPeriod: number;
+  digestChannels: string | undefined;
+  digestSlackWebhookSecret: string | undefined;
+  digestSnsTopic: string | undefined;
+}): { digest?: DigestConfig } {
+  if (!v.digest) return {};
+  return {
+    digest: {
+      schedule: v.digestSchedule,
+      periodMs: v.digestPeriod,
+      ...(v.digestChannels !== undefined && { channels: v.digestChannels.split(",") }),
+      ...(v.digestSlackWebhookSecret !== undefined && {
+        slackWebhookSecretArn: v.digestSlackWebhookSecret,
+      }),
+      ...(v.digestSnsTopic !== undefined && { snsTopicArn: v.digestSnsTopic }),
+    },
+  };
+}
