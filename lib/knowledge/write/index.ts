@@ -43,6 +43,7 @@ export {
 export {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
+  REDACTION_METRICS,
   type RedactionMetricName,
   type RedactionMetrics,
   type RequestReextraction,

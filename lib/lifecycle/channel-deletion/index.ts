@@ -7,4 +7,5 @@ export {
   type DeleteChannelOptions,
   deleteChannel,
   type PartCount,
+  type Tally,
 } from "./delete-channel.js";
