@@ -86,9 +86,10 @@ const total = (counts: readonly PartCount[]) => counts.reduce((sum, c) => sum + 
 /** One line per part, in deletion order. */
 function report(title: string, counts: readonly PartCount[]): string {
   const width = Math.max(...counts.map((c) => c.name.length));
-  const lines = counts.map(
-    (c) => `  ${`${c.name}:`.padEnd(width + 1)} ${plural(c.items, "item")} (table ${c.table})`,
-  );
+  const lines = counts.map((c) => {
+    const kinds = Object.entries(c.kinds ?? {}).map(([kind, n]) => `${n} ${kind}`);
+    return `  ${`${c.name}:`.padEnd(width + 1)} ${plural(c.items, "item")} (table ${c.table})${kinds.length > 0 ? `: ${kinds.join(", ")}` : ""}`;
+  });
   return `${title}:\n${lines.join("\n")}\n`;
 }
 

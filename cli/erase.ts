@@ -15,6 +15,7 @@ import {
   eraseUser,
 } from "convoseg/erasure";
 import type { AuthorRef } from "convoseg/history/changes";
+import { KIND_COUNTS } from "convoseg/knowledge";
 import type { SegmentLedger } from "../local/ledger.js";
 import { type Command, command, EXIT } from "./command.js";
 import { CommandFailure, onTable, type TableRef } from "./failures.js";
@@ -224,7 +225,12 @@ function describe(name: string, outcome: EraseOutcome): string {
   const audit = outcome.audit;
   const lines = [
     `${name} ${counts.messages === 0 ? "had no messages left to erase" : `erased: ${plural(counts.messages, "message")} deleted`}`,
-    `  results rewritten or removed: ${counts.results}; candidates removed: ${counts.candidatesRemoved}; questions removed: ${counts.questionsRemoved}; topic entries updated: ${counts.topicEntriesUpdated}, deleted: ${counts.topicEntriesDeleted}; window replies deleted: ${counts.windowsDeleted}; author lists cleared of the name: ${counts.authorsRemoved}`,
+    // Each knowledge kind's counts that the audit keeps, as the registry labels them.
+    `  ${[...KIND_COUNTS]
+      .flatMap(([count, { erasure, label }]) =>
+        erasure ? [`${label}: ${counts[count as keyof typeof counts]}`] : [],
+      )
+      .join("; ")}`,
   ];
   if (audit !== undefined) {
     lines.push(

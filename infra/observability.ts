@@ -17,7 +17,11 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import type { ExtractionMetricName, RedactionMetricName } from "convoseg/knowledge/write";
+import {
+  type ExtractionMetricName,
+  REDACTION_METRICS,
+  type RedactionMetricName,
+} from "convoseg/knowledge/write";
 import type { MetricName } from "convoseg/pipeline";
 import type { ConvosegConfig } from "./config.js";
 import type { Extraction } from "./extraction.js";
@@ -70,16 +74,6 @@ const CHANGE_METRICS: ChangeMetricName[] = [
   "EditsMissing",
   "DeletionsApplied",
   "DeletionsMissing",
-];
-const REDACTION_METRICS: RedactionMetricName[] = [
-  "MessageChangesRedacted",
-  "ResultsRedacted",
-  "CandidatesRedacted",
-  "QuestionsRedacted",
-  "TopicEntriesRedacted",
-  "TopicEntriesRemoved",
-  "WindowRepliesDeleted",
-  "ReextractionsRequested",
 ];
 const TRIMMED_METRICS: ExtractionMetricName[] = [
   "TrimmedTopics",

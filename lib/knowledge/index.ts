@@ -3,7 +3,8 @@
  * entry points: `convoseg/knowledge/store` (the results table: port, DynamoDB store, memory
  * double, item types; keys and definition in `convoseg/knowledge/store/schema`),
  * `convoseg/knowledge/write` (the consumer, the extractor, redaction, re-extraction) and
- * `convoseg/knowledge/read` (the reader). This barrel holds what they share: the error family.
+ * `convoseg/knowledge/read` (the reader). This barrel holds what they share: the error family
+ * and the registry of knowledge kinds (what each kind holds, and how it is redacted and erased).
  */
 export {
   BudgetPausedError,
@@ -15,3 +16,18 @@ export {
   LeaseLostError,
   SegmentBusyError,
 } from "./errors.js";
+export {
+  type ErasureCountName,
+  type ErasurePath,
+  KIND_COUNTS,
+  KINDS,
+  type KindCount,
+  type KnowledgeKind,
+  kindOf,
+  noCounts,
+  type Personal,
+  type Reader,
+  type RedactionCountName,
+  type RedactionPath,
+  type Retention,
+} from "./kinds.js";

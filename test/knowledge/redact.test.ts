@@ -123,6 +123,7 @@ describe("a redaction that crashes between any two writes", () => {
             topicEntriesDeleted: 0,
             windowsDeleted: 0,
             reextractionsRequested: 0,
+            termSegmentsWithdrawn: 0,
           };
           expect(crashed.again).toEqual(nothing);
         },

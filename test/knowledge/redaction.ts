@@ -195,6 +195,7 @@ export function describeRedaction(name: string, make: () => Promise<RedactionFix
         topicEntriesDeleted: 1,
         windowsDeleted: 3,
         reextractionsRequested: 0,
+        termSegmentsWithdrawn: 0,
       });
       const result = await store.getResult("del", "s1");
       expect(result?.messageIds).toEqual(
@@ -226,6 +227,7 @@ export function describeRedaction(name: string, make: () => Promise<RedactionFix
         topicEntriesDeleted: 0,
         windowsDeleted: 0,
         reextractionsRequested: 0,
+        termSegmentsWithdrawn: 0,
       });
       expect(await dump("del")).toBe(items);
     });

@@ -43,7 +43,13 @@ import {
   windowItemKey,
 } from "./schema/items.js";
 import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY, RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
-import { countSegmentTerms, readTermCounts, type TermTable } from "./term-store.js";
+import {
+  countSegmentTerms,
+  readTermCounts,
+  removeMatchingTerms,
+  type TermTable,
+  withdrawSegmentTerms,
+} from "./term-store.js";
 
 export interface DynamoDbResultStoreOptions {
   client: DynamoDBClient;
@@ -100,6 +106,14 @@ export class DynamoDbResultStore implements ResultStore {
 
   countTerms(channel: string, segmentId: string, terms: SegmentTerms): Promise<void> {
     return countSegmentTerms(this.terms, channel, segmentId, terms);
+  }
+
+  withdrawTerms(channel: string, segmentId: string): Promise<number> {
+    return withdrawSegmentTerms(this.terms, channel, segmentId);
+  }
+
+  removeTerms(channel: string, matches: (term: string) => boolean): Promise<number> {
+    return removeMatchingTerms(this.terms, channel, matches);
   }
 
   async getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined> {

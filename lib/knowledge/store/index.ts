@@ -5,7 +5,7 @@
  * the day's model spend in the same table.
  */
 export { DynamoDbResultStore } from "./dynamodb.js";
-export { DynamoDbLedger, MemoryLedger } from "./ledger.js";
+export { DynamoDbLedger, MemoryLedger, type SpendCounter } from "./ledger.js";
 export { MemoryResultStore } from "./memory.js";
 export type { MessageChange, MessageState, MessageStates } from "./message-states.js";
 export type { ResultStore } from "./port.js";

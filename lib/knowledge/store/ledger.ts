@@ -135,6 +135,24 @@ export class MemoryLedger implements AttemptLedger, SpendCounter {
     const id = JSON.stringify([partition, day]);
     this.tokens.set(id, (this.tokens.get(id) ?? 0) + tokens);
   }
+
+  /** Every count as the table's items hold it, keys included (for checks of what is kept). */
+  items(): Record<string, unknown>[] {
+    const entries = (counts: Map<string, number>) =>
+      [...counts].map(([id, n]) => [...(JSON.parse(id) as [string, string]), n] as const);
+    return [
+      ...entries(this.attempts).map(([channel, segmentId, attempts]) => ({
+        ...key(channel, leaseItemKey(segmentId)),
+        v: SCHEMA_VERSION,
+        attempts,
+      })),
+      ...entries(this.tokens).map(([partition, day, tokens]) => ({
+        ...key(partition, spendItemKey(day)),
+        v: SCHEMA_VERSION,
+        tokens,
+      })),
+    ];
+  }
 }
 
 function key(partition: string, item: string) {

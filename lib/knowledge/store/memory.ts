@@ -16,7 +16,9 @@ import {
 } from "./question-entry.js";
 import type { RedactionPlan } from "./redaction-plan.js";
 import {
+  leaseItemKey,
   type QuestionEntry,
+  resultItemKey,
   type SegmentResult,
   type SegmentSpan,
   type SegmentUsage,
@@ -28,7 +30,10 @@ import {
   supportItemKey,
   type TermLogEntry,
   type TopicSupport,
+  termItemKey,
+  termLogKey,
   termsHeadKey,
+  windowItemKey,
 } from "./schema/items.js";
 import { chunksToCount, ownContribution } from "./term-store.js";
 
@@ -332,6 +337,81 @@ export class MemoryResultStore implements ResultStore {
       log.push(entry);
     }
     stats.log.set(segmentId, log);
+  }
+
+  async withdrawTerms(channel: string, segmentId: string): Promise<number> {
+    let withdrawn = 0;
+    for (const [vocabulary, stats] of this.channel(channel).terms) {
+      const log = stats.log.get(segmentId);
+      if (log === undefined) continue;
+      // Chunk by chunk, each at once, as the table's transactions take them out.
+      while (log.length > 0) {
+        const entry = log[0];
+        this.write(termLogKey(vocabulary, segmentId, entry.chunk));
+        if (entry.chunk === 0) stats.segments--;
+        for (const term of entry.terms) {
+          const was = stats.counts.get(term);
+          // A term no item holds any more was removed already (a name erased).
+          if (was === undefined) continue;
+          if (was > 1) stats.counts.set(term, was - 1);
+          else stats.counts.delete(term);
+        }
+        log.shift();
+      }
+      stats.log.delete(segmentId);
+      withdrawn++;
+    }
+    return withdrawn;
+  }
+
+  async removeTerms(channel: string, matches: (term: string) => boolean): Promise<number> {
+    let removed = 0;
+    for (const [vocabulary, stats] of this.channel(channel).terms) {
+      for (const [segmentId, log] of stats.log) {
+        for (const entry of log) {
+          if (!entry.terms.some(matches)) continue;
+          this.write(termLogKey(vocabulary, segmentId, entry.chunk));
+          entry.terms = entry.terms.filter((term) => !matches(term));
+        }
+      }
+      for (const term of [...stats.counts.keys()].filter(matches)) {
+        this.write(termItemKey(vocabulary, term));
+        stats.counts.delete(term);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Every item as the results table would hold it, keys included (for checks of what is kept,
+   * as a Scan of the table makes them).
+   */
+  items(): Record<string, unknown>[] {
+    const items: Record<string, unknown>[] = [];
+    for (const [channel, state] of this.channels) {
+      const put = (item: string, fields: object) =>
+        items.push({ channel, item, v: 1, ...copy(fields) });
+      for (const [segmentId, result] of state.results) put(resultItemKey(segmentId), result);
+      for (const [segmentId, lease] of state.leases) {
+        put(leaseItemKey(segmentId), { ...lease, windows: [...lease.windows] });
+      }
+      for (const [hash, output] of state.windows) put(windowItemKey(hash), output);
+      for (const [key, span] of state.spans) put(key, span);
+      if (state.widths !== undefined) put(SPAN_WIDTHS_KEY, state.widths);
+      for (const [key, support] of state.supports) put(key, support);
+      for (const [key, entry] of state.questions) put(key, entry);
+      for (const [vocabulary, stats] of state.terms) {
+        put(termsHeadKey(vocabulary), { segments: stats.segments });
+        for (const [term, segments] of stats.counts) {
+          put(termItemKey(vocabulary, term), { term, segments });
+        }
+        for (const [segmentId, log] of stats.log) {
+          for (const entry of log) put(termLogKey(vocabulary, segmentId, entry.chunk), entry);
+        }
+      }
+    }
+    return items;
   }
 
   /** What the channel's statistics of `vocabulary` hold (for tests and tools). */

@@ -108,4 +108,15 @@ export interface ResultStore {
    * counted before (an earlier attempt, a re-extraction) are not counted again.
    */
   countTerms(channel: string, segmentId: string, terms: SegmentTerms): Promise<void>;
+  /**
+   * Takes everything `segmentId` counted out of the channel's statistics (every vocabulary), as
+   * if it had never been counted: what a change to one of its messages does to its words.
+   * Resolves to how many vocabularies held it (0 when none, or once withdrawn).
+   */
+  withdrawTerms(channel: string, segmentId: string): Promise<number>;
+  /**
+   * Removes every term `matches` picks from the channel's statistics and from the logs of the
+   * segments that counted it (a person's name, when they are erased). Resolves to how many terms.
+   */
+  removeTerms(channel: string, matches: (term: string) => boolean): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import { normalizeTopic } from "../extraction/index.js";
+import { noCounts, type RedactionCountName } from "../kinds.js";
 import type { MessageChange, MessageState } from "./message-states.js";
 import { redactQuestions } from "./result-questions.js";
 import {
@@ -9,29 +10,12 @@ import {
 } from "./schema/items.js";
 import { supportOf } from "./topic-support.js";
 
-/** What one redaction touched: counts only. */
-export interface RedactionCounts {
-  /** Results rewritten (or removed, when every message was deleted). */
-  results: number;
-  /** Candidates whose evidence lay only in deleted messages, removed with their topic entries. */
-  candidatesRemoved: number;
-  /** Questions asked or answered by a changed message (all of a removed result's), removed. */
-  questionsRemoved: number;
-  topicEntriesUpdated: number;
-  topicEntriesDeleted: number;
-  windowsDeleted: number;
-  reextractionsRequested: number;
-}
+/** What one redaction touched, counts only: each knowledge kind's that redaction reports. */
+export type RedactionCounts = Record<RedactionCountName, number>;
 
-export const NO_REDACTION: Readonly<RedactionCounts> = Object.freeze({
-  results: 0,
-  candidatesRemoved: 0,
-  questionsRemoved: 0,
-  topicEntriesUpdated: 0,
-  topicEntriesDeleted: 0,
-  windowsDeleted: 0,
-  reextractionsRequested: 0,
-});
+export const NO_REDACTION: Readonly<RedactionCounts> = Object.freeze(
+  noCounts<RedactionCountName>((count) => count.metric !== null),
+);
 
 /** The writes that redact one result, computed before any is made (so that a retry redoes them). */
 export interface RedactionPlan {

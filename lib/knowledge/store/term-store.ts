@@ -5,17 +5,22 @@
  */
 import {
   BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { type Backoff, backoff } from "../../base/backoff/index.js";
-import { cancellationReasons, isRetryable } from "../../base/dynamodb/index.js";
+import { cancellationReasons, isConditionFailure, isRetryable } from "../../base/dynamodb/index.js";
 import { KnowledgeItemError } from "../errors.js";
 import type { SegmentTerms, TermCounts } from "../extraction/index.js";
 import {
   SCHEMA_VERSION,
+  TERM_LOG_PREFIX,
+  TERM_PREFIX,
+  TERMS_PREFIX,
   type TermLogEntry,
   termChunks,
   termItemKey,
@@ -251,4 +256,190 @@ async function transact(table: TermTable, actions: Record<string, unknown>[]): P
       await backoff(table.pacing, attempt);
     }
   }
+}
+
+/** The vocabularies the channel has statistics of: one head item each, no chat text. */
+async function vocabularies(table: TermTable, channel: string): Promise<string[]> {
+  const items = await queryPrefix(table, channel, TERMS_PREFIX, [RESULTS_SORT_KEY]);
+  return items.map((item) => String(item[RESULTS_SORT_KEY]).slice(TERMS_PREFIX.length));
+}
+
+/** Every item under `prefix` in the channel's partition, strongly consistent. */
+async function queryPrefix(
+  table: TermTable,
+  channel: string,
+  prefix: string,
+  projection?: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  const names = Object.fromEntries((projection ?? []).map((name, i) => [`#p${i}`, name]));
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.documents.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+        ExpressionAttributeNames: {
+          "#pk": RESULTS_PARTITION_KEY,
+          "#sk": RESULTS_SORT_KEY,
+          ...names,
+        },
+        ExpressionAttributeValues: { ":pk": channel, ":prefix": prefix },
+        ...(projection === undefined
+          ? {}
+          : { ProjectionExpression: Object.keys(names).join(", ") }),
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
+/**
+ * Takes what `segmentId` counted out of the channel's statistics, in every vocabulary: per
+ * logged chunk, one transaction deletes the log item, uncounts the segment (chunk 0) and each
+ * term, deleting a term's item when the segment was its last, each conditional on the count
+ * read, so that a concurrent count makes it read again rather than lose one. Resolves to how
+ * many vocabularies it withdrew the segment from; a second run finds no log and withdraws none.
+ * A re-extraction of the segment counts it anew from what is left of it.
+ */
+export async function withdrawSegmentTerms(
+  table: TermTable,
+  channel: string,
+  segmentId: string,
+): Promise<number> {
+  let withdrawn = 0;
+  for (const vocabulary of await vocabularies(table, channel)) {
+    const log = await termLog(table, channel, vocabulary, segmentId);
+    for (const entry of log) await withdrawChunk(table, channel, vocabulary, entry);
+    if (log.length > 0) withdrawn++;
+  }
+  return withdrawn;
+}
+
+async function withdrawChunk(
+  table: TermTable,
+  channel: string,
+  vocabulary: string,
+  entry: TermLogEntry,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const counted = await termItems(table, channel, vocabulary, entry.terms);
+    const segments = { "#segments": "segments" };
+    const uncount = (term: string, was: number) => {
+      const Key = keyOf(channel, termItemKey(vocabulary, term));
+      const ExpressionAttributeValues = { ":was": was };
+      return was <= 1
+        ? {
+            Delete: {
+              TableName: table.tableName,
+              Key,
+              ConditionExpression: "#segments = :was",
+              ExpressionAttributeNames: segments,
+              ExpressionAttributeValues,
+            },
+          }
+        : {
+            Update: {
+              TableName: table.tableName,
+              Key,
+              UpdateExpression: "ADD #segments :minus",
+              ConditionExpression: "#segments = :was",
+              ExpressionAttributeNames: segments,
+              ExpressionAttributeValues: { ...ExpressionAttributeValues, ":minus": -1 },
+            },
+          };
+    };
+    const actions = [
+      {
+        Delete: {
+          TableName: table.tableName,
+          Key: keyOf(channel, termLogKey(vocabulary, entry.segmentId, entry.chunk)),
+          ConditionExpression: "attribute_exists(#sk)",
+          ExpressionAttributeNames: { "#sk": RESULTS_SORT_KEY },
+        },
+      },
+      // The head keeps its count (no chat text): a segment is uncounted, the head never removed.
+      ...(entry.chunk === 0
+        ? [
+            {
+              Update: {
+                TableName: table.tableName,
+                Key: keyOf(channel, termsHeadKey(vocabulary)),
+                UpdateExpression: "ADD #segments :minus",
+                ExpressionAttributeNames: segments,
+                ExpressionAttributeValues: { ":minus": -1 },
+              },
+            },
+          ]
+        : []),
+      // A term the log lists but no item holds was removed already (a name erased).
+      ...[...counted].map(([term, was]) => uncount(term, was)),
+    ];
+    try {
+      await table.documents.send(new TransactWriteCommand({ TransactItems: actions as never }));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      // The log item is gone: another withdrawal took this chunk out.
+      if (reasons[0] === "ConditionalCheckFailed") return;
+      if (!isRetryable(error) || attempt >= table.maxAttempts) throw error;
+      await backoff(table.pacing, attempt);
+    }
+  }
+}
+
+/**
+ * Removes every term `matches` picks (a person's name, say) from the channel's statistics in
+ * every vocabulary: first from each segment's log that lists it, then the term's own item, so
+ * that a run stopped between finds the items again. Reads the channel's whole statistics (one
+ * Query per item kind and vocabulary). Resolves to how many term items it deleted.
+ */
+export async function removeMatchingTerms(
+  table: TermTable,
+  channel: string,
+  matches: (term: string) => boolean,
+): Promise<number> {
+  let removed = 0;
+  for (const vocabulary of await vocabularies(table, channel)) {
+    const logs = await queryPrefix(table, channel, `${TERM_LOG_PREFIX}${vocabulary}#`);
+    for (const log of logs) {
+      const terms = (log.terms as string[] | undefined) ?? [];
+      const kept = terms.filter((term) => !matches(term));
+      if (kept.length === terms.length) continue;
+      await table.documents
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: keyOf(channel, String(log[RESULTS_SORT_KEY])),
+            UpdateExpression: "SET terms = :kept",
+            ConditionExpression: "attribute_exists(#sk)",
+            ExpressionAttributeNames: { "#sk": RESULTS_SORT_KEY },
+            ExpressionAttributeValues: { ":kept": kept },
+          }),
+        )
+        .catch((error: unknown) => {
+          // Withdrawn meanwhile: nothing of it is left to clean.
+          if (!isConditionFailure(error)) throw error;
+        });
+    }
+    const items = await queryPrefix(table, channel, `${TERM_PREFIX}${vocabulary}#`, [
+      RESULTS_SORT_KEY,
+      "term",
+    ]);
+    for (const item of items) {
+      if (!matches(String(item.term))) continue;
+      await table.documents.send(
+        new DeleteCommand({
+          TableName: table.tableName,
+          Key: keyOf(channel, String(item[RESULTS_SORT_KEY])),
+        }),
+      );
+      removed++;
+    }
+  }
+  return removed;
 }

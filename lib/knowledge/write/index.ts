@@ -35,6 +35,7 @@ export { CircuitBreaker, guardedLLM, TokenBudget, utcDay } from "./guard.js";
 export {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
+  REDACTION_METRICS,
   type RedactionMetricName,
   type RedactionMetrics,
 } from "./redact.js";

@@ -1,4 +1,5 @@
 import { KnowledgeConfigError, KnowledgeError } from "../errors.js";
+import { KIND_COUNTS, KINDS, type RedactionCountName, type RedactionPath } from "../kinds.js";
 import type { MessageChange, MessageStates } from "../store/message-states.js";
 import type { ResultStore } from "../store/port.js";
 import {
@@ -6,20 +7,30 @@ import {
   neededIds,
   planRedaction,
   type RedactionCounts,
+  type RedactionPlan,
 } from "../store/redaction-plan.js";
 import type { SegmentResult } from "../store/schema/items.js";
 import { EXTRACT_DEFAULTS } from "./config.js";
 
-/** Redaction's metrics (EMF names, as `ExtractionMetrics`'): counts only. */
-export type RedactionMetricName =
-  | "MessageChangesRedacted"
-  | "ResultsRedacted"
-  | "CandidatesRedacted"
-  | "QuestionsRedacted"
-  | "TopicEntriesRedacted"
-  | "TopicEntriesRemoved"
-  | "WindowRepliesDeleted"
-  | "ReextractionsRequested";
+/**
+ * Redaction's metrics (EMF names, as `ExtractionMetrics`'): counts only, one per count the
+ * registry's kinds report (`lib/knowledge/kinds.ts`), and the changes redacted.
+ */
+export type RedactionMetricName = "MessageChangesRedacted" | MetricOf<RedactionCountName>;
+
+type MetricOf<N> = N extends RedactionCountName
+  ? Extract<(typeof KINDS)[number]["counts"], Record<N, unknown>>[N] extends { metric: infer M }
+    ? M
+    : never
+  : never;
+
+/** Every redaction metric: the changes redacted, then each kind's counts in registry order. */
+export const REDACTION_METRICS: readonly RedactionMetricName[] = [
+  "MessageChangesRedacted",
+  ...[...KIND_COUNTS.values()].flatMap((count) =>
+    count.metric === null ? [] : [count.metric as RedactionMetricName],
+  ),
+];
 
 export interface RedactionMetrics {
   add(name: RedactionMetricName, value: number): void;
@@ -38,8 +49,42 @@ export type RequestReextraction = (
   result: SegmentResult,
 ) => Promise<void>;
 
+/** The store's reads and writes a redaction makes. */
+export type RedactionStore = Pick<
+  ResultStore,
+  "getResult" | "findSpans" | "deleteWindows" | "saveRedaction" | "withdrawTerms"
+>;
+
+/**
+ * The writes of each redaction path but the result plan's: made before the result is written
+ * (which a retry redoes them before), each counting what it did.
+ */
+const SEGMENT_STEPS: Record<
+  Exclude<RedactionPath, "result plan">,
+  (
+    store: RedactionStore,
+    channel: string,
+    segmentId: string,
+    plan: RedactionPlan,
+  ) => Promise<Partial<RedactionCounts>>
+> = {
+  "replies deleted": async (store, channel, _segmentId, plan) => {
+    await store.deleteWindows(channel, plan.windows);
+    return { windowsDeleted: plan.windows.length };
+  },
+  "terms withdrawn": async (store, channel, segmentId) => ({
+    termSegmentsWithdrawn: await store.withdrawTerms(channel, segmentId),
+  }),
+  "nothing to redact": async () => ({}),
+};
+
+/** The registry's redaction paths, each once, the result plan's (written last) left out. */
+const STEPS = [...new Set(KINDS.map((kind) => kind.redact))].flatMap((path) =>
+  path === "result plan" ? [] : [SEGMENT_STEPS[path]],
+);
+
 export interface KnowledgeRedactorOptions {
-  store: Pick<ResultStore, "getResult" | "findSpans" | "deleteWindows" | "saveRedaction">;
+  store: RedactionStore;
   states: MessageStates;
   /**
    * Re-extract a segment once more than this share of its messages was edited or deleted since
@@ -57,9 +102,11 @@ const MAX_TRIES = 5;
 /**
  * Makes the results table follow edits and deletions the message store applied after delivery:
  * finds the segments that hold each changed message by its span (reads that grow with the
- * changes, not the channel), and per segment removes candidates whose evidence was only deleted
- * messages, drops deleted ids from the rest and from the topic index, recounts their authors,
- * and deletes the segment's window replies (they may quote the text). Idempotent, and a retry
+ * changes, not the channel), and per segment redacts every kind of the registry its way
+ * (`lib/knowledge/kinds.ts`): removes candidates whose evidence was only deleted messages, drops
+ * deleted ids from the rest and from the topic index, recounts their authors, deletes the
+ * segment's window replies (they may quote the text) and withdraws its terms from the channel's
+ * statistics (they hold its words). Idempotent, and a retry
  * after a crash between any two writes ends in the same state: every write is planned from the
  * stored result and applied before the result itself, which is written last.
  */
@@ -124,7 +171,9 @@ export class KnowledgeRedactor {
       let counts = { ...NO_REDACTION };
       let redacted: SegmentResult | undefined = result;
       if (plan !== undefined) {
-        await store.deleteWindows(channel, plan.windows);
+        for (const step of STEPS) {
+          counts = { ...counts, ...(await step(store, channel, segmentId, plan)) };
+        }
         if (!(await store.saveRedaction(result, plan))) continue;
         counts = {
           ...counts,
@@ -134,7 +183,6 @@ export class KnowledgeRedactor {
           questionsRemoved: (result.questions?.length ?? 0) - (plan.next?.questions?.length ?? 0),
           topicEntriesUpdated: plan.supports.length,
           topicEntriesDeleted: plan.removedTopics.length,
-          windowsDeleted: plan.windows.length,
         };
         redacted = plan.next;
       }
@@ -163,13 +211,11 @@ export class KnowledgeRedactor {
   private report(counts: RedactionCounts): void {
     const { metrics } = this.options;
     if (metrics === undefined) return;
-    metrics.add("ResultsRedacted", counts.results);
-    metrics.add("CandidatesRedacted", counts.candidatesRemoved);
-    metrics.add("QuestionsRedacted", counts.questionsRemoved);
-    metrics.add("TopicEntriesRedacted", counts.topicEntriesUpdated);
-    metrics.add("TopicEntriesRemoved", counts.topicEntriesDeleted);
-    metrics.add("WindowRepliesDeleted", counts.windowsDeleted);
-    metrics.add("ReextractionsRequested", counts.reextractionsRequested);
+    for (const [name, count] of KIND_COUNTS) {
+      if (count.metric !== null) {
+        metrics.add(count.metric as RedactionMetricName, counts[name as RedactionCountName]);
+      }
+    }
   }
 }
 

@@ -14,6 +14,7 @@ import { batchWriteAll, documentClient } from "../../base/dynamodb/index.js";
 import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import { validateConversationId } from "../../history/index.js";
 import { BY_POSITION_INDEX, PARTITION_KEY } from "../../history/schema/index.js";
+import { kindOf } from "../../knowledge/index.js";
 import { RESULTS_PARTITION_KEY, RESULTS_SORT_KEY } from "../../knowledge/store/schema/index.js";
 import {
   CHANNEL_KEY,
@@ -28,9 +29,15 @@ export interface ChannelPart {
   readonly name: string;
   /** Its table. */
   readonly table: string;
-  count(channel: string): Promise<number>;
+  count(channel: string): Promise<number | Tally>;
   /** Removes the channel's items; resolves to how many there were. */
-  remove(channel: string): Promise<number>;
+  remove(channel: string): Promise<number | Tally>;
+}
+
+/** A part's items, with how many of each kind. */
+export interface Tally {
+  items: number;
+  kinds: Record<string, number>;
 }
 
 export interface DeleteChannelOptions {
@@ -54,6 +61,8 @@ export interface PartCount {
   name: string;
   table: string;
   items: number;
+  /** The results part's items by knowledge kind (`lib/knowledge/kinds.ts`), where it has any. */
+  kinds?: Record<string, number>;
 }
 
 const PACING = { baseDelayMs: 50, maxDelayMs: 2000, random: Math.random, sleep: realSleep };
@@ -76,8 +85,12 @@ export async function deleteChannel(options: DeleteChannelOptions): Promise<Part
   ];
   const counts: PartCount[] = [];
   for (const part of parts) {
-    const items = options.dryRun ? await part.count(channel) : await part.remove(channel);
-    counts.push({ name: part.name, table: part.table, items });
+    const found = options.dryRun ? await part.count(channel) : await part.remove(channel);
+    counts.push({
+      name: part.name,
+      table: part.table,
+      ...(typeof found === "number" ? { items: found } : found),
+    });
   }
   return counts;
 }
@@ -198,24 +211,29 @@ function messages(
 }
 
 /**
- * Every results-table item of the channel's partition: results, topic and question entries,
- * window replies, term statistics, spend and leases. The deployment's own partition is no
- * channel's.
+ * Every results-table item of the channel's partition, told by the registry's kinds (results,
+ * topic and question entries, window replies, term statistics, spans, leases, spend: every kind
+ * stored in a channel's partition). An item of no registered kind goes too: the partition is the
+ * channel's. The deployment's own partition is no channel's.
  */
 function results(documents: DynamoDBDocumentClient, table: string): ChannelPart {
   const keys = { partition: RESULTS_PARTITION_KEY, sort: RESULTS_SORT_KEY };
+  const tally = async (channel: string, remove: boolean): Promise<Tally> => {
+    const found: Tally = { items: 0, kinds: {} };
+    for await (const page of partitionKeys(documents, table, keys, channel)) {
+      if (remove) await deleteKeys(documents, table, page);
+      found.items += page.length;
+      for (const key of page) {
+        const kind = kindOf(String(key[RESULTS_SORT_KEY]))?.name ?? "unregistered items";
+        found.kinds[kind] = (found.kinds[kind] ?? 0) + 1;
+      }
+    }
+    return found;
+  };
   return {
     name: "results",
     table,
-    count: (channel) =>
-      countQuery(documents, { table, partition: RESULTS_PARTITION_KEY, value: channel }),
-    remove: async (channel) => {
-      let removed = 0;
-      for await (const page of partitionKeys(documents, table, keys, channel)) {
-        await deleteKeys(documents, table, page);
-        removed += page.length;
-      }
-      return removed;
-    },
+    count: (channel) => tally(channel, false),
+    remove: (channel) => tally(channel, true),
   };
 }

@@ -8,16 +8,11 @@ import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/
 import { documentClient, isConditionFailure } from "../../base/dynamodb/index.js";
 import {
   DEPLOYMENT_PARTITION,
+  ERASURE_AUDIT_PREFIX,
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
 } from "../../knowledge/store/schema/index.js";
-import {
-  AUDIT_PREFIX,
-  type AuditStore,
-  auditItemKey,
-  type ErasureAudit,
-  storedAudit,
-} from "./audit.js";
+import { type AuditStore, auditItemKey, type ErasureAudit, storedAudit } from "./audit.js";
 
 export class DynamoDbAuditStore implements AuditStore {
   private readonly documents: DynamoDBDocumentClient;
@@ -41,7 +36,7 @@ export class DynamoDbAuditStore implements AuditStore {
           ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
           ExpressionAttributeValues: {
             ":pk": DEPLOYMENT_PARTITION,
-            ":prefix": `${AUDIT_PREFIX}${authorKey}#`,
+            ":prefix": `${ERASURE_AUDIT_PREFIX}${authorKey}#`,
           },
           ConsistentRead: true,
           ExclusiveStartKey: start,

@@ -4,32 +4,18 @@
  * resumed by the next. It names the person only by their author key (a hash): the item outlives
  * the erasure, and must not keep the name or user id it erased.
  */
+import { type ErasureCountName, noCounts } from "../../knowledge/index.js";
+import { ERASURE_AUDIT_PREFIX } from "../../knowledge/store/schema/index.js";
 
-/** What an erasure removed, counted as it went. */
-export interface ErasureCounts {
-  /** Messages deleted (their text and author removed). */
-  messages: number;
-  /** Results rewritten or removed (by the redaction of the messages, or to drop the name). */
-  results: number;
-  candidatesRemoved: number;
-  /** Questions asked or answered by a deleted message, or naming the person. */
-  questionsRemoved: number;
-  topicEntriesUpdated: number;
-  topicEntriesDeleted: number;
-  windowsDeleted: number;
-  /** Candidates whose author list named the person. */
-  authorsRemoved: number;
-}
+/**
+ * What an erasure removed, counted as it went: the messages deleted, and each knowledge kind's
+ * counts that the registry (`lib/knowledge/kinds.ts`) says an erasure keeps.
+ */
+export type ErasureCounts = { messages: number } & Record<ErasureCountName, number>;
 
 export const NO_COUNTS: Readonly<ErasureCounts> = Object.freeze({
   messages: 0,
-  results: 0,
-  candidatesRemoved: 0,
-  questionsRemoved: 0,
-  topicEntriesUpdated: 0,
-  topicEntriesDeleted: 0,
-  windowsDeleted: 0,
-  authorsRemoved: 0,
+  ...noCounts<ErasureCountName>((count) => count.erasure),
 });
 
 /**
@@ -118,9 +104,7 @@ export class MemoryAuditStore implements AuditStore {
   }
 }
 
-export const AUDIT_PREFIX = "erasure#";
-
 /** The sort key of an audit item: the person's key, then when it was asked for. */
 export function auditItemKey(audit: Pick<ErasureAudit, "authorKey" | "requestedAt">): string {
-  return `${AUDIT_PREFIX}${audit.authorKey}#${audit.requestedAt}`;
+  return `${ERASURE_AUDIT_PREFIX}${audit.authorKey}#${audit.requestedAt}`;
 }

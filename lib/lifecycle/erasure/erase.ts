@@ -14,6 +14,7 @@ import {
 } from "../../history/changes/index.js";
 import type { ConversationId, Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
+import { type ErasurePath, KINDS } from "../../knowledge/index.js";
 import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
 import {
   type AuditStore,
@@ -23,7 +24,7 @@ import {
   NO_COUNTS,
 } from "./audit.js";
 import { ErasureError, ErasureRequestError } from "./errors.js";
-import { type ScrubStore, scrubResults } from "./scrub.js";
+import { mentions, type ScrubStore, scrubResults } from "./scrub.js";
 
 /** The history store's side: finding the person's messages, checking and deleting them. */
 export type ErasureMessages = AuthorIndex &
@@ -35,7 +36,7 @@ export interface ErasureDependencies {
   messages: ErasureMessages;
   /** Redacts the results, topic entries and window replies of deleted messages. */
   redactor: Pick<KnowledgeRedactor, "redact">;
-  /** The results store, for the names a redaction leaves (`./scrub.ts`). */
+  /** The results store, for the names a redaction leaves (`./scrub.ts`, the term statistics). */
   results: ScrubStore;
   audits: AuditStore;
   /** The clock (default: the wall clock). */
@@ -251,27 +252,14 @@ async function eraseBatch(
     const carried = (await carriedNames(deps.messages, refs, channel, ids)).filter(
       (name) => !given.includes(name),
     );
-    const scrubs = [await scrubResults(deps.results, channel, carried, times)];
+    await eraseNames(deps, channel, carried, times, counts);
     for (const id of ids) await deps.messages.change(channel, { kind: "delete", id });
     const redacted = await deps.redactor.redact(
       channel,
       held.map((m) => ({ id: m.id, ts: m.ts, kind: "delete" as const })),
     );
-    scrubs.push(await scrubResults(deps.results, channel, given, times));
-    counts.results += redacted.results;
-    counts.candidatesRemoved += redacted.candidatesRemoved;
-    counts.questionsRemoved += redacted.questionsRemoved;
-    counts.topicEntriesUpdated += redacted.topicEntriesUpdated;
-    counts.topicEntriesDeleted += redacted.topicEntriesDeleted;
-    counts.windowsDeleted += redacted.windowsDeleted;
-    for (const scrubbed of scrubs) {
-      counts.results += scrubbed.results;
-      counts.candidatesRemoved += scrubbed.candidatesRemoved;
-      counts.questionsRemoved += scrubbed.questionsRemoved;
-      counts.topicEntriesDeleted += scrubbed.topicEntriesDeleted;
-      counts.windowsDeleted += scrubbed.windowsDeleted;
-      counts.authorsRemoved += scrubbed.authorsRemoved;
-    }
+    add(counts, redacted);
+    await eraseNames(deps, channel, given, times, counts);
   }
   const { messages: _, ...derived } = counts;
   return derived;
@@ -323,6 +311,45 @@ function byChannel(messages: readonly { channel: string; id: string }[]): Map<st
   return groups;
 }
 
-function add(total: ErasureCounts, counts: Omit<ErasureCounts, "messages">): void {
-  for (const key of Object.keys(counts) as (keyof typeof counts)[]) total[key] += counts[key];
+/** Adds what the audit counts of `counts` (a redaction's re-extractions are not its). */
+function add(total: ErasureCounts, counts: Partial<Record<string, number>>): void {
+  for (const key of Object.keys(total) as (keyof ErasureCounts)[]) total[key] += counts[key] ?? 0;
+}
+
+/**
+ * What each erasure path of the registry (`lib/knowledge/kinds.ts`) does with the person's
+ * names in a channel whose results hold their messages at `times`.
+ */
+const NAME_STEPS: Record<
+  ErasurePath,
+  (
+    results: ScrubStore,
+    channel: string,
+    names: readonly string[],
+    times: readonly number[],
+  ) => Promise<Partial<ErasureCounts>>
+> = {
+  "names scrubbed": (results, channel, names, times) =>
+    scrubResults(results, channel, names, times),
+  "name terms removed": async (results, channel, names) => ({
+    nameTermsRemoved:
+      names.length === 0
+        ? 0
+        : await results.removeTerms(channel, (term) => names.some((name) => mentions(term, name))),
+  }),
+  "nothing to erase": async () => ({}),
+};
+
+/** The registry's erasure paths, each once. */
+const NAME_PATHS = [...new Set(KINDS.map((kind) => kind.erase))];
+
+async function eraseNames(
+  deps: ErasureDependencies,
+  channel: string,
+  names: readonly string[],
+  times: readonly number[],
+  counts: ErasureCounts,
+): Promise<void> {
+  for (const path of NAME_PATHS)
+    add(counts, await NAME_STEPS[path](deps.results, channel, names, times));
 }

@@ -10,10 +10,10 @@ import { normalizeTopic } from "../../knowledge/extraction/index.js";
 import type { ResultStore, SegmentResult } from "../../knowledge/store/index.js";
 import { ErasureError } from "./errors.js";
 
-/** The results store's reads and writes a scrub needs. */
+/** The results store's reads and writes the erasure of names needs. */
 export type ScrubStore = Pick<
   ResultStore,
-  "findSpans" | "getResult" | "saveRedaction" | "deleteWindows"
+  "findSpans" | "getResult" | "saveRedaction" | "deleteWindows" | "removeTerms"
 >;
 
 export interface ScrubCounts {

@@ -294,6 +294,8 @@ describe("eraseUser on DynamoDB Local", () => {
         topicEntriesDeleted: 0,
         windowsDeleted: 0,
         authorsRemoved: 0,
+        termSegmentsWithdrawn: 0,
+        nameTermsRemoved: 0,
       },
       batch: [],
       exhausted: false,

@@ -16,8 +16,10 @@
  * - the channel's term statistics, per vocabulary (the offline extractor's way of making terms):
  *   `terms#<vocabulary>`, how many segments were counted; `term#<vocabulary>#<termKey>`, in how
  *   many of them one term occurs; `termlog#<vocabulary>#<segmentId>#<chunk>`, which terms a
- *   segment counted (so that a retry or a re-extraction never counts them twice).
+ *   segment counted (so that a retry or a re-extraction never counts them twice);
+ * - `erasure#<authorKey>#<requestedAt>`, in the deployment's partition: an erasure's audit item.
  *
+ * What each kind holds of a person and how it is redacted and erased: `../../kinds.ts`.
  * Fields may be added within v1 and readers ignore fields they do not know.
  */
 import { createHash } from "node:crypto";
@@ -237,15 +239,15 @@ export const SPAN_WIDTHS_KEY = "spanwidths";
  */
 export const DEPLOYMENT_PARTITION = " deployment";
 
+/**
+ * The audit items of erasures (`lib/lifecycle/erasure`), in {@link DEPLOYMENT_PARTITION}:
+ * `erasure#<authorKey>#<requestedAt>`.
+ */
+export const ERASURE_AUDIT_PREFIX = "erasure#";
+
 export const TERMS_PREFIX = "terms#";
 export const TERM_PREFIX = "term#";
 export const TERM_LOG_PREFIX = "termlog#";
-/** Every item prefix of a channel's term statistics (what erasing derived data removes). */
-export const TERM_STATISTICS_PREFIXES: readonly string[] = [
-  TERMS_PREFIX,
-  TERM_PREFIX,
-  TERM_LOG_PREFIX,
-];
 
 export const resultItemKey = (segmentId: string) => `${RESULT_PREFIX}${segmentId}`;
 export const leaseItemKey = (segmentId: string) => `${LEASE_PREFIX}${segmentId}`;

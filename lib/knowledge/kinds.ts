@@ -1,0 +1,292 @@
+/**
+ * Every kind of item knowledge keeps, in one place: where each is stored and how it is keyed,
+ * what of a person it may hold, and how it is redacted (a message edited or deleted), erased (a
+ * person), counted, served and retained. Redaction, erasure, `channel delete` and the per-kind
+ * counts read this list instead of naming kinds, and the conformance test
+ * (test/knowledge/kinds-conformance.ts) runs every entry on every store: a kind added here
+ * without a working redaction and erasure path fails it.
+ */
+import {
+  ERASURE_AUDIT_PREFIX,
+  LEASE_PREFIX,
+  QUESTION_PREFIX,
+  RESULT_PREFIX,
+  SPAN_PREFIX,
+  SPAN_WIDTHS_KEY,
+  SPEND_PREFIX,
+  TERM_LOG_PREFIX,
+  TERM_PREFIX,
+  TERMS_PREFIX,
+  TOPIC_PREFIX,
+  WINDOW_PREFIX,
+} from "./store/schema/items.js";
+
+/** What of a person an item may hold. */
+export type Personal = "name" | "words" | "message ids";
+
+/**
+ * What a change to one of a segment's messages (an edit, a deletion) does to the kind:
+ * - `result plan`: rewritten or removed as the result's redaction plan says, the result written
+ *   last (its candidates, questions and evidence; the topic and question entries follow it);
+ * - `replies deleted`: the segment's items are deleted (they may quote the message);
+ * - `terms withdrawn`: what the segment counted is taken out of the statistics (a re-extraction
+ *   counts it anew from what is left);
+ * - `nothing to redact`: its items hold no message text, name or id.
+ */
+export type RedactionPath =
+  | "result plan"
+  | "replies deleted"
+  | "terms withdrawn"
+  | "nothing to redact";
+
+/**
+ * What an erasure does to the kind besides redacting the person's deleted messages:
+ * - `names scrubbed`: the person's names leave the results whose span holds their messages (an
+ *   author list; a candidate or question naming them goes), with those results' entries and
+ *   replies;
+ * - `name terms removed`: terms naming the person leave the channel's statistics;
+ * - `nothing to erase`: its items hold nothing of a person.
+ */
+export type ErasurePath = "names scrubbed" | "name terms removed" | "nothing to erase";
+
+/**
+ * How long its items stay: with their result (`expiresAt` is the result's), on their own TTL
+ * (`expiresAt` of their own), as long as the channel's latest-expiring result, or until `channel
+ * delete` (the audit for ever).
+ */
+export type Retention = "with its result" | "own expiry" | "latest result" | "kept";
+
+/** Who reads the kind: the outlets (lib/outlets), the reader, or extraction itself. */
+export type Reader =
+  | "api"
+  | "digest"
+  | "report"
+  | "reader"
+  | "extraction"
+  | "redaction"
+  | "erasure";
+
+/**
+ * A count a redaction or an erasure reports of the kind: its EMF metric name when redaction
+ * reports it (null: erasure only), whether the erasure's audit item keeps it, and how the
+ * `erase` command prints it.
+ */
+export interface KindCount {
+  readonly metric: string | null;
+  readonly erasure: boolean;
+  readonly label: string;
+}
+
+export interface KnowledgeKind {
+  /** How reports and docs name it. */
+  readonly name: string;
+  /**
+   * Its items: in the results table, in a channel's partition (or the deployment's own,
+   * ` deployment`), under these sort key prefixes (an exact key is its own prefix).
+   */
+  readonly storage: {
+    readonly table: "results";
+    readonly partition: "channel" | "deployment" | "channel and deployment";
+    readonly prefixes: readonly string[];
+  };
+  /** How one item is keyed. */
+  readonly keying: string;
+  /** Which messages and which authors its items derive from. */
+  readonly derivation: string;
+  /** What of a person its items may hold; none: nothing personal (the conformance test checks). */
+  readonly personal: readonly Personal[];
+  readonly redact: RedactionPath;
+  readonly erase: ErasurePath;
+  /** Its counts, by name (unique across kinds). */
+  readonly counts: Readonly<Record<string, KindCount>>;
+  readonly serve: readonly Reader[];
+  readonly retention: Retention;
+}
+
+const both = { erasure: true } as const;
+
+/** The registry. */
+export const KINDS = [
+  {
+    name: "segment results",
+    storage: { table: "results", partition: "channel", prefixes: [RESULT_PREFIX] },
+    keying: "result#<segmentId>: one per segment, the source of truth",
+    derivation:
+      "every message of its segment; the authors of each candidate's evidence and each question's asker",
+    personal: ["name", "words", "message ids"],
+    redact: "result plan",
+    erase: "names scrubbed",
+    counts: {
+      results: { ...both, metric: "ResultsRedacted", label: "results rewritten or removed" },
+      candidatesRemoved: { ...both, metric: "CandidatesRedacted", label: "candidates removed" },
+      authorsRemoved: {
+        metric: null,
+        erasure: true,
+        label: "author lists cleared of the name",
+      },
+      reextractionsRequested: {
+        metric: "ReextractionsRequested",
+        erasure: false,
+        label: "re-extractions requested",
+      },
+    },
+    serve: ["api", "digest", "report", "reader", "extraction"],
+    retention: "with its result",
+  },
+  {
+    name: "topic index entries",
+    storage: { table: "results", partition: "channel", prefixes: [TOPIC_PREFIX] },
+    keying: "topic#<topicKey>#<segmentId>: one per topic per segment",
+    derivation: "a candidate of a result: its evidence's messages",
+    personal: ["words", "message ids"],
+    redact: "result plan",
+    erase: "names scrubbed",
+    counts: {
+      topicEntriesUpdated: {
+        ...both,
+        metric: "TopicEntriesRedacted",
+        label: "topic entries updated",
+      },
+      topicEntriesDeleted: {
+        ...both,
+        metric: "TopicEntriesRemoved",
+        label: "topic entries deleted",
+      },
+    },
+    serve: ["api", "digest", "report", "reader"],
+    retention: "with its result",
+  },
+  {
+    name: "question index entries",
+    storage: { table: "results", partition: "channel", prefixes: [QUESTION_PREFIX] },
+    keying: "question#<status>#<askedTs>#<segmentId>#<questionId>: one per question per segment",
+    derivation: "a question of a result: the asking and answering messages, the asker",
+    personal: ["name", "words", "message ids"],
+    redact: "result plan",
+    erase: "names scrubbed",
+    counts: {
+      questionsRemoved: { ...both, metric: "QuestionsRedacted", label: "questions removed" },
+    },
+    serve: ["api", "digest", "reader"],
+    retention: "with its result",
+  },
+  {
+    name: "window replies",
+    storage: { table: "results", partition: "channel", prefixes: [WINDOW_PREFIX] },
+    keying: "window#<hash of prompt version, model and prompt>: one per window asked",
+    derivation: "a window of a segment's messages, as the model answered it",
+    personal: ["name", "words"],
+    redact: "replies deleted",
+    erase: "names scrubbed",
+    counts: {
+      windowsDeleted: { ...both, metric: "WindowRepliesDeleted", label: "window replies deleted" },
+    },
+    serve: ["extraction"],
+    retention: "own expiry",
+  },
+  {
+    name: "term statistics",
+    storage: {
+      table: "results",
+      partition: "channel",
+      prefixes: [TERMS_PREFIX, TERM_PREFIX, TERM_LOG_PREFIX],
+    },
+    keying:
+      "terms#<vocabulary> (segments counted), term#<vocabulary>#<termKey> (one term), termlog#<vocabulary>#<segmentId>#<chunk> (what a segment counted)",
+    derivation: "the offline extractor's terms of each segment: its messages' words and names",
+    personal: ["name", "words"],
+    redact: "terms withdrawn",
+    erase: "name terms removed",
+    counts: {
+      termSegmentsWithdrawn: {
+        ...both,
+        metric: "TermSegmentsWithdrawn",
+        label: "segments withdrawn from the term statistics",
+      },
+      nameTermsRemoved: { metric: null, erasure: true, label: "terms naming them removed" },
+    },
+    serve: ["extraction"],
+    retention: "kept",
+  },
+  {
+    name: "segment spans",
+    storage: { table: "results", partition: "channel", prefixes: [SPAN_PREFIX, SPAN_WIDTHS_KEY] },
+    keying: "span#[late#]<lastTs>#<segmentId> per segment; spanwidths per channel",
+    derivation: "the times of a segment's first and last message",
+    personal: [],
+    redact: "nothing to redact",
+    erase: "nothing to erase",
+    counts: {},
+    serve: ["redaction", "erasure"],
+    retention: "with its result",
+  },
+  {
+    name: "leases",
+    storage: { table: "results", partition: "channel", prefixes: [LEASE_PREFIX] },
+    keying: "lease#<segmentId>: one per segment in flight",
+    derivation: "an extraction's attempts: its owner, tokens spent, window hashes; no message",
+    personal: [],
+    redact: "nothing to redact",
+    erase: "nothing to erase",
+    counts: {},
+    serve: ["extraction"],
+    retention: "own expiry",
+  },
+  {
+    name: "spend",
+    storage: { table: "results", partition: "channel and deployment", prefixes: [SPEND_PREFIX] },
+    keying: "spend#<YYYY-MM-DD>: one per UTC day, per channel and for the deployment",
+    derivation: "tokens extraction spent: no message",
+    personal: [],
+    redact: "nothing to redact",
+    erase: "nothing to erase",
+    counts: {},
+    serve: ["extraction"],
+    retention: "own expiry",
+  },
+  {
+    name: "erasure audit",
+    storage: { table: "results", partition: "deployment", prefixes: [ERASURE_AUDIT_PREFIX] },
+    keying: "erasure#<authorKey>#<requestedAt>: one per erasure",
+    derivation: "an erasure's request and counts: the person only as a hash",
+    personal: [],
+    redact: "nothing to redact",
+    erase: "nothing to erase",
+    counts: {},
+    serve: ["erasure"],
+    retention: "kept",
+  },
+] as const satisfies readonly KnowledgeKind[];
+
+type Counts = (typeof KINDS)[number]["counts"];
+type KeysOf<T> = T extends unknown ? keyof T : never;
+type CountName = KeysOf<Counts>;
+type CountOf<N extends CountName> = Extract<Counts, Record<N, unknown>>[N];
+
+/** A count redaction reports (with a metric). */
+export type RedactionCountName = {
+  [N in CountName]: CountOf<N> extends { metric: string } ? N : never;
+}[CountName];
+/** A count the erasure's audit item keeps. */
+export type ErasureCountName = {
+  [N in CountName]: CountOf<N> extends { erasure: true } ? N : never;
+}[CountName];
+
+/** Every kind's counts, by name, in registry order. */
+export const KIND_COUNTS: ReadonlyMap<CountName, KindCount> = new Map(
+  KINDS.flatMap((kind) => Object.entries(kind.counts) as [CountName, KindCount][]),
+);
+
+/** A zero of every count `pick` keeps. */
+export function noCounts<N extends CountName>(
+  pick: (count: KindCount) => boolean,
+): Record<N, number> {
+  const zero: Record<string, number> = {};
+  for (const [name, count] of KIND_COUNTS) if (pick(count)) zero[name] = 0;
+  return zero as Record<N, number>;
+}
+
+/** The kind an item of the results table is, by its sort key; undefined: of no registered kind. */
+export function kindOf(item: string): KnowledgeKind | undefined {
+  return KINDS.find((kind) => kind.storage.prefixes.some((prefix) => item.startsWith(prefix)));
+}

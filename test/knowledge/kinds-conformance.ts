@@ -1,0 +1,245 @@
+/**
+ * The registry of knowledge kinds (`KINDS`), checked on a deployment's stores (memory in the
+ * unit tier, DynamoDB Local in the emulator tier): a person writes in two channels, one
+ * extracted by a model (results, topic and question entries, window replies), one by the
+ * offline extractor (term statistics), and someone else names them there; a failed attempt
+ * leaves a lease, extraction spends tokens. Then the person is erased through the real erasure,
+ * and every item of every table the kinds declare is read back. For every registered kind: its
+ * items were there, the personal ones held the person, and after the erasure nothing of their
+ * name, user id, message ids or words is left; a kind that declares nothing personal never held
+ * any. Every item read is of a registered kind, so a kind stored without being registered fails
+ * here too.
+ */
+
+import type { AuditStore, EraseRequest, ErasureMessages } from "convoseg/erasure";
+import { eraseUser } from "convoseg/erasure";
+import type { Extractor } from "convoseg/extraction";
+import { Analyzer } from "convoseg/extraction";
+import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "convoseg/extraction/offline";
+import { type Store, textMessage } from "convoseg/history";
+import { KINDS, type KnowledgeKind, kindOf } from "convoseg/knowledge";
+import type { ResultStore, SpendCounter } from "convoseg/knowledge/store";
+import { DEPLOYMENT_PARTITION } from "convoseg/knowledge/store/schema";
+import {
+  KnowledgeRedactor,
+  promptVersionOf,
+  SegmentExtractor,
+  storedMessageStates,
+} from "convoseg/knowledge/write";
+import { describe, expect, it } from "vitest";
+import { ANALYSIS } from "./fixtures.js";
+import { NOW, questionModel, segmentAt } from "./redaction.js";
+
+/** A deployment's stores, and every item its tables hold (what a Scan of each reads). */
+export interface KindsFixture {
+  history: Store & ErasureMessages;
+  results: ResultStore;
+  spend: SpendCounter;
+  audits: AuditStore;
+  items(): Promise<Record<string, unknown>[]>;
+}
+
+const HOUR = 3_600_000;
+const PERSON = { user: "zorbington", userId: "UZ0RB8" };
+/** Words only the person writes (checked by their first six letters, so stems count too). */
+const THEIR_WORDS = ["quuxolator", "frobnitz"];
+
+/** Texts of one segment, by author; the person's are the only ones with their words. */
+const LLM_SEGMENT: [string, string][] = [
+  ["alice", "my #grub menu is gone"],
+  [PERSON.user, "the #quuxolator eats #grub menus, frobnitz it"],
+  ["bob", "reinstall #grub from a live usb"],
+  [PERSON.user, "anyone around?"],
+  ["alice", "my #wifi drops every hour"],
+  ["bob", "which #wifi chip is it"],
+  [PERSON.user, "an intel one, the quuxolator kind"],
+  ["alice", "try the #wifi power save setting"],
+];
+const OFFLINE_SEGMENT: [string, string][] = [
+  ["alice", "the bootloader broke after the kernel update"],
+  [PERSON.user, "quuxolator frobnitz bootloader fix: reinstall the quuxolator"],
+  ["bob", "reinstall the bootloader from a live usb"],
+  [PERSON.user, "frobnitz works, the quuxolator bootloader is back"],
+];
+/** Another segment of the offline channel: only others, one naming the person. */
+const NAMED_SEGMENT: [string, string][] = [
+  ["alice", "@zorbington knows the bootloader well"],
+  ["bob", "the bootloader config lives in etc default grub"],
+  ["alice", "thanks, the bootloader config works"],
+];
+
+async function writeAndExtract(
+  fixture: KindsFixture,
+  channel: string,
+  segmentId: string,
+  lines: readonly [string, string][],
+  start: number,
+  extractor: Extractor,
+): Promise<string[]> {
+  const { segment, messages } = segmentAt(
+    channel,
+    segmentId,
+    lines.map(([, text]) => text),
+    start,
+  );
+  const authored = messages.map((m, i) => ({ ...m, author: lines[i][0] }));
+  await fixture.history.write(
+    channel,
+    authored.map((m) =>
+      textMessage("user", m.text, {
+        id: m.id,
+        ts: m.ts,
+        author: m.author,
+        ...(m.author === PERSON.user ? { userId: PERSON.userId } : {}),
+      }),
+    ),
+  );
+  await new SegmentExtractor({
+    store: fixture.results,
+    extractor,
+    model: "m",
+    promptVersion: promptVersionOf(ANALYSIS),
+    now: () => NOW,
+    owner: () => "owner",
+  }).extract(segment, authored);
+  return authored.filter((m) => m.author === PERSON.user).map((m) => m.id);
+}
+
+/** The deployment before the erasure; resolves to the ids of the person's messages. */
+async function deployment(fixture: KindsFixture, prefix: string): Promise<string[]> {
+  const llm = new Analyzer(questionModel, { ...ANALYSIS, maxConcurrency: 1 });
+  const offline = new KeyphraseExtractor();
+  const ids = [
+    ...(await writeAndExtract(fixture, `${prefix}#model`, "m1", LLM_SEGMENT, NOW, llm)),
+    ...(await writeAndExtract(fixture, `${prefix}#offline`, "o1", OFFLINE_SEGMENT, NOW, offline)),
+    ...(await writeAndExtract(
+      fixture,
+      `${prefix}#offline`,
+      "o2",
+      NAMED_SEGMENT,
+      NOW + 2 * HOUR,
+      offline,
+    )),
+  ];
+  // A failed attempt of a segment not yet extracted, and the day's spend: no person in either.
+  const channel = `${prefix}#model`;
+  await fixture.results.acquireLease(channel, "m2", {
+    owner: "owner",
+    now: NOW,
+    leaseMs: 60_000,
+    expiresAt: NOW + 24 * HOUR,
+  });
+  await fixture.results.releaseLease(channel, "m2", "owner", {
+    calls: 1,
+    inputTokens: 100,
+    outputTokens: 7,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  });
+  await fixture.spend.add(channel, "2026-07-01", 107);
+  await fixture.spend.add(DEPLOYMENT_PARTITION, "2026-07-01", 107);
+  return ids;
+}
+
+/** What of the person an item holds, by what it is. */
+function traces(item: Record<string, unknown>, messageIds: readonly string[]): string[] {
+  const text = JSON.stringify(item).toLowerCase();
+  const found: string[] = [];
+  if (text.includes(PERSON.user)) found.push("name");
+  if (text.includes(PERSON.userId.toLowerCase())) found.push("user id");
+  for (const word of THEIR_WORDS) if (text.includes(word.slice(0, 6))) found.push(word);
+  for (const id of messageIds) if (text.includes(JSON.stringify(id))) found.push(id);
+  return found;
+}
+
+/**
+ * What an erasure still leaves, known and not yet fixed: a candidate whose topic only the person
+ * wrote survives, with its topic entry, when its evidence range also held someone else's
+ * message (the redaction shrinks the range to theirs and keeps the topic; the offline extractor
+ * makes such ranges of a word said in turns 1 and 3). Listed exactly, so that the test fails
+ * both when another item keeps the person and when this is fixed.
+ */
+const KNOWN_LEAKS = [
+  "segment results: kinds#offline result#o1: quuxolator, frobnitz",
+  "topic index entries: kinds#offline topic#34178e48cb68673b#o1: quuxolator",
+  "topic index entries: kinds#offline topic#9638cbc184336750#o1: frobnitz",
+];
+
+const describeItem = (item: Record<string, unknown>) =>
+  `${String(item.channel)} ${String(item.item)}`;
+
+function byKind(
+  items: readonly Record<string, unknown>[],
+): Map<KnowledgeKind, Record<string, unknown>[]> {
+  const found = new Map<KnowledgeKind, Record<string, unknown>[]>();
+  for (const item of items) {
+    const kind = kindOf(String(item.item));
+    expect(kind, `${describeItem(item)} is of no registered kind`).toBeDefined();
+    if (kind !== undefined) found.set(kind, [...(found.get(kind) ?? []), item]);
+  }
+  return found;
+}
+
+export function describeKinds(name: string, make: () => Promise<KindsFixture>): void {
+  describe(`knowledge kinds on ${name}`, () => {
+    const request: EraseRequest = { ...PERSON, requestedBy: "dpo" };
+
+    it("every registered kind holds nothing of an erased person", async () => {
+      const fixture = await make();
+      const ids = await deployment(fixture, "kinds");
+      const before = byKind(await fixture.items());
+      for (const kind of KINDS) {
+        const items = before.get(kind) ?? [];
+        const holding = items.filter((item) => traces(item, ids).length > 0);
+        if (kind.personal.length === 0) {
+          expect(holding.map(describeItem), `${kind.name} declares nothing personal`).toEqual([]);
+        } else if (kind.erase !== "nothing to erase") {
+          expect(holding.length, `${kind.name}: nothing of the person was written`).toBeGreaterThan(
+            0,
+          );
+        }
+      }
+
+      const outcome = await eraseUser(
+        {
+          messages: fixture.history,
+          redactor: new KnowledgeRedactor({
+            store: fixture.results,
+            states: storedMessageStates(fixture.history),
+          }),
+          results: fixture.results,
+          audits: fixture.audits,
+          now: () => NOW + 100 * HOUR,
+        },
+        request,
+      );
+      expect(outcome.done).toBe(true);
+
+      const after = byKind(await fixture.items());
+      const kept: string[] = [];
+      for (const kind of KINDS) {
+        // The erasure writes its audit: every kind has items to check by now.
+        const written = [...(before.get(kind) ?? []), ...(after.get(kind) ?? [])];
+        expect(written.length, `${kind.name}: no item was written`).toBeGreaterThan(0);
+        if (kind.personal.length === 0) {
+          const holding = (after.get(kind) ?? []).filter((item) => traces(item, ids).length > 0);
+          expect(holding.map(describeItem), `${kind.name} declares nothing personal`).toEqual([]);
+        }
+        const left = (after.get(kind) ?? []).flatMap((item) => {
+          const found = traces(item, ids);
+          return found.length === 0 ? [] : [`${describeItem(item)}: ${found.join(", ")}`];
+        });
+        kept.push(...left.map((item) => `${kind.name}: ${item}`));
+      }
+      expect(kept.sort(), "kinds keep the person").toEqual(KNOWN_LEAKS);
+      // The others' knowledge stays: the offline channel still counts their bootloader.
+      const terms = await fixture.results.termCounts(
+        "kinds#offline",
+        KEYPHRASE_VOCABULARY,
+        ["bootloader"],
+        "nobody",
+      );
+      expect(terms.frequencies.get("bootloader")).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,35 @@
+/** The registry of knowledge kinds on DynamoDB Local (`./kinds-conformance.ts`). */
+
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { documentClient } from "convoseg/dynamodb";
+import { DynamoDbAuditStore } from "convoseg/erasure";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
+import { DynamoDbLedger, DynamoDbResultStore } from "convoseg/knowledge/store";
+import { testDynamoDbClient } from "../support/dynamodb.js";
+import { createMessagesTestTable, createResultsTestTable } from "./fixtures.js";
+import { describeKinds } from "./kinds-conformance.js";
+
+const client = testDynamoDbClient();
+
+describeKinds("DynamoDB Local", async () => {
+  const messagesTable = await createMessagesTestTable(client);
+  const tableName = await createResultsTestTable(client);
+  return {
+    history: new DynamoDbStore({ client, tableName: messagesTable }),
+    results: new DynamoDbResultStore({ client, tableName }),
+    spend: new DynamoDbLedger({ client, tableName }),
+    audits: new DynamoDbAuditStore({ client, tableName }),
+    items: async () => {
+      const items: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await documentClient(client).send(
+          new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, ConsistentRead: true }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+      return items;
+    },
+  };
+});

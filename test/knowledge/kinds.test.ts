@@ -1,0 +1,43 @@
+/** The registry of knowledge kinds on the memory stores (`./kinds-conformance.ts`). */
+
+import { MemoryAuditStore } from "convoseg/erasure";
+import { MemoryStore } from "convoseg/history";
+import { KINDS, kindOf } from "convoseg/knowledge";
+import { MemoryLedger, MemoryResultStore } from "convoseg/knowledge/store";
+import { DEPLOYMENT_PARTITION, ERASURE_AUDIT_PREFIX } from "convoseg/knowledge/store/schema";
+import { describe, expect, it } from "vitest";
+import { describeKinds } from "./kinds-conformance.js";
+
+describeKinds("the memory stores", async () => {
+  const results = new MemoryResultStore();
+  const spend = new MemoryLedger();
+  const audits = new MemoryAuditStore();
+  return {
+    history: new MemoryStore(),
+    results,
+    spend,
+    audits,
+    items: async () => [
+      ...results.items(),
+      ...spend.items(),
+      ...audits.all().map((audit) => ({
+        channel: DEPLOYMENT_PARTITION,
+        item: `${ERASURE_AUDIT_PREFIX}${audit.authorKey}#${audit.requestedAt}`,
+        ...audit,
+      })),
+    ],
+  };
+});
+
+describe("the registry", () => {
+  it("tells every kind's keys apart: no key of one kind is taken for another's", () => {
+    for (const kind of KINDS) {
+      for (const prefix of kind.storage.prefixes) expect(kindOf(`${prefix}x`)).toBe(kind);
+    }
+  });
+
+  it("gives every count one kind", () => {
+    const names = KINDS.flatMap((kind) => Object.keys(kind.counts));
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
