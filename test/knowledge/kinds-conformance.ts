@@ -152,19 +152,6 @@ function traces(item: Record<string, unknown>, messageIds: readonly string[]): s
   return found;
 }
 
-/**
- * What an erasure still leaves, known and not yet fixed: a candidate whose topic only the person
- * wrote survives, with its topic entry, when its evidence range also held someone else's
- * message (the redaction shrinks the range to theirs and keeps the topic; the offline extractor
- * makes such ranges of a word said in turns 1 and 3). Listed exactly, so that the test fails
- * both when another item keeps the person and when this is fixed.
- */
-const KNOWN_LEAKS = [
-  "segment results: kinds#offline result#o1: quuxolator, frobnitz",
-  "topic index entries: kinds#offline topic#34178e48cb68673b#o1: quuxolator",
-  "topic index entries: kinds#offline topic#9638cbc184336750#o1: frobnitz",
-];
-
 const describeItem = (item: Record<string, unknown>) =>
   `${String(item.channel)} ${String(item.item)}`;
 
@@ -231,7 +218,7 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
         });
         kept.push(...left.map((item) => `${kind.name}: ${item}`));
       }
-      expect(kept.sort(), "kinds keep the person").toEqual(KNOWN_LEAKS);
+      expect(kept.sort(), "kinds keep the person").toEqual([]);
       // The others' knowledge stays: the offline channel still counts their bootloader.
       const terms = await fixture.results.termCounts(
         "kinds#offline",

@@ -124,6 +124,15 @@ export function planRedaction(
       messageIds: [first, last],
     };
     if (left.length < rangeIds.length) {
+      // What a deleted message said must not outlive it (an erased person's words above all):
+      // the topic stays only while what is left of its evidence still says each of its words.
+      const said = wordsOf(left.map((id) => states.get(id)?.text ?? "").join("\n"));
+      if (!saysAll(said, candidate.topic)) {
+        removedTopics.push(normalizeTopic(candidate.topic));
+        continue;
+      }
+      next.tags = candidate.tags.filter((tag) => saysAll(said, tag));
+      if (!saysAll(said, candidate.reason)) next.reason = "";
       const authors = new Set<string>();
       for (const id of left) {
         const state = states.get(id);
@@ -209,6 +218,13 @@ function setEdits(result: SegmentResult, edits: Record<string, number>): void {
   if (Object.keys(edits).length > 0) result.edits = edits;
   else delete result.edits;
 }
+
+const wordsOf = (text: string): Set<string> =>
+  new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+
+/** Whether every word of `phrase` is among `words`. */
+const saysAll = (words: ReadonlySet<string>, phrase: string): boolean =>
+  (phrase.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).every((word) => words.has(word));
 
 /** Whether a message lies between the segment's first and last (its order: ts, then id). */
 function withinBounds(result: SegmentResult, change: MessageChange): boolean {
