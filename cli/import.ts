@@ -1,8 +1,9 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
+import { ANALYZER_DEFAULTS } from "convoseg/knowledge/config";
 import { KnowledgeReader, type Topic } from "convoseg/knowledge/read";
 import { createResultsTable } from "convoseg/knowledge/store";
-import { ANALYZER_DEFAULTS, conversationSegment } from "convoseg/knowledge/write";
+import { conversationSegment } from "convoseg/knowledge/write";
 import {
   DEFAULT_SEGMENTATION_POLICY,
   type DecodedTranscript,

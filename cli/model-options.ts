@@ -1,5 +1,5 @@
 import { KEYPHRASE_EXTRACTOR_NAME } from "convoseg/extraction/offline";
-import type { ExtractorKind } from "convoseg/knowledge/write";
+import type { ExtractorKind } from "convoseg/knowledge/config";
 import { DEFAULT_MODELS, type LocalModel } from "../local/extraction.js";
 
 /** The model flags every command that extracts takes. */

@@ -1,9 +1,9 @@
 import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { ANALYZER_DEFAULTS } from "convoseg/knowledge/config";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import {
-  ANALYZER_DEFAULTS,
   type ExtractionOutcome,
   REEXTRACT_ATTRIBUTE,
   reextractionMessage,

@@ -4,8 +4,6 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration, parseDuration } from "convoseg/duration";
 import type { Route } from "convoseg/extraction";
 import { compareIds } from "convoseg/identity";
-import { KnowledgeReader } from "convoseg/knowledge/read";
-import type { SegmentResult } from "convoseg/knowledge/store";
 import {
   ANALYZER_DEFAULTS,
   EXTRACT_BOUNDS,
@@ -13,7 +11,9 @@ import {
   EXTRACTORS,
   type ExtractFunctionConfig,
   ROUTES,
-} from "convoseg/knowledge/write";
+} from "convoseg/knowledge/config";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ChatMessage } from "convoseg/messages";
 import { MAX_WORKERS } from "convoseg/pipeline";
 import type { CandidatesLine, SegmentMessageV1 } from "convoseg/pipeline/contract";

@@ -6,7 +6,7 @@ import {
   type ExtractFunctionConfig,
   type ExtractVariable,
   readExtractConfig,
-} from "convoseg/knowledge/write";
+} from "convoseg/knowledge/config";
 import { SEGMENT_DEFAULTS } from "convoseg/pipeline";
 import {
   type ConvosegSettings,

@@ -5,15 +5,17 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { KnowledgeReader } from "convoseg/knowledge/read";
 import {
   DEFAULT_BEDROCK_MODEL_ID,
-  DEFAULT_RETRY,
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
+  type ExtractorKind,
+} from "convoseg/knowledge/config";
+import { KnowledgeReader } from "convoseg/knowledge/read";
+import {
+  DEFAULT_RETRY,
   type ExtractionMetricName,
   type ExtractionMetrics,
-  type ExtractorKind,
   extractDependencies,
   type SegmentConsumerDependencies,
   segmentConsumer,

@@ -5,14 +5,13 @@ import { getParameter } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { type ApiKeySource, readExtractConfig } from "convoseg/knowledge/config";
 import {
   type ApiKeyCache,
-  type ApiKeySource,
   apiKeyCache,
   CircuitBreaker,
   extractDependencies,
   queueReextraction,
-  readExtractConfig,
   segmentConsumer,
 } from "convoseg/knowledge/write";
 

@@ -12,7 +12,7 @@ import {
   EXTRACT_BOUNDS,
   EXTRACT_DEFAULTS,
   ROUTES,
-} from "convoseg/knowledge/write";
+} from "convoseg/knowledge/config";
 import { overlapProblem } from "convoseg/windows";
 import {
   EVENT_SOURCE_CONCURRENCY,

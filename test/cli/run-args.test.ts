@@ -1,4 +1,4 @@
-import { EXTRACT_BOUNDS, readExtractConfig } from "convoseg/knowledge/write";
+import { EXTRACT_BOUNDS, readExtractConfig } from "convoseg/knowledge/config";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 

@@ -1,6 +1,6 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { KnowledgeConfigError } from "convoseg/knowledge";
-import { EXTRACT_DEFAULTS, readExtractConfig } from "convoseg/knowledge/write";
+import { EXTRACT_DEFAULTS, readExtractConfig } from "convoseg/knowledge/config";
 import { readSegmentConfig, SEGMENT_DEFAULTS } from "convoseg/pipeline";
 import { describe, expect, it } from "vitest";
 import {

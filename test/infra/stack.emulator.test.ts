@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Validations } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
-import { EXTRACT_DEFAULTS } from "convoseg/knowledge/write";
+import { EXTRACT_DEFAULTS } from "convoseg/knowledge/config";
 import { SEGMENT_DEFAULTS } from "convoseg/pipeline";
 import { DEFAULT_MAX_BODY_BYTES } from "convoseg/pipeline/contract";
 import { beforeAll, describe, expect, it } from "vitest";

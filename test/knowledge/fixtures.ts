@@ -8,9 +8,10 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Analyzer, type LLM } from "convoseg/extraction";
 import { OpenAICompatibleLLM } from "convoseg/extraction/llm";
 import { createMessagesTable } from "convoseg/history/dynamodb";
+import { ANALYZER_DEFAULTS } from "convoseg/knowledge/config";
 import { DynamoDbResultStore, type SegmentEnvelope } from "convoseg/knowledge/store";
 import { resultsTableDefinition } from "convoseg/knowledge/store/schema";
-import { ANALYZER_DEFAULTS, promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import type { InlineMessage } from "convoseg/pipeline/contract";
 import { createTestTable } from "../support/dynamodb.js";
 import {

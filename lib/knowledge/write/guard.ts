@@ -6,6 +6,7 @@
  */
 
 import { parseDuration } from "../../base/duration/index.js";
+import { EXTRACT_DEFAULTS } from "../config/config.js";
 import { BudgetPausedError, CircuitOpenError } from "../errors.js";
 import {
   type ChatJSONOptions,
@@ -17,7 +18,6 @@ import {
 import type { SpendCounter } from "../store/ledger.js";
 import { DEPLOYMENT_PARTITION } from "../store/schema/items.js";
 import type { Turn } from "../windows/index.js";
-import { EXTRACT_DEFAULTS } from "./config.js";
 import { isAuthFailure } from "./retry.js";
 
 const DAY_MS = 86_400_000;

@@ -6,19 +6,6 @@
  */
 export { type ApiKeyCache, apiKeyCache } from "./api-key.js";
 export {
-  ANALYZER_DEFAULTS,
-  type ApiKeySource,
-  DEFAULT_BEDROCK_MODEL_ID,
-  EXTRACT_BOUNDS,
-  EXTRACT_DEFAULTS,
-  EXTRACTORS,
-  type ExtractFunctionConfig,
-  type ExtractorKind,
-  type ExtractVariable,
-  ROUTES,
-  readExtractConfig,
-} from "./config.js";
-export {
   REEXTRACT_ATTRIBUTE,
   REEXTRACT_REPLACING_ATTRIBUTE,
   type SegmentConsumerDependencies,

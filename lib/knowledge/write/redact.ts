@@ -1,3 +1,4 @@
+import { EXTRACT_DEFAULTS } from "../config/config.js";
 import { KnowledgeConfigError, KnowledgeError } from "../errors.js";
 import { KIND_COUNTS, KINDS, type RedactionCountName, type RedactionPath } from "../kinds.js";
 import type { MessageChange, MessageStates } from "../store/message-states.js";
@@ -10,7 +11,6 @@ import {
   type RedactionPlan,
 } from "../store/redaction-plan.js";
 import type { SegmentResult } from "../store/schema/items.js";
-import { EXTRACT_DEFAULTS } from "./config.js";
 
 /**
  * Redaction's metrics (EMF names, as `ExtractionMetrics`'): counts only, one per count the

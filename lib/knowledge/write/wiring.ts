@@ -2,6 +2,7 @@ import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDbStore } from "../../history/dynamodb/index.js";
+import type { ExtractFunctionConfig } from "../config/config.js";
 import { Analyzer, type Extractor, type LLM } from "../extraction/index.js";
 import { BedrockConverseLLM, OpenAICompatibleLLM } from "../extraction/llm/index.js";
 import {
@@ -14,7 +15,6 @@ import { DynamoDbLedger } from "../store/ledger.js";
 import type { MessageStates } from "../store/message-states.js";
 import type { SegmentEnvelope } from "../store/segment-envelope.js";
 import type { ApiKeyCache } from "./api-key.js";
-import type { ExtractFunctionConfig } from "./config.js";
 import type { SegmentConsumerDependencies } from "./consumer.js";
 import type { ExtractionLogger, ExtractionMetrics } from "./consumer-report.js";
 import { promptVersionOf, SegmentExtractor } from "./extract-segment.js";

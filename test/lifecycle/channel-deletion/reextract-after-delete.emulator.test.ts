@@ -11,12 +11,12 @@ import type { AddressInfo } from "node:net";
 import type { Context } from "aws-lambda";
 import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import type { IngestResult } from "convoseg/ingest";
+import { readExtractConfig } from "convoseg/knowledge/config";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import {
   extractDependencies,
   REEXTRACT_ATTRIBUTE,
-  readExtractConfig,
   segmentConsumer,
 } from "convoseg/knowledge/write";
 import { SqsSegmentSender } from "convoseg/pipeline";
