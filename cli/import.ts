@@ -17,12 +17,9 @@ import {
   transcriptMessages,
 } from "convoseg/transcript";
 import { type Emulators, startEmulators } from "../local/emulators.js";
-import {
-  type LocalModel,
-  localExtractConfig,
-  localExtractDependencies,
-} from "../local/extraction.js";
+import { localExtractConfig, localExtractDependencies } from "../local/extraction.js";
 import { llmFailureCause } from "../local/llm-failures.js";
+import type { LocalModel } from "../local/model.js";
 import type { Workspace } from "../local/workspace.js";
 import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
 import {

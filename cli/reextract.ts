@@ -10,12 +10,9 @@ import {
   storedSegmentBody,
 } from "convoseg/knowledge/write";
 import { readSegmentMessages, type SegmentMessageV1 } from "convoseg/pipeline/contract";
-import {
-  type LocalModel,
-  localExtractConfig,
-  localExtractDependencies,
-} from "../local/extraction.js";
+import { localExtractConfig, localExtractDependencies } from "../local/extraction.js";
 import { llmFailureCause } from "../local/llm-failures.js";
+import type { LocalModel } from "../local/model.js";
 import { type Command, type CommandIO, command, EXIT } from "./command.js";
 import { CommandFailure, llmFailureLine, onQueue, onTable } from "./failures.js";
 import { escapeControls, shellArg } from "./format.js";

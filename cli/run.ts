@@ -20,8 +20,9 @@ import type { CandidatesLine, SegmentMessageV1 } from "convoseg/pipeline/contrac
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import { startEmulators } from "../local/emulators.js";
-import type { LocalExtraction, LocalModel } from "../local/extraction.js";
+import type { LocalExtraction } from "../local/extraction.js";
 import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../local/llm-failures.js";
+import type { LocalModel } from "../local/model.js";
 import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type ConflictingMessage, type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";

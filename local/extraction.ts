@@ -7,19 +7,18 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import {
-  DEFAULT_BEDROCK_MODEL_ID,
   DEFAULT_RETRY,
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
   type ExtractionMetricName,
   type ExtractionMetrics,
-  type ExtractorKind,
   extractDependencies,
   type SegmentConsumerDependencies,
   segmentConsumer,
 } from "convoseg/knowledge/write";
 import type { BatchHandler } from "./event-source.js";
 import { LLMFailureBudget, type LLMFailureCause, type StoppedExtraction } from "./llm-failures.js";
+import type { LocalModel } from "./model.js";
 
 export interface LocalExtractionOptions extends LocalModel {
   /** The client extraction reads and writes with (its reads are not the tick's). */
@@ -57,20 +56,6 @@ export interface LocalDeadLetters {
   sqs: SQSClient;
   queueUrl: string;
   maxAttempts: number;
-}
-
-/** Default models when `--model` is not given. */
-export const DEFAULT_MODELS: Record<Exclude<ExtractorKind, "offline">, string> = {
-  openai: "gpt-4o-mini",
-  bedrock: DEFAULT_BEDROCK_MODEL_ID,
-};
-
-/** The model a local command extracts with. */
-export interface LocalModel {
-  extractor: ExtractorKind;
-  modelId: string;
-  /** The OpenAI-compatible base URL, or a Bedrock endpoint override. */
-  endpoint?: string;
 }
 
 /**
