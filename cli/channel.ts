@@ -3,9 +3,10 @@ import { type ChannelSnapshot, DynamoDbChannelStore, hasWork } from "convoseg/pi
 import type { Workspace } from "../local/workspace.js";
 import { deleteChannelCommand } from "./channel-delete.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
-import { type Command, type CommandIO, command, EXIT } from "./command.js";
+import { type Command, command, EXIT } from "./command.js";
 import { onTable, type TableRef } from "./failures.js";
 import { escapeControls } from "./format.js";
+import type { CommandIO } from "./io.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,

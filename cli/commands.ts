@@ -1,11 +1,12 @@
 import { channelCommand } from "./channel.js";
-import type { Command, CommandIO } from "./command.js";
+import type { Command } from "./command.js";
 import { EXIT } from "./command.js";
 import { digestCommand } from "./digest.js";
 import { eraseCommand } from "./erase.js";
 import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
 import { importChatCommand } from "./import-chat.js";
+import type { CommandIO } from "./io.js";
 import { questionsCommand } from "./questions.js";
 import { reextractCommand } from "./reextract.js";
 import { reportCommand } from "./report.js";

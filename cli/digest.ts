@@ -15,9 +15,10 @@ import { DynamoDbStore } from "convoseg/history";
 import { reportSegmentHref } from "convoseg/report";
 import type { Workspace } from "../local/workspace.js";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
-import { type Command, type CommandIO, command, EXIT } from "./command.js";
+import { type Command, command, EXIT } from "./command.js";
 import { CommandFailure, onTable, type TableRef } from "./failures.js";
 import { escapeControls } from "./format.js";
+import type { CommandIO } from "./io.js";
 import { resultChannels, suggestChannels } from "./near-channels.js";
 import {
   noteUnextracted,

@@ -12,7 +12,7 @@ import {
 import { IngestClient } from "convoseg/ingest";
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import type { Workspace } from "../local/workspace.js";
-import { type CommandIO, EXIT } from "./command.js";
+import { EXIT } from "./command.js";
 import {
   channelTable,
   type ImportedInput,
@@ -22,6 +22,7 @@ import {
 } from "./export-input.js";
 import { CommandFailure, tableProblem } from "./failures.js";
 import { escapeControls, formatCount, plural, shellArg } from "./format.js";
+import type { CommandIO } from "./io.js";
 import type { Progress } from "./progress.js";
 
 /** Where the messages go. */

@@ -15,7 +15,7 @@ import {
   machineTimezone,
   readExports,
 } from "convoseg/exports";
-import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { type Command, type CommandLine, command, EXIT } from "./command.js";
 import {
   channelTable,
   type ImportedInput,
@@ -36,6 +36,7 @@ import {
   type Target,
   workspaceTables,
 } from "./import-chat-store.js";
+import type { CommandIO } from "./io.js";
 import { Progress } from "./progress.js";
 import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./workspace-option.js";
 

@@ -21,7 +21,7 @@ import { localExtractConfig, localExtractDependencies } from "../local/extractio
 import { llmFailureCause } from "../local/llm-failures.js";
 import type { LocalModel } from "../local/model.js";
 import type { Workspace } from "../local/workspace.js";
-import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { type Command, type CommandLine, command, EXIT } from "./command.js";
 import {
   CommandFailure,
   describeFailure,
@@ -40,6 +40,7 @@ import {
   segmentationFailure,
   warningLines,
 } from "./import-input.js";
+import type { CommandIO } from "./io.js";
 import { parseModelFlags } from "./model-options.js";
 import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./workspace-option.js";
 

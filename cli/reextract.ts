@@ -13,9 +13,10 @@ import { readSegmentMessages, type SegmentMessageV1 } from "convoseg/pipeline/co
 import { localExtractConfig, localExtractDependencies } from "../local/extraction.js";
 import { llmFailureCause } from "../local/llm-failures.js";
 import type { LocalModel } from "../local/model.js";
-import { type Command, type CommandIO, command, EXIT } from "./command.js";
+import { type Command, command, EXIT } from "./command.js";
 import { CommandFailure, llmFailureLine, onQueue, onTable } from "./failures.js";
 import { escapeControls, shellArg } from "./format.js";
+import type { CommandIO } from "./io.js";
 import { parseModelFlags } from "./model-options.js";
 import {
   noteUnextracted,

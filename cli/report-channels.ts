@@ -5,8 +5,8 @@
  */
 import type { ReportInput } from "convoseg/report";
 import { type ChannelDirectory, channelArgument } from "./channel-names.js";
-import type { CommandIO } from "./command.js";
 import { escapeControls } from "./format.js";
+import type { CommandIO } from "./io.js";
 
 type Parts = Pick<ReportInput, "segments" | "candidates" | "messages">;
 

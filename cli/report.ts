@@ -19,9 +19,10 @@ import {
 import { DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import { openInBrowser } from "./browser.js";
 import { messagesDirectory } from "./channel-names.js";
-import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { type Command, type CommandLine, command, EXIT } from "./command.js";
 import { CommandFailure } from "./failures.js";
 import { escapeControls, formatProblem } from "./format.js";
+import type { CommandIO } from "./io.js";
 import { Progress } from "./progress.js";
 import { type InputProblem, readMessages } from "./read-messages.js";
 import { inputDirectory, keepChannels } from "./report-channels.js";

@@ -27,7 +27,7 @@ import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type ConflictingMessage, type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
 import type { Workspace } from "../local/workspace.js";
-import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { type Command, type CommandLine, command, EXIT } from "./command.js";
 import { type LoadedInput, loadInput, timezoneOption } from "./export-input.js";
 import { describeFailure, llmFailureLine } from "./failures.js";
 import {
@@ -37,6 +37,7 @@ import {
   plural,
   warnIfMinItemsUnreachable,
 } from "./format.js";
+import type { CommandIO } from "./io.js";
 import { parseModelFlags } from "./model-options.js";
 import { Progress } from "./progress.js";
 import { readQuestions } from "./questions.js";

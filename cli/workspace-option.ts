@@ -6,9 +6,9 @@
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DEFAULT_WORKSPACE, openWorkspace, type Workspace } from "../local/workspace.js";
 import { WorkspaceError } from "../local/workspace-error.js";
-import type { CommandIO } from "./command.js";
 import { CommandFailure } from "./failures.js";
 import { escapeControls, plural } from "./format.js";
+import type { CommandIO } from "./io.js";
 
 export const WORKSPACE_OPTION = { workspace: { type: "string" } } as const;
 
