@@ -1,18 +1,18 @@
 import { channelCommand } from "./channel.js";
-import type { Command } from "./command.js";
-import { EXIT } from "./command.js";
 import { digestCommand } from "./digest.js";
 import { eraseCommand } from "./erase.js";
-import { terminalSafe } from "./format.js";
 import { importCommand } from "./import.js";
 import { importChatCommand } from "./import-chat.js";
-import type { CommandIO } from "./io.js";
 import { questionsCommand } from "./questions.js";
 import { reextractCommand } from "./reextract.js";
 import { reportCommand } from "./report.js";
 import { runCommand } from "./run.js";
 import { segmentCommand } from "./segment.js";
 import { serveCommand } from "./serve.js";
+import type { Command } from "./shared/command.js";
+import { EXIT } from "./shared/command.js";
+import { terminalSafe } from "./shared/format.js";
+import type { CommandIO } from "./shared/io.js";
 import { topicsCommand } from "./topics.js";
 
 /** Every command, in the order `npm start -- --help` lists them. */

@@ -12,18 +12,18 @@ import {
 import { IngestClient } from "convoseg/ingest";
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import type { Workspace } from "../local/workspace.js";
-import { EXIT } from "./command.js";
+import { EXIT } from "./shared/command.js";
 import {
   channelTable,
   type ImportedInput,
   messagePlace,
   readJson,
   reportLines,
-} from "./export-input.js";
-import { CommandFailure, tableProblem } from "./failures.js";
-import { escapeControls, formatCount, plural, shellArg } from "./format.js";
-import type { CommandIO } from "./io.js";
-import type { Progress } from "./progress.js";
+} from "./shared/export-input.js";
+import { CommandFailure, tableProblem } from "./shared/failures.js";
+import { escapeControls, formatCount, plural, shellArg } from "./shared/format.js";
+import type { CommandIO } from "./shared/io.js";
+import type { Progress } from "./shared/progress.js";
 
 /** Where the messages go. */
 export type Target =

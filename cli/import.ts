@@ -21,15 +21,6 @@ import { localExtractConfig, localExtractDependencies } from "../local/extractio
 import { llmFailureCause } from "../local/llm-failures.js";
 import type { LocalModel } from "../local/model.js";
 import type { Workspace } from "../local/workspace.js";
-import { type Command, type CommandLine, command, EXIT } from "./command.js";
-import {
-  CommandFailure,
-  describeFailure,
-  llmFailureLine,
-  onTable,
-  tableProblem,
-} from "./failures.js";
-import { escapeControls, formatTopics } from "./format.js";
 import {
   type InputReport,
   inputReport,
@@ -40,9 +31,18 @@ import {
   segmentationFailure,
   warningLines,
 } from "./import-input.js";
-import type { CommandIO } from "./io.js";
-import { parseModelFlags } from "./model-options.js";
-import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./workspace-option.js";
+import { type Command, type CommandLine, command, EXIT } from "./shared/command.js";
+import {
+  CommandFailure,
+  describeFailure,
+  llmFailureLine,
+  onTable,
+  tableProblem,
+} from "./shared/failures.js";
+import { escapeControls, formatTopics } from "./shared/format.js";
+import type { CommandIO } from "./shared/io.js";
+import { parseModelFlags } from "./shared/model-options.js";
+import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./shared/workspace-option.js";
 
 const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
 

@@ -27,21 +27,7 @@ import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
 import { type ConflictingMessage, type RefusedMessage, replay } from "../local/replay.js";
 import { sampleChat } from "../local/sample.js";
 import type { Workspace } from "../local/workspace.js";
-import { type Command, type CommandLine, command, EXIT } from "./command.js";
-import { type LoadedInput, loadInput, timezoneOption } from "./export-input.js";
-import { describeFailure, llmFailureLine } from "./failures.js";
-import {
-  escapeControls,
-  formatCount,
-  isoMinute,
-  plural,
-  warnIfMinItemsUnreachable,
-} from "./format.js";
-import type { CommandIO } from "./io.js";
-import { parseModelFlags } from "./model-options.js";
-import { Progress } from "./progress.js";
 import { readQuestions } from "./questions.js";
-import { channelOption } from "./read-messages.js";
 import { writeReport } from "./report.js";
 import {
   type ChannelSummary,
@@ -53,12 +39,26 @@ import {
   SUMMARY_TOPICS,
   type WorkspaceSummary,
 } from "./run-summary.js";
+import { type Command, type CommandLine, command, EXIT } from "./shared/command.js";
+import { type LoadedInput, loadInput, timezoneOption } from "./shared/export-input.js";
+import { describeFailure, llmFailureLine } from "./shared/failures.js";
+import {
+  escapeControls,
+  formatCount,
+  isoMinute,
+  plural,
+  warnIfMinItemsUnreachable,
+} from "./shared/format.js";
+import type { CommandIO } from "./shared/io.js";
+import { parseModelFlags } from "./shared/model-options.js";
+import { Progress } from "./shared/progress.js";
+import { channelOption } from "./shared/read-messages.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
-} from "./workspace-option.js";
+} from "./shared/workspace-option.js";
 
 /** The most turns of a sliding window: the extract function's WINDOW_SIZE bound. */
 const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;
@@ -404,7 +404,7 @@ function maxOutputTokensOf(text: string | undefined, extractor: string): number 
 
 /**
  * The input's messages (an export, or chat lines with bad lines reported like `segment`, and
- * lines ingestion would refuse: cli/export-input.ts), or the generated sample.
+ * lines ingestion would refuse: cli/shared/export-input.ts), or the generated sample.
  */
 async function loadMessages(options: RunOptions, io: CommandIO): Promise<LoadedInput | undefined> {
   if (options.input === undefined) {

@@ -1,6 +1,5 @@
 import type { Topic } from "convoseg/knowledge/read";
 import { describe, expect, it } from "vitest";
-import { formatSpan, plural, shellArg } from "../../cli/format.js";
 import {
   type ChannelSummary,
   formatRunSummary,
@@ -8,6 +7,7 @@ import {
   runEnding,
   SUMMARY_CHANNELS,
 } from "../../cli/run-summary.js";
+import { formatSpan, plural, shellArg } from "../../cli/shared/format.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2018, 4, 29, 21, 20);
