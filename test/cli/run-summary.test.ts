@@ -6,7 +6,7 @@ import {
   type RunSummary,
   runEnding,
   SUMMARY_CHANNELS,
-} from "../../cli/run-summary.js";
+} from "../../cli/run/run-summary.js";
 import { formatSpan, plural, shellArg } from "../../cli/shared/format.js";
 
 const DAY = 86_400_000;

@@ -2,7 +2,7 @@
  * The read API: a pure router and handler from an HTTP request to a JSON response over small
  * ports (one bounded DynamoDB read each), their DynamoDB implementation, validated cursors, the
  * response schemas (zod) and the OpenAPI document built from them. The Lambda handler
- * (functions/api) and `npm start -- serve` (cli/serve.ts) put it behind their transports.
+ * (functions/api) and `npm start -- serve` (cli/serve/serve.ts) put it behind their transports.
  */
 export { type CursorCodec, type CursorScope, cursorCodec, MAX_CURSOR_CHARS } from "./cursor.js";
 export {

@@ -15,15 +15,7 @@ import {
   machineTimezone,
   readExports,
 } from "convoseg/exports";
-import {
-  type ImportChatOptions,
-  type ImportContext,
-  readSummary,
-  store,
-  type Target,
-  workspaceTables,
-} from "./import-chat-store.js";
-import { type Command, type CommandLine, command, EXIT } from "./shared/command.js";
+import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
 import {
   channelTable,
   type ImportedInput,
@@ -33,12 +25,20 @@ import {
   reportLines,
   skippedLines,
   timezoneOption,
-} from "./shared/export-input.js";
-import { CommandFailure } from "./shared/failures.js";
-import { escapeControls, formatCount, plural, shellArg } from "./shared/format.js";
-import type { CommandIO } from "./shared/io.js";
-import { Progress } from "./shared/progress.js";
-import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./shared/workspace-option.js";
+} from "../shared/export-input.js";
+import { CommandFailure } from "../shared/failures.js";
+import { escapeControls, formatCount, plural, shellArg } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { Progress } from "../shared/progress.js";
+import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "../shared/workspace-option.js";
+import {
+  type ImportChatOptions,
+  type ImportContext,
+  readSummary,
+  store,
+  type Target,
+  workspaceTables,
+} from "./import-chat-store.js";
 
 const USAGE = `Usage: npm start -- import-chat <file|folder|zip>... [options]
 

@@ -19,16 +19,36 @@ import { MAX_WORKERS } from "convoseg/pipeline";
 import type { CandidatesLine, SegmentMessageV1 } from "convoseg/pipeline/contract";
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
-import { startEmulators } from "../local/emulators.js";
-import type { LocalExtraction } from "../local/extraction.js";
-import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../local/llm-failures.js";
-import type { LocalModel } from "../local/model.js";
-import { LocalPipeline, MetricTotals } from "../local/pipeline.js";
-import { type ConflictingMessage, type RefusedMessage, replay } from "../local/replay.js";
-import { sampleChat } from "../local/sample.js";
-import type { Workspace } from "../local/workspace.js";
-import { readQuestions } from "./questions.js";
-import { writeReport } from "./report.js";
+import { startEmulators } from "../../local/emulators.js";
+import type { LocalExtraction } from "../../local/extraction.js";
+import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../../local/llm-failures.js";
+import type { LocalModel } from "../../local/model.js";
+import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
+import { type ConflictingMessage, type RefusedMessage, replay } from "../../local/replay.js";
+import { sampleChat } from "../../local/sample.js";
+import type { Workspace } from "../../local/workspace.js";
+import { readQuestions } from "../questions.js";
+import { writeReport } from "../report/report.js";
+import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
+import { type LoadedInput, loadInput, timezoneOption } from "../shared/export-input.js";
+import { describeFailure, llmFailureLine } from "../shared/failures.js";
+import {
+  escapeControls,
+  formatCount,
+  isoMinute,
+  plural,
+  warnIfMinItemsUnreachable,
+} from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { parseModelFlags } from "../shared/model-options.js";
+import { Progress } from "../shared/progress.js";
+import { channelOption } from "../shared/read-messages.js";
+import {
+  WORKSPACE_HELP,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "../shared/workspace-option.js";
 import {
   type ChannelSummary,
   type ExtractionSummary,
@@ -39,26 +59,6 @@ import {
   SUMMARY_TOPICS,
   type WorkspaceSummary,
 } from "./run-summary.js";
-import { type Command, type CommandLine, command, EXIT } from "./shared/command.js";
-import { type LoadedInput, loadInput, timezoneOption } from "./shared/export-input.js";
-import { describeFailure, llmFailureLine } from "./shared/failures.js";
-import {
-  escapeControls,
-  formatCount,
-  isoMinute,
-  plural,
-  warnIfMinItemsUnreachable,
-} from "./shared/format.js";
-import type { CommandIO } from "./shared/io.js";
-import { parseModelFlags } from "./shared/model-options.js";
-import { Progress } from "./shared/progress.js";
-import { channelOption } from "./shared/read-messages.js";
-import {
-  WORKSPACE_HELP,
-  WORKSPACE_OPTION,
-  withWorkspace,
-  workspaceDir,
-} from "./shared/workspace-option.js";
 
 /** The most turns of a sliding window: the extract function's WINDOW_SIZE bound. */
 const MAX_WINDOW_TURNS = EXTRACT_BOUNDS.windowTurns.max;

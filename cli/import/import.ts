@@ -16,11 +16,23 @@ import {
   transcriptId,
   transcriptMessages,
 } from "convoseg/transcript";
-import { type Emulators, startEmulators } from "../local/emulators.js";
-import { localExtractConfig, localExtractDependencies } from "../local/extraction.js";
-import { llmFailureCause } from "../local/llm-failures.js";
-import type { LocalModel } from "../local/model.js";
-import type { Workspace } from "../local/workspace.js";
+import { type Emulators, startEmulators } from "../../local/emulators.js";
+import { localExtractConfig, localExtractDependencies } from "../../local/extraction.js";
+import { llmFailureCause } from "../../local/llm-failures.js";
+import type { LocalModel } from "../../local/model.js";
+import type { Workspace } from "../../local/workspace.js";
+import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
+import {
+  CommandFailure,
+  describeFailure,
+  llmFailureLine,
+  onTable,
+  tableProblem,
+} from "../shared/failures.js";
+import { escapeControls, formatTopics } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { parseModelFlags } from "../shared/model-options.js";
+import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "../shared/workspace-option.js";
 import {
   type InputReport,
   inputReport,
@@ -31,18 +43,6 @@ import {
   segmentationFailure,
   warningLines,
 } from "./import-input.js";
-import { type Command, type CommandLine, command, EXIT } from "./shared/command.js";
-import {
-  CommandFailure,
-  describeFailure,
-  llmFailureLine,
-  onTable,
-  tableProblem,
-} from "./shared/failures.js";
-import { escapeControls, formatTopics } from "./shared/format.js";
-import type { CommandIO } from "./shared/io.js";
-import { parseModelFlags } from "./shared/model-options.js";
-import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./shared/workspace-option.js";
 
 const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
 
