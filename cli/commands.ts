@@ -1,18 +1,19 @@
-import { channelCommand } from "./channel.js";
-import type { Command, CommandIO } from "./command.js";
-import { EXIT } from "./command.js";
+import { channelCommand } from "./channel/channel.js";
 import { digestCommand } from "./digest.js";
 import { eraseCommand } from "./erase.js";
-import { terminalSafe } from "./format.js";
-import { importCommand } from "./import.js";
-import { importChatCommand } from "./import-chat.js";
+import { importCommand } from "./import/import.js";
+import { importChatCommand } from "./import-chat/import-chat.js";
 import { questionsCommand } from "./questions.js";
 import { reextractCommand } from "./reextract.js";
-import { reportCommand } from "./report.js";
-import { runCommand } from "./run.js";
+import { reportCommand } from "./report/report.js";
+import { runCommand } from "./run/run.js";
 import { segmentCommand } from "./segment.js";
-import { serveCommand } from "./serve.js";
-import { topicsCommand } from "./topics.js";
+import { serveCommand } from "./serve/serve.js";
+import type { Command } from "./shared/command.js";
+import { EXIT } from "./shared/command.js";
+import { terminalSafe } from "./shared/format.js";
+import type { CommandIO } from "./shared/io.js";
+import { topicsCommand } from "./topics/topics.js";
 
 /** Every command, in the order `npm start -- --help` lists them. */
 export const COMMANDS: readonly Command[] = [

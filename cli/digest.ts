@@ -14,18 +14,19 @@ import {
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { reportSegmentHref } from "convoseg/report";
 import type { Workspace } from "../local/workspace.js";
-import { channelArgument, messagesDirectory } from "./channel-names.js";
-import { type Command, type CommandIO, command, EXIT } from "./command.js";
-import { CommandFailure, onTable, type TableRef } from "./failures.js";
-import { escapeControls } from "./format.js";
-import { resultChannels, suggestChannels } from "./near-channels.js";
+import { channelArgument, messagesDirectory } from "./shared/channel-names.js";
+import { type Command, command, EXIT } from "./shared/command.js";
+import { CommandFailure, onTable, type TableRef } from "./shared/failures.js";
+import { escapeControls } from "./shared/format.js";
+import type { CommandIO } from "./shared/io.js";
+import { resultChannels, suggestChannels } from "./shared/near-channels.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
-} from "./workspace-option.js";
+} from "./shared/workspace-option.js";
 
 const FORMATS: readonly DigestFormat[] = ["md", "html", "json"];
 

@@ -17,15 +17,15 @@ import {
 import type { AuthorRef } from "convoseg/history/changes";
 import { KIND_COUNTS } from "convoseg/knowledge";
 import type { SegmentLedger } from "../local/ledger.js";
-import { type Command, command, EXIT } from "./command.js";
-import { CommandFailure, onTable, type TableRef } from "./failures.js";
-import { escapeControls, plural } from "./format.js";
+import { type Command, command, EXIT } from "./shared/command.js";
+import { CommandFailure, onTable, type TableRef } from "./shared/failures.js";
+import { escapeControls, plural } from "./shared/format.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
-} from "./workspace-option.js";
+} from "./shared/workspace-option.js";
 
 const USAGE = `Usage: npm start -- erase (--user-id ID | --user NAME | both) [--channel ID]...
          [--dry-run] [--json] [--requested-by WHO] [--backfill] [--workspace DIR |

@@ -1,10 +1,10 @@
 import { QUESTION_STATUSES, type QuestionStatus } from "convoseg/extraction";
 import { KnowledgeReader, MAX_QUESTION_LIMIT } from "convoseg/knowledge/read";
 import type { Question } from "convoseg/knowledge/store";
-import { readChannel, unknownChannel } from "./channel-knowledge.js";
-import { type Command, command, EXIT } from "./command.js";
-import { escapeControls, isoMinute, plural } from "./format.js";
-import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./workspace-option.js";
+import { readChannel, unknownChannel } from "./shared/channel-knowledge.js";
+import { type Command, command, EXIT } from "./shared/command.js";
+import { escapeControls, isoMinute, plural } from "./shared/format.js";
+import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./shared/workspace-option.js";
 
 const QUESTIONS_USAGE = `Usage: npm start -- questions <channel> [--status answered|unanswered|unclear] [--json] [--workspace DIR | --table NAME] [--limit N]
 

@@ -10,22 +10,20 @@ import {
   storedSegmentBody,
 } from "convoseg/knowledge/write";
 import { readSegmentMessages, type SegmentMessageV1 } from "convoseg/pipeline/contract";
-import {
-  type LocalModel,
-  localExtractConfig,
-  localExtractDependencies,
-} from "../local/extraction.js";
+import { localExtractConfig, localExtractDependencies } from "../local/extraction.js";
 import { llmFailureCause } from "../local/llm-failures.js";
-import { type Command, type CommandIO, command, EXIT } from "./command.js";
-import { CommandFailure, llmFailureLine, onQueue, onTable } from "./failures.js";
-import { escapeControls, shellArg } from "./format.js";
-import { parseModelFlags } from "./model-options.js";
+import type { LocalModel } from "../local/model.js";
+import { type Command, command, EXIT } from "./shared/command.js";
+import { CommandFailure, llmFailureLine, onQueue, onTable } from "./shared/failures.js";
+import { escapeControls, shellArg } from "./shared/format.js";
+import type { CommandIO } from "./shared/io.js";
+import { parseModelFlags } from "./shared/model-options.js";
 import {
   noteUnextracted,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
-} from "./workspace-option.js";
+} from "./shared/workspace-option.js";
 
 const REEXTRACT_USAGE = `Usage: npm start -- reextract <channel> <segmentId>... [--workspace DIR]
                             [--extractor E] [--llm-endpoint URL] [--model ID]

@@ -2,11 +2,11 @@ import { formatDuration, parseDuration } from "convoseg/duration";
 import { compareIds, compareRefs } from "convoseg/identity";
 import { type ChatMessage, parseTimestamp } from "convoseg/messages";
 import { ConversationSegmenter, openConversationStart, type ReplyLinks } from "convoseg/segmenter";
-import { type Command, command, EXIT } from "./command.js";
-import { type InputRead, inputFailure, readInput, timezoneOption } from "./export-input.js";
-import { formatCount, warnIfMinItemsUnreachable } from "./format.js";
-import { Progress } from "./progress.js";
-import { channelOption } from "./read-messages.js";
+import { type Command, command, EXIT } from "./shared/command.js";
+import { type InputRead, inputFailure, readInput, timezoneOption } from "./shared/export-input.js";
+import { formatCount, warnIfMinItemsUnreachable } from "./shared/format.js";
+import { Progress } from "./shared/progress.js";
+import { channelOption } from "./shared/read-messages.js";
 
 const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|export|-> [options]
 

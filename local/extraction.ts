@@ -22,6 +22,7 @@ import {
 } from "convoseg/knowledge/write";
 import type { BatchHandler } from "./event-source.js";
 import { LLMFailureBudget, type LLMFailureCause, type StoppedExtraction } from "./llm-failures.js";
+import type { LocalModel } from "./model.js";
 
 export interface LocalExtractionOptions extends LocalModel {
   /** The client extraction reads and writes with (its reads are not the tick's). */
@@ -59,20 +60,6 @@ export interface LocalDeadLetters {
   sqs: SQSClient;
   queueUrl: string;
   maxAttempts: number;
-}
-
-/** Default models when `--model` is not given. */
-export const DEFAULT_MODELS: Record<Exclude<ExtractorKind, "offline">, string> = {
-  openai: "gpt-4o-mini",
-  bedrock: DEFAULT_BEDROCK_MODEL_ID,
-};
-
-/** The model a local command extracts with. */
-export interface LocalModel {
-  extractor: ExtractorKind;
-  modelId: string;
-  /** The OpenAI-compatible base URL, or a Bedrock endpoint override. */
-  endpoint?: string;
 }
 
 /**

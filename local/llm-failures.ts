@@ -13,7 +13,7 @@ import {
 } from "convoseg/extraction";
 import type { SegmentExtractor } from "convoseg/knowledge/write";
 import { isTransientStatus } from "convoseg/transient";
-import type { LocalModel } from "./extraction.js";
+import type { LocalModel } from "./model.js";
 
 /** Consecutive failures with one cause after which a local run stops extracting. */
 export const LLM_FAILURE_BUDGET = 3;

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
-import { resolveChannel } from "../../cli/channel-names.js";
+import { resolveChannel } from "../../cli/shared/channel-names.js";
 import { sampleChat } from "../../local/sample.js";
 import { runCli } from "../support/cli.js";
 

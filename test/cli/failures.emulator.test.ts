@@ -9,7 +9,7 @@ import { createMessagesTable } from "convoseg/history/dynamodb";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, inject, it, vi } from "vitest";
-import { tableProblem } from "../../cli/failures.js";
+import { tableProblem } from "../../cli/shared/failures.js";
 import { createSegmentQueue } from "../../local/sqs.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";

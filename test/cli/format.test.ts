@@ -1,7 +1,7 @@
 import type { Topic } from "convoseg/knowledge/read";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeControls, formatTopics, terminalSafe } from "../../cli/format.js";
+import { escapeControls, formatTopics, terminalSafe } from "../../cli/shared/format.js";
 import { runCli } from "../support/cli.js";
 
 /** Anything a terminal would act on rather than show; the progress redraw aside. */

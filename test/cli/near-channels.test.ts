@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nearChannels } from "../../cli/near-channels.js";
+import { nearChannels } from "../../cli/shared/near-channels.js";
 
 describe("nearChannels", () => {
   it("finds a stored id that differs by an invisible character, case or a typo, nearest first", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Progress } from "../../cli/progress.js";
+import { Progress } from "../../cli/shared/progress.js";
 
 function setup(isTTY: boolean) {
   let time = 0;

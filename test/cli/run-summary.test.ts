@@ -1,13 +1,13 @@
 import type { Topic } from "convoseg/knowledge/read";
 import { describe, expect, it } from "vitest";
-import { formatSpan, plural, shellArg } from "../../cli/format.js";
 import {
   type ChannelSummary,
   formatRunSummary,
   type RunSummary,
   runEnding,
   SUMMARY_CHANNELS,
-} from "../../cli/run-summary.js";
+} from "../../cli/run/run-summary.js";
+import { formatSpan, plural, shellArg } from "../../cli/shared/format.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2018, 4, 29, 21, 20);

@@ -2,7 +2,6 @@ import { InvalidModelOutputError, LLMError } from "convoseg/extraction";
 import { OpenAICompatibleLLM } from "convoseg/extraction/llm";
 import type { ExtractionOutcome, SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";
-import type { LocalModel } from "../../local/extraction.js";
 import {
   ExtractionStoppedError,
   LLM_FAILURE_BUDGET,
@@ -10,6 +9,7 @@ import {
   type LLMFailureCause,
   llmFailureCause,
 } from "../../local/llm-failures.js";
+import type { LocalModel } from "../../local/model.js";
 import {
   chatCompletion,
   chatError,

@@ -1,6 +1,6 @@
 /**
  * The read API as one pure function from a request to a response, over {@link ApiSources}: the
- * Lambda handler (functions/api) and `npm start -- serve` (cli/serve.ts) both put it behind
+ * Lambda handler (functions/api) and `npm start -- serve` (cli/serve/serve.ts) both put it behind
  * their transport. Every route costs a fixed number of reads: one Scan page of the channels
  * table, one Query of the topic index, one GetItem, or one questions read.
  */

@@ -3,7 +3,7 @@
  * (one bounded DynamoDB read each), their DynamoDB implementation, validated cursors, the response
  * schemas (zod) and the OpenAPI document built from them, all over one list of routes
  * (`API_ROUTES`), which the deployed HTTP API (infra/api.ts) reads too. The Lambda handler
- * (functions/api) and `npm start -- serve` (cli/serve.ts) put it behind their transports.
+ * (functions/api) and `npm start -- serve` (cli/serve/serve.ts) put it behind their transports.
  */
 export { cursorCodec } from "./cursor.js";
 export { dynamoDbApiSources, type ReadCost } from "./dynamodb.js";

@@ -3,7 +3,7 @@
 import { apiHandler, DIGEST_PERIOD, memoryApiSources } from "convoseg/api";
 import type { Digest } from "convoseg/digest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiServer, startApiServer } from "../../../cli/serve-http.js";
+import { type ApiServer, startApiServer } from "../../../cli/serve/serve-http.js";
 import { digest } from "../digest/schedule-fixtures.js";
 
 const NOW = Date.UTC(2026, 10, 30, 8, 0, 42, 123);

@@ -1,5 +1,5 @@
 /**
- * The read API over a real HTTP server on 127.0.0.1 (cli/serve-http.ts), on DynamoDB Local:
+ * The read API over a real HTTP server on 127.0.0.1 (cli/serve/serve-http.ts), on DynamoDB Local:
  * the DynamoDB sources give the pages the memory ones give, each request one bounded read,
  * cursors and ETags over the wire, hostile paths refused.
  */
@@ -10,8 +10,8 @@ import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { channelsTableDefinition } from "convoseg/pipeline/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../../bench/api-seed.js";
-import { isLoopback } from "../../../cli/serve.js";
-import { type ApiServer, startApiServer } from "../../../cli/serve-http.js";
+import { isLoopback } from "../../../cli/serve/serve.js";
+import { type ApiServer, startApiServer } from "../../../cli/serve/serve-http.js";
 import { createResultsTestTable } from "../../knowledge/fixtures.js";
 import { question, resultWith, save } from "../../knowledge/question-index.js";
 import { createTestTable, testDynamoDbClient } from "../../support/dynamodb.js";

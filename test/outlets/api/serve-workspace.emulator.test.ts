@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../../bench/api-seed.js";
-import { serveWorkspace } from "../../../cli/serve.js";
+import { serveWorkspace } from "../../../cli/serve/serve.js";
 import { openWorkspace } from "../../../local/workspace.js";
 
 describe("serve on a workspace", () => {

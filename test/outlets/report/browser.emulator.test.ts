@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { buildReport, loadReportAssets, renderReportHtml, segmentAnchor } from "convoseg/report";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { reportCommand } from "../../../cli/report.js";
-import { runCommand as runPipeline } from "../../../cli/run.js";
+import { reportCommand } from "../../../cli/report/report.js";
+import { runCommand as runPipeline } from "../../../cli/run/run.js";
 import { ALL_MESSAGES, CANDIDATES, INJECTION, MESSAGES, NOW, OPS, SEGMENTS } from "./fixtures.js";
 import {
   ARTIFACTS,

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { reportCommand } from "../../../cli/report.js";
+import { reportCommand } from "../../../cli/report/report.js";
 import { ALL_MESSAGES, CANDIDATES, NOW, OPS, SEGMENTS } from "./fixtures.js";
 import { runCommand, tempDir, writeJsonLines } from "./support.js";
 

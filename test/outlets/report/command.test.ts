@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { reportCommand } from "../../../cli/report.js";
+import { reportCommand } from "../../../cli/report/report.js";
 import { ALL_MESSAGES, CANDIDATES, NOW, SEGMENTS } from "./fixtures.js";
 import { runCommand, tempDir, writeJsonLines } from "./support.js";
 

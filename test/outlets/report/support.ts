@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import type { CommandIO } from "../../../cli/command.js";
+import type { CommandIO } from "../../../cli/shared/io.js";
 
 /** Debian's Chromium, which .ci/run installs: playwright-core brings no browser of its own. */
 export const CHROMIUM = "/usr/bin/chromium";

@@ -1,9 +1,9 @@
 import { KnowledgeReader } from "convoseg/knowledge/read";
-import { readChannel, unknownChannel } from "./channel-knowledge.js";
-import { type Command, command, EXIT } from "./command.js";
+import { readChannel, unknownChannel } from "../shared/channel-knowledge.js";
+import { type Command, command, EXIT } from "../shared/command.js";
+import { formatTopics } from "../shared/format.js";
+import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "../shared/workspace-option.js";
 import { EMBEDDING_HELP, EMBEDDING_OPTIONS, parseEmbeddingFlags } from "./embedding-options.js";
-import { formatTopics } from "./format.js";
-import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./workspace-option.js";
 
 const TOPICS_USAGE = `Usage: npm start -- topics <channel> [--json] [--workspace DIR | --table NAME] [--limit N]
        [--embeddings bedrock|bedrock:MODEL|openai:MODEL [--similarity S]]

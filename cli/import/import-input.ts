@@ -18,8 +18,8 @@ import {
   type TranscriptEncoding,
   TranscriptEncodingError,
 } from "convoseg/transcript";
-import type { CommandIO } from "./command.js";
-import { escapeControls, formatCount } from "./format.js";
+import { escapeControls, formatCount } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
 
 /** The `input` object of `--json`: what was read, and the warnings the table prints. */
 export interface InputReport {

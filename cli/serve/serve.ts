@@ -1,15 +1,15 @@
 import { API_ROUTES, apiHandler, dynamoDbApiSources } from "convoseg/api";
 import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
 import { KnowledgeReader } from "convoseg/knowledge/read";
-import type { Workspace } from "../local/workspace.js";
-import { type Command, command, EXIT } from "./command.js";
-import { type ApiServer, startApiServer } from "./serve-http.js";
+import type { Workspace } from "../../local/workspace.js";
+import { type Command, command, EXIT } from "../shared/command.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
-} from "./workspace-option.js";
+} from "../shared/workspace-option.js";
+import { type ApiServer, startApiServer } from "./serve-http.js";
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";

@@ -17,23 +17,23 @@ import {
   transcriptId,
   transcriptMessages,
 } from "convoseg/transcript";
-import { type Emulators, startEmulators } from "../local/emulators.js";
-import {
-  type LocalModel,
-  localExtractConfig,
-  localExtractDependencies,
-} from "../local/extraction.js";
-import { llmFailureCause } from "../local/llm-failures.js";
-import type { Workspace } from "../local/workspace.js";
-import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { type Emulators, startEmulators } from "../../local/emulators.js";
+import { localExtractConfig, localExtractDependencies } from "../../local/extraction.js";
+import { llmFailureCause } from "../../local/llm-failures.js";
+import type { LocalModel } from "../../local/model.js";
+import type { Workspace } from "../../local/workspace.js";
+import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
 import {
   CommandFailure,
   describeFailure,
   llmFailureLine,
   onTable,
   tableProblem,
-} from "./failures.js";
-import { escapeControls, formatTopics } from "./format.js";
+} from "../shared/failures.js";
+import { escapeControls, formatTopics } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { parseModelFlags } from "../shared/model-options.js";
+import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "../shared/workspace-option.js";
 import {
   type InputReport,
   inputReport,
@@ -44,8 +44,6 @@ import {
   segmentationFailure,
   warningLines,
 } from "./import-input.js";
-import { parseModelFlags } from "./model-options.js";
-import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./workspace-option.js";
 
 const IMPORT_USAGE = `Usage: npm start -- import <file|-> --conversation ID [options]
 

@@ -7,9 +7,9 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { channelArgument, messagesDirectory } from "./channel-names.js";
-import type { CommandIO } from "./command.js";
 import { onTable } from "./failures.js";
 import { escapeControls } from "./format.js";
+import type { CommandIO } from "./io.js";
 import { resultChannels, suggestChannels } from "./near-channels.js";
 import { noteUnextracted, withWorkspace } from "./workspace-option.js";
 

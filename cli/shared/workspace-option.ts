@@ -1,14 +1,14 @@
 /**
  * `--workspace DIR`, which every local command takes: the workspace a command works on when it
  * is given, or when no table (flag or environment) names where else to work; opened for the
- * command and closed when it ends (../local/workspace.ts).
+ * command and closed when it ends (local/workspace.ts).
  */
 import { KnowledgeReader } from "convoseg/knowledge/read";
-import { DEFAULT_WORKSPACE, openWorkspace, type Workspace } from "../local/workspace.js";
-import { WorkspaceError } from "../local/workspace-error.js";
-import type { CommandIO } from "./command.js";
+import { DEFAULT_WORKSPACE, openWorkspace, type Workspace } from "../../local/workspace.js";
+import { WorkspaceError } from "../../local/workspace-error.js";
 import { CommandFailure } from "./failures.js";
 import { escapeControls, plural } from "./format.js";
+import type { CommandIO } from "./io.js";
 
 export const WORKSPACE_OPTION = { workspace: { type: "string" } } as const;
 

@@ -4,8 +4,8 @@
  * `shellArg`).
  */
 import { type DynamoDBClient, paginateScan } from "@aws-sdk/client-dynamodb";
-import type { CommandIO } from "./command.js";
 import { shellArg } from "./format.js";
+import type { CommandIO } from "./io.js";
 
 /** Suggestions shown at most. */
 export const MAX_SUGGESTIONS = 5;

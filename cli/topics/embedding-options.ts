@@ -1,6 +1,6 @@
 /**
  * The flags that merge topics by embeddings as well as tokens (`--embeddings`, `--embeddings-url`,
- * `--similarity`), shared by the commands that read topics.
+ * `--similarity`) of `topics`.
  */
 import {
   BedrockTitanEmbedder,

@@ -15,7 +15,7 @@ import {
   machineTimezone,
   readExports,
 } from "convoseg/exports";
-import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
+import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
 import {
   channelTable,
   type ImportedInput,
@@ -25,9 +25,12 @@ import {
   reportLines,
   skippedLines,
   timezoneOption,
-} from "./export-input.js";
-import { CommandFailure } from "./failures.js";
-import { escapeControls, formatCount, plural, shellArg } from "./format.js";
+} from "../shared/export-input.js";
+import { CommandFailure } from "../shared/failures.js";
+import { escapeControls, formatCount, plural, shellArg } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { Progress } from "../shared/progress.js";
+import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "../shared/workspace-option.js";
 import {
   type ImportChatOptions,
   type ImportContext,
@@ -36,8 +39,6 @@ import {
   type Target,
   workspaceTables,
 } from "./import-chat-store.js";
-import { Progress } from "./progress.js";
-import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "./workspace-option.js";
 
 const USAGE = `Usage: npm start -- import-chat <file|folder|zip>... [options]
 

@@ -1,18 +1,19 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type ChannelSnapshot, DynamoDbChannelStore, hasWork } from "convoseg/pipeline/store";
-import type { Workspace } from "../local/workspace.js";
-import { deleteChannelCommand } from "./channel-delete.js";
-import { channelArgument, messagesDirectory } from "./channel-names.js";
-import { type Command, type CommandIO, command, EXIT } from "./command.js";
-import { onTable, type TableRef } from "./failures.js";
-import { escapeControls } from "./format.js";
+import type { Workspace } from "../../local/workspace.js";
+import { channelArgument, messagesDirectory } from "../shared/channel-names.js";
+import { type Command, command, EXIT } from "../shared/command.js";
+import { onTable, type TableRef } from "../shared/failures.js";
+import { escapeControls } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
-} from "./workspace-option.js";
+} from "../shared/workspace-option.js";
+import { deleteChannelCommand } from "./channel-delete.js";
 
 const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--workspace DIR | --table NAME]
        npm start -- channel delete <channel> [--dry-run] [--yes] [--workspace DIR |

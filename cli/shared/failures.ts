@@ -4,7 +4,7 @@
  * name (`ResourceNotFoundException`, `QueueDoesNotExist`, …), anywhere in an error's causes.
  */
 import { isNetworkFailure } from "convoseg/transient";
-import { causesOf, type LLMFailureCause } from "../local/llm-failures.js";
+import { causesOf, type LLMFailureCause } from "../../local/llm-failures.js";
 import { escapeControls } from "./format.js";
 
 /** A table a command uses: its name, what it is for, and how a user names another one. */

@@ -4,9 +4,9 @@
  * or the `--input` messages).
  */
 import type { ReportInput } from "convoseg/report";
-import { type ChannelDirectory, channelArgument } from "./channel-names.js";
-import type { CommandIO } from "./command.js";
-import { escapeControls } from "./format.js";
+import { type ChannelDirectory, channelArgument } from "../shared/channel-names.js";
+import { escapeControls } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
 
 type Parts = Pick<ReportInput, "segments" | "candidates" | "messages">;
 

@@ -9,7 +9,7 @@ import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ChatMessage } from "convoseg/messages";
 import type { ReportInput } from "convoseg/report";
-import type { Workspace } from "../local/workspace.js";
+import type { Workspace } from "../../local/workspace.js";
 
 export async function workspaceReportInput(
   workspace: Workspace,

@@ -1,7 +1,7 @@
 /**
  * The read API's handler over node:http, for `npm start -- serve`: the request as the handler
  * takes it (raw path and query, lower-case headers), its response written back. No auth: the
- * server is for the machine it runs on (cli/serve.ts binds loopback unless told otherwise).
+ * server is for the machine it runs on (cli/serve/serve.ts binds loopback unless told otherwise).
  * Logs the route, status and time of each request, never its path or query (they may carry text).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";

@@ -20,8 +20,8 @@ import {
 } from "convoseg/exports";
 import { ingestionProblem } from "convoseg/ingest";
 import type { ChatMessage } from "convoseg/messages";
-import type { CommandIO } from "./command.js";
 import { escapeControls, formatCount, formatProblem, plural } from "./format.js";
+import type { CommandIO } from "./io.js";
 import { Progress } from "./progress.js";
 import { readMessages } from "./read-messages.js";
 

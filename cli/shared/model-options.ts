@@ -1,6 +1,6 @@
 import { KEYPHRASE_EXTRACTOR_NAME } from "convoseg/extraction/offline";
 import type { ExtractorKind } from "convoseg/knowledge/config";
-import { DEFAULT_MODELS, type LocalModel } from "../local/extraction.js";
+import { DEFAULT_MODELS, type LocalModel } from "../../local/model.js";
 
 /** The model flags every command that extracts takes. */
 export interface ModelFlags {

@@ -3,7 +3,7 @@
  * a terminal, counts and times, a channel's topics, the `--min-items` warning.
  */
 import type { Topic } from "convoseg/knowledge/read";
-import type { CommandIO } from "./command.js";
+import type { CommandIO } from "./io.js";
 import type { InputProblem } from "./read-messages.js";
 
 /**

@@ -6,8 +6,8 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore, latestChannelName } from "convoseg/history/dynamodb";
-import type { CommandIO } from "./command.js";
 import { escapeControls, shellArg } from "./format.js";
+import type { CommandIO } from "./io.js";
 
 /** Where channels and their names are looked up. */
 export interface ChannelDirectory {

@@ -11,18 +11,19 @@ import {
 } from "convoseg/exports";
 import { IngestClient } from "convoseg/ingest";
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
-import type { Workspace } from "../local/workspace.js";
-import { type CommandIO, EXIT } from "./command.js";
+import type { Workspace } from "../../local/workspace.js";
+import { EXIT } from "../shared/command.js";
 import {
   channelTable,
   type ImportedInput,
   messagePlace,
   readJson,
   reportLines,
-} from "./export-input.js";
-import { CommandFailure, tableProblem } from "./failures.js";
-import { escapeControls, formatCount, plural, shellArg } from "./format.js";
-import type { Progress } from "./progress.js";
+} from "../shared/export-input.js";
+import { CommandFailure, tableProblem } from "../shared/failures.js";
+import { escapeControls, formatCount, plural, shellArg } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import type { Progress } from "../shared/progress.js";
 
 /** Where the messages go. */
 export type Target =

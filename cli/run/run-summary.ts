@@ -7,7 +7,7 @@ import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { formatDuration } from "convoseg/duration";
 import type { Topic } from "convoseg/knowledge/read";
-import { escapeControls, formatCount, formatSpan, plural, shellArg } from "./format.js";
+import { escapeControls, formatCount, formatSpan, plural, shellArg } from "../shared/format.js";
 
 /** Channels whose topics the summary lists; the others are counted. */
 export const SUMMARY_CHANNELS = 8;

@@ -1,21 +1,13 @@
 /**
- * What every `npm start -- <command>` shares: its streams and clock, its exit codes, and one
- * skeleton that parses the command line, answers `--help`, reports a usage error with the usage
- * text, and only then runs the command, saying any failure it throws in one line (exit 1).
+ * What every `npm start -- <command>` shares besides its streams and clock (io.ts): its exit
+ * codes, and one skeleton that parses the command line, answers `--help`, reports a usage error
+ * with the usage text, and only then runs the command, saying any failure it throws in one line
+ * (exit 1).
  */
-import type { Readable } from "node:stream";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { describeFailure } from "./failures.js";
 import { escapeControls } from "./format.js";
-import type { ProgressStream } from "./progress.js";
-
-export interface CommandIO {
-  stdin: Readable;
-  stdout: { write(text: string): unknown };
-  stderr: ProgressStream;
-  /** The clock, epoch ms. */
-  now: () => number;
-}
+import type { CommandIO } from "./io.js";
 
 /** The exit codes: done; failed (bad input, a failed write, work not done); a usage error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -7,10 +7,11 @@ import { createInterface } from "node:readline";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type ChannelPart, deleteChannel, type PartCount } from "convoseg/channel-deletion";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
-import { type CommandIO, EXIT } from "./command.js";
-import { onTable, type TableRef } from "./failures.js";
-import { escapeControls, plural } from "./format.js";
-import { resultChannels, suggestChannels } from "./near-channels.js";
+import { EXIT } from "../shared/command.js";
+import { onTable, type TableRef } from "../shared/failures.js";
+import { escapeControls, plural } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { resultChannels, suggestChannels } from "../shared/near-channels.js";
 
 /** Where the channel's data is: the three tables, and what else a local workspace keeps. */
 export interface ChannelPlace {

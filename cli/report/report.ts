@@ -17,21 +17,22 @@ import {
   type SegmentRecord,
 } from "convoseg/report";
 import { DEFAULT_SETTLE_MS } from "convoseg/segmenter";
-import { openInBrowser } from "./browser.js";
-import { messagesDirectory } from "./channel-names.js";
-import { type Command, type CommandIO, type CommandLine, command, EXIT } from "./command.js";
-import { CommandFailure } from "./failures.js";
-import { escapeControls, formatProblem } from "./format.js";
-import { Progress } from "./progress.js";
-import { type InputProblem, readMessages } from "./read-messages.js";
-import { inputDirectory, keepChannels } from "./report-channels.js";
-import { workspaceReportInput } from "./report-workspace.js";
+import { messagesDirectory } from "../shared/channel-names.js";
+import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
+import { CommandFailure } from "../shared/failures.js";
+import { escapeControls, formatProblem } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { Progress } from "../shared/progress.js";
+import { type InputProblem, readMessages } from "../shared/read-messages.js";
 import {
   noteUnextracted,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
-} from "./workspace-option.js";
+} from "../shared/workspace-option.js";
+import { openInBrowser } from "./browser.js";
+import { inputDirectory, keepChannels } from "./report-channels.js";
+import { workspaceReportInput } from "./report-workspace.js";
 
 const REPORT_USAGE = `Usage: npm start -- report [--workspace DIR | --segments FILE] [--open] [options]
 

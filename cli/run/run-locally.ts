@@ -1,0 +1,266 @@
+/**
+ * A run itself: the workspace opened, the emulators started, the pipeline on them, what an
+ * earlier command left unextracted extracted, the messages replayed on a simulated clock and
+ * their segments extracted, the files written; what it did returned for `run` to say, and a
+ * progress line on stderr meanwhile.
+ */
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { formatDuration } from "convoseg/duration";
+import type { SegmentResult } from "convoseg/knowledge/store";
+import type { ChatMessage } from "convoseg/messages";
+import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
+import { DUE_SHARDS } from "convoseg/pipeline/schema";
+import { startEmulators } from "../../local/emulators.js";
+import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../../local/llm-failures.js";
+import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
+import { type ConflictingMessage, type RefusedMessage, replay } from "../../local/replay.js";
+import type { Workspace } from "../../local/workspace.js";
+import { writeReport } from "../report/report.js";
+import { llmFailureLine } from "../shared/failures.js";
+import { formatCount, isoMinute, plural } from "../shared/format.js";
+import type { CommandIO } from "../shared/io.js";
+import { Progress } from "../shared/progress.js";
+import { withWorkspace } from "../shared/workspace-option.js";
+import { channelSummaries, extractionSummary, workspaceSummary } from "./run-figures.js";
+import { candidatesLine, extractedResults, segmentLine, writeText } from "./run-files.js";
+import type { RunOptions } from "./run-options.js";
+import type { RunSummary } from "./run-summary.js";
+
+/** What a local run did: the summary it prints, and what went wrong. */
+export interface RunOutcome {
+  summary: RunSummary;
+  refused: RefusedMessage[];
+  conflicts: ConflictingMessage[];
+  unchanged: number;
+  gaveUp: SegmentMessageV1[];
+  /** Set when the failure budget stopped extraction. */
+  stopped?: StoppedExtraction;
+  /** The ids of the segments given up on at their first failure (a retry could not fix it). */
+  givenUpAtOnce: ReadonlySet<string>;
+}
+
+/**
+ * Opens the workspace (unless the environment names DynamoDB elsewhere), starts (or finds) the
+ * emulators, extracts what an earlier command on the workspace delivered and did not extract,
+ * replays `messages` through the pipeline, writes the delivered segments (to `--out`) and, with
+ * extraction, extracts them until each is done, given up on, or the failure budget stops
+ * extraction; returns what it did. Progress goes to stderr.
+ */
+export async function runLocally(
+  messages: ChatMessage[],
+  options: RunOptions,
+  io: CommandIO,
+): Promise<RunOutcome> {
+  const started = Date.now();
+  const progress = new Progress(io.stderr);
+  const status = {
+    line: (): string =>
+      options.workspace === undefined &&
+      process.env.AWS_ENDPOINT_URL_DYNAMODB &&
+      process.env.AWS_ENDPOINT_URL_SQS
+        ? "creating the tables and queues"
+        : "starting DynamoDB Local and the SQS emulator",
+  };
+  // Redrawn while a long step (starting the emulators, a slow model) says nothing new.
+  const ticker = setInterval(() => progress.update(status.line), 250);
+  ticker.unref();
+  const context = { started, progress, status, io };
+  try {
+    if (options.workspace === undefined) return await runOn(undefined, messages, options, context);
+    return await withWorkspace(
+      { dir: options.workspace, create: true, fresh: options.fresh },
+      io,
+      (workspace) => runOn(workspace, messages, options, context),
+    );
+  } finally {
+    clearInterval(ticker);
+    progress.finish();
+  }
+}
+
+interface RunContext {
+  started: number;
+  progress: Progress;
+  /** The status line the ticker redraws. */
+  status: { line: () => string };
+  io: CommandIO;
+}
+
+/** The run on the workspace's tables, or (without one) on fresh tables of the emulators. */
+async function runOn(
+  workspace: Workspace | undefined,
+  messages: ChatMessage[],
+  options: RunOptions,
+  { started, progress, status, io }: RunContext,
+): Promise<RunOutcome> {
+  const say = (line: string) => {
+    progress.finish();
+    io.stderr.write(`${line}\n`);
+  };
+  const emulators = await startEmulators({ dynamodb: workspace?.endpoint });
+  try {
+    const reads = new Map<string, number>();
+    const dynamodb = emulators.dynamodb();
+    countItemsRead(dynamodb, reads);
+    const metrics = new MetricTotals();
+    const pipeline = await LocalPipeline.create({
+      dynamodb,
+      sqs: emulators.sqs(),
+      metrics,
+      prefix: "run",
+      tables: workspace?.tables,
+      ledger: workspace?.ledger,
+      workers: options.workers,
+      // Each worker owns at least one shard.
+      dueShards: Math.max(DUE_SHARDS, options.workers ?? 1),
+      settings: {
+        maxSize: options.maxSize,
+        settle: options.settle,
+        minItems: options.minItems,
+        grace: options.grace,
+        maxArrivalsPerChannel: 5000,
+        leaseMs: 60_000,
+        holdTimeoutMs: 60_000,
+        channelConcurrency: 4,
+      },
+      // Its own client: the reads counted per message are the pipeline's.
+      extraction: options.extraction && {
+        dynamodb: emulators.dynamodb(),
+        ...options.extraction,
+        maxReceiveCount: options.extraction.maxAttempts,
+        failureBudget: LLM_FAILURE_BUDGET,
+        onLLMFailure: (cause) => say(llmFailureLine("run", cause)),
+        leaseOwner: workspace?.leaseOwner,
+      },
+    });
+    const { extraction } = pipeline;
+    const extracted = () => extraction?.metrics.get("SegmentsExtracted") ?? 0;
+    let resumed = 0;
+    if (workspace !== undefined && extraction !== undefined) {
+      // The queue ended with the command that filled it; the ledger did not.
+      const left = await workspace.ledger.unextracted(extraction.reader);
+      if (left.length > 0) {
+        status.line = () =>
+          `extracting ${plural(left.length, "segment")} an earlier command delivered and did not extract (${formatCount(extracted())} done)`;
+        await pipeline.resend(left);
+        await pipeline.extract();
+        resumed = left.length;
+      }
+    }
+    const result = await replay(pipeline, messages, {
+      tickMs: options.tickMs,
+      extract: extraction !== undefined,
+      start: workspace?.clock ?? undefined,
+      afterTick: (now) => workspace?.advanceClock(now),
+      onProgress: (p) => {
+        status.line = () =>
+          `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${plural(p.delivered, "segment")} delivered${extraction ? `, ${formatCount(extracted())} extracted` : ""}`;
+        progress.update(status.line);
+      },
+    });
+    workspace?.advanceClock(result.end);
+    if (extraction) {
+      status.line = () => `extraction: ${formatCount(extracted())} extracted, finishing`;
+      await pipeline.finishExtraction((pending) => {
+        status.line = () => `extraction: ${plural(pending, "segment")} waiting for a retry`;
+        progress.update(status.line);
+      });
+    }
+    progress.finish();
+    if (options.out) {
+      await writeText(options.out, result.delivered.map(segmentLine).join(""));
+    }
+    const gaveUp = await pipeline.deadLetters();
+    let results: SegmentResult[] | undefined;
+    if (extraction && options.extraction?.candidates) {
+      results = await extractedResults(extraction.reader, result.delivered);
+      await writeText(options.extraction.candidates, results.map(candidatesLine).join(""));
+    } else if (extraction) {
+      results = await extractedResults(extraction.reader, result.delivered);
+    }
+    let report: RunSummary["report"];
+    if (options.report) {
+      // Judged at the replay's end, when every conversation has settled: nothing is still open.
+      await writeReport(options.report, {
+        segments: result.delivered,
+        candidates: results,
+        messages,
+        settle: options.settle,
+        now: result.end,
+        generatedAt: Date.now(),
+        sources: [
+          { label: "messages", value: options.input ?? "the generated sample" },
+          {
+            label: "run",
+            value: `--max-size ${options.maxSize} --min-items ${options.minItems} --tick ${formatDuration(options.tickMs)}`,
+          },
+        ],
+      });
+      const path = resolve(options.report);
+      report = { path, bytes: (await stat(path)).size };
+    }
+    const summary: RunSummary = {
+      messages: messages.length,
+      channels: await channelSummaries(messages, result.delivered, extraction?.reader),
+      segments: result.delivered.length,
+      wallMs: Date.now() - started,
+      extraction:
+        extraction && options.extraction && results
+          ? extractionSummary(extraction, options.extraction, results, gaveUp)
+          : null,
+      report,
+      workspace:
+        workspace === undefined ? undefined : await workspaceSummary(workspace, dynamodb, resumed),
+      internals: {
+        ticks: result.ticks,
+        tickMs: options.tickMs,
+        lateSegments: result.delivered.filter((s) => s.late).length,
+        notStored: result.refused.length,
+        lateMessages: metrics.get("LateMessages"),
+        droppedMessages: metrics.get("DroppedMessages"),
+        channelErrors: metrics.get("ChannelErrors"),
+        messageItemReads: perMessage(reads.get(pipeline.config.messagesTable), messages.length),
+        channelItemReads: perMessage(reads.get(pipeline.config.channelsTable), messages.length),
+      },
+    };
+    return {
+      summary,
+      refused: result.refused,
+      conflicts: result.conflicts,
+      unchanged: result.unchanged,
+      gaveUp,
+      stopped: extraction?.stopped,
+      givenUpAtOnce: extraction?.givenUpAtOnce ?? new Set<string>(),
+    };
+  } finally {
+    await emulators.stop();
+  }
+}
+
+function perMessage(items: number | undefined, messages: number): number {
+  return (items ?? 0) / Math.max(1, messages);
+}
+
+/** Counts the items DynamoDB returns to reads (Query, GetItem, BatchGetItem), per table. */
+function countItemsRead(client: DynamoDBClient, reads: Map<string, number>): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const input = args.input as { TableName?: string };
+      const output = (result.output ?? {}) as {
+        Items?: unknown[];
+        Item?: unknown;
+        Responses?: Record<string, unknown[]>;
+      };
+      const add = (table: string | undefined, items: number) => {
+        if (table !== undefined) reads.set(table, (reads.get(table) ?? 0) + items);
+      };
+      add(input.TableName, output.Items?.length ?? (output.Item ? 1 : 0));
+      for (const [table, items] of Object.entries(output.Responses ?? {})) add(table, items.length);
+      return result;
+    },
+    { step: "initialize", name: "countItemsRead" },
+  );
+}

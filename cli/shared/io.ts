@@ -1,0 +1,14 @@
+/**
+ * What every command runs with: its standard streams and its clock. A command is handed these
+ * rather than reaching for `process`, so that tests can run it on strings and a fixed clock.
+ */
+import type { Readable } from "node:stream";
+import type { ProgressStream } from "./progress.js";
+
+export interface CommandIO {
+  stdin: Readable;
+  stdout: { write(text: string): unknown };
+  stderr: ProgressStream;
+  /** The clock, epoch ms. */
+  now: () => number;
+}
