@@ -5,12 +5,7 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import {
-  DEFAULT_BEDROCK_MODEL_ID,
-  EXTRACT_DEFAULTS,
-  type ExtractFunctionConfig,
-  type ExtractorKind,
-} from "convoseg/knowledge/config";
+import { EXTRACT_DEFAULTS, type ExtractFunctionConfig } from "convoseg/knowledge/config";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import {
   DEFAULT_RETRY,
