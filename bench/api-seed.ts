@@ -16,7 +16,7 @@ import {
 } from "convoseg/knowledge/store";
 
 /** How many entries each of `topics` topics gets, summing to `entries`: Zipf-like, each at least one. */
-export function entriesPerTopic(entries: number, topics: number): number[] {
+function entriesPerTopic(entries: number, topics: number): number[] {
   const weights = Array.from({ length: topics }, (_, i) => 1 / (i + 1));
   const total = weights.reduce((a, b) => a + b, 0);
   const spare = entries - topics;

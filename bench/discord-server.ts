@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { DiscordMessage } from "convoseg/connectors/discord";
 import { compareSnowflakes, snowflakeFromTime } from "convoseg/connectors/discord";
 
-export interface ScriptedChannel {
+interface ScriptedChannel {
   id: string;
   name: string;
   guildId: string;

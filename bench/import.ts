@@ -56,7 +56,7 @@ const WORDS =
     " ",
   );
 
-export async function generateSlackExport(
+async function generateSlackExport(
   path: string,
   messages: number,
   channels: number,

@@ -43,7 +43,7 @@ import { KeyphraseExtractor as RetextExtractor } from "./legacy/retext-extractor
  * A classic English stopword list (articles, pronouns, prepositions, conjunctions, auxiliaries),
  * the bench's own, independent of the extractor's lists.
  */
-export const BENCH_STOPWORDS: ReadonlySet<string> = new Set(
+const BENCH_STOPWORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are as at be because been before being
 below between both but by can could did do does doing down during each few for from further had
 has have having he her here hers herself him himself his how i if in into is it its itself just
@@ -72,7 +72,7 @@ const NICK_SHAPED = /[\p{N}_[\]\\^{}|`]|\p{Ll}\p{Lu}/u;
  * `nick,` opening a message) that are one of those or shaped as no English word is (a word
  * like "error:" opening a line is a label).
  */
-export function participantsOf(messages: readonly ChatMessage[]): Set<string> {
+function participantsOf(messages: readonly ChatMessage[]): Set<string> {
   const present = new Set(messages.flatMap((m) => (m.user ? [m.user.toLowerCase()] : [])));
   for (const message of messages) {
     if (message.kind !== "system") continue;
@@ -94,7 +94,7 @@ export function participantsOf(messages: readonly ChatMessage[]): Set<string> {
 }
 
 /** Words (lower case) that occur in a channel's URLs and nowhere else in its text. */
-export function urlFragmentsOf(messages: readonly ChatMessage[]): Set<string> {
+function urlFragmentsOf(messages: readonly ChatMessage[]): Set<string> {
   const inside = new Set<string>();
   const outside = new Set<string>();
   for (const message of messages) {
@@ -107,10 +107,10 @@ export function urlFragmentsOf(messages: readonly ChatMessage[]): Set<string> {
   return new Set([...inside].filter((w) => !outside.has(w)));
 }
 
-export type Junk = "name" | "url" | "stopword" | "short";
+type Junk = "name" | "url" | "stopword" | "short";
 
 /** Why a topic is junk, or undefined when it is not. */
-export function junkOf(
+function junkOf(
   topic: string,
   channel: { names: ReadonlySet<string>; fragments: ReadonlySet<string> },
 ): Junk | undefined {
@@ -127,7 +127,7 @@ export function junkOf(
 }
 
 /** Whether each word of `topic` occurs in the text of the messages `first` to `last`. */
-export function evidenceHolds(
+function evidenceHolds(
   topic: string,
   messages: readonly { text: string }[],
   range: readonly [number, number] | null,

@@ -125,7 +125,7 @@ export function formatAge(ms: number): string {
 }
 
 /** The text listing: a line per question, where it was asked and its answer indented. */
-export function formatQuestions(
+function formatQuestions(
   channel: string,
   questions: readonly Question[],
   status: QuestionStatus | undefined,

@@ -26,9 +26,6 @@ import { type ApiConfig, apiConfig, type DigestConfig, digestConfig } from "./se
 
 export {
   type ConvosegSettings,
-  type DurationSetting,
-  type ExtractorSetting,
-  type QueueType,
   type SettingName,
   tickTimeoutMs,
 } from "./settings/index.js";
@@ -42,7 +39,7 @@ export {
 export type { ApiConfig, DigestConfig } from "./settings/outlets.js";
 
 /** Where the OpenAI-compatible endpoint's API key is kept. */
-export type ApiKeyLocation = { kind: "secret"; arn: string } | { kind: "parameter"; name: string };
+type ApiKeyLocation = { kind: "secret"; arn: string } | { kind: "parameter"; name: string };
 
 /** The extraction function's validated settings. */
 export interface ExtractConfig {

@@ -29,7 +29,7 @@ export interface ScheduledDigestProps {
 }
 
 /** Where the function writes: `digests/<yyyy-mm-dd>/digest.{md,json,html}`. */
-export const DIGEST_PREFIX = "digests/";
+const DIGEST_PREFIX = "digests/";
 
 /**
  * The scheduled digest (docs/digest-schedule.md), deployed unless `digest=false`: an EventBridge

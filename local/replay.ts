@@ -26,7 +26,7 @@ export interface ReplayOptions {
   start?: number;
 }
 
-export interface ReplayProgress {
+interface ReplayProgress {
   now: number;
   ingested: number;
   total: number;

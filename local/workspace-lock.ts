@@ -8,7 +8,7 @@ import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { WorkspaceError } from "./workspace-error.js";
 
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   host: string;
   /** ISO 8601. */

@@ -26,7 +26,7 @@ export const DEFAULT_WORKSPACE = ".convoseg";
 
 const FORMAT_VERSION = 1;
 
-export interface WorkspaceTables {
+interface WorkspaceTables {
   messagesTable: string;
   channelsTable: string;
   resultsTable: string;

@@ -29,7 +29,7 @@ import retextKeywords, { type Keyphrase, type Keyword } from "retext-keywords";
 import retextPos from "retext-pos";
 
 /** What the extractor is, for logs, usage records and any output that names the model. */
-export const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";
+const KEYPHRASE_EXTRACTOR_NAME = "keyphrase-extractor (offline, no LLM)";
 
 const DEFAULT_MAX_CANDIDATES = 8;
 const DEFAULT_MIN_SCORE = 0.2;
@@ -46,7 +46,7 @@ const TURN_LINE = /^Turn (\d+) \[([^\]]*)\](?: ("(?:[^"\\]|\\.)*"))?: ("(?:[^"\\
 const TURN_SEPARATOR = "\n\n";
 
 /** The prompt has no excerpt to extract from: not a prompt of the analyzer. */
-export class MissingExcerptError extends ExtractionError {
+class MissingExcerptError extends ExtractionError {
   override readonly name: string = "MissingExcerptError";
   constructor(message: string) {
     super("EXTRACTION_OFFLINE_NO_EXCERPT", message);

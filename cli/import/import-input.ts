@@ -65,7 +65,7 @@ export async function readBytes(source: string, io: CommandIO): Promise<Uint8Arr
 }
 
 /** How a message names the input: the path, or standard input. */
-export function inputName(source: string): string {
+function inputName(source: string): string {
   return source === "-" ? "standard input" : escapeControls(source);
 }
 

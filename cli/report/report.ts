@@ -200,7 +200,7 @@ async function reportOfWorkspace(
  * Opens the written page in a browser, or says where it is when none can be found: either way
  * a line to print, never a failure.
  */
-export async function openReport(path: string): Promise<string> {
+async function openReport(path: string): Promise<string> {
   const file = resolve(path);
   const opened = await openInBrowser(file);
   return opened.opened

@@ -71,7 +71,7 @@ export interface ExtractionSummary {
   outputTokens: number;
 }
 
-export interface RunInternals {
+interface RunInternals {
   ticks: number;
   tickMs: number;
   lateSegments: number;

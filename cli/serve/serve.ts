@@ -11,8 +11,8 @@ import {
 } from "../shared/workspace-option.js";
 import { type ApiServer, startApiServer } from "./serve-http.js";
 
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_HOST = "127.0.0.1";
+const DEFAULT_PORT = 8787;
+const DEFAULT_HOST = "127.0.0.1";
 
 const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--workspace DIR] [--allow-remote]
 

@@ -31,7 +31,7 @@ import { readMessages } from "./read-messages.js";
  * reader then reports as it always did). A folder is always an export: it is refused, naming
  * what was looked for, when none is recognised.
  */
-export async function exportFormatOf(source: string): Promise<ExportFormat | undefined> {
+async function exportFormatOf(source: string): Promise<ExportFormat | undefined> {
   if (source === "-") return undefined;
   const info = await stat(source).catch(() => undefined);
   if (info === undefined) return undefined;
@@ -57,7 +57,7 @@ export function timezoneOption(zone: string | undefined): string | undefined {
 }
 
 /** A message of the input that cannot be taken: where (in words), the field and why. */
-export interface InputRefusal {
+interface InputRefusal {
   /** For sorting: the line (JSON lines), or the message's place in the export's order. */
   order: number;
   /** `line 12: text: …` or `channel "C01" message "1704880800.000100": text: …`, escaped. */

@@ -60,7 +60,7 @@ export function tableProblem(error: unknown, { table, role, fix }: TableRef): st
 }
 
 /** What went wrong with a queue, in one line (as {@link tableProblem} says it). */
-export function queueProblem(error: unknown, { queue, fix }: QueueRef): string {
+function queueProblem(error: unknown, { queue, fix }: QueueRef): string {
   if (!fromAws(error)) return describeFailure(error);
   const name = JSON.stringify(queue);
   if (

@@ -8,7 +8,7 @@ import { shellArg } from "./format.js";
 import type { CommandIO } from "./io.js";
 
 /** Suggestions shown at most. */
-export const MAX_SUGGESTIONS = 5;
+const MAX_SUGGESTIONS = 5;
 
 /** The id as a reader sees it: no invisible or control characters, no case, compatibility forms folded. */
 function seen(id: string): string {

@@ -32,7 +32,7 @@ export interface ReadResult {
 }
 
 /** The longest line read (a chat message is far shorter; DynamoDB stores at most 400 KB). */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 export interface ReadOptions {
   /** Lines longer than this are reported and skipped without being held (default 16 MiB). */

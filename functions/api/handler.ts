@@ -46,7 +46,7 @@ const handle = apiHandler(
  * decoded (decoding it again would read a channel `a%41` as `aA`), so it is rebuilt from the
  * matched route and its decoded path parameters, each encoded once.
  */
-export function encodedPath(event: APIGatewayProxyEventV2): string {
+function encodedPath(event: APIGatewayProxyEventV2): string {
   const [, template] = event.routeKey.split(" ");
   if (template === undefined || !template.startsWith("/")) return event.rawPath;
   return template.replace(/\{(\w+)\}/g, (_, name: string) =>
@@ -54,6 +54,7 @@ export function encodedPath(event: APIGatewayProxyEventV2): string {
   );
 }
 
+/** @public The Lambda runtime calls it: infra names this file as the function's entry. */
 export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {
   units = 0;
   reads = 0;

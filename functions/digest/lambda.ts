@@ -33,9 +33,9 @@ export interface DigestWiring {
 }
 
 /** Channels digested at most when none are named: more are left out (and counted in the log). */
-export const MAX_DIGEST_CHANNELS = 500;
+const MAX_DIGEST_CHANNELS = 500;
 
-export class DigestConfigError extends Error {
+class DigestConfigError extends Error {
   override readonly name: string = "DigestConfigError";
   readonly code = "DIGEST_CONFIG";
 }

@@ -36,6 +36,7 @@ const store = {
  */
 let token: string | undefined;
 
+/** @public The Lambda runtime calls it: infra names this file as the function's entry. */
 export async function handler(_event: unknown, context: Context): Promise<PollSummary> {
   try {
     token ??= await readToken();

@@ -22,6 +22,8 @@ const deps = dynamoDbErasure({
  * user?, channels?, requestedBy, dryRun?}`. Answers `done: false` when it stopped near its
  * deadline: invoke it again with the same event, and it resumes from its audit item. Logs
  * counts only, never the user id, the name or a message.
+ *
+ * @public The Lambda runtime calls it: infra names this file as the function's entry.
  */
 export async function handler(event: unknown, context: Context) {
   const response = await runEraseUser(deps, event, () => context.getRemainingTimeInMillis());

@@ -63,7 +63,11 @@ const consumer = segmentConsumer(
   }),
 );
 
-/** The segment queue's event source: extracts each segment, reports partial batch failures. */
+/**
+ * The segment queue's event source: extracts each segment, reports partial batch failures.
+ *
+ * @public The Lambda runtime calls it: infra names this file as the function's entry.
+ */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   try {
     return await consumer(event, context);

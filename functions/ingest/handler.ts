@@ -146,6 +146,7 @@ function retentionDays(): number | undefined {
   return n;
 }
 
+/** @public The Lambda runtime calls it: infra names this file as the function's entry. */
 export const handler = createIngestHandler(
   (messages) => client.ingest(messages),
   new Logger({ serviceName: "convoseg-ingest" }),

@@ -3,7 +3,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import type { IngestResult } from "convoseg/ingest";
 
 /** Direct invocation: a batch of chat messages in the JSON-lines input format. */
-export interface DirectIngestEvent {
+interface DirectIngestEvent {
   messages: unknown[];
 }
 
@@ -14,8 +14,7 @@ export type IngestResponse = IngestResult | SQSBatchResponse;
 export type Ingest = (messages: readonly unknown[]) => Promise<IngestResult>;
 
 /** Counts of what edits and deletions did (`EditsApplied`, `DeletionsMissing`, ...). */
-export type ChangeMetric =
-  `${"Edits" | "Deletions"}${"Applied" | "Unchanged" | "Stale" | "Missing"}`;
+type ChangeMetric = `${"Edits" | "Deletions"}${"Applied" | "Unchanged" | "Stale" | "Missing"}`;
 
 /** Where the handler counts changes: EMF metrics in the Lambda, published once per invocation. */
 export interface IngestMetrics {

@@ -24,6 +24,8 @@ const invoker =
  * takes no new channel once less than the budget margin is left of the invocation, so that the
  * rest waits for the next tick instead of a timeout. With more, it is the dispatcher: it starts
  * a worker per share of the due index (`worker.ts`) and returns.
+ *
+ * @public The Lambda runtime calls it: infra names this file as the function's entry.
  */
 export async function handler(
   _event: unknown,

@@ -11,7 +11,7 @@ import { readSegmentConfig, tickDependencies } from "convoseg/pipeline";
 
 export const config = readSegmentConfig(process.env);
 export const metrics = new Metrics({ namespace: "convoseg", serviceName: "segmenter" });
-export const logger = new Logger({ serviceName: "convoseg-segmenter" });
+const logger = new Logger({ serviceName: "convoseg-segmenter" });
 export const deps = tickDependencies(config, {
   dynamodb: new DynamoDBClient({}),
   sqs: new SQSClient({}),

@@ -7,6 +7,8 @@ import { config, deps, metrics } from "./setup.js";
  * `{ "share": { "index": i, "of": n } }`: the tick over that share of the due index. It claims
  * the share for the rest of its invocation and, like the single tick, takes no new channel once
  * less than the budget margin is left.
+ *
+ * @public The Lambda runtime calls it: infra names this file as the function's entry.
  */
 export async function handler(event: unknown, context: Context): Promise<ShareRun> {
   const share = parseWorkerEvent(event);

@@ -19,6 +19,7 @@ const userNames =
     ? undefined
     : new SlackUserNames({ token: () => secretString(botTokenId) });
 
+/** @public The Lambda runtime calls it: infra names this file as the function's entry. */
 export const handler = functionUrlHandler(
   slackReceiver({
     ...parts,

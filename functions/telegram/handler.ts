@@ -11,6 +11,7 @@ const secretId = requiredEnvironment("telegram", "TELEGRAM_SECRET_TOKEN_ARN");
 
 const { parts, handler: functionUrlHandler } = webhookFunction("telegram");
 
+/** @public The Lambda runtime calls it: infra names this file as the function's entry. */
 export const handler = functionUrlHandler(
   telegramReceiver({ ...parts, secretToken: () => secretString(secretId) }),
 );

@@ -14,9 +14,9 @@ import { lifecycle } from "./lifecycle.js";
 import { outlets } from "./outlets.js";
 import { segmentation } from "./segmentation.js";
 
-export type { DurationSetting, FunctionName, Setting, SettingKind } from "./kinds.js";
-export { EXTRACT_MARGIN_MS, type ExtractorSetting } from "./knowledge.js";
-export { type QueueType, tickTimeoutMs } from "./segmentation.js";
+export type { FunctionName, Setting } from "./kinds.js";
+export type { ExtractorSetting } from "./knowledge.js";
+export { tickTimeoutMs } from "./segmentation.js";
 
 /**
  * Every setting, in the order they are read: a setting's rules see the settings above it (the

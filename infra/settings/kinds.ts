@@ -12,7 +12,7 @@ import { parseDuration } from "convoseg/duration";
 export type DurationSetting = string | number;
 
 /** How a setting's value is read: the docs' defaults are compared by kind. */
-export type SettingKind =
+type SettingKind =
   | "integer"
   | "duration"
   | "choice"
@@ -29,7 +29,7 @@ export type FunctionName = "segment" | "extract" | "ingest" | "discord" | "diges
  * The variable a setting's value becomes in a function's environment: `String(value)`, nothing
  * when the value is undefined or null; or, with `value`, what that gives (undefined: nothing).
  */
-export type Variable<T> = string | { variable: string; value: (value: T) => string | undefined };
+type Variable<T> = string | { variable: string; value: (value: T) => string | undefined };
 export type Environment<T> = Partial<Record<FunctionName, Variable<T>>>;
 
 /** What is wrong with a value: the setting's own (or, for a rule over several, `setting`'s). */

@@ -27,7 +27,7 @@ import {
 export type ExtractorSetting = "bedrock" | "openai";
 
 /** The extraction function's time besides model calls: reads, lease, results, a cold start. */
-export const EXTRACT_MARGIN_MS = 30_000;
+const EXTRACT_MARGIN_MS = 30_000;
 /** Amazon Nova Lite's published on-demand prices in us-east-1, USD per million tokens. */
 const NOVA_LITE_PRICES = { input: 0.06, output: 0.24 };
 /** Well above any model's list price: a larger number is a price per thousand taken for a million. */

@@ -16,8 +16,6 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const FIFO_QUEUE_NAME = /^[A-Za-z0-9_-]{1,71}\.fifo$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
-export type QueueType = "fifo" | "standard";
-
 /**
  * The tick's timeout for a schedule period: the period less a gap (a tenth, at least 10 s) so
  * that a tick ends before the next starts, capped at Lambda's 15 minutes.

@@ -45,4 +45,14 @@ export {
   type WriteOutcome,
 } from "./outcome.js";
 export { Sequence } from "./sequence.js";
-export type { CallOptions, Clearer, Lister, Reader, ReadWriter, Store, Writer } from "./store.js";
+export type {
+  CallOptions,
+  /** @public The history contract's parts, though convoseg uses them only through `Store`. */
+  Clearer,
+  Lister,
+  /** @public */
+  Reader,
+  ReadWriter,
+  Store,
+  Writer,
+} from "./store.js";

@@ -23,13 +23,7 @@ export function kindOf(message: { kind?: MessageKind }): MessageKind {
   return message.kind ?? "user";
 }
 
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type Metadata = { [key: string]: JsonValue };
 
 export type Part =
@@ -47,7 +41,7 @@ export type Part =
  * not know).
  */
 export const PLATFORM_FIELDS = ["userId", "replyTo", "thread", "platform", "channelName"] as const;
-export type PlatformField = (typeof PLATFORM_FIELDS)[number];
+type PlatformField = (typeof PLATFORM_FIELDS)[number];
 export type PlatformFields = { [F in PlatformField]?: string };
 
 /**
@@ -110,7 +104,7 @@ export function redacted(message: Message): Message {
 }
 
 /** The platform fields of a message, alone. */
-export function platformFieldsOf(message: PlatformFields): PlatformFields {
+function platformFieldsOf(message: PlatformFields): PlatformFields {
   const fields: PlatformFields = {};
   copyPlatformFields(message, fields);
   return fields;

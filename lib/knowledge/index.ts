@@ -21,13 +21,7 @@ export {
   type ErasurePath,
   KIND_COUNTS,
   KINDS,
-  type KindCount,
   type KnowledgeKind,
   kindOf,
   noCounts,
-  type Personal,
-  type Reader,
-  type RedactionCountName,
-  type RedactionPath,
-  type Retention,
 } from "./kinds.js";

@@ -22,7 +22,7 @@ import {
 } from "./store/schema/items.js";
 
 /** What of a person an item may hold. */
-export type Personal = "name" | "words" | "message ids";
+type Personal = "name" | "words" | "message ids";
 
 /**
  * What a change to one of a segment's messages (an edit, a deletion) does to the kind:
@@ -54,17 +54,10 @@ export type ErasurePath = "names scrubbed" | "name terms removed" | "nothing to 
  * (`expiresAt` of their own), as long as the channel's latest-expiring result, or until `channel
  * delete` (the audit for ever).
  */
-export type Retention = "with its result" | "own expiry" | "latest result" | "kept";
+type Retention = "with its result" | "own expiry" | "latest result" | "kept";
 
 /** Who reads the kind: the outlets (lib/outlets), the reader, or extraction itself. */
-export type Reader =
-  | "api"
-  | "digest"
-  | "report"
-  | "reader"
-  | "extraction"
-  | "redaction"
-  | "erasure";
+type Reader = "api" | "digest" | "report" | "reader" | "extraction" | "redaction" | "erasure";
 
 /**
  * A count a redaction or an erasure reports of the kind: its EMF metric name when redaction

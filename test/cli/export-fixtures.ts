@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { writeZip } from "../support/zip.js";
 
-export const EXPORTS = join(import.meta.dirname, "..", "intake", "exports", "fixtures");
+const EXPORTS = join(import.meta.dirname, "..", "intake", "exports", "fixtures");
 export const exportFixture = (...parts: string[]): string => join(EXPORTS, ...parts);
 
 export const SLACK_FOLDER = exportFixture("slack", "workspace");

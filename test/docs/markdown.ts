@@ -4,7 +4,7 @@
  */
 
 /** The text outside fenced code blocks, line for line (fenced lines become empty). */
-export function prose(markdown: string): string {
+function prose(markdown: string): string {
   let fenced = false;
   return markdown
     .split("\n")
@@ -19,7 +19,7 @@ export function prose(markdown: string): string {
 }
 
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   return heading
     .trim()
     .toLowerCase()

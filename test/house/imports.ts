@@ -6,9 +6,9 @@
  * specifier on one `from "…"` form.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, posix, relative } from "node:path";
+import { dirname, join, posix } from "node:path";
 
-export interface ImportEdge {
+interface ImportEdge {
   readonly from: string;
   readonly to: string;
   /** As written: a relative path or `convoseg/…`. */
@@ -26,7 +26,7 @@ export interface SourceTree {
   readonly unresolved: readonly string[];
 }
 
-export const SOURCE_FOLDERS = ["lib", "cli", "local", "functions", "infra", "bench", "test"];
+const SOURCE_FOLDERS = ["lib", "cli", "local", "functions", "infra", "bench", "test"];
 const PACKAGE = "convoseg";
 
 const stripComments = (src: string): string =>
@@ -166,5 +166,3 @@ export function summaryOf(root: string, file: string): string {
 }
 
 export const repoRoot = (): string => join(dirname(new URL(import.meta.url).pathname), "../..");
-export const relativeTo = (root: string, path: string): string =>
-  relative(root, path).split("\\").join("/");

@@ -17,7 +17,7 @@ export interface Wing {
 }
 
 /** The wings in the order of a message's journey, which is also the order of the maps. */
-export const WING_ORDER = [
+const WING_ORDER = [
   "base",
   "history",
   "segmentation",

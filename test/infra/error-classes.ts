@@ -66,6 +66,7 @@ const outcome = { accepted: 0, uncertain: false };
 const response: ChatResponse = {
   message: { role: "assistant", parts: [{ type: "text", text: "" }] },
 };
+/** @public The bundle test imports it from the bundle this file is built into. */
 export const made = [
   new HistoryError("X", "x"),
   new NilStoreError(),

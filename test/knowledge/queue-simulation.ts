@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 
-export const QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:segments.fifo";
+const QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:segments.fifo";
 export const DLQ_URL = "https://sqs.us-east-1.amazonaws.com/123456789012/segments-dlq.fifo";
 
 interface Queued {

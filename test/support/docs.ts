@@ -27,7 +27,7 @@ export function docPages(): DocPage[] {
 }
 
 /** The cells of a Markdown table row (`| a | b |`), trimmed; undefined for a line that is not one. */
-export function tableCells(line: string): string[] | undefined {
+function tableCells(line: string): string[] | undefined {
   const trimmed = line.trim();
   if (!trimmed.startsWith("|") || !trimmed.endsWith("|")) return undefined;
   return trimmed

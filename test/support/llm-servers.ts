@@ -24,7 +24,7 @@ export interface ScriptedResponse {
 }
 
 /** Answers each request on the route from what it asked: the `index`-th such request, from 0. */
-export type Responder = (request: RecordedRequest, index: number) => ScriptedResponse;
+type Responder = (request: RecordedRequest, index: number) => ScriptedResponse;
 
 /** The answers in order, or a responder that computes each. */
 export type Script = readonly ScriptedResponse[] | Responder;

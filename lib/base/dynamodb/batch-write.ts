@@ -3,7 +3,7 @@ import { type Backoff, backoff } from "../backoff/index.js";
 import { isRetryable } from "./errors.js";
 
 /** BatchWriteItem's limit on requests per call. */
-export const MAX_BATCH_WRITES = 25;
+const MAX_BATCH_WRITES = 25;
 
 export interface BatchWriteOptions {
   documents: DynamoDBDocumentClient;

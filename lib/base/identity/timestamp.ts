@@ -3,7 +3,7 @@
  * are missing or broken timestamps, not chat) to the last millisecond of year 9999 (the last one
  * ISO-8601 writes with four digits). Within it, every due-time sum of the pipeline is exact.
  */
-export const MIN_TIMESTAMP_MS = 0;
+const MIN_TIMESTAMP_MS = 0;
 export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** Whether `ms` is an accepted timestamp, {@link MIN_TIMESTAMP_MS} to {@link MAX_TIMESTAMP_MS}. */

@@ -13,7 +13,7 @@ type RequestError = {
 };
 
 /** Services' names for "too many requests, slow down". */
-export const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
+const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
   "ThrottlingException",
   "Throttling",
   "ThrottledException",
@@ -27,7 +27,7 @@ export const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
 ]);
 
 /** Services' names for an error on their side or a request that ran out of time. */
-export const SERVICE_ERRORS: ReadonlySet<string> = new Set([
+const SERVICE_ERRORS: ReadonlySet<string> = new Set([
   "InternalServerError",
   "InternalServerException",
   "InternalFailure",
@@ -42,7 +42,7 @@ export const SERVICE_ERRORS: ReadonlySet<string> = new Set([
 ]);
 
 /** Socket failures before the request was sent: it cannot have been applied. */
-export const UNSENT_NETWORK_CODES: ReadonlySet<string> = new Set([
+const UNSENT_NETWORK_CODES: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
   "EHOSTUNREACH",
   "ENETUNREACH",

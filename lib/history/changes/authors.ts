@@ -58,7 +58,7 @@ export interface AuthorIndex {
   authorMessages(authors: AuthorQuery, options?: AuthorMessagesOptions): Promise<AuthorPage>;
 }
 
-export const DEFAULT_AUTHOR_PAGE = 100;
+const DEFAULT_AUTHOR_PAGE = 100;
 const MAX_AUTHOR_PAGE = 1000;
 
 /**

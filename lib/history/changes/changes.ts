@@ -90,7 +90,7 @@ export function prepareChange(
 }
 
 /** Throws an {@link InvalidMessageError} naming the field of a change at fault. */
-export function validateChange(change: MessageChange): void {
+function validateChange(change: MessageChange): void {
   if (typeof change.id !== "string" || change.id === "") {
     throw new InvalidMessageError("id", "expected a non-empty string");
   }

@@ -13,7 +13,7 @@ import {
  */
 
 /** A tool the model may call. */
-export interface ToolDefinition {
+interface ToolDefinition {
   name: string;
   description?: string;
   /** JSON schema of the arguments. */

@@ -93,15 +93,15 @@ const LONGEST_EXPIRY = 9_999_999_999;
 export const BY_POSITION_ATTRIBUTES = ["id", "ts"] as const;
 
 /** DynamoDB's key limit of a sort key, in UTF-8 bytes (a partition key may take 2,048). */
-export const MAX_SORT_KEY_BYTES = 1024;
+const MAX_SORT_KEY_BYTES = 1024;
 /**
  * The longest conversation (channel) id: the partition key of the table, but also the sort key
  * of the conversations index, where DynamoDB refuses more than 1,024 bytes ("Size limit
  * exceeded", naming no attribute).
  */
-export const MAX_CONVERSATION_ID_BYTES = MAX_SORT_KEY_BYTES;
+const MAX_CONVERSATION_ID_BYTES = MAX_SORT_KEY_BYTES;
 /** The longest platform id: the sort key `m#<id>` must fit DynamoDB's limit. */
-export const MAX_MESSAGE_ID_BYTES = MAX_SORT_KEY_BYTES - 2;
+const MAX_MESSAGE_ID_BYTES = MAX_SORT_KEY_BYTES - 2;
 
 /**
  * A message item: the keys, `position`, `v` and the message. The platform fields (`userId`,

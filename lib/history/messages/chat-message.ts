@@ -102,7 +102,7 @@ function parsePlatformFields(record: Record<string, unknown>, message: ChatMessa
 }
 
 /** An edit of a stored message: its new text, and when the platform made the edit. */
-export interface ChatEdit {
+interface ChatEdit {
   op: "edit";
   channel: string;
   id: string;
@@ -111,7 +111,7 @@ export interface ChatEdit {
   editedAt: number;
 }
 
-export interface ChatDeletion {
+interface ChatDeletion {
   op: "delete";
   channel: string;
   id: string;

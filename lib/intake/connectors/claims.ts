@@ -32,7 +32,7 @@ export interface EventClaims {
 }
 
 /** Slack retries for about five minutes; a day leaves room for a slow redelivery. */
-export const CLAIM_TTL_SECONDS = 24 * 3600;
+const CLAIM_TTL_SECONDS = 24 * 3600;
 
 /**
  * How long a pending claim holds: far past the receiver's 5-second timeout, and short of Slack's

@@ -7,10 +7,10 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { ConnectorError } from "./errors.js";
 import { header, type RequestHeaders } from "./receive.js";
 
-export const SLACK_SIGNATURE_HEADER = "X-Slack-Signature";
-export const SLACK_TIMESTAMP_HEADER = "X-Slack-Request-Timestamp";
+const SLACK_SIGNATURE_HEADER = "X-Slack-Signature";
+const SLACK_TIMESTAMP_HEADER = "X-Slack-Request-Timestamp";
 /** Slack's own replay window, and the one its documentation's example uses. */
-export const SLACK_MAX_SKEW_SECONDS = 5 * 60;
+const SLACK_MAX_SKEW_SECONDS = 5 * 60;
 
 const SIGNATURE = /^v0=[0-9a-f]{64}$/;
 const TIMESTAMP = /^\d{1,12}$/;

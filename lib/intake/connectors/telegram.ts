@@ -9,7 +9,7 @@ import type { ChatMessageInput } from "../ingest/index.js";
 import { ConnectorError } from "./errors.js";
 import { header, type IngestLine, type RequestHeaders } from "./receive.js";
 
-export const TELEGRAM_TOKEN_HEADER = "X-Telegram-Bot-Api-Secret-Token";
+const TELEGRAM_TOKEN_HEADER = "X-Telegram-Bot-Api-Secret-Token";
 
 /**
  * Throws a {@link ConnectorError} unless the request carries the webhook's secret token. Both
@@ -31,7 +31,7 @@ export function verifyTelegramRequest(headers: RequestHeaders, secretToken: stri
 }
 
 /** The fields of a Bot API `Message` that are read. */
-export interface TelegramMessage {
+interface TelegramMessage {
   message_id?: unknown;
   message_thread_id?: unknown;
   is_topic_message?: unknown;

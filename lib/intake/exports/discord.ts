@@ -49,7 +49,7 @@ const selectAll = (path: JsonPath): Selection => {
 };
 
 /** The DCE files of an input: the file itself, or every `.json` file under the folder. */
-export async function discordFiles(input: string): Promise<string[]> {
+async function discordFiles(input: string): Promise<string[]> {
   if (!(await stat(input)).isDirectory()) return [input];
   return (await listFiles(input)).filter((path) => path.endsWith(".json"));
 }

@@ -12,7 +12,7 @@ import { ExportInputError } from "./errors.js";
 /** The largest single file (a Slack day file) read whole: far above any real day of chat. */
 export const MAX_ENTRY_BYTES = 128 * 1024 * 1024;
 
-export interface TreeFile {
+interface TreeFile {
   /** `/`-separated, relative to the tree's root. */
   path: string;
   size: number;

@@ -64,7 +64,7 @@ export function slackRoot(tree: ExportTree): string | undefined {
   return root;
 }
 
-export async function openSlackTree(input: string): Promise<ExportTree> {
+async function openSlackTree(input: string): Promise<ExportTree> {
   return (await stat(input)).isDirectory() ? openFolderTree(input) : openZipTree(input);
 }
 

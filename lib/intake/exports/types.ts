@@ -62,7 +62,7 @@ export interface ExportProgress {
 }
 
 /** One entry or line left out, with where and why. */
-export interface SkippedItem {
+interface SkippedItem {
   /** The file (or `zip!entry`), and the entry (`messages[12]`) or 1-based line at fault. */
   file: string;
   at: string;

@@ -97,7 +97,7 @@ async function detectOrder(input: string, context: ReadContext): Promise<Order> 
 }
 
 /** The chat's name: from `WhatsApp Chat with NAME.txt`, else the file's (or, for `_chat.txt`, its folder's) name. */
-export function whatsappChatName(input: string): string {
+function whatsappChatName(input: string): string {
   const file = basename(input);
   const named = /^WhatsApp Chat (?:with |- )(.+)\.txt$/i.exec(file);
   if (named) return named[1].trim();

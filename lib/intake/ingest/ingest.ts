@@ -80,7 +80,7 @@ export interface Rejection {
 }
 
 /** A message whose id was already stored with other content; the stored version is kept. */
-export interface Conflict {
+interface Conflict {
   index: number;
   /**
    * The fields that differ from the stored message: `ts`, `text`, `user`, `kind`, and of the
@@ -90,7 +90,7 @@ export interface Conflict {
   fields: ("ts" | "text" | "user" | "kind" | "userId" | "replyTo" | "thread")[];
 }
 
-export interface Failure {
+interface Failure {
   index: number;
   error: string;
   /** The message may have been stored anyway: resubmitting it is safe (ids deduplicate). */

@@ -35,6 +35,7 @@ export {
   type SegmentationOutcome,
   type SegmentationPolicy,
   type SegmentFormat,
+  /** @public Part of this entry point's API for callers outside the repository. */
   type SegmentKind,
   type TranscriptSegment,
 } from "./types.js";

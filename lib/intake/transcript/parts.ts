@@ -135,7 +135,7 @@ function resultText(result: JsonValue | undefined): string {
  * `text` when it is at most `limit` UTF-8 bytes; else its longest prefix within `limit` that
  * ends on a character boundary, then `… [cut: K of N bytes shown]`.
  */
-export function bounded(text: string, limit: number): string {
+function bounded(text: string, limit: number): string {
   const total = measureUtf8(text).byteLength;
   if (total <= limit) return text;
   let kept = 0;
@@ -153,7 +153,7 @@ export function bounded(text: string, limit: number): string {
 }
 
 /** A parsed value written back as JSON without whitespace, members in their order. */
-export function compactJson(value: JsonValue): string {
+function compactJson(value: JsonValue): string {
   if (value instanceof JsonObject) {
     const members = [...value.fields].map(([key, v]) => `${JSON.stringify(key)}:${compactJson(v)}`);
     return `{${members.join(",")}}`;

@@ -34,7 +34,7 @@ import type {
 } from "./types.js";
 import { addCall, NO_CALLS } from "./usage.js";
 
-export { type Route, replyTargets, type WindowSizing, windowCount } from "./routes.js";
+export { type Route, replyTargets, windowCount } from "./routes.js";
 
 export interface AnalyzerOptions {
   /** Default `prefix`; an unknown route is a RangeError. */

@@ -6,7 +6,7 @@
 import type { AnalyzeOptions, Candidate, QuestionCandidate, Trimmed } from "./types.js";
 
 /** What kind of chat message a turn is (as `lib/history` keeps it): a person's, a bot's, or a system line. */
-export type TurnKind = "user" | "bot" | "system";
+type TurnKind = "user" | "bot" | "system";
 
 /** One message of a segment, as an extractor reads it. */
 export interface ExtractionTurn {

@@ -22,8 +22,10 @@ export {
   LLMError,
 } from "./errors.js";
 export type {
+  /** @public Part of this entry point's API for callers outside the repository. */
   Extraction,
   ExtractionTurn,
+  /** @public */
   ExtractOptions,
   Extractor,
   SegmentTerms,
@@ -33,6 +35,7 @@ export type {
 export { parseModelJSON } from "./parse.js";
 export { dedupeQuestions, normalizeQuestion } from "./questions.js";
 export type {
+  /** @public */
   AnalyzeOptions,
   Candidate,
   ChatJSONOptions,

@@ -46,7 +46,7 @@ const reply = z.union([
  * A candidate as the model gave it, with its optional fields filled in: its `turnRange` still the
  * model's 1-based turn numbers, not yet mapped to the transcript.
  */
-export type WireCandidate = Candidate;
+type WireCandidate = Candidate;
 
 /** A reply as read: its questions still numbered as the model numbered the turns. */
 export interface WireReply {
@@ -57,7 +57,7 @@ export interface WireReply {
 }
 
 /** The candidates of a reply, or the reason it is not one (a path and a problem per issue). */
-export function readReply(value: unknown): WireReply | { problem: string } {
+function readReply(value: unknown): WireReply | { problem: string } {
   const parsed = reply.safeParse(value);
   if (!parsed.success) {
     const problem = parsed.error.issues

@@ -21,7 +21,7 @@ import {
 } from "../topics/index.js";
 
 /** One segment's support for a topic: which messages say it. */
-export interface TopicEvidence {
+interface TopicEvidence {
   /** The alias this segment said it as (as said with its best confidence). */
   topic: string;
   segmentId: string;
@@ -175,7 +175,7 @@ export class KnowledgeReader {
 }
 
 /** A questions page's size unless told. */
-export const DEFAULT_QUESTION_LIMIT = 50;
+const DEFAULT_QUESTION_LIMIT = 50;
 /** The most questions one page reads. */
 export const MAX_QUESTION_LIMIT = 1000;
 

@@ -21,7 +21,7 @@ export const DEFAULT_SIMILARITY = 0.85;
  * (2,000 topics of 1,024 dimensions are 2 × 10⁹ multiplications, about 2 s); the rest are merged
  * by tokens only.
  */
-export const DEFAULT_MAX_EMBEDDED_TOPICS = 2000;
+const DEFAULT_MAX_EMBEDDED_TOPICS = 2000;
 
 /** A vector that is not a finite non-zero vector of the model's length, or a bad setting. */
 export class EmbeddingError extends Error {

@@ -9,7 +9,7 @@
  * Words that say nothing about what was discussed, left out of the key. Kept short on purpose:
  * a word that distinguishes two topics ("error", "setup", "server") must stay.
  */
-export const TOPIC_STOP_WORDS: ReadonlySet<string> = new Set(
+const TOPIC_STOP_WORDS: ReadonlySet<string> = new Set(
   `a an the and or of for with about my your our their this that these those some any
 is are was were be been being how what why when which do does did can could should would
 issue issues problem problems trouble troubles question questions help`.split(/\s+/u),
@@ -20,7 +20,7 @@ issue issues problem problems trouble troubles question questions help`.split(/\
  * a topic with one keeps its word order in the key, so that order-insensitive matching is used
  * only where it is safe.
  */
-export const DIRECTIONAL_WORDS: ReadonlySet<string> = new Set(
+const DIRECTIONAL_WORDS: ReadonlySet<string> = new Set(
   "to from on in into onto over under inside within via vs versus than without".split(/\s+/u),
 );
 
@@ -92,7 +92,7 @@ function unsuffix(word: string, length: number): string {
  * The stems that occur as one word in any of `topics`: the compounds known to be written as one
  * word (`bootloader`), so that `boot loader` and `boot-loader` join to it.
  */
-export function topicVocabulary(topics: Iterable<string>): Set<string> {
+function topicVocabulary(topics: Iterable<string>): Set<string> {
   const vocabulary = new Set<string>();
   for (const topic of topics) for (const word of topicWords(topic)) vocabulary.add(stem(word));
   return vocabulary;

@@ -30,7 +30,7 @@ import { supportOf } from "../store/topic-support.js";
 import type { Turn } from "../windows/index.js";
 import { boundedCandidates, fitResult } from "./result-fit.js";
 
-export type ExtractionStatus = "extracted" | "already-extracted" | "replaced";
+type ExtractionStatus = "extracted" | "already-extracted" | "replaced";
 
 export interface ExtractionOutcome {
   status: ExtractionStatus;

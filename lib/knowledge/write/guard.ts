@@ -126,7 +126,7 @@ export class CircuitBreaker {
  * timeout, unreachable, refusing the credentials), not the request or the caller (an abort, a
  * bad request, a reply that is not JSON).
  */
-export function isProviderFailure(error: unknown): boolean {
+function isProviderFailure(error: unknown): boolean {
   return (
     error instanceof LLMError &&
     error.kind !== "aborted" &&

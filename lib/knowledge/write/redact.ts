@@ -50,7 +50,7 @@ export type RequestReextraction = (
 ) => Promise<void>;
 
 /** The store's reads and writes a redaction makes. */
-export type RedactionStore = Pick<
+type RedactionStore = Pick<
   ResultStore,
   "getResult" | "findSpans" | "deleteWindows" | "saveRedaction" | "withdrawTerms"
 >;

@@ -35,7 +35,7 @@ export interface ChannelPart {
 }
 
 /** A part's items, with how many of each kind. */
-export interface Tally {
+interface Tally {
   items: number;
   kinds: Record<string, number>;
 }

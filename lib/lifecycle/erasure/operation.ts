@@ -18,7 +18,7 @@ export interface EraseUserResponse {
 }
 
 /** Room left for the page in flight when the function stops starting pages (15-minute runs). */
-export const DEADLINE_MARGIN_MS = 120_000;
+const DEADLINE_MARGIN_MS = 120_000;
 
 /** Checks an invocation's event: `{userId?, user?, channels?, requestedBy, dryRun?}`. */
 export function eraseRequestOf(event: unknown): EraseRequest {

@@ -54,9 +54,9 @@ export const DIGEST_PERIOD = {
 /** The digest's end is now rounded down to this, so that its ETag holds for a while. */
 const DIGEST_GRAIN_MS = 60_000;
 /** Channels table items a channels page evaluates per channel asked for (marks, state, pages). */
-export const ITEMS_PER_CHANNEL = 3;
+const ITEMS_PER_CHANNEL = 3;
 
-export interface ApiRequest {
+interface ApiRequest {
   method: string;
   /** As sent: percent-encoded, without the query string. */
   rawPath: string;
@@ -269,7 +269,7 @@ async function segment(
 }
 
 /** The contract's fields of a question, whatever else the reader's carry. */
-export function questionBody(q: ApiQuestion): ApiQuestion {
+function questionBody(q: ApiQuestion): ApiQuestion {
   return {
     question: q.question,
     askedId: q.askedId,
@@ -284,7 +284,7 @@ export function questionBody(q: ApiQuestion): ApiQuestion {
 }
 
 /** The contract's fields of a stored result: leases, usage, windows and redaction state stay in. */
-export function segmentBody(result: SegmentResult): Segment {
+function segmentBody(result: SegmentResult): Segment {
   return {
     channel: result.channel,
     segmentId: result.segmentId,

@@ -29,9 +29,7 @@ export type { ApiSources, ChannelsPosition, QuestionsSource } from "./ports.js";
 export {
   API_METHODS,
   API_ROUTES,
-  type ApiRoute,
   matchRoute,
-  type RouteParameters,
 } from "./routes.js";
 export * as apiBodies from "./schemas.js";
 export { entryBudget } from "./topics-page.js";

@@ -11,7 +11,7 @@ import type { ApiQuestion, QuestionStatus } from "./schemas.js";
 /** Where a channels page starts: the last key a bounded scan evaluated. */
 export type ChannelsPosition = { channel: string; item: string };
 
-export interface ChannelsRead {
+interface ChannelsRead {
   channels: string[];
   /** Where the next read starts, or null when the table was read to its end. */
   next: ChannelsPosition | null;
@@ -42,7 +42,7 @@ export interface QuestionsSource {
  * A channel's digest over a period, as lib/outlets/digest's `buildDigest` makes it. Not one read: it reads
  * the channel's results and index entries within the period, which the route caps in length.
  */
-export interface DigestSource {
+interface DigestSource {
   digest(channel: string, period: { since: number; until: number }): Promise<Digest>;
 }
 

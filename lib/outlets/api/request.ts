@@ -7,8 +7,8 @@ import { conversationIdProblem } from "../../base/identity/index.js";
 import { ApiParameterError } from "./errors.js";
 
 /** Longer paths and query strings are refused before any parsing. */
-export const MAX_PATH_CHARS = 2048;
-export const MAX_QUERY_CHARS = 2048;
+const MAX_PATH_CHARS = 2048;
+const MAX_QUERY_CHARS = 2048;
 /** A channel or segment id, in UTF-16 code units. */
 export const MAX_ID_CHARS = 256;
 

@@ -45,7 +45,7 @@ export const ChannelsPage = named(
   "A page of the channels the pipeline knows (it may be short, even empty, with a cursor).",
 );
 
-export const TopicEvidence = named(
+const TopicEvidence = named(
   z.object({
     topic: z.string(),
     segmentId: z.string(),
@@ -60,7 +60,7 @@ export const TopicEvidence = named(
   "One segment's support for a topic.",
 );
 
-export const Topic = named(
+const Topic = named(
   z.object({
     topic: z.string(),
     normalizedTopic: z.string(),
@@ -90,7 +90,7 @@ export const TopicsPage = named(
 
 export const QUESTION_STATUSES = ["answered", "unanswered", "unclear"] as const;
 
-export const Question = named(
+const Question = named(
   z.object({
     question: z.string().describe("in the asker's words, shortened"),
     askedId: z.string().describe("the asking message's id"),
@@ -112,7 +112,7 @@ export const QuestionsPage = named(
   "A page of a channel's questions, optionally of one status.",
 );
 
-export const SegmentCandidate = named(
+const SegmentCandidate = named(
   z.object({
     id: z.string(),
     topic: z.string(),
@@ -160,7 +160,7 @@ const digestEvidence = z.object({
   lastTs: epochMs,
 });
 
-export const DigestTopic = named(
+const DigestTopic = named(
   z.object({
     channel: z.string(),
     topic: z.string(),
@@ -176,7 +176,7 @@ export const DigestTopic = named(
   "A topic of the period, new or recurring, with its evidence.",
 );
 
-export const DigestQuestion = named(
+const DigestQuestion = named(
   z.object({
     channel: z.string(),
     segmentId: z.string(),

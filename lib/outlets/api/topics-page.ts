@@ -13,9 +13,9 @@ import type { ApiTopic } from "./schemas.js";
 
 /** Topics per page, and the entries one page reads for `limit` topics. */
 export const TOPIC_LIMITS = { default: 20, max: 100 } as const;
-export const ENTRIES_PER_TOPIC = 8;
-export const MIN_ENTRIES = 50;
-export const MAX_ENTRIES = 1000;
+const ENTRIES_PER_TOPIC = 8;
+const MIN_ENTRIES = 50;
+const MAX_ENTRIES = 1000;
 
 /** The entries a page of `limit` topics reads at most (the Query's `Limit`, less one). */
 export function entryBudget(limit: number): number {

@@ -51,12 +51,12 @@ export interface ScheduledDigestOptions {
   periodMs?: number;
 }
 
-export type SlackOutcome =
+type SlackOutcome =
   | { state: "off" }
   | { state: "sent"; attempts: number }
   | { state: "failed"; code: string; status: number | undefined };
 
-export type SnsOutcome =
+type SnsOutcome =
   | { state: "off" }
   | { state: "sent" }
   | { state: "failed"; code: string; status: number | undefined };
@@ -75,7 +75,7 @@ export interface ScheduledDigestSummary {
 }
 
 /** The keys of the period ending at `until`: `digests/<day before until>/digest.{md,json,html}`. */
-export function digestKeys(until: number): { md: string; json: string; html: string } {
+function digestKeys(until: number): { md: string; json: string; html: string } {
   const day = new Date(until - 1).toISOString().slice(0, 10);
   const prefix = `digests/${day}/digest`;
   return { md: `${prefix}.md`, json: `${prefix}.json`, html: `${prefix}.html` };

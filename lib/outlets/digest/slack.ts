@@ -45,7 +45,7 @@ function clip(escaped: string, max: number): string {
 const chat = (text: string, max: number = SLACK_LIMITS.entryChars) =>
   clip(slackEscape(text.replace(/\s+/g, " ").trim()), max);
 
-export interface SlackBlock {
+interface SlackBlock {
   type: "header" | "section" | "context";
   text?: { type: "plain_text" | "mrkdwn"; text: string };
   elements?: { type: "mrkdwn"; text: string }[];

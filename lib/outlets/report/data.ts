@@ -117,7 +117,7 @@ export interface MessageColumns {
   kind?: number[];
 }
 
-export interface ChannelCounts {
+interface ChannelCounts {
   /** Input messages (without them: the messages of the channel's segments). */
   messages: number;
   segments: number;
@@ -168,7 +168,7 @@ export interface ChannelData {
 }
 
 /** Segments by message count: bucket `i` holds counts from `from` to `to`, both included. */
-export interface SizeBucket {
+interface SizeBucket {
   from: number;
   to: number;
   segments: number;

@@ -17,7 +17,7 @@ import type { ReportKnowledge } from "./data.js";
 import type { ReportInput } from "./records.js";
 
 /** Questions a list of the report shows at most; the rest are counted. */
-export const REPORT_QUESTIONS = 200;
+const REPORT_QUESTIONS = 200;
 const DAY_MS = 86_400_000;
 /** The digest's period: the last seven UTC days of the data. */
 const DIGEST_DAYS = 7;

@@ -29,7 +29,7 @@ export interface SegmentRecord {
 }
 
 /** What the report takes of a segment's thread root: who wrote it and what it said. */
-export interface ThreadRoot {
+interface ThreadRoot {
   author?: string;
   text?: string;
 }

@@ -16,7 +16,7 @@ import { encodeTickState } from "./store/tick-state.js";
 import type { TickDependencies } from "./tick-dependencies.js";
 import type { MessageRef, PlannedSegment } from "./types.js";
 
-export type ChannelOutcome = "done" | "unchanged" | "leased" | "conflict";
+type ChannelOutcome = "done" | "unchanged" | "leased" | "conflict";
 
 export interface ChannelReport {
   outcome: ChannelOutcome;

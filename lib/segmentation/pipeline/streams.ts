@@ -56,10 +56,10 @@ export interface StreamsPlan extends StreamStates {
  */
 export const MAX_IDLE_THREADS = 256;
 /** Emitted segments each thread remembers for `belongsAfter` (the channel's stream keeps 64). */
-export const THREAD_RECENT_LIMIT = 4;
+const THREAD_RECENT_LIMIT = 4;
 
 /** The stream an arrival belongs to: its thread's root, or undefined for the channel's own. */
-export function streamOf(ref: StreamRef): string | undefined {
+function streamOf(ref: StreamRef): string | undefined {
   return ref.thread !== undefined && ref.thread !== ref.id ? ref.thread : undefined;
 }
 

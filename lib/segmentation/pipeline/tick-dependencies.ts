@@ -28,7 +28,7 @@ export interface MessageSource {
 }
 
 /** Where closed segments go (SQS in production), in order, each with its message body. */
-export interface SegmentSink {
+interface SegmentSink {
   send(entries: SegmentDelivery[]): Promise<void>;
 }
 

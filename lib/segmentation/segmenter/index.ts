@@ -9,7 +9,9 @@ export {
   DEFAULT_MIN_ITEMS,
   DEFAULT_SETTLE_MS,
   foldUndersizedLast,
+  /** @public Part of this entry point's API for callers outside the repository. */
   type Instant,
   type ReplyLinks,
+  /** @public */
   type SegmenterOptions,
 } from "./segmenter.js";

@@ -9,7 +9,7 @@ import {
   readExports,
 } from "convoseg/exports";
 
-export const FIXTURES = join(import.meta.dirname, "fixtures");
+const FIXTURES = join(import.meta.dirname, "fixtures");
 export const fixture = (...parts: string[]): string => join(FIXTURES, ...parts);
 export const tempDir = (): string => mkdtempSync(join(tmpdir(), "convoseg-exports-"));
 

@@ -1,8 +1,8 @@
 /** Digests built directly (the builder is h-digest's), for the Slack, schedule and API tests. */
 import type { Digest, DigestQuestion, DigestTopic } from "convoseg/digest";
 
-export const SINCE = Date.UTC(2026, 10, 23);
-export const UNTIL = Date.UTC(2026, 10, 30);
+const SINCE = Date.UTC(2026, 10, 23);
+const UNTIL = Date.UTC(2026, 10, 30);
 
 export function topic(text: string, overrides: Partial<DigestTopic> = {}): DigestTopic {
   return {

@@ -10,7 +10,7 @@ import type { SegmentRecord } from "convoseg/report";
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const T0 = Date.UTC(2025, 0, 6, 9);
-export const SETTLE = HOUR;
+export const SETTLE = 60 * MINUTE;
 /** The ops channel's last message is 28 minutes old: its conversation is still open. */
 export const NOW = T0 + 12 * HOUR + 30 * MINUTE;
 
@@ -53,11 +53,7 @@ export const MESSAGES: ChatMessage[] = [
 ];
 
 /** Arrived after "seg-h1" had been delivered; it belongs after it. */
-export const LATE_MESSAGE: ChatMessage = help(
-  "h-late",
-  2 * HOUR + 59 * MINUTE,
-  "sorry, late reply",
-);
+const LATE_MESSAGE: ChatMessage = help("h-late", 2 * HOUR + 59 * MINUTE, "sorry, late reply");
 
 const segment = (
   channel: string,

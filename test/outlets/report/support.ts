@@ -6,7 +6,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import type { CommandIO } from "../../../cli/shared/io.js";
 
 /** Debian's Chromium, which .ci/run installs: playwright-core brings no browser of its own. */
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 
 /** Where the browser tests leave their screenshots (git ignores it). */
 export const ARTIFACTS = join(import.meta.dirname, "../../../test-artifacts");

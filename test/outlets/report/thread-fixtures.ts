@@ -11,9 +11,9 @@ import type { SegmentRecord } from "convoseg/report";
 const MINUTE = 60_000;
 export const THREAD_T0 = Date.UTC(2025, 2, 3, 8);
 export const THREAD_NOW = THREAD_T0 + 48 * 60 * MINUTE;
-export const CHANNEL = "C0DEV";
+const CHANNEL = "C0DEV";
 export const ROOT_AUTHOR = "<script>window.__pwned = 4</script>ana</tr>";
-export const ROOT_TEXT =
+const ROOT_TEXT =
   "has anyone </tr></table><script>window.__pwned = 5</script> tried the new build on linux yet?";
 
 const message = (

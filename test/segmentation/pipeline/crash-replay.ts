@@ -84,7 +84,7 @@ export const chatArbitrary = (maxLength: number) =>
     });
 
 /** A message's stream, as the tick keys it: its channel, and its thread's root when in one. */
-export const streamKey = (m: { channel: string; thread?: string }): string =>
+const streamKey = (m: { channel: string; thread?: string }): string =>
   m.thread === undefined ? m.channel : `${m.channel}\u0000${m.thread}`;
 
 export const settingsArbitrary = fc.record({

@@ -32,7 +32,7 @@ export interface Scenario {
 }
 
 /** A tick whose plan was applied. */
-export interface AppliedTick {
+interface AppliedTick {
   now: number;
   /** What the reader returned, re-reads included. */
   arrivals: MessageRef[];

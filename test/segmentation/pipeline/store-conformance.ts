@@ -17,7 +17,7 @@ import {
 } from "convoseg/pipeline/store";
 import { describe, expect, it } from "vitest";
 
-export interface ChannelStoreSubject {
+interface ChannelStoreSubject {
   store: ChannelStore;
   /** Ingestion's side of the same table: reservations leave holds, releases mark due. */
   positions: PositionAllocator;

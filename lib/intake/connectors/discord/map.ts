@@ -26,7 +26,7 @@ export interface DiscordMessage {
 /** Types that are someone writing: DEFAULT, REPLY, CHAT_INPUT_COMMAND, CONTEXT_MENU_COMMAND. */
 const AUTHORED_TYPES = new Set([0, 19, 20, 23]);
 /** THREAD_STARTER_MESSAGE: a copy of the root, which is in the parent channel already. */
-export const THREAD_STARTER = 21;
+const THREAD_STARTER = 21;
 /** `message_reference.type` FORWARD: a forward quotes, it does not answer. */
 const FORWARD = 1;
 

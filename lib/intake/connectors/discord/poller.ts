@@ -21,10 +21,10 @@ const THREAD_ONLY = new Set([15, 16]);
  * Pages of 100 archived threads read per channel and run by default: a channel with more to
  * look at (a backfill) is swept back over several runs, each going on where the last stopped.
  */
-export const MAX_ARCHIVED_PAGES = 10;
+const MAX_ARCHIVED_PAGES = 10;
 /** The cursor store's item for the run itself (no snowflake looks like it). */
-export const RUN_KEY = "~run";
-export const DEFAULT_CONCURRENCY = 8;
+const RUN_KEY = "~run";
+const DEFAULT_CONCURRENCY = 8;
 
 /** Each guild's active threads, asked once per run whatever the channels in flight. */
 type ActiveThreads = Map<string, Promise<ThreadChannel[]>>;

@@ -13,7 +13,7 @@ import {
 } from "./errors.js";
 import { RateLimits } from "./rate-limits.js";
 
-export const DISCORD_API = "https://discord.com/api/v10";
+const DISCORD_API = "https://discord.com/api/v10";
 
 export interface DiscordRestOptions {
   token: string;

@@ -29,10 +29,3 @@ export function compareSnowflakes(a: string, b: string): number {
   const y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
-
-/** The higher of two snowflakes; `undefined` counts as lowest. */
-export function maxSnowflake(a: string | undefined, b: string | undefined): string | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return compareSnowflakes(a, b) >= 0 ? a : b;
-}

@@ -11,8 +11,8 @@ import { chatMessage, type Destination, type DiscordMessage, messageText } from 
 import type { DiscordRest } from "./rest.js";
 import { compareSnowflakes } from "./snowflake.js";
 
-export const PAGE_LIMIT = 100;
-export const MESSAGES_ROUTE = "/channels/{id}/messages";
+const PAGE_LIMIT = 100;
+const MESSAGES_ROUTE = "/channels/{id}/messages";
 
 /** Where lines go: `IngestClient` (or `ingest` over a store in tests). */
 export interface MessageSink {
@@ -20,7 +20,7 @@ export interface MessageSink {
 }
 
 /** What the re-read compares against: the history store's messages by id (deleted ones flagged). */
-export interface StoredMessages {
+interface StoredMessages {
   getMessages(channel: string, ids: readonly string[]): Promise<Message[]>;
 }
 
@@ -49,7 +49,7 @@ export interface SourceDeps {
 const byId = (a: DiscordMessage, b: DiscordMessage) => compareSnowflakes(a.id, b.id);
 
 /** The ids kept in `recent`: the latest `window`, oldest first. */
-export function keepRecent(ids: readonly string[], window: number): string[] {
+function keepRecent(ids: readonly string[], window: number): string[] {
   const unique = [...new Set(ids)].sort(compareSnowflakes);
   return window > 0 ? unique.slice(-window) : [];
 }

@@ -7,7 +7,9 @@ export {
   boundCandidate,
   boundQuestion,
   countTrimmed,
+  /** @public Part of this entry point's API for callers outside the repository. */
   DEFAULT_MAX_CANDIDATES,
+  /** @public */
   DEFAULT_MAX_TURN_CHARS,
   MAX_ANSWER_CHARS,
   MAX_QUESTION_CHARS,

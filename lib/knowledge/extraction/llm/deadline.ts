@@ -6,7 +6,7 @@
 import { positiveInteger } from "./options.js";
 
 /** setTimeout's longest delay; a longer one fires at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** `value`, unless it is not a positive integer a timer can wait (for the option `name`). */
 export function timerMs(name: string, value: number): number {

@@ -8,7 +8,7 @@
  */
 
 /** Same-origin redirects followed at most per request. */
-export const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 3;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 

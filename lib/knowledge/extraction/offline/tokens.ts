@@ -99,7 +99,7 @@ function scan(text: string, context: Context, out: Piece[]): void {
 }
 
 /** The token as a word, or a break when it can never be part of a topic. */
-export function word(token: string, context: Context): Piece {
+function word(token: string, context: Context): Piece {
   const attribute = token.startsWith("#");
   let surface = attribute
     ? token

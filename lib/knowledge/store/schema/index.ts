@@ -8,7 +8,6 @@
 export {
   DEPLOYMENT_PARTITION,
   ERASURE_AUDIT_PREFIX,
-  RESULT_PREFIX,
   resultItemKey,
   TOPIC_PREFIX,
 } from "./items.js";

@@ -110,7 +110,7 @@ export type ResultTrimmed = Partial<
 >;
 
 /** What an earlier result of the segment was, when this one replaced it. */
-export interface ReplacedResult {
+interface ReplacedResult {
   model: string;
   promptVersion: string;
   extractedAt: string;
@@ -325,7 +325,7 @@ export function termLogKey(vocabulary: string, segmentId: string, chunk: number)
  * Terms counted in one write: with the chunk's log item and the segment count, one DynamoDB
  * transaction (at most 100 actions).
  */
-export const TERMS_PER_CHUNK = 98;
+const TERMS_PER_CHUNK = 98;
 
 /**
  * A segment's distinct terms in sort order, cut into the chunks counted one transaction each;

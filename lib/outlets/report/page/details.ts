@@ -9,7 +9,7 @@ import { cutLabel, threadLabel } from "./labels.js";
 import { replyLinks, replyList } from "./replies.js";
 
 const CHUNK = 250;
-export const TOPIC_COLORS = [
+const TOPIC_COLORS = [
   "#2563eb",
   "#db2777",
   "#059669",

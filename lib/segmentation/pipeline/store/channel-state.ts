@@ -59,7 +59,7 @@ export interface Outbox {
   late: number;
 }
 
-export const EMPTY_OUTBOX: Outbox = Object.freeze({ segments: [], dropped: [], late: 0 });
+const EMPTY_OUTBOX: Outbox = Object.freeze({ segments: [], dropped: [], late: 0 });
 
 /**
  * Positions whose hold the tick broke (its writer stopped answering): the writer may still
