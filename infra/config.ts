@@ -1,5 +1,4 @@
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import type { Route } from "convoseg/extraction";
 import { KnowledgeConfigError } from "convoseg/knowledge";
 import {
   EXTRACT_DEFAULTS,
@@ -29,6 +28,9 @@ export {
   type SettingName,
   tickTimeoutMs,
 } from "./settings/index.js";
+
+import type { ExtractSizing } from "./settings/knowledge.js";
+
 export type { DiscordConfig } from "./settings/intake.js";
 export {
   bedrockModel,
@@ -42,17 +44,9 @@ export type { ApiConfig, DigestConfig } from "./settings/outlets.js";
 type ApiKeyLocation = { kind: "secret"; arn: string } | { kind: "parameter"; name: string };
 
 /** The extraction function's validated settings. */
-export interface ExtractConfig {
+export interface ExtractConfig extends Omit<ExtractSizing, "maxSize"> {
   extractor: ExtractorSetting;
   modelId: string;
-  route: Route;
-  windowSize: number;
-  overlap: number;
-  prefixStep: number;
-  maxWindows: number;
-  llmConcurrency: number;
-  /** The longest one model call may take, its retries included. */
-  llmDeadlineMs: number;
   maxOutputTokens: number;
   maxTurnChars: number;
   bedrockOutput: "json_schema" | "tool";
