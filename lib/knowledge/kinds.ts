@@ -4,7 +4,8 @@
  * person), counted, served and retained. Redaction, erasure, `channel delete` and the per-kind
  * counts read this list instead of naming kinds, and the conformance test
  * (test/knowledge/kinds-conformance.ts) runs every entry on every store: a kind added here
- * without a working redaction and erasure path fails it.
+ * without a working redaction and erasure path, or whose items do not expire as its retention
+ * says, fails it.
  */
 import {
   ERASURE_AUDIT_PREFIX,
