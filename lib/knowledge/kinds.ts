@@ -4,7 +4,8 @@
  * person), counted, served and retained. Redaction, erasure, `channel delete` and the per-kind
  * counts read this list instead of naming kinds, and the conformance test
  * (test/knowledge/kinds-conformance.ts) runs every entry on every store: a kind added here
- * without a working redaction and erasure path fails it.
+ * without a working redaction and erasure path, or whose items do not expire as its retention
+ * says, fails it.
  */
 import {
   ERASURE_AUDIT_PREFIX,
@@ -56,6 +57,25 @@ export type ErasurePath = "names scrubbed" | "name terms removed" | "nothing to 
  */
 type Retention = "with its result" | "own expiry" | "latest result" | "kept";
 
+/** An item of the results table as stored, keys and `expiresAt` included. */
+type StoredItem = Readonly<Record<string, unknown>>;
+
+/**
+ * How long its items stay, and for a kind kept `with its result`, which result an item goes
+ * with: `resultOf` names its segment (the result is that segment's `result#` item in the item's
+ * partition; undefined: the item names none, which the conformance test fails).
+ */
+type KindRetention =
+  | {
+      readonly retention: "with its result";
+      readonly resultOf: (item: StoredItem) => string | undefined;
+    }
+  | { readonly retention: Exclude<Retention, "with its result">; readonly resultOf?: never };
+
+/** The segment an item names in its `segmentId` (results, topic and question entries, spans). */
+const itsSegment = (item: StoredItem): string | undefined =>
+  typeof item.segmentId === "string" ? item.segmentId : undefined;
+
 /** Who reads the kind: the outlets (lib/outlets), the reader, or extraction itself. */
 type Reader = "api" | "digest" | "report" | "reader" | "extraction" | "redaction" | "erasure";
 
@@ -70,7 +90,7 @@ export interface KindCount {
   readonly label: string;
 }
 
-export interface KnowledgeKind {
+export type KnowledgeKind = KindRetention & {
   /** How reports and docs name it. */
   readonly name: string;
   /**
@@ -93,8 +113,7 @@ export interface KnowledgeKind {
   /** Its counts, by name (unique across kinds). */
   readonly counts: Readonly<Record<string, KindCount>>;
   readonly serve: readonly Reader[];
-  readonly retention: Retention;
-}
+};
 
 const both = { erasure: true } as const;
 
@@ -125,6 +144,7 @@ export const KINDS = [
     },
     serve: ["api", "digest", "report", "reader", "extraction"],
     retention: "with its result",
+    resultOf: itsSegment,
   },
   {
     name: "topic index entries",
@@ -148,6 +168,7 @@ export const KINDS = [
     },
     serve: ["api", "digest", "report", "reader"],
     retention: "with its result",
+    resultOf: itsSegment,
   },
   {
     name: "question index entries",
@@ -162,6 +183,7 @@ export const KINDS = [
     },
     serve: ["api", "digest", "reader"],
     retention: "with its result",
+    resultOf: itsSegment,
   },
   {
     name: "window replies",
@@ -203,8 +225,8 @@ export const KINDS = [
   },
   {
     name: "segment spans",
-    storage: { table: "results", partition: "channel", prefixes: [SPAN_PREFIX, SPAN_WIDTHS_KEY] },
-    keying: "span#[late#]<lastTs>#<segmentId> per segment; spanwidths per channel",
+    storage: { table: "results", partition: "channel", prefixes: [SPAN_PREFIX] },
+    keying: "span#[late#]<lastTs>#<segmentId>: one per segment",
     derivation: "the times of a segment's first and last message",
     personal: [],
     redact: "nothing to redact",
@@ -212,6 +234,20 @@ export const KINDS = [
     counts: {},
     serve: ["redaction", "erasure"],
     retention: "with its result",
+    resultOf: itsSegment,
+  },
+  {
+    // Every result's way to its span: it expires with the last of them, not with one.
+    name: "span widths",
+    storage: { table: "results", partition: "channel", prefixes: [SPAN_WIDTHS_KEY] },
+    keying: "spanwidths: one per channel, the widest span of each kind of segment",
+    derivation: "the times of the channel's segments' first and last messages",
+    personal: [],
+    redact: "nothing to redact",
+    erase: "nothing to erase",
+    counts: {},
+    serve: ["redaction", "erasure"],
+    retention: "latest result",
   },
   {
     name: "leases",

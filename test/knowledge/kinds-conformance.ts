@@ -9,6 +9,13 @@
  * name, user id, message ids or words is left; a kind that declares nothing personal never held
  * any. Every item read is of a registered kind, so a kind stored without being registered fails
  * here too.
+ *
+ * Retention is checked the same way, from each kind's declaration and not by naming kinds: the
+ * deployment has a result retention (so its results expire), and before and after the erasure
+ * every item's TTL attribute (`expiresAt`, epoch seconds; the memory stores keep it as the table
+ * does) must be what its kind's `retention` says: `with its result`, the expiry of the result its
+ * kind's `resultOf` names; `own expiry`, one of its own; `latest result`, the latest of its
+ * partition's results'; `kept`, none.
  */
 
 import type { AuditStore, EraseRequest, ErasureMessages } from "convoseg/erasure";
@@ -19,7 +26,13 @@ import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "convoseg/extraction/of
 import { type Store, textMessage } from "convoseg/history";
 import { KINDS, type KnowledgeKind, kindOf } from "convoseg/knowledge";
 import type { ResultStore, SpendCounter } from "convoseg/knowledge/store";
-import { DEPLOYMENT_PARTITION } from "convoseg/knowledge/store/schema";
+import {
+  DEPLOYMENT_PARTITION,
+  RESULTS_PARTITION_KEY,
+  RESULTS_SORT_KEY,
+  RESULTS_TTL_ATTRIBUTE,
+  resultItemKey,
+} from "convoseg/knowledge/store/schema";
 import {
   KnowledgeRedactor,
   promptVersionOf,
@@ -40,6 +53,9 @@ export interface KindsFixture {
 }
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The deployment's result retention: results (and what goes with them) do expire. */
+const RESULT_RETENTION_MS = 30 * DAY;
 const PERSON = { user: "zorbington", userId: "UZ0RB8" };
 /** Words only the person writes (checked by their first six letters, so stems count too). */
 const THEIR_WORDS = ["quuxolator", "frobnitz"];
@@ -101,6 +117,7 @@ async function writeAndExtract(
     promptVersion: promptVersionOf(ANALYSIS),
     now: () => NOW,
     owner: () => "owner",
+    resultRetentionMs: RESULT_RETENTION_MS,
   }).extract(segment, authored);
   return authored.filter((m) => m.author === PERSON.user).map((m) => m.id);
 }
@@ -167,6 +184,91 @@ function byKind(
   return found;
 }
 
+const EXPIRES = RESULTS_TTL_ATTRIBUTE;
+const partitionOf = (item: Record<string, unknown>) => String(item[RESULTS_PARTITION_KEY]);
+const keyOf = (partition: string, sortKey: string) => JSON.stringify([partition, sortKey]);
+const shown = (expiry: unknown) => (expiry === undefined ? "no expiry" : String(expiry));
+
+/**
+ * Where an item's expiry (its TTL attribute, epoch seconds) differs from what its kind's
+ * retention declares, one line each; empty when none does. A result is the `result#` item of the
+ * segment its kind's `resultOf` names, in the item's partition; the fixture's results all expire,
+ * so an item going "with its result" or with the latest result must too.
+ */
+function expiryMismatches(itemsByKind: Map<KnowledgeKind, Record<string, unknown>[]>): string[] {
+  const all = [...itemsByKind.values()].flat();
+  const byKey = new Map(
+    all.map((item) => [keyOf(partitionOf(item), String(item[RESULTS_SORT_KEY])), item]),
+  );
+  const resultOf = (partition: string, segmentId: string) =>
+    byKey.get(keyOf(partition, resultItemKey(segmentId)));
+  // Each partition's results' expiries: a result is the item its segment's result key names.
+  const expiries = new Map<string, unknown[]>();
+  for (const item of all) {
+    const partition = partitionOf(item);
+    if (typeof item.segmentId !== "string" || resultOf(partition, item.segmentId) !== item)
+      continue;
+    expiries.set(partition, [...(expiries.get(partition) ?? []), item[EXPIRES]]);
+  }
+  const wrong: string[] = [];
+  for (const kind of KINDS) {
+    for (const item of itemsByKind.get(kind) ?? []) {
+      const expiry = item[EXPIRES];
+      const fail = (why: string) => wrong.push(`${kind.name}: ${describeItem(item)} ${why}`);
+      switch (kind.retention) {
+        case "with its result": {
+          const segmentId = kind.resultOf(item);
+          const result =
+            segmentId === undefined ? undefined : resultOf(partitionOf(item), segmentId);
+          if (segmentId === undefined) fail("names no segment");
+          else if (result === undefined) fail(`goes with segment ${segmentId}'s result: none`);
+          else if (typeof result[EXPIRES] !== "number") fail("goes with a result with no expiry");
+          else if (expiry !== result[EXPIRES]) {
+            fail(`expires at ${shown(expiry)}, its result at ${shown(result[EXPIRES])}`);
+          }
+          break;
+        }
+        case "own expiry":
+          if (typeof expiry !== "number") fail("has no expiry of its own");
+          break;
+        case "latest result": {
+          const found = expiries.get(partitionOf(item)) ?? [];
+          const latest = found.every((e) => typeof e === "number")
+            ? Math.max(...(found as number[]))
+            : undefined;
+          if (found.length === 0) fail("goes with the latest result: none");
+          else if (latest === undefined) fail("goes with a result with no expiry");
+          else if (expiry !== latest) {
+            fail(`expires at ${shown(expiry)}, the latest result at ${latest}`);
+          }
+          break;
+        }
+        case "kept":
+          if (expiry !== undefined) fail(`is kept, but expires at ${shown(expiry)}`);
+          break;
+      }
+    }
+  }
+  return wrong;
+}
+
+async function erase(fixture: KindsFixture, request: EraseRequest): Promise<void> {
+  const outcome = await eraseUser(
+    {
+      messages: fixture.history,
+      redactor: new KnowledgeRedactor({
+        store: fixture.results,
+        states: storedMessageStates(fixture.history),
+      }),
+      results: fixture.results,
+      audits: fixture.audits,
+      now: () => NOW + 100 * HOUR,
+    },
+    request,
+  );
+  expect(outcome.done).toBe(true);
+}
+
 export function describeKinds(name: string, make: () => Promise<KindsFixture>): void {
   describe(`knowledge kinds on ${name}`, () => {
     const request: EraseRequest = { ...PERSON, requestedBy: "dpo" };
@@ -187,20 +289,7 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
         }
       }
 
-      const outcome = await eraseUser(
-        {
-          messages: fixture.history,
-          redactor: new KnowledgeRedactor({
-            store: fixture.results,
-            states: storedMessageStates(fixture.history),
-          }),
-          results: fixture.results,
-          audits: fixture.audits,
-          now: () => NOW + 100 * HOUR,
-        },
-        request,
-      );
-      expect(outcome.done).toBe(true);
+      await erase(fixture, request);
 
       const after = byKind(await fixture.items());
       const kept: string[] = [];
@@ -227,6 +316,21 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
         "nobody",
       );
       expect(terms.frequencies.get("bootloader")).toBe(1);
+    });
+
+    it("every registered kind's items expire as its retention declares", async () => {
+      const fixture = await make();
+      await deployment(fixture, "kept");
+      const before = byKind(await fixture.items());
+      expect(expiryMismatches(before), "before the erasure").toEqual([]);
+      // The erasure rewrites what held the person, and writes its audit.
+      await erase(fixture, request);
+      const after = byKind(await fixture.items());
+      for (const kind of KINDS) {
+        const written = [...(before.get(kind) ?? []), ...(after.get(kind) ?? [])];
+        expect(written.length, `${kind.name}: no item was written`).toBeGreaterThan(0);
+      }
+      expect(expiryMismatches(after), "after the erasure").toEqual([]);
     });
   });
 }

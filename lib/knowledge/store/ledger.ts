@@ -26,6 +26,10 @@ export interface SpendCounter {
 const DAY_MS = 86_400_000;
 /** A spend item outlives its day by a day (a late reader), then expires. */
 const SPEND_TTL_MS = 2 * DAY_MS;
+/** A spend item's expiry, epoch seconds. */
+const spendExpiry = (day: string) => Math.ceil((Date.parse(day) + DAY_MS + SPEND_TTL_MS) / 1000);
+/** An attempt count's expiry after a failure at `now`, epoch seconds. */
+const attemptsExpiry = (now: number, retentionMs: number) => Math.ceil((now + retentionMs) / 1000);
 
 export interface DynamoDbLedgerOptions {
   client: DynamoDBClient;
@@ -60,7 +64,7 @@ export class DynamoDbLedger implements AttemptLedger, SpendCounter {
         ExpressionAttributeValues: {
           ":v": SCHEMA_VERSION,
           ":one": 1,
-          ":ttl": Math.ceil((this.now() + this.retentionMs) / 1000),
+          ":ttl": attemptsExpiry(this.now(), this.retentionMs),
         },
         ReturnValues: "UPDATED_NEW",
       }),
@@ -99,26 +103,42 @@ export class DynamoDbLedger implements AttemptLedger, SpendCounter {
         ExpressionAttributeValues: {
           ":v": SCHEMA_VERSION,
           ":tokens": tokens,
-          ":ttl": Math.ceil((Date.parse(day) + DAY_MS + SPEND_TTL_MS) / 1000),
+          ":ttl": spendExpiry(day),
         },
       }),
     );
   }
 }
 
-/** Both counters in memory, for tests and tools without DynamoDB. */
+/**
+ * Both counters in memory, for tests and tools without DynamoDB; their items carry the expiries
+ * the table's do (`retentionMs` and `now` as `DynamoDbLedger`'s).
+ */
 export class MemoryLedger implements AttemptLedger, SpendCounter {
   private readonly attempts = new Map<string, number>();
+  /** Each attempt count's expiry, set by its first failure as the table's `if_not_exists`. */
+  private readonly attemptsExpire = new Map<string, number>();
   private readonly tokens = new Map<string, number>();
+  private readonly retentionMs: number;
+  private readonly now: () => number;
+
+  constructor(options: { retentionMs?: number; now?: () => number } = {}) {
+    this.retentionMs = options.retentionMs ?? 15 * DAY_MS;
+    this.now = options.now ?? Date.now;
+  }
 
   async countAttempt(channel: string, segmentId: string): Promise<number> {
     const id = JSON.stringify([channel, segmentId]);
     const count = (this.attempts.get(id) ?? 0) + 1;
     this.attempts.set(id, count);
+    if (!this.attemptsExpire.has(id)) {
+      this.attemptsExpire.set(id, attemptsExpiry(this.now(), this.retentionMs));
+    }
     return count;
   }
 
   async clearAttempts(channel: string, segmentId: string): Promise<void> {
+    // The table's item keeps its expiry (REMOVE attempts): a count started again keeps it too.
     this.attempts.delete(JSON.stringify([channel, segmentId]));
   }
 
@@ -145,11 +165,13 @@ export class MemoryLedger implements AttemptLedger, SpendCounter {
         ...key(channel, leaseItemKey(segmentId)),
         v: SCHEMA_VERSION,
         attempts,
+        [RESULTS_TTL_ATTRIBUTE]: this.attemptsExpire.get(JSON.stringify([channel, segmentId])),
       })),
       ...entries(this.tokens).map(([partition, day, tokens]) => ({
         ...key(partition, spendItemKey(day)),
         v: SCHEMA_VERSION,
         tokens,
+        [RESULTS_TTL_ATTRIBUTE]: spendExpiry(day),
       })),
     ];
   }

@@ -35,18 +35,31 @@ import {
   termsHeadKey,
   windowItemKey,
 } from "./schema/items.js";
+import { RESULTS_TTL_ATTRIBUTE } from "./schema/table.js";
 import { chunksToCount, ownContribution } from "./term-store.js";
+
+/** Epoch seconds, as DynamoDB's TTL reads `expiresAt`: what the table's items carry. */
+const ttlOf = (epochMs: number) => Math.ceil(epochMs / 1000);
 
 interface Channel {
   results: Map<string, SegmentResult>;
   leases: Map<
     string,
-    { owner?: string; until?: number; spent: SegmentUsage; windows: Set<string> }
+    {
+      owner?: string;
+      until?: number;
+      spent: SegmentUsage;
+      windows: Set<string>;
+      /** Epoch seconds (set by a lease), as the table's TTL attribute holds it. */
+      expiresAt?: number;
+    }
   >;
-  windows: Map<string, WindowOutput & { segmentId?: string }>;
-  /** By span item key. */
-  spans: Map<string, SegmentSpan>;
+  windows: Map<string, { output: WindowOutput; segmentId?: string; expiresAt: number }>;
+  /** By span item key, with the expiry of its result. */
+  spans: Map<string, { span: SegmentSpan; expiresAt?: number }>;
   widths?: Partial<SpanWidths>;
+  /** The widths item's expiry: the latest of the results', none once one is kept for ever. */
+  widthsExpireAt?: number;
   /** By support item key, so that topics group as the table's sort order groups them. */
   supports: Map<string, TopicSupport>;
   /** By question entry key. */
@@ -114,7 +127,8 @@ export class MemoryResultStore implements ResultStore {
     const until = lease.now + lease.leaseMs;
     const spent = held?.spent ?? { ...NO_CALLS };
     const windows = held?.windows ?? new Set<string>();
-    leases.set(segmentId, { owner: lease.owner, until, spent, windows });
+    const expiresAt = ttlOf(lease.expiresAt);
+    leases.set(segmentId, { owner: lease.owner, until, spent, windows, expiresAt });
     return { owner: lease.owner, until, spent: { ...spent }, windows: [...windows] };
   }
 
@@ -127,22 +141,22 @@ export class MemoryResultStore implements ResultStore {
     const leases = this.channel(channel).leases;
     this.write(`lease#${segmentId}`);
     const held = leases.get(segmentId) ?? { spent: { ...NO_CALLS }, windows: new Set<string>() };
-    const released = held.owner === owner ? { spent: held.spent, windows: held.windows } : held;
+    const released =
+      held.owner === owner
+        ? { spent: held.spent, windows: held.windows, expiresAt: held.expiresAt }
+        : held;
     leases.set(segmentId, { ...released, spent: sumUsage(held.spent, spent) });
   }
 
   async getWindow(channel: string, hash: string): Promise<WindowOutput | undefined> {
-    const stored = this.channel(channel).windows.get(hash);
-    if (stored === undefined) return undefined;
-    const { segmentId: _, ...output } = stored;
-    return copy(output);
+    return copy(this.channel(channel).windows.get(hash)?.output);
   }
 
   async putWindow(
     channel: string,
     hash: string,
     output: WindowOutput,
-    _expiresAt: number,
+    expiresAt: number,
     segmentId?: string,
   ): Promise<void> {
     const state = this.channel(channel);
@@ -153,7 +167,7 @@ export class MemoryResultStore implements ResultStore {
       state.leases.set(segmentId, lease);
     }
     this.write(`window#${hash}`);
-    state.windows.set(hash, { ...copy(output), ...(segmentId === undefined ? {} : { segmentId }) });
+    state.windows.set(hash, { output: copy(output), segmentId, expiresAt: ttlOf(expiresAt) });
   }
 
   /** The window replies stored for a channel, by hash, with the segment they were stored for. */
@@ -166,6 +180,7 @@ export class MemoryResultStore implements ResultStore {
     const holds = (span: SegmentSpan) => times.some((t) => span.firstTs <= t && t <= span.lastTs);
     // What the table's range queries read: spans ending at most the widest span after a time.
     return [...spans.values()]
+      .map(({ span }) => span)
       .filter((span) => {
         const width = (span.late ? widths?.late : widths?.onTime) ?? -1;
         return holds(span) && span.lastTs - span.firstTs <= width;
@@ -247,10 +262,18 @@ export class MemoryResultStore implements ResultStore {
     this.applyQuestions(state, entries, deleted);
     const span = spanOf(result);
     this.write(spanItemKey(span));
-    state.spans.set(spanItemKey(span), span);
+    state.spans.set(spanItemKey(span), { span, expiresAt: result.expiresAt });
     this.write(SPAN_WIDTHS_KEY);
     const width = span.lastTs - span.firstTs;
     const kind = span.late ? "late" : "onTime";
+    // As the table's widths item: its expiry only moves later, and never again once kept.
+    const was = state.widthsExpireAt;
+    state.widthsExpireAt =
+      state.widths === undefined
+        ? result.expiresAt
+        : was === undefined || result.expiresAt === undefined
+          ? undefined
+          : Math.max(was, result.expiresAt);
     state.widths = { ...state.widths, [kind]: Math.max(width, state.widths?.[kind] ?? -1) };
     this.write(`result#${result.segmentId}`);
     if (state.leases.get(result.segmentId)?.owner !== owner) {
@@ -394,11 +417,25 @@ export class MemoryResultStore implements ResultStore {
         items.push({ channel, item, v: 1, ...copy(fields) });
       for (const [segmentId, result] of state.results) put(resultItemKey(segmentId), result);
       for (const [segmentId, lease] of state.leases) {
-        put(leaseItemKey(segmentId), { ...lease, windows: [...lease.windows] });
+        const { expiresAt, ...held } = lease;
+        put(leaseItemKey(segmentId), {
+          ...held,
+          windows: [...lease.windows],
+          ...expiry(expiresAt),
+        });
       }
-      for (const [hash, output] of state.windows) put(windowItemKey(hash), output);
-      for (const [key, span] of state.spans) put(key, span);
-      if (state.widths !== undefined) put(SPAN_WIDTHS_KEY, state.widths);
+      for (const [hash, { output, segmentId, expiresAt }] of state.windows) {
+        put(windowItemKey(hash), {
+          ...output,
+          ...(segmentId === undefined ? {} : { segmentId }),
+          ...expiry(expiresAt),
+        });
+      }
+      for (const [key, { span, expiresAt }] of state.spans)
+        put(key, { ...span, ...expiry(expiresAt) });
+      if (state.widths !== undefined) {
+        put(SPAN_WIDTHS_KEY, { ...state.widths, ...expiry(state.widthsExpireAt) });
+      }
       for (const [key, support] of state.supports) put(key, support);
       for (const [key, entry] of state.questions) put(key, entry);
       for (const [vocabulary, stats] of state.terms) {
@@ -423,6 +460,10 @@ export class MemoryResultStore implements ResultStore {
     return { segments: stats?.segments ?? 0, counts: new Map(stats?.counts ?? []) };
   }
 }
+
+/** An item's TTL attribute, absent when it has none. */
+const expiry = (expiresAt: number | undefined) =>
+  expiresAt === undefined ? {} : { [RESULTS_TTL_ATTRIBUTE]: expiresAt };
 
 function copy<T>(value: T): T {
   return value === undefined ? value : structuredClone(value);

@@ -98,7 +98,7 @@ describe("deleteChannel", () => {
 
     // The results are told by the registry's kinds, every one of them a registered kind.
     const kinds = counted[2].kinds ?? {};
-    expect(kinds).toMatchObject({ "segment results": 1, "segment spans": 2 });
+    expect(kinds).toMatchObject({ "segment results": 1, "segment spans": 1, "span widths": 1 });
     expect(kinds).not.toHaveProperty("unregistered items");
     expect(Object.values(kinds).reduce((a, b) => a + b, 0)).toBe(counted[2].items);
 

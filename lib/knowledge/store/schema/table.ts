@@ -7,7 +7,10 @@ import { createTable } from "../../../base/dynamodb/index.js";
  */
 export const RESULTS_PARTITION_KEY = "channel";
 export const RESULTS_SORT_KEY = "item";
-/** Epoch seconds after which DynamoDB deletes an item: window replies and lapsed leases only. */
+/**
+ * Epoch seconds after which DynamoDB deletes an item: which items carry it, and whose it is, is
+ * each kind's `retention` in the registry (`lib/knowledge/kinds.ts`).
+ */
 export const RESULTS_TTL_ATTRIBUTE = "expiresAt";
 
 /** The results table as CreateTable input (on-demand); the CDK stack declares the same keys. */
