@@ -157,5 +157,5 @@ describe("digest command", () => {
     expect(ages.length).toBeGreaterThan(0);
     for (const [, n, unit] of ages)
       expect(unit === "d" ? Number(n) <= 30 : unit !== "y").toBe(true);
-  });
+  }, 90_000); // A sample run and three commands, each starting the emulators: 20 s on a quiet machine.
 });
