@@ -19,13 +19,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     unstubEnvs: true,
     // `npm run check` measures both tiers' coverage of lib/ and prints its summary; the floor is
-    // the figure measured when it was set, so coverage can rise but not fall unnoticed.
+    // the figure measured when it was set (2026-12-06: statements 88.6%, branches 84.4%, functions
+    // 89.1%, lines 89.6%), so coverage can rise but not fall unnoticed.
     coverage: {
       provider: "v8",
       include: ["lib/**/*.ts"],
       exclude: ["lib/**/index.ts"],
       reporter: ["text-summary"],
-      thresholds: { statements: 0, branches: 0, functions: 0, lines: 0 },
+      thresholds: { statements: 88, branches: 84, functions: 89, lines: 89 },
     },
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
