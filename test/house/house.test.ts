@@ -2,8 +2,8 @@
  * The house rules, read from the imports (test/house/imports.ts): `lib/` is its wings and
  * nothing else, a wing imports only the wings its README allows, modules meet only at barrels,
  * code outside `lib` (and every test that is not a module's own) enters through the package's
- * entry points, nothing imports in a circle, and the maps in the README and
- * docs/architecture.md are the ones the tree generates.
+ * entry points, no lib/ or cli/ file passes 450 lines, nothing imports in a circle, and the
+ * maps in the README and docs/architecture.md are the ones the tree generates.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +25,7 @@ const ROOT = repoRoot();
 const tree = readTree(ROOT);
 const wings = readWings(ROOT);
 const MAX_BARREL_NAMES = 40;
+const MAX_FILE_LINES = 450;
 
 describe("the wings", () => {
   it("lib/ holds only wing folders, each opening with its README", () => {
@@ -98,6 +99,17 @@ describe("entry points and barrels", () => {
 
   it("every specifier of ours resolves", () => {
     expect(tree.unresolved).toEqual([]);
+  });
+});
+
+describe("files", () => {
+  it("in lib/ and cli/ hold at most 450 lines each", () => {
+    const long = tree.files
+      .filter((f) => f.startsWith("lib/") || f.startsWith("cli/"))
+      .map((f) => ({ f, lines: readFileSync(join(ROOT, f), "utf8").split("\n").length - 1 }))
+      .filter(({ lines }) => lines > MAX_FILE_LINES)
+      .map(({ f, lines }) => `${f}: ${lines}`);
+    expect(long).toEqual([]);
   });
 });
 
