@@ -1,5 +1,6 @@
 import { normalizeTopic } from "../extraction/index.js";
 import { noCounts, type RedactionCountName } from "../kinds.js";
+import { topicWords } from "../topics/index.js";
 import type { MessageChange, MessageState } from "./message-states.js";
 import { redactQuestions } from "./result-questions.js";
 import {
@@ -219,12 +220,12 @@ function setEdits(result: SegmentResult, edits: Record<string, number>): void {
   else delete result.edits;
 }
 
-const wordsOf = (text: string): Set<string> =>
-  new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+/** The words of `text` as a topic's words are told apart (`topicWords`). */
+const wordsOf = (text: string): Set<string> => new Set(topicWords(text));
 
 /** Whether every word of `phrase` is among `words`. */
 const saysAll = (words: ReadonlySet<string>, phrase: string): boolean =>
-  (phrase.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).every((word) => words.has(word));
+  topicWords(phrase).every((word) => words.has(word));
 
 /** Whether a message lies between the segment's first and last (its order: ts, then id). */
 function withinBounds(result: SegmentResult, change: MessageChange): boolean {
