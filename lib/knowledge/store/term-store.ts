@@ -92,31 +92,13 @@ async function termLog(
   vocabulary: string,
   segmentId: string,
 ): Promise<TermLogEntry[]> {
-  const entries: TermLogEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.documents.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
-        ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
-        ExpressionAttributeValues: {
-          ":pk": channel,
-          ":prefix": termLogPrefix(vocabulary, segmentId),
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (item.v !== SCHEMA_VERSION || !Array.isArray(item.terms)) {
-        throw new KnowledgeItemError(`${channel}/${item[RESULTS_SORT_KEY]}`, "not a v1 term log");
-      }
-      entries.push(item as unknown as TermLogEntry);
+  const items = await queryPrefix(table, channel, termLogPrefix(vocabulary, segmentId));
+  for (const item of items) {
+    if (item.v !== SCHEMA_VERSION || !Array.isArray(item.terms)) {
+      throw new KnowledgeItemError(`${channel}/${item[RESULTS_SORT_KEY]}`, "not a v1 term log");
     }
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return entries;
+  }
+  return items as unknown as TermLogEntry[];
 }
 
 /** The counted segments of each term that has an item, read strongly consistent. */
