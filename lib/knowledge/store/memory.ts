@@ -16,6 +16,7 @@ import {
   questionPrefix,
 } from "./question-entry.js";
 import type { RedactionPlan } from "./redaction-plan.js";
+import { laterExpiry } from "./redaction-store.js";
 import {
   type QuestionEntry,
   type SegmentResult,
@@ -31,6 +32,7 @@ import {
   termLogKey,
   termsHeadKey,
 } from "./schema/items.js";
+import { RESULTS_TTL_ATTRIBUTE as EXPIRES } from "./schema/table.js";
 import { chunksToCount, ownContribution } from "./term-store.js";
 
 /**
@@ -229,13 +231,10 @@ export class MemoryResultStore implements ResultStore {
     const width = span.lastTs - span.firstTs;
     const kind = span.late ? "late" : "onTime";
     // As the table's widths item: its expiry only moves later, and never again once kept.
-    const was = state.widthsExpireAt;
-    state.widthsExpireAt =
-      state.widths === undefined
-        ? result.expiresAt
-        : was === undefined || result.expiresAt === undefined
-          ? undefined
-          : Math.max(was, result.expiresAt);
+    const held = state.widths === undefined ? undefined : { [EXPIRES]: state.widthsExpireAt };
+    const expiry = laterExpiry(held, result.expiresAt);
+    if (expiry === "forever") state.widthsExpireAt = undefined;
+    else if (expiry !== "kept") state.widthsExpireAt = expiry;
     state.widths = { ...state.widths, [kind]: Math.max(width, state.widths?.[kind] ?? -1) };
     this.write(`result#${result.segmentId}`);
     if (state.leases.get(result.segmentId)?.owner !== owner) {

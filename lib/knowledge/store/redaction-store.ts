@@ -126,9 +126,9 @@ export async function widenSpans(table: RedactionTable, result: SegmentResult): 
 /**
  * The widths item's next expiry for a result expiring at `expiresAt` (undefined: kept for ever):
  * "kept" when it stays as stored, "forever" to remove it, else the later epoch seconds. It only
- * ever moves later: an item kept for ever stays so.
+ * ever moves later: an item kept for ever stays so. The memory store follows the same rule.
  */
-function laterExpiry(
+export function laterExpiry(
   item: Record<string, unknown> | undefined,
   expiresAt: number | undefined,
 ): number | "forever" | "kept" {
