@@ -22,6 +22,8 @@ export interface SourceTree {
   readonly edges: readonly ImportEdge[];
   /** package.json `exports`: entry name (`segmenter`) to barrel file. */
   readonly entries: ReadonlyMap<string, string>;
+  /** The same, read the other way: barrel file to entry name. */
+  readonly entryOfBarrel: ReadonlyMap<string, string>;
   /** Specifiers that name a file of ours but resolve to nothing. */
   readonly unresolved: readonly string[];
 }
@@ -82,7 +84,8 @@ export function readTree(root: string): SourceTree {
       else edges.push({ from: file, to, specifier: spec });
     }
   }
-  return { root, files, edges, entries, unresolved };
+  const entryOfBarrel = new Map([...entries].map(([name, barrel]) => [barrel, name]));
+  return { root, files, edges, entries, entryOfBarrel, unresolved };
 }
 
 /**
@@ -91,10 +94,9 @@ export function readTree(root: string): SourceTree {
  * both `pipeline`), whose files may use each other; between modules, only barrels.
  */
 export function moduleOf(tree: SourceTree, file: string): string | undefined {
-  const entryOf = new Map([...tree.entries].map(([name, barrel]) => [barrel, name]));
   let dir = posix.dirname(file);
   while (dir.startsWith("lib/")) {
-    const entry = entryOf.get(`${dir}/index.ts`);
+    const entry = tree.entryOfBarrel.get(`${dir}/index.ts`);
     if (entry !== undefined) return entry.split("/")[0];
     dir = posix.dirname(dir);
   }
