@@ -3,7 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -29,6 +28,7 @@ import { listQuestions, questionWrites } from "./question-store.js";
 import type { RedactionPlan } from "./redaction-plan.js";
 import { deleteWindows, findSpans, saveRedaction, spanPut, widenSpans } from "./redaction-store.js";
 import type { RedactionTable } from "./redaction-table.js";
+import { queryPrefix } from "./redaction-table.js";
 import {
   leaseItemKey,
   RESULT_PREFIX,
@@ -336,23 +336,8 @@ export class DynamoDbResultStore implements ResultStore {
     return listQuestions(this.redaction, channel, options);
   }
 
-  private async query(channel: string, prefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.documents.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
-          ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
-          ExpressionAttributeValues: { ":pk": channel, ":prefix": prefix },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return items;
+  private query(channel: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return queryPrefix(this.redaction, channel, prefix, { consistent: false });
   }
 
   /** BatchWriteItem in chunks, retrying what DynamoDB leaves unprocessed. */

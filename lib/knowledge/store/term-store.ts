@@ -8,7 +8,6 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -16,6 +15,7 @@ import { type Backoff, backoff } from "../../base/backoff/index.js";
 import { cancellationReasons, isConditionFailure, isRetryable } from "../../base/dynamodb/index.js";
 import { KnowledgeItemError } from "../errors.js";
 import type { SegmentTerms, TermCounts } from "../extraction/index.js";
+import { queryPrefix } from "./redaction-table.js";
 import {
   SCHEMA_VERSION,
   TERM_LOG_PREFIX,
@@ -242,42 +242,8 @@ async function transact(table: TermTable, actions: Record<string, unknown>[]): P
 
 /** The vocabularies the channel has statistics of: one head item each, no chat text. */
 async function vocabularies(table: TermTable, channel: string): Promise<string[]> {
-  const items = await queryPrefix(table, channel, TERMS_PREFIX, [RESULTS_SORT_KEY]);
+  const items = await queryPrefix(table, channel, TERMS_PREFIX, { projection: [RESULTS_SORT_KEY] });
   return items.map((item) => String(item[RESULTS_SORT_KEY]).slice(TERMS_PREFIX.length));
-}
-
-/** Every item under `prefix` in the channel's partition, strongly consistent. */
-async function queryPrefix(
-  table: TermTable,
-  channel: string,
-  prefix: string,
-  projection?: readonly string[],
-): Promise<Record<string, unknown>[]> {
-  const names = Object.fromEntries((projection ?? []).map((name, i) => [`#p${i}`, name]));
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.documents.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
-        ExpressionAttributeNames: {
-          "#pk": RESULTS_PARTITION_KEY,
-          "#sk": RESULTS_SORT_KEY,
-          ...names,
-        },
-        ExpressionAttributeValues: { ":pk": channel, ":prefix": prefix },
-        ...(projection === undefined
-          ? {}
-          : { ProjectionExpression: Object.keys(names).join(", ") }),
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
 }
 
 /**
@@ -408,10 +374,9 @@ export async function removeMatchingTerms(
           if (!isConditionFailure(error)) throw error;
         });
     }
-    const items = await queryPrefix(table, channel, `${TERM_PREFIX}${vocabulary}#`, [
-      RESULTS_SORT_KEY,
-      "term",
-    ]);
+    const items = await queryPrefix(table, channel, `${TERM_PREFIX}${vocabulary}#`, {
+      projection: [RESULTS_SORT_KEY, "term"],
+    });
     for (const item of items) {
       if (!matches(String(item.term))) continue;
       await table.documents.send(
