@@ -4,6 +4,7 @@ import {
   EXTRACT_DEFAULTS,
   type ExtractFunctionConfig,
   type ExtractVariable,
+  type OptionalExtractVariable,
   readExtractConfig,
 } from "convoseg/knowledge/config";
 import { SEGMENT_DEFAULTS } from "convoseg/pipeline";
@@ -344,14 +345,6 @@ export type ExtractFunctionEnvironment = Record<
   string
 > &
   Partial<Record<OptionalExtractVariable, string>>;
-type OptionalExtractVariable =
-  | "OPENAI_BASE_URL"
-  | "OPENAI_API_KEY_SECRET"
-  | "OPENAI_API_KEY_PARAMETER"
-  | "CHANNEL_TOKEN_BUDGET"
-  | "DEAD_LETTER_QUEUE_URL"
-  | "SEGMENT_QUEUE_URL"
-  | "RESULT_RETENTION_DAYS";
 
 /**
  * The extraction function's environment. `LEASE` is the function timeout: a delivery that died

@@ -130,6 +130,10 @@ export type ExtractVariable =
   | "MESSAGES_TABLE"
   | "EXTRACTOR"
   | "MODEL_ID"
+  | OptionalExtractVariable;
+
+/** The variables the function does without when they are not set. */
+export type OptionalExtractVariable =
   | "OPENAI_BASE_URL"
   | "OPENAI_API_KEY_SECRET"
   | "OPENAI_API_KEY_PARAMETER"

@@ -12,6 +12,7 @@ export {
   type ExtractFunctionConfig,
   type ExtractorKind,
   type ExtractVariable,
+  type OptionalExtractVariable,
   ROUTES,
   readExtractConfig,
 } from "./config.js";
