@@ -1,0 +1,30 @@
+/**
+ * The reply linker: which earlier message each message of an unthreaded channel answers.
+ * Learned from the Ubuntu IRC disentanglement corpus; decided once per message from a bounded window.
+ */
+export {
+  CONTENT_SIZE,
+  considered,
+  contentFeatures,
+  PAIR_SIZE,
+  PairContext,
+  pairFeatures,
+  QUERY_SIZE,
+  queryFeatures,
+} from "./features.js";
+export {
+  defaultLinkerModel,
+  type LinkDecision,
+  type LinkInput,
+  linkAll,
+  ReplyLinker,
+  /** @public Part of this entry point's API for callers outside the repository. */
+  type ReplyLinkerOptions,
+} from "./linker.js";
+export { LinkerModel, type LinkerModelFile } from "./model.js";
+export { contentWords } from "./text.js";
+export {
+  /** @public */
+  type LinkerMessage,
+  Window,
+} from "./window.js";

@@ -1,0 +1,166 @@
+/**
+ * The reply linker: for each message of a channel without threads, the earlier message it
+ * answers, or that it starts a conversation. Decided once, when the message is first seen, from
+ * the message and the window before it, so the decision never changes.
+ */
+
+import {
+  CONTENT_SIZE,
+  considered,
+  contentFeatures,
+  DISTANCE_END,
+  PAIR_SIZE,
+  PairContext,
+  pairFeatures,
+  QUERY_SIZE,
+  queryFeatures,
+} from "./features.js";
+import modelFile from "./linker-model.json" with { type: "json" };
+import { finish, LinkerModel, type LinkerModelFile, project } from "./model.js";
+import { type Entry, type LinkerMessage, Window } from "./window.js";
+
+/** A message as the linker takes it, with the structure its platform gave, if any. */
+export interface LinkInput extends LinkerMessage {
+  /** The platform's own reply or thread parent: taken as given, never second-guessed. */
+  readonly replyTo?: string;
+}
+
+export interface LinkDecision {
+  readonly id: string;
+  /** The message this one answers; absent when it starts a conversation. */
+  readonly parent?: string;
+  /**
+   * Where the link comes from: the platform (`replyTo` given), the linker (`inferred`), or
+   * nowhere (`system`: joins and parts are never linked).
+   */
+  readonly source: "platform" | "inferred" | "system";
+  /** Inferred links: the best option's score minus the runner-up's (small means unsure). */
+  readonly margin?: number;
+}
+
+export interface ReplyLinkerOptions {
+  /** The learned model; @default the model shipped with convoseg. */
+  readonly model?: LinkerModel;
+  /**
+   * Added to the score of "starts a conversation": below zero, fewer conversations are split,
+   * at the price of more mixed ones. @default the model's own, chosen on the dev split
+   */
+  readonly startBias?: number;
+}
+
+let shipped: LinkerModel | undefined;
+
+/** The model trained on the Ubuntu IRC corpus's training split (`docs/conversations.md`). */
+export function defaultLinkerModel(): LinkerModel {
+  shipped ??= new LinkerModel(modelFile as LinkerModelFile);
+  return shipped;
+}
+
+export class ReplyLinker {
+  private readonly model: LinkerModel;
+  private readonly startBias: number;
+  private readonly window: Window;
+  private readonly queryX = new Float64Array(QUERY_SIZE);
+  private readonly contentX = new Float64Array(CONTENT_SIZE);
+  private readonly pairX = new Float64Array(PAIR_SIZE);
+  private readonly context = new PairContext();
+  private readonly base: Float64Array;
+  private readonly pre: Float64Array;
+
+  constructor(options: ReplyLinkerOptions = {}) {
+    this.model = options.model ?? defaultLinkerModel();
+    this.startBias = options.startBias ?? this.model.startBias;
+    if (!Number.isFinite(this.startBias))
+      throw new RangeError(`startBias must be a finite number (got ${String(this.startBias)})`);
+    this.window = new Window(this.model.window, this.model);
+    this.base = new Float64Array(this.model.hidden);
+    this.pre = new Float64Array(this.model.hidden);
+  }
+
+  /**
+   * Reads a message that was linked before (by an earlier run) into the window without deciding
+   * anything: a linker warmed with the `2 × window` messages before a point decides from there on
+   * exactly as one that saw the channel from its start.
+   */
+  warm(message: LinkerMessage): void {
+    if (message.kind === "system") return;
+    this.remember(this.window.append(message));
+  }
+
+  /** Decides `message`'s parent and remembers it for the messages after it. */
+  link(message: LinkInput): LinkDecision {
+    if (message.kind === "system") return { id: message.id, source: "system" };
+    const entry = this.window.append(message);
+    this.remember(entry);
+    if (message.replyTo !== undefined && message.replyTo !== message.id)
+      return { id: message.id, parent: message.replyTo, source: "platform" };
+    return this.infer(entry);
+  }
+
+  private remember(entry: Entry): void {
+    const h = this.model.hidden;
+    const projection = new Float64Array(h);
+    contentFeatures(entry, this.contentX);
+    project(this.model.content, this.contentX, h, projection);
+    entry.projection = projection;
+  }
+
+  private infer(query: Entry): LinkDecision {
+    const model = this.model;
+    const h = model.hidden;
+    const base = this.base;
+    base.set(model.bias);
+    queryFeatures(this.window, query, this.queryX);
+    project(model.query, this.queryX, h, base);
+    this.context.begin(this.window, query);
+
+    let best = this.score(query, undefined) + this.startBias;
+    let bestAt = -1;
+    let second = Number.NEGATIVE_INFINITY;
+    const low = this.window.horizon(query.position);
+    for (let p = query.position - 1; p >= low; p--) {
+      const candidate = this.window.at(p);
+      if (!considered(query, candidate)) continue;
+      const score = this.score(query, candidate);
+      if (score > best) {
+        second = best;
+        best = score;
+        bestAt = p;
+      } else if (score > second) second = score;
+    }
+    const margin = best - second;
+    if (bestAt < 0) return { id: query.id, source: "inferred", margin };
+    return { id: query.id, parent: this.window.at(bestAt).id, source: "inferred", margin };
+  }
+
+  private score(query: Entry, candidate: Entry | undefined): number {
+    const h = this.model.hidden;
+    const pre = this.pre;
+    const base = this.base;
+    pairFeatures(this.window, query, candidate, this.context, this.pairX);
+    if (candidate === undefined) {
+      pre.set(base);
+      project(this.model.pair, this.pairX, h, pre);
+      return finish(this.model, pre);
+    }
+    // The candidate's own part was projected when it arrived, the distance part is a table row.
+    const own = candidate.projection as Float64Array;
+    const table = this.model.byDistance;
+    const row = (query.position - candidate.position) * h;
+    for (let k = 0; k < h; k++)
+      pre[k] = (base[k] as number) + (own[k] as number) + (table[row + k] as number);
+    project(this.model.pair, this.pairX, h, pre, DISTANCE_END, PAIR_SIZE);
+    return finish(this.model, pre);
+  }
+}
+
+/** Every decision for a whole channel at once, in order (the `disentangle` command's core). */
+export function linkAll(
+  messages: Iterable<LinkInput>,
+  options: ReplyLinkerOptions = {},
+): LinkDecision[] {
+  const linker = new ReplyLinker(options);
+  const decisions: LinkDecision[] = [];
+  for (const message of messages) decisions.push(linker.link(message));
+  return decisions;
+}

@@ -1,0 +1,119 @@
+/**
+ * The learned scorer: one hidden layer over the three feature blocks, summed into a score per
+ * option (Kummerfeld et al.'s feed-forward ranker, smaller). The first layer is split by block so
+ * that a candidate's own part is computed once, when it arrives, and reused for every later
+ * message that considers it.
+ */
+import { CONTENT_SIZE, DISTANCE_END, distanceFeatures, PAIR_SIZE, QUERY_SIZE } from "./features.js";
+import type { RarityTable } from "./text.js";
+
+/** The model file's shape (`linker-model.json`): everything the scorer needs, nothing else. */
+export interface LinkerModelFile {
+  readonly format: "convoseg-linker/1";
+  /** Hidden units. */
+  readonly hidden: number;
+  /** Messages a new message may link back to. */
+  readonly window: number;
+  /** Feature-major first-layer weights, `hidden` per feature, per block. */
+  readonly query: readonly number[];
+  readonly content: readonly number[];
+  readonly pair: readonly number[];
+  readonly bias: readonly number[];
+  readonly output: readonly number[];
+  /** Added to "starts a conversation"'s score (see `ReplyLinkerOptions.startBias`). */
+  readonly startBias: number;
+  /** Training messages the frequencies were counted over. */
+  readonly documents: number;
+  /** Words (space-separated) and their document frequencies, aligned; rare words left out. */
+  readonly vocabulary: string;
+  readonly frequencies: readonly number[];
+  /** How it was trained and what it scored, for the docs and the bench. */
+  readonly provenance: Readonly<Record<string, unknown>>;
+}
+
+export class LinkerModel implements RarityTable {
+  readonly hidden: number;
+  readonly window: number;
+  readonly query: Float64Array;
+  readonly content: Float64Array;
+  readonly pair: Float64Array;
+  readonly bias: Float64Array;
+  readonly output: Float64Array;
+  readonly startBias: number;
+  /** The distance features' first-layer input for each distance 1…window, `hidden` per row. */
+  readonly byDistance: Float64Array;
+  private readonly frequencies: Map<string, number>;
+  private readonly documents: number;
+  private readonly rarest: number;
+
+  constructor(file: LinkerModelFile) {
+    const h = file.hidden;
+    const expect = (name: string, got: readonly number[], size: number): Float64Array => {
+      if (got.length !== size)
+        throw new RangeError(`linker model: ${name} holds ${got.length} weights, expected ${size}`);
+      return Float64Array.from(got);
+    };
+    if (file.format !== "convoseg-linker/1")
+      throw new RangeError(`linker model: format ${String(file.format)} is not convoseg-linker/1`);
+    this.hidden = h;
+    this.window = file.window;
+    this.query = expect("query", file.query, h * QUERY_SIZE);
+    this.content = expect("content", file.content, h * CONTENT_SIZE);
+    this.pair = expect("pair", file.pair, h * PAIR_SIZE);
+    this.bias = expect("bias", file.bias, h);
+    this.output = expect("output", file.output, h);
+    this.startBias = file.startBias;
+    this.byDistance = new Float64Array((file.window + 1) * h);
+    const x = new Float64Array(PAIR_SIZE);
+    for (let d = 1; d <= file.window; d++) {
+      x.fill(0);
+      distanceFeatures(d, x);
+      project(this.pair, x, h, this.byDistance.subarray(d * h, (d + 1) * h), 1, DISTANCE_END);
+    }
+    const words = file.vocabulary === "" ? [] : file.vocabulary.split(" ");
+    if (words.length !== file.frequencies.length)
+      throw new RangeError(
+        `linker model: ${words.length} vocabulary words but ${file.frequencies.length} frequencies`,
+      );
+    this.frequencies = new Map(words.map((word, i) => [word, file.frequencies[i] as number]));
+    this.documents = file.documents;
+    this.rarest = Math.log(file.documents);
+  }
+
+  /** Inverse document frequency; a word the table leaves out counts as the rarest. */
+  lookup(word: string): number {
+    const df = this.frequencies.get(word);
+    return df === undefined ? this.rarest : Math.log(this.documents / df);
+  }
+}
+
+/**
+ * `out += Σ_i x[i] · W[i]` over the non-zero features of `[from, to)`, `W` feature-major with
+ * `h` per row.
+ */
+export function project(
+  weights: Float64Array,
+  x: Float64Array,
+  h: number,
+  out: Float64Array,
+  from = 0,
+  to = x.length,
+): void {
+  for (let i = from; i < to; i++) {
+    const v = x[i] as number;
+    if (v === 0) continue;
+    const row = i * h;
+    for (let k = 0; k < h; k++) out[k] = (out[k] as number) + v * (weights[row + k] as number);
+  }
+}
+
+/** The option's score from its summed first-layer input: `Σ_k output[k] · softsign(pre[k])`. */
+export function finish(model: LinkerModel, pre: Float64Array): number {
+  let score = 0;
+  const out = model.output;
+  for (let k = 0; k < model.hidden; k++) {
+    const v = pre[k] as number;
+    score += (out[k] as number) * (v / (1 + Math.abs(v)));
+  }
+  return score;
+}

@@ -1,0 +1,162 @@
+/**
+ * What the linker reads in a message's text: its words (hashed, with how rare each is), the names
+ * it may address, and a few cues that mark questions, answers, thanks and greetings. Nothing of
+ * the text is kept beyond these numbers.
+ */
+
+/** Flags of {@link TextCues.flags}, one bit each. */
+export const CUE = {
+  question: 1,
+  questionWord: 2,
+  thanks: 4,
+  greeting: 8,
+  answerStart: 16,
+  url: 32,
+  code: 64,
+  action: 128,
+  command: 256,
+} as const;
+
+export interface TextCues {
+  /** Hashes of the distinct content words, ascending. */
+  readonly words: Int32Array;
+  /** Each word's rarity (inverse document frequency), aligned with `words`. */
+  readonly rarity: Float64Array;
+  /** Lower-cased name-like tokens: candidates for an address ("nick:", "@name", "<@U123>"). */
+  readonly names: readonly string[];
+  /** Whether the first token addresses someone ("nick:" or "nick,"), IRC's reply convention. */
+  readonly leadingAddress: string | undefined;
+  readonly flags: number;
+  /** Number of whitespace-separated tokens. */
+  readonly length: number;
+}
+
+const STOPWORDS = new Set(
+  (
+    "a an the and or but if then so of to in on at by for with from as is are was were be been am " +
+    "i you he she it we they me him her us them my your his its our their this that these those " +
+    "do does did have has had will would can could should shall may might must not no yes ok " +
+    "what which who whom whose when where why how there here just also too very all any some " +
+    "about into out up down over than more most such only own same s t don dont im its it's " +
+    "i'm you're that's there's get got go going know like want need use using try one"
+  ).split(" "),
+);
+const QUESTION_WORDS = new Set(
+  "how what why where when who which whats anyone anybody does do did is are can could should would will".split(
+    " ",
+  ),
+);
+const THANKS = /^(thanks?|thx|ty|tyvm|cheers|thank|merci|danke|gracias)\b/;
+const THANKS_ANYWHERE = /\b(thanks|thank you|thx|ty)\b/;
+const GREETING =
+  /^(hi|hello|hey|heya|hiya|yo|morning|good (morning|evening|afternoon)|greetings|howdy)\b/;
+const ANSWER_START =
+  /^(yes|yeah|yep|yup|no|nope|nah|ok|okay|k|sure|right|indeed|correct|exactly|try|use|you (can|need|should|could|have)|it'?s|that'?s|type|run|just|maybe|probably|did you|have you|are you|what about|see)\b/;
+const URL = /(https?:\/\/|www\.)\S/;
+const CODE = /[`$]|\/\w+\/|\.(conf|list|sh|deb|so|py|txt)\b|\bsudo\b|--\w/;
+const TOKEN_EDGE = /^[^\p{L}\p{N}_|\\^`[\]{}-]+|[^\p{L}\p{N}_|\\^`[\]{}-]+$/gu;
+
+/**
+ * Word rarity: `log(N / df)` from a document-frequency table shipped with the weights; a word the
+ * table does not hold is as rare as the rarest it does.
+ */
+export interface RarityTable {
+  readonly lookup: (word: string) => number;
+}
+
+/** 32-bit FNV-1a: stable across runs and platforms, so weights and cues agree everywhere. */
+function hashWord(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) {
+    h ^= word.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
+
+/** The content words of a text, lower-cased, edges stripped of punctuation; stopwords dropped. */
+export function contentWords(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.toLowerCase().split(/[\s,;:!?()"<>]+/)) {
+    const word = raw.replace(TOKEN_EDGE, "");
+    if (word.length < 2 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
+    out.push(word);
+  }
+  return out;
+}
+
+/** Reads a message's text once; the linker keeps only the result. */
+export function readCues(text: string, rarity: RarityTable): TextCues {
+  const lower = text.toLowerCase().trim();
+  const tokens = lower.split(/\s+/).filter((t) => t !== "");
+  const names: string[] = [];
+  for (const token of tokens) {
+    const platform = /^<@!?([\w.-]+)>/.exec(token);
+    if (platform?.[1]) {
+      names.push(platform[1]);
+      continue;
+    }
+    const core = token.replace(TOKEN_EDGE, "");
+    if (core.length > 0) names.push(core);
+  }
+  const first = tokens[0] ?? "";
+  const leading = /^@?([^\s:,]+)[:,]$/.exec(first);
+  let flags = 0;
+  if (lower.includes("?")) flags |= CUE.question;
+  if (QUESTION_WORDS.has(first.replace(TOKEN_EDGE, ""))) flags |= CUE.questionWord;
+  const body = leading ? lower.slice(first.length).trim() : lower;
+  if (THANKS.test(body) || THANKS_ANYWHERE.test(body)) flags |= CUE.thanks;
+  if (GREETING.test(body)) flags |= CUE.greeting;
+  if (ANSWER_START.test(body)) flags |= CUE.answerStart;
+  if (URL.test(lower)) flags |= CUE.url;
+  if (CODE.test(lower)) flags |= CUE.code;
+  if (lower.startsWith("* ")) flags |= CUE.action;
+  if (/^[!.]\w/.test(body)) flags |= CUE.command;
+
+  const seen = new Map<number, number>();
+  for (const word of contentWords(text)) {
+    const hash = hashWord(word);
+    if (!seen.has(hash)) seen.set(hash, rarity.lookup(word));
+  }
+  const words = Int32Array.from(seen.keys()).sort();
+  const weights = new Float64Array(words.length);
+  for (let i = 0; i < words.length; i++) weights[i] = seen.get(words[i] as number) as number;
+  return {
+    words,
+    rarity: weights,
+    names,
+    leadingAddress: leading?.[1]?.replace(TOKEN_EDGE, ""),
+    flags,
+    length: tokens.length,
+  };
+}
+
+/**
+ * Shared words of two cue sets: how many, and the summed and largest rarity of those shared.
+ * Written into `out` (length 3) so that scoring a hundred candidates allocates nothing.
+ */
+export function overlap(a: TextCues, b: TextCues, out: Float64Array): void {
+  let i = 0;
+  let j = 0;
+  let count = 0;
+  let sum = 0;
+  let max = 0;
+  const aw = a.words;
+  const bw = b.words;
+  while (i < aw.length && j < bw.length) {
+    const x = aw[i] as number;
+    const y = bw[j] as number;
+    if (x === y) {
+      const r = a.rarity[i] as number;
+      count++;
+      sum += r;
+      if (r > max) max = r;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  out[0] = count;
+  out[1] = sum;
+  out[2] = max;
+}
