@@ -1,0 +1,341 @@
+/**
+ * Conversation disentanglement on the annotated IRC files of `../shared/data/irc/`, scored with the
+ * Ubuntu IRC corpus's own measures (`bench/disentangle/metrics.ts`, a port of its
+ * conversation-eval.py and graph-eval.py), so that a method here can be set beside the paper's.
+ * Per group of files (ubuntu dev, ubuntu test, each new-domain channel, the new domains together)
+ * one table: per method, exact-conversation P/R/F, one-to-one, 1 − scaled VI, ARI, link P/R/F,
+ * the extraction-oriented "whole" and "mixing", and messages per second.
+ *
+ * A method is `{ name, run(file) }`, `run` giving every line's parent (undefined: it starts a
+ * conversation); adding one is one line in `METHODS`.
+ *
+ *   npm run bench:disentangle
+ *   npm run bench:disentangle -- --data DIR --json
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { linkAll } from "convoseg/linker";
+import { ConversationSegmenter } from "convoseg/segmenter";
+import { benchArgs, usageError } from "./args.js";
+import { clustersOf, evaluate, type FileLinks, type Scores } from "./disentangle/metrics.js";
+
+const USAGE = `
+npm run bench:disentangle [-- --data DIR] [--json]
+
+Conversation disentanglement on the annotated IRC files (ubuntu.dev.*, ubuntu.test.* and
+newdomains.<channel>.<n>.jsonl), scored as the Ubuntu IRC corpus tools score it (Kummerfeld et
+al., ACL 2019: tools/evaluation/conversation-eval.py and graph-eval.py), per group of files:
+ubuntu dev, ubuntu test, mediawiki, rust, stripe, ubuntu-meeting, and new domains (all).
+
+Measures, in percent, pooled over a group's files as the tools pool them (every file's
+conversations in one contingency table; counts summed), never averaged per file:
+  exact P/R/F  conversations of 2+ messages predicted exactly (conversation-eval "Matched clusters")
+  1-1          one-to-one overlap
+  1-VI         100 x (1 - VI / log2 N), the tool's "1 - Scaled VI"
+  ARI          adjusted Rand index
+  link P/R/F   graph-eval: links, a conversation start counted as a self link
+  whole        gold conversations of 2+ people's messages whose people's messages share one
+               predicted conversation (extraction reads one segment at a time)
+  mixing       gold conversations per predicted conversation (plain mean, not percent), over
+               predicted conversations with a person's message, system lines left out
+  kmsg/s       thousands of lines (context included) per second, one core, a method run over
+               every file of the group
+
+Messages evaluated: the annotated lines (id >= 1000), system lines included, as in the tools:
+the annotation self-links every join/quit line, so a system line is gold's singleton. Gold
+conversations: union-find over every replyTo edge (context lines too), keeping ids >= 1000.
+
+Methods (run over every line of a file, context included; a prediction is the annotated
+lines' links, as a system's output file would hold):
+  linked       the reply linker (convoseg/linker) with its shipped model: each person's line
+               linked to one earlier line of its window or starting a conversation, decided
+               when the line arrives; system lines never linked
+  contiguous   today's segments: ConversationSegmenter at its defaults (maxSize 500, settle 24h,
+               minItems 1; every segment closed) over the people's lines in file order, each
+               segment one conversation, a line linked to the line before it in its segment
+  gap 5 min    a silence of more than 5 minutes since the previous person's line starts a new
+               conversation, a line otherwise linked to that previous line
+System lines are singletons in both: the product ingests only people's messages, so today's
+segments never hold a join or a quit.
+
+  --data DIR   the IRC data folder (default ../shared/data/irc)
+  --json       print the results as one JSON object
+  --help       this text
+`;
+
+/** The first annotated id of every file: lines before it are unannotated context. */
+const FIRST_ANNOTATED = 1000;
+const GAP_MS = 5 * 60_000;
+/** Each timing repeats the runs over a group until this much wall time has passed. */
+const TIMING_MS = 250;
+
+interface Line {
+  id: number;
+  ts: number;
+  user: string;
+  text: string;
+  system: boolean;
+  replyTo: number[];
+}
+
+interface AnnotatedFile {
+  name: string;
+  /** Every line of the file, in file (and time) order. */
+  lines: Line[];
+}
+
+/** A disentangler: every line's parent id, undefined where a line starts a conversation. */
+interface Method {
+  name: string;
+  run(file: AnnotatedFile): Map<number, number | undefined>;
+}
+
+const segmenter = new ConversationSegmenter();
+/** IRC has no bot flag; the corpus's bots (ubottu, ubotu, …) are named so. */
+const BOT = /bot$/i;
+
+const METHODS: Method[] = [
+  {
+    name: "linked",
+    run: (file) => {
+      const parents = new Map<number, number | undefined>();
+      const decisions = linkAll(
+        file.lines.map((line) => ({
+          id: String(line.id),
+          ts: line.ts,
+          author: line.user,
+          text: line.text,
+          kind: line.system ? "system" : BOT.test(line.user) ? "bot" : "user",
+        })),
+      );
+      for (const decision of decisions)
+        parents.set(
+          Number(decision.id),
+          decision.parent === undefined ? undefined : Number(decision.parent),
+        );
+      return parents;
+    },
+  },
+  {
+    name: "contiguous",
+    run: (file) => {
+      const parents = systemSingletons(file);
+      const people = file.lines.filter((l) => !l.system);
+      for (const segment of segmenter.closedSegments(people, Number.MAX_SAFE_INTEGER, ts)) {
+        segment.forEach((line, i) => {
+          parents.set(line.id, segment[i - 1]?.id);
+        });
+      }
+      return parents;
+    },
+  },
+  {
+    name: "gap 5 min",
+    run: (file) => {
+      const parents = systemSingletons(file);
+      let previous: Line | undefined;
+      for (const line of file.lines) {
+        if (line.system) continue;
+        const linked = previous !== undefined && line.ts - previous.ts <= GAP_MS;
+        parents.set(line.id, linked ? previous?.id : undefined);
+        previous = line;
+      }
+      return parents;
+    },
+  },
+];
+
+function ts(line: Line): number {
+  return line.ts;
+}
+
+/** The parent map every baseline starts from: each system line a conversation of its own. */
+function systemSingletons(file: AnnotatedFile): Map<number, number | undefined> {
+  const parents = new Map<number, number | undefined>();
+  for (const line of file.lines) if (line.system) parents.set(line.id, undefined);
+  return parents;
+}
+
+const values = benchArgs(USAGE, {
+  data: { type: "string", default: "../shared/data/irc" },
+  json: { type: "boolean", default: false },
+});
+const files = annotatedFiles(values.data);
+
+function annotatedFiles(dir: string): AnnotatedFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^(ubuntu\.(dev|test)|newdomains)\..*\.jsonl$/.test(n));
+  } catch (error) {
+    return usageError(
+      USAGE,
+      `--data ${dir}: cannot read the IRC data folder (${(error as Error).message})`,
+    );
+  }
+  if (names.length === 0) usageError(USAGE, `--data ${dir} holds no annotated IRC files`);
+  return names.sort().map((name) => {
+    const lines: Line[] = [];
+    for (const text of readFileSync(join(dir, name), "utf8").split("\n")) {
+      if (text.trim() === "") continue;
+      const row = JSON.parse(text) as {
+        id: number;
+        ts: string;
+        user?: string | null;
+        text?: string;
+        system?: boolean;
+        replyTo?: number[];
+      };
+      lines.push({
+        id: row.id,
+        ts: Date.parse(row.ts),
+        user: row.user ?? "",
+        text: row.text ?? "",
+        system: row.system === true,
+        replyTo: row.replyTo ?? [],
+      });
+    }
+    return { name, lines };
+  });
+}
+
+/** The groups reported, in order, each with the files it pools. */
+function groups(all: AnnotatedFile[]): { name: string; files: AnnotatedFile[] }[] {
+  const channel = (f: AnnotatedFile) => /^newdomains\.(.+)\.\d+\.jsonl$/.exec(f.name)?.[1];
+  const newDomains = all.filter((f) => channel(f) !== undefined);
+  const channels = [...new Set(newDomains.map(channel))].sort() as string[];
+  return [
+    { name: "ubuntu dev", files: all.filter((f) => f.name.startsWith("ubuntu.dev.")) },
+    { name: "ubuntu test", files: all.filter((f) => f.name.startsWith("ubuntu.test.")) },
+    ...channels.map((c) => ({ name: c, files: newDomains.filter((f) => channel(f) === c) })),
+    { name: "new domains (all)", files: newDomains },
+  ].filter((g) => g.files.length > 0);
+}
+
+/** Gold links of the annotated lines; a method's parents restricted to those lines. */
+function fileLinks(file: AnnotatedFile, parents: Map<number, number | undefined>): FileLinks {
+  const gold = new Map<number, number[]>();
+  const predicted = new Map<number, number[]>();
+  const system = new Set<number>();
+  for (const line of file.lines) {
+    if (line.id < FIRST_ANNOTATED) continue;
+    gold.set(
+      line.id,
+      line.replyTo.filter((p) => p !== line.id),
+    );
+    const parent = parents.get(line.id);
+    predicted.set(line.id, parent === undefined ? [] : [parent]);
+    if (line.system) system.add(line.id);
+  }
+  return { gold, predicted, system };
+}
+
+/** Lines per second of `method` over `group`: whole passes repeated for at least TIMING_MS. */
+function speed(method: Method, group: AnnotatedFile[]): number {
+  const lines = group.reduce((n, f) => n + f.lines.length, 0);
+  let passes = 0;
+  const started = performance.now();
+  let elapsed = 0;
+  do {
+    for (const file of group) method.run(file);
+    passes++;
+    elapsed = performance.now() - started;
+  } while (elapsed < TIMING_MS);
+  return (lines * passes) / (elapsed / 1000);
+}
+
+interface MethodResult extends Scores {
+  method: string;
+  messagesPerSecond: number;
+}
+
+interface GroupResult {
+  group: string;
+  files: number;
+  lines: number;
+  annotated: number;
+  system: number;
+  goldConversations: number;
+  /** Gold conversations with at least two people's messages: the ones `whole` is over. */
+  goldMultiMessage: number;
+  methods: MethodResult[];
+}
+
+const predictions = new Map<Method, Map<AnnotatedFile, FileLinks>>(
+  METHODS.map((m) => [m, new Map(files.map((f) => [f, fileLinks(f, m.run(f))]))]),
+);
+
+const results: GroupResult[] = groups(files).map(({ name, files: group }) => {
+  const gold = group.map((f) => fileLinks(f, new Map()));
+  let goldConversations = 0;
+  let goldMultiMessage = 0;
+  for (const file of gold) {
+    for (const cluster of clustersOf(file.gold)) {
+      goldConversations++;
+      if (cluster.filter((id) => !file.system?.has(id)).length >= 2) goldMultiMessage++;
+    }
+  }
+  return {
+    group: name,
+    files: group.length,
+    lines: group.reduce((n, f) => n + f.lines.length, 0),
+    annotated: gold.reduce((n, f) => n + f.gold.size, 0),
+    system: gold.reduce((n, f) => n + (f.system?.size ?? 0), 0),
+    goldConversations,
+    goldMultiMessage,
+    methods: METHODS.map((method) => {
+      const own = predictions.get(method) as Map<AnnotatedFile, FileLinks>;
+      return {
+        method: method.name,
+        ...evaluate(group.map((f) => own.get(f) as FileLinks)),
+        messagesPerSecond: speed(method, group),
+      };
+    }),
+  };
+});
+
+const COLUMNS: [string, (r: MethodResult) => number][] = [
+  ["exact P", (r) => r.exact.precision],
+  ["exact R", (r) => r.exact.recall],
+  ["exact F", (r) => r.exact.f],
+  ["1-1", (r) => r.oneToOne],
+  ["1-VI", (r) => r.vi],
+  ["ARI", (r) => r.ari],
+  ["link P", (r) => r.link.precision],
+  ["link R", (r) => r.link.recall],
+  ["link F", (r) => r.link.f],
+  ["whole", (r) => r.whole],
+  ["mixing", (r) => r.mixing],
+  ["kmsg/s", (r) => r.messagesPerSecond / 1000],
+];
+
+if (values.json) {
+  process.stdout.write(`${JSON.stringify({ data: values.data, groups: results })}\n`);
+} else {
+  const nameWidth = Math.max(6, ...METHODS.map((m) => m.name.length));
+  const int = (n: number) => n.toLocaleString("en-US");
+  const out: string[] = [];
+  for (const g of results) {
+    out.push(
+      `${g.group}: ${g.files} files, ${int(g.lines)} lines, ${int(g.annotated)} annotated (${int(g.system)} system), ${int(g.goldConversations)} gold conversations (${int(g.goldMultiMessage)} of 2+ people's messages)`,
+    );
+    const widths = COLUMNS.map(([title]) => Math.max(title.length, 6));
+    out.push(
+      ["method".padEnd(nameWidth), ...COLUMNS.map(([title], i) => title.padStart(widths[i]))].join(
+        "  ",
+      ),
+    );
+    for (const r of g.methods) {
+      out.push(
+        [
+          r.method.padEnd(nameWidth),
+          ...COLUMNS.map(([, value], i) => {
+            const x = value(r);
+            return (Number.isFinite(x) ? x.toFixed(1) : "n/a").padStart(widths[i]);
+          }),
+        ].join("  "),
+      );
+    }
+    out.push("");
+  }
+  process.stdout.write(`${out.join("\n")}`);
+}
