@@ -1,5 +1,6 @@
 import { channelCommand } from "./channel/channel.js";
 import { digestCommand } from "./digest.js";
+import { disentangleCommand } from "./disentangle/disentangle.js";
 import { eraseCommand } from "./erase.js";
 import { importCommand } from "./import/import.js";
 import { importChatCommand } from "./import-chat/import-chat.js";
@@ -18,6 +19,7 @@ import { topicsCommand } from "./topics/topics.js";
 /** Every command, in the order `npm start -- --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   segmentCommand,
+  disentangleCommand,
   runCommand,
   channelCommand,
   eraseCommand,

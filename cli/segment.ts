@@ -1,7 +1,8 @@
 import { formatDuration, parseDuration } from "convoseg/duration";
-import { compareIds, compareRefs } from "convoseg/identity";
+import { compareIds } from "convoseg/identity";
 import { type ChatMessage, parseTimestamp } from "convoseg/messages";
 import { ConversationSegmenter, openConversationStart, type ReplyLinks } from "convoseg/segmenter";
+import { byChannel } from "./shared/by-channel.js";
 import { type Command, command, EXIT } from "./shared/command.js";
 import { type InputRead, inputFailure, readInput, timezoneOption } from "./shared/export-input.js";
 import { formatCount, warnIfMinItemsUnreachable } from "./shared/format.js";
@@ -156,19 +157,6 @@ function nowOption(text: string): number {
       `--now must be ISO-8601 with a time zone or epoch ms (got ${JSON.stringify(text)})`,
     );
   }
-}
-
-/** Channels in id order, each with its messages in the product's order (timestamp, then id). */
-function byChannel(messages: ChatMessage[]): [string, ChatMessage[]][] {
-  const channels = new Map<string, ChatMessage[]>();
-  for (const message of messages) {
-    const list = channels.get(message.channel);
-    if (list) list.push(message);
-    else channels.set(message.channel, [message]);
-  }
-  return [...channels]
-    .sort(([a], [b]) => compareIds(a, b))
-    .map(([channel, list]) => [channel, list.sort(compareRefs)]);
 }
 
 /**

@@ -93,6 +93,7 @@ describe("the manual's commands", () => {
 
   it.each([
     "segment",
+    "disentangle",
     "run",
     "report",
     "import",

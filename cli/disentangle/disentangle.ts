@@ -1,0 +1,138 @@
+/**
+ * `disentangle`: which earlier message each message of a chat input answers, and so which
+ * conversation it is in, channel by channel; the reply linker (`convoseg/linker`) decides every
+ * link the platform does not give.
+ */
+import { byChannel } from "../shared/by-channel.js";
+import { type Command, command, EXIT } from "../shared/command.js";
+import { type InputRead, inputFailure, readInput, timezoneOption } from "../shared/export-input.js";
+import { formatCount } from "../shared/format.js";
+import { Progress } from "../shared/progress.js";
+import { channelOption } from "../shared/read-messages.js";
+import { disentangleChannel, type LinkedChannel } from "./conversations.js";
+import { formatSummary } from "./summary.js";
+
+const DISENTANGLE_USAGE = `Usage: npm start -- disentangle <file.jsonl|export|-> [options]
+
+Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
+user, userId, text, kind, replyTo, thread) or a chat export (Slack ZIP or folder,
+DiscordChatExporter, Telegram, Mattermost, WhatsApp: see import-chat) and links each message,
+channel by channel in time order, to the earlier message it answers. A replyTo (or in a thread,
+the thread's root) is taken as given; every other link is inferred by the reply linker; system
+lines (joins, parts) are never linked. A conversation is named by its first message, the root
+its messages' parents lead to (a parent naming no message of the input is that root itself).
+
+Prints per channel its conversations, their sizes, the links by source and its largest
+conversations; with --json one line per message instead, each channel's in time order:
+  {"id":"m2","conversation":"m1","parent":"m1"}
+"parent" left out for a conversation's first message, and "channel" the first key when the
+input holds more than one channel.
+
+Options:
+  --channel NAME    the channel of lines that name none (default: default)
+  --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
+  --ignore-links    ignore the input's replyTo and thread: infer every link
+  --json            one JSON line per message instead of the summary
+  --skip-invalid    report malformed lines and go on without them (default: stop, print nothing)
+  -h, --help        this help`;
+
+const DISENTANGLE_OPTIONS = {
+  channel: { type: "string" },
+  timezone: { type: "string" },
+  "ignore-links": { type: "boolean" },
+  json: { type: "boolean" },
+  "skip-invalid": { type: "boolean" },
+} as const;
+
+/** `disentangle`: each message's parent and conversation, per channel of a chat input. */
+export const disentangleCommand: Command = command({
+  name: "disentangle",
+  summary: ["disentangle <file|->", "each chat message's parent and conversation, inferred"],
+  usage: DISENTANGLE_USAGE,
+  options: DISENTANGLE_OPTIONS,
+  parse: ({ positionals, values: options }) => {
+    if (positionals.length !== 1) {
+      throw new Error(
+        positionals.length === 0
+          ? "missing input file (or - for stdin)"
+          : `expected one input file (got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(", ")})`,
+      );
+    }
+    return {
+      source: positionals[0] as string,
+      channel: channelOption(options.channel),
+      timezone: timezoneOption(options.timezone),
+      ignoreLinks: options["ignore-links"] ?? false,
+      json: options.json ?? false,
+      skipInvalid: options["skip-invalid"] ?? false,
+    };
+  },
+  run: async ({ source, channel, timezone, ignoreLinks, json, skipInvalid }, io) => {
+    const progress = new Progress(io.stderr);
+    let read: InputRead;
+    try {
+      read = await readInput(source, progress, io.stdin, { defaultChannel: channel, timezone });
+    } catch (error) {
+      progress.finish();
+      io.stderr.write(inputFailure("disentangle", source, error));
+      return EXIT.failed;
+    }
+    progress.finish();
+    if (read.format !== "jsonl" && channel !== undefined) {
+      io.stderr.write(
+        `disentangle: --channel left unused: a ${read.format} export names its channels\n`,
+      );
+    }
+    for (const note of read.notes) io.stderr.write(`disentangle: ${note}\n`);
+    for (const problem of read.refused) {
+      io.stderr.write(`${skipInvalid ? "skipped " : ""}${problem.text}\n`);
+    }
+    if (read.refused.length > 0 && !skipInvalid) {
+      io.stderr.write(
+        `disentangle: ${read.refused.length} invalid line(s); nothing was linked (fix them, or pass --skip-invalid)\n`,
+      );
+      return EXIT.failed;
+    }
+    const channels = byChannel(read.messages);
+    const linked = channels.map(([name, messages], i) =>
+      disentangleChannel(name, messages, {
+        ignoreLinks,
+        progress,
+        status: `linking: channel ${i + 1} of ${channels.length}`,
+      }),
+    );
+    progress.finish();
+    const unknown = linked.reduce((sum, c) => sum + c.unknownParents, 0);
+    if (unknown > 0) {
+      io.stderr.write(
+        `disentangle: ${formatCount(unknown)} replyTo or thread name${unknown === 1 ? "s" : ""} no message of ${unknown === 1 ? "its" : "their"} channel: kept as the parent, and as the conversation's id\n`,
+      );
+    }
+    if (!json) {
+      io.stdout.write(formatSummary(linked));
+      return EXIT.ok;
+    }
+    for (const channelLines of jsonLines(linked)) io.stdout.write(channelLines);
+    return EXIT.ok;
+  },
+});
+
+/**
+ * Each channel's JSON lines, one string per channel: `{"id","conversation","parent"}` per
+ * message, `parent` left out for a root, and `channel` first when there is more than one.
+ */
+function* jsonLines(linked: readonly LinkedChannel[]): Generator<string> {
+  const several = linked.length > 1;
+  for (const { channel, messages, decisions, conversations } of linked) {
+    const lines = messages.map((message, i) => {
+      const parent = decisions[i]?.parent;
+      return JSON.stringify({
+        ...(several ? { channel } : {}),
+        id: message.id,
+        conversation: conversations[i],
+        ...(parent === undefined ? {} : { parent }),
+      });
+    });
+    if (lines.length > 0) yield `${lines.join("\n")}\n`;
+  }
+}
