@@ -38,9 +38,9 @@ parents within the window. The epoch with the best dev link accuracy is kept.
   --train DIR    the training split (default ../shared/data/irc-train)
   --dev DIR      holds ubuntu.dev.*.jsonl (default ../shared/data/irc)
   --out FILE     the model file (default lib/segmentation/linker/linker-model.json)
-  --hidden N     hidden units (default 32)
+  --hidden N     hidden units (default 48)
   --window N     messages a new message may link back to (default 100)
-  --epochs N     passes over the training examples (default 10)
+  --epochs N     passes over the training examples (default 12)
   --seed N       seed of the initial weights and the example order (default 20261206)
   --help         this text
 `;
@@ -49,9 +49,9 @@ const values = benchArgs(USAGE, {
   train: { type: "string", default: "../shared/data/irc-train" },
   dev: { type: "string", default: "../shared/data/irc" },
   out: { type: "string", default: "lib/segmentation/linker/linker-model.json" },
-  hidden: { type: "string", default: "32" },
+  hidden: { type: "string", default: "48" },
   window: { type: "string", default: "100" },
-  epochs: { type: "string", default: "10" },
+  epochs: { type: "string", default: "12" },
   seed: { type: "string", default: "20261206" },
 });
 const integer = (name: string, text: string): number => {

@@ -30,6 +30,11 @@ export interface LinkDecision {
   /** The message this one answers; absent when it starts a conversation. */
   readonly parent?: string;
   /**
+   * The id of the conversation's first message: its own when it starts one, else its parent's
+   * conversation (the parent's own id when the parent lies outside the window).
+   */
+  readonly conversation: string;
+  /**
    * Where the link comes from: the platform (`replyTo` given), the linker (`inferred`), or
    * nowhere (`system`: joins and parts are never linked).
    */
@@ -89,11 +94,19 @@ export class ReplyLinker {
 
   /** Decides `message`'s parent and remembers it for the messages after it. */
   link(message: LinkInput): LinkDecision {
-    if (message.kind === "system") return { id: message.id, source: "system" };
+    if (message.kind === "system")
+      return { id: message.id, conversation: message.id, source: "system" };
     const entry = this.window.append(message);
     this.remember(entry);
-    if (message.replyTo !== undefined && message.replyTo !== message.id)
-      return { id: message.id, parent: message.replyTo, source: "platform" };
+    if (message.replyTo !== undefined && message.replyTo !== message.id) {
+      entry.conversation = this.window.find(message.replyTo)?.conversation ?? message.replyTo;
+      return {
+        id: message.id,
+        parent: message.replyTo,
+        conversation: entry.conversation,
+        source: "platform",
+      };
+    }
     return this.infer(entry);
   }
 
@@ -129,8 +142,16 @@ export class ReplyLinker {
       } else if (score > second) second = score;
     }
     const margin = best - second;
-    if (bestAt < 0) return { id: query.id, source: "inferred", margin };
-    return { id: query.id, parent: this.window.at(bestAt).id, source: "inferred", margin };
+    if (bestAt < 0) return { id: query.id, conversation: query.id, source: "inferred", margin };
+    const parent = this.window.at(bestAt);
+    query.conversation = parent.conversation;
+    return {
+      id: query.id,
+      parent: parent.id,
+      conversation: parent.conversation,
+      source: "inferred",
+      margin,
+    };
   }
 
   private score(query: Entry, candidate: Entry | undefined): number {

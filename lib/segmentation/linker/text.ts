@@ -116,7 +116,8 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
   const seen = new Map<number, number>();
   for (const word of contentWords(text)) {
     const hash = hashWord(word);
-    if (!seen.has(hash)) seen.set(hash, rarity.lookup(word));
+    // Rarity in sixteenths: one byte in a stored window, and the same value live or restored.
+    if (!seen.has(hash)) seen.set(hash, Math.round(rarity.lookup(word) * 16) / 16);
   }
   const words = Int32Array.from(seen.keys()).sort();
   const weights = new Float64Array(words.length);

@@ -38,6 +38,8 @@ export interface Entry {
   nextByAuthor: number;
   /** Model-specific projection of the message's own features, filled by the scorer. */
   projection: Float64Array | undefined;
+  /** The id of its conversation's first message, set once the message is linked. */
+  conversation: string;
 }
 
 const NO_AUTHOR = -1;
@@ -55,8 +57,12 @@ export class Window {
   private first = 0;
   private next = 0;
   private nextAuthor = 0;
-  /** Lower-cased names and ids → author number. */
+  /** Lower-cased platform id (else name) → author number. */
+  private readonly identities = new Map<string, number>();
+  /** Lower-cased names, their cores and ids → the author who last wrote under them. */
   private readonly names = new Map<string, number>();
+  /** Message id → position, for the messages kept. */
+  private readonly positions = new Map<string, number>();
   /** Author number → position of their latest message. */
   private readonly latest = new Map<number, number>();
   /** Author number → the positions at which they addressed someone: [position, target]. */
@@ -79,6 +85,14 @@ export class Window {
 
   at(position: number): Entry {
     return this.entries[position - this.first] as Entry;
+  }
+
+  /** The entry of message `id` if it is within the window of the next message. */
+  find(id: string): Entry | undefined {
+    const position = this.positions.get(id);
+    return position !== undefined && position >= this.horizon(this.next)
+      ? this.at(position)
+      : undefined;
   }
 
   /** Position of `author`'s latest message before `before`, within the window, or -1. */
@@ -121,7 +135,7 @@ export class Window {
   /** Reads `message` into the window and returns its entry (the message is not linked here). */
   append(message: LinkerMessage): Entry {
     const position = this.next++;
-    const author = this.authorOf(message);
+    const author = this.authorOf(message, position);
     const cues = readCues(message.text, this.rarity);
     const mentions: number[] = [];
     for (const name of cues.names) {
@@ -143,10 +157,12 @@ export class Window {
       previousByAuthor: this.latestBy(author, position),
       nextByAuthor: -1,
       projection: undefined,
+      conversation: message.id,
     };
     if (entry.previousByAuthor >= this.first)
       this.at(entry.previousByAuthor).nextByAuthor = position;
     this.entries.push(entry);
+    this.positions.set(entry.id, position);
     this.latest.set(author, position);
     if (mentions.length > 0) {
       const list = this.addressed.get(author) ?? [];
@@ -157,16 +173,28 @@ export class Window {
     return entry;
   }
 
-  private authorOf(message: LinkerMessage): number {
-    const keys = [message.author.toLowerCase()];
-    if (message.authorId !== undefined) keys.push(message.authorId.toLowerCase());
-    let author: number | undefined;
-    for (const key of keys) author ??= this.names.get(key);
-    if (author === undefined) author = this.nextAuthor++;
-    for (const key of keys) this.names.set(key, author);
-    const core = nickCore(keys[0] as string);
-    if (core.length > 2 && !this.names.has(core)) this.names.set(core, author);
+  /**
+   * The author number of a message: its platform id (else its name) names the person; a person
+   * not heard from within the window gets a new number, so what lies past the window never counts.
+   * Their name, its core and their id then resolve to them when someone addresses them.
+   */
+  private authorOf(message: LinkerMessage, position: number): number {
+    const identity = (message.authorId ?? message.author).toLowerCase();
+    let author = this.identities.get(identity);
+    if (author === undefined || !this.within(author, position)) author = this.nextAuthor++;
+    this.identities.set(identity, author);
+    const name = message.author.toLowerCase();
+    this.names.set(identity, author);
+    this.names.set(name, author);
+    const core = nickCore(name);
+    if (core.length > 2) this.names.set(core, author);
     return author;
+  }
+
+  /** Whether `author` wrote within the window of a message at `position`. */
+  private within(author: number, position: number): boolean {
+    const at = this.latest.get(author);
+    return at !== undefined && at >= this.horizon(position);
   }
 
   /** The author a name-like token means, if they wrote within the window of `position`. */
@@ -176,20 +204,21 @@ export class Window {
       const core = nickCore(token);
       if (core.length > 2) author = this.names.get(core);
     }
-    if (author === undefined) return NO_AUTHOR;
-    const at = this.latest.get(author);
-    return at !== undefined && at >= this.horizon(position) ? author : NO_AUTHOR;
+    return author !== undefined && this.within(author, position) ? author : NO_AUTHOR;
   }
 
   /** Forgets what lies past the horizon of every future message, amortized O(1) per append. */
   private trim(): void {
     const keep = this.horizon(this.next) - this.size;
     if (keep - this.first < this.size * 4) return;
+    for (const entry of this.entries.slice(0, keep - this.first)) this.positions.delete(entry.id);
     this.entries = this.entries.slice(keep - this.first);
     this.first = keep;
     const horizon = this.horizon(this.next);
     for (const [author, at] of this.latest) if (at < horizon) this.latest.delete(author);
     for (const [name, author] of this.names) if (!this.latest.has(author)) this.names.delete(name);
+    for (const [key, author] of this.identities)
+      if (!this.latest.has(author)) this.identities.delete(key);
     for (const [author, list] of this.addressed) {
       let cut = 0;
       while (cut < list.length && (list[cut] as number) < horizon) cut += 2;

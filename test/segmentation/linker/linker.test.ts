@@ -81,7 +81,11 @@ describe("ReplyLinker", () => {
         decisions.forEach((decision, i) => {
           const message = messages[i] as LinkInput;
           if (message.kind === "system") {
-            expect(decision).toEqual({ id: message.id, source: "system" });
+            expect(decision).toEqual({
+              id: message.id,
+              conversation: message.id,
+              source: "system",
+            });
             return;
           }
           expect(decision.source).toBe("inferred");
@@ -107,7 +111,8 @@ describe("ReplyLinker", () => {
         const resumed = new ReplyLinker();
         for (const message of people.slice(-2 * window)) resumed.warm(message);
         const rest = messages.slice(split).map((m) => resumed.link(m));
-        expect(rest).toEqual(whole.slice(split));
+        const parents = (ds: readonly LinkDecision[]) => ds.map((d) => [d.id, d.parent, d.source]);
+        expect(parents(rest)).toEqual(parents(whole.slice(split)));
       }),
       { numRuns: 40 },
     );
@@ -122,8 +127,8 @@ describe("ReplyLinker", () => {
       { id: "5", ts: T0 + 4000, author: "dave", text: "bob: welcome" },
     ];
     const decisions = linkAll(messages);
-    expect(decisions[1]).toEqual({ id: "2", source: "system" });
-    expect(decisions[3]).toEqual({ id: "4", parent: "1", source: "platform" });
+    expect(decisions[1]).toEqual({ id: "2", conversation: "2", source: "system" });
+    expect(decisions[3]).toEqual({ id: "4", parent: "1", conversation: "1", source: "platform" });
     expect(decisions[4]?.parent).not.toBe("2");
   });
 
