@@ -8,6 +8,11 @@ import { CUE, overlap, type TextCues } from "./text.js";
 import type { Entry, Window } from "./window.js";
 
 const MINUTE = 60_000;
+// The imports read once: a hot path then reads plain constants, whatever the module loader makes
+// of an imported binding.
+const QUESTION = CUE.question;
+const THANKS_OR_ANSWER = CUE.thanks | CUE.answerStart;
+const overlapOf = overlap;
 
 function bin(value: number, cuts: readonly number[], out: Float64Array, at: number): number {
   let k = 0;
@@ -94,15 +99,109 @@ export function distanceFeatures(distance: number, out: Float64Array): number {
 
 /**
  * What every pair of one new message shares, computed once per message: the latest message that
- * addressed its author.
+ * addressed its author, and the conversations the linker's own earlier decisions made of the
+ * window (each entry's `conversation`), with what the pair features ask of each.
  */
 export class PairContext {
   addressingQuery = -1;
+  /** Conversations (local numbers, this message only) in the window: how many. */
+  conversations = 0;
+  /** Per window position (`position & mask`): its conversation's local number. */
+  local = new Int32Array(0);
+  /** Per local conversation: messages in the window, first and latest position, latest time. */
+  size = new Int32Array(0);
+  first = new Int32Array(0);
+  last = new Int32Array(0);
+  lastTs = new Float64Array(0);
+  /** Per local conversation: bit flags, `CONV_*`. */
+  flags = new Int32Array(0);
+  /** Per local conversation: its first two authors (-1 none); CONV_MANY marks a third. */
+  authorA = new Int32Array(0);
+  authorB = new Int32Array(0);
+  mask = 0;
+  /** The window read so far, the next position to read and each read position's predecessor. */
+  private window: Window | undefined;
+  private read = 0;
+  private same = new Int32Array(0);
+  private latestOf = new Map<string, number>();
 
   begin(window: Window, query: Entry): void {
     this.addressingQuery = window.latestAddressing(query.author, query.position);
+    const horizon = window.horizon(query.position);
+    if (window !== this.window || query.position < this.read || this.mask < window.size + 1) {
+      this.window = window;
+      let ring = 2;
+      while (ring < window.size + 2) ring *= 2;
+      this.mask = ring - 1;
+      this.same = new Int32Array(ring);
+      this.local = new Int32Array(ring);
+      this.size = new Int32Array(ring);
+      this.first = new Int32Array(ring);
+      this.last = new Int32Array(ring);
+      this.lastTs = new Float64Array(ring);
+      this.flags = new Int32Array(ring);
+      this.authorA = new Int32Array(ring);
+      this.authorB = new Int32Array(ring);
+      this.latestOf.clear();
+      this.read = 0;
+    }
+    const mask = this.mask;
+    const same = this.same;
+    const latestOf = this.latestOf;
+    if (this.read < horizon) this.read = horizon;
+    for (let p = this.read; p < query.position; p++) {
+      const conversation = window.at(p).conversation;
+      const before = latestOf.get(conversation);
+      same[p & mask] = before === undefined ? -1 : before;
+      latestOf.set(conversation, p);
+    }
+    this.read = query.position;
+    if (latestOf.size > 4 * window.size)
+      for (const [conversation, at] of latestOf) if (at < horizon) latestOf.delete(conversation);
+
+    const qa = query.author;
+    const named = query.mentions;
+    const local = this.local;
+    const { size, first, last, lastTs, flags, authorA, authorB } = this;
+    let n = 0;
+    for (let p = horizon; p < query.position; p++) {
+      const entry = window.at(p);
+      const before = same[p & mask] as number;
+      let l: number;
+      if (before < horizon) {
+        l = n++;
+        size[l] = 0;
+        first[l] = p;
+        flags[l] = entry.author === qa ? CONV_ROOT_QUERY : 0;
+        if (entry.author === qa && (entry.cues.flags & QUESTION) !== 0) flags[l] |= CONV_ROOT_ASKED;
+        authorA[l] = entry.author;
+        authorB[l] = -1;
+      } else l = local[before & mask] as number;
+      local[p & mask] = l;
+      size[l] = (size[l] as number) + 1;
+      last[l] = p;
+      lastTs[l] = entry.ts;
+      const author = entry.author;
+      let f = flags[l] as number;
+      if (author === qa) f |= CONV_QUERY_WROTE;
+      else if (named.length > 0 && named.includes(author)) f |= CONV_NAMED;
+      if (entry.mentions.length > 0 && entry.mentions.includes(qa)) f |= CONV_ADDRESSED;
+      if (author !== authorA[l]) {
+        if (authorB[l] === -1) authorB[l] = author;
+        else if (author !== authorB[l]) f |= CONV_MANY;
+      }
+      flags[l] = f;
+    }
+    this.conversations = n;
   }
 }
+
+const CONV_QUERY_WROTE = 1;
+const CONV_ROOT_QUERY = 2;
+const CONV_ROOT_ASKED = 4;
+const CONV_ADDRESSED = 8;
+const CONV_NAMED = 16;
+const CONV_MANY = 32;
 
 /** How many messages `candidate`'s author wrote after it and before `query`: 0, 1, 2 or 3 (3+). */
 function spokenSince(window: Window, candidate: Entry, query: Entry): number {
@@ -116,7 +215,7 @@ function spokenSince(window: Window, candidate: Entry, query: Entry): number {
 }
 
 /** Candidates nearer than this are always scored; farther ones only with a sign of a link. */
-const NEAR = 30;
+const NEAR = 20;
 
 /**
  * Whether a candidate is scored at all: a near one always; a far one when its author is the new
@@ -133,6 +232,16 @@ export function considered(query: Entry, candidate: Entry): boolean {
   return next < 0 || next >= query.position;
 }
 
+const CONVERSATION_SIZE_CUTS = [2, 4, 8];
+const ACTIVE_CUTS = [1, 5, 15];
+const START_ACTIVE_CUTS = [2, 4, 7];
+/**
+ * The pair block's conversation features, read from the linker's own earlier decisions: the
+ * last `CONVERSATION_SIZE` of the block, from `CONVERSATION_FROM` on.
+ */
+const CONVERSATION_SIZE =
+  CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length + 9 + START_ACTIVE_CUTS.length + 3;
+
 /**
  * Features of a (new message, candidate) pair; `candidate` undefined is "starts a conversation".
  * `context.begin(window, query)` comes first.
@@ -146,7 +255,8 @@ export const PAIR_SIZE =
   SHARED_CUTS.length +
   4 +
   AFTER_CUTS.length +
-  4;
+  4 +
+  CONVERSATION_SIZE;
 const shared = new Float64Array(3);
 export function pairFeatures(
   window: Window,
@@ -188,7 +298,7 @@ export function pairFeatures(
   out[at++] =
     !same && window.addressedWithin(qa, ca, candidate.position + 1, query.position) ? 1 : 0;
   out[at++] = !same && window.addressedWithin(ca, qa, horizon, candidate.position) ? 1 : 0;
-  overlap(query.cues, candidate.cues, shared);
+  overlapOf(query.cues, candidate.cues, shared);
   const count = shared[0] as number;
   at = bin(count, SHARED_CUTS, out, at);
   out[at++] = candidate.cues.words.length > 0 ? count / candidate.cues.words.length : 0;
@@ -199,7 +309,53 @@ export function pairFeatures(
   const parentAuthor = candidate.previousByAuthor;
   out[at++] = parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa) ? 1 : 0;
   out[at++] =
-    (candidate.cues.flags & CUE.question) !== 0 && (query.cues.flags & CUE.question) === 0 ? 1 : 0;
-  out[at++] = (query.cues.flags & (CUE.thanks | CUE.answerStart)) !== 0 && !same ? 1 : 0;
+    (candidate.cues.flags & QUESTION) !== 0 && (query.cues.flags & QUESTION) === 0 ? 1 : 0;
+  out[at++] = (query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same ? 1 : 0;
   out[at++] = query.ts === candidate.ts ? 1 : 0;
+  conversationFeatures(window, query, candidate, context, out, at);
+}
+
+/** Where the conversation features begin in the pair block. */
+export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE;
+
+function conversationFeatures(
+  window: Window,
+  query: Entry,
+  candidate: Entry | undefined,
+  context: PairContext,
+  out: Float64Array,
+  at: number,
+): void {
+  const mask = context.mask;
+  const local = context.local;
+  const previous = query.previousByAuthor;
+  const horizon = window.horizon(query.position);
+  const own = previous >= horizon ? (local[previous & mask] as number) : -1;
+  if (candidate === undefined) {
+    at += CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length + 9;
+    // How many conversations were active in the last five minutes.
+    let active = 0;
+    for (let l = 0; l < context.conversations; l++)
+      if (query.ts - (context.lastTs[l] as number) <= 5 * MINUTE) active++;
+    at = bin(active, START_ACTIVE_CUTS, out, at);
+    if (own >= 0) {
+      out[at] = (context.size[own] as number) >= 2 ? 1 : 0;
+      out[at + 1] = (context.flags[own] & CONV_MANY) !== 0 || context.authorB[own] !== -1 ? 1 : 0;
+      out[at + 2] = context.last[own] === previous ? 1 : 0;
+    }
+    return;
+  }
+  const l = local[candidate.position & mask] as number;
+  const f = context.flags[l] as number;
+  at = bin(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
+  at = bin((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
+  out[at++] = context.last[l] === candidate.position ? 1 : 0;
+  out[at++] = f & CONV_QUERY_WROTE ? 1 : 0;
+  out[at++] = own === l ? 1 : 0;
+  out[at++] = own >= 0 && own !== l && (context.size[own] as number) >= 2 ? 1 : 0;
+  out[at++] = f & CONV_ROOT_QUERY ? 1 : 0;
+  out[at++] = f & CONV_ROOT_ASKED ? 1 : 0;
+  out[at++] = f & CONV_ADDRESSED ? 1 : 0;
+  out[at++] = f & CONV_NAMED ? 1 : 0;
+  out[at++] = f & CONV_MANY ? 1 : 0;
 }

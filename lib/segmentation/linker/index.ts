@@ -4,6 +4,7 @@
  */
 export {
   CONTENT_SIZE,
+  CONVERSATION_FROM,
   considered,
   contentFeatures,
   PAIR_SIZE,
@@ -22,6 +23,12 @@ export {
   type ReplyLinkerOptions,
 } from "./linker.js";
 export { LinkerModel, type LinkerModelFile } from "./model.js";
+export {
+  /** @public Stored by callers between runs. */
+  type LinkerState,
+  /** @public */
+  MAX_LINKER_STATE_BYTES,
+} from "./state.js";
 export { contentWords } from "./text.js";
 export {
   /** @public */

@@ -17,6 +17,7 @@ import {
 } from "./features.js";
 import modelFile from "./linker-model.json" with { type: "json" };
 import { finish, LinkerModel, type LinkerModelFile, project } from "./model.js";
+import { decodeState, encodeState, type LinkerState } from "./state.js";
 import { type Entry, type LinkerMessage, Window } from "./window.js";
 
 /** A message as the linker takes it, with the structure its platform gave, if any. */
@@ -64,7 +65,7 @@ export function defaultLinkerModel(): LinkerModel {
 export class ReplyLinker {
   private readonly model: LinkerModel;
   private readonly startBias: number;
-  private readonly window: Window;
+  private window: Window;
   private readonly queryX = new Float64Array(QUERY_SIZE);
   private readonly contentX = new Float64Array(CONTENT_SIZE);
   private readonly pairX = new Float64Array(PAIR_SIZE);
@@ -83,13 +84,34 @@ export class ReplyLinker {
   }
 
   /**
-   * Reads a message that was linked before (by an earlier run) into the window without deciding
-   * anything: a linker warmed with the `2 × window` messages before a point decides from there on
-   * exactly as one that saw the channel from its start.
+   * The linker's memory of the channel, to store between runs: a string of at most
+   * `MAX_LINKER_STATE_BYTES` bytes (as JSON, for the shipped model's window) holding numbers,
+   * hashes and message ids, no text and no name. `ReplyLinker.restore` gives it back.
    */
-  warm(message: LinkerMessage): void {
-    if (message.kind === "system") return;
-    this.remember(this.window.append(message));
+  snapshot(): LinkerState {
+    return encodeState(this.window.image());
+  }
+
+  /**
+   * A linker that decides every message after a `snapshot` exactly as the one snapshotted would
+   * have, given the same options. Another model must have the same window (its rarities apply to
+   * new messages only). Throws a `RangeError` ("linker state: …") naming what is wrong with a
+   * state that is malformed, of another format or of another window.
+   */
+  static restore(state: LinkerState, options: ReplyLinkerOptions = {}): ReplyLinker {
+    const linker = new ReplyLinker(options);
+    const window = Window.from(decodeState(state, linker.model.window), linker.model);
+    linker.window = window;
+    for (let p = window.horizon(window.end); p < window.end; p++) linker.remember(window.at(p));
+    return linker;
+  }
+
+  /**
+   * The conversation of message `id` if it is within the window of the next message (and not too
+   * long an id to keep): a message linked before, say by a run whose state was snapshotted.
+   */
+  conversationOf(id: string): string | undefined {
+    return this.window.find(id)?.conversation;
   }
 
   /** Decides `message`'s parent and remembers it for the messages after it. */
@@ -99,13 +121,9 @@ export class ReplyLinker {
     const entry = this.window.append(message);
     this.remember(entry);
     if (message.replyTo !== undefined && message.replyTo !== message.id) {
-      entry.conversation = this.window.find(message.replyTo)?.conversation ?? message.replyTo;
-      return {
-        id: message.id,
-        parent: message.replyTo,
-        conversation: entry.conversation,
-        source: "platform",
-      };
+      const conversation = this.window.find(message.replyTo)?.conversation ?? message.replyTo;
+      this.window.settle(entry, conversation);
+      return { id: message.id, parent: message.replyTo, conversation, source: "platform" };
     }
     return this.infer(entry);
   }
@@ -133,7 +151,7 @@ export class ReplyLinker {
     const low = this.window.horizon(query.position);
     for (let p = query.position - 1; p >= low; p--) {
       const candidate = this.window.at(p);
-      if (!considered(query, candidate)) continue;
+      if (candidate.opaque || !considered(query, candidate)) continue;
       const score = this.score(query, candidate);
       if (score > best) {
         second = best;

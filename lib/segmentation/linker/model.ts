@@ -4,7 +4,14 @@
  * that a candidate's own part is computed once, when it arrives, and reused for every later
  * message that considers it.
  */
-import { CONTENT_SIZE, DISTANCE_END, distanceFeatures, PAIR_SIZE, QUERY_SIZE } from "./features.js";
+import {
+  CONTENT_SIZE,
+  CONVERSATION_FROM,
+  DISTANCE_END,
+  distanceFeatures,
+  PAIR_SIZE,
+  QUERY_SIZE,
+} from "./features.js";
 import type { RarityTable } from "./text.js";
 
 /** The model file's shape (`linker-model.json`): everything the scorer needs, nothing else. */
@@ -14,7 +21,10 @@ export interface LinkerModelFile {
   readonly hidden: number;
   /** Messages a new message may link back to. */
   readonly window: number;
-  /** Feature-major first-layer weights, `hidden` per feature, per block. */
+  /**
+   * Feature-major first-layer weights, `hidden` per feature, per block. A pair block without the
+   * conversation features (a model from before them) reads as one whose weights on them are zero.
+   */
   readonly query: readonly number[];
   readonly content: readonly number[];
   readonly pair: readonly number[];
@@ -59,7 +69,10 @@ export class LinkerModel implements RarityTable {
     this.window = file.window;
     this.query = expect("query", file.query, h * QUERY_SIZE);
     this.content = expect("content", file.content, h * CONTENT_SIZE);
-    this.pair = expect("pair", file.pair, h * PAIR_SIZE);
+    this.pair =
+      file.pair.length === h * CONVERSATION_FROM && h > 0
+        ? padded(file.pair, h * PAIR_SIZE)
+        : expect("pair", file.pair, h * PAIR_SIZE);
     this.bias = expect("bias", file.bias, h);
     this.output = expect("output", file.output, h);
     this.startBias = file.startBias;
@@ -85,6 +98,12 @@ export class LinkerModel implements RarityTable {
     const df = this.frequencies.get(word);
     return df === undefined ? this.rarest : Math.log(this.documents / df);
   }
+}
+
+function padded(weights: readonly number[], size: number): Float64Array {
+  const out = new Float64Array(size);
+  out.set(weights);
+  return out;
 }
 
 /**

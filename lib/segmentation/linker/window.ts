@@ -1,9 +1,12 @@
 /**
  * The linker's bounded memory of a channel: the last `size` messages it linked, each read once
  * (its cues, the authors it addresses), and what the features ask of them. Every feature of a
- * message reads only this window, so a linker rebuilt from the last `2 × size` stored messages
- * decides exactly as the one that saw the whole channel (`ReplyLinker.warm`).
+ * message reads only this window (and whom each author's message before it addressed), so its
+ * `image` holds all a later decision needs: a window rebuilt from it (`Window.from`, behind
+ * `ReplyLinker.restore`) decides exactly as the one that never stopped. People are known by keys,
+ * hashes of their names and ids, never by the names themselves.
  */
+import { nameKey, standIn, storable } from "./keys.js";
 import { type RarityTable, readCues, type TextCues } from "./text.js";
 
 /** A message as the linker reads it. */
@@ -28,7 +31,7 @@ export interface Entry {
   readonly author: number;
   readonly bot: boolean;
   readonly cues: TextCues;
-  /** Authors this message addresses, resolved against the authors of its own window. */
+  /** Authors this message addresses (at most {@link MAX_MENTIONS}), resolved in its window. */
   readonly mentions: readonly number[];
   /** The author its first token addresses, if known. */
   readonly leading: number;
@@ -38,15 +41,69 @@ export interface Entry {
   nextByAuthor: number;
   /** Model-specific projection of the message's own features, filled by the scorer. */
   projection: Float64Array | undefined;
-  /** The id of its conversation's first message, set once the message is linked. */
+  /**
+   * The id of its conversation's first message, set once the message is linked; one that is not
+   * {@link storable} is kept as a stand-in (`standIn`), the same live and restored.
+   */
   conversation: string;
+  /**
+   * Its id or conversation is not {@link storable}: it still counts as a message of the window
+   * (and of its conversation), but nothing links to it.
+   */
+  opaque: boolean;
+}
+
+/** Authors a message addresses that the window keeps: a bound on what a stored window holds. */
+export const MAX_MENTIONS = 8;
+/** What a window keeps for the messages after it (`Window.image`); `state.ts` encodes it. */
+export interface WindowImage {
+  readonly size: number;
+  /** The position the next message will get. */
+  readonly next: number;
+  /**
+   * Identity keys of the authors who wrote within the window: author `i` is `authors[i]`. Numbers
+   * from `authors.length` to `authors.length + gone - 1` stand for authors addressed by its
+   * messages who have not written since the window's start.
+   */
+  readonly authors: readonly number[];
+  readonly gone: number;
+  /** Name keys written within the window, with their author and position, by position. */
+  readonly names: readonly NameImage[];
+  /**
+   * The window's messages, oldest first, the last at `next - 1`: `min(next, size)` of them, with
+   * authors numbered as above, no id if opaque, and only what the window reads of their cues.
+   */
+  readonly entries: readonly Entry[];
+  /**
+   * Messages before the window that an author's first message in it follows, whom they addressed
+   * (authors who wrote within the window only), by position; only those that addressed someone.
+   */
+  readonly before: readonly BeforeImage[];
+}
+
+export interface NameImage {
+  readonly key: number;
+  readonly author: number;
+  readonly position: number;
+}
+
+export interface BeforeImage {
+  readonly position: number;
+  readonly mentions: readonly number[];
 }
 
 const NO_AUTHOR = -1;
+export const NO_NAMES: readonly string[] = [];
 
 /** Strips a nick's decoration ("|trey|" → "trey", "bob_" → "bob") the way people shorten it. */
 function nickCore(name: string): string {
   return name.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+}
+
+/** Where a name was last written, and by whom. */
+interface Mark {
+  readonly author: number;
+  readonly position: number;
 }
 
 export class Window {
@@ -57,12 +114,10 @@ export class Window {
   private first = 0;
   private next = 0;
   private nextAuthor = 0;
-  /** Lower-cased platform id (else name) → author number. */
-  private readonly identities = new Map<string, number>();
-  /** Lower-cased names, their cores and ids → the author who last wrote under them. */
-  private readonly names = new Map<string, number>();
-  /** Message id → position, for the messages kept. */
-  private readonly positions = new Map<string, number>();
+  /** Identity key (of the lower-cased platform id, else name) → author number. */
+  private readonly identities = new Map<number, number>();
+  /** Keys of lower-cased names, their cores and ids → who last wrote under them, and where. */
+  private readonly names = new Map<number, Mark>();
   /** Author number → position of their latest message. */
   private readonly latest = new Map<number, number>();
   /** Author number → the positions at which they addressed someone: [position, target]. */
@@ -87,25 +142,19 @@ export class Window {
     return this.entries[position - this.first] as Entry;
   }
 
-  /** The entry of message `id` if it is within the window of the next message. */
+  /** The latest entry of message `id` that may be linked to, within the window of the next one. */
   find(id: string): Entry | undefined {
-    const position = this.positions.get(id);
-    return position !== undefined && position >= this.horizon(this.next)
-      ? this.at(position)
-      : undefined;
+    for (let p = this.next - 1; p >= this.horizon(this.next); p--) {
+      const entry = this.at(p);
+      if (entry.id === id && !entry.opaque) return entry;
+    }
+    return undefined;
   }
 
-  /** Position of `author`'s latest message before `before`, within the window, or -1. */
-  latestBy(author: number, before: number): number {
+  /** Position of `author`'s latest message, if within the window of the next one, else -1. */
+  private latestBy(author: number): number {
     const at = this.latest.get(author);
-    if (at === undefined || at >= before) return this.scanBack(author, before);
-    return at >= this.horizon(before) ? at : -1;
-  }
-
-  private scanBack(author: number, before: number): number {
-    for (let p = before - 1; p >= this.horizon(before) && p >= this.first; p--)
-      if (this.at(p).author === author) return p;
-    return -1;
+    return at !== undefined && at >= this.horizon(this.next - 1) ? at : -1;
   }
 
   /**
@@ -139,12 +188,20 @@ export class Window {
     const cues = readCues(message.text, this.rarity);
     const mentions: number[] = [];
     for (const name of cues.names) {
+      if (mentions.length === MAX_MENTIONS) break;
       const target = this.resolve(name, position);
       if (target !== NO_AUTHOR && target !== author && !mentions.includes(target))
         mentions.push(target);
     }
+    // "bo: …" addresses bo however short the nick: the colon says so, unlike a word in passing.
     const leading =
-      cues.leadingAddress === undefined ? NO_AUTHOR : this.resolve(cues.leadingAddress, position);
+      cues.leadingAddress === undefined
+        ? NO_AUTHOR
+        : this.resolve(cues.leadingAddress, position, 1);
+    if (leading !== NO_AUTHOR && leading !== author && !mentions.includes(leading)) {
+      if (mentions.length === MAX_MENTIONS) mentions.pop();
+      mentions.unshift(leading);
+    }
     const entry: Entry = {
       id: message.id,
       position,
@@ -154,23 +211,34 @@ export class Window {
       cues,
       mentions,
       leading,
-      previousByAuthor: this.latestBy(author, position),
+      previousByAuthor: this.latestBy(author),
       nextByAuthor: -1,
       projection: undefined,
-      conversation: message.id,
+      conversation: standIn(message.id),
+      opaque: !storable(message.id),
     };
-    if (entry.previousByAuthor >= this.first)
-      this.at(entry.previousByAuthor).nextByAuthor = position;
-    this.entries.push(entry);
-    this.positions.set(entry.id, position);
-    this.latest.set(author, position);
-    if (mentions.length > 0) {
-      const list = this.addressed.get(author) ?? [];
-      if (list.length === 0) this.addressed.set(author, list);
-      for (const target of mentions) list.push(position, target);
-    }
+    this.add(entry, this.first);
     this.trim();
     return entry;
+  }
+
+  /** Sets the conversation of a linked entry; one that is not storable makes it opaque. */
+  settle(entry: Entry, conversation: string): void {
+    entry.conversation = standIn(conversation);
+    if (entry.conversation !== conversation) entry.opaque = true;
+  }
+
+  /** Adds an entry at the end; its author's previous message, if at `from` or later, precedes it. */
+  private add(entry: Entry, from: number): void {
+    const position = entry.position;
+    if (entry.previousByAuthor >= from) this.at(entry.previousByAuthor).nextByAuthor = position;
+    this.entries.push(entry);
+    this.latest.set(entry.author, position);
+    if (entry.mentions.length > 0) {
+      const list = this.addressed.get(entry.author) ?? [];
+      if (list.length === 0) this.addressed.set(entry.author, list);
+      for (const target of entry.mentions) list.push(position, target);
+    }
   }
 
   /**
@@ -179,15 +247,18 @@ export class Window {
    * Their name, its core and their id then resolve to them when someone addresses them.
    */
   private authorOf(message: LinkerMessage, position: number): number {
-    const identity = (message.authorId ?? message.author).toLowerCase();
+    const identity = nameKey((message.authorId ?? message.author).toLowerCase());
     let author = this.identities.get(identity);
-    if (author === undefined || !this.within(author, position)) author = this.nextAuthor++;
-    this.identities.set(identity, author);
+    if (author === undefined || !this.within(author, position)) {
+      author = this.nextAuthor++;
+      this.identities.set(identity, author);
+    }
+    const mark: Mark = { author, position };
+    this.names.set(identity, mark);
     const name = message.author.toLowerCase();
-    this.names.set(identity, author);
-    this.names.set(name, author);
+    if (message.authorId !== undefined) this.names.set(nameKey(name), mark);
     const core = nickCore(name);
-    if (core.length > 2) this.names.set(core, author);
+    if (core.length > 2 && core !== name) this.names.set(nameKey(core), mark);
     return author;
   }
 
@@ -197,26 +268,37 @@ export class Window {
     return at !== undefined && at >= this.horizon(position);
   }
 
-  /** The author a name-like token means, if they wrote within the window of `position`. */
-  private resolve(token: string, position: number): number {
-    let author = token.length > 2 ? this.names.get(token) : undefined;
-    if (author === undefined) {
-      const core = nickCore(token);
-      if (core.length > 2) author = this.names.get(core);
+  /**
+   * The author a name-like token means: who last wrote under it within the window of `position`.
+   * Names shorter than `shortest` are common words more often than nicks, and mean nobody.
+   */
+  private resolve(token: string, position: number, shortest = 3): number {
+    const horizon = this.horizon(position);
+    if (token.length >= shortest) {
+      const mark = this.names.get(nameKey(token));
+      if (mark !== undefined && mark.position >= horizon) return mark.author;
     }
-    return author !== undefined && this.within(author, position) ? author : NO_AUTHOR;
+    const core = nickCore(token);
+    if (core.length >= shortest && core !== token) {
+      const mark = this.names.get(nameKey(core));
+      if (mark !== undefined && mark.position >= horizon) return mark.author;
+    }
+    return NO_AUTHOR;
   }
 
-  /** Forgets what lies past the horizon of every future message, amortized O(1) per append. */
+  /**
+   * Forgets what no message from the last one on reads, amortized O(1) per append: beyond its
+   * horizon, but for the messages a window's first ones follow (`pairFeatures` reads whom they
+   * addressed).
+   */
   private trim(): void {
-    const keep = this.horizon(this.next) - this.size;
+    const horizon = this.horizon(this.next - 1);
+    const keep = horizon - this.size;
     if (keep - this.first < this.size * 4) return;
-    for (const entry of this.entries.slice(0, keep - this.first)) this.positions.delete(entry.id);
     this.entries = this.entries.slice(keep - this.first);
     this.first = keep;
-    const horizon = this.horizon(this.next);
     for (const [author, at] of this.latest) if (at < horizon) this.latest.delete(author);
-    for (const [name, author] of this.names) if (!this.latest.has(author)) this.names.delete(name);
+    for (const [key, mark] of this.names) if (mark.position < horizon) this.names.delete(key);
     for (const [key, author] of this.identities)
       if (!this.latest.has(author)) this.identities.delete(key);
     for (const [author, list] of this.addressed) {
@@ -226,4 +308,95 @@ export class Window {
       else if (cut > 0) list.splice(0, cut);
     }
   }
+
+  /**
+   * All the next messages' decisions need, authors numbered afresh (by first message in the
+   * window, then the gone ones by first mention) and nothing in it a name: the same for a window
+   * and for one rebuilt from its image.
+   */
+  image(): WindowImage {
+    const low = this.horizon(this.next);
+    const numbers = new Map<number, number>();
+    const authors: number[] = [];
+    const identityOf = new Map<number, number>();
+    for (const [key, author] of this.identities)
+      if (this.within(author, this.next)) identityOf.set(author, key);
+    for (let p = low; p < this.next; p++) {
+      const author = this.at(p).author;
+      if (numbers.has(author)) continue;
+      numbers.set(author, authors.length);
+      authors.push(identityOf.get(author) as number);
+    }
+    const number = (author: number): number => {
+      if (author === NO_AUTHOR) return NO_AUTHOR;
+      const n = numbers.get(author) ?? numbers.size;
+      numbers.set(author, n);
+      return n;
+    };
+    const entries: Entry[] = [];
+    const before: BeforeImage[] = [];
+    for (let p = low; p < this.next; p++) {
+      const entry = this.at(p);
+      entries.push({
+        ...entry,
+        id: entry.opaque ? "" : entry.id,
+        cues: { ...entry.cues, names: NO_NAMES, leadingAddress: undefined },
+        author: number(entry.author),
+        mentions: entry.mentions.map(number),
+        leading: number(entry.leading),
+        nextByAuthor: -1,
+        projection: undefined,
+      });
+      const previous = entry.previousByAuthor;
+      if (previous < 0 || previous >= low) continue;
+      const mentions: number[] = [];
+      for (const target of this.at(previous).mentions) {
+        const n = numbers.get(target);
+        if (n !== undefined && n < authors.length) mentions.push(n);
+      }
+      if (mentions.length > 0) before.push({ position: previous, mentions });
+    }
+    before.sort((a, b) => a.position - b.position);
+    const names: NameImage[] = [];
+    for (const [key, mark] of this.names)
+      if (mark.position >= low)
+        names.push({ key, author: numbers.get(mark.author) as number, position: mark.position });
+    names.sort((a, b) => a.position - b.position || a.key - b.key);
+    const gone = numbers.size - authors.length;
+    return { size: this.size, next: this.next, authors, gone, names, entries, before };
+  }
+
+  /**
+   * A window rebuilt from an image (checked by `state.ts`), with `rarity` for what comes next; it
+   * takes the image's entries over.
+   */
+  static from(image: WindowImage, rarity: RarityTable): Window {
+    const window = new Window(image.size, rarity);
+    const low = window.horizon(image.next);
+    window.next = low;
+    window.first = window.horizon(low);
+    for (let p = window.first; p < low; p++) window.entries.push(GAP);
+    for (const { position, mentions } of image.before)
+      window.entries[position - window.first] = { ...GAP, position, mentions };
+    window.nextAuthor = image.authors.length + image.gone;
+    for (const [author, key] of image.authors.entries()) window.identities.set(key, author);
+    for (const { key, author, position } of image.names)
+      window.names.set(key, { author, position });
+    for (const entry of image.entries) {
+      if (entry.position !== window.next++) throw new RangeError("Window.from: misplaced entry");
+      window.add(entry, low);
+    }
+    return window;
+  }
 }
+
+/** A message before the window, as far as the window still knows it: whom it addressed. */
+const GAP: Entry = Object.freeze({
+  ...{ id: "", conversation: "", opaque: true, position: -1, ts: 0, bot: false, mentions: [] },
+  ...{ author: NO_AUTHOR, leading: NO_AUTHOR, previousByAuthor: -1, nextByAuthor: -1 },
+  projection: undefined,
+  cues: {
+    ...{ words: new Int32Array(0), rarity: new Float64Array(0), names: NO_NAMES },
+    ...{ leadingAddress: undefined, flags: 0, length: 0 },
+  },
+});

@@ -101,23 +101,6 @@ describe("ReplyLinker", () => {
     );
   });
 
-  it("decides the same from a warm restart on the stored window as from the channel's start", () => {
-    const window = defaultLinkerModel().window;
-    fc.assert(
-      fc.property(chat, fc.nat(), (messages, seed) => {
-        const split = seed % (messages.length + 1);
-        const whole = linkAll(messages);
-        const people = messages.slice(0, split).filter((m) => m.kind !== "system");
-        const resumed = new ReplyLinker();
-        for (const message of people.slice(-2 * window)) resumed.warm(message);
-        const rest = messages.slice(split).map((m) => resumed.link(m));
-        const parents = (ds: readonly LinkDecision[]) => ds.map((d) => [d.id, d.parent, d.source]);
-        expect(parents(rest)).toEqual(parents(whole.slice(split)));
-      }),
-      { numRuns: 40 },
-    );
-  });
-
   it("takes a platform's reply as given and never links to a join or a part", () => {
     const messages: LinkInput[] = [
       { id: "1", ts: T0, author: "alice", text: "how do I mount an ntfs partition?" },
