@@ -19,7 +19,8 @@ import {
   prepareChange,
 } from "./changes/changes.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
-import type { Arrival } from "./dynamodb/store.js";
+import type { InferredReply } from "./dynamodb/inferred-replies.js";
+import { type Arrival, arrivalContent } from "./dynamodb/store.js";
 import { cloneMessage, type Message, messageText, redacted } from "./message.js";
 import { type ExistingMessage, NOTHING_WRITTEN, WriteError, type WriteOutcome } from "./outcome.js";
 import {
@@ -117,7 +118,7 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
   async *arrivalsAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
-    options?: CallOptions & { upTo?: bigint; links?: boolean },
+    options?: CallOptions & { upTo?: bigint; links?: boolean; content?: boolean },
   ): AsyncIterable<Arrival> {
     options?.signal?.throwIfAborted();
     validateConversationId(conversationId);
@@ -129,7 +130,23 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
         if (message.thread !== undefined) arrival.thread = message.thread;
         if (message.replyTo !== undefined) arrival.replyTo = message.replyTo;
       }
+      if (options?.content === true) arrival.content = arrivalContent(message);
       yield arrival;
+    }
+  }
+
+  /** Records the reply linker's inferred parents on the stored messages still here. */
+  async recordInferredReplies(
+    conversationId: ConversationId,
+    links: readonly InferredReply[],
+    options?: CallOptions,
+  ): Promise<void> {
+    options?.signal?.throwIfAborted();
+    validateConversationId(conversationId);
+    const byId = this.conversationsById.get(conversationId)?.byId;
+    for (const link of links) {
+      const entry = byId?.get(link.id);
+      if (entry !== undefined) entry.message.inferredReplyTo = link.parent;
     }
   }
 

@@ -67,6 +67,11 @@ export interface Message extends PlatformFields {
   author?: string;
   /** The chat message's kind; absent means `user` (see {@link MessageKind}). */
   kind?: MessageKind;
+  /**
+   * The message this one answers as the reply linker inferred it (`docs/conversations.md`), apart
+   * from the platform's own `replyTo`: set by the segmentation tick, never by a write.
+   */
+  inferredReplyTo?: string;
   /** When the platform last edited it, epoch ms: set by an `Editor` edit, never by a write. */
   editedAt?: number;
   /**
@@ -100,6 +105,7 @@ export function redacted(message: Message): Message {
   if (message.ts !== undefined) kept.ts = message.ts;
   if (message.kind !== undefined) kept.kind = message.kind;
   if (message.editedAt !== undefined) kept.editedAt = message.editedAt;
+  if (message.inferredReplyTo !== undefined) kept.inferredReplyTo = message.inferredReplyTo;
   return kept;
 }
 

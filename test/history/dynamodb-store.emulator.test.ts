@@ -18,6 +18,7 @@ import { messageItem, storedSize } from "convoseg/history/schema";
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeStoreConformance } from "./conformance.js";
 import { instrumentedClient } from "./dynamodb-client.js";
+import { describeLinkerReads } from "./linker-reads-conformance.js";
 
 const failure = (name: string, message = name) => Object.assign(new Error(message), { name });
 const noWait = async () => {};
@@ -39,6 +40,8 @@ describeStoreConformance(
   }),
   { reader: true, writer: true, clearer: true, lister: true },
 );
+
+describeLinkerReads("DynamoDbStore", () => new DynamoDbStore({ client: shared.client, tableName }));
 
 let conversationCount = 0;
 const conversation = () => `dynamo ${++conversationCount} ${Date.now().toString(36)}`;

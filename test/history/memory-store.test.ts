@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { describeAuthorConformance } from "./author-conformance.js";
 import { describeChangeConformance } from "./change-conformance.js";
 import { describeStoreConformance } from "./conformance.js";
+import { describeLinkerReads } from "./linker-reads-conformance.js";
 
 const shared = new MemoryStore();
 describeStoreConformance("MemoryStore", () => ({ store: shared }), {
@@ -23,3 +24,5 @@ describe("MemoryStore", () => {
 
 describeChangeConformance("MemoryStore", async () => new MemoryStore());
 describeAuthorConformance("MemoryStore", async () => new MemoryStore());
+
+describeLinkerReads("MemoryStore", () => new MemoryStore());

@@ -3,6 +3,7 @@
  * local runs and tests, a channel's latest name, and the storage rule messages must meet.
  */
 export { latestChannelName } from "./channel-names.js";
+export type { InferredReply } from "./inferred-replies.js";
 export { storageProblem } from "./schema.js";
-export { type Arrival, DynamoDbStore } from "./store.js";
+export { type Arrival, type ArrivalContent, DynamoDbStore } from "./store.js";
 export { createMessagesTable } from "./table.js";

@@ -145,6 +145,11 @@ export const CHANGE_ATTRIBUTES = [
   PENDING,
 ] as const;
 
+/** The reply linker's inferred parent, set on a stored message by the segmentation tick. */
+export const INFERRED_REPLY_TO = "inferredReplyTo";
+/** What the tick's grant to record inferred replies names, keys included. */
+export const INFERRED_REPLY_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, INFERRED_REPLY_TO] as const;
+
 /** The attributes of a tombstone (`./changes.ts`): what a deleter's put may name. */
 export const TOMBSTONE_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, "v", "id", DELETED] as const;
 
@@ -197,6 +202,8 @@ export function itemMessage(item: Record<string, unknown>): Message {
   copyPlatformFields(stored, message);
   if (stored.editedAt !== undefined) message.editedAt = stored.editedAt;
   if (stored.deleted === true) message.deleted = true;
+  const inferred = item[INFERRED_REPLY_TO];
+  if (typeof inferred === "string" && inferred !== "") message.inferredReplyTo = inferred;
   return message;
 }
 

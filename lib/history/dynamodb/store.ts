@@ -21,7 +21,7 @@ import {
 } from "../changes/changes.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { InvalidMessageError, MessageTooLargeError } from "../errors.js";
-import type { Message } from "../message.js";
+import { type Message, type MessageKind, messageText } from "../message.js";
 import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../outcome.js";
 import {
   LeaseReleaseError,
@@ -35,6 +35,7 @@ import type { TableAccess } from "./access.js";
 import { authorMessages } from "./authors.js";
 import { applyChange, settleChange } from "./changes.js";
 import { clearConversation, listConversations, putConversationItem } from "./conversations.js";
+import { type InferredReply, recordInferredReplies } from "./inferred-replies.js";
 import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
 import { getMessages, type PositionReadOptions, queryPositions } from "./reads.js";
 import {
@@ -88,6 +89,24 @@ export interface Arrival {
   ts?: number;
   thread?: string;
   replyTo?: string;
+  /** Read with `content`: what the reply linker reads of a message (nothing else of it). */
+  content?: ArrivalContent;
+}
+
+/** A message's author, kind and text, as the reply linker reads them. */
+export interface ArrivalContent {
+  author: string;
+  userId?: string;
+  kind?: MessageKind;
+  text: string;
+}
+
+/** The content of a stored message for the reply linker (a deleted one has no text). */
+export function arrivalContent(message: Message): ArrivalContent {
+  const content: ArrivalContent = { author: message.author ?? "", text: messageText(message) };
+  if (message.userId !== undefined) content.userId = message.userId;
+  if (message.kind !== undefined) content.kind = message.kind;
+  return content;
 }
 
 /**
@@ -101,6 +120,20 @@ const LINK_ATTRIBUTES = [
   ...BY_POSITION_ATTRIBUTES,
   "thread",
   "replyTo",
+] as const;
+
+/**
+ * What an arrivals read with content adds: the item is fetched from the table for the links
+ * anyway, so the author and text cost no more read units, only bytes.
+ */
+const CONTENT_ATTRIBUTES = [
+  ...LINK_ATTRIBUTES,
+  "v",
+  "role",
+  "author",
+  "userId",
+  "kind",
+  "parts",
 ] as const;
 
 /** Messages written under one position lease: small enough to release the lease quickly. */
@@ -191,22 +224,38 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
   async *arrivalsAfter(
     conversationId: ConversationId,
     after: bigint | undefined,
-    options?: PositionReadOptions & { links?: boolean },
+    options?: PositionReadOptions & { links?: boolean; content?: boolean },
   ): AsyncIterable<Arrival> {
+    const attributes =
+      options?.content === true
+        ? CONTENT_ATTRIBUTES
+        : options?.links === true
+          ? LINK_ATTRIBUTES
+          : "ALL_PROJECTED_ATTRIBUTES";
     for await (const item of queryPositions(
       this.access,
       conversationId,
       after,
       options,
-      options?.links === true ? LINK_ATTRIBUTES : "ALL_PROJECTED_ATTRIBUTES",
+      attributes,
     )) {
       const arrival: Arrival = { position: decodePosition(item[POSITION] as string) };
       if (typeof item.id === "string") arrival.id = item.id;
       if (typeof item.ts === "number") arrival.ts = item.ts;
       if (typeof item.thread === "string" && item.thread !== "") arrival.thread = item.thread;
       if (typeof item.replyTo === "string" && item.replyTo !== "") arrival.replyTo = item.replyTo;
+      if (options?.content === true) arrival.content = arrivalContent(itemMessage(item));
       yield arrival;
     }
+  }
+
+  /** Records the reply linker's inferred parents on stored messages (`./inferred-replies.ts`). */
+  recordInferredReplies(
+    id: ConversationId,
+    links: readonly InferredReply[],
+    options?: CallOptions,
+  ) {
+    return recordInferredReplies(this.access, id, links, options);
   }
 
   /**
