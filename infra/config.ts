@@ -89,6 +89,8 @@ export interface ConvosegConfig {
   previousDueShards: number | null;
   workers: number;
   channelConcurrency: number;
+  /** How messages outside threads become segments (docs/conversations.md). */
+  conversations: "linked" | "contiguous";
   logRetention: RetentionDays;
   /** Days messages and results are kept (null: until deleted); results follow messages unset. */
   retention: { messageDays: number | null; resultDays: number | null };
@@ -261,6 +263,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     previousDueShards: v.previousDueShards,
     workers: v.workers,
     channelConcurrency: v.channelConcurrency,
+    conversations: v.conversations,
     logRetention: v.logRetentionDays as RetentionDays,
     retention: {
       messageDays: v.messageRetentionDays,

@@ -18,6 +18,7 @@ import {
   BY_POSITION_INDEX,
   CHANGE_ATTRIBUTES,
   CONVERSATIONS_INDEX,
+  INFERRED_REPLY_ATTRIBUTES,
   LISTED,
   MESSAGES_TTL_ATTRIBUTE,
   PARTITION_KEY,
@@ -208,8 +209,9 @@ export class Storage extends Construct {
 
   /**
    * What the segmentation tick does and nothing more: reads arrivals (`byPosition` index) and
-   * messages by id; reads a channel's items, writes its state (large states in a transaction of
-   * pages), updates its marks, and lists due channels.
+   * messages by id, and records the reply linker's inferred parents on messages (an update naming
+   * `inferredReplyTo` and the keys only, returning nothing); reads a channel's items, writes its
+   * state (large states in a transaction of pages), updates its marks, and lists due channels.
    */
   grantSegmentation(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, [
@@ -220,6 +222,14 @@ export class Storage extends Construct {
       new PolicyStatement({
         actions: ["dynamodb:BatchGetItem"],
         resources: [this.messages.tableArn],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.messages.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...INFERRED_REPLY_ATTRIBUTES] },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
+        },
       }),
       new PolicyStatement({
         actions: [

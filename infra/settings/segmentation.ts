@@ -44,6 +44,16 @@ export const segmentation = <V, P>(table: Table<V, P>) =>
           fail(`must not exceed maxSize (${v.maxSize}) ${got(v.minItems)}`);
       },
     })
+    /**
+     * How a channel's messages outside threads become segments: `linked`, one stream per
+     * conversation of the reply linker (docs/conversations.md); `contiguous`, the timeline cut
+     * at silences and sizes, as before the linker.
+     */
+    .choice("conversations", {
+      options: ["linked", "contiguous"],
+      default: SEGMENT_DEFAULTS.CONVERSATIONS,
+      env: { segment: "CONVERSATIONS" },
+    })
     /** Silence that ends a conversation. */
     .duration("settle", { default: SEGMENT_DEFAULTS.SETTLE, env: { segment: "SETTLE" } })
     /** Extra quiet time before a trailing conversation counts as settled: ingestion reordering. */

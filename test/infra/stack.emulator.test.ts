@@ -342,6 +342,7 @@ describe("functions", () => {
       DUE_SHARDS: "4",
       PREVIOUS_DUE_SHARDS: "0",
       WORKERS: "1",
+      CONVERSATIONS: "linked",
       NODE_OPTIONS: "--enable-source-maps",
     });
   });
@@ -578,18 +579,20 @@ describe("IAM", () => {
     );
   };
 
-  it("lets only the ingest and erase functions write messages, and only ingest and the tick the channels", () => {
+  it("lets only the ingest and erase functions write messages (the tick only its inferred links), and only ingest and the tick the channels", () => {
     const writers = (table: string) =>
       tableWrites()
         .filter((w) => JSON.stringify(w.resource).includes(`"${table}"`))
         .map((w) => `${w.type} ${w.roles.join(",")}`);
-    // Ingestion's puts, edits and deletions; the erasure's deletions and tombstones.
+    // Ingestion's puts, edits and deletions; the erasure's deletions and tombstones; the tick's
+    // inferred links (one attribute, checked below).
     expect(writers(ids.messages).sort()).toEqual(
       [
         `AWS::IAM::Policy ${ids.ingestRole}`,
         `AWS::IAM::Policy ${ids.ingestRole}`,
         `AWS::IAM::Policy ${ids.eraseRole}`,
         `AWS::IAM::Policy ${ids.eraseRole}`,
+        `AWS::IAM::Policy ${ids.tickRole}`,
       ].sort(),
     );
     expect(writers(ids.channels).sort()).toEqual(
@@ -622,6 +625,18 @@ describe("IAM", () => {
         Resource: indexArn(ids.messages, "byPosition"),
       },
       { Effect: "Allow", Action: "dynamodb:BatchGetItem", Resource: arn(ids.messages) },
+      // The reply linker's inferred parents: one attribute of a stored message, nothing returned.
+      {
+        Effect: "Allow",
+        Action: "dynamodb:UpdateItem",
+        Resource: arn(ids.messages),
+        Condition: {
+          "ForAllValues:StringLike": {
+            "dynamodb:Attributes": ["conversation", "key", "inferredReplyTo"],
+          },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
+        },
+      },
       {
         Effect: "Allow",
         Action: [

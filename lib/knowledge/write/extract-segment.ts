@@ -101,7 +101,8 @@ export function promptVersionOf(
 
 /**
  * A chat message as the extractor reads it: a user turn with its author, kind, text, id, and
- * the message it answers: its `replyTo`, else, for a reply in a thread, the thread's root.
+ * the message it answers: its `replyTo`, else, for a reply in a thread, the thread's root, else
+ * the one the reply linker inferred.
  */
 function messageTurn(message: InlineMessage): ExtractionTurn {
   const turn: ExtractionTurn = {
@@ -111,7 +112,7 @@ function messageTurn(message: InlineMessage): ExtractionTurn {
     id: message.id,
   };
   if (message.author !== undefined) turn.author = message.author;
-  const answers = message.replyTo ?? message.thread;
+  const answers = message.replyTo ?? message.thread ?? message.inferredReplyTo;
   if (answers !== undefined && answers !== message.id) turn.replyTo = answers;
   return turn;
 }

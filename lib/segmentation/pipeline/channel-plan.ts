@@ -4,7 +4,8 @@
  * kept under a size bound. No writes: `./channel-step.ts` records and delivers the result.
  */
 import { createHash } from "node:crypto";
-import type { Arrival } from "../../history/dynamodb/index.js";
+import type { Arrival, ArrivalContent, InferredReply } from "../../history/dynamodb/index.js";
+import { type LinkerState, ReplyLinker } from "../linker/index.js";
 import {
   type BrokenHold,
   type ChannelSnapshot,
@@ -33,6 +34,8 @@ interface Step {
   renewed: Hold[];
   /** Arrivals found by re-reading broken holds' positions. */
   behind: number;
+  /** The reply linker's inferred parents of the arrivals planned (`linked` mode), to record. */
+  links: InferredReply[];
   nextDueAt: number | null;
 }
 
@@ -67,7 +70,13 @@ export async function advance(
   const broken = state.broken
     .filter((b) => b.until > wall)
     .map((b) => ({ ...b, seen: [...b.seen] }));
-  const behind = await rereadBroken(deps.messages, channel, broken, state.readUpTo);
+  const behind = await rereadBroken(
+    deps.messages,
+    channel,
+    broken,
+    state.readUpTo,
+    deps.settings.conversations === "linked",
+  );
   for (const hold of expired) {
     if (known.has(hold.name)) continue;
     const last = hold.first + BigInt(hold.count) - 1n;
@@ -96,6 +105,7 @@ export async function advance(
     expired,
     renewed,
     behind: behind.length,
+    links: planned.links,
     nextDueAt: due.length === 0 ? null : Math.min(...due),
   };
 }
@@ -171,7 +181,7 @@ function planWithinBound(
   read: {
     arrivals: Arrival[];
     capped: boolean;
-    behind: StreamRef[];
+    behind: LinkableRef[];
     horizon: bigint | null;
     now: number;
   },
@@ -183,7 +193,11 @@ function planWithinBound(
   };
   for (let kept = arrivals.length; ; kept = Math.floor(kept / 2)) {
     const taken = arrivals.slice(0, kept);
-    const refs = [...behind, ...taken.flatMap(ref)];
+    const read = [...behind, ...taken.flatMap(ref)];
+    const { refs, linker, links } =
+      config.conversations === "linked"
+        ? linkConversations(state.linker, read)
+        : { refs: read, linker: undefined, links: [] };
     const trimmed = capped || kept < arrivals.length;
     const streams = {
       planner: state.planner,
@@ -206,8 +220,10 @@ function planWithinBound(
     };
     if (result.threadFloor === null) delete planned.threadFloor;
     else planned.threadFloor = result.threadFloor;
+    if (linker === undefined) delete planned.linker;
+    else planned.linker = linker;
     if (kept === 0 || encodeTickState(planned).byteLength <= TARGET_STATE_BYTES) {
-      return { state: planned, taken, trimmed, nextDueAt: result.nextDueAt };
+      return { state: planned, taken, trimmed, links, nextDueAt: result.nextDueAt };
     }
   }
 }
@@ -267,6 +283,7 @@ async function readArrivals(
   for await (const arrival of messages.arrivalsAfter(channel, readUpTo ?? undefined, {
     upTo: horizon,
     links: true,
+    content: settings.conversations === "linked",
   })) {
     if (arrivals.length >= settings.maxArrivalsPerChannel || bytes >= MAX_ARRIVAL_BYTES) {
       return { arrivals, capped: true };
@@ -286,8 +303,9 @@ async function rereadBroken(
   channel: string,
   broken: BrokenHold[],
   readUpTo: bigint | null,
-): Promise<StreamRef[]> {
-  const found: StreamRef[] = [];
+  content: boolean,
+): Promise<LinkableRef[]> {
+  const found: LinkableRef[] = [];
   if (readUpTo === null) return found;
   for (const hold of broken) {
     if (hold.first > readUpTo) continue;
@@ -296,6 +314,7 @@ async function rereadBroken(
     for await (const arrival of messages.arrivalsAfter(channel, hold.first - 1n, {
       upTo: last,
       links: true,
+      content,
     })) {
       const message = ref(arrival);
       if (message.length === 0) continue;
@@ -331,12 +350,52 @@ function markSeen(broken: BrokenHold[], arrivals: readonly Arrival[]): BrokenHol
  * The planner's ref of an arrival, with its thread when it is a reply in one; arrivals without a
  * platform id or timestamp are not chat.
  */
-function ref(arrival: Arrival): StreamRef[] {
+function ref(arrival: Arrival): LinkableRef[] {
   if (arrival.id === undefined || arrival.ts === undefined) return [];
-  const message: StreamRef = { id: arrival.id, ts: arrival.ts };
+  const message: LinkableRef = { id: arrival.id, ts: arrival.ts };
   if (arrival.thread !== undefined) message.thread = arrival.thread;
   if (arrival.replyTo !== undefined) message.replyTo = arrival.replyTo;
+  if (arrival.content !== undefined) message.content = arrival.content;
   return [message];
+}
+
+/** An arrival's ref with what the reply linker reads of it, when read for linking. */
+interface LinkableRef extends StreamRef {
+  content?: ArrivalContent;
+}
+
+/**
+ * `linked` mode: each arrival of the channel's own stream (not a thread's reply, not a system
+ * line) put in its conversation by the reply linker, restored from the state and snapshotted
+ * after; re-run from the recorded window whenever the tick plans again, so a message is linked
+ * once per recorded state, in the order the tick reads it.
+ */
+function linkConversations(
+  previous: LinkerState | undefined,
+  read: readonly LinkableRef[],
+): { refs: StreamRef[]; linker: LinkerState; links: InferredReply[] } {
+  const linker = previous === undefined ? new ReplyLinker() : ReplyLinker.restore(previous);
+  const links: InferredReply[] = [];
+  const refs = read.map((r): StreamRef => {
+    const { content, ...plain } = r;
+    if (content === undefined || (r.thread !== undefined && r.thread !== r.id)) return plain;
+    if (content.kind === "system") return plain;
+    const known = linker.conversationOf(r.id);
+    if (known !== undefined) return { ...plain, conversation: known };
+    const decision = linker.link({
+      id: r.id,
+      ts: r.ts,
+      author: content.author,
+      ...(content.userId === undefined ? {} : { authorId: content.userId }),
+      text: content.text,
+      ...(content.kind === undefined ? {} : { kind: content.kind }),
+      ...(r.replyTo === undefined ? {} : { replyTo: r.replyTo }),
+    });
+    if (decision.source === "inferred" && decision.parent !== undefined)
+      links.push({ id: r.id, parent: decision.parent });
+    return { ...plain, conversation: decision.conversation };
+  });
+  return { refs, linker: linker.snapshot(), links };
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) =>

@@ -67,6 +67,9 @@ export async function processChannel(
     await deps.channels.finish(snapshot, record.version, step.nextDueAt, now);
     return nothing("unchanged");
   }
+  // Before the state that moves past them is recorded: a tick that dies in between links the
+  // same arrivals from the same window again, and writes the same parents.
+  if (step.links.length > 0) await deps.messages.recordInferredReplies(channel, step.links);
   if (step.behind > 0) {
     deps.metrics.add("ArrivalsBehindReadPosition", step.behind);
     deps.logger.warn("arrivals found behind the read position (a broken hold's writer came back)", {

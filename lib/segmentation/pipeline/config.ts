@@ -45,6 +45,8 @@ export const SEGMENT_DEFAULTS = {
   PREVIOUS_DUE_SHARDS: "0",
   // One invocation does the whole tick, as small deployments need.
   WORKERS: "1",
+  // Channels without threads interleave conversations: each gets a stream of its own.
+  CONVERSATIONS: "linked",
 } as const;
 
 /**
@@ -136,6 +138,13 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
       `must not exceed MAX_SIZE (${maxSize}) (got ${minItems})`,
     );
   }
+  const conversations = value("CONVERSATIONS");
+  if (conversations !== "linked" && conversations !== "contiguous") {
+    throw new PipelineConfigError(
+      "CONVERSATIONS",
+      `must be linked or contiguous (got ${JSON.stringify(conversations)})`,
+    );
+  }
   return {
     messagesTable: value("MESSAGES_TABLE"),
     channelsTable: value("CHANNELS_TABLE"),
@@ -156,6 +165,7 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
       leaseMs: duration("LEASE"),
       holdTimeoutMs: duration("HOLD_TIMEOUT"),
       channelConcurrency: integer("CHANNEL_CONCURRENCY", 1, MAX_CHANNEL_CONCURRENCY),
+      conversations,
     },
   };
 }

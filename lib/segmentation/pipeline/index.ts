@@ -41,5 +41,5 @@ export type {
   TickDependencies,
   TickSettings,
 } from "./tick-dependencies.js";
-export type { PlannedSegment, SegmentDelivery, TickShare } from "./types.js";
+export type { ConversationMode, PlannedSegment, SegmentDelivery, TickShare } from "./types.js";
 export { tickDependencies } from "./wiring.js";

@@ -16,15 +16,24 @@ import type {
   PlannerState,
 } from "./types.js";
 
-/** An arrival as the tick plans it: its ref, and the root of its thread when it is a reply in one. */
+/**
+ * An arrival as the tick plans it: its ref, the root of its thread when it is a reply in one, and
+ * in `linked` mode the conversation the reply linker put it in (its first message's id).
+ */
 export interface StreamRef extends LinkedRef {
   thread?: string;
+  conversation?: string;
 }
 
-/** The planner state of one thread of the channel, keyed by its root message's id. */
+/**
+ * The planner state of one thread of the channel, keyed by its root message's id, or with
+ * `conversation` set, of one linked conversation (keyed by its first message's id, which is in
+ * it: a conversation's stream holds its first message, a thread's does not).
+ */
 export interface ThreadState {
   root: string;
   planner: PlannerState;
+  conversation?: true;
 }
 
 /** Every stream's planner state of one channel. */
@@ -58,10 +67,20 @@ export const MAX_IDLE_THREADS = 256;
 /** Emitted segments each thread remembers for `belongsAfter` (the channel's stream keeps 64). */
 const THREAD_RECENT_LIMIT = 4;
 
-/** The stream an arrival belongs to: its thread's root, or undefined for the channel's own. */
+/**
+ * The stream an arrival belongs to, as a key: its thread's, its linked conversation's, or
+ * undefined for the channel's own. A thread and a conversation may share a root id (a thread's
+ * root starts a conversation), so the keys say which.
+ */
 function streamOf(ref: StreamRef): string | undefined {
-  return ref.thread !== undefined && ref.thread !== ref.id ? ref.thread : undefined;
+  if (ref.thread !== undefined && ref.thread !== ref.id) return threadKey(ref.thread);
+  return ref.conversation === undefined ? undefined : conversationKey(ref.conversation);
 }
+
+const threadKey = (root: string) => `t${root}`;
+const conversationKey = (root: string) => `c${root}`;
+const keyOf = (state: ThreadState) =>
+  state.conversation ? conversationKey(state.root) : threadKey(state.root);
 
 /**
  * Plans every stream of `channel` for one tick: the arrivals are split by stream (an arrival
@@ -81,17 +100,17 @@ export function planStreams(
   const byThread = new Map<string, LinkedRef[]>();
   for (const arrival of arrivals) {
     if (inTails.has(arrival.id)) continue;
-    const root = streamOf(arrival);
+    const stream = streamOf(arrival);
     const ref: LinkedRef = { id: arrival.id, ts: arrival.ts };
     if (arrival.replyTo !== undefined && arrival.replyTo !== arrival.id) {
       ref.replyTo = arrival.replyTo;
     }
-    if (root === undefined) {
+    if (stream === undefined) {
       own.push(ref);
       continue;
     }
-    const group = byThread.get(root);
-    if (group === undefined) byThread.set(root, [ref]);
+    const group = byThread.get(stream);
+    if (group === undefined) byThread.set(stream, [ref]);
     else group.push(ref);
   }
   const main = plan(channel, states.planner, own, now, config);
@@ -99,24 +118,28 @@ export function planStreams(
   const dropped = [...main.dropped];
   const late = [...main.late];
   const due = [main.nextDueAt];
-  const known = new Map(states.threads.map((t) => [t.root, t.planner]));
-  for (const root of byThread.keys()) {
-    if (!known.has(root)) known.set(root, threadStart(states.threadFloor));
+  const known = new Map(states.threads.map((t) => [keyOf(t), t]));
+  for (const key of byThread.keys()) {
+    if (known.has(key)) continue;
+    const root = key.slice(1);
+    const start = { root, planner: threadStart(states.threadFloor) };
+    known.set(key, key === conversationKey(root) ? { ...start, conversation: true } : start);
   }
   const threads: ThreadState[] = [];
-  for (const [root, state] of known) {
-    const fresh = byThread.get(root) ?? [];
-    if (fresh.length === 0 && state.tail.length === 0) {
-      threads.push({ root, planner: state });
+  for (const [key, stream] of known) {
+    const fresh = byThread.get(key) ?? [];
+    if (fresh.length === 0 && stream.planner.tail.length === 0) {
+      threads.push(stream);
       continue;
     }
-    const planned = plan(channel, state, fresh, now, config);
-    segments.push(...planned.segments.map((s) => ({ ...s, thread: root })));
+    const planned = plan(channel, stream.planner, fresh, now, config);
+    const named = stream.conversation ? { conversation: stream.root } : { thread: stream.root };
+    segments.push(...planned.segments.map((s) => ({ ...s, ...named })));
     dropped.push(...planned.dropped);
     late.push(...planned.late);
     due.push(planned.nextDueAt);
     const recent = planned.state.recent.slice(-THREAD_RECENT_LIMIT);
-    threads.push({ root, planner: { ...planned.state, recent } });
+    threads.push({ ...stream, planner: { ...planned.state, recent } });
   }
   const kept = forgetIdle(threads, states.threadFloor);
   const times = due.filter((t): t is number => t !== null);
@@ -125,7 +148,7 @@ export function planStreams(
     dropped: dropped.sort(compareRefs),
     late: late.sort(compareRefs),
     planner: main.state,
-    threads: kept.threads.sort((a, b) => compare(a.root, b.root)),
+    threads: kept.threads.sort((a, b) => compare(keyOf(a), keyOf(b))),
     threadFloor: kept.floor,
     nextDueAt: times.length === 0 ? null : Math.min(...times),
   };
@@ -157,14 +180,14 @@ function forgetIdle(
   const idle = threads.filter((t) => t.planner.tail.length === 0);
   if (idle.length <= MAX_IDLE_THREADS) return { threads, floor };
   idle.sort((a, b) => byWatermark(a.planner.watermark, b.planner.watermark));
-  const forgotten = new Set(idle.slice(0, idle.length - MAX_IDLE_THREADS).map((t) => t.root));
+  const forgotten = new Set(idle.slice(0, idle.length - MAX_IDLE_THREADS));
   let raised = floor;
-  for (const t of threads) {
+  for (const t of forgotten) {
     const mark = t.planner.watermark;
-    if (!forgotten.has(t.root) || mark === null) continue;
+    if (mark === null) continue;
     if (raised === null || compareRefs(mark, raised) > 0) raised = mark;
   }
-  return { threads: threads.filter((t) => !forgotten.has(t.root)), floor: raised };
+  return { threads: threads.filter((t) => !forgotten.has(t)), floor: raised };
 }
 
 function byWatermark(a: MessageRef | null, b: MessageRef | null): number {

@@ -3,7 +3,7 @@
  * settings, metrics and logger, and its two clocks. The Lambda handlers, the local run and the
  * benchmarks wire it (`./wiring.ts`); tests pass memory stores and fakes.
  */
-import type { Arrival } from "../../history/dynamodb/index.js";
+import type { Arrival, InferredReply } from "../../history/dynamodb/index.js";
 import type { Message } from "../../history/index.js";
 import type { BodyOptions } from "./delivery.js";
 import type { ChannelStore } from "./store/channel-state.js";
@@ -13,18 +13,24 @@ import type { PipelineConfig, SegmentDelivery } from "./types.js";
 export interface MessageSource {
   /**
    * Positions, ids and timestamps of what arrived after `after`, up to `upTo`, in position order;
-   * with `links`, each one's `thread` and `replyTo` too (an extra read: docs/pipeline.md).
+   * with `links`, each one's `thread` and `replyTo` too (an extra read: docs/pipeline.md); with
+   * `content`, also what the reply linker reads (author, kind, text: the same read, more bytes).
    */
   arrivalsAfter(
     channel: string,
     after: bigint | undefined,
-    options?: { upTo?: bigint; links?: boolean },
+    options?: { upTo?: bigint; links?: boolean; content?: boolean },
   ): AsyncIterable<Arrival>;
   /**
    * The stored messages with these ids, in the order of `ids`; missing ones left out, deleted
    * ones flagged `deleted`.
    */
   getMessages(channel: string, ids: readonly string[]): Promise<Message[]>;
+  /**
+   * Sets the reply linker's inferred parent (`inferredReplyTo`) on each stored message; a message
+   * no longer stored is left alone. Idempotent.
+   */
+  recordInferredReplies(channel: string, links: readonly InferredReply[]): Promise<void>;
 }
 
 /** Where closed segments go (SQS in production), in order, each with its message body. */

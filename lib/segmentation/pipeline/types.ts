@@ -6,6 +6,8 @@ import type { MessageRef } from "../../base/identity/index.js";
 
 export type { MessageRef };
 
+export type ConversationMode = "linked" | "contiguous";
+
 export interface PipelineConfig {
   /** Segmenter options (messages, ms, messages). */
   maxSize: number;
@@ -13,6 +15,12 @@ export interface PipelineConfig {
   minItems: number;
   /** Extra quiet time, ms, before a trailing conversation counts as settled: absorbs ingestion lag. */
   grace: number;
+  /**
+   * How a channel's messages outside threads become streams: `contiguous`, its timeline cut at
+   * silences and sizes; `linked`, one stream per conversation of the reply linker. Absent:
+   * `contiguous`, as before the linker existed.
+   */
+  conversations?: ConversationMode;
   /**
    * The bytes of message ids a segment may list (what its reference form can carry): a segment
    * of very long ids is cut before it reaches `maxSize`. Absent: no such bound.
@@ -36,6 +44,11 @@ export interface PlannedSegment {
    * channel's own stream.
    */
   thread?: string;
+  /**
+   * In `linked` mode, the conversation (its first message's id) whose messages these are: the
+   * reply linker's, for a channel's messages outside threads (`../linker/`).
+   */
+  conversation?: string;
 }
 
 /** A segment and its queue body. */

@@ -29,6 +29,7 @@ describe("segment function configuration", () => {
         maxArrivalsPerChannel: 5000,
         leaseMs: 900_000,
         channelConcurrency: 8,
+        conversations: "linked",
       },
     });
   });

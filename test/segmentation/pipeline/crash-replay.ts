@@ -8,7 +8,9 @@
 
 import { compareRefs } from "convoseg/identity";
 import { type IngestStore, ingest } from "convoseg/ingest";
+import { linkAll } from "convoseg/linker";
 import {
+  type ConversationMode,
   runShare,
   runTick,
   type SegmentDelivery,
@@ -31,10 +33,14 @@ export type Chat = {
   id: string;
   ts: number;
   channel: string;
+  user?: string;
   text: string;
   thread?: string;
   replyTo?: string;
 };
+
+const PEOPLE = ["ana", "ben", "cleo", "dev", "eli"];
+const TOPICS = ["grub boot menu", "wifi driver drops", "printer queue stuck", "ssh key refused"];
 
 /**
  * Chat on three channels: bursts, pauses of under an hour, and silences past `settle`; about one
@@ -61,6 +67,9 @@ export const chatArbitrary = (maxLength: number) =>
           { weight: 2, arbitrary: fc.constant(null) },
           { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 }) },
         ),
+        person: fc.nat(PEOPLE.length - 1),
+        addressee: fc.option(fc.nat(PEOPLE.length - 1), { nil: undefined }),
+        topic: fc.nat(TOPICS.length - 1),
       }),
       { minLength: 1, maxLength },
     )
@@ -68,10 +77,13 @@ export const chatArbitrary = (maxLength: number) =>
       let ts = T0;
       const roots = new Map<string, string[]>();
       const said = new Map<string, string[]>();
-      return steps.map(({ channel, gap, root, answers }, i): Chat => {
+      return steps.map(({ channel, gap, root, answers, person, addressee, topic }, i): Chat => {
         ts += gap * MINUTE;
         const id = `m${String(i).padStart(3, "0")}`;
-        const message: Chat = { id, ts, channel, text: `message ${i}` };
+        // People address each other and talk of a few topics: interleaved conversations to link.
+        const to = addressee === undefined ? "" : `${PEOPLE[addressee]}: `;
+        const text = `${to}${TOPICS[topic]} ${i}`;
+        const message: Chat = { id, ts, channel, user: PEOPLE[person], text };
         const earlier = roots.get(channel) ?? [];
         if (root !== null && earlier.length > 0) message.thread = earlier[root % earlier.length];
         else roots.set(channel, [...earlier, id]);
@@ -83,9 +95,16 @@ export const chatArbitrary = (maxLength: number) =>
       });
     });
 
-/** A message's stream, as the tick keys it: its channel, and its thread's root when in one. */
-const streamKey = (m: { channel: string; thread?: string }): string =>
-  m.thread === undefined ? m.channel : `${m.channel}\u0000${m.thread}`;
+/**
+ * A message's stream, as the tick keys it: its channel, and its thread's root when in one, or in
+ * `linked` mode its conversation's first message.
+ */
+const streamKey = (m: { channel: string; thread?: string; conversation?: string }): string =>
+  m.thread !== undefined
+    ? `${m.channel}\u0000${m.thread}`
+    : m.conversation !== undefined
+      ? `${m.channel}\u0000c${m.conversation}`
+      : m.channel;
 
 export const settingsArbitrary = fc.record({
   maxSize: fc.integer({ min: 1, max: 6 }),
@@ -93,8 +112,12 @@ export const settingsArbitrary = fc.record({
 });
 
 /** The settings of the crash properties, around the generated segmenter options. */
-export const crashSettings = (partial: { maxSize: number; minItems: number }): TickSettings => ({
+export const crashSettings = (
+  partial: { maxSize: number; minItems: number },
+  conversations: ConversationMode = "contiguous",
+): TickSettings => ({
   ...partial,
+  conversations,
   settle: 2 * 60 * MINUTE,
   grace: 0,
   maxArrivalsPerChannel: 1000,
@@ -136,8 +159,9 @@ export function reference(chat: Chat[], s: TickSettings): Map<string, string[][]
     minItems: s.minItems,
   });
   const result = new Map<string, string[][]>();
-  for (const stream of new Set(chat.map(streamKey))) {
-    const list = chat.filter((m) => streamKey(m) === stream).sort(compareRefs);
+  const keyed = s.conversations === "linked" ? linkedReference(chat) : chat;
+  for (const stream of new Set(keyed.map(streamKey))) {
+    const list = keyed.filter((m) => streamKey(m) === stream).sort(compareRefs);
     result.set(
       stream,
       segmenter
@@ -146,6 +170,33 @@ export function reference(chat: Chat[], s: TickSettings): Map<string, string[][]
     );
   }
   return result;
+}
+
+/**
+ * `linked` mode's reference: each channel's messages outside threads, in the order ingestion
+ * writes them, through one reply linker that never stops; each message then keyed by the
+ * conversation it puts it in.
+ */
+function linkedReference(chat: Chat[]): (Chat & { conversation?: string })[] {
+  const sorted = [...chat].sort(compareRefs);
+  const conversation = new Map<string, string>();
+  for (const channel of new Set(sorted.map((m) => m.channel))) {
+    const own = sorted.filter((m) => m.channel === channel && m.thread === undefined);
+    const decisions = linkAll(
+      own.map((m) => ({
+        id: m.id,
+        ts: m.ts,
+        author: m.user ?? "",
+        text: m.text,
+        ...(m.replyTo === undefined ? {} : { replyTo: m.replyTo }),
+      })),
+    );
+    for (const decision of decisions) conversation.set(decision.id, decision.conversation);
+  }
+  return chat.map((m) => {
+    const c = conversation.get(m.id);
+    return c === undefined ? m : { ...m, conversation: c };
+  });
 }
 
 /**
@@ -163,6 +214,9 @@ function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickS
       continue;
     }
     expect(segment.late).toBe(false);
+    // Linked, a segment outside threads is one conversation's, and names it; contiguous, none.
+    const linked = s.conversations === "linked" && segment.thread === undefined;
+    expect(typeof segment.conversation).toBe(linked ? "string" : "undefined");
     byId.set(segment.segmentId, ids);
     const stream = streamKey(segment);
     distinct.set(stream, [...(distinct.get(stream) ?? []), ids]);
@@ -448,7 +502,11 @@ export function describeCrashProperties(
   name: string,
   makeStores: StoresFactory,
   effort: PropertyEffort,
+  conversations: ConversationMode = "contiguous",
 ): void {
+  const settingsOf = (partial: { maxSize: number; minItems: number }) =>
+    crashSettings(partial, conversations);
+  name = `${name}, ${conversations}`;
   const chat = chatArbitrary(effort.maxMessages);
   describe(`${name}: a tick under random crash points`, () => {
     it(
@@ -460,7 +518,7 @@ export function describeCrashProperties(
             settingsArbitrary,
             fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 20 }),
             async (chat, partial, crashes) => {
-              const s = crashSettings(partial);
+              const s = settingsOf(partial);
               expectReferenceSegments(
                 await replayWithCrashes(makeStores, chat, s, crashes),
                 chat,
@@ -487,7 +545,7 @@ export function describeCrashProperties(
             rogueArbitrary,
             async (chat, partial, crashes, steps) => {
               // Held back, messages may come late, in segments of their own: none is dropped.
-              const s = crashSettings({ ...partial, minItems: 1 });
+              const s = settingsOf({ ...partial, minItems: 1 });
               expectEachMessageOnce(
                 await replayWithRogue(makeStores, chat, s, crashes, steps),
                 chat,
@@ -513,7 +571,7 @@ export function describeCrashProperties(
           text: `message ${i}`,
         }),
       );
-      const s = crashSettings({ maxSize: 1, minItems: 1 });
+      const s = settingsOf({ maxSize: 1, minItems: 1 });
       const rewind: RogueStep = { action: "rewind", channel: "b", back: 1n };
       expectEachMessageOnce(await replayWithRogue(makeStores, chat, s, [2], [rewind]), chat);
     });
@@ -525,7 +583,7 @@ export function describeCrashProperties(
       async () => {
         await fc.assert(
           fc.asyncProperty(chat, settingsArbitrary, fanOutArbitrary, async (chat, partial, fan) => {
-            const s = crashSettings(partial);
+            const s = settingsOf(partial);
             const { sent, crashed } = await replayFannedOut(makeStores, chat, s, fan);
             const distinct = expectReferenceSegments(sent, chat, s);
             if (crashed === 0) expect(sent.length).toBe(distinct);
@@ -541,7 +599,7 @@ export function describeCrashProperties(
       async () => {
         await fc.assert(
           fc.asyncProperty(chat, settingsArbitrary, fanOutArbitrary, async (chat, partial, fan) => {
-            const s = crashSettings(partial);
+            const s = settingsOf(partial);
             const { sent } = await replayFannedOut(makeStores, chat, s, { ...fan, crashes: [[]] });
             const ids = sent.map((d) => d.segment.segmentId);
             expect(new Set(ids).size).toBe(ids.length);

@@ -51,3 +51,16 @@ describeChangeProperties("DynamoDB stores", dynamoDbStores, {
   runs: 6,
   timeout: 300_000,
 });
+describeCrashProperties(
+  "DynamoDB stores",
+  dynamoDbStores,
+  {
+    maxMessages: 12,
+    crashRuns: 4,
+    fanOutRuns: 3,
+    cleanFanOutRuns: 2,
+    rogueRuns: 3,
+    timeout: 300_000,
+  },
+  "linked",
+);

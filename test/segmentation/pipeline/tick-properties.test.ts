@@ -35,3 +35,16 @@ describeChangeProperties("memory stores", memoryStores, {
   runs: 150,
   timeout: 120_000,
 });
+describeCrashProperties(
+  "memory stores",
+  memoryStores,
+  {
+    maxMessages: 40,
+    crashRuns: 60,
+    fanOutRuns: 60,
+    cleanFanOutRuns: 40,
+    rogueRuns: 40,
+    timeout: 120_000,
+  },
+  "linked",
+);

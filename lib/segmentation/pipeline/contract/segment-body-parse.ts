@@ -61,6 +61,15 @@ export function parseSegmentBody(body: string): SegmentMessageV1 {
   } else if (record.threadRoot !== undefined) {
     throw new InvalidSegmentMessageError("threadRoot", "only a thread's segment (thread) has one");
   }
+  if (record.conversation !== undefined) {
+    if (record.thread !== undefined) {
+      throw new InvalidSegmentMessageError(
+        "conversation",
+        "a thread's segment (thread) is in no linked conversation",
+      );
+    }
+    segment.conversation = messageId(record.conversation, "conversation");
+  }
   if ((record.messages === undefined) === (record.reference === undefined)) {
     throw new InvalidSegmentMessageError("messages", "expected exactly one of messages, reference");
   }
@@ -102,6 +111,8 @@ function inlineMessage(item: unknown, field: string, expectedId: string): Inline
     if (record[name] !== undefined)
       message[name] = nonEmptyString(record[name], `${field}.${name}`);
   }
+  if (record.inferredReplyTo !== undefined)
+    message.inferredReplyTo = nonEmptyString(record.inferredReplyTo, `${field}.inferredReplyTo`);
   return message;
 }
 

@@ -50,6 +50,11 @@ export interface SegmentMessageV1 {
    * (deleted, cleared, or never ingested), or when it would not fit a reference-form body.
    */
   threadRoot?: InlineMessage;
+  /**
+   * Added within v1: in `linked` mode, the id of the first message of the conversation the reply
+   * linker found these messages to be (its segments all name it); absent otherwise.
+   */
+  conversation?: string;
 }
 
 /**
@@ -68,6 +73,12 @@ export interface InlineMessage extends PlatformFields {
    * in every body written before kinds existed.
    */
   kind?: MessageKind;
+  /**
+   * Added within v1: the message this one answers as the reply linker inferred it (`linked`
+   * mode), apart from the platform's `replyTo`; absent when it starts a conversation or the
+   * platform said whom it answers.
+   */
+  inferredReplyTo?: string;
 }
 
 /** Where a reference-form segment's messages are read from: `DynamoDbStore` fits. */
@@ -248,6 +259,7 @@ function segmentEnvelope(segment: PlannedSegment, root?: Message): SegmentMessag
     ...(segment.thread === undefined || root === undefined
       ? {}
       : { threadRoot: inlineMessage(segment.segmentId, root) }),
+    ...(segment.conversation === undefined ? {} : { conversation: segment.conversation }),
   };
 }
 
@@ -276,6 +288,7 @@ function inlineMessage(segmentId: string, message: Message): InlineMessage {
   if (message.author !== undefined) inline.author = message.author;
   if (message.kind !== undefined && message.kind !== "user") inline.kind = message.kind;
   copyPlatformFields(message, inline);
+  if (message.inferredReplyTo !== undefined) inline.inferredReplyTo = message.inferredReplyTo;
   return inline;
 }
 

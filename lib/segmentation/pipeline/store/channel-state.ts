@@ -11,6 +11,7 @@
  *   conditional write on its version: the planner's open tail and watermark, the read position,
  *   the outbox of decided segments, and the bookkeeping of holds.
  */
+import type { LinkerState } from "../../linker/index.js";
 import { holdCount } from "../schema/table.js";
 import type { ThreadState } from "../streams.js";
 import {
@@ -81,6 +82,11 @@ export interface TickState {
   threads?: ThreadState[];
   /** The greatest watermark of threads forgotten to keep the state bounded; absent: none. */
   threadFloor?: MessageRef;
+  /**
+   * In `linked` mode, the reply linker's window (`../../linker/`), so that the next tick links
+   * its arrivals as one linker that never stopped would; absent: none yet, or `contiguous`.
+   */
+  linker?: LinkerState;
   /** Arrival position up to which everything has been read (null: nothing yet). */
   readUpTo: bigint | null;
   /**

@@ -3,6 +3,7 @@
  * stores keep states in this form, so a state's size is what it takes in the table.
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
+import type { LinkerState } from "../../linker/index.js";
 import { ChannelStateError } from "../errors.js";
 import type { ThreadState } from "../streams.js";
 import type { MessageRef, PlannerState } from "../types.js";
@@ -15,6 +16,8 @@ interface EncodedState {
   /** Both absent when there are none: states written before threads read as before. */
   threads?: ThreadState[];
   threadFloor?: MessageRef;
+  /** Absent in `contiguous` mode: states written before the linker read as before. */
+  linker?: LinkerState;
   readUpTo: string | null;
   /** Absent when null: states written before it existed read as before. */
   seqSeen?: string;
@@ -32,6 +35,7 @@ export function encodeTickState(state: TickState): Uint8Array {
       ? {}
       : { threads: state.threads }),
     ...(state.threadFloor === undefined ? {} : { threadFloor: state.threadFloor }),
+    ...(state.linker === undefined ? {} : { linker: state.linker }),
     readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
     ...(state.seqSeen === null ? {} : { seqSeen: state.seqSeen.toString() }),
     outbox: state.outbox,
@@ -59,6 +63,7 @@ export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
     planner: wire.planner,
     ...(wire.threads === undefined ? {} : { threads: wire.threads }),
     ...(wire.threadFloor === undefined ? {} : { threadFloor: wire.threadFloor }),
+    ...(wire.linker === undefined ? {} : { linker: wire.linker }),
     readUpTo: wire.readUpTo === null ? null : BigInt(wire.readUpTo),
     seqSeen: wire.seqSeen === undefined ? null : BigInt(wire.seqSeen),
     outbox: wire.outbox,
