@@ -1,11 +1,13 @@
 import { formatDuration, parseDuration } from "convoseg/duration";
 import { compareIds } from "convoseg/identity";
 import { type ChatMessage, parseTimestamp } from "convoseg/messages";
+import type { ConversationMode } from "convoseg/pipeline";
 import { ConversationSegmenter, openConversationStart, type ReplyLinks } from "convoseg/segmenter";
 import { byChannel } from "./shared/by-channel.js";
 import { type Command, command, EXIT } from "./shared/command.js";
+import { conversationsOption, linkedConversations } from "./shared/conversation-streams.js";
 import { type InputRead, inputFailure, readInput, timezoneOption } from "./shared/export-input.js";
-import { formatCount, warnIfMinItemsUnreachable } from "./shared/format.js";
+import { escapeControls, formatCount, warnIfMinItemsUnreachable } from "./shared/format.js";
 import { Progress } from "./shared/progress.js";
 import { channelOption } from "./shared/read-messages.js";
 
@@ -15,7 +17,11 @@ Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optio
 user, text, replyTo, thread) or a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram, Mattermost,
 WhatsApp: see import-chat), segments each channel separately and prints its closed
 conversation segments. A thread's replies (thread set to its root's id) are segmented as a
-stream of their own, listed after their channel's; the root stays in the channel's. A size cut severs the fewest known replies (replyTo) it can; a replyTo
+stream of their own, listed after their channel's; the root stays in the channel's. The
+channel's own messages are, with --conversations linked (the default), linked by the reply linker
+(a replyTo taken as given) and each conversation segmented as a stream of its own, named by its
+first message's id; with --conversations contiguous, the channel's own timeline is one stream, as
+before the linker. A size cut severs the fewest known replies (replyTo) it can; a replyTo
 naming no message of its channel is ignored, and counted on stderr.
 
 Options:
@@ -24,6 +30,8 @@ Options:
   --max-size N      ceiling on one segment, in messages (default 500)
   --settle D        silence that ends a conversation, e.g. 90s, 15m, 24h, 2d or ms (default 24h)
   --min-items N     drop segments with fewer messages (default 1)
+  --conversations M linked: one stream per conversation of the reply linker (default);
+                    contiguous: the channel's own messages as one stream
   --now T           current time as ISO-8601 or epoch ms (default: the clock)
   --json            one JSON object per segment instead of a table
   --skip-invalid    report malformed lines and go on without them (default: stop, print nothing)
@@ -36,16 +44,19 @@ interface SegmentReport {
   channel: string;
   /** The thread (its root's id) whose stream the segment is of; null: the channel's own. */
   thread: string | null;
+  /** The linked conversation (its first message's id) whose stream it is of; null: none. */
+  conversation: string | null;
   index: number;
   messages: ChatMessage[];
   cut: Cut;
   gapBeforeMs: number | null;
 }
 
-/** One stream's report: a channel's own, or one of its threads'. */
+/** One stream's report: a channel's own, one of its linked conversations', or a thread's. */
 interface ChannelReport {
   channel: string;
   thread: string | null;
+  conversation: string | null;
   total: number;
   segments: SegmentReport[];
   /** Messages of the trailing conversation that is still open at `now`: withheld, not lost. */
@@ -65,6 +76,7 @@ const SEGMENT_OPTIONS = {
   "max-size": { type: "string" },
   settle: { type: "string" },
   "min-items": { type: "string" },
+  conversations: { type: "string" },
   now: { type: "string" },
   json: { type: "boolean" },
   "skip-invalid": { type: "boolean" },
@@ -94,12 +106,16 @@ export const segmentCommand: Command = command({
       channel: channelOption(options.channel),
       timezone: timezoneOption(options.timezone),
       segmenter,
+      conversations: conversationsOption(options.conversations),
       now: options.now === undefined ? io.now() : nowOption(options.now),
       json: options.json ?? false,
       skipInvalid: options["skip-invalid"] ?? false,
     };
   },
-  run: async ({ source, channel, timezone, segmenter, now, json, skipInvalid }, io) => {
+  run: async (
+    { source, channel, timezone, segmenter, conversations, now, json, skipInvalid },
+    io,
+  ) => {
     warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
     const progress = new Progress(io.stderr);
     let read: InputRead;
@@ -125,8 +141,12 @@ export const segmentCommand: Command = command({
     const reports = channels.flatMap(([channel, messages], i) => {
       progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);
       const ids = new Set(messages.map((m) => m.id));
-      return byStream(messages).map(([thread, stream]) =>
-        reportChannel({ channel, thread }, stream, ids, segmenter, now),
+      return byStream(messages).flatMap(([thread, stream]) =>
+        thread === null && conversations === "linked"
+          ? linkedConversations(stream).map(({ conversation, messages }) =>
+              reportChannel({ channel, thread, conversation }, messages, ids, segmenter, now),
+            )
+          : [reportChannel({ channel, thread, conversation: null }, stream, ids, segmenter, now)],
       );
     });
     progress.finish();
@@ -136,7 +156,11 @@ export const segmentCommand: Command = command({
         `segment: ${formatCount(unknownReplies)} replyTo name${unknownReplies === 1 ? "s" : ""} no message of ${unknownReplies === 1 ? "its" : "their"} channel: ignored for cutting\n`,
       );
     }
-    io.stdout.write(json ? formatJsonLines(reports) : formatTable(reports, segmenter, now));
+    io.stdout.write(
+      json
+        ? formatJsonLines(reports, conversations)
+        : formatTable(reports, segmenter, conversations, now),
+    );
     return EXIT.ok;
   },
 });
@@ -185,11 +209,15 @@ function byStream(messages: ChatMessage[]): [string | null, ChatMessage[]][] {
 
 /**
  * One stream's segments. `channelIds` are the ids of the whole channel: a `replyTo` naming a
- * message of another stream of it (a reply to its thread's root) is known, though no link for
- * this stream's cuts.
+ * message of another stream of it (a reply to its thread's root, or a message the linker put in
+ * another conversation) is known, though no link for this stream's cuts.
  */
 function reportChannel(
-  { channel, thread }: { channel: string; thread: string | null },
+  {
+    channel,
+    thread,
+    conversation,
+  }: { channel: string; thread: string | null; conversation: string | null },
   messages: ChatMessage[],
   channelIds: ReadonlySet<string>,
   segmenter: ConversationSegmenter,
@@ -205,7 +233,15 @@ function reportChannel(
     const cut: Cut =
       gapBeforeMs === null ? "start" : gapBeforeMs > segmenter.settle ? "silence" : "size";
     position += segment.length;
-    return { channel, thread, index: index + 1, messages: segment, cut, gapBeforeMs };
+    return {
+      channel,
+      thread,
+      conversation,
+      index: index + 1,
+      messages: segment,
+      cut,
+      gapBeforeMs,
+    };
   });
   const openFrom = openConversationStart(messages, segmenter.settle, now);
   let open = 0;
@@ -218,12 +254,25 @@ function reportChannel(
   const unknownReplies = messages.filter(
     (m) => m.replyTo !== undefined && !channelIds.has(m.replyTo),
   ).length;
-  return { channel, thread, total: messages.length, segments, open, dropped, unknownReplies };
+  return {
+    channel,
+    thread,
+    conversation,
+    total: messages.length,
+    segments,
+    open,
+    dropped,
+    unknownReplies,
+  };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function formatJsonLines(reports: ChannelReport[]): string {
+/**
+ * One JSON line per segment. With linked conversations, `conversation` follows `thread`: the
+ * conversation's id, null for a thread's segment; contiguous lines are as before the linker.
+ */
+function formatJsonLines(reports: ChannelReport[], mode: ConversationMode): string {
   const lines: string[] = [];
   for (const report of reports) {
     for (const s of report.segments) {
@@ -231,6 +280,7 @@ function formatJsonLines(reports: ChannelReport[]): string {
         JSON.stringify({
           channel: s.channel,
           thread: s.thread,
+          ...(mode === "linked" ? { conversation: s.conversation } : {}),
           index: s.index,
           first: iso(s.messages[0].ts),
           last: iso(s.messages[s.messages.length - 1].ts),
@@ -245,46 +295,114 @@ function formatJsonLines(reports: ChannelReport[]): string {
   return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
-/** ", N threads" when some stream is a thread's, else nothing (the line reads as before). */
-function threadCount(reports: ChannelReport[]): string {
+/**
+ * " (N threads)" when some stream is a thread's, with linked conversations " (N conversations,
+ * N threads)", else nothing (the line reads as before).
+ */
+function streamCount(reports: ChannelReport[]): string {
+  const conversations = reports.filter((r) => r.conversation !== null).length;
   const threads = reports.filter((r) => r.thread !== null).length;
-  return threads === 0 ? "" : ` (${counted(threads, "thread")})`;
+  const parts = [
+    ...(conversations === 0 ? [] : [counted(conversations, "conversation")]),
+    ...(threads === 0 ? [] : [counted(threads, "thread")]),
+  ];
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
 }
 
 const counted = (n: number, noun: string) => `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
 const tableTime = (ms: number) => iso(ms).replace("T", " ").replace(".000Z", "Z");
+const sum = (reports: ChannelReport[], count: (r: ChannelReport) => number) =>
+  reports.reduce((total, r) => total + count(r), 0);
+const inSegments = (r: ChannelReport) => r.segments.reduce((n, s) => n + s.messages.length, 0);
+const cutText = (s: SegmentReport) =>
+  s.gapBeforeMs === null ? "-" : `${s.cut} after ${formatDuration(s.gapBeforeMs)}`;
+const times = (s: SegmentReport) =>
+  `${tableTime(s.messages[0].ts).padEnd(24)}${tableTime(s.messages[s.messages.length - 1].ts).padEnd(24)}${formatCount(s.messages.length).padStart(8)}`;
+
+/**
+ * The streams in output order, a channel's linked conversations gathered in one block: each
+ * block one stream, or all the conversations of a channel.
+ */
+function blocks(reports: ChannelReport[]): ChannelReport[][] {
+  const out: ChannelReport[][] = [];
+  for (const r of reports) {
+    const last = out.at(-1);
+    const joins =
+      r.conversation !== null &&
+      last !== undefined &&
+      last[0].conversation !== null &&
+      last[0].channel === r.channel;
+    if (joins) last.push(r);
+    else out.push([r]);
+  }
+  return out;
+}
+
+/** A stream's block, as before the linker: its line, and a row per closed segment. */
+function streamBlock(r: ChannelReport, mode: ConversationMode): string[] {
+  // Linked, a channel's own stream holds only what the linker never links: its system lines.
+  const own = mode === "linked" ? " system lines" : "";
+  const out = [
+    "",
+    `channel ${JSON.stringify(r.channel)}${r.thread === null ? own : ` thread ${JSON.stringify(r.thread)}`}: ${counted(r.total, "message")}, ${counted(r.segments.length, "closed segment")} (${counted(inSegments(r), "message")}), ${formatCount(r.open)} open, ${formatCount(r.dropped)} dropped`,
+  ];
+  if (r.segments.length === 0) return out;
+  out.push(
+    `${"#".padStart(6)}  ${"first".padEnd(24)}${"last".padEnd(24)}${"messages".padStart(8)}  cut`,
+  );
+  for (const s of r.segments) {
+    out.push(`${String(s.index).padStart(6)}  ${times(s)}  ${cutText(s)}`);
+  }
+  return out;
+}
+
+/**
+ * A channel's linked conversations in one block: their totals on one line, then a row per closed
+ * segment, each with its conversation (its first message's id) and its index within it.
+ */
+function conversationsBlock(reports: ChannelReport[]): string[] {
+  const segments = reports.flatMap((r) => r.segments);
+  const out = [
+    "",
+    `channel ${JSON.stringify(reports[0].channel)}: ${counted(
+      sum(reports, (r) => r.total),
+      "message",
+    )} in ${counted(reports.length, "linked conversation")}, ${counted(segments.length, "closed segment")} (${counted(sum(reports, inSegments), "message")}), ${formatCount(sum(reports, (r) => r.open))} open, ${formatCount(sum(reports, (r) => r.dropped))} dropped`,
+  ];
+  if (segments.length === 0) return out;
+  const names = segments.map((s) => escapeControls(s.conversation ?? ""));
+  const width = Math.max("conversation".length, ...names.map((n) => n.length));
+  out.push(
+    `  ${"conversation".padEnd(width)}${"#".padStart(4)}  ${"first".padEnd(24)}${"last".padEnd(24)}${"messages".padStart(8)}  cut`,
+  );
+  segments.forEach((s, i) => {
+    out.push(
+      `  ${names[i].padEnd(width)}${String(s.index).padStart(4)}  ${times(s)}  ${cutText(s)}`,
+    );
+  });
+  return out;
+}
 
 function formatTable(
   reports: ChannelReport[],
   segmenter: ConversationSegmenter,
+  mode: ConversationMode,
   now: number,
 ): string {
   const out: string[] = [
-    `maxSize ${segmenter.maxSize}, settle ${formatDuration(segmenter.settle)}, minItems ${segmenter.minItems}, now ${tableTime(now)}`,
+    `maxSize ${segmenter.maxSize}, settle ${formatDuration(segmenter.settle)}, minItems ${segmenter.minItems}${mode === "linked" ? ", conversations linked" : ""}, now ${tableTime(now)}`,
   ];
   if (reports.length === 0) out.push("", "no messages");
-  for (const r of reports) {
-    const inSegments = r.segments.reduce((sum, s) => sum + s.messages.length, 0);
+  for (const block of blocks(reports)) {
     out.push(
-      "",
-      `channel ${JSON.stringify(r.channel)}${r.thread === null ? "" : ` thread ${JSON.stringify(r.thread)}`}: ${counted(r.total, "message")}, ${counted(r.segments.length, "closed segment")} (${counted(inSegments, "message")}), ${formatCount(r.open)} open, ${formatCount(r.dropped)} dropped`,
+      ...(block[0].conversation === null ? streamBlock(block[0], mode) : conversationsBlock(block)),
     );
-    if (r.segments.length === 0) continue;
-    out.push(
-      `${"#".padStart(6)}  ${"first".padEnd(24)}${"last".padEnd(24)}${"messages".padStart(8)}  cut`,
-    );
-    for (const s of r.segments) {
-      const cut = s.gapBeforeMs === null ? "-" : `${s.cut} after ${formatDuration(s.gapBeforeMs)}`;
-      out.push(
-        `${String(s.index).padStart(6)}  ${tableTime(s.messages[0].ts).padEnd(24)}${tableTime(s.messages[s.messages.length - 1].ts).padEnd(24)}${formatCount(s.messages.length).padStart(8)}  ${cut}`,
-      );
-    }
   }
-  const segments = reports.reduce((sum, r) => sum + r.segments.length, 0);
-  const messages = reports.reduce((sum, r) => sum + r.total, 0);
+  const segments = sum(reports, (r) => r.segments.length);
+  const messages = sum(reports, (r) => r.total);
   out.push(
     "",
-    `${counted(new Set(reports.map((r) => r.channel)).size, "channel")}${threadCount(reports)}, ${counted(messages, "message")}, ${counted(segments, "closed segment")}`,
+    `${counted(new Set(reports.map((r) => r.channel)).size, "channel")}${streamCount(reports)}, ${counted(messages, "message")}, ${counted(segments, "closed segment")}`,
   );
   return `${out.join("\n")}\n`;
 }

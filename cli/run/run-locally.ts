@@ -119,6 +119,7 @@ async function runOn(
         maxSize: options.maxSize,
         settle: options.settle,
         minItems: options.minItems,
+        conversations: options.conversations,
         grace: options.grace,
         maxArrivalsPerChannel: 5000,
         leaseMs: 60_000,

@@ -3,6 +3,8 @@
  * where the segmenter's rule can; a replyTo naming no message of the channel is ignored for
  * cutting and counted on stderr, never an error; without replyTo the output is exactly the
  * segmenter's without links (property); `--json` says each segment's thread (null for the channel's own stream).
+ * The channel's own messages are one stream here (`--conversations contiguous`), as before the
+ * reply linker: `segment-conversations.test.ts` has the linked conversations.
  */
 
 import { ConversationSegmenter } from "convoseg/segmenter";
@@ -17,7 +19,11 @@ const NOW = T0 + 30 * DAY;
 
 const lines = (messages: object[]) => messages.map((m) => `${JSON.stringify(m)}\n`).join("");
 const segment = (messages: object[], ...flags: string[]) =>
-  runCli(["segment", "-", "--json", ...flags], NOW, lines(messages));
+  runCli(
+    ["segment", "-", "--json", "--conversations", "contiguous", ...flags],
+    NOW,
+    lines(messages),
+  );
 const ids = (stdout: string) =>
   stdout
     .trim()
@@ -102,7 +108,7 @@ describe("segment with replies", () => {
       ["s", 1, ["u1"]],
     ]);
     const table = await runCli(
-      ["segment", "-"],
+      ["segment", "-", "--conversations", "contiguous"],
       NOW,
       lines([
         { id: "r", ts: T0 },

@@ -11,6 +11,8 @@ const T0 = Date.UTC(2024, 0, 1);
 const NOW = T0 + 30 * DAY;
 
 const run = (args: string[], stdinText = "") => runCli(args, NOW, stdinText);
+/** The channel's own timeline as one stream, as before the reply linker: these are its segments. */
+const CONTIGUOUS = ["--conversations", "contiguous"];
 
 const dir = mkdtempSync(join(tmpdir(), "convoseg-cli-"));
 function file(name: string, lines: unknown[]): string {
@@ -31,7 +33,12 @@ const sample = [
 
 describe("segment command", () => {
   it("prints JSON lines of closed segments per channel, ties ordered by id", async () => {
-    const { code, stdout, stderr } = await run(["segment", file("s.jsonl", sample), "--json"]);
+    const { code, stdout, stderr } = await run([
+      "segment",
+      file("s.jsonl", sample),
+      "--json",
+      ...CONTIGUOUS,
+    ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const lines = stdout
@@ -66,6 +73,7 @@ describe("segment command", () => {
       "segment",
       path,
       "--json",
+      ...CONTIGUOUS,
       "--max-size",
       "40",
       "--settle",
@@ -90,7 +98,7 @@ describe("segment command", () => {
 
   it("prints a table with counts, open and dropped messages and the gap at each cut", async () => {
     const open = [...sample, { id: "a4", ts: NOW - MINUTE, channel: "a" }];
-    const { code, stdout } = await run(["segment", file("t.jsonl", open)]);
+    const { code, stdout } = await run(["segment", file("t.jsonl", open), ...CONTIGUOUS]);
     expect(code).toBe(0);
     expect(stdout).toContain(
       'channel "a": 4 messages, 2 closed segments (3 messages), 1 open, 0 dropped',
@@ -103,7 +111,13 @@ describe("segment command", () => {
   });
 
   it("counts messages below --min-items as dropped", async () => {
-    const { stdout } = await run(["segment", file("d.jsonl", sample), "--min-items", "2"]);
+    const { stdout } = await run([
+      "segment",
+      file("d.jsonl", sample),
+      "--min-items",
+      "2",
+      ...CONTIGUOUS,
+    ]);
     expect(stdout).toContain(
       'channel "a": 3 messages, 1 closed segment (2 messages), 0 open, 1 dropped',
     );
@@ -121,6 +135,7 @@ describe("segment command", () => {
       "--channel",
       "rust",
       "--json",
+      ...CONTIGUOUS,
     ]);
     expect(code).toBe(0);
     const segments = stdout
@@ -138,7 +153,7 @@ describe("segment command", () => {
 
   it("reads standard input for -", async () => {
     const input = `${sample.map((m) => JSON.stringify(m)).join("\n")}\n\n`;
-    const { code, stdout } = await run(["segment", "-", "--json"], input);
+    const { code, stdout } = await run(["segment", "-", "--json", ...CONTIGUOUS], input);
     expect(code).toBe(0);
     expect(stdout.trim().split("\n")).toHaveLength(3);
   });
@@ -170,7 +185,13 @@ describe("segment command", () => {
 
   it("goes on without malformed lines with --skip-invalid, reporting each", async () => {
     const path = file("skip.jsonl", [sample[0], "[1,2]", sample[1]]);
-    const { code, stdout, stderr } = await run(["segment", path, "--skip-invalid", "--json"]);
+    const { code, stdout, stderr } = await run([
+      "segment",
+      path,
+      "--skip-invalid",
+      "--json",
+      ...CONTIGUOUS,
+    ]);
     expect(code).toBe(0);
     expect(stderr).toBe("skipped line 2: message: expected a JSON object (got an array)\n");
     expect(JSON.parse(stdout).messageIds).toEqual(["a1", "a2"]);
@@ -183,6 +204,7 @@ describe("segment command", () => {
     [["segment", "x", "--max-size", "0"], /maxSize must be a positive integer/],
     [["segment", "x", "--min-items", "two"], /--min-items must be a positive integer/],
     [["segment", "x", "--now", "later"], /--now must be ISO-8601/],
+    [["segment", "x", "--conversations", "both"], /--conversations must be linked or contiguous/],
     [["segment", "x", "--bogus"], /Unknown option '--bogus'/],
     [["frobnicate"], /unknown command "frobnicate"/],
   ])("rejects %j with usage and exit code 2", async (args, message) => {
@@ -201,7 +223,7 @@ describe("segment command", () => {
   it("ignores a UTF-8 byte order mark and reads CRLF lines", async () => {
     const path = join(dir, "bom.jsonl");
     writeFileSync(path, `\ufeff${sample.map((m) => JSON.stringify(m)).join("\r\n")}\r\n`);
-    const { code, stdout, stderr } = await run(["segment", path, "--json"]);
+    const { code, stdout, stderr } = await run(["segment", path, "--json", ...CONTIGUOUS]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout.trim().split("\n")).toHaveLength(3);

@@ -1,0 +1,102 @@
+/**
+ * A channel's own messages (those in no thread) as conversation streams: the reply linker
+ * (`convoseg/linker`) puts each message in a conversation, and each conversation becomes a stream
+ * of its own, to be segmented as a thread's replies are. `segment` reads channels so in `linked`
+ * mode; the benchmarks compare it with `contiguous` segments.
+ */
+import { type LinkDecision, type LinkInput, linkAll } from "convoseg/linker";
+import type { ChatMessage } from "convoseg/messages";
+import type { ConversationMode } from "convoseg/pipeline";
+
+const CONVERSATION_MODES: readonly ConversationMode[] = ["linked", "contiguous"];
+
+/** A `--conversations` value; undefined gives `linked`. Throws an error naming the two values. */
+export function conversationsOption(text: string | undefined): ConversationMode {
+  if (text === undefined) return "linked";
+  const mode = CONVERSATION_MODES.find((m) => m === text);
+  if (mode === undefined) {
+    throw new Error(
+      `--conversations must be ${CONVERSATION_MODES.join(" or ")} (got ${JSON.stringify(text)})`,
+    );
+  }
+  return mode;
+}
+
+/** One conversation's messages, in the order they were given. */
+export interface ConversationStream<M> {
+  /**
+   * The conversation's id as the linker names it: its first message's id (for a platform reply to
+   * a message the linker no longer holds, or to none of the channel, that message's id); null for
+   * the channel's system lines, which stay in its own timeline, as the tick keeps them.
+   */
+  conversation: string | null;
+  messages: M[];
+}
+
+/**
+ * Groups `messages` by their decision's `conversation` (`decisions[i]` is `messages[i]`'s, as
+ * `linkAll` returns them): each message in exactly one stream, each stream in the given order,
+ * conversations in the order of their first message, then the system lines'. Pure.
+ *
+ * @throws RangeError when the decisions are not the messages', one for one.
+ */
+export function conversationStreams<M extends { readonly id: string }>(
+  messages: readonly M[],
+  decisions: readonly LinkDecision[],
+): ConversationStream<M>[] {
+  if (decisions.length !== messages.length) {
+    throw new RangeError(
+      `expected one decision per message (got ${decisions.length} for ${messages.length})`,
+    );
+  }
+  const streams = new Map<string, ConversationStream<M>>();
+  messages.forEach((message, i) => {
+    const decision = decisions[i] as LinkDecision;
+    if (decision.id !== message.id) {
+      throw new RangeError(
+        `decision ${i} is ${JSON.stringify(decision.id)}'s, not ${JSON.stringify(message.id)}'s`,
+      );
+    }
+    const conversation = decision.source === "system" ? null : decision.conversation;
+    const key = conversation ?? "";
+    const stream = streams.get(key);
+    if (stream) stream.messages.push(message);
+    else streams.set(key, { conversation, messages: [message] });
+  });
+  // The system lines' stream last, so that a channel's conversations are listed together.
+  const all = [...streams.values()];
+  return [
+    ...all.filter((s) => s.conversation !== null),
+    ...all.filter((s) => s.conversation === null),
+  ];
+}
+
+/**
+ * `message` as the linker reads it: its author's name (else id), its text, its kind, and with
+ * `replyTo` its `replyTo` as the platform's link, taken as given.
+ */
+function linkInput(message: ChatMessage, replyTo: boolean): LinkInput {
+  return {
+    id: message.id,
+    ts: message.ts,
+    author: message.user ?? message.userId ?? "",
+    ...(message.userId === undefined ? {} : { authorId: message.userId }),
+    text: message.text ?? "",
+    ...(message.kind === undefined ? {} : { kind: message.kind }),
+    ...(replyTo && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
+  };
+}
+
+/**
+ * One channel's own messages (none a reply in a thread), in the order given (the product's),
+ * linked by the reply linker and grouped in conversation streams. Their `replyTo`s are taken as
+ * given unless `ignoreReplyTo` (annotations to measure against, not the platform's links). System
+ * lines are never linked: they stay together in the channel's own stream (`conversation` null).
+ */
+export function linkedConversations(
+  messages: readonly ChatMessage[],
+  options: { ignoreReplyTo?: boolean } = {},
+): ConversationStream<ChatMessage>[] {
+  const replyTo = !(options.ignoreReplyTo ?? false);
+  return conversationStreams(messages, linkAll(messages.map((m) => linkInput(m, replyTo))));
+}
