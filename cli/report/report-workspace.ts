@@ -1,14 +1,14 @@
 /**
  * The report's input straight from a workspace's tables: every segment delivered on it (its
  * ledger), what extraction stored for them (the results table), and every message of its
- * channels (the messages table), so that `report` needs no files after `run`.
+ * channels (the messages table, with the links the reply linker inferred), so that `report`
+ * needs no files after `run`.
  */
 import { copyPlatformFields, messageText } from "convoseg/history";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
-import type { ChatMessage } from "convoseg/messages";
-import type { ReportInput } from "convoseg/report";
+import type { ReportInput, ReportMessage } from "convoseg/report";
 import type { Workspace } from "../../local/workspace.js";
 
 export async function workspaceReportInput(
@@ -22,13 +22,13 @@ export async function workspaceReportInput(
     ...new Set([...entries.map((e) => e.channel), ...(await store.conversations())]),
   ];
   const candidates: SegmentResult[] = [];
-  const messages: ChatMessage[] = [];
+  const messages: ReportMessage[] = [];
   for (const channel of channels) {
     candidates.push(...(await reader.results(channel)));
     for (const message of await store.read(channel)) {
       // Every message of a channel was ingested with its id and time (lib/intake/ingest).
       if (message.id === undefined || message.ts === undefined) continue;
-      const chat: ChatMessage = {
+      const chat: ReportMessage = {
         id: message.id,
         ts: message.ts,
         channel,
@@ -38,6 +38,8 @@ export async function workspaceReportInput(
       if (message.kind !== undefined && message.kind !== "user") chat.kind = message.kind;
       // Replies, threads and the channel's display name: what the report marks.
       copyPlatformFields(message, chat);
+      // The parent the reply linker inferred (linked mode), shown apart from the platform's.
+      if (message.inferredReplyTo !== undefined) chat.inferredReplyTo = message.inferredReplyTo;
       messages.push(chat);
     }
   }

@@ -67,9 +67,30 @@ export async function channelSummaries(
     known.first = Math.min(known.first, ts);
     known.last = Math.max(known.last, ts);
   }
+  // In linked mode (segments name their conversation) a channel's conversations are its linked
+  // ones and its threads, each a stream of its own however many segments it took.
+  const linked = delivered.some((segment) => segment.conversation !== undefined);
+  const streams = new Map<string, Set<string>>();
   for (const segment of delivered) {
     const known = byName.get(segment.channel);
-    if (known) known.segments++;
+    if (known === undefined) continue;
+    known.segments++;
+    if (!linked) continue;
+    const stream =
+      segment.thread !== undefined
+        ? `thread ${segment.thread}`
+        : segment.conversation !== undefined
+          ? `conversation ${segment.conversation}`
+          : undefined;
+    if (stream === undefined) continue;
+    const seen = streams.get(segment.channel) ?? new Set<string>();
+    seen.add(stream);
+    streams.set(segment.channel, seen);
+  }
+  if (linked) {
+    for (const channel of byName.values()) {
+      channel.conversations = streams.get(channel.name)?.size ?? 0;
+    }
   }
   const channels = [...byName.values()].sort(
     (a, b) => b.segments - a.segments || compareIds(a.name, b.name),

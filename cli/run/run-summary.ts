@@ -47,6 +47,11 @@ export interface ChannelSummary {
   displayName?: string;
   messages: number;
   segments: number;
+  /**
+   * In linked mode, the conversations its segments were of: the distinct `conversation`s the
+   * reply linker named, and its threads. Absent otherwise: each segment is a conversation.
+   */
+  conversations?: number;
   /** Epoch ms of its first and last message. */
   first: number;
   last: number;
@@ -104,7 +109,7 @@ function learned({ channels, extraction }: RunSummary): string[] {
     lines.push(
       "",
       escapeControls(
-        `${channel.displayName === undefined ? channel.name : `${channel.displayName} (${channel.name})`}: ${plural(channel.messages, "message")} in ${plural(channel.segments, "conversation")}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
+        `${channel.displayName === undefined ? channel.name : `${channel.displayName} (${channel.name})`}: ${plural(channel.messages, "message")} in ${conversationsOf(channel)}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
       ),
     );
     if (extraction === null) continue;
@@ -143,10 +148,23 @@ function questionsLine({ total, unanswered, unclear = 0 }: QuestionCounts): stri
 
 type QuestionCounts = NonNullable<ChannelSummary["questions"]>;
 
+/**
+ * `4 conversations` (a segment each), or in linked mode `312 conversations (340 segments)`: a
+ * conversation cut at its lulls takes several.
+ */
+function conversationsOf({ conversations, segments }: ChannelSummary): string {
+  if (conversations === undefined) return plural(segments, "conversation");
+  return `${plural(conversations, "conversation")} (${plural(segments, "segment")})`;
+}
+
 function counts({ messages, channels, segments, extraction, wallMs }: RunSummary): string {
+  const linked = channels.some((c) => c.conversations !== undefined);
+  const conversations = channels.reduce((sum, c) => sum + (c.conversations ?? 0), 0);
   const parts = [
     `${formatCount(messages)} messages in ${plural(channels.length, "channel")}`,
-    `${plural(segments, "segment")} (conversations)`,
+    linked
+      ? `${plural(conversations, "conversation")} in ${plural(segments, "segment")}`
+      : `${plural(segments, "segment")} (conversations)`,
   ];
   if (extraction !== null) {
     let extracted = `${formatCount(extraction.extracted)} of ${formatCount(segments)} extracted`;

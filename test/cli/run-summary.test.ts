@@ -1,5 +1,7 @@
 import type { Topic } from "convoseg/knowledge/read";
+import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
+import { channelSummaries } from "../../cli/run/run-figures.js";
 import {
   type ChannelSummary,
   formatRunSummary,
@@ -111,6 +113,26 @@ describe("run's summary", () => {
     expect(none).not.toContain("npm start -- questions");
   });
 
+  it("in linked mode, says how many conversations each channel held, apart from its segments", () => {
+    const linked = {
+      ...channel("#rust", 4, [topic("borrow checker", 3, T0, T0 + DAY)]),
+      conversations: 3,
+    };
+    const quiet = { ...channel("#go", 1), conversations: 1 };
+    const text = formatRunSummary(summary({ channels: [linked, quiet], segments: 5 }), false);
+    expect(text).toMatch(
+      /^#rust: 1,200 messages in 3 conversations \(4 segments\), 2018-05-29 21:20 to 2018-05-31 08:20 UTC$/m,
+    );
+    expect(text).toMatch(/^#go: 1,200 messages in 1 conversation \(1 segment\), /m);
+    expect(text).toMatch(
+      /^1,200 messages in 2 channels, 4 conversations in 5 segments, 4 of 5 extracted; 43 s\.$/m,
+    );
+    // Without conversations (contiguous mode) a segment is a conversation, as before.
+    expect(formatRunSummary(summary(), false)).toMatch(
+      /^1,200 messages in 1 channel, 4 segments \(conversations\), /m,
+    );
+  });
+
   it("names an export's channel by its display name, then its id; control characters escaped", () => {
     const named = { ...channel("C0GENERAL", 2), displayName: "general\u001b[2J" };
     const text = formatRunSummary(summary({ channels: [named] }), false);
@@ -182,6 +204,58 @@ describe("run's summary", () => {
     expect(text).not.toMatch(/\p{Cc}(?<!\n)/u);
     expect(text).toContain("a\\u001b[2Jb:");
     expect(text).toContain("x\\u0007y");
+  });
+});
+
+describe("the summary's figures", () => {
+  let made = 0;
+  const delivered = (channel: string, more: Partial<SegmentMessageV1>): SegmentMessageV1 => ({
+    v: 1,
+    segmentId: `s${++made}`,
+    channel,
+    late: false,
+    belongsAfter: null,
+    count: 1,
+    first: { id: "m", ts: T0 },
+    last: { id: "m", ts: T0 },
+    messageIds: ["m"],
+    ...more,
+  });
+  const messages = ["help", "help", "ops"].map((channel, i) => ({
+    id: String(i),
+    ts: T0 + i,
+    channel,
+    text: "",
+  }));
+
+  it("counts a channel's conversations in linked mode: its linked ones and its threads, once each", async () => {
+    const channels = await channelSummaries(
+      messages,
+      [
+        delivered("help", { conversation: "a" }),
+        // A conversation cut at a lull: two segments, one conversation.
+        delivered("help", { conversation: "a" }),
+        delivered("help", { conversation: "b" }),
+        delivered("help", { thread: "r1" }),
+        // The channel's own (its system lines): no conversation.
+        delivered("help", {}),
+        delivered("ops", { thread: "r2" }),
+      ],
+      undefined,
+    );
+    expect(channels.map((c) => [c.name, c.segments, c.conversations])).toEqual([
+      ["help", 5, 3],
+      ["ops", 1, 1],
+    ]);
+  });
+
+  it("counts none in contiguous mode, where no segment names a conversation", async () => {
+    const channels = await channelSummaries(
+      messages,
+      [delivered("help", {}), delivered("ops", { thread: "r2" })],
+      undefined,
+    );
+    expect(channels.map((c) => c.conversations)).toEqual([undefined, undefined]);
   });
 });
 

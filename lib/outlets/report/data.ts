@@ -75,17 +75,26 @@ export interface SegmentData {
   messageIds?: string[];
   /** Null when the segment was not extracted (or no candidates were given). */
   extraction: ExtractionData | null;
-  /** Of a thread's segment: the thread's index in its channel's `threads`; absent otherwise. */
+  /**
+   * Of a thread's segment, or a linked conversation's: its index in its channel's `threads`;
+   * absent for the channel's own.
+   */
   thread?: number;
 }
 
 /**
- * A thread of a channel whose replies were segmented on their own: a segment is the thread's
- * when its line names the thread (`thread`), else when all its messages are replies in it.
+ * A stream of a channel segmented on its own: a thread (its replies; a segment is the thread's
+ * when its line names the thread, `thread`, else when all its messages are replies in it), or
+ * with `linked` a conversation the reply linker found among the channel's own messages (a
+ * segment is the conversation's when its line names it, `conversation`).
  */
 export interface ThreadData {
-  /** The id of the thread's root message. */
+  /** The id of the thread's root message; of a linked conversation, of its first message. */
   root: string;
+  /** A linked conversation (`linked` mode), not a platform thread. */
+  linked?: true;
+  /** Of a linked conversation: epoch ms of its first message (else of its first segment). */
+  start?: number;
   /** The root's author, when the segment line's `threadRoot` or the input messages name one. */
   author?: string;
   /** The start of the root's text (at most {@link THREAD_EXCERPT} characters), when known. */
@@ -108,11 +117,17 @@ export interface MessageColumns {
   /** Index of the message's segment in the channel's `segments`, or {@link OPEN} or {@link DROPPED}. */
   segment: number[];
   /**
-   * The channel position of the message each answers (its `replyTo`, else its thread's root), -1
+   * The channel position of the message each answers (its `replyTo`, else its thread's root, else
+   * the parent the reply linker inferred: see `inferred`), -1
    * for none, {@link NOT_IN_INPUT} for one the input does not have; absent when no message of the
    * channel answers one.
    */
   replyTo?: number[];
+  /**
+   * 1 where `replyTo` is a link the reply linker inferred (`inferredReplyTo`), 0 where it is the
+   * platform's (`replyTo`, a thread) or none; absent when no link is inferred.
+   */
+  inferred?: number[];
   /** Each message's kind, 0 a person's, 1 a bot's, 2 a system line; absent when all are people's. */
   kind?: number[];
 }
@@ -161,7 +176,10 @@ export interface ChannelData {
   topics: ChannelTopic[];
   /** In delivery order: a segment's number in the page is its index + 1. */
   segments: SegmentData[];
-  /** Its threads with segments of their own, in the order their first segment was delivered. */
+  /**
+   * Its threads with segments of their own, in the order their first segment was delivered, then
+   * its linked conversations (`linked`) in the order they started.
+   */
   threads: ThreadData[];
   /** Null without the input messages. */
   messages: MessageColumns | null;
@@ -194,6 +212,8 @@ export interface ExtractionSummary {
 
 export interface ReportSummary {
   channels: number;
+  /** The linked conversations of all channels (`linked` mode); absent when there are none. */
+  conversations?: number;
   /** Null without the input messages. */
   messages: number | null;
   segments: number;

@@ -1,7 +1,8 @@
 /**
  * The silence before each segment of a channel, which tells what cut it. A thread whose replies
- * are segmented on their own is a conversation stream of its own, beside the channel's: its
- * segments' gaps are measured within the thread, and the channel's own without the threads'.
+ * are segmented on their own is a conversation stream of its own, beside the channel's, and so is
+ * a linked conversation: its segments' gaps are measured within the thread (the conversation),
+ * and the channel's own without the threads'.
  */
 import { compareRefs, type MessageRef } from "../../base/identity/index.js";
 import type { ChatMessage } from "../../history/messages/index.js";
@@ -28,7 +29,8 @@ export function channelGaps(
   const gaps: (number | null)[] = records.map(() => null);
   // One pass each over the segments and the messages, however many threads there are.
   const segmentsOf = bucket(records.length, (i) => streamOf[i]);
-  const threadIndex = new Map(threads.map((t, i) => [t.root, i]));
+  // A linked conversation may be named by a thread's root (its first message): only threads here.
+  const threadIndex = new Map(threads.flatMap((t, i) => (t.linked ? [] : [[t.root, i] as const])));
   const messagesOf =
     messages &&
     segmentOf &&

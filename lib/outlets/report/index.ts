@@ -13,5 +13,6 @@ export {
   parseCandidatesRecord,
   parseSegmentRecord,
   type ReportInput,
+  type ReportMessage,
   type SegmentRecord,
 } from "./records.js";

@@ -1,5 +1,4 @@
 import { compareIds, compareRefs } from "../../base/identity/index.js";
-import type { ChatMessage } from "../../history/messages/index.js";
 import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
 import { openConversationStart } from "../../segmentation/segmenter/index.js";
 import {
@@ -22,7 +21,7 @@ import {
 } from "./data.js";
 import { channelGaps } from "./gaps.js";
 import { reportKnowledge } from "./knowledge.js";
-import type { ReportInput, SegmentRecord } from "./records.js";
+import type { ReportInput, ReportMessage, SegmentRecord } from "./records.js";
 import { channelThreads } from "./threads.js";
 import { channelTopics } from "./topics.js";
 
@@ -75,7 +74,7 @@ interface ChannelContext {
 function buildChannel(
   name: string,
   records: readonly SegmentRecord[],
-  unsorted: readonly ChatMessage[] | undefined,
+  unsorted: readonly ReportMessage[] | undefined,
   context: ChannelContext,
 ): { channel: ChannelData; texts: string[] } {
   const messages = unsorted && [...unsorted].sort(compareRefs);
@@ -117,7 +116,7 @@ function buildChannel(
         open++;
       } else dropped++;
     });
-    columns = messageColumns(messages, placed.segmentOf);
+    columns = messageColumns(messages, placed.segmentOf, inferredParents(records));
   }
   const missing = segments.reduce((sum, s) => sum + s.missing, 0);
   const tsOf = messages && new Map(messages.map((m) => [m.id, m.ts]));
@@ -167,7 +166,7 @@ interface Placement {
   missing: number[];
 }
 
-function placeMessages(records: readonly SegmentRecord[], messages: ChatMessage[]): Placement {
+function placeMessages(records: readonly SegmentRecord[], messages: ReportMessage[]): Placement {
   const positionOf = new Map(messages.map((m, i) => [m.id, i]));
   const segmentOf = new Int32Array(messages.length).fill(DROPPED);
   const missing: number[] = [];
@@ -185,7 +184,11 @@ function placeMessages(records: readonly SegmentRecord[], messages: ChatMessage[
   return { segmentOf, order, missing };
 }
 
-function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): MessageColumns {
+function messageColumns(
+  messages: ReportMessage[],
+  segmentOf: Int32Array,
+  inferred: ReadonlyMap<string, string>,
+): MessageColumns {
   const userIndex = new Map<string, number>();
   const columns: MessageColumns = {
     tsDelta: [],
@@ -211,7 +214,7 @@ function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): Message
     }
     columns.user.push(index);
   }
-  addReplies(messages, columns);
+  addReplies(messages, columns, inferred);
   const kinds = messages.map((m) => KIND_CODES[m.kind ?? "user"]);
   if (kinds.some((k) => k !== 0)) columns.kind = kinds;
   return columns;
@@ -220,12 +223,34 @@ function messageColumns(messages: ChatMessage[], segmentOf: Int32Array): Message
 /** {@link MessageColumns.kind}'s codes. */
 const KIND_CODES = { user: 0, bot: 1, system: 2 } as const;
 
-/** Each message's answered message as a channel position, when any message answers one. */
-function addReplies(messages: ChatMessage[], columns: MessageColumns): void {
-  const answers = (m: ChatMessage) => {
-    const id = m.replyTo ?? m.thread;
-    return id === m.id ? undefined : id;
-  };
+/**
+ * The parents the reply linker inferred, by message id, as the segments' inline bodies carry them
+ * (`run --report` reads its input file, whose messages have none).
+ */
+function inferredParents(records: readonly SegmentRecord[]): Map<string, string> {
+  const parents = new Map<string, string>();
+  for (const record of records) {
+    for (const { id, inferredReplyTo } of record.messages ?? []) {
+      if (inferredReplyTo !== undefined) parents.set(id, inferredReplyTo);
+    }
+  }
+  return parents;
+}
+
+/**
+ * Each message's answered message as a channel position, when any message answers one: the
+ * platform's link (`replyTo`, else its thread's root), else the one the reply linker inferred
+ * (the message's `inferredReplyTo`, else `inferred`'s), flagged in `columns.inferred`.
+ */
+function addReplies(
+  messages: ReportMessage[],
+  columns: MessageColumns,
+  inferred: ReadonlyMap<string, string>,
+): void {
+  const own = (m: ReportMessage, id: string | undefined) => (id === m.id ? undefined : id);
+  const platform = (m: ReportMessage) => own(m, m.replyTo ?? m.thread);
+  const linked = (m: ReportMessage) => own(m, m.inferredReplyTo ?? inferred.get(m.id));
+  const answers = (m: ReportMessage) => platform(m) ?? linked(m);
   if (!messages.some((m) => answers(m) !== undefined)) return;
   const position = new Map<string, number>();
   messages.forEach((m, i) => {
@@ -235,6 +260,8 @@ function addReplies(messages: ChatMessage[], columns: MessageColumns): void {
     const id = answers(m);
     return id === undefined ? -1 : (position.get(id) ?? NOT_IN_INPUT);
   });
+  const flags = messages.map((m) => (platform(m) === undefined && linked(m) !== undefined ? 1 : 0));
+  if (flags.some((f) => f === 1)) columns.inferred = flags;
 }
 
 /** The segment's extraction, each evidence range as indexes into `messageIds` (segment order). */
@@ -269,8 +296,10 @@ function summarize(channels: ChannelData[], input: ReportInput): ReportSummary {
   const segments = channels.flatMap((c) => c.segments);
   const total = (count: (c: ChannelData) => number) =>
     channels.reduce((sum, c) => sum + count(c), 0);
+  const conversations = total((c) => c.threads.filter((t) => t.linked).length);
   return {
     channels: channels.length,
+    ...(conversations === 0 ? {} : { conversations }),
     messages: input.messages ? input.messages.length : null,
     segments: segments.length,
     lateSegments: total((c) => c.counts.lateSegments),

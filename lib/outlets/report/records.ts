@@ -26,6 +26,30 @@ export interface SegmentRecord {
   thread?: string;
   /** The thread's root, as context (not one of the segment's messages). */
   threadRoot?: ThreadRoot;
+  /**
+   * In `linked` mode, the conversation the reply linker put its messages in: the id of the
+   * conversation's first message (docs/conversations.md). Absent for a thread's segment.
+   */
+  conversation?: string;
+  /**
+   * Its messages as a segment body carries them inline: the report reads only the parent the
+   * reply linker inferred for each (`inferredReplyTo`), which the input messages lack.
+   */
+  messages?: readonly InferredLink[];
+}
+
+/** What the report reads of a segment body's inline message. */
+interface InferredLink {
+  id: string;
+  inferredReplyTo?: string;
+}
+
+/**
+ * A message the report shows: a chat message, with the parent the reply linker inferred for it
+ * when it was read from a store the segmentation tick wrote (`Message.inferredReplyTo`).
+ */
+export interface ReportMessage extends ChatMessage {
+  inferredReplyTo?: string;
 }
 
 /** What the report takes of a segment's thread root: who wrote it and what it said. */
@@ -49,8 +73,9 @@ export class InvalidRecordError extends Error {
  * A segment line: `channel`, `messageIds` and `first`/`last` (`{id, ts}` as `run` writes them, or
  * timestamps as `segment --json` does), with optional `segmentId` (default: the first message's
  * id), `late`, `belongsAfter`, `count` (checked against `messageIds`), and of a thread's segment
- * `thread` (its root's id) and `threadRoot` (the root: its `author` and `text` are read). Other
- * fields are ignored.
+ * `thread` (its root's id) and `threadRoot` (the root: its `author` and `text` are read), of a
+ * linked conversation's segment `conversation` (its first message's id), and of an inline body
+ * its `messages`' `id` and `inferredReplyTo` (the reply linker's links). Other fields are ignored.
  *
  * @throws InvalidRecordError naming the first field at fault.
  */
@@ -81,6 +106,8 @@ export function parseSegmentRecord(value: unknown): SegmentRecord {
   const threadRoot = root === undefined ? undefined : object(root, "threadRoot");
   const author = threadRoot && optional(threadRoot, "author", "string", "threadRoot");
   const text = threadRoot && optional(threadRoot, "text", "string", "threadRoot");
+  const conversation = record.conversation ?? undefined;
+  const links = inferredLinks(record.messages);
   return {
     channel: channel as string,
     segmentId,
@@ -98,7 +125,28 @@ export function parseSegmentRecord(value: unknown): SegmentRecord {
             ...(text === undefined ? {} : { text }),
           },
         }),
+    ...(conversation === undefined
+      ? {}
+      : { conversation: messageId(conversation, "conversation") }),
+    ...(links.length === 0 ? {} : { messages: links }),
   };
+}
+
+/** The inferred links of a body's inline `messages` (none when it has none: a reference form). */
+function inferredLinks(messages: unknown): InferredLink[] {
+  if (messages === undefined || messages === null) return [];
+  if (!Array.isArray(messages)) fail("messages", `expected an array (got ${kindOf(messages)})`);
+  return messages.flatMap((value, i) => {
+    const message = object(value, "message", `messages[${i}]`);
+    const parent = message.inferredReplyTo ?? undefined;
+    if (parent === undefined) return [];
+    return [
+      {
+        id: messageId(message.id, `messages[${i}].id`),
+        inferredReplyTo: messageId(parent, `messages[${i}].inferredReplyTo`),
+      },
+    ];
+  });
 }
 
 /**
@@ -239,7 +287,7 @@ export interface ReportInput {
   /** What extraction made of the segments; absent when it did not run. */
   candidates?: readonly CandidatesLine[];
   /** The messages that were segmented; without them the report shows the segments alone. */
-  messages?: readonly ChatMessage[];
+  messages?: readonly ReportMessage[];
   /** The segmenter's settle (ms): a longer silence ends a conversation. */
   settle: number;
   /** Epoch ms: a channel's trailing conversation quiet for no longer than `settle` is open. */

@@ -1,7 +1,9 @@
 /**
  * A channel's threads for the report: which of its segments are a thread's (thread replies
- * segmented on their own), and how to label each thread (its root's author and words).
+ * segmented on their own) or a linked conversation's (the reply linker's, `linked` mode), and how
+ * to label each (its root's or first message's author and words).
  */
+import { compareIds } from "../../base/identity/index.js";
 import type { ChatMessage } from "../../history/messages/index.js";
 import { THREAD_EXCERPT, type ThreadData } from "./data.js";
 import type { SegmentRecord } from "./records.js";
@@ -14,6 +16,10 @@ import type { SegmentRecord } from "./records.js";
  * written before segments named their thread) when every one of its messages in `messages` is a
  * reply in the same thread. The label comes from the first `threadRoot` a line of the thread
  * carries, else from the root among `messages`; without either the page says "thread <id>".
+ *
+ * After the threads come the linked conversations, in the order they started: a segment that is
+ * no thread's is the conversation's its line names (`conversation`), labelled by the
+ * conversation's first message among `messages`.
  */
 export function channelThreads(
   records: readonly SegmentRecord[],
@@ -38,13 +44,47 @@ export function channelThreads(
     }
     return t;
   });
+  const conversations = linkedConversations(records, threadOf, threads.length);
+  threads.push(...conversations);
   for (const thread of threads) {
     const message = byId?.get(thread.root);
     if (message && thread.author === undefined && thread.excerpt === undefined) {
       label(thread, message.user ?? undefined, message.text ?? undefined);
     }
+    if (thread.linked && message) thread.start = message.ts;
   }
   return { threads, threadOf };
+}
+
+/**
+ * The linked conversations of the segments that are no thread's (`threadOf` undefined), ordered
+ * by their first segment's first message (then id), each segment's index (after `offset`
+ * threads) set in `threadOf`.
+ */
+function linkedConversations(
+  records: readonly SegmentRecord[],
+  threadOf: (number | undefined)[],
+  offset: number,
+): ThreadData[] {
+  const byRoot = new Map<string, ThreadData>();
+  records.forEach((record, s) => {
+    const root = record.conversation;
+    if (root === undefined || threadOf[s] !== undefined) return;
+    const known = byRoot.get(root);
+    if (known === undefined) {
+      byRoot.set(root, { root, linked: true, start: record.first.ts, segments: [s] });
+      return;
+    }
+    known.segments.push(s);
+    known.start = Math.min(known.start ?? record.first.ts, record.first.ts);
+  });
+  const conversations = [...byRoot.values()].sort(
+    (a, b) => (a.start ?? 0) - (b.start ?? 0) || compareIds(a.root, b.root),
+  );
+  conversations.forEach((conversation, k) => {
+    for (const s of conversation.segments) threadOf[s] = offset + k;
+  });
+  return conversations;
 }
 
 /** The thread all of a segment's known messages are replies in, if they share one. */

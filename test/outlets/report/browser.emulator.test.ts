@@ -5,6 +5,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { reportCommand } from "../../../cli/report/report.js";
 import { runCommand as runPipeline } from "../../../cli/run/run.js";
+import { LINKED_MESSAGES, LINKED_SEGMENTS, LINKED_T0 } from "./conversation-fixtures.js";
 import { ALL_MESSAGES, CANDIDATES, INJECTION, MESSAGES, NOW, OPS, SEGMENTS } from "./fixtures.js";
 import {
   ARTIFACTS,
@@ -268,6 +269,8 @@ describe("the report in Chromium", () => {
         "--report",
         out,
         ...["--settle", "1h", "--max-size", "4", "--min-items", "2", "--tick", "15m"],
+        // The timeline cut at silences and sizes: the cuts below are the channel's own.
+        ...["--conversations", "contiguous"],
       ],
       NOW,
     );
@@ -403,6 +406,48 @@ describe("the report in Chromium: threads", () => {
 
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("img, b, i, em, script[src], table").count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("lists linked conversations as rows in the order they started, and their inferred links as inferred", async () => {
+    const out = join(dir, "linked.html");
+    const report = buildReport({
+      segments: LINKED_SEGMENTS,
+      messages: LINKED_MESSAGES,
+      settle: 10 * 60_000,
+      now: LINKED_T0 + 86_400_000,
+      generatedAt: LINKED_T0,
+    });
+    writeFileSync(out, renderReportHtml(report, await loadReportAssets()));
+    const { page, errors } = await openReport(browser, out);
+    expect(await page.locator('[data-stat="conversations"] .value').textContent()).toBe("2");
+    expect(await page.locator(".channel-row .fold").textContent()).toBe(
+      "▾ 1 thread, 2 conversations",
+    );
+    // The thread first, then the conversations, each led by the time it started.
+    expect(await texts(page, ".thread-row .thread-name")).toEqual([
+      "↳ bo: “lunch, anyone?”",
+      "↳ 00:18 ana: “anyone know how to mount an ntfs disk?”",
+      "↳ 00:19 bo: “lunch, anyone?”",
+    ]);
+    await page.locator(".conversation-row").first().click();
+    expect(await page.locator(".filter-bar").textContent()).toMatch(
+      /^2 of 5 segments are the conversation started by ana: “anyone know/,
+    );
+    // Measured within the conversation: 35 minutes from its previous message.
+    expect(await texts(page, ".segment-row .cut")).toEqual(["new conversation", "silence 35m"]);
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    expect(await texts(page, ".details .facts dt")).toContain("conversation");
+    expect(await texts(page, ".details h4")).toContain(
+      "Replies (2: 1 by the platform, 1 inferred)",
+    );
+    expect(await texts(page, ".details .reply-links li")).toEqual([
+      "message 2 ⇢ message 1 (ana), inferred",
+      "message 3 ↪ message 1 (ana)",
+    ]);
+    await expect.poll(() => texts(page, ".details .message .reply")).toEqual(["⇢ ana ", "↪ ana "]);
+    expect(await page.locator(".details .message .reply.inferred").count()).toBe(1);
+    await page.screenshot({ path: join(ARTIFACTS, "report-conversations.png"), fullPage: true });
     expect(errors).toEqual([]);
   });
 

@@ -1,14 +1,19 @@
 /**
  * The channel list: a row per channel, and under a channel a row per thread whose replies were
- * segmented on their own. A click shows the channel (a thread's row: with only the thread's
- * segments listed); a channel's threads fold and unfold.
+ * segmented on their own, then per conversation the reply linker found (in the order they
+ * started, so that their rows interleave as the conversations did). A click shows the channel (a
+ * thread's or conversation's row: with only its segments listed); a channel's rows fold and
+ * unfold.
  */
 import type { ChannelData, ReportData, ThreadData } from "../data.js";
-import { count, el } from "./dom.js";
-import { threadLabel } from "./labels.js";
+import { clock, count, day, el, time } from "./dom.js";
+import { streamNoun, threadLabel } from "./labels.js";
 import { VirtualList } from "./virtual-list.js";
 
-/** A channel with more threads than this starts folded: its own row stays easy to find. */
+/**
+ * A channel with more threads and conversations than this starts folded: its own row stays easy
+ * to find.
+ */
 const UNFOLDED_THREADS = 8;
 
 /** A row of the list: a channel, or (with `thread`) one of its threads. */
@@ -105,15 +110,16 @@ function channelRow(
   const known = (n: number) => (messages === null ? "—" : count(n));
   let toggle: HTMLElement | null = null;
   if (threads.length > 0) {
+    const what = streamCounts(threads);
     toggle = el(
       "button",
       {
         type: "button",
         class: "fold",
         "aria-expanded": String(open),
-        title: open ? "fold its threads" : "list its threads under it",
+        title: open ? `fold its ${what.nouns}` : `list its ${what.nouns} under it`,
       },
-      `${open ? "▾" : "▸"} ${count(threads.length)} ${threads.length === 1 ? "thread" : "threads"}`,
+      `${open ? "▾" : "▸"} ${what.text}`,
     );
     toggle.addEventListener("click", (event) => {
       // Folding is not showing: the row's own click would show the channel.
@@ -146,19 +152,62 @@ function channelRow(
   );
 }
 
-/** A thread's row: its label, indented under its channel, and the counts of its segments. */
+/** Whether each channel's segments all fall on one UTC day, once worked out. */
+const oneDay = new WeakMap<ChannelData, boolean>();
+
+/** When a conversation started: `14:02`, or `03-18 14:02` in a channel of several days. */
+function startedAt(channel: ChannelData, ms: number): string {
+  let single = oneDay.get(channel);
+  if (single === undefined) {
+    const days = new Set(channel.segments.flatMap((s) => [day(s.first), day(s.last)]));
+    single = days.size <= 1;
+    oneDay.set(channel, single);
+  }
+  return single ? clock(ms).slice(0, 5) : time(ms).slice(5, 16);
+}
+
+/** `3 threads, 12 conversations`: what a channel's fold button lists. */
+function streamCounts(threads: readonly ThreadData[]): { text: string; nouns: string } {
+  const linked = threads.filter((t) => t.linked).length;
+  const parts = [
+    [threads.length - linked, "thread", "threads"],
+    [linked, "conversation", "conversations"],
+  ] as const;
+  const shown = parts.filter(([n]) => n > 0);
+  return {
+    text: shown.map(([n, one, many]) => `${count(n)} ${n === 1 ? one : many}`).join(", "),
+    nouns: shown.map(([, , many]) => many).join(" and "),
+  };
+}
+
+/**
+ * A thread's row, or a linked conversation's: its label (a conversation's led by the time it
+ * started), indented under its channel, and the counts of its segments.
+ */
 function threadRow(channel: ChannelData, thread: ThreadData): HTMLElement {
   const segments = thread.segments.map((s) => channel.segments[s]);
   const sum = (of: (s: (typeof segments)[number]) => number) =>
     segments.reduce((total, s) => total + of(s), 0);
   const label = threadLabel(thread);
+  const started = thread.linked && thread.start !== undefined ? thread.start : undefined;
+  const title =
+    started === undefined
+      ? `${streamNoun(thread)} of ${label} (root ${thread.root})`
+      : `conversation of ${label}, started ${time(started)} UTC (message ${thread.root})`;
   return el(
     "div",
-    { class: "row thread-row channel-grid", role: "button", tabindex: 0 },
+    {
+      class: `row thread-row channel-grid${thread.linked ? " conversation-row" : ""}`,
+      role: "button",
+      tabindex: 0,
+    },
     el(
       "span",
-      { class: "thread-name", title: `thread of ${label} (root ${thread.root})` },
-      `↳ ${label}`,
+      { class: "thread-name", title },
+      "↳ ",
+      started === undefined ? null : el("time", { class: "started" }, startedAt(channel, started)),
+      started === undefined ? null : " ",
+      label,
     ),
     ...[
       count(sum((s) => s.count)),

@@ -2,7 +2,7 @@
 import { type ChannelData, OPEN } from "../data.js";
 import { Details } from "./details.js";
 import { count, day, el, span, time } from "./dom.js";
-import { cutLabel, threadLabel } from "./labels.js";
+import { cutLabel, streamNoun, threadLabel } from "./labels.js";
 import { messageText, whenTextsRead } from "./texts.js";
 import { CUT_COLORS, MARK_COLORS, Timeline } from "./timeline.js";
 import { VirtualList } from "./virtual-list.js";
@@ -63,7 +63,7 @@ export class ChannelView {
       el(
         "p",
         { class: "muted" },
-        `${count(counts.messages)} ${counts.messages === 1 ? "message" : "messages"}, ${count(counts.segments)} ${counts.segments === 1 ? "segment" : "segments"} (${count(counts.lateSegments)} late), ${count(counts.open)} still open, ${count(counts.dropped)} in no segment`,
+        `${count(counts.messages)} ${counts.messages === 1 ? "message" : "messages"}, ${linkedCount(channel)}${count(counts.segments)} ${counts.segments === 1 ? "segment" : "segments"} (${count(counts.lateSegments)} late), ${count(counts.open)} still open, ${count(counts.dropped)} in no segment`,
       ),
       legend(channel.messages !== null),
       el(
@@ -157,9 +157,12 @@ export class ChannelView {
       return;
     }
     this.topic = -1;
+    const one = chosen.segments.length === 1;
     this.filter(
       chosen.segments,
-      "are the thread of ",
+      chosen.linked
+        ? `${one ? "is" : "are"} the conversation started by `
+        : `${one ? "is" : "are"} the thread of `,
       el("strong", { class: "filter-thread" }, threadLabel(chosen)),
       " ",
     );
@@ -231,17 +234,19 @@ export class ChannelView {
     const element = el(
       "div",
       {
-        class: `row segment-row segment-grid${i === this.selected ? " selected" : ""}${segment.cut === "late" ? " late" : ""}${thread ? " in-thread" : ""}`,
+        class: `row segment-row segment-grid${i === this.selected ? " selected" : ""}${segment.cut === "late" ? " late" : ""}${thread && !thread.linked ? " in-thread" : ""}`,
         role: "button",
         tabindex: 0,
         "data-segment": i,
-        title: thread && `in the thread of ${threadLabel(thread)}`,
+        title: thread && `in the ${streamNoun(thread)} of ${threadLabel(thread)}`,
       },
-      el("span", { class: "num" }, thread ? `↳ ${i + 1}` : i + 1),
+      // A thread's segments stand out among the channel's; in linked mode nearly all are a
+      // conversation's, and the mark would say nothing.
+      el("span", { class: "num" }, thread && !thread.linked ? `↳ ${i + 1}` : i + 1),
       el("span", {}, time(segment.first)),
       el("span", {}, lastTime),
       el("span", { class: "num" }, count(segment.count)),
-      el("span", { class: `cut cut-${segment.cut}` }, cutLabel(segment)),
+      el("span", { class: `cut cut-${segment.cut}` }, cutLabel(segment, thread)),
       el("span", { class: "num" }, topics === undefined ? "—" : count(topics)),
     );
     element.addEventListener("click", () => this.select(i));
@@ -276,6 +281,14 @@ export class ChannelView {
       el("span", { class: "muted" }, ` (${where})`),
     ];
   }
+}
+
+/** `12 conversations in `: how many conversations the reply linker found, when it linked any. */
+function linkedCount(channel: ChannelData): string {
+  const linked = channel.threads.filter((t) => t.linked).length;
+  return linked === 0
+    ? ""
+    : `${count(linked)} ${linked === 1 ? "conversation" : "conversations"} in `;
 }
 
 /** Message times from their deltas, and each segment's message positions, in one pass each. */

@@ -5,8 +5,8 @@
  */
 import { type ChannelData, NOT_IN_INPUT, type SegmentData, type TopicData } from "../data.js";
 import { append, clock, count, day, duration, el, time } from "./dom.js";
-import { cutLabel, threadLabel } from "./labels.js";
-import { replyLinks, replyList } from "./replies.js";
+import { cutLabel, streamNoun, threadLabel } from "./labels.js";
+import { INFERRED_ARROW, replyCounts, replyLinks, replyList } from "./replies.js";
 
 const CHUNK = 250;
 const TOPIC_COLORS = [
@@ -73,9 +73,15 @@ export class Details {
       segmentFacts(segment, view),
       el("h4", {}, "Topics"),
       topicList(segment, topics, (topic) => list.focus(topic)),
-      replies && el("h4", {}, `Replies (${count(links.length)})`),
+      replies && el("h4", {}, `Replies (${replyCounts(links)})`),
       replies,
       el("h4", {}, `Messages (${count(segment.count)})`),
+      links.some((link) => link.inferred) &&
+        el(
+          "p",
+          { class: "muted key" },
+          `${INFERRED_ARROW} (dashed): the message it answers as the reply linker inferred it, where the platform did not say; ↪: as the platform recorded it`,
+        ),
       messages,
     );
     list.start();
@@ -84,6 +90,7 @@ export class Details {
 }
 
 function segmentFacts(segment: SegmentData, view: SegmentView): HTMLElement {
+  const thread = segment.thread === undefined ? undefined : view.channel.threads[segment.thread];
   const facts = el(
     "dl",
     { class: "facts" },
@@ -92,7 +99,7 @@ function segmentFacts(segment: SegmentData, view: SegmentView): HTMLElement {
     el("dt", {}, "to"),
     el("dd", {}, `${time(segment.last)} UTC (${duration(segment.last - segment.first)})`),
     el("dt", {}, "cut before"),
-    el("dd", {}, el("span", { class: `cut cut-${segment.cut}` }, cutLabel(segment))),
+    el("dd", {}, el("span", { class: `cut cut-${segment.cut}` }, cutLabel(segment, thread))),
   );
   const after = segment.belongsAfter;
   if (after !== null) {
@@ -100,7 +107,6 @@ function segmentFacts(segment: SegmentData, view: SegmentView): HTMLElement {
     link.addEventListener("click", () => view.select(after));
     append(facts, el("dt", {}, "belongs after"), el("dd", {}, link));
   }
-  const thread = segment.thread === undefined ? undefined : view.channel.threads[segment.thread];
   if (segment.thread !== undefined && thread !== undefined) {
     const t = segment.thread;
     const others = thread.segments.length;
@@ -111,7 +117,7 @@ function segmentFacts(segment: SegmentData, view: SegmentView): HTMLElement {
     link?.addEventListener("click", () => view.showThread(t));
     append(
       facts,
-      el("dt", {}, "thread"),
+      el("dt", {}, streamNoun(thread)),
       el("dd", {}, el("span", { class: "thread-label" }, threadLabel(thread)), link && " ", link),
     );
   }
@@ -318,13 +324,15 @@ class MessageList {
     const who = user < 0 ? "a message" : columns.users[user];
     const when = times[answered];
     const elsewhere = columns.segment[answered] !== this.view.index;
+    // A link the reply linker inferred is a guess: a dashed arrow, apart from the platform's.
+    const inferred = columns.inferred?.[p] === 1;
     return el(
       "span",
       {
-        class: elsewhere ? "reply outside" : "reply",
-        title: `reply to ${who}, ${time(when)} UTC${elsewhere ? ", outside this segment" : ""}`,
+        class: `reply${elsewhere ? " outside" : ""}${inferred ? " inferred" : ""}`,
+        title: `${inferred ? "inferred by the reply linker: " : ""}reply to ${who}, ${time(when)} UTC${elsewhere ? ", outside this segment" : ""}`,
       },
-      elsewhere ? `↪ ${who} (outside) ` : `↪ ${who} `,
+      `${inferred ? INFERRED_ARROW : "↪"} ${who}${elsewhere ? " (outside)" : ""} `,
     );
   }
 }

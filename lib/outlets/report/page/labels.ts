@@ -1,8 +1,12 @@
 import type { SegmentData, ThreadData } from "../data.js";
 import { duration } from "./dom.js";
 
-/** The cause of the cut before a segment, as the segment table says it. */
-export function cutLabel(segment: SegmentData): string {
+/**
+ * The cause of the cut before a segment, as the segment table says it; the first segment of a
+ * linked conversation (`thread`, its stream) is `new conversation`.
+ */
+export function cutLabel(segment: SegmentData, thread?: ThreadData): string {
+  if (segment.cut === "start" && thread?.linked) return "new conversation";
   return cutText(segment, false);
 }
 
@@ -34,12 +38,18 @@ function belongsAfter(segment: SegmentData): string {
 
 /**
  * A thread as its rows and a segment's details name it: its root's author and words
- * (`ana: “has anyone tried…”`), either alone when the other is not known, or `thread <root id>`.
- * A string, set as text like everything else from the data.
+ * (`ana: “has anyone tried…”`), either alone when the other is not known, or `thread <root id>`;
+ * a linked conversation the same by its first message, or `conversation <id>`. A string, set as
+ * text like everything else from the data.
  */
 export function threadLabel(thread: ThreadData): string {
   const words = thread.excerpt === undefined ? undefined : `“${thread.excerpt}”`;
   if (thread.author !== undefined)
     return words === undefined ? thread.author : `${thread.author}: ${words}`;
-  return words ?? `thread ${thread.root}`;
+  return words ?? `${streamNoun(thread)} ${thread.root}`;
+}
+
+/** What a stream of its own is to a reader: a platform thread, or a linked conversation. */
+export function streamNoun(thread: ThreadData): "thread" | "conversation" {
+  return thread.linked ? "conversation" : "thread";
 }

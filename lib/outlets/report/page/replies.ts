@@ -1,10 +1,13 @@
 /**
  * The reply links of a segment: each of its messages that answers another, and the message it
  * answers, within the segment by its number, else where it is (another segment, still open, in
- * no segment, or not in the input).
+ * no segment, or not in the input); a link the reply linker inferred is marked so.
  */
 import { type ChannelData, DROPPED, NOT_IN_INPUT, OPEN } from "../data.js";
-import { count, el } from "./dom.js";
+import { append, count, el } from "./dom.js";
+
+/** What leads a link the reply linker inferred; `↪` leads the platform's. */
+export const INFERRED_ARROW = "⇢";
 
 /** Links listed at most: a segment of thousands of replies lists the first ones. */
 const MAX_LINKS = 200;
@@ -21,6 +24,8 @@ export interface ReplyLink {
   who: string;
   /** Where the answered message is when not in the segment (`in #3`, `still open`…); "" when in. */
   where: string;
+  /** Inferred by the reply linker, not said by the platform (`replyTo`, a thread). */
+  inferred: boolean;
 }
 
 /** The reply links of the segment whose messages are at channel `positions`, in segment order. */
@@ -33,16 +38,30 @@ export function replyLinks(channel: ChannelData, positions: readonly number[]): 
   positions.forEach((p, from) => {
     const answered = answers[p];
     if (answered === -1) return;
+    const inferred = columns.inferred?.[p] === 1;
     if (answered === NOT_IN_INPUT) {
-      links.push({ from, to: -1, who: UNKNOWN, where: "not in the input" });
+      links.push({ from, to: -1, who: UNKNOWN, where: "not in the input", inferred });
       return;
     }
     const user = columns.user[answered];
     const who = user < 0 ? UNKNOWN : columns.users[user];
     const to = indexOf.get(answered) ?? -1;
-    links.push({ from, to, who, where: to >= 0 ? "" : whereIs(columns.segment[answered]) });
+    const where = to >= 0 ? "" : whereIs(columns.segment[answered]);
+    links.push({ from, to, who, where, inferred });
   });
   return links;
+}
+
+/**
+ * A Replies heading's count: `12`, `12, all inferred` (`1, inferred`), or `12: 2 by the platform,
+ * 10 inferred`.
+ */
+export function replyCounts(links: readonly ReplyLink[]): string {
+  const inferred = links.filter((link) => link.inferred).length;
+  const total = count(links.length);
+  if (inferred === 0) return total;
+  if (inferred === links.length) return `${total}, ${links.length === 1 ? "" : "all "}inferred`;
+  return `${total}: ${count(links.length - inferred)} by the platform, ${count(inferred)} inferred`;
 }
 
 function whereIs(segment: number): string {
@@ -53,7 +72,9 @@ function whereIs(segment: number): string {
 
 /**
  * The segment's replies as a list of links, `message 7 ↪ message 3 (ana)`, or `message 2 ↪ ana,
- * outside this segment (in #1)`; a click shows the reply among the messages. Null: no replies.
+ * outside this segment (in #1)`; an inferred one `message 7 ⇢ message 3 (ana), inferred` (the
+ * word left to the heading when all are); a click shows the reply among the messages. Null: no
+ * replies.
  */
 export function replyList(
   links: readonly ReplyLink[],
@@ -61,19 +82,32 @@ export function replyList(
 ): HTMLElement | null {
   if (links.length === 0) return null;
   const list = el("ul", { class: "reply-links" });
+  const allInferred = links.every((link) => link.inferred);
   for (const link of links.slice(0, MAX_LINKS)) {
     const button = el("button", { type: "button", class: "link" }, `message ${link.from + 1}`);
     button.addEventListener("click", () => reveal(link.from));
+    const arrow = link.inferred ? INFERRED_ARROW : "↪";
     const target =
       link.to >= 0
         ? el(
             "span",
             {},
             // Without an author the number says it all: "(a message)" would say nothing more.
-            ` ↪ message ${link.to + 1}${link.who === UNKNOWN ? "" : ` (${link.who})`}`,
+            ` ${arrow} message ${link.to + 1}${link.who === UNKNOWN ? "" : ` (${link.who})`}`,
           )
-        : el("span", { class: "outside" }, ` ↪ ${link.who}, outside this segment (${link.where})`);
-    list.appendChild(el("li", { "data-from": link.from, "data-to": link.to }, button, target));
+        : el(
+            "span",
+            { class: "outside" },
+            ` ${arrow} ${link.who}, outside this segment (${link.where})`,
+          );
+    const item = el("li", { "data-from": link.from, "data-to": link.to }, button, target);
+    if (link.inferred) {
+      item.classList.add("inferred");
+      item.title = "inferred by the reply linker, not said by the platform";
+      // When all are, the heading says so once.
+      if (!allInferred) append(item, el("span", { class: "inferred-tag" }, ", inferred"));
+    }
+    list.appendChild(item);
   }
   if (links.length > MAX_LINKS) {
     list.appendChild(

@@ -23,6 +23,9 @@ export function renderSummary(container: HTMLElement, data: ReportData): void {
     s.messages === null ? "input not given" : `${count(s.inSegments)} in segments`,
     "messages",
   );
+  if (s.conversations !== undefined) {
+    card("conversations", count(s.conversations), "linked by the reply linker", "conversations");
+  }
   card("segments", count(s.segments), undefined, "segments");
   card("late", count(s.lateSegments), `segments (${count(s.lateMessages)} messages)`, "late");
   if (s.messages !== null) {

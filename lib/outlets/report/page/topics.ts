@@ -133,8 +133,20 @@ function card(index: number, channel: ChannelData, pick: PickTopic): HTMLElement
     el(
       "p",
       { class: "muted" },
-      `${count(counts.messages)} ${counts.messages === 1 ? "message" : "messages"}, ${count(counts.segments)} ${counts.segments === 1 ? "conversation" : "conversations"}${segments.length > 0 ? `, ${span(first, last)}` : ""}`,
+      `${count(counts.messages)} ${counts.messages === 1 ? "message" : "messages"}, ${conversations(channel)}${segments.length > 0 ? `, ${span(first, last)}` : ""}`,
     ),
     body,
   );
+}
+
+/**
+ * `115 conversations` (a segment each), or where the reply linker linked them `114 conversations
+ * in 115 segments`.
+ */
+function conversations({ counts, threads }: ChannelData): string {
+  const linked = threads.filter((t) => t.linked).length;
+  const segments = counts.segments;
+  if (linked === 0)
+    return `${count(segments)} ${segments === 1 ? "conversation" : "conversations"}`;
+  return `${count(linked)} ${linked === 1 ? "conversation" : "conversations"} in ${count(segments)} ${segments === 1 ? "segment" : "segments"}`;
 }
