@@ -18,6 +18,16 @@
  * its earliest annotated parent as `replyTo`, so that the analyzer's reply-aware windows (and the
  * render's reply notes) apply.
  *
+ * Then the segmentation itself, contiguous (each channel's timeline cut by the segmenter, as the
+ * routes above are measured) beside linked (each channel's messages linked by the reply linker,
+ * their annotated `replyTo` set aside, and each conversation segmented on its own with the same
+ * settings, as `segment --conversations linked` does): segments, annotated reply links with both
+ * messages in one segment, and the annotated questions whose first annotated answer lands in
+ * the question's segment. A question is an annotated person's message that the offline
+ * extractor, given it alone, reports as one (a sentence ending in "?", or a short message opening
+ * with a question word); it is answered when a later person's message of another author names it
+ * in its annotated `replyTo`, and its first answer is the first such message.
+ *
  *   npm run bench:extraction                     the annotated IRC files of ../shared/data/irc/
  *   npm run bench:extraction -- --input FILE     another chat file (JSON lines; links: replyTo)
  *   npm run bench:extraction -- --max-size 100   another segment ceiling, in messages
@@ -31,6 +41,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Analyzer, type LLM, replyTargets, type Turn } from "convoseg/extraction";
+import { KeyphraseExtractor } from "convoseg/extraction/offline";
 import {
   type AuthoredTurn,
   additionalPrompt,
@@ -48,6 +59,7 @@ import {
   splitPrefixWindows,
 } from "convoseg/windows";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { linkedConversations } from "../cli/shared/conversation-streams.js";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 
@@ -193,15 +205,25 @@ interface Corpus {
   links: [string, string][];
   /** By a message's key, the id of its earliest parent but itself: its `replyTo`. */
   replyTo: Map<string, string>;
+  /** By a message's key, the ids of every parent its annotation names but itself. */
+  parents: Map<string, string[]>;
+  /** Whether a message was annotated (the IRC files: ids 1000 on; another file: every one). */
+  annotated: (message: ChatMessage) => boolean;
 }
+
+/** The first annotated line of each IRC file: the lines before it are unannotated context. */
+const FIRST_ANNOTATED = 1000;
 
 const keyOf = (channel: string, id: string) => `${channel}\n${id}`;
 
+type Read = Omit<Corpus, "description" | "annotated">;
+
 /** The messages of a JSON-lines chat file and its `replyTo` links; `channel` overrides theirs. */
-function readChatFile(path: string, channel?: string): Omit<Corpus, "description"> {
+function readChatFile(path: string, channel?: string): Read {
   const messages: ChatMessage[] = [];
   const links: [string, string][] = [];
   const replyTo = new Map<string, string>();
+  const parentIds = new Map<string, string[]>();
   readFileSync(path, "utf8")
     .split("\n")
     .forEach((line, index) => {
@@ -222,19 +244,21 @@ function readChatFile(path: string, channel?: string): Omit<Corpus, "description
       const earlier = parents.map(Number).filter((p) => String(p) !== message.id);
       if (earlier.length > 0) {
         replyTo.set(keyOf(message.channel, message.id), String(Math.min(...earlier)));
+        parentIds.set(keyOf(message.channel, message.id), earlier.map(String));
       }
     });
-  return { messages, links, replyTo };
+  return { messages, links, replyTo, parents: parentIds };
 }
 
 function loadCorpus(input: string | undefined): Corpus {
   if (input !== undefined) {
-    return { ...readChatFile(input), description: basename(input) };
+    return { ...readChatFile(input), description: basename(input), annotated: () => true };
   }
   if (!existsSync(CORPUS_DIR)) {
     return {
       ...generatedChat(random(7)),
       description: "generated chat (../shared/data/irc/ is absent)",
+      annotated: () => true,
     };
   }
   const files = readdirSync(CORPUS_DIR)
@@ -245,7 +269,9 @@ function loadCorpus(input: string | undefined): Corpus {
     messages: read.flatMap((file) => file.messages),
     links: read.flatMap((file) => file.links),
     replyTo: new Map(read.flatMap((file) => [...file.replyTo])),
+    parents: new Map(read.flatMap((file) => [...file.parents])),
     description: `${files.length} annotated IRC files of ../shared/data/irc/`,
+    annotated: (message) => Number(message.id) >= FIRST_ANNOTATED,
   };
 }
 
@@ -253,10 +279,11 @@ function loadCorpus(input: string | undefined): Corpus {
  * Eight channels of bursty chat, where most messages answer one of the last twenty (the nearer
  * the likelier), and now and then a silence beyond settle ends a conversation.
  */
-function generatedChat(next: () => number): Omit<Corpus, "description"> {
+function generatedChat(next: () => number): Read {
   const messages: ChatMessage[] = [];
   const links: [string, string][] = [];
   const replyTo = new Map<string, string>();
+  const parents = new Map<string, string[]>();
   for (let c = 0; c < 8; c++) {
     const channel = `chat-${c}`;
     let ts = Date.UTC(2025, 0, 6);
@@ -274,10 +301,97 @@ function generatedChat(next: () => number): Omit<Corpus, "description"> {
         const back = 1 + Math.floor(next() ** 2 * Math.min(i, 20));
         links.push([keyOf(channel, String(i)), keyOf(channel, String(i - back))]);
         replyTo.set(keyOf(channel, String(i)), String(i - back));
+        parents.set(keyOf(channel, String(i)), [String(i - back)]);
       }
     }
   }
-  return { messages, links, replyTo };
+  return { messages, links, replyTo, parents };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linked conversations and answered questions (bench:topics measures with them too)
+
+/** How a channel's timeline becomes streams to segment (`segment --conversations`). */
+export type Segmentation = "contiguous" | "linked";
+
+/**
+ * One channel's closed segments, at the last instant a message can have (the files are history:
+ * every conversation has settled). `contiguous`: its timeline in the product's order, as the
+ * routes are measured; `linked`: its messages linked by the reply linker in the order given (the
+ * file's), their `replyTo` set aside (the annotations are what is measured, no platform's links),
+ * each conversation segmented on its own, conversations in the order of their first message.
+ */
+export function segmentChannel(
+  messages: readonly ChatMessage[],
+  segmenter: ConversationSegmenter,
+  segmentation: Segmentation,
+): ChatMessage[][] {
+  const streams =
+    segmentation === "contiguous"
+      ? [[...messages]]
+      : linkedConversations(messages, { ignoreReplyTo: true }).map((c) => c.messages);
+  return streams.flatMap((stream) =>
+    segmenter.closedSegments(stream.sort(compareRefs), MAX_TIMESTAMP_MS, (m) => m.ts),
+  );
+}
+
+/** An annotated question and its annotated answers. */
+export interface AnnotatedQuestion {
+  /** The asking message's id. */
+  id: string;
+  /**
+   * The later person's messages of other authors whose annotated `replyTo` names it, in the
+   * order given (the file's): the first is its first answer. Empty: unanswered.
+   */
+  answers: string[];
+}
+
+/**
+ * A channel's annotated questions, in the order given: each annotated person's message that the
+ * offline extractor, given it alone, reports as a question (its own test: a sentence ending in
+ * "?" of two words or more, or a short message opening with a question word), with the annotated
+ * answers of other authors (`parentsOf`: the ids a message's annotation names as its parents).
+ */
+export async function annotatedQuestions(
+  messages: readonly ChatMessage[],
+  annotated: (message: ChatMessage) => boolean,
+  parentsOf: (message: ChatMessage) => readonly string[],
+): Promise<AnnotatedQuestion[]> {
+  const person = (m: ChatMessage) => m.kind !== "system" && m.kind !== "bot";
+  const voice = (m: ChatMessage) => (m.user ?? m.userId ?? "").toLowerCase();
+  const extractor = new KeyphraseExtractor();
+  const questions = new Map<string, { asker: string; answers: string[] }>();
+  for (const m of messages) {
+    if (!person(m)) continue;
+    for (const parent of parentsOf(m)) {
+      const question = questions.get(parent);
+      if (question !== undefined && question.asker !== voice(m)) question.answers.push(m.id);
+    }
+    if (!annotated(m)) continue;
+    const turn = { role: "user", kind: "user" as const, text: m.text ?? "", id: m.id };
+    const alone = await extractor.extract(m.user ? [{ ...turn, author: m.user }] : [turn]);
+    if ((alone.questions ?? []).length > 0) questions.set(m.id, { asker: voice(m), answers: [] });
+  }
+  return [...questions].map(([id, { answers }]) => ({ id, answers }));
+}
+
+/**
+ * Of the questions, how many are answered, and how many of those have their first answer in the
+ * question's own segment (`segmentOf`: a message id's segment, per channel).
+ */
+export function answeredInSegment(
+  questions: readonly AnnotatedQuestion[],
+  segmentOf: (id: string) => number | undefined,
+): { answered: number; inSegment: number } {
+  let answered = 0;
+  let inSegment = 0;
+  for (const { id, answers } of questions) {
+    if (answers.length === 0) continue;
+    answered++;
+    const segment = segmentOf(id);
+    if (segment !== undefined && segment === segmentOf(answers[0] as string)) inSegment++;
+  }
+  return { answered, inSegment };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -471,23 +585,29 @@ interface Segmented {
   segments: ChatTurn[][];
   /** The links whose two messages are both in the corpus, placed. */
   links: PlacedLink[];
+  /** Where each message is, by its key. */
+  places: Map<string, Place>;
   channels: number;
 }
 
-function segmentCorpus(corpus: Corpus, maxSize: number): Segmented {
+/** The corpus's channels, each with its messages in file order. */
+function channelsOf(corpus: Corpus): Map<string, ChatMessage[]> {
   const byChannel = new Map<string, ChatMessage[]>();
   for (const m of corpus.messages) {
     const channel = byChannel.get(m.channel);
     if (channel) channel.push(m);
     else byChannel.set(m.channel, [m]);
   }
+  return byChannel;
+}
+
+function segmentCorpus(corpus: Corpus, maxSize: number, segmentation: Segmentation): Segmented {
+  const byChannel = channelsOf(corpus);
   const segmenter = new ConversationSegmenter({ maxSize, settle: DEFAULT_SETTLE_MS });
   const segments: ChatTurn[][] = [];
   const places = new Map<string, Place>();
   for (const messages of byChannel.values()) {
-    messages.sort(compareRefs);
-    // The files are history: at the last instant a message can have, every conversation settled.
-    for (const segment of segmenter.closedSegments(messages, MAX_TIMESTAMP_MS, (m) => m.ts)) {
+    for (const segment of segmentChannel(messages, segmenter, segmentation)) {
       segment.forEach((m, position) => {
         places.set(keyOf(m.channel, m.id), { segment: segments.length, position });
       });
@@ -503,7 +623,58 @@ function segmentCorpus(corpus: Corpus, maxSize: number): Segmented {
     const b = places.get(to);
     return a && b ? [[a, b]] : [];
   });
-  return { segments, links, channels: byChannel.size };
+  return { segments, links, places, channels: byChannel.size };
+}
+
+/** What a segmentation does to the corpus's conversations (the routes aside). */
+interface SegmentationResult {
+  segmentation: Segmentation;
+  segments: number;
+  /** Annotated reply links with both messages in the corpus, and those within one segment. */
+  links: number;
+  linksInSegment: number;
+  /** Annotated questions, those answered, and those whose first answer is in their segment. */
+  questions: number;
+  answered: number;
+  answeredInSegment: number;
+}
+
+function measureSegmentation(
+  segmentation: Segmentation,
+  { segments, links, places }: Segmented,
+  questions: ReadonlyMap<string, readonly AnnotatedQuestion[]>,
+): SegmentationResult {
+  const counts = { answered: 0, inSegment: 0 };
+  for (const [channel, asked] of questions) {
+    const found = answeredInSegment(asked, (id) => places.get(keyOf(channel, id))?.segment);
+    counts.answered += found.answered;
+    counts.inSegment += found.inSegment;
+  }
+  return {
+    segmentation,
+    segments: segments.length,
+    links: links.length,
+    linksInSegment: links.filter(([a, b]) => a.segment === b.segment).length,
+    questions: [...questions.values()].reduce((n, asked) => n + asked.length, 0),
+    answered: counts.answered,
+    answeredInSegment: counts.inSegment,
+  };
+}
+
+/** Each channel's annotated questions (`annotatedQuestions`), by channel. */
+async function corpusQuestions(corpus: Corpus): Promise<Map<string, AnnotatedQuestion[]>> {
+  const out = new Map<string, AnnotatedQuestion[]>();
+  for (const [channel, messages] of channelsOf(corpus)) {
+    out.set(
+      channel,
+      await annotatedQuestions(
+        messages,
+        corpus.annotated,
+        (m) => corpus.parents.get(keyOf(channel, m.id)) ?? [],
+      ),
+    );
+  }
+  return out;
 }
 
 const USAGE = `
@@ -512,6 +683,16 @@ npm run bench:extraction [-- options]
 What each extraction route costs and what context it keeps on chat, offline: LLM calls per
 1,000 messages, input tokens per message and call, the repeated prefix a cache can serve, the
 messages shown, and the annotated reply links kept inside one window.
+
+Then the segmentation, contiguous (each channel's timeline cut at silences and sizes, as the
+routes are measured) beside linked (the reply linker's conversations, the annotated replyTo set
+aside, each segmented on its own with the same settings: segment --conversations linked):
+  segments          closed segments, and their mean size in messages
+  links in segment  annotated reply links with both messages in one segment
+  answer in segment annotated questions (a person's annotated message that the offline extractor,
+                    given it alone, reports as a question) with an annotated answer (a later
+                    message of another author whose replyTo names it): the share whose first
+                    answer is in the question's segment
 
   --input FILE     another chat file (JSON lines; reply links from replyTo); default: the
                    annotated IRC files of ../shared/data/irc/, else generated chat
@@ -570,10 +751,45 @@ function printTable(results: readonly RouteResult[], messages: number, links: nu
   );
 }
 
+function printSegmentation(results: readonly SegmentationResult[], messages: number): void {
+  const columns = [
+    "segments",
+    "mean size",
+    "links in segment",
+    "questions",
+    "answered",
+    "answer in segment",
+  ];
+  const rows = results.map((r) => [
+    integer(r.segments),
+    decimal(messages / r.segments),
+    percent(r.linksInSegment, r.links),
+    integer(r.questions),
+    integer(r.answered),
+    percent(r.answeredInSegment, r.answered),
+  ]);
+  const width = (i: number) => Math.max(columns[i].length, ...rows.map((row) => row[i].length)) + 2;
+  const nameWidth =
+    Math.max("segmentation".length, ...results.map((r) => r.segmentation.length)) + 2;
+  const line = (name: string, cells: string[]) =>
+    `${name.padEnd(nameWidth)}${cells.map((cell, i) => cell.padStart(width(i))).join("")}`;
+  console.log(line("segmentation", columns));
+  for (const [i, r] of results.entries()) console.log(line(r.segmentation, rows[i]));
+  console.log(
+    "contiguous: each channel's timeline cut at silences and sizes (the routes above); linked: the reply linker's conversations (annotated replyTo set aside), each segmented on its own alike. links in segment: annotated reply links with both messages in one segment; questions: annotated messages the offline extractor, given each alone, reports as questions; answered: with a later annotated reply of another author; answer in segment: the share of those whose first answer is in the question's segment",
+  );
+}
+
 async function main(): Promise<void> {
   const options = parseOptions();
   const corpus = loadCorpus(options.input);
-  const { segments, links, channels } = segmentCorpus(corpus, options.maxSize);
+  const contiguous = segmentCorpus(corpus, options.maxSize, "contiguous");
+  const { segments, links, channels } = contiguous;
+  const questions = await corpusQuestions(corpus);
+  const segmentation = [
+    measureSegmentation("contiguous", contiguous, questions),
+    measureSegmentation("linked", segmentCorpus(corpus, options.maxSize, "linked"), questions),
+  ];
   const messages = corpus.messages.length;
   const acrossSegments = links.filter(([a, b]) => a.segment !== b.segment).length;
   const count = lineWiseCounter(countTokens);
@@ -591,7 +807,11 @@ async function main(): Promise<void> {
       linksAcrossSegments: acrossSegments,
     };
     console.log(
-      JSON.stringify({ ...corpusSummary, tokenizer: "o200k_base", routes: results }, null, 2),
+      JSON.stringify(
+        { ...corpusSummary, tokenizer: "o200k_base", routes: results, segmentation },
+        null,
+        2,
+      ),
     );
     return;
   }
@@ -603,6 +823,8 @@ async function main(): Promise<void> {
   );
   console.log("");
   printTable(results, messages, links.length);
+  console.log("");
+  printSegmentation(segmentation, messages);
 }
 
 // Run as a script, not when the test imports the measuring functions.

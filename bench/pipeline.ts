@@ -44,6 +44,7 @@ import { compareRefs } from "convoseg/identity";
 import { ChannelPositions, historyMessage, ingest } from "convoseg/ingest";
 import { type ChatMessage, parseChatMessage } from "convoseg/messages";
 import {
+  type ConversationMode,
   type PipelineLogger,
   type PipelineMetrics,
   runTick,
@@ -89,6 +90,7 @@ interface Options {
   input?: string;
   generate: boolean;
   only?: "irc" | "sample";
+  conversations: ConversationMode;
 }
 
 const USAGE = `
@@ -105,6 +107,9 @@ tick, in the same run on the same stored messages.
   --generate          generated chat instead of the IRC stream
   --channels N        channels of generated chat, or most channels of the IRC windows (default 200)
   --input FILE        another single-channel stream (JSON lines)
+  --conversations M   linked (the default, as deployed: each conversation of the reply linker a
+                      stream, its window in the tick state, inferred parents written on messages)
+                      or contiguous (the timeline cut at silences and sizes)
   --help              this text
 `;
 
@@ -116,7 +121,11 @@ function parseOptions(): Options {
     input: { type: "string" },
     generate: { type: "boolean", default: false },
     only: { type: "string" },
+    conversations: { type: "string", default: "linked" },
   });
+  if (values.conversations !== "linked" && values.conversations !== "contiguous") {
+    usageError(USAGE, "--conversations must be linked or contiguous");
+  }
   if (values.only !== undefined && values.only !== "irc" && values.only !== "sample") {
     usageError(USAGE, "--only must be irc or sample");
   }
@@ -133,6 +142,7 @@ function parseOptions(): Options {
     input: values.input,
     generate: values.generate,
     only: values.only as Options["only"],
+    conversations: values.conversations as ConversationMode,
   };
 }
 
@@ -879,6 +889,7 @@ const pipelineSettings = (maxSize: number): TickSettings => ({
   leaseMs: 15 * MINUTE,
   holdTimeoutMs: 5 * MINUTE,
   channelConcurrency: 8,
+  conversations: options.conversations,
 });
 const sample = sampleChat({ settle: DEFAULT_SETTLE_MS, perChannel: 150 }).sort(compareRefs);
 const scenarios: Scenario[] = [
@@ -908,7 +919,7 @@ try {
   for (const scenario of scenarios) {
     const { stream, settings } = scenario;
     console.log(
-      `\nPipeline replay (${scenario.name}): ${integer(stream.messages.length)} messages (${stream.source}) on ${integer(stream.channels)} channels; 5-minute ticks; maxSize ${settings.maxSize}, settle 24h, minItems 1, grace 0`,
+      `\nPipeline replay (${scenario.name}): ${integer(stream.messages.length)} messages (${stream.source}) on ${integer(stream.channels)} channels; 5-minute ticks; maxSize ${settings.maxSize}, settle 24h, minItems 1, grace 0, conversations ${settings.conversations}`,
     );
     const started = performance.now();
     const replay = await runReplay(stream.messages, settings, emulators, scenario.naive);

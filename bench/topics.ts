@@ -12,6 +12,22 @@
  *   the messages of its evidence range;
  * - time per segment (mean) and for the largest segment; and the new extractor alone on one
  *   synthetic segment of 500 messages of 10 KB, with the longest the event loop was held.
+ * The new extractor runs twice: on contiguous segments (each channel's timeline cut by the
+ * segmenter, as both extractors are measured) and on linked ones (each channel's messages linked
+ * by the reply linker, their annotated `replyTo` set aside, each conversation segmented on its own
+ * with the same settings, as `segment --conversations linked` does). On both, its questions
+ * against the annotations (`annotatedQuestions` of bench/extraction.ts: an annotated person's
+ * message the extractor, given it alone, reports as a question; answered when a later message of
+ * another author names it in its annotated `replyTo`):
+ * - answer in segment: the share of the answered questions whose first answer is in the
+ *   question's segment (what the extractor can see);
+ * - reported: the share of the questions the extractor reports in their segment (it keeps the
+ *   first 50 of a segment);
+ * - precision, recall and F1 of its "answered" verdict (a question it does not report, or calls
+ *   unclear or unanswered, is not answered), and the accuracy of answered / not answered, of all
+ *   the questions and of those it reports;
+ * - right answer: of the questions it rightly calls answered, the share whose answering messages
+ *   include an annotated answer.
  *
  *   npm run bench:topics                     the annotated IRC files, one channel per file
  *   npm run bench:topics -- --input FILE     another chat file (one channel unless it says)
@@ -24,16 +40,28 @@ import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Analyzer, type Extractor } from "convoseg/extraction";
 import { KeyphraseExtractor } from "convoseg/extraction/offline";
-import { compareRefs, MAX_TIMESTAMP_MS } from "convoseg/identity";
+import { compareRefs } from "convoseg/identity";
 import { ANALYZER_DEFAULTS } from "convoseg/knowledge/config";
 import { mergeSupports } from "convoseg/knowledge/read";
-import { MemoryResultStore, onTimeEnvelope, type SegmentResult } from "convoseg/knowledge/store";
+import {
+  MemoryResultStore,
+  onTimeEnvelope,
+  type SegmentResult,
+  type StoredQuestion,
+} from "convoseg/knowledge/store";
 import { SegmentExtractor } from "convoseg/knowledge/write";
 import { type ChatMessage, parseChatMessage } from "convoseg/messages";
 import type { InlineMessage } from "convoseg/pipeline/contract";
 import { ConversationSegmenter, DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
+import {
+  type AnnotatedQuestion,
+  annotatedQuestions,
+  answeredInSegment,
+  type Segmentation,
+  segmentChannel,
+} from "./extraction.js";
 import { KeyphraseExtractor as RetextExtractor } from "./legacy/retext-extractor.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -150,25 +178,50 @@ function evidenceHolds(
 const CORPUS_DIR = fileURLToPath(new URL("../../shared/data/irc/", import.meta.url));
 const UNANNOTATED = "ubuntu-stream.jsonl";
 
-function readChatFile(path: string, channel?: string): ChatMessage[] {
+/** The first annotated line of each IRC file: the lines before it are unannotated context. */
+const FIRST_ANNOTATED = 1000;
+
+const keyOf = (channel: string, id: string) => `${channel}\n${id}`;
+
+interface Corpus {
+  description: string;
+  /** In file order. */
+  messages: ChatMessage[];
+  /** By a message's key (channel, id), every parent its `replyTo` names but itself. */
+  parents: Map<string, string[]>;
+  /** Whether a message was annotated (the IRC files: ids 1000 on; another file: every one). */
+  annotated: (message: ChatMessage) => boolean;
+}
+
+function readChatFile(
+  path: string,
+  parents: Map<string, string[]>,
+  channel?: string,
+): ChatMessage[] {
   return readFileSync(path, "utf8")
     .split("\n")
     .flatMap((line, index) => {
       if (line.trim() === "") return [];
       try {
         const record = JSON.parse(line);
-        return [parseChatMessage(channel === undefined ? record : { ...record, channel })];
+        const message = parseChatMessage(channel === undefined ? record : { ...record, channel });
+        const named = (Array.isArray(record.replyTo) ? record.replyTo : [record.replyTo])
+          .filter((p: unknown) => p !== undefined && p !== null && String(p) !== message.id)
+          .map(String);
+        if (named.length > 0) parents.set(keyOf(message.channel, message.id), named);
+        return [message];
       } catch (error) {
         throw new Error(`${path}:${index + 1}: ${(error as Error).message}`);
       }
     });
 }
 
-export function loadCorpus(input: string | undefined): {
-  description: string;
-  messages: ChatMessage[];
-} {
-  if (input !== undefined) return { description: basename(input), messages: readChatFile(input) };
+export function loadCorpus(input: string | undefined): Corpus {
+  const parents = new Map<string, string[]>();
+  if (input !== undefined) {
+    const messages = readChatFile(input, parents);
+    return { description: basename(input), messages, parents, annotated: () => true };
+  }
   if (!existsSync(CORPUS_DIR)) {
     throw new Error(`${CORPUS_DIR} is absent: pass --input FILE`);
   }
@@ -178,8 +231,10 @@ export function loadCorpus(input: string | undefined): {
   return {
     description: `${files.length} annotated IRC files of ../shared/data/irc/, one channel per file`,
     messages: files.flatMap((name) =>
-      readChatFile(join(CORPUS_DIR, name), basename(name, ".jsonl")),
+      readChatFile(join(CORPUS_DIR, name), parents, basename(name, ".jsonl")),
     ),
+    parents,
+    annotated: (message) => Number(message.id) >= FIRST_ANNOTATED,
   };
 }
 
@@ -191,16 +246,29 @@ export interface Channel {
   fragments: Set<string>;
 }
 
-export function channelsOf(messages: readonly ChatMessage[], maxSize: number): Channel[] {
+/**
+ * The channels of `messages` (in file order), each cut into closed segments as `segmentation`
+ * says (`segmentChannel` of bench/extraction.ts: contiguous, or linked conversations).
+ */
+export function channelsOf(
+  messages: readonly ChatMessage[],
+  maxSize: number,
+  segmentation: Segmentation = "contiguous",
+): Channel[] {
   const byChannel = new Map<string, ChatMessage[]>();
-  for (const m of messages) byChannel.set(m.channel, [...(byChannel.get(m.channel) ?? []), m]);
+  for (const m of messages) {
+    const list = byChannel.get(m.channel);
+    if (list) list.push(m);
+    else byChannel.set(m.channel, [m]);
+  }
   const segmenter = new ConversationSegmenter({ maxSize, settle: DEFAULT_SETTLE_MS });
   return [...byChannel].map(([name, list]) => {
+    const segments = segmentChannel(list, segmenter, segmentation);
     list.sort(compareRefs);
     return {
       name,
       messages: list,
-      segments: segmenter.closedSegments(list, MAX_TIMESTAMP_MS, (m) => m.ts),
+      segments,
       names: participantsOf(list),
       fragments: urlFragmentsOf(list),
     };
@@ -215,6 +283,10 @@ interface Variant {
   extractor: () => Extractor;
   /** Today's extractor knew no kinds: every line, system lines too, was a turn `author: text`. */
   kinds: boolean;
+  /** The segments it is measured on. */
+  segmentation: Segmentation;
+  /** Whether its questions are measured against the annotations (today's finds none). */
+  questions: boolean;
 }
 
 const VARIANTS: Variant[] = [
@@ -222,16 +294,59 @@ const VARIANTS: Variant[] = [
     name: "before: retext-keywords on the rendered prompt",
     extractor: () => new Analyzer(new RetextExtractor(), ANALYZER_DEFAULTS),
     kinds: false,
+    segmentation: "contiguous",
+    questions: false,
   },
   {
     name: "after: structured turns, channel TF-IDF",
     extractor: () => new KeyphraseExtractor(),
     kinds: true,
+    segmentation: "contiguous",
+    questions: true,
+  },
+  {
+    name: "after, linked conversations",
+    extractor: () => new KeyphraseExtractor(),
+    kinds: true,
+    segmentation: "linked",
+    questions: true,
   },
 ];
 
+/** The extractor's questions against the annotated ones. */
+interface Verdicts {
+  /** Annotated questions; those answered; those whose first answer is in their segment. */
+  questions: number;
+  answered: number;
+  answerInSegment: number;
+  /** Questions the extractor reports in their segment, whatever its verdict. */
+  reported: number;
+  /** Reported questions whose answered / not answered verdict is right. */
+  reportedRight: number;
+  /** "answered" verdicts: on answered questions (true), on the others (false). */
+  truePositives: number;
+  falsePositives: number;
+  /** Answered questions it calls unclear or unanswered, or does not report. */
+  falseNegatives: number;
+  /** True positives whose answering messages include an annotated answer. */
+  rightAnswer: number;
+}
+
+const noVerdicts = (): Verdicts => ({
+  questions: 0,
+  answered: 0,
+  answerInSegment: 0,
+  reported: 0,
+  reportedRight: 0,
+  truePositives: 0,
+  falsePositives: 0,
+  falseNegatives: 0,
+  rightAnswer: 0,
+});
+
 interface Measured {
   variant: string;
+  segmentation: Segmentation;
   segments: number;
   topics: number;
   junk: Record<Junk, number>;
@@ -242,6 +357,8 @@ interface Measured {
   top: Map<string, string[]>;
   /** Each junk topic with its channel and why. */
   junkTopics: string[];
+  /** Its questions against the annotations, when they are measured. */
+  verdicts?: Verdicts;
 }
 
 export function inline(message: ChatMessage, kinds: boolean): InlineMessage {
@@ -251,7 +368,11 @@ export function inline(message: ChatMessage, kinds: boolean): InlineMessage {
   return m;
 }
 
-async function measure(variant: Variant, channels: readonly Channel[]): Promise<Measured> {
+async function measure(
+  variant: Variant,
+  channels: readonly Channel[],
+  questions: ReadonlyMap<string, readonly AnnotatedQuestion[]>,
+): Promise<Measured> {
   const store = new MemoryResultStore();
   const extractor = new SegmentExtractor({
     store,
@@ -261,6 +382,7 @@ async function measure(variant: Variant, channels: readonly Channel[]): Promise<
   });
   const out: Measured = {
     variant: variant.name,
+    segmentation: variant.segmentation,
     segments: 0,
     topics: 0,
     junk: { name: 0, url: 0, stopword: 0, short: 0 },
@@ -270,7 +392,9 @@ async function measure(variant: Variant, channels: readonly Channel[]): Promise<
     top: new Map(),
     junkTopics: [],
   };
+  if (variant.questions) out.verdicts = noVerdicts();
   for (const channel of channels) {
+    const stored = new Map<string, StoredQuestion>();
     for (const [index, segment] of channel.segments.entries()) {
       const messages = segment.map((m) => inline(m, variant.kinds));
       const started = performance.now();
@@ -284,6 +408,10 @@ async function measure(variant: Variant, channels: readonly Channel[]): Promise<
       out.totalMs += ms;
       if (messages.length > out.largest.messages) out.largest = { messages: messages.length, ms };
       tally(out, result, messages, channel);
+      for (const question of result.questions ?? []) stored.set(question.askedId, question);
+    }
+    if (out.verdicts !== undefined) {
+      judge(out.verdicts, questions.get(channel.name) ?? [], stored, channel.segments);
     }
     const topics = mergeSupports(await store.listSupports(channel.name));
     out.top.set(
@@ -308,6 +436,33 @@ function tally(
       out.junkTopics.push(`${channel.name}: ${JSON.stringify(candidate.topic)} (${junk})`);
     }
     if (evidenceHolds(candidate.topic, messages, candidate.turnRange)) out.evidence++;
+  }
+}
+
+/** Adds a channel's annotated questions, against the questions the extractor stored, by asker. */
+function judge(
+  verdicts: Verdicts,
+  questions: readonly AnnotatedQuestion[],
+  stored: ReadonlyMap<string, StoredQuestion>,
+  segments: readonly ChatMessage[][],
+): void {
+  const segmentOf = new Map(segments.flatMap((segment, s) => segment.map((m) => [m.id, s])));
+  const placed = answeredInSegment(questions, (id) => segmentOf.get(id));
+  verdicts.questions += questions.length;
+  verdicts.answered += placed.answered;
+  verdicts.answerInSegment += placed.inSegment;
+  for (const { id, answers } of questions) {
+    const question = stored.get(id);
+    const said = question?.status === "answered";
+    if (question !== undefined) {
+      verdicts.reported++;
+      if (said === answers.length > 0) verdicts.reportedRight++;
+    }
+    if (said && answers.length > 0) {
+      verdicts.truePositives++;
+      if (question?.answerIds.some((answer) => answers.includes(answer))) verdicts.rightAnswer++;
+    } else if (said) verdicts.falsePositives++;
+    else if (answers.length > 0) verdicts.falseNegatives++;
   }
 }
 
@@ -367,12 +522,28 @@ stopword or shorter than three characters; topics per segment; the share of topi
 are in the text of their evidence messages; time per segment and for the largest one; and the
 new extractor on one synthetic segment of 500 messages of 10 KB.
 
+The new extractor runs on contiguous segments (each channel's timeline cut at silences and sizes)
+and on linked ones (the reply linker's conversations, the annotated replyTo set aside, each
+segmented on its own with the same settings: segment --conversations linked). On both, its
+questions against the annotations: a question is an annotated person's message that the
+extractor, given it alone, reports as one; it is answered when a later message of another author
+names it in its annotated replyTo.
+  answer in segment  the share of the answered questions whose first answer is in the
+                     question's segment: all the extractor can see
+  reported           the share of the questions it reports in their segment (50 at most each)
+  precision, recall  of its "answered" verdict (a question not reported, or called unclear or
+  F1                 unanswered, is not answered), and their harmonic mean
+  accuracy           the share of questions whose answered / not answered verdict is right
+  of reported        the same among the questions it reports (its verdicts, the cap aside)
+  right answer       of the questions rightly called answered, the share whose answering
+                     messages include an annotated answer
+
   --input FILE      another chat file (JSON lines); default: the annotated IRC files of
                     ../shared/data/irc/, one channel per file
   --max-size N      the segment ceiling in messages (default ${DEFAULT_MAX_SIZE})
   --show N          print each channel's top N topics, before and after (default 0)
   --stress-before   also time today's extractor on the synthetic segment (minutes)
-  --junk            list the new extractor's junk topics, with their channel and why
+  --junk            list the new extractor's junk topics (contiguous), with their channel and why
   --json            the numbers as one JSON object
   --help            this text
 `;
@@ -401,12 +572,75 @@ const percent = (part: number, whole: number) =>
   whole === 0 ? "–" : `${((100 * part) / whole).toFixed(1)}%`;
 const fixed = (n: number, digits = 1) => n.toFixed(digits);
 
+/** The questions table: each extractor whose questions were measured, one row. */
+function printVerdicts(results: readonly Measured[]): void {
+  const measured = results.filter((r) => r.verdicts !== undefined);
+  const first = measured[0]?.verdicts;
+  if (first === undefined) return;
+  console.log("");
+  console.log(
+    `Questions: ${first.questions.toLocaleString("en-US")} annotated, ${first.answered.toLocaleString("en-US")} of them answered by another author`,
+  );
+  const columns = [
+    "answer in segment",
+    "reported",
+    "precision",
+    "recall",
+    "F1",
+    "accuracy",
+    "of reported",
+    "right answer",
+  ];
+  const rows = measured.map(({ verdicts: v }) => {
+    const { truePositives: tp, falsePositives: fp, falseNegatives: fn } = v as Verdicts;
+    const q = v as Verdicts;
+    const trueNegatives = q.questions - tp - fp - fn;
+    return [
+      percent(q.answerInSegment, q.answered),
+      percent(q.reported, q.questions),
+      percent(tp, tp + fp),
+      percent(tp, tp + fn),
+      percent(2 * tp, 2 * tp + fp + fn),
+      percent(tp + trueNegatives, q.questions),
+      percent(q.reportedRight, q.reported),
+      percent(q.rightAnswer, tp),
+    ];
+  });
+  const width = (i: number) => Math.max(columns[i].length, ...rows.map((row) => row[i].length)) + 2;
+  const nameWidth = Math.max(...measured.map((r) => r.variant.length)) + 2;
+  const line = (name: string, cells: string[]) =>
+    `${name.padEnd(nameWidth)}${cells.map((cell, i) => cell.padStart(width(i))).join("")}`;
+  console.log(line("extractor", columns));
+  for (const [i, r] of measured.entries()) console.log(line(r.variant, rows[i]));
+  console.log(
+    'answer in segment: answered questions whose first annotated answer is in their segment; reported: questions the extractor reports in their segment; precision, recall, F1: of its "answered" verdict (not reported, unclear or unanswered: not answered); accuracy: answered / not answered right, of all questions and of those reported; right answer: of the rightly answered, those whose answering messages include an annotated answer',
+  );
+}
+
 async function main(): Promise<void> {
   const options = parseOptions();
   const corpus = loadCorpus(options.input);
-  const channels = channelsOf(corpus.messages, options.maxSize);
+  const segmented: Record<Segmentation, Channel[]> = {
+    contiguous: channelsOf(corpus.messages, options.maxSize, "contiguous"),
+    linked: channelsOf(corpus.messages, options.maxSize, "linked"),
+  };
+  const channels = segmented.contiguous;
+  const questions = new Map<string, AnnotatedQuestion[]>();
+  for (const channel of channels) {
+    const inFileOrder = corpus.messages.filter((m) => m.channel === channel.name);
+    questions.set(
+      channel.name,
+      await annotatedQuestions(
+        inFileOrder,
+        corpus.annotated,
+        (m) => corpus.parents.get(keyOf(m.channel, m.id)) ?? [],
+      ),
+    );
+  }
   const results: Measured[] = [];
-  for (const variant of VARIANTS) results.push(await measure(variant, channels));
+  for (const variant of VARIANTS) {
+    results.push(await measure(variant, segmented[variant.segmentation], questions));
+  }
   const stressed = {
     after: await stress(new KeyphraseExtractor()),
     // A quarter of the text: linear time makes the full segment about 4 times as long.
@@ -431,9 +665,10 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const segments = results[0].segments;
+  const segments = (segmentation: Segmentation) =>
+    segmented[segmentation].reduce((n, c) => n + c.segments.length, 0);
   console.log(
-    `Topics on chat: ${corpus.description}, ${channels.length} channels, ${corpus.messages.length.toLocaleString("en-US")} messages, ${segments} segments (settle 24h, maxSize ${options.maxSize})`,
+    `Topics on chat: ${corpus.description}, ${channels.length} channels, ${corpus.messages.length.toLocaleString("en-US")} messages, ${segments("contiguous").toLocaleString("en-US")} contiguous segments, ${segments("linked").toLocaleString("en-US")} linked (settle 24h, maxSize ${options.maxSize})`,
   );
   console.log("");
   const columns = [
@@ -473,9 +708,10 @@ async function main(): Promise<void> {
   console.log(
     `one segment of 500 messages of 10 KB: after ${fixed(s.ms / 1000, 2)} s (${fixed(s.ms / stressed.quarter.ms, 1)}× the time of 125 messages: linear is 4×), the event loop held at most ${fixed(s.heldMs, 0)} ms${stressed.before ? `; before ${fixed(stressed.before.ms / 1000, 1)} s, held at most ${fixed(stressed.before.heldMs / 1000, 1)} s` : ""}`,
   );
+  printVerdicts(results);
   if (options.junk) {
     console.log("");
-    for (const topic of results[results.length - 1].junkTopics) console.log(`junk ${topic}`);
+    for (const topic of results[1].junkTopics) console.log(`junk ${topic}`);
   }
   if (options.show > 0) {
     for (const channel of channels) {
