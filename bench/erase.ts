@@ -15,6 +15,7 @@ import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { authorEntry, messageItem } from "convoseg/history/schema";
 import { createResultsTable, DynamoDbResultStore, onTimeEnvelope } from "convoseg/knowledge/store";
 import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { startEmulators } from "../local/emulators.js";
 import { benchArgs, usageError } from "./args.js";
 import { CapacityMeter, writeUnits } from "./capacity.js";
@@ -118,8 +119,10 @@ async function run(dynamodb: () => DynamoDBClient, scenario: Scenario): Promise<
   const suffix = `${scenario.label}-${Date.now().toString(36)}`;
   const messagesTable = `bench-erase-messages-${suffix}`;
   const resultsTable = `bench-erase-results-${suffix}`;
+  const channelsTable = `bench-erase-channels-${suffix}`;
   await createMessagesTable(setup, messagesTable);
   await createResultsTable(setup, resultsTable);
+  await createChannelsTable(setup, channelsTable);
   const history = new DynamoDbStore({ client: setup, tableName: messagesTable, concurrency: 32 });
   const results = new DynamoDbResultStore({ client: setup, tableName: resultsTable });
   const extractor = new SegmentExtractor({
@@ -187,7 +190,11 @@ async function run(dynamodb: () => DynamoDBClient, scenario: Scenario): Promise<
     const table = String(
       input.TableName ?? Object.keys((input.RequestItems as object) ?? {})[0] ?? "",
     );
-    const role = table.startsWith("bench-erase-messages") ? "messages" : "results";
+    const role = table.startsWith("bench-erase-messages")
+      ? "messages"
+      : table.startsWith("bench-erase-channels")
+        ? "channels"
+        : "results";
     const index = input.IndexName ? ` index ${String(input.IndexName)}` : "";
     return `${command.replace("Command", "")} ${role}${index}`;
   }).attach(measured);
@@ -204,7 +211,7 @@ async function run(dynamodb: () => DynamoDBClient, scenario: Scenario): Promise<
   );
   const t0 = performance.now();
   const outcome = await eraseUser(
-    dynamoDbErasure({ client: measured, messagesTable, resultsTable }),
+    dynamoDbErasure({ client: measured, messagesTable, resultsTable, channelsTable }),
     {
       user: USER,
       requestedBy: "bench",

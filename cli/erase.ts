@@ -29,13 +29,14 @@ import {
 
 const USAGE = `Usage: npm start -- erase (--user-id ID | --user NAME | both) [--channel ID]...
          [--dry-run] [--json] [--requested-by WHO] [--backfill] [--workspace DIR |
-         --messages-table NAME --results-table NAME]
+         --messages-table NAME --results-table NAME --channels-table NAME]
 
 Erases a person: deletes every message they wrote (those stored with their platform user ID,
 and those stored without a user id under the display NAME), in every channel or the ones given,
 as a deletion does (text, author and user id removed), redacts the results, topic entries and
-window replies derived from them, and removes their names from the results that still hold
-them. A message stored with a user id is found by that id only: --user NAME alone leaves it. Writes an audit item (who asked, when, counts, finished) to the results table. Works on the
+window replies derived from them, removes their names from the results that still hold
+them, and has the segmentation tick empty its reply linker window in each channel they wrote in
+(it holds hashes of their words and names). A message stored with a user id is found by that id only: --user NAME alone leaves it. Writes an audit item (who asked, when, counts, finished) to the results table. Works on the
 local workspace (.convoseg, or --workspace DIR) unless tables are named. Run it again to finish
 one that was interrupted; after it finished, running it again erases nothing and says so.
 
@@ -52,6 +53,7 @@ ${WORKSPACE_HELP}
                           Scan of the messages table; needed once after upgrading)
   --messages-table NAME   the messages table (default: $MESSAGES_TABLE)
   --results-table NAME    the results table (default: $RESULTS_TABLE)
+  --channels-table NAME   the channels table (default: $CHANNELS_TABLE)
   -h, --help              this help`;
 
 export const eraseCommand: Command = command({
@@ -72,6 +74,7 @@ export const eraseCommand: Command = command({
     backfill: { type: "boolean" },
     "messages-table": { type: "string" },
     "results-table": { type: "string" },
+    "channels-table": { type: "string" },
   },
   parse: ({ positionals, values }) => {
     if (positionals.length > 0)
@@ -82,7 +85,11 @@ export const eraseCommand: Command = command({
     if (user === undefined && userId === undefined) {
       throw new Error("--user-id ID or --user NAME is required (or both)");
     }
-    const named = [values["messages-table"], values["results-table"]].some((t) => t !== undefined);
+    const named = [
+      values["messages-table"],
+      values["results-table"],
+      values["channels-table"],
+    ].some((t) => t !== undefined);
     if (values.workspace !== undefined && named) {
       throw new Error("--workspace and a table flag name two places: give one");
     }
@@ -90,13 +97,18 @@ export const eraseCommand: Command = command({
       values["messages-table"] ?? (values.workspace ? undefined : process.env.MESSAGES_TABLE);
     const resultsTable =
       values["results-table"] ?? (values.workspace ? undefined : process.env.RESULTS_TABLE);
+    const channelsTable =
+      values["channels-table"] ?? (values.workspace ? undefined : process.env.CHANNELS_TABLE);
     const workspace = workspaceDir(
       values.workspace,
-      messagesTable !== undefined || resultsTable !== undefined,
+      [messagesTable, resultsTable, channelsTable].some((t) => t !== undefined),
     );
-    if (workspace === undefined && (messagesTable === undefined || resultsTable === undefined)) {
+    if (
+      workspace === undefined &&
+      (messagesTable === undefined || resultsTable === undefined || channelsTable === undefined)
+    ) {
       throw new Error(
-        "erase on a deployment needs its two tables: --messages-table and --results-table (or MESSAGES_TABLE and RESULTS_TABLE)",
+        "erase on a deployment needs its three tables: --messages-table and --results-table, and --channels-table (or MESSAGES_TABLE, RESULTS_TABLE and CHANNELS_TABLE)",
       );
     }
     const requestedBy = values["requested-by"] ?? `cli:${loginName()}`;
@@ -111,7 +123,7 @@ export const eraseCommand: Command = command({
       json: values.json ?? false,
       backfill: values.backfill ?? false,
       workspace,
-      tables: { messagesTable, resultsTable },
+      tables: { messagesTable, resultsTable, channelsTable },
     };
   },
   run: async ({ request, json, backfill, workspace, tables }, io) => {
@@ -119,15 +131,16 @@ export const eraseCommand: Command = command({
       client: DynamoDBClient,
       messagesTable: string,
       resultsTable: string,
+      channelsTable: string,
       ledger?: SegmentLedger,
     ) => {
       const local = ledger !== undefined;
       const ref: TableRef = {
-        table: `${messagesTable}, ${resultsTable}`,
-        role: "the messages and results tables",
+        table: `${messagesTable}, ${resultsTable}, ${channelsTable}`,
+        role: "the messages, results and channels tables",
         fix: local
           ? "run npm start -- run on the workspace first"
-          : "pass the stack's MessagesTableName and ResultsTableName",
+          : "pass the stack's MessagesTableName, ResultsTableName and ChannelsTableName",
       };
       await onTable(ref, async () => {
         const state = await authorIndexState(client, messagesTable);
@@ -149,7 +162,7 @@ export const eraseCommand: Command = command({
         const updated = await onTable(ref, () => backfillAuthorKeys(client, messagesTable));
         io.stderr.write(`erase: gave ${plural(updated, "message")} an author key\n`);
       }
-      const deps = dynamoDbErasure({ client, messagesTable, resultsTable });
+      const deps = dynamoDbErasure({ client, messagesTable, resultsTable, channelsTable });
       const outcome = await onTable(ref, () => eraseUser(deps, request));
       if (ledger !== undefined && !request.dryRun) {
         // The workspace's ledger keeps delivered bodies, with text: they follow the messages.
@@ -176,6 +189,7 @@ export const eraseCommand: Command = command({
         new DynamoDBClient({}),
         tables.messagesTable as string,
         tables.resultsTable as string,
+        tables.channelsTable as string,
       );
     }
     return withWorkspace({ dir: workspace, create: false }, io, (opened) =>
@@ -183,6 +197,7 @@ export const eraseCommand: Command = command({
         opened.dynamodb(),
         opened.tables.messagesTable,
         opened.tables.resultsTable,
+        opened.tables.channelsTable,
         opened.ledger,
       ),
     );

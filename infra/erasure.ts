@@ -18,7 +18,7 @@ import { PipelineFunction } from "./function.js";
 import type { Storage } from "./storage.js";
 
 export interface ErasureProps {
-  /** The tables it reads and redacts: messages and results. */
+  /** The tables it reads and redacts (messages and results), and the channels table's marks. */
   readonly storage: Storage;
   /** Retention of the function's and the state machine's log groups. */
   readonly logRetention: RetentionDays;
@@ -53,6 +53,7 @@ export class Erasure extends Construct {
       environment: {
         MESSAGES_TABLE: props.storage.messages.tableName,
         RESULTS_TABLE: props.storage.results.tableName,
+        CHANNELS_TABLE: props.storage.channels.tableName,
         POWERTOOLS_SERVICE_NAME: "convoseg-erase",
       },
       timeout: Duration.minutes(15),

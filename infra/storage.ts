@@ -37,6 +37,7 @@ import {
   DUE_INDEX,
   DUE_SHARD,
   ITEM_KEY,
+  LINKER_RESET_ATTRIBUTES,
   MARK_ATTRIBUTES,
 } from "convoseg/pipeline/schema";
 
@@ -283,7 +284,9 @@ export class Storage extends Construct {
    * What an erasure (the `EraseUser` function) does and nothing more: finds a person's messages
    * (the `byAuthor` index, keys only), reads them by key, deletes them with the content-attribute
    * updates a deletion makes (and a tombstone's put, should one vanish meanwhile: those
-   * attributes only), and redacts the results table, where it also keeps its audit item.
+   * attributes only), redacts the results table, where it also keeps its audit item, and asks
+   * the tick to reset a channel's reply linker (an update of the channel's marks naming only
+   * `linkerReset` and the due attributes, returning nothing: never the tick's state).
    */
   grantErasure(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, [
@@ -304,6 +307,14 @@ export class Storage extends Construct {
         },
       }),
       this.resultsStatement(),
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.channels.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:Attributes": [...LINKER_RESET_ATTRIBUTES] },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
+        },
+      }),
     ]);
   }
 

@@ -15,6 +15,7 @@ const deps = dynamoDbErasure({
   client: new DynamoDBClient({}),
   messagesTable: requiredEnvironment("MESSAGES_TABLE"),
   resultsTable: requiredEnvironment("RESULTS_TABLE"),
+  channelsTable: requiredEnvironment("CHANNELS_TABLE"),
 });
 
 /**

@@ -579,7 +579,7 @@ describe("IAM", () => {
     );
   };
 
-  it("lets only the ingest and erase functions write messages (the tick only its inferred links), and only ingest and the tick the channels", () => {
+  it("lets only the ingest and erase functions write messages (the tick only its inferred links), and only ingest, the tick and the erasure (a linker reset) the channels", () => {
     const writers = (table: string) =>
       tableWrites()
         .filter((w) => JSON.stringify(w.resource).includes(`"${table}"`))
@@ -595,8 +595,13 @@ describe("IAM", () => {
         `AWS::IAM::Policy ${ids.tickRole}`,
       ].sort(),
     );
+    // Ingestion's marks, the tick's state and marks, the erasure's linker reset (checked below).
     expect(writers(ids.channels).sort()).toEqual(
-      [`AWS::IAM::Policy ${ids.ingestRole}`, `AWS::IAM::Policy ${ids.tickRole}`].sort(),
+      [
+        `AWS::IAM::Policy ${ids.ingestRole}`,
+        `AWS::IAM::Policy ${ids.tickRole}`,
+        `AWS::IAM::Policy ${ids.eraseRole}`,
+      ].sort(),
     );
     // Nothing exported for other stacks writes any table: producers only send to the queue.
     expect(tableWrites().filter((w) => w.type === "AWS::IAM::ManagedPolicy")).toEqual([]);
@@ -661,7 +666,7 @@ describe("IAM", () => {
     );
   });
 
-  it("gives the erase role the byAuthor index, reads by key, deletions and the results table, nothing more", () => {
+  it("gives the erase role the byAuthor index, reads by key, deletions, the results table and the channels' linker reset, nothing more", () => {
     expect(roleStatements(template, ids.eraseRole)).toEqual([
       logsStatement(ids.eraseLogs),
       { Effect: "Allow", Action: "dynamodb:Query", Resource: indexArn(ids.messages, "byAuthor") },
@@ -690,6 +695,19 @@ describe("IAM", () => {
         ],
         Resource: arn(ids.results),
       },
+      // The reply linker's reset on a channel's marks, and marking it due: never the tick's
+      // state, read position or outbox, nothing returned.
+      {
+        Effect: "Allow",
+        Action: "dynamodb:UpdateItem",
+        Resource: arn(ids.channels),
+        Condition: {
+          "ForAllValues:StringLike": {
+            "dynamodb:Attributes": ["channel", "item", "linkerReset", "dueShard", "dueAt"],
+          },
+          StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
+        },
+      },
     ]);
     expect(properties(ids.eraseFunction)).toMatchObject({
       Timeout: 900,
@@ -698,6 +716,7 @@ describe("IAM", () => {
         Variables: expect.objectContaining({
           MESSAGES_TABLE: ref(ids.messages),
           RESULTS_TABLE: ref(ids.results),
+          CHANNELS_TABLE: ref(ids.channels),
         }),
       },
     });

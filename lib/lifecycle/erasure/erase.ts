@@ -16,6 +16,7 @@ import type { ConversationId, Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
 import { type ErasurePath, KINDS } from "../../knowledge/index.js";
 import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
+import type { ChannelStore } from "../../segmentation/pipeline/store/index.js";
 import {
   type AuditStore,
   type ErasedMessage,
@@ -39,6 +40,13 @@ export interface ErasureDependencies {
   /** The results store, for the names a redaction leaves (`./scrub.ts`, the term statistics). */
   results: ScrubStore;
   audits: AuditStore;
+  /**
+   * The channels table (the segmentation tick's): in each channel where a page deleted the
+   * person's messages, the tick is asked to drop its reply linker's window, which holds hashes
+   * of their words and names (`ChannelStore.requestLinkerReset`). Absent: no tick keeps state
+   * for these messages (tests of the results alone).
+   */
+  channels?: Pick<ChannelStore, "requestLinkerReset">;
   /** The clock (default: the wall clock). */
   now?: () => number;
   /** Asked before each page: true stops the run there (`done: false`), to be resumed. */
@@ -231,9 +239,9 @@ async function readPage(
 }
 
 /**
- * Per channel: deletes the page's messages, redacts what was derived from them and removes the
- * person's names from the results that hold the page's times; every step is a no-op when
- * redone. Erasing by `userId`, the names are the display names the messages themselves carry
+ * Per channel: deletes the page's messages, redacts what was derived from them, removes the
+ * person's names from the results that hold the page's times and asks the tick to reset the
+ * channel's reply linker; every step is a no-op when redone (but the last, which is harmless). Erasing by `userId`, the names are the display names the messages themselves carry
  * (results hold names, never user ids), which their deletion removes: those are learned and
  * removed first, so that a page redone after its deletions has only names already removed left
  * to learn. A name given (`user`) is removed last, after the redaction has recounted the author
@@ -260,6 +268,10 @@ async function eraseBatch(
     );
     add(counts, redacted);
     await eraseNames(deps, channel, given, times, counts);
+    // After the deletions: a tick that read the messages before them is followed by one that
+    // drops what it linked (a page redone asks again, which costs one more empty window).
+    const at = (deps.now ?? Date.now)();
+    await deps.channels?.requestLinkerReset(channel, at, at);
   }
   const { messages: _, ...derived } = counts;
   return derived;

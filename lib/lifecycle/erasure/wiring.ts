@@ -26,6 +26,7 @@ import {
   type RedactionMetrics,
   storedMessageStates,
 } from "../../knowledge/write/index.js";
+import { DynamoDbChannelStore } from "../../segmentation/pipeline/store/index.js";
 import { DynamoDbAuditStore } from "./audit-dynamodb.js";
 import type { ErasureDependencies } from "./erase.js";
 import { ErasureError } from "./errors.js";
@@ -34,6 +35,8 @@ export interface ErasureTables {
   client: DynamoDBClient;
   messagesTable: string;
   resultsTable: string;
+  /** The channels table, whose tick keeps each channel's reply linker window (reset by an erasure). */
+  channelsTable: string;
   metrics?: RedactionMetrics;
 }
 
@@ -42,6 +45,14 @@ export function dynamoDbErasure(
   tables: ErasureTables,
   extra: Partial<ErasureDependencies> = {},
 ): ErasureDependencies {
+  // One due shard: a reset marks a channel due in shard 0, which every tick reads whatever its
+  // shard count (the tick moves it to its own when it finishes the channel), so the eraser
+  // needs no `dueShards` setting.
+  const channels = new DynamoDbChannelStore({
+    client: tables.client,
+    tableName: tables.channelsTable,
+    dueShards: 1,
+  });
   const messages = new DynamoDbStore({ client: tables.client, tableName: tables.messagesTable });
   const results = new DynamoDbResultStore({
     client: tables.client,
@@ -56,6 +67,7 @@ export function dynamoDbErasure(
     }),
     results,
     audits: new DynamoDbAuditStore({ client: tables.client, tableName: tables.resultsTable }),
+    channels,
     ...extra,
   };
 }

@@ -50,7 +50,7 @@ export async function advance(
   wall: number,
 ): Promise<Step> {
   const { channel, marks, record } = snapshot;
-  const state = record.state;
+  const state = withLinkerReset(record.state, marks.linkerReset);
   const handedOut = maxPosition(state.seqSeen, state.readUpTo);
   const { holdsSeen, expired, known, renewed } = trackHolds(state, marks.holds, {
     wall,
@@ -100,14 +100,30 @@ export async function advance(
   const due = dueTimes.filter((t): t is number => t !== null);
   return {
     state: next,
-    // Holds to break are broken by a commit, even one that leaves the state as it was.
-    changed: expired.length > 0 || !sameBytes(encodeTickState(next), encodeTickState(state)),
+    // Holds to break are broken by a commit, even one that leaves the state as it was; a linker
+    // reset is recorded even when nothing else changed.
+    changed: expired.length > 0 || !sameBytes(encodeTickState(next), encodeTickState(record.state)),
     expired,
     renewed,
     behind: behind.length,
     links: planned.links,
     nextDueAt: due.length === 0 ? null : Math.min(...due),
   };
+}
+
+/**
+ * The state to plan from: when an erasure asked for a reset since this state's (the marks'
+ * `linkerReset` greater than its `linkerResetSeen`), without the reply linker's window, which
+ * holds hashes of the erased person's words and names, and with the request recorded as seen. It
+ * is recorded with the rest of the state, in the same conditional write: a tick that dies before
+ * leaves the request to the next. Later arrivals are linked from an empty window.
+ */
+function withLinkerReset(state: TickState, requested: number | null): TickState {
+  if (requested === null || (state.linkerResetSeen ?? Number.NEGATIVE_INFINITY) >= requested) {
+    return state;
+  }
+  const { linker: _, ...rest } = state;
+  return { ...rest, linkerResetSeen: requested };
 }
 
 /**

@@ -5,6 +5,7 @@
  * `EraseUser` operation stops near its deadline and resumes; and a table made before the
  * `byAuthor` index gets it, and its messages their author keys.
  */
+import { randomUUID } from "node:crypto";
 import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
@@ -21,6 +22,7 @@ import { textMessage } from "convoseg/history";
 import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { authorKeyOf } from "convoseg/history/schema";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { createChannelsTable } from "convoseg/pipeline/schema";
 import { describe, expect, it } from "vitest";
 import { createMessagesTestTable, createResultsTestTable } from "../../knowledge/fixtures.js";
 import { NOW } from "../../knowledge/redaction.js";
@@ -36,10 +38,12 @@ async function deployment(
 ) {
   const messagesTable = await createMessagesTestTable(dynamodb);
   const resultsTable = await createResultsTestTable(dynamodb);
+  const channelsTable = `channels-${randomUUID()}`;
+  await createChannelsTable(dynamodb, channelsTable);
   const history = new DynamoDbStore({ client: dynamodb, tableName: messagesTable });
   const results = new DynamoDbResultStore({ client: dynamodb, tableName: resultsTable });
   const world = await buildWorld(history, results, { channels: 2, segments: 2, prefix, userId });
-  return { messagesTable, resultsTable, world };
+  return { messagesTable, resultsTable, channelsTable, world };
 }
 
 async function scan(table: string): Promise<Record<string, unknown>[]> {
@@ -60,9 +64,17 @@ async function scan(table: string): Promise<Record<string, unknown>[]> {
   );
 }
 
-const erasure = (d: { messagesTable: string; resultsTable: string }, dynamodb = client) =>
+const erasure = (
+  d: { messagesTable: string; resultsTable: string; channelsTable: string },
+  dynamodb = client,
+) =>
   dynamoDbErasure(
-    { client: dynamodb, messagesTable: d.messagesTable, resultsTable: d.resultsTable },
+    {
+      client: dynamodb,
+      messagesTable: d.messagesTable,
+      resultsTable: d.resultsTable,
+      channelsTable: d.channelsTable,
+    },
     { now: () => NOW + 100 * HOUR },
   );
 
@@ -128,7 +140,12 @@ describe("eraseUser on DynamoDB Local", () => {
     expect(await scan(d.messagesTable)).toEqual(before.messages);
     const carol = [...d.world.written.values()].flat().filter((m) => m.author === "carol");
     const later = dynamoDbErasure(
-      { client, messagesTable: d.messagesTable, resultsTable: d.resultsTable },
+      {
+        client,
+        messagesTable: d.messagesTable,
+        resultsTable: d.resultsTable,
+        channelsTable: d.channelsTable,
+      },
       { now: () => NOW + 101 * HOUR },
     );
     const byId = await eraseUser(later, { userId: "U3", requestedBy: "dpo" });

@@ -9,6 +9,7 @@ import { ChannelStateError } from "convoseg/pipeline";
 import { dueShardOf, shareShards } from "convoseg/pipeline/schema";
 import {
   type ChannelStore,
+  EMPTY_MARKS,
   EMPTY_TICK_STATE,
   encodeTickState,
   MAX_STATE_BYTES,
@@ -70,7 +71,14 @@ export function describeChannelStoreConformance(name: string, make: ChannelStore
     it("knows nothing of a channel never written", async () => {
       const { store } = await make(4);
       const snapshot = await store.load(channelName("new"));
-      expect(snapshot.marks).toEqual({ seq: null, marks: 0, holds: [], dueAt: null, delivered: 0 });
+      expect(snapshot.marks).toEqual({
+        seq: null,
+        marks: 0,
+        holds: [],
+        dueAt: null,
+        delivered: 0,
+        linkerReset: null,
+      });
       expect(snapshot.record).toEqual({
         version: 0,
         state: EMPTY_TICK_STATE,
@@ -257,6 +265,70 @@ export function describeChannelStoreConformance(name: string, make: ChannelStore
       await store.finish(reread, 0, null, T0 + 70);
       expect((await store.load(other)).marks.dueAt).toBe(T0 + 70);
       await open.release();
+    });
+
+    it("takes an erasure's linker reset request: raised only, the channel due, the tick's state untouched", async () => {
+      const subject = await make(4);
+      const { store } = subject;
+      const channel = channelName("reset");
+      await mark(subject, channel, T0);
+      const read = await store.load(channel);
+      const state: TickState = { ...EMPTY_TICK_STATE, linker: "AQ==", linkerResetSeen: 7 };
+      await store.record(read, next(state));
+      await store.finish(read, 1, T0 + 5000, T0 + 1);
+      const recorded = await store.load(channel);
+      expect(recorded.marks).toMatchObject({ dueAt: T0 + 5000, linkerReset: null });
+      // Due now (before its settle time), the request recorded, nothing else of the marks moved.
+      await store.requestLinkerReset(channel, 1000, T0 + 10);
+      let after = await store.load(channel);
+      expect(after.marks).toEqual({ ...recorded.marks, dueAt: T0 + 10, linkerReset: 1000 });
+      expect(after.record).toEqual(recorded.record);
+      expect(await due(store, T0 + 10)).toEqual([{ channel, dueAt: T0 + 10 }]);
+      // A second request always reads as newer, whatever its time; an earlier due time stays.
+      await store.requestLinkerReset(channel, 1000, T0 + 20);
+      expect((await store.load(channel)).marks).toMatchObject({
+        dueAt: T0 + 10,
+        linkerReset: 1001,
+      });
+      await store.requestLinkerReset(channel, 500, T0 + 30);
+      expect((await store.load(channel)).marks.linkerReset).toBe(1002);
+      await store.requestLinkerReset(channel, 9000, T0 + 40);
+      after = await store.load(channel);
+      expect(after.marks).toMatchObject({ dueAt: T0 + 10, linkerReset: 9000 });
+      // A channel never written is made due by it alone.
+      const fresh = channelName("reset-new");
+      await store.requestLinkerReset(fresh, 3, T0 + 50);
+      expect((await store.load(fresh)).marks).toEqual({
+        ...EMPTY_MARKS,
+        dueAt: T0 + 50,
+        linkerReset: 3,
+      });
+      expect(await due(store, T0 + 50)).toEqual([
+        { channel, dueAt: T0 + 10 },
+        { channel: fresh, dueAt: T0 + 50 },
+      ]);
+    });
+
+    it("keeps a channel due when an erasure asked for a linker reset after the tick's read", async () => {
+      const subject = await make(4);
+      const { store } = subject;
+      const channel = channelName("reset-raced");
+      await mark(subject, channel, T0);
+      const read = await store.load(channel);
+      await store.record(read, next(EMPTY_TICK_STATE));
+      await store.requestLinkerReset(channel, 1000, T0 + 20);
+      // The tick, not having seen the request, would take the channel off the index: it stays.
+      await store.finish(read, 1, null, T0 + 50);
+      expect((await store.load(channel)).marks).toMatchObject({ delivered: 1, dueAt: T0 });
+      // One that read it finishes as it likes.
+      const seen = await store.load(channel);
+      await store.record(seen, next({ ...EMPTY_TICK_STATE, linkerResetSeen: 1000 }));
+      await store.finish(seen, 2, null, T0 + 60);
+      expect((await store.load(channel)).marks).toMatchObject({
+        delivered: 2,
+        dueAt: null,
+        linkerReset: 1000,
+      });
     });
 
     it("never lets an older version's finish undo a newer one's", async () => {

@@ -1,5 +1,5 @@
 /**
- * The channels table's shape. Its keys and item names, the attributes ingestion may write, the due
+ * The channels table's shape. Its keys and item names, the attributes ingestion (and an erasure) may write, the due
  * index and its shard arithmetic, and the table definition. What the CDK stack (`infra/`) and
  * every writer of the table (ingestion's `ChannelPositions`) build on.
  */
@@ -21,6 +21,7 @@ export {
   DUE_SHARD,
   holdName,
   ITEM_KEY,
+  LINKER_RESET_ATTRIBUTES,
   MARK_ATTRIBUTES,
   MARKS_ITEM,
   SHARE_CLAIM_ITEM,

@@ -10,6 +10,7 @@
  * | | `marks` (N) | leases released so far |
  * | | `dueShard` (S), `dueAt` (N) | only while work is due: the `due` index, sharded by channel hash |
  * | | `delivered` (N) | the recorded version whose outbox went out |
+ * | | `linkerReset` (N) | an erasure's request (wall ms of the latest) to empty the reply linker's window |
  * | tick state (`"state"`) | `version` (N) | bumped by each record: the fence between overlapping ticks |
  * | | `state` (B) | the encoded tick state (deflated JSON); larger ones continue in pages |
  * | | `pages` (N), `lease` (N), `recordId` (S) | extra pages, the outbox's lease (wall ms), the write's id |
@@ -17,7 +18,8 @@
  * | share claim (`"shareClaim"`) | `until` (N), `owner` (S) | a fanned-out tick's worker on its share |
  *
  * Ingestion writes only the marks item, and only the attributes of {@link MARK_ATTRIBUTES}: one
- * small item, one write unit per mark, and an IAM policy can hold it to them.
+ * small item, one write unit per mark, and an IAM policy can hold it to them. An erasure writes
+ * only those of {@link LINKER_RESET_ATTRIBUTES}.
  */
 import type {
   AttributeValue,
@@ -38,6 +40,11 @@ export const SHARE_CLAIM_ITEM = "shareClaim";
 export const DUE_INDEX = "due";
 export const DUE_SHARD = "dueShard";
 export const DUE_AT = "dueAt";
+/**
+ * The marks attribute by which an erasure asks the tick to drop the channel's reply linker window
+ * (`ChannelStore.requestLinkerReset`): the wall ms of the latest request, only ever raised.
+ */
+export const LINKER_RESET = "linkerReset";
 /** The attributes ingestion writes (holds match `h*`); nothing else of the table. */
 export const MARK_ATTRIBUTES = [
   CHANNEL_KEY,
@@ -45,6 +52,15 @@ export const MARK_ATTRIBUTES = [
   "seq",
   "h*",
   "marks",
+  DUE_SHARD,
+  DUE_AT,
+] as const;
+
+/** The attributes an erasure writes: the reset request, and what marking the channel due takes. */
+export const LINKER_RESET_ATTRIBUTES = [
+  CHANNEL_KEY,
+  ITEM_KEY,
+  LINKER_RESET,
   DUE_SHARD,
   DUE_AT,
 ] as const;

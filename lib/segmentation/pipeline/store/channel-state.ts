@@ -5,8 +5,9 @@
  *
  * Each channel has two records with different writers:
  * - its marks, kept by ingestion and touched by the tick only to finish: the position sequence,
- *   the holds of writers still writing, a release counter, the due time, and which recorded
- *   version was delivered. Small, so that a mark costs one write unit;
+ *   the holds of writers still writing, a release counter, the due time, which recorded version
+ *   was delivered, and an erasure's request to reset the reply linker. Small, so that a mark
+ *   costs one write unit;
  * - its tick state, written only by the tick, once per tick that changes something, in one
  *   conditional write on its version: the planner's open tail and watermark, the read position,
  *   the outbox of decided segments, and the bookkeeping of holds.
@@ -40,6 +41,11 @@ export interface ChannelMarks {
   dueAt: number | null;
   /** The recorded version whose outbox was delivered (0: none). */
   delivered: number;
+  /**
+   * The latest erasure's request (wall ms, only ever raised) to drop the reply linker's window
+   * (`TickState.linkerResetSeen`); null: none ever.
+   */
+  linkerReset: number | null;
 }
 
 export const EMPTY_MARKS: ChannelMarks = Object.freeze({
@@ -48,6 +54,7 @@ export const EMPTY_MARKS: ChannelMarks = Object.freeze({
   holds: [],
   dueAt: null,
   delivered: 0,
+  linkerReset: null,
 });
 
 /**
@@ -87,6 +94,11 @@ export interface TickState {
    * its arrivals as one linker that never stopped would; absent: none yet, or `contiguous`.
    */
   linker?: LinkerState;
+  /**
+   * The marks' `linkerReset` this state has acted on: a greater one (an erasure since) makes the
+   * next tick drop `linker`, in the same write that records it here. Absent: none yet.
+   */
+  linkerResetSeen?: number;
   /** Arrival position up to which everything has been read (null: nothing yet). */
   readUpTo: bigint | null;
   /**
@@ -161,8 +173,9 @@ export interface ChannelStore {
   ): Promise<RecordOutcome>;
   /**
    * After delivery: marks `version` delivered and sets when the channel is next due (null: off the
-   * due index), unless a writer reserved or released since `snapshot` was read, in which case
-   * the channel stays due (at the earlier of its due time and `now`).
+   * due index), unless a writer reserved or released (or an erasure asked for a linker reset)
+   * since `snapshot` was read, in which case the channel stays due (at the earlier of its due
+   * time and `now`).
    */
   finish(
     snapshot: ChannelSnapshot,
@@ -170,6 +183,14 @@ export interface ChannelStore {
     nextDueAt: number | null,
     now: number,
   ): Promise<void>;
+  /**
+   * An erasure's request: raises the marks' `linkerReset` to `requestedAt` (wall ms), or past it
+   * when it is there already, so the next tick drops the reply linker's window (which holds
+   * hashes of the erased person's words and names), and marks the channel due at `now` (keeping
+   * an earlier due time), as a writer's release does. Writes the marks' reset and due attributes
+   * only.
+   */
+  requestLinkerReset(channel: string, requestedAt: number, now: number): Promise<void>;
   /** Removes the named holds from the channel's marks: their writers are presumed gone. */
   breakHolds(channel: string, holds: readonly string[]): Promise<void>;
   /**

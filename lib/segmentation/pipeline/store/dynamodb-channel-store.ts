@@ -1,14 +1,17 @@
 /**
  * {@link ChannelStore} on the channels table (`../schema/table.ts`): the snapshot and paged
  * state in `./paged-state.ts`, the due index's reads in `./due-index.ts`, the shares' claims in
- * `./share-claims.ts`; here the marks item's updates (finishing a channel, breaking holds, moving the sequence on).
+ * `./share-claims.ts`; here the marks item's updates (finishing a channel, breaking holds, moving
+ * the sequence on, an erasure's linker reset).
  */
 import {
+  type AttributeValue,
   type DynamoDBClient,
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { isConditionFailure } from "../../../base/dynamodb/index.js";
+import { ChannelStateError } from "../errors.js";
 import {
   checkDueShards,
   DUE_SHARDS,
@@ -16,7 +19,7 @@ import {
   dueShardsRead,
   shareShards,
 } from "../schema/due-shards.js";
-import { channelItemKey, DUE_AT, DUE_SHARD, MARKS_ITEM } from "../schema/table.js";
+import { channelItemKey, DUE_AT, DUE_SHARD, LINKER_RESET, MARKS_ITEM } from "../schema/table.js";
 import type { TickShare } from "../types.js";
 import { type ChannelsTable, N, S } from "./attributes.js";
 import type {
@@ -96,6 +99,7 @@ export class DynamoDbChannelStore implements ChannelStore {
     const untouched = [
       marks.marks === 0 ? "attribute_not_exists(#marks)" : "#marks = :marks",
       marks.seq === null ? "attribute_not_exists(#seq)" : "#seq = :seq",
+      marks.linkerReset === null ? "attribute_not_exists(#reset)" : "#reset = :reset",
     ].join(" AND ");
     const attempts: Omit<UpdateItemCommandInput, "TableName" | "Key">[] = [
       // Nobody reserved or released since the load: the due time is the tick's to set.
@@ -105,12 +109,18 @@ export class DynamoDbChannelStore implements ChannelStore {
             ? "SET #delivered = :v REMOVE #shard, #due"
             : "SET #delivered = :v, #shard = :shard, #due = :next",
         ConditionExpression: `${delivered} AND ${untouched}`,
-        ExpressionAttributeNames: { ...names, "#marks": "marks", "#seq": "seq" },
+        ExpressionAttributeNames: {
+          ...names,
+          "#marks": "marks",
+          "#seq": "seq",
+          "#reset": LINKER_RESET,
+        },
         ExpressionAttributeValues: {
           ":v": N(version),
           ...(nextDueAt === null ? {} : { ":shard": values[":shard"], ":next": N(nextDueAt) }),
           ...(marks.marks === 0 ? {} : { ":marks": N(marks.marks) }),
           ...(marks.seq === null ? {} : { ":seq": N(marks.seq) }),
+          ...(marks.linkerReset === null ? {} : { ":reset": N(marks.linkerReset) }),
         },
       },
       // A writer came meanwhile: stay due, at the earlier of the due time and now.
@@ -143,6 +153,48 @@ export class DynamoDbChannelStore implements ChannelStore {
       }
     }
     // A later version was marked delivered already: this tick's finish is moot.
+  }
+
+  async requestLinkerReset(channel: string, requestedAt: number, now: number): Promise<void> {
+    const names = { "#reset": LINKER_RESET, "#shard": DUE_SHARD, "#due": DUE_AT };
+    const shard = S(dueShardOf(channel, this.dueShards));
+    // The request: the time when it is later than the one there, else one past that (a second
+    // request within the same millisecond, or a clock behind, must still read as newer).
+    const resets: { set: string; condition: string; values: Record<string, AttributeValue> }[] = [
+      {
+        set: "#reset = :at",
+        condition: "(attribute_not_exists(#reset) OR #reset < :at)",
+        values: { ":at": N(requestedAt) },
+      },
+      {
+        set: "#reset = #reset + :one",
+        condition: "attribute_exists(#reset)",
+        values: { ":one": N(1) },
+      },
+    ];
+    // Due now as a release makes it (keeping an earlier due time), on the current shard.
+    const dues = [
+      { set: "#due = :now", condition: "(attribute_not_exists(#due) OR #due > :now)" },
+      { set: "#due = if_not_exists(#due, :now)", condition: undefined },
+    ];
+    for (const reset of resets) {
+      for (const due of dues) {
+        try {
+          await this.updateMarks(channel, {
+            UpdateExpression: `SET ${reset.set}, #shard = :shard, ${due.set}`,
+            ConditionExpression: [reset.condition, due.condition]
+              .filter((c) => c !== undefined)
+              .join(" AND "),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...reset.values, ":shard": shard, ":now": N(now) },
+          });
+          return;
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
+      }
+    }
+    throw new ChannelStateError(channel, "the linker reset's marks kept changing under it");
   }
 
   async breakHolds(channel: string, holds: readonly string[]): Promise<void> {

@@ -6,6 +6,7 @@
 export {
   type ChannelSnapshot,
   type ChannelStore,
+  EMPTY_MARKS,
   EMPTY_TICK_STATE,
   hasWork,
   MAX_STATE_BYTES,

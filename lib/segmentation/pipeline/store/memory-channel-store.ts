@@ -24,6 +24,7 @@ interface Marks {
   marks: number;
   dueAt: number | null;
   delivered: number;
+  linkerReset: number | null;
 }
 
 interface Stored {
@@ -81,6 +82,7 @@ export class MemoryChannelStore implements ChannelStore, PositionAllocator {
         .sort((a, b) => (a.first < b.first ? -1 : 1)),
       dueAt: marks?.dueAt ?? null,
       delivered: marks?.delivered ?? 0,
+      linkerReset: marks?.linkerReset ?? null,
     };
     return {
       channel,
@@ -128,11 +130,24 @@ export class MemoryChannelStore implements ChannelStore, PositionAllocator {
     const marks = this.marks(snapshot.channel);
     if (marks.delivered > version) return;
     marks.delivered = version;
-    if (marks.marks === snapshot.marks.marks && marks.seq === snapshot.marks.seq) {
+    if (
+      marks.marks === snapshot.marks.marks &&
+      marks.seq === snapshot.marks.seq &&
+      marks.linkerReset === snapshot.marks.linkerReset
+    ) {
       marks.dueAt = nextDueAt;
     } else if (marks.dueAt === null || marks.dueAt > now) {
       marks.dueAt = now;
     }
+  }
+
+  async requestLinkerReset(channel: string, requestedAt: number, now: number): Promise<void> {
+    const marks = this.marks(channel);
+    marks.linkerReset =
+      marks.linkerReset === null || marks.linkerReset < requestedAt
+        ? requestedAt
+        : marks.linkerReset + 1;
+    if (marks.dueAt === null || marks.dueAt > now) marks.dueAt = now;
   }
 
   async breakHolds(channel: string, holds: readonly string[]): Promise<void> {
@@ -195,7 +210,14 @@ export class MemoryChannelStore implements ChannelStore, PositionAllocator {
   private marks(channel: string): Marks {
     let marks = this.marksOf.get(channel);
     if (marks === undefined) {
-      marks = { seq: null, holds: new Map(), marks: 0, dueAt: null, delivered: 0 };
+      marks = {
+        seq: null,
+        holds: new Map(),
+        marks: 0,
+        dueAt: null,
+        delivered: 0,
+        linkerReset: null,
+      };
       this.marksOf.set(channel, marks);
     }
     return marks;

@@ -18,6 +18,7 @@ import {
   channelItemKey,
   DUE_AT,
   ITEM_KEY,
+  LINKER_RESET,
   MARKS_ITEM,
   STATE_ITEM,
   statePageItem,
@@ -235,5 +236,6 @@ function marksOf(item: Item | undefined): ChannelMarks {
     holds,
     dueAt: item[DUE_AT]?.N === undefined ? null : Number(item[DUE_AT].N),
     delivered: Number(item.delivered?.N ?? 0),
+    linkerReset: item[LINKER_RESET]?.N === undefined ? null : Number(item[LINKER_RESET].N),
   };
 }

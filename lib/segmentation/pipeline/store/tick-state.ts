@@ -18,6 +18,8 @@ interface EncodedState {
   threadFloor?: MessageRef;
   /** Absent in `contiguous` mode: states written before the linker read as before. */
   linker?: LinkerState;
+  /** Absent when none: states written before erasures reset the linker read as before. */
+  linkerResetSeen?: number;
   readUpTo: string | null;
   /** Absent when null: states written before it existed read as before. */
   seqSeen?: string;
@@ -36,6 +38,7 @@ export function encodeTickState(state: TickState): Uint8Array {
       : { threads: state.threads }),
     ...(state.threadFloor === undefined ? {} : { threadFloor: state.threadFloor }),
     ...(state.linker === undefined ? {} : { linker: state.linker }),
+    ...(state.linkerResetSeen === undefined ? {} : { linkerResetSeen: state.linkerResetSeen }),
     readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
     ...(state.seqSeen === null ? {} : { seqSeen: state.seqSeen.toString() }),
     outbox: state.outbox,
@@ -64,6 +67,7 @@ export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
     ...(wire.threads === undefined ? {} : { threads: wire.threads }),
     ...(wire.threadFloor === undefined ? {} : { threadFloor: wire.threadFloor }),
     ...(wire.linker === undefined ? {} : { linker: wire.linker }),
+    ...(wire.linkerResetSeen === undefined ? {} : { linkerResetSeen: wire.linkerResetSeen }),
     readUpTo: wire.readUpTo === null ? null : BigInt(wire.readUpTo),
     seqSeen: wire.seqSeen === undefined ? null : BigInt(wire.seqSeen),
     outbox: wire.outbox,
