@@ -99,160 +99,171 @@ function delayedWriterClient() {
   return { client, open, waiting: () => waiting };
 }
 
-describe("no silent loss between ingestion and the read position", () => {
-  it("reads a commit that lands long after its reservation, while ticks run", async () => {
-    const { local, metrics } = await pipeline();
-    const slow = delayedWriterClient();
-    const writer = new DynamoDbStore({
-      client: slow.client,
-      tableName: local.config.messagesTable,
-      positions: new ChannelPositions({
+// Both ways of making streams: the faults must not care how a channel's messages are grouped.
+for (const conversations of ["contiguous", "linked"] as const) {
+  describe(`no silent loss between ingestion and the read position (${conversations})`, () => {
+    it("reads a commit that lands long after its reservation, while ticks run", async () => {
+      const { local, metrics } = await pipeline({ conversations });
+      const slow = delayedWriterClient();
+      const writer = new DynamoDbStore({
         client: slow.client,
-        tableName: local.config.channelsTable,
-        now: () => T0,
-      }),
+        tableName: local.config.messagesTable,
+        positions: new ChannelPositions({
+          client: slow.client,
+          tableName: local.config.channelsTable,
+          now: () => T0,
+        }),
+      });
+      await local.ingest(chat("c", 5, T0, "early"), T0);
+      const late = chat("c", 5, T0 + 5 * MINUTE, "slow");
+      const slowWrite = ingest(writer, late);
+      await vi.waitFor(() => expect(slow.waiting()).toBeGreaterThan(0));
+      // Another writer commits after it, and ticks run far past both, on both clocks.
+      await local.ingest(chat("c", 5, T0 + 10 * MINUTE, "fast"), T0);
+      const before = await tickUntilIdle(local, T0 + 3 * HOUR, HOUR, 3);
+      expect(before).toEqual(chat("c", 5, T0, "early").map((m) => m.id));
+      slow.open();
+      expect((await slowWrite).stored).toHaveLength(5);
+      const after = await tickUntilIdle(local, T0 + 6 * HOUR);
+      expect([...before, ...after].sort()).toEqual(
+        [...chat("c", 5, T0, "early"), ...late, ...chat("c", 5, T0 + 10 * MINUTE, "fast")]
+          .map((m) => m.id)
+          .sort(),
+      );
+      expect(metrics.get("ArrivalsBehindReadPosition")).toBe(0);
     });
-    await local.ingest(chat("c", 5, T0, "early"), T0);
-    const late = chat("c", 5, T0 + 5 * MINUTE, "slow");
-    const slowWrite = ingest(writer, late);
-    await vi.waitFor(() => expect(slow.waiting()).toBeGreaterThan(0));
-    // Another writer commits after it, and ticks run far past both, on both clocks.
-    await local.ingest(chat("c", 5, T0 + 10 * MINUTE, "fast"), T0);
-    const before = await tickUntilIdle(local, T0 + 3 * HOUR, HOUR, 3);
-    expect(before).toEqual(chat("c", 5, T0, "early").map((m) => m.id));
-    slow.open();
-    expect((await slowWrite).stored).toHaveLength(5);
-    const after = await tickUntilIdle(local, T0 + 6 * HOUR);
-    expect([...before, ...after].sort()).toEqual(
-      [...chat("c", 5, T0, "early"), ...late, ...chat("c", 5, T0 + 10 * MINUTE, "fast")]
-        .map((m) => m.id)
-        .sort(),
-    );
-    expect(metrics.get("ArrivalsBehindReadPosition")).toBe(0);
-  });
 
-  it("reads what a writer whose clock is an hour behind writes after a tick", async () => {
-    const { local } = await pipeline();
-    await local.ingest(chat("c", 3, T0, "first"), T0);
-    const first = await tickUntilIdle(local, T0 + 2 * HOUR);
-    const realNow = Date.now.bind(Date);
-    const behind = vi.spyOn(Date, "now").mockImplementation(() => realNow() - HOUR);
-    try {
-      await local.ingest(chat("c", 3, T0 + 4 * HOUR, "behind"), T0 + 4 * HOUR);
-    } finally {
-      behind.mockRestore();
-    }
-    const second = await tickUntilIdle(local, T0 + 6 * HOUR);
-    expect([...first, ...second]).toEqual(
-      [...chat("c", 3, T0, "first"), ...chat("c", 3, T0 + 4 * HOUR, "behind")].map((m) => m.id),
-    );
-  });
-
-  it("recognises its own record when the answer was lost and the SDK retried it", async () => {
-    const dynamodb = new DynamoDBClient({
-      endpoint: (await import("vitest")).inject("dynamodbEndpoint"),
-      region: "us-east-1",
-      credentials: { accessKeyId: "test", secretAccessKey: "test" },
-      maxAttempts: 3,
+    it("reads what a writer whose clock is an hour behind writes after a tick", async () => {
+      const { local } = await pipeline({ conversations });
+      await local.ingest(chat("c", 3, T0, "first"), T0);
+      const first = await tickUntilIdle(local, T0 + 2 * HOUR);
+      const realNow = Date.now.bind(Date);
+      const behind = vi.spyOn(Date, "now").mockImplementation(() => realNow() - HOUR);
+      try {
+        await local.ingest(chat("c", 3, T0 + 4 * HOUR, "behind"), T0 + 4 * HOUR);
+      } finally {
+        behind.mockRestore();
+      }
+      const second = await tickUntilIdle(local, T0 + 6 * HOUR);
+      expect([...first, ...second]).toEqual(
+        [...chat("c", 3, T0, "first"), ...chat("c", 3, T0 + 4 * HOUR, "behind")].map((m) => m.id),
+      );
     });
-    // Inside the SDK's retries: the first record's answer is lost after DynamoDB applied it.
-    const answers: number[] = [];
-    dynamodb.middlewareStack.add(
-      (next, context) => async (args) => {
-        const result = await next(args);
-        const input = (args as { input?: { Key?: { item?: { S?: string } } } }).input;
-        if (context.commandName === "UpdateItemCommand" && input?.Key?.item?.S === "state") {
-          answers.push((result.response as { statusCode: number }).statusCode);
-          if (answers.length === 1) {
-            throw Object.assign(new Error("socket hang up after the write"), {
-              name: "TimeoutError",
-              $metadata: {},
-            });
+
+    it("recognises its own record when the answer was lost and the SDK retried it", async () => {
+      const dynamodb = new DynamoDBClient({
+        endpoint: (await import("vitest")).inject("dynamodbEndpoint"),
+        region: "us-east-1",
+        credentials: { accessKeyId: "test", secretAccessKey: "test" },
+        maxAttempts: 3,
+      });
+      // Inside the SDK's retries: the first record's answer is lost after DynamoDB applied it.
+      const answers: number[] = [];
+      dynamodb.middlewareStack.add(
+        (next, context) => async (args) => {
+          const result = await next(args);
+          const input = (args as { input?: { Key?: { item?: { S?: string } } } }).input;
+          if (context.commandName === "UpdateItemCommand" && input?.Key?.item?.S === "state") {
+            answers.push((result.response as { statusCode: number }).statusCode);
+            if (answers.length === 1) {
+              throw Object.assign(new Error("socket hang up after the write"), {
+                name: "TimeoutError",
+                $metadata: {},
+              });
+            }
           }
-        }
-        return result;
-      },
-      { step: "deserialize", name: "loseFirstRecordAnswer" },
-    );
-    const { local, metrics } = await pipeline({ leaseMs: 15 * MINUTE }, { dynamodb });
-    await local.ingest(chat("c", 4, T0, "m"), T0);
-    await local.tick(T0 + 2 * HOUR);
-    // The retry found its condition failed: by the tick's own write, which it recognised.
-    expect(answers).toEqual([200, 400]);
-    // Delivered in this tick, not one lease later.
-    expect((await local.drain()).flatMap((s) => s.messageIds)).toEqual(
-      chat("c", 4, T0, "m").map((m) => m.id),
-    );
-    expect(metrics.get("ChannelErrors")).toBe(0);
-  });
-});
-
-describe("channel state stays far below 400 KB", () => {
-  /** Every item of the channels table: its size by DynamoDB's rules. */
-  async function itemSizes(client: DynamoDBClient, tableName: string): Promise<number[]> {
-    const { Items = [] } = await client.send(new ScanCommand({ TableName: tableName }));
-    return Items.map((item) =>
-      itemSize(
-        Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v.S ?? v.N ?? v.B ?? v])),
-      ),
-    );
-  }
-
-  it("takes 5,001 arrivals with 64-character ids in one tick's reach and loses nothing", async () => {
-    const { local, errors } = await pipeline({ maxSize: 500, settle: 2 * HOUR });
-    const messages = Array.from({ length: 5001 }, (_, i) => ({
-      id: randomBytes(48).toString("base64"),
-      ts: T0 + i * 1000,
-      channel: "busy",
-    }));
-    const result = await local.ingest(messages, T0);
-    expect(result.stored).toHaveLength(5001);
-    const delivered = await tickUntilIdle(local, T0 + 4 * HOUR);
-    expect(errors).toEqual([]);
-    expect(delivered.sort()).toEqual(messages.map((m) => m.id).sort());
-    const sizes = await itemSizes(testDynamoDbClient(), local.config.channelsTable);
-    expect(Math.max(...sizes)).toBeLessThan(MAX_ITEM_BYTES / 4);
-  }, 120_000);
-
-  it("delivers a channel of 300 KB messages by reference, each item under the limit", async () => {
-    const { local, errors } = await pipeline({ maxSize: 4 });
-    const messages = chat("huge", 6, T0, "h").map((m) => ({ ...m, text: "x".repeat(300 * 1024) }));
-    expect((await local.ingest(messages, T0)).stored).toHaveLength(6);
-    const segments = [];
-    for (let now = T0 + 2 * HOUR; segments.length < 2; now += HOUR) {
-      await local.tick(now);
-      segments.push(...(await local.drain()));
-    }
-    expect(errors).toEqual([]);
-    expect(segments.flatMap((s) => s.messageIds)).toEqual(messages.map((m) => m.id));
-    expect(segments.every((s) => s.reference !== undefined && s.messages === undefined)).toBe(true);
+          return result;
+        },
+        { step: "deserialize", name: "loseFirstRecordAnswer" },
+      );
+      const { local, metrics } = await pipeline(
+        { conversations, leaseMs: 15 * MINUTE },
+        { dynamodb },
+      );
+      await local.ingest(chat("c", 4, T0, "m"), T0);
+      await local.tick(T0 + 2 * HOUR);
+      // The retry found its condition failed: by the tick's own write, which it recognised.
+      expect(answers).toEqual([200, 400]);
+      // Delivered in this tick, not one lease later.
+      expect((await local.drain()).flatMap((s) => s.messageIds)).toEqual(
+        chat("c", 4, T0, "m").map((m) => m.id),
+      );
+      expect(metrics.get("ChannelErrors")).toBe(0);
+    });
   });
 
-  it("keeps the state the same size while the queue is gone, over many leases, then recovers", async () => {
-    const sqs = testSqsClient();
-    const { local, metrics } = await pipeline({}, { sqs });
-    await local.ingest(chat("c", 8, T0, "m"), T0);
-    await sqs.send(new DeleteQueueCommand({ QueueUrl: local.config.queueUrl }));
-    let bytes: number | undefined;
-    for (let lease = 0; lease < 8; lease++) {
-      await local.ingest(chat("c", 2, T0 + (3 + lease) * HOUR, `more${lease}`), T0 + 3 * HOUR);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      await local.tick(T0 + 3 * HOUR);
-      const { stateBytes, record } = await local.channels.load("c");
-      bytes ??= stateBytes;
-      expect(stateBytes).toBe(bytes);
-      expect(record.state.outbox.segments.flatMap((s) => s.messages.map((m) => m.id))).toEqual(
-        chat("c", 8, T0, "m").map((m) => m.id),
+  describe(`channel state stays far below 400 KB (${conversations})`, () => {
+    /** Every item of the channels table: its size by DynamoDB's rules. */
+    async function itemSizes(client: DynamoDBClient, tableName: string): Promise<number[]> {
+      const { Items = [] } = await client.send(new ScanCommand({ TableName: tableName }));
+      return Items.map((item) =>
+        itemSize(
+          Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v.S ?? v.N ?? v.B ?? v])),
+        ),
       );
     }
-    expect(metrics.get("ChannelErrors")).toBe(8);
-    const name = new URL(local.config.queueUrl).pathname.split("/").pop() as string;
-    await createSegmentQueue(sqs, name, { fifo: true });
-    const delivered = await tickUntilIdle(local, T0 + 12 * HOUR);
-    expect(new Set(delivered).size).toBe(delivered.length);
-    expect(delivered).toHaveLength(8 + 8 * 2);
+
+    it("takes 5,001 arrivals with 64-character ids in one tick's reach and loses nothing", async () => {
+      const { local, errors } = await pipeline({ conversations, maxSize: 500, settle: 2 * HOUR });
+      const messages = Array.from({ length: 5001 }, (_, i) => ({
+        id: randomBytes(48).toString("base64"),
+        ts: T0 + i * 1000,
+        channel: "busy",
+      }));
+      const result = await local.ingest(messages, T0);
+      expect(result.stored).toHaveLength(5001);
+      const delivered = await tickUntilIdle(local, T0 + 4 * HOUR);
+      expect(errors).toEqual([]);
+      expect(delivered.sort()).toEqual(messages.map((m) => m.id).sort());
+      const sizes = await itemSizes(testDynamoDbClient(), local.config.channelsTable);
+      expect(Math.max(...sizes)).toBeLessThan(MAX_ITEM_BYTES / 4);
+    }, 120_000);
+
+    it("delivers a channel of 300 KB messages by reference, each item under the limit", async () => {
+      const { local, errors } = await pipeline({ conversations, maxSize: 4 });
+      const messages = chat("huge", 6, T0, "h").map((m) => ({
+        ...m,
+        text: "x".repeat(300 * 1024),
+      }));
+      expect((await local.ingest(messages, T0)).stored).toHaveLength(6);
+      const segments = [];
+      for (let now = T0 + 2 * HOUR; segments.length < 2; now += HOUR) {
+        await local.tick(now);
+        segments.push(...(await local.drain()));
+      }
+      expect(errors).toEqual([]);
+      expect(segments.flatMap((s) => s.messageIds)).toEqual(messages.map((m) => m.id));
+      expect(segments.every((s) => s.reference !== undefined && s.messages === undefined)).toBe(
+        true,
+      );
+    });
+
+    it("keeps the state the same size while the queue is gone, over many leases, then recovers", async () => {
+      const sqs = testSqsClient();
+      const { local, metrics } = await pipeline({ conversations }, { sqs });
+      await local.ingest(chat("c", 8, T0, "m"), T0);
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: local.config.queueUrl }));
+      let bytes: number | undefined;
+      for (let lease = 0; lease < 8; lease++) {
+        await local.ingest(chat("c", 2, T0 + (3 + lease) * HOUR, `more${lease}`), T0 + 3 * HOUR);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        await local.tick(T0 + 3 * HOUR);
+        const { stateBytes, record } = await local.channels.load("c");
+        bytes ??= stateBytes;
+        expect(stateBytes).toBe(bytes);
+        expect(record.state.outbox.segments.flatMap((s) => s.messages.map((m) => m.id))).toEqual(
+          chat("c", 8, T0, "m").map((m) => m.id),
+        );
+      }
+      expect(metrics.get("ChannelErrors")).toBe(8);
+      const name = new URL(local.config.queueUrl).pathname.split("/").pop() as string;
+      await createSegmentQueue(sqs, name, { fifo: true });
+      const delivered = await tickUntilIdle(local, T0 + 12 * HOUR);
+      expect(new Set(delivered).size).toBe(delivered.length);
+      expect(delivered).toHaveLength(8 + 8 * 2);
+    });
   });
-});
+}
 
 describe("due channels", () => {
   it("keeps a channel's earlier due time when ingestion marks it again", async () => {

@@ -64,3 +64,9 @@ describeCrashProperties(
   },
   "linked",
 );
+describeChangeProperties(
+  "DynamoDB stores",
+  dynamoDbStores,
+  { maxMessages: 12, runs: 3, timeout: 300_000 },
+  "linked",
+);

@@ -48,3 +48,9 @@ describeCrashProperties(
   },
   "linked",
 );
+describeChangeProperties(
+  "memory stores",
+  memoryStores,
+  { maxMessages: 40, runs: 60, timeout: 120_000 },
+  "linked",
+);
