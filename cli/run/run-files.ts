@@ -64,7 +64,10 @@ export function candidatesLine(result: SegmentResult): string {
 /** The delivered segment as the output line: ids, flags and bounds; no message text. */
 export function segmentLine(segment: SegmentMessageV1): string {
   const { channel, segmentId, messageIds, late, belongsAfter, count, first, last } = segment;
-  // The thread whose stream it is of (null: the channel's own), as `segment --json` says it.
+  // The thread whose stream it is of (null: the channel's own), as `segment --json` says it, and
+  // the linked conversation's, only when it has one (contiguous lines stay as they were).
   const thread = segment.thread ?? null;
-  return `${JSON.stringify({ channel, thread, segmentId, messageIds, late, belongsAfter, count, first, last })}\n`;
+  const conversation =
+    segment.conversation === undefined ? {} : { conversation: segment.conversation };
+  return `${JSON.stringify({ channel, thread, ...conversation, segmentId, messageIds, late, belongsAfter, count, first, last })}\n`;
 }

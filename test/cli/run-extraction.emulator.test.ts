@@ -117,7 +117,7 @@ describe("run command with extraction", () => {
     );
     // Channel a's top topics, each with the conversations that support it.
     expect(run.stdout).toMatch(
-      /^a: 40 messages in \d+ conversations, .*\n {2}\S.* \d+ conversations? /m,
+      /^a: 40 messages in \d+ conversations \(\d+ segments\), .*\n {2}\S.* \d+ conversations? /m,
     );
   }, 120_000);
 

@@ -10,16 +10,20 @@ const dir = mkdtempSync(join(tmpdir(), "convoseg-run-"));
 
 const cli = (args: string[]) => runCli(args, Date.UTC(2100, 0, 1));
 
-/** Segment message-id groups per stream (channel, and thread or null), in output order. */
+/**
+ * Segment message-id groups per stream (channel, and thread or null, and the linked conversation
+ * when there is one), in output order.
+ */
 function groups(jsonLines: string): Map<string, string[][]> {
   const byStream = new Map<string, string[][]>();
   for (const line of jsonLines.trim().split("\n")) {
-    const { channel, thread, messageIds } = JSON.parse(line) as {
+    const { channel, thread, conversation, messageIds } = JSON.parse(line) as {
       channel: string;
       thread: string | null;
+      conversation?: string | null;
       messageIds: string[];
     };
-    const stream = `${channel} ${thread}`;
+    const stream = `${channel} ${thread} ${conversation ?? null}`;
     byStream.set(stream, [...(byStream.get(stream) ?? []), messageIds]);
   }
   return byStream;
@@ -47,23 +51,28 @@ function threaded<T extends { id: string; channel?: string }>(chat: T[]): T[] {
 
 describe("run command", () => {
   it.each([
-    [1, 1],
-    [3, 1],
-    [1, 3],
+    [1, 1, "contiguous"],
+    [3, 1, "contiguous"],
+    [1, 3, "contiguous"],
+    [1, 1, "linked"],
+    [3, 3, "linked"],
   ])(
-    "delivers the same segments as one segment call over the same input, threads and replies too (minItems %i, %i workers)",
-    async (minItems, workers) => {
+    "delivers the same segments as one segment call over the same input, threads and replies too (minItems %i, %i workers, %s)",
+    async (minItems, workers, conversations) => {
       // The emulators of the test setup, as a user's own would be used.
       vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", inject("dynamodbEndpoint"));
       vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
-      const input = join(dir, `chat-${minItems}-${workers}.jsonl`);
+      const input = join(dir, `chat-${minItems}-${workers}-${conversations}.jsonl`);
       const settle = 6 * 3_600_000;
       const chat = threaded(
         sampleChat({ seed: minItems, channels: ["a", "b"], perChannel: 60, settle }),
       );
       writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
-      const out = join(dir, `segments-${minItems}-${workers}.jsonl`);
-      const options = ["--max-size", "7", "--min-items", String(minItems), "--settle", "6h"];
+      const out = join(dir, `segments-${minItems}-${workers}-${conversations}.jsonl`);
+      const options = [
+        ...["--max-size", "7", "--min-items", String(minItems), "--settle", "6h"],
+        ...["--conversations", conversations],
+      ];
       const fanOut = ["--workers", String(workers)];
       const run = await cli([
         "run",
@@ -77,17 +86,25 @@ describe("run command", () => {
         ...fanOut,
       ]);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/^120 messages in 2 channels, \d+ segments \(conversations\), /m);
+      expect(run.stdout).toMatch(
+        conversations === "linked"
+          ? /^120 messages in 2 channels, \d+ conversations in \d+ segments, /m
+          : /^120 messages in 2 channels, \d+ segments \(conversations\), /m,
+      );
       // The segments go to --out, and only there.
       expect(run.stdout).not.toContain("messageIds");
       const segment = await cli(["segment", input, "--json", ...options]);
       expect(segment.code).toBe(0);
       const delivered = groups(readFileSync(out, "utf8"));
       expect([...delivered.values()].flat().length).toBeGreaterThan(10);
-      expect(delivered).toEqual(groups(segment.stdout));
+      // Linked, the tick and segment link in the same order, so each conversation's segments agree;
+      // the streams are listed in another order.
+      const sorted = (g: Map<string, string[][]>) =>
+        new Map([...g].sort(([a], [b]) => (a < b ? -1 : 1)));
+      expect(sorted(delivered)).toEqual(sorted(groups(segment.stdout)));
       // Threads of a few replies each: below minItems 3, theirs are dropped in both.
       if (minItems === 1)
-        expect([...delivered.keys()].some((k) => !k.endsWith(" null"))).toBe(true);
+        expect([...delivered.keys()].some((k) => k.split(" ")[1] !== "null")).toBe(true);
     },
     120_000,
   );
@@ -169,16 +186,17 @@ describe("run command", () => {
     expect(lines[0]).toBe(
       "What was talked about, by channel (offline keyphrase extractor, no LLM):",
     );
+    // Linked by default: the conversations the linker found, and the segments they took.
     expect(lines[2]).toMatch(
-      /^#help desk: 40 messages in \d+ conversations, \d{4}-\d\d-\d\d \d\d:\d\d(–| to ).* UTC$/,
+      /^#help desk: 40 messages in \d+ conversations \(\d+ segments?\), \d{4}-\d\d-\d\d \d\d:\d\d(–| to ).* UTC$/,
     );
     // A topic, the conversations that support it, and when.
     expect(lines[3]).toMatch(/^ {2}\S.*\s\d+ conversations?\s+\d{4}-\d\d-\d\d/);
     expect(run.stdout).toMatch(
-      /^40 messages in 1 channel, (\d+) segments \(conversations\), \1 of \1 extracted; \d+ s\.$/m,
+      /^40 messages in 1 channel, \d+ conversations in (\d+) segments, \1 of \1 extracted; \d+ s\.$/m,
     );
     expect(run.stdout).toMatch(
-      /^Next:\n {2}npm start -- topics '#help desk' +every topic of #help desk, .*\n {2}npm start -- report --open +the report in a browser/m,
+      /^Next:\n {2}npm start -- topics '#help desk' +every topic of #help desk, .*\n( {2}npm start -- questions '#help desk' --status unanswered .*\n)? {2}npm start -- report --open +the report in a browser/m,
     );
     expect(run.stdout).not.toMatch(/ticks|items read/);
     expect(run.stdout).not.toContain("segmentId");
