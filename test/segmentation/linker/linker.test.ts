@@ -1,4 +1,5 @@
 import {
+  CONVERSATION_FROM,
   defaultLinkerModel,
   type LinkDecision,
   LinkerModel,
@@ -192,6 +193,16 @@ describe("LinkerModel", () => {
     expect(() => new LinkerModel({ ...shipped(), frequencies: [5] })).toThrow(
       /2 vocabulary words but 1 frequencies/,
     );
+  });
+
+  it("reads a model file from before the conversation features as if their weights were zero", () => {
+    const file = shipped();
+    const h = file.hidden;
+    const older = { ...file, pair: file.pair.slice(0, h * CONVERSATION_FROM) };
+    const model = new LinkerModel(older);
+    expect(model.pair.length).toBe(file.pair.length);
+    expect([...model.pair.subarray(0, h * CONVERSATION_FROM)]).toEqual(older.pair);
+    expect(model.pair.subarray(h * CONVERSATION_FROM).every((w) => w === 0)).toBe(true);
   });
 
   it("counts a word it has never seen as rarer than any it has", () => {
