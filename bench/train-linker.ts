@@ -26,6 +26,7 @@ import {
   Window,
 } from "convoseg/linker";
 // Not part of the entry point's API: where the pair block's conversation features begin.
+import { random as seeded } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 import { evaluate, type Scores } from "./disentangle/metrics.js";
 
@@ -128,30 +129,25 @@ const rarity = {
 };
 
 /** Growable typed storage, so six million options fit in a few hundred megabytes. */
-class Floats {
-  data = new Float32Array(1 << 16);
+class Growable<A extends Float32Array | Int32Array> {
+  data: A;
   length = 0;
+  constructor(private readonly allocate: (size: number) => A) {
+    this.data = allocate(1 << 16);
+  }
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Float32Array(this.data.length * 2);
+      const next = this.allocate(this.data.length * 2);
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
   }
 }
-class Ints {
-  data = new Int32Array(1 << 16);
-  length = 0;
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
-  }
-}
+type Floats = Growable<Float32Array>;
+type Ints = Growable<Int32Array>;
+const floats = (): Floats => new Growable((size) => new Float32Array(size));
+const ints = (): Ints => new Growable((size) => new Int32Array(size));
 
 interface Examples {
   query: Floats; // QUERY_SIZE per example
@@ -179,14 +175,14 @@ const EXACT_SLACK = 4;
 
 function featurize(files: Row[][], conversations?: Map<string, string>[]): Examples {
   const ex: Examples = {
-    query: new Floats(),
-    content: new Floats(),
-    optionStart: new Ints(),
-    optionContent: new Ints(),
-    optionGold: new Ints(),
-    pairStart: new Ints(),
-    pairIndex: new Ints(),
-    pairValue: new Floats(),
+    query: floats(),
+    content: floats(),
+    optionStart: ints(),
+    optionContent: ints(),
+    optionGold: ints(),
+    pairStart: ints(),
+    pairIndex: ints(),
+    pairValue: floats(),
     count: 0,
     unreachable: 0,
   };
@@ -278,18 +274,6 @@ function featurize(files: Row[][], conversations?: Map<string, string>[]): Examp
   return ex;
 }
 
-/** mulberry32: a small seeded generator, so weights and order repeat exactly. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 class Params {
   readonly wq = new Float64Array(QUERY_SIZE * H);
   readonly wc = new Float64Array(CONTENT_SIZE * H);
@@ -302,7 +286,8 @@ class Params {
 }
 
 const started = Date.now();
-let random = generator(SEED);
+// The sample's seeded generator (mulberry32), so weights and order repeat exactly.
+let random = seeded(SEED);
 let params = new Params();
 
 const pre = new Float64Array(1024 * H);
@@ -481,7 +466,7 @@ interface Trained {
 
 /** One pass: fresh weights from the seed, trained on `train`, epoch and start bias from dev. */
 function trainPass(pass: number, train: Examples, dev: Examples): Trained {
-  random = generator(SEED);
+  random = seeded(SEED);
   params = new Params();
   for (const w of [params.wq, params.wc, params.wp])
     for (let i = 0; i < w.length; i++) w[i] = (random() * 2 - 1) * 0.2;
