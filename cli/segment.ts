@@ -6,7 +6,7 @@ import { ConversationSegmenter, openConversationStart, type ReplyLinks } from "c
 import { byChannel } from "./shared/by-channel.js";
 import { type Command, command, EXIT } from "./shared/command.js";
 import { conversationsOption, linkedConversations } from "./shared/conversation-streams.js";
-import { type InputRead, inputFailure, readInput, timezoneOption } from "./shared/export-input.js";
+import { readChatInput, timezoneOption } from "./shared/export-input.js";
 import { escapeControls, formatCount, warnIfMinItemsUnreachable } from "./shared/format.js";
 import { Progress } from "./shared/progress.js";
 import { channelOption } from "./shared/read-messages.js";
@@ -118,25 +118,13 @@ export const segmentCommand: Command = command({
   ) => {
     warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
     const progress = new Progress(io.stderr);
-    let read: InputRead;
-    try {
-      read = await readInput(source, progress, io.stdin, { defaultChannel: channel, timezone });
-    } catch (error) {
-      progress.finish();
-      io.stderr.write(inputFailure("segment", source, error));
-      return EXIT.failed;
-    }
-    progress.finish();
-    for (const note of read.notes) io.stderr.write(`segment: ${note}\n`);
-    for (const problem of read.refused) {
-      io.stderr.write(`${skipInvalid ? "skipped " : ""}${problem.text}\n`);
-    }
-    if (read.refused.length > 0 && !skipInvalid) {
-      io.stderr.write(
-        `segment: ${read.refused.length} invalid line(s); nothing was segmented (fix them, or pass --skip-invalid)\n`,
-      );
-      return EXIT.failed;
-    }
+    const read = await readChatInput("segment", source, progress, io, {
+      defaultChannel: channel,
+      timezone,
+      skipInvalid,
+      done: "segmented",
+    });
+    if (read === undefined) return EXIT.failed;
     const channels = byChannel(read.messages);
     const reports = channels.flatMap(([channel, messages], i) => {
       progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);

@@ -4,6 +4,7 @@
  */
 import { type LinkDecision, type LinkInput, linkAll } from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
+import { linkInput } from "../shared/conversation-streams.js";
 import { formatCount } from "../shared/format.js";
 import type { Progress } from "../shared/progress.js";
 
@@ -17,30 +18,6 @@ export interface LinkedChannel {
   conversations: string[];
   /** Platform parents that name no message of the channel (each its conversation's id). */
   unknownParents: number;
-}
-
-/**
- * The parent the platform gives `message`: its `replyTo`, or in a thread (`thread` naming
- * another message) the thread's root. None with `ignoreLinks`.
- */
-function platformParent(message: ChatMessage, ignoreLinks: boolean): string | undefined {
-  if (ignoreLinks) return undefined;
-  if (message.replyTo !== undefined) return message.replyTo;
-  return message.thread !== undefined && message.thread !== message.id ? message.thread : undefined;
-}
-
-/** `message` as the linker reads it: the author's name (or id), the text, the kind. */
-function linkInput(message: ChatMessage, ignoreLinks: boolean): LinkInput {
-  const replyTo = platformParent(message, ignoreLinks);
-  return {
-    id: message.id,
-    ts: message.ts,
-    author: message.user ?? message.userId ?? "",
-    ...(message.userId === undefined ? {} : { authorId: message.userId }),
-    text: message.text ?? "",
-    ...(message.kind === undefined ? {} : { kind: message.kind }),
-    ...(replyTo === undefined ? {} : { replyTo }),
-  };
 }
 
 /** How often the status line is offered an update while a channel is linked. */

@@ -5,7 +5,7 @@
  */
 import { byChannel } from "../shared/by-channel.js";
 import { type Command, command, EXIT } from "../shared/command.js";
-import { type InputRead, inputFailure, readInput, timezoneOption } from "../shared/export-input.js";
+import { readChatInput, timezoneOption } from "../shared/export-input.js";
 import { formatCount } from "../shared/format.js";
 import { Progress } from "../shared/progress.js";
 import { channelOption } from "../shared/read-messages.js";
@@ -69,30 +69,14 @@ export const disentangleCommand: Command = command({
   },
   run: async ({ source, channel, timezone, ignoreLinks, json, skipInvalid }, io) => {
     const progress = new Progress(io.stderr);
-    let read: InputRead;
-    try {
-      read = await readInput(source, progress, io.stdin, { defaultChannel: channel, timezone });
-    } catch (error) {
-      progress.finish();
-      io.stderr.write(inputFailure("disentangle", source, error));
-      return EXIT.failed;
-    }
-    progress.finish();
-    if (read.format !== "jsonl" && channel !== undefined) {
-      io.stderr.write(
-        `disentangle: --channel left unused: a ${read.format} export names its channels\n`,
-      );
-    }
-    for (const note of read.notes) io.stderr.write(`disentangle: ${note}\n`);
-    for (const problem of read.refused) {
-      io.stderr.write(`${skipInvalid ? "skipped " : ""}${problem.text}\n`);
-    }
-    if (read.refused.length > 0 && !skipInvalid) {
-      io.stderr.write(
-        `disentangle: ${read.refused.length} invalid line(s); nothing was linked (fix them, or pass --skip-invalid)\n`,
-      );
-      return EXIT.failed;
-    }
+    const read = await readChatInput("disentangle", source, progress, io, {
+      defaultChannel: channel,
+      timezone,
+      skipInvalid,
+      done: "linked",
+      channelNote: true,
+    });
+    if (read === undefined) return EXIT.failed;
     const channels = byChannel(read.messages);
     const linked = channels.map(([name, messages], i) =>
       disentangleChannel(name, messages, {

@@ -72,10 +72,21 @@ export function conversationStreams<M extends { readonly id: string }>(
 }
 
 /**
- * `message` as the linker reads it: its author's name (else id), its text, its kind, and with
- * `replyTo` its `replyTo` as the platform's link, taken as given.
+ * The parent the platform gives `message`: its `replyTo`, or in a thread (`thread` naming
+ * another message) the thread's root. None with `ignoreLinks`.
  */
-function linkInput(message: ChatMessage, replyTo: boolean): LinkInput {
+function platformParent(message: ChatMessage, ignoreLinks: boolean): string | undefined {
+  if (ignoreLinks) return undefined;
+  if (message.replyTo !== undefined) return message.replyTo;
+  return message.thread !== undefined && message.thread !== message.id ? message.thread : undefined;
+}
+
+/**
+ * `message` as the linker reads it: its author's name (else id), its text, its kind, and unless
+ * `ignoreLinks` its platform parent (`replyTo`, else a thread's root), taken as given.
+ */
+export function linkInput(message: ChatMessage, ignoreLinks: boolean): LinkInput {
+  const replyTo = platformParent(message, ignoreLinks);
   return {
     id: message.id,
     ts: message.ts,
@@ -83,7 +94,7 @@ function linkInput(message: ChatMessage, replyTo: boolean): LinkInput {
     ...(message.userId === undefined ? {} : { authorId: message.userId }),
     text: message.text ?? "",
     ...(message.kind === undefined ? {} : { kind: message.kind }),
-    ...(replyTo && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
+    ...(replyTo === undefined ? {} : { replyTo }),
   };
 }
 
@@ -97,6 +108,6 @@ export function linkedConversations(
   messages: readonly ChatMessage[],
   options: { ignoreReplyTo?: boolean } = {},
 ): ConversationStream<ChatMessage>[] {
-  const replyTo = !(options.ignoreReplyTo ?? false);
-  return conversationStreams(messages, linkAll(messages.map((m) => linkInput(m, replyTo))));
+  const ignore = options.ignoreReplyTo ?? false;
+  return conversationStreams(messages, linkAll(messages.map((m) => linkInput(m, ignore))));
 }

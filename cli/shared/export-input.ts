@@ -94,7 +94,7 @@ export interface ReadInputOptions {
  * @throws ExportError for an export that cannot be read (naming the file, entry and field), or
  * the JSON-lines reader's error for a file it cannot open.
  */
-export async function readInput(
+async function readInput(
   source: string,
   progress: Progress,
   stdin: Readable,
@@ -195,11 +195,51 @@ export function readNotes(report: ExportReport, options: { timezone?: boolean } 
  * The line a command says an unreadable input in: an export's error names its file, entry and
  * field itself; another says which input it is about.
  */
-export function inputFailure(command: string, source: string, error: unknown): string {
+function inputFailure(command: string, source: string, error: unknown): string {
   const message = escapeControls((error as Error).message);
   return error instanceof ExportError
     ? `${command}: ${message}\n`
     : `${command}: cannot read ${source}: ${message}\n`;
+}
+
+/**
+ * The chat of `source` for a command that only reads it (`segment`, `disentangle`), its reading
+ * shown on `progress`: its notes and refused lines go to standard error; undefined, with the
+ * reason said, when it cannot be read or a line is refused without `skipInvalid` (then nothing is
+ * `done`, as the last line says). `channelNote`: say when an export leaves `--channel` unused.
+ */
+export async function readChatInput(
+  command: string,
+  source: string,
+  progress: Progress,
+  io: CommandIO,
+  options: ReadInputOptions & { skipInvalid: boolean; done: string; channelNote?: boolean },
+): Promise<InputRead | undefined> {
+  let read: InputRead;
+  try {
+    read = await readInput(source, progress, io.stdin, options);
+  } catch (error) {
+    io.stderr.write(inputFailure(command, source, error));
+    return undefined;
+  } finally {
+    progress.finish();
+  }
+  if (options.channelNote && read.format !== "jsonl" && options.defaultChannel !== undefined) {
+    io.stderr.write(
+      `${command}: --channel left unused: a ${read.format} export names its channels\n`,
+    );
+  }
+  for (const note of read.notes) io.stderr.write(`${command}: ${note}\n`);
+  for (const problem of read.refused) {
+    io.stderr.write(`${options.skipInvalid ? "skipped " : ""}${problem.text}\n`);
+  }
+  if (read.refused.length > 0 && !options.skipInvalid) {
+    io.stderr.write(
+      `${command}: ${read.refused.length} invalid line(s); nothing was ${options.done} (fix them, or pass --skip-invalid)\n`,
+    );
+    return undefined;
+  }
+  return read;
 }
 
 /** What `run --input` ingests: the input's valid messages, and how many `--skip-invalid` left out. */
