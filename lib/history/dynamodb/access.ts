@@ -1,4 +1,9 @@
-import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from "@aws-sdk/lib-dynamodb";
 import { type Backoff, backoff } from "../../base/backoff/index.js";
 import { isConditionFailure, isRetryable } from "../../base/dynamodb/index.js";
 import { SORT_KEY } from "./schema.js";
@@ -44,6 +49,28 @@ export async function putIfAbsent(
         }),
         { abortSignal: signal },
       ),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * A conditional update of the table (retried while transient): true when it was made, false when
+ * its condition failed. Any other failure is thrown as it came.
+ */
+export async function updateIf(
+  access: TableAccess,
+  update: Omit<UpdateCommandInput, "TableName">,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  try {
+    await withRetries(access, () =>
+      access.documents.send(new UpdateCommand({ ...update, TableName: access.tableName }), {
+        abortSignal: signal,
+      }),
     );
     return true;
   } catch (error) {

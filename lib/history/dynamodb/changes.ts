@@ -15,7 +15,7 @@ import {
   type MessageChange,
 } from "../changes/changes.js";
 import type { CallOptions } from "../store.js";
-import { putIfAbsent, type TableAccess, withRetries } from "./access.js";
+import { putIfAbsent, type TableAccess, updateIf } from "./access.js";
 import {
   AUTHOR_KEY,
   DELETED,
@@ -80,23 +80,17 @@ export async function settleChange(
   change: MessageChange,
   options?: CallOptions,
 ): Promise<void> {
-  try {
-    await withRetries(access, () =>
-      access.documents.send(
-        new UpdateCommand({
-          TableName: access.tableName,
-          Key: { [PARTITION_KEY]: conversation, [SORT_KEY]: `m#${change.id}` },
-          UpdateExpression: "REMOVE #pend",
-          ConditionExpression: "#pend = :mark",
-          ExpressionAttributeNames: { "#pend": PENDING },
-          ExpressionAttributeValues: { ":mark": changeMark(change) },
-        }),
-        { abortSignal: options?.signal },
-      ),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateIf(
+    access,
+    {
+      Key: { [PARTITION_KEY]: conversation, [SORT_KEY]: `m#${change.id}` },
+      UpdateExpression: "REMOVE #pend",
+      ConditionExpression: "#pend = :mark",
+      ExpressionAttributeNames: { "#pend": PENDING },
+      ExpressionAttributeValues: { ":mark": changeMark(change) },
+    },
+    options?.signal,
+  );
 }
 
 /**

@@ -2,10 +2,8 @@
  * The reply linker's inferred parents, recorded on stored messages by the segmentation tick: one
  * conditional update per message, naming only `inferredReplyTo` (what the tick's grant allows).
  */
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailure } from "../../base/dynamodb/index.js";
 import type { CallOptions } from "../store.js";
-import { type TableAccess, withRetries } from "./access.js";
+import { type TableAccess, updateIf } from "./access.js";
 import { INFERRED_REPLY_TO, PARTITION_KEY, SORT_KEY } from "./schema.js";
 
 /** A message and the one it answers, as the linker inferred it. */
@@ -34,27 +32,21 @@ export async function recordInferredReplies(
   }
 }
 
-async function recordOne(
+function recordOne(
   access: TableAccess,
   conversation: string,
   link: InferredReply,
   options?: CallOptions,
-): Promise<void> {
-  try {
-    await withRetries(access, () =>
-      access.documents.send(
-        new UpdateCommand({
-          TableName: access.tableName,
-          Key: { [PARTITION_KEY]: conversation, [SORT_KEY]: `m#${link.id}` },
-          UpdateExpression: "SET #inferred = :parent",
-          ConditionExpression: "attribute_exists(#key)",
-          ExpressionAttributeNames: { "#inferred": INFERRED_REPLY_TO, "#key": SORT_KEY },
-          ExpressionAttributeValues: { ":parent": link.parent },
-        }),
-        { abortSignal: options?.signal },
-      ),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+): Promise<boolean> {
+  return updateIf(
+    access,
+    {
+      Key: { [PARTITION_KEY]: conversation, [SORT_KEY]: `m#${link.id}` },
+      UpdateExpression: "SET #inferred = :parent",
+      ConditionExpression: "attribute_exists(#key)",
+      ExpressionAttributeNames: { "#inferred": INFERRED_REPLY_TO, "#key": SORT_KEY },
+      ExpressionAttributeValues: { ":parent": link.parent },
+    },
+    options?.signal,
+  );
 }
