@@ -5,7 +5,7 @@
  * lock so that two commands never open the same data at once. Layout:
  *
  * - `workspace.json`: the format version, the table names, the lease owner of its extractions,
- *   the simulated clock's last value;
+ *   the simulated clock's last value, how its channels are segmented (`conversations`);
  * - `lock`: the command holding it (./workspace-lock.ts);
  * - `dynamodb/`: DynamoDB Local's database.
  */
@@ -15,6 +15,7 @@ import { join, resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { createMessagesTable } from "convoseg/history/dynamodb";
 import { createResultsTable } from "convoseg/knowledge/store";
+import type { ConversationMode } from "convoseg/pipeline";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";
 import { SegmentLedger } from "./ledger.js";
@@ -46,6 +47,11 @@ interface Manifest {
   leaseOwner: string;
   /** The simulated clock's last value (epoch ms), so that a later run goes on from it. */
   clock: number | null;
+  /**
+   * How the workspace's channels are segmented, as the last command that chose said (`run` or
+   * `import-chat --conversations`), so that a later run goes on the same way; null: not chosen.
+   */
+  conversations: ConversationMode | null;
 }
 
 const TABLES: WorkspaceTables = {
@@ -63,6 +69,8 @@ export interface Workspace {
   readonly leaseOwner: string;
   /** The simulated clock where the last command on it left it (null: no run yet). */
   readonly clock: number | null;
+  /** How its channels are segmented, as last chosen (null: never chosen, so `linked`). */
+  readonly conversations: ConversationMode | null;
   readonly ledger: SegmentLedger;
   /** The DynamoDB Local serving it. */
   readonly endpoint: string;
@@ -70,6 +78,8 @@ export interface Workspace {
   dynamodb(): DynamoDBClient;
   /** Moves the clock on to `now` (never back), kept on disk at least every second. */
   advanceClock(now: number): void;
+  /** Keeps `mode` as how its channels are segmented from now on (written at once). */
+  chooseConversations(mode: ConversationMode): void;
   /** Stops DynamoDB Local and releases the lock; also on SIGINT, SIGTERM and process exit. */
   close(): Promise<void>;
 }
@@ -139,11 +149,13 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       tables: TABLES,
       leaseOwner: `workspace-${randomUUID()}`,
       clock: null,
+      conversations: null,
     };
     const dbPath = join(dir, "dynamodb");
     if (options.fresh) {
       rmSync(dbPath, { recursive: true, force: true });
       manifest.clock = null;
+      manifest.conversations = null;
     }
     mkdirSync(dbPath, { recursive: true });
     local = await startDynamoDbLocal({ dbPath });
@@ -171,6 +183,9 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       get clock() {
         return opened.clock;
       },
+      get conversations() {
+        return opened.conversations;
+      },
       ledger: new SegmentLedger(client, opened.tables.segmentsTable),
       endpoint,
       dynamodb,
@@ -178,6 +193,11 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
         if (opened.clock !== null && now <= opened.clock) return;
         opened.clock = now;
         if (Date.now() - saved >= 1000) write(opened);
+      },
+      chooseConversations: (mode) => {
+        if (opened.conversations === mode) return;
+        opened.conversations = mode;
+        write(opened);
       },
       close,
     };
@@ -213,6 +233,11 @@ function readManifest(path: string, dir: string): Manifest | undefined {
     tables: tables as WorkspaceTables,
     leaseOwner: value.leaseOwner,
     clock: typeof value.clock === "number" ? value.clock : null,
+    // A workspace written before the setting, or by hand with another value: not chosen.
+    conversations:
+      value.conversations === "linked" || value.conversations === "contiguous"
+        ? value.conversations
+        : null,
   };
 }
 

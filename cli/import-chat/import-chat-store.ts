@@ -10,6 +10,7 @@ import {
   toChatMessage,
 } from "convoseg/exports";
 import { IngestClient } from "convoseg/ingest";
+import type { ConversationMode } from "convoseg/pipeline";
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import type { Workspace } from "../../local/workspace.js";
 import { EXIT } from "../shared/command.js";
@@ -38,6 +39,8 @@ export interface ImportChatOptions {
   timezone?: string;
   target: Target;
   json: boolean;
+  /** How the workspace's channels are to be segmented from now on, when given. */
+  conversations?: ConversationMode;
 }
 
 /** Conflicts and refusals shown one by one; the rest are counted. */
@@ -146,6 +149,8 @@ export async function store(context: ImportContext, target: StoreTarget): Promis
   if (target.workspace !== undefined && newest > Number.NEGATIVE_INFINITY) {
     target.workspace.advanceClock(target.now(newest));
   }
+  const { conversations } = context.options;
+  if (conversations !== undefined) target.workspace?.chooseConversations(conversations);
   progress.finish();
   return storedOutcome(context, done, target, where);
 }
@@ -226,7 +231,10 @@ function storedOutcome(
     const into =
       target.workspace === undefined
         ? { messagesTable: target.messagesTable, channelsTable: target.channelsTable }
-        : { workspace: target.workspace.dir };
+        : {
+            workspace: target.workspace.dir,
+            conversations: target.workspace.conversations ?? "linked",
+          };
     io.stdout.write(
       `${JSON.stringify({ ...readJson(context.inputs, report), store: { ...into, stored, unchanged, deleted, conflicts, refused } })}\n`,
     );
@@ -236,6 +244,11 @@ function storedOutcome(
       `${[
         `imported ${escapeControls(readSummary(context))} into ${escapeControls(where)}: ${formatCount(done.stored)} stored, ${formatCount(done.unchanged)} already there${done.deleted > 0 ? `, ${formatCount(done.deleted)} deleted before` : ""}${notStored > 0 ? `, ${formatCount(notStored)} not stored` : ""}`,
         ...channelTable(report.channels),
+        ...(options.conversations === undefined || target.workspace === undefined
+          ? []
+          : [
+              `conversations: ${options.conversations} (kept in the workspace: the next run segments its channels so)`,
+            ]),
         ...(context.inputs.length === 1 && context.options.target.kind === "workspace"
           ? [
               `next: npm start -- run --input ${inputs} --report report.html   (segments and extracts them; what is stored is not stored twice)`,

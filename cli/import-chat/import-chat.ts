@@ -16,6 +16,7 @@ import {
   readExports,
 } from "convoseg/exports";
 import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
+import { chosenConversations } from "../shared/conversation-streams.js";
 import {
   channelTable,
   type ImportedInput,
@@ -67,6 +68,9 @@ Options:
   --dry-run              print what would be stored (messages and dates per channel, what was
                          skipped and why, the zone used) and store nothing
   --json                 the dry run's report, or the import's outcome, as one JSON object
+  --conversations M      how the workspace's channels are segmented from now on, kept in it for
+                         the next run: linked (the default: messages outside threads linked into
+                         conversations) or contiguous (the timeline cut at silences and sizes)
   --workspace DIR        the local workspace to store into (default: .convoseg in the current
                          directory, unless a table is named)
   --messages-table NAME  a deployed stack's messages table (its MessagesTableName; default:
@@ -86,6 +90,7 @@ const OPTIONS = {
   out: { type: "string" },
   "dry-run": { type: "boolean" },
   json: { type: "boolean" },
+  conversations: { type: "string" },
   "messages-table": { type: "string" },
   "channels-table": { type: "string" },
 } as const;
@@ -188,12 +193,24 @@ function parseImportChatArgs({
       channelsTable: channelsTable as string,
     };
   } else target = { kind: "workspace", dir: workspaceDir(values.workspace, false) as string };
+  const conversations = chosenConversations(values.conversations);
+  if (conversations !== undefined && target.kind === "tables") {
+    throw new Error(
+      "--conversations is a workspace's: a deployment segments as its conversations setting says (docs/deploy.md)",
+    );
+  }
+  if (conversations !== undefined && target.kind === "out") {
+    throw new Error(
+      "--conversations is a workspace's, and --out writes chat input: pass it to segment or run --input, which read that file",
+    );
+  }
   return {
     inputs: positionals,
     format: format as ExportFormat | "auto",
     timezone: timezoneOption(values.timezone),
     target,
     json: values.json ?? false,
+    ...(conversations === undefined ? {} : { conversations }),
   };
 }
 

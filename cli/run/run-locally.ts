@@ -10,6 +10,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration } from "convoseg/duration";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ChatMessage } from "convoseg/messages";
+import type { ConversationMode } from "convoseg/pipeline";
 import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import { startEmulators } from "../../local/emulators.js";
@@ -119,7 +120,7 @@ async function runOn(
         maxSize: options.maxSize,
         settle: options.settle,
         minItems: options.minItems,
-        conversations: options.conversations,
+        conversations: conversationsOf(workspace, options, say),
         grace: options.grace,
         maxArrivalsPerChannel: 5000,
         leaseMs: 60_000,
@@ -264,4 +265,24 @@ function countItemsRead(client: DynamoDBClient, reads: Map<string, number>): voi
     },
     { step: "initialize", name: "countItemsRead" },
   );
+}
+
+/**
+ * The run's conversation mode: as given, else as the workspace was last segmented, else linked;
+ * kept in the workspace for the next command. A change is said: segments made before stay.
+ */
+function conversationsOf(
+  workspace: Workspace | undefined,
+  { conversations }: RunOptions,
+  say: (line: string) => void,
+): ConversationMode {
+  const before = workspace?.conversations ?? null;
+  const mode = conversations ?? before ?? "linked";
+  if (before !== null && before !== mode) {
+    say(
+      `conversations: ${mode} from now on (this workspace was segmented ${before}; the segments made before stay as they are, --fresh starts anew)`,
+    );
+  }
+  workspace?.chooseConversations(mode);
+  return mode;
 }

@@ -18,7 +18,7 @@ import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "convoseg
 import { LLM_FAILURE_BUDGET } from "../../local/llm-failures.js";
 import type { LocalModel } from "../../local/model.js";
 import type { CommandLine } from "../shared/command.js";
-import { conversationsOption } from "../shared/conversation-streams.js";
+import { chosenConversations } from "../shared/conversation-streams.js";
 import { timezoneOption } from "../shared/export-input.js";
 import { parseModelFlags } from "../shared/model-options.js";
 import { channelOption } from "../shared/read-messages.js";
@@ -64,6 +64,7 @@ ${WORKSPACE_HELP}
   --conversations M linked (default): a channel's messages outside threads are linked to the
                     messages they answer and each conversation is segmented on its own;
                     contiguous: the channel's timeline is cut at silences and sizes, as before
+                    (kept in the workspace: a later run, without the flag, goes on the same way)
   --grace D         extra quiet time before a conversation counts as settled (default 0)
   --workers N       fan each tick out to N workers, one per share of the due index, as a
                     deployment with that many does (default 1; at most ${MAX_WORKERS})
@@ -143,8 +144,11 @@ export interface RunOptions {
   settle: number;
   maxSize: number;
   minItems: number;
-  /** How messages outside threads become segments (default linked). */
-  conversations: ConversationMode;
+  /**
+   * How messages outside threads become segments, when given; otherwise as the workspace was
+   * last segmented, else linked.
+   */
+  conversations?: ConversationMode;
   grace: number;
   /** Workers each tick fans out to (default 1). */
   workers?: number;
@@ -195,7 +199,7 @@ export function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPT
       values.settle === undefined ? DEFAULT_SETTLE_MS : parseDuration(values.settle, "--settle"),
     maxSize: count("--max-size", values["max-size"], DEFAULT_MAX_SIZE),
     minItems: count("--min-items", values["min-items"], DEFAULT_MIN_ITEMS),
-    conversations: conversationsOption(values.conversations),
+    conversations: chosenConversations(values.conversations),
     grace: values.grace === undefined ? 0 : parseDuration(values.grace, "--grace"),
     workers: workers(count("--workers", values.workers, 1)),
     skipInvalid: values["skip-invalid"] ?? false,

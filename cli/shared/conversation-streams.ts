@@ -12,7 +12,12 @@ const CONVERSATION_MODES: readonly ConversationMode[] = ["linked", "contiguous"]
 
 /** A `--conversations` value; undefined gives `linked`. Throws an error naming the two values. */
 export function conversationsOption(text: string | undefined): ConversationMode {
-  if (text === undefined) return "linked";
+  return chosenConversations(text) ?? "linked";
+}
+
+/** A `--conversations` value as given: undefined when not given. Throws as conversationsOption. */
+export function chosenConversations(text: string | undefined): ConversationMode | undefined {
+  if (text === undefined) return undefined;
   const mode = CONVERSATION_MODES.find((m) => m === text);
   if (mode === undefined) {
     throw new Error(

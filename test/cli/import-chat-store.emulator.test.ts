@@ -158,4 +158,43 @@ describe("import-chat into the workspace", () => {
     expect(run.stderr).toMatch(/^run: 8 messages were stored already, as sent$/m);
     expect(run.stdout).toMatch(/^Builders \(-1001234567890\): 8 messages in \d+ conversations? /m);
   }, 120_000);
+
+  it("--conversations keeps how the workspace segments: the next run goes on so, a changed one is said", async () => {
+    const workspace = join(dir, "contiguous");
+    const input = exportFixture("telegram", "result.json");
+    const imported = await cli([
+      "import-chat",
+      input,
+      "--workspace",
+      workspace,
+      "--conversations",
+      "contiguous",
+      "--json",
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout).store).toMatchObject({ conversations: "contiguous" });
+    const kept = JSON.parse(readFileSync(join(workspace, "workspace.json"), "utf8"));
+    expect(kept.conversations).toBe("contiguous");
+    const run = await cli(["run", "--input", input, "--workspace", workspace]);
+    expect(run.code, run.stderr).toBe(0);
+    // Contiguous: the channel's timeline is one stream, so no "(N segments)" beside conversations.
+    expect(run.stdout).toMatch(/^Builders \(-1001234567890\): 8 messages in \d+ conversations?,/m);
+    expect(run.stderr).not.toMatch(/^conversations: /m);
+    const linked = await cli([
+      "run",
+      "--workspace",
+      workspace,
+      "--conversations",
+      "linked",
+      "--input",
+      input,
+    ]);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.stderr).toMatch(
+      /^conversations: linked from now on \(this workspace was segmented contiguous; /m,
+    );
+    expect(JSON.parse(readFileSync(join(workspace, "workspace.json"), "utf8")).conversations).toBe(
+      "linked",
+    );
+  }, 180_000);
 });

@@ -243,6 +243,15 @@ describe("import-chat refusals", () => {
       /--out and --workspace name two places/,
     ],
     [[SLACK_FOLDER, "--messages-table", "m"], /a deployment needs both tables/],
+    [[SLACK_FOLDER, "--conversations", "threads"], /--conversations must be linked or contiguous/],
+    [
+      [SLACK_FOLDER, "--out", "x.jsonl", "--conversations", "contiguous"],
+      /--conversations is a workspace's, and --out writes chat input/,
+    ],
+    [
+      [SLACK_FOLDER, "--messages-table", "m", "--channels-table", "c", "--conversations", "linked"],
+      /a deployment segments as its conversations setting says/,
+    ],
   ])("refuses %j as a usage error", async (args, message) => {
     const result = await cli(["import-chat", ...args]);
     expect(result.code).toBe(2);
