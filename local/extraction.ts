@@ -43,13 +43,23 @@ export interface LocalExtraction {
   metrics: Map<ExtractionMetricName, number>;
   /** Set once the failure budget stopped extraction. */
   readonly stopped: StoppedExtraction | undefined;
-  /** The segments given up on at their first failure, which no retry could have fixed. */
-  readonly givenUpAtOnce: ReadonlySet<string>;
+  /**
+   * The segments given up on, by id: after how many failed attempts, and whether at the first
+   * because no retry could have fixed it.
+   */
+  readonly givenUp: ReadonlyMap<string, GivenUp>;
+}
+
+export interface GivenUp {
+  attempts: number;
+  /** At its first failure: a retry could not succeed (a refused request). */
+  permanent: boolean;
 }
 
 /**
  * Where the consumer moves a segment it gives up on, and after how many failed attempts: at
- * once when a retry cannot succeed (a refused request, a reply invalid after its repair).
+ * once when a retry cannot succeed (a refused request); a reply invalid after its repair after
+ * fewer attempts than other failures (INVALID_OUTPUT_ATTEMPTS).
  */
 export interface LocalDeadLetters {
   sqs: SQSClient;
@@ -119,7 +129,7 @@ export function localExtraction(
 ): { handler: BatchHandler; extraction: LocalExtraction } {
   const config = localExtractConfig(tables, options, options.analyzer, options.maxOutputTokens);
   const metrics = new Map<ExtractionMetricName, number>();
-  const givenUpAtOnce = new Set<string>();
+  const givenUp = new Map<string, GivenUp>();
   const deps = localExtractDependencies(config, options, {
     dynamodb: options.dynamodb,
     metrics: { add: (name, value) => metrics.set(name, (metrics.get(name) ?? 0) + value) },
@@ -134,9 +144,13 @@ export function localExtraction(
       info: quiet,
       warn: quiet,
       // Only ids and flags are read: the run names the cause itself (onLLMFailure).
-      error: (_message, attributes) => {
-        const id = attributes.segmentId;
-        if (attributes.permanent === true && typeof id === "string") givenUpAtOnce.add(id);
+      error: (message, attributes) => {
+        const { segmentId: id, attempt, permanent } = attributes;
+        if (!message.startsWith("gave up on segment") || typeof id !== "string") return;
+        givenUp.set(id, {
+          attempts: typeof attempt === "number" ? attempt : deadLetters.maxAttempts,
+          permanent: permanent === true,
+        });
       },
     };
   }
@@ -160,7 +174,7 @@ export function localExtraction(
       get stopped() {
         return budget?.stopped;
       },
-      givenUpAtOnce,
+      givenUp,
     },
   };
 }

@@ -116,7 +116,7 @@ export function llmFailureCause(error: unknown, model: LocalModel): LLMFailureCa
     // Not the reason: a JSON parser's message quotes the reply, which may quote the chat.
     return {
       key: "invalid-output",
-      what: `model ${JSON.stringify(model.modelId)} did not reply with the JSON asked for, even after one repair request; its segment is given up on at once`,
+      what: `model ${JSON.stringify(model.modelId)} did not reply with the JSON asked for, even after one repair request; its segment is tried again later, up to --max-attempts times`,
       hint: "try another --model (one that follows JSON schemas), or a smaller --window-size",
     };
   }

@@ -14,6 +14,7 @@ import type { ConversationMode } from "convoseg/pipeline";
 import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
 import { DUE_SHARDS } from "convoseg/pipeline/schema";
 import { startEmulators } from "../../local/emulators.js";
+import type { GivenUp } from "../../local/extraction.js";
 import { LLM_FAILURE_BUDGET, type StoppedExtraction } from "../../local/llm-failures.js";
 import { LocalPipeline, MetricTotals } from "../../local/pipeline.js";
 import { type ConflictingMessage, type RefusedMessage, replay } from "../../local/replay.js";
@@ -38,8 +39,8 @@ export interface RunOutcome {
   gaveUp: SegmentMessageV1[];
   /** Set when the failure budget stopped extraction. */
   stopped?: StoppedExtraction;
-  /** The ids of the segments given up on at their first failure (a retry could not fix it). */
-  givenUpAtOnce: ReadonlySet<string>;
+  /** The segments given up on, by id: after how many attempts, and whether at once. */
+  givenUp: ReadonlyMap<string, GivenUp>;
 }
 
 /**
@@ -234,7 +235,7 @@ async function runOn(
       unchanged: result.unchanged,
       gaveUp,
       stopped: extraction?.stopped,
-      givenUpAtOnce: extraction?.givenUpAtOnce ?? new Set<string>(),
+      givenUp: extraction?.givenUp ?? new Map<string, GivenUp>(),
     };
   } finally {
     await emulators.stop();

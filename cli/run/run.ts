@@ -59,9 +59,10 @@ export const runCommand: Command = command({
       io.stderr.write(`run: ${plural(unchanged, "message")} were stored already, as sent\n`);
     }
     for (const segment of gaveUp) {
-      const after = outcome.givenUpAtOnce.has(segment.segmentId)
+      const given = outcome.givenUp.get(segment.segmentId);
+      const after = given?.permanent
         ? "at its first failure, which no retry could fix (the cause is above)"
-        : `after ${options.extraction?.maxAttempts} attempts`;
+        : `after ${given?.attempts ?? options.extraction?.maxAttempts} attempts`;
       io.stderr.write(
         `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) ${after}\n`,
       );

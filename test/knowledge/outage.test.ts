@@ -5,6 +5,7 @@ import {
   DEFAULT_RETRY,
   GAVE_UP_ATTRIBUTE,
   guardedLLM,
+  INVALID_OUTPUT_ATTEMPTS,
   type RetrySchedule,
   SegmentExtractor,
   segmentConsumer,
@@ -185,11 +186,6 @@ describe("a failure a retry cannot fix", () => {
       /refused the request \(400\)/,
     ],
     ["a 404 model", () => new LLMError("404 no such model", false, 404), /\(404\)/],
-    [
-      "a reply invalid after its repair",
-      () => new InvalidModelOutputError("not JSON (after one repair request)", "{nope"),
-      /not the JSON asked for, after one repair request/,
-    ],
   ];
   for (const [what, failure, cause] of permanent) {
     it(`(${what}) dead-letters the segment at its first failure, naming the cause`, async () => {
@@ -201,8 +197,7 @@ describe("a failure a retry cannot fix", () => {
 
       expect(sim.deadLetters.map((d) => d.by)).toEqual(["consumer"]);
       expect(sim.receives).toHaveLength(1);
-      // One call, and the repair request for an invalid reply.
-      expect(model.calls).toBe(failure() instanceof InvalidModelOutputError ? 2 : 1);
+      expect(model.calls).toBe(1);
       expect(metrics.get("PermanentFailures")).toBe(1);
       expect(metrics.get("SegmentsDeadLettered")).toBe(1);
       expect(errors).toHaveLength(1);
@@ -224,6 +219,59 @@ describe("a failure a retry cannot fix", () => {
 
     expect(sim.deadLetters).toEqual([]);
     expect(metrics.get("PermanentFailures")).toBeUndefined();
+  });
+});
+
+describe("a reply still invalid after its repair request", () => {
+  const invalid = () => new InvalidModelOutputError("not JSON (after one repair request)", "{nope");
+
+  it("is tried again with backoff, and the segment is extracted once a reply parses", async () => {
+    const sim = simulation();
+    // The model samples: its first replies do not parse, a later one does.
+    const { handler, metrics, store, ledger } = deployment(sim, {
+      down: (now) => now < START + 60_000,
+      failure: invalid,
+    });
+    sim.send("a1", body("alpha", "a1"), "alpha");
+
+    await sim.run(handler, START + 3 * HOUR);
+
+    expect(sim.deadLetters).toEqual([]);
+    expect((await store.getResult("alpha", "a1"))?.segmentId).toBe("a1");
+    expect(metrics.get("InvalidModelOutputs")).toBeGreaterThanOrEqual(1);
+    expect(metrics.get("PermanentFailures")).toBeUndefined();
+    expect(metrics.get("SegmentsExtracted")).toBe(1);
+    // Backed off between attempts, not a tight loop.
+    const times = sim.receives.filter((r) => r.id === "a1").map((r) => r.at);
+    expect(times.length).toBeGreaterThan(1);
+    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(
+      DEFAULT_RETRY.baseDelaySeconds * 1000,
+    );
+    // Each failed one counted as an attempt.
+    expect(ledger.attemptsOf("alpha", "a1")).toBe(times.length - 1);
+  });
+
+  it(`is given up after ${INVALID_OUTPUT_ATTEMPTS} attempts, fewer than an outage's, never quoting the reply`, async () => {
+    const sim = simulation();
+    const { handler, metrics, model, errors } = deployment(sim, {
+      down: () => true,
+      failure: invalid,
+    });
+    sim.send("a1", body("alpha", "a1"), "alpha");
+
+    await sim.run(handler, START + 30 * 24 * HOUR);
+
+    expect(INVALID_OUTPUT_ATTEMPTS).toBeLessThan(DEFAULT_RETRY.maxAttempts);
+    expect(sim.deadLetters.map((d) => d.by)).toEqual(["consumer"]);
+    // Each attempt is the window's call and its repair request.
+    expect(model.calls).toBe(2 * INVALID_OUTPUT_ATTEMPTS);
+    expect(metrics.get("InvalidModelOutputs")).toBe(INVALID_OUTPUT_ATTEMPTS);
+    expect(metrics.get("PermanentFailures")).toBeUndefined();
+    expect(errors.at(-1)?.message).toBe(
+      `gave up on segment after ${INVALID_OUTPUT_ATTEMPTS} failed attempts: moved to the dead-letter queue`,
+    );
+    expect(errors.at(-1)?.attributes).toMatchObject({ maxAttempts: INVALID_OUTPUT_ATTEMPTS });
+    expect(JSON.stringify(errors)).not.toContain("{nope");
   });
 });
 

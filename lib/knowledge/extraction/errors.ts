@@ -73,13 +73,12 @@ export function isContextLengthError(error: unknown): boolean {
 }
 
 /**
- * Whether a failure cannot succeed on a retry of the same segment: a reply that stayed invalid
- * after the repair request, or a refusal of the request itself (400, 404, 413, 422, …). Refused
- * credentials or access (401, 403) are not: they are the deployment's, not the segment's, and
- * pass once fixed.
+ * Whether a failure cannot succeed on a retry of the same segment: a refusal of the request
+ * itself (400, 404, 413, 422, …). Refused credentials or access (401, 403) are not: they are the
+ * deployment's, not the segment's, and pass once fixed. Nor is a reply that stayed invalid after
+ * its repair request: models sample, and a later attempt at the same prompt usually parses.
  */
 export function isPermanentFailure(error: unknown): boolean {
-  if (error instanceof InvalidModelOutputError) return true;
   return (
     error instanceof LLMError &&
     !error.retryable &&

@@ -27,6 +27,7 @@ import type { ExtractionOutcome, SegmentExtractor } from "./extract-segment.js";
 import { backOff, deadLetter, describe } from "./redelivery.js";
 import {
   DEFAULT_RETRY,
+  INVALID_OUTPUT_ATTEMPTS,
   isAuthFailure,
   isWait,
   type RetrySchedule,
@@ -306,24 +307,24 @@ async function failed(
   metrics.add("ExtractionFailures", 1);
   if (error instanceof InvalidModelOutputError) metrics.add("InvalidModelOutputs", 1);
   if (isAuthFailure(error)) metrics.add("AuthFailures", 1);
-  // A refused request or a reply still invalid after its repair cannot succeed on a retry.
+  // A refused request or a body that is no segment cannot succeed on a retry.
   const permanent = isPermanentFailure(error) || error instanceof InvalidSegmentMessageError;
   if (permanent) metrics.add("PermanentFailures", 1);
   const attempts = await countAttempt(record, ids, deps);
+  const allowed =
+    error instanceof InvalidModelOutputError
+      ? Math.min(retry.maxAttempts, INVALID_OUTPUT_ATTEMPTS)
+      : retry.maxAttempts;
   const delay = permanent ? retry.maxDelaySeconds : retryDelaySeconds(error, attempts, now, retry);
   const attributes = {
     ...ids,
     error: describe(error),
     attempt: attempts,
-    maxAttempts: retry.maxAttempts,
+    maxAttempts: allowed,
     ...(deadline ? { deadline: true } : {}),
     ...(permanent ? { permanent: true } : {}),
   };
-  if (
-    (attempts < retry.maxAttempts && !permanent) ||
-    deps.sqs === undefined ||
-    !deps.deadLetterQueueUrl
-  ) {
+  if ((attempts < allowed && !permanent) || deps.sqs === undefined || !deps.deadLetterQueueUrl) {
     const message = isAuthFailure(error)
       ? "the model provider refused the credentials or the access (401/403); the segment waits the longest delay: fix the key or the permission"
       : permanent
@@ -362,9 +363,6 @@ async function failed(
 function permanentCause(error: unknown): string {
   if (error instanceof InvalidSegmentMessageError) {
     return `the queued body is not a valid segment message: ${error.field}: ${error.reason}`;
-  }
-  if (error instanceof InvalidModelOutputError) {
-    return "the model's reply was not the JSON asked for, after one repair request";
   }
   const status = (error as { status?: number }).status;
   return `the model provider refused the request (${status})`;

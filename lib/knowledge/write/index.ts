@@ -28,6 +28,12 @@ export {
 } from "./redact.js";
 export { GAVE_UP_ATTRIBUTE, queueUrlOf } from "./redelivery.js";
 export { queueReextraction, reextractionMessage, storedSegmentBody } from "./reextraction.js";
-export { DEFAULT_RETRY, type RetrySchedule, retryDelaySeconds, rideOutSeconds } from "./retry.js";
+export {
+  DEFAULT_RETRY,
+  INVALID_OUTPUT_ATTEMPTS,
+  type RetrySchedule,
+  retryDelaySeconds,
+  rideOutSeconds,
+} from "./retry.js";
 export { storedMessageStates } from "./stored-states.js";
 export { extractDependencies } from "./wiring.js";

@@ -33,6 +33,13 @@ export const DEFAULT_RETRY: Readonly<RetrySchedule> = Object.freeze({
   maxAttempts: 16,
 });
 
+/**
+ * Failed attempts after which a segment whose last reply was still invalid after its repair
+ * request is given up (each attempt is two calls): models sample, so another attempt usually
+ * parses, but a prompt the model cannot answer should not spend `maxAttempts` attempts' tokens.
+ */
+export const INVALID_OUTPUT_ATTEMPTS = 4;
+
 /** SQS's longest visibility timeout (12 hours). */
 export const MAX_VISIBILITY_SECONDS = 43_200;
 
