@@ -42,8 +42,17 @@ export async function detectFormat(path: string): Promise<ExportFormat> {
   );
 }
 
-const TELEGRAM_TYPES =
-  /"type"\s*:\s*"(personal_chat|bot_chat|private_group|private_supergroup|public_supergroup|private_channel|public_channel|saved_messages)"/;
+const TELEGRAM_CHAT_TYPES = [
+  "personal_chat",
+  "bot_chat",
+  "private_group",
+  "private_supergroup",
+  "public_supergroup",
+  "private_channel",
+  "public_channel",
+  "saved_messages",
+];
+const TELEGRAM_TYPES = new RegExp(`"type"\\s*:\\s*"(${TELEGRAM_CHAT_TYPES.join("|")})"`);
 
 function detectText(head: string): ExportFormat | undefined {
   const start = head.trimStart();
@@ -77,7 +86,16 @@ function formatOfKeys(value: Record<string, unknown>): ExportFormat | undefined 
   const isObject = (v: unknown) => typeof v === "object" && v !== null;
   if (isObject(value.guild) && isObject(value.channel)) return "discord";
   if (isObject(value.chats) || isObject(value.personal_information)) return "telegram";
-  if (Array.isArray(value.messages) && typeof value.id === "number") return "telegram";
+  // One chat: its id, or (older exports and tools that write no id) its type or its messages' times.
+  if (Array.isArray(value.messages)) {
+    const first: unknown = value.messages[0];
+    if (
+      typeof value.id === "number" ||
+      TELEGRAM_CHAT_TYPES.includes(value.type as string) ||
+      (isObject(first) && "date_unixtime" in (first as object))
+    )
+      return "telegram";
+  }
   return undefined;
 }
 

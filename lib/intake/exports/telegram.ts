@@ -6,6 +6,7 @@
  * Times come from `date_unixtime`; only when it is missing is the zone-less `date` read in the
  * configured zone. A full export's chats are held until the file ends (they come in no id order).
  */
+import { basename, dirname, resolve } from "node:path";
 import { describe, type FileTally, type ReadContext, safeWord } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { isoTimestamp } from "./ids.js";
@@ -61,6 +62,13 @@ export async function* readTelegram(
   let chat: Chat | undefined;
   const flush = (current: Chat) => {
     if (current.pending.length === 0) return;
+    if (current.id === undefined && current.prefix === "(root)") {
+      // Older exports and some tools write one chat's messages alone: its file names it.
+      current.id = fileChatId(input);
+      context.note(
+        `Telegram: ${input} names no chat id; its messages are stored as channel ${current.id}, made from the file's name (import it under the same name to add to that channel)`,
+      );
+    }
     if (current.id === undefined) {
       throw new ExportFormatError(
         input,
@@ -127,6 +135,25 @@ export async function* readTelegram(
     );
   }
   yield sortMessages(buffer);
+}
+
+/**
+ * A chat id for a one-chat export without one, stable across imports of the same file: its name,
+ * with its folder's when the name is Telegram Desktop's `result.json` (every export's), as
+ * lowercase letters, digits and dashes behind `file-`; never a number, so never a real chat's.
+ */
+function fileChatId(input: string): string {
+  const name = basename(input).replace(/\.json$/i, "");
+  const named =
+    name.toLowerCase() === "result" ? `${basename(dirname(resolve(input)))}-${name}` : name;
+  const slug = named
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64)
+    .replace(/-+$/, "");
+  return `file-${slug === "" ? "chat" : slug}`;
 }
 
 /** The chat's id as the Bot API gives it: exports write the bare peer id. */

@@ -1,5 +1,7 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { byId, fixture, readAll } from "./support.js";
+import { byId, fixture, readAll, tempDir } from "./support.js";
 
 const ONE_CHAT = fixture("telegram", "result.json");
 const FULL = fixture("telegram", "full-export.json");
@@ -83,5 +85,47 @@ describe("Telegram Desktop result.json", () => {
       at: "(root)",
       field: "id",
     });
+  });
+
+  it("reads a one-chat export without a chat id under an id made from its file name, and says so", async () => {
+    // Older Telegram Desktop exports and some tools write only the messages.
+    const chat = {
+      name: "Family",
+      type: "private_group",
+      messages: [
+        { id: 1, type: "message", date_unixtime: "1551434400", from: "Ana", text: "hi all" },
+        { id: 2, type: "message", date_unixtime: "1551434460", from: "Ben", text: "hello" },
+      ],
+    };
+    const dir = join(tempDir(), "ChatExport_2019-03-01");
+    mkdirSync(dir);
+    const desktop = join(dir, "result.json");
+    const named = join(dir, "Family chat (old).json");
+    writeFileSync(desktop, JSON.stringify(chat));
+    writeFileSync(named, JSON.stringify(chat));
+
+    const first = await readAll([desktop]);
+    expect(first.messages.map((m) => [m.id, m.channel, m.channelName, m.text])).toEqual([
+      [
+        "file-chatexport-2019-03-01-result:1",
+        "file-chatexport-2019-03-01-result",
+        "Family",
+        "hi all",
+      ],
+      [
+        "file-chatexport-2019-03-01-result:2",
+        "file-chatexport-2019-03-01-result",
+        "Family",
+        "hello",
+      ],
+    ]);
+    expect(first.report.notes).toEqual([
+      `Telegram: ${desktop} names no chat id; its messages are stored as channel file-chatexport-2019-03-01-result, made from the file's name (import it under the same name to add to that channel)`,
+    ]);
+    // Stable: the same file read again gives the same ids; another file name, another channel.
+    expect((await readAll([desktop])).messages.map((m) => m.id)).toEqual(
+      first.messages.map((m) => m.id),
+    );
+    expect((await readAll([named])).messages[0]?.channel).toBe("file-family-chat-old");
   });
 });
