@@ -17,7 +17,15 @@ import type { ExportMessage } from "./types.js";
 
 const SPACE = "[ \\u00a0\\u202f]";
 const DATE = "(\\d{1,4})[./-](\\d{1,2})[./-](\\d{1,4})";
-const TIME = `(\\d{1,2})[:.](\\d{2})(?:[:.](\\d{2}))?(?:${SPACE}?([aApP])\\.?${SPACE}?[mM]\\.?)?`;
+/**
+ * The 12-hour marks WhatsApp writes: after the time `AM`, `a.m.`, `a. m.` (Spanish, whose
+ * midnight hour is `00`), German `vorm.`/`nachm.`, Greek `π.μ.`/`μ.μ.`, Arabic `ص`/`م`; before it
+ * Japanese `午前`/`午後`, Chinese `上午`/`下午`, Korean `오전`/`오후`.
+ */
+const AFTER = `[aApP]\\.?${SPACE}?[mM]\\.?|vorm\\.|nachm\\.|\u03c0\\.${SPACE}?\u03bc\\.|\u03bc\\.${SPACE}?\u03bc\\.|\u0635|\u0645`;
+const BEFORE = "\u5348\u524d|\u5348\u5f8c|\u4e0a\u5348|\u4e0b\u5348|\uc624\uc804|\uc624\ud6c4";
+const AFTERNOON = /^(?:[pP]|nachm|\u03bc\.|\u0645|\u5348\u5f8c|\u4e0b\u5348|\uc624\ud6c4)/;
+const TIME = `(?:(${BEFORE})${SPACE}?)?(\\d{1,2})[:.](\\d{2})(?:[:.](\\d{2}))?(?:${SPACE}?(${AFTER}))?`;
 const MARKS = "[\\u200e\\u200f]*";
 const BRACKETED = new RegExp(`^${MARKS}\\[${DATE},?${SPACE}+${TIME}\\]${SPACE}(.*)$`);
 const DASHED = new RegExp(`^${MARKS}${DATE},?${SPACE}+${TIME}${SPACE}[-\\u2013]${SPACE}(.*)$`);
@@ -37,11 +45,13 @@ interface Header {
 export function parseHeader(line: string): Header | undefined {
   const match = BRACKETED.exec(line) ?? DASHED.exec(line);
   if (!match) return undefined;
-  const [, a, b, c, h, mi, s, meridiem, rest] = match;
+  const [, a, b, c, before, h, mi, s, after, rest] = match;
   let hour = Number(h);
+  const meridiem = before ?? after;
   if (meridiem !== undefined) {
-    if (hour < 1 || hour > 12) return undefined;
-    hour = (hour % 12) + (/[pP]/.test(meridiem) ? 12 : 0);
+    // Some locales write the hour after midnight as 00 (`00:15 a. m.`), most as 12.
+    if (hour > 12) return undefined;
+    hour = (hour % 12) + (AFTERNOON.test(meridiem) ? 12 : 0);
   }
   return {
     a: Number(a),

@@ -85,6 +85,35 @@ describe("WhatsApp chat text", () => {
     ]);
   });
 
+  it("starts a message at every line with a date and a 12-hour time in the locales WhatsApp writes", async () => {
+    // Spanish writes the hour after midnight as 00 with `a. m.`; the line must not be glued on.
+    const path = chat(
+      "locales.txt",
+      [
+        "13/02/24, 11:58 p. m. - Ana: before midnight",
+        "14/02/24, 00:15 a. m. - Ben: after midnight",
+        "14/02/24, 12:30 p. m. - Ana: noon",
+        "14.02.24, 3:05 nachm. - Ben: German",
+        "14/02/24, 9:07 μ.μ. - Ana: Greek",
+        "[14/02/24, 午後3:06:00] Ben: Japanese",
+        "14/02/24, 下午4:10 - Ana: Chinese",
+        "14/02/24, 5:20 م - Ben: Arabic",
+        "",
+      ].join("\n"),
+    );
+    const { messages } = await readAll([path]);
+    expect(messages.map((m) => [m.ts, m.user, m.text])).toEqual([
+      ["2024-02-13T23:58:00.000Z", "Ana", "before midnight"],
+      ["2024-02-14T00:15:00.000Z", "Ben", "after midnight"],
+      ["2024-02-14T12:30:00.000Z", "Ana", "noon"],
+      ["2024-02-14T15:05:00.000Z", "Ben", "German"],
+      ["2024-02-14T15:06:00.000Z", "Ben", "Japanese"],
+      ["2024-02-14T16:10:00.000Z", "Ana", "Chinese"],
+      ["2024-02-14T17:20:00.000Z", "Ben", "Arabic"],
+      ["2024-02-14T21:07:00.000Z", "Ana", "Greek"],
+    ]);
+  });
+
   it("reads times in the configured zone, across a DST change", async () => {
     const path = chat("dst.txt", "30/03/2024, 12:00 - A: winter\n31/03/2024, 12:00 - A: summer\n");
     const { messages, report } = await readAll([path], { timezone: "Europe/Paris" });
