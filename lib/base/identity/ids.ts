@@ -14,6 +14,14 @@ const LEADING_OR_TRAILING_SPACE =
 const CONTROL = /\p{Cc}/u;
 
 /**
+ * The longest conversation (channel) id, in UTF-8 bytes: DynamoDB's sort-key limit, as the
+ * messages table's conversations index sorts by it ("Size limit exceeded", naming no attribute).
+ */
+export const MAX_CONVERSATION_ID_BYTES = 1024;
+/** The longest platform message id, in UTF-8 bytes: its sort key `m#<id>` must fit the limit. */
+export const MAX_MESSAGE_ID_BYTES = MAX_CONVERSATION_ID_BYTES - 2;
+
+/**
  * Why `value` cannot be a conversation (channel) id, or undefined when it can. The rules, in the
  * order they are checked: not empty; well-formed UTF-16 (a lone surrogate is the port of "invalid
  * UTF-8": it cannot be stored as UTF-8, and two ids differing only there would collapse into

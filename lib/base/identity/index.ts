@@ -5,6 +5,12 @@
  * problem description (or undefined) rather than throw, so that each module reports it in its own
  * error family.
  */
-export { conversationIdProblem, loneSurrogateAt, messageIdProblem } from "./ids.js";
+export {
+  conversationIdProblem,
+  loneSurrogateAt,
+  MAX_CONVERSATION_ID_BYTES,
+  MAX_MESSAGE_ID_BYTES,
+  messageIdProblem,
+} from "./ids.js";
 export { compareIds, compareRefs, type MessageRef } from "./order.js";
 export { isAcceptedTimestamp, MAX_DATE_MS, MAX_TIMESTAMP_MS } from "./timestamp.js";

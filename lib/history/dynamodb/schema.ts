@@ -24,6 +24,7 @@
  */
 import { createHash } from "node:crypto";
 import { itemSize, MAX_ITEM_BYTES } from "../../base/dynamodb/index.js";
+import { MAX_CONVERSATION_ID_BYTES, MAX_MESSAGE_ID_BYTES } from "../../base/identity/index.js";
 import type { AuthorRef } from "../changes/authors.js";
 import { copyPlatformFields, type Message, type Part, type PlatformFields } from "../message.js";
 
@@ -91,17 +92,6 @@ export const MESSAGES_TTL_ATTRIBUTE = "expiresAt";
 const LONGEST_EXPIRY = 9_999_999_999;
 /** The attributes `byPosition` holds besides the keys: what a reader of arrivals needs. */
 export const BY_POSITION_ATTRIBUTES = ["id", "ts"] as const;
-
-/** DynamoDB's key limit of a sort key, in UTF-8 bytes (a partition key may take 2,048). */
-const MAX_SORT_KEY_BYTES = 1024;
-/**
- * The longest conversation (channel) id: the partition key of the table, but also the sort key
- * of the conversations index, where DynamoDB refuses more than 1,024 bytes ("Size limit
- * exceeded", naming no attribute).
- */
-const MAX_CONVERSATION_ID_BYTES = MAX_SORT_KEY_BYTES;
-/** The longest platform id: the sort key `m#<id>` must fit DynamoDB's limit. */
-const MAX_MESSAGE_ID_BYTES = MAX_SORT_KEY_BYTES - 2;
 
 /**
  * A message item: the keys, `position`, `v` and the message. The platform fields (`userId`,

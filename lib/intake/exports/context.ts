@@ -73,6 +73,18 @@ export class ReadContext {
     if (!this.report.notes.includes(text)) this.report.notes.push(text);
   }
 
+  /** What hears a text file's lines that are not UTF-8: a note naming the file and the first. */
+  notUtf8(file: string): (line: number) => void {
+    let heard = false;
+    return (line) => {
+      if (heard) return;
+      heard = true;
+      this.note(
+        `${file}: not UTF-8 text (line ${line} the first such): those lines were read as Windows-1252 (Latin-1); save the file as UTF-8 if their letters look wrong`,
+      );
+    };
+  }
+
   progress(file: string, filesDone: number, filesTotal?: number): void {
     this.onProgress?.({
       input: this.input,

@@ -5,9 +5,8 @@
 import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { createInterface } from "node:readline";
 import { type Entry, openPromise, type ZipFile } from "yauzl";
-import { ExportInputError } from "./errors.js";
+import { ExportFormatError, ExportInputError } from "./errors.js";
 
 /** The largest single file (a Slack day file) read whole: far above any real day of chat. */
 export const MAX_ENTRY_BYTES = 128 * 1024 * 1024;
@@ -24,6 +23,8 @@ export interface ExportTree {
   label(path: string): string;
   /** The whole file (callers check `size` against {@link MAX_ENTRY_BYTES} first). */
   read(path: string): Promise<Buffer>;
+  /** The file piece by piece, for a reader that holds a bounded part of it. */
+  stream(path: string): AsyncIterable<Buffer>;
   close(): void;
 }
 
@@ -44,19 +45,23 @@ export async function openZipTree(zipPath: string): Promise<ExportTree> {
     zip.close();
     throw new ExportInputError(zipPath, `a damaged ZIP directory (${plain(error)})`);
   }
+  async function* stream(path: string): AsyncGenerator<Buffer> {
+    const entry = entries.get(path) as Entry;
+    try {
+      yield* await zip.openReadStreamPromise(entry);
+    } catch (error) {
+      throw new ExportInputError(`${zipPath}!${path}`, `a damaged ZIP entry (${plain(error)})`);
+    }
+  }
   return {
     files: [...entries.values()].map((e) => ({ path: e.fileName, size: e.uncompressedSize })),
     label: (path) => `${zipPath}!${path}`,
     async read(path) {
-      const entry = entries.get(path) as Entry;
-      try {
-        const chunks: Buffer[] = [];
-        for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk);
-        return Buffer.concat(chunks);
-      } catch (error) {
-        throw new ExportInputError(`${zipPath}!${path}`, `a damaged ZIP entry (${plain(error)})`);
-      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream(path)) chunks.push(chunk);
+      return Buffer.concat(chunks);
     },
+    stream,
     close: () => zip.close(),
   };
 }
@@ -79,6 +84,7 @@ export async function openFolderTree(folder: string): Promise<ExportTree> {
     files,
     label: (path) => join(folder, path),
     read: (path) => readFile(join(folder, path)),
+    stream: (path) => createReadStream(join(folder, path)),
     close: () => {},
   };
 }
@@ -94,17 +100,81 @@ export async function listFiles(folder: string): Promise<string[]> {
   return found.sort();
 }
 
-/** The lines of a UTF-8 text file (`\n` or `\r\n`), without a leading byte order mark. */
-export async function* fileLines(path: string): AsyncGenerator<string> {
-  const lines = createInterface({
-    input: createReadStream(path, { encoding: "utf8" }),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  let first = true;
-  for await (const line of lines) {
-    yield first && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
-    first = false;
+/**
+ * The longest line read, in bytes: far over any chat message (a WhatsApp line is one message's
+ * line, a Mattermost line one post with its replies). A longer one is a damaged file or no chat
+ * export at all (`/dev/zero` has no line end), and holding it would cost memory without end.
+ */
+const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Windows-1252's letters at 0x80 to 0x9F, where Latin-1 has C1 controls (undefined bytes keep
+ * their Latin-1 code point). Node 20's TextDecoder("windows-1252") decodes them as Latin-1.
+ */
+const WINDOWS_1252_HIGH =
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+
+function western(bytes: Buffer): string {
+  return bytes
+    .toString("latin1")
+    .replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80] as string);
+}
+
+/**
+ * The lines of a text file (`\n` or `\r\n`), without a leading byte order mark. Each line is
+ * UTF-8; one that is not (an old tool's Latin-1) is read as Windows-1252, a superset of Latin-1,
+ * and `onNotUtf8` hears its number, rather than its letters silently becoming U+FFFD.
+ *
+ * @throws ExportFormatError for a line over {@link MAX_LINE_BYTES}.
+ */
+export async function* fileLines(
+  path: string,
+  onNotUtf8?: (line: number) => void,
+): AsyncGenerator<string> {
+  let line = 0;
+  const decode = (bytes: Buffer): string => {
+    line++;
+    const body = bytes.at(-1) === 13 ? bytes.subarray(0, -1) : bytes;
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      onNotUtf8?.(line);
+      text = western(body);
+    }
+    return line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  };
+  const bounded = (bytes: number) => {
+    if (bytes <= MAX_LINE_BYTES) return;
+    throw new ExportFormatError(
+      path,
+      `line ${line + 1}`,
+      "line",
+      `longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB: no chat export has such a line (a damaged file, or not a chat export)`,
+    );
+  };
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let end = chunk.indexOf(10); end >= 0; end = chunk.indexOf(10, from)) {
+      const piece = chunk.subarray(from, end);
+      bounded(heldBytes + piece.length);
+      yield decode(held.length === 0 ? piece : Buffer.concat([...held, piece]));
+      held = [];
+      heldBytes = 0;
+      from = end + 1;
+    }
+    if (from < chunk.length) {
+      held.push(chunk.subarray(from));
+      heldBytes += chunk.length - from;
+      bounded(heldBytes);
+    }
   }
+  if (heldBytes > 0) yield decode(Buffer.concat(held));
 }
 
 /** The first `bytes` of a file as text: what format detection looks at. */

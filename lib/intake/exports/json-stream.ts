@@ -11,6 +11,13 @@ import { ExportFormatError } from "./errors.js";
 
 export type JsonPath = readonly (string | number)[];
 
+/**
+ * The most text held at once: the longest selected value (one message) or key. No chat message
+ * comes near it (Telegram's longest is 4,096 characters, with its entities a few tens of kB); a
+ * longer one is a damaged or hostile file, and holding it would cost memory and time without end.
+ */
+const MAX_HELD_CHARS = 8 * 1024 * 1024;
+
 /** What to do with the value at a path: hand it over, walk into it, or pass it by. */
 export type Selection = "capture" | "descend" | "skip";
 
@@ -75,6 +82,15 @@ export class JsonScanner {
       this.dropped += keep;
       this.i -= keep;
       if (this.value) this.value.start -= keep;
+    }
+    if (this.buf.length > MAX_HELD_CHARS) {
+      const path = this.value?.path ?? this.stack.map((f) => f.key);
+      throw new ExportFormatError(
+        this.file,
+        `${pathText(path)} (character ${this.dropped + 1})`,
+        "entry",
+        `longer than ${MAX_HELD_CHARS / 1024 / 1024} MiB: no chat message is that long (a damaged or hostile file)`,
+      );
     }
     return out;
   }
@@ -291,15 +307,28 @@ function stringEnd(buf: string, from: number): number {
 }
 
 /** Reads a JSON file from disk in chunks, handing over the selected values as they complete. */
-export async function* jsonFileValues(
+export function jsonFileValues(
   path: string,
   file: string,
   select: (path: JsonPath) => Selection,
 ): AsyncGenerator<JsonValueAt> {
+  return jsonValues(createReadStream(path, { highWaterMark: 1 << 16 }), file, select);
+}
+
+/** The selected values of a JSON document given as UTF-8 bytes, piece by piece. */
+export async function* jsonValues(
+  bytes: AsyncIterable<Buffer>,
+  file: string,
+  select: (path: JsonPath) => Selection,
+): AsyncGenerator<JsonValueAt> {
   const scanner = new JsonScanner(file, select);
-  for await (const chunk of createReadStream(path, { encoding: "utf8", highWaterMark: 1 << 16 })) {
-    yield* scanner.push(chunk as string);
+  const decoder = new TextDecoder();
+  for await (const chunk of bytes) {
+    const text = decoder.decode(chunk, { stream: true });
+    if (text !== "") yield* scanner.push(text);
   }
+  const rest = decoder.decode();
+  if (rest !== "") yield* scanner.push(rest);
   yield* scanner.end();
 }
 

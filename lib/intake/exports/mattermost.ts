@@ -41,7 +41,7 @@ export async function* readMattermost(
   const repeats = new Repeats();
   const buffer: Pending[] = [];
   let line = 0;
-  for await (const text of fileLines(input)) {
+  for await (const text of fileLines(input, context.notUtf8(input))) {
     line++;
     if (text.trim() === "") continue;
     const at = `line ${line}`;

@@ -4,7 +4,12 @@
  * the content agrees, a conflict when it does not), with a report of what was read and skipped.
  */
 import { stat } from "node:fs/promises";
-import { conversationIdProblem, messageIdProblem } from "../../base/identity/index.js";
+import {
+  conversationIdProblem,
+  MAX_CONVERSATION_ID_BYTES,
+  MAX_MESSAGE_ID_BYTES,
+  messageIdProblem,
+} from "../../base/identity/index.js";
 import { type FileTally, ReadContext } from "./context.js";
 import { detectFormat, formatFiles } from "./detect.js";
 import { readDiscord } from "./discord.js";
@@ -102,8 +107,11 @@ export function readExports(
     for (const input of inputs) {
       const path = typeof input === "string" ? input : input.path;
       const given = typeof input === "string" ? "auto" : (input.format ?? "auto");
-      if (!(await stat(path).catch(() => undefined))) {
-        throw new ExportInputError(path, "no such file or folder");
+      const info = await stat(path).catch(() => undefined);
+      if (!info) throw new ExportInputError(path, "no such file or folder");
+      // A FIFO would block the read for good, a device (/dev/zero) never end.
+      if (!info.isFile() && !info.isDirectory()) {
+        throw new ExportInputError(path, "not a regular file or folder (a pipe or a device?)");
       }
       const format = given === "auto" ? await detectFormat(path) : given;
       const files = FOLDER_READERS.has(format) ? [path] : await formatFiles(path, format);
@@ -225,7 +233,9 @@ async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<E
       await next.advance();
     }
     if (message.channel !== channel) {
-      const problem = conversationIdProblem(message.channel);
+      const problem =
+        conversationIdProblem(message.channel) ??
+        tooLong(message.channel, MAX_CONVERSATION_ID_BYTES);
       if (problem !== undefined) {
         next.refuse("channel", `not a usable channel id: ${problem}`);
         continue;
@@ -246,7 +256,7 @@ async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<E
       }
       continue;
     }
-    const idProblem = messageIdProblem(message.id);
+    const idProblem = messageIdProblem(message.id) ?? tooLong(message.id, MAX_MESSAGE_ID_BYTES);
     if (idProblem !== undefined) {
       next.refuse("id", `not a usable message id: ${idProblem}`);
       continue;
@@ -288,4 +298,10 @@ function wellFormed(message: ExportMessage): void {
   if (message.user !== null && !message.user.isWellFormed())
     message.user = message.user.toWellFormed();
   if (!message.channelName.isWellFormed()) message.channelName = message.channelName.toWellFormed();
+}
+
+/** Over the bytes the store's keys take (it would refuse the message), said before storing. */
+function tooLong(id: string, max: number): string | undefined {
+  const bytes = Buffer.byteLength(id);
+  return bytes > max ? `takes ${bytes} bytes as UTF-8, over the ${max} an id may take` : undefined;
 }

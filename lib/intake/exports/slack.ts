@@ -11,6 +11,7 @@ import { describe, type FileTally, jsonErrorAt, type ReadContext, safeWord } fro
 import { ExportFormatError } from "./errors.js";
 import { type ExportTree, MAX_ENTRY_BYTES, openFolderTree, openZipTree } from "./files.js";
 import { isoTimestamp } from "./ids.js";
+import { type JsonPath, jsonValues, parseValue, type Selection } from "./json-stream.js";
 import { sortMessages } from "./order.js";
 import { renderSlackText, type SlackNames } from "./slack-text.js";
 import type { ExportMessage } from "./types.js";
@@ -91,27 +92,27 @@ async function* readTree(tree: ExportTree, context: ReadContext): AsyncGenerator
     );
   }
   const sizes = new Map(tree.files.map((f) => [f.path, f.size]));
-  const readJson = async (name: string): Promise<unknown[] | undefined> => {
+  // Lists are walked entry by entry: a users.json of a large workspace (or a ZIP bomb's) is never
+  // held whole, only what is kept of it (names by id).
+  const readList = async (name: string, each: (entry: unknown, index: number) => void) => {
     const path = root + name;
-    if (!sizes.has(path)) return undefined;
-    const value = parseJson(await tree.read(path), tree.label(path));
-    if (!Array.isArray(value)) {
-      throw new ExportFormatError(
-        tree.label(path),
-        "file",
-        name,
-        `expected a JSON array (got ${describe(value)})`,
-      );
+    if (!sizes.has(path)) return;
+    const label = tree.label(path);
+    for await (const value of jsonValues(tree.stream(path), label, listEntries)) {
+      if (typeof value.path[0] !== "number") {
+        throw new ExportFormatError(label, "file", name, "expected a JSON array (got an object)");
+      }
+      each(parseValue(value, label), value.path[0] as number);
     }
-    return value;
   };
-  const users = userNames((await readJson("users.json")) ?? [], tree.label(`${root}users.json`));
+  const users = new Map<string, string>();
+  await readList("users.json", (entry, index) =>
+    addUserName(users, entry, index, tree.label(`${root}users.json`)),
+  );
   const byFolder = new Map<string, SlackChannel>();
   const channelNames = new Map<string, string>();
   for (const list of CHANNEL_LISTS) {
-    const entries = await readJson(list);
-    if (entries === undefined) continue;
-    entries.forEach((entry, index) => {
+    await readList(list, (entry, index) => {
       const channel = channelOf(entry, list, users);
       if (typeof channel === "string") {
         throw new ExportFormatError(
@@ -199,33 +200,33 @@ function parseJson(bytes: Buffer, label: string): unknown {
   }
 }
 
-/** Display names by user id: the profile's display name, else the real name, else the handle. */
-function userNames(entries: unknown[], label: string): Map<string, string> {
-  const names = new Map<string, string>();
-  entries.forEach((entry, index) => {
-    const user = entry as {
-      id?: unknown;
-      name?: unknown;
-      real_name?: unknown;
-      profile?: Record<string, unknown>;
-    };
-    if (
-      typeof user !== "object" ||
-      user === null ||
-      typeof user.id !== "string" ||
-      user.id === ""
-    ) {
-      throw new ExportFormatError(label, `[${index}]`, "id", "expected a non-empty string");
-    }
-    const name = [
-      user.profile?.display_name,
-      user.profile?.real_name,
-      user.real_name,
-      user.name,
-    ].find((n): n is string => typeof n === "string" && n.trim() !== "");
-    if (name !== undefined) names.set(user.id, name);
-  });
-  return names;
+/** A list's entries: each element of the top array (an object's values are refused). */
+const listEntries = (path: JsonPath): Selection =>
+  path.length === 0 ? "descend" : path.length === 1 ? "capture" : "skip";
+
+/** A user's display name by id: the profile's display name, else the real name, else the handle. */
+function addUserName(
+  names: Map<string, string>,
+  entry: unknown,
+  index: number,
+  label: string,
+): void {
+  const user = entry as {
+    id?: unknown;
+    name?: unknown;
+    real_name?: unknown;
+    profile?: Record<string, unknown>;
+  };
+  if (typeof user !== "object" || user === null || typeof user.id !== "string" || user.id === "") {
+    throw new ExportFormatError(label, `[${index}]`, "id", "expected a non-empty string");
+  }
+  const name = [
+    user.profile?.display_name,
+    user.profile?.real_name,
+    user.real_name,
+    user.name,
+  ].find((n): n is string => typeof n === "string" && n.trim() !== "");
+  if (name !== undefined) names.set(user.id, name);
 }
 
 /** A channel list's entry, or the name of its field at fault. */

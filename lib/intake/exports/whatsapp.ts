@@ -134,7 +134,7 @@ export async function* readWhatsapp(
     open = undefined;
   };
   let line = 0;
-  for await (const text of fileLines(input)) {
+  for await (const text of fileLines(input, context.notUtf8(input))) {
     line++;
     const header = parseHeader(text);
     if (header === undefined) {
