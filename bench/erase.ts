@@ -214,6 +214,7 @@ async function run(dynamodb: () => DynamoDBClient, scenario: Scenario): Promise<
     dynamoDbErasure({ client: measured, messagesTable, resultsTable, channelsTable }),
     {
       user: USER,
+      allChannels: true,
       requestedBy: "bench",
     },
   );

@@ -12,6 +12,7 @@ import {
   dynamoDbErasure,
   type EraseOutcome,
   type EraseRequest,
+  ErasureScopeError,
   eraseUser,
 } from "convoseg/erasure";
 import type { AuthorRef } from "convoseg/history/changes";
@@ -27,8 +28,9 @@ import {
   workspaceDir,
 } from "./shared/workspace-option.js";
 
-const USAGE = `Usage: npm start -- erase (--user-id ID | --user NAME | both) [--channel ID]...
-         [--dry-run] [--json] [--requested-by WHO] [--backfill] [--workspace DIR |
+const USAGE = `Usage: npm start -- erase (--user-id ID | --user NAME | both)
+         [--channel ID... | --all-channels] [--dry-run] [--json] [--requested-by WHO]
+         [--backfill] [--workspace DIR |
          --messages-table NAME --results-table NAME --channels-table NAME]
 
 Erases a person: deletes every message they wrote (those stored with their platform user ID,
@@ -45,7 +47,11 @@ ${WORKSPACE_HELP}
   --user-id ID            the person's platform user id (Slack U…, Discord, Telegram)
   --user NAME             the person's stored display name (author), for their messages
                           stored without a user id
-  --channel ID            only this channel (repeatable; default: every channel)
+  --channel ID            only this channel (repeatable; default: every channel, but see
+                          --all-channels)
+  --all-channels          every channel: needed by --user NAME alone, as a display name is no
+                          one person's (every community has its "sam"); without it or
+                          --channel, erase names the channels it would touch and stops
   --dry-run               count their messages per channel, change nothing
   --json                  print the outcome as JSON (counts and the audit item)
   --requested-by WHO      who asked, for the audit item (default: this login's user name)
@@ -68,6 +74,7 @@ export const eraseCommand: Command = command({
     user: { type: "string" },
     "user-id": { type: "string" },
     channel: { type: "string", multiple: true },
+    "all-channels": { type: "boolean" },
     "dry-run": { type: "boolean" },
     json: { type: "boolean" },
     "requested-by": { type: "string" },
@@ -84,6 +91,9 @@ export const eraseCommand: Command = command({
     if (userId === "") throw new Error("--user-id ID: give a non-empty id");
     if (user === undefined && userId === undefined) {
       throw new Error("--user-id ID or --user NAME is required (or both)");
+    }
+    if (values["all-channels"] && values.channel !== undefined) {
+      throw new Error("--channel and --all-channels say two scopes: give one");
     }
     const named = [
       values["messages-table"],
@@ -117,6 +127,7 @@ export const eraseCommand: Command = command({
         ...(userId === undefined ? {} : { userId }),
         ...(user === undefined ? {} : { user }),
         channels: values.channel,
+        ...(values["all-channels"] ? { allChannels: true } : {}),
         requestedBy,
         dryRun: values["dry-run"] ?? false,
       },
@@ -163,7 +174,24 @@ export const eraseCommand: Command = command({
         io.stderr.write(`erase: gave ${plural(updated, "message")} an author key\n`);
       }
       const deps = dynamoDbErasure({ client, messagesTable, resultsTable, channelsTable });
-      const outcome = await onTable(ref, () => eraseUser(deps, request));
+      let outcome: EraseOutcome;
+      try {
+        outcome = await onTable(ref, () => eraseUser(deps, request));
+      } catch (failure) {
+        // onTable says every failure as a command's; this one is the operator's to fix.
+        const error = failure instanceof CommandFailure ? failure.cause : failure;
+        if (!(error instanceof ErasureScopeError)) throw failure;
+        const channels = Object.entries(error.byChannel);
+        const total = channels.reduce((sum, [, n]) => sum + n, 0);
+        io.stderr.write(
+          `erase: --user ${whom(request)} alone matches that display name in every channel, whoever wrote there: it would erase ${plural(total, "message")} in ${plural(channels.length, "channel")}:\n${channels
+            .map(([channel, n]) => `  ${escapeControls(channel)}: ${plural(n, "message")}`)
+            .join(
+              "\n",
+            )}\nerase: nothing erased; give --channel ID for each channel that is this person's (or --user-id ID), or --all-channels if every one is\n`,
+        );
+        return EXIT.usage;
+      }
       if (ledger !== undefined && !request.dryRun) {
         // The workspace's ledger keeps delivered bodies, with text: they follow the messages.
         const rewritten = await ledger.eraseAuthor(refsOf(request), request.channels);

@@ -57,7 +57,26 @@ describe("erase", () => {
     const dry = await cli(["erase", "--user", user, "--dry-run", ...ws]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`"${user}" wrote ${theirs.length} messages in`);
-    const erased = await cli(["erase", "--user", user, "--requested-by", "dpo@example", ...ws]);
+    // A display name alone: the channels it would touch are named, and nothing is erased.
+    const unscoped = await cli(["erase", "--user", user, ...ws]);
+    expect(unscoped.code).toBe(2);
+    const where = [...new Set(theirs.map((m) => String(m.channel)))];
+    expect(unscoped.stderr).toContain(
+      `--user "${user}" alone matches that display name in every channel, whoever wrote there: it would erase ${theirs.length} messages in ${where.length} channel`,
+    );
+    for (const channel of where)
+      expect(unscoped.stderr).toMatch(new RegExp(`^  ${channel}: \\d+ messages?$`, "m"));
+    expect(unscoped.stderr).toContain("give --channel ID for each channel");
+    expect(await scanWorkspace(dir)).toEqual(before);
+    const erased = await cli([
+      "erase",
+      "--user",
+      user,
+      "--all-channels",
+      "--requested-by",
+      "dpo@example",
+      ...ws,
+    ]);
     expect(erased.code, erased.stderr).toBe(0);
     expect(erased.stdout).toContain(`"${user}" erased: ${theirs.length} messages deleted`);
     // One count per count the registry's kinds keep in the audit, each labelled.
@@ -91,20 +110,23 @@ describe("erase", () => {
       }),
     ]);
 
-    const again = await cli(["erase", "--user", user, "--json", ...ws]);
+    const again = await cli(["erase", "--user", user, "--all-channels", "--json", ...ws]);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ done: true, counts: { messages: 0 } });
     // By a user id no message of this chat carries (its lines have none): nothing, said so.
     const byId = await cli(["erase", "--user-id", "U0NOBODY", ...ws]);
     expect(byId.code, byId.stderr).toBe(0);
     expect(byId.stdout).toContain('user id "U0NOBODY" had no messages left to erase');
-    const named = await cli(["erase", "--user", user, ...ws]);
+    const named = await cli(["erase", "--user", user, "--channel", where[0] as string, ...ws]);
     expect(named.stderr).toContain("found by --user-id");
   }, 240_000);
 
   it("refuses without a user, and a deployment without its tables", async () => {
     expect((await cli(["erase"])).stderr).toContain("--user-id ID or --user NAME is required");
     expect((await cli(["erase", "--user-id", ""])).stderr).toContain("--user-id ID: give");
+    const both = await cli(["erase", "--user", "u", "--channel", "c", "--all-channels"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--channel and --all-channels say two scopes");
     vi.stubEnv("MESSAGES_TABLE", undefined);
     vi.stubEnv("RESULTS_TABLE", undefined);
     const half = await cli(["erase", "--user", "u", "--messages-table", "m"]);

@@ -24,7 +24,7 @@ import {
   type ErasureCounts,
   NO_COUNTS,
 } from "./audit.js";
-import { ErasureError, ErasureRequestError } from "./errors.js";
+import { ErasureError, ErasureRequestError, ErasureScopeError } from "./errors.js";
 import { mentions, type ScrubStore, scrubResults } from "./scrub.js";
 
 /** The history store's side: finding the person's messages, checking and deleting them. */
@@ -67,6 +67,11 @@ export interface EraseRequest {
   user?: string;
   /** Only these channels (default: every one). */
   channels?: readonly string[];
+  /**
+   * Every channel, said: needed by an erasure by `user` alone without `channels`, which is
+   * otherwise refused with an {@link ErasureScopeError} naming the channels it would touch.
+   */
+  allChannels?: boolean;
   /** Who asked: an operator's name or ticket, kept in the audit item. */
   requestedBy: string;
   /** Count what would be erased, change nothing (no audit item either). */
@@ -108,6 +113,9 @@ export async function eraseUser(
   if (channels?.length === 0) {
     throw new ErasureRequestError("channels", "give at least one channel, or none for every one");
   }
+  if (channels !== null && request.allChannels) {
+    throw new ErasureRequestError("allChannels", "give channels or all channels, not both");
+  }
   const pageSize = deps.pageSize ?? MAX_PAGE;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
     throw new ErasureRequestError("pageSize", `expected a whole number from 1 to ${MAX_PAGE}`);
@@ -117,6 +125,10 @@ export async function eraseUser(
   if (user !== undefined) refs.push({ user });
   const scope: Scope = { refs, channels, pageSize };
   if (request.dryRun) return countOnly(deps, scope);
+  if (userId === undefined && channels === null && !request.allChannels) {
+    const found = await countOnly(deps, scope);
+    if (found.counts.messages > 0) throw new ErasureScopeError(found.byChannel ?? {});
+  }
 
   const now = deps.now ?? Date.now;
   // The audit is filed under the stable id when there is one; a name erased with it is kept too.

@@ -12,7 +12,7 @@ export {
   type ErasureMessages,
   eraseUser,
 } from "./erase.js";
-export { ErasureError, ErasureRequestError } from "./errors.js";
+export { ErasureError, ErasureRequestError, ErasureScopeError } from "./errors.js";
 export { eraseRequestOf, runEraseUser } from "./operation.js";
 export { mentions } from "./scrub.js";
 export { addAuthorIndex, authorIndexState, backfillAuthorKeys, dynamoDbErasure } from "./wiring.js";

@@ -20,15 +20,18 @@ export interface EraseUserResponse {
 /** Room left for the page in flight when the function stops starting pages (15-minute runs). */
 const DEADLINE_MARGIN_MS = 120_000;
 
-/** Checks an invocation's event: `{userId?, user?, channels?, requestedBy, dryRun?}`. */
+/** Checks an invocation's event: `{userId?, user?, channels?, allChannels?, requestedBy, dryRun?}`. */
 export function eraseRequestOf(event: unknown): EraseRequest {
   if (typeof event !== "object" || event === null) {
     throw new ErasureRequestError(
       "event",
-      "expected {userId?, user?, channels?, requestedBy, dryRun?}",
+      "expected {userId?, user?, channels?, allChannels?, requestedBy, dryRun?}",
     );
   }
-  const { user, userId, channels, requestedBy, dryRun } = event as Record<string, unknown>;
+  const { user, userId, channels, allChannels, requestedBy, dryRun } = event as Record<
+    string,
+    unknown
+  >;
   if (user !== undefined && typeof user !== "string") {
     throw new ErasureRequestError("user", "expected a string");
   }
@@ -50,11 +53,15 @@ export function eraseRequestOf(event: unknown): EraseRequest {
   if (dryRun !== undefined && typeof dryRun !== "boolean") {
     throw new ErasureRequestError("dryRun", "expected true or false");
   }
+  if (allChannels !== undefined && typeof allChannels !== "boolean") {
+    throw new ErasureRequestError("allChannels", "expected true or false");
+  }
   return {
     ...(userId === undefined ? {} : { userId }),
     ...(user === undefined ? {} : { user }),
     requestedBy,
     ...(channels === undefined ? {} : { channels: channels as string[] }),
+    ...(allChannels === undefined ? {} : { allChannels }),
     ...(dryRun === undefined ? {} : { dryRun }),
   };
 }

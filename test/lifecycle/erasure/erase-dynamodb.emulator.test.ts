@@ -120,7 +120,11 @@ describe("eraseUser on DynamoDB Local", () => {
     const d = await deployment("scan");
     const before = { messages: await scan(d.messagesTable), results: await scan(d.resultsTable) };
     expect(JSON.stringify(before)).toMatch(/carol/);
-    const outcome = await eraseUser(erasure(d), { user: "carol", requestedBy: "dpo" });
+    const outcome = await eraseUser(erasure(d), {
+      user: "carol",
+      allChannels: true,
+      requestedBy: "dpo",
+    });
     expect(outcome).toMatchObject({ done: true, audit: { state: "finished", runs: 1 } });
     const { results } = await expectErased(d, "carol", before);
     const audits = results.filter((i) => String(i.item).startsWith("erasure#"));
@@ -135,7 +139,11 @@ describe("eraseUser on DynamoDB Local", () => {
     const before = { messages: await scan(d.messagesTable), results: await scan(d.resultsTable) };
     expect(JSON.stringify(before.messages)).toMatch(/"U3"/);
     // The display name names no message stored with an id: nothing is erased.
-    const byName = await eraseUser(erasure(d), { user: "carol", requestedBy: "dpo" });
+    const byName = await eraseUser(erasure(d), {
+      user: "carol",
+      allChannels: true,
+      requestedBy: "dpo",
+    });
     expect(byName.counts.messages).toBe(0);
     expect(await scan(d.messagesTable)).toEqual(before.messages);
     const carol = [...d.world.written.values()].flat().filter((m) => m.author === "carol");
@@ -163,7 +171,11 @@ describe("eraseUser on DynamoDB Local", () => {
       results: await scan(clean.resultsTable),
     };
     counted.calls = 0;
-    await eraseUser(erasure(clean, counted.client), { user: "alice", requestedBy: "dpo" });
+    await eraseUser(erasure(clean, counted.client), {
+      user: "alice",
+      allChannels: true,
+      requestedBy: "dpo",
+    });
     const total = counted.calls;
     expect(total).toBeGreaterThan(10);
     const cleanEnd = await expectErased(clean, "alice", cleanBefore);
@@ -181,9 +193,17 @@ describe("eraseUser on DynamoDB Local", () => {
       crashing.calls = 0;
       crashing.armed = true;
       await expect(
-        eraseUser(erasure(d, crashing.client), { user: "alice", requestedBy: "dpo" }),
+        eraseUser(erasure(d, crashing.client), {
+          user: "alice",
+          allChannels: true,
+          requestedBy: "dpo",
+        }),
       ).rejects.toThrow(/injected crash/);
-      const again = await eraseUser(erasure(d), { user: "alice", requestedBy: "dpo" });
+      const again = await eraseUser(erasure(d), {
+        user: "alice",
+        allChannels: true,
+        requestedBy: "dpo",
+      });
       expect(again.done).toBe(true);
       expect(again.audit?.counts.messages).toBe(
         [...d.world.written.values()].flat().filter((m) => m.author === "alice").length,
@@ -209,13 +229,21 @@ describe("eraseUser on DynamoDB Local", () => {
     const d = await deployment("deadline");
     let left = 10 * 60_000;
     const deps = { ...erasure(d), pageSize: 2 };
-    const first = await runEraseUser(deps, { user: "bob", requestedBy: "ops" }, () => {
-      left -= 4 * 60_000;
-      return left;
-    });
+    const first = await runEraseUser(
+      deps,
+      { user: "bob", allChannels: true, requestedBy: "ops" },
+      () => {
+        left -= 4 * 60_000;
+        return left;
+      },
+    );
     expect(first).toMatchObject({ done: false, audit: { state: "started", runs: 1 } });
     expect(JSON.stringify(first)).not.toContain("bob");
-    const second = await runEraseUser(deps, { user: "bob", requestedBy: "ops" }, () => 600_000);
+    const second = await runEraseUser(
+      deps,
+      { user: "bob", allChannels: true, requestedBy: "ops" },
+      () => 600_000,
+    );
     expect(second).toMatchObject({ done: true, audit: { state: "finished", runs: 2 } });
     await expect(runEraseUser(deps, { user: "bob" }, () => 600_000)).rejects.toMatchObject({
       code: "ERASURE_INVALID_REQUEST",

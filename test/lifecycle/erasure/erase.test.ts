@@ -8,6 +8,7 @@
 import {
   type EraseRequest,
   ErasureError,
+  ErasureScopeError,
   eraseRequestOf,
   eraseUser,
   MemoryAuditStore,
@@ -67,6 +68,7 @@ describe("eraseUser", () => {
     const before = await dump(setup);
     const outcome = await eraseUser(erasureDependencies(history, results, audits), {
       user: "alice",
+      allChannels: true,
       requestedBy: "ops: ticket 42",
     });
     expect(outcome.done).toBe(true);
@@ -120,11 +122,11 @@ describe("eraseUser", () => {
   it("is safe to repeat: a second erasure finds nothing, changes nothing, and records nothing new", async () => {
     const setup = await setUp(2, 1);
     const deps = erasureDependencies(setup.history, setup.results, setup.audits);
-    await eraseUser(deps, { user: "bob", requestedBy: "ops" });
+    await eraseUser(deps, { user: "bob", allChannels: true, requestedBy: "ops" });
     const once = await dump(setup);
     const again = await eraseUser(
       { ...deps, now: () => (deps.now?.() ?? 0) + 1 },
-      { user: "bob", requestedBy: "ops" },
+      { user: "bob", allChannels: true, requestedBy: "ops" },
     );
     expect(again.counts.messages).toBe(0);
     expect(await dump(setup)).toEqual(once);
@@ -132,7 +134,7 @@ describe("eraseUser", () => {
     expect(again.audit).toEqual((await setup.audits.list(authorKeyOf("bob")))[0]);
     expect((await setup.audits.list(authorKeyOf("bob"))).map((a) => a.state)).toEqual(["finished"]);
     // Someone with nothing stored gets an audit item that says so.
-    const nobody = await eraseUser(deps, { user: "nobody", requestedBy: "ops" });
+    const nobody = await eraseUser(deps, { user: "nobody", allChannels: true, requestedBy: "ops" });
     expect(nobody.audit).toMatchObject({ state: "finished", counts: { messages: 0 } });
   });
 
@@ -160,6 +162,7 @@ describe("eraseUser", () => {
     expect(before[0].candidates.map((c) => c.topic)).toContain("carol");
     await eraseUser(erasureDependencies(setup.history, setup.results, setup.audits), {
       user: "carol",
+      allChannels: true,
       requestedBy: "ops",
     });
     const [result] = await setup.results.listResults(channel);
@@ -182,7 +185,7 @@ describe("eraseUser", () => {
     const deps = erasureDependencies(setup.history, setup.results, setup.audits);
     // By name: the redaction of her deleted messages removes her question (the answer she gave
     // leaves carol's, unclear).
-    const alice = await eraseUser(deps, { user: "alice", requestedBy: "ops" });
+    const alice = await eraseUser(deps, { user: "alice", allChannels: true, requestedBy: "ops" });
     expect(alice.counts).toMatchObject({ questionsRemoved: 1 });
     expect(alice.audit?.counts.questionsRemoved).toBe(1);
     expect(await askers()).toEqual(["carol"]);
@@ -213,13 +216,14 @@ describe("eraseUser", () => {
       pageSize: 2,
       shouldStop: () => pages++ === 3,
     });
-    const first = await eraseUser(deps, { user: "alice", requestedBy: "ops" });
+    const first = await eraseUser(deps, { user: "alice", allChannels: true, requestedBy: "ops" });
     expect(first.done).toBe(false);
     expect(first.audit?.state).toBe("started");
     const second = await eraseUser(
       { ...deps, shouldStop: undefined },
       {
         user: "alice",
+        allChannels: true,
         requestedBy: "someone else",
       },
     );
@@ -233,7 +237,7 @@ describe("eraseUser", () => {
     const deps = erasureDependencies(setup.history, setup.results, setup.audits, {
       shouldStop: () => true,
     });
-    await eraseUser(deps, { user: "alice", requestedBy: "ops" });
+    await eraseUser(deps, { user: "alice", allChannels: true, requestedBy: "ops" });
     const error = await eraseUser(deps, {
       user: "alice",
       channels: [setup.world.channels[0]],
@@ -247,12 +251,44 @@ describe("eraseUser", () => {
       [{ userId: "", requestedBy: "ops" }, "userId"],
       [{ user: "a", requestedBy: " " }, "requestedBy"],
       [{ user: "a", requestedBy: "ops", channels: [] }, "channels"],
+      [{ user: "a", requestedBy: "ops", channels: ["c"], allChannels: true }, "allChannels"],
     ] as const) {
       await expect(eraseUser(deps, request)).rejects.toMatchObject({
         code: "ERASURE_INVALID_REQUEST",
         field,
       });
     }
+  });
+});
+
+describe("erasing by display name alone", () => {
+  it("names the channels it would touch and erases nothing, until the channels or all are said", async () => {
+    const setup = await setUp(3, 1);
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits);
+    const before = await dump(setup);
+    const error = await eraseUser(deps, { user: "alice", requestedBy: "ops" }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ErasureScopeError);
+    const perChannel: Record<string, number> = {};
+    for (const [channel, messages] of setup.world.written) {
+      const n = messages.filter((m) => m.author === "alice").length;
+      if (n > 0) perChannel[channel] = n;
+    }
+    expect(error).toMatchObject({ code: "ERASURE_SCOPE_UNSAID", byChannel: perChannel });
+    expect((error as Error).message).toContain(
+      `it would touch ${Object.keys(perChannel).length} channels (${Object.keys(perChannel)
+        .map((c) => JSON.stringify(c))
+        .join(", ")})`,
+    );
+    expect(await dump(setup)).toEqual(before);
+    expect(await setup.audits.list(authorKeyOf("alice"))).toEqual([]);
+    // A name nobody carries touches nothing: nothing to refuse.
+    await expect(eraseUser(deps, { user: "nobody", requestedBy: "ops" })).resolves.toMatchObject({
+      counts: { messages: 0 },
+    });
+    const erased = await eraseUser(deps, { user: "alice", allChannels: true, requestedBy: "ops" });
+    expect(erased.counts.messages).toBe(of(setup.world, "alice").length);
   });
 });
 
@@ -278,7 +314,7 @@ describe("erasing by platform user id", () => {
     const setup = await setUp(2, 1, "all");
     const before = await dump(setup);
     const deps = erasureDependencies(setup.history, setup.results, setup.audits);
-    const outcome = await eraseUser(deps, { user: "carol", requestedBy: "dpo" });
+    const outcome = await eraseUser(deps, { user: "carol", allChannels: true, requestedBy: "dpo" });
     expect(outcome.counts.messages).toBe(0);
     expect(await dump(setup)).toEqual(before);
     expect(outcome.audit).toMatchObject({ authorKey: authorKeyOf("carol"), state: "finished" });
@@ -311,8 +347,8 @@ describe("an erasure that crashes after any store call", () => {
       fc.asyncProperty(
         // carol: half her messages stored with user id U3; by id, and by id and name at once.
         fc.constantFrom<EraseRequest>(
-          { user: "alice", requestedBy: "ops" },
-          { user: "bob", requestedBy: "ops" },
+          { user: "alice", allChannels: true, requestedBy: "ops" },
+          { user: "bob", allChannels: true, requestedBy: "ops" },
           { userId: "U3", requestedBy: "ops" },
           { userId: "U3", user: "carol", requestedBy: "ops" },
         ),
@@ -395,6 +431,7 @@ describe("the EraseUser event", () => {
       [{ user: "a" }, "requestedBy"],
       [{ user: "a", requestedBy: "ops", channels: "#c" }, "channels"],
       [{ user: "a", requestedBy: "ops", dryRun: "yes" }, "dryRun"],
+      [{ user: "a", requestedBy: "ops", allChannels: 1 }, "allChannels"],
     ] as const) {
       expect(() => eraseRequestOf(event)).toThrow(expect.objectContaining({ field }));
     }
