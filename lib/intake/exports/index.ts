@@ -16,12 +16,7 @@ export {
   parseExportFormat,
   readExports,
 } from "./read.js";
-export {
-  type SlackRaw,
-  SYSTEM_SUBTYPES as SLACK_SYSTEM_SUBTYPES,
-  slackText,
-  slackTsMs,
-} from "./slack.js";
+export { type SlackRaw, slackAuthor, slackText, slackTsMs } from "./slack.js";
 export type { SlackNames } from "./slack-text.js";
 export { machineTimezone } from "./timezone.js";
 export {
