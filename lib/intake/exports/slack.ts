@@ -11,6 +11,7 @@ import { describe, type FileTally, jsonErrorAt, type ReadContext, safeWord } fro
 import { ExportFormatError } from "./errors.js";
 import { type ExportTree, MAX_ENTRY_BYTES, openFolderTree, openZipTree } from "./files.js";
 import { isoTimestamp } from "./ids.js";
+import { inline } from "./inline.js";
 import { type JsonPath, jsonValues, parseValue, type Selection } from "./json-stream.js";
 import { sortMessages } from "./order.js";
 import { renderSlackText, type SlackNames } from "./slack-text.js";
@@ -411,7 +412,7 @@ export function slackText(raw: SlackRaw, names: SlackNames, subtype: string | un
         (file as { name?: unknown })?.name,
         (file as { title?: unknown })?.title,
       );
-      if (name !== undefined) text += `${text ? "\n" : ""}[file: ${name}]`;
+      if (name !== undefined) text += `${text ? "\n" : ""}[file: ${inline(name)}]`;
     }
   }
   return text;

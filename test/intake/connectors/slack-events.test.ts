@@ -106,6 +106,11 @@ describe("Slack message events as ingest lines", () => {
       }),
     );
     expect((line as { text: string }).text).toBe("the logs\n[file: crash.log]\n[file: screenshot]");
+    // A file's name cannot forge a line of its own.
+    const [forged] = slackEventLines(
+      plain({ subtype: "file_share", text: "", files: [{ name: "a.log\n@here \u001b[2Jb" }] }),
+    );
+    expect((forged as { text: string }).text).toBe("[file: a.log @here [2Jb]");
   });
 
   it.each(["channel_join", "channel_topic", "pinned_item"])(
