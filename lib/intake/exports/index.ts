@@ -9,6 +9,7 @@
 export { toChatMessage } from "./chat-message.js";
 export { detectFormat } from "./detect.js";
 export { ExportError, ExportFormatError, ExportInputError, ExportTimezoneError } from "./errors.js";
+export { inline } from "./inline.js";
 export {
   BATCH_SIZE,
   type ExportInput,
@@ -18,6 +19,7 @@ export {
 } from "./read.js";
 export { type SlackRaw, slackAuthor, slackText, slackTsMs } from "./slack.js";
 export type { SlackNames } from "./slack-text.js";
+export { type TelegramService, telegramServiceText } from "./telegram-service.js";
 export { machineTimezone } from "./timezone.js";
 export {
   type ChannelSummary,
