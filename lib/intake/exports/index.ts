@@ -8,6 +8,7 @@
 
 export { toChatMessage } from "./chat-message.js";
 export { detectFormat } from "./detect.js";
+export { discordEmbedsText, forwardedText } from "./discord-text.js";
 export { ExportError, ExportFormatError, ExportInputError, ExportTimezoneError } from "./errors.js";
 export { inline } from "./inline.js";
 export {
