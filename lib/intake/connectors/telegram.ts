@@ -133,8 +133,8 @@ const integer = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isSafeInteger(value) ? value : undefined;
 
 /** A person's name as the export writes `from`: first and last name, else the handle. */
-const personName = (user: TelegramUser | undefined): string | undefined =>
-  user === undefined
+const personName = (user: TelegramUser | null | undefined): string | undefined =>
+  typeof user !== "object" || user === null
     ? undefined
     : (word([word(user.first_name), word(user.last_name)].filter(Boolean).join(" ")) ??
       word(user.username) ??
@@ -233,11 +233,11 @@ function messageText(message: TelegramMessage): string {
   };
   if (message.photo !== undefined) add("[photo]");
   if (message.sticker !== undefined) {
-    const emoji = word(message.sticker.emoji);
+    const emoji = word(message.sticker?.emoji);
     add(`[sticker${emoji ? ` ${inline(emoji)}` : ""}]`);
   }
   for (const media of [message.document, message.audio, message.video]) {
-    if (media !== undefined)
+    if (media !== undefined && media !== null)
       add(word(media.file_name) ? `[file: ${inline(media.file_name as string)}]` : "[file]");
   }
   if (message.voice !== undefined) add("[voice message]");
@@ -245,8 +245,8 @@ function messageText(message: TelegramMessage): string {
   const question = word(message.poll?.question);
   if (question !== undefined) add(`[poll: ${inline(question)}]`);
   if (message.dice !== undefined) {
-    const emoji = word(message.dice.emoji);
-    const value = integer(message.dice.value);
+    const emoji = word(message.dice?.emoji);
+    const value = integer(message.dice?.value);
     add(`[dice${emoji ? ` ${inline(emoji)}` : ""}${value === undefined ? "" : ` ${value}`}]`);
   }
   if (message.story !== undefined) add("[story]");
@@ -264,7 +264,7 @@ function messageText(message: TelegramMessage): string {
   if (message.paid_media !== undefined) add("[paid media]");
   if (message.checklist !== undefined) add("[checklist]");
   if (message.invoice !== undefined) {
-    const title = word(message.invoice.title);
+    const title = word(message.invoice?.title);
     add(title === undefined ? "[invoice]" : `[invoice: ${inline(title)}]`);
   }
   // Content of a kind this reader does not know: a line that says so, never an empty one.

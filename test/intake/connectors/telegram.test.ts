@@ -336,6 +336,13 @@ describe("Telegram content without text, live", () => {
     }
   });
 
+  it("takes null in place of a content object without failing the request", () => {
+    for (const field of ["dice", "sticker", "invoice", "document", "contact", "game", "venue"]) {
+      const [line] = lines({ message: message({ text: undefined, [field]: null }) });
+      expect((line as { text: string }).text).not.toBe("");
+    }
+  });
+
   it("names a contact without its phone number, and no control character of its name", () => {
     const [line] = lines({
       message: message({
