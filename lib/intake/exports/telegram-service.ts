@@ -25,7 +25,6 @@ export interface TelegramService {
 }
 
 const FIXED: Record<string, string> = {
-  create_channel: "created the channel",
   join_group_by_link: "joined by link",
   join_group_by_request: "joined the group by request",
   pin_message: "pinned a message",
@@ -59,6 +58,8 @@ export function telegramServiceText(event: TelegramService): string {
   switch (event.action) {
     case "create_group":
       return says(`created the group${quoted}${list ? ` ${list}` : ""}`);
+    case "create_channel":
+      return says(`created the channel${quoted}`);
     case "invite_members":
       return says(alone ? "joined the group" : `added ${list}`.trimEnd());
     case "remove_members":

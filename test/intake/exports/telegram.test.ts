@@ -60,6 +60,7 @@ describe("Telegram Desktop result.json", () => {
     expect(text(109)).toBe("Grace Hopper joined the group");
     expect(text(111)).toBe("Grace Hopper left the group");
     expect(text(116)).toBe("Ada Lovelace set messages to auto-delete after 1 day");
+    expect(text(125)).toBe('Ada Lovelace created the channel "Help desk news"');
     expect(byId(messages, `${SUPERGROUP}:118`)).toMatchObject({
       user: "Help desk (Grace)",
       userId: "channel1234567890",
