@@ -95,7 +95,7 @@ export function chatMessage(
  * Discord sends an empty `content` (and no attachments, embeds or snapshots) for others' messages.
  */
 export function messageText(message: DiscordMessage): string {
-  const bot = message.author?.bot === true || message.webhook_id !== undefined;
+  const bot = message.author?.bot === true || Boolean(message.webhook_id);
   let text = ownText(message, bot);
   for (const snapshot of message.message_snapshots ?? []) {
     if (typeof snapshot?.message !== "object" || snapshot.message === null) continue;
