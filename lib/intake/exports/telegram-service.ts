@@ -44,6 +44,18 @@ const FIXED: Record<string, string> = {
   allow_sending_messages: "allowed the bot to send messages",
   requested_peer: "shared a chat with the bot",
   send_payment: "sent a payment",
+  refunded_payment: "was refunded a payment",
+  send_gift: "sent a gift",
+  send_premium_gift: "sent a gift",
+  send_stars_gift: "sent a gift",
+  send_webview_data: "sent data from a web app",
+  checklist_tasks_done: "marked checklist tasks as done",
+  checklist_tasks_added: "added checklist tasks",
+  paid_message_price_changed: "changed the price of messages",
+  direct_message_price_changed: "changed the price of direct messages",
+  joined_telegram: "joined Telegram",
+  take_screenshot: "took a screenshot",
+  suggest_profile_photo: "suggested a profile photo",
 };
 
 /** The sentence of a service event: the actor (else "someone"), then what happened. */

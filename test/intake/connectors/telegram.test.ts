@@ -281,6 +281,21 @@ describe("Telegram service messages, live", () => {
     }
   });
 
+  it("words the rarer service fields in plain words too", () => {
+    const said = (fields: Record<string, unknown>) =>
+      lineOf({ update_id: 3, message: message({ text: undefined, ...fields }) }).text;
+    expect(said({ gift: { gift: { id: "1", star_count: 50 } } })).toBe("Ada Lovelace sent a gift");
+    expect(said({ refunded_payment: { currency: "XTR", total_amount: 5 } })).toBe(
+      "Ada Lovelace was refunded a payment",
+    );
+    expect(said({ web_app_data: { data: "x", button_text: "Open" } })).toBe(
+      "Ada Lovelace sent data from a web app",
+    );
+    expect(said({ checklist_tasks_done: { marked_as_done_task_ids: [1] } })).toBe(
+      "Ada Lovelace marked checklist tasks as done",
+    );
+  });
+
   it("never puts a control character of a name or title into the sentence", () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (name, title) => {
