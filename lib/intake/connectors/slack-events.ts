@@ -4,9 +4,9 @@
  * a channel imported from an export and then kept current live reads the same.
  */
 import {
-  SLACK_SYSTEM_SUBTYPES,
   type SlackNames,
   type SlackRaw,
+  slackAuthor,
   slackText,
   slackTsMs,
 } from "../exports/index.js";
@@ -100,41 +100,19 @@ function newMessage(
 ): ChatMessageInput | undefined {
   const ms = slackTsMs(event.ts);
   if (ms === undefined) return undefined;
-  const userId = text(event.user);
-  const botId = text(event.bot_id);
-  const system = subtype !== undefined && SLACK_SYSTEM_SUBTYPES.has(subtype);
-  const bot =
-    !system && (subtype === "bot_message" || (userId === undefined && botId !== undefined));
-  let user: string | null = null;
-  if (bot) {
-    user =
-      text(event.username) ??
-      text(event.bot_profile?.name) ??
-      (userId && names.users.get(userId)) ??
-      botId ??
-      userId ??
-      null;
-  } else if (!system) {
-    user =
-      (userId && names.users.get(userId)) ||
-      text(event.user_profile?.display_name) ||
-      text(event.user_profile?.real_name) ||
-      userId ||
-      null;
-    // A person's message names its author, as the export reader requires.
-    if (user === null) return undefined;
-  }
+  // A person's message names its author, as the export reader requires.
+  const author = slackAuthor(event, subtype, names);
+  if (author === undefined) return undefined;
   const line: ChatMessageInput = {
     id: event.ts as string,
     ts: ms,
     channel,
-    user,
+    user: author.user,
     text: slackText(event, names, subtype),
-    kind: system ? "system" : bot ? "bot" : "user",
+    kind: author.kind,
     platform: "slack",
   };
-  const authorId = bot ? (botId ?? userId) : userId;
-  if (authorId !== undefined) line.userId = authorId;
+  if (author.userId !== undefined) line.userId = author.userId;
   const thread = text(event.thread_ts);
   if (thread !== undefined && thread !== event.ts && slackTsMs(thread) !== undefined) {
     line.thread = thread;

@@ -5,6 +5,7 @@
  * gives (lib/intake/exports), so that an imported chat continues live under the same ids.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { inline, type TelegramService, telegramServiceText } from "../exports/index.js";
 import type { ChatMessageInput } from "../ingest/index.js";
 import { ConnectorError } from "./errors.js";
 import { header, type IngestLine, type RequestHeaders } from "./receive.js";
@@ -45,7 +46,7 @@ interface TelegramMessage {
     last_name?: unknown;
   };
   from?: TelegramUser;
-  sender_chat?: { id?: unknown; title?: unknown };
+  sender_chat?: { id?: unknown; title?: unknown; username?: unknown };
   author_signature?: unknown;
   reply_to_message?: { message_id?: unknown };
   text?: unknown;
@@ -59,11 +60,25 @@ interface TelegramMessage {
   video?: { file_name?: unknown };
   voice?: unknown;
   poll?: { question?: unknown };
+  dice?: { emoji?: unknown; value?: unknown };
+  contact?: { first_name?: unknown; last_name?: unknown };
+  venue?: { title?: unknown };
+  game?: { title?: unknown };
+  invoice?: { title?: unknown };
   new_chat_members?: TelegramUser[];
   left_chat_member?: TelegramUser;
   new_chat_title?: unknown;
   pinned_message?: unknown;
   forum_topic_created?: { name?: unknown };
+  forum_topic_edited?: { name?: unknown };
+  video_chat_scheduled?: { start_date?: unknown };
+  video_chat_ended?: { duration?: unknown };
+  video_chat_participants_invited?: { users?: unknown };
+  message_auto_delete_timer_changed?: { message_auto_delete_time?: unknown };
+  giveaway?: { winner_count?: unknown; prize_description?: unknown };
+  giveaway_winners?: { winner_count?: unknown };
+  giveaway_completed?: { winner_count?: unknown };
+  boost_added?: { boost_count?: unknown };
   [field: string]: unknown;
 }
 
@@ -118,8 +133,8 @@ const integer = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isSafeInteger(value) ? value : undefined;
 
 /** A person's name as the export writes `from`: first and last name, else the handle. */
-const personName = (user: TelegramUser | undefined): string | undefined =>
-  user === undefined
+const personName = (user: TelegramUser | null | undefined): string | undefined =>
+  typeof user !== "object" || user === null
     ? undefined
     : (word([word(user.first_name), word(user.last_name)].filter(Boolean).join(" ")) ??
       word(user.username) ??
@@ -127,11 +142,27 @@ const personName = (user: TelegramUser | undefined): string | undefined =>
 
 /** The export's `from_id` form: `user123`, `channel123` (a channel's bare peer id), `chat123`. */
 function peerId(message: TelegramMessage): string | undefined {
-  const user = integer(message.from?.id);
-  if (user !== undefined) return `user${user}`;
+  // A message sent as a chat carries a stand-in user in `from` (GroupAnonymousBot, Channel_Bot).
   const chat = integer(message.sender_chat?.id);
-  if (chat === undefined) return undefined;
-  return chat < -1e12 ? `channel${-chat - 1e12}` : `chat${-chat}`;
+  if (chat !== undefined) return chat < -1e12 ? `channel${-chat - 1e12}` : `chat${-chat}`;
+  const user = integer(message.from?.id);
+  return user === undefined ? undefined : `user${user}`;
+}
+
+/**
+ * Who wrote a message: a person by name, or, for a message sent as a chat (a channel's post, an
+ * anonymous group admin's, one sent as a linked channel), the chat's title with the author's
+ * signature when there is one, `Help desk (Grace)`, as the export reader names the same message.
+ */
+function authorName(message: TelegramMessage): string | undefined {
+  const chat = message.sender_chat;
+  if (chat !== undefined && chat !== null) {
+    const title = word(chat.title) ?? word(chat.username);
+    const signature = word(message.author_signature);
+    if (title === undefined) return signature === undefined ? undefined : inline(signature);
+    return signature === undefined ? title : `${title} (${inline(signature)})`;
+  }
+  return personName(message.from);
 }
 
 /**
@@ -159,15 +190,14 @@ export function telegramUpdateLines(update: TelegramUpdate): IngestLine[] {
     id: messageId,
     ts: date * 1000,
     channel,
-    user:
-      service !== undefined
-        ? null
-        : (personName(message.from) ??
-          word(message.author_signature) ??
-          word(message.sender_chat?.title) ??
-          null),
+    user: service !== undefined ? null : (authorName(message) ?? null),
     text: service ?? messageText(message),
-    kind: service !== undefined ? "system" : message.from?.is_bot === true ? "bot" : "user",
+    kind:
+      service !== undefined
+        ? "system"
+        : message.sender_chat === undefined && message.from?.is_bot === true
+          ? "bot"
+          : "user",
     platform: "telegram",
   };
   const name =
@@ -203,16 +233,42 @@ function messageText(message: TelegramMessage): string {
   };
   if (message.photo !== undefined) add("[photo]");
   if (message.sticker !== undefined) {
-    const emoji = word(message.sticker.emoji);
-    add(`[sticker${emoji ? ` ${emoji}` : ""}]`);
+    const emoji = word(message.sticker?.emoji);
+    add(`[sticker${emoji ? ` ${inline(emoji)}` : ""}]`);
   }
   for (const media of [message.document, message.audio, message.video]) {
-    if (media !== undefined) add(word(media.file_name) ? `[file: ${media.file_name}]` : "[file]");
+    if (media !== undefined && media !== null)
+      add(word(media.file_name) ? `[file: ${inline(media.file_name as string)}]` : "[file]");
   }
   if (message.voice !== undefined) add("[voice message]");
+  if (message.video_note !== undefined) add("[video message]");
   const question = word(message.poll?.question);
-  if (question !== undefined) add(`[poll: ${question}]`);
-  return out;
+  if (question !== undefined) add(`[poll: ${inline(question)}]`);
+  if (message.dice !== undefined) {
+    const emoji = word(message.dice?.emoji);
+    const value = integer(message.dice?.value);
+    add(`[dice${emoji ? ` ${inline(emoji)}` : ""}${value === undefined ? "" : ` ${value}`}]`);
+  }
+  if (message.story !== undefined) add("[story]");
+  if (message.contact !== undefined) {
+    // Its name only: a phone number is no chat text.
+    const name = personName(message.contact as TelegramUser);
+    add(name === undefined ? "[contact]" : `[contact: ${inline(name)}]`);
+  }
+  const place = word(message.venue?.title);
+  if (message.venue !== undefined)
+    add(place === undefined ? "[place]" : `[place: ${inline(place)}]`);
+  else if (message.location !== undefined) add("[location]");
+  const game = word(message.game?.title);
+  if (message.game !== undefined) add(game === undefined ? "[game]" : `[game: ${inline(game)}]`);
+  if (message.paid_media !== undefined) add("[paid media]");
+  if (message.checklist !== undefined) add("[checklist]");
+  if (message.invoice !== undefined) {
+    const title = word(message.invoice?.title);
+    add(title === undefined ? "[invoice]" : `[invoice: ${inline(title)}]`);
+  }
+  // Content of a kind this reader does not know: a line that says so, never an empty one.
+  return out === "" ? "[unsupported message]" : out;
 }
 
 /** `text_link` entities as `label (url)`; offsets are UTF-16 units, as JavaScript strings are. */
@@ -236,20 +292,119 @@ function withLinks(text: string, entities: unknown): string {
   return out;
 }
 
-/** A service message as the export's sentence (the actor, the action), else undefined. */
+/** Bot API service fields with no detail, as the export's action (or the connector's own). */
+const PLAIN_SERVICES: [field: string, action: string][] = [
+  ["pinned_message", "pin_message"],
+  ["new_chat_photo", "edit_group_photo"],
+  ["delete_chat_photo", "delete_group_photo"],
+  ["migrate_to_chat_id", "migrate_to_supergroup"],
+  ["migrate_from_chat_id", "migrate_from_group"],
+  ["forum_topic_closed", "topic_closed"],
+  ["forum_topic_reopened", "topic_reopened"],
+  ["general_forum_topic_hidden", "general_topic_hidden"],
+  ["general_forum_topic_unhidden", "general_topic_unhidden"],
+  ["video_chat_started", "group_call"],
+  ["giveaway_created", "giveaway_launch"],
+  ["chat_background_set", "set_chat_wallpaper"],
+  ["write_access_allowed", "allow_sending_messages"],
+  ["connected_website", "allow_sending_messages"],
+  ["users_shared", "requested_peer"],
+  ["chat_shared", "requested_peer"],
+  ["successful_payment", "send_payment"],
+  ["refunded_payment", "refunded_payment"],
+  ["proximity_alert_triggered", "proximity_reached"],
+  ["web_app_data", "send_webview_data"],
+  ["gift", "send_gift"],
+  ["unique_gift", "send_gift"],
+  ["checklist_tasks_done", "checklist_tasks_done"],
+  ["checklist_tasks_added", "checklist_tasks_added"],
+  ["paid_message_price_changed", "paid_message_price_changed"],
+  ["direct_message_price_changed", "direct_message_price_changed"],
+];
+
+/**
+ * A service message as the sentence the export reader writes for the same event (the actor,
+ * the action: {@link telegramServiceText}), else undefined for a message someone wrote.
+ */
 function serviceText(message: TelegramMessage): string | undefined {
-  const actor = personName(message.from) ?? "someone";
-  const names = (users: TelegramUser[]) => users.map(personName).filter(Boolean).join(", ");
-  if (Array.isArray(message.new_chat_members))
-    return `${actor} added ${names(message.new_chat_members)}`;
-  if (message.left_chat_member !== undefined)
-    return `${actor} removed ${names([message.left_chat_member])}`;
-  if (word(message.new_chat_title))
-    return `${actor} renamed the group to "${message.new_chat_title}"`;
-  if (message.pinned_message !== undefined) return `${actor} pinned a message`;
-  if (message.forum_topic_created !== undefined) {
-    const name = word(message.forum_topic_created.name);
-    return `${actor} created the topic${name ? ` "${name}"` : ""}`;
+  const event = serviceEvent(message);
+  if (event === undefined) return undefined;
+  const actor = authorName(message);
+  return telegramServiceText(actor === undefined ? event : { ...event, actor });
+}
+
+const present = (value: unknown) => value !== undefined && value !== null && value !== false;
+const users = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.map((u) => personName(u as TelegramUser)).filter((n): n is string => n !== undefined)
+    : [];
+
+function serviceEvent(message: TelegramMessage): TelegramService | undefined {
+  const number = (value: unknown) => {
+    const n = integer(value);
+    return n === undefined ? {} : { count: n };
+  };
+  if (Array.isArray(message.new_chat_members)) {
+    return { action: "invite_members", members: users(message.new_chat_members) };
+  }
+  if (present(message.left_chat_member)) {
+    return { action: "remove_members", members: users([message.left_chat_member]) };
+  }
+  const title = word(message.new_chat_title);
+  if (title !== undefined) return { action: "edit_group_title", title };
+  if (present(message.forum_topic_created)) {
+    const name = word(message.forum_topic_created?.name);
+    return { action: "topic_created", ...(name === undefined ? {} : { title: name }) };
+  }
+  if (present(message.forum_topic_edited)) {
+    const name = word(message.forum_topic_edited?.name);
+    return { action: "topic_edit", ...(name === undefined ? {} : { title: name }) };
+  }
+  if (present(message.group_chat_created) || present(message.supergroup_chat_created)) {
+    const name = word(message.chat?.title);
+    return { action: "create_group", ...(name === undefined ? {} : { title: name }) };
+  }
+  if (present(message.channel_chat_created)) {
+    const name = word(message.chat?.title);
+    return { action: "create_channel", ...(name === undefined ? {} : { title: name }) };
+  }
+  if (present(message.video_chat_scheduled)) {
+    const date = integer(message.video_chat_scheduled?.start_date);
+    return { action: "group_call_scheduled", ...(date === undefined ? {} : { date }) };
+  }
+  if (present(message.video_chat_ended)) {
+    const seconds = integer(message.video_chat_ended?.duration) ?? 0;
+    return { action: "group_call", seconds };
+  }
+  if (present(message.video_chat_participants_invited)) {
+    return {
+      action: "invite_to_group_call",
+      members: users(message.video_chat_participants_invited?.users),
+    };
+  }
+  if (present(message.message_auto_delete_timer_changed)) {
+    const seconds = integer(message.message_auto_delete_timer_changed?.message_auto_delete_time);
+    return { action: "set_messages_ttl", seconds: seconds ?? 0 };
+  }
+  if (present(message.giveaway)) {
+    const prize = word(message.giveaway?.prize_description);
+    return {
+      action: "giveaway",
+      ...number(message.giveaway?.winner_count),
+      ...(prize === undefined ? {} : { title: prize }),
+    };
+  }
+  if (present(message.giveaway_winners)) {
+    return { action: "giveaway_results", ...number(message.giveaway_winners?.winner_count) };
+  }
+  if (present(message.giveaway_completed)) {
+    return { action: "giveaway_completed", ...number(message.giveaway_completed?.winner_count) };
+  }
+  if (present(message.boost_added)) {
+    return { action: "boost_apply", ...number(message.boost_added?.boost_count) };
+  }
+  for (const [field, action] of PLAIN_SERVICES) {
+    if (present(message[field])) return { action };
   }
   return undefined;
 }

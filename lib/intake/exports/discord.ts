@@ -8,9 +8,11 @@ import { stat } from "node:fs/promises";
 import { compareIds } from "../../base/identity/index.js";
 import { InvalidMessageError, parseTimestamp } from "../../history/messages/index.js";
 import { describe, type FileTally, type ReadContext } from "./context.js";
+import { discordEmbedsText, forwardedText } from "./discord-text.js";
 import { ExportFormatError } from "./errors.js";
 import { listFiles } from "./files.js";
 import { isoTimestamp } from "./ids.js";
+import { inline } from "./inline.js";
 import { type JsonPath, jsonFileValues, parseValue, type Selection } from "./json-stream.js";
 import { sortMessages } from "./order.js";
 import type { ExportMessage } from "./types.js";
@@ -142,7 +144,13 @@ interface DiscordRaw {
   attachments?: unknown;
   stickers?: unknown;
   mentions?: unknown;
-  reference?: { messageId?: unknown; channelId?: unknown };
+  embeds?: unknown;
+  reference?: { type?: unknown; messageId?: unknown; channelId?: unknown };
+  /** A forward's copy of the message it quotes (`reference.type` "Forward"). */
+  forwardedMessage?: Pick<
+    DiscordRaw,
+    "content" | "attachments" | "stickers" | "mentions" | "embeds"
+  >;
 }
 
 function discordMessage(
@@ -200,11 +208,13 @@ function discordMessage(
     channel: channel.id,
     channelName: channel.name,
     user: system ? null : (name ?? author.id),
-    text: discordText(raw),
+    text: discordText(raw, author.isBot === true),
     userId: author.id,
   };
   const reference = raw.reference;
+  // A forward quotes the message, it does not answer it.
   if (
+    reference?.type !== "Forward" &&
     typeof reference?.messageId === "string" &&
     reference.messageId !== "" &&
     (reference.channelId === undefined ||
@@ -222,42 +232,64 @@ function discordMessage(
 
 /**
  * The content with what an unformatted export leaves raw rendered (`<@123>` as `@name` from the
- * message's `mentions`, `<#123>`, `<@&123>`, custom emoji as `:name:`, `<t:…>` as a date), and
- * each attachment and sticker named.
+ * message's `mentions`, `<#123>`, `<@&123>`, custom emoji as `:name:`, `<t:…>` as a date), each
+ * attachment and sticker named, the embeds of a bot's message or of one with no content (a link
+ * preview repeats the link a person wrote), and a forward's quoted message as `[forwarded] …`:
+ * as the live poller reads the same message.
  */
-function discordText(raw: DiscordRaw): string {
+function discordText(raw: DiscordRaw, bot: boolean): string {
+  let text = ownText(raw, bot, raw.mentions);
+  const forwarded = raw.forwardedMessage;
+  if (typeof forwarded === "object" && forwarded !== null) {
+    const quoted = forwardedText(ownText(forwarded, false, forwarded.mentions ?? raw.mentions));
+    text += `${text ? "\n" : ""}${quoted}`;
+  }
+  return text;
+}
+
+function ownText(
+  raw: Pick<DiscordRaw, "content" | "attachments" | "stickers" | "embeds">,
+  bot: boolean,
+  mentions: unknown,
+): string {
   const names = new Map<string, string>();
-  if (Array.isArray(raw.mentions)) {
-    for (const mention of raw.mentions as { id?: unknown; nickname?: unknown; name?: unknown }[]) {
+  if (Array.isArray(mentions)) {
+    for (const mention of mentions as { id?: unknown; nickname?: unknown; name?: unknown }[]) {
       const name = [mention?.nickname, mention?.name].find(
         (n): n is string => typeof n === "string" && n !== "",
       );
       if (typeof mention?.id === "string" && name !== undefined) names.set(mention.id, name);
     }
   }
-  let text = typeof raw.content === "string" ? raw.content : "";
-  if (text.includes("<")) {
-    text = text
-      .replace(/<@!?(\d+)>/g, (_, id: string) => `@${names.get(id) ?? id}`)
-      .replace(/<@&(\d+)>/g, (_, id: string) => `@role-${id}`)
-      .replace(/<#(\d+)>/g, (_, id: string) => `#${id}`)
-      .replace(/<a?:(\w+):\d+>/g, (_, name: string) => `:${name}:`)
-      .replace(/<t:(-?\d{1,12})(?::[tTdDfFR])?>/g, (whole, seconds: string) => {
-        const date = new Date(Number(seconds) * 1000);
-        // Minutes and a zone, as a person reads it: an ISO string's pieces became topics.
-        return Number.isNaN(date.getTime())
-          ? whole
-          : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-      });
-  }
+  const render = (value: string) =>
+    value.includes("<")
+      ? value
+          .replace(/<@!?(\d+)>/g, (_, id: string) => `@${names.get(id) ?? id}`)
+          .replace(/<@&(\d+)>/g, (_, id: string) => `@role-${id}`)
+          .replace(/<#(\d+)>/g, (_, id: string) => `#${id}`)
+          .replace(/<a?:(\w+):\d+>/g, (_, name: string) => `:${name}:`)
+          .replace(/<t:(-?\d{1,12})(?::[tTdDfFR])?>/g, (whole, seconds: string) => {
+            const date = new Date(Number(seconds) * 1000);
+            // Minutes and a zone, as a person reads it: an ISO string's pieces became topics.
+            return Number.isNaN(date.getTime())
+              ? whole
+              : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+          })
+      : value;
+  const content = typeof raw.content === "string" ? raw.content : "";
+  let text = render(content);
+  const add = (line: string) => {
+    if (line !== "") text += `${text ? "\n" : ""}${line}`;
+  };
   const named = (list: unknown, field: "fileName" | "name", label: string) => {
     if (!Array.isArray(list)) return;
     for (const item of list) {
       const name = (item as Record<string, unknown>)?.[field];
-      if (typeof name === "string" && name !== "") text += `${text ? "\n" : ""}[${label}: ${name}]`;
+      if (typeof name === "string" && name !== "") add(`[${label}: ${inline(name)}]`);
     }
   };
   named(raw.attachments, "fileName", "attachment");
   named(raw.stickers, "name", "sticker");
+  if (bot || content.trim() === "") add(discordEmbedsText(raw.embeds, render));
   return text;
 }

@@ -8,7 +8,9 @@
 
 export { toChatMessage } from "./chat-message.js";
 export { detectFormat } from "./detect.js";
+export { discordEmbedsText, forwardedText } from "./discord-text.js";
 export { ExportError, ExportFormatError, ExportInputError, ExportTimezoneError } from "./errors.js";
+export { inline } from "./inline.js";
 export {
   BATCH_SIZE,
   type ExportInput,
@@ -16,13 +18,9 @@ export {
   parseExportFormat,
   readExports,
 } from "./read.js";
-export {
-  type SlackRaw,
-  SYSTEM_SUBTYPES as SLACK_SYSTEM_SUBTYPES,
-  slackText,
-  slackTsMs,
-} from "./slack.js";
+export { type SlackRaw, slackAuthor, slackText, slackTsMs } from "./slack.js";
 export type { SlackNames } from "./slack-text.js";
+export { type TelegramService, telegramServiceText } from "./telegram-service.js";
 export { machineTimezone } from "./timezone.js";
 export {
   type ChannelSummary,

@@ -11,13 +11,14 @@ import { describe, type FileTally, jsonErrorAt, type ReadContext, safeWord } fro
 import { ExportFormatError } from "./errors.js";
 import { type ExportTree, MAX_ENTRY_BYTES, openFolderTree, openZipTree } from "./files.js";
 import { isoTimestamp } from "./ids.js";
+import { inline } from "./inline.js";
 import { type JsonPath, jsonValues, parseValue, type Selection } from "./json-stream.js";
 import { sortMessages } from "./order.js";
 import { renderSlackText, type SlackNames } from "./slack-text.js";
 import type { ExportMessage } from "./types.js";
 
 /** Subtypes that are the platform's own lines (joins, renames, pins): `kind: system`. */
-export const SYSTEM_SUBTYPES: ReadonlySet<string> = new Set([
+const SYSTEM_SUBTYPES: ReadonlySet<string> = new Set([
   "channel_join",
   "channel_leave",
   "channel_topic",
@@ -306,44 +307,20 @@ function slackMessage(
     tally.skip(at, "text", `expected a string (got ${describe(raw.text)})`);
     return undefined;
   }
-  const userId = typeof raw.user === "string" && raw.user !== "" ? raw.user : undefined;
-  const botId = typeof raw.bot_id === "string" && raw.bot_id !== "" ? raw.bot_id : undefined;
-  const system = subtype !== undefined && SYSTEM_SUBTYPES.has(subtype);
-  const bot =
-    !system && (subtype === "bot_message" || (userId === undefined && botId !== undefined));
-  let user: string | null = null;
-  if (bot) {
-    user =
-      firstText(
-        raw.username,
-        raw.bot_profile?.name,
-        userId && names.users.get(userId),
-        botId,
-        userId,
-      ) ?? null;
-  } else if (!system) {
-    user =
-      firstText(
-        userId && names.users.get(userId),
-        raw.user_profile?.display_name,
-        raw.user_profile?.real_name,
-        userId,
-      ) ?? null;
-    if (user === null) {
-      tally.skip(at, "user", "no user: a person's message names its author");
-      return undefined;
-    }
+  const author = slackAuthor(raw, subtype, names);
+  if (author === undefined) {
+    tally.skip(at, "user", "no user: a person's message names its author");
+    return undefined;
   }
   const message: ExportMessage = {
     id: raw.ts as string,
     ts,
     channel: channel.id,
     channelName: channel.name,
-    user,
+    user: author.user,
     text: slackText(raw, names, subtype),
   };
-  const authorId = bot ? (botId ?? userId) : userId;
-  if (authorId !== undefined) message.userId = authorId;
+  if (author.userId !== undefined) message.userId = author.userId;
   if (
     typeof raw.thread_ts === "string" &&
     raw.thread_ts !== raw.ts &&
@@ -351,9 +328,68 @@ function slackMessage(
   ) {
     message.thread = raw.thread_ts;
   }
-  message.kind = system ? "system" : bot ? "bot" : "user";
+  message.kind = author.kind;
   message.platform = "slack";
   return message;
+}
+
+/** Slackbot's user id: it posts reminders and custom responses with no bot_id. */
+const SLACKBOT = "USLACKBOT";
+
+/** Who wrote a Slack message, as both the export reader and the Events receiver store it. */
+interface SlackAuthor {
+  kind: "user" | "bot" | "system";
+  /** The display name; null for the platform's own lines. */
+  user: string | null;
+  /** The platform id: the person's `U…`, a bot's `bot_id` (`B…`), the actor's of a system line. */
+  userId?: string;
+}
+
+/**
+ * The author of a message (an export's or an Events API one), or undefined for a person's
+ * message that names no one. A bot is a `bot_message`, and also any post that carries a
+ * `bot_id` or a `bot_profile`, or comes from Slackbot: apps posting with their bot token send
+ * their bot user in `user`, with `bot_id`, `app_id` and `bot_profile` and no subtype (CI
+ * notifications, GitHub, a bot's thread reply). A bot is named by the message's `username`
+ * (a webhook's per-message name), else `bot_profile.name`, else its bot user's name.
+ */
+export function slackAuthor(
+  raw: SlackRaw,
+  subtype: string | undefined,
+  names: SlackNames,
+): SlackAuthor | undefined {
+  const userId = typeof raw.user === "string" && raw.user !== "" ? raw.user : undefined;
+  const botId = typeof raw.bot_id === "string" && raw.bot_id !== "" ? raw.bot_id : undefined;
+  if (subtype !== undefined && SYSTEM_SUBTYPES.has(subtype)) {
+    return { kind: "system", user: null, ...(userId === undefined ? {} : { userId }) };
+  }
+  const profile = raw.bot_profile;
+  const bot =
+    subtype === "bot_message" ||
+    botId !== undefined ||
+    (typeof profile === "object" && profile !== null) ||
+    userId === SLACKBOT;
+  if (bot) {
+    const user =
+      firstText(
+        raw.username,
+        profile?.name,
+        userId && names.users.get(userId),
+        userId === SLACKBOT ? "Slackbot" : undefined,
+        botId,
+        userId,
+      ) ?? null;
+    const id = botId ?? userId;
+    return { kind: "bot", user, ...(id === undefined ? {} : { userId: id }) };
+  }
+  const user = firstText(
+    userId && names.users.get(userId),
+    raw.user_profile?.display_name,
+    raw.user_profile?.real_name,
+    userId,
+  );
+  if (user === undefined) return undefined;
+  return { kind: "user", user, ...(userId === undefined ? {} : { userId }) };
 }
 
 /**
@@ -376,7 +412,7 @@ export function slackText(raw: SlackRaw, names: SlackNames, subtype: string | un
         (file as { name?: unknown })?.name,
         (file as { title?: unknown })?.title,
       );
-      if (name !== undefined) text += `${text ? "\n" : ""}[file: ${name}]`;
+      if (name !== undefined) text += `${text ? "\n" : ""}[file: ${inline(name)}]`;
     }
   }
   return text;

@@ -10,6 +10,7 @@ import { basename, dirname, resolve } from "node:path";
 import { describe, type FileTally, type ReadContext, safeWord } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { isoTimestamp } from "./ids.js";
+import { inline } from "./inline.js";
 import {
   type JsonPath,
   type JsonValueAt,
@@ -19,6 +20,7 @@ import {
   type Selection,
 } from "./json-stream.js";
 import { sortMessages } from "./order.js";
+import { type TelegramService, telegramServiceText } from "./telegram-service.js";
 import type { ExportMessage } from "./types.js";
 
 const CHAT_FIELDS = new Set(["id", "name", "type"]);
@@ -175,7 +177,14 @@ interface TelegramRaw {
   actor_id?: unknown;
   action?: unknown;
   title?: unknown;
+  new_title?: unknown;
   members?: unknown;
+  duration?: unknown;
+  period?: unknown;
+  schedule_date?: unknown;
+  boosts?: unknown;
+  winners?: unknown;
+  author?: unknown;
   text?: unknown;
   reply_to_message_id?: unknown;
   reply_to_peer_id?: unknown;
@@ -185,6 +194,11 @@ interface TelegramRaw {
   media_type?: unknown;
   sticker_emoji?: unknown;
   poll?: { question?: unknown };
+  contact_information?: { first_name?: unknown; last_name?: unknown } | null;
+  location_information?: unknown;
+  place_name?: unknown;
+  game_title?: unknown;
+  invoice_information?: { title?: unknown } | null;
 }
 
 function telegramMessage(
@@ -217,8 +231,8 @@ function telegramMessage(
     ts,
     channel: chatId,
     channelName: chat.name || (chat.type === "saved_messages" ? "Saved Messages" : chatId),
-    user: service ? null : (author as string),
-    text: service ? serviceText(raw) : messageText(raw),
+    user: service ? null : signed(author as string, raw),
+    text: service ? serviceText(raw, chat) : messageText(raw),
   };
   const userId = text(service ? raw.actor_id : raw.from_id);
   if (userId !== undefined) message.userId = userId;
@@ -233,6 +247,17 @@ function telegramMessage(
   message.kind = service ? "system" : bot ? "bot" : "user";
   message.platform = "telegram";
   return message;
+}
+
+/**
+ * The author as the live connector names it: a post as a chat (a channel's post, an anonymous
+ * group admin's message, `from_id` a `channel…`) is the chat's name with the signature of who
+ * wrote it, `Help desk (Grace)`.
+ */
+function signed(author: string, raw: TelegramRaw): string {
+  const signature = text(raw.author);
+  if (signature === undefined || !String(raw.from_id).startsWith("channel")) return author;
+  return `${author} (${inline(signature)})`;
 }
 
 /** `date_unixtime` (a string of seconds), else the zone-less `date` in the configured zone. */
@@ -297,7 +322,7 @@ function messageText(raw: TelegramRaw): string {
   };
   if (raw.photo !== undefined) add("[photo]");
   if (raw.media_type === "sticker")
-    add(`[sticker${typeof raw.sticker_emoji === "string" ? ` ${raw.sticker_emoji}` : ""}]`);
+    add(`[sticker${typeof raw.sticker_emoji === "string" ? ` ${inline(raw.sticker_emoji)}` : ""}]`);
   else if (raw.file !== undefined || raw.file_name !== undefined) {
     const name =
       text(raw.file_name) ??
@@ -306,37 +331,63 @@ function messageText(raw: TelegramRaw): string {
         : undefined);
     add(
       name
-        ? `[file: ${name}]`
+        ? `[file: ${inline(name)}]`
         : `[${typeof raw.media_type === "string" ? safeWord(raw.media_type).replace(/_/g, " ") : "file"}]`,
     );
   }
-  if (typeof raw.poll?.question === "string") add(`[poll: ${raw.poll.question}]`);
-  return out;
+  if (typeof raw.poll?.question === "string") add(`[poll: ${inline(raw.poll.question)}]`);
+  // As the live connector shows the same content (a contact by its name, never its number).
+  const contact = raw.contact_information;
+  if (contact !== undefined && contact !== null) {
+    const name = [text(contact.first_name), text(contact.last_name)].filter(Boolean).join(" ");
+    add(name ? `[contact: ${inline(name)}]` : "[contact]");
+  }
+  const place = text(raw.place_name);
+  if (place !== undefined) add(`[place: ${inline(place)}]`);
+  else if (raw.location_information !== undefined) add("[location]");
+  const game = text(raw.game_title);
+  if (game !== undefined) add(`[game: ${inline(game)}]`);
+  if (raw.invoice_information !== undefined) {
+    const title = text(raw.invoice_information?.title);
+    add(title ? `[invoice: ${inline(title)}]` : "[invoice]");
+  }
+  return out === "" ? "[unsupported message]" : out;
 }
 
-/** Service actions as words; others are shown as their name with spaces. */
-const ACTIONS: Record<string, string> = {
-  create_group: "created the group",
-  create_channel: "created the channel",
-  invite_members: "added",
-  remove_members: "removed",
-  join_group_by_link: "joined by link",
-  edit_group_title: "renamed the group to",
-  pin_message: "pinned a message",
-  topic_created: "created the topic",
-};
+/** A number the export wrote as a number or a string of digits. */
+function count(value: unknown): number | undefined {
+  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
+  if (typeof value === "string" && /^\d{1,15}$/.test(value)) return Number(value);
+  return undefined;
+}
 
-/** A service message as a sentence: its text when it has one, else the actor and the action. */
-function serviceText(raw: TelegramRaw): string {
+/**
+ * A service message as a sentence: its text when it has one, else the actor and the action in
+ * the wording the live connector shares ({@link telegramServiceText}). An action without an actor
+ * in a channel is the channel's.
+ */
+function serviceText(raw: TelegramRaw, chat: Chat): string {
   const own = entitiesText(raw.text);
   if (own !== "") return own;
-  const actor = text(raw.actor) ?? "someone";
-  const action = ACTIONS[raw.action as string] ?? safeWord(raw.action).replace(/_/g, " ");
-  const title = text(raw.title);
   const members = Array.isArray(raw.members)
     ? raw.members.filter((m): m is string => typeof m === "string")
     : [];
-  return [actor, action, title && `"${title}"`, members.length > 0 && members.join(", ")]
-    .filter(Boolean)
-    .join(" ");
+  const actor =
+    text(raw.actor) ??
+    (chat.type !== undefined && /channel/.test(chat.type) ? text(chat.name) : undefined);
+  const action = typeof raw.action === "string" ? raw.action : "";
+  const event: TelegramService = {
+    action,
+    members,
+    ...(actor === undefined ? {} : { actor }),
+  };
+  const title = text(raw.title) ?? text(raw.new_title);
+  if (title !== undefined) event.title = title;
+  const seconds = count(action === "set_messages_ttl" ? raw.period : raw.duration);
+  if (seconds !== undefined) event.seconds = seconds;
+  const date = count(raw.schedule_date);
+  if (date !== undefined) event.date = date;
+  const n = count(action === "boost_apply" ? raw.boosts : raw.winners);
+  if (n !== undefined) event.count = n;
+  return telegramServiceText(event);
 }

@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { ConnectorError, parseSlackEnvelope, slackEventLines } from "convoseg/connectors";
 import { ingestionProblem } from "convoseg/ingest";
 import { describe, expect, it } from "vitest";
+import { fixture, readAll } from "../exports/support.js";
 import { envelope, plain } from "./slack-fixtures.js";
 
 const TS_MS = 1_736_478_630_905;
@@ -104,6 +106,11 @@ describe("Slack message events as ingest lines", () => {
       }),
     );
     expect((line as { text: string }).text).toBe("the logs\n[file: crash.log]\n[file: screenshot]");
+    // A file's name cannot forge a line of its own.
+    const [forged] = slackEventLines(
+      plain({ subtype: "file_share", text: "", files: [{ name: "a.log\n@here \u001b[2Jb" }] }),
+    );
+    expect((forged as { text: string }).text).toBe("[file: a.log @here [2Jb]");
   });
 
   it.each(["channel_join", "channel_topic", "pinned_item"])(
@@ -206,6 +213,55 @@ describe("Slack message events as ingest lines", () => {
       for (const line of slackEventLines(event, names)) {
         expect(ingestionProblem(JSON.parse(JSON.stringify(line)))).toBeUndefined();
       }
+    }
+  });
+});
+
+describe("Slack posts by apps, live as imported", () => {
+  const apps = fixture("slack", "apps");
+  /** The export's day file: the message objects an app's posts are, as events of #builds. */
+  const posts = (
+    JSON.parse(readFileSync(`${apps}/builds/2024-02-01.json`, "utf8")) as Record<string, unknown>[]
+  ).map((message): Record<string, unknown> => ({ ...message, channel: "C0BUILDS" }));
+  const appNames = {
+    users: new Map([
+      ["U0ANA", "ana.l"],
+      ["U0CIBOT", "ci-runner"],
+      ["U0GITHUB", "github"],
+      ["USLACKBOT", "Slackbot"],
+    ]),
+    channels: new Map<string, string>(),
+  };
+
+  it("takes an app's post (bot_id, app_id, bot_profile, its bot user in user) as the bot's", () => {
+    const [ci] = slackEventLines(posts[0]);
+    expect(ci).toMatchObject({ kind: "bot", user: "CI", userId: "B0CI" });
+    const [reply] = slackEventLines(posts[2]);
+    expect(reply).toMatchObject({
+      kind: "bot",
+      user: "CI",
+      userId: "B0CI",
+      thread: "1706781600.000100",
+    });
+    expect(slackEventLines(posts[3])[0]).toMatchObject({ kind: "bot", user: "GitHub" });
+    // Slackbot, even when users.info cannot name it.
+    expect(slackEventLines(posts[4])[0]).toMatchObject({
+      kind: "bot",
+      user: "Slackbot",
+      userId: "USLACKBOT",
+    });
+  });
+
+  it("gives each post the author, kind, text and thread the export reader gives it", async () => {
+    const { messages } = await readAll([apps]);
+    for (const post of posts) {
+      const [line] = slackEventLines(post, appNames) as Record<string, unknown>[];
+      const imported = messages.find((m) => m.id === post.ts);
+      expect(imported).toBeDefined();
+      const { ts: _live, channel: _c, ...live } = line;
+      const { ts: _imported, channel: _d, channelName: _n, ...read } = imported ?? {};
+      expect(live).toEqual(read);
+      expect(ingestionProblem(JSON.parse(JSON.stringify(line)))).toBeUndefined();
     }
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   ConnectorError,
   type ConnectorMetric,
@@ -11,6 +13,7 @@ import {
 import { ingestionProblem } from "convoseg/ingest";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { byId, fixture, readAll } from "../exports/support.js";
 
 const TOKEN = "convoseg_webhook-Secret_0123456789";
 const CHAT = -1001234567890;
@@ -104,7 +107,12 @@ describe("Telegram updates as ingest lines", () => {
         author_signature: "Grace",
       }),
     })[0];
-    expect(post).toMatchObject({ user: "Grace", userId: "channel1234567890", kind: "user" });
+    // A post as the chat itself: the chat's title, with the signature of who wrote it.
+    expect(post).toMatchObject({
+      user: "Help desk (Grace)",
+      userId: "channel1234567890",
+      kind: "user",
+    });
     const bot = lines({
       message: message({ from: { id: 9, is_bot: true, first_name: "Deploy" } }),
     });
@@ -170,6 +178,221 @@ describe("Telegram updates as ingest lines", () => {
       for (const line of lines(update)) {
         expect(ingestionProblem(JSON.parse(JSON.stringify(line)))).toBeUndefined();
       }
+    }
+  });
+});
+
+/** Bot API updates as Telegram sends them, by case (test/intake/connectors/fixtures/telegram). */
+const updates = (file: string): Record<string, Record<string, unknown>> =>
+  JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "telegram", file), "utf8"));
+const SERVICE = updates("service.json");
+const CONTENT = updates("content.json");
+const lineOf = (update: Record<string, unknown>) =>
+  telegramUpdateLines(parseTelegramUpdate(JSON.stringify(update)))[0] as Record<string, unknown>;
+const CONTROL = /\p{Cc}/u;
+
+describe("Telegram service messages, live", () => {
+  const ADA = "Ada Lovelace";
+  const expected: Record<string, string> = {
+    forum_topic_created: `${ADA} created the topic "Billing"`,
+    forum_topic_edited: `${ADA} renamed the topic to "Billing and invoices"`,
+    forum_topic_closed: `${ADA} closed the topic`,
+    forum_topic_reopened: `${ADA} reopened the topic`,
+    video_chat_scheduled: `${ADA} scheduled a video chat for 2025-01-11 00:00 UTC`,
+    video_chat_started: `${ADA} started a video chat`,
+    video_chat_ended: `${ADA} ended the video chat (1 h 2 min)`,
+    video_chat_participants_invited: `${ADA} invited Grace Hopper to the video chat`,
+    migrate_to_chat_id: `${ADA} upgraded the group to a supergroup`,
+    migrate_from_chat_id: `${ADA} upgraded the group to this supergroup`,
+    giveaway_created: "Announcements started a giveaway",
+    giveaway: "Announcements announced a giveaway for 3 winners: a T-shirt",
+    giveaway_winners: "Announcements announced the giveaway's winners (2)",
+    giveaway_completed: "Announcements completed the giveaway (3 winners)",
+    pinned_message: `${ADA} pinned a message`,
+    new_chat_members_joined: "Grace Hopper joined the group",
+    new_chat_members_added: `${ADA} added Grace Hopper`,
+    left_chat_member_left: "Grace Hopper left the group",
+    left_chat_member_removed: `${ADA} removed Grace Hopper`,
+    new_chat_title: `${ADA} renamed the group to "Help desk (EU)"`,
+    new_chat_photo: `${ADA} changed the group photo`,
+    delete_chat_photo: `${ADA} removed the group photo`,
+    message_auto_delete_timer_changed: `${ADA} set messages to auto-delete after 1 day`,
+    boost_added: `${ADA} boosted the group 2 times`,
+    supergroup_chat_created: `${ADA} created the group "Help desk"`,
+  };
+
+  it("covers every case of the fixture", () => {
+    expect(Object.keys(SERVICE).sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  it.each(Object.entries(expected))("takes %s as a system line: %s", (name, text) => {
+    const line = lineOf(SERVICE[name]);
+    const byChannel = name.startsWith("giveaway");
+    expect(line).toMatchObject({
+      kind: "system",
+      user: null,
+      userId: byChannel
+        ? "channel9876543210"
+        : name.endsWith("_left") || name.endsWith("_joined")
+          ? "user778"
+          : "user777",
+      text,
+    });
+    expect(ingestionProblem(JSON.parse(JSON.stringify(line)))).toBeUndefined();
+  });
+
+  it("words each event as the export reader words the same event in result.json", async () => {
+    const { messages } = await readAll([fixture("telegram", "service.json")]);
+    const imported: Record<string, number> = {
+      forum_topic_created: 101,
+      forum_topic_edited: 102,
+      video_chat_scheduled: 103,
+      video_chat_started: 104,
+      video_chat_ended: 105,
+      video_chat_participants_invited: 106,
+      migrate_from_chat_id: 107,
+      pinned_message: 108,
+      new_chat_members_joined: 109,
+      new_chat_members_added: 110,
+      left_chat_member_left: 111,
+      left_chat_member_removed: 112,
+      new_chat_title: 113,
+      new_chat_photo: 114,
+      delete_chat_photo: 115,
+      message_auto_delete_timer_changed: 116,
+      boost_added: 117,
+    };
+    for (const [name, id] of Object.entries(imported)) {
+      const read = byId(messages, `-1001234567890:${id}`);
+      const live = lineOf(SERVICE[name]);
+      expect({
+        name,
+        text: live.text,
+        kind: live.kind,
+        user: live.user,
+        userId: live.userId,
+      }).toEqual({
+        name,
+        text: read.text,
+        kind: read.kind,
+        user: read.user,
+        userId: read.userId,
+      });
+    }
+  });
+
+  it("words the rarer service fields in plain words too", () => {
+    const said = (fields: Record<string, unknown>) =>
+      lineOf({ update_id: 3, message: message({ text: undefined, ...fields }) }).text;
+    expect(said({ gift: { gift: { id: "1", star_count: 50 } } })).toBe("Ada Lovelace sent a gift");
+    expect(said({ refunded_payment: { currency: "XTR", total_amount: 5 } })).toBe(
+      "Ada Lovelace was refunded a payment",
+    );
+    expect(said({ web_app_data: { data: "x", button_text: "Open" } })).toBe(
+      "Ada Lovelace sent data from a web app",
+    );
+    expect(said({ checklist_tasks_done: { marked_as_done_task_ids: [1] } })).toBe(
+      "Ada Lovelace marked checklist tasks as done",
+    );
+  });
+
+  it("never puts a control character of a name or title into the sentence", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (name, title) => {
+        const update = {
+          update_id: 1,
+          message: message({
+            text: undefined,
+            from: { id: 5, first_name: name },
+            forum_topic_created: { name: title },
+          }),
+        };
+        const text = lineOf(update).text as string;
+        expect(CONTROL.test(text)).toBe(false);
+      }),
+    );
+    const renamed = lineOf({
+      update_id: 2,
+      message: message({ text: undefined, new_chat_title: "EU\n\u001b[31mfake line" }),
+    });
+    expect(renamed.text).toBe('Ada Lovelace renamed the group to "EU [31mfake line"');
+  });
+});
+
+describe("Telegram content without text, live", () => {
+  it.each([
+    ["dice", "[dice 🎲 4]"],
+    ["story", "[story]"],
+    ["sticker_without_emoji", "[sticker]"],
+    ["video_note", "[video message]"],
+    ["contact", "[contact: Grace Hopper]"],
+    ["location", "[location]"],
+    ["venue", "[place: Tour Eiffel]"],
+    ["game", "[game: Lumberjack]"],
+    ["paid_media", "[paid media]"],
+    ["unknown", "[unsupported message]"],
+  ])("shows %s as %s, never an empty line", (name, text) => {
+    const line = lineOf(CONTENT[name]);
+    expect(line).toMatchObject({ kind: "user", user: "Ada Lovelace", userId: "user777", text });
+  });
+
+  it("shows a contact, a location, a place and a game as the export reader shows them", async () => {
+    const { messages } = await readAll([fixture("telegram", "service.json")]);
+    for (const [name, id] of [
+      ["contact", 120],
+      ["location", 121],
+      ["venue", 122],
+      ["game", 123],
+    ] as const) {
+      expect([name, lineOf(CONTENT[name]).text]).toEqual([
+        name,
+        byId(messages, `-1001234567890:${id}`).text,
+      ]);
+    }
+  });
+
+  it("takes null in place of a content object without failing the request", () => {
+    for (const field of ["dice", "sticker", "invoice", "document", "contact", "game", "venue"]) {
+      const [line] = lines({ message: message({ text: undefined, [field]: null }) });
+      expect((line as { text: string }).text).not.toBe("");
+    }
+  });
+
+  it("names a contact without its phone number, and no control character of its name", () => {
+    const [line] = lines({
+      message: message({
+        text: undefined,
+        contact: { phone_number: "+15550100", first_name: "Gr\u0007ace\r\nHopper" },
+      }),
+    });
+    expect((line as { text: string }).text).toBe("[contact: Gr ace Hopper]");
+  });
+});
+
+describe("an anonymous group admin, live", () => {
+  it("is the chat it speaks as (its title), with its author signature when present", () => {
+    expect(lineOf(CONTENT.anonymous_admin_signed)).toMatchObject({
+      kind: "user",
+      user: "Help desk (Grace)",
+      userId: "channel1234567890",
+      text: "Maintenance tonight at 22:00",
+    });
+    expect(lineOf(CONTENT.anonymous_admin)).toMatchObject({
+      kind: "user",
+      user: "Help desk",
+      userId: "channel1234567890",
+    });
+  });
+
+  it("is named as the export reader names the same message in result.json", async () => {
+    const { messages } = await readAll([fixture("telegram", "service.json")]);
+    for (const [name, id] of [
+      ["anonymous_admin_signed", 118],
+      ["anonymous_admin", 119],
+    ] as const) {
+      const read = byId(messages, `-1001234567890:${id}`);
+      const live = lineOf(CONTENT[name]);
+      expect([live.user, live.userId, live.kind]).toEqual([read.user, read.userId, read.kind]);
     }
   });
 });

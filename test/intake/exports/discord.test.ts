@@ -8,6 +8,8 @@ const SERVER = fixture("discord", "server");
 const PART1 = join(SERVER, "Test Guild - general [910000000000000001] part1.json");
 const PART2 = join(SERVER, "Test Guild - general [910000000000000001] part2.json");
 const THREAD = join(SERVER, "Test Guild - general - startup crash [1195000000000000005].json");
+/** A forward, a bot's and a webhook's embed-only posts, a person's link with its preview. */
+const FORWARDS = fixture("discord", "forwards-and-embeds.json");
 
 describe("DiscordChatExporter JSON", () => {
   it("reads snowflake ids, UTC times from offsets, authors, replies and attachments", async () => {
@@ -97,5 +99,32 @@ describe("DiscordChatExporter JSON", () => {
       '{"guild":{"id":"1"},"channel":{"id":"5","type":"GuildTextChat","name":"x"},"messages":[{"id":"1","timestamp":"2024-01-01T00:00:00Z","author":{"id":"2"},"content":01}]}',
     );
     await expect(readAll([file])).rejects.toMatchObject({ at: "messages[0]", field: "entry" });
+  });
+});
+
+describe("DiscordChatExporter forwards and embeds", () => {
+  it("reads a forward's message as [forwarded] text, and links it to nothing", async () => {
+    const { messages } = await readAll([FORWARDS]);
+    const forward = byId(messages, "1330000000000000010");
+    expect(forward).toMatchObject({
+      user: "Ana",
+      kind: "user",
+      text: "[forwarded] The deploy is at 14:00, @Bob owns it\n[attachment: plan.pdf]",
+    });
+    // A forward quotes the message, it does not answer it, even in the same channel.
+    expect(forward.replyTo).toBeUndefined();
+  });
+
+  it("reads a bot's embed-only message as its title, description and fields", async () => {
+    const { messages } = await readAll([FORWARDS]);
+    expect(byId(messages, "1330000000000000020")).toMatchObject({
+      kind: "bot",
+      text: "Build #812 failed\nmain: 3 tests failed in `ingest`\nBranch: main\nCommit: a1b2c3d",
+    });
+    expect(byId(messages, "1330000000000000030").text).toBe(
+      "[acme/api] 1 new commit\n[`a1b2c3d`](https://github.com/acme/api/commit/a1b2c3d) Retry failed uploads - ana",
+    );
+    // A person's link preview repeats the link: the text stays what they wrote.
+    expect(byId(messages, "1330000000000000040").text).toBe("see https://example.com/runbook");
   });
 });

@@ -6,6 +6,8 @@ import { writeZip } from "../../support/zip.js";
 import { byId, fixture, readAll, tempDir } from "./support.js";
 
 const WORKSPACE = fixture("slack", "workspace");
+/** A workspace whose #builds holds what apps post today: bot_id, app_id, bot_profile, no subtype. */
+const APPS = fixture("slack", "apps");
 
 /** The fixture's files as ZIP entries under `prefix` (exports are zipped with or without a top folder). */
 function workspaceFiles(prefix = ""): Record<string, string> {
@@ -179,6 +181,48 @@ describe("Slack workspace export", () => {
     await expect(readAll([{ path: damaged, format: "slack" }])).rejects.toMatchObject({
       name: "ExportInputError",
       code: "EXPORT_UNREADABLE_INPUT",
+    });
+  });
+});
+
+describe("Slack posts by apps", () => {
+  it("takes an app's post (its bot user in user, bot_id, no subtype) as a bot's, named by bot_profile.name", async () => {
+    const { messages } = await readAll([APPS]);
+    expect(byId(messages, "1706781600.000100")).toEqual({
+      id: "1706781600.000100",
+      ts: "2024-02-01T10:00:00.000Z",
+      channel: "C0BUILDS",
+      channelName: "builds",
+      user: "CI",
+      text: "Build #812 failed on main: logs (https://ci.example.com/812)",
+      userId: "B0CI",
+      kind: "bot",
+      platform: "slack",
+    });
+    // The bot's own thread reply, and an app post whose words are only in an attachment.
+    expect(byId(messages, "1706781900.000300")).toMatchObject({
+      kind: "bot",
+      user: "CI",
+      userId: "B0CI",
+      thread: "1706781600.000100",
+    });
+    expect(byId(messages, "1706782000.000400")).toMatchObject({
+      kind: "bot",
+      user: "GitHub",
+      userId: "B0GITHUB",
+      text: "[acme/api] Pull request opened: #42 Retry failed uploads by ana",
+    });
+    // Slackbot posts as USLACKBOT with no bot_id.
+    expect(byId(messages, "1706785200.000500")).toMatchObject({
+      kind: "bot",
+      user: "Slackbot",
+      userId: "USLACKBOT",
+    });
+    // A person's message beside them stays a person's.
+    expect(byId(messages, "1706781700.000200")).toMatchObject({
+      kind: "user",
+      user: "ana.l",
+      userId: "U0ANA",
     });
   });
 });

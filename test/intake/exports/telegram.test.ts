@@ -52,6 +52,36 @@ describe("Telegram Desktop result.json", () => {
     expect(byId(messages, `${SUPERGROUP}:6`).text).toBe("Ben pinned a message");
   });
 
+  it("words service actions as the live connector does, and a post as a chat with its signature", async () => {
+    const { messages } = await readAll([fixture("telegram", "service.json")]);
+    const text = (id: number) => byId(messages, `${SUPERGROUP}:${id}`).text;
+    expect(text(102)).toBe('Ada Lovelace renamed the topic to "Billing and invoices"');
+    expect(text(105)).toBe("Ada Lovelace ended the video chat (1 h 2 min)");
+    expect(text(109)).toBe("Grace Hopper joined the group");
+    expect(text(111)).toBe("Grace Hopper left the group");
+    expect(text(116)).toBe("Ada Lovelace set messages to auto-delete after 1 day");
+    expect(text(125)).toBe('Ada Lovelace created the channel "Help desk news"');
+    expect(byId(messages, `${SUPERGROUP}:118`)).toMatchObject({
+      user: "Help desk (Grace)",
+      userId: "channel1234567890",
+      kind: "user",
+    });
+  });
+
+  it("shows contacts, places, games and invoices, never an empty line", async () => {
+    const { messages } = await readAll([fixture("telegram", "service.json")]);
+    expect(
+      [120, 121, 122, 123, 124].map((id) => byId(messages, `${SUPERGROUP}:${id}`).text),
+    ).toEqual([
+      "[contact: Grace Hopper]",
+      "[location]",
+      "[place: Tour Eiffel]",
+      "[game: Lumberjack]",
+      "[invoice: Pro plan]",
+    ]);
+    expect(messages.every((m) => m.text !== "")).toBe(true);
+  });
+
   it("skips a message without any date, naming its entry and field", async () => {
     const { report } = await readAll([ONE_CHAT]);
     expect(report.skippedItems).toEqual([

@@ -2,6 +2,7 @@
  * Discord REST message objects (developers/resources/message) as ingestion lines: the same
  * choices as the DiscordChatExporter reader (`lib/intake/exports`), from the API's own field names.
  */
+import { discordEmbedsText, forwardedText, inline } from "../../exports/index.js";
 import type { ChatMessageInput } from "../../ingest/index.js";
 import { isSnowflake } from "./snowflake.js";
 
@@ -18,10 +19,19 @@ export interface DiscordMessage {
   attachments?: { filename?: string }[];
   sticker_items?: { name?: string }[];
   mentions?: { id?: string; username?: string; global_name?: string | null }[];
+  embeds?: unknown[];
   message_reference?: { type?: number; message_id?: string; channel_id?: string };
+  /** A forward's copy of the message it quotes (`message_reference.type` 1). */
+  message_snapshots?: { message?: DiscordSnapshot }[];
   /** Absent: not fetched; null: the referenced message was deleted. */
   referenced_message?: DiscordMessage | null;
 }
+
+/** The fields of a forwarded message's copy that are read. */
+type DiscordSnapshot = Pick<
+  DiscordMessage,
+  "content" | "attachments" | "sticker_items" | "mentions" | "embeds"
+>;
 
 /** Types that are someone writing: DEFAULT, REPLY, CHAT_INPUT_COMMAND, CONTEXT_MENU_COMMAND. */
 const AUTHORED_TYPES = new Set([0, 19, 20, 23]);
@@ -79,27 +89,46 @@ export function chatMessage(
 
 /**
  * The content with mentions rendered as `@name` and channel, role and emoji references readably,
- * and each attachment and sticker named. Without the MESSAGE_CONTENT intent Discord sends an
- * empty `content` (and no attachments) for others' messages.
+ * each attachment and sticker named, the embeds of a bot's or webhook's message (or of one with
+ * no content: a link preview repeats the link a person wrote) as their titles, descriptions and
+ * fields, and a forward's quoted message as `[forwarded] …`. Without the MESSAGE_CONTENT intent
+ * Discord sends an empty `content` (and no attachments, embeds or snapshots) for others' messages.
  */
 export function messageText(message: DiscordMessage): string {
+  const bot = message.author?.bot === true || Boolean(message.webhook_id);
+  let text = ownText(message, bot);
+  for (const snapshot of message.message_snapshots ?? []) {
+    if (typeof snapshot?.message !== "object" || snapshot.message === null) continue;
+    const quoted = forwardedText(ownText(snapshot.message, false));
+    text += `${text ? "\n" : ""}${quoted}`;
+  }
+  return text;
+}
+
+function ownText(message: DiscordSnapshot, bot: boolean): string {
   const names = new Map<string, string>();
   for (const mention of message.mentions ?? []) {
     const name = mention.global_name || mention.username;
     if (mention.id && name) names.set(mention.id, name);
   }
-  let text = typeof message.content === "string" ? message.content : "";
-  if (text.includes("<")) {
-    text = text
-      .replace(/<@!?(\d+)>/g, (_, id: string) => `@${names.get(id) ?? id}`)
-      .replace(/<@&(\d+)>/g, (_, id: string) => `@role-${id}`)
-      .replace(/<#(\d+)>/g, (_, id: string) => `#${id}`)
-      .replace(/<a?:(\w+):\d+>/g, (_, name: string) => `:${name}:`);
-  }
+  const render = (raw: string) =>
+    raw.includes("<")
+      ? raw
+          .replace(/<@!?(\d+)>/g, (_, id: string) => `@${names.get(id) ?? id}`)
+          .replace(/<@&(\d+)>/g, (_, id: string) => `@role-${id}`)
+          .replace(/<#(\d+)>/g, (_, id: string) => `#${id}`)
+          .replace(/<a?:(\w+):\d+>/g, (_, name: string) => `:${name}:`)
+      : raw;
+  const content = typeof message.content === "string" ? message.content : "";
+  let text = render(content);
+  const add = (line: string) => {
+    if (line !== "") text += `${text ? "\n" : ""}${line}`;
+  };
   const named = (label: string, name: unknown) => {
-    if (typeof name === "string" && name !== "") text += `${text ? "\n" : ""}[${label}: ${name}]`;
+    if (typeof name === "string" && name !== "") add(`[${label}: ${inline(name)}]`);
   };
   for (const file of message.attachments ?? []) named("attachment", file.filename);
   for (const sticker of message.sticker_items ?? []) named("sticker", sticker.name);
+  if (bot || content.trim() === "") add(discordEmbedsText(message.embeds, render));
   return text;
 }

@@ -1,9 +1,12 @@
 /** The poller's pure parts: snowflakes, the message mapping, the cursors and the rate limits. */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   chatMessage,
   compareSnowflakes,
   DiscordConfigError,
+  type DiscordMessage,
   MemoryCursorStore,
   snowflakeFromTime,
   timeOfSnowflake,
@@ -12,6 +15,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeRecent, encodeRecent } from "../../../../lib/intake/connectors/discord/cursors.js";
 import { RateLimits } from "../../../../lib/intake/connectors/discord/rate-limits.js";
+import { byId, fixture, readAll } from "../../exports/support.js";
 
 describe("snowflakes", () => {
   it("are made from a time as (ms − 1420070400000) << 22 and read back", () => {
@@ -82,6 +86,71 @@ describe("chatMessage", () => {
     expect(chatMessage({ ...base, id: "150" }, { channel: "100", thread: "150" })?.thread).toBe(
       undefined,
     );
+  });
+});
+
+/** Discord API message objects by case (test/intake/connectors/fixtures/discord). */
+const MESSAGES = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "fixtures", "discord", "messages.json"), "utf8"),
+) as Record<string, DiscordMessage>;
+const ALERTS = { channel: "920000000000000001", channelName: "alerts" };
+
+describe("chatMessage: forwards and embeds", () => {
+  it("reads a forward's message_snapshots as [forwarded] text, linked to nothing", () => {
+    const line = chatMessage(MESSAGES.forward, ALERTS);
+    expect(line).toMatchObject({
+      user: "Ana",
+      kind: "user",
+      text: "[forwarded] The deploy is at 14:00, @Bob owns it\n[attachment: plan.pdf]",
+    });
+    expect(line?.replyTo).toBeUndefined();
+  });
+
+  it("reads a bot's and a webhook's embed-only message as the embeds' title, description and fields", () => {
+    expect(chatMessage(MESSAGES.bot_embed, ALERTS)).toMatchObject({
+      kind: "bot",
+      text: "Build #812 failed\nmain: 3 tests failed in `ingest`\nBranch: main\nCommit: a1b2c3d",
+    });
+    expect(chatMessage(MESSAGES.webhook_embed, ALERTS)?.text).toBe(
+      "[acme/api] 1 new commit\n[`a1b2c3d`](https://github.com/acme/api/commit/a1b2c3d) Retry failed uploads - ana",
+    );
+    expect(chatMessage(MESSAGES.link_preview, ALERTS)?.text).toBe(
+      "see https://example.com/runbook",
+    );
+  });
+
+  it("gives each message the text the DiscordChatExporter reader gives the same one", async () => {
+    const { messages } = await readAll([fixture("discord", "forwards-and-embeds.json")]);
+    for (const [name, message] of Object.entries(MESSAGES)) {
+      expect([name, chatMessage(message, ALERTS)?.text]).toEqual([
+        name,
+        byId(messages, message.id).text,
+      ]);
+    }
+  });
+
+  it("bounds what embeds and a forward add, cut on a whole character, with no control character from a title", () => {
+    const huge = "😀".repeat(4096);
+    const embeds = Array.from({ length: 10 }, (_, i) => ({
+      type: "rich",
+      title: `Alert\n\u001b[2J${i}`,
+      description: huge,
+      fields: Array.from({ length: 25 }, () => ({ name: "k\u0000", value: huge })),
+    }));
+    const text = chatMessage({ ...MESSAGES.bot_embed, embeds }, ALERTS)?.text ?? "";
+    expect(text.startsWith("Alert [2J0\n")).toBe(true);
+    expect([...text].length).toBeLessThanOrEqual(4000);
+    expect(text.isWellFormed()).toBe(true);
+    expect(text.endsWith("…")).toBe(true);
+    const forward = chatMessage(
+      {
+        ...MESSAGES.forward,
+        message_snapshots: [{ message: { content: huge.repeat(2), embeds } }],
+      },
+      ALERTS,
+    );
+    expect([...(forward?.text ?? "")].length).toBeLessThanOrEqual(4000);
+    expect((forward?.text ?? "").isWellFormed()).toBe(true);
   });
 });
 
