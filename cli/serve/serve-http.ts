@@ -18,6 +18,12 @@ export interface ApiServerOptions {
   handler: ApiHandler;
   host: string;
   port: number;
+  /**
+   * Answer whatever `Host` a request names. Off (the default), only a loopback name with the
+   * server's port is answered: a web page whose own name an attacker rebinds to 127.0.0.1 (DNS
+   * rebinding) is the browser's same origin, and would read the workspace otherwise.
+   */
+  anyHost?: boolean;
   /** One line per request: route, status, milliseconds. */
   log?: (line: string) => void;
 }
@@ -25,6 +31,22 @@ export interface ApiServerOptions {
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const server: Server = createServer((request, response) => {
     const started = performance.now();
+    if (
+      !options.anyHost &&
+      !isLocalHost(request.headers.host, (server.address() as AddressInfo).port)
+    ) {
+      response.writeHead(421, { "content-type": "application/json; charset=utf-8" }).end(
+        JSON.stringify({
+          error: {
+            code: "API_MISDIRECTED",
+            message:
+              "this server answers requests for this machine only (Host localhost or a loopback address, with its port)",
+          },
+        }),
+      );
+      options.log?.(`421 not a loopback Host`);
+      return;
+    }
     void answer(options.handler, request).then(
       ({ status, headers, body, route }) => {
         response.writeHead(status, headers).end(body);
@@ -70,4 +92,22 @@ function answer(handler: ApiHandler, request: IncomingMessage) {
     rawQuery: at < 0 ? "" : url.slice(at + 1),
     headers,
   });
+}
+
+/** Whether `host` names this machine only: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopback(host: string): boolean {
+  return (
+    host === "localhost" ||
+    host === "::1" ||
+    host === "[::1]" ||
+    /^127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(host)
+  );
+}
+
+/** A `Host` header naming this machine and `port` (`localhost:8787`, `[::1]:8787`). */
+function isLocalHost(header: string | undefined, port: number): boolean {
+  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(header?.toLowerCase() ?? "");
+  if (match === null) return false;
+  const [, name, given] = match;
+  return isLoopback(name as string) && Number(given ?? 80) === port;
 }

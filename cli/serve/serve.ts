@@ -9,7 +9,7 @@ import {
   withWorkspace,
   workspaceDir,
 } from "../shared/workspace-option.js";
-import { type ApiServer, startApiServer } from "./serve-http.js";
+import { type ApiServer, isLoopback, startApiServer } from "./serve-http.js";
 
 const DEFAULT_PORT = 8787;
 const DEFAULT_HOST = "127.0.0.1";
@@ -30,18 +30,10 @@ ${WORKSPACE_HELP}
   --host ADDRESS    the address to listen on (default: ${DEFAULT_HOST}); only a loopback
                     address (127.0.0.0/8, ::1, localhost) unless --allow-remote
   --allow-remote    listen on a non-loopback address: anyone who reaches it reads every
-                    channel's topics and message ids, without authentication
+                    channel's topics and message ids, without authentication; without it,
+                    a request whose Host is not this machine's name and port is refused
+                    (a web page that rebinds its own name to 127.0.0.1 cannot read it)
   -h, --help        this help`;
-
-/** Whether `host` names this machine only: 127.0.0.0/8, ::1 or localhost. */
-export function isLoopback(host: string): boolean {
-  return (
-    host === "localhost" ||
-    host === "::1" ||
-    host === "[::1]" ||
-    /^127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(host)
-  );
-}
 
 /**
  * The read API over node:http on an opened workspace's results and channels tables. Its digest
@@ -50,7 +42,7 @@ export function isLoopback(host: string): boolean {
  */
 export function serveWorkspace(
   opened: Pick<Workspace, "dynamodb" | "tables" | "clock">,
-  options: { host: string; port: number; log?: (line: string) => void },
+  options: { host: string; port: number; anyHost?: boolean; log?: (line: string) => void },
 ): Promise<ApiServer> {
   const client = opened.dynamodb();
   const tableName = opened.tables.resultsTable;
@@ -101,14 +93,16 @@ export const serveCommand: Command = command({
     return {
       port,
       host: host === "[::1]" ? "::1" : host,
+      anyHost: values["allow-remote"] ?? false,
       workspace: workspaceDir(values.workspace, false) as string,
     };
   },
-  run: ({ port, host, workspace }, io) =>
+  run: ({ port, host, anyHost, workspace }, io) =>
     withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
       const server = await serveWorkspace(opened, {
         host,
         port,
+        anyHost,
         log: (line) => io.stderr.write(`serve: ${line}\n`),
       });
       io.stdout.write(`serving the read API on ${server.url} (Ctrl-C to stop)\n`);
