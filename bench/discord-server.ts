@@ -38,8 +38,15 @@ export interface DiscordServer {
   channels: Map<string, ScriptedChannel>;
   /** Every request: its path and the server's clock when it came. */
   requests: { path: string; at: number; status: number }[];
-  /** Answers the next requests matching `path` (a substring) with 429s first. */
-  script429(path: string, retryAfter: number, options?: { global?: boolean; times?: number }): void;
+  /**
+   * Answers the next requests matching `path` (a substring) with 429s first; a `retryAfter` that
+   * is no number is sent as it is, in the body and the Retry-After header (a broken proxy's).
+   */
+  script429(
+    path: string,
+    retryAfter: number | string | null,
+    options?: { global?: boolean; times?: number },
+  ): void;
   channel(id: string, fields?: Partial<Omit<ScriptedChannel, "id" | "messages">>): ScriptedChannel;
   post(channel: string, fields?: Partial<DiscordMessage>): DiscordMessage;
   edit(channel: string, id: string, content: string): void;
@@ -55,7 +62,12 @@ export async function startDiscordServer(options: DiscordServerOptions): Promise
   const latencyMs = options.latencyMs ?? 0;
   const channels = new Map<string, ScriptedChannel>();
   const requests: DiscordServer["requests"] = [];
-  const scripted: { path: string; retryAfter: number; global: boolean; times: number }[] = [];
+  const scripted: {
+    path: string;
+    retryAfter: number | string | null;
+    global: boolean;
+    times: number;
+  }[] = [];
   const buckets = new Map<string, { used: number; resetAt: number }>();
   const recent: number[] = [];
   let sequence = 0n;
@@ -100,13 +112,18 @@ export async function startDiscordServer(options: DiscordServerOptions): Promise
           retry_after: script.retryAfter,
           global: script.global,
         },
-        script.global
-          ? { "x-ratelimit-global": "true" }
-          : {
-              "x-ratelimit-bucket": "scripted",
-              "x-ratelimit-remaining": "0",
-              "x-ratelimit-reset-after": String(script.retryAfter),
-            },
+        {
+          ...(typeof script.retryAfter === "number"
+            ? {}
+            : { "retry-after": String(script.retryAfter) }),
+          ...(script.global
+            ? { "x-ratelimit-global": "true" }
+            : {
+                "x-ratelimit-bucket": "scripted",
+                "x-ratelimit-remaining": "0",
+                "x-ratelimit-reset-after": String(script.retryAfter),
+              }),
+        },
       );
     }
     const parts = url.pathname

@@ -117,5 +117,13 @@ export class DiscordPoller extends Construct {
       }),
       threshold: 0,
     });
+    // A run that throws or times out (a deadline it could not keep, a bug) is otherwise silent:
+    // the schedule only sends the event to its dead-letter queue.
+    props.observability.addAlarm("DiscordPollerErrors", {
+      description:
+        "The Discord poller failed or timed out: read its log; the next scheduled run goes on from the cursors",
+      metric: this.function.function.metricErrors({ period, statistic: "Sum" }),
+      threshold: 0,
+    });
   }
 }

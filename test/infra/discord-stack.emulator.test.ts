@@ -66,6 +66,15 @@ describe("the Discord poller in the stack", () => {
       MetricName: "DiscordAuthFailures",
       Threshold: 0,
     });
+    // A run that fails or times out raises an alarm of its own.
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "Errors",
+      Namespace: "AWS/Lambda",
+      Dimensions: [
+        { Name: "FunctionName", Value: { Ref: logicalId(stack, discord.function.function) } },
+      ],
+      Threshold: 0,
+    });
   });
 
   it("names its alarm among those the alarm topic lets CloudWatch publish for", () => {
@@ -78,6 +87,7 @@ describe("the Discord poller in the stack", () => {
       (alarm) => (alarm as { Properties: { AlarmName?: unknown } }).Properties.AlarmName,
     );
     expect(names.some((name) => String(name).endsWith("-DiscordAuthFailures"))).toBe(true);
+    expect(names.some((name) => String(name).endsWith("-DiscordPollerErrors"))).toBe(true);
     const policy = JSON.stringify(template.findResources("AWS::SNS::TopicPolicy"));
     // An alarm the topic's policy does not name would fire, and its notification be refused.
     for (const name of names) expect(policy).toContain(`:alarm:${String(name)}`);

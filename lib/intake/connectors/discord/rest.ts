@@ -117,13 +117,10 @@ export class DiscordRest {
         };
         const global =
           response.headers.get("x-ratelimit-global") === "true" || body.global === true;
-        const seconds =
-          typeof body.retry_after === "number"
-            ? body.retry_after
-            : Number(response.headers.get("retry-after") ?? 1);
+        const seconds = retryAfterSeconds(body.retry_after, response.headers.get("retry-after"));
         this.stats.rateLimited += 1;
         if (global) this.stats.globalRateLimited += 1;
-        this.limits.limited(route, major, Math.max(0, seconds) * 1000, global);
+        this.limits.limited(route, major, seconds * 1000, global);
         if (attempt >= this.maxAttempts) throw new DiscordRateLimitError(route, attempt);
         continue;
       }
@@ -158,4 +155,23 @@ export class DiscordRest {
     }
     await this.clock.sleep(ms);
   }
+}
+
+/** A 429 that says nothing usable waits this long: never zero, so never a loop of requests. */
+const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * How long a 429 says to wait, in seconds: the body's `retry_after`, else the `Retry-After`
+ * header, each taken only as a finite number of seconds at least 0 (a number or its text); a
+ * proxy's or a broken server's other value (`"soon"`, a date, null) waits the default. A NaN
+ * would make every comparison with the deadline false and the wait a 1 ms timer: the poller
+ * would spin until its function timed out.
+ */
+function retryAfterSeconds(body: unknown, header: string | null): number {
+  for (const value of [body, header]) {
+    if (typeof value !== "number" && (typeof value !== "string" || value.trim() === "")) continue;
+    const seconds = Number(value);
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  }
+  return DEFAULT_RETRY_AFTER_SECONDS;
 }

@@ -106,6 +106,25 @@ describe("the Discord poller against a scripted API", () => {
     expect(server.requests.filter((r) => r.status === 429)).toHaveLength(2);
   });
 
+  it("waits a second on a 429 whose retry_after is no number, instead of spinning", async () => {
+    const { server, store, run, clock } = await setup();
+    server.channel("100");
+    server.channel("200");
+    server.post("100");
+    server.post("200");
+    // A broken proxy's values, in the body and the Retry-After header alike.
+    server.script429("/channels/100/messages", "soon");
+    server.script429("/channels/200/messages", null, { global: true });
+    const before = clock.now();
+    const summary = await run({ channels: ["100", "200"], threads: false }, TOKEN, before + 60_000);
+    expect(summary).toMatchObject({ ingested: 2, stopped: [], rateLimited: 2 });
+    expect(await ids(store, "100")).toHaveLength(1);
+    expect(clock.now() - before).toBeGreaterThanOrEqual(1000);
+    // One 429 each, then the page: no loop of requests.
+    expect(server.requests.filter((r) => r.status === 429)).toHaveLength(2);
+    expect(server.requests.length).toBeLessThan(10);
+  }, 20_000);
+
   it("stays under the global 50 requests/s over many channels", async () => {
     const { server, run } = await setup();
     const channels = Array.from({ length: 60 }, (_, i) => String(1000 + i));
