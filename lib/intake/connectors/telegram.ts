@@ -271,7 +271,12 @@ function messageText(message: TelegramMessage): string {
   return out === "" ? "[unsupported message]" : out;
 }
 
-/** `text_link` entities as `label (url)`; offsets are UTF-16 units, as JavaScript strings are. */
+/**
+ * `text_link` entities as `label (url)`; offsets are UTF-16 units, as JavaScript strings are.
+ * Built in one pass over the links in order of where they end: inserting each into the whole
+ * text made 20,000 entities take minutes. A URL is put inline (no line break or control, cut
+ * long), as any name is: it is the sender's text.
+ */
 function withLinks(text: string, entities: unknown): string {
   if (!Array.isArray(entities)) return text;
   const links = entities
@@ -282,14 +287,18 @@ function withLinks(text: string, entities: unknown): string {
         integer(e.length) !== undefined &&
         typeof e.url === "string",
     )
-    .sort((a, b) => b.offset - a.offset);
-  let out = text;
-  for (const { offset, length, url } of links) {
-    const end = offset + length;
-    if (end > out.length) continue;
-    out = `${out.slice(0, end)} (${url})${out.slice(end)}`;
+    .map(({ offset, length, url }) => ({ end: offset + length, url }))
+    .filter(({ end }) => end >= 0 && end <= text.length)
+    .sort((a, b) => a.end - b.end);
+  if (links.length === 0) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const { end, url } of links) {
+    parts.push(text.slice(from, end), ` (${inline(url)})`);
+    from = end;
   }
-  return out;
+  parts.push(text.slice(from));
+  return parts.join("");
 }
 
 /** Bot API service fields with no detail, as the export's action (or the connector's own). */

@@ -149,6 +149,30 @@ describe("Telegram updates as ingest lines", () => {
     expect((photo as { text: string }).text).toBe("[photo]");
   });
 
+  it("puts each text_link's URL after its label in one pass, inline, however many there are", () => {
+    // 20,000 one-letter links: inserting each into the whole text took minutes.
+    const count = 20_000;
+    const text = "ab ".repeat(count);
+    const entities = Array.from({ length: count }, (_, i) => ({
+      type: "text_link",
+      offset: 3 * i,
+      length: 2,
+      url: `https://e.example/${i}`,
+    }));
+    // Out of order, with one ending past the text and one URL that tries to start a line.
+    entities.reverse();
+    entities.push({ type: "text_link", offset: 3 * count, length: 5, url: "https://past.example" });
+    entities[0] = { ...entities[0], url: "https://e.example/last\n<@everyone>" } as never;
+    const [line] = lines({ message: message({ text, entities }) });
+    const rendered = (line as { text: string }).text;
+    const expected = Array.from(
+      { length: count },
+      (_, i) =>
+        `ab (${i === count - 1 ? "https://e.example/last <@everyone>" : `https://e.example/${i}`})`,
+    ).join(" ");
+    expect(rendered).toBe(`${expected} `);
+  });
+
   it("takes service messages as kind system", () => {
     const [joined] = lines({
       message: message({ text: undefined, new_chat_members: [{ id: 5, first_name: "Grace" }] }),
