@@ -22,6 +22,6 @@ export type {
 export { parseSlackEnvelope, slackEventLines } from "./slack-events.js";
 export { type SlackReceiverOptions, slackReceiver } from "./slack-receiver.js";
 export { signSlackRequest, verifySlackRequest } from "./slack-signature.js";
-export { SlackUserNames, slackUserIds } from "./slack-users.js";
+export { MAX_LOOKUPS_PER_EVENT, SlackUserNames, slackUserIds } from "./slack-users.js";
 export { parseTelegramUpdate, telegramUpdateLines, verifyTelegramRequest } from "./telegram.js";
 export { telegramReceiver } from "./telegram-receiver.js";

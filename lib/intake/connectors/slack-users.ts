@@ -34,6 +34,17 @@ export function slackUserIds(...texts: unknown[]): string[] {
   return [...ids];
 }
 
+/**
+ * Lookups one event may start: its author first, then its first mentions. A message of 1,500
+ * mentions made 1,500 requests at once (Slack answers a burst with 429s, and the receiver has 3
+ * seconds); the rest keep their ids unless cached.
+ */
+export const MAX_LOOKUPS_PER_EVENT = 20;
+/** Lookups in flight at once, per event. */
+const LOOKUP_CONCURRENCY = 5;
+/** Names kept: the cache of a long-lived function stays small whatever the workspace. */
+const MAX_CACHED = 10_000;
+
 export class SlackUserNames {
   private readonly cache = new Map<string, { name: string | undefined; at: number }>();
   private readonly options: Required<Omit<SlackUserNamesOptions, "token">> &
@@ -50,28 +61,39 @@ export class SlackUserNames {
     };
   }
 
-  /** Names of the ids it knows or could look up now; the others are left out. */
+  /**
+   * Names of the ids it knows or could look up now; the others are left out. Every cached id is
+   * named; at most {@link MAX_LOOKUPS_PER_EVENT} others are looked up, in order, a few at a time.
+   */
   async names(ids: readonly string[]): Promise<SlackNames> {
     const users = new Map<string, string>();
-    await Promise.all(
-      ids.map(async (id) => {
-        const name = await this.name(id);
+    const now = this.options.now();
+    const unknown: string[] = [];
+    for (const id of new Set(ids)) {
+      const cached = this.cache.get(id);
+      const age = cached?.name === undefined ? this.options.missAgeMs : this.options.maxAgeMs;
+      if (cached !== undefined && now - cached.at < age) {
+        if (cached.name !== undefined) users.set(id, cached.name);
+      } else if (unknown.length < MAX_LOOKUPS_PER_EVENT) unknown.push(id);
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < unknown.length) {
+        const id = unknown[next++] as string;
+        const name = await this.lookUp(id).catch(() => undefined);
+        this.remember(id, name, now);
         if (name !== undefined) users.set(id, name);
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: LOOKUP_CONCURRENCY }, worker));
     return { users, channels: new Map() };
   }
 
-  private async name(id: string): Promise<string | undefined> {
-    const now = this.options.now();
-    const cached = this.cache.get(id);
-    if (cached !== undefined) {
-      const age = cached.name === undefined ? this.options.missAgeMs : this.options.maxAgeMs;
-      if (now - cached.at < age) return cached.name;
-    }
-    const name = await this.lookUp(id).catch(() => undefined);
-    this.cache.set(id, { name, at: now });
-    return name;
+  private remember(id: string, name: string | undefined, at: number): void {
+    this.cache.delete(id);
+    // A Map iterates in insertion order: the first key is the least recently looked up.
+    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(id, { name, at });
   }
 
   private async lookUp(id: string): Promise<string | undefined> {

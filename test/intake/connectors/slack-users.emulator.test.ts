@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   type IngestLine,
+  MAX_LOOKUPS_PER_EVENT,
   MemoryEventClaims,
   SlackUserNames,
   slackReceiver,
@@ -16,6 +17,8 @@ const TOKEN = "xoxb-test-token";
 let server: Server;
 let baseUrl = "";
 const asked: string[] = [];
+let inFlight = 0;
+let mostInFlight = 0;
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -28,6 +31,17 @@ beforeAll(async () => {
       return;
     }
     if (user === "USLOW") return; // never answers: the lookup's timeout ends it
+    if (user.startsWith("UMANY")) {
+      // A crowd of mentioned users, each answered after a moment: how many are asked at once.
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify({ ok: true, user: { name: user.toLowerCase() } }));
+      }, 5);
+      return;
+    }
     const users: Record<string, unknown> = {
       U0001: { name: "ada.l", real_name: "Ada Lovelace", profile: { display_name: "ada" } },
       U0002: { name: "grace", profile: { display_name: "", real_name: "Grace Hopper" } },
@@ -74,6 +88,25 @@ describe("Slack user names", () => {
     await names.names(["U0001", "UNONE"]);
     expect(asked.filter((u) => u === "UNONE")).toHaveLength(2);
     expect(asked.filter((u) => u === "U0001")).toHaveLength(1);
+  });
+
+  it("looks up a bounded number of an event's users, a few at a time, author first", async () => {
+    asked.length = 0;
+    mostInFlight = 0;
+    const names = new SlackUserNames({ token: async () => TOKEN, baseUrl });
+    await names.names(["U0001"]);
+    asked.length = 0;
+    const text = Array.from({ length: 1500 }, (_, i) => `<@UMANY${i}>`).join(" ");
+    const ids = slackUserIds("UMANYAUTHOR", text, "U0001");
+    expect(ids).toHaveLength(1502);
+    const { users } = await names.names(ids);
+    expect(asked).toHaveLength(MAX_LOOKUPS_PER_EVENT);
+    expect(asked[0]).toBe("UMANYAUTHOR");
+    expect(mostInFlight).toBeGreaterThan(1);
+    expect(mostInFlight).toBeLessThanOrEqual(5);
+    // Cached names cost no lookup and are always given.
+    expect(users.get("U0001")).toBe("ada");
+    expect(users.size).toBe(MAX_LOOKUPS_PER_EVENT + 1);
   });
 
   it("leaves the id when the token is refused or Slack does not answer in time", async () => {
