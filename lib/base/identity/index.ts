@@ -13,4 +13,10 @@ export {
   messageIdProblem,
 } from "./ids.js";
 export { compareIds, compareRefs, type MessageRef } from "./order.js";
-export { isAcceptedTimestamp, MAX_DATE_MS, MAX_TIMESTAMP_MS } from "./timestamp.js";
+export {
+  futureTimestampProblem,
+  isAcceptedTimestamp,
+  MAX_DATE_MS,
+  MAX_FUTURE_MS,
+  MAX_TIMESTAMP_MS,
+} from "./timestamp.js";

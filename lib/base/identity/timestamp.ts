@@ -12,6 +12,20 @@ export function isAcceptedTimestamp(ms: number): boolean {
 }
 
 /**
+ * How far past its own clock convoseg takes a message's time: clock skew between a platform and
+ * this machine, and zones mistaken by an hour or a day, but not a message dated 2286 or 5138 (a
+ * broken clock, an export's garbage, or a sender's lie), which would sort after everything real
+ * and never settle.
+ */
+export const MAX_FUTURE_MS = 86_400_000;
+
+/** Why a message at `ms` is refused at wall clock `now` (more than a day ahead), or undefined. */
+export function futureTimestampProblem(ms: number, now: number): string | undefined {
+  if (ms <= now + MAX_FUTURE_MS) return undefined;
+  return `${new Date(ms).toISOString()} is more than a day after this machine's clock (${new Date(now).toISOString()}): a wrong clock or a broken export, not chat`;
+}
+
+/**
  * The largest epoch-millisecond magnitude a `Date` can carry: the bound of a stored message's
  * `ts`. A history store also keeps conversations with a chat model, so it asks only this much;
  * chat enters through {@link isAcceptedTimestamp}.

@@ -6,6 +6,7 @@
 import { stat } from "node:fs/promises";
 import {
   conversationIdProblem,
+  futureTimestampProblem,
   MAX_CONVERSATION_ID_BYTES,
   MAX_MESSAGE_ID_BYTES,
   messageIdProblem,
@@ -211,6 +212,7 @@ class Stream {
 
 async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<ExportMessage[]> {
   for (const stream of streams) await stream.advance();
+  const now = Date.now();
   let channel: string | undefined;
   let ids = new Set<string>();
   // Repeats of an id share its timestamp on every platform: its first message is at hand to compare.
@@ -259,6 +261,12 @@ async function* merge(streams: Stream[], report: ExportReport): AsyncGenerator<E
     const idProblem = messageIdProblem(message.id) ?? tooLong(message.id, MAX_MESSAGE_ID_BYTES);
     if (idProblem !== undefined) {
       next.refuse("id", `not a usable message id: ${idProblem}`);
+      continue;
+    }
+    // As ingestion refuses it: a dry run says so before anything is stored.
+    const future = futureTimestampProblem(Date.parse(message.ts), now);
+    if (future !== undefined) {
+      next.refuse("ts", future);
       continue;
     }
     ids.add(message.id);

@@ -8,6 +8,7 @@
  * when others are invalid.
  */
 
+import { futureTimestampProblem } from "../../base/identity/index.js";
 import type { Editor, MessageChange } from "../../history/changes/index.js";
 import { storageProblem } from "../../history/dynamodb/index.js";
 import {
@@ -148,6 +149,8 @@ export interface IngestOptions {
   signal?: AbortSignal;
   /** Told of each channel's applied edits and deletions, to redact what was derived from them. */
   onChanged?: ChangeListener;
+  /** The wall clock a message may be at most a day ahead of (default `Date.now`). */
+  now?: () => number;
 }
 
 /** One valid input of a channel: a new message, or a change. */
@@ -180,8 +183,9 @@ export async function ingest(
 ): Promise<IngestResult> {
   const result = emptyIngestResult();
   const channels = new Map<string, Item[]>();
+  const now = (options.now ?? Date.now)();
   inputs.forEach((input, index) => {
-    const parsed = validate(input);
+    const parsed = validate(input, now);
     if ("field" in parsed) {
       result.rejected.push({ index, ...parsed });
       return;
@@ -289,13 +293,19 @@ async function storeAdds(
  * Why ingestion would reject `input` (the field at fault and the problem), or undefined when it
  * would take it: the checks `ingest` makes before any I/O.
  */
-export function ingestionProblem(input: unknown): Omit<Rejection, "index"> | undefined {
-  const checked = validate(input);
+export function ingestionProblem(
+  input: unknown,
+  now = Date.now(),
+): Omit<Rejection, "index"> | undefined {
+  const checked = validate(input, now);
   return "field" in checked ? checked : undefined;
 }
 
 /** One input as an item of its channel, or what is wrong with it. */
-function validate(input: unknown): { channel: string; item: ItemBody } | Omit<Rejection, "index"> {
+function validate(
+  input: unknown,
+  now: number,
+): { channel: string; item: ItemBody } | Omit<Rejection, "index"> {
   let operation: ChatOperation;
   try {
     operation = parseChatOperation(input);
@@ -305,6 +315,8 @@ function validate(input: unknown): { channel: string; item: ItemBody } | Omit<Re
   }
   if (operation.op === "add") {
     const chat = operation.message;
+    const future = futureTimestampProblem(chat.ts, now);
+    if (future !== undefined) return { field: "ts", problem: future };
     const message = historyMessage(chat);
     const problem = storageProblem(chat.channel, message);
     if (problem !== undefined) {

@@ -92,6 +92,26 @@ describe("bounds on what an export may make the reader hold", () => {
   });
 });
 
+describe("times", () => {
+  it("refuses a message dated more than a day after this machine's clock, per message", async () => {
+    const file = join(tempDir(), "future.json");
+    const at = (ts: string, id: string) =>
+      `{"id":"${id}","timestamp":"${ts}","author":{"id":"2","name":"ana"},"content":"hi"}`;
+    writeFileSync(
+      file,
+      `{"guild":{"id":"1"},"channel":{"id":"5","type":"GuildTextChat","name":"x"},"messages":[${at("2024-01-01T00:00:00Z", "1")},${at("2286-11-20T17:46:40Z", "2")}]}`,
+    );
+    const { messages, report } = await readAll([file]);
+    expect(messages.map((m) => m.id)).toEqual(["1"]);
+    expect(report.skippedItems).toEqual([
+      expect.objectContaining({
+        field: "ts",
+        reason: expect.stringMatching(/^2286-11-20T17:46:40\.000Z is more than a day after/),
+      }),
+    ]);
+  });
+});
+
 describe("text that is not UTF-8", () => {
   it("reads a Latin-1 line as Windows-1252 and says so, instead of U+FFFD", async () => {
     const file = join(tempDir(), "WhatsApp Chat with Caf\u00e9.txt");

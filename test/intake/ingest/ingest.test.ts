@@ -44,6 +44,34 @@ describe("ingest", () => {
     expect(await store.read("dev")).toEqual([textMessage("user", "", { id: "3", ts: T + 1000 })]);
   });
 
+  it("refuses a message dated more than a day after its clock (2286, 5138), live and imported alike", async () => {
+    const store = new MemoryStore();
+    const now = Date.UTC(2026, 11, 6, 12);
+    const result = await ingest(
+      store,
+      [
+        { id: "skew", ts: now + 23 * 3_600_000, channel: "c", text: "clock skew is fine" },
+        { id: "2286", ts: "2286-11-20T17:46:40Z", channel: "c", text: "broken clock" },
+        { id: "5138", ts: 99_999_999_999_999, channel: "c", text: "seconds read as ms" },
+      ],
+      { now: () => now },
+    );
+    expect(result.stored).toEqual([0]);
+    expect(result.rejected).toEqual([
+      {
+        index: 1,
+        field: "ts",
+        problem:
+          "2286-11-20T17:46:40.000Z is more than a day after this machine's clock (2026-12-06T12:00:00.000Z): a wrong clock or a broken export, not chat",
+      },
+      {
+        index: 2,
+        field: "ts",
+        problem: expect.stringMatching(/^5138-11-16T09:46:39\.999Z is more/),
+      },
+    ]);
+  });
+
   it("is idempotent: ingesting the same messages again changes nothing and says so", async () => {
     const store = new MemoryStore();
     const batch = [
