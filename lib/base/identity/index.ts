@@ -17,6 +17,5 @@ export {
   futureTimestampProblem,
   isAcceptedTimestamp,
   MAX_DATE_MS,
-  MAX_FUTURE_MS,
   MAX_TIMESTAMP_MS,
 } from "./timestamp.js";

@@ -17,7 +17,7 @@ export function isAcceptedTimestamp(ms: number): boolean {
  * broken clock, an export's garbage, or a sender's lie), which would sort after everything real
  * and never settle.
  */
-export const MAX_FUTURE_MS = 86_400_000;
+const MAX_FUTURE_MS = 86_400_000;
 
 /** Why a message at `ms` is refused at wall clock `now` (more than a day ahead), or undefined. */
 export function futureTimestampProblem(ms: number, now: number): string | undefined {
