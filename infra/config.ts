@@ -119,6 +119,8 @@ export interface ConvosegConfig {
   connectors: {
     slack?: { signingSecretArn: string; botTokenArn?: string };
     telegram?: { secretTokenArn: string };
+    /** Each receiver's reserved concurrency; 0: none reserved. */
+    receiverConcurrency: number;
   };
   /**
    * The variables the settings set in each function's environment, as each declares (the
@@ -298,6 +300,7 @@ function configOf(v: SettingValues): ConvosegConfig {
       ...(v.telegramSecretToken === undefined
         ? {}
         : { telegram: { secretTokenArn: v.telegramSecretToken } }),
+      receiverConcurrency: v.receiverConcurrency,
     },
     environments: {
       segment: environmentOf("segment", v),

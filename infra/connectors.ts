@@ -55,6 +55,11 @@ export interface WebhookConnectorProps {
    */
   readonly extraSecrets?: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
+  /**
+   * The receiver's reserved concurrency: its public URL cannot take more of the account's.
+   * @default none reserved
+   */
+  readonly reservedConcurrency?: number;
 }
 
 /** Refused requests in five minutes past which someone is knocking, or the secret is wrong. */
@@ -97,6 +102,9 @@ export class WebhookConnector extends Construct {
       timeout: Duration.seconds(5),
       memorySize: 256,
       logRetention: props.logRetention,
+      ...(props.reservedConcurrency
+        ? { reservedConcurrentExecutions: props.reservedConcurrency }
+        : {}),
     });
     const role = this.function.role;
     props.ingestion.grantSend(role);

@@ -96,6 +96,7 @@ export class ConvosegStack extends Stack {
         secretArn,
         extraSecrets,
         logRetention: config.logRetention,
+        reservedConcurrency: config.connectors.receiverConcurrency,
       });
     const { slack, telegram } = config.connectors;
     if (slack !== undefined) {

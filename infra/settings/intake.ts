@@ -74,6 +74,13 @@ export const intake = <V, P>(table: Table<V, P>) =>
      */
     .text("telegramSecretToken", { rule: secretArn("secret token") })
     /**
+     * Each webhook receiver's reserved concurrency (the Slack and Telegram Function URLs are
+     * public): a flood of requests runs at most this many at once, and cannot take the account's
+     * concurrency from ingestion, the tick, extraction and the API. 0 reserves none (an account
+     * whose concurrency limit is 10, new accounts', cannot reserve any).
+     */
+    .integer("receiverConcurrency", { default: "5", min: 0, max: 100 })
+    /**
      * The Discord poller (docs/connectors.md): the channel ids it polls, comma-separated (text,
      * announcement or forum channels, with their threads). Unset, no poller is deployed.
      */

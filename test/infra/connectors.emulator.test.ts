@@ -88,6 +88,14 @@ describe("the Slack connector", () => {
     ]);
   });
 
+  it("reserves a small concurrency for each public receiver, so a flood cannot take the account's", () => {
+    for (const connector of [slackOf(on), on.stack.telegram]) {
+      const fn =
+        on.template.toJSON().Resources[logicalId(on.stack, connector?.function.function as never)];
+      expect(fn.Properties.ReservedConcurrentExecutions).toBe(5);
+    }
+  });
+
   it("alarms on refused requests and failed events, on the stack's topic", () => {
     on.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       AlarmName: "Test-SlackReceiverErrors",

@@ -30,4 +30,6 @@ export type ConnectorErrorCode =
   /** The signature or token does not match: not from the platform, or altered. */
   | "CONNECTOR_BAD_SIGNATURE"
   /** A verified body that is not the platform's JSON envelope. */
-  | "CONNECTOR_MALFORMED_BODY";
+  | "CONNECTOR_MALFORMED_BODY"
+  /** A body longer than any event the platform sends: refused before it is hashed or parsed. */
+  | "CONNECTOR_BODY_TOO_LARGE";

@@ -19,6 +19,7 @@ export type {
   HttpResponse,
   IngestLine,
 } from "./receive.js";
+export { MAX_EVENT_BODY_BYTES } from "./receive.js";
 export { parseSlackEnvelope, slackEventLines } from "./slack-events.js";
 export { type SlackReceiverOptions, slackReceiver } from "./slack-receiver.js";
 export { signSlackRequest, verifySlackRequest } from "./slack-signature.js";

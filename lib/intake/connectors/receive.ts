@@ -7,6 +7,7 @@
 
 import type { ChatChangeInput, ChatMessageInput } from "../ingest/index.js";
 import type { ClaimOutcome, EventClaims } from "./claims.js";
+import { ConnectorError } from "./errors.js";
 
 /** Headers by lower-case name, as Lambda's Function URL event gives them (any case accepted). */
 export type RequestHeaders = Readonly<Record<string, string | undefined>>;
@@ -60,6 +61,72 @@ export interface TakeOptions {
   send: (line: IngestLine) => Promise<void>;
   metrics: { add(name: ConnectorMetric, value: number): void };
   log: ConnectorLog;
+}
+
+/**
+ * The longest body a receiver reads: far over any Slack event or Telegram update (a message is
+ * at most 40,000 or 4,096 characters), far under a function URL's 6 MB. A longer one is refused
+ * before its HMAC is computed or its JSON parsed, so that a flood of large bodies costs little.
+ */
+export const MAX_EVENT_BODY_BYTES = 1024 * 1024;
+
+/** @throws ConnectorError (`CONNECTOR_BODY_TOO_LARGE`) for a body over the bound. */
+export function checkBodySize(body: Buffer): void {
+  if (body.length <= MAX_EVENT_BODY_BYTES) return;
+  throw new ConnectorError(
+    "CONNECTOR_BODY_TOO_LARGE",
+    "body",
+    `${body.length} bytes, over the ${MAX_EVENT_BODY_BYTES} an event may take`,
+  );
+}
+
+/** The status a refusal answers: 400 for a body at fault, 413 too large, 401 otherwise. */
+export function refusalStatus(error: ConnectorError): number {
+  if (error.code === "CONNECTOR_MALFORMED_BODY") return 400;
+  if (error.code === "CONNECTOR_BODY_TOO_LARGE") return 413;
+  return 401;
+}
+
+/**
+ * Refusals logged in aggregate: a public URL that is flooded or probed would otherwise write a
+ * log line per request, and pay for each. The first refusal of a window is logged as it comes
+ * (its code and field); the others are counted by code and field and logged as one line when
+ * the next refusal comes after the window. `EventsRefused` still counts every one.
+ */
+export class RefusalLog {
+  private readonly counted = new Map<string, number>();
+  private windowStart: number | undefined;
+
+  constructor(
+    private readonly log: ConnectorLog,
+    private readonly now: () => number = Date.now,
+    private readonly windowMs = 60_000,
+  ) {}
+
+  refused(error: ConnectorError, attributes: Record<string, unknown> = {}): void {
+    const now = this.now();
+    if (this.windowStart !== undefined && now - this.windowStart >= this.windowMs) {
+      this.flush();
+    }
+    if (this.windowStart === undefined) {
+      this.windowStart = now;
+      this.log.warn("request refused", { code: error.code, field: error.field, ...attributes });
+      return;
+    }
+    const key = `${error.code} ${error.field}`;
+    this.counted.set(key, (this.counted.get(key) ?? 0) + 1);
+  }
+
+  private flush(): void {
+    if (this.counted.size > 0) {
+      this.log.warn("requests refused", {
+        since: new Date(this.windowStart as number).toISOString(),
+        refused: Object.fromEntries(this.counted),
+      });
+    }
+    this.counted.clear();
+    this.windowStart = undefined;
+  }
 }
 
 export const reply = (statusCode: number, body: string, contentType = "application/json") => ({

@@ -7,11 +7,14 @@
 import type { SlackNames } from "../exports/index.js";
 import { ConnectorError } from "./errors.js";
 import {
+  checkBodySize,
   type HttpRequest,
   type HttpResponse,
   header,
   type IngestLine,
   OK,
+  RefusalLog,
+  refusalStatus,
   reply,
   type TakeOptions,
   take,
@@ -28,19 +31,27 @@ export interface SlackReceiverOptions extends TakeOptions {
   now?: () => number;
 }
 
-const REFUSED_STATUS: Record<string, number> = {
-  CONNECTOR_MALFORMED_BODY: 400,
-};
-
 /** A request handler: each outcome is a response, logged and counted (only a bug throws). */
 export function slackReceiver(options: SlackReceiverOptions) {
   const { metrics, log } = options;
+  const refusals = new RefusalLog(log, options.now);
+  const refuse = (error: ConnectorError, attributes: Record<string, unknown> = {}) => {
+    metrics.add("EventsRefused", 1);
+    refusals.refused(error, attributes);
+    return reply(refusalStatus(error), JSON.stringify({ error: error.code }));
+  };
   return async (request: HttpRequest): Promise<HttpResponse> => {
     metrics.add("EventsReceived", 1);
     const retry = {
       retryNum: header(request.headers, "X-Slack-Retry-Num"),
       retryReason: header(request.headers, "X-Slack-Retry-Reason"),
     };
+    try {
+      checkBodySize(request.body);
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      return refuse(error, retry);
+    }
     let secret: string;
     try {
       secret = await options.signingSecret();
@@ -83,9 +94,7 @@ export function slackReceiver(options: SlackReceiverOptions) {
       }
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
-      metrics.add("EventsRefused", 1);
-      log.warn("request refused", { code: error.code, field: error.field, ...retry });
-      return reply(REFUSED_STATUS[error.code] ?? 401, JSON.stringify({ error: error.code }));
+      return refuse(error, retry);
     }
     return take(options, eventId, lines, retry);
   };

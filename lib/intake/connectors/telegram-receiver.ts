@@ -5,10 +5,13 @@
  */
 import { ConnectorError } from "./errors.js";
 import {
+  checkBodySize,
   type HttpRequest,
   type HttpResponse,
   type IngestLine,
   OK,
+  RefusalLog,
+  refusalStatus,
   reply,
   type TakeOptions,
   take,
@@ -23,8 +26,20 @@ export interface TelegramReceiverOptions extends TakeOptions {
 /** A request handler: each outcome is a response, logged and counted (only a bug throws). */
 export function telegramReceiver(options: TelegramReceiverOptions) {
   const { metrics, log } = options;
+  const refusals = new RefusalLog(log);
+  const refuse = (error: ConnectorError) => {
+    metrics.add("EventsRefused", 1);
+    refusals.refused(error);
+    return reply(refusalStatus(error), JSON.stringify({ error: error.code }));
+  };
   return async (request: HttpRequest): Promise<HttpResponse> => {
     metrics.add("EventsReceived", 1);
+    try {
+      checkBodySize(request.body);
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      return refuse(error);
+    }
     let token: string;
     try {
       token = await options.secretToken();
@@ -42,10 +57,7 @@ export function telegramReceiver(options: TelegramReceiverOptions) {
       lines = telegramUpdateLines(update);
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
-      metrics.add("EventsRefused", 1);
-      log.warn("request refused", { code: error.code, field: error.field });
-      const status = error.code === "CONNECTOR_MALFORMED_BODY" ? 400 : 401;
-      return reply(status, JSON.stringify({ error: error.code }));
+      return refuse(error);
     }
     if (lines.length === 0) {
       metrics.add("EventsIgnored", 1);

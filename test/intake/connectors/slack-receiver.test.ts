@@ -1,6 +1,7 @@
 import {
   type ConnectorMetric,
   type IngestLine,
+  MAX_EVENT_BODY_BYTES,
   MemoryEventClaims,
   type SlackReceiverOptions,
   slackReceiver,
@@ -85,6 +86,62 @@ describe("the Slack receiver", () => {
     // A refused request claims nothing: the genuine one is still taken.
     expect((await receive(good)).statusCode).toBe(200);
     expect(sent).toHaveLength(1);
+  });
+
+  it("refuses a body over the bound with 413 before reading the secret or hashing it", async () => {
+    let secretReads = 0;
+    const { receive, sent, count } = world({
+      signingSecret: async () => {
+        secretReads++;
+        return SECRET;
+      },
+    });
+    const big = envelope(plain({ text: "x".repeat(MAX_EVENT_BODY_BYTES) }), "EvBig");
+    const response = await receive(signed(big));
+    expect(response.statusCode).toBe(413);
+    expect(JSON.parse(response.body)).toEqual({ error: "CONNECTOR_BODY_TOO_LARGE" });
+    expect(secretReads).toBe(0);
+    expect(count("EventsRefused")).toBe(1);
+    expect(sent).toEqual([]);
+    // At the bound itself, a body is read as any other.
+    const fits = envelope(plain({ text: "y" }), "EvFits");
+    expect((await receive(signed(fits.padEnd(MAX_EVENT_BODY_BYTES, " ")))).statusCode).toBe(200);
+  });
+
+  it("logs a flood of refusals as one line, then one line of counts per window", async () => {
+    let now = NOW;
+    const { receive, logged, count } = world({ now: () => now });
+    const forged = signed(envelope(plain(), "EvF"), { secret: "guess" });
+    for (let i = 0; i < 100; i++) await receive(forged);
+    await receive({ body: forged.body, headers: {} });
+    expect(count("EventsRefused")).toBe(101);
+    const refusals = () => logged.filter((l) => l.message.startsWith("request"));
+    expect(refusals()).toEqual([
+      {
+        level: "warn",
+        message: "request refused",
+        attributes: expect.objectContaining({
+          code: "CONNECTOR_BAD_SIGNATURE",
+          field: "X-Slack-Signature",
+        }),
+      },
+    ]);
+    now += 61_000;
+    await receive(signed(envelope(plain(), "EvF2"), { secret: "guess", timestamp: now / 1000 }));
+    expect(refusals().slice(1)).toEqual([
+      {
+        level: "warn",
+        message: "requests refused",
+        attributes: {
+          since: new Date(NOW).toISOString(),
+          refused: {
+            "CONNECTOR_BAD_SIGNATURE X-Slack-Signature": 99,
+            "CONNECTOR_HEADER_MISSING X-Slack-Request-Timestamp": 1,
+          },
+        },
+      },
+      expect.objectContaining({ message: "request refused" }),
+    ]);
   });
 
   it("answers 400 to a verified body that is no envelope, 200 to events it ignores", async () => {

@@ -4,6 +4,7 @@ import {
   ConnectorError,
   type ConnectorMetric,
   type IngestLine,
+  MAX_EVENT_BODY_BYTES,
   MemoryEventClaims,
   parseTelegramUpdate,
   telegramReceiver,
@@ -451,6 +452,16 @@ describe("the Telegram receiver", () => {
     expect((await receive(request(update))).statusCode).toBe(200);
     expect(sent).toHaveLength(1);
     expect(count("EventsDuplicate")).toBe(1);
+  });
+
+  it("refuses a body over the bound with 413 before reading the token or parsing it", async () => {
+    const { receive, sent, count } = world();
+    const update = { update_id: 902, message: message({ text: "x".repeat(MAX_EVENT_BODY_BYTES) }) };
+    const response = await receive(request(update));
+    expect(response.statusCode).toBe(413);
+    expect(JSON.parse(response.body)).toEqual({ error: "CONNECTOR_BODY_TOO_LARGE" });
+    expect(sent).toEqual([]);
+    expect(count("EventsRefused")).toBe(1);
   });
 
   it("refuses a wrong token with 401 and a malformed body with 400, sending nothing", async () => {
