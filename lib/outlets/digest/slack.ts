@@ -8,7 +8,7 @@
  */
 import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
 import { DigestError } from "./errors.js";
-import { counted, thousands } from "./text.js";
+import { counted, plainText, thousands } from "./text.js";
 import type { Digest, DigestQuestion, DigestTopic } from "./types.js";
 
 export const SLACK_LIMITS = {
@@ -41,9 +41,34 @@ function clip(escaped: string, max: number): string {
   return `${cut}…`;
 }
 
-/** Chat text for a mrkdwn field: escaped, on one line, clipped. */
+/**
+ * mrkdwn's markers as look-alikes that mark nothing: mrkdwn has no escape character, so a `*`
+ * of chat text would make the rest of a line bold, a `` ` `` code.
+ */
+const MARKERS: Record<string, string> = {
+  "*": "\u2217",
+  _: "\u02cd",
+  "~": "\u223c",
+  "`": "\u02cb",
+};
+
+/**
+ * `text` as Slack shows it without acting on it: no mrkdwn marker, and a word joiner after the
+ * `:` of a scheme and inside a dotted name (`docs\u2060.rs`), where a client would make a link.
+ */
+function slackLiteral(text: string): string {
+  return text
+    .replace(/[*_~`]/g, (c) => MARKERS[c] ?? c)
+    .replace(/:(?=\/\/)/g, `:${WORD_JOINER}`)
+    .replace(/([\p{L}\p{N}])\.(?=[\p{L}\p{N}])/gu, `$1.${WORD_JOINER}`);
+}
+
+/**
+ * Chat text for a mrkdwn field, as the Markdown and HTML forms treat it: controls, bidi and
+ * zero-width characters out and on one line ({@link plainText}), literal, escaped, clipped.
+ */
 const chat = (text: string, max: number = SLACK_LIMITS.entryChars) =>
-  clip(slackEscape(text.replace(/\s+/g, " ").trim()), max);
+  clip(slackEscape(slackLiteral(plainText(text))), max);
 
 interface SlackBlock {
   type: "header" | "section" | "context";

@@ -89,6 +89,26 @@ describe("slackDigestPayload", () => {
     );
   });
 
+  it("shows chat text literally: no mrkdwn, no link, no bidi or control character", () => {
+    const text =
+      "*urgent* _now_ ~gone~ `rm -rf` see https://evil.example/x or docs.rs \u202Eevil\u0007!";
+    const payload = slackDigestPayload(digest({}, text));
+    const lines = texts(payload)
+      .flatMap((t) => t.split("\n"))
+      .filter((line) => line.includes("urgent"));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      // The digest's own markup (`*Unanswered*`) is not in an entry's line; chat's is gone.
+      expect(line).not.toMatch(/[*_~`\u202e]/);
+      expect(line).not.toContain("\u0007");
+      expect(line).not.toContain("https://");
+      expect(line).not.toContain("docs.rs");
+      expect(line).toContain(
+        "\u2217urgent\u2217 \u02cdnow\u02cd \u223cgone\u223c \u02cbrm -rf\u02cb see https:\u2060//evil.\u2060example/x or docs.\u2060rs evil !",
+      );
+    }
+  });
+
   it("stays within Slack's limits however much the digest holds", () => {
     const long = "x&<".repeat(2000);
     const many = digest({
