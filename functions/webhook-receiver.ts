@@ -10,6 +10,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from "aws-lambda";
 import {
+  type ChatScope,
   type ConnectorLog,
   type ConnectorMetric,
   DynamoDbEventClaims,
@@ -45,8 +46,9 @@ export async function secretString(id: string): Promise<string> {
   return value;
 }
 
-/** The parts every receiver takes: claims, the queue, metrics and the log. */
+/** The parts every receiver takes: claims, the queue, metrics, the log and its chats. */
 export interface ReceiverParts {
+  scope: ChatScope;
   claims: EventClaims;
   send: (line: IngestLine) => Promise<void>;
   metrics: { add(name: ConnectorMetric, value: number): void };
@@ -69,7 +71,16 @@ export function webhookFunction(platform: "slack" | "telegram"): {
   // The client's own endpoint, not the URL's host, as the other functions do: the same host in
   // AWS, the emulator's locally.
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  // CHANNELS: the chats taken, comma-separated (unset: every group chat); PRIVATE_CHATS=true
+  // also takes one-to-one chats and DMs.
+  const listed = process.env.CHANNELS?.split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
   const parts: ReceiverParts = {
+    scope: {
+      ...(listed !== undefined && listed.length > 0 ? { channels: new Set(listed) } : {}),
+      privateChats: process.env.PRIVATE_CHATS === "true",
+    },
     claims: new DynamoDbEventClaims({
       client: new DynamoDBClient({}),
       tableName: claimsTable,

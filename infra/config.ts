@@ -117,8 +117,10 @@ export interface ConvosegConfig {
   segmentVisibilityTimeoutMs: number;
   /** The optional connectors; absent, not deployed. */
   connectors: {
-    slack?: { signingSecretArn: string; botTokenArn?: string };
-    telegram?: { secretTokenArn: string };
+    slack?: { signingSecretArn: string; botTokenArn?: string; channels?: string };
+    telegram?: { secretTokenArn: string; chats?: string };
+    /** Whether the receivers take one-to-one chats and DMs. */
+    privateChats: boolean;
     /** Each receiver's reserved concurrency; 0: none reserved. */
     receiverConcurrency: number;
   };
@@ -295,11 +297,18 @@ function configOf(v: SettingValues): ConvosegConfig {
               ...(v.slackBotTokenSecret === undefined
                 ? {}
                 : { botTokenArn: v.slackBotTokenSecret }),
+              ...(v.slackChannels === undefined ? {} : { channels: v.slackChannels }),
             },
           }),
       ...(v.telegramSecretToken === undefined
         ? {}
-        : { telegram: { secretTokenArn: v.telegramSecretToken } }),
+        : {
+            telegram: {
+              secretTokenArn: v.telegramSecretToken,
+              ...(v.telegramChats === undefined ? {} : { chats: v.telegramChats }),
+            },
+          }),
+      privateChats: v.connectorPrivateChats,
       receiverConcurrency: v.receiverConcurrency,
     },
     environments: {

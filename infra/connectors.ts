@@ -60,6 +60,16 @@ export interface WebhookConnectorProps {
    * @default none reserved
    */
   readonly reservedConcurrency?: number;
+  /**
+   * The only chats it takes, comma-separated platform ids.
+   * @default every group chat
+   */
+  readonly channels?: string;
+  /**
+   * Take one-to-one chats and DMs too.
+   * @default false
+   */
+  readonly privateChats?: boolean;
 }
 
 /** Refused requests in five minutes past which someone is knocking, or the secret is wrong. */
@@ -96,6 +106,8 @@ export class WebhookConnector extends Construct {
         [platform.secretVariable]: props.secretArn,
         ...props.extraSecrets,
         POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}`,
+        ...(props.channels === undefined ? {} : { CHANNELS: props.channels }),
+        PRIVATE_CHATS: props.privateChats ? "true" : "false",
       },
       // Slack gives up on an answer after 3 s and retries: no point running longer (the work
       // is one claim and one send, tens of milliseconds warm).

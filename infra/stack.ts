@@ -87,6 +87,7 @@ export class ConvosegStack extends Stack {
     const connector = (
       platform: typeof SLACK,
       secretArn: string,
+      channels: string | undefined,
       extraSecrets?: Record<string, string>,
     ) =>
       new WebhookConnector(this, platform.title, {
@@ -97,16 +98,21 @@ export class ConvosegStack extends Stack {
         extraSecrets,
         logRetention: config.logRetention,
         reservedConcurrency: config.connectors.receiverConcurrency,
+        channels,
+        privateChats: config.connectors.privateChats,
       });
     const { slack, telegram } = config.connectors;
     if (slack !== undefined) {
       this.slack = connector(
         SLACK,
         slack.signingSecretArn,
+        slack.channels,
         slack.botTokenArn === undefined ? undefined : { SLACK_BOT_TOKEN_ARN: slack.botTokenArn },
       );
     }
-    if (telegram !== undefined) this.telegram = connector(TELEGRAM, telegram.secretTokenArn);
+    if (telegram !== undefined) {
+      this.telegram = connector(TELEGRAM, telegram.secretTokenArn, telegram.chats);
+    }
     if (config.discord !== undefined) {
       this.discord = new DiscordPoller(this, "Discord", {
         config: config.discord,

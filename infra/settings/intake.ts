@@ -19,6 +19,8 @@ import {
 } from "./kinds.js";
 
 /** Discord channel ids, comma-separated (at most MAX_DISCORD_CHANNELS: checked by count). */
+const SLACK_CHANNELS = /^[CGD][A-Z0-9]{2,20}(,[CGD][A-Z0-9]{2,20}){0,999}$/;
+const TELEGRAM_CHATS = /^-?\d{1,20}(,-?\d{1,20}){0,999}$/;
 const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);
 const ISO_DATE_TIME =
   /^(20(1[5-9]|[2-9]\d))-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -73,6 +75,36 @@ export const intake = <V, P>(table: Table<V, P>) =>
      * Set, the stack deploys the receiver and its Function URL; unset, nothing of it.
      */
     .text("telegramSecretToken", { rule: secretArn("secret token") })
+    /**
+     * With the Slack connector, the only channels it takes (ids `C…`/`G…`, comma-separated;
+     * unset: every channel the app is in). Events of other channels are acknowledged and dropped.
+     */
+    .text("slackChannels", {
+      rule: { pattern: SLACK_CHANNELS, rule: "Slack channel ids (C…, G…), comma-separated" },
+      check: ({ slackChannels, slackSigningSecret }) => {
+        if (slackChannels !== undefined && slackSigningSecret === undefined) {
+          fail("is for the Slack connector: set slackSigningSecret too");
+        }
+      },
+    })
+    /**
+     * With the Telegram connector, the only chats it takes (ids as the Bot API gives them,
+     * `-100…` for supergroups, comma-separated; unset: every group the bot is in).
+     */
+    .text("telegramChats", {
+      rule: { pattern: TELEGRAM_CHATS, rule: "Telegram chat ids, comma-separated" },
+      check: ({ telegramChats, telegramSecretToken }) => {
+        if (telegramChats !== undefined && telegramSecretToken === undefined) {
+          fail("is for the Telegram connector: set telegramSecretToken too");
+        }
+      },
+    })
+    /**
+     * Take one-to-one chats too: Slack DMs and group DMs, Telegram private chats with the bot.
+     * Off by default: anyone can write to a bot, and a person's private messages are not the
+     * community's to analyse (nor to show in its digest).
+     */
+    .flag("connectorPrivateChats", { default: false })
     /**
      * Each webhook receiver's reserved concurrency (the Slack and Telegram Function URLs are
      * public): a flood of requests runs at most this many at once, and cannot take the account's

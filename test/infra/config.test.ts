@@ -95,7 +95,7 @@ describe("resolveConfig", () => {
       },
       alarms: { tokenPaceHours: 8, dailySpendShare: 0.8, extractFailureRate: 0.5 },
       segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
-      connectors: { receiverConcurrency: 5 },
+      connectors: { privateChats: false, receiverConcurrency: 5 },
       digest: { schedule: "cron(0 8 ? * MON *)", periodMs: 7 * 86_400_000 },
       environments: expect.any(Object),
       names: {
@@ -233,7 +233,7 @@ describe("resolveConfig", () => {
       },
       alarms: { tokenPaceHours: 4, dailySpendShare: 0.9, extractFailureRate: 0.25 },
       segmentVisibilityTimeoutMs: 6 * (2 * 2 * 90_000 + 30_000),
-      connectors: { receiverConcurrency: 5 },
+      connectors: { privateChats: false, receiverConcurrency: 5 },
       digest: {
         schedule: "rate(1 day)",
         periodMs: 86_400_000,
@@ -320,6 +320,9 @@ describe("resolveConfig", () => {
         "messageRetentionDays",
         "resultRetentionDays",
         "receiverConcurrency",
+        "slackChannels",
+        "telegramChats",
+        "connectorPrivateChats",
         "inputTokenPrice",
         "llmConcurrency",
         "llmDeadline",

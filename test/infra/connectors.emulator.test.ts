@@ -93,6 +93,9 @@ describe("the Slack connector", () => {
       const fn =
         on.template.toJSON().Resources[logicalId(on.stack, connector?.function.function as never)];
       expect(fn.Properties.ReservedConcurrentExecutions).toBe(5);
+      // Private chats and DMs are left out unless connectorPrivateChats says otherwise.
+      expect(fn.Properties.Environment.Variables.PRIVATE_CHATS).toBe("false");
+      expect(fn.Properties.Environment.Variables.CHANNELS).toBeUndefined();
     }
   });
 

@@ -13,6 +13,7 @@ export {
 } from "./claims.js";
 export { ConnectorError } from "./errors.js";
 export type {
+  ChatScope,
   ConnectorLog,
   ConnectorMetric,
   HttpRequest,

@@ -54,6 +54,28 @@ export interface ConnectorLog {
   error(message: string, attributes: Record<string, unknown>): void;
 }
 
+/**
+ * Which chats a receiver takes: its public URL reaches every chat the bot or app is in,
+ * strangers' private chats too. `channels`: only these (the platform's ids), else every group
+ * chat; `privateChats`: also one-to-one chats and DMs (off by default: a person's private
+ * messages are not a community's to analyse).
+ */
+export interface ChatScope {
+  channels?: ReadonlySet<string>;
+  privateChats?: boolean;
+}
+
+/** Why a chat is outside `scope` (for the log), or undefined when it is in. */
+export function outOfScope(
+  scope: ChatScope | undefined,
+  channel: string,
+  isPrivate: boolean,
+): "not listed" | "private" | undefined {
+  if (scope?.channels !== undefined && !scope.channels.has(channel)) return "not listed";
+  if (isPrivate && !scope?.privateChats) return "private";
+  return undefined;
+}
+
 /** What {@link take} needs of a receiver's options. */
 export interface TakeOptions {
   claims: EventClaims;

@@ -7,12 +7,14 @@
 import type { SlackNames } from "../exports/index.js";
 import { ConnectorError } from "./errors.js";
 import {
+  type ChatScope,
   checkBodySize,
   type HttpRequest,
   type HttpResponse,
   header,
   type IngestLine,
   OK,
+  outOfScope,
   RefusalLog,
   refusalStatus,
   reply,
@@ -29,6 +31,8 @@ export interface SlackReceiverOptions extends TakeOptions {
   /** Names for the user ids an event carries (`SlackUserNames`); else authors stay ids. */
   userNames?: (ids: string[]) => Promise<SlackNames>;
   now?: () => number;
+  /** The channels taken (default: every channel, DMs and group DMs left out). */
+  scope?: ChatScope;
 }
 
 /** A request handler: each outcome is a response, logged and counted (only a bug throws). */
@@ -82,6 +86,18 @@ export function slackReceiver(options: SlackReceiverOptions) {
       }
       eventId = envelope.eventId;
       const { event } = envelope;
+      const channel = typeof event.channel === "string" ? event.channel : "";
+      // A DM's channel_type is im, a group DM's mpim (their ids start with D and G too).
+      const outside = outOfScope(
+        options.scope,
+        channel,
+        event.channel_type === "im" || event.channel_type === "mpim",
+      );
+      if (outside !== undefined) {
+        metrics.add("EventsIgnored", 1);
+        log.info("event outside the channels taken", { eventId, reason: outside, ...retry });
+        return OK();
+      }
       // Names are a nicety: a lookup that fails leaves the ids, never the event.
       const names = await options
         .userNames?.(slackUserIds(event.user, event.text, event.message?.user, event.message?.text))

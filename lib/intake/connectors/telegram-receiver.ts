@@ -5,11 +5,13 @@
  */
 import { ConnectorError } from "./errors.js";
 import {
+  type ChatScope,
   checkBodySize,
   type HttpRequest,
   type HttpResponse,
   type IngestLine,
   OK,
+  outOfScope,
   RefusalLog,
   refusalStatus,
   reply,
@@ -21,6 +23,8 @@ import { parseTelegramUpdate, telegramUpdateLines, verifyTelegramRequest } from 
 export interface TelegramReceiverOptions extends TakeOptions {
   /** The `secret_token` given to setWebhook (cached by the caller). */
   secretToken: () => Promise<string>;
+  /** The chats taken (default: every group, supergroup and channel; private chats left out). */
+  scope?: ChatScope;
 }
 
 /** A request handler: each outcome is a response, logged and counted (only a bug throws). */
@@ -54,6 +58,16 @@ export function telegramReceiver(options: TelegramReceiverOptions) {
       verifyTelegramRequest(request.headers, token);
       const update = parseTelegramUpdate(request.body);
       updateId = update.updateId;
+      const chat = update.message?.chat;
+      const outside =
+        chat === undefined
+          ? undefined
+          : outOfScope(options.scope, String(chat.id), chat.type === "private");
+      if (outside !== undefined) {
+        metrics.add("EventsIgnored", 1);
+        log.info("update outside the chats taken", { updateId, reason: outside });
+        return OK();
+      }
       lines = telegramUpdateLines(update);
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;

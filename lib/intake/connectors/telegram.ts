@@ -40,6 +40,8 @@ interface TelegramMessage {
   edit_date?: unknown;
   chat?: {
     id?: unknown;
+    /** private, group, supergroup or channel. */
+    type?: unknown;
     title?: unknown;
     username?: unknown;
     first_name?: unknown;

@@ -88,6 +88,36 @@ describe("the Slack receiver", () => {
     expect(sent).toHaveLength(1);
   });
 
+  it("takes only the channels it is given, and DMs only when told to", async () => {
+    const dm = (id: string, type: string) =>
+      envelope(plain({ channel: `D${id}`, channel_type: type }), `Ev${id}`);
+    const open = world();
+    expect((await open.receive(signed(envelope(plain(), "EvC")))).statusCode).toBe(200);
+    for (const [id, type] of [
+      ["M1", "im"],
+      ["M2", "mpim"],
+    ]) {
+      expect((await open.receive(signed(dm(id, type)))).statusCode).toBe(200);
+    }
+    // DMs are acknowledged (Slack would retry otherwise) and dropped; the channel's is taken.
+    expect(open.sent.map((l) => l.channel)).toEqual(["C0001"]);
+    expect(open.count("EventsIgnored")).toBe(2);
+    expect(open.logged).toContainEqual(
+      expect.objectContaining({
+        message: "event outside the channels taken",
+        attributes: expect.objectContaining({ reason: "private" }),
+      }),
+    );
+    const listed = world({ scope: { channels: new Set(["C0002"]), privateChats: true } });
+    await listed.receive(signed(envelope(plain(), "EvC1")));
+    await listed.receive(signed(envelope(plain({ channel: "C0002" }), "EvC2")));
+    await listed.receive(signed(dm("M3", "im")));
+    expect(listed.sent.map((l) => l.channel)).toEqual(["C0002"]);
+    const withDms = world({ scope: { privateChats: true } });
+    await withDms.receive(signed(dm("M4", "im")));
+    expect(withDms.sent.map((l) => l.channel)).toEqual(["DM4"]);
+  });
+
   it("refuses a body over the bound with 413 before reading the secret or hashing it", async () => {
     let secretReads = 0;
     const { receive, sent, count } = world({

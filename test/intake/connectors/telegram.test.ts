@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  type ChatScope,
   ConnectorError,
   type ConnectorMetric,
   type IngestLine,
@@ -423,7 +424,7 @@ describe("an anonymous group admin, live", () => {
 });
 
 describe("the Telegram receiver", () => {
-  function world() {
+  function world(scope?: ChatScope) {
     const sent: IngestLine[] = [];
     const counts = new Map<ConnectorMetric, number>();
     const logged: unknown[] = [];
@@ -431,6 +432,7 @@ describe("the Telegram receiver", () => {
       logged.push({ message, attributes });
     const receive = telegramReceiver({
       secretToken: async () => TOKEN,
+      ...(scope === undefined ? {} : { scope }),
       claims: new MemoryEventClaims(),
       send: async (line) => {
         sent.push(line);
@@ -452,6 +454,27 @@ describe("the Telegram receiver", () => {
     expect((await receive(request(update))).statusCode).toBe(200);
     expect(sent).toHaveLength(1);
     expect(count("EventsDuplicate")).toBe(1);
+  });
+
+  it("takes only the chats it is given, and private chats only when told to", async () => {
+    const open = world();
+    const privately = {
+      update_id: 903,
+      message: message({ chat: { id: 77, type: "private", first_name: "Stranger" } }),
+    };
+    expect((await open.receive(request(privately))).statusCode).toBe(200);
+    expect((await open.receive(request({ update_id: 904, message: message() }))).statusCode).toBe(
+      200,
+    );
+    expect(open.sent.map((l) => l.channel)).toEqual([String(CHAT)]);
+    expect(open.count("EventsIgnored")).toBe(1);
+    const listed = world({ channels: new Set(["-100999"]), privateChats: true });
+    await listed.receive(request({ update_id: 905, message: message() }));
+    await listed.receive(request(privately));
+    expect(listed.sent.map((l) => l.channel)).toEqual([]);
+    const withPrivate = world({ privateChats: true });
+    await withPrivate.receive(request(privately));
+    expect(withPrivate.sent.map((l) => l.channel)).toEqual(["77"]);
   });
 
   it("refuses a body over the bound with 413 before reading the token or parsing it", async () => {
