@@ -14,6 +14,7 @@ import {
 } from "../../history/changes/index.js";
 import type { ConversationId, Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
+import { namesTerm } from "../../knowledge/extraction/offline/index.js";
 import { type ErasurePath, KINDS } from "../../knowledge/index.js";
 import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
 import type { ChannelStore } from "../../segmentation/pipeline/store/index.js";
@@ -343,12 +344,18 @@ const NAME_STEPS: Record<
 > = {
   "names scrubbed": (results, channel, names, times) =>
     scrubResults(results, channel, names, times),
-  "name terms removed": async (results, channel, names) => ({
-    nameTermsRemoved:
-      names.length === 0
-        ? 0
-        : await results.removeTerms(channel, (term) => names.some((name) => mentions(term, name))),
-  }),
+  "name terms removed": async (results, channel, names) => {
+    if (names.length === 0) return { nameTermsRemoved: 0 };
+    // The extractor's own forms of a name (`@alice zorbington`, the stems `alic zorbington`),
+    // and the name as a word of any other term (`alice/dotfiles`).
+    const named = namesTerm(names);
+    return {
+      nameTermsRemoved: await results.removeTerms(
+        channel,
+        (term) => named(term) || names.some((name) => mentions(term, name)),
+      ),
+    };
+  },
   "nothing to erase": async () => ({}),
 };
 

@@ -37,10 +37,18 @@ const NONE: Readonly<ScrubCounts> = Object.freeze({
 
 const MAX_TRIES = 5;
 
-/** Whether `text` names `name` as a whole word, whatever the case. */
+/**
+ * Whether `text` names `name` as a whole word, whatever the case and the spaces around and
+ * between its words (a display name may be stored as `Alice Zorbington `). Both are lower-cased
+ * as the extractor lower-cases names, which is not always what a case-insensitive match folds.
+ */
 export function mentions(text: string, name: string): boolean {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(text);
+  const words = name.trim().toLowerCase().split(/\s+/u);
+  if (words[0] === "") return false;
+  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
+  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(
+    text.toLowerCase(),
+  );
 }
 
 /**
