@@ -517,6 +517,7 @@ describe("IAM", () => {
           "userId",
           "authorKey",
           "metadata",
+          "channelName",
           "editedAt",
           "deleted",
           "pending",
