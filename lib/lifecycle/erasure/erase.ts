@@ -275,8 +275,10 @@ async function eraseBatch(
   for (const [channel, ids] of byChannel(batch)) {
     const held = batch.filter((m) => m.channel === channel);
     const times = held.map((m) => m.ts);
-    // Read before their deletion takes their names and their channel's name with it.
-    const stored = (await deps.messages.getMessages(channel, ids)).filter((m) => !m.deleted);
+    // Read before their deletion takes their names and their channel's name with it: by id
+    // each (it carries its author's name), by name one (for the channel's name).
+    const read = refs.some((ref) => ref.userId !== undefined) ? ids : ids.slice(0, 1);
+    const stored = (await deps.messages.getMessages(channel, read)).filter((m) => !m.deleted);
     const carried = carriedNames(stored, refs).filter((name) => !given.includes(name));
     const scrubChannel = async (names: readonly string[]) => {
       for (const name of names) {
