@@ -10,5 +10,5 @@ export {
   type AuthorRef,
   authorMatches,
 } from "./authors.js";
-export type { ChannelNames } from "./channel-names.js";
 export { ChangeError, type ChangeStatus, type Editor, type MessageChange } from "./changes.js";
+export type { ChannelNames } from "./channel-names.js";
