@@ -55,6 +55,8 @@ export async function buildWorld(
     userId?: (author: string, index: number) => string | undefined;
     /** The extraction's model (default: `topicModel`, which asks no questions). */
     llm?: LLM;
+    /** The channel name the messages of channel `c` carry (default: none). */
+    channelName?: (c: number) => string;
   },
 ): Promise<World> {
   const world: World = { channels: [], written: new Map(), userIds: new Map() };
@@ -76,6 +78,7 @@ export async function buildWorld(
             ts: m.ts,
             author: m.author,
             ...(userId === undefined ? {} : { userId }),
+            ...(options.channelName === undefined ? {} : { channelName: options.channelName(c) }),
           });
         }),
       );
