@@ -284,7 +284,8 @@ export class Storage extends Construct {
    * What an erasure (the `EraseUser` function) does and nothing more: finds a person's messages
    * (the `byAuthor` index, keys only), reads them by key, deletes them with the content-attribute
    * updates a deletion makes (and a tombstone's put, should one vanish meanwhile: those
-   * attributes only), redacts the results table, where it also keeps its audit item, and asks
+   * attributes only), takes a channel's name off its messages where it is the person's (a
+   * Query of the channel, then the same updates), redacts the results table, where it also keeps its audit item, and asks
    * the tick to reset a channel's reply linker (an update of the channel's marks naming only
    * `linkerReset` and the due attributes, returning nothing: never the tick's state).
    */
@@ -294,8 +295,10 @@ export class Storage extends Construct {
         actions: ["dynamodb:Query"],
         resources: [`${this.messages.tableArn}/index/${BY_AUTHOR_INDEX}`],
       }),
+      // Reads by key, and a channel's messages where its name is the person's (`channelName`
+      // then goes through the change grant).
       new PolicyStatement({
-        actions: ["dynamodb:BatchGetItem"],
+        actions: ["dynamodb:BatchGetItem", "dynamodb:Query"],
         resources: [this.messages.tableArn],
       }),
       this.changeStatement(),

@@ -13,6 +13,7 @@ import { type DynamoDBDocumentClient, paginateQuery, ScanCommand } from "@aws-sd
 import { realSleep } from "convoseg/backoff";
 import type { ChannelPart } from "convoseg/channel-deletion";
 import { batchWriteAll, createTable, documentClient } from "convoseg/dynamodb";
+import { mentions } from "convoseg/erasure";
 import { type AuthorRef, authorMatches } from "convoseg/history/changes";
 import type { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentDelivery } from "convoseg/pipeline";
@@ -91,36 +92,66 @@ export class SegmentLedger {
    * Erases a person from the delivered bodies (an erasure on a workspace): each inline message
    * of theirs (by `userId`, or by stored name without one: `authorMatches`) keeps its id and
    * time, as a deleted message does, and loses its text, author and user id (a resend extracts
-   * the segment without it, as extraction drops deleted messages). With `channels`, only
-   * theirs. Resolves to the entries rewritten; a repeat rewrites none.
+   * the segment without it, as extraction drops deleted messages); a thread's root of theirs
+   * goes (a body goes without a root deleted). A channel name that names them (a private chat
+   * is named after the one it is with: their names are the given one and those their messages
+   * carry) leaves every message of the entries. With `channels`, only theirs. Resolves to the
+   * entries rewritten; a repeat rewrites none.
    */
   async eraseAuthor(refs: readonly AuthorRef[], channels?: readonly string[]): Promise<number> {
     const theirs = (m: InlineMessage) => refs.some((ref) => authorMatches(m, ref));
     const only = channels === undefined ? undefined : new Set(channels);
-    const rewritten: Record<string, unknown>[] = [];
-    for (const entry of await this.entries()) {
-      if (only !== undefined && !only.has(entry.channel)) continue;
-      const messages = entry.segment.messages;
-      if (messages === undefined || !messages.some(theirs)) continue;
+    const entries = (await this.entries()).filter((e) => only === undefined || only.has(e.channel));
+    const names = new Set(refs.flatMap((ref) => (ref.user === undefined ? [] : [ref.user])));
+    for (const { segment } of entries) {
+      for (const m of [
+        ...(segment.messages ?? []),
+        ...(segment.threadRoot ? [segment.threadRoot] : []),
+      ]) {
+        if (m.author !== undefined && theirs(m)) names.add(m.author);
+      }
+    }
+    const named = (m: InlineMessage) =>
+      m.channelName !== undefined && [...names].some((name) => mentions(m.channelName ?? "", name));
+    const erased = (m: InlineMessage): InlineMessage => {
+      if (theirs(m)) return { id: m.id, ts: m.ts, text: "", ...(m.kind ? { kind: m.kind } : {}) };
+      if (!named(m)) return m;
+      const { channelName: _, ...rest } = m;
+      return rest;
+    };
+    // Bodies without their messages first: while one with them is left, a run again learns
+    // their names from it.
+    const writes: { holds: boolean; request: Record<string, unknown> }[] = [];
+    for (const entry of entries) {
+      const { messages, threadRoot } = entry.segment;
+      const holds =
+        (messages ?? []).some(theirs) || (threadRoot !== undefined && theirs(threadRoot));
+      if (!holds && !(messages ?? []).some(named) && !(threadRoot && named(threadRoot))) continue;
+      const { threadRoot: _, ...rest } = entry.segment;
       const segment: SegmentMessageV1 = {
-        ...entry.segment,
-        messages: messages.map((m) =>
-          theirs(m) ? { id: m.id, ts: m.ts, text: "", ...(m.kind ? { kind: m.kind } : {}) } : m,
-        ),
+        ...rest,
+        ...(messages === undefined ? {} : { messages: messages.map(erased) }),
+        ...(threadRoot === undefined || theirs(threadRoot)
+          ? {}
+          : { threadRoot: erased(threadRoot) }),
       };
-      rewritten.push({
-        PutRequest: {
-          Item: {
-            channel: entry.channel,
-            segmentId: entry.segmentId,
-            v: 1,
-            body: encodeBody(segment),
+      writes.push({
+        holds,
+        request: {
+          PutRequest: {
+            Item: {
+              channel: entry.channel,
+              segmentId: entry.segmentId,
+              v: 1,
+              body: encodeBody(segment),
+            },
           },
         },
       });
     }
-    await this.batchWrite(rewritten);
-    return rewritten.length;
+    writes.sort((a, b) => Number(a.holds) - Number(b.holds));
+    await this.batchWrite(writes.map((w) => w.request));
+    return writes.length;
   }
 
   private async channelKeys(channel: string): Promise<Record<string, unknown>[]> {

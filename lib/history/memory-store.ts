@@ -18,6 +18,7 @@ import {
   type MessageChange,
   prepareChange,
 } from "./changes/changes.js";
+import type { ChannelNames } from "./changes/channel-names.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
 import type { InferredReply } from "./dynamodb/inferred-replies.js";
 import { type Arrival, arrivalContent } from "./dynamodb/store.js";
@@ -52,7 +53,7 @@ type Positioned = Entry & { position: bigint };
  * answers the reads the pipeline makes (`arrivalsAfter`, `getMessages`), so whole pipelines can
  * run in memory. Edits and deletions (`Editor`) follow the DynamoDB store's rules.
  */
-export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
+export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelNames {
   private readonly positions: PositionAllocator;
   private readonly conversationsById = new Map<
     ConversationId,
@@ -245,6 +246,21 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex {
     if (options?.track) entry.mark = mark;
     else delete entry.mark;
     return { status: "applied", ...facts, wasDeleted };
+  }
+
+  async clearChannelName(
+    conversationId: ConversationId,
+    name: string,
+    except: readonly string[] = [],
+  ): Promise<number> {
+    validateConversationId(conversationId);
+    let cleared = 0;
+    for (const { message } of this.conversationsById.get(conversationId)?.byId.values() ?? []) {
+      if (message.channelName !== name || except.includes(message.id ?? "")) continue;
+      delete message.channelName;
+      cleared++;
+    }
+    return cleared;
   }
 
   async settle(

@@ -94,12 +94,13 @@ export function textMessage(
 
 /**
  * What is left of a deleted message: its id, timestamp, kind and edit time, and where it stood
- * (`replyTo`, `thread`, `platform`, `channelName`), no content and nothing of its author (neither
- * `author` nor `userId`).
+ * by id (`replyTo`, `thread`, `platform`), no content and nothing of its author (neither
+ * `author` nor `userId`). Nor `channelName`: a private chat is named after the person in it
+ * (Telegram's), and the channel's other messages carry its name.
  */
 export function redacted(message: Message): Message {
   const kept: Message = { role: message.role, parts: [], deleted: true };
-  const { userId: _userId, ...structure } = platformFieldsOf(message);
+  const { userId: _userId, channelName: _channelName, ...structure } = platformFieldsOf(message);
   Object.assign(kept, structure);
   if (message.id !== undefined) kept.id = message.id;
   if (message.ts !== undefined) kept.ts = message.ts;

@@ -56,11 +56,13 @@ export function describeChangeConformance(name: string, subject: () => Promise<E
       expect(`${messageText(stored)} ${stored.editedAt}`).toBe("v2 3000");
     });
 
-    it("deletes a message's userId with its author, and keeps where it stood", async () => {
+    it("deletes a message's userId with its author and its channel's name, and keeps where it stood", async () => {
       const store = await subject();
       const c = conversation("delete-platform");
-      const where = { replyTo: "m0", thread: "m0", platform: "discord", channelName: "help" };
-      await store.write(c, [{ ...chat("m1", "secret"), userId: "4242", ...where }]);
+      const where = { replyTo: "m0", thread: "m0", platform: "telegram" };
+      // A Telegram private chat is named after the person in it.
+      const channelName = "Alice Zorbington";
+      await store.write(c, [{ ...chat("m1", "secret"), userId: "4242", channelName, ...where }]);
       await store.change(c, { kind: "delete", id: "m1" });
       const [gone] = await store.getMessages(c, ["m1"]);
       expect(gone).toEqual({

@@ -517,6 +517,7 @@ describe("IAM", () => {
           "userId",
           "authorKey",
           "metadata",
+          "channelName",
           "editedAt",
           "deleted",
           "pending",
@@ -666,11 +667,16 @@ describe("IAM", () => {
     );
   });
 
-  it("gives the erase role the byAuthor index, reads by key, deletions, the results table and the channels' linker reset, nothing more", () => {
+  it("gives the erase role the byAuthor index, reads by key and of a channel, deletions, the results table and the channels' linker reset, nothing more", () => {
     expect(roleStatements(template, ids.eraseRole)).toEqual([
       logsStatement(ids.eraseLogs),
       { Effect: "Allow", Action: "dynamodb:Query", Resource: indexArn(ids.messages, "byAuthor") },
-      { Effect: "Allow", Action: "dynamodb:BatchGetItem", Resource: arn(ids.messages) },
+      // Reads by key, and the messages of a channel named after the person.
+      {
+        Effect: "Allow",
+        Action: ["dynamodb:BatchGetItem", "dynamodb:Query"],
+        Resource: arn(ids.messages),
+      },
       changeStatement(ids.messages),
       // Only a tombstone's attributes: it cannot put a message.
       {

@@ -1,14 +1,18 @@
 /**
  * The registry of knowledge kinds (`KINDS`), checked on a deployment's stores (memory in the
- * unit tier, DynamoDB Local in the emulator tier): a person writes in two channels, one
- * extracted by a model (results, topic and question entries, window replies), one by the
- * offline extractor (term statistics), and someone else names them there; a failed attempt
+ * unit tier, DynamoDB Local in the emulator tier): a person with a name of two words writes in
+ * three channels, one extracted by a model (results, topic and question entries, window
+ * replies), one by the offline extractor (term statistics), where someone else names them, and
+ * a private chat named after them (`channelName`, as Telegram names one); a failed attempt
  * leaves a lease, extraction spends tokens. Then the person is erased through the real erasure,
  * and every item of every table the kinds declare is read back. For every registered kind: its
  * items were there, the personal ones held the person, and after the erasure nothing of their
  * name, user id, message ids or words is left; a kind that declares nothing personal never held
  * any. Every item read is of a registered kind, so a kind stored without being registered fails
- * here too.
+ * here too. Then every item of every table (the messages table, the results table and, on a
+ * workspace's tables, the ledger of delivered bodies, erased as `erase` erases it) is scanned
+ * for their name, as a word in any case, with or without `@` and as the offline extractor keys
+ * it, and for the words only they wrote: only their deleted messages' ids and times may stay.
  *
  * Retention is checked the same way, from each kind's declaration and not by naming kinds: the
  * deployment has a result retention (so its results expire), and before and after the erasure
@@ -23,7 +27,8 @@ import { eraseUser } from "convoseg/erasure";
 import type { Extractor } from "convoseg/extraction";
 import { Analyzer } from "convoseg/extraction";
 import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "convoseg/extraction/offline";
-import { type Store, textMessage } from "convoseg/history";
+import { type Message, type Store, textMessage } from "convoseg/history";
+import type { ChannelNames } from "convoseg/history/changes";
 import { KINDS, type KnowledgeKind, kindOf } from "convoseg/knowledge";
 import type { ResultStore, SpendCounter } from "convoseg/knowledge/store";
 import {
@@ -39,49 +44,72 @@ import {
   SegmentExtractor,
   storedMessageStates,
 } from "convoseg/knowledge/write";
+import { segmentBody } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
+import type { SegmentLedger } from "../../local/ledger.js";
 import { ANALYSIS } from "./fixtures.js";
 import { NOW, questionModel, segmentAt } from "./redaction.js";
 
 /** A deployment's stores, and every item its tables hold (what a Scan of each reads). */
 export interface KindsFixture {
   history: Store & ErasureMessages;
+  channelNames: ChannelNames;
   results: ResultStore;
   spend: SpendCounter;
   audits: AuditStore;
+  /** The results table's items. */
   items(): Promise<Record<string, unknown>[]>;
+  /** The messages table's items; `written`: the ids written, by channel (a store with no Scan). */
+  messageItems(written: ReadonlyMap<string, readonly string[]>): Promise<Record<string, unknown>[]>;
+  /** A workspace's ledger of delivered bodies, where the tables have one. */
+  ledger?: SegmentLedger;
 }
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** The deployment's result retention: results (and what goes with them) do expire. */
 const RESULT_RETENTION_MS = 30 * DAY;
-const PERSON = { user: "zorbington", userId: "UZ0RB8" };
+const PERSON = { user: "Alice Zorbington", userId: "UZ0RB8" };
 /** Words only the person writes (checked by their first six letters, so stems count too). */
 const THEIR_WORDS = ["quuxolator", "frobnitz"];
+/**
+ * Their name as a word in any case, with or without `@`, and as the offline extractor keys the
+ * words of a text (`alic zorbington`).
+ */
+const THEIR_NAME = /(^|[^\p{L}\p{N}_])@?alic(e)?\s+zorbington($|[^\p{L}\p{N}_])/iu;
 
 /** Texts of one segment, by author; the person's are the only ones with their words. */
 const LLM_SEGMENT: [string, string][] = [
-  ["alice", "my #grub menu is gone"],
+  ["ann", "my #grub menu is gone"],
   [PERSON.user, "the #quuxolator eats #grub menus, frobnitz it"],
   ["bob", "reinstall #grub from a live usb"],
   [PERSON.user, "anyone around?"],
-  ["alice", "my #wifi drops every hour"],
+  ["ann", "my #wifi drops every hour"],
   ["bob", "which #wifi chip is it"],
   [PERSON.user, "an intel one, the quuxolator kind"],
-  ["alice", "try the #wifi power save setting"],
+  ["ann", "try the #wifi power save setting"],
 ];
 const OFFLINE_SEGMENT: [string, string][] = [
-  ["alice", "the bootloader broke after the kernel update"],
+  ["ann", "the bootloader broke after the kernel update"],
   [PERSON.user, "quuxolator frobnitz bootloader fix: reinstall the quuxolator"],
   ["bob", "reinstall the bootloader from a live usb"],
   [PERSON.user, "frobnitz works, the quuxolator bootloader is back"],
 ];
-/** Another segment of the offline channel: only others, one naming the person. */
+/**
+ * Another segment of the offline channel: only others, naming the person in two messages, which
+ * makes their name a phrase of the statistics (`alic zorbington`).
+ */
 const NAMED_SEGMENT: [string, string][] = [
-  ["alice", "@zorbington knows the bootloader well"],
-  ["bob", "the bootloader config lives in etc default grub"],
-  ["alice", "thanks, the bootloader config works"],
+  ["ann", `${PERSON.user} knows the bootloader well`],
+  ["bob", `ask ${PERSON.user} about the bootloader config`],
+  ["ann", "thanks, the bootloader config works"],
+];
+/** A private chat with the person, named after them as Telegram names one. */
+const DM_SEGMENT: [string, string][] = [
+  [PERSON.user, "the quuxolator needs a bootloader fix"],
+  ["ann", "which bootloader do you run"],
+  [PERSON.user, "frobnitz, the quuxolator kind"],
+  ["ann", "reinstall the bootloader from a live usb"],
 ];
 
 async function writeAndExtract(
@@ -91,6 +119,8 @@ async function writeAndExtract(
   lines: readonly [string, string][],
   start: number,
   extractor: Extractor,
+  channelName: string,
+  written: Map<string, string[]>,
 ): Promise<string[]> {
   const { segment, messages } = segmentAt(
     channel,
@@ -98,18 +128,29 @@ async function writeAndExtract(
     lines.map(([, text]) => text),
     start,
   );
-  const authored = messages.map((m, i) => ({ ...m, author: lines[i][0] }));
-  await fixture.history.write(
-    channel,
-    authored.map((m) =>
-      textMessage("user", m.text, {
-        id: m.id,
-        ts: m.ts,
-        author: m.author,
-        ...(m.author === PERSON.user ? { userId: PERSON.userId } : {}),
-      }),
-    ),
+  const authored = messages.map((m, i) => ({ ...m, author: lines[i][0], channelName }));
+  const stored: Message[] = authored.map((m) =>
+    textMessage("user", m.text, {
+      id: m.id,
+      ts: m.ts,
+      author: m.author,
+      channelName,
+      ...(m.author === PERSON.user ? { userId: PERSON.userId } : {}),
+    }),
   );
+  await fixture.history.write(channel, stored);
+  written.set(channel, [...(written.get(channel) ?? []), ...authored.map((m) => m.id)]);
+  // Delivered: a workspace's ledger keeps the body, with its text.
+  await fixture.ledger?.record([
+    {
+      segment: { ...segment, messages: authored.map(({ id, ts }) => ({ id, ts })) },
+      body: segmentBody(
+        { ...segment, messages: authored.map(({ id, ts }) => ({ id, ts })) },
+        stored,
+        { maxBodyBytes: 256 * 1024, tableName: "messages" },
+      ),
+    },
+  ]);
   await new SegmentExtractor({
     store: fixture.results,
     extractor,
@@ -122,13 +163,38 @@ async function writeAndExtract(
   return authored.filter((m) => m.author === PERSON.user).map((m) => m.id);
 }
 
-/** The deployment before the erasure; resolves to the ids of the person's messages. */
-async function deployment(fixture: KindsFixture, prefix: string): Promise<string[]> {
+/**
+ * The deployment before the erasure; resolves to the ids of the person's messages, and of every
+ * message written, by channel.
+ */
+async function deployment(
+  fixture: KindsFixture,
+  prefix: string,
+): Promise<{ ids: string[]; written: Map<string, string[]> }> {
   const llm = new Analyzer(questionModel, { ...ANALYSIS, maxConcurrency: 1 });
   const offline = new KeyphraseExtractor();
+  const written = new Map<string, string[]>();
   const ids = [
-    ...(await writeAndExtract(fixture, `${prefix}#model`, "m1", LLM_SEGMENT, NOW, llm)),
-    ...(await writeAndExtract(fixture, `${prefix}#offline`, "o1", OFFLINE_SEGMENT, NOW, offline)),
+    ...(await writeAndExtract(
+      fixture,
+      `${prefix}#model`,
+      "m1",
+      LLM_SEGMENT,
+      NOW,
+      llm,
+      "general",
+      written,
+    )),
+    ...(await writeAndExtract(
+      fixture,
+      `${prefix}#offline`,
+      "o1",
+      OFFLINE_SEGMENT,
+      NOW,
+      offline,
+      "help",
+      written,
+    )),
     ...(await writeAndExtract(
       fixture,
       `${prefix}#offline`,
@@ -136,6 +202,18 @@ async function deployment(fixture: KindsFixture, prefix: string): Promise<string
       NAMED_SEGMENT,
       NOW + 2 * HOUR,
       offline,
+      "help",
+      written,
+    )),
+    ...(await writeAndExtract(
+      fixture,
+      `${prefix}#dm`,
+      "d1",
+      DM_SEGMENT,
+      NOW,
+      offline,
+      PERSON.user,
+      written,
     )),
   ];
   // A failed attempt of a segment not yet extracted, and the day's spend: no person in either.
@@ -155,14 +233,14 @@ async function deployment(fixture: KindsFixture, prefix: string): Promise<string
   });
   await fixture.spend.add(channel, "2026-07-01", 107);
   await fixture.spend.add(DEPLOYMENT_PARTITION, "2026-07-01", 107);
-  return ids;
+  return { ids, written };
 }
 
 /** What of the person an item holds, by what it is. */
 function traces(item: Record<string, unknown>, messageIds: readonly string[]): string[] {
   const text = JSON.stringify(item).toLowerCase();
   const found: string[] = [];
-  if (text.includes(PERSON.user)) found.push("name");
+  if (THEIR_NAME.test(text)) found.push("name");
   if (text.includes(PERSON.userId.toLowerCase())) found.push("user id");
   for (const word of THEIR_WORDS) if (text.includes(word.slice(0, 6))) found.push(word);
   for (const id of messageIds) if (text.includes(JSON.stringify(id))) found.push(id);
@@ -261,12 +339,51 @@ async function erase(fixture: KindsFixture, request: EraseRequest): Promise<void
         states: storedMessageStates(fixture.history),
       }),
       results: fixture.results,
+      channelNames: fixture.channelNames,
       audits: fixture.audits,
       now: () => NOW + 100 * HOUR,
     },
     request,
   );
   expect(outcome.done).toBe(true);
+  // The ledger follows the tables, as `erase` on a workspace does.
+  const refs = [
+    ...(request.userId === undefined ? [] : [{ userId: request.userId }]),
+    ...(request.user === undefined ? [] : [{ user: request.user }]),
+  ];
+  await fixture.ledger?.eraseAuthor(refs, request.channels);
+}
+
+/**
+ * Every item of every table that still holds the person: their name or user id anywhere, the
+ * words only they wrote, and in the results table their message ids (their deleted messages and
+ * the ledger's bodies keep their ids and times, as a deletion does). The others' messages name
+ * them in their own words, which are theirs to keep: their text is not looked at.
+ */
+async function everywhere(
+  fixture: KindsFixture,
+  written: ReadonlyMap<string, readonly string[]>,
+  ids: readonly string[],
+): Promise<string[]> {
+  const others = (author: unknown) => typeof author === "string" && author !== PERSON.user;
+  const messages = (await fixture.messageItems(written)).map(({ parts, ...item }) =>
+    others(item.author) ? item : { ...item, parts },
+  );
+  const ledger = ((await fixture.ledger?.entries()) ?? []).map(({ segment }) => ({
+    ...segment,
+    messages: segment.messages?.map(({ text, ...m }) => (others(m.author) ? m : { ...m, text })),
+  }));
+  const tables: [string, Record<string, unknown>[], readonly string[]][] = [
+    ["messages", messages, []],
+    ["results", await fixture.items(), ids],
+    ["ledger", ledger, []],
+  ];
+  return tables.flatMap(([table, items, cited]) =>
+    items.flatMap((item) => {
+      const found = traces(item, cited);
+      return found.length === 0 ? [] : [`${table}: ${JSON.stringify(item)}: ${found.join(", ")}`];
+    }),
+  );
 }
 
 export function describeKinds(name: string, make: () => Promise<KindsFixture>): void {
@@ -275,7 +392,7 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
 
     it("every registered kind holds nothing of an erased person", async () => {
       const fixture = await make();
-      const ids = await deployment(fixture, "kinds");
+      const { ids } = await deployment(fixture, "kinds");
       const before = byKind(await fixture.items());
       for (const kind of KINDS) {
         const items = before.get(kind) ?? [];
@@ -317,6 +434,39 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
       );
       expect(terms.frequencies.get("bootloader")).toBe(1);
     });
+
+    it.each([
+      ["their user id and name", request],
+      ["their user id alone", { userId: PERSON.userId, requestedBy: "dpo" }],
+    ])(
+      "erased by %s, no table holds their name, as a word, a term or a channel's name, nor their words",
+      async (_, request) => {
+        const fixture = await make();
+        const { ids, written } = await deployment(fixture, "scan");
+        const before = await everywhere(fixture, written, ids);
+        // The scan sees them where they were: their messages, the private chat's name on the
+        // others' messages too, the term statistics, and the ledger's bodies where there is one.
+        const dm = (await fixture.messageItems(written)).filter(
+          (item) => item.author === "ann" && item.channelName === PERSON.user,
+        );
+        expect(dm.length).toBeGreaterThan(0);
+        expect(before.some((found) => found.includes('"item":"term#'))).toBe(true);
+        expect(before.some((found) => found.includes('"item":"termlog#'))).toBe(true);
+        if (fixture.ledger !== undefined) {
+          expect(before.some((found) => found.startsWith("ledger: "))).toBe(true);
+        }
+
+        await erase(fixture, request);
+
+        expect(await everywhere(fixture, written, ids), "the person is left").toEqual([]);
+        // The private chat's messages are the others' own, and stay; only its name goes.
+        const left = (await fixture.messageItems(written)).filter((item) => item.author === "ann");
+        expect(
+          left.filter((item) => String(item.channel ?? item.conversation).endsWith("#dm")),
+        ).toHaveLength(2);
+        expect(left.filter((item) => item.channelName === "help").length).toBeGreaterThan(0);
+      },
+    );
 
     it("every registered kind's items expire as its retention declares", async () => {
       const fixture = await make();

@@ -1,35 +1,47 @@
-/** The registry of knowledge kinds on DynamoDB Local (`./kinds-conformance.ts`). */
+/**
+ * The registry of knowledge kinds on DynamoDB Local (`./kinds-conformance.ts`), with a
+ * workspace's ledger of delivered bodies beside the tables.
+ */
 
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
 import { DynamoDbAuditStore } from "convoseg/erasure";
-import { DynamoDbStore } from "convoseg/history/dynamodb";
+import { DynamoDbChannelNames, DynamoDbStore } from "convoseg/history/dynamodb";
 import { DynamoDbLedger, DynamoDbResultStore } from "convoseg/knowledge/store";
+import { SegmentLedger } from "../../local/ledger.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { createMessagesTestTable, createResultsTestTable } from "./fixtures.js";
 import { describeKinds } from "./kinds-conformance.js";
 
 const client = testDynamoDbClient();
 
+/** Every item of a table, read consistently. */
+async function scan(tableName: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient(client).send(
+      new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
 describeKinds("DynamoDB Local", async () => {
   const messagesTable = await createMessagesTestTable(client);
   const tableName = await createResultsTestTable(client);
+  const ledgerTable = `${messagesTable}-ledger`;
+  await SegmentLedger.create(client, ledgerTable);
   return {
     history: new DynamoDbStore({ client, tableName: messagesTable }),
+    channelNames: new DynamoDbChannelNames({ client, tableName: messagesTable }),
     results: new DynamoDbResultStore({ client, tableName }),
     spend: new DynamoDbLedger({ client, tableName }),
     audits: new DynamoDbAuditStore({ client, tableName }),
-    items: async () => {
-      const items: Record<string, unknown>[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await documentClient(client).send(
-          new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, ConsistentRead: true }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
-      return items;
-    },
+    items: () => scan(tableName),
+    messageItems: () => scan(messagesTable),
+    ledger: new SegmentLedger(client, ledgerTable),
   };
 });

@@ -12,8 +12,10 @@ describeKinds("the memory stores", async () => {
   const results = new MemoryResultStore();
   const spend = new MemoryLedger();
   const audits = new MemoryAuditStore();
+  const history = new MemoryStore();
   return {
-    history: new MemoryStore(),
+    history,
+    channelNames: history,
     results,
     spend,
     audits,
@@ -26,6 +28,16 @@ describeKinds("the memory stores", async () => {
         ...audit,
       })),
     ],
+    // What the store keeps of each message, deleted ones too, with its channel.
+    messageItems: async (written) => {
+      const items: Record<string, unknown>[] = [];
+      for (const [conversation, ids] of written) {
+        for (const message of await history.getMessages(conversation, ids)) {
+          items.push({ conversation, ...message });
+        }
+      }
+      return items;
+    },
   };
 });
 

@@ -1,7 +1,7 @@
 /**
  * Edits, deletions and authors. The `Editor` that applies a change to a stored message (convoseg's
- * addition to the history contract), its outcomes and errors, and the author index an erasure
- * pages through to find a person's messages.
+ * addition to the history contract), its outcomes and errors, the author index an erasure
+ * pages through to find a person's messages, and the channel names an erasure takes off.
  */
 export {
   type AuthoredMessage,
@@ -11,3 +11,4 @@ export {
   authorMatches,
 } from "./authors.js";
 export { ChangeError, type ChangeStatus, type Editor, type MessageChange } from "./changes.js";
+export type { ChannelNames } from "./channel-names.js";

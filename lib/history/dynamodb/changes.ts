@@ -123,11 +123,12 @@ async function update(
       "#uid": "userId",
       "#ak": AUTHOR_KEY,
       "#meta": "metadata",
+      "#cn": "channelName",
     });
     values[":true"] = true;
     sets.push("#d = :true");
     // The author key goes with the author: the item leaves the `byAuthor` index.
-    removes.push("#parts", "#author", "#ak", "#uid", "#meta");
+    removes.push("#parts", "#author", "#ak", "#uid", "#meta", "#cn");
   }
   if (options?.track) {
     values[":mark"] = changeMark(change);

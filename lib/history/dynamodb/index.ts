@@ -1,8 +1,9 @@
 /**
  * The history store on DynamoDB. `DynamoDbStore` over the messages table, the table's creation for
- * local runs and tests, a channel's latest name, and the storage rule messages must meet.
+ * local runs and tests, a channel's latest name (and its removal), and the storage rule messages
+ * must meet.
  */
-export { latestChannelName } from "./channel-names.js";
+export { DynamoDbChannelNames, latestChannelName } from "./channel-names.js";
 export type { InferredReply } from "./inferred-replies.js";
 export { storageProblem } from "./schema.js";
 export { type Arrival, type ArrivalContent, DynamoDbStore } from "./store.js";

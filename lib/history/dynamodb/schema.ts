@@ -130,6 +130,7 @@ export const CHANGE_ATTRIBUTES = [
   "userId",
   AUTHOR_KEY,
   "metadata",
+  "channelName",
   EDITED_AT,
   DELETED,
   PENDING,

@@ -10,10 +10,12 @@ import {
   type AuthorIndex,
   type AuthorRef,
   authorMatches,
+  type ChannelNames,
   type Editor,
 } from "../../history/changes/index.js";
 import type { ConversationId, Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
+import { namesTerm } from "../../knowledge/extraction/offline/index.js";
 import { type ErasurePath, KINDS } from "../../knowledge/index.js";
 import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
 import type { ChannelStore } from "../../segmentation/pipeline/store/index.js";
@@ -39,6 +41,11 @@ export interface ErasureDependencies {
   redactor: Pick<KnowledgeRedactor, "redact">;
   /** The results store, for the names a redaction leaves (`./scrub.ts`, the term statistics). */
   results: ScrubStore;
+  /**
+   * The messages table's channel names: a channel named after the person (a private chat is
+   * named after the one it is with) loses its name from every message.
+   */
+  channelNames: ChannelNames;
   audits: AuditStore;
   /**
    * The channels table (the segmentation tick's): in each channel where a page deleted the
@@ -171,10 +178,11 @@ export async function eraseUser(
       : { ...audit, runs: audit.runs + 1, version: audit.version + 1 };
   await save(deps.audits, audit);
 
+  const done = new Set<string>();
   for (;;) {
     if (deps.shouldStop?.()) return { done: false, dryRun: false, counts: audit.counts, audit };
     const counts = { ...audit.counts };
-    add(counts, await eraseBatch(deps, refs, audit.batch));
+    add(counts, await eraseBatch(deps, refs, audit.batch, done));
     counts.messages += audit.batch.length;
     if (audit.exhausted) {
       audit = {
@@ -252,27 +260,56 @@ async function readPage(
 
 /**
  * Per channel: deletes the page's messages, redacts what was derived from them, removes the
- * person's names from the results that hold the page's times and asks the tick to reset the
- * channel's reply linker; every step is a no-op when redone (but the last, which is harmless). Erasing by `userId`, the names are the display names the messages themselves carry
+ * person's names from the results that hold the page's times (and once per run from every
+ * result of the channel that names them) and from the channel's name, and asks the tick to reset
+ * the channel's reply linker; every step is a no-op when redone (but the last, which is
+ * harmless). Erasing by `userId`, the names are the display names the messages themselves carry
  * (results hold names, never user ids), which their deletion removes: those are learned and
  * removed first, so that a page redone after its deletions has only names already removed left
- * to learn. A name given (`user`) is removed last, after the redaction has recounted the author
- * lists it could, as it always was: most results then need no second write.
+ * to learn; so is the channel's name they carry. A name given (`user`) is removed last, after
+ * the redaction has recounted the author lists it could, as it always was: most results then
+ * need no second write. `done` holds the once-per-run steps this run made.
  */
 async function eraseBatch(
   deps: ErasureDependencies,
   refs: readonly AuthorRef[],
   batch: readonly ErasedMessage[],
+  done: Set<string>,
 ): Promise<Omit<ErasureCounts, "messages">> {
   const counts = { ...NO_COUNTS };
   const given = refs.flatMap((ref) => (ref.user === undefined ? [] : [ref.user]));
+  const once = async (step: string, channel: string, name: string, run: () => Promise<void>) => {
+    const key = JSON.stringify([step, channel, name]);
+    if (done.has(key)) return;
+    await run();
+    done.add(key);
+  };
   for (const [channel, ids] of byChannel(batch)) {
     const held = batch.filter((m) => m.channel === channel);
     const times = held.map((m) => m.ts);
-    const carried = (await carriedNames(deps.messages, refs, channel, ids)).filter(
-      (name) => !given.includes(name),
-    );
+    // Read before their deletion takes their names and their channel's name with it: by id
+    // each (it carries its author's name), by name one (for the channel's name).
+    const read = refs.some((ref) => ref.userId !== undefined) ? ids : ids.slice(0, 1);
+    const stored = (await deps.messages.getMessages(channel, read)).filter((m) => !m.deleted);
+    const carried = carriedNames(stored, refs).filter((name) => !given.includes(name));
+    const scrubChannel = async (names: readonly string[]) => {
+      for (const name of names) {
+        await once("results", channel, name, async () => {
+          const scrubbed: Partial<ErasureCounts> = await scrubResults(deps.results, channel, [
+            name,
+          ]);
+          add(counts, scrubbed);
+        });
+      }
+    };
     await eraseNames(deps, channel, carried, times, counts);
+    await scrubChannel(carried);
+    for (const name of namedChannel(stored, [...carried, ...given])) {
+      // The page's own messages keep it until deleted, so that a page redone learns it again.
+      await once("channel name", channel, name, async () => {
+        await deps.channelNames.clearChannelName(channel, name, ids);
+      });
+    }
     for (const id of ids) await deps.messages.change(channel, { kind: "delete", id });
     const redacted = await deps.redactor.redact(
       channel,
@@ -280,6 +317,7 @@ async function eraseBatch(
     );
     add(counts, redacted);
     await eraseNames(deps, channel, given, times, counts);
+    await scrubChannel(given);
     // After the deletions: a tick that read the messages before them is followed by one that
     // drops what it linked (a page redone asks again, which costs one more empty window).
     const at = (deps.now ?? Date.now)();
@@ -289,25 +327,26 @@ async function eraseBatch(
   return derived;
 }
 
-/**
- * Erasing by `userId`: the `author` of each of the page's messages in `channel` with that id
- * not yet deleted (one consistent read per message, which only an erasure by id pays); none
- * otherwise.
- */
-async function carriedNames(
-  messages: ErasureMessages,
-  refs: readonly AuthorRef[],
-  channel: string,
-  ids: readonly string[],
-): Promise<string[]> {
+/** Erasing by `userId`: the `author` of each of the page's `stored` messages with that id. */
+function carriedNames(stored: readonly Message[], refs: readonly AuthorRef[]): string[] {
   const byId = refs.filter((ref) => ref.userId !== undefined);
-  if (byId.length === 0) return [];
   const names = new Set<string>();
-  for (const message of await messages.getMessages(channel, ids)) {
-    if (message.deleted || message.author === undefined) continue;
+  for (const message of stored) {
+    if (message.author === undefined) continue;
     if (byId.some((ref) => authorMatches(message, ref))) names.add(message.author);
   }
   return [...names];
+}
+
+/** The channel names the page's `stored` messages carry that name one of `names`. */
+function namedChannel(stored: readonly Message[], names: readonly string[]): Set<string> {
+  const named = new Set<string>();
+  for (const { channelName } of stored) {
+    if (channelName !== undefined && names.some((name) => mentions(channelName, name))) {
+      named.add(channelName);
+    }
+  }
+  return named;
 }
 
 /** A dry run: the person's messages per channel, nothing written. */
@@ -355,12 +394,18 @@ const NAME_STEPS: Record<
 > = {
   "names scrubbed": (results, channel, names, times) =>
     scrubResults(results, channel, names, times),
-  "name terms removed": async (results, channel, names) => ({
-    nameTermsRemoved:
-      names.length === 0
-        ? 0
-        : await results.removeTerms(channel, (term) => names.some((name) => mentions(term, name))),
-  }),
+  "name terms removed": async (results, channel, names) => {
+    if (names.length === 0) return { nameTermsRemoved: 0 };
+    // The extractor's own forms of a name (`@alice zorbington`, the stems `alic zorbington`),
+    // and the name as a word of any other term (`alice/dotfiles`).
+    const named = namesTerm(names);
+    return {
+      nameTermsRemoved: await results.removeTerms(
+        channel,
+        (term) => named(term) || names.some((name) => mentions(term, name)),
+      ),
+    };
+  },
   "nothing to erase": async () => ({}),
 };
 

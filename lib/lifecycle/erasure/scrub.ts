@@ -4,7 +4,9 @@
  * a model may have written the name into a topic, reason or tag. The results whose time span
  * holds one of the person's messages are read, and each such candidate loses the name from its
  * authors, or, when its own words name the person, is removed with its topic entry; a question
- * the person asked, or whose words name them, is removed.
+ * the person asked, or whose words name them, is removed. Once per channel and run, every result
+ * of the channel is read for candidates and questions that name them: others may have said the
+ * name often enough for an extractor to make it a topic of a segment without the person.
  */
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
 import type { ResultStore, SegmentResult } from "../../knowledge/store/index.js";
@@ -13,7 +15,7 @@ import { ErasureError } from "./errors.js";
 /** The results store's reads and writes the erasure of names needs. */
 export type ScrubStore = Pick<
   ResultStore,
-  "findSpans" | "getResult" | "saveRedaction" | "deleteWindows" | "removeTerms"
+  "findSpans" | "listResults" | "getResult" | "saveRedaction" | "deleteWindows" | "removeTerms"
 >;
 
 export interface ScrubCounts {
@@ -37,29 +39,43 @@ const NONE: Readonly<ScrubCounts> = Object.freeze({
 
 const MAX_TRIES = 5;
 
-/** Whether `text` names `name` as a whole word, whatever the case. */
+/**
+ * Whether `text` names `name` as a whole word, whatever the case and the spaces around and
+ * between its words (a display name may be stored as `Alice Zorbington `). Both are lower-cased
+ * as the extractor lower-cases names, which is not always what a case-insensitive match folds.
+ */
 export function mentions(text: string, name: string): boolean {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(text);
+  const words = name.trim().toLowerCase().split(/\s+/u);
+  if (words[0] === "") return false;
+  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
+  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(
+    text.toLowerCase(),
+  );
 }
 
 /**
  * Removes `names` (a person's display names) from the results that hold any of `times` in
- * `channel`; idempotent.
+ * `channel`; without `times`, the candidates and questions whose own words name them from every
+ * result of the channel (others may have said the name often enough for an extractor to make it
+ * a topic), never an author list there: the person wrote in none of those, so a name there is a
+ * namesake's. Idempotent.
  */
 export async function scrubResults(
   store: ScrubStore,
   channel: string,
   names: readonly string[],
-  times: readonly number[],
+  times?: readonly number[],
 ): Promise<ScrubCounts> {
   const total: ScrubCounts = { ...NONE };
   if (names.length === 0) return total;
-  const seen = new Set<string>();
-  for (const span of await store.findSpans(channel, times)) {
-    if (seen.has(span.segmentId)) continue;
-    seen.add(span.segmentId);
-    const counts = await scrubResult(store, channel, span.segmentId, names);
+  const segments =
+    times === undefined
+      ? (await store.listResults(channel))
+          .filter((result) => scrubPlan(result, names, true) !== undefined)
+          .map((result) => result.segmentId)
+      : (await store.findSpans(channel, times)).map((span) => span.segmentId);
+  for (const segmentId of new Set(segments)) {
+    const counts = await scrubResult(store, channel, segmentId, names, times === undefined);
     for (const key of Object.keys(total) as (keyof ScrubCounts)[]) total[key] += counts[key];
   }
   return total;
@@ -70,11 +86,12 @@ async function scrubResult(
   channel: string,
   segmentId: string,
   names: readonly string[],
+  wordsOnly: boolean,
 ): Promise<ScrubCounts> {
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const result = await store.getResult(channel, segmentId);
     if (result === undefined) break;
-    const plan = scrubPlan(result, names);
+    const plan = scrubPlan(result, names, wordsOnly);
     if (plan === undefined) break;
     // The cached replies may hold the name too; the result is written last, as in a redaction.
     const windows = result.windows ?? [];
@@ -96,7 +113,7 @@ async function scrubResult(
     };
   }
   const result = await store.getResult(channel, segmentId);
-  if (result !== undefined && scrubPlan(result, names) !== undefined) {
+  if (result !== undefined && scrubPlan(result, names, wordsOnly) !== undefined) {
     throw new ErasureError(
       "ERASURE_RESULT_CONFLICT",
       `segment ${segmentId}: its result kept changing during ${MAX_TRIES} tries to remove a name from it; run the erasure again`,
@@ -105,10 +122,14 @@ async function scrubResult(
   return { ...NONE };
 }
 
-/** The result without `names`, or undefined when it holds none of them. Pure. */
+/**
+ * The result without `names` (with `wordsOnly`, only where its candidates' and questions' own
+ * words hold them, not its author lists), or undefined when it holds none of them. Pure.
+ */
 export function scrubPlan(
   result: SegmentResult,
   names: readonly string[],
+  wordsOnly = false,
 ):
   | {
       next: SegmentResult;
@@ -126,7 +147,7 @@ export function scrubPlan(
       removedTopics.push(normalizeTopic(candidate.topic));
       continue;
     }
-    if (candidate.authors?.some((a) => names.includes(a))) {
+    if (!wordsOnly && candidate.authors?.some((a) => names.includes(a))) {
       authorsRemoved++;
       const authors = candidate.authors.filter((a) => !names.includes(a));
       const gone = candidate.authors.length - authors.length;
@@ -143,7 +164,7 @@ export function scrubPlan(
     text !== undefined && names.some((name) => mentions(text, name));
   const questions = result.questions?.filter(
     (q) =>
-      !(q.askedBy !== undefined && names.includes(q.askedBy)) &&
+      !(!wordsOnly && q.askedBy !== undefined && names.includes(q.askedBy)) &&
       !named(q.question) &&
       !named(q.answer),
   );

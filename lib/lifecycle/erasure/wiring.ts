@@ -11,7 +11,7 @@ import {
 import { paginateScan, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { realSleep } from "../../base/backoff/index.js";
 import { documentClient, isConditionFailure } from "../../base/dynamodb/index.js";
-import { DynamoDbStore } from "../../history/dynamodb/index.js";
+import { DynamoDbChannelNames, DynamoDbStore } from "../../history/dynamodb/index.js";
 import {
   AUTHOR_KEY,
   BY_AUTHOR_ATTRIBUTES,
@@ -66,6 +66,10 @@ export function dynamoDbErasure(
       metrics: tables.metrics,
     }),
     results,
+    channelNames: new DynamoDbChannelNames({
+      client: tables.client,
+      tableName: tables.messagesTable,
+    }),
     audits: new DynamoDbAuditStore({ client: tables.client, tableName: tables.resultsTable }),
     channels,
     ...extra,

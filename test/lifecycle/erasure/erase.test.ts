@@ -28,7 +28,13 @@ import { buildWorld, erasureDependencies, type World } from "./world.js";
  * With `ids`, carol's messages are a Slack-like platform's: user id U3, display name "carol",
  * every other one (`half`) stored without the id, as an importer before ids stored them.
  */
-async function setUp(channels = 3, segments = 2, ids?: "all" | "half", llm?: LLM) {
+async function setUp(
+  channels = 3,
+  segments = 2,
+  ids?: "all" | "half",
+  llm?: LLM,
+  channelName?: (c: number) => string,
+) {
   const history = new MemoryStore();
   const results = new MemoryResultStore();
   const audits = new MemoryAuditStore();
@@ -37,7 +43,13 @@ async function setUp(channels = 3, segments = 2, ids?: "all" | "half", llm?: LLM
       ? undefined
       : (author: string, i: number) =>
           author === "carol" && (ids === "all" || i % 2 === 0) ? "U3" : undefined;
-  const world = await buildWorld(history, results, { channels, segments, userId, llm });
+  const world = await buildWorld(history, results, {
+    channels,
+    segments,
+    userId,
+    llm,
+    channelName,
+  });
   return { history, results, audits, world };
 }
 
@@ -340,6 +352,9 @@ describe("erasing by platform user id", () => {
   });
 });
 
+/** The first channel is named after carol, as a private chat with her is. */
+const named = (c: number) => (c === 0 ? "carol" : `chan${c}`);
+
 describe("an erasure that crashes after any store call", () => {
   it("ends, once run again, in the state of one that never crashed", async () => {
     const reference = new Map<string, unknown>();
@@ -358,7 +373,7 @@ describe("an erasure that crashes after any store call", () => {
           const key = `${JSON.stringify(request)} ${pageSize}`;
           if (!reference.has(key)) {
             // A run that never crashes, counting its calls: a crash point is one of them.
-            const clean = await setUp(2, 2, "half");
+            const clean = await setUp(2, 2, "half", undefined, named);
             const counter: CrashControl = { calls: 0, crashAt: 0 };
             await eraseUser(
               erasureDependencies(
@@ -369,12 +384,17 @@ describe("an erasure that crashes after any store call", () => {
               ),
               request,
             );
-            reference.set(key, { end: await endState(clean, request), calls: counter.calls });
+            const end = await endState(clean, request);
+            // Erasing carol takes the channel's name that is hers off every message.
+            expect(JSON.stringify(end).includes('"channelName":"carol"')).toBe(
+              request.userId === undefined,
+            );
+            reference.set(key, { end, calls: counter.calls });
           }
           const { end, calls } = reference.get(key) as { end: unknown; calls: number };
           expect(calls).toBeGreaterThan(30);
           const crashAt = 1 + ((point - 1) % calls);
-          const setup = await setUp(2, 2, "half");
+          const setup = await setUp(2, 2, "half", undefined, named);
           const control: CrashControl = { calls: 0, crashAt, dies: true };
           const crashed = erasureDependencies(
             crashing(setup.history, control),

@@ -8,6 +8,7 @@
 import type { AuditStore, ErasureDependencies, ErasureMessages } from "convoseg/erasure";
 import type { LLM } from "convoseg/extraction";
 import { type Store, textMessage } from "convoseg/history";
+import type { ChannelNames } from "convoseg/history/changes";
 import type { ResultStore } from "convoseg/knowledge/store";
 import { KnowledgeRedactor, storedMessageStates } from "convoseg/knowledge/write";
 import { extractorFor, NOW, segmentAt } from "../../knowledge/redaction.js";
@@ -54,6 +55,8 @@ export async function buildWorld(
     userId?: (author: string, index: number) => string | undefined;
     /** The extraction's model (default: `topicModel`, which asks no questions). */
     llm?: LLM;
+    /** The channel name the messages of channel `c` carry (default: none). */
+    channelName?: (c: number) => string;
   },
 ): Promise<World> {
   const world: World = { channels: [], written: new Map(), userIds: new Map() };
@@ -75,6 +78,7 @@ export async function buildWorld(
             ts: m.ts,
             author: m.author,
             ...(userId === undefined ? {} : { userId }),
+            ...(options.channelName === undefined ? {} : { channelName: options.channelName(c) }),
           });
         }),
       );
@@ -88,13 +92,14 @@ export async function buildWorld(
 
 /** The eraser's dependencies over the stores, the redactor reading the history store. */
 export function erasureDependencies(
-  history: ErasureMessages,
+  history: ErasureMessages & ChannelNames,
   results: ResultStore,
   audits: AuditStore,
   extra: Partial<ErasureDependencies> = {},
 ): ErasureDependencies {
   return {
     messages: history,
+    channelNames: history,
     redactor: new KnowledgeRedactor({ store: results, states: storedMessageStates(history) }),
     results,
     audits,

@@ -8,3 +8,4 @@ export {
   KEYPHRASE_VOCABULARY,
   KeyphraseExtractor,
 } from "./extractor.js";
+export { namesTerm } from "./names.js";

@@ -3,6 +3,7 @@
  * `@nick`, and `nick, …` for a nick that is an author). None of them is ever a topic.
  */
 import type { ExtractionTurn } from "../extractor.js";
+import { wordKey } from "./tokens.js";
 import { LABELS, STOPWORDS } from "./words.js";
 
 /**
@@ -71,4 +72,38 @@ export function participants(turns: readonly ExtractionTurn[]): Participants {
 /** A nick without the sentence's trailing dots, in lower case. */
 function trimNick(nick: string): string {
   return nick.replace(/\.+$/u, "").toLowerCase();
+}
+
+/**
+ * Whether a term of the channel's statistics names one of `names` (display names): holds all of
+ * a name's words in a row, after an optional `@`, in either form the extractor writes a name in.
+ * An author's name term is `@` and the name in lower case (`@alice zorbington`); a phrase of the
+ * text is its words' keys (`alic zorbington`, stemmed). Words are compared apart from the spaces
+ * around and between them, so that a name stored as `Alice Zorbington ` still finds its term.
+ * Never a part of a name alone (`zorbington`, `@alice`): that may be anyone's.
+ */
+export function namesTerm(names: readonly string[]): (term: string) => boolean {
+  const forms: string[][] = [];
+  for (const name of names) {
+    const words = name
+      .trim()
+      .split(/\s+/u)
+      .filter((word) => word !== "");
+    if (words.length === 0) continue;
+    forms.push(
+      words.map((word) => word.toLowerCase()),
+      words.map(wordKey),
+    );
+  }
+  return (term) => {
+    const words = term.replace(/^@/u, "").split(/\s+/u);
+    return forms.some((form) => holdsInARow(words, form));
+  };
+}
+
+function holdsInARow(words: readonly string[], form: readonly string[]): boolean {
+  for (let start = 0; start + form.length <= words.length; start++) {
+    if (form.every((word, i) => words[start + i] === word)) return true;
+  }
+  return false;
 }

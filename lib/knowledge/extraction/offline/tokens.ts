@@ -98,6 +98,17 @@ function scan(text: string, context: Context, out: Piece[]): void {
   if (text.slice(end).trim() !== "") out.push(undefined);
 }
 
+/** A word with more than letters, or camelCase: its key is its lower case, not a stem. */
+function isTechnical(surface: string): boolean {
+  return NOT_LETTER.test(surface) || CAMEL.test(surface);
+}
+
+/** How a word stands in the channel's terms: lower case, stemmed unless technical. */
+export function wordKey(surface: string): string {
+  const lower = surface.toLowerCase();
+  return isTechnical(surface) ? lower : stem(lower);
+}
+
 /** The token as a word, or a break when it can never be part of a topic. */
 function word(token: string, context: Context): Piece {
   const attribute = token.startsWith("#");
@@ -112,8 +123,8 @@ function word(token: string, context: Context): Piece {
   const lower = surface.toLowerCase();
   if (context.names.has(lower) || STOPWORDS.has(lower)) return undefined;
   if (HEX_ID.test(surface) || SPARE_NICK.test(surface)) return undefined;
-  const technical = NOT_LETTER.test(surface) || CAMEL.test(surface);
-  const key = technical ? lower : stem(lower);
+  const technical = isTechnical(surface);
+  const key = wordKey(surface);
   if (STOPWORDS.has(key)) return undefined;
   const english = GENERAL.has(lower) || GENERAL.has(key);
   const local = context.general.has(lower) || context.general.has(key);
