@@ -5,6 +5,7 @@
  */
 import { userInfo } from "node:os";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { S3Client } from "@aws-sdk/client-s3";
 import {
   addAuthorIndex,
   authorIndexState,
@@ -14,6 +15,7 @@ import {
   type EraseRequest,
   ErasureScopeError,
   eraseUser,
+  s3DigestArchive,
 } from "convoseg/erasure";
 import type { AuthorRef } from "convoseg/history/changes";
 import { KIND_COUNTS } from "convoseg/knowledge";
@@ -60,6 +62,9 @@ ${WORKSPACE_HELP}
   --messages-table NAME   the messages table (default: $MESSAGES_TABLE)
   --results-table NAME    the results table (default: $RESULTS_TABLE)
   --channels-table NAME   the channels table (default: $CHANNELS_TABLE)
+  --digest-bucket NAME    the deployment's digest bucket (DigestBucketName; default:
+                          $DIGEST_BUCKET): a scheduled digest citing the person goes, every
+                          version (unset: digests are not looked at)
   -h, --help              this help`;
 
 export const eraseCommand: Command = command({
@@ -82,6 +87,7 @@ export const eraseCommand: Command = command({
     "messages-table": { type: "string" },
     "results-table": { type: "string" },
     "channels-table": { type: "string" },
+    "digest-bucket": { type: "string" },
   },
   parse: ({ positionals, values }) => {
     if (positionals.length > 0)
@@ -135,9 +141,13 @@ export const eraseCommand: Command = command({
       backfill: values.backfill ?? false,
       workspace,
       tables: { messagesTable, resultsTable, channelsTable },
+      digestBucket:
+        workspace === undefined
+          ? (values["digest-bucket"] ?? process.env.DIGEST_BUCKET)
+          : undefined,
     };
   },
-  run: async ({ request, json, backfill, workspace, tables }, io) => {
+  run: async ({ request, json, backfill, workspace, tables, digestBucket }, io) => {
     const act = async (
       client: DynamoDBClient,
       messagesTable: string,
@@ -173,7 +183,12 @@ export const eraseCommand: Command = command({
         const updated = await onTable(ref, () => backfillAuthorKeys(client, messagesTable));
         io.stderr.write(`erase: gave ${plural(updated, "message")} an author key\n`);
       }
-      const deps = dynamoDbErasure({ client, messagesTable, resultsTable, channelsTable });
+      const deps = dynamoDbErasure(
+        { client, messagesTable, resultsTable, channelsTable },
+        local || digestBucket === undefined
+          ? {}
+          : { digests: s3DigestArchive({ client: new S3Client({}), bucket: digestBucket }) },
+      );
       let outcome: EraseOutcome;
       try {
         outcome = await onTable(ref, () => eraseUser(deps, request));

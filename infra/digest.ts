@@ -29,7 +29,7 @@ export interface ScheduledDigestProps {
 }
 
 /** Where the function writes: `digests/<yyyy-mm-dd>/digest.{md,json,html}`. */
-const DIGEST_PREFIX = "digests/";
+export const DIGEST_PREFIX = "digests/";
 
 /**
  * The scheduled digest (docs/digest-schedule.md), deployed unless `digest=false`: an EventBridge
@@ -54,8 +54,13 @@ export class ScheduledDigest extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: props.removalPolicy,
       lifecycleRules: [
-        // A rerun overwrites a period's keys: the versions it replaced go after 30 days.
-        { noncurrentVersionExpiration: Duration.days(30) },
+        // Digests quote people: each goes after digestRetentionDays, and a version a rerun
+        // replaced (or the expiry made noncurrent) a day after.
+        {
+          expiration: Duration.days(config.retentionDays),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        { expiredObjectDeleteMarker: true },
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

@@ -1,6 +1,7 @@
-import { Duration, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import { type CfnResource, Duration, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { IBucket } from "aws-cdk-lib/aws-s3";
 import {
   Choice,
   Condition,
@@ -166,5 +167,33 @@ export class Erasure extends Construct {
         "Step Functions' log delivery (logs:CreateLogDelivery, PutResourcePolicy, DescribeLogGroups and the rest) and X-Ray's PutTraceSegments and GetSamplingRules take no resource-level permission: AWS documents Resource * for them, and they reach no data of the deployment.",
     });
     return { stateMachine, role, logs };
+  }
+
+  /**
+   * Has the erasure follow the scheduled digests: they quote questions and answers in their
+   * askers' words, so a period citing the person goes, every version of it (docs/erasure.md).
+   * The role lists the bucket's versions and reads and deletes them under the digests' prefix.
+   */
+  followDigests(bucket: IBucket, prefix: string): void {
+    this.function.function.addEnvironment("DIGEST_BUCKET", bucket.bucketName);
+    const role = this.function.role;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:ListBucketVersions"],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { "s3:prefix": [`${prefix}*`] } },
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:GetObjectVersion", "s3:DeleteObjectVersion"],
+        resources: [bucket.arnForObjects(`${prefix}*`)],
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnResource)}.Arn>/${prefix}*]`,
+      reason:
+        "A digest's keys carry the day of its period (digests/<yyyy-mm-dd>/digest.json): the erasure reads and deletes versions under that prefix of the digest bucket only.",
+    });
   }
 }

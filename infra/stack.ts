@@ -4,7 +4,7 @@ import type { Construct } from "constructs";
 import { ReadApi } from "./api.js";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
 import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
-import { ScheduledDigest } from "./digest.js";
+import { DIGEST_PREFIX, ScheduledDigest } from "./digest.js";
 import { DiscordPoller } from "./discord.js";
 import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
@@ -140,6 +140,7 @@ export class ConvosegStack extends Stack {
         logRetention: config.logRetention,
         removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
+      this.erasure.followDigests(this.digest.bucket, DIGEST_PREFIX);
     }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",

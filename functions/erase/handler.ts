@@ -1,7 +1,8 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { S3Client } from "@aws-sdk/client-s3";
 import type { Context } from "aws-lambda";
-import { dynamoDbErasure, runEraseUser } from "convoseg/erasure";
+import { dynamoDbErasure, runEraseUser, s3DigestArchive } from "convoseg/erasure";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
 function requiredEnvironment(name: string): string {
@@ -11,12 +12,19 @@ function requiredEnvironment(name: string): string {
 }
 
 const logger = new Logger({ serviceName: "convoseg-erase" });
-const deps = dynamoDbErasure({
-  client: new DynamoDBClient({}),
-  messagesTable: requiredEnvironment("MESSAGES_TABLE"),
-  resultsTable: requiredEnvironment("RESULTS_TABLE"),
-  channelsTable: requiredEnvironment("CHANNELS_TABLE"),
-});
+/** Set when the stack keeps scheduled digests: they quote people, so they follow an erasure. */
+const digestBucket = process.env.DIGEST_BUCKET?.trim() || undefined;
+const deps = dynamoDbErasure(
+  {
+    client: new DynamoDBClient({}),
+    messagesTable: requiredEnvironment("MESSAGES_TABLE"),
+    resultsTable: requiredEnvironment("RESULTS_TABLE"),
+    channelsTable: requiredEnvironment("CHANNELS_TABLE"),
+  },
+  digestBucket === undefined
+    ? {}
+    : { digests: s3DigestArchive({ client: new S3Client({}), bucket: digestBucket }) },
+);
 
 /**
  * `EraseUser`: invoked by an operator, or the `EraseUserLoop` state machine, with `{userId?,

@@ -75,6 +75,11 @@ export const outlets = <V, P>(table: Table<V, P>) =>
         }
       },
     })
+    /**
+     * Days a digest's files stay in the bucket (1 to 3650), and a replaced version a day after:
+     * they quote questions and answers in people's words, so they do not stay for ever.
+     */
+    .integer("digestRetentionDays", { default: "90", min: 1, max: 3650 })
     /** The channels a digest covers, comma-separated ids; unset, every channel of the channels table. */
     .text("digestChannels", {
       rule: {
@@ -131,6 +136,8 @@ export interface DigestConfig {
   slackWebhookSecretArn?: string;
   /** A standard SNS topic each digest is published to. */
   snsTopicArn?: string;
+  /** Days a digest's files are kept. */
+  retentionDays: number;
 }
 
 /** The read API with `api`; else nothing. */
@@ -156,12 +163,14 @@ export function digestConfig(v: {
   digestChannels: string | undefined;
   digestSlackWebhookSecret: string | undefined;
   digestSnsTopic: string | undefined;
+  digestRetentionDays: number;
 }): { digest?: DigestConfig } {
   if (!v.digest) return {};
   return {
     digest: {
       schedule: v.digestSchedule,
       periodMs: v.digestPeriod,
+      retentionDays: v.digestRetentionDays,
       ...(v.digestChannels !== undefined && { channels: v.digestChannels.split(",") }),
       ...(v.digestSlackWebhookSecret !== undefined && {
         slackWebhookSecretArn: v.digestSlackWebhookSecret,

@@ -96,7 +96,7 @@ describe("resolveConfig", () => {
       alarms: { tokenPaceHours: 8, dailySpendShare: 0.8, extractFailureRate: 0.5 },
       segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
       connectors: { privateChats: false, receiverConcurrency: 5 },
-      digest: { schedule: "cron(0 8 ? * MON *)", periodMs: 7 * 86_400_000 },
+      digest: { schedule: "cron(0 8 ? * MON *)", periodMs: 7 * 86_400_000, retentionDays: 90 },
       environments: expect.any(Object),
       names: {
         messagesTable: undefined,
@@ -241,6 +241,7 @@ describe("resolveConfig", () => {
         slackWebhookSecretArn:
           "arn:aws:secretsmanager:eu-west-1:123456789012:secret:convoseg/webhook-AbCdEf",
         snsTopicArn: "arn:aws:sns:eu-west-1:123456789012:digests",
+        retentionDays: 90,
       },
       environments: expect.any(Object),
       names: {
@@ -320,6 +321,7 @@ describe("resolveConfig", () => {
         "messageRetentionDays",
         "resultRetentionDays",
         "receiverConcurrency",
+        "digestRetentionDays",
         "slackChannels",
         "telegramChats",
         "connectorPrivateChats",

@@ -88,8 +88,24 @@ describe("the scheduled digest in the stack", () => {
           (f as { Properties: { Environment?: { Variables: Record<string, unknown> } } }).Properties
             .Environment?.Variables ?? {},
       )
-      .find((v) => "DIGEST_BUCKET" in v);
+      .find((v) => "DIGEST_BUCKET" in v && v.POWERTOOLS_SERVICE_NAME === "convoseg-digest");
     expect(env).toMatchObject({ DIGEST_PERIOD: String(7 * 86_400_000) });
+    // Digests quote people: kept digestRetentionDays (90), a replaced version a day, and the
+    // erasure may read and delete their versions, nothing else of the bucket.
+    const bucket = Object.values(template.findResources("AWS::S3::Bucket"))[0] as {
+      Properties: { LifecycleConfiguration: { Rules: Record<string, unknown>[] } };
+    };
+    expect(bucket.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({
+        ExpirationInDays: 90,
+        NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+      }),
+    );
+    const erase = roleStatements(template, logicalId(stack, stack.erasure.function.role));
+    const digestActions = erase.flatMap(actionsOf).filter((a) => a.startsWith("s3:"));
+    expect(digestActions.sort()).toEqual(
+      ["s3:DeleteObjectVersion", "s3:GetObjectVersion", "s3:ListBucketVersions"].sort(),
+    );
     expect(env).not.toHaveProperty("SLACK_WEBHOOK_SECRET");
     expect(env).not.toHaveProperty("DIGEST_CHANNELS");
     expect(env).not.toHaveProperty("DIGEST_SNS_TOPIC");

@@ -26,6 +26,7 @@ import {
   type ErasureCounts,
   NO_COUNTS,
 } from "./audit.js";
+import { type DigestArchive, DigestEraser } from "./digests.js";
 import { ErasureError, ErasureRequestError, ErasureScopeError } from "./errors.js";
 import { mentions, type ScrubStore, scrubResults } from "./scrub.js";
 
@@ -54,6 +55,11 @@ export interface ErasureDependencies {
    * for these messages (tests of the results alone).
    */
   channels?: Pick<ChannelStore, "requestLinkerReset">;
+  /**
+   * The scheduled digest's stored files (`./digests.ts`): a period that cites the person's
+   * messages or names them loses every version of its files. Absent: no digest is stored.
+   */
+  digests?: DigestArchive;
   /** The clock (default: the wall clock). */
   now?: () => number;
   /** Asked before each page: true stops the run there (`done: false`), to be resumed. */
@@ -179,10 +185,12 @@ export async function eraseUser(
   await save(deps.audits, audit);
 
   const done = new Set<string>();
+  // Read once per run: the digests' JSON, matched against each page.
+  const digests = deps.digests === undefined ? undefined : new DigestEraser(deps.digests);
   for (;;) {
     if (deps.shouldStop?.()) return { done: false, dryRun: false, counts: audit.counts, audit };
     const counts = { ...audit.counts };
-    add(counts, await eraseBatch(deps, refs, audit.batch, done));
+    add(counts, await eraseBatch(deps, refs, audit.batch, done, digests));
     counts.messages += audit.batch.length;
     if (audit.exhausted) {
       audit = {
@@ -275,6 +283,7 @@ async function eraseBatch(
   refs: readonly AuthorRef[],
   batch: readonly ErasedMessage[],
   done: Set<string>,
+  digests: DigestEraser | undefined,
 ): Promise<Omit<ErasureCounts, "messages">> {
   const counts = { ...NO_COUNTS };
   const given = refs.flatMap((ref) => (ref.user === undefined ? [] : [ref.user]));
@@ -322,6 +331,7 @@ async function eraseBatch(
     // drops what it linked (a page redone asks again, which costs one more empty window).
     const at = (deps.now ?? Date.now)();
     await deps.channels?.requestLinkerReset(channel, at, at);
+    await digests?.erase(ids, [...carried, ...given]);
   }
   const { messages: _, ...derived } = counts;
   return derived;

@@ -5,6 +5,7 @@
  */
 export { type AuditStore, MemoryAuditStore } from "./audit.js";
 export { DynamoDbAuditStore } from "./audit-dynamodb.js";
+export { MemoryDigestArchive, s3DigestArchive } from "./digests.js";
 export {
   type EraseOutcome,
   type EraseRequest,

@@ -12,6 +12,7 @@ import {
   eraseRequestOf,
   eraseUser,
   MemoryAuditStore,
+  MemoryDigestArchive,
   mentions,
 } from "convoseg/erasure";
 import type { LLM } from "convoseg/extraction";
@@ -270,6 +271,35 @@ describe("eraseUser", () => {
         field,
       });
     }
+  });
+});
+
+describe("the stored digests", () => {
+  it("lose every version of each period that cites the person's messages or names them", async () => {
+    const setup = await setUp(2, 1);
+    const digests = new MemoryDigestArchive();
+    const [aliceMessage] = of(setup.world, "alice");
+    const [bobMessage] = of(setup.world, "bob");
+    const period = (day: string, json: unknown) => {
+      // A rerun of the period overwrites its files: a second version of each.
+      for (let run = 0; run < 2; run++) {
+        digests.put(`digests/${day}/digest.json`, JSON.stringify(json));
+        digests.put(`digests/${day}/digest.md`, `# Digest ${day}`);
+        digests.put(`digests/${day}/digest.html`, `<h1>Digest ${day}</h1>`);
+      }
+    };
+    period("2025-01-06", { unanswered: [{ question: "q", messageIds: [aliceMessage?.id] }] });
+    period("2025-01-13", { unanswered: [{ question: "as Alice said, why?", messageIds: ["x"] }] });
+    period("2025-01-20", { unanswered: [{ question: "q", messageIds: [bobMessage?.id] }] });
+    const deps = { ...erasureDependencies(setup.history, setup.results, setup.audits), digests };
+    await eraseUser(deps, { user: "alice", allChannels: true, requestedBy: "ops" });
+    expect([...new Set(digests.all().map((d) => d.key))]).toEqual([
+      "digests/2025-01-20/digest.json",
+      "digests/2025-01-20/digest.md",
+      "digests/2025-01-20/digest.html",
+    ]);
+    expect(digests.all()).toHaveLength(6);
+    expect(JSON.stringify(digests.all())).not.toMatch(/alice/i);
   });
 });
 
