@@ -291,7 +291,11 @@ export const knowledge = <V, P>(table: Table<V, P>) =>
       max: MAX_TOKEN_BUDGET,
       env: { extract: "DAILY_TOKEN_BUDGET" },
     })
-    /** Input and output tokens one channel may spend per UTC day, 1000 to dailyTokenBudget. */
+    /**
+     * Input and output tokens one channel may spend per UTC day, 1000 to dailyTokenBudget; unset,
+     * a quarter of dailyTokenBudget, so that one channel (a stranger's chat, a flood) cannot
+     * spend the day's budget and pause every other.
+     */
     .optionalInteger("channelDailyTokenBudget", {
       min: MIN_TOKEN_BUDGET,
       max: MAX_TOKEN_BUDGET,

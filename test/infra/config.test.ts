@@ -806,6 +806,8 @@ describe("extractEnvironment", () => {
       leaseMs: config.extract.timeoutMs,
       windowOutputTtlMs: 15 * 86_400_000,
       dailyTokenBudget: 10_000_000,
+      // Unset: a quarter of the deployment's, so that one channel never pauses the others.
+      channelTokenBudget: 2_500_000,
       maxAttempts: 16,
       breaker: { failures: 5, cooldownMs: 300_000 },
       reextractChangedShare: 0.25,

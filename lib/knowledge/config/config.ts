@@ -6,6 +6,9 @@ import { DEFAULT_DEADLINE_MS } from "../extraction/llm/index.js";
 import { overlapProblem } from "../windows/index.js";
 
 /** The model services the extraction function can call; `offline` needs none (local runs). */
+
+/** The default channel budget is the deployment's divided by this. */
+const CHANNEL_SHARE_OF_BUDGET = 4;
 export type ExtractorKind = "bedrock" | "openai" | "offline";
 export const EXTRACTORS: readonly ExtractorKind[] = ["bedrock", "openai", "offline"];
 export const ROUTES: readonly Route[] = ["sliding", "prefix", "non_prefix", "full", "full2"];
@@ -60,7 +63,10 @@ export interface ExtractFunctionConfig {
   resultRetentionMs?: number;
   /** Input and output tokens all channels may spend per UTC day (default: no budget). */
   dailyTokenBudget?: number;
-  /** Input and output tokens one channel may spend per UTC day (default: none). */
+  /**
+   * Input and output tokens one channel may spend per UTC day (default: a quarter of
+   * `dailyTokenBudget`, none without one).
+   */
   channelTokenBudget?: number;
   /** Failed attempts before the consumer dead-letters a segment (default `DEFAULT_RETRY`'s). */
   maxAttempts?: number;
@@ -252,8 +258,15 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     reextractChangedShare: share("REEXTRACT_CHANGED_SHARE"),
     showSystemMessages: oneOf("SHOW_SYSTEM_MESSAGES", ["true", "false"] as const) === "true",
   };
+  // Unset: a quarter of the deployment's, so that one channel (a stranger's chat, a flood) can
+  // spend at most that and never pause every other channel for the day.
   if (env.CHANNEL_TOKEN_BUDGET) {
     config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);
+  } else if (config.dailyTokenBudget !== undefined) {
+    config.channelTokenBudget = Math.max(
+      MIN_TOKEN_BUDGET,
+      Math.floor(config.dailyTokenBudget / CHANNEL_SHARE_OF_BUDGET),
+    );
   }
   if (env.RESULT_RETENTION_DAYS) {
     config.resultRetentionMs = integer("RESULT_RETENTION_DAYS", 1, MAX_RETENTION_DAYS) * DAY_MS;
