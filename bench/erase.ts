@@ -211,7 +211,13 @@ async function run(dynamodb: () => DynamoDBClient, scenario: Scenario): Promise<
   );
   const t0 = performance.now();
   const outcome = await eraseUser(
-    dynamoDbErasure({ client: measured, messagesTable, resultsTable, channelsTable }),
+    dynamoDbErasure({
+      client: measured,
+      messagesTable,
+      resultsTable,
+      channelsTable,
+      auditSecret: "bench-audit-secret-0123456789",
+    }),
     {
       user: USER,
       allChannels: true,

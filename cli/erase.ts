@@ -4,6 +4,7 @@
  * it removed and the audit item. Run again, it resumes an erasure that was interrupted.
  */
 import { userInfo } from "node:os";
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import {
@@ -62,6 +63,8 @@ ${WORKSPACE_HELP}
   --messages-table NAME   the messages table (default: $MESSAGES_TABLE)
   --results-table NAME    the results table (default: $RESULTS_TABLE)
   --channels-table NAME   the channels table (default: $CHANNELS_TABLE)
+  --audit-key-secret ARN  the deployment's audit secret (AuditKeySecretArn; default:
+                          $AUDIT_KEY_SECRET_ARN): the audit item's keys are hashed with it
   --digest-bucket NAME    the deployment's digest bucket (DigestBucketName; default:
                           $DIGEST_BUCKET): a scheduled digest citing the person goes, every
                           version (unset: digests are not looked at)
@@ -88,6 +91,7 @@ export const eraseCommand: Command = command({
     "results-table": { type: "string" },
     "channels-table": { type: "string" },
     "digest-bucket": { type: "string" },
+    "audit-key-secret": { type: "string" },
   },
   parse: ({ positionals, values }) => {
     if (positionals.length > 0)
@@ -141,18 +145,23 @@ export const eraseCommand: Command = command({
       backfill: values.backfill ?? false,
       workspace,
       tables: { messagesTable, resultsTable, channelsTable },
+      auditKeySecret:
+        workspace === undefined
+          ? (values["audit-key-secret"] ?? process.env.AUDIT_KEY_SECRET_ARN)
+          : undefined,
       digestBucket:
         workspace === undefined
           ? (values["digest-bucket"] ?? process.env.DIGEST_BUCKET)
           : undefined,
     };
   },
-  run: async ({ request, json, backfill, workspace, tables, digestBucket }, io) => {
+  run: async ({ request, json, backfill, workspace, tables, digestBucket, auditKeySecret }, io) => {
     const act = async (
       client: DynamoDBClient,
       messagesTable: string,
       resultsTable: string,
       channelsTable: string,
+      auditSecret: () => Promise<string>,
       ledger?: SegmentLedger,
     ) => {
       const local = ledger !== undefined;
@@ -184,7 +193,14 @@ export const eraseCommand: Command = command({
         io.stderr.write(`erase: gave ${plural(updated, "message")} an author key\n`);
       }
       const deps = dynamoDbErasure(
-        { client, messagesTable, resultsTable, channelsTable },
+        {
+          client,
+          messagesTable,
+          resultsTable,
+          channelsTable,
+          // A dry run writes no audit item: it needs no secret.
+          auditSecret: request.dryRun ? "" : await auditSecret(),
+        },
         local || digestBucket === undefined
           ? {}
           : { digests: s3DigestArchive({ client: new S3Client({}), bucket: digestBucket }) },
@@ -233,6 +249,7 @@ export const eraseCommand: Command = command({
         tables.messagesTable as string,
         tables.resultsTable as string,
         tables.channelsTable as string,
+        () => deploymentAuditSecret(auditKeySecret),
       );
     }
     return withWorkspace({ dir: workspace, create: false }, io, (opened) =>
@@ -241,11 +258,31 @@ export const eraseCommand: Command = command({
         opened.tables.messagesTable,
         opened.tables.resultsTable,
         opened.tables.channelsTable,
+        async () => opened.auditSecret,
         opened.ledger,
       ),
     );
   },
 });
+
+/** The stack's audit secret (`AuditKeySecretArn`), read with the operator's credentials. */
+async function deploymentAuditSecret(secretId: string | undefined): Promise<string> {
+  if (secretId === undefined) {
+    throw new CommandFailure(
+      "erase on a deployment needs its audit secret: --audit-key-secret <the stack's AuditKeySecretArn> (or AUDIT_KEY_SECRET_ARN); the audit item's keys are hashed with it",
+    );
+  }
+  const value = await getSecret(secretId).catch((error: unknown) => {
+    throw new CommandFailure(
+      `cannot read the audit secret ${JSON.stringify(secretId)} (${(error as Error).name}): check --audit-key-secret and that your credentials may read it`,
+      { cause: error },
+    );
+  });
+  if (typeof value !== "string") {
+    throw new CommandFailure(`the audit secret ${JSON.stringify(secretId)} is not a string`);
+  }
+  return value;
+}
 
 function refsOf(request: EraseRequest): AuthorRef[] {
   const refs: AuthorRef[] = [];

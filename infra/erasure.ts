@@ -2,6 +2,7 @@ import { type CfnResource, Duration, RemovalPolicy, Stack, Validations } from "a
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
+import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import {
   Choice,
   Condition,
@@ -42,12 +43,28 @@ export const MAX_ERASE_INVOCATIONS = 48;
  */
 export class Erasure extends Construct {
   readonly function: PipelineFunction;
+  /**
+   * The secret audit items' keys are hashed with (HMAC): generated once, never rotated (a
+   * rotated one could not find an unfinished erasure's item again), read by the function and by
+   * an operator's `npm start -- erase`.
+   */
+  readonly auditKey: Secret;
   readonly stateMachine: StateMachine;
   readonly stateMachineRole: Role;
   readonly stateMachineLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: ErasureProps) {
     super(scope, id);
+    this.auditKey = new Secret(this, "AuditKey", {
+      description: "convoseg: the key erasure audit items' person keys are hashed with",
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.auditKey).acknowledge({
+      id: "AwsSolutions-SMG4",
+      reason:
+        "A key the audit items' person keys are hashed with: rotating it would lose the way to an unfinished erasure's item (and to the finished ones a repeat answers with).",
+    });
     this.function = new PipelineFunction(this, "EraseUser", {
       entry: "functions/erase/handler.ts",
       description: "convoseg EraseUser: erase a person's messages and what was derived from them",
@@ -55,6 +72,7 @@ export class Erasure extends Construct {
         MESSAGES_TABLE: props.storage.messages.tableName,
         RESULTS_TABLE: props.storage.results.tableName,
         CHANNELS_TABLE: props.storage.channels.tableName,
+        AUDIT_KEY_SECRET_ARN: this.auditKey.secretArn,
         POWERTOOLS_SERVICE_NAME: "convoseg-erase",
       },
       timeout: Duration.minutes(15),
@@ -66,6 +84,7 @@ export class Erasure extends Construct {
       retryAttempts: 0,
     });
     props.storage.grantErasure(this.function.role);
+    this.auditKey.grantRead(this.function.role);
     ({
       stateMachine: this.stateMachine,
       role: this.stateMachineRole,

@@ -197,6 +197,11 @@ export class ConvosegStack extends Stack {
       this.erasure.stateMachine.stateMachineArn,
       "EraseUserLoop: start an execution with the EraseUser event; it invokes EraseUser until done",
     );
+    output(
+      "AuditKeySecretArn",
+      this.erasure.auditKey.secretArn,
+      "The erasure audit key: npm start -- erase --audit-key-secret on this deployment",
+    );
     if (this.telegram !== undefined) {
       output("TelegramWebhookUrl", this.telegram.url.url, "The url to give Telegram's setWebhook");
     }

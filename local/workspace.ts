@@ -9,7 +9,7 @@
  * - `lock`: the command holding it (./workspace-lock.ts);
  * - `dynamodb/`: DynamoDB Local's database.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
@@ -52,6 +52,11 @@ interface Manifest {
    * `import-chat --conversations`), so that a later run goes on the same way; null: not chosen.
    */
   conversations: ConversationMode | null;
+  /**
+   * The secret erasure audit items' keys are hashed with (a deployment keeps its own in Secrets
+   * Manager): made when the workspace is, kept with it.
+   */
+  auditSecret: string;
 }
 
 const TABLES: WorkspaceTables = {
@@ -71,6 +76,8 @@ export interface Workspace {
   readonly clock: number | null;
   /** How its channels are segmented, as last chosen (null: never chosen, so `linked`). */
   readonly conversations: ConversationMode | null;
+  /** The secret its erasure audit items' keys are hashed with. */
+  readonly auditSecret: string;
   readonly ledger: SegmentLedger;
   /** The DynamoDB Local serving it. */
   readonly endpoint: string;
@@ -150,6 +157,7 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       leaseOwner: `workspace-${randomUUID()}`,
       clock: null,
       conversations: null,
+      auditSecret: randomBytes(32).toString("hex"),
     };
     const dbPath = join(dir, "dynamodb");
     if (options.fresh) {
@@ -186,6 +194,7 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       get conversations() {
         return opened.conversations;
       },
+      auditSecret: opened.auditSecret,
       ledger: new SegmentLedger(client, opened.tables.segmentsTable),
       endpoint,
       dynamodb,
@@ -233,6 +242,11 @@ function readManifest(path: string, dir: string): Manifest | undefined {
     tables: tables as WorkspaceTables,
     leaseOwner: value.leaseOwner,
     clock: typeof value.clock === "number" ? value.clock : null,
+    // A workspace made before audit secrets gets one now (its older audit items keep theirs).
+    auditSecret:
+      typeof value.auditSecret === "string" && value.auditSecret.length >= 32
+        ? value.auditSecret
+        : randomBytes(32).toString("hex"),
     // A workspace written before the setting, or by hand with another value: not chosen.
     conversations:
       value.conversations === "linked" || value.conversations === "contiguous"

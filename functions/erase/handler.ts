@@ -1,4 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import type { Context } from "aws-lambda";
@@ -14,17 +15,29 @@ function requiredEnvironment(name: string): string {
 const logger = new Logger({ serviceName: "convoseg-erase" });
 /** Set when the stack keeps scheduled digests: they quote people, so they follow an erasure. */
 const digestBucket = process.env.DIGEST_BUCKET?.trim() || undefined;
-const deps = dynamoDbErasure(
-  {
-    client: new DynamoDBClient({}),
-    messagesTable: requiredEnvironment("MESSAGES_TABLE"),
-    resultsTable: requiredEnvironment("RESULTS_TABLE"),
-    channelsTable: requiredEnvironment("CHANNELS_TABLE"),
-  },
-  digestBucket === undefined
-    ? {}
-    : { digests: s3DigestArchive({ client: new S3Client({}), bucket: digestBucket }) },
-);
+const tables = {
+  client: new DynamoDBClient({}),
+  messagesTable: requiredEnvironment("MESSAGES_TABLE"),
+  resultsTable: requiredEnvironment("RESULTS_TABLE"),
+  channelsTable: requiredEnvironment("CHANNELS_TABLE"),
+};
+/** The secret the audit item's keys are hashed with (the stack's generated one). */
+const auditSecretId = requiredEnvironment("AUDIT_KEY_SECRET_ARN");
+
+/** Built at the first invocation: the audit secret is read then, and kept for the container. */
+async function dependencies() {
+  const auditSecret = await getSecret(auditSecretId);
+  if (typeof auditSecret !== "string") {
+    throw new Error(`erase: the secret ${auditSecretId} is not a string`);
+  }
+  return dynamoDbErasure(
+    { ...tables, auditSecret },
+    digestBucket === undefined
+      ? {}
+      : { digests: s3DigestArchive({ client: new S3Client({}), bucket: digestBucket }) },
+  );
+}
+let deps: ReturnType<typeof dependencies> | undefined;
 
 /**
  * `EraseUser`: invoked by an operator, or the `EraseUserLoop` state machine, with `{userId?,
@@ -35,7 +48,12 @@ const deps = dynamoDbErasure(
  * @public The Lambda runtime calls it: infra names this file as the function's entry.
  */
 export async function handler(event: unknown, context: Context) {
-  const response = await runEraseUser(deps, event, () => context.getRemainingTimeInMillis());
+  deps ??= dependencies().catch((error: unknown) => {
+    // A failed read is tried again by the next invocation, not kept.
+    deps = undefined;
+    throw error;
+  });
+  const response = await runEraseUser(await deps, event, () => context.getRemainingTimeInMillis());
   logger.info("erasure run", {
     done: response.done,
     dryRun: response.dryRun,

@@ -49,6 +49,7 @@ const EXPECTED = [
   "LeaseLostError",
   "ErasureError",
   "ErasureRequestError",
+  "ErasureScopeError",
   "ConnectorError",
   "DiscordError",
   "DiscordAuthError",

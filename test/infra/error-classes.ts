@@ -29,7 +29,7 @@ import {
   DiscordRateLimitError,
 } from "convoseg/connectors/discord";
 import { DigestBucketError, SlackDeliveryError, SnsDeliveryError } from "convoseg/digest";
-import { ErasureError, ErasureRequestError } from "convoseg/erasure";
+import { ErasureError, ErasureRequestError, ErasureScopeError } from "convoseg/erasure";
 import { ExtractionError, InvalidModelOutputError, LLMError } from "convoseg/extraction";
 import {
   HistoryError,
@@ -100,6 +100,7 @@ export const made = [
   new LeaseLostError("s"),
   new ErasureError("X", "x"),
   new ErasureRequestError("user", "x"),
+  new ErasureScopeError({ c1: 2 }),
   new ConnectorError("CONNECTOR_BAD_SIGNATURE", "X-Slack-Signature", "x"),
   new DiscordError("X", "x"),
   new DiscordAuthError(401, "/r"),

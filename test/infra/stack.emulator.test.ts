@@ -714,6 +714,12 @@ describe("IAM", () => {
           StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
         },
       },
+      // The audit key its items' person keys are hashed with, and no other secret.
+      {
+        Effect: "Allow",
+        Action: ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
+        Resource: ref(logicalId(stack, stack.erasure.auditKey)),
+      },
     ]);
     expect(properties(ids.eraseFunction)).toMatchObject({
       Timeout: 900,
@@ -775,8 +781,14 @@ describe("IAM", () => {
       if (role === ids.tickRole) expect(statements).not.toContain(ids.results);
       expect(statements).not.toContain("bedrock:");
     }
+    // The one secret a role reads: the erasure's audit key, by the erase role.
+    const secretReaders = statementsOf(template, "AWS::IAM::Policy").filter((s) =>
+      JSON.stringify(s).includes("secretsmanager:"),
+    );
+    expect(secretReaders).toEqual([
+      expect.objectContaining({ Resource: ref(logicalId(stack, stack.erasure.auditKey)) }),
+    ]);
     const all = JSON.stringify(statementsOf(template, "AWS::IAM::Policy"));
-    expect(all).not.toContain("secretsmanager:");
     expect(all).not.toContain("ssm:");
     expect(JSON.stringify(statementsOf(template, "AWS::IAM::ManagedPolicy"))).not.toContain(
       ids.results,
@@ -991,7 +1003,8 @@ describe("model access, by extractor", () => {
     expect(variables.OPENAI_API_KEY_PARAMETER).toBe("/convoseg/openai-api-key");
     const whole = JSON.stringify(t.toJSON());
     expect(whole).not.toContain("bedrock:");
-    expect(whole).not.toContain("secretsmanager:");
+    // The key is in SSM: no secret is read but the erasure's audit key.
+    expect(whole.match(/secretsmanager:GetSecretValue/g)).toHaveLength(1);
     expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
   });
 });
@@ -1519,6 +1532,7 @@ describe("cdk-nag AwsSolutions", () => {
         ),
     );
     expect(acknowledged.map(({ path, id }) => `${path} ${id}`).sort()).toEqual([
+      "Test/Erasure/AuditKey Annotation::AwsSolutions-SMG4",
       "Test/Erasure/EraseUser/Function Annotation::AwsSolutions-L1",
       "Test/Erasure/LoopRole Annotation::AwsSolutions-IAM5[Resource::*]",
       "Test/Extraction/Extract/Function Annotation::AwsSolutions-L1",

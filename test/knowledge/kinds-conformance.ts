@@ -341,6 +341,7 @@ async function erase(fixture: KindsFixture, request: EraseRequest): Promise<void
       results: fixture.results,
       channelNames: fixture.channelNames,
       audits: fixture.audits,
+      auditSecret: "kinds-conformance-audit-secret",
       now: () => NOW + 100 * HOUR,
     },
     request,

@@ -4,6 +4,7 @@
  * resumed by the next. It names the person only by their author key (a hash): the item outlives
  * the erasure, and must not keep the name or user id it erased.
  */
+import { createHmac } from "node:crypto";
 import { type ErasureCountName, noCounts } from "../../knowledge/index.js";
 import { ERASURE_AUDIT_PREFIX } from "../../knowledge/store/schema/index.js";
 
@@ -36,9 +37,12 @@ export interface ErasedMessage {
 
 export interface ErasureAudit {
   v: 1;
-  /** Whom it erases: `userIdKeyOf` their user id, or (erasing by name only) `authorKeyOf` it. */
+  /**
+   * Whom it erases: {@link auditKeyOf} the `userIdKeyOf` their user id, or (erasing by name
+   * only) of the `authorKeyOf` it.
+   */
   authorKey: string;
-  /** `authorKeyOf` the stored name also erased with a user id (messages stored without one). */
+  /** {@link auditKeyOf} the stored name also erased with a user id (messages stored without one). */
   nameKey?: string;
   /** The channels it was limited to, or null for every channel. */
   channels: string[] | null;
@@ -102,6 +106,18 @@ export class MemoryAuditStore implements AuditStore {
   all(): ErasureAudit[] {
     return [...this.items.values()].map(copy);
   }
+}
+
+/** The shortest audit secret taken: 128 bits as hex or base64 text. */
+export const MIN_AUDIT_SECRET_CHARS = 16;
+
+/**
+ * The key an audit item names a person by: an HMAC-SHA256 of their author key (a hash of their
+ * user id or name) with the deployment's secret, as 32 hex digits. A plain hash could be undone
+ * by hashing a list of names or ids until one matches; without the secret this cannot.
+ */
+export function auditKeyOf(secret: string, authorKey: string): string {
+  return createHmac("sha256", secret).update(authorKey).digest("hex").slice(0, 32);
 }
 
 /** The sort key of an audit item: the person's key, then when it was asked for. */

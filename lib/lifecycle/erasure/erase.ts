@@ -21,9 +21,11 @@ import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
 import type { ChannelStore } from "../../segmentation/pipeline/store/index.js";
 import {
   type AuditStore,
+  auditKeyOf,
   type ErasedMessage,
   type ErasureAudit,
   type ErasureCounts,
+  MIN_AUDIT_SECRET_CHARS,
   NO_COUNTS,
 } from "./audit.js";
 import { type DigestArchive, DigestEraser } from "./digests.js";
@@ -48,6 +50,11 @@ export interface ErasureDependencies {
    */
   channelNames: ChannelNames;
   audits: AuditStore;
+  /**
+   * The deployment's secret the audit item's keys are hashed with ({@link auditKeyOf}): the item
+   * outlives the erasure, and its keys must not be found again by hashing a list of names.
+   */
+  auditSecret: string;
   /**
    * The channels table (the segmentation tick's): in each channel where a page deleted the
    * person's messages, the tick is asked to drop its reply linker's window, which holds hashes
@@ -144,9 +151,18 @@ export async function eraseUser(
   }
 
   const now = deps.now ?? Date.now;
+  if (typeof deps.auditSecret !== "string" || deps.auditSecret.length < MIN_AUDIT_SECRET_CHARS) {
+    throw new ErasureError(
+      "ERASURE_NO_AUDIT_SECRET",
+      `the audit secret must be at least ${MIN_AUDIT_SECRET_CHARS} characters (the stack's AuditKeySecretArn, or a workspace's own): the audit item's keys are hashed with it`,
+    );
+  }
   // The audit is filed under the stable id when there is one; a name erased with it is kept too.
-  const authorKey = authorRefKey(refs[0]);
-  const nameKey = userId !== undefined && user !== undefined ? authorKeyOf(user) : undefined;
+  const authorKey = auditKeyOf(deps.auditSecret, authorRefKey(refs[0]));
+  const nameKey =
+    userId !== undefined && user !== undefined
+      ? auditKeyOf(deps.auditSecret, authorKeyOf(user))
+      : undefined;
   const sameScope = (a: ErasureAudit) =>
     JSON.stringify(a.channels) === JSON.stringify(channels) && a.nameKey === nameKey;
   let audit = await deps.audits.unfinished(authorKey);

@@ -3,7 +3,7 @@
  * `eraseUser` is what `npm start -- erase` and the stack's `EraseUser` function run
  * (docs/erasure.md).
  */
-export { type AuditStore, MemoryAuditStore } from "./audit.js";
+export { type AuditStore, auditKeyOf, MemoryAuditStore } from "./audit.js";
 export { DynamoDbAuditStore } from "./audit-dynamodb.js";
 export { MemoryDigestArchive, s3DigestArchive } from "./digests.js";
 export {

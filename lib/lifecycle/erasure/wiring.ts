@@ -37,6 +37,8 @@ export interface ErasureTables {
   resultsTable: string;
   /** The channels table, whose tick keeps each channel's reply linker window (reset by an erasure). */
   channelsTable: string;
+  /** The secret the audit item's keys are hashed with (the stack's, or a workspace's own). */
+  auditSecret: string;
   metrics?: RedactionMetrics;
 }
 
@@ -71,6 +73,7 @@ export function dynamoDbErasure(
       tableName: tables.messagesTable,
     }),
     audits: new DynamoDbAuditStore({ client: tables.client, tableName: tables.resultsTable }),
+    auditSecret: tables.auditSecret,
     channels,
     ...extra,
   };

@@ -27,7 +27,7 @@ import { describe, expect, it } from "vitest";
 import { createMessagesTestTable, createResultsTestTable } from "../../knowledge/fixtures.js";
 import { NOW } from "../../knowledge/redaction.js";
 import { testDynamoDbClient } from "../../support/dynamodb.js";
-import { buildWorld, HOUR } from "./world.js";
+import { AUDIT_SECRET, buildWorld, HOUR } from "./world.js";
 
 const client = testDynamoDbClient();
 
@@ -74,6 +74,7 @@ const erasure = (
       messagesTable: d.messagesTable,
       resultsTable: d.resultsTable,
       channelsTable: d.channelsTable,
+      auditSecret: AUDIT_SECRET,
     },
     { now: () => NOW + 100 * HOUR },
   );
@@ -153,6 +154,7 @@ describe("eraseUser on DynamoDB Local", () => {
         messagesTable: d.messagesTable,
         resultsTable: d.resultsTable,
         channelsTable: d.channelsTable,
+        auditSecret: AUDIT_SECRET,
       },
       { now: () => NOW + 101 * HOUR },
     );

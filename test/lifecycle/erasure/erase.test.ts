@@ -6,6 +6,7 @@
  */
 
 import {
+  auditKeyOf,
   type EraseRequest,
   ErasureError,
   ErasureScopeError,
@@ -23,7 +24,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { questionModel } from "../../knowledge/redaction.js";
 import { type CrashControl, crashing, InjectedCrash } from "../../support/crash.js";
-import { buildWorld, erasureDependencies, type World } from "./world.js";
+import { AUDIT_SECRET, buildWorld, erasureDependencies, type World } from "./world.js";
 
 /**
  * With `ids`, carol's messages are a Slack-like platform's: user id U3, display name "carol",
@@ -70,6 +71,9 @@ async function dump({ history, results, world }: Setup): Promise<Record<string, 
   }
   return out;
 }
+
+/** An author key as the audit item holds it: hashed with the deployment's secret. */
+const keyed = (authorKey: string) => auditKeyOf(AUDIT_SECRET, authorKey);
 
 const of = (world: World, author: string) =>
   [...world.written.values()].flat().filter((m) => m.author === author);
@@ -118,9 +122,12 @@ describe("eraseUser", () => {
       );
       expect(stored).toEqual(earlier);
     }
-    const [audit] = await audits.list(authorKeyOf("alice"));
+    // Hashing a list of names finds no audit item: its keys are hashed with the secret too.
+    expect(await audits.list(authorKeyOf("alice"))).toEqual([]);
+    const [audit] = await audits.list(keyed(authorKeyOf("alice")));
+    expect(audit?.authorKey).not.toBe(authorKeyOf("alice"));
     expect(audit).toMatchObject({
-      authorKey: authorKeyOf("alice"),
+      authorKey: keyed(authorKeyOf("alice")),
       channels: null,
       requestedBy: "ops: ticket 42",
       state: "finished",
@@ -144,8 +151,10 @@ describe("eraseUser", () => {
     expect(again.counts.messages).toBe(0);
     expect(await dump(setup)).toEqual(once);
     // The finished erasure answers; nothing new is recorded.
-    expect(again.audit).toEqual((await setup.audits.list(authorKeyOf("bob")))[0]);
-    expect((await setup.audits.list(authorKeyOf("bob"))).map((a) => a.state)).toEqual(["finished"]);
+    expect(again.audit).toEqual((await setup.audits.list(keyed(authorKeyOf("bob"))))[0]);
+    expect((await setup.audits.list(keyed(authorKeyOf("bob")))).map((a) => a.state)).toEqual([
+      "finished",
+    ]);
     // Someone with nothing stored gets an audit item that says so.
     const nobody = await eraseUser(deps, { user: "nobody", allChannels: true, requestedBy: "ops" });
     expect(nobody.audit).toMatchObject({ state: "finished", counts: { messages: 0 } });
@@ -324,7 +333,7 @@ describe("erasing by display name alone", () => {
         .join(", ")})`,
     );
     expect(await dump(setup)).toEqual(before);
-    expect(await setup.audits.list(authorKeyOf("alice"))).toEqual([]);
+    expect(await setup.audits.list(keyed(authorKeyOf("alice")))).toEqual([]);
     // A name nobody carries touches nothing: nothing to refuse.
     await expect(eraseUser(deps, { user: "nobody", requestedBy: "ops" })).resolves.toMatchObject({
       counts: { messages: 0 },
@@ -348,7 +357,7 @@ describe("erasing by platform user id", () => {
     expect(text).not.toMatch(/U3/);
     expect(text).not.toMatch(/"carol"/i);
     for (const m of carol) expect(text).not.toContain(m.text);
-    expect(outcome.audit).toMatchObject({ authorKey: userIdKeyOf("U3"), state: "finished" });
+    expect(outcome.audit).toMatchObject({ authorKey: keyed(userIdKeyOf("U3")), state: "finished" });
     expect(JSON.stringify(setup.audits.all())).not.toMatch(/U3|carol/);
   });
 
@@ -359,7 +368,10 @@ describe("erasing by platform user id", () => {
     const outcome = await eraseUser(deps, { user: "carol", allChannels: true, requestedBy: "dpo" });
     expect(outcome.counts.messages).toBe(0);
     expect(await dump(setup)).toEqual(before);
-    expect(outcome.audit).toMatchObject({ authorKey: authorKeyOf("carol"), state: "finished" });
+    expect(outcome.audit).toMatchObject({
+      authorKey: keyed(authorKeyOf("carol")),
+      state: "finished",
+    });
   });
 
   it("with both, erases the messages stored with the id and those stored by name without one", async () => {
@@ -374,7 +386,7 @@ describe("erasing by platform user id", () => {
     const both = await eraseUser(deps, { userId: "U3", user: "carol", requestedBy: "dpo" });
     expect(both.counts.messages).toBe(carol.length);
     expect(JSON.stringify(await dump(setup))).not.toMatch(/U3|"carol"/i);
-    expect(both.audit).toMatchObject({ nameKey: authorKeyOf("carol"), state: "finished" });
+    expect(both.audit).toMatchObject({ nameKey: keyed(authorKeyOf("carol")), state: "finished" });
     // Another scope of the same person is another erasure: by id alone now finds nothing.
     const later = { ...deps, now: () => (deps.now?.() ?? 0) + 1 };
     const again = await eraseUser(later, { userId: "U3", requestedBy: "dpo" });
@@ -454,7 +466,9 @@ describe("an erasure that crashes after any store call", () => {
 /** The stores' contents and the audit's lasting facts (runs and derived counts may differ). */
 async function endState(setup: Setup, request: EraseRequest) {
   const key =
-    request.userId === undefined ? authorKeyOf(request.user ?? "") : userIdKeyOf(request.userId);
+    request.userId === undefined
+      ? keyed(authorKeyOf(request.user ?? ""))
+      : keyed(userIdKeyOf(request.userId));
   const audits = (await setup.audits.list(key)).map((a) => ({
     state: a.state,
     messages: a.counts.messages,

@@ -11,6 +11,7 @@ import { DynamoDbChannelStore } from "convoseg/pipeline/store";
 import { createMessagesTestTable, createResultsTestTable } from "../../knowledge/fixtures.js";
 import { testDynamoDbClient } from "../../support/dynamodb.js";
 import { describeLinkerReset } from "./linker-reset.js";
+import { AUDIT_SECRET } from "./world.js";
 
 const client = testDynamoDbClient();
 
@@ -30,7 +31,10 @@ describeLinkerReset(
       }),
       channels: new DynamoDbChannelStore({ client, tableName: channelsTable, dueShards: 4 }),
       erasure: (clock) =>
-        dynamoDbErasure({ client, messagesTable, resultsTable, channelsTable }, { now: clock }),
+        dynamoDbErasure(
+          { client, messagesTable, resultsTable, channelsTable, auditSecret: AUDIT_SECRET },
+          { now: clock },
+        ),
     };
   },
   120_000,

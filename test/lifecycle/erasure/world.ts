@@ -90,6 +90,9 @@ export async function buildWorld(
   return world;
 }
 
+/** The tests' audit secret: what a deployment keeps in Secrets Manager. */
+export const AUDIT_SECRET = "test-audit-secret-0123456789abcdef";
+
 /** The eraser's dependencies over the stores, the redactor reading the history store. */
 export function erasureDependencies(
   history: ErasureMessages & ChannelNames,
@@ -103,6 +106,7 @@ export function erasureDependencies(
     redactor: new KnowledgeRedactor({ store: results, states: storedMessageStates(history) }),
     results,
     audits,
+    auditSecret: AUDIT_SECRET,
     now: () => NOW + 100 * HOUR,
     ...extra,
   };
