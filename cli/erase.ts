@@ -34,14 +34,18 @@ import {
 const USAGE = `Usage: npm start -- erase (--user-id ID | --user NAME | both)
          [--channel ID... | --all-channels] [--dry-run] [--json] [--requested-by WHO]
          [--backfill] [--workspace DIR |
-         --messages-table NAME --results-table NAME --channels-table NAME]
+         --messages-table NAME --results-table NAME --channels-table NAME
+         --audit-key-secret ARN [--digest-bucket NAME]]
 
 Erases a person: deletes every message they wrote (those stored with their platform user ID,
 and those stored without a user id under the display NAME), in every channel or the ones given,
 as a deletion does (text, author and user id removed), redacts the results, topic entries and
 window replies derived from them, removes their names from the results that still hold
 them, and has the segmentation tick empty its reply linker window in each channel they wrote in
-(it holds hashes of their words and names). A message stored with a user id is found by that id only: --user NAME alone leaves it. Writes an audit item (who asked, when, counts, finished) to the results table. Works on the
+(it holds hashes of their words and names). A message stored with a user id is found by that
+id only: --user NAME alone leaves it, and must say its channels (--channel or --all-channels).
+Writes an audit item (who asked, when, counts, finished; the person by a keyed hash) to the
+results table, and on a deployment removes the stored digests that cite them. Works on the
 local workspace (.convoseg, or --workspace DIR) unless tables are named. Run it again to finish
 one that was interrupted; after it finished, running it again erases nothing and says so.
 
