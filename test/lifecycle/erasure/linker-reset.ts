@@ -13,9 +13,9 @@ import { ReplyLinker } from "convoseg/linker";
 import { runTick, type TickDependencies } from "convoseg/pipeline";
 import type { ChannelStore } from "convoseg/pipeline/store";
 import { describe, expect, it } from "vitest";
+import { quietTick } from "../../support/quiet-tick.js";
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const T0 = Date.UTC(2025, 0, 6);
 
 /** A deployment's stores: ingestion's history store (with positions), the tick's channels. */
@@ -62,27 +62,11 @@ export function describeLinkerReset(
       async () => {
         const fixture = await make();
         const clock = { now: T0 };
-        const deps: TickDependencies = {
+        const deps = quietTick({
           messages: fixture.history,
           channels: fixture.channels,
-          sink: { async send() {} },
-          bodies: { maxBodyBytes: 256 * 1024, tableName: "messages" },
-          metrics: { add() {} },
-          logger: { info() {}, warn() {}, error() {} },
-          settings: {
-            maxSize: 50,
-            settle: HOUR,
-            minItems: 1,
-            grace: 0,
-            maxArrivalsPerChannel: 1000,
-            leaseMs: MINUTE,
-            channelConcurrency: 2,
-            holdTimeoutMs: 5 * MINUTE,
-            conversations: "linked",
-          },
           now: () => clock.now,
-          wallNow: () => clock.now,
-        };
+        });
         const tick = async (after: number) => {
           clock.now += after;
           await runTick(deps);

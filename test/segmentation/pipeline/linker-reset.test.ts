@@ -9,7 +9,7 @@ import { inflateRawSync } from "node:zlib";
 import { MemoryStore } from "convoseg/history";
 import { ingest } from "convoseg/ingest";
 import { ReplyLinker } from "convoseg/linker";
-import { runTick, type TickDependencies, type TickSettings } from "convoseg/pipeline";
+import { runTick, type TickDependencies } from "convoseg/pipeline";
 import {
   type ChannelStore,
   decodeTickState,
@@ -19,37 +19,22 @@ import {
   type TickState,
 } from "convoseg/pipeline/store";
 import { describe, expect, it } from "vitest";
+import { quietTick } from "../../support/quiet-tick.js";
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const T0 = Date.UTC(2025, 0, 6);
 
 function harness(conversations: "linked" | "contiguous" = "linked") {
   const clock = { now: T0, wall: T0 };
   const channels = new MemoryChannelStore(() => clock.now);
   const store = new MemoryStore({ positions: channels });
-  const settings: TickSettings = {
-    maxSize: 50,
-    settle: HOUR,
-    minItems: 1,
-    grace: 0,
-    maxArrivalsPerChannel: 1000,
-    leaseMs: MINUTE,
-    channelConcurrency: 2,
-    holdTimeoutMs: 5 * MINUTE,
-    conversations,
-  };
-  const deps: TickDependencies = {
+  const deps = quietTick({
     messages: store,
     channels,
-    sink: { async send() {} },
-    bodies: { maxBodyBytes: 256 * 1024, tableName: "messages" },
-    metrics: { add() {} },
-    logger: { info() {}, warn() {}, error() {} },
-    settings,
     now: () => clock.now,
     wallNow: () => clock.wall,
-  };
+    settings: { conversations },
+  });
   return {
     deps,
     channels,

@@ -1,0 +1,40 @@
+/**
+ * A tick's dependencies over stores a test gives, with nothing it does not look at: segments sent
+ * nowhere, no metrics, no logs, the settings of a small chat (50 messages a segment at most, an
+ * hour's settle, linked conversations) unless overridden.
+ */
+import type { TickDependencies, TickSettings } from "convoseg/pipeline";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export function quietTick(options: {
+  messages: TickDependencies["messages"];
+  channels: TickDependencies["channels"];
+  now: () => number;
+  wallNow?: () => number;
+  settings?: Partial<TickSettings>;
+}): TickDependencies {
+  return {
+    messages: options.messages,
+    channels: options.channels,
+    sink: { async send() {} },
+    bodies: { maxBodyBytes: 256 * 1024, tableName: "messages" },
+    metrics: { add() {} },
+    logger: { info() {}, warn() {}, error() {} },
+    settings: {
+      maxSize: 50,
+      settle: HOUR,
+      minItems: 1,
+      grace: 0,
+      maxArrivalsPerChannel: 1000,
+      leaseMs: MINUTE,
+      channelConcurrency: 2,
+      holdTimeoutMs: 5 * MINUTE,
+      conversations: "linked",
+      ...options.settings,
+    },
+    now: options.now,
+    wallNow: options.wallNow ?? options.now,
+  };
+}
