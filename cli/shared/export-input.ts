@@ -203,6 +203,37 @@ function inputFailure(command: string, source: string, error: unknown): string {
 }
 
 /**
+ * `source` read as {@link readInput}, its reading shown on `progress`, then its notes said on
+ * standard error (with `channelNote`, also a `--channel` an export leaves unused); undefined, the
+ * failure said, when it cannot be read.
+ */
+async function readNoted(
+  command: string,
+  source: string,
+  progress: Progress,
+  io: CommandIO,
+  options: ReadInputOptions,
+  channelNote = false,
+): Promise<InputRead | undefined> {
+  let read: InputRead;
+  try {
+    read = await readInput(source, progress, io.stdin, options);
+  } catch (error) {
+    io.stderr.write(inputFailure(command, source, error));
+    return undefined;
+  } finally {
+    progress.finish();
+  }
+  if (channelNote && read.format !== "jsonl" && options.defaultChannel !== undefined) {
+    io.stderr.write(
+      `${command}: --channel left unused: a ${read.format} export names its channels\n`,
+    );
+  }
+  for (const note of read.notes) io.stderr.write(`${command}: ${note}\n`);
+  return read;
+}
+
+/**
  * The chat of `source` for a command that only reads it (`segment`, `disentangle`), its reading
  * shown on `progress`: its notes and refused lines go to standard error; undefined, with the
  * reason said, when it cannot be read or a line is refused without `skipInvalid` (then nothing is
@@ -215,21 +246,8 @@ export async function readChatInput(
   io: CommandIO,
   options: ReadInputOptions & { skipInvalid: boolean; done: string; channelNote?: boolean },
 ): Promise<InputRead | undefined> {
-  let read: InputRead;
-  try {
-    read = await readInput(source, progress, io.stdin, options);
-  } catch (error) {
-    io.stderr.write(inputFailure(command, source, error));
-    return undefined;
-  } finally {
-    progress.finish();
-  }
-  if (options.channelNote && read.format !== "jsonl" && options.defaultChannel !== undefined) {
-    io.stderr.write(
-      `${command}: --channel left unused: a ${read.format} export names its channels\n`,
-    );
-  }
-  for (const note of read.notes) io.stderr.write(`${command}: ${note}\n`);
+  const read = await readNoted(command, source, progress, io, options, options.channelNote);
+  if (read === undefined) return undefined;
   for (const problem of read.refused) {
     io.stderr.write(`${options.skipInvalid ? "skipped " : ""}${problem.text}\n`);
   }
@@ -260,22 +278,8 @@ export async function loadInput(
   options: ReadInputOptions & { skipInvalid: boolean },
   io: CommandIO,
 ): Promise<LoadedInput | undefined> {
-  const progress = new Progress(io.stderr);
-  let read: InputRead;
-  try {
-    read = await readInput(source, progress, io.stdin, options);
-  } catch (error) {
-    io.stderr.write(inputFailure(command, source, error));
-    return undefined;
-  } finally {
-    progress.finish();
-  }
-  if (read.format !== "jsonl" && options.defaultChannel !== undefined) {
-    io.stderr.write(
-      `${command}: --channel left unused: a ${read.format} export names its channels\n`,
-    );
-  }
-  for (const note of read.notes) io.stderr.write(`${command}: ${note}\n`);
+  const read = await readNoted(command, source, new Progress(io.stderr), io, options, true);
+  if (read === undefined) return undefined;
   const refused = [...read.refused];
   const kept = read.messages.filter((message, index) => {
     const problem = ingestionProblem(message);
