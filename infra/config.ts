@@ -1,4 +1,5 @@
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { type ChannelScope, parseChannelScope } from "convoseg/ingest";
 import { KnowledgeConfigError } from "convoseg/knowledge";
 import {
   EXTRACT_DEFAULTS,
@@ -103,8 +104,15 @@ export interface ConvosegConfig {
   digest?: DigestConfig;
   segmentQueueSenders: string[];
   retainData: boolean;
-  /** The ingestion function's event source concurrency, and its largest direct batch. */
-  ingest: { concurrency: number; maxBatch: number };
+  /**
+   * The ingestion function's event source concurrency, its largest direct batch, and what the
+   * ingest queue's producers may send (`producerChannels`, `producerChanges`).
+   */
+  ingest: {
+    concurrency: number;
+    maxBatch: number;
+    producers: { channels: ChannelScope; changes: boolean };
+  };
   /** On-demand ceilings of every table, request units a second (null: none). */
   tableMaxUnits: { read: number | null; write: number | null };
   extract: ExtractConfig;
@@ -279,7 +287,11 @@ function configOf(v: SettingValues): ConvosegConfig {
     ...digestConfig(v),
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
-    ingest: { concurrency: v.ingestConcurrency, maxBatch: v.ingestMaxBatch },
+    ingest: {
+      concurrency: v.ingestConcurrency,
+      maxBatch: v.ingestMaxBatch,
+      producers: { channels: parseChannelScope(v.producerChannels), changes: v.producerChanges },
+    },
     tableMaxUnits: { read: v.tableMaxReadUnits, write: v.tableMaxWriteUnits },
     extract,
     alarms: {

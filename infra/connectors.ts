@@ -8,7 +8,8 @@ import { Construct } from "constructs";
 import type { ConnectorMetric } from "convoseg/connectors";
 import { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
-import type { Observability } from "./observability.js";
+import { deadLetters, type Observability } from "./observability.js";
+import type { QueueWithDeadLetters } from "./queues.js";
 import { keyedTable } from "./storage.js";
 
 /** A platform the stack can receive webhooks from, and what its receiver is told. */
@@ -43,7 +44,7 @@ export const TELEGRAM: WebhookPlatform = {
 
 export interface WebhookConnectorProps {
   readonly platform: WebhookPlatform;
-  /** The ingest queue it sends to (and nothing else of ingestion). */
+  /** Ingestion, which gives it a queue of its own to send to (and nothing else of ingestion). */
   readonly ingestion: Ingestion;
   /** The alarms' topic. */
   readonly observability: Observability;
@@ -87,6 +88,8 @@ export class WebhookConnector extends Construct {
   readonly function: PipelineFunction;
   readonly url: FunctionUrl;
   readonly claims: Table;
+  /** Its own queue into ingestion: what comes through it is held to this connector's grant. */
+  readonly queue: QueueWithDeadLetters;
 
   constructor(scope: Construct, id: string, props: WebhookConnectorProps) {
     super(scope, id);
@@ -101,7 +104,6 @@ export class WebhookConnector extends Construct {
       entry: platform.entry,
       description: `convoseg ${platform.title} connector: webhook requests to the ingest queue`,
       environment: {
-        INGEST_QUEUE_URL: props.ingestion.queue.queue.queueUrl,
         CLAIMS_TABLE: this.claims.tableName,
         [platform.secretVariable]: props.secretArn,
         ...props.extraSecrets,
@@ -119,7 +121,22 @@ export class WebhookConnector extends Construct {
         : {}),
     });
     const role = this.function.role;
-    props.ingestion.grantSend(role);
+    // Its platform's channels (only the allowed ones, when it has an allow-list), with their
+    // edits and deletions: the platform tells them.
+    this.queue = props.ingestion.addProducer(platform.title, role, {
+      name: platform.name,
+      channels:
+        props.channels === undefined
+          ? { platform: platform.name }
+          : { ids: props.channels.split(",") },
+      changes: true,
+    });
+    this.function.function.addEnvironment("INGEST_QUEUE_URL", this.queue.queue.queueUrl);
+    props.observability.addAlarm(`${platform.title}IngestDeadLetters`, {
+      description: `${platform.title} lines ingestion refused (outside the connector's channels), rejected or could not store wait in its ingest DLQ.`,
+      metric: deadLetters(this.queue.deadLetterQueue),
+      threshold: 0,
+    });
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["secretsmanager:GetSecretValue"],

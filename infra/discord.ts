@@ -9,8 +9,8 @@ import { Construct } from "constructs";
 import type { DiscordConfig } from "./config.js";
 import { PipelineFunction } from "./function.js";
 import type { Ingestion } from "./ingestion.js";
-import type { Observability } from "./observability.js";
-import { secureQueue } from "./queues.js";
+import { type Observability, deadLetters as waitingIn } from "./observability.js";
+import { type QueueWithDeadLetters, secureQueue } from "./queues.js";
 import { keyedTable, type Storage } from "./storage.js";
 
 export interface DiscordPollerProps {
@@ -40,6 +40,8 @@ const MARGIN = Duration.seconds(20);
 export class DiscordPoller extends Construct {
   readonly function: PipelineFunction;
   readonly cursors: Table;
+  /** Its own queue into ingestion: what comes through it is held to Discord's grant. */
+  readonly queue: QueueWithDeadLetters;
 
   constructor(scope: Construct, id: string, props: DiscordPollerProps) {
     super(scope, id);
@@ -54,7 +56,6 @@ export class DiscordPoller extends Construct {
       environment: {
         ...props.environment,
         CURSORS_TABLE: this.cursors.tableName,
-        INGEST_QUEUE_URL: props.ingestion.queue.queue.queueUrl,
         MESSAGES_TABLE: props.storage.messages.tableName,
         DEADLINE_MARGIN_MS: String(MARGIN.toMilliseconds()),
         POWERTOOLS_SERVICE_NAME: "convoseg-discord",
@@ -84,7 +85,20 @@ export class DiscordPoller extends Construct {
         resources: [props.storage.messages.tableArn],
       }),
     );
-    props.ingestion.grantSend(role);
+    // Its own queue into ingestion: the configured channels' and their threads' lines (thread
+    // ids are snowflakes of their own, so the grant is Discord's shape), edits and deletions.
+    this.queue = props.ingestion.addProducer("Discord", role, {
+      name: "discord",
+      channels: { platform: "discord" },
+      changes: true,
+    });
+    this.function.function.addEnvironment("INGEST_QUEUE_URL", this.queue.queue.queueUrl);
+    props.observability.addAlarm("DiscordIngestDeadLetters", {
+      description:
+        "Discord lines ingestion refused (outside Discord's channel ids), rejected or could not store wait in the poller's ingest DLQ.",
+      metric: waitingIn(this.queue.deadLetterQueue),
+      threshold: 0,
+    });
 
     const deadLetters = secureQueue(this, "ScheduleDeadLetters");
     Validations.of(deadLetters).acknowledge({

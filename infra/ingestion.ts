@@ -1,8 +1,9 @@
-import { Duration } from "aws-cdk-lib";
-import { type Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Duration, Lazy, Stack } from "aws-cdk-lib";
+import { type Grant, type IGrantable, type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import type { ProducerGrant } from "convoseg/ingest";
 import { PipelineFunction } from "./function.js";
 import { QueueWithDeadLetters } from "./queues.js";
 import type { Storage } from "./storage.js";
@@ -20,6 +21,11 @@ export interface IngestionProps {
   /** Functions at once on the ingest queue (`ingestConcurrency`). */
   readonly concurrency: number;
   /**
+   * What the ingest queue's producers (IngestPolicy holders) may send (`producerChannels`,
+   * `producerChanges`).
+   */
+  readonly producers: Omit<ProducerGrant, "name">;
+  /**
    * The variables its settings set (`environmentOf("ingest")`): the due index's shard count
    * (the tick's), the largest direct batch, the days a message is kept.
    */
@@ -34,7 +40,10 @@ const TIMEOUT = Duration.seconds(30);
  * It is the only writer of the tables in the stack: IAM cannot make a put conditional, so
  * whoever may put to the messages table may overwrite a stored message, and whoever may update
  * a channel's marks may set its sequence back or hold its positions. Producers outside the stack
- * (your own Lambdas, bots, connectors) get {@link grantSend}: they can only add messages.
+ * (your own Lambdas, bots) get {@link grantSend} on the ingest queue; each connector gets a queue
+ * of its own ({@link addProducer}), so that the function knows who sent a line by the queue it came
+ * through, which no sender can forge, and holds each to its grant: its channels, and whether it
+ * may send edits and deletions. One producer's flood or bad lines also wait in its own queue.
  */
 export class Ingestion extends Construct {
   readonly function: PipelineFunction;
@@ -56,6 +65,17 @@ export class Ingestion extends Construct {
       memorySize: 256,
       logRetention: props.logRetention,
     });
+    this.grants.push({ queue: () => this.queue.queue.queueArn, name: "queue", ...props.producers });
+    // Lazy: connectors add their queues after the function is made.
+    this.function.function.addEnvironment(
+      "PRODUCERS",
+      Lazy.string({
+        produce: () =>
+          Stack.of(this).toJsonString(
+            this.grants.map(({ queue, ...grant }) => ({ queue: queue(), ...grant })),
+          ),
+      }),
+    );
     props.storage.grantIngest(this.function.role);
     props.storage.grantRedaction(this.function.role);
     this.queue = new QueueWithDeadLetters(this, "Messages", {
@@ -73,6 +93,33 @@ export class Ingestion extends Construct {
         maxConcurrency: props.concurrency,
       }),
     );
+  }
+
+  /** Each producer queue's grant, written into the function's `PRODUCERS`. */
+  private readonly grants: ({ queue: () => string } & ProducerGrant)[] = [];
+
+  /**
+   * A queue of its own for a producer in the stack (a connector): `role` may send to it (no
+   * other producer's grant names it), and the function holds what comes through it to `grant`. Returns the queue to send to.
+   */
+  addProducer(id: string, role: IRole, grant: ProducerGrant): QueueWithDeadLetters {
+    const queue = new QueueWithDeadLetters(this, `${id}Messages`, {
+      visibilityTimeout: Duration.seconds(TIMEOUT.toSeconds() * 6),
+    });
+    // No deny for other principals: an operator redriving its dead letters sends to it too.
+    // IngestPolicy names the ingest queue only, so no producer outside the stack reaches it.
+    queue.queue.grant(role, "sqs:SendMessage");
+    this.grants.push({ queue: () => queue.queue.queueArn, ...grant });
+    this.function.function.addEventSource(
+      new SqsEventSource(queue.queue, {
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(5),
+        reportBatchItemFailures: true,
+        // The least an event source takes: a community's chat is a few lines a second.
+        maxConcurrency: 2,
+      }),
+    );
+    return queue;
   }
 
   /**

@@ -89,8 +89,8 @@ const TRIMMED_METRICS: ExtractionMetricName[] = [
   "TrimmedOversizeQuestions",
 ];
 
-/** The most messages waiting in a dead-letter queue over five minutes. */
-const deadLetters = (queue: Queue) =>
+/** A queue's messages waiting: for a dead-letter queue, what was given up on. */
+export const deadLetters = (queue: Queue) =>
   queue.metricApproximateNumberOfMessagesVisible({
     statistic: "Maximum",
     period: Duration.minutes(5),

@@ -61,6 +61,7 @@ export class ConvosegStack extends Stack {
       logRetention: config.logRetention,
       queueName: config.names.ingestQueue,
       concurrency: config.ingest.concurrency,
+      producers: config.ingest.producers,
       environment: config.environments.ingest,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });

@@ -9,6 +9,8 @@ import {
   DEFAULT_MAX_BATCH,
   IngestClient,
   MAX_BATCH_LIMIT,
+  type ProducerGrant,
+  parseProducerGrants,
 } from "convoseg/ingest";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import {
@@ -146,16 +148,37 @@ function retentionDays(): number | undefined {
   return n;
 }
 
+/**
+ * `PRODUCERS`: each producer queue's grant by queue ARN (JSON, written by the stack). Unset:
+ * every queue is trusted, as before producer grants.
+ */
+function producerGrants(): Map<string, ProducerGrant> | undefined {
+  const value = process.env.PRODUCERS;
+  if (value === undefined) return undefined;
+  try {
+    return parseProducerGrants(value);
+  } catch (error) {
+    throw new Error(`ingest: environment variable PRODUCERS: ${(error as Error).message}`);
+  }
+}
+
 /** @public The Lambda runtime calls it: infra names this file as the function's entry. */
 export const handler = createIngestHandler(
-  (messages) => client.ingest(messages),
+  (messages, grant) => client.ingest(messages, { grant }),
   new Logger({ serviceName: "convoseg-ingest" }),
   maxBatch(),
   {
     add: (name, value) => metrics.addMetric(name, MetricUnit.Count, value),
+    refused: (producer, reason, value) => {
+      // Its own metric set: the producer and reason are dimensions of this count only.
+      const single = metrics.singleMetric();
+      single.addDimensions({ producer, reason });
+      single.addMetric("LinesRefused", MetricUnit.Count, value);
+    },
     // Most batches change nothing: no empty metric set (and no warning about one).
     publish: () => {
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     },
   },
+  producerGrants(),
 );

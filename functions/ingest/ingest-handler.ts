@@ -1,6 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type { IngestResult } from "convoseg/ingest";
+import type { IngestResult, ProducerGrant } from "convoseg/ingest";
 
 /** Direct invocation: a batch of chat messages in the JSON-lines input format. */
 interface DirectIngestEvent {
@@ -10,8 +10,8 @@ interface DirectIngestEvent {
 export type IngestEvent = DirectIngestEvent | SQSEvent;
 export type IngestResponse = IngestResult | SQSBatchResponse;
 
-/** Ingests a batch of chat messages (`IngestClient.ingest`). */
-export type Ingest = (messages: readonly unknown[]) => Promise<IngestResult>;
+/** Ingests a batch of chat messages (`IngestClient.ingest`), within a producer's grant if given. */
+export type Ingest = (messages: readonly unknown[], grant?: ProducerGrant) => Promise<IngestResult>;
 
 /** Counts of what edits and deletions did (`EditsApplied`, `DeletionsMissing`, ...). */
 type ChangeMetric = `${"Edits" | "Deletions"}${"Applied" | "Unchanged" | "Stale" | "Missing"}`;
@@ -19,8 +19,17 @@ type ChangeMetric = `${"Edits" | "Deletions"}${"Applied" | "Unchanged" | "Stale"
 /** Where the handler counts changes: EMF metrics in the Lambda, published once per invocation. */
 export interface IngestMetrics {
   add(name: ChangeMetric | "DeletedMessagesRefused", value: number): void;
+  /** Lines a producer may not send (`LinesRefused`, by producer and reason). */
+  refused(producer: string, reason: "channel" | "changes", value: number): void;
   publish(): void;
 }
+
+/**
+ * What each producer queue may carry, by queue ARN: who sent a record is the queue it came
+ * through (SQS sets `eventSourceARN`, the sender cannot), and only the producer's role may send
+ * to its queue. Undefined: every queue is trusted (a deployment before producer grants, a test).
+ */
+export type Grants = ReadonlyMap<string, ProducerGrant>;
 
 /**
  * The ingestion Lambda's logic: a direct batch (at most `maxBatch` messages, else nothing is
@@ -36,10 +45,11 @@ export function createIngestHandler(
   logger: Logger,
   maxBatch: number,
   metrics: IngestMetrics,
+  grants?: Grants,
 ) {
   return async (event: IngestEvent): Promise<IngestResponse> => {
     try {
-      return await handle(ingest, logger, maxBatch, metrics, event);
+      return await handle(ingest, logger, maxBatch, metrics, event, grants);
     } finally {
       metrics.publish();
     }
@@ -52,9 +62,13 @@ async function handle(
   maxBatch: number,
   metrics: IngestMetrics,
   event: IngestEvent,
+  grants: Grants | undefined,
 ): Promise<IngestResponse> {
   const kind = eventKind(event);
-  if (kind === "sqs") return ingestRecords(ingest, logger, metrics, (event as SQSEvent).Records);
+  if (kind === "sqs") {
+    return ingestQueues(ingest, logger, metrics, (event as SQSEvent).Records, grants);
+  }
+  // Only an operator may invoke the function directly: no grant limits them.
   const { messages } = event as DirectIngestEvent;
   if (messages.length > maxBatch) {
     throw new RangeError(
@@ -93,11 +107,45 @@ function eventKind(event: unknown): "sqs" | "direct" {
   return "sqs";
 }
 
+/**
+ * An SQS batch, by the queue each record came through (one event source, one queue, in practice):
+ * a queue no grant names fails its records, so that they wait in its dead-letter queue.
+ */
+async function ingestQueues(
+  ingest: Ingest,
+  logger: Logger,
+  metrics: IngestMetrics,
+  records: SQSRecord[],
+  grants: Grants | undefined,
+): Promise<SQSBatchResponse> {
+  const byQueue = new Map<string, SQSRecord[]>();
+  for (const record of records) {
+    const queue = grants === undefined ? "" : String(record.eventSourceARN);
+    byQueue.set(queue, [...(byQueue.get(queue) ?? []), record]);
+  }
+  const batchItemFailures: SQSBatchResponse["batchItemFailures"] = [];
+  for (const [queue, list] of byQueue) {
+    const grant = grants?.get(queue);
+    if (grants !== undefined && grant === undefined) {
+      logger.error("records from a queue no producer grant names; left for its dead-letter queue", {
+        queue,
+        records: list.length,
+      });
+      batchItemFailures.push(...list.map((r) => ({ itemIdentifier: r.messageId })));
+      continue;
+    }
+    const response = await ingestRecords(ingest, logger, metrics, list, grant);
+    batchItemFailures.push(...response.batchItemFailures);
+  }
+  return { batchItemFailures };
+}
+
 async function ingestRecords(
   ingest: Ingest,
   logger: Logger,
   metrics: IngestMetrics,
   records: SQSRecord[],
+  grant: ProducerGrant | undefined,
 ): Promise<SQSBatchResponse> {
   const bodies: unknown[] = [];
   const failures = new Set<string>();
@@ -111,10 +159,46 @@ async function ingestRecords(
       failures.add(record.messageId);
     }
   }
-  const result = await ingest(bodies);
+  const result = await ingest(bodies, grant);
   logResult(logger, metrics, result, bodies.length, recordOf);
-  for (const { index } of [...result.rejected, ...result.failed]) failures.add(recordOf[index]);
+  if (grant !== undefined) logRefusals(logger, metrics, grant, result, records, recordOf);
+  for (const { index } of [...result.rejected, ...result.failed, ...result.refused]) {
+    failures.add(recordOf[index]);
+  }
   return { batchItemFailures: [...failures].map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+/**
+ * One line per batch for what its producer may not send, never a line's channel or text: the
+ * records wait in the producer's dead-letter queue (its alarm tells), to be redriven once the
+ * grant is right. Counted on their first receive only, as the retries would count them again.
+ */
+function logRefusals(
+  logger: Logger,
+  metrics: IngestMetrics,
+  grant: ProducerGrant,
+  result: IngestResult,
+  records: SQSRecord[],
+  recordOf: string[],
+): void {
+  if (result.refused.length === 0) return;
+  const counts = { channel: 0, changes: 0 };
+  const firstReceive = new Set(
+    records.filter((r) => r.attributes?.ApproximateReceiveCount === "1").map((r) => r.messageId),
+  );
+  const firstCounts = { channel: 0, changes: 0 };
+  for (const { index, reason } of result.refused) {
+    counts[reason]++;
+    if (firstReceive.has(recordOf[index])) firstCounts[reason]++;
+  }
+  logger.warn("lines refused: outside the producer's grant; left for its dead-letter queue", {
+    producer: grant.name,
+    outsideChannels: counts.channel,
+    changesWithoutRight: counts.changes,
+  });
+  for (const reason of ["channel", "changes"] as const) {
+    if (firstCounts[reason] > 0) metrics.refused(grant.name, reason, firstCounts[reason]);
+  }
 }
 
 /**
@@ -137,6 +221,7 @@ function logResult(
     conflicts: result.conflicts.length,
     deleted: result.deleted.length,
     rejected: result.rejected.length,
+    refused: result.refused.length,
     failed: result.failed.length,
     ...counts,
   });

@@ -21,6 +21,8 @@ import {
 /** Discord channel ids, comma-separated (at most MAX_DISCORD_CHANNELS: checked by count). */
 const SLACK_CHANNELS = /^[CGD][A-Z0-9]{2,20}(,[CGD][A-Z0-9]{2,20}){0,999}$/;
 const TELEGRAM_CHATS = /^-?\d{1,20}(,-?\d{1,20}){0,999}$/;
+/** Channel ids and `prefix*`, or `*`, comma-separated (`parseChannelScope` reads them). */
+const CHANNEL_SCOPE = /^([^\s,*]{1,200}\*?|\*)(,([^\s,*]{1,200}\*?|\*)){0,99}$/;
 const DISCORD_CHANNELS = new RegExp(`^\\d{1,20}(,\\d{1,20}){0,${MAX_DISCORD_CHANNELS - 1}}$`);
 const ISO_DATE_TIME =
   /^(20(1[5-9]|[2-9]\d))-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -50,6 +52,23 @@ export const intake = <V, P>(table: Table<V, P>) =>
       max: MAX_BATCH_LIMIT,
       env: { ingest: "MAX_BATCH" },
     })
+    /**
+     * The channels producers of the ingest queue (roles given the stack's IngestPolicy) may write
+     * to: channel ids, `prefix*` for every id that starts so, or `*`, comma-separated. A line to
+     * another channel waits in the ingest DLQ. The connectors have queues and grants of their own.
+     */
+    .text("producerChannels", {
+      default: "*",
+      rule: {
+        pattern: CHANNEL_SCOPE,
+        rule: "channel ids, prefixes ending in * or *, comma-separated (no spaces)",
+      },
+    })
+    /**
+     * Let producers of the ingest queue send edits and deletions (`op: edit`, `op: delete`). Off,
+     * they only add messages, and a change line waits in the ingest DLQ.
+     */
+    .flag("producerChanges", { default: false })
     /**
      * The Slack Events API connector (docs/connectors.md): the full ARN of the Secrets Manager
      * secret holding the Slack app's signing secret (a plain string), never the secret itself.

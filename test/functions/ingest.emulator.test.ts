@@ -3,7 +3,7 @@ import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { KeyphraseExtractor } from "convoseg/extraction/offline";
 import { MemoryStore, textMessage } from "convoseg/history";
 import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
-import { type IngestResult, ingest } from "convoseg/ingest";
+import { type IngestResult, ingest, type ProducerGrant } from "convoseg/ingest";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import {
   REEXTRACT_ATTRIBUTE,
@@ -357,6 +357,7 @@ describe("ingest Lambda", () => {
       add: (name, value) => {
         counted[name] = (counted[name] ?? 0) + value;
       },
+      refused: () => {},
       publish: () => void published++,
     });
     await handler({ messages: [{ id: "1", ts: T, channel: "c", text: "secret one" }] });
@@ -392,6 +393,100 @@ describe("ingest Lambda", () => {
       "edit of a message not stored; dropped (re-send it once the message is stored)",
     );
     expect(JSON.stringify(lines)).not.toContain("secret");
+  });
+
+  it("holds each queue's lines to its producer's grant, by the queue they came through", async () => {
+    const slackQueue = "arn:aws:sqs:us-east-1:000000000000:slack";
+    const botQueue = "arn:aws:sqs:us-east-1:000000000000:ingest";
+    const grants = new Map<string, ProducerGrant>([
+      [slackQueue, { name: "slack", channels: { platform: "slack" }, changes: true }],
+      [botQueue, { name: "queue", channels: { prefixes: ["team-"] }, changes: false }],
+    ]);
+    const lines: [string, Record<string, unknown>][] = [];
+    const log = (message: string, attributes: Record<string, unknown>) =>
+      void lines.push([message, attributes]);
+    const refused: [string, string, number][] = [];
+    const memory = new MemoryStore();
+    const handler = createIngestHandler(
+      (inputs, grant) => ingest(memory, inputs, { grant }),
+      { info: log, warn: log, error: log } as never,
+      100,
+      { add: () => {}, refused: (...count) => void refused.push(count), publish: () => {} },
+      grants,
+    );
+    const from = (queue: string, id: string, line: object, receives = "1"): SQSRecord => ({
+      ...record(id, JSON.stringify(line)),
+      eventSourceARN: queue,
+      attributes: { ApproximateReceiveCount: receives } as SQSRecord["attributes"],
+    });
+    await handler({
+      Records: [from(slackQueue, "s0", { id: "1", ts: T, channel: "C0SLACK", text: "theirs" })],
+    } as SQSEvent);
+    const response = await handler({
+      Records: [
+        from(botQueue, "b1", { id: "2", ts: T, channel: "team-a", text: "ours" }),
+        from(botQueue, "b2", { id: "3", ts: T, channel: "C0SLACK", text: "secret injected" }),
+        from(botQueue, "b3", {
+          op: "edit",
+          id: "1",
+          channel: "C0SLACK",
+          text: "secret rewritten",
+          editedAt: T + 1,
+        }),
+        from(botQueue, "b4", { op: "delete", id: "2", channel: "team-a" }, "2"),
+        from(slackQueue, "s1", { id: "4", ts: T, channel: "team-a", text: "secret stray" }),
+        from("arn:aws:sqs:us-east-1:000000000000:other", "o1", { id: "5", ts: T, text: "x" }),
+      ],
+    } as SQSEvent);
+    expect(response).toEqual({
+      batchItemFailures: ["b2", "b3", "b4", "s1", "o1"].map((itemIdentifier) => ({
+        itemIdentifier,
+      })),
+    });
+    expect((await memory.read("C0SLACK")).map((m) => m.parts[0])).toEqual([
+      { type: "text", text: "theirs" },
+    ]);
+    expect((await memory.read("team-a")).map((m) => m.id)).toEqual(["2"]);
+    expect(await memory.read("default")).toEqual([]);
+    // Counted by producer on the first receive only: b4 is a retry.
+    expect(refused).toEqual([
+      ["queue", "channel", 2],
+      ["slack", "channel", 1],
+    ]);
+    expect(lines.filter(([m]) => m.startsWith("lines refused")).map(([, a]) => a)).toEqual([
+      { producer: "queue", outsideChannels: 2, changesWithoutRight: 1 },
+      { producer: "slack", outsideChannels: 1, changesWithoutRight: 0 },
+    ]);
+    expect(lines.map(([m]) => m)).toContain(
+      "records from a queue no producer grant names; left for its dead-letter queue",
+    );
+    expect(JSON.stringify(lines)).not.toContain("secret");
+  });
+
+  it("reads PRODUCERS at cold start, naming what is wrong", async () => {
+    await expect(loadHandler({ ...awsEnvironment(), PRODUCERS: "{}" })).rejects.toThrow(
+      "ingest: environment variable PRODUCERS: expected a JSON list of producer grants",
+    );
+    const handler = await loadHandler({
+      ...awsEnvironment(),
+      PRODUCERS: JSON.stringify([
+        {
+          queue: "arn:aws:sqs:us-east-1:0:q",
+          name: "bot",
+          channels: { ids: ["g1"] },
+          changes: false,
+        },
+      ]),
+    });
+    const response = await handler({
+      Records: [
+        {
+          ...record("r1", JSON.stringify({ id: "g-9", ts: T, channel: "g2", text: "hi" })),
+          eventSourceARN: "arn:aws:sqs:us-east-1:0:q",
+        },
+      ],
+    } as SQSEvent);
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: "r1" }] });
   });
 
   it.each([

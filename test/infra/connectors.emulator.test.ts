@@ -7,6 +7,19 @@ import { actionsOf, logicalId, roleStatements, type Synthesized, synthesize } fr
 const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/slack-signing-AbCdEf";
 const BOT = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/slack-bot-AbCdEf";
 const TOKEN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:convoseg/telegram-token-AbCdEf";
+/** The ingest function's PRODUCERS, its queue ARNs written `<logical id>.Arn`. */
+function producersOf(value: unknown): { queue: string }[] {
+  const text = (part: unknown): string => {
+    if (typeof part === "string") return part;
+    const getAtt = (part as { "Fn::GetAtt"?: [string, string] })["Fn::GetAtt"];
+    if (getAtt !== undefined) return getAtt.join(".");
+    const join = (part as { "Fn::Join"?: [string, unknown[]] })["Fn::Join"];
+    if (join !== undefined) return join[1].map(text).join(join[0]);
+    throw new Error(`PRODUCERS holds an unexpected part: ${JSON.stringify(part)}`);
+  };
+  return JSON.parse(text(value));
+}
+
 /** The stack's Slack connector, which these tests deploy. */
 function slackOf({ stack }: Synthesized) {
   if (stack.slack === undefined) throw new Error("the Slack connector is not deployed");
@@ -54,14 +67,14 @@ describe("the Slack connector", () => {
         Variables: Match.objectLike({
           SLACK_SIGNING_SECRET_ARN: SECRET,
           SLACK_BOT_TOKEN_ARN: BOT,
-          INGEST_QUEUE_URL: { Ref: logicalId(on.stack, on.stack.ingestion.queue.queue) },
+          INGEST_QUEUE_URL: { Ref: logicalId(on.stack, slack.queue.queue) },
           CLAIMS_TABLE: { Ref: logicalId(on.stack, slack.claims) },
         }),
       },
     });
   });
 
-  it("may send to the ingest queue, read its one secret and claim events, nothing else", () => {
+  it("may send to its own ingest queue, read its one secret and claim events, nothing else", () => {
     const slack = slackOf(on);
     const statements = roleStatements(on.template, logicalId(on.stack, slack.function.role));
     const granted = statements.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource }));
@@ -69,9 +82,7 @@ describe("the Slack connector", () => {
       expect.arrayContaining([
         {
           actions: ["sqs:SendMessage"],
-          resource: {
-            "Fn::GetAtt": [logicalId(on.stack, on.stack.ingestion.queue.queue), "Arn"],
-          },
+          resource: { "Fn::GetAtt": [logicalId(on.stack, slack.queue.queue), "Arn"] },
         },
         { actions: ["secretsmanager:GetSecretValue"], resource: [SECRET, BOT] },
         {
@@ -86,6 +97,59 @@ describe("the Slack connector", () => {
       "logs:CreateLogStream",
       "logs:PutLogEvents",
     ]);
+  });
+
+  it("has each connector's queue read by ingestion under the connector's grant, and no other producer's", () => {
+    const telegram = on.stack.telegram;
+    if (telegram === undefined) throw new Error("the Telegram connector is not deployed");
+    const resources = on.template.toJSON().Resources;
+    const ingest = resources[logicalId(on.stack, on.stack.ingestion.function.function)];
+    expect(producersOf(ingest.Properties.Environment.Variables.PRODUCERS)).toEqual([
+      {
+        queue: `${logicalId(on.stack, on.stack.ingestion.queue.queue)}.Arn`,
+        name: "queue",
+        channels: { prefixes: [""] },
+        changes: false,
+      },
+      {
+        queue: `${logicalId(on.stack, slackOf(on).queue.queue)}.Arn`,
+        name: "slack",
+        channels: { platform: "slack" },
+        changes: true,
+      },
+      {
+        queue: `${logicalId(on.stack, telegram.queue.queue)}.Arn`,
+        name: "telegram",
+        channels: { platform: "telegram" },
+        changes: true,
+      },
+    ]);
+    for (const queue of [slackOf(on).queue.queue, telegram.queue.queue]) {
+      on.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+        EventSourceArn: { "Fn::GetAtt": [logicalId(on.stack, queue), "Arn"] },
+        FunctionName: { Ref: logicalId(on.stack, on.stack.ingestion.function.function) },
+        FunctionResponseTypes: ["ReportBatchItemFailures"],
+      });
+    }
+    // The policy for producers outside the stack names the ingest queue only.
+    const policy = on.template.findResources("AWS::IAM::ManagedPolicy");
+    expect(JSON.stringify(policy)).not.toContain(logicalId(on.stack, slackOf(on).queue.queue));
+    on.template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      AlarmName: "Test-SlackIngestDeadLetters",
+      AlarmActions: [{ Ref: logicalId(on.stack, on.stack.observability.topic) }],
+    });
+  });
+
+  it("holds a connector with an allow-list to those channels", () => {
+    const { stack, template } = synthesize(
+      { "aws:cdk:bundling-stacks": [] },
+      { telegramSecretToken: TOKEN, telegramChats: "-1001,-1002" },
+    );
+    const ingest = template.toJSON().Resources[logicalId(stack, stack.ingestion.function.function)];
+    expect(producersOf(ingest.Properties.Environment.Variables.PRODUCERS)[1]).toMatchObject({
+      name: "telegram",
+      channels: { ids: ["-1001", "-1002"] },
+    });
   });
 
   it("reserves a small concurrency for each public receiver, so a flood cannot take the account's", () => {

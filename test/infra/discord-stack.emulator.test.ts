@@ -54,6 +54,14 @@ describe("the Discord poller in the stack", () => {
     );
     const secret = statements.find((s) => actionsOf(s).includes("secretsmanager:GetSecretValue"));
     expect(secret?.Resource).toBe(SECRET);
+    // It sends to a queue of its own, whose lines ingestion holds to Discord's grant.
+    const send = statements.find((s) => actionsOf(s).includes("sqs:SendMessage"));
+    expect(send?.Resource).toEqual({
+      "Fn::GetAtt": [logicalId(stack, discord.queue.queue), "Arn"],
+    });
+    expect(fn.Properties.Environment.Variables.INGEST_QUEUE_URL).toEqual({
+      Ref: logicalId(stack, discord.queue.queue),
+    });
     // No table write but the cursors' UpdateItem: messages go through the ingest queue.
     const update = statements.find((s) => actionsOf(s).includes("dynamodb:UpdateItem"));
     expect(update?.Resource).toEqual({

@@ -374,6 +374,8 @@ describe("functions", () => {
       // Redaction sends a segment back past the share (lib/knowledge/write/reextraction.ts).
       SEGMENT_QUEUE_URL: ref(ids.segmentQueue),
       REEXTRACT_CHANGED_SHARE: EXTRACT_DEFAULTS.REEXTRACT_CHANGED_SHARE,
+      // The ingest queue's producers: every channel, adding only (docs/security.md).
+      PRODUCERS: expect.objectContaining({ "Fn::Join": expect.any(Array) }),
     });
   });
 

@@ -7,6 +7,14 @@
 export type { AppliedChange, ChangeListener } from "./changes.js";
 export { ChannelPositions } from "./channel-positions.js";
 export {
+  type ChannelScope,
+  inScope,
+  PLATFORM_CHANNEL_SHAPES,
+  type ProducerGrant,
+  parseChannelScope,
+  parseProducerGrants,
+} from "./grants.js";
+export {
   type ChatChangeInput,
   type ChatMessageInput,
   DEFAULT_MAX_BATCH,

@@ -2,6 +2,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import type { ChangeListener } from "./changes.js";
 import { ChannelPositions } from "./channel-positions.js";
+import type { ProducerGrant } from "./grants.js";
 import {
   type ChatChangeInput,
   type ChatMessageInput,
@@ -63,7 +64,7 @@ export class IngestClient {
 
   ingest(
     messages: readonly (ChatMessageInput | ChatChangeInput)[] | readonly unknown[],
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal; grant?: ProducerGrant },
   ): Promise<IngestResult> {
     return ingest(this.store, messages, { ...options, onChanged: this.onChanged });
   }

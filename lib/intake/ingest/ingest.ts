@@ -36,6 +36,7 @@ import {
   type ChangeReport,
   notifyApplied,
 } from "./changes.js";
+import { type ProducerGrant, type RefusalReason, refusal } from "./grants.js";
 
 /** A chat message as an ingestion caller sends it (the JSON-lines input format). */
 export interface ChatMessageInput {
@@ -91,6 +92,12 @@ interface Conflict {
   fields: ("ts" | "text" | "user" | "kind" | "userId" | "replyTo" | "thread")[];
 }
 
+/** A line its producer may not send (`IngestOptions.grant`): nothing of it was applied. */
+interface Refusal {
+  index: number;
+  reason: RefusalReason;
+}
+
 interface Failure {
   index: number;
   error: string;
@@ -114,6 +121,8 @@ export interface IngestResult {
   deleted: number[];
   /** Edits and deletions and what each did (one that failed is in `failed` instead). */
   changes: ChangeReport[];
+  /** Valid lines outside the producer's grant: to another channel, or a change without the right. */
+  refused: Refusal[];
 }
 
 /** The store ingestion writes: messages, and their edits and deletions. */
@@ -151,6 +160,8 @@ export interface IngestOptions {
   onChanged?: ChangeListener;
   /** The wall clock a message may be at most a day ahead of (default `Date.now`). */
   now?: () => number;
+  /** What the sender may send; lines outside it are refused. Default: anything (an operator). */
+  grant?: ProducerGrant;
 }
 
 /** One valid input of a channel: a new message, or a change. */
@@ -166,6 +177,7 @@ export const emptyIngestResult = (): IngestResult => ({
   failed: [],
   deleted: [],
   changes: [],
+  refused: [],
 });
 
 /**
@@ -189,6 +201,14 @@ export async function ingest(
     if ("field" in parsed) {
       result.rejected.push({ index, ...parsed });
       return;
+    }
+    if (options.grant !== undefined) {
+      const op = parsed.item.kind === "add" ? "add" : parsed.item.change.kind;
+      const reason = refusal(options.grant, parsed.channel, op);
+      if (reason !== undefined) {
+        result.refused.push({ index, reason });
+        return;
+      }
     }
     const items = channels.get(parsed.channel) ?? [];
     channels.set(parsed.channel, items);

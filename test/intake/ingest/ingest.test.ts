@@ -37,6 +37,7 @@ describe("ingest", () => {
       failed: [],
       deleted: [],
       changes: [],
+      refused: [],
     });
     expect(await store.read("help")).toEqual([
       textMessage("user", "hi", { id: "1", ts: T, author: "ana" }),
