@@ -50,13 +50,8 @@ export class ReadApi extends Construct {
         resources: [props.storage.results.tableArn],
       }),
     );
-    // The digest route reads the period's messages by id (BatchGetItem), for its activity.
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:BatchGetItem"],
-        resources: [props.storage.messages.tableArn],
-      }),
-    );
+    // The digest route reads the period's messages by id, for its activity: never their text.
+    props.storage.grantActivityReads(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:Scan"],

@@ -93,16 +93,12 @@ export class ScheduledDigest extends Construct {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:Query", "dynamodb:GetItem"],
-        resources: [storage.results.tableArn, storage.messages.tableArn],
+        resources: [storage.results.tableArn],
       }),
     );
-    // The period's activity: its segments' messages read by id, 100 keys a request.
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:BatchGetItem"],
-        resources: [storage.messages.tableArn],
-      }),
-    );
+    // The period's activity: its segments' messages read by id, 100 keys a request, never
+    // their text.
+    storage.grantActivityReads(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:Scan", "dynamodb:GetItem"],

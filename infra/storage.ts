@@ -11,6 +11,7 @@ import {
 import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
+  ACTIVITY_ATTRIBUTES,
   AUTHOR_KEY,
   BY_AUTHOR_ATTRIBUTES,
   BY_AUTHOR_INDEX,
@@ -277,6 +278,26 @@ export class Storage extends Construct {
         resources: [this.messages.tableArn],
       }),
       this.resultsStatement(),
+    ]);
+  }
+
+  /**
+   * What a digest's activity reads of the messages table (the read API's digest route and the
+   * scheduled digest): messages by key, and of each only when it was sent, by whom and whether
+   * it was deleted (ACTIVITY_ATTRIBUTES, with a projection): never its text.
+   */
+  grantActivityReads(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:BatchGetItem"],
+        resources: [this.messages.tableArn],
+        conditions: {
+          "ForAllValues:StringEquals": {
+            "dynamodb:Attributes": [PARTITION_KEY, SORT_KEY, ...ACTIVITY_ATTRIBUTES],
+          },
+          StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
+        },
+      }),
     ]);
   }
 

@@ -47,8 +47,33 @@ describe("the digest function's wiring", () => {
       );
     }
 
-    const build = wiring.build(client, { resultsTable, messagesTable, channelsTable: "unused" });
+    await messages.change("help", { kind: "delete", id: "again-m1" });
+    // What it asks of the messages table, as IAM would see it.
+    const reads: { command: string; input: Record<string, unknown> }[] = [];
+    const watched = testDynamoDbClient();
+    watched.middlewareStack.add(
+      (next, context) => async (args) => {
+        reads.push({ command: String(context.commandName), input: args.input as never });
+        return next(args);
+      },
+      { step: "initialize" },
+    );
+    const build = wiring.build(watched, { resultsTable, messagesTable, channelsTable: "unused" });
     const digest = await build({ channels: ["help"], since: SINCE, until: UNTIL, now: UNTIL });
+
+    // The messages table is read by key, naming only when, by whom and whether deleted: the
+    // digest's role may read nothing else of it (never the text; issue 39 §3).
+    const ofMessages = reads.filter(({ input }) =>
+      JSON.stringify(input).includes(`"${messagesTable}"`),
+    );
+    expect(new Set(ofMessages.map((r) => r.command))).toEqual(new Set(["BatchGetItemCommand"]));
+    for (const { input } of ofMessages) {
+      const request = (input.RequestItems as Record<string, Record<string, unknown>>)[
+        messagesTable
+      ];
+      const named = Object.values(request.ExpressionAttributeNames as Record<string, string>);
+      expect(named.sort()).toEqual(["author", "deleted", "id", "ts"]);
+    }
 
     expect(digest.topics.map((t) => [t.kind, t.segments, t.earlierSegments])).toEqual([
       ["new", 1, 0],
@@ -61,7 +86,7 @@ describe("the digest function's wiring", () => {
     ]);
     expect(digest.unanswered.map((q) => q.question)).toEqual(["why?"]);
     expect(digest.activity).toEqual([
-      expect.objectContaining({ channel: "help", messages: 4, conversations: 2, activePeople: 2 }),
+      expect.objectContaining({ channel: "help", messages: 3, conversations: 2, activePeople: 2 }),
     ]);
     expect(digest.generatedAt).toBe(new Date(UNTIL).toISOString());
     const markdown = wiring.render.markdown(digest);

@@ -1,7 +1,13 @@
 /** The read API in the stack: absent by default; IAM or JWT authorized, read-only, cdk-nag clean. */
 import { API_METHODS, API_ROUTES, apiHandler, memoryApiSources } from "convoseg/api";
 import { describe, expect, it } from "vitest";
-import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
+import {
+  ACTIVITY_READ_CONDITION,
+  actionsOf,
+  logicalId,
+  roleStatements,
+  synthesize,
+} from "./synth.js";
 
 // Bundling skipped: these stacks are read for their resources and policies only.
 const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
@@ -63,6 +69,8 @@ describe("the read API in the stack", () => {
       ["dynamodb:BatchGetItem"],
       { "Fn::GetAtt": [logicalId(stack, stack.storage.messages), "Arn"] },
     ]);
+    // Of each message only when, by whom and whether deleted: never the text (issue 39 §3).
+    expect(batch?.Condition).toEqual(ACTIVITY_READ_CONDITION);
     const [stage] = Object.values(template.findResources("AWS::ApiGatewayV2::Stage")) as {
       Properties: { AccessLogSettings: { Format: string } };
     }[];

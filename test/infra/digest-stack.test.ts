@@ -1,6 +1,12 @@
 /** The scheduled digest in the stack: on by default; a private bucket, least privilege, alarms. */
 import { describe, expect, it } from "vitest";
-import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
+import {
+  ACTIVITY_READ_CONDITION,
+  actionsOf,
+  logicalId,
+  roleStatements,
+  synthesize,
+} from "./synth.js";
 
 // Bundling skipped: these stacks are read for their resources and policies only.
 const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
@@ -82,6 +88,10 @@ describe("the scheduled digest in the stack", () => {
     expect(JSON.stringify(put?.Resource)).toContain("/digests/*");
     const batch = statements.find((s) => actionsOf(s).includes("dynamodb:BatchGetItem"));
     expect(JSON.stringify(batch?.Resource)).toContain(logicalId(stack, stack.storage.messages));
+    // Of each message only when, by whom and whether deleted: never the text (issue 39 §3).
+    expect(batch?.Condition).toEqual(ACTIVITY_READ_CONDITION);
+    const query = statements.find((s) => actionsOf(s).includes("dynamodb:Query"));
+    expect(JSON.stringify(query?.Resource)).not.toContain(logicalId(stack, stack.storage.messages));
     const env = Object.values(template.findResources("AWS::Lambda::Function"))
       .map(
         (f) =>

@@ -48,6 +48,17 @@ export interface Statement {
   Condition?: unknown;
 }
 
+/**
+ * What a reader of a digest's activity may read of the messages table: the key, the id, when,
+ * by whom (display name), whether deleted; a request must name them (never the text).
+ */
+export const ACTIVITY_READ_CONDITION = {
+  "ForAllValues:StringEquals": {
+    "dynamodb:Attributes": ["conversation", "key", "id", "ts", "author", "deleted"],
+  },
+  StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
+};
+
 /** The statements of every resource of `type` that has a `PolicyDocument` (or `KeyPolicy`). */
 export function statementsOf(template: Template, type: string): Statement[] {
   return Object.values(template.findResources(type)).flatMap((resource) => {

@@ -7,7 +7,9 @@ import { Sequence } from "../sequence.js";
 import type { CallOptions } from "../store.js";
 import { type TableAccess, withRetries } from "./access.js";
 import {
+  ACTIVITY_ATTRIBUTES,
   BY_POSITION_INDEX,
+  DELETED,
   encodePosition,
   itemMessage,
   PARTITION_KEY,
@@ -79,10 +81,59 @@ export async function getMessages(
   ids: readonly string[],
   options?: CallOptions,
 ): Promise<Message[]> {
+  const found = await getItems(access, conversationId, ids, options);
+  return ids.flatMap((id) => {
+    const item = found.get(id);
+    return item ? [itemMessage(item)] : [];
+  });
+}
+
+/** When a message was sent, by whom (display name), and whether it is deleted. */
+export interface MessageFacts {
+  id: string;
+  ts?: number;
+  author?: string;
+  deleted?: boolean;
+}
+
+/** {@link getMessages} reading only {@link ACTIVITY_ATTRIBUTES}. */
+export async function getMessageFacts(
+  access: TableAccess,
+  conversationId: ConversationId,
+  ids: readonly string[],
+  options?: CallOptions,
+): Promise<MessageFacts[]> {
+  const found = await getItems(access, conversationId, ids, options, ACTIVITY_ATTRIBUTES);
+  return ids.flatMap((id) => {
+    const item = found.get(id);
+    if (item === undefined) return [];
+    const facts: MessageFacts = { id };
+    if (typeof item.ts === "number") facts.ts = item.ts;
+    if (typeof item.author === "string") facts.author = item.author;
+    if (item[DELETED] === true) facts.deleted = true;
+    return [facts];
+  });
+}
+
+/** The items with the given ids by their id, with only `attributes` when named. */
+async function getItems(
+  access: TableAccess,
+  conversationId: ConversationId,
+  ids: readonly string[],
+  options?: CallOptions,
+  attributes?: readonly string[],
+): Promise<Map<string, Record<string, unknown>>> {
   options?.signal?.throwIfAborted();
   validateConversationId(conversationId);
   const { documents, tableName } = access;
-  const found = new Map<string, Message>();
+  const projection =
+    attributes === undefined
+      ? {}
+      : {
+          ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(", "),
+          ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
+        };
+  const found = new Map<string, Record<string, unknown>>();
   for (let i = 0; i < ids.length; i += MAX_BATCH_GETS) {
     let keys: Record<string, unknown>[] = [...new Set(ids.slice(i, i + MAX_BATCH_GETS))].map(
       (id) => ({ [PARTITION_KEY]: conversationId, [SORT_KEY]: `m#${id}` }),
@@ -91,14 +142,12 @@ export async function getMessages(
       const result = await withRetries(access, () =>
         documents.send(
           new BatchGetCommand({
-            RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } },
+            RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ...projection } },
           }),
           { abortSignal: options?.signal },
         ),
       );
-      for (const item of result.Responses?.[tableName] ?? []) {
-        found.set(item.id as string, itemMessage(item));
-      }
+      for (const item of result.Responses?.[tableName] ?? []) found.set(item.id as string, item);
       keys = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
       if (keys.length > 0) {
         if (attempt >= access.maxAttempts) {
@@ -108,8 +157,5 @@ export async function getMessages(
       }
     }
   }
-  return ids.flatMap((id) => {
-    const message = found.get(id);
-    return message ? [message] : [];
-  });
+  return found;
 }

@@ -141,6 +141,12 @@ export const INFERRED_REPLY_TO = "inferredReplyTo";
 /** What the tick's grant to record inferred replies names, keys included. */
 export const INFERRED_REPLY_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, INFERRED_REPLY_TO] as const;
 
+/**
+ * What a digest's activity reads of a message, and all a reader of activity may read (the API's
+ * and the digest's roles are held to these and the key): never its text, nor its author's id.
+ */
+export const ACTIVITY_ATTRIBUTES = ["id", "ts", "author", DELETED] as const;
+
 /** The attributes of a tombstone (`./changes.ts`): what a deleter's put may name. */
 export const TOMBSTONE_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, "v", "id", DELETED] as const;
 

@@ -37,7 +37,13 @@ import { applyChange, settleChange } from "./changes.js";
 import { clearConversation, listConversations, putConversationItem } from "./conversations.js";
 import { type InferredReply, recordInferredReplies } from "./inferred-replies.js";
 import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
-import { getMessages, type PositionReadOptions, queryPositions } from "./reads.js";
+import {
+  getMessageFacts,
+  getMessages,
+  type MessageFacts,
+  type PositionReadOptions,
+  queryPositions,
+} from "./reads.js";
 import {
   BY_POSITION_ATTRIBUTES,
   decodePosition,
@@ -269,6 +275,15 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
     options?: CallOptions,
   ): Promise<Message[]> {
     return getMessages(this.access, conversationId, ids, options);
+  }
+
+  /** {@link getMessages} without the text: when, by whom, whether deleted (a digest's activity). */
+  messageFacts(
+    conversationId: ConversationId,
+    ids: readonly string[],
+    options?: CallOptions,
+  ): Promise<MessageFacts[]> {
+    return getMessageFacts(this.access, conversationId, ids, options);
   }
 
   /**

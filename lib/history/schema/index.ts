@@ -4,6 +4,7 @@
  * their own import, without the store.
  */
 export {
+  ACTIVITY_ATTRIBUTES,
   AUTHOR_KEY,
   authorEntry,
   authorKeyOf,

@@ -78,8 +78,10 @@ export function dynamoDbDigestSources(options: {
   resultsTable: string;
   messagesTable: string;
 }): DigestSources {
+  const messages = new DynamoDbStore({ client: options.client, tableName: options.messagesTable });
   return storeDigestSources(
     new DynamoDbResultStore({ client: options.client, tableName: options.resultsTable }),
-    new DynamoDbStore({ client: options.client, tableName: options.messagesTable }),
+    // Never the text: the API's and the digest's roles may read these attributes only.
+    { getMessages: (channel, ids) => messages.messageFacts(channel, ids) },
   );
 }
