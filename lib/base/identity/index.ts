@@ -14,6 +14,12 @@ export {
 } from "./ids.js";
 export { compareIds, compareRefs, type MessageRef } from "./order.js";
 export {
+  channelPlatform,
+  isPrivateChat,
+  PLATFORM_CHANNEL_SHAPES,
+  type ShapedPlatform,
+} from "./platforms.js";
+export {
   futureTimestampProblem,
   isAcceptedTimestamp,
   MAX_DATE_MS,

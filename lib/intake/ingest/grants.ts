@@ -4,18 +4,7 @@
  * per producer, only its role may send to it: docs/security.md "Producers"), so a grant cannot
  * be claimed by the line itself.
  */
-
-/** Channel-id shapes of the connectors' platforms: what a connector without an allow-list may write. */
-export const PLATFORM_CHANNEL_SHAPES = {
-  // Public (C), private (G) and direct (D) channels: an upper-case letter and letters or digits.
-  slack: /^[CGD][A-Z0-9]{2,}$/,
-  // Chat ids: a person's (positive), a group's (negative), a supergroup's or channel's (-100…).
-  telegram: /^-?\d{1,16}$/,
-  // Snowflakes: 17 digits since 2015, 20 at most for centuries.
-  discord: /^\d{17,20}$/,
-} as const;
-
-type ShapedPlatform = keyof typeof PLATFORM_CHANNEL_SHAPES;
+import { PLATFORM_CHANNEL_SHAPES, type ShapedPlatform } from "../../base/identity/index.js";
 
 /**
  * Channels a producer may write to: any of `ids`, any id starting with one of `prefixes`, and,

@@ -9,7 +9,6 @@ export { ChannelPositions } from "./channel-positions.js";
 export {
   type ChannelScope,
   inScope,
-  PLATFORM_CHANNEL_SHAPES,
   type ProducerGrant,
   parseChannelScope,
   parseProducerGrants,

@@ -1,8 +1,8 @@
 import { MemoryStore } from "convoseg/history";
+import { channelPlatform, isPrivateChat, PLATFORM_CHANNEL_SHAPES } from "convoseg/identity";
 import {
   ingest,
   inScope,
-  PLATFORM_CHANNEL_SHAPES,
   type ProducerGrant,
   parseChannelScope,
   parseProducerGrants,
@@ -34,6 +34,14 @@ describe("channel scopes", () => {
         expect(owners, id).toEqual([platform]);
       }
     }
+    expect(channelPlatform("C0123ABCD")).toBe("slack");
+    expect(channelPlatform("general")).toBeUndefined();
+    expect(["D024BE91L", "123456789"].map(isPrivateChat)).toEqual([true, true]);
+    expect(["C0123ABCD", "-1001234567890", "81384788765712384"].map(isPrivateChat)).toEqual([
+      false,
+      false,
+      false,
+    ]);
     for (const id of ["general", "slack-C0123", "c0123abc", "-1001234567890123456", ""]) {
       expect(inScope({ platform: "slack" }, id) || inScope({ platform: "telegram" }, id)).toBe(
         false,

@@ -1,0 +1,30 @@
+/**
+ * The channel ids of the platforms with connectors, by shape: what tells a Slack channel from a
+ * Telegram chat or a Discord channel where nothing else says (a producer's grant, a digest's
+ * groups), and which of them are one person's private chat.
+ */
+
+export const PLATFORM_CHANNEL_SHAPES = {
+  // Public (C), private (G) and direct (D) channels: an upper-case letter and letters or digits.
+  slack: /^[CGD][A-Z0-9]{2,}$/,
+  // Chat ids: a person's (positive), a group's (negative), a supergroup's or channel's (-100…).
+  telegram: /^-?\d{1,16}$/,
+  // Snowflakes: 17 digits since 2015, 20 at most for centuries.
+  discord: /^\d{17,20}$/,
+} as const;
+
+export type ShapedPlatform = keyof typeof PLATFORM_CHANNEL_SHAPES;
+
+/** One person's chat with the app: a Slack DM (`D…`), a Telegram private chat (a positive id). */
+const PRIVATE_CHAT = /^(D[A-Z0-9]{2,}|\d{1,16})$/;
+
+/** The platform whose channel ids look like `channel`, or undefined. */
+export function channelPlatform(channel: string): ShapedPlatform | undefined {
+  for (const [platform, shape] of Object.entries(PLATFORM_CHANNEL_SHAPES)) {
+    if (shape.test(channel)) return platform as ShapedPlatform;
+  }
+  return undefined;
+}
+
+/** Whether `channel` is a Slack DM's or a Telegram private chat's id. */
+export const isPrivateChat = (channel: string): boolean => PRIVATE_CHAT.test(channel);
