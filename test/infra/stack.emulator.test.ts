@@ -512,6 +512,7 @@ describe("IAM", () => {
         "dynamodb:Attributes": [
           "conversation",
           "key",
+          "position",
           "parts",
           "author",
           "userId",
@@ -585,7 +586,7 @@ describe("IAM", () => {
       tableWrites()
         .filter((w) => JSON.stringify(w.resource).includes(`"${table}"`))
         .map((w) => `${w.type} ${w.roles.join(",")}`);
-    // Ingestion's puts, edits and deletions; the erasure's deletions and tombstones; the tick's
+    // Ingestion's puts, edits and deletions; the erasure's deletions and held deletions; the tick's
     // inferred links (one attribute, checked below).
     expect(writers(ids.messages).sort()).toEqual(
       [
@@ -678,14 +679,23 @@ describe("IAM", () => {
         Resource: arn(ids.messages),
       },
       changeStatement(ids.messages),
-      // Only a tombstone's attributes: it cannot put a message.
+      // Only a held deletion's attributes (and `position`, which its condition names): it
+      // cannot put a message.
       {
         Effect: "Allow",
         Action: "dynamodb:PutItem",
         Resource: arn(ids.messages),
         Condition: {
           "ForAllValues:StringLike": {
-            "dynamodb:Attributes": ["conversation", "key", "v", "id", "deleted"],
+            "dynamodb:Attributes": [
+              "conversation",
+              "key",
+              "v",
+              "id",
+              "deleted",
+              "expiresAt",
+              "position",
+            ],
           },
         },
       },

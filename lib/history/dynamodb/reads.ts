@@ -71,7 +71,8 @@ export async function* queryPositions(
 
 /**
  * The messages of a conversation with the given platform ids, in the order of `ids`; ids that
- * are not stored are left out. Reads by key in batches of 100, retrying unprocessed keys.
+ * are not stored are left out, and so are held changes (no position: no message). Reads by key
+ * in batches of 100, retrying unprocessed keys.
  */
 export async function getMessages(
   access: TableAccess,
@@ -97,7 +98,7 @@ export async function getMessages(
         ),
       );
       for (const item of result.Responses?.[tableName] ?? []) {
-        found.set(item.id as string, itemMessage(item));
+        if (item[POSITION] !== undefined) found.set(item.id as string, itemMessage(item));
       }
       keys = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
       if (keys.length > 0) {
