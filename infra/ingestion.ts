@@ -21,7 +21,8 @@ export interface IngestionProps {
   readonly concurrency: number;
   /**
    * The variables its settings set (`environmentOf("ingest")`): the due index's shard count
-   * (the tick's), the largest direct batch, the days a message is kept.
+   * (the tick's), the largest direct batch, the days a message is kept, the hours a change of a
+   * message not stored is held.
    */
   readonly environment: Record<string, string>;
 }

@@ -239,6 +239,7 @@ describe("limits", () => {
       {
         ingestConcurrency: 10,
         ingestMaxBatch: 50,
+        changeHoldHours: 6,
         tableMaxReadUnits: 4000,
         tableMaxWriteUnits: 800,
         messageRetentionDays: 30,
@@ -260,7 +261,11 @@ describe("limits", () => {
     });
     limited.hasResourceProperties("AWS::Lambda::Function", {
       Environment: {
-        Variables: Match.objectLike({ MAX_BATCH: "50", MESSAGE_RETENTION_DAYS: "30" }),
+        Variables: Match.objectLike({
+          MAX_BATCH: "50",
+          CHANGE_HOLD_HOURS: "6",
+          MESSAGE_RETENTION_DAYS: "30",
+        }),
       },
     });
     limited.hasResourceProperties("AWS::Lambda::Function", {
@@ -369,6 +374,7 @@ describe("functions", () => {
       RESULTS_TABLE: ref(ids.results),
       DUE_SHARDS: "4",
       MAX_BATCH: "500",
+      CHANGE_HOLD_HOURS: "24",
       POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       NODE_OPTIONS: "--enable-source-maps",
       // Redaction sends a segment back past the share (lib/knowledge/write/reextraction.ts).

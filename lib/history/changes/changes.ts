@@ -79,9 +79,9 @@ export interface Editor {
 }
 
 /** How long a change of an id not stored is held by default (`changeHoldHours`). */
-const DEFAULT_CHANGE_HOLD_HOURS = 24;
+export const DEFAULT_CHANGE_HOLD_HOURS = 24;
 /** The longest hold a store takes: 30 days, so that a held change stays a bounded wait. */
-const MAX_CHANGE_HOLD_HOURS = 720;
+export const MAX_CHANGE_HOLD_HOURS = 720;
 const HOUR_MS = 3_600_000;
 
 /**
