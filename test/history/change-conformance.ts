@@ -327,6 +327,14 @@ export function describeChangeConformance(
       );
     });
 
+    it("refuses a hold that is not a whole number of hours from 1 to 720, naming changeHoldHours", async () => {
+      for (const hours of [0, 1.5, 721]) {
+        await expect(subject({ now: Date.now, changeHoldHours: hours })).rejects.toThrow(
+          `changeHoldHours must be a whole number of hours from 1 to 720 (got ${hours})`,
+        );
+      }
+    });
+
     it("reports a tracked change applied again until it is settled", async () => {
       const store = await subject();
       const c = conversation("tracked");
