@@ -27,7 +27,8 @@ export interface IngestionProps {
   readonly producers: Omit<ProducerGrant, "name">;
   /**
    * The variables its settings set (`environmentOf("ingest")`): the due index's shard count
-   * (the tick's), the largest direct batch, the days a message is kept.
+   * (the tick's), the largest direct batch, the days a message is kept, the hours a change of a
+   * message not stored is held.
    */
   readonly environment: Record<string, string>;
 }

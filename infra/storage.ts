@@ -304,7 +304,7 @@ export class Storage extends Construct {
   /**
    * What an erasure (the `EraseUser` function) does and nothing more: finds a person's messages
    * (the `byAuthor` index, keys only), reads them by key, deletes them with the content-attribute
-   * updates a deletion makes (and a tombstone's put, should one vanish meanwhile: those
+   * updates a deletion makes (and a held deletion's put, should one vanish meanwhile: those
    * attributes only), takes a channel's name off its messages where it is the person's (a
    * Query of the channel, then the same updates), redacts the results table, where it also keeps its audit item, and asks
    * the tick to reset a channel's reply linker (an update of the channel's marks naming only

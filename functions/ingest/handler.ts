@@ -3,6 +3,7 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_RETENTION_DAYS } from "convoseg/dynamodb";
+import { MAX_CHANGE_HOLD_HOURS } from "convoseg/history/changes";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import {
   type ChangeListener,
@@ -43,6 +44,7 @@ const client = new IngestClient({
   channelsTable: requiredEnvironment("CHANNELS_TABLE"),
   dueShards: dueShards(),
   messageRetentionDays: retentionDays(),
+  changeHoldHours: changeHoldHours(),
   onChanged: redaction(),
 });
 
@@ -160,6 +162,22 @@ function producerGrants(): Map<string, ProducerGrant> | undefined {
   } catch (error) {
     throw new Error(`ingest: environment variable PRODUCERS: ${(error as Error).message}`);
   }
+}
+
+/**
+ * `CHANGE_HOLD_HOURS`: hours an edit or deletion of a message not stored is held; unset, the
+ * store's default (24).
+ */
+function changeHoldHours(): number | undefined {
+  const value = process.env.CHANGE_HOLD_HOURS;
+  if (value === undefined) return undefined;
+  const n = /^[1-9]\d{0,2}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n <= MAX_CHANGE_HOLD_HOURS)) {
+    throw new Error(
+      `ingest: environment variable CHANGE_HOLD_HOURS must be a whole number of hours from 1 to ${MAX_CHANGE_HOLD_HOURS} (got ${JSON.stringify(value)})`,
+    );
+  }
+  return n;
 }
 
 /** @public The Lambda runtime calls it: infra names this file as the function's entry. */

@@ -237,8 +237,8 @@ function logResult(
       change.status === "stale"
         ? "edit older than the stored version; the stored version is kept"
         : change.op === "edit"
-          ? "edit of a message not stored; dropped (re-send it once the message is stored)"
-          : "deletion of a message not stored; recorded, so the message will not be stored",
+          ? "edit of a message not stored; held for CHANGE_HOLD_HOURS, applied if the message arrives meanwhile"
+          : "deletion of a message not stored; held for CHANGE_HOLD_HOURS, the message is refused if it arrives meanwhile",
       { ...change, ...recordId(change.index) },
     );
   }

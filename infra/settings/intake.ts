@@ -7,6 +7,7 @@ import {
   MAX_DISCORD_CHANNELS,
   MAX_REREAD_WINDOW,
 } from "convoseg/connectors/discord";
+import { DEFAULT_CHANGE_HOLD_HOURS, MAX_CHANGE_HOLD_HOURS } from "convoseg/history/changes";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_LIMIT } from "convoseg/ingest";
 import {
   EVENT_SOURCE_CONCURRENCY,
@@ -69,6 +70,18 @@ export const intake = <V, P>(table: Table<V, P>) =>
      * they only add messages, and a change line waits in the ingest DLQ.
      */
     .flag("producerChanges", { default: false })
+    /**
+     * Hours an edit or deletion of a message not stored yet is held, 1 to 720: the message
+     * arriving meanwhile is refused after a held deletion and stored with a held edit applied;
+     * after the hold it is stored as sent. Platforms reorder events (and Slack retries for about
+     * an hour), while a forged or mistaken deletion must not refuse a message for good.
+     */
+    .integer("changeHoldHours", {
+      default: String(DEFAULT_CHANGE_HOLD_HOURS),
+      min: 1,
+      max: MAX_CHANGE_HOLD_HOURS,
+      env: { ingest: "CHANGE_HOLD_HOURS" },
+    })
     /**
      * The Slack Events API connector (docs/connectors.md): the full ARN of the Secrets Manager
      * secret holding the Slack app's signing secret (a plain string), never the secret itself.

@@ -13,8 +13,11 @@ import {
 import {
   type ChangeOptions,
   type ChangeResult,
+  changeHoldMs,
   changeMark,
   type Editor,
+  holdEnd,
+  holdOver,
   type MessageChange,
   prepareChange,
 } from "./changes/changes.js";
@@ -34,14 +37,20 @@ import { type CallOptions, type Lister, prepareWrite, type Store } from "./store
 export interface MemoryStoreOptions {
   /** Where arrival positions come from (default: an in-process sequence). */
   positions?: PositionAllocator;
+  /** Hours a change of an id not stored is held, 1 to 720 (default 24; see `Editor`). */
+  changeHoldHours?: number;
+  /** The clock holds are reckoned by (default: the wall clock). */
+  now?: () => number;
 }
 
 interface Entry {
-  /** Absent for a tombstone: a deletion of an id never stored, which no reader of arrivals sees. */
+  /** Absent for a held change (of an id not stored), which no reader sees as a message. */
   position?: bigint;
   message: Message;
   /** The mark of a tracked change awaiting `settle`. */
   mark?: string;
+  /** A held change's end, epoch seconds: after it, the entry no longer counts. */
+  heldUntil?: number;
 }
 
 type Positioned = Entry & { position: bigint };
@@ -55,6 +64,8 @@ type Positioned = Entry & { position: bigint };
  */
 export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelNames {
   private readonly positions: PositionAllocator;
+  private readonly holdMs: number;
+  private readonly now: () => number;
   private readonly conversationsById = new Map<
     ConversationId,
     { entries: Positioned[]; byId: Map<string, Entry> }
@@ -62,6 +73,8 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelN
 
   constructor(options: MemoryStoreOptions = {}) {
     this.positions = options.positions ?? new SequenceAllocator();
+    this.holdMs = changeHoldMs(options.changeHoldHours);
+    this.now = options.now ?? Date.now;
   }
 
   async read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]> {
@@ -74,7 +87,8 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelN
 
   /**
    * Appends in argument order at positions from the allocator; a message whose platform id is
-   * already stored is skipped and reported in `existing`.
+   * already stored, or deleted by a held deletion, is skipped and reported in `existing`; one
+   * with a held edit is stored with the edit applied.
    */
   async write(
     conversationId: ConversationId,
@@ -87,17 +101,33 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelN
     const existing: ExistingMessage[] = [];
     const fresh: Message[] = [];
     const seen = new Map<string, Message>();
+    const now = this.now();
     batch.forEach((message, index) => {
+      const entry = message.id === undefined ? undefined : conversation.byId.get(message.id);
+      const held = heldChange(entry, now);
       const stored =
-        message.id === undefined
-          ? undefined
-          : (conversation.byId.get(message.id)?.message ?? seen.get(message.id));
+        entry?.position !== undefined
+          ? entry.message
+          : held?.deleted
+            ? held
+            : message.id === undefined
+              ? undefined
+              : seen.get(message.id);
       if (stored !== undefined) {
         existing.push({ index, stored: cloneMessage(stored) });
         return;
       }
       if (message.id !== undefined) seen.set(message.id, message);
-      fresh.push(message);
+      // A written message never carries `editedAt` (`snapshotBatch`): a held edit is newer.
+      fresh.push(
+        held === undefined
+          ? message
+          : {
+              ...message,
+              parts: [{ type: "text", text: messageText(held) }],
+              editedAt: held.editedAt,
+            },
+      );
     });
     if (fresh.length > 0) {
       const lease = await this.positions.reserve(conversationId, fresh.length, options?.signal);
@@ -152,8 +182,8 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelN
   }
 
   /**
-   * The messages with the given platform ids, in the order of `ids`; missing ones left out,
-   * deleted ones flagged `deleted` (without content).
+   * The messages with the given platform ids, in the order of `ids`; missing ones (and held
+   * changes) left out, deleted ones flagged `deleted` (without content).
    */
   async getMessages(
     conversationId: ConversationId,
@@ -165,7 +195,7 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelN
     const byId = this.conversationsById.get(conversationId)?.byId;
     return ids.flatMap((id) => {
       const entry = byId?.get(id);
-      return entry ? [cloneMessage(entry.message)] : [];
+      return entry?.position === undefined ? [] : [cloneMessage(entry.message)];
     });
   }
 
@@ -218,10 +248,7 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelN
     const entry = conversation.byId.get(change.id);
     const mark = changeMark(change);
     if (entry?.position === undefined) {
-      if (entry === undefined && change.kind === "delete") {
-        const tombstone: Message = { role: "user", parts: [], id: change.id, deleted: true };
-        conversation.byId.set(change.id, { message: tombstone });
-      }
+      this.hold(conversation.byId, change, heldChange(entry, this.now()));
       return { status: "missing", wasDeleted: false };
     }
     const { message } = entry;
@@ -246,6 +273,27 @@ export class MemoryStore implements Store, Lister, Editor, AuthorIndex, ChannelN
     if (options?.track) entry.mark = mark;
     else delete entry.mark;
     return { status: "applied", ...facts, wasDeleted };
+  }
+
+  /**
+   * Holds a change of an id not stored, unless the held change in force outweighs it: a held
+   * deletion any edit, a held edit one no newer. A held edit has no author (an edit names none),
+   * so an erasure by author cannot find its text: no reader sees it, a `clear` removes it, and
+   * once its message arrives it is that message's text, which an erasure finds.
+   */
+  private hold(byId: Map<string, Entry>, change: MessageChange, held: Message | undefined): void {
+    if (held?.deleted) return;
+    if (change.kind === "edit" && (held?.editedAt ?? -Infinity) >= change.editedAt) return;
+    const message: Message =
+      change.kind === "delete"
+        ? { role: "user", parts: [], id: change.id, deleted: true }
+        : {
+            role: "user",
+            parts: [{ type: "text", text: change.text }],
+            id: change.id,
+            editedAt: change.editedAt,
+          };
+    byId.set(change.id, { message, heldUntil: holdEnd(this.now(), this.holdMs) });
   }
 
   async clearChannelName(
@@ -305,6 +353,13 @@ const isAuthorCursor = (value: unknown): value is [string, string] =>
   typeof value[0] === "string" &&
   typeof value[1] === "string" &&
   /^\d+$/.test(value[1]);
+
+/** The message of a held change still in force at `now`, or undefined. */
+function heldChange(entry: Entry | undefined, now: number): Message | undefined {
+  return entry?.heldUntil === undefined || holdOver(entry.heldUntil, now)
+    ? undefined
+    : entry.message;
+}
 
 function outcomeOf(accepted: number, existing: ExistingMessage[]): WriteOutcome {
   return existing.length > 0

@@ -95,6 +95,33 @@ describe("ingest Lambda", () => {
     },
   );
 
+  it.each(["0", "721", "1.5", "24h", ""])(
+    "fails at cold start on CHANGE_HOLD_HOURS=%j, naming it",
+    async (value) => {
+      await expect(loadHandler({ ...awsEnvironment(), CHANGE_HOLD_HOURS: value })).rejects.toThrow(
+        `ingest: environment variable CHANGE_HOLD_HOURS must be a whole number of hours from 1 to 720 (got "${value}")`,
+      );
+    },
+  );
+
+  it("refuses a message whose deletion came first for CHANGE_HOLD_HOURS, and stores it after", async () => {
+    // The store reads the clock it was built with: fake it before the cold start.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    try {
+      const handler = await loadHandler({ ...awsEnvironment(), CHANGE_HOLD_HOURS: "1" });
+      const channel = `held-${Date.now().toString(36)}`;
+      const message = { id: "h1", ts: T, channel, text: "late" };
+      await handler({ messages: [{ op: "delete", id: "h1", channel }] });
+      vi.advanceTimersByTime(59 * 60_000);
+      expect(await handler({ messages: [message] })).toMatchObject({ stored: [], deleted: [0] });
+      vi.advanceTimersByTime(2 * 60_000);
+      expect(await handler({ messages: [message] })).toMatchObject({ stored: [0], deleted: [] });
+      expect((await store.read(channel)).map((m) => m.id)).toEqual(["h1"]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it.each(["1.5", "-0.1", "half", ""])(
     "fails at cold start on REEXTRACT_CHANGED_SHARE=%j, naming it",
     async (value) => {
@@ -389,8 +416,11 @@ describe("ingest Lambda", () => {
       edits: { applied: 1, unchanged: 1, stale: 1, missing: 1 },
       deletions: { applied: 1, unchanged: 0, stale: 0, missing: 1 },
     });
-    expect(lines.map(([message]) => message)).toContain(
-      "edit of a message not stored; dropped (re-send it once the message is stored)",
+    expect(lines.map(([message]) => message)).toEqual(
+      expect.arrayContaining([
+        "edit of a message not stored; held for CHANGE_HOLD_HOURS, applied if the message arrives meanwhile",
+        "deletion of a message not stored; held for CHANGE_HOLD_HOURS, the message is refused if it arrives meanwhile",
+      ]),
     );
     expect(JSON.stringify(lines)).not.toContain("secret");
   });

@@ -69,7 +69,7 @@ describe("the Telegram receiver Lambda", () => {
       "functions/ingest/handler.js",
       { MESSAGES_TABLE: messagesTable, CHANNELS_TABLE: channelsTable },
     );
-    // The adds first: an edit of a message not yet stored would be dropped (docs/ingestion.md).
+    // The adds first, as delivered: an edit before its message would be held (docs/ingestion.md).
     expect(await ingest(sqsEvent(sent.slice(0, 2).map((m) => m.Body ?? "")))).toEqual({
       batchItemFailures: [],
     });

@@ -1,7 +1,8 @@
 /**
  * Edits and deletions on DynamoDB Local: the shared `Editor` conformance, and what only a real
- * table shows: the conditional update under a lost answer, concurrent edits in any order, and a
- * deletion's redaction of the item itself (a scan finds neither its text nor its author).
+ * table shows: the conditional update under a lost answer, concurrent edits in any order, a
+ * deletion's redaction of the item itself (a scan finds neither its text nor its author), held
+ * changes as items (no position, the hold's end for TTL) and their races with the message's put.
  */
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
@@ -26,7 +27,7 @@ beforeAll(async () => {
 
 describeChangeConformance(
   "DynamoDbStore",
-  async () => new DynamoDbStore({ client: shared.client, tableName }),
+  async (hold) => new DynamoDbStore({ client: shared.client, tableName, ...hold }),
 );
 
 describeAuthorConformance(
@@ -118,6 +119,131 @@ describe("DynamoDbStore edits and deletions", () => {
     intercept((_command, send) => send());
     // The mark left by the tracked change says its follow-up is still owed.
     expect((await store.change(c, deletion, { track: true })).status).toBe("applied");
+  });
+
+  it("holds a change as an item without position that expires at the hold's end, which clear removes", async () => {
+    const now = Date.UTC(2025, 5, 1, 12, 0, 0, 500);
+    const store = new DynamoDbStore({
+      client: shared.client,
+      tableName,
+      changeHoldHours: 3,
+      now: () => now,
+    });
+    const c = conversation();
+    await store.change(c, { kind: "delete", id: "m1" });
+    await store.change(c, { kind: "edit", id: "m2", text: "held words", editedAt: 7 });
+    const scan = async () => {
+      const { Items = [] } = await documentClient(shared.client).send(
+        new ScanCommand({ TableName: tableName }),
+      );
+      return Items.filter((i) => i.conversation === c);
+    };
+    const end = Math.ceil((now + 3 * 3_600_000) / 1000);
+    expect(await scan()).toEqual([
+      { conversation: c, key: "m#m1", v: 1, id: "m1", deleted: true, expiresAt: end },
+      {
+        conversation: c,
+        key: "m#m2",
+        v: 1,
+        id: "m2",
+        parts: [{ type: "text", text: "held words" }],
+        editedAt: 7,
+        expiresAt: end,
+      },
+    ]);
+    await store.clear(c);
+    expect(await scan()).toEqual([]);
+  });
+
+  it("resolves a change and its message's put racing the same whichever wins", async () => {
+    const { client, intercept } = instrumentedClient();
+    const store = new DynamoDbStore({ client, tableName });
+    const other = new DynamoDbStore({ client: shared.client, tableName });
+    const message = textMessage("user", "typo", { id: "m1", ts: 5 });
+    const edit = { kind: "edit" as const, id: "m1", text: "fixed", editedAt: 10 };
+    const deletion = { kind: "delete" as const, id: "m1" };
+    /** Runs `meanwhile` before the first put that `run` sends, then the put. */
+    const racing = async <R>(meanwhile: () => Promise<unknown>, run: () => Promise<R>) => {
+      let raced = false;
+      intercept(async (command, send) => {
+        if (command === "PutItemCommand" && !raced) {
+          raced = true;
+          await meanwhile();
+        }
+        return send();
+      });
+      try {
+        return await run();
+      } finally {
+        intercept((_command, send) => send());
+      }
+    };
+    // The message is stored between the change's update and its hold: the change applies to it.
+    for (const change of [edit, deletion]) {
+      const c = conversation();
+      const result = await racing(
+        () => other.write(c, [message]),
+        () => store.change(c, change),
+      );
+      expect(result).toEqual({ status: "applied", ts: 5, wasDeleted: false });
+      const [stored] = await store.getMessages(c, ["m1"]);
+      expect(change.kind === "edit" ? messageText(stored) : stored.deleted).toBe(
+        change.kind === "edit" ? "fixed" : true,
+      );
+    }
+    // The change is held before the message's put: the put finds it and obeys it.
+    for (const change of [edit, deletion]) {
+      const c = conversation();
+      await store.write(c, [textMessage("user", "listed", { id: "m0", ts: 1 })]);
+      const outcome = await racing(
+        () => other.change(c, change),
+        () => store.write(c, [message]),
+      );
+      const [stored] = await store.getMessages(c, ["m1"]);
+      if (change.kind === "edit") {
+        expect(outcome.existing).toBeUndefined();
+        expect(`${messageText(stored)} ${stored.editedAt}`).toBe("fixed 10");
+      } else {
+        expect(outcome.existing?.map((e) => e.stored.deleted)).toEqual([true]);
+        expect(stored).toBeUndefined();
+      }
+    }
+  });
+
+  it("reports a put that applied a held edit stored when its answer was lost", async () => {
+    const { client, intercept } = instrumentedClient();
+    const store = new DynamoDbStore({ client, tableName, sleep: async () => {} });
+    const c = conversation();
+    await store.write(c, [textMessage("user", "listed", { id: "m0", ts: 1 })]);
+    await store.change(c, { kind: "edit", id: "m1", text: "fixed", editedAt: 10 });
+    let puts = 0;
+    intercept(async (command, send) => {
+      const lost = command === "PutItemCommand" && ++puts === 2;
+      const result = await send();
+      // The first put finds the held edit; the second, with it applied, is stored unanswered.
+      if (lost) throw failure("TimeoutError");
+      return result;
+    });
+    const outcome = await store.write(c, [textMessage("user", "typo", { id: "m1", ts: 5 })]);
+    expect(outcome).toEqual({ accepted: 1, uncertain: false });
+    expect(puts).toBe(3);
+    intercept((_command, send) => send());
+    expect(messageText((await store.getMessages(c, ["m1"]))[0])).toBe("fixed");
+  });
+
+  it("never replaces a stored message whose retention ran out before TTL removed it", async () => {
+    let now = Date.UTC(2025, 5, 1);
+    const store = new DynamoDbStore({
+      client: shared.client,
+      tableName,
+      retentionDays: 1,
+      now: () => now,
+    });
+    const c = conversation();
+    await store.write(c, [textMessage("user", "first", { id: "m1", ts: now })]);
+    now += 3 * 86_400_000;
+    const again = await store.write(c, [textMessage("user", "second", { id: "m1", ts: now })]);
+    expect(again.existing?.map((e) => messageText(e.stored))).toEqual(["first"]);
   });
 
   it("keeps the newest edit whatever order concurrent edits arrive in", async () => {

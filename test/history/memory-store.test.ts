@@ -22,7 +22,7 @@ describe("MemoryStore", () => {
   });
 });
 
-describeChangeConformance("MemoryStore", async () => new MemoryStore());
+describeChangeConformance("MemoryStore", async (hold) => new MemoryStore(hold));
 describeAuthorConformance("MemoryStore", async () => new MemoryStore());
 
 describeLinkerReads("MemoryStore", () => new MemoryStore());

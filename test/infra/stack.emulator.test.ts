@@ -239,6 +239,7 @@ describe("limits", () => {
       {
         ingestConcurrency: 10,
         ingestMaxBatch: 50,
+        changeHoldHours: 6,
         tableMaxReadUnits: 4000,
         tableMaxWriteUnits: 800,
         messageRetentionDays: 30,
@@ -260,7 +261,11 @@ describe("limits", () => {
     });
     limited.hasResourceProperties("AWS::Lambda::Function", {
       Environment: {
-        Variables: Match.objectLike({ MAX_BATCH: "50", MESSAGE_RETENTION_DAYS: "30" }),
+        Variables: Match.objectLike({
+          MAX_BATCH: "50",
+          CHANGE_HOLD_HOURS: "6",
+          MESSAGE_RETENTION_DAYS: "30",
+        }),
       },
     });
     limited.hasResourceProperties("AWS::Lambda::Function", {
@@ -369,6 +374,7 @@ describe("functions", () => {
       RESULTS_TABLE: ref(ids.results),
       DUE_SHARDS: "4",
       MAX_BATCH: "500",
+      CHANGE_HOLD_HOURS: "24",
       POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       NODE_OPTIONS: "--enable-source-maps",
       // Redaction sends a segment back past the share (lib/knowledge/write/reextraction.ts).
@@ -514,6 +520,7 @@ describe("IAM", () => {
         "dynamodb:Attributes": [
           "conversation",
           "key",
+          "position",
           "parts",
           "author",
           "userId",
@@ -587,7 +594,7 @@ describe("IAM", () => {
       tableWrites()
         .filter((w) => JSON.stringify(w.resource).includes(`"${table}"`))
         .map((w) => `${w.type} ${w.roles.join(",")}`);
-    // Ingestion's puts, edits and deletions; the erasure's deletions and tombstones; the tick's
+    // Ingestion's puts, edits and deletions; the erasure's deletions and held deletions; the tick's
     // inferred links (one attribute, checked below).
     expect(writers(ids.messages).sort()).toEqual(
       [
@@ -680,14 +687,23 @@ describe("IAM", () => {
         Resource: arn(ids.messages),
       },
       changeStatement(ids.messages),
-      // Only a tombstone's attributes: it cannot put a message.
+      // Only a held deletion's attributes (and `position`, which its condition names): it
+      // cannot put a message.
       {
         Effect: "Allow",
         Action: "dynamodb:PutItem",
         Resource: arn(ids.messages),
         Condition: {
           "ForAllValues:StringLike": {
-            "dynamodb:Attributes": ["conversation", "key", "v", "id", "deleted"],
+            "dynamodb:Attributes": [
+              "conversation",
+              "key",
+              "v",
+              "id",
+              "deleted",
+              "expiresAt",
+              "position",
+            ],
           },
         },
       },

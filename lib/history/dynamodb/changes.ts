@@ -1,9 +1,9 @@
 /**
  * Edits and deletions on the messages table: one conditional update per change, so that a replay
- * or an older edit changes nothing whatever the order changes arrive in, and a tombstone for the
- * deletion of an id not stored yet.
+ * or an older edit changes nothing whatever the order changes arrive in, and a held change (a put
+ * that expires) for a change of an id not stored yet.
  */
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { backoff } from "../../base/backoff/index.js";
 import { isAmbiguous, isConditionFailure, isRetryable } from "../../base/dynamodb/index.js";
@@ -12,14 +12,17 @@ import {
   type ChangeOptions,
   type ChangeResult,
   changeMark,
+  epochSeconds,
+  holdEnd,
   type MessageChange,
 } from "../changes/changes.js";
 import type { CallOptions } from "../store.js";
-import { putIfAbsent, type TableAccess, updateIf } from "./access.js";
+import { type TableAccess, updateIf, withRetries } from "./access.js";
 import {
   AUTHOR_KEY,
   DELETED,
   EDITED_AT,
+  MESSAGES_TTL_ATTRIBUTE,
   PARTITION_KEY,
   PENDING,
   POSITION,
@@ -29,11 +32,11 @@ import {
 
 type Item = Record<string, unknown>;
 
-const NAMES = {
-  "#k": SORT_KEY,
-  "#d": DELETED,
-  "#pend": PENDING,
-};
+/** How long a change of an id not stored is held, and the clock it is reckoned by. */
+export interface ChangeHold {
+  ms: number;
+  now: () => number;
+}
 
 /**
  * Applies one change, retrying transient failures. Once an attempt was ambiguous, a retry that
@@ -43,6 +46,7 @@ export async function applyChange(
   access: TableAccess,
   conversation: string,
   change: MessageChange,
+  hold: ChangeHold,
   options?: ChangeOptions,
 ): Promise<ChangeResult> {
   let ambiguous = false;
@@ -53,15 +57,12 @@ export async function applyChange(
     } catch (error) {
       if (isConditionFailure(error)) {
         const old = oldItem(error);
-        // A tombstone has no position: the message is still not stored.
+        // A held change has no position: the message is still not stored.
         if (old?.[POSITION] !== undefined) return replayed(change, old, ambiguous);
-        if (change.kind === "edit" || old !== undefined) {
+        if (await holdChange(access, conversation, change, hold, options?.signal)) {
           return { status: "missing", wasDeleted: false };
         }
-        if (await putTombstone(access, conversation, change.id, options?.signal)) {
-          return { status: "missing", wasDeleted: false };
-        }
-        // The message arrived meanwhile: delete it.
+        // The message arrived meanwhile: change it.
         continue;
       }
       ambiguous ||= isAmbiguous(error);
@@ -94,9 +95,9 @@ export async function settleChange(
 }
 
 /**
- * The conditional update of a change; resolves with the item as it was. An edit needs a stored,
- * undeleted message whose `editedAt` is older; a deletion, a stored undeleted one. A deletion
- * removes the text (`parts`), `author` (and its `authorKey`), `userId` and `metadata`.
+ * The conditional update of a change; resolves with the item as it was. An edit needs a stored
+ * (positioned), undeleted message whose `editedAt` is older; a deletion, a stored undeleted one.
+ * A deletion removes the text (`parts`), `author` (and its `authorKey`), `userId` and `metadata`.
  */
 async function update(
   access: TableAccess,
@@ -104,11 +105,11 @@ async function update(
   change: MessageChange,
   options?: ChangeOptions,
 ): Promise<Item> {
-  const names: Record<string, string> = { ...NAMES };
+  const names: Record<string, string> = { "#pos": POSITION, "#d": DELETED, "#pend": PENDING };
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
   const removes: string[] = [];
-  let condition = "attribute_exists(#k) AND attribute_not_exists(#d)";
+  let condition = "attribute_exists(#pos) AND attribute_not_exists(#d)";
   if (change.kind === "edit") {
     names["#parts"] = "parts";
     names["#e"] = EDITED_AT;
@@ -168,28 +169,66 @@ function replayed(change: MessageChange, old: Item, ambiguous: boolean): ChangeR
 }
 
 /**
- * Records the deletion of an id not stored; false when the id got stored meanwhile. Only the
- * first message wins a conditional put of its key, so the message, arriving later, is refused.
+ * Holds a change of an id not stored: a put of `m#<id>` without a position (so in no index),
+ * carrying its hold's end as `expiresAt`, for the message's put to find (`./puts.ts`) and for
+ * DynamoDB's TTL to remove unclaimed. It replaces no stored message, nor a held change in force
+ * that outweighs it: a held deletion any edit, a held edit one no newer. True when the change is
+ * held or outweighed, false when the message got stored meanwhile. A retry after a lost answer
+ * finds its own item, which outweighs it: held all the same.
+ *
+ * A held edit has no author (an edit line names none), so an erasure by author cannot find its
+ * text: no reader sees it, and it goes with the hold (TTL) or a `clear`; once its message
+ * arrives, it is that message's text, which an erasure finds.
  */
-async function putTombstone(
+async function holdChange(
   access: TableAccess,
   conversation: string,
-  id: string,
+  change: MessageChange,
+  hold: ChangeHold,
   signal?: AbortSignal,
 ): Promise<boolean> {
+  const now = hold.now();
+  const item: Item = {
+    [PARTITION_KEY]: conversation,
+    [SORT_KEY]: `m#${change.id}`,
+    v: SCHEMA_VERSION,
+    id: change.id,
+    [MESSAGES_TTL_ATTRIBUTE]: holdEnd(now, hold.ms),
+  };
+  const names: Record<string, string> = {
+    "#k": SORT_KEY,
+    "#pos": POSITION,
+    "#exp": MESSAGES_TTL_ATTRIBUTE,
+    "#d": DELETED,
+  };
+  const values: Record<string, unknown> = { ":now": epochSeconds(now) };
+  let outweighs = "attribute_not_exists(#d)";
+  if (change.kind === "delete") {
+    item[DELETED] = true;
+  } else {
+    item.parts = [{ type: "text", text: change.text }];
+    item[EDITED_AT] = change.editedAt;
+    names["#e"] = EDITED_AT;
+    values[":e"] = change.editedAt;
+    outweighs += " AND #e < :e";
+  }
   try {
-    return await putIfAbsent(
-      access,
-      {
-        [PARTITION_KEY]: conversation,
-        [SORT_KEY]: `m#${id}`,
-        v: SCHEMA_VERSION,
-        id,
-        [DELETED]: true,
-      },
-      signal,
+    await withRetries(access, () =>
+      access.documents.send(
+        new PutCommand({
+          TableName: access.tableName,
+          Item: item,
+          ConditionExpression: `attribute_not_exists(#k) OR (attribute_not_exists(#pos) AND (#exp < :now OR (${outweighs})))`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+        { abortSignal: signal },
+      ),
     );
+    return true;
   } catch (error) {
+    if (isConditionFailure(error)) return oldItem(error)?.[POSITION] === undefined;
     throw new ChangeError(false, error);
   }
 }

@@ -73,7 +73,8 @@ export async function* queryPositions(
 
 /**
  * The messages of a conversation with the given platform ids, in the order of `ids`; ids that
- * are not stored are left out. Reads by key in batches of 100, retrying unprocessed keys.
+ * are not stored are left out, and so are held changes (no position: no message). Reads by key
+ * in batches of 100, retrying unprocessed keys.
  */
 export async function getMessages(
   access: TableAccess,
@@ -84,7 +85,8 @@ export async function getMessages(
   const found = await getItems(access, conversationId, ids, options);
   return ids.flatMap((id) => {
     const item = found.get(id);
-    return item ? [itemMessage(item)] : [];
+    // A held change has no position: it is no message (yet).
+    return item?.[POSITION] !== undefined ? [itemMessage(item)] : [];
   });
 }
 

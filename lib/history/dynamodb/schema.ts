@@ -14,8 +14,10 @@
  *   twice, which halves the largest storable message and doubles the cost of writing one.
  * - Edits and deletions (`./changes.ts`) add `editedAt` (N), `deleted` (BOOL, true) and `pending`
  *   (S, a tracked change awaiting its follow-up); a deleted item has no `parts`, `author` or
- *   `metadata` (nor `userId`). A tombstone (a deletion of an id never stored) is `m#<id>` with `id` and
- *   `deleted` only: no position, so it is in no index.
+ *   `metadata` (nor `userId`). A held change (of an id not stored) is `m#<id>` with `id`,
+ *   `expiresAt` (the end of its hold) and `deleted`, or an edit's `parts` and `editedAt`: no
+ *   position, so it is in no index, and a message put after its hold replaces it. A tombstone
+ *   written before holds (no `expiresAt`) refuses the message for good.
  * - `authorKey` (S): a message with a platform id and an author carries {@link messageAuthorKey}:
  *   a hash of its `userId` when it has one, else of its `author`, so that no name or user id is
  *   an index key. The sparse global index `byAuthor` (keyed
@@ -125,6 +127,8 @@ export const PENDING = "pending";
 export const CHANGE_ATTRIBUTES = [
   PARTITION_KEY,
   SORT_KEY,
+  // Only in its condition: a change updates a stored message, never a held change.
+  POSITION,
   "parts",
   "author",
   "userId",
@@ -147,8 +151,19 @@ export const INFERRED_REPLY_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, INFERRED_REPL
  */
 export const ACTIVITY_ATTRIBUTES = ["id", "ts", "author", DELETED] as const;
 
-/** The attributes of a tombstone (`./changes.ts`): what a deleter's put may name. */
-export const TOMBSTONE_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, "v", "id", DELETED] as const;
+/**
+ * The attributes of a held deletion (`./changes.ts`), and those its condition names
+ * (`position`, which it never sets): what a deleter's put may name.
+ */
+export const TOMBSTONE_ATTRIBUTES = [
+  PARTITION_KEY,
+  SORT_KEY,
+  "v",
+  "id",
+  DELETED,
+  MESSAGES_TTL_ATTRIBUTE,
+  POSITION,
+] as const;
 
 export const encodePosition = (position: bigint): string => position.toString().padStart(20, "0");
 export const decodePosition = (position: string): bigint => BigInt(position);
@@ -189,7 +204,7 @@ export function itemMessage(item: Record<string, unknown>): Message {
     );
   }
   const stored = item as unknown as MessageItem & { editedAt?: number; deleted?: boolean };
-  // A tombstone has neither role nor parts; a deleted item has no parts.
+  // A held change has no role (nor, a deletion, parts); a deleted item has no parts.
   const message: Message = { role: stored.role ?? "user", parts: stored.parts ?? [] };
   if (stored.metadata !== undefined) message.metadata = stored.metadata;
   if (stored.id !== undefined) message.id = stored.id;

@@ -15,6 +15,7 @@ import type {
 import {
   type ChangeOptions,
   type ChangeResult,
+  changeHoldMs,
   type Editor,
   type MessageChange,
   prepareChange,
@@ -33,7 +34,7 @@ import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
 import type { TableAccess } from "./access.js";
 import { authorMessages } from "./authors.js";
-import { applyChange, settleChange } from "./changes.js";
+import { applyChange, type ChangeHold, settleChange } from "./changes.js";
 import { clearConversation, listConversations, putConversationItem } from "./conversations.js";
 import { type InferredReply, recordInferredReplies } from "./inferred-replies.js";
 import { firstOccurrences, type PutResult, putMessage, writeOutcome } from "./puts.js";
@@ -75,7 +76,15 @@ export interface DynamoDbStoreOptions {
    * kept until deleted.
    */
   retentionDays?: number;
-  /** The clock of writes, which an expiry already past is moved up to (default: the wall clock). */
+  /**
+   * Hours a change of an id not stored is held, 1 to 720 (default 24; see `Editor`): a message
+   * arriving meanwhile is refused after a held deletion, stored with a held edit applied.
+   */
+  changeHoldHours?: number;
+  /**
+   * The clock of writes, which an expiry already past is moved up to, and of held changes
+   * (default: the wall clock).
+   */
   now?: () => number;
 }
 
@@ -147,10 +156,11 @@ const LEASE_MESSAGES = 100;
 
 /**
  * The history store on DynamoDB (schema in `./schema.ts`). Each message is one conditional put
- * (`attribute_not_exists`): a message whose platform id is already stored fails its condition and
- * is kept as it was (its stored version is reported in the outcome's `existing`), so re-ingesting
- * is a no-op, a retried put never stores anything twice, and an ambiguous failure (a timeout after
- * the write) resolves itself on retry. A batch write cannot carry conditions, and a transaction
+ * (`attribute_not_exists`, or only a held change whose hold is over: `./puts.ts`): a message
+ * whose platform id is already stored fails its condition and is kept as it was (its stored
+ * version is reported in the outcome's `existing`), so re-ingesting is a no-op, a retried put
+ * never stores anything twice, and an ambiguous failure (a timeout after the write) resolves
+ * itself on retry. A batch write cannot carry conditions, and a transaction
  * bills every item twice; single puts cost one write unit per KB plus the index entry.
  *
  * Puts run a few at a time under a position lease from the allocator, one lease per hundred
@@ -161,6 +171,7 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
   private readonly positions: PositionAllocator;
   private readonly concurrency: number;
   private readonly retentionMs: number | undefined;
+  private readonly hold: ChangeHold;
   private readonly now: () => number;
   /**
    * Conversations whose listing item this process wrote or found: one conditional put per
@@ -189,6 +200,7 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
         ? undefined
         : checkRetentionDays(options.retentionDays, "retentionDays") * DAY_MS;
     this.now = options.now ?? Date.now;
+    this.hold = { ms: changeHoldMs(options.changeHoldHours), now: this.now };
   }
 
   async read(conversationId: ConversationId, options?: CallOptions): Promise<Message[]> {
@@ -266,8 +278,8 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
 
   /**
    * The messages of a conversation with the given platform ids, in the order of `ids`; ids that
-   * are not stored are left out, deleted ones come flagged `deleted` (without content). Reads by
-   * key in batches of 100, retrying unprocessed keys.
+   * are not stored (held changes included) are left out, deleted ones come flagged `deleted`
+   * (without content). Reads by key in batches of 100, retrying unprocessed keys.
    */
   getMessages(
     conversationId: ConversationId,
@@ -398,13 +410,14 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
         if (started > 0 && lease.startBy !== undefined && performance.now() > lease.startBy) return;
         const offset = started++;
         const index = chunk[offset];
+        const now = this.now();
         const item = messageItem(
           conversationId,
           batch[index],
           lease.first + BigInt(offset),
-          this.expiry(batch[index]),
+          this.expiry(batch[index], now),
         );
-        const result = await putMessage(this.access, item, signal);
+        const result = await putMessage(this.access, item, now, signal);
         results.set(index, result);
         if (result.status === "failed") failed = true;
       }
@@ -414,15 +427,14 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
   }
 
   /** A message's TTL value: by its platform time, so an old import does not live longer. */
-  private expiry(message: Message): number | undefined {
+  private expiry(message: Message, now: number): number | undefined {
     if (this.retentionMs === undefined) return undefined;
-    const now = this.now();
     return expirySeconds(message.ts ?? now, this.retentionMs, now);
   }
 
   /**
-   * An edit or deletion (`./changes.ts`): one conditional update, plus a put for the tombstone of
-   * a deletion of an id not stored.
+   * An edit or deletion (`./changes.ts`): one conditional update, plus, for an id not stored, a
+   * put that holds the change.
    */
   async change(
     conversationId: ConversationId,
@@ -430,7 +442,7 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
     options?: ChangeOptions,
   ): Promise<ChangeResult> {
     prepareChange(conversationId, change, options);
-    return applyChange(this.access, conversationId, change, options);
+    return applyChange(this.access, conversationId, change, this.hold, options);
   }
 
   settle(

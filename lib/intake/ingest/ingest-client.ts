@@ -23,6 +23,11 @@ export interface IngestClientOptions {
    * days after its platform time. Default: kept until deleted.
    */
   messageRetentionDays?: number;
+  /**
+   * The deployment's `changeHoldHours`: how long an edit or deletion of a message not stored
+   * yet is held, to apply to it if it arrives meanwhile (default 24).
+   */
+  changeHoldHours?: number;
   /** Told of each channel's applied edits and deletions (see `IngestOptions.onChanged`). */
   onChanged?: ChangeListener;
 }
@@ -52,6 +57,7 @@ export class IngestClient {
       client,
       tableName: options.messagesTable,
       retentionDays: options.messageRetentionDays,
+      changeHoldHours: options.changeHoldHours,
       positions: new ChannelPositions({
         client,
         tableName: options.channelsTable,

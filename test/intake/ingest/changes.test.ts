@@ -1,7 +1,7 @@
 /**
  * Ingestion's edits and deletions: their answers per index, input order within a channel, the
- * tombstone of a deletion that comes first, and the change listener: told of applied changes
- * only, and a failure of it fails them as uncertain, so that re-sending calls it again.
+ * hold of a change that comes before its message, and the change listener: told of applied
+ * changes only, and a failure of it fails them as uncertain, so that re-sending calls it again.
  */
 
 import { MemoryStore, messageText } from "convoseg/history";
@@ -81,7 +81,7 @@ describe("ingest: edits and deletions", () => {
     expect((await store.read("c")).map(messageText)).toEqual(["kept!"]);
   });
 
-  it("refuses a message whose deletion came first (the tombstone), reporting it deleted", async () => {
+  it("refuses a message whose deletion came first (held), reporting it deleted", async () => {
     const store = new MemoryStore();
     expect((await ingest(store, [del("1")])).changes).toEqual([
       { index: 0, op: "delete", status: "missing" },
@@ -89,6 +89,31 @@ describe("ingest: edits and deletions", () => {
     const result = await ingest(store, [add("1", "late"), add("2", "fine")]);
     expect(result).toMatchObject({ stored: [1], deleted: [0], unchanged: [], conflicts: [] });
     expect((await store.read("c")).map((m) => m.id)).toEqual(["2"]);
+  });
+
+  it("stores a message whose deletion came first once the hold is over", async () => {
+    let now = T;
+    const store = new MemoryStore({ now: () => now, changeHoldHours: 1 });
+    await ingest(store, [del("1")]);
+    now += 61 * 60_000;
+    const result = await ingest(store, [add("1", "real")]);
+    expect(result).toMatchObject({ stored: [0], deleted: [] });
+    expect((await store.read("c")).map(messageText)).toEqual(["real"]);
+  });
+
+  it("stores a message whose edit came first with the edit; its re-sent original is unchanged", async () => {
+    const store = new MemoryStore();
+    expect((await ingest(store, [edit("1", "fixed", T + 10)])).changes).toEqual([
+      { index: 0, op: "edit", status: "missing" },
+    ]);
+    expect(await ingest(store, [add("1", "typo")])).toMatchObject({ stored: [0], conflicts: [] });
+    expect((await store.read("c")).map((m) => [messageText(m), m.editedAt])).toEqual([
+      ["fixed", T + 10],
+    ]);
+    expect(await ingest(store, [add("1", "typo")])).toMatchObject({
+      unchanged: [0],
+      conflicts: [],
+    });
   });
 
   it("takes a re-sent original of an edited message as unchanged, not a conflict", async () => {
