@@ -117,7 +117,7 @@ export interface IngestResult {
   conflicts: Conflict[];
   rejected: Rejection[];
   failed: Failure[];
-  /** Indexes of new messages whose id was deleted (before or after it first arrived): not stored. */
+  /** Indexes of new messages whose id was deleted (once stored, or within the hold before it arrived): not stored. */
   deleted: number[];
   /** Edits and deletions and what each did (one that failed is in `failed` instead). */
   changes: ChangeReport[];
