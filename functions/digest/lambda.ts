@@ -12,10 +12,12 @@ import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type ChannelsPosition, dynamoDbApiSources } from "convoseg/api";
 import {
+  type DigestGroup,
   type DigestRenderers,
   digestS3Client,
   digestSnsClient,
-  runScheduledDigest,
+  platformGroups,
+  runScheduledDigests,
   type ScheduledDigestDeps,
   type ScheduledDigestSummary,
   s3Bucket,
@@ -46,8 +48,11 @@ function required(name: string): string {
   return value;
 }
 
-/** `DIGEST_CHANNELS`: a JSON array of channel ids (ids may hold commas), or unset for all. */
-function namedChannels(): string[] | undefined {
+/**
+ * `DIGEST_CHANNELS`: a JSON array of channel groups, each an array of channel ids (ids may hold
+ * commas), or of channel ids (one group); unset, the channels table's, by platform.
+ */
+function namedGroups(): DigestGroup[] | undefined {
   const text = process.env.DIGEST_CHANNELS;
   if (!text) return undefined;
   let value: unknown;
@@ -56,10 +61,19 @@ function namedChannels(): string[] | undefined {
   } catch {
     value = undefined;
   }
-  if (!Array.isArray(value) || !value.every((c) => typeof c === "string" && c.length > 0)) {
-    throw new DigestConfigError("digest: DIGEST_CHANNELS must be a JSON array of channel ids");
+  const ids = (list: unknown): list is string[] =>
+    Array.isArray(list) && list.length > 0 && list.every((c) => typeof c === "string" && c !== "");
+  if (ids(value)) return [{ name: "", channels: value }];
+  if (!Array.isArray(value) || value.length === 0 || !value.every(ids)) {
+    throw new DigestConfigError(
+      "digest: DIGEST_CHANNELS must be a JSON array of channel ids, or of groups of them",
+    );
   }
-  return value;
+  const groups = value as string[][];
+  return groups.map((channels, i) => ({
+    name: groups.length === 1 ? "" : `group-${i + 1}`,
+    channels,
+  }));
 }
 
 export function digestLambda(wiring: DigestWiring) {
@@ -72,7 +86,7 @@ export function digestLambda(wiring: DigestWiring) {
     channelsTable: required("CHANNELS_TABLE"),
   };
   const periodMs = parseDuration(process.env.DIGEST_PERIOD ?? "7d", "DIGEST_PERIOD");
-  const named = namedChannels();
+  const named = namedGroups();
   const secretId = process.env.SLACK_WEBHOOK_SECRET || undefined;
   required("AWS_REGION");
   // The function's role by the SDK's default chain; AWS_ENDPOINT_URL_S3 (an emulator, a local
@@ -98,8 +112,8 @@ export function digestLambda(wiring: DigestWiring) {
     return found.slice(0, MAX_DIGEST_CHANNELS);
   }
 
-  const deps: ScheduledDigestDeps = {
-    channels: async () => named ?? (await allChannels()),
+  const deps: Omit<ScheduledDigestDeps, "channels"> & { groups(): Promise<DigestGroup[]> } = {
+    groups: async () => named ?? platformGroups(await allChannels()),
     build: wiring.build(client, tables),
     render: wiring.render,
     bucket,
@@ -114,30 +128,35 @@ export function digestLambda(wiring: DigestWiring) {
     }),
   };
 
-  return async function handler(): Promise<ScheduledDigestSummary> {
+  return async function handler(): Promise<ScheduledDigestSummary[]> {
     try {
-      const summary = await runScheduledDigest(deps, { now: Date.now(), periodMs });
+      const summaries = await runScheduledDigests(deps, { now: Date.now(), periodMs });
       metrics.addMetric("DigestRuns", MetricUnit.Count, 1);
-      if (summary.slack.state === "sent") metrics.addMetric("DigestSlackSent", MetricUnit.Count, 1);
-      if (summary.slack.state === "failed") {
-        metrics.addMetric("DigestSlackFailures", MetricUnit.Count, 1);
+      for (const summary of summaries) {
+        if (summary.slack.state === "sent") {
+          metrics.addMetric("DigestSlackSent", MetricUnit.Count, 1);
+        }
+        if (summary.slack.state === "failed") {
+          metrics.addMetric("DigestSlackFailures", MetricUnit.Count, 1);
+        }
+        if (summary.sns.state === "sent") metrics.addMetric("DigestSnsSent", MetricUnit.Count, 1);
+        if (summary.sns.state === "failed") {
+          metrics.addMetric("DigestSnsFailures", MetricUnit.Count, 1);
+        }
+        log.info("digest written", {
+          group: summary.group,
+          since: summary.since,
+          until: summary.until,
+          channels: summary.channels,
+          keys: summary.keys,
+          topics: summary.topics,
+          unanswered: summary.unanswered,
+          answered: summary.answered,
+          slack: summary.slack,
+          sns: summary.sns,
+        });
       }
-      if (summary.sns.state === "sent") metrics.addMetric("DigestSnsSent", MetricUnit.Count, 1);
-      if (summary.sns.state === "failed") {
-        metrics.addMetric("DigestSnsFailures", MetricUnit.Count, 1);
-      }
-      log.info("digest written", {
-        since: summary.since,
-        until: summary.until,
-        channels: summary.channels,
-        keys: summary.keys,
-        topics: summary.topics,
-        unanswered: summary.unanswered,
-        answered: summary.answered,
-        slack: summary.slack,
-        sns: summary.sns,
-      });
-      return summary;
+      return summaries;
     } catch (error) {
       // Name and code only: a message may quote an item. The scheduler retries the run.
       log.error("digest failed", {

@@ -10,7 +10,7 @@ const JWT_AUDIENCES = /^[\x21-\x2b\x2d-\x7e]{1,200}(,[\x21-\x2b\x2d-\x7e]{1,200}
 const SCHEDULE_EXPRESSION =
   /^(cron\([0-9*?,/#LW A-Z-]{9,200}\)|rate\(\d{1,5} (minute|minutes|hour|hours|day|days)\))$/;
 /** Channel ids without commas or whitespace, 1 to 100 of them. */
-const DIGEST_CHANNELS = /^[^\s,]{1,256}(,[^\s,]{1,256}){0,99}$/;
+const DIGEST_CHANNELS = /^[^\s,;]{1,256}([,;][^\s,;]{1,256}){0,99}$/;
 /** Standard topics only: a `.fifo` name does not match, since Publish to one needs a group id. */
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 
@@ -80,16 +80,20 @@ export const outlets = <V, P>(table: Table<V, P>) =>
      * they quote questions and answers in people's words, so they do not stay for ever.
      */
     .integer("digestRetentionDays", { default: "90", min: 1, max: 3650 })
-    /** The channels a digest covers, comma-separated ids; unset, every channel of the channels table. */
+    /**
+     * The channels digested, comma-separated ids, in groups separated by `;` (a digest and a post
+     * each); unset, every channel of the channels table but private chats, a group per platform.
+     */
     .text("digestChannels", {
       rule: {
         pattern: DIGEST_CHANNELS,
-        rule: "1 to 100 channel ids, comma-separated, without whitespace",
+        rule: "1 to 100 channel ids, comma-separated, groups separated by ;, without whitespace",
       },
       env: {
         digest: {
           variable: "DIGEST_CHANNELS",
-          value: (channels) => channels && JSON.stringify(channels.split(",")),
+          value: (channels) =>
+            channels && JSON.stringify(channels.split(";").map((group) => group.split(","))),
         },
       },
     })

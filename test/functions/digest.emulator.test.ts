@@ -35,14 +35,16 @@ async function world(options: {
   s3Status: number;
   slackStatus?: number;
   snsStatus?: number;
-  channels?: string[];
+  channels?: string[] | string[][];
+  /** The channels table's channels (default dev and help). */
+  known?: string[];
 }) {
   stubLocalAws();
   const client = testDynamoDbClient();
   const resultsTable = await createResultsTestTable(client);
   const { TableName: _, ...channels } = channelsTableDefinition("unused");
   const channelsTable = await createTestTable(client, channels, "channels");
-  for (const c of ["dev", "help"]) {
+  for (const c of options.known ?? ["dev", "help"]) {
     await writeSeededChannel(client, { resultsTable, channelsTable }, c, seededChannel(c, 5, 2));
   }
   const s3 = await startRawServer((_q, response) => response.writeHead(options.s3Status).end());
@@ -117,7 +119,7 @@ function logged(spy: { mock: { calls: unknown[][] }; mockRestore(): void }) {
 describe("the digest function", () => {
   it("digests every channel into the bucket, then posts to Slack", async () => {
     const w = await world({ s3Status: 200, slackStatus: 200 });
-    const summary = await w.handler();
+    const [summary] = await w.handler();
     const text = logged(w.logs);
     expect(w.built).toEqual([["dev", "help"]]);
     const day = new Date(summary.until - 1).toISOString().slice(0, 10);
@@ -141,6 +143,37 @@ describe("the digest function", () => {
     expect(w.built).toEqual([["help", "a,b"]]);
   });
 
+  it("digests each platform's channels on their own by default, leaving private chats out", async () => {
+    const known = ["C0GENERAL", "C0HELP", "D0ANADM", "-1001234567", "12345678", "help"];
+    const w = await world({ s3Status: 200, slackStatus: 200, known });
+    const summaries = await w.handler();
+    logged(w.logs);
+    expect(summaries.map((s) => [s.group, s.channels])).toEqual([
+      ["other", 1],
+      ["slack", 2],
+      ["telegram", 1],
+    ]);
+    expect(w.built.map((c) => [...c].sort())).toEqual([
+      ["help"],
+      ["C0GENERAL", "C0HELP"],
+      ["-1001234567"],
+    ]);
+    const day = new Date(summaries[0].until - 1).toISOString().slice(0, 10);
+    expect(w.s3.requests.map((r) => r.path.split("?")[0])).toContain(
+      `/digests/digests/${day}/slack/digest.md`,
+    );
+    // Each group its own post: one community's digest never carries another's words.
+    expect(w.slack.requests).toHaveLength(3);
+  });
+
+  it("digests the groups DIGEST_CHANNELS names, each on its own", async () => {
+    const w = await world({ s3Status: 200, channels: [["help"], ["dev", "a,b"]] });
+    const summaries = await w.handler();
+    logged(w.logs);
+    expect(w.built).toEqual([["help"], ["dev", "a,b"]]);
+    expect(summaries.map((s) => s.group)).toEqual(["group-1", "group-2"]);
+  });
+
   it("fails the invocation when the bucket refuses, and posts nothing", async () => {
     const w = await world({ s3Status: 403, slackStatus: 200 });
     await expect(w.handler()).rejects.toMatchObject({ code: "DIGEST_BUCKET_WRITE", status: 403 });
@@ -150,7 +183,7 @@ describe("the digest function", () => {
 
   it("logs Slack's refusal by status, without failing the run", async () => {
     const w = await world({ s3Status: 200, slackStatus: 410 });
-    const summary = await w.handler();
+    const [summary] = await w.handler();
     const text = logged(w.logs);
     expect(summary.slack).toEqual({ state: "failed", code: "SLACK_REJECTED", status: 410 });
     expect(w.s3.requests).toHaveLength(3);
@@ -160,7 +193,7 @@ describe("the digest function", () => {
 
   it("publishes the Markdown to DIGEST_SNS_TOPIC beside Slack, and logs SNS's refusal by status", async () => {
     const w = await world({ s3Status: 200, slackStatus: 200, snsStatus: 200 });
-    const summary = await w.handler();
+    const [summary] = await w.handler();
     logged(w.logs);
     expect(summary.sns).toEqual({ state: "sent" });
     const sent = Object.fromEntries(new URLSearchParams(w.sns.requests[0].body));
@@ -176,7 +209,7 @@ describe("the digest function", () => {
     vi.unstubAllEnvs();
 
     const refused = await world({ s3Status: 200, snsStatus: 403 });
-    const outcome = await refused.handler();
+    const [outcome] = await refused.handler();
     const text = logged(refused.logs);
     expect(outcome.sns).toEqual({ state: "failed", code: "SNS_REJECTED", status: 403 });
     expect(refused.sns.requests).toHaveLength(1);
@@ -186,7 +219,7 @@ describe("the digest function", () => {
 
   it("publishes nothing without DIGEST_SNS_TOPIC", async () => {
     const w = await world({ s3Status: 200 });
-    const summary = await w.handler();
+    const [summary] = await w.handler();
     logged(w.logs);
     expect(summary.sns).toEqual({ state: "off" });
     expect(w.sns.requests).toHaveLength(0);

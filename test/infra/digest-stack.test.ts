@@ -132,7 +132,7 @@ describe("the scheduled digest in the stack", () => {
       digest: "true",
       digestSchedule: "rate(1 day)",
       digestPeriod: "1d",
-      digestChannels: "help,dev",
+      digestChannels: "help,dev;C0GENERAL",
       digestSlackWebhookSecret: SECRET,
     });
     expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
@@ -145,7 +145,7 @@ describe("the scheduled digest in the stack", () => {
       Environment: {
         Variables: {
           SLACK_WEBHOOK_SECRET: SECRET,
-          DIGEST_CHANNELS: JSON.stringify(["help", "dev"]),
+          DIGEST_CHANNELS: JSON.stringify([["help", "dev"], ["C0GENERAL"]]),
           DIGEST_PERIOD: "86400000",
         },
       },

@@ -17,8 +17,11 @@ export { DigestError } from "./errors.js";
 export { digestHtml } from "./html.js";
 export { digestJson, digestMarkdown } from "./markdown.js";
 export {
+  type DigestGroup,
   type DigestRenderers,
+  platformGroups,
   runScheduledDigest,
+  runScheduledDigests,
   type ScheduledDigestDeps,
   type ScheduledDigestSummary,
 } from "./schedule.js";

@@ -7,6 +7,7 @@
  * retries); Slack's and SNS's failures are reported, never thrown: the digest is in the bucket
  * all the same.
  */
+import { channelPlatform, isPrivateChat } from "../../base/identity/index.js";
 import type { DigestBucket } from "./bucket.js";
 import { postSlackWebhook, SlackDeliveryError, slackDigestPayload } from "./slack.js";
 import {
@@ -49,6 +50,18 @@ export interface ScheduledDigestOptions {
   now: number;
   /** The period's length (default 7 days). */
   periodMs?: number;
+  /**
+   * The channel group's name: its files go under `digests/<day>/<group>/`. Default: none, the
+   * files are `digests/<day>/digest.*`.
+   */
+  group?: string;
+}
+
+/** Channels digested together: one digest, one post, one message to the topic. */
+export interface DigestGroup {
+  /** Names its files' folder (`slack`, `telegram`, `discord`, `other`, `group-2`); "" for none. */
+  name: string;
+  channels: string[];
 }
 
 type SlackOutcome =
@@ -62,6 +75,8 @@ type SnsOutcome =
   | { state: "failed"; code: string; status: number | undefined };
 
 export interface ScheduledDigestSummary {
+  /** The channel group's name ("" for the only one). */
+  group: string;
   since: number;
   until: number;
   channels: number;
@@ -74,10 +89,12 @@ export interface ScheduledDigestSummary {
   answered: number;
 }
 
-/** The keys of the period ending at `until`: `digests/<day before until>/digest.{md,json,html}`. */
-function digestKeys(until: number): { md: string; json: string; html: string } {
+/**
+ * The keys of the period ending at `until`: `digests/<day before until>/[<group>/]digest.{md,json,html}`.
+ */
+function digestKeys(until: number, group: string): { md: string; json: string; html: string } {
   const day = new Date(until - 1).toISOString().slice(0, 10);
-  const prefix = `digests/${day}/digest`;
+  const prefix = `digests/${day}/${group === "" ? "" : `${group}/`}digest`;
   return { md: `${prefix}.md`, json: `${prefix}.json`, html: `${prefix}.html` };
 }
 
@@ -90,7 +107,8 @@ export async function runScheduledDigest(
   const since = until - periodMs;
   const channels = await deps.channels();
   const digest = await deps.build({ channels, since, until, now: options.now });
-  const keys = digestKeys(until);
+  const group = options.group ?? "";
+  const keys = digestKeys(until, group);
   // JSON first: a reader that finds the Markdown can rely on the JSON being there.
   await deps.bucket.put(keys.json, deps.render.json(digest), "application/json; charset=utf-8");
   await deps.bucket.put(keys.html, deps.render.html(digest), "text/html; charset=utf-8");
@@ -102,6 +120,7 @@ export async function runScheduledDigest(
     publishToSns(deps, digest, markdown, keys.md),
   ]);
   return {
+    group,
     since,
     until,
     channels: channels.length,
@@ -112,6 +131,45 @@ export async function runScheduledDigest(
     unanswered: digest.unanswered.length,
     answered: digest.answered.length,
   };
+}
+
+/**
+ * One digest per channel group, one after another (each as {@link runScheduledDigest}), so that
+ * one community's digest never carries another's words; no group, one digest of nothing.
+ */
+export async function runScheduledDigests(
+  deps: Omit<ScheduledDigestDeps, "channels"> & { groups(): Promise<DigestGroup[]> },
+  options: Omit<ScheduledDigestOptions, "group">,
+): Promise<ScheduledDigestSummary[]> {
+  const groups = await deps.groups();
+  const summaries: ScheduledDigestSummary[] = [];
+  for (const { name, channels } of groups.length > 0 ? groups : [{ name: "", channels: [] }]) {
+    summaries.push(
+      await runScheduledDigest(
+        { ...deps, channels: async () => channels },
+        { ...options, group: name },
+      ),
+    );
+  }
+  return summaries;
+}
+
+/**
+ * The default groups of a deployment's channels: a digest per platform (Slack, Telegram, Discord
+ * channel ids, and `other` for the rest), without anyone's private chat (a Slack DM, a Telegram
+ * private chat). A deployment of one platform gets one digest, under the unnamed folder.
+ */
+export function platformGroups(channels: readonly string[]): DigestGroup[] {
+  const byName = new Map<string, string[]>();
+  for (const channel of channels) {
+    if (isPrivateChat(channel)) continue;
+    const name = channelPlatform(channel) ?? "other";
+    byName.set(name, [...(byName.get(name) ?? []), channel]);
+  }
+  const groups = [...byName]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, list]) => ({ name, channels: list }));
+  return groups.length === 1 ? [{ name: "", channels: groups[0].channels }] : groups;
 }
 
 async function postToSlack(deps: ScheduledDigestDeps, digest: Digest): Promise<SlackOutcome> {

@@ -4,7 +4,9 @@ import {
   type Digest,
   type DigestBucket,
   digestSnsClient,
+  platformGroups,
   runScheduledDigest,
+  runScheduledDigests,
   type ScheduledDigestDeps,
   snsTopic,
 } from "convoseg/digest";
@@ -49,6 +51,50 @@ let slack: RawServer | undefined;
 afterEach(async () => {
   await slack?.close();
   slack = undefined;
+});
+
+describe("digest groups", () => {
+  it("groups a deployment's channels by platform, private chats left out", () => {
+    expect(
+      platformGroups(["C0A", "D0DM", "-1001", "42", "81384788765712384", "help", "C0B"]),
+    ).toEqual([
+      { name: "discord", channels: ["81384788765712384"] },
+      { name: "other", channels: ["help"] },
+      { name: "slack", channels: ["C0A", "C0B"] },
+      { name: "telegram", channels: ["-1001"] },
+    ]);
+    // One community, one digest where it always was.
+    expect(platformGroups(["help", "dev", "D0DM"])).toEqual([
+      { name: "", channels: ["help", "dev"] },
+    ]);
+    expect(platformGroups(["D0DM"])).toEqual([]);
+  });
+
+  it("writes each group's digest under its own folder, and one of nothing without a group", async () => {
+    const { objects, bucket } = memoryBucket();
+    const { value, builds } = deps(bucket);
+    const { channels: _, ...rest } = value;
+    const summaries = await runScheduledDigests(
+      {
+        ...rest,
+        groups: async () => [
+          { name: "slack", channels: ["C0A"] },
+          { name: "other", channels: ["help"] },
+        ],
+      },
+      { now: NOW },
+    );
+    expect(builds.map((b) => b.channels)).toEqual([["C0A"], ["help"]]);
+    expect(summaries.map((s) => [s.group, s.keys[0]])).toEqual([
+      ["slack", "digests/2026-11-29/slack/digest.json"],
+      ["other", "digests/2026-11-29/other/digest.json"],
+    ]);
+    expect(objects.get("digests/2026-11-29/slack/digest.md")?.body).toBe("# C0A");
+    const empty = await runScheduledDigests({ ...rest, groups: async () => [] }, { now: NOW });
+    expect(empty.map((s) => [s.group, s.channels, s.keys[0]])).toEqual([
+      ["", 0, "digests/2026-11-29/digest.json"],
+    ]);
+  });
 });
 
 describe("runScheduledDigest", () => {
