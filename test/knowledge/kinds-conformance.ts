@@ -22,8 +22,9 @@
  * partition's results'; `kept`, none.
  */
 
+import { buildDigest, digestJson, digestMarkdown, storeDigestSources } from "convoseg/digest";
 import type { AuditStore, EraseRequest, ErasureMessages } from "convoseg/erasure";
-import { eraseUser } from "convoseg/erasure";
+import { eraseUser, type MemoryDigestArchive } from "convoseg/erasure";
 import type { Extractor } from "convoseg/extraction";
 import { Analyzer } from "convoseg/extraction";
 import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "convoseg/extraction/offline";
@@ -63,6 +64,31 @@ export interface KindsFixture {
   messageItems(written: ReadonlyMap<string, readonly string[]>): Promise<Record<string, unknown>[]>;
   /** A workspace's ledger of delivered bodies, where the tables have one. */
   ledger?: SegmentLedger;
+  /** The scheduled digests' stored versions, written by {@link writeDigests}. */
+  digests: MemoryDigestArchive;
+}
+
+/**
+ * The scheduled digest of the deployment's channels, as the digest function writes it: its JSON
+ * and Markdown, twice (the bucket keeps a rerun's replaced version), and a digest of another
+ * period that holds nothing of the person, which must stay.
+ */
+async function writeDigests(
+  fixture: KindsFixture,
+  written: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
+  const messages = fixture.history as unknown as Parameters<typeof storeDigestSources>[1];
+  const digest = await buildDigest(storeDigestSources(fixture.results, messages), {
+    channels: [...written.keys()],
+    since: NOW - DAY,
+    until: NOW + DAY,
+    now: new Date(NOW + DAY),
+  });
+  for (let run = 0; run < 2; run++) {
+    fixture.digests.put("digests/2025-03-03/digest.json", digestJson(digest));
+    fixture.digests.put("digests/2025-03-03/digest.md", digestMarkdown(digest));
+  }
+  fixture.digests.put("digests/2020-01-06/digest.json", JSON.stringify({ topics: [] }));
 }
 
 const HOUR = 3_600_000;
@@ -342,6 +368,7 @@ async function erase(fixture: KindsFixture, request: EraseRequest): Promise<void
       channelNames: fixture.channelNames,
       audits: fixture.audits,
       auditSecret: "kinds-conformance-audit-secret",
+      digests: fixture.digests,
       now: () => NOW + 100 * HOUR,
     },
     request,
@@ -374,10 +401,12 @@ async function everywhere(
     ...segment,
     messages: segment.messages?.map(({ text, ...m }) => (others(m.author) ? m : { ...m, text })),
   }));
+  const digests = fixture.digests.all();
   const tables: [string, Record<string, unknown>[], readonly string[]][] = [
     ["messages", messages, []],
     ["results", await fixture.items(), ids],
     ["ledger", ledger, []],
+    ["digests", digests, ids],
   ];
   return tables.flatMap(([table, items, cited]) =>
     items.flatMap((item) => {
@@ -444,6 +473,7 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
       async (_, request) => {
         const fixture = await make();
         const { ids, written } = await deployment(fixture, "scan");
+        await writeDigests(fixture, written);
         const before = await everywhere(fixture, written, ids);
         // The scan sees them where they were: their messages, the private chat's name on the
         // others' messages too, the term statistics, and the ledger's bodies where there is one.
@@ -456,10 +486,14 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
         if (fixture.ledger !== undefined) {
           expect(before.some((found) => found.startsWith("ledger: "))).toBe(true);
         }
+        // The stored digests quote them, in the current version and the one it replaced.
+        expect(before.filter((found) => found.startsWith("digests: ")).length).toBeGreaterThan(1);
 
         await erase(fixture, request);
 
         expect(await everywhere(fixture, written, ids), "the person is left").toEqual([]);
+        // Another period's digest, without them, stays.
+        expect(fixture.digests.all().map((d) => d.key)).toEqual(["digests/2020-01-06/digest.json"]);
         // The private chat's messages are the others' own, and stay; only its name goes.
         const left = (await fixture.messageItems(written)).filter((item) => item.author === "ann");
         expect(

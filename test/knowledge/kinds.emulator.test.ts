@@ -5,7 +5,7 @@
 
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
-import { DynamoDbAuditStore } from "convoseg/erasure";
+import { DynamoDbAuditStore, MemoryDigestArchive } from "convoseg/erasure";
 import { DynamoDbChannelNames, DynamoDbStore } from "convoseg/history/dynamodb";
 import { DynamoDbLedger, DynamoDbResultStore } from "convoseg/knowledge/store";
 import { SegmentLedger } from "../../local/ledger.js";
@@ -43,5 +43,6 @@ describeKinds("DynamoDB Local", async () => {
     items: () => scan(tableName),
     messageItems: () => scan(messagesTable),
     ledger: new SegmentLedger(client, ledgerTable),
+    digests: new MemoryDigestArchive(),
   };
 });

@@ -1,6 +1,6 @@
 /** The registry of knowledge kinds on the memory stores (`./kinds-conformance.ts`). */
 
-import { MemoryAuditStore } from "convoseg/erasure";
+import { MemoryAuditStore, MemoryDigestArchive } from "convoseg/erasure";
 import { MemoryStore } from "convoseg/history";
 import { KINDS, kindOf } from "convoseg/knowledge";
 import { MemoryLedger, MemoryResultStore } from "convoseg/knowledge/store";
@@ -19,6 +19,7 @@ describeKinds("the memory stores", async () => {
     results,
     spend,
     audits,
+    digests: new MemoryDigestArchive(),
     items: async () => [
       ...results.items(),
       ...spend.items(),
