@@ -52,10 +52,9 @@ export type ErasurePath = "names scrubbed" | "name terms removed" | "nothing to 
 
 /**
  * How long its items stay: with their result (`expiresAt` is the result's), on their own TTL
- * (`expiresAt` of their own), as long as the channel's latest-expiring result, or until `channel
- * delete` (the audit for ever).
+ * (`expiresAt` of their own), or until `channel delete` (the audit for ever).
  */
-type Retention = "with its result" | "own expiry" | "latest result" | "kept";
+type Retention = "with its result" | "own expiry" | "kept";
 
 /** An item of the results table as stored, keys and `expiresAt` included. */
 type StoredItem = Readonly<Record<string, unknown>>;
@@ -233,11 +232,12 @@ export const KINDS = [
     erase: "nothing to erase",
     counts: {},
     serve: ["redaction", "erasure"],
-    retention: "with its result",
-    resultOf: itsSegment,
+    // Past its result: a deletion or an erasure finds through it what the segment counted into
+    // the term statistics, which are kept.
+    retention: "kept",
   },
   {
-    // Every result's way to its span: it expires with the last of them, not with one.
+    // Every span's way in: kept as they are.
     name: "span widths",
     storage: { table: "results", partition: "channel", prefixes: [SPAN_WIDTHS_KEY] },
     keying: "spanwidths: one per channel, the widest span of each kind of segment",
@@ -247,7 +247,7 @@ export const KINDS = [
     erase: "nothing to erase",
     counts: {},
     serve: ["redaction", "erasure"],
-    retention: "latest result",
+    retention: "kept",
   },
   {
     name: "leases",

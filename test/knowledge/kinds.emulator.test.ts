@@ -3,11 +3,16 @@
  * workspace's ledger of delivered bodies beside the tables.
  */
 
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
 import { DynamoDbAuditStore, MemoryDigestArchive } from "convoseg/erasure";
 import { DynamoDbChannelNames, DynamoDbStore } from "convoseg/history/dynamodb";
 import { DynamoDbLedger, DynamoDbResultStore } from "convoseg/knowledge/store";
+import {
+  RESULTS_PARTITION_KEY,
+  RESULTS_SORT_KEY,
+  RESULTS_TTL_ATTRIBUTE,
+} from "convoseg/knowledge/store/schema";
 import { SegmentLedger } from "../../local/ledger.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import { createMessagesTestTable, createResultsTestTable } from "./fixtures.js";
@@ -44,5 +49,21 @@ describeKinds("DynamoDB Local", async () => {
     messageItems: () => scan(messagesTable),
     ledger: new SegmentLedger(client, ledgerTable),
     digests: new MemoryDigestArchive(),
+    // DynamoDB's TTL, at once: every item whose expiry has passed goes.
+    expire: async (epochSeconds) => {
+      for (const item of await scan(tableName)) {
+        const expiresAt = item[RESULTS_TTL_ATTRIBUTE];
+        if (typeof expiresAt !== "number" || expiresAt >= epochSeconds) continue;
+        await documentClient(client).send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: {
+              [RESULTS_PARTITION_KEY]: item[RESULTS_PARTITION_KEY],
+              [RESULTS_SORT_KEY]: item[RESULTS_SORT_KEY],
+            },
+          }),
+        );
+      }
+    },
   };
 });

@@ -40,11 +40,9 @@ export interface Channel {
     }
   >;
   windows: Map<string, { output: WindowOutput; segmentId?: string; expiresAt: number }>;
-  /** By span item key, with the expiry of its result. */
-  spans: Map<string, { span: SegmentSpan; expiresAt?: number }>;
+  /** By span item key: kept past their results. */
+  spans: Map<string, { span: SegmentSpan }>;
   widths?: Partial<SpanWidths>;
-  /** The widths item's expiry: the latest of the results', none once one is kept for ever. */
-  widthsExpireAt?: number;
   /** By support item key, so that topics group as the table's sort order groups them. */
   supports: Map<string, TopicSupport>;
   /** By question entry key. */
@@ -78,10 +76,9 @@ export function scanItems(channels: ReadonlyMap<string, Channel>): Record<string
         ...expiry(expiresAt),
       });
     }
-    for (const [key, { span, expiresAt }] of state.spans)
-      put(key, { ...span, ...expiry(expiresAt) });
+    for (const [key, { span }] of state.spans) put(key, { ...span });
     if (state.widths !== undefined) {
-      put(SPAN_WIDTHS_KEY, { ...state.widths, ...expiry(state.widthsExpireAt) });
+      put(SPAN_WIDTHS_KEY, { ...state.widths });
     }
     for (const [key, support] of state.supports) put(key, support);
     for (const [key, entry] of state.questions) put(key, entry);

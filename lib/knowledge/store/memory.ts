@@ -16,7 +16,6 @@ import {
   questionPrefix,
 } from "./question-entry.js";
 import type { RedactionPlan } from "./redaction-plan.js";
-import { laterExpiry } from "./redaction-store.js";
 import {
   type QuestionEntry,
   type SegmentResult,
@@ -32,7 +31,6 @@ import {
   termLogKey,
   termsHeadKey,
 } from "./schema/items.js";
-import { RESULTS_TTL_ATTRIBUTE as EXPIRES } from "./schema/table.js";
 import { chunksToCount, ownContribution } from "./term-store.js";
 
 /**
@@ -226,15 +224,11 @@ export class MemoryResultStore implements ResultStore {
     this.applyQuestions(state, entries, deleted);
     const span = spanOf(result);
     this.write(spanItemKey(span));
-    state.spans.set(spanItemKey(span), { span, expiresAt: result.expiresAt });
+    // Kept after the result, as the table's (redaction-store.ts spanPut).
+    state.spans.set(spanItemKey(span), { span });
     this.write(SPAN_WIDTHS_KEY);
     const width = span.lastTs - span.firstTs;
     const kind = span.late ? "late" : "onTime";
-    // As the table's widths item: its expiry only moves later, and never again once kept.
-    const held = state.widths === undefined ? undefined : { [EXPIRES]: state.widthsExpireAt };
-    const expiry = laterExpiry(held, result.expiresAt);
-    if (expiry === "forever") state.widthsExpireAt = undefined;
-    else if (expiry !== "kept") state.widthsExpireAt = expiry;
     state.widths = { ...state.widths, [kind]: Math.max(width, state.widths?.[kind] ?? -1) };
     this.write(`result#${result.segmentId}`);
     if (state.leases.get(result.segmentId)?.owner !== owner) {

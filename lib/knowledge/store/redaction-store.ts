@@ -36,15 +36,14 @@ const keyOf = (channel: string, item: string) => ({
 });
 
 /**
- * The span item as a batch put request (written with the result's topic entries). It carries
- * its result's `expiresAt`, as the topic entries do: DynamoDB's TTL takes it with the result.
+ * The span item as a batch put request (written with the result's topic entries). It is kept
+ * after its result expires (it holds two times and a segment id): what the segment counted into
+ * the channel's term statistics, which are kept, is found through it when one of its messages
+ * is deleted or its author erased.
  */
 export function spanPut(result: SegmentResult): Record<string, unknown> {
   const span = spanOf(result);
-  const expiry = result.expiresAt === undefined ? {} : { [EXPIRES]: result.expiresAt };
-  return {
-    PutRequest: { Item: { ...keyOf(result.channel, spanItemKey(span)), ...span, ...expiry } },
-  };
+  return { PutRequest: { Item: { ...keyOf(result.channel, spanItemKey(span)), ...span } } };
 }
 
 const EXPIRES = RESULTS_TTL_ATTRIBUTE;
@@ -52,10 +51,9 @@ const EXPIRES = RESULTS_TTL_ATTRIBUTE;
 const MAX_WIDEN_TRIES = 10;
 
 /**
- * Raises the channel's widest span of the result's kind to the result's, if it is wider, and
- * moves the widths item's expiry to the result's if that is later: the item is every result's
- * way to its spans, so it expires with the last of them, and a result kept for ever (no
- * `expiresAt`) keeps it for ever. Read first, written only when something changes (most results
+ * Raises the channel's widest span of the result's kind to the result's, if it is wider: the
+ * item is every span's way in, kept as they are (an expiry an older version set is removed).
+ * Read first, written only when something changes (most results
  * change nothing), and conditional on what was read, so that two writers never undo each other.
  */
 export async function widenSpans(table: RedactionTable, result: SegmentResult): Promise<void> {
@@ -69,8 +67,9 @@ export async function widenSpans(table: RedactionTable, result: SegmentResult): 
     );
     const stored = Item?.[attribute] as number | undefined;
     const wider = stored === undefined || stored < width;
-    const expiry = laterExpiry(Item, result.expiresAt);
-    if (!wider && expiry === "kept") return;
+    // An expiry an older version set goes: the spans it leads to are kept now.
+    const was = Item?.[EXPIRES] as number | undefined;
+    if (!wider && was === undefined) return;
     const set = ["v = :v"];
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ":v": SCHEMA_VERSION };
@@ -87,18 +86,11 @@ export async function widenSpans(table: RedactionTable, result: SegmentResult): 
       conditions.push("attribute_not_exists(#sk)");
       names["#sk"] = RESULTS_SORT_KEY;
     }
-    if (expiry !== "kept") {
+    if (was !== undefined) {
       names["#e"] = EXPIRES;
-      if (expiry === "forever") remove = " REMOVE #e";
-      else {
-        set.push("#e = :e");
-        values[":e"] = expiry;
-      }
-      const was = Item?.[EXPIRES] as number | undefined;
-      if (Item !== undefined) {
-        conditions.push(was === undefined ? "attribute_not_exists(#e)" : "#e = :ewas");
-        if (was !== undefined) values[":ewas"] = was;
-      }
+      remove = " REMOVE #e";
+      conditions.push("#e = :ewas");
+      values[":ewas"] = was;
     }
     try {
       await table.documents.send(
@@ -121,22 +113,6 @@ export async function widenSpans(table: RedactionTable, result: SegmentResult): 
     "KNOWLEDGE_SPAN_WIDTHS_CONFLICT",
     `channel ${JSON.stringify(result.channel)}: its span widths kept changing during ${MAX_WIDEN_TRIES} tries to record segment ${result.segmentId}'s; retry`,
   );
-}
-
-/**
- * The widths item's next expiry for a result expiring at `expiresAt` (undefined: kept for ever):
- * "kept" when it stays as stored, "forever" to remove it, else the later epoch seconds. It only
- * ever moves later: an item kept for ever stays so. The memory store follows the same rule.
- */
-export function laterExpiry(
-  item: Record<string, unknown> | undefined,
-  expiresAt: number | undefined,
-): number | "forever" | "kept" {
-  const stored = item?.[EXPIRES] as number | undefined;
-  if (item === undefined) return expiresAt ?? "kept";
-  if (stored === undefined) return "kept";
-  if (expiresAt === undefined) return "forever";
-  return expiresAt > stored ? expiresAt : "kept";
 }
 
 /**

@@ -150,7 +150,13 @@ export class KnowledgeRedactor {
     const { store, states } = this.options;
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       const result = await store.getResult(channel, segmentId);
-      if (result === undefined) return { ...NO_REDACTION };
+      // Expired (or never saved): what it counted into the kept term statistics still goes.
+      if (result === undefined) {
+        return {
+          ...NO_REDACTION,
+          termSegmentsWithdrawn: await store.withdrawTerms(channel, segmentId),
+        };
+      }
       const known = await states.states(
         channel,
         changes.map((c) => c.id),
