@@ -150,10 +150,3 @@ describe("span widths written at once", () => {
     expect(Item?.lateWidth).toBeUndefined();
   });
 });
-
-/** The key of segment `segmentId`'s span item. */
-function spanKeyOf(items: Map<string, unknown>, segmentId: string): string {
-  const key = [...items.keys()].find((k) => k.startsWith("span#") && k.endsWith(`#${segmentId}`));
-  if (key === undefined) throw new Error(`no span item of ${segmentId}`);
-  return key;
-}
