@@ -3,9 +3,10 @@
  * hang, a crash, unbounded memory or silently changed text.
  */
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ExportFormatError, ExportInputError } from "convoseg/exports";
+import { ExportError, ExportFormatError, ExportInputError } from "convoseg/exports";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { writeZip } from "../../support/zip.js";
 import { readAll, tempDir } from "./support.js";
@@ -132,5 +133,44 @@ describe("text that is not UTF-8", () => {
     expect(report.notes).toEqual([
       `${file}: not UTF-8 text (line 2 the first such): those lines were read as Windows-1252 (Latin-1); save the file as UTF-8 if their letters look wrong`,
     ]);
+  });
+});
+
+describe("a damaged ZIP", () => {
+  it("ends as an export error or a read, never another error, whatever bytes are damaged", async () => {
+    const dir = tempDir();
+    const good = join(dir, "good.zip");
+    const lines = Array.from({ length: 60 }, (_, i) => ({
+      type: "message",
+      user: "U1",
+      text: `message ${i} about grub`,
+      ts: `${1_700_000_000 + i}.000100`,
+    }));
+    await writeZip(good, {
+      "users.json": '[{"id":"U1","name":"ana"}]',
+      "channels.json": '[{"id":"C1","name":"general"}]',
+      "general/2023-11-14.json": JSON.stringify(lines),
+    });
+    const bytes = readFileSync(good);
+    const damaged = join(dir, "damaged.zip");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(bytes.length - 1), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        async (flips) => {
+          const copy = Buffer.from(bytes);
+          for (const [at, value] of flips) copy[at] = value;
+          writeFileSync(damaged, copy);
+          try {
+            await readAll([damaged]);
+          } catch (error) {
+            expect(error).toBeInstanceOf(ExportError);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
