@@ -1,5 +1,5 @@
-import { open, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { mkdir, open, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -17,6 +17,7 @@ import {
   type SegmentRecord,
 } from "convoseg/report";
 import { DEFAULT_SETTLE_MS } from "convoseg/segmenter";
+import { DEFAULT_WORKSPACE } from "../../local/workspace.js";
 import { messagesDirectory } from "../shared/channel-names.js";
 import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
 import { CommandFailure } from "../shared/failures.js";
@@ -53,7 +54,8 @@ Options:
                      segment, and the silence before each cut to the message
   --channel C        only this channel (repeat for more): its id, or its name where one
                      channel has it (the channelName of its messages: the workspace's, or --input's)
-  --out FILE         where to write the page (default report.html)
+  --out FILE         where to write the page (default: report.html in the workspace, .convoseg/
+                     unless --workspace says otherwise; never the current directory)
   --settle D         the settle the segments were made with (default 24h): a cut in a longer
                      silence is a silence cut, any other a size cut
   --now T            when a channel's last conversation is judged open (ISO-8601 or epoch ms;
@@ -87,6 +89,8 @@ interface ReportOptions {
   /** Only these channels (ids or names); undefined: every one. */
   channels?: string[];
   out: string;
+  /** The out file is the default one in the workspace: its folder is made if missing. */
+  outInWorkspace: boolean;
   settle: number;
   /** Undefined: the clock, or on a workspace its simulated clock. */
   now?: number;
@@ -146,6 +150,7 @@ export const reportCommand: Command = command({
     const kept = await keepChannels(input, options.channels, inputDirectory(input), io);
     if (kept === undefined) return EXIT.usage;
     try {
+      if (options.outInWorkspace) await mkdir(dirname(options.out), { recursive: true });
       const written = await writeReport(options.out, {
         ...kept,
         settle: options.settle,
@@ -258,7 +263,10 @@ function parseReportArgs({
     candidates: values.candidates,
     input: values.input,
     channels: values.channel,
-    out: values.out ?? "report.html",
+    // Into the workspace, not the current directory (often a source tree, whose linter and
+    // git would then see a generated page).
+    out: values.out ?? join(workspace ?? DEFAULT_WORKSPACE, "report.html"),
+    outInWorkspace: values.out === undefined,
     settle:
       values.settle === undefined ? DEFAULT_SETTLE_MS : parseDuration(values.settle, "--settle"),
     now,

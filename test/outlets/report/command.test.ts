@@ -18,6 +18,22 @@ describe("report command", () => {
     expect(readFileSync(out, "utf8")).toMatch(/^<!doctype html>/);
   });
 
+  it("writes into the workspace folder by default, never the current directory", async () => {
+    const segments = writeJsonLines(join(dir, "default.jsonl"), SEGMENTS);
+    const here = tempDir();
+    const cwd = process.cwd();
+    process.chdir(here);
+    try {
+      const { code, stderr } = await report(["--segments", segments]);
+      expect(code).toBe(0);
+      expect(stderr).toMatch(/^report: wrote \.convoseg\/report\.html /);
+      expect(readFileSync(join(here, ".convoseg", "report.html"), "utf8")).toMatch(/^<!doctype/);
+      expect(existsSync(join(here, "report.html"))).toBe(false);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it("names the file, line and field of each bad line, and writes nothing", async () => {
     const segments = writeJsonLines(join(dir, "bad-segments.jsonl"), [
       SEGMENTS[0],
