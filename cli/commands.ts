@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { channelCommand } from "./channel/channel.js";
 import { digestCommand } from "./digest.js";
 import { disentangleCommand } from "./disentangle/disentangle.js";
@@ -14,6 +15,7 @@ import type { Command } from "./shared/command.js";
 import { EXIT } from "./shared/command.js";
 import { terminalSafe } from "./shared/format.js";
 import type { CommandIO } from "./shared/io.js";
+import { nearNames } from "./shared/near-channels.js";
 import { topicsCommand } from "./topics/topics.js";
 
 /** Every command, in the order `npm start -- --help` lists them. */
@@ -38,7 +40,7 @@ const USAGE = `Usage: npm start -- <command> [options]
 Commands:
 ${COMMANDS.map(({ summary: [synopsis, description] }) => `  ${synopsis.padEnd(24)} ${description}`).join("\n")}
 
-Run a command with --help for its options.`;
+Run a command with --help for its options; --version says which convoseg this is.`;
 
 /** Dispatches a command line; resolves to the process exit code. */
 export async function main(args: string[], streams: CommandIO): Promise<number> {
@@ -50,8 +52,23 @@ export async function main(args: string[], streams: CommandIO): Promise<number> 
     io.stdout.write(`${USAGE}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  io.stderr.write(`unknown command ${JSON.stringify(name)}\n\n${USAGE}\n`);
+  if (name === "--version" || name === "-v") {
+    io.stdout.write(`convoseg ${await version()}\n`);
+    return EXIT.ok;
+  }
+  const [near] = nearNames(
+    name,
+    COMMANDS.map((c) => c.commandName),
+  );
+  const hint = near === undefined ? "" : `; did you mean ${near}?`;
+  io.stderr.write(`unknown command ${JSON.stringify(name)}${hint}\n\n${USAGE}\n`);
   return EXIT.usage;
+}
+
+/** The version in package.json, read when asked (beside this file's folder). */
+async function version(): Promise<string> {
+  const text = await readFile(new URL("../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
 }
 
 /**

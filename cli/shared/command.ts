@@ -8,6 +8,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { describeFailure } from "./failures.js";
 import { escapeControls } from "./format.js";
 import type { CommandIO } from "./io.js";
+import { nearNames } from "./near-channels.js";
 
 /** The exit codes: done; failed (bad input, a failed write, work not done); a usage error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -46,6 +47,22 @@ export interface Command {
 
 const HELP = { help: { type: "boolean", short: "h" } } as const;
 
+/**
+ * What is wrong with a command line, in our words: an unknown option names the nearest one
+ * (`parseArgs` says to put it after `--`, advice for another case, with a quote unbalanced).
+ */
+function usageProblem(error: unknown, options: CommandOptions): string {
+  const { code, message } = error as { code?: string; message: string };
+  if (code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return message;
+  const given = /^Unknown option '([^']*)'/.exec(message)?.[1] ?? message;
+  const flags = Object.entries(options).flatMap(([name, option]) => [
+    `--${name}`,
+    ...(option.short === undefined ? [] : [`-${option.short}`]),
+  ]);
+  const [near] = nearNames(given, flags);
+  return `unknown option ${given}${near === undefined ? "" : `; did you mean ${near}?`}`;
+}
+
 /** The command `spec` describes, run through the skeleton. */
 export function command<O extends CommandOptions, P>(spec: CommandSpec<O, P>): Command {
   const options = { ...spec.options, ...HELP };
@@ -59,7 +76,7 @@ export function command<O extends CommandOptions, P>(spec: CommandSpec<O, P>): C
       }
       parsed = spec.parse(line as unknown as CommandLine<O>, io);
     } catch (error) {
-      io.stderr.write(`${spec.name}: ${(error as Error).message}\n\n${spec.usage}\n`);
+      io.stderr.write(`${spec.name}: ${usageProblem(error, options)}\n\n${spec.usage}\n`);
       return EXIT.usage;
     }
     try {

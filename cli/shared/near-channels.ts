@@ -1,7 +1,7 @@
 /**
- * Which stored channels a mistyped or invisible-character-laden channel id probably meant:
- * `topics` and `channel delete` on a channel with nothing stored suggest them (typed back with
- * `shellArg`).
+ * What a mistyped or invisible-character-laden name probably meant: `topics` and `channel delete`
+ * on a channel with nothing stored suggest stored channels (typed back with `shellArg`), and a
+ * mistyped command or option the nearest that exists.
  */
 import { type DynamoDBClient, paginateScan } from "@aws-sdk/client-dynamodb";
 import { shellArg } from "./format.js";
@@ -38,7 +38,7 @@ function distance(a: string, b: string): number {
  * compatibility forms are set aside, or a couple of edits away (one for ids of up to 4
  * characters). `wanted` itself is never one.
  */
-export function nearChannels(wanted: string, known: Iterable<string>): string[] {
+export function nearNames(wanted: string, known: Iterable<string>): string[] {
   const target = seen(wanted);
   const allowed = [...target].length <= 4 ? 1 : 2;
   const scored: [string, number][] = [];
@@ -62,7 +62,7 @@ export function suggestChannels(
   known: Set<string>,
   io: CommandIO,
 ): void {
-  const near = nearChannels(channel, known);
+  const near = nearNames(channel, known);
   if (near.length === 0) {
     io.stderr.write(`${prefix}: no stored channel is near it (${known.size} channel(s) stored)\n`);
     return;

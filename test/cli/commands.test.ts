@@ -45,3 +45,30 @@ describe("the commands' help", () => {
     expect(names).toEqual(COMMANDS.map((c) => c.commandName));
   });
 });
+
+describe("a mistyped command line", () => {
+  it("names the unknown option and the nearest one, without parseArgs' advice", async () => {
+    const { code, stderr } = await runCli(["topics", "help", "--limt", "3"], 0);
+    expect(code).toBe(2);
+    expect(stderr.split("\n")[0]).toBe("topics: unknown option --limt; did you mean --limit?");
+    expect(stderr).not.toContain("positional argument");
+  });
+
+  it("names only the unknown option when none is near", async () => {
+    const { code, stderr } = await runCli(["topics", "help", "--zzzzzz"], 0);
+    expect(code).toBe(2);
+    expect(stderr.split("\n")[0]).toBe("topics: unknown option --zzzzzz");
+  });
+
+  it("suggests the nearest command", async () => {
+    const { code, stderr } = await runCli(["topcis"], 0);
+    expect(code).toBe(2);
+    expect(stderr.split("\n")[0]).toBe('unknown command "topcis"; did you mean topics?');
+  });
+
+  it("says its version", async () => {
+    const { code, stdout } = await runCli(["--version"], 0);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^convoseg \d+\.\d+\.\d+\n$/);
+  });
+});

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { nearChannels } from "../../cli/shared/near-channels.js";
+import { nearNames } from "../../cli/shared/near-channels.js";
 
-describe("nearChannels", () => {
+describe("nearNames", () => {
   it("finds a stored id that differs by an invisible character, case or a typo, nearest first", () => {
     const known = ["desk\u200b", "Desk", "dusk", "#rust", "desk", "deskstop"];
-    expect(nearChannels("desk", known)).toEqual(["Desk", "desk\u200b", "dusk"]);
-    expect(nearChannels("\u202erust", known)).toEqual(["#rust"]);
-    expect(nearChannels("#rsut", known)).toEqual(["#rust"]);
-    expect(nearChannels("nothing-like-it", known)).toEqual([]);
+    expect(nearNames("desk", known)).toEqual(["Desk", "desk\u200b", "dusk"]);
+    expect(nearNames("\u202erust", known)).toEqual(["#rust"]);
+    expect(nearNames("#rsut", known)).toEqual(["#rust"]);
+    expect(nearNames("nothing-like-it", known)).toEqual([]);
   });
 });
