@@ -47,8 +47,8 @@ Options:
                          unless --queue is given)
   --extractor E          on a workspace: offline (default; openai when --llm-endpoint or --model
                          is given), openai or bedrock
-  --llm-endpoint URL     on a workspace: the OpenAI-compatible base URL (key from OPENAI_API_KEY),
-                         or a Bedrock endpoint override
+  --llm-endpoint URL     on a workspace: the OpenAI-compatible base URL (key from OPENAI_API_KEY;
+                         none needed on this machine), or a Bedrock endpoint override
   --model ID             on a workspace: the model (default: gpt-4o-mini for openai,
                          amazon.nova-lite-v1:0 for bedrock)
   --queue URL            the segment queue (the stack's SegmentQueueUrl)

@@ -109,6 +109,7 @@ export function localExtractDependencies(
   return extractDependencies(config, {
     dynamodb: env.dynamodb,
     bedrockEndpoint: model.extractor === "bedrock" ? model.endpoint : undefined,
+    ...(model.apiKey === undefined ? {} : { apiKey: model.apiKey }),
     bedrockRegion: process.env.AWS_REGION,
     metrics: env.metrics ?? { add: quiet },
     logger: { info: quiet, warn: quiet, error: quiet },

@@ -16,4 +16,9 @@ export interface LocalModel {
   modelId: string;
   /** The OpenAI-compatible base URL, or a Bedrock endpoint override. */
   endpoint?: string;
+  /**
+   * The OpenAI-compatible endpoint's key when not `OPENAI_API_KEY`: a stand-in for a server on
+   * this machine that checks none (llama.cpp, Ollama).
+   */
+  apiKey?: string;
 }

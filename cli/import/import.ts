@@ -74,8 +74,8 @@ Options:
                            one beside it)
   --extractor E            offline (default; openai when --llm-endpoint or --model is given),
                            openai or bedrock
-  --llm-endpoint URL       the OpenAI-compatible base URL (key from OPENAI_API_KEY), or a Bedrock
-                           endpoint override
+  --llm-endpoint URL       the OpenAI-compatible base URL (key from OPENAI_API_KEY; none needed on
+                           this machine), or a Bedrock endpoint override
   --model ID               the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for
                            bedrock)
   -h, --help               this help

@@ -75,7 +75,7 @@ Extraction:
   --extractor E     offline (default: keyphrases, no LLM; openai when --llm-endpoint or
                     --model is given), openai, bedrock, or none (stop at segments)
   --llm-endpoint U  the OpenAI-compatible base URL (e.g. http://127.0.0.1:8080/v1; API key from
-                    OPENAI_API_KEY), or a Bedrock endpoint override
+                    OPENAI_API_KEY, none needed on this machine), or a Bedrock endpoint override
   --model ID        the model (default: gpt-4o-mini for openai, amazon.nova-lite-v1:0 for bedrock)
   --route R         sliding (default), prefix, non_prefix, full or full2
   --window-size N   turns per sliding window, at most ${MAX_WINDOW_TURNS} (default 60)

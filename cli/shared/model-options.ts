@@ -9,6 +9,13 @@ export interface ModelFlags {
   model?: string;
 }
 
+/** Whether an endpoint's host is this machine's loopback: a server that needs no key. */
+function onThisMachine(endpoint: string | undefined): boolean {
+  if (endpoint === undefined) return false;
+  const host = new URL(endpoint).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /**
  * The model `--extractor`, `--llm-endpoint` and `--model` choose, checked: an endpoint or a
  * model without `--extractor` means an OpenAI-compatible one, `offline` takes neither, and an
@@ -41,9 +48,17 @@ export function parseModelFlags<Extra extends string>(
   if (values.model !== undefined && extractor === "offline") {
     throw new Error("--model needs --extractor openai or bedrock (offline has no model)");
   }
+  const keyless = extractor === "openai" && !process.env.OPENAI_API_KEY;
+  if (keyless && !onThisMachine(endpoint)) {
+    throw new Error(
+      `--extractor openai needs OPENAI_API_KEY set: the key of ${endpoint ?? "api.openai.com"} (a server on this machine, such as --llm-endpoint http://127.0.0.1:8080/v1, needs none)`,
+    );
+  }
   return {
     extractor,
     endpoint,
+    // A local server (llama.cpp, Ollama) checks no key; the SDK wants one all the same.
+    ...(keyless ? { apiKey: "no-key" } : {}),
     modelId:
       extractor === "offline"
         ? KEYPHRASE_EXTRACTOR_NAME

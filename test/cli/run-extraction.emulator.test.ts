@@ -323,6 +323,24 @@ describe("run command with extraction", () => {
     120_000,
   );
 
+  it("takes a server on this machine without a key, and refuses another without one", async () => {
+    vi.stubEnv("OPENAI_API_KEY", undefined);
+    const server = await startServer((request) => answer(request));
+    const run = await cli(["run", ...SEGMENTING, "--llm-endpoint", `${server.url}/v1`]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests.length).toBeGreaterThan(0);
+    const remote = await cli([
+      "run",
+      ...SEGMENTING,
+      "--llm-endpoint",
+      "https://llm.example.com/v1",
+    ]);
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(
+      /^run: --extractor openai needs OPENAI_API_KEY set: the key of https:\/\/llm\.example\.com\/v1 \(a server on this machine/m,
+    );
+  }, 120_000);
+
   it.each([
     [["--extractor", "gpt"], /--extractor must be one of none, bedrock, openai, offline/],
     [["--channel", "rust"], /--channel needs --input/],
