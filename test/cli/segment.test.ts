@@ -183,6 +183,17 @@ describe("segment command", () => {
     expect(stderr).toContain("5 invalid line(s); nothing was segmented");
   });
 
+  it("says in one line that a file is not chat at all, not once per line", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "convoseg-notchat-")), "README.md");
+    writeFileSync(path, `# A project\n\n${"Some prose about it.\n".repeat(200)}`);
+    const { code, stdout, stderr } = await run(["segment", path]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.trimEnd().split("\n")).toEqual([
+      `segment: cannot read ${path}: it is not chat: line 1 is not valid JSON (Unexpected token '#', "# A project" is not valid JSON), and no line is a chat message; give JSON lines of chat messages (docs/commands.md#the-chat-input-format) or an export of Slack, Discord, Telegram, Mattermost or WhatsApp (docs/exports.md)`,
+    ]);
+  });
+
   it("goes on without malformed lines with --skip-invalid, reporting each", async () => {
     const path = file("skip.jsonl", [sample[0], "[1,2]", sample[1]]);
     const { code, stdout, stderr } = await run([
@@ -205,7 +216,7 @@ describe("segment command", () => {
     [["segment", "x", "--min-items", "two"], /--min-items must be a positive integer/],
     [["segment", "x", "--now", "later"], /--now must be ISO-8601/],
     [["segment", "x", "--conversations", "both"], /--conversations must be linked or contiguous/],
-    [["segment", "x", "--bogus"], /Unknown option '--bogus'/],
+    [["segment", "x", "--bogus"], /unknown option --bogus/],
     [["frobnicate"], /unknown command "frobnicate"/],
   ])("rejects %j with usage and exit code 2", async (args, message) => {
     const { code, stderr, stdout } = await run(args);
