@@ -7,6 +7,7 @@ import type { ReportInput } from "convoseg/report";
 import { type ChannelDirectory, channelArgument } from "../shared/channel-names.js";
 import { escapeControls } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
+import { suggestChannels } from "../shared/near-channels.js";
 
 type Parts = Pick<ReportInput, "segments" | "candidates" | "messages">;
 
@@ -32,7 +33,8 @@ export function inputDirectory(input: Parts): ChannelDirectory {
 
 /**
  * `input` with only the channels `given` names (all of it when none is given); undefined once it
- * has said that a name is ambiguous. A channel the input does not have is said, not refused.
+ * has said that a name is ambiguous or that the input has no such channel (with the channels
+ * near it): a page of nothing is not what was asked for.
  */
 export async function keepChannels<T extends Parts>(
   input: T,
@@ -48,11 +50,12 @@ export async function keepChannels<T extends Parts>(
     kept.add(channel);
   }
   const present = new Set(await directory.conversations());
-  for (const channel of kept) {
-    if (!present.has(channel)) {
-      io.stderr.write(`report: no channel ${escapeControls(JSON.stringify(channel))} to report\n`);
-    }
+  const missing = [...kept].filter((channel) => !present.has(channel));
+  for (const channel of missing) {
+    io.stderr.write(`report: no channel ${escapeControls(JSON.stringify(channel))} to report\n`);
+    suggestChannels("report", "report --channel", channel, present, io);
   }
+  if (missing.length > 0) return undefined;
   return {
     ...input,
     segments: input.segments.filter((s) => kept.has(s.channel)),

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import { mkdir, open, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -255,6 +256,13 @@ function parseReportArgs({
       throw new Error(
         `--now must be ISO-8601 with a time zone or epoch ms (got ${JSON.stringify(values.now)})`,
       );
+    }
+  }
+  if (values.out !== undefined) {
+    // Checked before the work: a report of a large workspace takes a while to build.
+    const folder = dirname(resolve(values.out));
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+      throw new Error(`--out ${values.out}: there is no folder ${folder} to write it in`);
     }
   }
   return {

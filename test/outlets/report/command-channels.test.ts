@@ -42,7 +42,7 @@ describe("report --channel", () => {
     expect(both.stderr).toMatch(/2 channel\(s\), 5 segment\(s\)/);
   });
 
-  it("refuses a name two channels carry, and says of a channel the input does not have", async () => {
+  it("refuses a name two channels carry, and a channel the input does not have", async () => {
     const out = join(dir, "two.html");
     const ambiguous = await report([
       ...files({ help: "general", [OPS]: "general" }),
@@ -54,7 +54,13 @@ describe("report --channel", () => {
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('report: "general" is the name of 2 channels');
     const missing = await report([...files({}), "--channel", "nowhere", "--out", out]);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('report: no channel "nowhere" to report\n');
-    expect(missing.stderr).toMatch(/0 channel\(s\), 0 segment\(s\)/);
+    expect(missing.stderr).not.toMatch(/report: wrote/);
+    const typo = await report([...files({}), "--channel", "helpp", "--out", out]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(
+      "report: did you mean (with the same options)\n  npm start -- report --channel help\n",
+    );
   });
 });

@@ -77,7 +77,7 @@ describe("report command", () => {
     expect(skipped.code).toBe(0);
   });
 
-  it("says cleanly that a file cannot be read, or the page cannot be written", async () => {
+  it("says cleanly that a file cannot be read, or the page cannot be written (its folder checked first)", async () => {
     const missing = join(dir, "missing.jsonl");
     const unread = await report(["--segments", missing]);
     expect(unread.stderr).toMatch(new RegExp(`^report: cannot read ${missing}: ENOENT`));
@@ -85,8 +85,16 @@ describe("report command", () => {
     const out = join(dir, "no-such-dir", "report.html");
     const segments = writeJsonLines(join(dir, "unwritten.jsonl"), SEGMENTS);
     const unwritten = await report(["--segments", segments, "--out", out]);
-    expect(unwritten.stderr).toMatch(new RegExp(`^report: cannot write ${out}: ENOENT`));
-    expect(unwritten.code).toBe(1);
+    expect(unwritten.stderr).toMatch(
+      new RegExp(
+        `^report: --out ${out}: there is no folder ${join(dir, "no-such-dir")} to write it in`,
+      ),
+    );
+    expect(unwritten.code).toBe(2);
+    // A folder where the page would go: it cannot be written over.
+    const onto = await report(["--segments", segments, "--out", dir]);
+    expect(onto.stderr).toMatch(new RegExp(`^report: cannot write ${dir}: EISDIR`));
+    expect(onto.code).toBe(1);
   });
 
   describe("--open", () => {
