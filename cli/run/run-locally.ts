@@ -159,7 +159,8 @@ async function runOn(
       afterTick: (now) => workspace?.advanceClock(now),
       onProgress: (p) => {
         status.line = () =>
-          `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${plural(p.delivered, "segment")} delivered${extraction ? `, ${formatCount(extracted())} extracted` : ""}`;
+          // This replay's extractions only: those resumed before it are not of its deliveries.
+          `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${plural(p.delivered, "segment")} delivered${extraction ? `, ${formatCount(extracted() - resumed)} of them extracted` : ""}`;
         progress.update(status.line);
       },
     });
