@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { channelCommand } from "./channel/channel.js";
+import { channelsCommand } from "./channels.js";
 import { digestCommand } from "./digest.js";
 import { disentangleCommand } from "./disentangle/disentangle.js";
 import { eraseCommand } from "./erase.js";
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   segmentCommand,
   disentangleCommand,
   runCommand,
+  channelsCommand,
   channelCommand,
   eraseCommand,
   topicsCommand,

@@ -251,7 +251,7 @@ function storedOutcome(
             ]),
         ...(context.inputs.length === 1 && context.options.target.kind === "workspace"
           ? [
-              `next: npm start -- run --input ${inputs} --report report.html   (segments and extracts them; what is stored is not stored twice)`,
+              `next: npm start -- run --input ${inputs}   (segments and extracts them; what is stored is not stored twice), then npm start -- report --open`,
             ]
           : []),
       ].join("\n")}\n`,

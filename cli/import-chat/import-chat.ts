@@ -295,7 +295,7 @@ async function writeOut(context: ImportContext, file: string): Promise<number> {
     `${[
       `wrote ${escapeControls(readSummary(context))} to ${escapeControls(file)}`,
       ...channelTable(report.channels),
-      `next: npm start -- run --input ${shellArg(file)} --report report.html`,
+      `next: npm start -- run --input ${shellArg(file)}, then npm start -- report --open`,
     ].join("\n")}\n`,
   );
   return EXIT.ok;

@@ -1,0 +1,143 @@
+/**
+ * `channels`: what a workspace holds, channel by channel: its name, id and platform, how many
+ * messages, and when the first and the last was sent. Read from the messages table, the one
+ * place every channel is (a channel with no segment yet, or no result, included).
+ */
+import { type DynamoDBClient, paginateScan } from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { PARTITION_KEY, POSITION, SORT_KEY } from "convoseg/history/schema";
+import { type Command, command, EXIT } from "./shared/command.js";
+import { escapeControls, formatCount, isoMinute } from "./shared/format.js";
+import {
+  WORKSPACE_HELP,
+  WORKSPACE_OPTION,
+  withWorkspace,
+  workspaceDir,
+} from "./shared/workspace-option.js";
+
+const CHANNELS_USAGE = `Usage: npm start -- channels [--workspace DIR] [--json]
+
+Lists the channels the local workspace holds, most messages first: each one's name (the latest
+its messages carry), id, platform, messages (deleted ones left out) and the times of its first
+and last message. The name or the id is what topics, questions, digest and report take.
+
+Options:
+${WORKSPACE_HELP}
+  --json            one JSON object per channel per line: {"channel", "name", "platform",
+                    "messages", "first", "last"} (times in epoch ms; name and platform null
+                    when no message says)
+  -h, --help        this help`;
+
+/** One channel of the workspace, as `channels` lists it. */
+interface ChannelEntry {
+  channel: string;
+  name: string | null;
+  platform: string | null;
+  messages: number;
+  first: number | null;
+  last: number | null;
+}
+
+export const channelsCommand: Command = command({
+  name: "channels",
+  summary: ["channels", "the channels a workspace holds: names, ids, messages, times"],
+  usage: CHANNELS_USAGE,
+  options: { ...WORKSPACE_OPTION, json: { type: "boolean" } },
+  parse: ({ values, positionals }) => {
+    if (positionals.length > 0) {
+      throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    }
+    return { dir: workspaceDir(values.workspace, false) as string, json: values.json ?? false };
+  },
+  run: async ({ dir, json }, io) => {
+    const entries = await withWorkspace({ dir, create: false }, io, (workspace) =>
+      workspaceChannels(workspace.dynamodb(), workspace.tables.messagesTable),
+    );
+    if (json) {
+      for (const entry of entries) io.stdout.write(`${JSON.stringify(entry)}\n`);
+      return EXIT.ok;
+    }
+    if (entries.length === 0) {
+      io.stdout.write(
+        "No channels yet: npm start -- run --input FILE (or import-chat) adds some\n",
+      );
+      return EXIT.ok;
+    }
+    io.stdout.write(table(entries));
+    return EXIT.ok;
+  },
+});
+
+/** Every channel of the messages table with its counts: one scan of what a message's row names. */
+async function workspaceChannels(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<ChannelEntry[]> {
+  const byChannel = new Map<string, ChannelEntry & { namedAt: number }>();
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      ProjectionExpression: "#c, #k, #p, ts, channelName, platform, deleted",
+      ExpressionAttributeNames: { "#c": PARTITION_KEY, "#k": SORT_KEY, "#p": POSITION },
+    },
+  );
+  for await (const page of pages) {
+    for (const raw of page.Items ?? []) {
+      const item = unmarshall(raw);
+      // A message has a position; a held change and the channel's own item have none.
+      if (item[POSITION] === undefined || item.deleted === true) continue;
+      const channel = String(item[PARTITION_KEY]);
+      const entry = byChannel.get(channel) ?? {
+        channel,
+        name: null,
+        platform: null,
+        messages: 0,
+        first: null,
+        last: null,
+        namedAt: -Infinity,
+      };
+      byChannel.set(channel, entry);
+      entry.messages++;
+      const ts = typeof item.ts === "number" ? item.ts : undefined;
+      if (ts !== undefined) {
+        entry.first = entry.first === null ? ts : Math.min(entry.first, ts);
+        entry.last = entry.last === null ? ts : Math.max(entry.last, ts);
+      }
+      if (typeof item.platform === "string") entry.platform = item.platform;
+      // The latest name: a renamed channel is listed as it is called now.
+      if (typeof item.channelName === "string" && (ts ?? -Infinity) >= entry.namedAt) {
+        entry.name = item.channelName;
+        entry.namedAt = ts ?? -Infinity;
+      }
+    }
+  }
+  return [...byChannel.values()]
+    .map(({ namedAt: _, ...entry }) => entry)
+    .sort((a, b) => b.messages - a.messages || (a.channel < b.channel ? -1 : 1));
+}
+
+/** The entries as aligned columns, chat-supplied names and ids made safe for a terminal. */
+function table(entries: readonly ChannelEntry[]): string {
+  const rows = [
+    ["name", "id", "platform", "messages", "first", "last"],
+    ...entries.map((e) => [
+      escapeControls(e.name ?? "-"),
+      escapeControls(e.channel),
+      e.platform ?? "-",
+      formatCount(e.messages),
+      e.first === null ? "-" : isoMinute(e.first),
+      e.last === null ? "-" : isoMinute(e.last),
+    ]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => [...row[i]].length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === 3 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n")
+    .concat("\n");
+}
