@@ -24,7 +24,8 @@ the current directory, or --workspace DIR) unless a table is named; with --table
 CHANNELS_TABLE) the AWS SDK's usual environment picks the account, region and endpoint
 (AWS_ENDPOINT_URL_DYNAMODB for an emulator). Where a messages table is known (the workspace's,
 or delete's) the channel may be given by its name (the channelName its messages carry) when no
-other channel has that name; an id always wins, and an ambiguous name exits 2 with the ids.
+other channel has that name; an ambiguous name, or an id another channel has as its name, exits
+2 with the ids.
 
   show    print the channel's pipeline state: due time, read position, writers' holds, open
           tail, watermark, undelivered outbox, state size

@@ -1,11 +1,14 @@
 /**
  * A channel given by its display name where a command expects its id: `topics general` for the
  * Slack channel `C024BE91L`. The name is what the channel's messages carry (`channelName`,
- * issue 22 §1), read from the messages table; an id always wins over a name, and a name that
- * several channels carry is refused with their ids rather than guessed.
+ * issue 22 §1), read from the messages table. A name that several channels carry is refused with
+ * their ids rather than guessed, and so is an id that is also another channel's name (the
+ * sample's `random` beside an imported Slack `#random`); a platform's id (`C024BE91L`) is never
+ * a name, and is taken as it is.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore, latestChannelName } from "convoseg/history/dynamodb";
+import { channelPlatform } from "convoseg/identity";
 import { escapeControls, shellArg } from "./format.js";
 import type { CommandIO } from "./io.js";
 
@@ -30,16 +33,18 @@ export type Resolution = { channel: string; byName?: string } | { ambiguous: str
 const CONCURRENCY = 8;
 
 /**
- * The channel `given` means: itself when it is a channel's id (or no channel carries it as a
- * name, so the command says what it says of an unknown id); else the one channel whose name it
- * is (with or without a leading `#`); else, when several carry it, their ids.
+ * The channel `given` means: itself when it is a channel's id that no other channel carries as
+ * a name (or no channel carries it as a name, so the command says what it says of an unknown
+ * id); else the one channel whose name it is (with or without a leading `#`); else, when several
+ * carry it (an id and others' names counted alike), their ids.
  */
 export async function resolveChannel(
   given: string,
   directory: ChannelDirectory,
 ): Promise<Resolution> {
   const ids = await directory.conversations();
-  if (ids.includes(given)) return { channel: given };
+  const isId = ids.includes(given);
+  if (isId && channelPlatform(given) !== undefined) return { channel: given };
   const wanted = new Set([given, given.startsWith("#") ? given.slice(1) : `#${given}`]);
   const named: string[] = [];
   let next = 0;
@@ -51,6 +56,10 @@ export async function resolveChannel(
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, ids.length) }, worker));
+  if (isId) {
+    const others = named.filter((id) => id !== given);
+    return others.length === 0 ? { channel: given } : { ambiguous: [given, ...others].sort() };
+  }
   named.sort();
   if (named.length === 1) return { channel: named[0], byName: given };
   if (named.length > 1) return { ambiguous: named };
@@ -73,7 +82,7 @@ export async function channelArgument(
   if ("ambiguous" in resolution) {
     const ids = resolution.ambiguous.map(shellArg).join(", ");
     io.stderr.write(
-      `${prefix}: ${quoted} is the name of ${resolution.ambiguous.length} channels (${ids}): give the id of one\n`,
+      `${prefix}: ${quoted} names ${resolution.ambiguous.length} channels (${ids}): give the id of one (npm start -- channels lists them)\n`,
     );
     return undefined;
   }

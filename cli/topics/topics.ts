@@ -26,8 +26,8 @@ ${EMBEDDING_HELP}
   -h, --help        this help
 
 On the workspace the channel may be given by its name (the channelName its messages carry,
-with or without #) where no other channel has that name; an id always wins. A name several
-channels carry is refused with their ids (exit 2). A channel with nothing stored (unlike one
+with or without #) where no other channel has that name. A name several channels carry, or an
+id that is another channel's name, is refused with their ids (exit 2). A channel with nothing stored (unlike one
 with no topics yet) is said on standard error with the stored channel ids near it, and exits 1.`;
 
 /** `topics`: a channel's topics from the results table, most supported first. */

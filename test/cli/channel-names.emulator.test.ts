@@ -56,7 +56,7 @@ describe("a channel given by its name", () => {
     const ambiguous = await cli(["topics", "random", ...ws]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain(
-      'topics: "random" is the name of 2 channels (C2, C3): give the id of one',
+      'topics: "random" names 2 channels (C2, C3): give the id of one (npm start -- channels lists them)',
     );
 
     const show = await cli(["channel", "show", "desk", ...ws]);
@@ -70,13 +70,23 @@ describe("a channel given by its name", () => {
     expect(page.stderr).toMatch(/: 1 channel\(s\)/);
   }, 120_000);
 
-  it("prefers an id to a name, and leaves an unknown one to the command", async () => {
+  it("refuses an id that is another channel's name, takes a platform's id, and leaves an unknown one to the command", async () => {
+    const asked: string[] = [];
     const directory = {
-      conversations: async () => ["C1", "general", "C3"],
-      nameOf: async (id: string) => ({ C1: "general", C3: "dev" })[id],
+      conversations: async () => ["C1", "general", "C0DEV", "random"],
+      nameOf: async (id: string) => {
+        asked.push(id);
+        return ({ C1: "general", C0DEV: "dev", general: "#general" } as Record<string, string>)[id];
+      },
     };
-    expect(await resolveChannel("general", directory)).toEqual({ channel: "general" });
-    expect(await resolveChannel("#dev", directory)).toEqual({ channel: "C3", byName: "#dev" });
+    // The sample's `general` beside an imported Slack #general: which one is not guessed.
+    expect(await resolveChannel("general", directory)).toEqual({ ambiguous: ["C1", "general"] });
+    // An id no other channel carries as a name, its own name aside, is itself.
+    expect(await resolveChannel("random", directory)).toEqual({ channel: "random" });
+    asked.length = 0;
+    expect(await resolveChannel("C0DEV", directory)).toEqual({ channel: "C0DEV" });
+    expect(asked).toEqual([]);
+    expect(await resolveChannel("#dev", directory)).toEqual({ channel: "C0DEV", byName: "#dev" });
     expect(await resolveChannel("nope", directory)).toEqual({ channel: "nope" });
   });
 });

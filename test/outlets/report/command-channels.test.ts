@@ -52,7 +52,7 @@ describe("report --channel", () => {
       out,
     ]);
     expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain('report: "general" is the name of 2 channels');
+    expect(ambiguous.stderr).toContain('report: "general" names 2 channels');
     const missing = await report([...files({}), "--channel", "nowhere", "--out", out]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('report: no channel "nowhere" to report\n');
