@@ -23,8 +23,8 @@ import {
 } from "./changes/changes.js";
 import type { ChannelNames } from "./changes/channel-names.js";
 import { type ConversationId, validateConversationId } from "./conversation-id.js";
+import { type Arrival, arrivalContent } from "./dynamodb/arrivals.js";
 import type { InferredReply } from "./dynamodb/inferred-replies.js";
-import { type Arrival, arrivalContent } from "./dynamodb/store.js";
 import { cloneMessage, type Message, messageText, redacted } from "./message.js";
 import { type ExistingMessage, NOTHING_WRITTEN, WriteError, type WriteOutcome } from "./outcome.js";
 import {

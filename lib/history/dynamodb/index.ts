@@ -3,8 +3,10 @@
  * local runs and tests, a channel's latest name (and its removal), and the storage rule messages
  * must meet.
  */
+
+export type { Arrival, ArrivalContent } from "./arrivals.js";
 export { DynamoDbChannelNames, latestChannelName } from "./channel-names.js";
 export type { InferredReply } from "./inferred-replies.js";
 export { storageProblem } from "./schema.js";
-export { type Arrival, type ArrivalContent, DynamoDbStore } from "./store.js";
+export { DynamoDbStore } from "./store.js";
 export { createMessagesTable } from "./table.js";

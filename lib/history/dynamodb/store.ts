@@ -22,7 +22,7 @@ import {
 } from "../changes/changes.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import { InvalidMessageError, MessageTooLargeError } from "../errors.js";
-import { type Message, type MessageKind, messageText } from "../message.js";
+import type { Message } from "../message.js";
 import { NOTHING_WRITTEN, WriteError, type WriteOutcome } from "../outcome.js";
 import {
   LeaseReleaseError,
@@ -33,6 +33,7 @@ import {
 import { Sequence } from "../sequence.js";
 import { type CallOptions, type Lister, prepareWrite, type Store } from "../store.js";
 import type { TableAccess } from "./access.js";
+import { type Arrival, arrivalContent, CONTENT_ATTRIBUTES, LINK_ATTRIBUTES } from "./arrivals.js";
 import { authorMessages } from "./authors.js";
 import { applyChange, type ChangeHold, settleChange } from "./changes.js";
 import { clearConversation, listConversations, putConversationItem } from "./conversations.js";
@@ -45,16 +46,7 @@ import {
   type PositionReadOptions,
   queryPositions,
 } from "./reads.js";
-import {
-  BY_POSITION_ATTRIBUTES,
-  decodePosition,
-  itemMessage,
-  messageItem,
-  PARTITION_KEY,
-  POSITION,
-  SORT_KEY,
-  storageProblem,
-} from "./schema.js";
+import { decodePosition, itemMessage, messageItem, POSITION, storageProblem } from "./schema.js";
 
 export interface DynamoDbStoreOptions {
   client: DynamoDBClient;
@@ -93,63 +85,6 @@ export interface PositionedMessage {
   position: bigint;
   message: Message;
 }
-
-/**
- * What the `byPosition` index holds of an arrival: its position, platform id and timestamp; and,
- * when read `links` (not projected: fetched from the table), its `thread` and `replyTo`.
- */
-export interface Arrival {
-  position: bigint;
-  id?: string;
-  ts?: number;
-  thread?: string;
-  replyTo?: string;
-  /** Read with `content`: what the reply linker reads of a message (nothing else of it). */
-  content?: ArrivalContent;
-}
-
-/** A message's author, kind and text, as the reply linker reads them. */
-export interface ArrivalContent {
-  author: string;
-  userId?: string;
-  kind?: MessageKind;
-  text: string;
-}
-
-/** The content of a stored message for the reply linker (a deleted one has no text). */
-export function arrivalContent(message: Message): ArrivalContent {
-  const content: ArrivalContent = { author: message.author ?? "", text: messageText(message) };
-  if (message.userId !== undefined) content.userId = message.userId;
-  if (message.kind !== undefined) content.kind = message.kind;
-  return content;
-}
-
-/**
- * What an arrivals read with links asks for: the index's attributes (with the table's keys, as
- * `ALL_PROJECTED_ATTRIBUTES` returns them), and the two links.
- */
-const LINK_ATTRIBUTES = [
-  PARTITION_KEY,
-  SORT_KEY,
-  POSITION,
-  ...BY_POSITION_ATTRIBUTES,
-  "thread",
-  "replyTo",
-] as const;
-
-/**
- * What an arrivals read with content adds: the item is fetched from the table for the links
- * anyway, so the author and text cost no more read units, only bytes.
- */
-const CONTENT_ATTRIBUTES = [
-  ...LINK_ATTRIBUTES,
-  "v",
-  "role",
-  "author",
-  "userId",
-  "kind",
-  "parts",
-] as const;
 
 /** Messages written under one position lease: small enough to release the lease quickly. */
 const LEASE_MESSAGES = 100;

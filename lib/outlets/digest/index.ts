@@ -26,14 +26,7 @@ export {
   type ScheduledDigestSummary,
 } from "./schedule.js";
 export { parseSince } from "./since.js";
-export {
-  postSlackWebhook,
-  SLACK_LIMITS,
-  SlackDeliveryError,
-  type SlackPayload,
-  slackDigestPayload,
-  slackEscape,
-} from "./slack.js";
+export { postSlackWebhook, SlackDeliveryError, slackDigestPayload } from "./slack.js";
 export {
   digestSnsClient,
   SNS_LIMITS,

@@ -3,14 +3,12 @@
 import {
   DigestError,
   postSlackWebhook,
-  SLACK_LIMITS,
   SlackDeliveryError,
-  type SlackPayload,
   slackDigestPayload,
-  slackEscape,
 } from "convoseg/digest";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { SLACK_LIMITS, type SlackPayload, slackEscape } from "../../../lib/outlets/digest/slack.js";
 import { type RawServer, silent, startRawServer } from "../../support/raw-servers.js";
 import { digest, question, topic } from "./schedule-fixtures.js";
 
