@@ -40,7 +40,6 @@ interface ChannelEntry {
 
 export const channelsCommand: Command = command({
   name: "channels",
-  summary: ["channels", "the channels a workspace holds: names, ids, messages, times"],
   usage: CHANNELS_USAGE,
   options: { ...WORKSPACE_OPTION, json: { type: "boolean" } },
   parse: ({ values, positionals }) => {

@@ -1,40 +1,108 @@
 import { readFile } from "node:fs/promises";
-import { channelCommand } from "./channel/channel.js";
-import { channelsCommand } from "./channels.js";
-import { digestCommand } from "./digest.js";
-import { disentangleCommand } from "./disentangle/disentangle.js";
-import { eraseCommand } from "./erase.js";
-import { importCommand } from "./import/import.js";
-import { importChatCommand } from "./import-chat/import-chat.js";
-import { questionsCommand } from "./questions.js";
-import { reextractCommand } from "./reextract.js";
-import { reportCommand } from "./report/report.js";
-import { runCommand } from "./run/run.js";
-import { segmentCommand } from "./segment.js";
-import { serveCommand } from "./serve/serve.js";
 import type { Command } from "./shared/command.js";
-import { EXIT } from "./shared/command.js";
+import { EXIT } from "./shared/exit.js";
 import { terminalSafe } from "./shared/format.js";
 import type { CommandIO } from "./shared/io.js";
-import { nearNames } from "./shared/near-channels.js";
-import { topicsCommand } from "./topics/topics.js";
+import { nearNames } from "./shared/near-names.js";
 
-/** Every command, in the order `npm start -- --help` lists them. */
-export const COMMANDS: readonly Command[] = [
-  segmentCommand,
-  disentangleCommand,
-  runCommand,
-  channelsCommand,
-  channelCommand,
-  eraseCommand,
-  topicsCommand,
-  questionsCommand,
-  digestCommand,
-  reextractCommand,
-  importCommand,
-  importChatCommand,
-  reportCommand,
-  serveCommand,
+/** A command as the list knows it: its line in `--help`, and its module, loaded when run. */
+interface CommandEntry {
+  readonly name: string;
+  /** Its line in `npm start -- --help`: a short synopsis, and what it does. */
+  readonly summary: readonly [synopsis: string, description: string];
+  readonly load: () => Promise<Command>;
+}
+
+/**
+ * Every command, in the order `npm start -- --help` lists them. Loaded on demand: a command
+ * loads its own module (and the SDKs it needs) only, and `--help` none.
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "segment",
+    summary: ["segment <file.jsonl|->", "print the closed conversation segments of chat messages"],
+    load: async () => (await import("./segment.js")).segmentCommand,
+  },
+  {
+    name: "disentangle",
+    summary: ["disentangle <file|->", "each chat message's parent and conversation, inferred"],
+    load: async () => (await import("./disentangle/disentangle.js")).disentangleCommand,
+  },
+  {
+    name: "run",
+    summary: ["run", "run the whole pipeline locally on emulators and a simulated clock"],
+    load: async () => (await import("./run/run.js")).runCommand,
+  },
+  {
+    name: "channels",
+    summary: ["channels", "the channels a workspace holds: names, ids, messages, times"],
+    load: async () => (await import("./channels.js")).channelsCommand,
+  },
+  {
+    name: "channel",
+    summary: [
+      "channel show|reset|delete <id>",
+      "operator commands on a pipeline's channel state; delete removes a channel",
+    ],
+    load: async () => (await import("./channel/channel.js")).channelCommand,
+  },
+  {
+    name: "erase",
+    summary: [
+      "erase --user-id ID | --user NAME",
+      "erase a person's messages and what was derived from them",
+    ],
+    load: async () => (await import("./erase.js")).eraseCommand,
+  },
+  {
+    name: "topics",
+    summary: [
+      "topics <channel>",
+      "a channel's extracted topics, most supported first, with evidence",
+    ],
+    load: async () => (await import("./topics/topics.js")).topicsCommand,
+  },
+  {
+    name: "questions",
+    summary: ["questions <channel>", "a channel's questions, oldest unanswered first, and answers"],
+    load: async () => (await import("./questions.js")).questionsCommand,
+  },
+  {
+    name: "digest",
+    summary: ["digest <channel>...", "a period's new and recurring topics, questions, activity"],
+    load: async () => (await import("./digest.js")).digestCommand,
+  },
+  {
+    name: "reextract",
+    summary: ["reextract <channel> <id>", "operator command: extract stored segments again"],
+    load: async () => (await import("./reextract.js")).reextractCommand,
+  },
+  {
+    name: "import",
+    summary: [
+      "import <file|->",
+      "store an agent transcript's turns as a conversation (and extract it)",
+    ],
+    load: async () => (await import("./import/import.js")).importCommand,
+  },
+  {
+    name: "import-chat",
+    summary: [
+      "import-chat <export>...",
+      "store a Slack, Discord, Telegram, Mattermost or WhatsApp export's messages",
+    ],
+    load: async () => (await import("./import-chat/import-chat.js")).importChatCommand,
+  },
+  {
+    name: "report",
+    summary: ["report --segments FILE", "an HTML page of the segments, their cuts and topics"],
+    load: async () => (await import("./report/report.js")).reportCommand,
+  },
+  {
+    name: "serve",
+    summary: ["serve", "the read API over HTTP on the local workspace (127.0.0.1:8787)"],
+    load: async () => (await import("./serve/serve.js")).serveCommand,
+  },
 ];
 
 const USAGE = `Usage: npm start -- <command> [options]
@@ -48,8 +116,8 @@ Run a command with --help for its options; --version says which convoseg this is
 export async function main(args: string[], streams: CommandIO): Promise<number> {
   const io = safeStreams(streams);
   const [name, ...rest] = args;
-  const found = COMMANDS.find((c) => c.commandName === name);
-  if (found) return found(rest, io);
+  const found = COMMANDS.find((c) => c.name === name);
+  if (found) return (await found.load())(rest, io);
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(`${USAGE}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -60,7 +128,7 @@ export async function main(args: string[], streams: CommandIO): Promise<number> 
   }
   const [near] = nearNames(
     name,
-    COMMANDS.map((c) => c.commandName),
+    COMMANDS.map((c) => c.name),
   );
   const hint = near === undefined ? "" : `; did you mean ${near}?`;
   io.stderr.write(`unknown command ${JSON.stringify(name)}${hint}\n\n${USAGE}\n`);

@@ -72,7 +72,6 @@ interface DigestArgs {
 /** `digest`: a period's topics, questions and activity of some channels. */
 export const digestCommand: Command = command({
   name: "digest",
-  summary: ["digest <channel>...", "a period's new and recurring topics, questions, activity"],
   usage: DIGEST_USAGE,
   options: {
     ...WORKSPACE_OPTION,

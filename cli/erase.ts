@@ -76,10 +76,6 @@ ${WORKSPACE_HELP}
 
 export const eraseCommand: Command = command({
   name: "erase",
-  summary: [
-    "erase --user-id ID | --user NAME",
-    "erase a person's messages and what was derived from them",
-  ],
   usage: USAGE,
   options: {
     ...WORKSPACE_OPTION,

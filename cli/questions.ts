@@ -35,7 +35,6 @@ const LISTED: readonly QuestionStatus[] = ["unanswered", "unclear", "answered"];
 /** `questions`: a channel's questions from the question index, oldest unanswered first. */
 export const questionsCommand: Command = command({
   name: "questions",
-  summary: ["questions <channel>", "a channel's questions, oldest unanswered first, and answers"],
   usage: QUESTIONS_USAGE,
   options: {
     ...WORKSPACE_OPTION,

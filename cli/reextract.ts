@@ -59,7 +59,6 @@ Options:
 /** `reextract`: sends stored segments back to the segment queue to be extracted again. */
 export const reextractCommand: Command = command({
   name: "reextract",
-  summary: ["reextract <channel> <id>", "operator command: extract stored segments again"],
   usage: REEXTRACT_USAGE,
   options: {
     ...WORKSPACE_OPTION,

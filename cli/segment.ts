@@ -85,7 +85,6 @@ const SEGMENT_OPTIONS = {
 /** `segment`: a JSON-lines chat export's closed conversation segments, per channel. */
 export const segmentCommand: Command = command({
   name: "segment",
-  summary: ["segment <file.jsonl|->", "print the closed conversation segments of chat messages"],
   usage: SEGMENT_USAGE,
   options: SEGMENT_OPTIONS,
   parse: ({ positionals, values: options }, io) => {

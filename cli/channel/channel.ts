@@ -51,10 +51,6 @@ const DELETE_ONLY = ["messages-table", "results-table", "dry-run", "yes"] as con
 /** `channel show|reset`: an operator's look at, or reset of, a channel's pipeline state. */
 export const channelCommand: Command = command({
   name: "channel",
-  summary: [
-    "channel show|reset|delete <id>",
-    "operator commands on a pipeline's channel state; delete removes a channel",
-  ],
   usage: CHANNEL_USAGE,
   options: {
     ...WORKSPACE_OPTION,

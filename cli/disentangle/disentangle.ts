@@ -47,7 +47,6 @@ const DISENTANGLE_OPTIONS = {
 /** `disentangle`: each message's parent and conversation, per channel of a chat input. */
 export const disentangleCommand: Command = command({
   name: "disentangle",
-  summary: ["disentangle <file|->", "each chat message's parent and conversation, inferred"],
   usage: DISENTANGLE_USAGE,
   options: DISENTANGLE_OPTIONS,
   parse: ({ positionals, values: options }) => {

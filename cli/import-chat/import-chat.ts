@@ -97,10 +97,6 @@ const OPTIONS = {
 
 export const importChatCommand: Command = command({
   name: "import-chat",
-  summary: [
-    "import-chat <export>...",
-    "store a Slack, Discord, Telegram, Mattermost or WhatsApp export's messages",
-  ],
   usage: USAGE,
   options: OPTIONS,
   parse: parseImportChatArgs,

@@ -119,10 +119,6 @@ const IMPORT_OPTIONS = {
 /** `import`: an agent transcript's turns stored as a conversation, and with `--extract` extracted. */
 export const importCommand: Command = command({
   name: "import",
-  summary: [
-    "import <file|->",
-    "store an agent transcript's turns as a conversation (and extract it)",
-  ],
   usage: IMPORT_USAGE,
   options: IMPORT_OPTIONS,
   parse: parseImportArgs,

@@ -113,7 +113,6 @@ class CannotRead extends Error {
 /** `report`: one self-contained HTML page of the segments, their cuts and topics. */
 export const reportCommand: Command = command({
   name: "report",
-  summary: ["report --segments FILE", "an HTML page of the segments, their cuts and topics"],
   usage: REPORT_USAGE,
   options: REPORT_OPTIONS,
   parse: (line) => parseReportArgs(line),

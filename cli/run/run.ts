@@ -23,7 +23,6 @@ import { formatRunSummary, runEnding } from "./run-summary.js";
 /** `run`: the whole pipeline on local emulators and a simulated clock. */
 export const runCommand: Command = command({
   name: "run",
-  summary: ["run", "run the whole pipeline locally on emulators and a simulated clock"],
   usage: RUN_USAGE,
   options: RUN_OPTIONS,
   parse: parseRunArgs,

@@ -68,7 +68,6 @@ export function serveWorkspace(
 /** `serve`: the read API over node:http on the local workspace. */
 export const serveCommand: Command = command({
   name: "serve",
-  summary: ["serve", "the read API over HTTP on the local workspace (127.0.0.1:8787)"],
   usage: SERVE_USAGE,
   options: {
     ...WORKSPACE_OPTION,

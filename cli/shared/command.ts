@@ -5,13 +5,13 @@
  * (exit 1).
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { EXIT } from "./exit.js";
 import { describeFailure } from "./failures.js";
 import { escapeControls } from "./format.js";
 import type { CommandIO } from "./io.js";
-import { nearNames } from "./near-channels.js";
+import { nearNames } from "./near-names.js";
 
-/** The exit codes: done; failed (bad input, a failed write, work not done); a usage error. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export { EXIT } from "./exit.js";
 
 export type CommandOptions = NonNullable<ParseArgsConfig["options"]>;
 
@@ -23,8 +23,6 @@ export type CommandLine<O extends CommandOptions> = ReturnType<
 export interface CommandSpec<O extends CommandOptions, P> {
   /** The command's name: its first argument, and the prefix of its messages. */
   name: string;
-  /** Its line in `npm start -- --help`: a short synopsis, and what it does. */
-  summary: readonly [synopsis: string, description: string];
   /** What `--help` prints, and a usage error after its message. */
   usage: string;
   /** Its flags; every command also takes `-h`/`--help`. */
@@ -39,7 +37,6 @@ export interface CommandSpec<O extends CommandOptions, P> {
 export interface Command {
   (args: string[], io: CommandIO): Promise<number>;
   readonly commandName: string;
-  readonly summary: readonly [synopsis: string, description: string];
   readonly usage: string;
   /** Every flag it takes, `help` included. */
   readonly options: CommandOptions;
@@ -89,7 +86,6 @@ export function command<O extends CommandOptions, P>(spec: CommandSpec<O, P>): C
   };
   return Object.assign(main, {
     commandName: spec.name,
-    summary: spec.summary,
     usage: spec.usage,
     options,
   });

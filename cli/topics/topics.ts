@@ -33,10 +33,6 @@ with no topics yet) is said on standard error with the stored channel ids near i
 /** `topics`: a channel's topics from the results table, most supported first. */
 export const topicsCommand: Command = command({
   name: "topics",
-  summary: [
-    "topics <channel>",
-    "a channel's extracted topics, most supported first, with evidence",
-  ],
   usage: TOPICS_USAGE,
   options: {
     ...WORKSPACE_OPTION,

@@ -20,9 +20,12 @@ function helpOptions(usage: string): Map<string, { value: boolean }> {
 }
 
 describe("the commands' help", () => {
-  it.each(COMMANDS.map((c) => [c.commandName, c] as const))(
+  it.each(COMMANDS.map((c) => [c.name, c] as const))(
     "%s --help lists exactly the flags it takes, a value for each that takes one",
-    async (name, command) => {
+    async (name, entry) => {
+      const command = await entry.load();
+      // The list's name is the command's own: what its messages begin with.
+      expect(command.commandName).toBe(name);
       const { code, stdout } = await runCli([name, "--help"], 0);
       expect(code).toBe(0);
       expect(stdout).toBe(`${command.usage}\n`);
@@ -42,7 +45,7 @@ describe("the commands' help", () => {
     expect(code).toBe(0);
     const commands = stdout.slice(stdout.indexOf("Commands:\n") + 10, stdout.indexOf("\n\nRun "));
     const names = commands.split("\n").map((line) => /^ {2}([a-z][a-z-]*) /.exec(line)?.[1]);
-    expect(names).toEqual(COMMANDS.map((c) => c.commandName));
+    expect(names).toEqual(COMMANDS.map((c) => c.name));
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nearNames } from "../../cli/shared/near-channels.js";
+import { nearNames } from "../../cli/shared/near-names.js";
 
 describe("nearNames", () => {
   it("finds a stored id that differs by an invisible character, case or a typo, nearest first", () => {
