@@ -36,11 +36,13 @@ describe("the read API in the stack", () => {
         "GET /channels/{c}/digest",
         "GET /channels/{c}/segments/{id}",
         "GET /channels/{c}/topics",
+        "GET /openapi.json",
         "HEAD /channels",
         "HEAD /channels/{c}/questions",
         "HEAD /channels/{c}/digest",
         "HEAD /channels/{c}/segments/{id}",
         "HEAD /channels/{c}/topics",
+        "HEAD /openapi.json",
       ].sort(),
     );
     expect(routes.every((r) => r.AuthorizationType === "AWS_IAM")).toBe(true);

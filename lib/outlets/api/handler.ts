@@ -15,6 +15,8 @@ import {
   ApiParameterError,
   ApiUnavailableError,
 } from "./errors.js";
+import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
+import { openApiDocument } from "./openapi.js";
 import type { ApiSources, ChannelsPosition } from "./ports.js";
 import {
   enumParameter,
@@ -42,15 +44,6 @@ import { entryBudget, TOPIC_LIMITS, topicsPage } from "./topics-page.js";
 /** As `schemas.ts` has them. */
 const QUESTION_STATUSES: readonly QuestionStatus[] = ["answered", "unanswered", "unclear"];
 
-export const CHANNEL_LIMITS: Limits = { default: 50, max: 200 };
-export const QUESTION_LIMITS: Limits = { default: 20, max: 100 };
-export { TOPIC_LIMITS };
-/** The digest route's period: `?since=` as a duration back from now, at most 31 days. */
-export const DIGEST_PERIOD = {
-  defaultMs: 7 * 86_400_000,
-  minMs: 3_600_000,
-  maxMs: 31 * 86_400_000,
-};
 /** The digest's end is now rounded down to this, so that its ETag holds for a while. */
 const DIGEST_GRAIN_MS = 60_000;
 /** Channels table items a channels page evaluates per channel asked for (marks, state, pages). */
@@ -96,7 +89,7 @@ export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {})
       const segments = pathSegments(request.rawPath);
       const matched = match(segments, now);
       if (matched === undefined) throw new ApiNotFoundError("route");
-      route = matched.route;
+      route = `${methodLabel(request.method)} ${matched.route}`;
       if (request.method !== "GET" && request.method !== "HEAD") throw new ApiMethodError();
       const body = await matched.run(sources, cursors, request.rawQuery);
       return withEtag(request, route, body);
@@ -105,6 +98,11 @@ export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {})
       return failure(error, route);
     }
   };
+}
+
+/** The request's method as logs name it: a method the API knows of, else `OTHER` (sent text). */
+function methodLabel(method: string): string {
+  return /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(method) ? method : "OTHER";
 }
 
 type Run = (sources: ApiSources, cursors: CursorCodec, rawQuery: string) => Promise<unknown>;
@@ -128,12 +126,16 @@ const RUNS: Record<ApiRoute, (parameters: RouteParameters, now: () => number) =>
     ({ c, id }) =>
     (s, _k, q) =>
       segment(s, q, c, id),
+  "/openapi.json": () => async (_s, _k, q) => {
+    queryParameters(q, []);
+    return openApiDocument();
+  },
 };
 
 function match(segments: string[], now: () => number): { route: string; run: Run } | undefined {
   const matched = matchRoute(segments);
   if (matched === undefined) return undefined;
-  return { route: `GET ${matched.route}`, run: RUNS[matched.route](matched.parameters, now) };
+  return { route: matched.route, run: RUNS[matched.route](matched.parameters, now) };
 }
 
 async function channels(

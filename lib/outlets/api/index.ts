@@ -15,14 +15,8 @@ export {
   ApiParameterError,
   ApiUnavailableError,
 } from "./errors.js";
-export {
-  type ApiHandler,
-  type ApiResponse,
-  apiHandler,
-  DIGEST_PERIOD,
-  QUESTION_LIMITS,
-  TOPIC_LIMITS,
-} from "./handler.js";
+export { type ApiHandler, type ApiResponse, apiHandler } from "./handler.js";
+export { DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
 export { memoryApiSources } from "./memory.js";
 export { openApiDocument } from "./openapi.js";
 export type { ApiSources, ChannelsPosition, QuestionsSource } from "./ports.js";
@@ -32,4 +26,4 @@ export {
   matchRoute,
 } from "./routes.js";
 export * as apiBodies from "./schemas.js";
-export { entryBudget } from "./topics-page.js";
+export { entryBudget, TOPIC_LIMITS } from "./topics-page.js";

@@ -5,10 +5,11 @@
  */
 import { z } from "zod";
 import { MAX_CURSOR_CHARS } from "./cursor.js";
-import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS, TOPIC_LIMITS } from "./handler.js";
+import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
 import { API_ROUTES, type ApiRoute } from "./routes.js";
 import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
+import { TOPIC_LIMITS } from "./topics-page.js";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
@@ -44,6 +45,7 @@ const errors = Object.fromEntries(
   [
     ["400", "a parameter is malformed, unknown, repeated or too long (the body names it)"],
     ["404", "no such route or segment"],
+    ["405", "a method other than GET and HEAD"],
   ].map(([status, description]) => [
     status,
     { description, content: { "application/json": { schema: ref("Error") } } },
@@ -118,7 +120,7 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
       {
         name: "since",
         in: "query",
-        description: `the period back from now: a duration from 1h to ${DIGEST_PERIOD.maxMs / 86_400_000}d (default 7d)`,
+        description: `the period back from now: a duration from 1h to ${DIGEST_PERIOD.maxMs / 86_400_000}d (default 7d), in whole milliseconds; the pattern is its form, a shorter or longer period is a 400`,
         schema: { type: "string", default: "7d", pattern: "^\\d+(\\.\\d+)?(ms|s|m|h|d)?$" },
       },
       IF_NONE_MATCH,
@@ -136,7 +138,28 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
     parameters: [CHANNEL, idParameter("id", "the segment id"), IF_NONE_MATCH],
     responses: ok("Segment"),
   },
+  "/openapi.json": {
+    operationId: "getOpenApiDocument",
+    description: "This document, as the API serves it.",
+    parameters: [IF_NONE_MATCH],
+    responses: {
+      "200": {
+        description: "the document (ETag header set)",
+        headers: { ETag: { schema: { type: "string" } } },
+        content: { "application/json": { schema: { type: "object" } } },
+      },
+      "304": { description: "not modified since the ETag given in If-None-Match" },
+      ...errors,
+    },
+  },
 };
+
+/** HEAD of a route: its GET's headers and status, no body. */
+const head = (operation: Record<string, unknown>) => ({
+  ...operation,
+  operationId: `${String(operation.operationId)}Head`,
+  description: "As GET, without the body.",
+});
 
 export function openApiDocument(): Record<string, unknown> {
   const { schemas } = z.toJSONSchema(apiSchemas, {
@@ -157,8 +180,36 @@ export function openApiDocument(): Record<string, unknown> {
       description:
         "What extraction stored, read with a bounded number of DynamoDB reads per request. See docs/api.md.",
     },
+    servers: [
+      { url: "http://127.0.0.1:8787", description: "npm start -- serve (the local workspace)" },
+      {
+        url: "https://{api}.execute-api.{region}.amazonaws.com",
+        description: "the deployed HTTP API (the stack's ApiUrl output)",
+        variables: { api: { default: "api-id" }, region: { default: "us-east-1" } },
+      },
+    ],
+    // Deployed: IAM (SigV4-signed requests), or a JWT when apiJwtIssuer is set; serve: none.
+    security: [{ sigv4: [] }, { jwt: [] }, {}],
     // In the routes' own order: each route is described once, and only the routes are.
-    paths: Object.fromEntries(API_ROUTES.map((route) => [route, { get: OPERATIONS[route] }])),
-    components: { schemas: components },
+    paths: Object.fromEntries(
+      API_ROUTES.map((route) => [route, { get: OPERATIONS[route], head: head(OPERATIONS[route]) }]),
+    ),
+    components: {
+      schemas: components,
+      securitySchemes: {
+        sigv4: {
+          type: "apiKey",
+          name: "Authorization",
+          in: "header",
+          description: "an AWS Signature Version 4 signed request (the API is IAM-authorized)",
+        },
+        jwt: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "with apiJwtIssuer: a token of that issuer and audience",
+        },
+      },
+    },
   };
 }

@@ -67,7 +67,8 @@ export interface Limits {
 /** `limit` as a whole number from 1 to `limits.max`, else `limits.default` when absent. */
 export function limitParameter(value: string | undefined, limits: Limits): number {
   if (value === undefined) return limits.default;
-  if (!/^[1-9][0-9]{0,5}$/.test(value) || Number(value) > limits.max) {
+  // Leading zeros are still a number (`limit=01`): only the value is bounded.
+  if (!/^[0-9]{1,6}$/.test(value) || Number(value) < 1 || Number(value) > limits.max) {
     throw new ApiParameterError("limit", `must be a whole number from 1 to ${limits.max}`);
   }
   return Number(value);

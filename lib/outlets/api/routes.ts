@@ -10,6 +10,7 @@ export const API_ROUTES = [
   "/channels/{c}/questions",
   "/channels/{c}/digest",
   "/channels/{c}/segments/{id}",
+  "/openapi.json",
 ] as const;
 
 export type ApiRoute = (typeof API_ROUTES)[number];

@@ -275,6 +275,10 @@ describe("hostile requests", () => {
   it("answers 405 to anything but GET and HEAD", async () => {
     const response = await handle({ ...get("/channels"), method: "DELETE" });
     expect([response.status, response.headers.allow]).toEqual([405, "GET, HEAD"]);
+    // Logged as what was sent, not as the GET it was refused for.
+    expect(response.route).toBe("DELETE /channels");
+    expect((await handle({ ...get("/channels"), method: "BREW\n" })).route).toBe("OTHER /channels");
+    expect((await handle(get("/channels"))).route).toBe("GET /channels");
   });
 
   it("reads a percent-encoded channel id as its id", async () => {

@@ -37,7 +37,36 @@ describe("docs/contracts/openapi.json", () => {
       "/channels/{c}/questions",
       "/channels/{c}/digest",
       "/channels/{c}/segments/{id}",
+      "/openapi.json",
     ]);
+  });
+
+  it("is served at /openapi.json, with HEAD, and says how each route is reached and refused", async () => {
+    const handle = apiHandler(memoryApiSources({}));
+    const get = (rawQuery = "") =>
+      handle({ method: "GET", rawPath: "/openapi.json", rawQuery, headers: {} });
+    const served = await get();
+    expect(served.status).toBe(200);
+    expect(JSON.parse(served.body)).toEqual(openApiDocument());
+    expect((await get("x=1")).status).toBe(400);
+    const again = await handle({
+      method: "GET",
+      rawPath: "/openapi.json",
+      rawQuery: "",
+      headers: { "if-none-match": served.headers.etag ?? served.headers.ETag },
+    });
+    expect(again.status).toBe(304);
+    const document = openApiDocument() as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      servers: unknown[];
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    for (const [route, methods] of Object.entries(document.paths)) {
+      expect(Object.keys(methods), route).toEqual(["get", "head"]);
+      expect(methods.get.responses, route).toHaveProperty("405");
+    }
+    expect(document.servers.length).toBe(2);
+    expect(Object.keys(document.components.securitySchemes)).toEqual(["sigv4", "jwt"]);
   });
 });
 
