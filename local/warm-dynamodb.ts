@@ -114,18 +114,19 @@ export function lastUsed(dir: string): number {
 export async function warmEndpoint(dir: string, minutesMs: number, starting: () => void) {
   touchUsed(dir);
   const deadline = Date.now() + START_TIMEOUT_MS;
-  let started = false;
+  let started: number | undefined;
   for (;;) {
     const warm = readWarm(dir);
-    if (warm === undefined && !started) {
+    if (warm === undefined && started === undefined) {
       starting();
-      startKeeper(dir, minutesMs);
-      started = true;
+      started = startKeeper(dir, minutesMs);
+    } else if (warm === undefined && !alive(started as number)) {
+      // Gone before it served: its log says why.
+      throw new Error(keeperFailed(dir));
     } else if (warm !== undefined && !alive(warm.keeperPid)) {
       // A keeper that died (killed, crashed): its JVM follows it within a second.
       if (warm.jvmPid > 0) await exited(warm.jvmPid, dir);
       removeWarm(dir);
-      if (started) throw new Error(keeperFailed(dir));
       continue;
     } else if (warm?.state === "serving") {
       if (await answers(warm.endpoint)) return warm.endpoint;
@@ -166,7 +167,8 @@ export async function stopKeeper(dir: string): Promise<boolean> {
   return true;
 }
 
-function startKeeper(dir: string, minutesMs: number): void {
+/** Starts a keeper for `dir`: resolves to its process id. */
+function startKeeper(dir: string, minutesMs: number): number {
   const log = openSync(join(dir, LOG_FILE), "w");
   try {
     // Detached, in its own process group: ending the command (Ctrl-C included) leaves it running.
@@ -177,6 +179,8 @@ function startKeeper(dir: string, minutesMs: number): void {
       { cwd: repoRoot, detached: true, stdio: ["ignore", log, log] },
     );
     keeper.unref();
+    if (keeper.pid === undefined) throw new Error(keeperFailed(dir));
+    return keeper.pid;
   } finally {
     closeSync(log);
   }
