@@ -297,3 +297,21 @@ async function createMissingTables(client: DynamoDBClient, tables: WorkspaceTabl
     creators.filter(([name]) => !existing.has(name)).map(([name, create]) => create(client, name)),
   );
 }
+
+/**
+ * Stops the workspace's warm DynamoDB Local (`stop`): resolves to whether one was running. Takes
+ * the lock meanwhile, so that a command working on it is not cut off (it refuses instead).
+ */
+export async function stopWorkspace(options: {
+  dir: string;
+  note: (line: string) => void;
+}): Promise<boolean> {
+  const dir = resolve(options.dir);
+  if (!existsSync(dir)) return false;
+  const lock = await takeLock(join(dir, "lock"), dir, options.note);
+  try {
+    return await stopKeeper(dir);
+  } finally {
+    lock.release();
+  }
+}
