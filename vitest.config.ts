@@ -31,6 +31,9 @@ export default defineConfig({
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       POWERTOOLS_LOG_LEVEL: "SILENT",
+      // Each workspace a test opens stops its DynamoDB Local with it, as before warm workspaces:
+      // no keeper outlives the run. test/local/warm-workspace.emulator.test.ts turns it back on.
+      CONVOSEG_WARM_MINUTES: "0",
     },
     projects: [
       {

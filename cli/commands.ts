@@ -103,6 +103,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: ["serve", "the read API over HTTP on the local workspace (127.0.0.1:8787)"],
     load: async () => (await import("./serve/serve.js")).serveCommand,
   },
+  {
+    name: "stop",
+    summary: ["stop", "stop the DynamoDB Local a workspace keeps warm between commands"],
+    load: async () => (await import("./stop.js")).stopCommand,
+  },
 ];
 
 const USAGE = `Usage: npm start -- <command> [options]

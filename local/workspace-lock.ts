@@ -104,7 +104,7 @@ function parseHolder(text: string): LockHolder | undefined {
 }
 
 /** Whether a process with this id runs here (EPERM: it does, as another user). */
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -115,8 +115,20 @@ function alive(pid: number): boolean {
 
 const JVM_EXIT_WAIT_MS = 10_000;
 
-/** Waits for a crashed holder's DynamoDB Local to exit: two JVMs must not open one database. */
-async function exited(pid: number, dir: string): Promise<void> {
+/**
+ * Whether the lock at `path` is held by a process that still runs here (the warm DynamoDB Local's
+ * keeper stops only when no command holds the workspace).
+ */
+export function lockHeld(path: string): boolean {
+  const holder = parseHolder(readText(path) ?? "");
+  return holder !== undefined && (holder.host !== hostname() || alive(holder.pid));
+}
+
+/**
+ * Waits for a DynamoDB Local whose owner is gone (a crashed holder, a killed keeper) to exit: two
+ * JVMs must not open one database.
+ */
+export async function exited(pid: number, dir: string): Promise<void> {
   const deadline = Date.now() + JVM_EXIT_WAIT_MS;
   while (alive(pid)) {
     if (Date.now() > deadline) {

@@ -1,13 +1,16 @@
 /**
  * The local workspace that local commands share (default `.convoseg/` in the current directory):
- * DynamoDB Local with its data on disk there, started for the command and stopped when it ends,
- * the workspace's fixed table names, the simulated clock where the last command left it, and a
- * lock so that two commands never open the same data at once. Layout:
+ * DynamoDB Local with its data on disk there, kept warm between commands by a background keeper
+ * until unused for a while (./warm-dynamodb.ts; with `CONVOSEG_WARM_MINUTES=0`, started for the
+ * command and stopped when it ends), the workspace's fixed table names, the simulated clock where
+ * the last command left it, and a lock so that two commands never open the same data at once.
+ * Layout:
  *
  * - `workspace.json`: the format version, the table names, the lease owner of its extractions,
  *   the simulated clock's last value, how its channels are segmented (`conversations`);
  * - `lock`: the command holding it (./workspace-lock.ts);
- * - `dynamodb/`: DynamoDB Local's database.
+ * - `dynamodb/`: DynamoDB Local's database;
+ * - `dynamodb.json`, `dynamodb.used`, `dynamodb.log`: its warm DynamoDB Local (./warm-dynamodb.ts).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +22,7 @@ import type { ConversationMode } from "convoseg/pipeline";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";
 import { SegmentLedger } from "./ledger.js";
+import { stopKeeper, touchUsed, warmEndpoint, warmMs } from "./warm-dynamodb.js";
 import { WorkspaceError } from "./workspace-error.js";
 import { takeLock } from "./workspace-lock.js";
 
@@ -87,7 +91,10 @@ export interface Workspace {
   advanceClock(now: number): void;
   /** Keeps `mode` as how its channels are segmented from now on (written at once). */
   chooseConversations(mode: ConversationMode): void;
-  /** Stops DynamoDB Local and releases the lock; also on SIGINT, SIGTERM and process exit. */
+  /**
+   * Stops DynamoDB Local (unless it is warm: then marks the workspace used) and releases the
+   * lock; also on SIGINT, SIGTERM and process exit.
+   */
   close(): Promise<void>;
 }
 
@@ -99,11 +106,13 @@ export interface OpenWorkspaceOptions {
   fresh?: boolean;
   /** Where notes go (a stale lock taken over): standard error. */
   note: (line: string) => void;
+  /** Called when a DynamoDB Local is about to be started (not when a warm one is reused). */
+  starting?: () => void;
 }
 
 /**
- * Opens the workspace at `dir`: takes its lock, starts DynamoDB Local on its data and creates
- * the tables it lacks. A read command on a directory that holds no workspace fails, saying to
+ * Opens the workspace at `dir`: takes its lock, finds its warm DynamoDB Local or starts one on
+ * its data and creates the tables it lacks. A read command on a directory that holds no workspace fails, saying to
  * run first.
  */
 export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Workspace> {
@@ -118,6 +127,7 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
   mkdirSync(dir, { recursive: true });
   const lock = await takeLock(join(dir, "lock"), dir, options.note);
   let local: DynamoDbLocal | undefined;
+  let warm = false;
   const clients: DynamoDBClient[] = [];
   let closed: Promise<void> | undefined;
   let saved = 0;
@@ -139,6 +149,7 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       for (const client of clients) client.destroy();
       try {
         await local?.stop();
+        if (warm) touchUsed(dir);
         if (manifest !== undefined) write(manifest);
       } finally {
         process.off("exit", onExit);
@@ -160,15 +171,27 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       auditSecret: randomBytes(32).toString("hex"),
     };
     const dbPath = join(dir, "dynamodb");
+    const warmFor = warmMs();
+    // A warm DynamoDB Local holds the data open: stopped before the data goes, and before a
+    // command that wants its own starts one on the same database.
+    if (options.fresh || warmFor === 0) await stopKeeper(dir);
     if (options.fresh) {
       rmSync(dbPath, { recursive: true, force: true });
       manifest.clock = null;
       manifest.conversations = null;
     }
     mkdirSync(dbPath, { recursive: true });
-    local = await startDynamoDbLocal({ dbPath });
-    lock.recordDynamoDb(local.pid);
-    const endpoint = local.endpoint;
+    let endpoint: string;
+    if (warmFor > 0) {
+      // The keeper owns the JVM, not this command: the lock records none for a successor to wait for.
+      warm = true;
+      endpoint = await warmEndpoint(dir, warmFor, () => options.starting?.());
+    } else {
+      options.starting?.();
+      local = await startDynamoDbLocal({ dbPath });
+      lock.recordDynamoDb(local.pid);
+      endpoint = local.endpoint;
+    }
     // Every client of the workspace is closed with it.
     const dynamodb = () => {
       const made = new DynamoDBClient({
@@ -273,4 +296,22 @@ async function createMissingTables(client: DynamoDBClient, tables: WorkspaceTabl
   await Promise.all(
     creators.filter(([name]) => !existing.has(name)).map(([name, create]) => create(client, name)),
   );
+}
+
+/**
+ * Stops the workspace's warm DynamoDB Local (`stop`): resolves to whether one was running. Takes
+ * the lock meanwhile, so that a command working on it is not cut off (it refuses instead).
+ */
+export async function stopWorkspace(options: {
+  dir: string;
+  note: (line: string) => void;
+}): Promise<boolean> {
+  const dir = resolve(options.dir);
+  if (!existsSync(dir)) return false;
+  const lock = await takeLock(join(dir, "lock"), dir, options.note);
+  try {
+    return await stopKeeper(dir);
+  } finally {
+    lock.release();
+  }
 }

@@ -57,22 +57,27 @@ export async function runLocally(
 ): Promise<RunOutcome> {
   const started = Date.now();
   const progress = new Progress(io.stderr);
-  const status = {
-    line: (): string =>
-      options.workspace === undefined &&
-      process.env.AWS_ENDPOINT_URL_DYNAMODB &&
-      process.env.AWS_ENDPOINT_URL_SQS
-        ? "creating the tables and queues"
-        : "starting DynamoDB Local and the SQS emulator",
-  };
-  // Redrawn while a long step (starting the emulators, a slow model) says nothing new.
+  const opening =
+    options.workspace === undefined ? "creating the tables and queues" : "opening the workspace";
+  const status = { line: (): string => opening };
+  // Redrawn while a long step (creating the tables, a slow model) says nothing new.
   const ticker = setInterval(() => progress.update(status.line), 250);
   ticker.unref();
   const context = { started, progress, status, io };
+  // Said once, and only when one is started: a workspace's warm DynamoDB Local is not.
+  const starting = () => {
+    progress.finish();
+    io.stderr.write(
+      `${process.env.AWS_ENDPOINT_URL_SQS ? "starting DynamoDB Local" : "starting DynamoDB Local and the SQS emulator"}\n`,
+    );
+  };
   try {
-    if (options.workspace === undefined) return await runOn(undefined, messages, options, context);
+    if (options.workspace === undefined) {
+      if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) starting();
+      return await runOn(undefined, messages, options, context);
+    }
     return await withWorkspace(
-      { dir: options.workspace, create: true, fresh: options.fresh },
+      { dir: options.workspace, create: true, fresh: options.fresh, starting },
       io,
       (workspace) => runOn(workspace, messages, options, context),
     );

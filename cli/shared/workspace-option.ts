@@ -31,7 +31,7 @@ export function workspaceDir(flag: string | undefined, named: boolean): string |
  * be opened (busy, missing for a read command) is a one-line failure.
  */
 export async function withWorkspace<T>(
-  options: { dir: string; create: boolean; fresh?: boolean },
+  options: { dir: string; create: boolean; fresh?: boolean; starting?: () => void },
   io: CommandIO,
   use: (workspace: Workspace) => Promise<T>,
 ): Promise<T> {

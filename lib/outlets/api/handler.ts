@@ -21,7 +21,6 @@ import type { ApiSources, ChannelsPosition } from "./ports.js";
 import {
   enumParameter,
   idParameter,
-  type Limits,
   limitParameter,
   pathSegments,
   queryParameters,

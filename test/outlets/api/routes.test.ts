@@ -24,7 +24,9 @@ describe("the routes", () => {
   it("are each served by the handler, under their own name, for every method", async () => {
     for (const route of API_ROUTES) {
       for (const method of API_METHODS) {
-        expect(await served(instanceOf(route), method), `${method} ${route}`).toBe(`${method} ${route}`);
+        expect(await served(instanceOf(route), method), `${method} ${route}`).toBe(
+          `${method} ${route}`,
+        );
       }
     }
   });
