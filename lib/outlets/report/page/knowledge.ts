@@ -28,7 +28,7 @@ export function renderQuestions(container: HTMLElement, data: ReportData): void 
       el(
         "p",
         { class: "muted" },
-        "No questions: none was extracted (results extracted before questions, and run --candidates lines, have none).",
+        "No questions found in these conversations. (Conversations extracted by an older version, or with run --candidates, were not searched for questions: npm start -- reextract searches them.)",
       ),
     );
     return;
