@@ -53,6 +53,8 @@ export interface ImportContext {
   progress: Progress;
   /** The status line progress shows. */
   status: { line: () => string };
+  /** How far the reading is and how long the rest may take, for the storing line. */
+  read: { eta: () => string };
   io: CommandIO;
 }
 
@@ -105,7 +107,7 @@ interface Stored {
 
 /** Ingests the messages batch by batch through the ingest client, as a deployment's callers do. */
 export async function store(context: ImportContext, target: StoreTarget): Promise<number> {
-  const { reading, progress, status } = context;
+  const { reading, progress, status, read } = context;
   const where =
     target.workspace === undefined
       ? `tables ${target.messagesTable} and ${target.channelsTable}`
@@ -134,8 +136,10 @@ export async function store(context: ImportContext, target: StoreTarget): Promis
         throw new CommandFailure(`storing into ${where} failed: ${result.failed[0].error}`);
       }
       tally(done, batch, result);
-      status.line = () =>
-        `storing into ${where}: ${plural(done.stored + done.unchanged, "message")} done (${formatCount(done.stored)} new)`;
+      status.line = () => {
+        const eta = read.eta();
+        return `storing into ${where}: ${plural(done.stored + done.unchanged, "message")} done (${formatCount(done.stored)} new)${eta === "" ? "" : `; ${eta}`}`;
+      };
       progress.update(status.line);
     }
   } catch (error) {

@@ -20,6 +20,7 @@ import { chosenConversations } from "../shared/conversation-streams.js";
 import {
   channelTable,
   type ImportedInput,
+  readingEta,
   readingStatus,
   readJson,
   readNotes,
@@ -115,17 +116,20 @@ async function importChat(options: ImportChatOptions, io: CommandIO): Promise<nu
   const inputs = await detectInputs(options);
   const progress = new Progress(io.stderr);
   const status = { line: () => "reading" };
+  const started = performance.now();
+  const read: ImportContext["read"] = { eta: () => "" };
   const reading = readExports(
     inputs.map(({ path, format }) => ({ path, format })),
     {
       timezone: options.timezone,
       onProgress: (p) => {
+        read.eta = () => readingEta(p, performance.now() - started);
         status.line = () => readingStatus(p);
         progress.update(status.line);
       },
     },
   );
-  const context: ImportContext = { options, inputs, reading, progress, status, io };
+  const context: ImportContext = { options, inputs, reading, progress, status, read, io };
   try {
     const { target } = options;
     if (target.kind === "dry-run") return await dryRun(context);

@@ -4,8 +4,10 @@
  * messages (./read-messages.ts), told apart by the input itself, so that `run --input` and
  * `segment` take either; and what an export read reports, said as the commands say it.
  */
+
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { formatDuration } from "convoseg/duration";
 import {
   type ChannelSummary,
   detectFormat,
@@ -147,6 +149,18 @@ export const messagePlace = (message: { channel: string; id: string }): string =
 export function readingStatus(p: ExportProgress): string {
   const files = p.filesTotal === undefined ? "" : ` (file ${p.filesDone} of ${p.filesTotal})`;
   return `reading ${p.format} export ${p.input}${files}: ${plural(p.messages, "message")}`;
+}
+
+/**
+ * How far through its files an export's reading is, and about how long the rest takes at the
+ * pace so far (`elapsedMs` since it began): `file 40 of 300, about 2m left`. Empty while nothing
+ * says (a one-file export, no file done yet).
+ */
+export function readingEta(p: ExportProgress | undefined, elapsedMs: number): string {
+  if (p?.filesTotal === undefined || p.filesTotal < 2 || p.filesDone < 1) return "";
+  const left = p.filesTotal - p.filesDone;
+  const eta = left <= 0 ? "" : `, about ${formatDuration((elapsedMs / p.filesDone) * left)} left`;
+  return `file ${p.filesDone} of ${p.filesTotal}${eta}`;
 }
 
 /**
