@@ -54,7 +54,8 @@ export class ReadApi extends Construct {
     props.storage.grantActivityReads(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ["dynamodb:Scan"],
+        // Scan: the channels route; GetItem: whether a channel of an empty page exists at all.
+        actions: ["dynamodb:Scan", "dynamodb:GetItem"],
         resources: [props.storage.channels.tableArn],
       }),
     );

@@ -51,6 +51,8 @@ describe("the read API in the stack", () => {
       [
         "dynamodb:BatchGetItem",
         "dynamodb:GetItem",
+        // A channel's item of the channels table: whether an empty page's channel exists.
+        "dynamodb:GetItem",
         "dynamodb:Query",
         "dynamodb:Scan",
         "logs:CreateLogStream",
@@ -93,7 +95,7 @@ describe("the read API in the stack", () => {
       for (const method of API_METHODS) {
         const rawPath = route.replace(/\{(\w+)\}/g, "$1");
         const response = await handle({ method, rawPath, rawQuery: "", headers: {} });
-        expect(response.route, `${method} ${rawPath}`).toBe(`GET ${route}`);
+        expect(response.route, `${method} ${rawPath}`).toBe(`${method} ${route}`);
         served.push(`${method} ${route}`);
       }
     }

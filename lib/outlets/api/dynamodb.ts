@@ -102,6 +102,33 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
       return { entries, more: page.LastEvaluatedKey !== undefined || entries.length > limit };
     },
 
+    async known(channel) {
+      const { Item, ...got } = await client.send(
+        new GetItemCommand({
+          TableName: channelsTable,
+          Key: { [CHANNEL_KEY]: { S: channel }, [ITEM_KEY]: { S: MARKS_ITEM } },
+          ProjectionExpression: "#channel",
+          ExpressionAttributeNames: { "#channel": CHANNEL_KEY },
+          ReturnConsumedCapacity: "TOTAL",
+        }),
+      );
+      onRead?.({ operation: "GetItem", items: Item === undefined ? 0 : 1, units: unitsOf(got) });
+      if (Item !== undefined) return true;
+      const page = await client.send(
+        new QueryCommand({
+          TableName: resultsTable,
+          KeyConditionExpression: "#pk = :pk",
+          ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY },
+          ExpressionAttributeValues: { ":pk": { S: channel } },
+          ProjectionExpression: "#pk",
+          Limit: 1,
+          ReturnConsumedCapacity: "TOTAL",
+        }),
+      );
+      onRead?.({ operation: "Query", items: page.Items?.length ?? 0, units: unitsOf(page) });
+      return (page.Items?.length ?? 0) > 0;
+    },
+
     async segment(channel, segmentId): Promise<SegmentResult | undefined> {
       const { Item, ...page } = await client.send(
         new GetItemCommand({

@@ -168,6 +168,15 @@ function isChannelsPosition(value: unknown): value is ChannelsPosition {
   );
 }
 
+/**
+ * A 404 naming the channel when nothing of it is kept: an empty page of a channel that does not
+ * exist (a typo, a channel never ingested) is not told apart from a quiet one otherwise.
+ */
+async function mustBeKnown(sources: ApiSources, channel: string): Promise<void> {
+  if (!(await sources.known(channel)))
+    throw new ApiNotFoundError(`channel ${JSON.stringify(channel)}`);
+}
+
 async function topics(
   sources: ApiSources,
   cursors: CursorCodec,
@@ -190,6 +199,7 @@ async function topics(
   const budget = entryBudget(limit);
   const read = await sources.topicEntries(channel, { afterTopicKey, limit: budget });
   const page = topicsPage(read, limit, budget);
+  if (cursor === undefined && page.topics.length === 0) await mustBeKnown(sources, channel);
   return {
     channel,
     topics: page.topics,
@@ -220,6 +230,7 @@ async function questions(
     limit,
     ...(inner !== undefined && { cursor: inner }),
   });
+  if (given === undefined && read.items.length === 0) await mustBeKnown(sources, channel);
   return {
     channel,
     // Only the contract's fields: whatever else a reader carries stays out of the response.
@@ -249,6 +260,8 @@ async function digest(
     throw new ApiParameterError("since", "must be a duration from 1h to 31d, such as 7d or 36h");
   }
   if (sources.digest === undefined) throw new ApiUnavailableError("digest");
+  // Asked first: a digest reads the period's results, worth a lookup before, not after.
+  await mustBeKnown(sources, channel);
   const until = Math.floor(now / DIGEST_GRAIN_MS) * DIGEST_GRAIN_MS;
   const built = await sources.digest.digest(channel, { since: until - periodMs, until });
   // Only the contract's fields (zod drops the rest), and a source's mistake is a 500, not a body.

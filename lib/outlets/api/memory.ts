@@ -49,6 +49,13 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
       const entries = from.slice(0, limit + 1);
       return { entries, more: entries.length > limit };
     },
+    async known(channel) {
+      return (
+        channels.includes(channel) ||
+        index.has(channel) ||
+        (data.results ?? []).some((r) => r.channel === channel)
+      );
+    },
     async segment(channel, segmentId) {
       return data.results?.find((r) => r.channel === channel && r.segmentId === segmentId);
     },

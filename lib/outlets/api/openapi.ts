@@ -44,7 +44,7 @@ const IF_NONE_MATCH = {
 const errors = Object.fromEntries(
   [
     ["400", "a parameter is malformed, unknown, repeated or too long (the body names it)"],
-    ["404", "no such route or segment"],
+    ["404", "no such route, channel (nothing of it is kept) or segment"],
     ["405", "a method other than GET and HEAD"],
   ].map(([status, description]) => [
     status,

@@ -57,6 +57,12 @@ export interface ApiSources {
     channel: string,
     options: { afterTopicKey: string | null; limit: number },
   ): Promise<TopicEntriesRead>;
+  /**
+   * Whether anything of `channel` is kept: its channels table item (the pipeline took a message
+   * of it) or, for an imported conversation, which has none, an item in the results table. One
+   * GetItem, and a Query of one key when it finds nothing: asked only of an empty page.
+   */
+  known(channel: string): Promise<boolean>;
   /** One segment's result: one GetItem. */
   segment(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
   /** Absent where the sources have no questions index: the route answers 501. */

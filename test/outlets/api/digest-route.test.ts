@@ -19,7 +19,7 @@ beforeAll(async () => {
     },
   };
   served = await startApiServer({
-    handler: apiHandler(memoryApiSources({ channels: ["help"], digest: source }), {
+    handler: apiHandler(memoryApiSources({ channels: ["help", "a/b"], digest: source }), {
       now: () => NOW,
     }),
     host: "127.0.0.1",

@@ -29,6 +29,7 @@ function counted(sources: ApiSources) {
       channels: wrap("channels", sources.channels),
       topicEntries: wrap("topicEntries", sources.topicEntries),
       segment: wrap("segment", sources.segment),
+      known: wrap("known", sources.known),
       ...(sources.questions && {
         questions: { questions: wrap("questions", sources.questions.questions) },
       }),
@@ -74,7 +75,9 @@ describe("GET /channels/{c}/topics", () => {
           const unique = new Map(
             pairs.map(([t, s]) => [`${t}/${s}`, support("help", `topic ${t}`, s)]),
           );
-          const { sources, calls } = counted(memoryApiSources({ supports: [...unique.values()] }));
+          const { sources, calls } = counted(
+            memoryApiSources({ channels: ["help"], supports: [...unique.values()] }),
+          );
           const handle = apiHandler(sources);
           const pages = await allPages(handle, `/channels/help/topics?limit=${limit}`, "topics");
           const seen = pages
@@ -89,7 +92,9 @@ describe("GET /channels/{c}/topics", () => {
           expect(new Set(seen).size).toBe(seen.length);
           expect(seen.length).toBe(unique.size);
           expect(pages.every((p) => p.length <= limit)).toBe(true);
-          expect(calls.length).toBe(pages.length);
+          // One read a page; an empty channel is looked up once more, to tell it from no channel.
+          expect(calls.filter((c) => c === "topicEntries").length).toBe(pages.length);
+          expect(calls.includes("known")).toBe(unique.size === 0);
         },
       ),
       { numRuns: 40 },
@@ -271,6 +276,24 @@ describe("hostile requests", () => {
       expect(response.body).not.toContain("xxxxxxxx");
     },
   );
+
+  it("answers 404 naming a channel nothing is kept of, and 200 for a known one with nothing yet", async () => {
+    const { sources, calls } = counted(
+      memoryApiSources({ channels: ["quiet"], supports: [support("help", "grub", 1)] }),
+    );
+    const handle = apiHandler(sources);
+    const typo = await handle(get("/channels/hlep/topics"));
+    expect(typo.status).toBe(404);
+    expect(body(typo).error).toMatchObject({
+      code: "API_NOT_FOUND",
+      message: 'channel "hlep" not found',
+    });
+    expect((await handle(get("/channels/quiet/topics"))).status).toBe(200);
+    // A page with topics is not looked up again: the lookup costs only empty pages.
+    calls.length = 0;
+    expect((await handle(get("/channels/help/topics"))).status).toBe(200);
+    expect(calls).not.toContain("known");
+  });
 
   it("answers 405 to anything but GET and HEAD", async () => {
     const response = await handle({ ...get("/channels"), method: "DELETE" });
