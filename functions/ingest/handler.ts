@@ -137,17 +137,25 @@ function maxBatch(): number {
   return n;
 }
 
-/** `MESSAGE_RETENTION_DAYS`: days a message is kept after its platform time; unset, kept. */
-function retentionDays(): number | undefined {
-  const value = process.env.MESSAGE_RETENTION_DAYS;
+/**
+ * A whole number of `unit` from 1 to `max` in the variable `name`; unset, undefined. A bad
+ * value fails the cold start naming the variable.
+ */
+function wholeNumber(name: string, unit: string, max: number): number | undefined {
+  const value = process.env[name];
   if (value === undefined) return undefined;
-  const n = /^[1-9]\d{0,4}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n <= MAX_RETENTION_DAYS)) {
+  const n = /^[1-9]\d{0,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n <= max)) {
     throw new Error(
-      `ingest: environment variable MESSAGE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (got ${JSON.stringify(value)})`,
+      `ingest: environment variable ${name} must be a whole number of ${unit} from 1 to ${max} (got ${JSON.stringify(value)})`,
     );
   }
   return n;
+}
+
+/** `MESSAGE_RETENTION_DAYS`: days a message is kept after its platform time; unset, kept. */
+function retentionDays(): number | undefined {
+  return wholeNumber("MESSAGE_RETENTION_DAYS", "days", MAX_RETENTION_DAYS);
 }
 
 /**
@@ -169,15 +177,7 @@ function producerGrants(): Map<string, ProducerGrant> | undefined {
  * store's default (24).
  */
 function changeHoldHours(): number | undefined {
-  const value = process.env.CHANGE_HOLD_HOURS;
-  if (value === undefined) return undefined;
-  const n = /^[1-9]\d{0,2}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n <= MAX_CHANGE_HOLD_HOURS)) {
-    throw new Error(
-      `ingest: environment variable CHANGE_HOLD_HOURS must be a whole number of hours from 1 to ${MAX_CHANGE_HOLD_HOURS} (got ${JSON.stringify(value)})`,
-    );
-  }
-  return n;
+  return wholeNumber("CHANGE_HOLD_HOURS", "hours", MAX_CHANGE_HOLD_HOURS);
 }
 
 /** @public The Lambda runtime calls it: infra names this file as the function's entry. */
