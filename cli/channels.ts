@@ -7,7 +7,7 @@ import { type DynamoDBClient, paginateScan } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { PARTITION_KEY, POSITION, SORT_KEY } from "convoseg/history/schema";
 import { type Command, command, EXIT } from "./shared/command.js";
-import { escapeControls, formatCount, isoMinute } from "./shared/format.js";
+import { columns, escapeControls, formatCount, isoMinute } from "./shared/format.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
@@ -129,14 +129,5 @@ function table(entries: readonly ChannelEntry[]): string {
       e.last === null ? "-" : isoMinute(e.last),
     ]),
   ];
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => [...row[i]].length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => (i === 3 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n")
-    .concat("\n");
+  return `${columns(rows, [3]).join("\n")}\n`;
 }

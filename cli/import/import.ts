@@ -30,7 +30,7 @@ import {
   onTable,
   tableProblem,
 } from "../shared/failures.js";
-import { escapeControls, formatTopics } from "../shared/format.js";
+import { columns, escapeControls, formatTopics } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
 import { parseModelFlags } from "../shared/model-options.js";
 import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "../shared/workspace-option.js";
@@ -247,16 +247,9 @@ function dryRunTable(outcome: SegmentationOutcome): string {
     String(s.byteEnd - s.byteStart),
   ]);
   const header = ["index", "turn", "role", "kind", "byte range", "bytes"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join("  ")
-      .trimEnd();
   return `${[
     `format ${outcome.formatDetected}, ${outcome.segments.length} segment(s), ${outcome.mergedSegments} merged`,
-    line(header),
-    ...rows.map(line),
+    ...columns([header, ...rows]),
   ].join("\n")}\n`;
 }
 

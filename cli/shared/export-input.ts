@@ -22,7 +22,7 @@ import {
 } from "convoseg/exports";
 import { ingestionProblem } from "convoseg/ingest";
 import type { ChatMessage } from "convoseg/messages";
-import { escapeControls, formatCount, formatProblem, plural } from "./format.js";
+import { columns, escapeControls, formatCount, formatProblem, plural } from "./format.js";
 import type { CommandIO } from "./io.js";
 import { Progress } from "./progress.js";
 import { readMessages } from "./read-messages.js";
@@ -347,16 +347,9 @@ export function channelTable(channels: readonly ChannelSummary[]): string[] {
       minute(c.last),
     ]);
   const header = ["channel", "name", "platform", "messages", "first", "last"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    `  ${cells
-      .map((cell, i) => (i === 3 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
-      .join("  ")
-      .trimEnd()}`;
   const more = channels.length - TABLE_CHANNELS;
   return [
-    line(header),
-    ...rows.map(line),
+    ...columns([header, ...rows], [3]).map((line) => `  ${line}`),
     ...(more > 0 ? [`  … and ${plural(more, "more channel")} (--json lists every one)`] : []),
   ].map(escapeControls);
 }

@@ -68,6 +68,22 @@ export const formatCount = (n: number): string => n.toLocaleString("en-US");
 /** A time to the minute, UTC: `2025-01-06T09:12Z`. */
 export const isoMinute = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16)}Z`;
 
+/**
+ * Rows as aligned columns two spaces apart, each line without trailing blanks: the columns
+ * `rightAligned` names (numbers) padded on the left, the others on the right.
+ */
+export function columns(rows: readonly string[][], rightAligned: readonly number[] = []): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) =>
+        rightAligned.includes(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]),
+      )
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
 /** `1 segment`, `2 segments`, `1,200 messages`: a count and its noun (plural by an `s`). */
 export const plural = (n: number, noun: string): string =>
   `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
