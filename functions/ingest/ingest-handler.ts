@@ -121,7 +121,9 @@ async function ingestQueues(
   const byQueue = new Map<string, SQSRecord[]>();
   for (const record of records) {
     const queue = grants === undefined ? "" : String(record.eventSourceARN);
-    byQueue.set(queue, [...(byQueue.get(queue) ?? []), record]);
+    const list = byQueue.get(queue) ?? [];
+    list.push(record);
+    byQueue.set(queue, list);
   }
   const batchItemFailures: SQSBatchResponse["batchItemFailures"] = [];
   for (const [queue, list] of byQueue) {

@@ -164,7 +164,9 @@ export function platformGroups(channels: readonly string[]): DigestGroup[] {
   for (const channel of channels) {
     if (isPrivateChat(channel)) continue;
     const name = channelPlatform(channel) ?? "other";
-    byName.set(name, [...(byName.get(name) ?? []), channel]);
+    const group = byName.get(name) ?? [];
+    group.push(channel);
+    byName.set(name, group);
   }
   const groups = [...byName]
     .sort(([a], [b]) => a.localeCompare(b))
