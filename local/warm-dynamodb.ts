@@ -23,6 +23,7 @@ import {
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { realSleep } from "convoseg/backoff";
 import { alive, exited } from "./workspace-lock.js";
 
 export interface WarmDynamoDb {
@@ -136,7 +137,7 @@ export async function warmEndpoint(dir: string, minutesMs: number, starting: () 
     }
     // Starting, or stopping after its idle time (it turns back to serving if it sees our lock).
     if (Date.now() > deadline) throw new Error(keeperFailed(dir));
-    await sleep(100);
+    await realSleep(100);
   }
 }
 
@@ -161,7 +162,7 @@ export async function stopKeeper(dir: string): Promise<boolean> {
       await exited(warm.jvmPid, dir);
       break;
     }
-    await sleep(100);
+    await realSleep(100);
   }
   removeWarm(dir);
   return true;
@@ -207,8 +208,4 @@ async function answers(endpoint: string): Promise<boolean> {
   } finally {
     client.destroy();
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
