@@ -23,6 +23,20 @@ const MAX_BATCH_GETS = 100;
 export type PositionReadOptions = CallOptions & { pageSize?: number; upTo?: bigint };
 
 /**
+ * A read of only `attributes`, named through placeholders: names such as `ts` or `thread` may be
+ * reserved words.
+ */
+function projectionOf(attributes: readonly string[]): {
+  ProjectionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+} {
+  return {
+    ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(", "),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+  };
+}
+
+/**
  * The items of a conversation that arrived after position `after` (from the start when
  * undefined) and, with `upTo`, at or before it, in arrival order, read page by page from the
  * `byPosition` index with strong consistency: whole items (`ALL_ATTRIBUTES`, which the index
@@ -41,19 +55,14 @@ export async function* queryPositions(
   const from = encodePosition(after === undefined ? 0n : after + 1n);
   const to = encodePosition(options?.upTo ?? Sequence.MAX);
   if (from > to) return;
-  // Named attributes go through placeholders: names such as `ts` or `thread` may be reserved.
-  const names: Record<string, string> = { "#c": PARTITION_KEY, "#p": POSITION };
+  const named = typeof select === "string" ? undefined : projectionOf(select);
+  const names = { "#c": PARTITION_KEY, "#p": POSITION, ...named?.ExpressionAttributeNames };
   const projection =
     typeof select === "string"
       ? { Select: select }
       : {
           Select: "SPECIFIC_ATTRIBUTES" as const,
-          ProjectionExpression: select
-            .map((name, i) => {
-              names[`#a${i}`] = name;
-              return `#a${i}`;
-            })
-            .join(", "),
+          ProjectionExpression: named?.ProjectionExpression,
         };
   const pages = paginateQuery(
     { client: access.documents, pageSize: options?.pageSize },
@@ -128,13 +137,7 @@ async function getItems(
   options?.signal?.throwIfAborted();
   validateConversationId(conversationId);
   const { documents, tableName } = access;
-  const projection =
-    attributes === undefined
-      ? {}
-      : {
-          ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(", "),
-          ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
-        };
+  const projection = attributes === undefined ? {} : projectionOf(attributes);
   const found = new Map<string, Record<string, unknown>>();
   for (let i = 0; i < ids.length; i += MAX_BATCH_GETS) {
     let keys: Record<string, unknown>[] = [...new Set(ids.slice(i, i + MAX_BATCH_GETS))].map(
