@@ -66,58 +66,60 @@ export class Ingestion extends Construct {
       memorySize: 256,
       logRetention: props.logRetention,
     });
-    this.grants.push({ queue: () => this.queue.queue.queueArn, name: "queue", ...props.producers });
     // Lazy: connectors add their queues after the function is made.
     this.function.function.addEnvironment(
       "PRODUCERS",
       Lazy.string({
-        produce: () =>
-          Stack.of(this).toJsonString(
-            this.grants.map(({ queue, ...grant }) => ({ queue: queue(), ...grant })),
-          ),
+        produce: () => Stack.of(this).toJsonString(this.grants),
       }),
     );
     props.storage.grantIngest(this.function.role);
     props.storage.grantRedaction(this.function.role);
-    this.queue = new QueueWithDeadLetters(this, "Messages", {
-      queueName: props.queueName,
-      // AWS's advice for Lambda event sources: six times the function timeout, so that retries
-      // of a throttled batch do not make its messages visible again while still in progress.
-      visibilityTimeout: Duration.seconds(TIMEOUT.toSeconds() * 6),
-    });
-    this.function.function.addEventSource(
-      new SqsEventSource(this.queue.queue, {
-        // Messages wait for a tick anyway: fewer, fuller invocations are cheaper.
-        batchSize: 100,
-        maxBatchingWindow: Duration.seconds(5),
-        reportBatchItemFailures: true,
-        maxConcurrency: props.concurrency,
-      }),
+    this.queue = this.producerQueue(
+      "Messages",
+      { name: "queue", ...props.producers },
+      props.concurrency,
+      props.queueName,
     );
   }
 
   /** Each producer queue's grant, written into the function's `PRODUCERS`. */
-  private readonly grants: ({ queue: () => string } & ProducerGrant)[] = [];
+  private readonly grants: ({ queue: string } & ProducerGrant)[] = [];
 
   /**
    * A queue of its own for a producer in the stack (a connector): `role` may send to it (no
    * other producer's grant names it), and the function holds what comes through it to `grant`. Returns the queue to send to.
    */
   addProducer(id: string, role: IRole, grant: ProducerGrant): QueueWithDeadLetters {
-    const queue = new QueueWithDeadLetters(this, `${id}Messages`, {
-      visibilityTimeout: Duration.seconds(TIMEOUT.toSeconds() * 6),
-    });
+    // The least an event source takes: a community's chat is a few lines a second.
+    const queue = this.producerQueue(`${id}Messages`, grant, 2);
     // No deny for other principals: an operator redriving its dead letters sends to it too.
     // IngestPolicy names the ingest queue only, so no producer outside the stack reaches it.
     queue.queue.grant(role, "sqs:SendMessage");
-    this.grants.push({ queue: () => queue.queue.queueArn, ...grant });
+    return queue;
+  }
+
+  /** A queue the function consumes, whose lines it holds to `grant`. */
+  private producerQueue(
+    id: string,
+    grant: ProducerGrant,
+    maxConcurrency: number,
+    queueName?: string,
+  ): QueueWithDeadLetters {
+    const queue = new QueueWithDeadLetters(this, id, {
+      queueName,
+      // AWS's advice for Lambda event sources: six times the function timeout, so that retries
+      // of a throttled batch do not make its messages visible again while still in progress.
+      visibilityTimeout: Duration.seconds(TIMEOUT.toSeconds() * 6),
+    });
+    this.grants.push({ queue: queue.queue.queueArn, ...grant });
     this.function.function.addEventSource(
       new SqsEventSource(queue.queue, {
+        // Messages wait for a tick anyway: fewer, fuller invocations are cheaper.
         batchSize: 100,
         maxBatchingWindow: Duration.seconds(5),
         reportBatchItemFailures: true,
-        // The least an event source takes: a community's chat is a few lines a second.
-        maxConcurrency: 2,
+        maxConcurrency,
       }),
     );
     return queue;
