@@ -8,6 +8,20 @@ import type { TickDependencies, TickSettings } from "convoseg/pipeline";
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
+/**
+ * The tick settings of a small chat, but the segment size each test picks: an hour's settle, no
+ * grace, a minute's lease, two channels at once.
+ */
+export const SMALL_CHAT_TICK: Omit<TickSettings, "maxSize"> = {
+  settle: HOUR,
+  minItems: 1,
+  grace: 0,
+  maxArrivalsPerChannel: 1000,
+  leaseMs: MINUTE,
+  channelConcurrency: 2,
+  holdTimeoutMs: 5 * MINUTE,
+};
+
 export function quietTick(options: {
   messages: TickDependencies["messages"];
   channels: TickDependencies["channels"];
@@ -23,14 +37,8 @@ export function quietTick(options: {
     metrics: { add() {} },
     logger: { info() {}, warn() {}, error() {} },
     settings: {
+      ...SMALL_CHAT_TICK,
       maxSize: 50,
-      settle: HOUR,
-      minItems: 1,
-      grace: 0,
-      maxArrivalsPerChannel: 1000,
-      leaseMs: MINUTE,
-      channelConcurrency: 2,
-      holdTimeoutMs: 5 * MINUTE,
       conversations: "linked",
       ...options.settings,
     },

@@ -13,22 +13,14 @@ import {
 } from "convoseg/pipeline";
 import { describe, expect, it } from "vitest";
 import { MetricTotals } from "../../../local/pipeline.js";
+import { SMALL_CHAT_TICK } from "../../support/quiet-tick.js";
 import type { ReplayClock, StoresFactory } from "./crash-replay.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const T0 = Date.UTC(2025, 0, 6);
 
-const settings: TickSettings = {
-  maxSize: 100,
-  settle: HOUR,
-  minItems: 1,
-  grace: 0,
-  maxArrivalsPerChannel: 1000,
-  leaseMs: MINUTE,
-  channelConcurrency: 2,
-  holdTimeoutMs: 5 * MINUTE,
-};
+const settings: TickSettings = { ...SMALL_CHAT_TICK, maxSize: 100 };
 
 /** `count` messages of `channel` a minute apart from `start`, ids prefixed. */
 const chat = (channel: string, count: number, start: number, prefix: string) =>

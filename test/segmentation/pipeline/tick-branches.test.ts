@@ -20,6 +20,7 @@ import { describe, expect, it } from "vitest";
 import { TARGET_STATE_BYTES } from "../../../lib/segmentation/pipeline/channel-plan.js";
 import { processChannel } from "../../../lib/segmentation/pipeline/channel-step.js";
 import { MetricTotals } from "../../../local/pipeline.js";
+import { SMALL_CHAT_TICK } from "../../support/quiet-tick.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -40,17 +41,7 @@ interface Harness {
 }
 
 function settings(overrides: Partial<TickSettings> = {}): TickSettings {
-  return {
-    maxSize: 5,
-    settle: HOUR,
-    minItems: 1,
-    grace: 0,
-    maxArrivalsPerChannel: 1000,
-    leaseMs: MINUTE,
-    channelConcurrency: 2,
-    holdTimeoutMs: 5 * MINUTE,
-    ...overrides,
-  };
+  return { ...SMALL_CHAT_TICK, maxSize: 5, ...overrides };
 }
 
 function harness(
