@@ -79,7 +79,8 @@ export const questionsCommand: Command = command({
     const { channel, items: questions, known, now } = found;
     const stored = known === undefined || known.has(channel);
     if (json) io.stdout.write(`${JSON.stringify({ channel, questions })}\n`);
-    else if (stored) io.stdout.write(`${formatQuestions(channel, questions, status, now)}\n`);
+    else if (stored)
+      io.stdout.write(`${formatQuestions(channel, questions, status, now, limit !== undefined)}\n`);
     if (stored) return EXIT.ok;
     unknownChannel(where, channel, known, io);
     return EXIT.failed;
@@ -129,12 +130,20 @@ function formatQuestions(
   questions: readonly Question[],
   status: QuestionStatus | undefined,
   now: number,
+  limited: boolean,
 ): string {
   const name = escapeControls(JSON.stringify(channel));
   const kind = status === undefined ? "" : `${status} `;
   if (questions.length === 0) return `${name}: no ${kind}questions extracted yet`;
+  // All of them listed: counted by status in the words and numbers the report and digest use.
+  const counts =
+    status === undefined && !limited
+      ? ` (${LISTED.map((s) => `${questions.filter((q) => q.status === s).length} ${s}`).join(", ")})`
+      : "";
   const order = status === undefined ? ", unanswered first" : "";
-  const lines = [`${name}: ${plural(questions.length, `${kind}question`)}${order}, oldest first`];
+  const lines = [
+    `${name}: ${plural(questions.length, `${kind}question`)}${counts}${order}, oldest first`,
+  ];
   for (const q of questions) {
     const by = q.askedBy === undefined ? "" : ` by ${q.askedBy}`;
     const mark = status === undefined ? `[${q.status}] ` : "";

@@ -141,8 +141,8 @@ function learned({ channels, extraction }: RunSummary): string[] {
 }
 
 function questionsLine({ total, unanswered, unclear = 0 }: QuestionCounts): string {
-  // The report and the digest list unclear ones with the unanswered: the summary says so.
-  const open = unclear > 0 ? `, ${formatCount(unclear)} with an unclear answer` : "";
+  // The words and counts the report, the digest and `questions` use.
+  const open = unclear > 0 ? `, ${formatCount(unclear)} unclear` : "";
   return `  ${plural(total, "question")} asked, ${formatCount(unanswered)} unanswered${open}`;
 }
 

@@ -151,6 +151,7 @@ export function digestLambda(wiring: DigestWiring) {
           keys: summary.keys,
           topics: summary.topics,
           unanswered: summary.unanswered,
+          unclear: summary.unclear,
           answered: summary.answered,
           slack: summary.slack,
           sns: summary.sns,

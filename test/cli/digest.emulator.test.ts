@@ -85,7 +85,7 @@ describe("digest command", () => {
     expect(md.stdout).toContain("**wifi \\<b\\>driver\\</b\\> \\@here** in help: 1 conversation");
     expect(md.stdout).toContain("(report.html#segment=help/s1)");
     expect(md.stdout).toMatch(
-      /## Unanswered questions[\s\S]*why does it hang\?[\s\S]*## Answered[\s\S]*answer: 2\\\.06 works/,
+      /## Unanswered \(1\), oldest first[\s\S]*why does it hang\?[\s\S]*## Answered \(1\)[\s\S]*answer: 2\\\.06 works/,
     );
     expect(json.code, json.stderr).toBe(0);
     const digest = JSON.parse(json.stdout) as Digest;

@@ -55,7 +55,9 @@ describe("questions command", () => {
       false,
     ]);
     const lines = text.stdout.trimEnd().split("\n");
-    expect(lines[0]).toBe('"desk": 4 questions, unanswered first, oldest first');
+    expect(lines[0]).toBe(
+      '"desk": 4 questions (2 unanswered, 1 unclear, 1 answered), unanswered first, oldest first',
+    );
     expect(lines.filter((l) => l.startsWith("- "))).toEqual([
       "- [unanswered] grub \\u001b[2Jgone?",
       "- [unanswered] how do I fix late?",

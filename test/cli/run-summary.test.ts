@@ -103,7 +103,7 @@ describe("run's summary", () => {
     const text = formatRunSummary(summary({ channels: [asked, quiet, channel("#c", 1)] }), false);
     const lines = text.split("\n");
     const at = lines.indexOf("  borrow checker  3 conversations  2018-05-29 to 2018-05-30");
-    expect(lines[at + 1]).toBe("  12 questions asked, 3 unanswered, 2 with an unclear answer");
+    expect(lines[at + 1]).toBe("  12 questions asked, 3 unanswered, 2 unclear");
     expect(text).toContain("  no topics extracted\n  1 question asked, 0 unanswered\n");
     expect(text.match(/questions? asked/g)).toHaveLength(2);
     expect(text).toMatch(

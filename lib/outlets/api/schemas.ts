@@ -200,7 +200,8 @@ export const DigestBody = named(
     until: epochMs.describe("the period's end, exclusive"),
     generatedAt: z.string().describe("ISO 8601"),
     topics: z.array(DigestTopic).describe("new topics first, then recurring"),
-    unanswered: z.array(DigestQuestion).describe("unanswered and unclear, oldest first"),
+    unanswered: z.array(DigestQuestion).describe("unanswered, oldest first"),
+    unclear: z.array(DigestQuestion).describe("whether an answer came is not clear, oldest first"),
     answered: z.array(DigestQuestion).describe("oldest first"),
     activity: z.array(
       z.object({
@@ -215,6 +216,7 @@ export const DigestBody = named(
       .object({
         topics: z.number().int(),
         unanswered: z.number().int(),
+        unclear: z.number().int(),
         answered: z.number().int(),
       })
       .optional()

@@ -96,12 +96,10 @@ export function assembleDigest(
   const channels = [...new Set(options.channels ?? data.map((d) => d.channel))];
   checkOptions(channels, since, until);
   const topics: DigestTopic[] = [];
-  const questions: DigestQuestion[] = [];
   const activity: DigestActivity[] = [];
   for (const channel of channels) {
     const of = data.filter((d) => d.channel === channel);
     const supports = of.flatMap((d) => d.supports);
-    const results = of.flatMap((d) => d.results);
     const messages = of.flatMap((d) => d.messages);
     for (const topic of mergeSupports(supports, options.matchers)) {
       const before = topic.evidence.filter((e) => e.firstTs < since);
@@ -128,21 +126,19 @@ export function assembleDigest(
         ),
       });
     }
-    for (const result of results) {
-      for (const q of resultQuestions(channel, result)) {
-        if (q.askedTs >= since && q.askedTs < until) questions.push(q);
-      }
-    }
     activity.push(channelActivity(channel, messages, since, until));
   }
   topics.sort(byTopic);
-  questions.sort(byQuestion);
-  const unanswered = questions.filter((q) => q.status !== "answered");
-  const answered = questions.filter((q) => q.status === "answered");
+  const { unanswered, unclear, answered } = channelQuestions(
+    data.filter((d) => channels.includes(d.channel)),
+    { since, until },
+  );
+  const left = (list: readonly unknown[]) => Math.max(0, list.length - DIGEST_LIMITS.questions);
   const omitted = {
     topics: Math.max(0, topics.length - DIGEST_LIMITS.topics),
-    unanswered: Math.max(0, unanswered.length - DIGEST_LIMITS.questions),
-    answered: Math.max(0, answered.length - DIGEST_LIMITS.questions),
+    unanswered: left(unanswered),
+    unclear: left(unclear),
+    answered: left(answered),
   };
   return {
     v: 1,
@@ -152,9 +148,12 @@ export function assembleDigest(
     generatedAt: (options.now ?? new Date()).toISOString(),
     topics: topics.slice(0, DIGEST_LIMITS.topics),
     unanswered: unanswered.slice(0, DIGEST_LIMITS.questions),
+    unclear: unclear.slice(0, DIGEST_LIMITS.questions),
     answered: answered.slice(0, DIGEST_LIMITS.questions),
     activity,
-    ...(omitted.topics + omitted.unanswered + omitted.answered > 0 ? { omitted } : {}),
+    ...(omitted.topics + omitted.unanswered + omitted.unclear + omitted.answered > 0
+      ? { omitted }
+      : {}),
   };
 }
 
@@ -218,6 +217,32 @@ const byTopic = (a: DigestTopic, b: DigestTopic): number =>
   byCode(a.topic, b.topic);
 
 /** Oldest first; ties by where and what, so that the order never depends on the input's. */
+/**
+ * The questions of the channels' results asked in the period (default: ever), oldest first, split
+ * by status: the one vocabulary the digest, the report, `questions` and the run's summary count by.
+ */
+export function channelQuestions(
+  channels: readonly Pick<DigestChannel, "channel" | "results">[],
+  period: { since: number; until: number } = { since: -Infinity, until: Infinity },
+): Record<DigestQuestion["status"], DigestQuestion[]> {
+  const all: DigestQuestion[] = [];
+  for (const { channel, results } of channels) {
+    for (const result of results) {
+      for (const q of resultQuestions(channel, result)) {
+        if (q.askedTs >= period.since && q.askedTs < period.until) all.push(q);
+      }
+    }
+  }
+  all.sort(byQuestion);
+  const split: Record<DigestQuestion["status"], DigestQuestion[]> = {
+    unanswered: [],
+    unclear: [],
+    answered: [],
+  };
+  for (const q of all) split[q.status].push(q);
+  return split;
+}
+
 const byQuestion = (a: DigestQuestion, b: DigestQuestion): number =>
   a.askedTs - b.askedTs ||
   byCode(a.channel, b.channel) ||
@@ -228,7 +253,7 @@ const byQuestion = (a: DigestQuestion, b: DigestQuestion): number =>
   byCode(a.answer ?? "", b.answer ?? "");
 
 /** A result's questions as the digest lists them: with their channel, segment and thread. */
-export function resultQuestions(
+function resultQuestions(
   channel: string,
   result: Pick<SegmentResult, "questions" | "segmentId" | "thread">,
 ): DigestQuestion[] {

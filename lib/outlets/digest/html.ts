@@ -1,4 +1,10 @@
-import { evidenceOf, periodText, type RenderOptions } from "./markdown.js";
+import {
+  evidenceOf,
+  periodText,
+  QUESTION_ORDER,
+  questionHeading,
+  type RenderOptions,
+} from "./markdown.js";
 import { counted, htmlText, minute, safeHref, thousands, utcDate } from "./text.js";
 import type {
   Digest,
@@ -44,8 +50,7 @@ export function digestHtml(digest: Digest, options: RenderOptions = {}): string 
 ${digest.activity.map(activityBlock).join("\n")}
 ${topics("new", "New topics")}
 ${topics("recurring", "Recurring topics")}${more(digest.omitted?.topics ?? 0, "topic")}
-${questions(digest.unanswered, 'Unanswered questions <span class="muted">(oldest first)</span>', digest.omitted?.unanswered)}
-${questions(digest.answered, "Answered questions", digest.omitted?.answered)}
+${QUESTION_ORDER.map((status) => questions(digest[status], htmlText(questionHeading(digest, status)), digest.omitted?.[status])).join("\n")}
 </body>
 </html>
 `;
@@ -80,8 +85,7 @@ function questionItem(
   const asked = link(evidenceOf(q), minute(q.askedTs));
   const answer =
     q.answer === undefined ? "" : `<div class="answer">answer: ${htmlText(q.answer)}</div>`;
-  const unclear = q.status === "unclear" ? ` <span class="muted">(unclear)</span>` : "";
-  return `<li>${asked} in <span class="channel">${htmlText(q.channel)}</span>${unclear}: ${htmlText(q.question)}${answer}</li>`;
+  return `<li>${asked} in <span class="channel">${htmlText(q.channel)}</span>: ${htmlText(q.question)}${answer}</li>`;
 }
 
 /** Bar geometry of the chart: one bar per UTC day, the chart some 420px wide at most. */

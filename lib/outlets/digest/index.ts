@@ -9,9 +9,9 @@ export {
   assembleDigest,
   buildDigest,
   channelDigests,
+  channelQuestions,
   DIGEST_LIMITS,
   type DigestChannel,
-  resultQuestions,
 } from "./build.js";
 export { DigestError } from "./errors.js";
 export { digestHtml } from "./html.js";

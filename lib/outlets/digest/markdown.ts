@@ -48,8 +48,9 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
     for (const q of list) lines.push(...questionLines(q, link));
     if (left) lines.push("", `…and ${counted(left, "more question")}.`);
   };
-  questions(digest.unanswered, "Unanswered questions (oldest first)", digest.omitted?.unanswered);
-  questions(digest.answered, "Answered questions", digest.omitted?.answered);
+  for (const status of QUESTION_ORDER) {
+    questions(digest[status], questionHeading(digest, status), digest.omitted?.[status]);
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -71,11 +72,28 @@ function questionLines(
   link: (e: DigestEvidence, label: string) => string,
 ): string[] {
   const asked = link(evidenceOf(q), minute(q.askedTs));
-  const lines = [
-    `- ${markdownText(q.question)} (asked ${asked} in ${markdownText(q.channel)}${q.status === "unclear" ? ", answer unclear" : ""})`,
-  ];
+  const lines = [`- ${markdownText(q.question)} (asked ${asked} in ${markdownText(q.channel)})`];
   if (q.answer !== undefined) lines.push(`  - answer: ${markdownText(q.answer)}`);
   return lines;
+}
+
+/** The order every form lists questions in: what still wants an answer first. */
+export const QUESTION_ORDER = ["unanswered", "unclear", "answered"] as const;
+
+const QUESTION_HEADINGS: Record<DigestQuestion["status"], (n: string) => string> = {
+  unanswered: (n) => `Unanswered (${n}), oldest first`,
+  unclear: (n) => `Unclear (${n}): whether an answer came is not clear`,
+  answered: (n) => `Answered (${n})`,
+};
+
+/**
+ * `Unanswered (21), oldest first`: the words and count (listed and omitted) the report uses for
+ * the same questions, in every digest form.
+ */
+export function questionHeading(digest: Digest, status: DigestQuestion["status"]): string {
+  return QUESTION_HEADINGS[status](
+    thousands(digest[status].length + (digest.omitted?.[status] ?? 0)),
+  );
 }
 
 /** A question's place as an evidence link: its segment, its asking message to its last answer. */

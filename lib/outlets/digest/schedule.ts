@@ -86,6 +86,7 @@ export interface ScheduledDigestSummary {
   /** Counts only, for logs and metrics: never a topic or a question. */
   topics: number;
   unanswered: number;
+  unclear: number;
   answered: number;
 }
 
@@ -129,6 +130,7 @@ export async function runScheduledDigest(
     sns,
     topics: digest.topics.length,
     unanswered: digest.unanswered.length,
+    unclear: digest.unclear.length,
     answered: digest.answered.length,
   };
 }

@@ -8,6 +8,7 @@
  */
 import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
 import { DigestError } from "./errors.js";
+import { QUESTION_ORDER, questionHeading } from "./markdown.js";
 import { counted, plainText, thousands } from "./text.js";
 import type { Digest, DigestQuestion, DigestTopic } from "./types.js";
 
@@ -153,11 +154,10 @@ export function slackDigestPayload(
   ];
   if (fresh.length > 0) blocks.push(section("New topics", fresh.map(topicLine)));
   if (recurring.length > 0) blocks.push(section("Recurring topics", recurring.map(topicLine)));
-  if (digest.unanswered.length > 0) {
-    blocks.push(section("Unanswered questions, oldest first", digest.unanswered.map(questionLine)));
-  }
-  if (digest.answered.length > 0) {
-    blocks.push(section("Answered questions", digest.answered.map(questionLine)));
+  for (const status of QUESTION_ORDER) {
+    if (digest[status].length > 0) {
+      blocks.push(section(questionHeading(digest, status), digest[status].map(questionLine)));
+    }
   }
   const report =
     options.reportUrl === undefined ? undefined : link(options.reportUrl, "Full report");
@@ -166,7 +166,7 @@ export function slackDigestPayload(
   }
   const text = clip(
     `Digest of ${channels}, ${period}: ${summary}; ${fresh.length} new and ${recurring.length} ` +
-      `recurring topics, ${digest.unanswered.length} unanswered questions.`,
+      `recurring topics, ${digest.unanswered.length} unanswered and ${digest.unclear.length} unclear questions.`,
     SLACK_LIMITS.textChars,
   );
   return { text, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };

@@ -65,8 +65,10 @@ export interface Digest {
   generatedAt: string;
   /** New topics first, then recurring; each by segments in the period, most first. */
   topics: DigestTopic[];
-  /** Asked in the period and not answered (`unanswered`, `unclear`), oldest first. */
+  /** Asked in the period and not answered, oldest first. */
   unanswered: DigestQuestion[];
+  /** Asked in the period, and whether an answer came is not clear, oldest first. */
+  unclear: DigestQuestion[];
   /** Asked in the period and answered, oldest first. */
   answered: DigestQuestion[];
   activity: DigestActivity[];
@@ -74,7 +76,7 @@ export interface Digest {
    * What the caps left out (added within v1; absent when nothing was): topics past the first
    * {@link DIGEST_LIMITS}, questions past the first of each list.
    */
-  omitted?: { topics: number; unanswered: number; answered: number };
+  omitted?: { topics: number; unanswered: number; unclear: number; answered: number };
 }
 
 export type DigestFormat = "md" | "html" | "json";

@@ -248,8 +248,9 @@ export interface Report {
 export interface ReportKnowledge {
   questions: {
     unanswered: DigestQuestion[];
+    unclear: DigestQuestion[];
     answered: DigestQuestion[];
-    omitted: { unanswered: number; answered: number };
+    omitted: { unanswered: number; unclear: number; answered: number };
   };
   digest: Digest | null;
 }

@@ -9,9 +9,9 @@ import type { StoredQuestion } from "../../knowledge/store/index.js";
 import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
 import {
   assembleDigest,
+  channelQuestions,
   type DigestChannel,
   type DigestQuestion,
-  resultQuestions,
 } from "../digest/index.js";
 import type { ReportKnowledge } from "./data.js";
 import type { ReportInput } from "./records.js";
@@ -106,25 +106,12 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
 }
 
 function allQuestions(channels: readonly DigestChannel[]): ReportKnowledge["questions"] {
-  const all: DigestQuestion[] = [];
-  for (const { channel, results } of channels) {
-    for (const result of results) all.push(...resultQuestions(channel, result));
-  }
-  all.sort(
-    (a, b) =>
-      a.askedTs - b.askedTs ||
-      (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0) ||
-      (a.segmentId < b.segmentId ? -1 : a.segmentId > b.segmentId ? 1 : 0) ||
-      (a.askedId < b.askedId ? -1 : a.askedId > b.askedId ? 1 : 0),
-  );
-  const unanswered = all.filter((q) => q.status !== "answered");
-  const answered = all.filter((q) => q.status === "answered");
+  const { unanswered, unclear, answered } = channelQuestions(channels);
+  const left = (list: readonly DigestQuestion[]) => Math.max(0, list.length - REPORT_QUESTIONS);
   return {
     unanswered: unanswered.slice(0, REPORT_QUESTIONS),
+    unclear: unclear.slice(0, REPORT_QUESTIONS),
     answered: answered.slice(0, REPORT_QUESTIONS),
-    omitted: {
-      unanswered: Math.max(0, unanswered.length - REPORT_QUESTIONS),
-      answered: Math.max(0, answered.length - REPORT_QUESTIONS),
-    },
+    omitted: { unanswered: left(unanswered), unclear: left(unclear), answered: left(answered) },
   };
 }

@@ -34,7 +34,7 @@ describe("buildDigest", () => {
     expect(digest.omitted).toBeUndefined();
   });
 
-  it("lists the period's unanswered (and unclear) questions oldest first, answered ones with their answers", async () => {
+  it("lists the period's unanswered, unclear and answered questions apart, oldest first, answered ones with their answers", async () => {
     const sources = memorySources({
       results: [
         result("help", "s2", SINCE + 2 * DAY, SINCE + 2 * DAY + 600_000, [
@@ -57,6 +57,8 @@ describe("buildDigest", () => {
 
     expect(digest.unanswered.map((q) => [q.question, q.status])).toEqual([
       ["why is wifi slow?", "unanswered"],
+    ]);
+    expect(digest.unclear.map((q) => [q.question, q.status])).toEqual([
       ["does it boot?", "unclear"],
     ]);
     expect(digest.answered.map((q) => [q.question, q.answer, q.answerIds])).toEqual([
@@ -100,15 +102,12 @@ describe("buildDigest", () => {
         support("c", `s${i}`, `subject${i} trouble`, SINCE + i * 1000),
       ),
       results: [
-        result(
-          "c",
-          "q",
-          SINCE,
-          SINCE + 1,
-          Array.from({ length: DIGEST_LIMITS.questions + 2 }, (_, i) =>
+        result("c", "q", SINCE, SINCE + 1, [
+          ...Array.from({ length: DIGEST_LIMITS.questions + 2 }, (_, i) =>
             question(`q${i}`, SINCE + i, "unanswered", `question ${i}?`),
           ),
-        ),
+          question("vague", SINCE + 1, "unclear", "is it fixed?"),
+        ]),
       ],
     });
 
@@ -117,7 +116,9 @@ describe("buildDigest", () => {
     expect(digest.topics).toHaveLength(DIGEST_LIMITS.topics);
     expect(digest.unanswered).toHaveLength(DIGEST_LIMITS.questions);
     expect(digest.unanswered[0].question).toBe("question 0?");
-    expect(digest.omitted).toEqual({ topics: 3, unanswered: 2, answered: 0 });
+    // Unclear ones are a list of their own, capped on their own.
+    expect(digest.unclear.map((q) => q.question)).toEqual(["is it fixed?"]);
+    expect(digest.omitted).toEqual({ topics: 3, unanswered: 2, unclear: 0, answered: 0 });
   });
 
   it("refuses no channel and an empty or reversed period, naming what is wrong", async () => {

@@ -42,8 +42,9 @@ describe("digest renderers", () => {
       "## Activity",
       "## New topics",
       "## Recurring topics",
-      "## Unanswered questions (oldest first)",
-      "## Answered questions",
+      "## Unanswered (1), oldest first",
+      "## Unclear (0): whether an answer came is not clear",
+      "## Answered (1)",
     ]);
     expect(md).toContain("| help | 3 | 2 | 2 | 2026-01-06 (2) |");
     expect(md).toContain("](report.html#segment=help/s1)");
@@ -86,8 +87,10 @@ describe("digest renderers", () => {
     const unlinked = digestHtml(await hostileDigest());
     expect(unlinked).not.toContain("<a ");
     expect(unlinked).toMatch(/\d\d:\d\d <span class="muted">\(segment s1\)<\/span>/);
-    const unanswered = html.indexOf("Unanswered questions");
-    const answered = html.indexOf("Answered questions");
+    const unanswered = html.indexOf("<h2>Unanswered (1), oldest first</h2>");
+    const answered = html.indexOf("<h2>Answered (1)</h2>");
+    expect(html).toContain("<h2>Unclear (0): whether an answer came is not clear</h2>");
+    expect(unanswered).toBeGreaterThan(0);
     expect(html.indexOf("why &lt;script")).toBeGreaterThan(unanswered);
     expect(html.indexOf("answer: answer &lt;script")).toBeGreaterThan(answered);
   });

@@ -51,6 +51,7 @@ export function digest(overrides: Partial<Digest> = {}, text?: string): Digest {
     generatedAt: new Date(UNTIL).toISOString(),
     topics: [topic(t), topic(`${t} again`, { kind: "recurring", earlierSegments: 3 })],
     unanswered: [question(t)],
+    unclear: [question(`${t} maybe`, { status: "unclear", askedTs: SINCE + 20 })],
     answered: [
       question(t, { status: "answered", answer: t, answerIds: ["m2"], askedTs: SINCE + 10 }),
     ],

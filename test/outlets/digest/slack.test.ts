@@ -58,7 +58,11 @@ describe("slackDigestPayload", () => {
     const all = texts(payload).join("\n");
     expect(all).toContain("*New topics*\n• grub boot loader (2 conversations, c1)");
     expect(all).toContain("*Recurring topics*\n• grub boot loader again");
-    expect(all).toContain("*Unanswered questions, oldest first*");
+    expect(all).toContain("*Unanswered (1), oldest first*");
+    expect(all).toContain(
+      "*Unclear (1): whether an answer came is not clear*\n• grub boot loader maybe",
+    );
+    expect(all).toContain("*Answered (1)*");
     expect(all).toContain("→ grub boot loader");
     expect(all).toContain("40 messages, 5 conversations, 7 active people");
     expect(all).toContain("2026-11-23 to 2026-11-29");

@@ -103,8 +103,9 @@ describe("the report's questions and digest", () => {
     const report = buildReport(input(false));
     expect(report.data.knowledge?.questions).toEqual({
       unanswered: [],
+      unclear: [],
       answered: [],
-      omitted: { unanswered: 0, answered: 0 },
+      omitted: { unanswered: 0, unclear: 0, answered: 0 },
     });
     const html = renderReportHtml(buildReport(input(true)), { script: "", style: "" });
     expect(html).toContain('<section id="questions"');

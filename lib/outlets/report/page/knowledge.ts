@@ -22,7 +22,9 @@ const segmentLink = (where: { channel: string; segmentId: string }, label: strin
 export function renderQuestions(container: HTMLElement, data: ReportData): void {
   const questions = data.knowledge?.questions;
   const heading = el("h2", {}, "Questions");
-  if (questions === undefined || questions.unanswered.length + questions.answered.length === 0) {
+  const shown = (status: "unanswered" | "unclear" | "answered") =>
+    questions === undefined ? 0 : questions[status].length + questions.omitted[status];
+  if (questions === undefined || shown("unanswered") + shown("unclear") + shown("answered") === 0) {
     container.replaceChildren(
       heading,
       el(
@@ -35,13 +37,11 @@ export function renderQuestions(container: HTMLElement, data: ReportData): void 
   }
   container.replaceChildren(
     heading,
-    el(
-      "h3",
-      {},
-      `Unanswered (${count(questions.unanswered.length + questions.omitted.unanswered)}), oldest first`,
-    ),
+    el("h3", {}, `Unanswered (${count(shown("unanswered"))}), oldest first`),
     questionList(questions.unanswered, questions.omitted.unanswered),
-    el("h3", {}, `Answered (${count(questions.answered.length + questions.omitted.answered)})`),
+    el("h3", {}, `Unclear (${count(shown("unclear"))}): whether an answer came is not clear`),
+    questionList(questions.unclear, questions.omitted.unclear),
+    el("h3", {}, `Answered (${count(shown("answered"))})`),
     questionList(questions.answered, questions.omitted.answered),
   );
 }
@@ -71,7 +71,6 @@ function questionItem(q: DigestQuestion): HTMLElement {
     el("span", { class: "when muted" }, time(q.askedTs)),
     " ",
     el("span", { class: "question-text" }, q.question),
-    q.status === "unclear" && el("span", { class: "muted" }, " (unclear)"),
     " ",
     segmentLink(q, `${q.channel} · segment`),
     q.answer !== undefined && el("div", { class: "answer" }, `answer: ${q.answer}`),
