@@ -19,13 +19,14 @@ const CHANNELS_USAGE = `Usage: npm start -- channels [--workspace DIR] [--json]
 
 Lists the channels the local workspace holds, most messages first: each one's name (the latest
 its messages carry), id, platform, messages (deleted ones left out) and the times of its first
-and last message. The name or the id is what topics, questions, digest and report take.
+and last message. The name or the id is what topics, questions, digest and report take. The
+channels of the generated sample (run without --input) come last, their platform "sample".
 
 Options:
 ${WORKSPACE_HELP}
   --json            one JSON object per channel per line: {"channel", "name", "platform",
-                    "messages", "first", "last"} (times in epoch ms; name and platform null
-                    when no message says)
+                    "messages", "first", "last", "sample"} (times in epoch ms; name and
+                    platform null when no message says; sample true for the sample's)
   -h, --help        this help`;
 
 /** One channel of the workspace, as `channels` lists it. */
@@ -36,6 +37,8 @@ interface ChannelEntry {
   messages: number;
   first: number | null;
   last: number | null;
+  /** Filled by the generated sample (`run` without `--input`), not by the user's chat. */
+  sample: boolean;
 }
 
 export const channelsCommand: Command = command({
@@ -49,9 +52,14 @@ export const channelsCommand: Command = command({
     return { dir: workspaceDir(values.workspace, false) as string, json: values.json ?? false };
   },
   run: async ({ dir, json }, io) => {
-    const entries = await withWorkspace({ dir, create: false }, io, (workspace) =>
-      workspaceChannels(workspace.dynamodb(), workspace.tables.messagesTable),
-    );
+    const entries = await withWorkspace({ dir, create: false }, io, async (workspace) => {
+      const sample = new Set(workspace.sampleChannels);
+      const found = await workspaceChannels(workspace.dynamodb(), workspace.tables.messagesTable);
+      // The user's own first: the demo never stands in for their data.
+      return found
+        .map((entry) => ({ ...entry, sample: sample.has(entry.channel) }))
+        .sort((a, b) => Number(a.sample) - Number(b.sample));
+    });
     if (json) {
       for (const entry of entries) io.stdout.write(`${JSON.stringify(entry)}\n`);
       return EXIT.ok;
@@ -71,8 +79,8 @@ export const channelsCommand: Command = command({
 async function workspaceChannels(
   client: DynamoDBClient,
   tableName: string,
-): Promise<ChannelEntry[]> {
-  const byChannel = new Map<string, ChannelEntry & { namedAt: number }>();
+): Promise<Omit<ChannelEntry, "sample">[]> {
+  const byChannel = new Map<string, Omit<ChannelEntry, "sample"> & { namedAt: number }>();
   const pages = paginateScan(
     { client },
     {
@@ -123,7 +131,7 @@ function table(entries: readonly ChannelEntry[]): string {
     ...entries.map((e) => [
       escapeControls(e.name ?? "-"),
       escapeControls(e.channel),
-      e.platform ?? "-",
+      e.sample ? "sample" : (e.platform ?? "-"),
       formatCount(e.messages),
       e.first === null ? "-" : isoMinute(e.first),
       e.last === null ? "-" : isoMinute(e.last),

@@ -57,6 +57,11 @@ interface Manifest {
    */
   conversations: ConversationMode | null;
   /**
+   * The channels `run` without `--input` filled with its generated sample: marked and listed
+   * after the user's own, so that the demo never stands in for their data.
+   */
+  sample: string[];
+  /**
    * The secret erasure audit items' keys are hashed with (a deployment keeps its own in Secrets
    * Manager): made when the workspace is, kept with it.
    */
@@ -80,6 +85,8 @@ export interface Workspace {
   readonly clock: number | null;
   /** How its channels are segmented, as last chosen (null: never chosen, so `linked`). */
   readonly conversations: ConversationMode | null;
+  /** The channels the generated sample filled (`run` without `--input`), sorted. */
+  readonly sampleChannels: readonly string[];
   /** The secret its erasure audit items' keys are hashed with. */
   readonly auditSecret: string;
   readonly ledger: SegmentLedger;
@@ -91,6 +98,8 @@ export interface Workspace {
   advanceClock(now: number): void;
   /** Keeps `mode` as how its channels are segmented from now on (written at once). */
   chooseConversations(mode: ConversationMode): void;
+  /** Marks `channels` as the generated sample's (written at once). */
+  markSample(channels: readonly string[]): void;
   /**
    * Stops DynamoDB Local (unless it is warm: then marks the workspace used) and releases the
    * lock; also on SIGINT, SIGTERM and process exit.
@@ -168,6 +177,7 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       leaseOwner: `workspace-${randomUUID()}`,
       clock: null,
       conversations: null,
+      sample: [],
       auditSecret: randomBytes(32).toString("hex"),
     };
     const dbPath = join(dir, "dynamodb");
@@ -179,6 +189,7 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       rmSync(dbPath, { recursive: true, force: true });
       manifest.clock = null;
       manifest.conversations = null;
+      manifest.sample = [];
     }
     mkdirSync(dbPath, { recursive: true });
     let endpoint: string;
@@ -217,6 +228,9 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       get conversations() {
         return opened.conversations;
       },
+      get sampleChannels() {
+        return opened.sample;
+      },
       auditSecret: opened.auditSecret,
       ledger: new SegmentLedger(client, opened.tables.segmentsTable),
       endpoint,
@@ -229,6 +243,12 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
       chooseConversations: (mode) => {
         if (opened.conversations === mode) return;
         opened.conversations = mode;
+        write(opened);
+      },
+      markSample: (channels) => {
+        const sample = [...new Set([...opened.sample, ...channels])].sort();
+        if (sample.length === opened.sample.length) return;
+        opened.sample = sample;
         write(opened);
       },
       close,
@@ -275,6 +295,10 @@ function readManifest(path: string, dir: string): Manifest | undefined {
       value.conversations === "linked" || value.conversations === "contiguous"
         ? value.conversations
         : null,
+    // Before the mark, or written by hand: no channel is the sample's.
+    sample: Array.isArray(value.sample)
+      ? value.sample.filter((c): c is string => typeof c === "string")
+      : [],
   };
 }
 

@@ -190,6 +190,7 @@ async function reportOfWorkspace(
         now: options.now ?? workspace.clock ?? io.now(),
         generatedAt: io.now(),
         sources: [{ label: "workspace", value: workspace.dir }],
+        sampleChannels: workspace.sampleChannels,
       });
     } catch (error) {
       throw new CommandFailure((error as Error).message);

@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { formatDuration } from "convoseg/duration";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ChatMessage } from "convoseg/messages";
 import type { ConversationMode } from "convoseg/pipeline";
@@ -110,6 +111,8 @@ async function runOn(
   try {
     const reads = new Map<string, number>();
     const dynamodb = emulators.dynamodb();
+    if (workspace !== undefined)
+      await markOrNoteSample(workspace, messages, options, dynamodb, say);
     countItemsRead(dynamodb, reads);
     const metrics = new MetricTotals();
     const pipeline = await LocalPipeline.create({
@@ -206,6 +209,7 @@ async function runOn(
             value: `--max-size ${options.maxSize} --min-items ${options.minItems} --tick ${formatDuration(options.tickMs)}`,
           },
         ],
+        sampleChannels: workspace?.sampleChannels,
       });
       const path = resolve(options.report);
       report = { path, bytes: (await stat(path)).size };
@@ -272,6 +276,32 @@ function countItemsRead(client: DynamoDBClient, reads: Map<string, number>): voi
     },
     { step: "initialize", name: "countItemsRead" },
   );
+}
+
+/**
+ * The generated sample's channels are marked as the sample's (listed after the user's own); the
+ * user's first input on a workspace that holds only the sample is told so, and how to leave it.
+ */
+async function markOrNoteSample(
+  workspace: Workspace,
+  messages: readonly ChatMessage[],
+  options: RunOptions,
+  client: DynamoDBClient,
+  say: (line: string) => void,
+): Promise<void> {
+  if (options.input === undefined) {
+    workspace.markSample(messages.map((m) => m.channel));
+    return;
+  }
+  const sample = new Set(workspace.sampleChannels);
+  if (sample.size === 0) return;
+  const store = new DynamoDbStore({ client, tableName: workspace.tables.messagesTable });
+  const stored = await store.conversations();
+  if (stored.length > 0 && stored.every((channel) => sample.has(channel))) {
+    say(
+      `run: this workspace holds only the generated sample (${plural(sample.size, "channel")}); your channels go in beside it and are listed before the sample's. --fresh starts from empty instead, --workspace DIR uses another folder`,
+    );
+  }
 }
 
 /**

@@ -171,6 +171,8 @@ export interface ChannelData {
   name: string;
   /** Its display name (`channelName`) as its latest message that has one says; absent: none. */
   displayName?: string;
+  /** The generated sample's (`run` without `--input`), listed after the user's own channels. */
+  sample?: true;
   counts: ChannelCounts;
   /** What its conversations were about: most supported first (then best confidence, latest). */
   topics: ChannelTopic[];

@@ -39,20 +39,23 @@ export function buildReport(input: ReportInput): Report {
   );
   const names = new Set([...segmentsByChannel.keys(), ...(messagesByChannel?.keys() ?? [])]);
   const texts: ReportTexts = [];
-  const channels = [...names].sort(compareIds).map((name) => {
-    const built = buildChannel(
-      name,
-      segmentsByChannel.get(name) ?? [],
-      messagesByChannel?.get(name),
-      {
-        extractions,
-        settle: input.settle,
-        now: input.now,
-      },
-    );
-    texts.push(built.texts);
-    return built.channel;
-  });
+  const sample = new Set(input.sampleChannels);
+  const channels = [...names]
+    .sort((a, b) => Number(sample.has(a)) - Number(sample.has(b)) || compareIds(a, b))
+    .map((name) => {
+      const built = buildChannel(
+        name,
+        segmentsByChannel.get(name) ?? [],
+        messagesByChannel?.get(name),
+        {
+          extractions,
+          settle: input.settle,
+          now: input.now,
+        },
+      );
+      texts.push(built.texts);
+      return sample.has(name) ? { ...built.channel, sample: true as const } : built.channel;
+    });
   const data: ReportData = {
     v: 1,
     generatedAt: input.generatedAt,

@@ -294,4 +294,6 @@ export interface ReportInput {
   now: number;
   generatedAt: number;
   sources?: { label: string; value: string }[];
+  /** The channels of the generated sample (`run` without `--input`): marked, and listed last. */
+  sampleChannels?: readonly string[];
 }

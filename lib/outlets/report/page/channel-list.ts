@@ -7,7 +7,7 @@
  */
 import type { ChannelData, ReportData, ThreadData } from "../data.js";
 import { clock, count, day, el, time } from "./dom.js";
-import { streamNoun, threadLabel } from "./labels.js";
+import { sampleTag, streamNoun, threadLabel } from "./labels.js";
 import { VirtualList } from "./virtual-list.js";
 
 /**
@@ -139,6 +139,7 @@ function channelRow(
       "span",
       { class: "name-cell" },
       el("span", { class: "name", title: name }, displayName ?? name),
+      sampleTag(channel),
       toggle,
     ),
     ...[

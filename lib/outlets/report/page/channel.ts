@@ -2,7 +2,7 @@
 import { type ChannelData, OPEN } from "../data.js";
 import { Details } from "./details.js";
 import { count, day, el, span, time } from "./dom.js";
-import { cutLabel, streamNoun, threadLabel } from "./labels.js";
+import { cutLabel, sampleTag, streamNoun, threadLabel } from "./labels.js";
 import { messageText, whenTextsRead } from "./texts.js";
 import { CUT_COLORS, MARK_COLORS, Timeline } from "./timeline.js";
 import { VirtualList } from "./virtual-list.js";
@@ -59,6 +59,7 @@ export class ChannelView {
         "Channel ",
         el("span", { class: "channel-name" }, channel.displayName ?? channel.name),
         channel.displayName === undefined ? "" : el("span", { class: "muted" }, ` ${channel.name}`),
+        sampleTag(channel),
       ),
       el(
         "p",

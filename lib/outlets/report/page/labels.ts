@@ -1,5 +1,5 @@
-import type { SegmentData, ThreadData } from "../data.js";
-import { duration } from "./dom.js";
+import type { ChannelData, SegmentData, ThreadData } from "../data.js";
+import { duration, el } from "./dom.js";
 
 /**
  * The cause of the cut before a segment, as the segment table says it; the first segment of a
@@ -52,4 +52,15 @@ export function threadLabel(thread: ThreadData): string {
 /** What a stream of its own is to a reader: a platform thread, or a linked conversation. */
 export function streamNoun(thread: ThreadData): "thread" | "conversation" {
   return thread.linked ? "conversation" : "thread";
+}
+
+/** The mark of a channel the generated sample filled (`run` without `--input`): not the user's. */
+export function sampleTag(channel: ChannelData): HTMLElement | "" {
+  return channel.sample
+    ? el(
+        "span",
+        { class: "sample-tag", title: "made up by run without --input: the demo, not your chat" },
+        "sample",
+      )
+    : "";
 }

@@ -5,6 +5,7 @@
  */
 import type { ChannelData, ReportData } from "../data.js";
 import { count, el, span } from "./dom.js";
+import { sampleTag } from "./labels.js";
 
 /** Cards shown before "all channels", and topics per card before "all topics". */
 const CARDS = 12;
@@ -28,10 +29,14 @@ export function renderTopics(container: HTMLElement, data: ReportData, pick: Pic
     );
     return;
   }
-  // Busiest first: where most was said is what a reader looks for first.
+  // Busiest first: where most was said is what a reader looks for first; the demo's last.
+  const rank = (i: number) => [
+    Number(data.channels[i].sample ?? false),
+    -data.channels[i].counts.segments,
+  ];
   const order = data.channels
     .map((_, i) => i)
-    .sort((a, b) => data.channels[b].counts.segments - data.channels[a].counts.segments || a - b);
+    .sort((a, b) => rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1] || a - b);
   const cards = el("div", { class: "topic-cards" });
   const shown = (n: number) =>
     cards.replaceChildren(...order.slice(0, n).map((i) => card(i, data.channels[i], pick)));
@@ -129,7 +134,12 @@ function card(index: number, channel: ChannelData, pick: PickTopic): HTMLElement
   return el(
     "article",
     { class: "topic-card", "data-channel": index },
-    el("h3", { class: "card-channel", title: channel.name }, channel.displayName ?? channel.name),
+    el(
+      "h3",
+      { class: "card-channel", title: channel.name },
+      channel.displayName ?? channel.name,
+      sampleTag(channel),
+    ),
     el(
       "p",
       { class: "muted" },
