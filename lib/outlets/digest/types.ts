@@ -76,5 +76,3 @@ export interface Digest {
    */
   omitted?: { topics: number; unanswered: number; answered: number };
 }
-
-export type DigestFormat = "md" | "html" | "json";
