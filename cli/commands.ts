@@ -154,7 +154,10 @@ async function version(): Promise<string> {
 function safeStreams(io: CommandIO): CommandIO {
   return {
     ...io,
-    stdout: { write: (text: string) => io.stdout.write(terminalSafe(text)) },
+    stdout: {
+      write: (text: string) => io.stdout.write(terminalSafe(text)),
+      isTTY: io.stdout.isTTY,
+    },
     stderr: {
       write: (text: string) => io.stderr.write(terminalSafe(text)),
       isTTY: io.stderr.isTTY,

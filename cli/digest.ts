@@ -1,15 +1,16 @@
 import { writeFile } from "node:fs/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
+  askedPeriod,
   buildDigest,
   type Digest,
-  type DigestFormat,
+  DigestError,
   type DigestSources,
   digestHtml,
   digestJson,
   digestMarkdown,
+  digestText,
   dynamoDbDigestSources,
-  parseSince,
 } from "convoseg/digest";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { reportSegmentHref } from "convoseg/report";
@@ -28,9 +29,11 @@ import {
   workspaceDir,
 } from "./shared/workspace-option.js";
 
-const FORMATS: readonly DigestFormat[] = ["md", "html", "json"];
+const FORMATS = ["text", "md", "html", "json"] as const;
+type DigestFormat = (typeof FORMATS)[number];
+const DAY_MS = 86_400_000;
 
-const DIGEST_USAGE = `Usage: npm start -- digest <channel>... --since 7d [--until T] [--format md|html|json]
+const DIGEST_USAGE = `Usage: npm start -- digest <channel>... [--since T] [--until T] [--format text|md|html|json]
        [--out FILE] [--report-href PATH] [--workspace DIR | --results-table NAME --messages-table NAME]
 
 What the channels talked about over a period: new topics (first seen in it) and recurring ones
@@ -42,11 +45,16 @@ reads the local workspace that run and import write (.convoseg in the current di
 MESSAGES_TABLE) a deployment's, the AWS SDK's usual environment picking the account, region
 and endpoint.
 
+On the workspace the period ends with the stored chat (the end of its last day), not now:
+imported history's last week is its own. A deployment's ends now.
+
 Options:
-  --since T              where the period begins: a duration back from now (7d, 24h, 2w) or an
-                         ISO date or time (2026-01-05, 2026-01-05T08:00Z); required
-  --until T              where it ends, excluded (the same forms; default: now)
-  --format F             md (default), html (a standalone page) or json (the Digest, docs/digest.md)
+  --since T              where the period begins: a duration back from its end (7d, 24h, 2w) or
+                         an ISO date or time (2026-01-05, 2026-01-05T08:00Z); default: a week
+  --until T              where it ends, excluded (the same forms; default: the stored chat's
+                         end on the workspace, now on a deployment); at most 366 days in all
+  --format F             text (plain, the default on a terminal), md (Markdown, the default
+                         into a pipe or file), html (a standalone page) or json (docs/digest.md)
   --out FILE             write it to FILE (default: standard output)
   --report-href PATH     the run report each entry links to (default report.html, as
                          npm start -- report writes it): PATH#segment=<channel>/<segment>
@@ -60,9 +68,10 @@ with nothing stored is said on standard error with the stored channel ids near i
 
 interface DigestArgs {
   channels: string[];
-  since: string;
+  since?: string;
   until?: string;
-  format: DigestFormat;
+  /** Undefined: text on a terminal, else Markdown. */
+  format?: DigestFormat;
   out?: string;
   reportHref: string;
   workspace?: string;
@@ -85,16 +94,20 @@ export const digestCommand: Command = command({
   },
   parse: ({ values, positionals }, io): DigestArgs => {
     if (positionals.length === 0) throw new Error("expected at least one channel");
-    if (values.since === undefined) throw new Error("--since is required (7d, 24h, 2026-01-05)");
-    const format = (values.format ?? "md") as DigestFormat;
-    if (!FORMATS.includes(format)) {
-      throw new Error(`--format must be md, html or json (got ${JSON.stringify(values.format)})`);
+    const format = values.format as DigestFormat | undefined;
+    if (format !== undefined && !FORMATS.includes(format)) {
+      throw new Error(
+        `--format must be text, md, html or json (got ${JSON.stringify(values.format)})`,
+      );
     }
     if (values.out === "") throw new Error("--out needs a file");
-    const now = new Date(io.now());
-    // Checked here, so that a bad time is a usage error naming its flag.
-    parseSince(values.since, now, "--since");
-    if (values.until !== undefined) parseSince(values.until, now, "--until");
+    // A time that is no time is a usage error naming its flag, said before any table is read;
+    // the period itself is checked once its end (the stored chat's, on a workspace) is known.
+    try {
+      askedPeriod({ since: values.since, until: values.until, end: io.now(), endName: "now" });
+    } catch (error) {
+      if ((error as DigestError).code === "DIGEST_BAD_TIME") throw error;
+    }
     const results = values["results-table"] ?? process.env.RESULTS_TABLE;
     const messages = values["messages-table"] ?? process.env.MESSAGES_TABLE;
     const named = values["results-table"] !== undefined || values["messages-table"] !== undefined;
@@ -120,23 +133,33 @@ export const digestCommand: Command = command({
     };
   },
   run: async (args, io) => {
-    const digest =
-      args.tables !== undefined
-        ? await deployedDigest(args, args.tables, periodOf(args, io.now()), io)
-        : await withWorkspace({ dir: args.workspace as string, create: false }, io, (opened) =>
-            // A workspace's time is its simulated clock: where its last run left it.
-            workspaceDigest(args, opened, periodOf(args, opened.clock ?? io.now()), io),
-          );
+    let digest: Found;
+    try {
+      digest =
+        args.tables !== undefined
+          ? await deployedDigest(args, args.tables, io)
+          : await withWorkspace({ dir: args.workspace as string, create: false }, io, (opened) =>
+              workspaceDigest(args, opened, io),
+            );
+    } catch (error) {
+      // A period the flags cannot make is theirs to fix: said as a usage error, in our words.
+      if (!(error instanceof DigestError)) throw error;
+      io.stderr.write(`digest: ${escapeControls(error.message)}\n`);
+      return EXIT.usage;
+    }
     if (digest === undefined) return EXIT.failed;
     if (digest === "ambiguous") return EXIT.usage;
     const href = (e: { channel: string; segmentId: string }) =>
       reportSegmentHref(e, args.reportHref);
+    const format = args.format ?? (args.out === undefined && io.stdout.isTTY ? "text" : "md");
     const text =
-      args.format === "json"
+      format === "json"
         ? digestJson(digest)
-        : args.format === "html"
+        : format === "html"
           ? digestHtml(digest, { reportHref: href })
-          : digestMarkdown(digest, { reportHref: href });
+          : format === "text"
+            ? digestText(digest)
+            : digestMarkdown(digest, { reportHref: href });
     if (args.out === undefined) io.stdout.write(text);
     else {
       try {
@@ -152,25 +175,66 @@ export const digestCommand: Command = command({
 
 type Found = Digest | "ambiguous" | undefined;
 
-interface Period {
-  since: number;
-  until: number;
-  now: Date;
+/** What the period's default end is: now (a deployment), the stored chat's end, or the clock. */
+type End = { at: number; of: "now" | "chat" | "clock" };
+
+/**
+ * The period the flags ask for, ending by default at `end`; said on standard error in one line
+ * when the flags left it to `end` on a workspace, or gave no --since at all.
+ */
+function periodOf(args: DigestArgs, end: End, io: CommandIO): { since: number; until: number } {
+  const endName =
+    end.of === "now"
+      ? "now"
+      : end.of === "chat"
+        ? `the end of the stored chat (${day(end.at - 1)})`
+        : `the workspace's clock (${day(end.at)}; no message stored)`;
+  const period = askedPeriod({ since: args.since, until: args.until, end: end.at, endName });
+  const dates = `${day(period.since)} to ${day(period.until - 1)}`;
+  if (args.since === undefined) {
+    const which =
+      args.until !== undefined
+        ? "the week before --until"
+        : end.of === "chat"
+          ? "the last week of the stored chat"
+          : end.of === "clock"
+            ? "the last week to the workspace's clock"
+            : "the last week";
+    io.stderr.write(`digest: ${which}, ${dates} (no --since given)\n`);
+  } else if (end.of !== "now" && (args.until === undefined || !DATED.test(args.until))) {
+    io.stderr.write(`digest: ${dates}, up to ${endName}, not to now\n`);
+  }
+  return period;
 }
 
-function periodOf(args: DigestArgs, clock: number): Period {
-  const now = new Date(clock);
-  const since = parseSince(args.since, now, "--since");
-  const until = args.until === undefined ? clock : parseSince(args.until, now, "--until");
-  return { since, until, now };
+/** A time given as a date, not a duration: `2018-05-30`, `2018-05-30T08:00Z`. */
+const DATED = /^\s*\d{4}-/;
+/** `2018-05-30` (UTC). */
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Where the stored chat of `channels` ends: the UTC midnight after the last message of their
+ * results (a digest counts those), so that its days are whole; undefined when there is none.
+ */
+async function storedChatEnd(
+  sources: DigestSources,
+  channels: readonly string[],
+): Promise<number | undefined> {
+  let last: number | undefined;
+  for (const channel of channels) {
+    for (const result of await sources.results(channel))
+      last = Math.max(last ?? -Infinity, result.last.ts);
+  }
+  return last === undefined ? undefined : (Math.floor(last / DAY_MS) + 1) * DAY_MS;
 }
 
 async function deployedDigest(
   args: DigestArgs,
   tables: { results: string; messages: string },
-  period: Period,
   io: CommandIO,
 ): Promise<Found> {
+  // A deployment's chat is live: its period ends now, checked before any read.
+  const period = periodOf(args, { at: io.now(), of: "now" }, io);
   const client = new DynamoDBClient({});
   const ref: TableRef = {
     table: tables.results,
@@ -193,15 +257,11 @@ async function deployedDigest(
     }
     return undefined;
   }
-  return onTable(ref, () => buildDigest(sources, { channels: args.channels, ...period }));
+  const now = new Date(io.now());
+  return onTable(ref, () => buildDigest(sources, { channels: args.channels, ...period, now }));
 }
 
-async function workspaceDigest(
-  args: DigestArgs,
-  opened: Workspace,
-  period: Period,
-  io: CommandIO,
-): Promise<Found> {
+async function workspaceDigest(args: DigestArgs, opened: Workspace, io: CommandIO): Promise<Found> {
   await noteUnextracted("digest", opened, io);
   const client = opened.dynamodb();
   const { resultsTable, messagesTable } = opened.tables;
@@ -228,7 +288,15 @@ async function workspaceDigest(
     role: "the workspace's results table",
     fix: "run npm start -- run on the workspace first",
   };
-  return onTable(ref, () => buildDigest(sources, { channels, ...period }));
+  // Imported history ends long before the workspace's clock (and now): its own end is the
+  // period's, the clock's only when nothing is stored.
+  const ended = await onTable(ref, () => storedChatEnd(sources, channels));
+  const end: End =
+    ended === undefined ? { at: opened.clock ?? io.now(), of: "clock" } : { at: ended, of: "chat" };
+  const period = periodOf(args, end, io);
+  // Generated now, on the machine's clock: the workspace's clock is the simulated chat's.
+  const now = new Date(io.now());
+  return onTable(ref, () => buildDigest(sources, { channels, ...period, now }));
 }
 
 /** The channels with no stored result at all: nothing to digest, unlike a quiet period. */

@@ -19,10 +19,11 @@ const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--wo
 Serves the read API (docs/api.md) on the local workspace's tables over HTTP, with no
 authentication, until interrupted (Ctrl-C): GET and HEAD of each route,
 ${API_ROUTES.map((route) => `  ${route}`).join("\n")}
-(the digest takes ?since=7d). The same handler the deployed API runs, where IAM (or JWT)
-guards it; here only this machine may reach it. The digest's period ends at the workspace's
-simulated clock (where its last run left it), as for digest. It holds the workspace while it
-serves: stop it before a run on the same workspace.
+(the digest takes ?since=7d, or dates: ?since=2018-05-23&until=2018-05-30). The same handler
+the deployed API runs, where IAM (or JWT) guards it; here only this machine may reach it. The
+digest's period ends by default at the workspace's simulated clock (where its last run left
+it); imported history, which ended long before, is asked for in dates. It holds the workspace
+while it serves: stop it before a run on the same workspace.
 
 Options:
 ${WORKSPACE_HELP}
@@ -37,8 +38,8 @@ ${WORKSPACE_HELP}
 
 /**
  * The read API over node:http on an opened workspace's results and channels tables. Its digest
- * route's "now" is the workspace's simulated clock, as for `npm start -- digest`: `?since=7d`
- * is the last week of the chat replayed, not of the machine's calendar.
+ * route's "now" is the workspace's simulated clock: `?since=7d` is the last week of the chat
+ * replayed, not of the machine's calendar (one clock for every channel; dates for the rest).
  */
 export function serveWorkspace(
   opened: Pick<Workspace, "dynamodb" | "tables" | "clock">,

@@ -7,7 +7,8 @@ import type { ProgressStream } from "./progress.js";
 
 export interface CommandIO {
   stdin: Readable;
-  stdout: { write(text: string): unknown };
+  /** A terminal (`isTTY`) is given text for people: `digest` writes plain text to it. */
+  stdout: ProgressStream;
   stderr: ProgressStream;
   /** The clock, epoch ms. */
   now: () => number;

@@ -8,6 +8,7 @@ import { DynamoDbStore } from "convoseg/history/dynamodb";
 import type { TopicSupport } from "convoseg/knowledge/store";
 import { DynamoDbResultStore, type SegmentResult } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
+import { openWorkspace } from "../../local/workspace.js";
 import { createMessagesTestTable, createResultsTestTable } from "../knowledge/fixtures.js";
 import { DAY, question, result, SINCE, support, UNTIL } from "../outlets/digest/fixtures.js";
 import { stubLocalAws } from "../support/aws-env.js";
@@ -63,6 +64,7 @@ describe("digest command", () => {
     const tables = await deployment(testDynamoDbClient());
 
     const md = await cli(["digest", "help", "--since", "7d", ...tables]);
+    const week = await cli(["digest", "help", "--format", "json", ...tables]);
     const json = await cli(["digest", "help", "--since", "7d", "--format", "json", ...tables]);
     const out = join(mkdtempSync(join(tmpdir(), "convoseg-digest-")), "digest.html");
     const html = await cli([
@@ -95,6 +97,13 @@ describe("digest command", () => {
       ["grub bootloader", "recurring"],
     ]);
     expect(digest.activity[0].days).toHaveLength(7);
+    // Without --since, a deployment's last week to now: the same digest, said on stderr.
+    expect(week.code, week.stderr).toBe(0);
+    expect(JSON.parse(week.stdout)).toEqual(digest);
+    expect(week.stderr).toBe(
+      "digest: the last week, 2026-01-05 to 2026-01-11 (no --since given)\n",
+    );
+    expect(digest.generatedAt).toBe(new Date(UNTIL).toISOString());
     expect(html.code, html.stderr).toBe(0);
     expect(html.stdout).toBe("");
     const page = readFileSync(out, "utf8");
@@ -115,7 +124,7 @@ describe("digest command", () => {
     expect(since.code).toBe(2);
     expect(since.stderr).toMatch(/^digest: --since must be a duration/);
     expect(format.code).toBe(2);
-    expect(format.stderr).toMatch(/--format must be md, html or json/);
+    expect(format.stderr).toMatch(/--format must be text, md, html or json/);
     expect(lone.code).toBe(2);
     expect(lone.stderr).toMatch(/--results-table and --messages-table/);
     expect(unknown.code).toBe(1);
@@ -124,7 +133,7 @@ describe("digest command", () => {
     expect(unknown.stdout).toBe("");
   });
 
-  it("digests the workspace's last week by its simulated clock, channels by name, and refuses an unknown one", async () => {
+  it("digests the workspace's last weeks of its stored chat, channels by name, and refuses an unknown one", async () => {
     const { ws, chat } = await sampleRun("digest", { seed: 5, channels: ["desk"], perChannel: 60 });
     const wide = (args: string[]) => runCli(args, Date.UTC(2100, 0, 1));
 
@@ -134,16 +143,14 @@ describe("digest command", () => {
 
     expect(json.code, json.stderr).toBe(0);
     const digest = JSON.parse(json.stdout) as Digest;
-    // The workspace's clock, not the machine's: where the run on 2025's sample chat left it.
+    // The stored chat's end, not the machine's clock: 2025's sample chat.
     expect(digest.until).toBeLessThan(Date.UTC(2026, 0, 1));
     expect(digest.until - digest.since).toBe(14 * DAY);
     const inPeriod = chat.filter((m) => m.ts >= digest.since && m.ts < digest.until);
     expect(digest.activity[0].messages).toBeGreaterThan(0);
     expect(digest.activity[0].messages).toBeLessThanOrEqual(inPeriod.length);
-    // Every UTC day the period touches: 15 when it does not begin at midnight.
-    const touched = Math.floor((digest.until - 1) / DAY) - Math.floor(digest.since / DAY) + 1;
-    expect(digest.activity[0].days).toHaveLength(touched);
-    expect(touched).toBeGreaterThanOrEqual(14);
+    // Whole UTC days: the period ends at the midnight after the last stored message.
+    expect(digest.activity[0].days).toHaveLength(14);
     expect(digest.topics.length).toBeGreaterThan(0);
     for (const topic of digest.topics) {
       for (const e of topic.evidence) expect(e.firstTs).toBeGreaterThanOrEqual(digest.since);
@@ -158,4 +165,67 @@ describe("digest command", () => {
     for (const [, n, unit] of ages)
       expect(unit === "d" ? Number(n) <= 30 : unit !== "y").toBe(true);
   }, 90_000); // A sample run and three commands, each starting the emulators: 20 s on a quiet machine.
+
+  it("digests imported history by its own last week, whatever the clock, in dates a person reads", async () => {
+    const { dir, ws } = await sampleRun("digest-history", {
+      seed: 7,
+      channels: ["rust"],
+      perChannel: 40,
+    });
+    // The clock years past the data: as when 2018's chat is imported into a workspace whose
+    // last run was of 2025's.
+    const workspace = await openWorkspace({ dir, create: false, note: () => {} });
+    workspace.advanceClock(Date.UTC(2030, 0, 1));
+    await workspace.close();
+    const now = Date.UTC(2031, 5, 1, 9, 30);
+    const at = (args: string[], tty = false) => runCli(args, now, "", { tty });
+
+    const json = await at(["digest", "rust", "--format", "json", ...ws]);
+    const back = await at(["digest", "rust", "--since", "7d", "--format", "json", ...ws]);
+    expect(json.code, json.stderr).toBe(0);
+    const digest = JSON.parse(json.stdout) as Digest;
+    const first = day(digest.since);
+    const last = day(digest.until - 1);
+    const since = await at(["digest", "rust", "--since", first, "--format", "json", ...ws]);
+    const long = await at(["digest", "rust", "--since", "2020-01-01", ...ws]);
+    const terminal = await at(["digest", "rust", ...ws], true);
+    const piped = await at(["digest", "rust", ...ws]);
+
+    // The week ending with the stored chat's last day, not the clock's 2030 nor now's 2031.
+    expect(digest.until % DAY).toBe(0);
+    expect(digest.until).toBeLessThan(Date.UTC(2026, 0, 1));
+    expect(digest.until - digest.since).toBe(7 * DAY);
+    expect(digest.activity[0].messages).toBeGreaterThan(0);
+    expect(json.stderr).toContain(
+      `digest: the last week of the stored chat, ${first} to ${last} (no --since given)\n`,
+    );
+    // Generated on the machine's clock; the period's dates are the data's.
+    expect(digest.generatedAt).toBe(new Date(now).toISOString());
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toEqual(digest);
+    expect(back.stderr).toContain(
+      `digest: ${first} to ${last}, up to the end of the stored chat (${last}), not to now\n`,
+    );
+    expect(since.code, since.stderr).toBe(0);
+    expect(JSON.parse(since.stdout)).toMatchObject({ since: digest.since, until: digest.until });
+    // Too long a period names both flags, its length and the fix; no error class leaks.
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(
+      new RegExp(
+        `^digest: --since 2020-01-01 to the end of the stored chat \\(${last}\\) is [\\d,]+ days; a digest covers at most 366 days: add --until 2020-01-08 for a week`,
+        "m",
+      ),
+    );
+    expect(long.stderr).not.toMatch(/DigestError|Usage:/);
+    expect(long.stdout).toBe("");
+    // A terminal gets plain text, a pipe Markdown.
+    expect(terminal.code, terminal.stderr).toBe(0);
+    expect(terminal.stdout).toMatch(/^Digest: rust\n/);
+    expect(terminal.stdout).toContain(`${first} to ${last} (UTC), generated 2031-06-01 09:30`);
+    expect(terminal.stdout).not.toMatch(/\\|^#|\]\(/m);
+    expect(piped.stdout).toMatch(/^# Digest: rust\n/);
+  }, 120_000); // A sample run and six commands, each starting DynamoDB Local.
 });
+
+/** `2018-05-30` (UTC). */
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

@@ -5,8 +5,8 @@
  * table, one Query of the topic index, one GetItem, or one questions read.
  */
 import { createHash } from "node:crypto";
-import { parseDuration } from "../../base/duration/index.js";
 import type { SegmentResult } from "../../knowledge/store/index.js";
+import { askedPeriod, DigestError } from "../digest/index.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
 import {
   ApiError,
@@ -246,27 +246,56 @@ async function digest(
   now: number,
 ): Promise<DigestBody> {
   const channel = idParameter("channel", rawChannel);
-  const query = queryParameters(rawQuery, ["since"]);
-  const given = query.get("since");
-  let periodMs = DIGEST_PERIOD.defaultMs;
-  if (given !== undefined) {
-    try {
-      periodMs = parseDuration(given, "since");
-    } catch {
-      periodMs = Number.NaN;
-    }
-  }
-  if (!(periodMs >= DIGEST_PERIOD.minMs && periodMs <= DIGEST_PERIOD.maxMs)) {
-    throw new ApiParameterError("since", "must be a duration from 1h to 31d, such as 7d or 36h");
-  }
+  const query = queryParameters(rawQuery, ["since", "until"]);
+  const period = digestPeriod(query.get("since"), query.get("until"), now);
   if (sources.digest === undefined) throw new ApiUnavailableError("digest");
   // Asked first: a digest reads the period's results, worth a lookup before, not after.
   await mustBeKnown(sources, channel);
-  const until = Math.floor(now / DIGEST_GRAIN_MS) * DIGEST_GRAIN_MS;
-  const built = await sources.digest.digest(channel, { since: until - periodMs, until });
+  const built = await sources.digest.digest(channel, period);
   // Only the contract's fields (zod drops the rest), and a source's mistake is a 500, not a body.
   return DigestBody.parse(built);
 }
+
+/**
+ * The digest's period as the CLI reads its flags (lib/outlets/digest's askedPeriod): `until`
+ * (default now) and `since` (default a week before it), each a duration back (`since` from
+ * `until`, `until` from now) or an ISO date or time; from 1 h to 366 days. Now is rounded down
+ * to the minute, so that a period relative to it keeps its ETag for a while; imported history
+ * is asked for in dates, and keeps it for good.
+ */
+function digestPeriod(
+  since: string | undefined,
+  until: string | undefined,
+  now: number,
+): { since: number; until: number } {
+  const end = Math.floor(now / DIGEST_GRAIN_MS) * DIGEST_GRAIN_MS;
+  const asked = (given: { since?: string; until?: string }) => {
+    try {
+      return askedPeriod({ ...given, end, endName: "now" });
+    } catch (error) {
+      if (error instanceof DigestError) return error;
+      throw error;
+    }
+  };
+  if (until !== undefined && asked({ until }) instanceof DigestError) {
+    throw new ApiParameterError("until", `must be ${TIME_FORMS} (a duration back from now)`);
+  }
+  const period = asked({ since, until });
+  const span = `the period must be from 1h to ${DIGEST_PERIOD.maxMs / DAY_MS}d, since before until`;
+  if (period instanceof DigestError) {
+    throw new ApiParameterError(
+      "since",
+      period.code === "DIGEST_BAD_TIME"
+        ? `must be ${TIME_FORMS} (a duration back from until)`
+        : span,
+    );
+  }
+  if (period.until - period.since < DIGEST_PERIOD.minMs) throw new ApiParameterError("since", span);
+  return period;
+}
+
+const TIME_FORMS = "a duration (7d, 36h) or an ISO date or time (2026-01-05, 2026-01-05T08:00Z)";
+const DAY_MS = 86_400_000;
 
 async function segment(
   sources: ApiSources,

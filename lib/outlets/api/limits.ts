@@ -6,9 +6,12 @@ import type { Limits } from "./request.js";
 
 export const CHANNEL_LIMITS: Limits = { default: 50, max: 200 };
 export const QUESTION_LIMITS: Limits = { default: 20, max: 100 };
-/** The digest route's period: `?since=` as a duration back from now, at most 31 days. */
+/**
+ * The digest route's period (`?since=`, `?until=`): a week by default, from an hour to 366 days,
+ * the most a digest covers (lib/outlets/digest's MAX_PERIOD_DAYS, which refuses more).
+ */
 export const DIGEST_PERIOD = {
   defaultMs: 7 * 86_400_000,
   minMs: 3_600_000,
-  maxMs: 31 * 86_400_000,
+  maxMs: 366 * 86_400_000,
 };

@@ -11,6 +11,11 @@ import { API_ROUTES, type ApiRoute } from "./routes.js";
 import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
 import { TOPIC_LIMITS } from "./topics-page.js";
 
+const DIGEST_DAYS = DIGEST_PERIOD.maxMs / 86_400_000;
+/** The forms `since` and `until` take: a duration with its unit, or an ISO date or zoned time. */
+const PERIOD_TIME =
+  "^(\\d+(\\.\\d+)?[smhdw]|\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2}))?)$";
+
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 const idParameter = (name: string, description: string) => ({
@@ -114,14 +119,22 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
     operationId: "getDigest",
     description:
       "Built on request from the channel's results and index entries within the period: " +
-      "not one read, bounded by the period's length (at most 31 days) and what it holds.",
+      `not one read, bounded by the period's length (at most ${DIGEST_DAYS} days) and what it ` +
+      "holds. The period is [since, until); give dates for imported history, which ended long ago.",
     parameters: [
       CHANNEL,
       {
         name: "since",
         in: "query",
-        description: `the period back from now: a duration from 1h to ${DIGEST_PERIOD.maxMs / 86_400_000}d (default 7d), in whole milliseconds; the pattern is its form, a shorter or longer period is a 400`,
-        schema: { type: "string", default: "7d", pattern: "^\\d+(\\.\\d+)?(ms|s|m|h|d)?$" },
+        description: `where the period begins: a duration back from until (default 7d) or an ISO date (UTC midnight) or zoned time; the period is from 1h to ${DIGEST_DAYS}d, else a 400`,
+        schema: { type: "string", default: "7d", pattern: PERIOD_TIME },
+      },
+      {
+        name: "until",
+        in: "query",
+        description:
+          "where the period ends, excluded: a duration back from now or an ISO date or zoned time (default now, rounded down to the minute)",
+        schema: { type: "string", pattern: PERIOD_TIME },
       },
       IF_NONE_MATCH,
     ],

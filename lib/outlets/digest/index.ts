@@ -1,7 +1,8 @@
 /**
- * Digests: what a set of channels talked about over a period, as Markdown, HTML or JSON. New and
- * recurring topics with their evidence, unanswered and answered questions and activity, built
- * from the knowledge the results table keeps, and delivered to S3, Slack and SNS on a schedule.
+ * Digests: what a set of channels talked about over a period, as plain text, Markdown, HTML or
+ * JSON. New and recurring topics with their evidence, unanswered and answered questions and
+ * activity, built from the knowledge the results table keeps, and delivered to S3, Slack and SNS
+ * on a schedule.
  */
 
 export { type DigestBucket, DigestBucketError, digestS3Client, s3Bucket } from "./bucket.js";
@@ -16,6 +17,7 @@ export {
 export { DigestError } from "./errors.js";
 export { digestHtml } from "./html.js";
 export { digestJson, digestMarkdown } from "./markdown.js";
+export { digestText } from "./plain.js";
 export {
   type DigestGroup,
   type DigestRenderers,
@@ -25,7 +27,7 @@ export {
   type ScheduledDigestDeps,
   type ScheduledDigestSummary,
 } from "./schedule.js";
-export { parseSince } from "./since.js";
+export { askedPeriod } from "./since.js";
 export { postSlackWebhook, SlackDeliveryError, slackDigestPayload } from "./slack.js";
 export {
   digestSnsClient,
@@ -41,4 +43,4 @@ export {
   dynamoDbDigestSources,
   storeDigestSources,
 } from "./sources.js";
-export type { Digest, DigestEvidence, DigestFormat, DigestQuestion, DigestTopic } from "./types.js";
+export type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";

@@ -1,8 +1,12 @@
-import { parseDuration } from "../../base/duration/index.js";
-import { DigestError } from "./errors.js";
+import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
+import { thousands, utcDate } from "./text.js";
 
-const WEEK_MS = 7 * 86_400_000;
-const WEEKS = /^(\d+)w$/;
+const DAY_MS = 86_400_000;
+/** A week: the period a digest covers when no `--since` is given. */
+const WEEK_MS = 7 * DAY_MS;
+/** A unit is required: a bare number (milliseconds elsewhere) is surely a mistake. */
+const DURATION = /^(\d+(?:\.\d+)?)([smhdw])$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, w: WEEK_MS } as const;
 /** `2026-01-31`, or a full ISO 8601 time with its zone (`2026-01-31T08:00:00Z`). */
 const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
@@ -11,23 +15,67 @@ const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]
  * `90m`) or an ISO date (UTC midnight) or time with its zone. A {@link DigestError} naming
  * `flag` (default `--since`) otherwise.
  */
-export function parseSince(text: string, now: Date, flag = "--since"): number {
+function parseSince(text: string, now: Date, flag = "--since"): number {
   const trimmed = text.trim();
   if (ISO.test(trimmed)) {
     const ms = Date.parse(trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed);
     if (Number.isFinite(ms)) return ms;
-  } else if (/^\d+(?:\.\d+)?(?:s|m|h|d|w)$/.test(trimmed)) {
-    // A unit is required: a bare number (milliseconds to parseDuration) is surely a mistake.
-    const weeks = WEEKS.exec(trimmed);
-    try {
-      const back = weeks ? Number(weeks[1]) * WEEK_MS : parseDuration(trimmed, flag);
-      if (Number.isSafeInteger(back) && back > 0) return now.getTime() - back;
-    } catch {
-      // Said below, with the forms a digest takes.
-    }
+  } else {
+    // Any length: one past what a digest covers is said as such by askedPeriod, not here.
+    const duration = DURATION.exec(trimmed);
+    const back =
+      duration === null
+        ? Number.NaN
+        : Math.round(Number(duration[1]) * UNIT_MS[duration[2] as "s"]);
+    if (Number.isSafeInteger(back) && back > 0) return now.getTime() - back;
   }
   throw new DigestError(
     "DIGEST_BAD_TIME",
-    `${flag} must be a duration back from now (7d, 24h, 2w) or an ISO date (2026-01-31, 2026-01-31T08:00Z) (got ${JSON.stringify(text.slice(0, 40))})`,
+    `${flag} must be a duration (7d, 24h, 2w) or an ISO date or time (2026-01-31, 2026-01-31T08:00Z) (got ${JSON.stringify(text.slice(0, 40))})`,
   );
+}
+
+export interface AskedPeriod {
+  /** `--since` as given: a duration back from the period's end, or an ISO date or time. */
+  since?: string;
+  /** `--until` as given: a duration back from `end`, or an ISO date or time. */
+  until?: string;
+  /** What `--until` defaults to and durations count back from (now, or the data's end). */
+  end: number;
+  /** How a message names `end`: `now`, `the end of the stored chat (2018-05-30)`. */
+  endName: string;
+}
+
+/**
+ * The half-open period [since, until) asked for: `until` is `--until` (default `end`) and
+ * `since` is `--since` (default a week before `until`); a duration given as `--since` counts back
+ * from `until`, so that `--since 7d --until 2018-06-01` is the week before it. A
+ * {@link DigestError} naming the flags, and what to give instead, when the period is empty,
+ * reversed or longer than {@link MAX_PERIOD_DAYS}.
+ */
+export function askedPeriod(asked: AskedPeriod): { since: number; until: number } {
+  const until =
+    asked.until === undefined ? asked.end : parseSince(asked.until, new Date(asked.end), "--until");
+  if (asked.since === undefined) return { since: until - WEEK_MS, until };
+  const since = parseSince(asked.since, new Date(until), "--since");
+  const to = asked.until === undefined ? asked.endName : `--until ${asked.until}`;
+  if (since >= until) {
+    throw new DigestError(
+      "DIGEST_BAD_PERIOD",
+      `--since ${asked.since} is not before ${to}: the period is empty`,
+    );
+  }
+  const days = Math.ceil((until - since) / DAY_MS);
+  if (days > MAX_PERIOD_DAYS) {
+    const fix = DURATION.test(asked.since.trim())
+      ? `give a shorter --since (at most ${MAX_PERIOD_DAYS}d)`
+      : asked.until !== undefined
+        ? `bring --since and --until within ${MAX_PERIOD_DAYS} days of each other`
+        : `add --until ${utcDate(since + WEEK_MS)} for a week (or any date to ${utcDate(since + MAX_PERIOD_DAYS * DAY_MS)})`;
+    throw new DigestError(
+      "DIGEST_BAD_PERIOD",
+      `--since ${asked.since} to ${to} is ${thousands(days)} days; a digest covers at most ${MAX_PERIOD_DAYS} days: ${fix}`,
+    );
+  }
+  return { since, until };
 }

@@ -78,5 +78,3 @@ export interface Digest {
    */
   omitted?: { topics: number; unanswered: number; unclear: number; answered: number };
 }
-
-export type DigestFormat = "md" | "html" | "json";

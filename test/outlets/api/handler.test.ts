@@ -262,6 +262,7 @@ describe("hostile requests", () => {
     [`/channels/help/topics?q=${"x".repeat(3000)}`, 400, "query"],
     [`/channels/help/segments/s1?x=1`, 400, "query"],
     [`/channels/help/digest?since=${encodeURIComponent(secret)}`, 400, "since"],
+    [`/channels/help/digest?until=${encodeURIComponent(secret)}`, 400, "until"],
     [`/channels/help/digest/x`, 404, undefined],
     [`/${secret}`, 404, undefined],
   ];

@@ -1,4 +1,11 @@
-import { buildDigest, type Digest, digestHtml, digestJson, digestMarkdown } from "convoseg/digest";
+import {
+  buildDigest,
+  type Digest,
+  digestHtml,
+  digestJson,
+  digestMarkdown,
+  digestText,
+} from "convoseg/digest";
 import { describe, expect, it } from "vitest";
 import { DAY, memorySources, question, result, SINCE, support, UNTIL } from "./fixtures.js";
 
@@ -95,6 +102,39 @@ describe("digest renderers", () => {
     expect(html.indexOf("answer: answer &lt;script")).toBeGreaterThan(answered);
   });
 
+  it("text: the sections as a terminal reads them, chat text as written but without controls", async () => {
+    const digest = await hostileDigest();
+    const rust = {
+      ...digest,
+      topics: digest.topics.map((t) => ({ ...t, topic: `std::process::Command ${t.topic}` })),
+    };
+    const text = digestText(rust);
+
+    expect(text.split("\n").filter((l) => /^\S/.test(l))).toEqual([
+      "Digest: help",
+      "2026-01-05 to 2026-01-11 (UTC), generated 2026-01-12 00:00",
+      "Activity",
+      "New topics",
+      "Recurring topics",
+      "Unanswered questions (oldest first)",
+      "Answered questions",
+    ]);
+    expect(text).toContain(
+      "  help: 3 messages, 2 conversations, 2 active people; busiest 2026-01-06 (2)",
+    );
+    // No Markdown: no escapes, no links, no table.
+    expect(text).toContain(
+      "  - std::process::Command grub bootloader in help: 1 conversation, 1 earlier conversation since 2026-01-02",
+    );
+    expect(text).toContain("evidence: 2026-01-06 00:00 (segment s1)");
+    expect(text).toContain("why <script>alert(1)</script> **bold** [x](javascript:alert(1)) @here");
+    expect(text).toContain("    answer: answer <script>");
+    expect(text).not.toMatch(/\\|\]\(report|\|/);
+    expect([...text].filter((c) => c === "\u001b" || c === "\u202e")).toEqual([]);
+    const quiet = { ...digest, topics: [], unanswered: [], answered: [] };
+    expect(digestText(quiet).match(/^ {2}None\.$/gm)).toHaveLength(4);
+  });
+
   it("JSON: the Digest itself", async () => {
     const digest = await hostileDigest();
     expect(JSON.parse(digestJson(digest))).toEqual(digest);
@@ -109,5 +149,6 @@ describe("digest renderers", () => {
 
     expect(digestHtml(big)).toContain("1,200 messages, 2 conversations, 1 active person");
     expect(digestMarkdown(big)).toMatch(/\| help \| 1,200 \| 2 \| 1 \|/);
+    expect(digestText(big)).toContain("help: 1,200 messages, 2 conversations, 1 active person;");
   });
 });

@@ -1,0 +1,66 @@
+import { periodText } from "./markdown.js";
+import { counted, minute, plainText, thousands, utcDate } from "./text.js";
+import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
+
+/**
+ * The digest as plain text, for a terminal: the Markdown form's sections without its markup or
+ * escapes (`std::process::Command` reads as written). Every chat string is {@link plainText}:
+ * on one line, without the control characters a terminal could act on.
+ */
+export function digestText(digest: Digest): string {
+  const generated = Date.parse(digest.generatedAt);
+  const lines: string[] = [
+    `Digest: ${digest.channels.map(plainText).join(", ")}`,
+    `${periodText(digest)} (UTC), generated ${Number.isFinite(generated) ? minute(generated) : plainText(digest.generatedAt)}`,
+    "",
+    "Activity",
+    ...digest.activity.map((a) => {
+      const busiest = a.days.reduce((m, d) => (d.messages > m.messages ? d : m), a.days[0]);
+      const peak =
+        busiest !== undefined && busiest.messages > 0
+          ? `; busiest ${busiest.day} (${thousands(busiest.messages)})`
+          : "";
+      return `  ${plainText(a.channel)}: ${counted(a.messages, "message")}, ${counted(a.conversations, "conversation")}, ${thousands(a.activePeople)} active ${a.activePeople === 1 ? "person" : "people"}${peak}`;
+    }),
+  ];
+  const section = (heading: string, entries: string[][], left: number | undefined) => {
+    lines.push("", heading);
+    if (entries.length === 0) lines.push("  None.");
+    for (const entry of entries) lines.push(...entry);
+    if (left) lines.push(`  …and ${thousands(left)} more.`);
+  };
+  const of = (kind: DigestTopic["kind"]) => digest.topics.filter((t) => t.kind === kind);
+  section("New topics", of("new").map(topicLines), undefined);
+  section("Recurring topics", of("recurring").map(topicLines), digest.omitted?.topics);
+  section(
+    "Unanswered questions (oldest first)",
+    digest.unanswered.map(questionLines),
+    digest.omitted?.unanswered,
+  );
+  section("Answered questions", digest.answered.map(questionLines), digest.omitted?.answered);
+  return `${lines.join("\n")}\n`;
+}
+
+const at = (e: DigestEvidence): string =>
+  `${minute(e.firstTs)} (segment ${plainText(e.segmentId)})`;
+
+function topicLines(t: DigestTopic): string[] {
+  const also = t.aliases.length === 0 ? "" : ` (also: ${t.aliases.map(plainText).join(", ")})`;
+  const earlier =
+    t.kind === "recurring"
+      ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
+      : "";
+  return [
+    `  - ${plainText(t.topic)}${also} in ${plainText(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
+    `    evidence: ${t.evidence.map(at).join(", ")}`,
+  ];
+}
+
+function questionLines(q: DigestQuestion): string[] {
+  const unclear = q.status === "unclear" ? ", answer unclear" : "";
+  const lines = [
+    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${plainText(q.channel)}, segment ${plainText(q.segmentId)}${unclear})`,
+  ];
+  if (q.answer !== undefined) lines.push(`    answer: ${plainText(q.answer)}`);
+  return lines;
+}
