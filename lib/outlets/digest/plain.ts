@@ -1,4 +1,4 @@
-import { periodText } from "./markdown.js";
+import { periodText, QUESTION_ORDER, questionHeading } from "./markdown.js";
 import { counted, minute, plainText, thousands, utcDate } from "./text.js";
 import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
 
@@ -32,12 +32,13 @@ export function digestText(digest: Digest): string {
   const of = (kind: DigestTopic["kind"]) => digest.topics.filter((t) => t.kind === kind);
   section("New topics", of("new").map(topicLines), undefined);
   section("Recurring topics", of("recurring").map(topicLines), digest.omitted?.topics);
-  section(
-    "Unanswered questions (oldest first)",
-    digest.unanswered.map(questionLines),
-    digest.omitted?.unanswered,
-  );
-  section("Answered questions", digest.answered.map(questionLines), digest.omitted?.answered);
+  for (const status of QUESTION_ORDER) {
+    section(
+      questionHeading(digest, status),
+      digest[status].map(questionLines),
+      digest.omitted?.[status],
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -57,9 +58,8 @@ function topicLines(t: DigestTopic): string[] {
 }
 
 function questionLines(q: DigestQuestion): string[] {
-  const unclear = q.status === "unclear" ? ", answer unclear" : "";
   const lines = [
-    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${plainText(q.channel)}, segment ${plainText(q.segmentId)}${unclear})`,
+    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${plainText(q.channel)}, segment ${plainText(q.segmentId)})`,
   ];
   if (q.answer !== undefined) lines.push(`    answer: ${plainText(q.answer)}`);
   return lines;

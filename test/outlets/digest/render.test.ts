@@ -116,8 +116,9 @@ describe("digest renderers", () => {
       "Activity",
       "New topics",
       "Recurring topics",
-      "Unanswered questions (oldest first)",
-      "Answered questions",
+      "Unanswered (1), oldest first",
+      "Unclear (0): whether an answer came is not clear",
+      "Answered (1)",
     ]);
     expect(text).toContain(
       "  help: 3 messages, 2 conversations, 2 active people; busiest 2026-01-06 (2)",
@@ -132,7 +133,7 @@ describe("digest renderers", () => {
     expect(text).not.toMatch(/\\|\]\(report|\|/);
     expect([...text].filter((c) => c === "\u001b" || c === "\u202e")).toEqual([]);
     const quiet = { ...digest, topics: [], unanswered: [], answered: [] };
-    expect(digestText(quiet).match(/^ {2}None\.$/gm)).toHaveLength(4);
+    expect(digestText(quiet).match(/^ {2}None\.$/gm)).toHaveLength(5);
   });
 
   it("JSON: the Digest itself", async () => {
