@@ -4,6 +4,7 @@
  * its consumed capacity so that `onRead` can count what a request cost (metrics, the benchmark).
  */
 import {
+  type AttributeValue,
   type DynamoDBClient,
   GetItemCommand,
   QueryCommand,
@@ -46,6 +47,41 @@ const TOPIC_SORT_KEY = /^topic#([0-9a-f]{16})#/;
 
 export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSources {
   const { client, resultsTable, channelsTable, onRead, questions } = options;
+
+  /** One Query of the topic index after `afterTopicKey` (or `start`): at most `limit` entries. */
+  async function queryTopics(
+    channel: string,
+    afterTopicKey: string | null,
+    limit: number,
+    start: Record<string, AttributeValue> | undefined,
+  ): Promise<{ entries: KeyedSupport[]; last: Record<string, AttributeValue> | undefined }> {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: resultsTable,
+        KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
+        ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
+        ExpressionAttributeValues: {
+          ":pk": { S: channel },
+          ":from": { S: afterTopicKey === null ? TOPIC_PREFIX : afterKey(afterTopicKey) },
+          ":to": { S: TOPICS_END },
+        },
+        Limit: limit,
+        ExclusiveStartKey: start,
+        ReturnConsumedCapacity: "TOTAL",
+      }),
+    );
+    const entries = (page.Items ?? []).map((raw): KeyedSupport => {
+      const { [RESULTS_SORT_KEY]: sortKey, ...support } = unmarshall(raw);
+      const key = TOPIC_SORT_KEY.exec(String(sortKey));
+      if (key === null || support.v !== 1) {
+        throw new KnowledgeItemError(`${channel}/${String(sortKey)}`, "not a v1 topic entry");
+      }
+      return { topicKey: key[1], support: support as TopicSupport };
+    });
+    onRead?.({ operation: "Query", items: entries.length, units: unitsOf(page) });
+    return { entries, last: page.LastEvaluatedKey };
+  }
+
   return {
     async channels({ after, evaluate }) {
       const page = await client.send(
@@ -75,31 +111,23 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
     },
 
     async topicEntries(channel, { afterTopicKey, limit }) {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: resultsTable,
-          KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
-          ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
-          ExpressionAttributeValues: {
-            ":pk": { S: channel },
-            ":from": { S: afterTopicKey === null ? TOPIC_PREFIX : afterKey(afterTopicKey) },
-            ":to": { S: TOPICS_END },
-          },
-          // One entry past the page: it tells whether the page's last topic is whole.
-          Limit: limit + 1,
-          ReturnConsumedCapacity: "TOTAL",
-        }),
-      );
-      const entries = (page.Items ?? []).map((raw): KeyedSupport => {
-        const { [RESULTS_SORT_KEY]: sortKey, ...support } = unmarshall(raw);
-        const key = TOPIC_SORT_KEY.exec(String(sortKey));
-        if (key === null || support.v !== 1) {
-          throw new KnowledgeItemError(`${channel}/${String(sortKey)}`, "not a v1 topic entry");
-        }
-        return { topicKey: key[1], support: support as TopicSupport };
-      });
-      onRead?.({ operation: "Query", items: entries.length, units: unitsOf(page) });
-      return { entries, more: page.LastEvaluatedKey !== undefined || entries.length > limit };
+      // One entry past the page: it tells whether the page's last topic is whole.
+      const page = await queryTopics(channel, afterTopicKey, limit + 1, undefined);
+      return {
+        entries: page.entries,
+        more: page.last !== undefined || page.entries.length > limit,
+      };
+    },
+
+    async topicIndex(channel, { max }) {
+      const entries: KeyedSupport[] = [];
+      let start: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await queryTopics(channel, null, max + 1 - entries.length, start);
+        entries.push(...page.entries);
+        start = page.last;
+      } while (start !== undefined && entries.length <= max);
+      return { entries: entries.slice(0, max), more: entries.length > max };
     },
 
     async known(channel) {

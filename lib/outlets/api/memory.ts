@@ -3,19 +3,15 @@
  * sort key order, `limit` entries and one past, channels in key order): for tests and for
  * embedding the API over data already in memory.
  */
-import { createHash } from "node:crypto";
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
+import { topicKeyOf } from "./topics-page.js";
 
 export interface MemoryApiData extends OptionalSources {
   channels?: readonly string[];
   supports?: readonly TopicSupport[];
   results?: readonly SegmentResult[];
 }
-
-/** As the results table's sort key holds it: the first 16 hex digits of SHA-256. */
-const topicKeyOf = (normalizedTopic: string) =>
-  createHash("sha256").update(normalizedTopic).digest("hex").slice(0, 16);
 
 const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -48,6 +44,10 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
       const from = afterTopicKey === null ? list : list.filter((e) => e.topicKey > afterTopicKey);
       const entries = from.slice(0, limit + 1);
       return { entries, more: entries.length > limit };
+    },
+    async topicIndex(channel, { max }) {
+      const list = index.get(channel) ?? [];
+      return { entries: list.slice(0, max), more: list.length > max };
     },
     async known(channel) {
       return (

@@ -1,7 +1,7 @@
 /**
  * What the handler reads, as small ports: each call is one bounded read (one Query, Scan or
  * GetItem on DynamoDB: `dynamodb.ts`), so that the number of reads a request costs is fixed by
- * the route, whatever the channel holds.
+ * the route, whatever the channel holds; `topicIndex`, which ranks topics, reads up to a bound.
  */
 
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
@@ -57,6 +57,11 @@ export interface ApiSources {
     channel: string,
     options: { afterTopicKey: string | null; limit: number },
   ): Promise<TopicEntriesRead>;
+  /**
+   * The first `max` topic index entries of `channel`, in sort key order, and whether more
+   * follow: Query pages until `max` (all of a channel's index up to that bound).
+   */
+  topicIndex(channel: string, options: { max: number }): Promise<TopicEntriesRead>;
   /**
    * Whether anything of `channel` is kept: its channels table item (the pipeline took a message
    * of it) or, for an imported conversation, which has none, an item in the results table. One

@@ -4,6 +4,7 @@
  * these, so that the three cannot drift apart.
  */
 import { z } from "zod";
+import { RANKED_ENTRIES, TOPIC_SORTS } from "./topics-page.js";
 
 /** Each schema with the component name the OpenAPI document gives it. */
 export const apiSchemas = z.registry<{ id: string; description?: string }>();
@@ -83,9 +84,24 @@ const Topic = named(
 );
 
 export const TopicsPage = named(
-  z.object({ channel: z.string(), topics: z.array(Topic), cursor }),
+  z.object({
+    channel: z.string(),
+    sort: z
+      .enum(TOPIC_SORTS)
+      .describe(
+        "support: the whole index ranked as npm start -- topics ranks it; key: topic key order, a hash (most supported first within the page)",
+      ),
+    topics: z.array(Topic),
+    cursor,
+    complete: z
+      .boolean()
+      .optional()
+      .describe(
+        `with sort=support: false when the index has more than ${RANKED_ENTRIES} entries and the ranking is of the topics of the first ${RANKED_ENTRIES} (in key order)`,
+      ),
+  }),
   "TopicsPage",
-  "A page of topics in index order (most supported first within the page).",
+  "A page of a channel's topics, in the order `sort` names.",
 );
 
 export const QUESTION_STATUSES = ["answered", "unanswered", "unclear"] as const;

@@ -4,7 +4,13 @@
  * cursors and ETags over the wire, hostile paths refused.
  */
 
-import { apiHandler, dynamoDbApiSources, memoryApiSources, type ReadCost } from "convoseg/api";
+import {
+  type ApiSources,
+  apiHandler,
+  dynamoDbApiSources,
+  memoryApiSources,
+  type ReadCost,
+} from "convoseg/api";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { channelsTableDefinition } from "convoseg/pipeline/schema";
@@ -20,6 +26,7 @@ const T = Date.UTC(2026, 4, 1);
 /** Chat text is hostile: it must come back as the JSON string it is, nothing more. */
 const HOSTILE = '</script><b onclick="x">reboot</b>\u001b[2J';
 const costs: ReadCost[] = [];
+let sources: ApiSources;
 let server: ApiServer;
 let memory: ApiServer;
 
@@ -39,7 +46,7 @@ beforeAll(async () => {
     questions.push(question(`a${s}`, T + s, "answered", { answer: HOSTILE, answerIds: ["m2"] }));
     await save(store, resultWith("qa", `seg-${s}`, questions, { thread: `root-${s}` }));
   }
-  const sources = dynamoDbApiSources({
+  sources = dynamoDbApiSources({
     client,
     resultsTable,
     channelsTable,
@@ -73,16 +80,42 @@ async function walk(base: string, path: string) {
 }
 
 describe("the read API over HTTP on DynamoDB Local", () => {
-  it("pages the topic index as the memory sources do, one Query per page", async () => {
+  it("pages the topic index in key order as the memory sources do, one Query per page", async () => {
     costs.length = 0;
-    const pages = await walk(server.url, "/channels/help/topics?limit=7");
-    const expected = await walk(memory.url, "/channels/help/topics?limit=7");
+    const pages = await walk(server.url, "/channels/help/topics?sort=key&limit=7");
+    const expected = await walk(memory.url, "/channels/help/topics?sort=key&limit=7");
     expect(pages.map((p) => p.status).every((s) => s === 200)).toBe(true);
     expect(pages.map((p) => p.body.topics)).toEqual(expected.map((p) => p.body.topics));
     expect(costs.map((c) => c.operation)).toEqual(pages.map(() => "Query"));
     expect(costs.every((c) => c.units > 0)).toBe(true);
     const topics = pages.flatMap((p) => p.body.topics as { normalizedTopic: string }[]);
     expect(new Set(topics.map((t) => t.normalizedTopic)).size).toBe(120);
+  });
+
+  it("ranks the whole topic index as the memory sources do", async () => {
+    costs.length = 0;
+    const pages = await walk(server.url, "/channels/help/topics?limit=50");
+    const expected = await walk(memory.url, "/channels/help/topics?limit=50");
+    expect(pages.map((p) => p.body)).toEqual(expected.map((p) => p.body));
+    expect(pages[0].body).toMatchObject({ sort: "support", complete: true });
+    // 600 entries fit one Query page: each page of topics reads the index once.
+    expect(costs.map((c) => c.operation)).toEqual(pages.map(() => "Query"));
+  });
+
+  it("reads the topic index whole up to its bound, over Query pages", async () => {
+    const [all, cut] = await Promise.all([
+      sources.topicIndex("help", { max: 600 }),
+      sources.topicIndex("help", { max: 250 }),
+    ]);
+    const inMemory = memoryApiSources(seeded);
+    expect(all).toEqual(await inMemory.topicIndex("help", { max: 600 }));
+    expect(cut).toEqual(await inMemory.topicIndex("help", { max: 250 }));
+    expect([all.entries.length, all.more, cut.entries.length, cut.more]).toEqual([
+      600,
+      false,
+      250,
+      true,
+    ]);
   });
 
   it("lists channels with one Scan and reads a segment with one GetItem", async () => {

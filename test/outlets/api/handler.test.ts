@@ -28,6 +28,7 @@ function counted(sources: ApiSources) {
     sources: {
       channels: wrap("channels", sources.channels),
       topicEntries: wrap("topicEntries", sources.topicEntries),
+      topicIndex: wrap("topicIndex", sources.topicIndex),
       segment: wrap("segment", sources.segment),
       known: wrap("known", sources.known),
       ...(sources.questions && {
@@ -64,7 +65,7 @@ describe("GET /channels", () => {
 });
 
 describe("GET /channels/{c}/topics", () => {
-  it("returns every index entry exactly once over its pages, each page one read", async () => {
+  it("in key order, returns every index entry exactly once over its pages, each page one read", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 40 })), {
@@ -79,7 +80,11 @@ describe("GET /channels/{c}/topics", () => {
             memoryApiSources({ channels: ["help"], supports: [...unique.values()] }),
           );
           const handle = apiHandler(sources);
-          const pages = await allPages(handle, `/channels/help/topics?limit=${limit}`, "topics");
+          const pages = await allPages(
+            handle,
+            `/channels/help/topics?sort=key&limit=${limit}`,
+            "topics",
+          );
           const seen = pages
             .flat()
             .flatMap((t) =>
@@ -101,13 +106,13 @@ describe("GET /channels/{c}/topics", () => {
     );
   });
 
-  it("returns a topic with more entries than a page reads alone, partial, and moves on", async () => {
+  it("in key order, returns a topic with more entries than a page reads alone, partial, and moves on", async () => {
     const supports = [
       ...Array.from({ length: 200 }, (_, i) => support("help", "big", i)),
       support("help", "small", 1),
     ];
     const handle = apiHandler(memoryApiSources({ supports }));
-    const pages = await allPages(handle, "/channels/help/topics?limit=1", "topics");
+    const pages = await allPages(handle, "/channels/help/topics?sort=key&limit=1", "topics");
     const big = pages.flat().find((t) => t.topic === "big");
     expect(big).toMatchObject({ partial: true, segments: entryBudget(1) });
     expect(pages.flat().find((t) => t.topic === "small")).toMatchObject({
