@@ -23,6 +23,7 @@ import {
   TOPIC_LIMITS,
 } from "convoseg/api";
 import { wireItemSize } from "convoseg/dynamodb";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { createResultsTable } from "convoseg/knowledge/store";
 import { createChannelsTable } from "convoseg/pipeline/schema";
@@ -94,8 +95,13 @@ function recordCapacity(client: DynamoDBClient, total: { units: number; requests
 const emulators = await startEmulators({ sqs: false, ignoreEnvironment: true });
 try {
   const setup = emulators.dynamodb();
-  const tables = { resultsTable: "bench-api-results", channelsTable: "bench-api-channels" };
+  const tables = {
+    resultsTable: "bench-api-results",
+    channelsTable: "bench-api-channels",
+    messagesTable: "bench-api-messages",
+  };
   await createResultsTable(setup, tables.resultsTable);
+  await createMessagesTable(setup, tables.messagesTable);
   await createChannelsTable(setup, tables.channelsTable);
   const channel = "bench";
   const seeded = seededChannel(channel, entries, topics);

@@ -11,6 +11,12 @@ import {
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { NAMED_ARRIVALS } from "../../history/dynamodb/index.js";
+import {
+  BY_POSITION_INDEX,
+  CHANNEL_FACT_ATTRIBUTES,
+  PARTITION_KEY as MESSAGES_PARTITION_KEY,
+} from "../../history/schema/index.js";
 import { KnowledgeItemError } from "../../knowledge/index.js";
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import {
@@ -33,6 +39,8 @@ export interface DynamoDbApiSourcesOptions extends OptionalSources {
   client: DynamoDBClient;
   resultsTable: string;
   channelsTable: string;
+  /** Read for the channel list's names, platforms and times (`describe`). */
+  messagesTable: string;
   onRead?: (cost: ReadCost) => void;
 }
 
@@ -46,7 +54,33 @@ const TOPICS_END = "topic$";
 const TOPIC_SORT_KEY = /^topic#([0-9a-f]{16})#/;
 
 export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSources {
-  const { client, resultsTable, channelsTable, onRead, questions } = options;
+  const { client, resultsTable, channelsTable, messagesTable, onRead, questions } = options;
+
+  /**
+   * A channel's first (`forward`) or latest arrivals, as many as a name is looked for in, of
+   * each only {@link CHANNEL_FACT_ATTRIBUTES} (`byPosition` fetches them from the table).
+   */
+  async function arrivals(channel: string, forward: boolean): Promise<Record<string, unknown>[]> {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: messagesTable,
+        IndexName: BY_POSITION_INDEX,
+        KeyConditionExpression: "#c = :c",
+        ProjectionExpression: CHANNEL_FACT_ATTRIBUTES.map((_, i) => `#a${i}`).join(", "),
+        ExpressionAttributeNames: {
+          "#c": MESSAGES_PARTITION_KEY,
+          ...Object.fromEntries(CHANNEL_FACT_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+        },
+        ExpressionAttributeValues: { ":c": { S: channel } },
+        ScanIndexForward: forward,
+        Limit: NAMED_ARRIVALS,
+        ReturnConsumedCapacity: "TOTAL",
+      }),
+    );
+    const items = (page.Items ?? []).map((item) => unmarshall(item));
+    onRead?.({ operation: "Query", items: items.length, units: unitsOf(page) });
+    return items;
+  }
 
   /** One Query of the topic index after `afterTopicKey` (or `start`): at most `limit` entries. */
   async function queryTopics(
@@ -107,7 +141,28 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
         last === undefined
           ? null
           : { channel: String(last[CHANNEL_KEY]?.S), item: String(last[ITEM_KEY]?.S) };
-      return { channels: items.sort(), next };
+      return { channels: items, next };
+    },
+
+    async describe(channel) {
+      const [first, latest] = await Promise.all([
+        arrivals(channel, true),
+        arrivals(channel, false),
+      ]);
+      const said = (name: string) => {
+        const value = latest.find((item) => typeof item[name] === "string")?.[name];
+        return typeof value === "string" ? value : null;
+      };
+      const sent = (items: Record<string, unknown>[]) => {
+        const kept = items.find((item) => item.deleted !== true && typeof item.ts === "number");
+        return kept === undefined ? null : (kept.ts as number);
+      };
+      return {
+        name: said("channelName"),
+        platform: said("platform"),
+        first: sent(first),
+        last: sent(latest),
+      };
     },
 
     async topicEntries(channel, { afterTopicKey, limit }) {

@@ -2,12 +2,14 @@
  * The read API as one pure function from a request to a response, over {@link ApiSources}: the
  * Lambda handler (functions/api) and `npm start -- serve` (cli/serve/serve.ts) both put it behind
  * their transport. Every route costs a bounded number of reads: one Scan page of the channels
- * table, one Query of the topic index (in key order) or its whole up to `RANKED_ENTRIES`
- * (ranked), one GetItem, one questions read, or a digest's period.
+ * table and two Queries of arrivals a channel listed, one Query of the topic index (in key order)
+ * or its whole up to `RANKED_ENTRIES` (ranked), one GetItem, one questions read, or a digest's
+ * period.
  */
 import { createHash } from "node:crypto";
 import { parseDuration } from "../../base/duration/index.js";
 import type { SegmentResult } from "../../knowledge/store/index.js";
+import { MARKS_ITEM } from "../../segmentation/pipeline/schema/index.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
 import {
   ApiError,
@@ -16,7 +18,13 @@ import {
   ApiParameterError,
   ApiUnavailableError,
 } from "./errors.js";
-import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
+import {
+  CHANNEL_LIMITS,
+  DIGEST_PERIOD,
+  QUESTION_LIMITS,
+  RANKED_ENTRIES,
+  TOPIC_SORTS,
+} from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 import type { ApiSources, ChannelsPosition } from "./ports.js";
 import {
@@ -44,10 +52,8 @@ import {
   entryBudget,
   isRankPosition,
   isTopicKey,
-  RANKED_ENTRIES,
   rankedTopicsPage,
   TOPIC_LIMITS,
-  TOPIC_SORTS,
   topicsPage,
 } from "./topics-page.js";
 
@@ -157,9 +163,22 @@ async function channels(
   const cursor = query.get("cursor");
   const after = cursor === undefined ? null : cursors.decode(scope, cursor, isChannelsPosition);
   const read = await sources.channels({ after, evaluate: limit * ITEMS_PER_CHANNEL });
+  // At most `limit`, so that describing them is bounded by it: a cut page goes on after the last
+  // kept channel's marks item, in the order the source read them.
+  const kept = read.channels.slice(0, limit);
+  const next: ChannelsPosition | null =
+    kept.length < read.channels.length
+      ? { channel: kept[kept.length - 1], item: MARKS_ITEM }
+      : read.next;
+  const described = await Promise.all(
+    kept.sort().map(async (channel) => {
+      const { name, platform, first, last } = await sources.describe(channel);
+      return { channel, name, platform, first, last };
+    }),
+  );
   return {
-    channels: read.channels.map((channel) => ({ channel })),
-    cursor: read.next === null ? null : cursors.encode(scope, read.next),
+    channels: described,
+    cursor: next === null ? null : cursors.encode(scope, next),
   };
 }
 

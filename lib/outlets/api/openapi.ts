@@ -5,11 +5,17 @@
  */
 import { z } from "zod";
 import { MAX_CURSOR_CHARS } from "./cursor.js";
-import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
+import {
+  CHANNEL_LIMITS,
+  DIGEST_PERIOD,
+  QUESTION_LIMITS,
+  RANKED_ENTRIES,
+  TOPIC_SORTS,
+} from "./limits.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
 import { API_ROUTES, type ApiRoute } from "./routes.js";
 import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
-import { RANKED_ENTRIES, TOPIC_LIMITS, TOPIC_SORTS } from "./topics-page.js";
+import { TOPIC_LIMITS } from "./topics-page.js";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 

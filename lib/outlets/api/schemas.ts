@@ -4,7 +4,7 @@
  * these, so that the three cannot drift apart.
  */
 import { z } from "zod";
-import { RANKED_ENTRIES, TOPIC_SORTS } from "./topics-page.js";
+import { RANKED_ENTRIES, TOPIC_SORTS } from "./limits.js";
 
 /** Each schema with the component name the OpenAPI document gives it. */
 export const apiSchemas = z.registry<{ id: string; description?: string }>();
@@ -37,13 +37,29 @@ const cursor = z
   .nullable()
   .describe("pass as ?cursor= for the next page; null on the last page");
 
-export const ChannelsPage = named(
+const Channel = named(
   z.object({
-    channels: z.array(z.object({ channel: z.string() })),
-    cursor,
+    channel: z.string().describe("the id: what the other routes take"),
+    name: z
+      .string()
+      .nullable()
+      .describe("the name its latest messages carry (its name now); null when none says"),
+    platform: z.string().nullable().describe("slack, discord, …; null when no message says"),
+    first: epochMs
+      .nullable()
+      .describe("when the first kept message to arrive was sent; null when none is kept"),
+    last: epochMs
+      .nullable()
+      .describe("when the latest message to arrive was sent; null when none is kept"),
   }),
+  "Channel",
+  "A channel, as its first and latest messages describe it (no message count: none is kept).",
+);
+
+export const ChannelsPage = named(
+  z.object({ channels: z.array(Channel), cursor }),
   "ChannelsPage",
-  "A page of the channels the pipeline knows (it may be short, even empty, with a cursor).",
+  "A page of the channels the pipeline knows, by id within the page (it may be short, even empty, with a cursor).",
 );
 
 const TopicEvidence = named(

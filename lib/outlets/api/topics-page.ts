@@ -5,25 +5,15 @@
  * (`mergeSupports`: aliases on one page become one topic; aliases on different pages stay apart,
  * the price of never reading the whole index). The entry a Query reads past its topics tells
  * whether the last topic is whole; a topic with more entries than a page reads is returned alone
- * and marked `partial`. `support`: from the whole index, up to {@link RANKED_ENTRIES} entries,
- * merged and ranked as `KnowledgeReader.topics` (and so `npm start -- topics`) ranks them.
+ * and marked `partial`. `support`: from the whole index, up to `RANKED_ENTRIES` entries
+ * (`limits.ts`), merged and ranked as `KnowledgeReader.topics` (and `npm start -- topics`) ranks
+ * them.
  */
 import { createHash } from "node:crypto";
 import { mergeSupports, type Topic } from "../../knowledge/read/index.js";
 import type { TopicSupport } from "../../knowledge/store/index.js";
 import type { TopicEntriesRead } from "./ports.js";
 import type { ApiTopic } from "./schemas.js";
-
-/** The orders of `?sort=`, the default first: the most supported topics are what a reader wants. */
-export const TOPIC_SORTS = ["support", "key"] as const;
-export type TopicSort = (typeof TOPIC_SORTS)[number];
-
-/**
- * The most index entries `sort=support` reads (Query pages of 1 MB, about 5 on a channel of
- * 10,000 entries): a channel's topic index is one entry per topic per segment, far smaller than
- * its messages. Past it, the ranking is of the topics of the first entries, in key order.
- */
-export const RANKED_ENTRIES = 10_000;
 
 /** As the results table's sort key holds it: the first 16 hex digits of SHA-256. */
 export const topicKeyOf = (normalizedTopic: string) =>
@@ -117,7 +107,7 @@ export interface RankedPageResult {
 }
 
 /**
- * The `limit` topics after `after` of the whole index `read` (at most {@link RANKED_ENTRIES}
+ * The `limit` topics after `after` of the whole index `read` (at most `RANKED_ENTRIES`
  * entries), merged and ranked. A topic the read may have cut is left out, unless it is all the
  * read holds (then it is `partial`).
  */

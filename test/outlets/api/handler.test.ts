@@ -29,6 +29,7 @@ function counted(sources: ApiSources) {
       channels: wrap("channels", sources.channels),
       topicEntries: wrap("topicEntries", sources.topicEntries),
       topicIndex: wrap("topicIndex", sources.topicIndex),
+      describe: wrap("describe", sources.describe),
       segment: wrap("segment", sources.segment),
       known: wrap("known", sources.known),
       ...(sources.questions && {
@@ -61,6 +62,32 @@ describe("GET /channels", () => {
     const handle = apiHandler(memoryApiSources({ channels }));
     const pages = await allPages(handle, "/channels?limit=4", "channels");
     expect(pages.flat().map((c) => c.channel)).toEqual(channels);
+  });
+
+  it("says each channel's name, platform and first and last message time, null where unknown", async () => {
+    const handle = apiHandler(
+      memoryApiSources({
+        channels: [
+          { channel: "C1", name: "general", platform: "slack", first: 1000, last: 5000 },
+          "imported",
+        ],
+      }),
+    );
+    expect(body(await handle(get("/channels"))).channels).toEqual([
+      { channel: "C1", name: "general", platform: "slack", first: 1000, last: 5000 },
+      { channel: "imported", name: null, platform: null, first: null, last: null },
+    ]);
+  });
+
+  it("describes at most limit channels a page, however many one read holds", async () => {
+    const channels = Array.from({ length: 9 }, (_, i) => `c${i}`);
+    const { sources, calls } = counted(memoryApiSources({ channels }));
+    const handle = apiHandler(sources);
+    // The memory source, as a Scan of channels with marks items only, reads limit × 3 a page.
+    const pages = await allPages(handle, "/channels?limit=2", "channels");
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 2, 1]);
+    expect(pages.flat().map((c) => c.channel)).toEqual(channels);
+    expect(calls.filter((c) => c === "describe")).toHaveLength(channels.length);
   });
 });
 
