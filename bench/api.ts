@@ -1,7 +1,8 @@
 /**
  * What a read API request costs, on DynamoDB Local: a channel with 10,000 topic entries (skewed
- * over 2,000 topics, `bench/api-seed.ts`), every page of `GET /channels/{c}/topics` walked by its
- * cursors through the real handler and DynamoDB sources. Per request: DynamoDB reads (always one
+ * over 2,000 topics, `bench/api-seed.ts`), every page of `GET /channels/{c}/topics?sort=key`
+ * walked by its cursors through the real handler and DynamoDB sources, and one page of the
+ * default `sort=support`, which ranks the whole index. Per request: DynamoDB reads (always one
  * Query here) and read units (ReturnConsumedCapacity), beside the floor (the units one Query
  * returning exactly the page's entries would cost: DynamoDB's rule of 4 KB per unit, half for an
  * eventually consistent read, at least half a unit) and beside what reading the whole index
@@ -22,6 +23,7 @@ import {
   TOPIC_LIMITS,
 } from "convoseg/api";
 import { wireItemSize } from "convoseg/dynamodb";
+import { createMessagesTable } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { createResultsTable } from "convoseg/knowledge/store";
 import { createChannelsTable } from "convoseg/pipeline/schema";
@@ -32,7 +34,7 @@ import { readUnits } from "./capacity.js";
 
 const USAGE = `Usage: npm run bench:api -- [--entries N] [--topics N] [--limit N] [--questions N] [--json]
 
-Walks every page of GET /channels/{c}/topics on a channel of N topic index entries, on DynamoDB
+Walks every page of GET /channels/{c}/topics?sort=key on a channel of N topic index entries, on DynamoDB
 Local, and reports reads and read units per request against the floor and the whole-index read.
 
 Options:
@@ -93,8 +95,13 @@ function recordCapacity(client: DynamoDBClient, total: { units: number; requests
 const emulators = await startEmulators({ sqs: false, ignoreEnvironment: true });
 try {
   const setup = emulators.dynamodb();
-  const tables = { resultsTable: "bench-api-results", channelsTable: "bench-api-channels" };
+  const tables = {
+    resultsTable: "bench-api-results",
+    channelsTable: "bench-api-channels",
+    messagesTable: "bench-api-messages",
+  };
   await createResultsTable(setup, tables.resultsTable);
+  await createMessagesTable(setup, tables.messagesTable);
   await createChannelsTable(setup, tables.channelsTable);
   const channel = "bench";
   const seeded = seededChannel(channel, entries, topics);
@@ -130,7 +137,7 @@ try {
   do {
     costs = [];
     sizes.length = 0;
-    const query = `limit=${limit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const query = `sort=key&limit=${limit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
     const response = await get(`/channels/${channel}/topics`, query);
     if (response.status !== 200)
       throw new Error(`page ${pages.length + 1}: ${response.status} ${response.body}`);
@@ -156,6 +163,10 @@ try {
   } while (cursor !== null);
   const walkMs = performance.now() - started;
 
+  // The default order ranks the whole index: what its first page costs.
+  costs = [];
+  await get(`/channels/${channel}/topics`, `limit=${limit}`);
+  const rankedPage = { reads: costs.length, units: costs.reduce((n, c) => n + c.units, 0) };
   costs = [];
   await get("/channels", "limit=50");
   const channelsPage = { reads: costs.length, units: costs.reduce((n, c) => n + c.units, 0) };
@@ -210,6 +221,7 @@ try {
     unitsOverFloor: sum((p) => p.units) / sum((p) => p.floor),
     wholeIndexRead: wholeIndex,
     firstPageOverWholeIndex: pages[0].units / wholeIndex.units,
+    rankedPage,
     channelsPage,
     segmentRead,
     questions: {
@@ -229,7 +241,7 @@ try {
   else {
     const f = (n: number) => n.toFixed(2);
     console.log(
-      `GET /channels/{c}/topics?limit=${limit} on ${entries} entries over ${topics} topics:`,
+      `GET /channels/{c}/topics?sort=key&limit=${limit} on ${entries} entries over ${topics} topics:`,
     );
     console.log(
       `  ${summary.pages} pages, ${summary.topicsReturned} topics (${summary.partialTopics} partial), ${summary.entriesReturned} entries returned, ${summary.entriesRead} read (${f(summary.entriesRead / summary.entriesReturned)}x)`,
@@ -242,6 +254,9 @@ try {
     );
     console.log(
       `  the whole index (KnowledgeReader.topics): ${wholeIndex.requests} Query pages, ${f(wholeIndex.units)} units; a first page costs ${f(summary.firstPageOverWholeIndex * 100)}% of it`,
+    );
+    console.log(
+      `  GET /channels/{c}/topics?limit=${limit} (sort=support, the whole index ranked): ${rankedPage.reads} Query pages, ${f(rankedPage.units)} units`,
     );
     console.log(
       `  GET /channels: ${channelsPage.reads} Scan, ${f(channelsPage.units)} units; GET /segments/{id}: ${segmentRead.reads} GetItem, ${f(segmentRead.units)} units`,

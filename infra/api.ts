@@ -20,8 +20,9 @@ export interface ReadApiProps {
  * The read API (docs/api.md), deployed only with `api`: an HTTP API whose routes are
  * IAM-authorized (SigV4: grant `execute-api:Invoke` with {@link ReadApi.invokeStatement}), or
  * JWT-authorized with `apiJwtIssuer`, in front of one function that may Query and GetItem the
- * results table, BatchGetItem the messages table (a digest's activity) and Scan the channels
- * table: nothing else, no write anywhere. Access logs (no
+ * results table, BatchGetItem the messages table (a digest's activity) and Query its
+ * `byPosition` index (the channel list), and Scan the channels table: nothing else, no write
+ * anywhere. Access logs (no
  * path, no query string) go to their own log group; throttled at the stage.
  */
 export class ReadApi extends Construct {
@@ -52,6 +53,8 @@ export class ReadApi extends Construct {
     );
     // The digest route reads the period's messages by id, for its activity: never their text.
     props.storage.grantActivityReads(role);
+    // The channel list: each channel's first and latest arrivals, for its name, platform, times.
+    props.storage.grantChannelFacts(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({
         // Scan: the channels route; GetItem: whether a channel of an empty page exists at all.

@@ -18,6 +18,7 @@ import {
   BY_POSITION_ATTRIBUTES,
   BY_POSITION_INDEX,
   CHANGE_ATTRIBUTES,
+  CHANNEL_FACT_ATTRIBUTES,
   CONVERSATIONS_INDEX,
   INFERRED_REPLY_ATTRIBUTES,
   LISTED,
@@ -294,6 +295,27 @@ export class Storage extends Construct {
         conditions: {
           "ForAllValues:StringEquals": {
             "dynamodb:Attributes": [PARTITION_KEY, SORT_KEY, ...ACTIVITY_ATTRIBUTES],
+          },
+          StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
+        },
+      }),
+    ]);
+  }
+
+  /**
+   * What the read API's channel list reads of the messages table: a channel's first and latest
+   * arrivals (a Query of `byPosition`, which fetches the rest from the table), and of each only
+   * when it was sent, whether it was deleted, and the channel's name and platform
+   * (CHANNEL_FACT_ATTRIBUTES, with a projection): never its text, nor who wrote it.
+   */
+  grantChannelFacts(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [`${this.messages.tableArn}/index/${BY_POSITION_INDEX}`],
+        conditions: {
+          "ForAllValues:StringEquals": {
+            "dynamodb:Attributes": [PARTITION_KEY, SORT_KEY, POSITION, ...CHANNEL_FACT_ATTRIBUTES],
           },
           StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
         },

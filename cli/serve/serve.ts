@@ -52,6 +52,7 @@ export function serveWorkspace(
       client,
       resultsTable: tableName,
       channelsTable: opened.tables.channelsTable,
+      messagesTable: opened.tables.messagesTable,
       questions: new KnowledgeReader({ client, tableName }),
       digest: channelDigests(
         dynamoDbDigestSources({

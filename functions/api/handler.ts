@@ -1,7 +1,7 @@
 /**
  * The read API behind API Gateway (HTTP API, payload 2.0): the same handler `npm start -- serve`
- * runs, on the stack's results and channels tables. Authorization is API Gateway's (IAM or JWT)
- * before the function runs. Logs and metrics carry the route, status and read units, never the
+ * runs, on the stack's results, channels and messages tables. Authorization is API Gateway's
+ * (IAM or JWT) before the function runs. Logs and metrics carry the route, status and read units, never the
  * path, the query or a body: those may carry message text.
  */
 
@@ -25,15 +25,15 @@ let units = 0;
 let reads = 0;
 const client = new DynamoDBClient({});
 const resultsTable = required("RESULTS_TABLE");
+const messagesTable = required("MESSAGES_TABLE");
 const handle = apiHandler(
   dynamoDbApiSources({
     client,
     resultsTable,
     channelsTable: required("CHANNELS_TABLE"),
+    messagesTable,
     questions: new KnowledgeReader({ client, tableName: resultsTable }),
-    digest: channelDigests(
-      dynamoDbDigestSources({ client, resultsTable, messagesTable: required("MESSAGES_TABLE") }),
-    ),
+    digest: channelDigests(dynamoDbDigestSources({ client, resultsTable, messagesTable })),
     onRead: (cost) => {
       reads++;
       if (Number.isFinite(cost.units)) units += cost.units;

@@ -109,7 +109,8 @@ export function digestLambda(wiring: DigestWiring) {
     if (found.length > MAX_DIGEST_CHANNELS || after !== null) {
       log.warn("channels capped", { max: MAX_DIGEST_CHANNELS });
     }
-    return found.slice(0, MAX_DIGEST_CHANNELS);
+    // By id, as a digest lists them: a listing comes in the order the Scan reads the table.
+    return found.slice(0, MAX_DIGEST_CHANNELS).sort();
   }
 
   const deps: Omit<ScheduledDigestDeps, "channels"> & { groups(): Promise<DigestGroup[]> } = {

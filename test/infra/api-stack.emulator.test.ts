@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   ACTIVITY_READ_CONDITION,
   actionsOf,
+  CHANNEL_FACTS_CONDITION,
   logicalId,
   roleStatements,
   synthesize,
@@ -54,6 +55,8 @@ describe("the read API in the stack", () => {
         // A channel's item of the channels table: whether an empty page's channel exists.
         "dynamodb:GetItem",
         "dynamodb:Query",
+        // The messages table's byPosition index: the channel list's names, platforms and times.
+        "dynamodb:Query",
         "dynamodb:Scan",
         "logs:CreateLogStream",
         "logs:PutLogEvents",
@@ -63,10 +66,24 @@ describe("the read API in the stack", () => {
     expect(scan?.Resource).toEqual({
       "Fn::GetAtt": [logicalId(stack, stack.storage.channels), "Arn"],
     });
-    const query = statements.find((s) => actionsOf(s).includes("dynamodb:Query"));
+    const [query, facts] = statements.filter((s) => actionsOf(s).includes("dynamodb:Query"));
     expect(query?.Resource).toEqual({
       "Fn::GetAtt": [logicalId(stack, stack.storage.results), "Arn"],
     });
+    // Of the messages table, only the byPosition index, and of each arrival no text (issue 40 §6).
+    expect([facts && actionsOf(facts), facts?.Resource, facts?.Condition]).toEqual([
+      ["dynamodb:Query"],
+      {
+        "Fn::Join": [
+          "",
+          [
+            { "Fn::GetAtt": [logicalId(stack, stack.storage.messages), "Arn"] },
+            "/index/byPosition",
+          ],
+        ],
+      },
+      CHANNEL_FACTS_CONDITION,
+    ]);
     // The digest route's activity: the period's messages by id, and nothing else of that table.
     const batch = statements.find((s) => actionsOf(s).includes("dynamodb:BatchGetItem"));
     expect([batch && actionsOf(batch), batch?.Resource]).toEqual([

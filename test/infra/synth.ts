@@ -59,6 +59,22 @@ export const ACTIVITY_READ_CONDITION = {
   StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
 };
 
+/** The read API's channel list: of a channel's arrivals, when, whether deleted, name, platform. */
+export const CHANNEL_FACTS_CONDITION = {
+  "ForAllValues:StringEquals": {
+    "dynamodb:Attributes": [
+      "conversation",
+      "key",
+      "position",
+      "ts",
+      "deleted",
+      "channelName",
+      "platform",
+    ],
+  },
+  StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
+};
+
 /** The statements of every resource of `type` that has a `PolicyDocument` (or `KeyPolicy`). */
 export function statementsOf(template: Template, type: string): Statement[] {
   return Object.values(template.findResources(type)).flatMap((resource) => {

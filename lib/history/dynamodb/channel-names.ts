@@ -16,9 +16,10 @@ import { BY_POSITION_INDEX, PARTITION_KEY, SORT_KEY } from "./schema.js";
 
 /**
  * Arrivals read at most for a name: a channel whose latest messages carry none (a producer that
- * sends no `channelName`) has none, without reading the whole channel to find an old one.
+ * sends no `channelName`) has none, without reading the whole channel to find an old one. The
+ * read API's channel list reads as many.
  */
-const NAMED_ARRIVALS = 20;
+export const NAMED_ARRIVALS = 20;
 
 /**
  * The `channelName` of the latest of the conversation's last {@link NAMED_ARRIVALS} arrivals that

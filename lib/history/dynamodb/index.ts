@@ -5,7 +5,7 @@
  */
 
 export type { Arrival, ArrivalContent } from "./arrivals.js";
-export { DynamoDbChannelNames, latestChannelName } from "./channel-names.js";
+export { DynamoDbChannelNames, latestChannelName, NAMED_ARRIVALS } from "./channel-names.js";
 export type { InferredReply } from "./inferred-replies.js";
 export { storageProblem } from "./schema.js";
 export { DynamoDbStore } from "./store.js";

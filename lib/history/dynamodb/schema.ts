@@ -152,6 +152,13 @@ export const INFERRED_REPLY_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, INFERRED_REPL
 export const ACTIVITY_ATTRIBUTES = ["id", "ts", "author", DELETED] as const;
 
 /**
+ * What the read API's channel list reads of a channel's first and latest arrivals (the API's role
+ * is held to these and the keys): when each was sent, whether it was deleted, and the channel's
+ * name and platform it carries. Never its text, nor who wrote it.
+ */
+export const CHANNEL_FACT_ATTRIBUTES = ["ts", DELETED, "channelName", "platform"] as const;
+
+/**
  * The attributes of a held deletion (`./changes.ts`), and those its condition names
  * (`position`, which it never sets): what a deleter's put may name.
  */

@@ -4,12 +4,19 @@
  * its consumed capacity so that `onRead` can count what a request cost (metrics, the benchmark).
  */
 import {
+  type AttributeValue,
   type DynamoDBClient,
   GetItemCommand,
   QueryCommand,
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { NAMED_ARRIVALS } from "../../history/dynamodb/index.js";
+import {
+  BY_POSITION_INDEX,
+  CHANNEL_FACT_ATTRIBUTES,
+  PARTITION_KEY as MESSAGES_PARTITION_KEY,
+} from "../../history/schema/index.js";
 import { KnowledgeItemError } from "../../knowledge/index.js";
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import {
@@ -32,6 +39,8 @@ export interface DynamoDbApiSourcesOptions extends OptionalSources {
   client: DynamoDBClient;
   resultsTable: string;
   channelsTable: string;
+  /** Read for the channel list's names, platforms and times (`describe`). */
+  messagesTable: string;
   onRead?: (cost: ReadCost) => void;
 }
 
@@ -45,7 +54,68 @@ const TOPICS_END = "topic$";
 const TOPIC_SORT_KEY = /^topic#([0-9a-f]{16})#/;
 
 export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSources {
-  const { client, resultsTable, channelsTable, onRead, questions } = options;
+  const { client, resultsTable, channelsTable, messagesTable, onRead, questions } = options;
+
+  /**
+   * A channel's first (`forward`) or latest arrivals, as many as a name is looked for in, of
+   * each only {@link CHANNEL_FACT_ATTRIBUTES} (`byPosition` fetches them from the table).
+   */
+  async function arrivals(channel: string, forward: boolean): Promise<Record<string, unknown>[]> {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: messagesTable,
+        IndexName: BY_POSITION_INDEX,
+        KeyConditionExpression: "#c = :c",
+        ProjectionExpression: CHANNEL_FACT_ATTRIBUTES.map((_, i) => `#a${i}`).join(", "),
+        ExpressionAttributeNames: {
+          "#c": MESSAGES_PARTITION_KEY,
+          ...Object.fromEntries(CHANNEL_FACT_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+        },
+        ExpressionAttributeValues: { ":c": { S: channel } },
+        ScanIndexForward: forward,
+        Limit: NAMED_ARRIVALS,
+        ReturnConsumedCapacity: "TOTAL",
+      }),
+    );
+    const items = (page.Items ?? []).map((item) => unmarshall(item));
+    onRead?.({ operation: "Query", items: items.length, units: unitsOf(page) });
+    return items;
+  }
+
+  /** One Query of the topic index after `afterTopicKey` (or `start`): at most `limit` entries. */
+  async function queryTopics(
+    channel: string,
+    afterTopicKey: string | null,
+    limit: number,
+    start: Record<string, AttributeValue> | undefined,
+  ): Promise<{ entries: KeyedSupport[]; last: Record<string, AttributeValue> | undefined }> {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: resultsTable,
+        KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
+        ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
+        ExpressionAttributeValues: {
+          ":pk": { S: channel },
+          ":from": { S: afterTopicKey === null ? TOPIC_PREFIX : afterKey(afterTopicKey) },
+          ":to": { S: TOPICS_END },
+        },
+        Limit: limit,
+        ExclusiveStartKey: start,
+        ReturnConsumedCapacity: "TOTAL",
+      }),
+    );
+    const entries = (page.Items ?? []).map((raw): KeyedSupport => {
+      const { [RESULTS_SORT_KEY]: sortKey, ...support } = unmarshall(raw);
+      const key = TOPIC_SORT_KEY.exec(String(sortKey));
+      if (key === null || support.v !== 1) {
+        throw new KnowledgeItemError(`${channel}/${String(sortKey)}`, "not a v1 topic entry");
+      }
+      return { topicKey: key[1], support: support as TopicSupport };
+    });
+    onRead?.({ operation: "Query", items: entries.length, units: unitsOf(page) });
+    return { entries, last: page.LastEvaluatedKey };
+  }
+
   return {
     async channels({ after, evaluate }) {
       const page = await client.send(
@@ -71,35 +141,48 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
         last === undefined
           ? null
           : { channel: String(last[CHANNEL_KEY]?.S), item: String(last[ITEM_KEY]?.S) };
-      return { channels: items.sort(), next };
+      return { channels: items, next };
+    },
+
+    async describe(channel) {
+      const [first, latest] = await Promise.all([
+        arrivals(channel, true),
+        arrivals(channel, false),
+      ]);
+      const said = (name: string) => {
+        const value = latest.find((item) => typeof item[name] === "string")?.[name];
+        return typeof value === "string" ? value : null;
+      };
+      const sent = (items: Record<string, unknown>[]) => {
+        const kept = items.find((item) => item.deleted !== true && typeof item.ts === "number");
+        return kept === undefined ? null : (kept.ts as number);
+      };
+      return {
+        name: said("channelName"),
+        platform: said("platform"),
+        first: sent(first),
+        last: sent(latest),
+      };
     },
 
     async topicEntries(channel, { afterTopicKey, limit }) {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: resultsTable,
-          KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
-          ExpressionAttributeNames: { "#pk": RESULTS_PARTITION_KEY, "#sk": RESULTS_SORT_KEY },
-          ExpressionAttributeValues: {
-            ":pk": { S: channel },
-            ":from": { S: afterTopicKey === null ? TOPIC_PREFIX : afterKey(afterTopicKey) },
-            ":to": { S: TOPICS_END },
-          },
-          // One entry past the page: it tells whether the page's last topic is whole.
-          Limit: limit + 1,
-          ReturnConsumedCapacity: "TOTAL",
-        }),
-      );
-      const entries = (page.Items ?? []).map((raw): KeyedSupport => {
-        const { [RESULTS_SORT_KEY]: sortKey, ...support } = unmarshall(raw);
-        const key = TOPIC_SORT_KEY.exec(String(sortKey));
-        if (key === null || support.v !== 1) {
-          throw new KnowledgeItemError(`${channel}/${String(sortKey)}`, "not a v1 topic entry");
-        }
-        return { topicKey: key[1], support: support as TopicSupport };
-      });
-      onRead?.({ operation: "Query", items: entries.length, units: unitsOf(page) });
-      return { entries, more: page.LastEvaluatedKey !== undefined || entries.length > limit };
+      // One entry past the page: it tells whether the page's last topic is whole.
+      const page = await queryTopics(channel, afterTopicKey, limit + 1, undefined);
+      return {
+        entries: page.entries,
+        more: page.last !== undefined || page.entries.length > limit,
+      };
+    },
+
+    async topicIndex(channel, { max }) {
+      const entries: KeyedSupport[] = [];
+      let start: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await queryTopics(channel, null, max + 1 - entries.length, start);
+        entries.push(...page.entries);
+        start = page.last;
+      } while (start !== undefined && entries.length <= max);
+      return { entries: entries.slice(0, max), more: entries.length > max };
     },
 
     async known(channel) {

@@ -1,11 +1,14 @@
 /**
  * The read API as one pure function from a request to a response, over {@link ApiSources}: the
  * Lambda handler (functions/api) and `npm start -- serve` (cli/serve/serve.ts) both put it behind
- * their transport. Every route costs a fixed number of reads: one Scan page of the channels
- * table, one Query of the topic index, one GetItem, or one questions read.
+ * their transport. Every route costs a bounded number of reads: one Scan page of the channels
+ * table and two Queries of arrivals a channel listed, one Query of the topic index (in key order)
+ * or its whole up to `RANKED_ENTRIES` (ranked), one GetItem, one questions read, or a digest's
+ * period.
  */
 import { createHash } from "node:crypto";
 import type { SegmentResult } from "../../knowledge/store/index.js";
+import { MARKS_ITEM } from "../../segmentation/pipeline/schema/index.js";
 import { askedPeriod, DigestError } from "../digest/index.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
 import {
@@ -15,7 +18,13 @@ import {
   ApiParameterError,
   ApiUnavailableError,
 } from "./errors.js";
-import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
+import {
+  CHANNEL_LIMITS,
+  DIGEST_PERIOD,
+  QUESTION_LIMITS,
+  RANKED_ENTRIES,
+  TOPIC_SORTS,
+} from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 import type { ApiSources, ChannelsPosition } from "./ports.js";
 import {
@@ -30,6 +39,7 @@ import { type ApiRoute, matchRoute, type RouteParameters } from "./routes.js";
 // stays out); test/outlets/api/openapi.test.ts checks every body against the schemas.
 import {
   type ApiQuestion,
+  type ApiTopic,
   type ChannelsPage,
   DigestBody,
   type ErrorBody,
@@ -38,7 +48,14 @@ import {
   type Segment,
   type TopicsPage,
 } from "./schemas.js";
-import { entryBudget, TOPIC_LIMITS, topicsPage } from "./topics-page.js";
+import {
+  entryBudget,
+  isRankPosition,
+  isTopicKey,
+  rankedTopicsPage,
+  TOPIC_LIMITS,
+  topicsPage,
+} from "./topics-page.js";
 
 /** As `schemas.ts` has them. */
 const QUESTION_STATUSES: readonly QuestionStatus[] = ["answered", "unanswered", "unclear"];
@@ -76,8 +93,6 @@ export interface ApiHandlerOptions {
 }
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
-
-const TOPIC_KEY = /^[0-9a-f]{16}$/;
 
 export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {}): ApiHandler {
   const cursors = cursorCodec(options.cursorKey);
@@ -148,9 +163,22 @@ async function channels(
   const cursor = query.get("cursor");
   const after = cursor === undefined ? null : cursors.decode(scope, cursor, isChannelsPosition);
   const read = await sources.channels({ after, evaluate: limit * ITEMS_PER_CHANNEL });
+  // At most `limit`, so that describing them is bounded by it: a cut page goes on after the last
+  // kept channel's marks item, in the order the source read them.
+  const kept = read.channels.slice(0, limit);
+  const next: ChannelsPosition | null =
+    kept.length < read.channels.length
+      ? { channel: kept[kept.length - 1], item: MARKS_ITEM }
+      : read.next;
+  const described = await Promise.all(
+    kept.sort().map(async (channel) => {
+      const { name, platform, first, last } = await sources.describe(channel);
+      return { channel, name, platform, first, last };
+    }),
+  );
   return {
-    channels: read.channels.map((channel) => ({ channel })),
-    cursor: read.next === null ? null : cursors.encode(scope, read.next),
+    channels: described,
+    cursor: next === null ? null : cursors.encode(scope, next),
   };
 }
 
@@ -184,26 +212,30 @@ async function topics(
   rawChannel: string,
 ): Promise<TopicsPage> {
   const channel = idParameter("channel", rawChannel);
-  const query = queryParameters(rawQuery, ["limit", "cursor"]);
+  const query = queryParameters(rawQuery, ["sort", "limit", "cursor"]);
+  const sort = enumParameter("sort", query.get("sort"), TOPIC_SORTS) ?? TOPIC_SORTS[0];
   const limit = limitParameter(query.get("limit"), TOPIC_LIMITS);
-  const scope: CursorScope = { route: "topics", channel, filter: "" };
+  // `key` keeps the filter cursors had before `sort` existed: those still page in key order.
+  const scope: CursorScope = { route: "topics", channel, filter: sort === "key" ? "" : sort };
   const cursor = query.get("cursor");
-  const afterTopicKey =
-    cursor === undefined
-      ? null
-      : cursors.decode(
-          scope,
-          cursor,
-          (p): p is string => typeof p === "string" && TOPIC_KEY.test(p),
-        );
-  const budget = entryBudget(limit);
-  const read = await sources.topicEntries(channel, { afterTopicKey, limit: budget });
-  const page = topicsPage(read, limit, budget);
+  let page: { topics: ApiTopic[]; after: unknown; complete?: boolean };
+  if (sort === "support") {
+    const after = cursor === undefined ? null : cursors.decode(scope, cursor, isRankPosition);
+    const read = await sources.topicIndex(channel, { max: RANKED_ENTRIES });
+    page = rankedTopicsPage(read, limit, after);
+  } else {
+    const after = cursor === undefined ? null : cursors.decode(scope, cursor, isTopicKey);
+    const budget = entryBudget(limit);
+    const read = await sources.topicEntries(channel, { afterTopicKey: after, limit: budget });
+    page = topicsPage(read, limit, budget);
+  }
   if (cursor === undefined && page.topics.length === 0) await mustBeKnown(sources, channel);
   return {
     channel,
+    sort,
     topics: page.topics,
     cursor: page.after === null ? null : cursors.encode(scope, page.after),
+    ...(page.complete !== undefined && { complete: page.complete }),
   };
 }
 

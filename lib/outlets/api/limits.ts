@@ -1,6 +1,7 @@
 /**
- * What each route takes at most: page sizes and the digest's period. The handler holds requests
- * to them and the OpenAPI document states them, from here.
+ * What each route takes at most: page sizes, the topics a ranking reads and the digest's period,
+ * and the topics' orders. The handler holds requests to them and the OpenAPI document and the
+ * schemas state them, from here.
  */
 import type { Limits } from "./request.js";
 
@@ -15,3 +16,13 @@ export const DIGEST_PERIOD = {
   minMs: 3_600_000,
   maxMs: 366 * 86_400_000,
 };
+
+/** The orders of `?sort=`, the default first: the most supported topics are what a reader wants. */
+export const TOPIC_SORTS = ["support", "key"] as const;
+
+/**
+ * The most index entries `sort=support` reads (Query pages of 1 MB, about 5 on a channel of
+ * 10,000 entries): a channel's topic index is one entry per topic per segment, far smaller than
+ * its messages. Past it, the ranking is of the topics of the first entries, in key order.
+ */
+export const RANKED_ENTRIES = 10_000;

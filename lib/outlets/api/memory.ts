@@ -3,24 +3,34 @@
  * sort key order, `limit` entries and one past, channels in key order): for tests and for
  * embedding the API over data already in memory.
  */
-import { createHash } from "node:crypto";
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
-import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
+import type {
+  ApiSources,
+  ChannelFacts,
+  ChannelsPosition,
+  KeyedSupport,
+  OptionalSources,
+} from "./ports.js";
+import { topicKeyOf } from "./topics-page.js";
+
+/** A channel of the listing, with what its messages say of it. */
+type MemoryChannel = { channel: string } & Partial<ChannelFacts>;
 
 export interface MemoryApiData extends OptionalSources {
-  channels?: readonly string[];
+  channels?: readonly (string | MemoryChannel)[];
   supports?: readonly TopicSupport[];
   results?: readonly SegmentResult[];
 }
 
-/** As the results table's sort key holds it: the first 16 hex digits of SHA-256. */
-const topicKeyOf = (normalizedTopic: string) =>
-  createHash("sha256").update(normalizedTopic).digest("hex").slice(0, 16);
-
 const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function memoryApiSources(data: MemoryApiData): ApiSources {
-  const channels = [...new Set(data.channels ?? [])].sort(byCode);
+  const listed = new Map<string, MemoryChannel>();
+  for (const given of data.channels ?? []) {
+    const entry = typeof given === "string" ? { channel: given } : given;
+    listed.set(entry.channel, entry);
+  }
+  const channels = [...listed.keys()].sort(byCode);
   const index = new Map<string, KeyedSupport[]>();
   for (const support of data.supports ?? []) {
     const list = index.get(support.channel) ?? [];
@@ -48,6 +58,19 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
       const from = afterTopicKey === null ? list : list.filter((e) => e.topicKey > afterTopicKey);
       const entries = from.slice(0, limit + 1);
       return { entries, more: entries.length > limit };
+    },
+    async describe(channel) {
+      const facts = listed.get(channel);
+      return {
+        name: facts?.name ?? null,
+        platform: facts?.platform ?? null,
+        first: facts?.first ?? null,
+        last: facts?.last ?? null,
+      };
+    },
+    async topicIndex(channel, { max }) {
+      const list = index.get(channel) ?? [];
+      return { entries: list.slice(0, max), more: list.length > max };
     },
     async known(channel) {
       return (

@@ -5,7 +5,13 @@
  */
 import { z } from "zod";
 import { MAX_CURSOR_CHARS } from "./cursor.js";
-import { CHANNEL_LIMITS, DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
+import {
+  CHANNEL_LIMITS,
+  DIGEST_PERIOD,
+  QUESTION_LIMITS,
+  RANKED_ENTRIES,
+  TOPIC_SORTS,
+} from "./limits.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
 import { API_ROUTES, type ApiRoute } from "./routes.js";
 import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
@@ -91,7 +97,22 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
   },
   "/channels/{c}/topics": {
     operationId: "listTopics",
-    parameters: [CHANNEL, limit(TOPIC_LIMITS), CURSOR, IF_NONE_MATCH],
+    description:
+      `sort=support (the default) reads the channel's whole topic index, up to ${RANKED_ENTRIES} ` +
+      "entries, and ranks it; sort=key reads one Query a page, in topic key order.",
+    parameters: [
+      CHANNEL,
+      {
+        name: "sort",
+        in: "query",
+        description:
+          "support: most supported first (then best confidence, then latest), over the whole index; key: topic key order (a hash), one bounded read a page",
+        schema: { type: "string", enum: [...TOPIC_SORTS], default: TOPIC_SORTS[0] },
+      },
+      limit(TOPIC_LIMITS),
+      CURSOR,
+      IF_NONE_MATCH,
+    ],
     responses: ok("TopicsPage"),
   },
   "/channels/{c}/questions": {

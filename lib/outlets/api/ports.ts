@@ -1,7 +1,8 @@
 /**
  * What the handler reads, as small ports: each call is one bounded read (one Query, Scan or
  * GetItem on DynamoDB: `dynamodb.ts`), so that the number of reads a request costs is fixed by
- * the route, whatever the channel holds.
+ * the route, whatever the channel holds; `describe` is two, and `topicIndex`, which ranks
+ * topics, reads up to a bound.
  */
 
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
@@ -12,9 +13,24 @@ import type { ApiQuestion, QuestionStatus } from "./schemas.js";
 export type ChannelsPosition = { channel: string; item: string };
 
 interface ChannelsRead {
+  /** In the order read: a page cut after any of them goes on from its marks item. */
   channels: string[];
   /** Where the next read starts, or null when the table was read to its end. */
   next: ChannelsPosition | null;
+}
+
+/**
+ * What the channel list says of a channel besides its id, from its first and latest arrivals;
+ * null where none of them says. No message count: none is kept, and counting is reading the
+ * whole channel.
+ */
+export interface ChannelFacts {
+  /** The `channelName` its latest arrivals carry (its name now, when it was renamed). */
+  name: string | null;
+  platform: string | null;
+  /** When its first and its latest kept message to arrive were sent (epoch ms). */
+  first: number | null;
+  last: number | null;
 }
 
 /** One topic index entry with its `topicKey` (the 16 hex digits of its sort key). */
@@ -57,6 +73,13 @@ export interface ApiSources {
     channel: string,
     options: { afterTopicKey: string | null; limit: number },
   ): Promise<TopicEntriesRead>;
+  /** A channel's {@link ChannelFacts}: two bounded Queries of its arrivals, first and latest. */
+  describe(channel: string): Promise<ChannelFacts>;
+  /**
+   * The first `max` topic index entries of `channel`, in sort key order, and whether more
+   * follow: Query pages until `max` (all of a channel's index up to that bound).
+   */
+  topicIndex(channel: string, options: { max: number }): Promise<TopicEntriesRead>;
   /**
    * Whether anything of `channel` is kept: its channels table item (the pipeline took a message
    * of it) or, for an imported conversation, which has none, an item in the results table. One

@@ -4,6 +4,7 @@
  * these, so that the three cannot drift apart.
  */
 import { z } from "zod";
+import { RANKED_ENTRIES, TOPIC_SORTS } from "./limits.js";
 
 /** Each schema with the component name the OpenAPI document gives it. */
 export const apiSchemas = z.registry<{ id: string; description?: string }>();
@@ -36,13 +37,29 @@ const cursor = z
   .nullable()
   .describe("pass as ?cursor= for the next page; null on the last page");
 
-export const ChannelsPage = named(
+const Channel = named(
   z.object({
-    channels: z.array(z.object({ channel: z.string() })),
-    cursor,
+    channel: z.string().describe("the id: what the other routes take"),
+    name: z
+      .string()
+      .nullable()
+      .describe("the name its latest messages carry (its name now); null when none says"),
+    platform: z.string().nullable().describe("slack, discord, …; null when no message says"),
+    first: epochMs
+      .nullable()
+      .describe("when the first kept message to arrive was sent; null when none is kept"),
+    last: epochMs
+      .nullable()
+      .describe("when the latest message to arrive was sent; null when none is kept"),
   }),
+  "Channel",
+  "A channel, as its first and latest messages describe it (no message count: none is kept).",
+);
+
+export const ChannelsPage = named(
+  z.object({ channels: z.array(Channel), cursor }),
   "ChannelsPage",
-  "A page of the channels the pipeline knows (it may be short, even empty, with a cursor).",
+  "A page of the channels the pipeline knows, by id within the page (it may be short, even empty, with a cursor).",
 );
 
 const TopicEvidence = named(
@@ -83,9 +100,24 @@ const Topic = named(
 );
 
 export const TopicsPage = named(
-  z.object({ channel: z.string(), topics: z.array(Topic), cursor }),
+  z.object({
+    channel: z.string(),
+    sort: z
+      .enum(TOPIC_SORTS)
+      .describe(
+        "support: the whole index ranked as npm start -- topics ranks it; key: topic key order, a hash (most supported first within the page)",
+      ),
+    topics: z.array(Topic),
+    cursor,
+    complete: z
+      .boolean()
+      .optional()
+      .describe(
+        `with sort=support: false when the index has more than ${RANKED_ENTRIES} entries and the ranking is of the topics of the first ${RANKED_ENTRIES} (in key order)`,
+      ),
+  }),
   "TopicsPage",
-  "A page of topics in index order (most supported first within the page).",
+  "A page of a channel's topics, in the order `sort` names.",
 );
 
 export const QUESTION_STATUSES = ["answered", "unanswered", "unclear"] as const;

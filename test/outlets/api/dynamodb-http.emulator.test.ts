@@ -4,7 +4,16 @@
  * cursors and ETags over the wire, hostile paths refused.
  */
 
-import { apiHandler, dynamoDbApiSources, memoryApiSources, type ReadCost } from "convoseg/api";
+import { randomUUID } from "node:crypto";
+import {
+  type ApiSources,
+  apiHandler,
+  dynamoDbApiSources,
+  memoryApiSources,
+  type ReadCost,
+} from "convoseg/api";
+import { textMessage } from "convoseg/history";
+import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { channelsTableDefinition } from "convoseg/pipeline/schema";
@@ -20,6 +29,7 @@ const T = Date.UTC(2026, 4, 1);
 /** Chat text is hostile: it must come back as the JSON string it is, nothing more. */
 const HOSTILE = '</script><b onclick="x">reboot</b>\u001b[2J';
 const costs: ReadCost[] = [];
+let sources: ApiSources;
 let server: ApiServer;
 let memory: ApiServer;
 
@@ -33,16 +43,31 @@ beforeAll(async () => {
     supports: [],
     results: [],
   });
+  const messagesTable = `messages-${randomUUID()}`;
+  await createMessagesTable(client, messagesTable);
+  const messages = new DynamoDbStore({ client, tableName: messagesTable });
+  await messages.write("help", [
+    textMessage("user", "first, then deleted", { id: "m1", ts: T - 3, platform: "slack" }),
+    textMessage("user", "before the rename", { id: "m2", ts: T - 2, channelName: "helpdesk" }),
+    textMessage("user", "after it", {
+      id: "m3",
+      ts: T - 1,
+      channelName: "help",
+      platform: "slack",
+    }),
+  ]);
+  await messages.change("help", { kind: "delete", id: "m1" });
   const store = new DynamoDbResultStore({ client, tableName: resultsTable });
   for (let s = 0; s < 3; s++) {
     const questions = [0, 1].map((q) => question(`q${s}${q}`, T + 10 * q + s));
     questions.push(question(`a${s}`, T + s, "answered", { answer: HOSTILE, answerIds: ["m2"] }));
     await save(store, resultWith("qa", `seg-${s}`, questions, { thread: `root-${s}` }));
   }
-  const sources = dynamoDbApiSources({
+  sources = dynamoDbApiSources({
     client,
     resultsTable,
     channelsTable,
+    messagesTable,
     onRead: (cost) => costs.push(cost),
     questions: new KnowledgeReader({ client, tableName: resultsTable }),
   });
@@ -73,10 +98,10 @@ async function walk(base: string, path: string) {
 }
 
 describe("the read API over HTTP on DynamoDB Local", () => {
-  it("pages the topic index as the memory sources do, one Query per page", async () => {
+  it("pages the topic index in key order as the memory sources do, one Query per page", async () => {
     costs.length = 0;
-    const pages = await walk(server.url, "/channels/help/topics?limit=7");
-    const expected = await walk(memory.url, "/channels/help/topics?limit=7");
+    const pages = await walk(server.url, "/channels/help/topics?sort=key&limit=7");
+    const expected = await walk(memory.url, "/channels/help/topics?sort=key&limit=7");
     expect(pages.map((p) => p.status).every((s) => s === 200)).toBe(true);
     expect(pages.map((p) => p.body.topics)).toEqual(expected.map((p) => p.body.topics));
     expect(costs.map((c) => c.operation)).toEqual(pages.map(() => "Query"));
@@ -85,17 +110,48 @@ describe("the read API over HTTP on DynamoDB Local", () => {
     expect(new Set(topics.map((t) => t.normalizedTopic)).size).toBe(120);
   });
 
-  it("lists channels with one Scan and reads a segment with one GetItem", async () => {
+  it("ranks the whole topic index as the memory sources do", async () => {
+    costs.length = 0;
+    const pages = await walk(server.url, "/channels/help/topics?limit=50");
+    const expected = await walk(memory.url, "/channels/help/topics?limit=50");
+    expect(pages.map((p) => p.body)).toEqual(expected.map((p) => p.body));
+    expect(pages[0].body).toMatchObject({ sort: "support", complete: true });
+    // 600 entries fit one Query page: each page of topics reads the index once.
+    expect(costs.map((c) => c.operation)).toEqual(pages.map(() => "Query"));
+  });
+
+  it("reads the topic index whole up to its bound, over Query pages", async () => {
+    const [all, cut] = await Promise.all([
+      sources.topicIndex("help", { max: 600 }),
+      sources.topicIndex("help", { max: 250 }),
+    ]);
+    const inMemory = memoryApiSources(seeded);
+    expect(all).toEqual(await inMemory.topicIndex("help", { max: 600 }));
+    expect(cut).toEqual(await inMemory.topicIndex("help", { max: 250 }));
+    expect([all.entries.length, all.more, cut.entries.length, cut.more]).toEqual([
+      600,
+      false,
+      250,
+      true,
+    ]);
+  });
+
+  it("lists channels with their names, platforms and times: one Scan, two Queries a channel", async () => {
     costs.length = 0;
     const channels = await walk(server.url, "/channels?limit=1");
     const listed = channels.flatMap((p) => p.body.channels as { channel: string }[]);
-    expect(
-      listed
-        .map((c) => c.channel)
-        .filter((c) => c === "help" || c === "dev")
-        .sort(),
-    ).toEqual(["dev", "help"]);
-    expect(costs.every((c) => c.operation === "Scan")).toBe(true);
+    expect(channels.every((p) => (p.body.channels as unknown[]).length <= 1)).toBe(true);
+    expect(listed.filter((c) => c.channel === "help" || c.channel === "dev")).toEqual([
+      // m1 was sent first and deleted: the first kept message is m2.
+      { channel: "dev", name: null, platform: null, first: null, last: null },
+      { channel: "help", name: "help", platform: "slack", first: T - 2, last: T - 1 },
+    ]);
+    expect(costs.filter((c) => c.operation === "Scan")).toHaveLength(channels.length);
+    expect(costs.filter((c) => c.operation === "Query")).toHaveLength(2 * listed.length);
+    expect(costs.every((c) => c.operation !== "GetItem")).toBe(true);
+  });
+
+  it("reads a segment with one GetItem", async () => {
     costs.length = 0;
     const id = seeded.results[0].segmentId;
     const response = await fetch(`${server.url}/channels/help/segments/${id}`);

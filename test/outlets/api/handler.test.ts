@@ -28,6 +28,8 @@ function counted(sources: ApiSources) {
     sources: {
       channels: wrap("channels", sources.channels),
       topicEntries: wrap("topicEntries", sources.topicEntries),
+      topicIndex: wrap("topicIndex", sources.topicIndex),
+      describe: wrap("describe", sources.describe),
       segment: wrap("segment", sources.segment),
       known: wrap("known", sources.known),
       ...(sources.questions && {
@@ -61,10 +63,36 @@ describe("GET /channels", () => {
     const pages = await allPages(handle, "/channels?limit=4", "channels");
     expect(pages.flat().map((c) => c.channel)).toEqual(channels);
   });
+
+  it("says each channel's name, platform and first and last message time, null where unknown", async () => {
+    const handle = apiHandler(
+      memoryApiSources({
+        channels: [
+          { channel: "C1", name: "general", platform: "slack", first: 1000, last: 5000 },
+          "imported",
+        ],
+      }),
+    );
+    expect(body(await handle(get("/channels"))).channels).toEqual([
+      { channel: "C1", name: "general", platform: "slack", first: 1000, last: 5000 },
+      { channel: "imported", name: null, platform: null, first: null, last: null },
+    ]);
+  });
+
+  it("describes at most limit channels a page, however many one read holds", async () => {
+    const channels = Array.from({ length: 9 }, (_, i) => `c${i}`);
+    const { sources, calls } = counted(memoryApiSources({ channels }));
+    const handle = apiHandler(sources);
+    // The memory source, as a Scan of channels with marks items only, reads limit × 3 a page.
+    const pages = await allPages(handle, "/channels?limit=2", "channels");
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 2, 1]);
+    expect(pages.flat().map((c) => c.channel)).toEqual(channels);
+    expect(calls.filter((c) => c === "describe")).toHaveLength(channels.length);
+  });
 });
 
 describe("GET /channels/{c}/topics", () => {
-  it("returns every index entry exactly once over its pages, each page one read", async () => {
+  it("in key order, returns every index entry exactly once over its pages, each page one read", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 40 })), {
@@ -79,7 +107,11 @@ describe("GET /channels/{c}/topics", () => {
             memoryApiSources({ channels: ["help"], supports: [...unique.values()] }),
           );
           const handle = apiHandler(sources);
-          const pages = await allPages(handle, `/channels/help/topics?limit=${limit}`, "topics");
+          const pages = await allPages(
+            handle,
+            `/channels/help/topics?sort=key&limit=${limit}`,
+            "topics",
+          );
           const seen = pages
             .flat()
             .flatMap((t) =>
@@ -101,13 +133,13 @@ describe("GET /channels/{c}/topics", () => {
     );
   });
 
-  it("returns a topic with more entries than a page reads alone, partial, and moves on", async () => {
+  it("in key order, returns a topic with more entries than a page reads alone, partial, and moves on", async () => {
     const supports = [
       ...Array.from({ length: 200 }, (_, i) => support("help", "big", i)),
       support("help", "small", 1),
     ];
     const handle = apiHandler(memoryApiSources({ supports }));
-    const pages = await allPages(handle, "/channels/help/topics?limit=1", "topics");
+    const pages = await allPages(handle, "/channels/help/topics?sort=key&limit=1", "topics");
     const big = pages.flat().find((t) => t.topic === "big");
     expect(big).toMatchObject({ partial: true, segments: entryBudget(1) });
     expect(pages.flat().find((t) => t.topic === "small")).toMatchObject({

@@ -5,6 +5,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { textMessage } from "convoseg/history";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { describe, expect, it } from "vitest";
 import { seededChannel, writeSeededChannel } from "../../../bench/api-seed.js";
 import { serveWorkspace } from "../../../cli/serve/serve.js";
@@ -17,6 +19,13 @@ describe("serve on a workspace", () => {
     try {
       const seeded = seededChannel("general", 40, 8);
       await writeSeededChannel(workspace.dynamodb(), workspace.tables, "general", seeded);
+      const sent = Date.UTC(2025, 1, 27, 9);
+      await new DynamoDbStore({
+        client: workspace.dynamodb(),
+        tableName: workspace.tables.messagesTable,
+      }).write("general", [
+        textMessage("user", "hi", { id: "m1", ts: sent, channelName: "#general", platform: "irc" }),
+      ]);
       // Where a run on 2025's chat would have left the workspace's clock.
       const clock = Date.UTC(2025, 2, 1, 12, 30, 15);
       workspace.advanceClock(clock);
@@ -24,9 +33,11 @@ describe("serve on a workspace", () => {
       try {
         expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         const channels = (await (await fetch(`${server.url}/channels`)).json()) as {
-          channels: { channel: string }[];
+          channels: unknown[];
         };
-        expect(channels.channels).toEqual([{ channel: "general" }]);
+        expect(channels.channels).toEqual([
+          { channel: "general", name: "#general", platform: "irc", first: sent, last: sent },
+        ]);
         const topics = (await (
           await fetch(`${server.url}/channels/general/topics?limit=100`)
         ).json()) as {
