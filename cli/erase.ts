@@ -24,6 +24,7 @@ import type { SegmentLedger } from "../local/ledger.js";
 import { type Command, command, EXIT } from "./shared/command.js";
 import { CommandFailure, onTable, type TableRef } from "./shared/failures.js";
 import { escapeControls, plural } from "./shared/format.js";
+import { eraseWorkspaceFiles } from "./shared/on-disk.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
@@ -252,16 +253,20 @@ export const eraseCommand: Command = command({
         () => deploymentAuditSecret(auditKeySecret),
       );
     }
-    return withWorkspace({ dir: workspace, create: false }, io, (opened) =>
-      act(
+    return withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
+      const code = await act(
         opened.dynamodb(),
         opened.tables.messagesTable,
         opened.tables.resultsTable,
         opened.tables.channelsTable,
         async () => opened.auditSecret,
         opened.ledger,
-      ),
-    );
+      );
+      if (code === EXIT.ok && !request.dryRun) {
+        await eraseWorkspaceFiles(opened, io, "erase", "their messages");
+      }
+      return code;
+    });
   },
 });
 

@@ -96,6 +96,33 @@ export async function startDynamoDbLocal(
 const SHARED_DB_FILE = "shared-local-instance.db";
 
 /**
+ * Rewrites the database at `dbPath` from its live rows only (tools/dynamodb-local/Compact.java:
+ * the log folded in and emptied, VACUUM, secure_delete), so that deleted items leave no copy in
+ * the file or its write-ahead log. No DynamoDB Local may have it open.
+ */
+export async function compactDatabase(
+  dbPath: string,
+  installDir: string = defaultInstallDir,
+): Promise<void> {
+  const file = join(dbPath, SHARED_DB_FILE);
+  if (!existsSync(file)) return;
+  await ensureInstalled(installDir);
+  const lib = join(installDir, "DynamoDBLocal_lib");
+  try {
+    await promisify(execFile)("java", [
+      `-Djava.library.path=${lib}`,
+      "-cp",
+      join(lib, "sqlite4java.jar"),
+      join(toolDir, "Compact.java"),
+      file,
+    ]);
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(`compacting ${file} failed: ${stderr || (error as Error).message}`);
+  }
+}
+
+/**
  * An empty SQLite database whose header says write-ahead log (bytes 18 and 19 are 2: SQLite keeps
  * the journal mode in the file, https://www.sqlite.org/fileformat.html). DynamoDB Local offers no
  * way to choose it, and its default rollback journal syncs several times per write: a local run

@@ -20,7 +20,7 @@ import { createMessagesTable } from "convoseg/history/dynamodb";
 import { createResultsTable } from "convoseg/knowledge/store";
 import type { ConversationMode } from "convoseg/pipeline";
 import { createChannelsTable } from "convoseg/pipeline/schema";
-import { type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";
+import { compactDatabase, type DynamoDbLocal, startDynamoDbLocal } from "./dynamodb-local.js";
 import { SegmentLedger } from "./ledger.js";
 import { stopKeeper, touchUsed, warmEndpoint, warmMs } from "./warm-dynamodb.js";
 import { WorkspaceError } from "./workspace-error.js";
@@ -100,6 +100,12 @@ export interface Workspace {
   chooseConversations(mode: ConversationMode): void;
   /** Marks `channels` as the generated sample's (written at once). */
   markSample(channels: readonly string[]): void;
+  /**
+   * Stops its DynamoDB Local and rewrites the database files from their live rows only, so that
+   * what was deleted (an erased person's messages) leaves no copy on disk. The workspace serves
+   * no more requests after it: the last thing a command does before `close`.
+   */
+  eraseOnDisk(): Promise<void>;
   /**
    * Stops DynamoDB Local (unless it is warm: then marks the workspace used) and releases the
    * lock; also on SIGINT, SIGTERM and process exit.
@@ -244,6 +250,13 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
         if (opened.conversations === mode) return;
         opened.conversations = mode;
         write(opened);
+      },
+      eraseOnDisk: async () => {
+        // Whatever serves the data holds the file open: stopped first (the next command starts one).
+        if (warm) await stopKeeper(dir);
+        await local?.stop();
+        local = undefined;
+        await compactDatabase(dbPath);
       },
       markSample: (channels) => {
         const sample = [...new Set([...opened.sample, ...channels])].sort();

@@ -6,6 +6,7 @@ import { type Command, command, EXIT } from "../shared/command.js";
 import { onTable, type TableRef } from "../shared/failures.js";
 import { escapeControls } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
+import { eraseWorkspaceFiles } from "../shared/on-disk.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,
@@ -114,7 +115,7 @@ export const channelCommand: Command = command({
       return withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
         const channel = await workspaceChannel(opened, given, io);
         if (channel === undefined) return EXIT.usage;
-        return deleteChannelCommand(
+        const code = await deleteChannelCommand(
           { ...request, channel },
           {
             client: opened.dynamodb(),
@@ -125,6 +126,10 @@ export const channelCommand: Command = command({
           },
           io,
         );
+        if (code === EXIT.ok && !request.dryRun) {
+          await eraseWorkspaceFiles(opened, io, "channel delete", "the channel's messages");
+        }
+        return code;
       });
     }
     if (workspace === undefined) {

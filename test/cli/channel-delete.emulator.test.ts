@@ -13,7 +13,7 @@ import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/f
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
-import { sampleRun, scanWorkspace } from "../support/workspace-run.js";
+import { sampleRun, scanWorkspace, textsOnDisk } from "../support/workspace-run.js";
 
 const NOW = Date.UTC(2100, 0, 1);
 const cli = (args: string[]) => runCli(args, NOW);
@@ -70,8 +70,15 @@ describe("channel delete", () => {
     );
     expect(await workspaceCensus(dir)).toEqual(before);
 
+    const ids = Array.from({ length: 20 }, (_, i) => `desk-${String(i).padStart(4, "0")}`);
+    expect(textsOnDisk(dir, ids).length).toBeGreaterThan(0);
     const deleted = await cli(["channel", "delete", "desk", "--yes", ...ws]);
     expect(deleted.code, deleted.stderr).toBe(0);
+    // Not a copy of its messages left in the database files either.
+    expect(deleted.stderr).toContain(
+      "channel delete: rewrote the workspace's database files without the channel's messages",
+    );
+    expect(textsOnDisk(dir, ids)).toEqual([]);
     expect(deleted.stdout).toBe(dry.stdout.replace("holds (dry run: nothing deleted)", "deleted"));
     const after = await workspaceCensus(dir);
     for (const role of Object.keys(before)) {

@@ -2,11 +2,14 @@
  * `erase` on a local workspace (DynamoDB Local): after a run, erasing one person leaves no table
  * of the workspace holding their name or any text of theirs, no result or topic entry citing
  * their messages, everyone else's messages as they were, and an audit item; a dry run before
- * changes nothing, and a repeat erases nothing more.
+ * changes nothing, and a repeat erases nothing more. Nor do the workspace's files on disk hold
+ * their texts: DynamoDB Local's database, its write-ahead log, the report.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../support/cli.js";
-import { sampleRun, scanWorkspace } from "../support/workspace-run.js";
+import { sampleRun, scanWorkspace, textsOnDisk } from "../support/workspace-run.js";
 
 const NOW = Date.UTC(2100, 0, 1);
 const cli = (args: string[]) => runCli(args, NOW);
@@ -53,6 +56,9 @@ describe("erase", () => {
     const name = new RegExp(`"${user}"`);
     const before = await scanWorkspace(dir);
     expect(json(before)).toMatch(name);
+    // A report written into the workspace quotes them too.
+    writeFileSync(join(dir, "report.html"), ownTexts.join("\n"));
+    expect(textsOnDisk(dir, ownTexts).length).toBeGreaterThan(0);
 
     const dry = await cli(["erase", "--user", user, "--dry-run", ...ws]);
     expect(dry.code, dry.stderr).toBe(0);
@@ -86,6 +92,11 @@ describe("erase", () => {
     expect(erased.stdout).toMatch(
       /audit: erasure#[0-9a-f]{32}#.*asked for by dpo@example, finished/,
     );
+
+    // Nothing of theirs in any file: the database was rewritten, the report removed.
+    expect(textsOnDisk(dir, ownTexts)).toEqual([]);
+    expect(erased.stderr).toContain("rewrote the workspace's database files");
+    expect(erased.stderr).toMatch(/removed .*report\.html, which quoted their messages/);
 
     const after = await scanWorkspace(dir);
     const everything = json(after);

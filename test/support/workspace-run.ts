@@ -2,7 +2,7 @@
  * A local workspace after `run` on a sample chat, and every item of its tables: what the CLI
  * tests of commands that change a workspace (erase, channel delete) start from and look into.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
@@ -67,4 +67,12 @@ export async function scanWorkspace(
   } finally {
     await workspace.close();
   }
+}
+
+/** Those of `texts` some file under `dir` holds, as bytes (a database page, a log frame). */
+export function textsOnDisk(dir: string, texts: readonly string[]): string[] {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name)));
+  return texts.filter((text) => files.some((bytes) => bytes.includes(Buffer.from(text))));
 }
