@@ -13,8 +13,7 @@ import { type DynamoDBDocumentClient, paginateQuery, ScanCommand } from "@aws-sd
 import { realSleep } from "convoseg/backoff";
 import type { ChannelPart } from "convoseg/channel-deletion";
 import { batchWriteAll, createTable, documentClient } from "convoseg/dynamodb";
-import { mentions } from "convoseg/erasure";
-import { type AuthorRef, authorMatches } from "convoseg/history/changes";
+import { type AuthorRef, authorMatches, mentions } from "convoseg/history/changes";
 import type { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentDelivery } from "convoseg/pipeline";
 import {

@@ -2,13 +2,8 @@
  * The flags that merge topics by embeddings as well as tokens (`--embeddings`, `--embeddings-url`,
  * `--similarity`) of `topics`.
  */
-import {
-  BedrockTitanEmbedder,
-  DEFAULT_TITAN_EMBEDDINGS_MODEL,
-  OpenAIEmbedder,
-} from "convoseg/extraction/llm";
 import type { TopicEmbeddings } from "convoseg/knowledge/read";
-import { DEFAULT_SIMILARITY } from "convoseg/topics";
+import { DEFAULT_SIMILARITY, DEFAULT_TITAN_EMBEDDINGS_MODEL, type Embedder } from "convoseg/topics";
 
 export const EMBEDDING_OPTIONS = {
   embeddings: { type: "string" },
@@ -43,7 +38,11 @@ export function parseEmbeddingFlags(values: {
   const model = rest.join(":");
   if (provider === "bedrock") {
     if (url !== undefined) throw new Error("--embeddings-url is for openai:MODEL, not bedrock");
-    const embedder = new BedrockTitanEmbedder(model === "" ? {} : { modelId: model });
+    const embedder = lazyEmbedder(
+      model || DEFAULT_TITAN_EMBEDDINGS_MODEL,
+      async ({ BedrockTitanEmbedder }) =>
+        new BedrockTitanEmbedder(model === "" ? {} : { modelId: model }),
+    );
     return { embedder, ...(similarity === undefined ? {} : { similarity }) };
   }
   if (provider === "openai" && model !== "") {
@@ -52,10 +51,31 @@ export function parseEmbeddingFlags(values: {
         "--embeddings openai:MODEL needs OPENAI_API_KEY set (any string for a server that checks none)",
       );
     }
-    const embedder = new OpenAIEmbedder({ model, ...(url === undefined ? {} : { baseURL: url }) });
+    const embedder = lazyEmbedder(
+      model,
+      async ({ OpenAIEmbedder }) =>
+        new OpenAIEmbedder({ model, ...(url === undefined ? {} : { baseURL: url }) }),
+    );
     return { embedder, ...(similarity === undefined ? {} : { similarity }) };
   }
   throw new Error(
     `--embeddings must be bedrock, bedrock:MODEL or openai:MODEL (got ${JSON.stringify(spec)})`,
   );
+}
+
+type Embedders = typeof import("convoseg/extraction/llm");
+
+/**
+ * An embedder whose model client (the AWS and OpenAI SDKs) is loaded when it is first asked:
+ * `topics` without `--embeddings`, the common case, answers without loading either.
+ */
+function lazyEmbedder(model: string, make: (sdk: Embedders) => Promise<Embedder>): Embedder {
+  let made: Promise<Embedder> | undefined;
+  return {
+    model,
+    embed: async (texts, options) => {
+      made ??= import("convoseg/extraction/llm").then(make);
+      return (await made).embed(texts, options);
+    },
+  };
 }

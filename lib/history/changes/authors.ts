@@ -113,3 +113,17 @@ export function decodeCursor<T>(cursor: string, valid: (value: unknown) => value
   }
   return value;
 }
+
+/**
+ * Whether `text` names `name` as a whole word, whatever the case and the spaces around and
+ * between its words (a display name may be stored as `Alice Zorbington `). Both are lower-cased
+ * as the extractor lower-cases names, which is not always what a case-insensitive match folds.
+ */
+export function mentions(text: string, name: string): boolean {
+  const words = name.trim().toLowerCase().split(/\s+/u);
+  if (words[0] === "") return false;
+  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
+  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(
+    text.toLowerCase(),
+  );
+}

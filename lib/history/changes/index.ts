@@ -10,6 +10,7 @@ export {
   type AuthorQuery,
   type AuthorRef,
   authorMatches,
+  mentions,
 } from "./authors.js";
 export {
   ChangeError,

@@ -13,6 +13,9 @@ export interface Embedder {
   embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
 }
 
+/** Titan's text embeddings model when not told. */
+export const DEFAULT_TITAN_EMBEDDINGS_MODEL = "amazon.titan-embed-text-v2:0";
+
 /** The similarity at or above which two topics merge when not told (measured: docs/topics). */
 export const DEFAULT_SIMILARITY = 0.85;
 

@@ -7,6 +7,7 @@
 
 export {
   DEFAULT_SIMILARITY,
+  DEFAULT_TITAN_EMBEDDINGS_MODEL,
   type Embedder,
   EmbeddingError,
   embeddingMatcher,

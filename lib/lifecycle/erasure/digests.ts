@@ -12,7 +12,7 @@ import {
   ListObjectVersionsCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { mentions } from "./scrub.js";
+import { mentions } from "../../history/changes/index.js";
 
 /** One stored version of one digest file. */
 export interface DigestVersion {

@@ -12,6 +12,7 @@ import {
   authorMatches,
   type ChannelNames,
   type Editor,
+  mentions,
 } from "../../history/changes/index.js";
 import type { ConversationId, Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
@@ -30,7 +31,7 @@ import {
 } from "./audit.js";
 import { type DigestArchive, DigestEraser } from "./digests.js";
 import { ErasureError, ErasureRequestError, ErasureScopeError } from "./errors.js";
-import { mentions, type ScrubStore, scrubResults } from "./scrub.js";
+import { type ScrubStore, scrubResults } from "./scrub.js";
 
 /** The history store's side: finding the person's messages, checking and deleting them. */
 export type ErasureMessages = AuthorIndex &
@@ -358,21 +359,17 @@ function carriedNames(stored: readonly Message[], refs: readonly AuthorRef[]): s
   const byId = refs.filter((ref) => ref.userId !== undefined);
   const names = new Set<string>();
   for (const message of stored) {
-    if (message.author === undefined) continue;
-    if (byId.some((ref) => authorMatches(message, ref))) names.add(message.author);
+    if (message.author !== undefined && byId.some((ref) => authorMatches(message, ref))) {
+      names.add(message.author);
+    }
   }
   return [...names];
 }
 
 /** The channel names the page's `stored` messages carry that name one of `names`. */
 function namedChannel(stored: readonly Message[], names: readonly string[]): Set<string> {
-  const named = new Set<string>();
-  for (const { channelName } of stored) {
-    if (channelName !== undefined && names.some((name) => mentions(channelName, name))) {
-      named.add(channelName);
-    }
-  }
-  return named;
+  const channelNames = stored.flatMap(({ channelName }) => channelName ?? []);
+  return new Set(channelNames.filter((c) => names.some((name) => mentions(c, name))));
 }
 
 /** A dry run: the person's messages per channel, nothing written. */

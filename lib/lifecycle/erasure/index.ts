@@ -15,5 +15,4 @@ export {
 } from "./erase.js";
 export { ErasureError, ErasureRequestError, ErasureScopeError } from "./errors.js";
 export { eraseRequestOf, runEraseUser } from "./operation.js";
-export { mentions } from "./scrub.js";
 export { addAuthorIndex, authorIndexState, backfillAuthorKeys, dynamoDbErasure } from "./wiring.js";

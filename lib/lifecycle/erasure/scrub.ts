@@ -8,6 +8,7 @@
  * of the channel is read for candidates and questions that name them: others may have said the
  * name often enough for an extractor to make it a topic of a segment without the person.
  */
+import { mentions } from "../../history/changes/index.js";
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
 import type { ResultStore, SegmentResult } from "../../knowledge/store/index.js";
 import { ErasureError } from "./errors.js";
@@ -38,20 +39,6 @@ const NONE: Readonly<ScrubCounts> = Object.freeze({
 });
 
 const MAX_TRIES = 5;
-
-/**
- * Whether `text` names `name` as a whole word, whatever the case and the spaces around and
- * between its words (a display name may be stored as `Alice Zorbington `). Both are lower-cased
- * as the extractor lower-cases names, which is not always what a case-insensitive match folds.
- */
-export function mentions(text: string, name: string): boolean {
-  const words = name.trim().toLowerCase().split(/\s+/u);
-  if (words[0] === "") return false;
-  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
-  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, "iu").test(
-    text.toLowerCase(),
-  );
-}
 
 /**
  * Removes `names` (a person's display names) from the results that hold any of `times` in

@@ -14,10 +14,10 @@ import {
   eraseUser,
   MemoryAuditStore,
   MemoryDigestArchive,
-  mentions,
 } from "convoseg/erasure";
 import type { LLM } from "convoseg/extraction";
 import { MemoryStore } from "convoseg/history";
+import { mentions } from "convoseg/history/changes";
 import { authorKeyOf, userIdKeyOf } from "convoseg/history/schema";
 import { MemoryResultStore } from "convoseg/knowledge/store";
 import fc from "fast-check";

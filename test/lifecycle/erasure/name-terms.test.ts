@@ -5,9 +5,10 @@
  * display name has around it and whatever its lower case is, and no word only they wrote.
  */
 
-import { eraseUser, MemoryAuditStore, mentions } from "convoseg/erasure";
+import { eraseUser, MemoryAuditStore } from "convoseg/erasure";
 import { KeyphraseExtractor, namesTerm } from "convoseg/extraction/offline";
 import { MemoryStore, textMessage } from "convoseg/history";
+import { mentions } from "convoseg/history/changes";
 import { MemoryResultStore } from "convoseg/knowledge/store";
 import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { describe, expect, it } from "vitest";

@@ -9,13 +9,10 @@ import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedroc
 import OpenAI, { APIError } from "openai";
 import { z } from "zod";
 import { isTransient, isTransientStatus } from "../../../base/transient/index.js";
-import type { Embedder } from "../../topics/index.js";
+import { DEFAULT_TITAN_EMBEDDINGS_MODEL, type Embedder } from "../../topics/index.js";
 import { InvalidModelOutputError, LLMError } from "../errors.js";
 import { authHint, nonEmptyString, positiveInteger } from "./options.js";
 import { redirectSafeFetch } from "./redirects.js";
-
-/** Titan's text embeddings model when not told. */
-export const DEFAULT_TITAN_EMBEDDINGS_MODEL = "amazon.titan-embed-text-v2:0";
 
 /** The longest text sent (topics are short; a longer one is cut, never refused). */
 const MAX_TEXT_CHARS = 512;

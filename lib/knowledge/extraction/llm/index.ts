@@ -5,7 +5,6 @@
 export { BedrockConverseLLM, type BedrockConverseLLMOptions } from "./bedrock.js";
 export {
   BedrockTitanEmbedder,
-  DEFAULT_TITAN_EMBEDDINGS_MODEL,
   OpenAIEmbedder,
 } from "./embeddings.js";
 export { OpenAICompatibleLLM, type OpenAICompatibleLLMOptions } from "./openai.js";
