@@ -298,7 +298,7 @@ describe("a run killed during extraction", () => {
 
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/took over the lock of .* which is no longer running/);
-    expect(again.stdout).toMatch(/^First extracted: \d+ segments? an earlier command delivered/m);
+    expect(again.stdout).toMatch(/, and \d+ segments? an earlier command left, taken up first; /);
     const segmented = await cli(["segment", input, "--json", "--settle", "1h", "--max-size", "8"]);
     const count = segmented.stdout.trim().split("\n").length;
     const { entries, results } = await contents(workspace);
