@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { channelSummaries } from "../../cli/run/run-figures.js";
 import {
   type ChannelSummary,
-  formatRunSummary,
   finishingLine,
+  formatRunSummary,
   type RunSummary,
   replayLine,
   runEnding,
@@ -175,7 +175,9 @@ describe("run's summary", () => {
     expect(text).toMatch(
       /^1,200 messages in 1 channel, 4 segments \(conversations\), 4 of 4 extracted, and 1 segment an earlier command left, taken up first; 43 s\.$/m,
     );
-    expect(text).toMatch(/^Kept in the workspace \/tmp\/ws: 5 segments of 1 channel, 5 extracted /m);
+    expect(text).toMatch(
+      /^Kept in the workspace \/tmp\/ws: 5 segments of 1 channel, 5 extracted /m,
+    );
   });
 
   it("suggests a channel id that starts with '-' after '--', so it is not read as an option", () => {
