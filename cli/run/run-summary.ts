@@ -164,7 +164,14 @@ function conversationsOf({ conversations, segments }: ChannelSummary): string {
   return `${plural(conversations, "conversation")} (${plural(segments, "segment")})`;
 }
 
-function counts({ messages, channels, segments, extraction, wallMs, workspace }: RunSummary): string {
+function counts({
+  messages,
+  channels,
+  segments,
+  extraction,
+  wallMs,
+  workspace,
+}: RunSummary): string {
   const linked = channels.some((c) => c.conversations !== undefined);
   const conversations = channels.reduce((sum, c) => sum + (c.conversations ?? 0), 0);
   const parts = [
@@ -181,7 +188,8 @@ function counts({ messages, channels, segments, extraction, wallMs, workspace }:
     parts.push(extracted);
     // Extracted too, but not of this run's deliveries: said, so the counts add up.
     const resumed = workspace?.resumed ?? 0;
-    if (resumed > 0) parts.push(`and ${plural(resumed, "segment")} an earlier command left, taken up first`);
+    if (resumed > 0)
+      parts.push(`and ${plural(resumed, "segment")} an earlier command left, taken up first`);
   }
   const line = `${parts.join(", ")}; ${seconds(wallMs)}.`;
   const left = extraction === null ? 0 : segments - extraction.extracted;
