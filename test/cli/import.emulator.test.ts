@@ -233,7 +233,7 @@ describe("import command", () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
-      /^warning: read as plain text, not JSONL: line 2 of 2 is not a JSONL message: unexpected end of input at column 33 .*\nimported "warned": 1 turn\(s\)/,
+      /^warning: read as plain text, not JSONL: line 2 of 2 is not a JSONL message: unexpected end of input at column 33 .*\nimported "warned": 1 turn from /,
     );
     expect(JSON.parse(json.stdout).input.fallback).toMatchObject({ line: 2, badLines: 1 });
   });
