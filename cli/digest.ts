@@ -267,10 +267,14 @@ async function workspaceDigest(args: DigestArgs, opened: Workspace, io: CommandI
   const { resultsTable, messagesTable } = opened.tables;
   const directory = messagesDirectory(client, messagesTable);
   const channels: string[] = [];
+  // Headed by the names people know them by (`general (C0GENERAL)`), as the messages give them.
+  const names: Record<string, string> = {};
   for (const given of args.channels) {
     const resolved = await channelArgument("digest", given, directory, io);
     if (resolved === undefined) return "ambiguous";
     channels.push(resolved);
+    const name = await directory.nameOf(resolved);
+    if (name !== undefined) names[resolved] = name;
   }
   const known = new Set([
     ...(await new DynamoDbStore({ client, tableName: messagesTable }).conversations()),
@@ -296,7 +300,7 @@ async function workspaceDigest(args: DigestArgs, opened: Workspace, io: CommandI
   const period = periodOf(args, end, io);
   // Generated now, on the machine's clock: the workspace's clock is the simulated chat's.
   const now = new Date(io.now());
-  return onTable(ref, () => buildDigest(sources, { channels, ...period, now }));
+  return onTable(ref, () => buildDigest(sources, { channels, ...period, now, names }));
 }
 
 /** The channels with no stored result at all: nothing to digest, unlike a quiet period. */

@@ -3,7 +3,7 @@ import { KnowledgeReader, MAX_QUESTION_LIMIT } from "convoseg/knowledge/read";
 import type { Question } from "convoseg/knowledge/store";
 import { readChannel, unknownChannel } from "./shared/channel-knowledge.js";
 import { type Command, command, EXIT } from "./shared/command.js";
-import { escapeControls, isoMinute, plural } from "./shared/format.js";
+import { channelHeading, escapeControls, isoMinute, plural } from "./shared/format.js";
 import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./shared/workspace-option.js";
 
 const QUESTIONS_USAGE = `Usage: npm start -- questions <channel> [--status answered|unanswered|unclear] [--json] [--workspace DIR | --table NAME] [--limit N]
@@ -76,11 +76,12 @@ export const questionsCommand: Command = command({
       io,
     );
     if ("ambiguous" in found) return EXIT.usage;
-    const { channel, items: questions, known, now } = found;
+    const { channel, items: questions, known, now, name } = found;
     const stored = known === undefined || known.has(channel);
+    const heading = channelHeading(channel, name);
     if (json) io.stdout.write(`${JSON.stringify({ channel, questions })}\n`);
     else if (stored)
-      io.stdout.write(`${formatQuestions(channel, questions, status, now, limit !== undefined)}\n`);
+      io.stdout.write(`${formatQuestions(heading, questions, status, now, limit !== undefined)}\n`);
     if (stored) return EXIT.ok;
     unknownChannel(where, channel, known, io);
     return EXIT.failed;
@@ -124,15 +125,14 @@ export function formatAge(ms: number): string {
   return days < 730 ? `${days}d` : `${Math.floor(days / 365.25)}y`;
 }
 
-/** The text listing: a line per question, where it was asked and its answer indented. */
+/** The text listing under `name` (its {@link channelHeading}): a line per question, where it was asked and its answer indented. */
 function formatQuestions(
-  channel: string,
+  name: string,
   questions: readonly Question[],
   status: QuestionStatus | undefined,
   now: number,
   limited: boolean,
 ): string {
-  const name = escapeControls(JSON.stringify(channel));
   const kind = status === undefined ? "" : `${status} `;
   if (questions.length === 0) return `${name}: no ${kind}questions extracted yet`;
   // All of them listed: counted by status in the words and numbers the report and digest use.

@@ -15,7 +15,7 @@ import { llmFailureCause } from "../local/llm-failures.js";
 import type { LocalModel } from "../local/model.js";
 import { type Command, command, EXIT } from "./shared/command.js";
 import { CommandFailure, llmFailureLine, onQueue, onTable } from "./shared/failures.js";
-import { escapeControls, shellArg } from "./shared/format.js";
+import { escapeControls, plural, shellArg } from "./shared/format.js";
 import type { CommandIO } from "./shared/io.js";
 import { parseModelFlags } from "./shared/model-options.js";
 import {
@@ -228,7 +228,7 @@ function reextractInPlace(
         );
       }
       io.stdout.write(
-        `segment ${segmentId}: re-extracted (${outcome.result.candidates.length} candidate(s) with ${outcome.result.model} / prompt ${outcome.result.promptVersion}; it replaced ${result.model} / prompt ${result.promptVersion})\n`,
+        `segment ${segmentId}: re-extracted (${plural(outcome.result.candidates.length, "candidate")} with ${outcome.result.model} / prompt ${outcome.result.promptVersion}; it replaced ${result.model} / prompt ${result.promptVersion})\n`,
       );
     }
     return failed > 0 ? EXIT.failed : EXIT.ok;

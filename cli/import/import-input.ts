@@ -18,7 +18,7 @@ import {
   type TranscriptEncoding,
   TranscriptEncodingError,
 } from "convoseg/transcript";
-import { escapeControls, formatCount } from "../shared/format.js";
+import { escapeControls, formatCount, plural } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
 
 /** The `input` object of `--json`: what was read, and the warnings the table prints. */
@@ -137,7 +137,7 @@ export function segmentationFailure(error: unknown, text: string): string {
   const listed = check.problems.map(
     (problem) => `  line ${problem.line}: ${escapeControls(withHint(text, problem))}`,
   );
-  return `${first}import: ${formatCount(check.problems.length)} of ${formatCount(check.lines)} line(s) are not JSONL:\n${listed.join("\n")}\nFix or remove those lines, or import with --format auto (a file that is not JSONL is then read as plain text).\n`;
+  return `${first}import: ${formatCount(check.problems.length)} of ${plural(check.lines, "line")} ${check.problems.length === 1 ? "is" : "are"} not JSONL:\n${listed.join("\n")}\nFix or remove those lines, or import with --format auto (a file that is not JSONL is then read as plain text).\n`;
 }
 
 /** The input report of a segmented text (see {@link InputReport}). */
@@ -159,7 +159,7 @@ export function inputReport(
   }
   if (decoded.firstBareCrLine !== null) {
     warnings.push(
-      `${formatCount(decoded.lineEnds.bareCr)} line end(s) are a bare CR (\\r without \\n), the first on line ${decoded.firstBareCrLine}: only \\n ends a line here, so those lines run together; convert them first (tr '\\r' '\\n')`,
+      `${plural(decoded.lineEnds.bareCr, "line end")} ${decoded.lineEnds.bareCr === 1 ? "is" : "are"} a bare CR (\\r without \\n), the first on line ${decoded.firstBareCrLine}: only \\n ends a line here, so those lines run together; convert them first (tr '\\r' '\\n')`,
     );
   }
   const fallback = fallbackOf(decoded.text, outcome, format);
@@ -167,7 +167,7 @@ export function inputReport(
     const where =
       fallback.line === null
         ? fallback.reason
-        : `line ${fallback.line} of ${formatCount(fallback.lines)} is not a JSONL message: ${fallback.reason}; ${formatCount(fallback.badLines)} bad line(s) in all (--format jsonl lists every one)`;
+        : `line ${fallback.line} of ${formatCount(fallback.lines)} is not a JSONL message: ${fallback.reason}; ${plural(fallback.badLines, "bad line")} in all (--format jsonl lists every one)`;
     warnings.push(`read as plain text, not JSONL: ${where}`);
   }
   const { bytes, encoding, bom, lineEnds, firstBareCrLine } = decoded;

@@ -30,7 +30,7 @@ import {
   onTable,
   tableProblem,
 } from "../shared/failures.js";
-import { columns, escapeControls, formatTopics } from "../shared/format.js";
+import { columns, escapeControls, formatCount, formatTopics, plural } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
 import { parseModelFlags } from "../shared/model-options.js";
 import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "../shared/workspace-option.js";
@@ -248,7 +248,7 @@ function dryRunTable(outcome: SegmentationOutcome): string {
   ]);
   const header = ["index", "turn", "role", "kind", "byte range", "bytes"];
   return `${[
-    `format ${outcome.formatDetected}, ${outcome.segments.length} segment(s), ${outcome.mergedSegments} merged`,
+    `format ${outcome.formatDetected}, ${plural(outcome.segments.length, "segment")}, ${outcome.mergedSegments} merged`,
     ...columns([header, ...rows]),
   ].join("\n")}\n`;
 }
@@ -309,7 +309,7 @@ async function store(
     };
     const lines = [
       ...warningLines(input),
-      `imported ${escapeControls(JSON.stringify(options.conversation))}: ${turns.length} turn(s) from ${outcome.segments.length} segment(s) (${outcome.formatDetected}, ${outcome.mergedSegments} merged); ${messages.length - unchanged} stored, ${unchanged} already there, in table ${table}${workspace === undefined ? (fresh ? " (local emulator)" : "") : ` (workspace ${workspace.dir})`}`,
+      `imported ${escapeControls(JSON.stringify(options.conversation))}: ${plural(turns.length, "turn")} from ${plural(outcome.segments.length, "segment")} (${outcome.formatDetected}, ${outcome.mergedSegments} merged); ${messages.length - unchanged} stored, ${unchanged} already there, in table ${table}${workspace === undefined ? (fresh ? " (local emulator)" : "") : ` (workspace ${workspace.dir})`}`,
       ...turns.map(
         (turn, i) =>
           `  ${messages[i].id}  ${messages[i].role.padEnd(9)} ${escapeControls(JSON.stringify(turn.label))}, bytes ${turn.byteStart}..${turn.byteEnd}, ${turn.segments.map((s) => s.kind).join("+")}${messages[i].ts === undefined ? "" : `, ${new Date(messages[i].ts as number).toISOString()}`}`,
@@ -395,6 +395,6 @@ async function extract(
       usage,
       candidates: outcome.result.candidates,
     },
-    summary: `extracted (${model}, prompt ${promptVersion}): ${outcome.status}, ${outcome.result.candidates.length} candidate(s), ${usage.calls} call(s), ${usage.inputTokens} input tokens; results table ${resultsTable}`,
+    summary: `extracted (${model}, prompt ${promptVersion}): ${outcome.status}, ${plural(outcome.result.candidates.length, "candidate")}, ${plural(usage.calls, "call")}, ${formatCount(usage.inputTokens)} input tokens; results table ${resultsTable}`,
   };
 }

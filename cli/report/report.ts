@@ -22,7 +22,7 @@ import { DEFAULT_WORKSPACE } from "../../local/workspace.js";
 import { messagesDirectory } from "../shared/channel-names.js";
 import { type Command, type CommandLine, command, EXIT } from "../shared/command.js";
 import { CommandFailure } from "../shared/failures.js";
-import { escapeControls, formatProblem } from "../shared/format.js";
+import { escapeControls, formatProblem, plural } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
 import { Progress } from "../shared/progress.js";
 import { type InputProblem, readMessages } from "../shared/read-messages.js";
@@ -143,7 +143,7 @@ export const reportCommand: Command = command({
     }
     if (problems.length > 0 && !options.skipInvalid) {
       io.stderr.write(
-        `report: ${problems.length} invalid line(s); no report was written (fix them, or pass --skip-invalid)\n`,
+        `report: ${plural(problems.length, "invalid line")}; no report was written (fix them, or pass --skip-invalid)\n`,
       );
       return EXIT.failed;
     }
@@ -226,8 +226,8 @@ export async function writeReport(path: string, input: ReportInput): Promise<str
   const { summary } = report.data;
   const megabytes = (Buffer.byteLength(html) / 1e6).toFixed(1);
   const missing =
-    summary.missing > 0 ? `, ${summary.missing} segment message(s) not in the input` : "";
-  return `report: wrote ${path} (${megabytes} MB): ${summary.channels} channel(s), ${summary.segments} segment(s)${missing}`;
+    summary.missing > 0 ? `, ${plural(summary.missing, "segment message")} not in the input` : "";
+  return `report: wrote ${path} (${megabytes} MB): ${plural(summary.channels, "channel")}, ${plural(summary.segments, "segment")}${missing}`;
 }
 
 function parseReportArgs({

@@ -22,14 +22,14 @@ import { type ConflictingMessage, type RefusedMessage, replay } from "../../loca
 import type { Workspace } from "../../local/workspace.js";
 import { writeReport } from "../report/report.js";
 import { llmFailureLine } from "../shared/failures.js";
-import { formatCount, isoMinute, plural } from "../shared/format.js";
+import { formatCount, plural } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
 import { Progress } from "../shared/progress.js";
 import { withWorkspace } from "../shared/workspace-option.js";
 import { channelSummaries, extractionSummary, workspaceSummary } from "./run-figures.js";
 import { candidatesLine, extractedResults, segmentLine, writeText } from "./run-files.js";
 import type { RunOptions } from "./run-options.js";
-import type { RunSummary } from "./run-summary.js";
+import { finishingLine, type RunSummary, replayLine } from "./run-summary.js";
 
 /** What a local run did: the summary it prints, and what went wrong. */
 export interface RunOutcome {
@@ -160,21 +160,22 @@ async function runOn(
         resumed = left.length;
       }
     }
+    // This replay's extractions only: those resumed before it are not of its deliveries.
+    const before = extracted();
+    const ours = () => extracted() - before;
     const result = await replay(pipeline, messages, {
       tickMs: options.tickMs,
       extract: extraction !== undefined,
       start: workspace?.clock ?? undefined,
       afterTick: (now) => workspace?.advanceClock(now),
       onProgress: (p) => {
-        status.line = () =>
-          // This replay's extractions only: those resumed before it are not of its deliveries.
-          `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${formatCount(p.total)} messages ingested, ${plural(p.delivered, "segment")} delivered${extraction ? `, ${formatCount(extracted() - resumed)} of them extracted` : ""}`;
+        status.line = () => replayLine(p, extraction === undefined ? undefined : ours(), resumed);
         progress.update(status.line);
       },
     });
     workspace?.advanceClock(result.end);
     if (extraction) {
-      status.line = () => `extraction: ${formatCount(extracted())} extracted, finishing`;
+      status.line = () => finishingLine(result.delivered.length, ours(), resumed);
       await pipeline.finishExtraction((pending) => {
         status.line = () => `extraction: ${plural(pending, "segment")} waiting for a retry`;
         progress.update(status.line);

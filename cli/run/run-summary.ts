@@ -7,7 +7,14 @@ import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { formatDuration } from "convoseg/duration";
 import type { Topic } from "convoseg/knowledge/read";
-import { escapeControls, formatCount, formatSpan, plural, shellArg } from "../shared/format.js";
+import {
+  escapeControls,
+  formatCount,
+  formatSpan,
+  isoMinute,
+  plural,
+  shellArg,
+} from "../shared/format.js";
 
 /** Channels whose topics the summary lists; the others are counted. */
 export const SUMMARY_CHANNELS = 8;
@@ -92,7 +99,7 @@ interface RunInternals {
 /** The summary as `run` prints it; `verbose` adds the internals. */
 export function formatRunSummary(summary: RunSummary, verbose: boolean): string {
   const lines = [...learned(summary), "", counts(summary)];
-  if (summary.workspace !== undefined) lines.push(...kept(summary.workspace));
+  if (summary.workspace !== undefined) lines.push(kept(summary.workspace));
   if (verbose) lines.push("", ...internals(summary));
   lines.push("", ...nextCommands(summary));
   return `${lines.join("\n")}\n`;
@@ -109,7 +116,7 @@ function learned({ channels, extraction }: RunSummary): string[] {
     lines.push(
       "",
       escapeControls(
-        `${channel.displayName === undefined ? channel.name : `${channel.displayName} (${channel.name})`}: ${plural(channel.messages, "message")} in ${conversationsOf(channel)}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
+        `${channelLabel(channel)}: ${plural(channel.messages, "message")} in ${conversationsOf(channel)}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
       ),
     );
     if (extraction === null) continue;
@@ -157,11 +164,18 @@ function conversationsOf({ conversations, segments }: ChannelSummary): string {
   return `${plural(conversations, "conversation")} (${plural(segments, "segment")})`;
 }
 
-function counts({ messages, channels, segments, extraction, wallMs }: RunSummary): string {
+function counts({
+  messages,
+  channels,
+  segments,
+  extraction,
+  wallMs,
+  workspace,
+}: RunSummary): string {
   const linked = channels.some((c) => c.conversations !== undefined);
   const conversations = channels.reduce((sum, c) => sum + (c.conversations ?? 0), 0);
   const parts = [
-    `${formatCount(messages)} messages in ${plural(channels.length, "channel")}`,
+    `${plural(messages, "message")} in ${plural(channels.length, "channel")}`,
     linked
       ? `${plural(conversations, "conversation")} in ${plural(segments, "segment")}`
       : `${plural(segments, "segment")} (conversations)`,
@@ -172,6 +186,10 @@ function counts({ messages, channels, segments, extraction, wallMs }: RunSummary
       extracted += ` (${plural(extraction.calls, "LLM call")}, ${formatCount(extraction.inputTokens)} input and ${formatCount(extraction.outputTokens)} output tokens)`;
     }
     parts.push(extracted);
+    // Extracted too, but not of this run's deliveries: said, so the counts add up.
+    const resumed = workspace?.resumed ?? 0;
+    if (resumed > 0)
+      parts.push(`and ${plural(resumed, "segment")} an earlier command left, taken up first`);
   }
   const line = `${parts.join(", ")}; ${seconds(wallMs)}.`;
   const left = extraction === null ? 0 : segments - extraction.extracted;
@@ -179,21 +197,12 @@ function counts({ messages, channels, segments, extraction, wallMs }: RunSummary
   return `${line}\nNot extracted: ${plural(left, "segment")} (see why above); fix the cause, then run the same command again.`;
 }
 
-function kept({ dir, resumed, channels, segments, extracted }: WorkspaceSummary): string[] {
-  const lines: string[] = [];
-  if (resumed > 0) {
-    lines.push(
-      `First extracted: ${plural(resumed, "segment")} an earlier command delivered and did not extract.`,
-    );
-  }
+function kept({ dir, channels, segments, extracted }: WorkspaceSummary): string {
   const shown = relative(process.cwd(), dir);
   const name = shown === "" || shown.startsWith("..") ? dir : shown;
-  lines.push(
-    escapeControls(
-      `Kept in the workspace ${name}: ${plural(segments, "segment")} of ${plural(channels, "channel")}, ${formatCount(extracted)} extracted (a next run appends to it; --fresh starts it anew).`,
-    ),
+  return escapeControls(
+    `Kept in the workspace ${name}: ${plural(segments, "segment")} of ${plural(channels, "channel")}, ${formatCount(extracted)} extracted (a next run appends to it; --fresh starts it anew).`,
   );
-  return lines;
 }
 
 function internals({ internals: i, extraction }: RunSummary): string[] {
@@ -216,11 +225,11 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
   const rows: [string, string][] = [];
   const busiest = channels.find((c) => c.topics.length > 0);
   if (extraction !== null && busiest !== undefined) {
-    const name = escapeControls(busiest.name);
     rows.push([
-      // A Telegram group's id starts with '-': after '--' it is not read as an option.
+      // The id, which every command takes: a name may be another channel's too. A Telegram
+      // group's id starts with '-': after '--' it is not read as an option.
       `npm start -- topics ${busiest.name.startsWith("-") ? "-- " : ""}${shellArg(busiest.name)}`,
-      `every topic of ${name}, with the messages that support it`,
+      `every topic of ${channelLabel(busiest)}, with the messages that support it`,
     ]);
   }
   const waiting = channels
@@ -229,7 +238,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
   if (extraction !== null && waiting !== undefined) {
     rows.push([
       `npm start -- questions ${waiting.name.startsWith("-") ? "-- " : ""}${shellArg(waiting.name)} --status unanswered`,
-      `the questions of ${escapeControls(waiting.name)} nobody answered, oldest first`,
+      `the questions of ${channelLabel(waiting)} nobody answered, oldest first`,
     ]);
   }
   if (report !== undefined) {
@@ -247,6 +256,11 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
   return ["Next:", ...rows.map(([command, what]) => `  ${command.padEnd(width)}  ${what}`)];
 }
 
+/** `general (C0GENERAL)`: the name people know the channel by, and the id commands take. */
+function channelLabel({ name, displayName }: ChannelSummary): string {
+  return escapeControls(displayName === undefined ? name : `${displayName} (${name})`);
+}
+
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
@@ -254,6 +268,32 @@ function clip(text: string, max: number): string {
 function seconds(ms: number): string {
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** Where the replay is: the simulated time, messages ingested of all, segments delivered. */
+export interface ReplayStatus {
+  now: number;
+  ingested: number;
+  total: number;
+  delivered: number;
+}
+
+/**
+ * The replay's status line. `extracted` counts this replay's deliveries only (undefined without
+ * extraction): segments an earlier command left are extracted too, and said apart, so that no
+ * line shows more extracted than delivered.
+ */
+export function replayLine(p: ReplayStatus, extracted: number | undefined, resumed = 0): string {
+  const line = `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${plural(p.total, "message")} ingested, ${plural(p.delivered, "segment")} delivered`;
+  if (extracted === undefined) return line;
+  const earlier = resumed > 0 ? ` (and ${formatCount(resumed)} an earlier command left)` : "";
+  return `${line}, ${formatCount(Math.min(extracted, p.delivered))} of them extracted${earlier}`;
+}
+
+/** The line while the last extractions finish: of this run's deliveries, as {@link replayLine}. */
+export function finishingLine(delivered: number, extracted: number, resumed: number): string {
+  const earlier = resumed > 0 ? ` (and ${formatCount(resumed)} an earlier command left)` : "";
+  return `extraction: ${formatCount(Math.min(extracted, delivered))} of ${plural(delivered, "segment")} extracted${earlier}, finishing`;
 }
 
 /** What a run's end says about its input and work, as counts. */

@@ -63,7 +63,7 @@ export const runCommand: Command = command({
         ? "at its first failure, which no retry could fix (the cause is above)"
         : `after ${given?.attempts ?? options.extraction?.maxAttempts} attempts`;
       io.stderr.write(
-        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${segment.count} messages) ${after}\n`,
+        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${plural(segment.count, "message")}) ${after}\n`,
       );
     }
     io.stdout.write(formatRunSummary(summary, options.verbose));

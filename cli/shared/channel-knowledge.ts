@@ -30,9 +30,10 @@ export type ChannelRead<T> =
   /**
    * The channel's entries; `known` (the stored channels) only when there were none; `now` the
    * time ages are told from: the clock, or on the workspace its simulated clock (where its last
-   * run left it, so that a replay of 2018 is not "8y ago").
+   * run left it, so that a replay of 2018 is not "8y ago"); `name` its display name, when the
+   * workspace's messages give it one other than its id.
    */
-  | { channel: string; items: T[]; known?: Set<string>; now: number }
+  | { channel: string; items: T[]; known?: Set<string>; now: number; name?: string }
   /** A name several channels carry: already said on standard error. */
   | { ambiguous: true };
 
@@ -68,13 +69,16 @@ export async function readChannel<T>(
     };
     const now = opened.clock ?? io.now();
     const items = await onTable(ref, () => read(client, ref.table, channel));
-    if (items.length > 0) return { channel, items, now };
+    // Headed by the name people know it by: `general (C0GENERAL)`.
+    const name = await directory.nameOf(channel);
+    const named = name !== undefined && name !== channel ? { name } : {};
+    if (items.length > 0) return { channel, items, now, ...named };
     const messages = new DynamoDbStore({ client, tableName: opened.tables.messagesTable });
     const known = new Set([
       ...(await messages.conversations()),
       ...(await resultChannels(client, opened.tables.resultsTable)),
     ]);
-    return { channel, items, known, now };
+    return { channel, items, known, now, ...named };
   });
 }
 

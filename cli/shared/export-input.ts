@@ -274,7 +274,7 @@ export async function readChatInput(
   }
   if (read.refused.length > 0 && !options.skipInvalid) {
     io.stderr.write(
-      `${command}: ${read.refused.length} invalid line(s); nothing was ${options.done} (fix them, or pass --skip-invalid)\n`,
+      `${command}: ${plural(read.refused.length, "invalid line")}; nothing was ${options.done} (fix them, or pass --skip-invalid)\n`,
     );
     return undefined;
   }
@@ -315,10 +315,11 @@ export async function loadInput(
   for (const { text } of refused)
     io.stderr.write(`${options.skipInvalid ? "skipped " : ""}${text}\n`);
   if (refused.length > 0 && !options.skipInvalid) {
-    const what = read.format === "jsonl" ? "invalid line(s)" : "message(s) ingestion refuses";
-    io.stderr.write(
-      `${command}: ${refused.length} ${what}; nothing was run (fix them, or pass --skip-invalid)\n`,
-    );
+    const what =
+      read.format === "jsonl"
+        ? plural(refused.length, "invalid line")
+        : `${plural(refused.length, "message")} ingestion refuses`;
+    io.stderr.write(`${command}: ${what}; nothing was run (fix them, or pass --skip-invalid)\n`);
     return undefined;
   }
   return { messages: kept, placeOf: read.placeOf, skipped: refused.length };

@@ -118,16 +118,28 @@ export function shellArg(text: string): string {
   return `$'${quoted.replace(/\\u\{([0-9a-f]+)\}/g, (_, hex: string) => `\\U${hex.padStart(8, "0")}`)}'`;
 }
 
+/**
+ * A channel as a listing heads it: `general (C0GENERAL)` when its messages name it, the name
+ * people know and the id commands take; else its id, quoted (`"desk"`).
+ */
+export function channelHeading(channel: string, name?: string): string {
+  return escapeControls(name === undefined ? JSON.stringify(channel) : `${name} (${channel})`);
+}
+
 /** The text listing of a channel's topics: a line per topic, then its evidence indented. */
-export function formatTopics(channel: string, topics: readonly Topic[]): string {
-  const name = escapeControls(JSON.stringify(channel));
+export function formatTopics(
+  channel: string,
+  topics: readonly Topic[],
+  displayName?: string,
+): string {
+  const name = channelHeading(channel, displayName);
   if (topics.length === 0) return `${name}: no topics extracted yet`;
-  const lines = [`${name}: ${topics.length} topic(s), most supported first`];
+  const lines = [`${name}: ${plural(topics.length, "topic")}, most supported first`];
   for (const topic of topics) {
     const tags = topic.tags.length === 0 ? "" : `, tags ${topic.tags.join(", ")}`;
     lines.push(
       escapeControls(
-        `- ${topic.topic}: ${topic.segments} segment(s), ${isoMinute(topic.firstSeen)} to ${isoMinute(topic.lastSeen)}, confidence ${topic.bestConfidence.toFixed(2)}${tags}`,
+        `- ${topic.topic}: ${plural(topic.segments, "segment")}, ${isoMinute(topic.firstSeen)} to ${isoMinute(topic.lastSeen)}, confidence ${topic.bestConfidence.toFixed(2)}${tags}`,
       ),
     );
     // Aliases are the chat's words: escaped like the rest, one line, after the topic.

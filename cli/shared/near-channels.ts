@@ -3,7 +3,7 @@
  * delete`, `report --channel`), typed back with `shellArg`, and where they are read from.
  */
 import { type DynamoDBClient, paginateScan } from "@aws-sdk/client-dynamodb";
-import { shellArg } from "./format.js";
+import { plural, shellArg } from "./format.js";
 import type { CommandIO } from "./io.js";
 import { nearNames } from "./near-names.js";
 
@@ -20,7 +20,9 @@ export function suggestChannels(
 ): void {
   const near = nearNames(channel, known);
   if (near.length === 0) {
-    io.stderr.write(`${prefix}: no stored channel is near it (${known.size} channel(s) stored)\n`);
+    io.stderr.write(
+      `${prefix}: no stored channel is near it (${plural(known.size, "channel")} stored)\n`,
+    );
     return;
   }
   io.stderr.write(`${prefix}: did you mean (with the same options)\n`);

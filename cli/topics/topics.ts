@@ -69,10 +69,10 @@ export const topicsCommand: Command = command({
       io,
     );
     if ("ambiguous" in found) return EXIT.usage;
-    const { channel, items: topics, known } = found;
+    const { channel, items: topics, known, name } = found;
     const stored = known === undefined || known.has(channel);
     if (json) io.stdout.write(`${JSON.stringify({ channel, topics })}\n`);
-    else if (stored) io.stdout.write(`${formatTopics(channel, topics)}\n`);
+    else if (stored) io.stdout.write(`${formatTopics(channel, topics, name)}\n`);
     if (stored) return EXIT.ok;
     unknownChannel(where, channel, known, io);
     return EXIT.failed;

@@ -52,6 +52,14 @@ describe("a channel given by its name", () => {
     expect(JSON.parse(byName.stdout).channel).toBe("C1");
     const hashed = await cli(["topics", "#desk", ...ws, "--json"]);
     expect(JSON.parse(hashed.stdout).channel).toBe("C1");
+    // Headed by the name people know, beside the id the commands take.
+    const text = await cli(["topics", "C1", ...ws]);
+    expect(text.stdout).toMatch(/^desk \(C1\): (\d+ topics?, most supported first|no topics)/);
+    const asked = await cli(["questions", "desk", ...ws]);
+    expect(asked.stdout).toMatch(/^desk \(C1\): /);
+    const digest = await cli(["digest", "desk", "--format", "text", ...ws]);
+    expect(digest.stdout).toMatch(/^Digest: desk \(C1\)\n/);
+    expect(digest.stdout).toMatch(/^ {2}desk \(C1\): \d+ messages?, /m);
 
     const ambiguous = await cli(["topics", "random", ...ws]);
     expect(ambiguous.code).toBe(2);
@@ -67,7 +75,7 @@ describe("a channel given by its name", () => {
     const page = await cli(["report", "--channel", "desk", "--out", out, ...ws]);
     expect(page.code, page.stderr).toBe(0);
     expect(page.stderr).toContain('report: "desk" is channel C1');
-    expect(page.stderr).toMatch(/: 1 channel\(s\)/);
+    expect(page.stderr).toMatch(/: 1 channel, /);
   }, 120_000);
 
   it("refuses an id that is another channel's name, takes a platform's id, and leaves an unknown one to the command", async () => {

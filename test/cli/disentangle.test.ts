@@ -263,7 +263,7 @@ describe("disentangle command", () => {
     const stopped = await run(["disentangle", path, "--json"]);
     expect(stopped.code).toBe(1);
     expect(stopped.stdout).toBe("");
-    expect(stopped.stderr).toMatch(/line 2: .*\n.*1 invalid line\(s\); nothing was linked/);
+    expect(stopped.stderr).toMatch(/line 2: .*\n.*1 invalid line; nothing was linked/);
     const skipped = await run(["disentangle", path, "--json", "--skip-invalid"]);
     expect(skipped.code).toBe(0);
     expect(skipped.stderr).toMatch(/^skipped line 2: /);

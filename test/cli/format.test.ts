@@ -44,6 +44,31 @@ describe("terminalSafe", () => {
   });
 });
 
+describe("a channel's topics", () => {
+  const topic: Topic = {
+    topic: "deploys",
+    normalizedTopic: "deploys",
+    aliases: [],
+    segments: 1,
+    firstSeen: 0,
+    lastSeen: 0,
+    bestConfidence: 0.5,
+    bestReason: "",
+    tags: [],
+    evidence: [],
+  };
+
+  it("are headed by the channel's name and id, and count one of a thing as one", () => {
+    expect(formatTopics("C0GENERAL", [topic], "general").split("\n").slice(0, 2)).toEqual([
+      "general (C0GENERAL): 1 topic, most supported first",
+      "- deploys: 1 segment, 1970-01-01T00:00Z to 1970-01-01T00:00Z, confidence 0.50",
+    ]);
+    expect(formatTopics("desk", [topic, { ...topic, segments: 2 }])).toMatch(
+      /^"desk": 2 topics, most supported first\n- deploys: 1 segment, [^\n]*\n- deploys: 2 segments, /,
+    );
+  });
+});
+
 describe("terminal output from data", () => {
   it("escapes a topic's tags, name and reason", () => {
     const topic: Topic = {

@@ -68,9 +68,9 @@ describe("import reports a file that looks like JSONL but is read as plain text"
       lines: 3,
     });
     const warning =
-      "warning: read as plain text, not JSONL: line 3 of 3 is not a JSONL message: unexpected end of input at column 39 (the line ends before its JSON does: the file looks cut short); 1 bad line(s) in all (--format jsonl lists every one)";
+      "warning: read as plain text, not JSONL: line 3 of 3 is not a JSONL message: unexpected end of input at column 39 (the line ends before its JSON does: the file looks cut short); 1 bad line in all (--format jsonl lists every one)";
     expect(table.split("\n")[0]).toBe(warning);
-    expect(table).toContain("format plain, 1 segment(s)");
+    expect(table).toContain("format plain, 1 segment");
     expect(report.input.warnings).toEqual([warning.slice("warning: ".length)]);
   });
 
@@ -126,7 +126,7 @@ describe("import --format jsonl lists every bad line", () => {
     expect(run.stderr).toBe(
       [
         "import: jsonl line 2: not a valid {role, content} object: missing field `role` (nothing was written)",
-        "import: 3 of 6 line(s) are not JSONL:",
+        "import: 3 of 6 lines are not JSONL:",
         "  line 2: missing field `role`",
         "  line 4: unexpected end of input at column 4 (a line of only whitespace is not blank in JSONL)",
         "  line 6: unexpected end of input at column 30 (the line ends before its JSON does: the file looks cut short)",
@@ -160,7 +160,7 @@ describe("import reports a byte order mark and bare CR line ends", () => {
     expect(report.input.lineEnds).toEqual({ lf: 1, crlf: 0, bareCr: 2 });
     expect(report.input.firstBareCrLine).toBe(2);
     expect(table.split("\n")[0]).toBe(
-      "warning: 2 line end(s) are a bare CR (\\r without \\n), the first on line 2: only \\n ends a line here, so those lines run together; convert them first (tr '\\r' '\\n')",
+      "warning: 2 line ends are a bare CR (\\r without \\n), the first on line 2: only \\n ends a line here, so those lines run together; convert them first (tr '\\r' '\\n')",
     );
   });
 

@@ -4,8 +4,10 @@ import { describe, expect, it } from "vitest";
 import { channelSummaries } from "../../cli/run/run-figures.js";
 import {
   type ChannelSummary,
+  finishingLine,
   formatRunSummary,
   type RunSummary,
+  replayLine,
   runEnding,
   SUMMARY_CHANNELS,
 } from "../../cli/run/run-summary.js";
@@ -138,6 +140,44 @@ describe("run's summary", () => {
     const text = formatRunSummary(summary({ channels: [named] }), false);
     expect(text).toMatch(/^general\\u001b\[2J \(C0GENERAL\): 1,200 messages in 2 conversations, /m);
     expect(text).not.toContain("\u001b");
+  });
+
+  it("suggests commands with the id, which every command takes, and names the channel as people know it", () => {
+    const named = {
+      ...channel("C0GENERAL", 2, [topic("deploys", 2, T0, T0)]),
+      displayName: "general",
+      questions: { total: 2, unanswered: 1 },
+    };
+    const text = formatRunSummary(summary({ channels: [named] }), false);
+    expect(text).toMatch(
+      /^ {2}npm start -- topics C0GENERAL +every topic of general \(C0GENERAL\), with the messages/m,
+    );
+    expect(text).toMatch(
+      /^ {2}npm start -- questions C0GENERAL --status unanswered +the questions of general \(C0GENERAL\) nobody answered/m,
+    );
+  });
+
+  it("counts one of a thing as one: no '1 messages'", () => {
+    const one = { ...channel("#rust", 1, [topic("borrow checker", 1, T0, T0)]), messages: 1 };
+    const text = formatRunSummary(summary({ messages: 1, segments: 1, channels: [one] }), false);
+    expect(text).toMatch(/^#rust: 1 message in 1 conversation, /m);
+    expect(text).toMatch(/^1 message in 1 channel, 1 segment \(conversations\), /m);
+    expect(text).not.toMatch(/\b1 (message|segment|channel|conversation|question)s\b/);
+  });
+
+  it("says the segments an earlier command left apart from this run's, so that the counts add up", () => {
+    const text = formatRunSummary(
+      summary({
+        workspace: { dir: "/tmp/ws", resumed: 1, channels: 1, segments: 5, extracted: 5 },
+      }),
+      false,
+    );
+    expect(text).toMatch(
+      /^1,200 messages in 1 channel, 4 segments \(conversations\), 4 of 4 extracted, and 1 segment an earlier command left, taken up first; 43 s\.$/m,
+    );
+    expect(text).toMatch(
+      /^Kept in the workspace \/tmp\/ws: 5 segments of 1 channel, 5 extracted /m,
+    );
   });
 
   it("suggests a channel id that starts with '-' after '--', so it is not read as an option", () => {
@@ -290,6 +330,23 @@ describe("the summary's formats", () => {
       "$'it\\'s\\u202e'",
       "$'x\\U000e0001'",
     ]);
+  });
+});
+
+describe("the replay's status line", () => {
+  const at = { now: T0, ingested: 40, total: 90, delivered: 12 };
+
+  it("never shows more extracted than delivered: an earlier command's segments are said apart", () => {
+    expect(replayLine({ ...at, ingested: 1, total: 1 }, 12, 1)).toBe(
+      "replay: 2018-05-29T21:20Z, 1 of 1 message ingested, 12 segments delivered, 12 of them extracted (and 1 an earlier command left)",
+    );
+    // A resumed segment retried during the replay is counted by the metric too: never past 12.
+    expect(replayLine(at, 13)).toMatch(/12 segments delivered, 12 of them extracted$/);
+    expect(replayLine({ ...at, delivered: 1 }, undefined)).toMatch(/, 1 segment delivered$/);
+    expect(finishingLine(12, 13, 1)).toBe(
+      "extraction: 12 of 12 segments extracted (and 1 an earlier command left), finishing",
+    );
+    expect(finishingLine(1, 0, 0)).toBe("extraction: 0 of 1 segment extracted, finishing");
   });
 });
 

@@ -180,7 +180,7 @@ describe("segment command", () => {
     expect(stderr).toContain(
       "line 7: op: a delete line: only ingestion (the ingest function, IngestClient) applies edits and deletions",
     );
-    expect(stderr).toContain("5 invalid line(s); nothing was segmented");
+    expect(stderr).toContain("5 invalid lines; nothing was segmented");
   });
 
   it("says in one line that a file is not chat at all, not once per line", async () => {

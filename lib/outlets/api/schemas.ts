@@ -244,6 +244,10 @@ export const DigestBody = named(
         days: z.array(z.object({ day: z.string(), messages: z.number().int() })),
       }),
     ),
+    names: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("display names by channel id, where known and unlike the id; absent when none"),
     omitted: z
       .object({
         topics: z.number().int(),

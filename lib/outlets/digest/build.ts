@@ -24,6 +24,8 @@ export interface BuildDigestOptions {
   now?: Date;
   /** Which wordings are one topic (`lib/knowledge/topics`; default: the token key). */
   matchers?: readonly TopicMatcher[];
+  /** The channels' display names, by id, where they are known: {@link Digest.names}. */
+  names?: Readonly<Record<string, string>>;
 }
 
 /** One channel's digest over a period, as the read API asks for it. */
@@ -151,10 +153,22 @@ export function assembleDigest(
     unclear: unclear.slice(0, DIGEST_LIMITS.questions),
     answered: answered.slice(0, DIGEST_LIMITS.questions),
     activity,
+    ...namesOf(channels, options.names),
     ...(omitted.topics + omitted.unanswered + omitted.unclear + omitted.answered > 0
       ? { omitted }
       : {}),
   };
+}
+
+/** The names of the digest's channels that have one other than their id; none: nothing. */
+function namesOf(
+  channels: readonly string[],
+  given: Readonly<Record<string, string>> = {},
+): { names?: Record<string, string> } {
+  const named = channels.flatMap((c) =>
+    Object.hasOwn(given, c) && given[c] !== c ? [[c, given[c]] as const] : [],
+  );
+  return named.length === 0 ? {} : { names: Object.fromEntries(named) };
 }
 
 function checkOptions(channels: readonly string[], since: number, until: number): void {

@@ -5,7 +5,7 @@ import {
   questionHeading,
   type RenderOptions,
 } from "./markdown.js";
-import { counted, htmlText, minute, safeHref, thousands, utcDate } from "./text.js";
+import { channelLabel, counted, htmlText, minute, safeHref, thousands, utcDate } from "./text.js";
 import type {
   Digest,
   DigestActivity,
@@ -28,13 +28,14 @@ export function digestHtml(digest: Digest, options: RenderOptions = {}): string 
       ? `${label} <span class="muted">(${segment})</span>`
       : `<a href="${htmlText(href)}" title="${segment}">${label}</a>`;
   };
-  const title = `Digest: ${digest.channels.map(htmlText).join(", ")}`;
+  const channel = (id: string) => htmlText(channelLabel(digest, id));
+  const title = `Digest: ${digest.channels.map(channel).join(", ")}`;
   const topics = (kind: DigestTopic["kind"], heading: string) => {
     const of = digest.topics.filter((t) => t.kind === kind);
-    return `<h2>${heading}</h2>\n${of.length === 0 ? `<p class="muted">None.</p>` : `<ul class="topics">\n${of.map((t) => topicItem(t, link)).join("\n")}\n</ul>`}`;
+    return `<h2>${heading}</h2>\n${of.length === 0 ? `<p class="muted">None.</p>` : `<ul class="topics">\n${of.map((t) => topicItem(t, link, channel)).join("\n")}\n</ul>`}`;
   };
   const questions = (list: DigestQuestion[], heading: string, left = 0) =>
-    `<h2>${heading}</h2>\n${list.length === 0 ? `<p class="muted">None.</p>` : `<ul class="questions">\n${list.map((q) => questionItem(q, link)).join("\n")}\n</ul>`}${more(left, "question")}`;
+    `<h2>${heading}</h2>\n${list.length === 0 ? `<p class="muted">None.</p>` : `<ul class="questions">\n${list.map((q) => questionItem(q, link, channel)).join("\n")}\n</ul>`}${more(left, "question")}`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -47,7 +48,7 @@ export function digestHtml(digest: Digest, options: RenderOptions = {}): string 
 <body>
 <header><h1>${title}</h1><p class="muted">${periodText(digest)} (UTC), generated ${generatedText(digest.generatedAt)}</p></header>
 <h2>Activity</h2>
-${digest.activity.map(activityBlock).join("\n")}
+${digest.activity.map((a) => activityBlock(a, channel)).join("\n")}
 ${topics("new", "New topics")}
 ${topics("recurring", "Recurring topics")}${more(digest.omitted?.topics ?? 0, "topic")}
 ${QUESTION_ORDER.map((status) => questions(digest[status], htmlText(questionHeading(digest, status)), digest.omitted?.[status])).join("\n")}
@@ -65,7 +66,11 @@ const generatedText = (iso: string): string => {
 const more = (left: number, what: string): string =>
   left > 0 ? `\n<p class="muted">…and ${counted(left, `more ${what}`)}.</p>` : "";
 
-function topicItem(t: DigestTopic, link: (e: DigestEvidence, label: string) => string): string {
+function topicItem(
+  t: DigestTopic,
+  link: (e: DigestEvidence, label: string) => string,
+  channel: (id: string) => string,
+): string {
   const also =
     t.aliases.length === 0
       ? ""
@@ -75,17 +80,18 @@ function topicItem(t: DigestTopic, link: (e: DigestEvidence, label: string) => s
       ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
       : "";
   const evidence = t.evidence.map((e) => link(e, minute(e.firstTs))).join(", ");
-  return `<li><strong>${htmlText(t.topic)}</strong>${also} in <span class="channel">${htmlText(t.channel)}</span>: ${counted(t.segments, "conversation")}${earlier}<div class="evidence">evidence: ${evidence}</div></li>`;
+  return `<li><strong>${htmlText(t.topic)}</strong>${also} in <span class="channel">${channel(t.channel)}</span>: ${counted(t.segments, "conversation")}${earlier}<div class="evidence">evidence: ${evidence}</div></li>`;
 }
 
 function questionItem(
   q: DigestQuestion,
   link: (e: DigestEvidence, label: string) => string,
+  channel: (id: string) => string,
 ): string {
   const asked = link(evidenceOf(q), minute(q.askedTs));
   const answer =
     q.answer === undefined ? "" : `<div class="answer">answer: ${htmlText(q.answer)}</div>`;
-  return `<li>${asked} in <span class="channel">${htmlText(q.channel)}</span>: ${htmlText(q.question)}${answer}</li>`;
+  return `<li>${asked} in <span class="channel">${channel(q.channel)}</span>: ${htmlText(q.question)}${answer}</li>`;
 }
 
 /** Bar geometry of the chart: one bar per UTC day, the chart some 420px wide at most. */
@@ -93,7 +99,7 @@ const CHART_WIDTH = 420;
 const GAP = 2;
 const HEIGHT = 60;
 
-function activityBlock(a: DigestActivity): string {
+function activityBlock(a: DigestActivity, channel: (id: string) => string): string {
   const most = Math.max(1, ...a.days.map((d) => d.messages));
   const bar = Math.max(2, Math.min(30, Math.floor(CHART_WIDTH / Math.max(1, a.days.length)) - GAP));
   const width = Math.max(a.days.length * (bar + GAP), 150);
@@ -105,7 +111,7 @@ function activityBlock(a: DigestActivity): string {
     .join("");
   const first = a.days[0]?.day ?? "";
   const last = a.days.at(-1)?.day ?? "";
-  return `<section class="activity"><h3>${htmlText(a.channel)}</h3>
+  return `<section class="activity"><h3>${channel(a.channel)}</h3>
 <p>${counted(a.messages, "message")}, ${counted(a.conversations, "conversation")}, ${thousands(a.activePeople)} active ${a.activePeople === 1 ? "person" : "people"}</p>
 <svg class="chart" role="img" aria-label="messages per day" width="${width}" height="${HEIGHT + 16}" viewBox="0 0 ${width} ${HEIGHT + 16}">${bars}<text x="0" y="${HEIGHT + 13}">${first}</text><text x="${width}" y="${HEIGHT + 13}" text-anchor="end">${first === last ? "" : last}</text></svg></section>`;
 }

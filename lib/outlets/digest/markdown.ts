@@ -1,4 +1,12 @@
-import { counted, markdownText, minute, safeHref, thousands, utcDate } from "./text.js";
+import {
+  channelLabel,
+  counted,
+  markdownText,
+  minute,
+  safeHref,
+  thousands,
+  utcDate,
+} from "./text.js";
 import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
 
 export interface RenderOptions {
@@ -18,8 +26,9 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
       ? `${label} (segment ${markdownText(e.segmentId)})`
       : `[${label}](${href})`;
   };
+  const channel = (id: string) => markdownText(channelLabel(digest, id));
   const lines: string[] = [
-    `# Digest: ${digest.channels.map(markdownText).join(", ")}`,
+    `# Digest: ${digest.channels.map(channel).join(", ")}`,
     "",
     `${periodText(digest)} (UTC), generated ${Number.isFinite(Date.parse(digest.generatedAt)) ? minute(Date.parse(digest.generatedAt)) : markdownText(digest.generatedAt)}.`,
     "",
@@ -29,14 +38,14 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
     "| --- | ---: | ---: | ---: | --- |",
     ...digest.activity.map((a) => {
       const busiest = a.days.reduce((m, d) => (d.messages > m.messages ? d : m), a.days[0]);
-      return `| ${markdownText(a.channel)} | ${thousands(a.messages)} | ${thousands(a.conversations)} | ${thousands(a.activePeople)} | ${busiest !== undefined && busiest.messages > 0 ? `${busiest.day} (${thousands(busiest.messages)})` : "–"} |`;
+      return `| ${channel(a.channel)} | ${thousands(a.messages)} | ${thousands(a.conversations)} | ${thousands(a.activePeople)} | ${busiest !== undefined && busiest.messages > 0 ? `${busiest.day} (${thousands(busiest.messages)})` : "–"} |`;
     }),
   ];
   const topics = (kind: DigestTopic["kind"], heading: string) => {
     const of = digest.topics.filter((t) => t.kind === kind);
     lines.push("", `## ${heading}`, "");
     if (of.length === 0) lines.push("None.");
-    for (const t of of) lines.push(...topicLines(t, link));
+    for (const t of of) lines.push(...topicLines(t, link, channel));
   };
   topics("new", "New topics");
   topics("recurring", "Recurring topics");
@@ -45,7 +54,7 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
   const questions = (list: DigestQuestion[], heading: string, left: number | undefined) => {
     lines.push("", `## ${heading}`, "");
     if (list.length === 0) lines.push("None.");
-    for (const q of list) lines.push(...questionLines(q, link));
+    for (const q of list) lines.push(...questionLines(q, link, channel));
     if (left) lines.push("", `…and ${counted(left, "more question")}.`);
   };
   for (const status of QUESTION_ORDER) {
@@ -54,7 +63,11 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
   return `${lines.join("\n")}\n`;
 }
 
-function topicLines(t: DigestTopic, link: (e: DigestEvidence, label: string) => string): string[] {
+function topicLines(
+  t: DigestTopic,
+  link: (e: DigestEvidence, label: string) => string,
+  channel: (id: string) => string,
+): string[] {
   const also = t.aliases.length === 0 ? "" : ` (also: ${t.aliases.map(markdownText).join(", ")})`;
   const earlier =
     t.kind === "recurring"
@@ -62,7 +75,7 @@ function topicLines(t: DigestTopic, link: (e: DigestEvidence, label: string) => 
       : "";
   const evidence = t.evidence.map((e) => link(e, minute(e.firstTs)));
   return [
-    `- **${markdownText(t.topic)}**${also} in ${markdownText(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
+    `- **${markdownText(t.topic)}**${also} in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
     `  - evidence: ${evidence.join(", ")}`,
   ];
 }
@@ -70,9 +83,10 @@ function topicLines(t: DigestTopic, link: (e: DigestEvidence, label: string) => 
 function questionLines(
   q: DigestQuestion,
   link: (e: DigestEvidence, label: string) => string,
+  channel: (id: string) => string,
 ): string[] {
   const asked = link(evidenceOf(q), minute(q.askedTs));
-  const lines = [`- ${markdownText(q.question)} (asked ${asked} in ${markdownText(q.channel)})`];
+  const lines = [`- ${markdownText(q.question)} (asked ${asked} in ${channel(q.channel)})`];
   if (q.answer !== undefined) lines.push(`  - answer: ${markdownText(q.answer)}`);
   return lines;
 }

@@ -1,5 +1,5 @@
 import { periodText, QUESTION_ORDER, questionHeading } from "./markdown.js";
-import { counted, minute, plainText, thousands, utcDate } from "./text.js";
+import { channelLabel, counted, minute, plainText, thousands, utcDate } from "./text.js";
 import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
 
 /**
@@ -9,8 +9,9 @@ import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./type
  */
 export function digestText(digest: Digest): string {
   const generated = Date.parse(digest.generatedAt);
+  const channel = (id: string) => plainText(channelLabel(digest, id));
   const lines: string[] = [
-    `Digest: ${digest.channels.map(plainText).join(", ")}`,
+    `Digest: ${digest.channels.map(channel).join(", ")}`,
     `${periodText(digest)} (UTC), generated ${Number.isFinite(generated) ? minute(generated) : plainText(digest.generatedAt)}`,
     "",
     "Activity",
@@ -20,7 +21,7 @@ export function digestText(digest: Digest): string {
         busiest !== undefined && busiest.messages > 0
           ? `; busiest ${busiest.day} (${thousands(busiest.messages)})`
           : "";
-      return `  ${plainText(a.channel)}: ${counted(a.messages, "message")}, ${counted(a.conversations, "conversation")}, ${thousands(a.activePeople)} active ${a.activePeople === 1 ? "person" : "people"}${peak}`;
+      return `  ${channel(a.channel)}: ${counted(a.messages, "message")}, ${counted(a.conversations, "conversation")}, ${thousands(a.activePeople)} active ${a.activePeople === 1 ? "person" : "people"}${peak}`;
     }),
   ];
   const section = (heading: string, entries: string[][], left: number | undefined) => {
@@ -30,12 +31,13 @@ export function digestText(digest: Digest): string {
     if (left) lines.push(`  …and ${thousands(left)} more.`);
   };
   const of = (kind: DigestTopic["kind"]) => digest.topics.filter((t) => t.kind === kind);
-  section("New topics", of("new").map(topicLines), undefined);
-  section("Recurring topics", of("recurring").map(topicLines), digest.omitted?.topics);
+  const topic = (t: DigestTopic) => topicLines(t, channel);
+  section("New topics", of("new").map(topic), undefined);
+  section("Recurring topics", of("recurring").map(topic), digest.omitted?.topics);
   for (const status of QUESTION_ORDER) {
     section(
       questionHeading(digest, status),
-      digest[status].map(questionLines),
+      digest[status].map((q) => questionLines(q, channel)),
       digest.omitted?.[status],
     );
   }
@@ -45,21 +47,21 @@ export function digestText(digest: Digest): string {
 const at = (e: DigestEvidence): string =>
   `${minute(e.firstTs)} (segment ${plainText(e.segmentId)})`;
 
-function topicLines(t: DigestTopic): string[] {
+function topicLines(t: DigestTopic, channel: (id: string) => string): string[] {
   const also = t.aliases.length === 0 ? "" : ` (also: ${t.aliases.map(plainText).join(", ")})`;
   const earlier =
     t.kind === "recurring"
       ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
       : "";
   return [
-    `  - ${plainText(t.topic)}${also} in ${plainText(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
+    `  - ${plainText(t.topic)}${also} in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
     `    evidence: ${t.evidence.map(at).join(", ")}`,
   ];
 }
 
-function questionLines(q: DigestQuestion): string[] {
+function questionLines(q: DigestQuestion, channel: (id: string) => string): string[] {
   const lines = [
-    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${plainText(q.channel)}, segment ${plainText(q.segmentId)})`,
+    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${channel(q.channel)}, segment ${plainText(q.segmentId)})`,
   ];
   if (q.answer !== undefined) lines.push(`    answer: ${plainText(q.answer)}`);
   return lines;

@@ -73,6 +73,11 @@ export interface Digest {
   answered: DigestQuestion[];
   activity: DigestActivity[];
   /**
+   * The display name of each channel that has one other than its id (an export's `general` for
+   * `C0GENERAL`), as its messages carry it (added within v1; absent when none is known).
+   */
+  names?: Record<string, string>;
+  /**
    * What the caps left out (added within v1; absent when nothing was): topics past the first
    * {@link DIGEST_LIMITS}, questions past the first of each list.
    */

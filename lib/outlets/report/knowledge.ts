@@ -82,8 +82,11 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
     });
   }
   let latest = Number.NEGATIVE_INFINITY;
+  // Each channel's name as its latest message carries it, as the report's channels take it.
+  const names: Record<string, string> = {};
   for (const m of input.messages ?? []) {
     latest = Math.max(latest, m.ts);
+    if (m.channelName !== undefined) names[m.channel] = m.channelName;
     (channel(m.channel).messages as DigestChannel["messages"][number][]).push({
       ts: m.ts,
       ...(typeof m.user === "string" ? { author: m.user } : {}),
@@ -101,6 +104,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
     since: until - DIGEST_DAYS * DAY_MS,
     until,
     now: new Date(input.generatedAt),
+    names,
   });
   return { questions, digest };
 }

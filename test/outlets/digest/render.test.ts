@@ -141,6 +141,38 @@ describe("digest renderers", () => {
     expect(JSON.parse(digestJson(digest))).toEqual(digest);
   });
 
+  it("names a channel as people know it, beside its id, in every form's headings and entries", async () => {
+    const sources = memorySources({
+      supports: [support("C0HELP", "s1", "grub bootloader", SINCE + DAY)],
+      results: [
+        result("C0HELP", "s1", SINCE + DAY, SINCE + DAY + 1, [
+          question("q1", SINCE + DAY, "unanswered", "why?"),
+        ]),
+      ],
+      messages: [{ channel: "C0HELP", ts: SINCE + DAY, author: "ann", segmentId: "s1" }],
+    });
+    const period = { since: SINCE, until: UNTIL, now: new Date(UNTIL) };
+    const digest = await buildDigest(sources, {
+      channels: ["C0HELP", "ops"],
+      ...period,
+      // A name that is the id, or of a channel not in the digest, is no name.
+      names: { C0HELP: "help", ops: "ops", C0OTHER: "other" },
+    });
+    expect(digest.names).toEqual({ C0HELP: "help" });
+    const text = digestText(digest);
+    expect(text).toMatch(/^Digest: help \(C0HELP\), ops$/m);
+    expect(text).toMatch(/^ {2}help \(C0HELP\): 1 message, 1 conversation, 1 active person;/m);
+    expect(text).toContain("grub bootloader in help (C0HELP): 1 conversation");
+    expect(text).toContain("(asked 2026-01-06 00:00 in help (C0HELP), segment s1)");
+    const md = digestMarkdown(digest);
+    expect(md).toMatch(/^# Digest: help \(C0HELP\), ops$/m);
+    expect(md).toContain("| help (C0HELP) | 1 | 1 | 1 | 2026-01-06 (1) |");
+    expect(digestHtml(digest)).toContain("<h3>help (C0HELP)</h3>");
+    const unnamed = await buildDigest(sources, { channels: ["C0HELP"], ...period });
+    expect(unnamed.names).toBeUndefined();
+    expect(digestText(unnamed)).toMatch(/^Digest: C0HELP$/m);
+  });
+
   it("says counts as people read them: 1,200 messages, 1 person", async () => {
     const digest = await hostileDigest();
     const big = {

@@ -97,7 +97,7 @@ describe("the report in Chromium", () => {
       NOW,
     );
     expect(report.stderr).toMatch(
-      /^report: wrote .*known\.html \(0\.\d MB\): 2 channel\(s\), 5 segment\(s\)\n$/,
+      /^report: wrote .*known\.html \(0\.\d MB\): 2 channels, 5 segments\n$/,
     );
     expect(report.code).toBe(0);
     const { page, errors } = await openReport(browser, out);

@@ -13,7 +13,7 @@ describe("report command", () => {
     const segments = writeJsonLines(join(dir, "alone.jsonl"), SEGMENTS);
     const out = join(dir, "alone.html");
     const { code, stderr } = await report(["--segments", segments, "--out", out]);
-    expect(stderr).toBe(`report: wrote ${out} (0.1 MB): 2 channel(s), 5 segment(s)\n`);
+    expect(stderr).toBe(`report: wrote ${out} (0.1 MB): 2 channels, 5 segments\n`);
     expect(code).toBe(0);
     expect(readFileSync(out, "utf8")).toMatch(/^<!doctype html>/);
   });
@@ -66,14 +66,14 @@ describe("report command", () => {
       `${segments}: line 6: count: 9 but messageIds has 4`,
       `${candidates}: line 1: usage.calls: expected a count (got "two")`,
       expect.stringMatching(new RegExp(`^${input}: line ${ALL_MESSAGES.length + 1}: ts: `)),
-      "report: 6 invalid line(s); no report was written (fix them, or pass --skip-invalid)",
+      "report: 6 invalid lines; no report was written (fix them, or pass --skip-invalid)",
       "",
     ]);
     expect(code).toBe(1);
     expect(existsSync(out)).toBe(false);
     const skipped = await report([...args, "--skip-invalid"]);
     expect(skipped.stderr).toContain(`skipped ${segments}: line 2: json`);
-    expect(skipped.stderr).toContain("2 channel(s), 1 segment(s)");
+    expect(skipped.stderr).toContain("2 channels, 1 segment");
     expect(skipped.code).toBe(0);
   });
 

@@ -35,6 +35,10 @@ export function byId(id: string): HTMLElement {
 
 export const count = (n: number): string => n.toLocaleString("en-US");
 
+/** `1 conversation`, `1,200 conversations`: a count and its noun (plural by an `s`). */
+export const counted = (n: number, noun: string): string =>
+  `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+
 /** `2025-01-06 08:03:12` (UTC, which the whole page uses). */
 export const time = (ms: number): string =>
   new Date(ms).toISOString().slice(0, 19).replace("T", " ");

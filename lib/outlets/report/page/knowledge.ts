@@ -7,7 +7,7 @@
 import type { DigestEvidence, DigestQuestion } from "../../digest/index.js";
 import { segmentAnchor } from "../anchors.js";
 import type { ReportData, ReportKnowledge } from "../data.js";
-import { count, el, span, time } from "./dom.js";
+import { count, counted, el, span, time } from "./dom.js";
 
 /** Questions per list shown before "all". */
 const QUESTIONS = 10;
@@ -84,6 +84,11 @@ export function renderDigest(container: HTMLElement, data: ReportData): void {
     container.replaceChildren(heading, el("p", { class: "muted" }, "No data."));
     return;
   }
+  // `general (C0GENERAL)`, as the digest's other forms name a channel.
+  const channel = (id: string) => {
+    const name = digest.names?.[id];
+    return name === undefined ? id : `${name} (${id})`;
+  };
   const activity = el(
     "ul",
     { class: "digest-activity" },
@@ -91,8 +96,8 @@ export function renderDigest(container: HTMLElement, data: ReportData): void {
       el(
         "li",
         {},
-        el("strong", {}, a.channel),
-        `: ${count(a.messages)} messages, ${count(a.conversations)} conversations, ${count(a.activePeople)} active people`,
+        el("strong", {}, channel(a.channel)),
+        `: ${counted(a.messages, "message")}, ${counted(a.conversations, "conversation")}, ${count(a.activePeople)} active ${a.activePeople === 1 ? "person" : "people"}`,
       ),
     ),
   );
@@ -112,7 +117,7 @@ export function renderDigest(container: HTMLElement, data: ReportData): void {
           el(
             "span",
             { class: "muted" },
-            ` in ${t.channel}: ${count(t.segments)} ${t.segments === 1 ? "conversation" : "conversations"}${t.kind === "recurring" ? `, ${count(t.earlierSegments)} before` : ""} · `,
+            ` in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${t.kind === "recurring" ? `, ${count(t.earlierSegments)} before` : ""} · `,
           ),
           ...evidenceLinks(t.evidence),
         ),
@@ -132,7 +137,7 @@ export function renderDigest(container: HTMLElement, data: ReportData): void {
     el("h3", {}, "Recurring topics"),
     topics("recurring"),
     ...(digest.omitted?.topics
-      ? [el("p", { class: "muted" }, `…and ${count(digest.omitted.topics)} more topics.`)]
+      ? [el("p", { class: "muted" }, `…and ${counted(digest.omitted.topics, "more topic")}.`)]
       : []),
   );
 }
