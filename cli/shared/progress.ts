@@ -23,6 +23,7 @@ export class Progress {
   private readonly intervalMs: number;
   private readonly clock: () => number;
   private lastShown = Number.NEGATIVE_INFINITY;
+  private lastLogged: string | undefined;
   private shown = false;
 
   constructor(
@@ -40,8 +41,14 @@ export class Progress {
     if (now - this.start < this.delayMs || now - this.lastShown < this.intervalMs) return;
     this.lastShown = now;
     this.shown = true;
-    if (this.stream.isTTY) this.stream.write(`\r\x1b[2K${status()}`);
-    else this.stream.write(`${status()}\n`);
+    if (this.stream.isTTY) {
+      this.stream.write(`\r\x1b[2K${status()}`);
+      return;
+    }
+    // A log gains nothing from the same line again (a slow start says "opening" once).
+    const text = status();
+    if (text !== this.lastLogged) this.stream.write(`${text}\n`);
+    this.lastLogged = text;
   }
 
   /** Ends the status line, if one was shown, so that what follows starts on a clean line. */

@@ -49,6 +49,15 @@ describe("Progress", () => {
     expect(written).toEqual(["a\n", "b\n"]);
   });
 
+  it("writes a line to a pipe only when it says something new", () => {
+    const { progress, written, advance } = setup(false);
+    for (const text of ["opening", "opening", "opening", "replay: 10", "opening"]) {
+      advance(5000);
+      progress.update(() => text);
+    }
+    expect(written).toEqual(["opening\n", "replay: 10\n", "opening\n"]);
+  });
+
   it("does not build the status text when nothing is shown", () => {
     const { progress } = setup(true);
     progress.update(() => {
