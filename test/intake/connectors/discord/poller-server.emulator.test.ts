@@ -139,10 +139,12 @@ describe("the Discord poller against a scripted API", () => {
       server.post(id);
     }
     const summary = await run({ channels, threads: false });
-    expect(summary).toMatchObject({ ingested: 60, rateLimited: 0 });
+    expect(summary.ingested).toBe(60);
     // Counted where the requests leave, not where they arrive: a loaded machine delays some on
-    // the way, which no client can hold to a window. Any 51 in a row span a second (less the
-    // microseconds between a request's turn and its send, in the same synchronous step).
+    // the way and bunches them, which no client can hold to a window (so the server may answer
+    // a global 429 the client then waits out: not counted against it). Any 51 in a row span a
+    // second (less the microseconds between a request's turn and its send, in the same
+    // synchronous step).
     expect(sent.length).toBe(server.requests.length);
     expect(sent.length).toBeGreaterThan(100);
     for (let i = 50; i < sent.length; i++) {
