@@ -50,6 +50,8 @@ export default defineConfig({
           // Vitest's default leaves a core to itself (one worker on two cores); the tier's files
           // are pure and share nothing, so each core takes files.
           maxWorkers: Math.max(2, availableParallelism()),
+          // Projects with workers of their own run as groups: the unit tier first, then this.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -65,6 +67,7 @@ export default defineConfig({
           // workspaces and ports of its own (one worker a core, as Vitest's default, ran them one
           // at a time on two cores: 17 minutes).
           maxWorkers: availableParallelism() + 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
