@@ -466,7 +466,10 @@ describe("the report in Chromium: threads", () => {
     const report = buildReport({
       segments: SEGMENTS,
       candidates,
-      messages: ALL_MESSAGES,
+      // Its messages name the channel: the page says the name where it would say the id.
+      messages: ALL_MESSAGES.map((m) =>
+        m.channel === "help" ? { ...m, channelName: "Help desk" } : m,
+      ),
       settle: 3_600_000,
       now: NOW,
       generatedAt: NOW,
@@ -481,8 +484,9 @@ describe("the report in Chromium: threads", () => {
 
     await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
     // Not the first channel the page shows by itself (ops sorts first): the anchor's.
-    expect(await texts(page, ".channel-name")).toEqual(["help"]);
+    expect(await texts(page, ".channel-name")).toEqual(["Help desk"]);
     expect(await texts(page, "#questions .question-text")).toEqual([`how to fix it ${INJECTION}`]);
+    expect(await texts(page, "#questions .segment-link")).toEqual(["Help desk · segment"]);
     expect(await texts(page, "#digest .digest-topics .topic-name")).toContain("wifi driver");
     // A link of the last week's section leads to its segment, the fragment followed.
     await page.locator("#digest .segment-link").first().click();

@@ -35,21 +35,29 @@ export function renderQuestions(container: HTMLElement, data: ReportData): void 
     );
     return;
   }
+  // A channel as people know it (`general`), not its id (`C0GENERAL`), where its messages name it.
+  const names = new Map(data.channels.map((c) => [c.name, c.displayName ?? c.name]));
+  const nameOf = (channel: string) => names.get(channel) ?? channel;
   container.replaceChildren(
     heading,
     el("h3", {}, `Unanswered (${count(shown("unanswered"))}), oldest first`),
-    questionList(questions.unanswered, questions.omitted.unanswered),
+    questionList(questions.unanswered, questions.omitted.unanswered, nameOf),
     el("h3", {}, `Unclear (${count(shown("unclear"))}): whether an answer came is not clear`),
-    questionList(questions.unclear, questions.omitted.unclear),
+    questionList(questions.unclear, questions.omitted.unclear, nameOf),
     el("h3", {}, `Answered (${count(shown("answered"))})`),
-    questionList(questions.answered, questions.omitted.answered),
+    questionList(questions.answered, questions.omitted.answered, nameOf),
   );
 }
 
-function questionList(list: readonly DigestQuestion[], omitted: number): HTMLElement {
+function questionList(
+  list: readonly DigestQuestion[],
+  omitted: number,
+  nameOf: (channel: string) => string,
+): HTMLElement {
   if (list.length === 0) return el("p", { class: "muted" }, "None.");
   const items = el("ol", { class: "question-list" });
-  const shown = (n: number) => items.replaceChildren(...list.slice(0, n).map(questionItem));
+  const shown = (n: number) =>
+    items.replaceChildren(...list.slice(0, n).map((q) => questionItem(q, nameOf)));
   shown(QUESTIONS);
   const box = el("div", {}, items);
   if (list.length > QUESTIONS) {
@@ -64,7 +72,7 @@ function questionList(list: readonly DigestQuestion[], omitted: number): HTMLEle
   return box;
 }
 
-function questionItem(q: DigestQuestion): HTMLElement {
+function questionItem(q: DigestQuestion, nameOf: (channel: string) => string): HTMLElement {
   return el(
     "li",
     { class: "question" },
@@ -72,7 +80,7 @@ function questionItem(q: DigestQuestion): HTMLElement {
     " ",
     el("span", { class: "question-text" }, q.question),
     " ",
-    segmentLink(q, `${q.channel} · segment`),
+    segmentLink(q, `${nameOf(q.channel)} · segment`),
     q.answer !== undefined && el("div", { class: "answer" }, `answer: ${q.answer}`),
   );
 }
