@@ -81,11 +81,9 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
       });
     });
   }
-  let latest = Number.NEGATIVE_INFINITY;
   // Each channel's name as its latest message carries it, as the report's channels take it.
   const names: Record<string, string> = {};
   for (const m of input.messages ?? []) {
-    latest = Math.max(latest, m.ts);
     if (m.channelName !== undefined) names[m.channel] = m.channelName;
     (channel(m.channel).messages as DigestChannel["messages"][number][]).push({
       ts: m.ts,
@@ -95,12 +93,22 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
         : {}),
     });
   }
-  for (const s of input.segments) latest = Math.max(latest, s.last.ts);
   const questions = allQuestions([...channels.values()]);
+  // The user's own chat's last week: the generated sample's channels (`run` without `--input`)
+  // only when nothing else is there, else its later made-up dates would set the week.
+  const sample = new Set(input.sampleChannels);
+  const own = [...channels.keys()].filter((c) => !sample.has(c));
+  const digested = own.length > 0 ? own : [...channels.keys()];
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const c of digested)
+    for (const m of channels.get(c)?.messages ?? []) latest = Math.max(latest, m.ts);
+  for (const s of input.segments) {
+    if (digested.includes(s.channel)) latest = Math.max(latest, s.last.ts);
+  }
   if (!Number.isFinite(latest) || channels.size === 0) return { questions, digest: null };
   const until = (Math.floor(latest / DAY_MS) + 1) * DAY_MS;
   const digest = assembleDigest([...channels.values()], {
-    channels: [...channels.keys()].sort(),
+    channels: digested.sort(),
     since: until - DIGEST_DAYS * DAY_MS,
     until,
     now: new Date(input.generatedAt),

@@ -99,6 +99,41 @@ describe("the report's questions and digest", () => {
     expect(digest?.unanswered.map((q) => q.segmentId)).toEqual(["seg3", "seg5", "seg7", "seg9"]);
   });
 
+  it("digests the user's own chat's last week, not the generated sample's later made-up one", () => {
+    const own = input(false);
+    // The sample's channel, a year on: its week would have set the digest's.
+    const later = (ts: number) => ts + 365 * DAY;
+    const demo = {
+      messages: (own.messages ?? []).map((m) => ({
+        ...m,
+        channel: "announcements",
+        ts: later(m.ts),
+      })),
+      segments: own.segments.map((s) => ({
+        ...s,
+        channel: "announcements",
+        first: { ...s.first, ts: later(s.first.ts) },
+        last: { ...s.last, ts: later(s.last.ts) },
+      })),
+    };
+    const both = {
+      ...own,
+      messages: [...(own.messages ?? []), ...demo.messages],
+      segments: [...own.segments, ...demo.segments],
+    };
+    const marked = buildReport({ ...both, sampleChannels: ["announcements"] }).data;
+    expect(marked.knowledge?.digest?.until).toBe(START + 10 * DAY);
+    expect(marked.knowledge?.digest?.channels).toEqual(["help"]);
+    expect(marked.channels.map((c) => [c.name, c.sample])).toEqual([
+      ["help", undefined],
+      ["announcements", true],
+    ]);
+    // Unmarked, the later chat is the data's end, and its channel sorts first by id, as before.
+    const unmarked = buildReport(both).data;
+    expect(unmarked.knowledge?.digest?.until).toBe(START + 375 * DAY);
+    expect(unmarked.channels.map((c) => c.name)).toEqual(["announcements", "help"]);
+  });
+
   it("has no questions from lines without them, and embeds both sections' data safely", () => {
     const report = buildReport(input(false));
     expect(report.data.knowledge?.questions).toEqual({
