@@ -12,6 +12,7 @@ import {
   formatCount,
   formatSpan,
   isoMinute,
+  nameBesideId,
   plural,
   shellArg,
 } from "../shared/format.js";
@@ -258,7 +259,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
 
 /** `general (C0GENERAL)`: the name people know the channel by, and the id commands take. */
 function channelLabel({ name, displayName }: ChannelSummary): string {
-  return escapeControls(displayName === undefined ? name : `${displayName} (${name})`);
+  return escapeControls(displayName === undefined ? name : nameBesideId(displayName, name));
 }
 
 function clip(text: string, max: number): string {

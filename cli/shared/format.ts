@@ -123,7 +123,15 @@ export function shellArg(text: string): string {
  * people know and the id commands take; else its id, quoted (`"desk"`).
  */
 export function channelHeading(channel: string, name?: string): string {
-  return escapeControls(name === undefined ? JSON.stringify(channel) : `${name} (${channel})`);
+  return escapeControls(name === undefined ? JSON.stringify(channel) : nameBesideId(name, channel));
+}
+
+/**
+ * `general (C0GENERAL)`; a name that is its id, with or without IRC's `#` (`#ubuntu` of the
+ * channel `ubuntu`), alone: it would say the same thing twice.
+ */
+export function nameBesideId(name: string, channel: string): string {
+  return name === channel || name === `#${channel}` ? name : `${name} (${channel})`;
 }
 
 /** The text listing of a channel's topics: a line per topic, then its evidence indented. */

@@ -63,6 +63,10 @@ describe("a channel's topics", () => {
       "general (C0GENERAL): 1 topic, most supported first",
       "- deploys: 1 segment, 1970-01-01T00:00Z to 1970-01-01T00:00Z, confidence 0.50",
     ]);
+    // IRC's `#ubuntu` of the channel `ubuntu` says the same thing once, not twice.
+    expect(formatTopics("ubuntu", [topic], "#ubuntu").split("\n")[0]).toBe(
+      "#ubuntu: 1 topic, most supported first",
+    );
     expect(formatTopics("desk", [topic, { ...topic, segments: 2 }])).toMatch(
       /^"desk": 2 topics, most supported first\n- deploys: 1 segment, [^\n]*\n- deploys: 2 segments, /,
     );

@@ -72,7 +72,9 @@ export const thousands = (n: number): string => n.toLocaleString("en-US");
  */
 export const channelLabel = (digest: Pick<Digest, "names">, channel: string): string => {
   const name = digest.names?.[channel];
-  return name === undefined ? channel : `${name} (${channel})`;
+  // A name that is its id, with or without IRC's `#`, alone: it would say the same twice.
+  if (name === undefined || name === channel || name === `#${channel}`) return name ?? channel;
+  return `${name} (${channel})`;
 };
 
 /** `1 conversation`, `1,200 conversations`. */

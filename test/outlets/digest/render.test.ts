@@ -168,6 +168,10 @@ describe("digest renderers", () => {
     expect(md).toMatch(/^# Digest: help \(C0HELP\), ops$/m);
     expect(md).toContain("| help (C0HELP) | 1 | 1 | 1 | 2026-01-06 (1) |");
     expect(digestHtml(digest)).toContain("<h3>help (C0HELP)</h3>");
+    // IRC's `#ops` of the channel `ops`: the name alone, not `#ops (ops)`.
+    expect(digestText({ ...digest, names: { ...digest.names, ops: "#ops" } })).toMatch(
+      /^Digest: help \(C0HELP\), #ops$/m,
+    );
     const unnamed = await buildDigest(sources, { channels: ["C0HELP"], ...period });
     expect(unnamed.names).toBeUndefined();
     expect(digestText(unnamed)).toMatch(/^Digest: C0HELP$/m);
