@@ -6,13 +6,13 @@
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { formatDuration } from "convoseg/duration";
+import { channelLabel } from "convoseg/identity";
 import type { Topic } from "convoseg/knowledge/read";
 import {
   escapeControls,
   formatCount,
   formatSpan,
   isoMinute,
-  nameBesideId,
   plural,
   shellArg,
 } from "../shared/format.js";
@@ -117,7 +117,7 @@ function learned({ channels, extraction }: RunSummary): string[] {
     lines.push(
       "",
       escapeControls(
-        `${channelLabel(channel)}: ${plural(channel.messages, "message")} in ${conversationsOf(channel)}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
+        `${labelOf(channel)}: ${plural(channel.messages, "message")} in ${conversationsOf(channel)}, ${formatSpan(channel.first, channel.last, "minute")} UTC`,
       ),
     );
     if (extraction === null) continue;
@@ -230,7 +230,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
       // The id, which every command takes: a name may be another channel's too. A Telegram
       // group's id starts with '-': after '--' it is not read as an option.
       `npm start -- topics ${busiest.name.startsWith("-") ? "-- " : ""}${shellArg(busiest.name)}`,
-      `every topic of ${channelLabel(busiest)}, with the messages that support it`,
+      `every topic of ${labelOf(busiest)}, with the messages that support it`,
     ]);
   }
   const waiting = channels
@@ -239,7 +239,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
   if (extraction !== null && waiting !== undefined) {
     rows.push([
       `npm start -- questions ${waiting.name.startsWith("-") ? "-- " : ""}${shellArg(waiting.name)} --status unanswered`,
-      `the questions of ${channelLabel(waiting)} nobody answered, oldest first`,
+      `the questions of ${labelOf(waiting)} nobody answered, oldest first`,
     ]);
   }
   if (report !== undefined) {
@@ -258,8 +258,8 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
 }
 
 /** `general (C0GENERAL)`: the name people know the channel by, and the id commands take. */
-function channelLabel({ name, displayName }: ChannelSummary): string {
-  return escapeControls(displayName === undefined ? name : nameBesideId(displayName, name));
+function labelOf({ name, displayName }: ChannelSummary): string {
+  return escapeControls(channelLabel(name, displayName));
 }
 
 function clip(text: string, max: number): string {

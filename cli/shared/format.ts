@@ -2,6 +2,7 @@
  * Formatting more than one command writes the same way: input problems, chat text made safe for
  * a terminal, counts and times, a channel's topics, the `--min-items` warning.
  */
+import { channelLabel } from "convoseg/identity";
 import type { Topic } from "convoseg/knowledge/read";
 import type { CommandIO } from "./io.js";
 import type { InputProblem } from "./read-messages.js";
@@ -123,15 +124,7 @@ export function shellArg(text: string): string {
  * people know and the id commands take; else its id, quoted (`"desk"`).
  */
 export function channelHeading(channel: string, name?: string): string {
-  return escapeControls(name === undefined ? JSON.stringify(channel) : nameBesideId(name, channel));
-}
-
-/**
- * `general (C0GENERAL)`; a name that is its id, with or without IRC's `#` (`#ubuntu` of the
- * channel `ubuntu`), alone: it would say the same thing twice.
- */
-export function nameBesideId(name: string, channel: string): string {
-  return name === channel || name === `#${channel}` ? name : `${name} (${channel})`;
+  return escapeControls(name === undefined ? JSON.stringify(channel) : channelLabel(channel, name));
 }
 
 /** The text listing of a channel's topics: a line per topic, then its evidence indented. */

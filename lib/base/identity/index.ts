@@ -14,6 +14,7 @@ export {
 } from "./ids.js";
 export { compareIds, compareRefs, type MessageRef } from "./order.js";
 export {
+  channelLabel,
   channelPlatform,
   isPrivateChat,
   PLATFORM_CHANNEL_SHAPES,

@@ -28,3 +28,14 @@ export function channelPlatform(channel: string): ShapedPlatform | undefined {
 
 /** Whether `channel` is a Slack DM's or a Telegram private chat's id. */
 export const isPrivateChat = (channel: string): boolean => PRIVATE_CHAT.test(channel);
+
+/**
+ * A channel as people read it: `general (C0GENERAL)`, the name its messages give and the id
+ * commands take; the name alone when it is the id, with or without IRC's `#` (`#ubuntu` of
+ * `ubuntu`), since it would say the same thing twice; the id alone without a name. Not escaped:
+ * each form escapes it.
+ */
+export function channelLabel(channel: string, name: string | undefined): string {
+  if (name === undefined) return channel;
+  return name === channel || name === `#${channel}` ? name : `${name} (${channel})`;
+}

@@ -5,7 +5,7 @@ import {
   questionHeading,
   type RenderOptions,
 } from "./markdown.js";
-import { channelLabel, counted, htmlText, minute, safeHref, thousands, utcDate } from "./text.js";
+import { counted, digestChannel, htmlText, minute, safeHref, thousands, utcDate } from "./text.js";
 import type {
   Digest,
   DigestActivity,
@@ -28,7 +28,7 @@ export function digestHtml(digest: Digest, options: RenderOptions = {}): string 
       ? `${label} <span class="muted">(${segment})</span>`
       : `<a href="${htmlText(href)}" title="${segment}">${label}</a>`;
   };
-  const channel = (id: string) => htmlText(channelLabel(digest, id));
+  const channel = (id: string) => htmlText(digestChannel(digest, id));
   const title = `Digest: ${digest.channels.map(channel).join(", ")}`;
   const topics = (kind: DigestTopic["kind"], heading: string) => {
     const of = digest.topics.filter((t) => t.kind === kind);

@@ -1,6 +1,6 @@
 import {
-  channelLabel,
   counted,
+  digestChannel,
   markdownText,
   minute,
   safeHref,
@@ -26,7 +26,7 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
       ? `${label} (segment ${markdownText(e.segmentId)})`
       : `[${label}](${href})`;
   };
-  const channel = (id: string) => markdownText(channelLabel(digest, id));
+  const channel = (id: string) => markdownText(digestChannel(digest, id));
   const lines: string[] = [
     `# Digest: ${digest.channels.map(channel).join(", ")}`,
     "",

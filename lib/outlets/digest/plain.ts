@@ -1,5 +1,5 @@
 import { periodText, QUESTION_ORDER, questionHeading } from "./markdown.js";
-import { channelLabel, counted, minute, plainText, thousands, utcDate } from "./text.js";
+import { counted, digestChannel, minute, plainText, thousands, utcDate } from "./text.js";
 import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
 
 /**
@@ -9,7 +9,7 @@ import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./type
  */
 export function digestText(digest: Digest): string {
   const generated = Date.parse(digest.generatedAt);
-  const channel = (id: string) => plainText(channelLabel(digest, id));
+  const channel = (id: string) => plainText(digestChannel(digest, id));
   const lines: string[] = [
     `Digest: ${digest.channels.map(channel).join(", ")}`,
     `${periodText(digest)} (UTC), generated ${Number.isFinite(generated) ? minute(generated) : plainText(digest.generatedAt)}`,

@@ -9,7 +9,7 @@
 import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
 import { DigestError } from "./errors.js";
 import { QUESTION_ORDER, questionHeading } from "./markdown.js";
-import { channelLabel, counted, plainText, thousands } from "./text.js";
+import { counted, digestChannel, plainText, thousands } from "./text.js";
 import type { Digest, DigestQuestion, DigestTopic } from "./types.js";
 
 export const SLACK_LIMITS = {
@@ -129,7 +129,7 @@ export function slackDigestPayload(
   digest: Digest,
   options: SlackPayloadOptions = {},
 ): SlackPayload {
-  const channels = digest.channels.map((c) => chat(channelLabel(digest, c), 80)).join(", ");
+  const channels = digest.channels.map((c) => chat(digestChannel(digest, c), 80)).join(", ");
   const period = `${day(digest.since)} to ${day(digest.until - 1)}`;
   const activity = digest.activity.reduce(
     (sum, a) => ({

@@ -3,6 +3,7 @@
  * zero-width characters removed, line breaks and runs of spaces made one space, and then escaped
  * for the form it goes into. Chat text never becomes markup, a link or a mention.
  */
+import { channelLabel } from "../../base/identity/index.js";
 import type { Digest } from "./types.js";
 
 /** C0 and C1 controls, bidi embeddings/overrides/isolates, zero-width and BOM characters. */
@@ -66,16 +67,9 @@ export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(
 /** `1,200`: a count as people read it. */
 export const thousands = (n: number): string => n.toLocaleString("en-US");
 
-/**
- * `general (C0GENERAL)`: a channel as a digest names it, by the name people know (when its
- * messages give one) and the id commands take; else its id. Not escaped: each form escapes it.
- */
-export const channelLabel = (digest: Pick<Digest, "names">, channel: string): string => {
-  const name = digest.names?.[channel];
-  // A name that is its id, with or without IRC's `#`, alone: it would say the same twice.
-  if (name === undefined || name === channel || name === `#${channel}`) return name ?? channel;
-  return `${name} (${channel})`;
-};
+/** A channel as the digest names it: {@link channelLabel} with the digest's `names`. */
+export const digestChannel = (digest: Pick<Digest, "names">, channel: string): string =>
+  channelLabel(channel, digest.names?.[channel]);
 
 /** `1 conversation`, `1,200 conversations`. */
 export const counted = (n: number, what: string): string =>

@@ -4,6 +4,7 @@
  * recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
  * follows); chat text goes in as text nodes only.
  */
+import { channelLabel } from "../../../base/identity/index.js";
 import type { DigestEvidence, DigestQuestion } from "../../digest/index.js";
 import { segmentAnchor } from "../anchors.js";
 import type { ReportData, ReportKnowledge } from "../data.js";
@@ -93,10 +94,7 @@ export function renderDigest(container: HTMLElement, data: ReportData): void {
     return;
   }
   // `general (C0GENERAL)`, as the digest's other forms name a channel.
-  const channel = (id: string) => {
-    const name = digest.names?.[id];
-    return name === undefined ? id : `${name} (${id})`;
-  };
+  const channel = (id: string) => channelLabel(id, digest.names?.[id]);
   const activity = el(
     "ul",
     { class: "digest-activity" },
