@@ -15,5 +15,6 @@ export {
   WRITE_UNIT_BYTES,
   wireItemSize,
 } from "./item-size.js";
+export { projectionOf } from "./projection.js";
 export { createTable } from "./table.js";
 export { checkRetentionDays, DAY_MS, expirySeconds, MAX_RETENTION_DAYS } from "./ttl.js";

@@ -1,6 +1,7 @@
 /** The store's reads: a conversation's arrivals in position order, and messages by platform id. */
 import { BatchGetCommand, paginateQuery } from "@aws-sdk/lib-dynamodb";
 import { backoff } from "../../base/backoff/index.js";
+import { projectionOf } from "../../base/dynamodb/index.js";
 import { type ConversationId, validateConversationId } from "../conversation-id.js";
 import type { Message } from "../message.js";
 import { Sequence } from "../sequence.js";
@@ -21,20 +22,6 @@ const MAX_BATCH_GETS = 100;
 
 /** A read of positions: pages of `pageSize` items, and at or before `upTo` when given. */
 export type PositionReadOptions = CallOptions & { pageSize?: number; upTo?: bigint };
-
-/**
- * A read of only `attributes`, named through placeholders: names such as `ts` or `thread` may be
- * reserved words.
- */
-function projectionOf(attributes: readonly string[]): {
-  ProjectionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-} {
-  return {
-    ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(", "),
-    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
-  };
-}
 
 /**
  * The items of a conversation that arrived after position `after` (from the start when

@@ -11,6 +11,7 @@ import {
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { projectionOf } from "../../base/dynamodb/index.js";
 import { NAMED_ARRIVALS } from "../../history/dynamodb/index.js";
 import {
   BY_POSITION_INDEX,
@@ -56,6 +57,8 @@ const TOPIC_SORT_KEY = /^topic#([0-9a-f]{16})#/;
 export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSources {
   const { client, resultsTable, channelsTable, messagesTable, onRead, questions } = options;
 
+  const facts = projectionOf(CHANNEL_FACT_ATTRIBUTES);
+
   /**
    * A channel's first (`forward`) or latest arrivals, as many as a name is looked for in, of
    * each only {@link CHANNEL_FACT_ATTRIBUTES} (`byPosition` fetches them from the table).
@@ -66,10 +69,10 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
         TableName: messagesTable,
         IndexName: BY_POSITION_INDEX,
         KeyConditionExpression: "#c = :c",
-        ProjectionExpression: CHANNEL_FACT_ATTRIBUTES.map((_, i) => `#a${i}`).join(", "),
+        ProjectionExpression: facts.ProjectionExpression,
         ExpressionAttributeNames: {
           "#c": MESSAGES_PARTITION_KEY,
-          ...Object.fromEntries(CHANNEL_FACT_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+          ...facts.ExpressionAttributeNames,
         },
         ExpressionAttributeValues: { ":c": { S: channel } },
         ScanIndexForward: forward,
