@@ -12,6 +12,7 @@ import {
   digestText,
   dynamoDbDigestSources,
 } from "convoseg/digest";
+import { nextUtcMidnight } from "convoseg/duration";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { reportSegmentHref } from "convoseg/report";
 import type { Workspace } from "../local/workspace.js";
@@ -31,7 +32,6 @@ import {
 
 const FORMATS = ["text", "md", "html", "json"] as const;
 type DigestFormat = (typeof FORMATS)[number];
-const DAY_MS = 86_400_000;
 
 const DIGEST_USAGE = `Usage: npm start -- digest <channel>... [--since T] [--until T] [--format text|md|html|json]
        [--out FILE] [--report-href PATH] [--workspace DIR | --results-table NAME --messages-table NAME]
@@ -225,7 +225,7 @@ async function storedChatEnd(
     for (const result of await sources.results(channel))
       last = Math.max(last ?? -Infinity, result.last.ts);
   }
-  return last === undefined ? undefined : (Math.floor(last / DAY_MS) + 1) * DAY_MS;
+  return last === undefined ? undefined : nextUtcMidnight(last);
 }
 
 async function deployedDigest(

@@ -47,3 +47,9 @@ export function formatDuration(ms: number): string {
     .map(([value, unit]) => `${value}${unit}`)
     .join(" ");
 }
+
+/**
+ * The UTC midnight after `ms`: where a period that takes in the whole day of `ms` ends (a
+ * digest of the data's last week ends with the day of its last message).
+ */
+export const nextUtcMidnight = (ms: number): number => (Math.floor(ms / UNIT_MS.d) + 1) * UNIT_MS.d;

@@ -1,2 +1,2 @@
 /** Durations as people write them in flags and configuration (`90s`, `15m`, `24h`, `2d`). */
-export { formatDuration, parseDuration } from "./duration.js";
+export { formatDuration, nextUtcMidnight, parseDuration } from "./duration.js";

@@ -4,6 +4,7 @@
  * seven days (lib/outlets/digest), each entry naming its segment for the page's anchor.
  */
 
+import { nextUtcMidnight } from "../../base/duration/index.js";
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
 import type { StoredQuestion } from "../../knowledge/store/index.js";
 import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
@@ -106,7 +107,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
     if (digested.includes(s.channel)) latest = Math.max(latest, s.last.ts);
   }
   if (!Number.isFinite(latest) || channels.size === 0) return { questions, digest: null };
-  const until = (Math.floor(latest / DAY_MS) + 1) * DAY_MS;
+  const until = nextUtcMidnight(latest);
   const digest = assembleDigest([...channels.values()], {
     channels: digested.sort(),
     since: until - DIGEST_DAYS * DAY_MS,

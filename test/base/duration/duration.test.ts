@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from "convoseg/duration";
+import { formatDuration, nextUtcMidnight, parseDuration } from "convoseg/duration";
 import { describe, expect, it } from "vitest";
 
 describe("parseDuration", () => {
@@ -46,5 +46,12 @@ describe("formatDuration", () => {
     [86_400_000 + 5_000, "1d"],
   ])("shows %d ms as %s", (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe("nextUtcMidnight", () => {
+  it("ends the UTC day a time falls in, a midnight itself included", () => {
+    expect(nextUtcMidnight(Date.UTC(2018, 4, 29, 23, 59))).toBe(Date.UTC(2018, 4, 30));
+    expect(nextUtcMidnight(Date.UTC(2018, 4, 30))).toBe(Date.UTC(2018, 4, 31));
   });
 });
