@@ -287,15 +287,17 @@ export interface ReplayStatus {
 export function replayLine(p: ReplayStatus, extracted: number | undefined, resumed = 0): string {
   const line = `replay: ${isoMinute(p.now)}, ${formatCount(p.ingested)} of ${plural(p.total, "message")} ingested, ${plural(p.delivered, "segment")} delivered`;
   if (extracted === undefined) return line;
-  const earlier = resumed > 0 ? ` (and ${formatCount(resumed)} an earlier command left)` : "";
-  return `${line}, ${formatCount(Math.min(extracted, p.delivered))} of them extracted${earlier}`;
+  return `${line}, ${formatCount(Math.min(extracted, p.delivered))} of them extracted${earlier(resumed)}`;
 }
 
 /** The line while the last extractions finish: of this run's deliveries, as {@link replayLine}. */
 export function finishingLine(delivered: number, extracted: number, resumed: number): string {
-  const earlier = resumed > 0 ? ` (and ${formatCount(resumed)} an earlier command left)` : "";
-  return `extraction: ${formatCount(Math.min(extracted, delivered))} of ${plural(delivered, "segment")} extracted${earlier}, finishing`;
+  return `extraction: ${formatCount(Math.min(extracted, delivered))} of ${plural(delivered, "segment")} extracted${earlier(resumed)}, finishing`;
 }
+
+/** The segments an earlier command left, said beside this run's (nothing when none). */
+const earlier = (resumed: number): string =>
+  resumed > 0 ? ` (and ${formatCount(resumed)} an earlier command left)` : "";
 
 /** What a run's end says about its input and work, as counts. */
 export interface RunCounts {

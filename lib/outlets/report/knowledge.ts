@@ -100,12 +100,11 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   const sample = new Set(input.sampleChannels);
   const own = [...channels.keys()].filter((c) => !sample.has(c));
   const digested = own.length > 0 ? own : [...channels.keys()];
+  const isDigested = (channel: string) => own.length === 0 || !sample.has(channel);
   let latest = Number.NEGATIVE_INFINITY;
   for (const c of digested)
     for (const m of channels.get(c)?.messages ?? []) latest = Math.max(latest, m.ts);
-  for (const s of input.segments) {
-    if (digested.includes(s.channel)) latest = Math.max(latest, s.last.ts);
-  }
+  for (const s of input.segments) if (isDigested(s.channel)) latest = Math.max(latest, s.last.ts);
   if (!Number.isFinite(latest) || channels.size === 0) return { questions, digest: null };
   const until = nextUtcMidnight(latest);
   const digest = assembleDigest([...channels.values()], {
