@@ -1,11 +1,13 @@
-import { Duration, Lazy, Stack } from "aws-cdk-lib";
+import { Duration, Lazy, Stack, Validations } from "aws-cdk-lib";
 import { type Grant, type IGrantable, type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
-import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { ProducerGrant } from "convoseg/ingest";
 import { PipelineFunction } from "./function.js";
-import { QueueWithDeadLetters } from "./queues.js";
+import { QueueWithDeadLetters, secureQueue } from "./queues.js";
 import type { Storage } from "./storage.js";
 
 export interface IngestionProps {
@@ -49,6 +51,10 @@ const TIMEOUT = Duration.seconds(30);
 export class Ingestion extends Construct {
   readonly function: PipelineFunction;
   readonly queue: QueueWithDeadLetters;
+  /** The message counter: the messages table's stream to each channel's count. */
+  readonly counter: PipelineFunction;
+  /** Where the stream's batches the counter gave up on are described (never their content). */
+  readonly countFailures: Queue;
 
   constructor(scope: Construct, id: string, props: IngestionProps) {
     super(scope, id);
@@ -81,6 +87,42 @@ export class Ingestion extends Construct {
       props.concurrency,
       props.queueName,
     );
+    this.counter = new PipelineFunction(this, "Count", {
+      entry: "functions/count/handler.ts",
+      description: "convoseg message counter: the messages table's stream to each channel's count",
+      environment: {
+        CHANNELS_TABLE: props.storage.channels.tableName,
+        POWERTOOLS_SERVICE_NAME: "convoseg-count",
+      },
+      timeout: Duration.minutes(1),
+      memorySize: 256,
+      logRetention: props.logRetention,
+    });
+    props.storage.grantCount(this.counter.role);
+    this.countFailures = secureQueue(this, "CountFailures");
+    Validations.of(this.countFailures).acknowledge({
+      id: "AwsSolutions-SQS3",
+      reason:
+        "This queue is itself a dead-letter queue: the stream event source's, for batches the message counter gave up on.",
+    });
+    this.counter.function.addEventSource(
+      new DynamoEventSource(props.storage.messages, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        // One update per channel per batch: fuller batches are fewer writes to the marks.
+        batchSize: 1000,
+        maxBatchingWindow: Duration.seconds(10),
+        // Every failure is transient (throttling, contention): retried, halved, then described
+        // in the failure queue so that a stuck batch never holds the shard's other channels.
+        retryAttempts: 10,
+        bisectBatchOnError: true,
+        onFailure: new SqsDlq(this.countFailures),
+      }),
+    );
+    Validations.of(this.counter.role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason:
+        "The stream event source's dynamodb:ListStreams takes no resource-level permission (AWS documents Resource * for it) and reads no item; the stream's records are read under the messages table's own stream ARN.",
+    });
   }
 
   /** Each producer queue's grant, written into the function's `PRODUCERS`. */

@@ -195,6 +195,12 @@ export class Observability extends Construct {
       metric: deadLetters(ingest),
       threshold: 0,
     });
+    this.alarm("CountDeadLetters", {
+      description:
+        "Stream batches the message counter gave up on: the channel list's message counts miss them.",
+      metric: deadLetters(this.props.ingestion.countFailures),
+      threshold: 0,
+    });
     this.alarm("ScheduleDeadLetters", {
       description: "EventBridge could not invoke the segmentation function for a tick.",
       metric: deadLetters(schedule),
@@ -223,6 +229,7 @@ export class Observability extends Construct {
       functionAlarms("SegmentWorker", segmentation.worker, "segmentation worker");
     }
     functionAlarms("Ingest", ingestion.function, "ingestion");
+    functionAlarms("Count", ingestion.counter, "message counter");
     functionAlarms("Extract", extraction.function, "extraction");
   }
 

@@ -4,6 +4,7 @@ import {
   BillingMode,
   type ITable,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
   type TableProps,
@@ -35,6 +36,7 @@ import {
 } from "convoseg/knowledge/store/schema";
 import {
   CHANNEL_KEY,
+  COUNT_ATTRIBUTES,
   DUE_AT,
   DUE_INDEX,
   DUE_SHARD,
@@ -98,7 +100,7 @@ export class Storage extends Construct {
       tableId: string,
       tableProps: Pick<
         TableProps,
-        "tableName" | "partitionKey" | "sortKey" | "timeToLiveAttribute"
+        "tableName" | "partitionKey" | "sortKey" | "timeToLiveAttribute" | "stream"
       >,
     ) =>
       new Table(this, tableId, {
@@ -115,10 +117,12 @@ export class Storage extends Construct {
       tableId: string,
       tableName: string | undefined,
       timeToLiveAttribute?: string,
+      stream?: StreamViewType,
     ) => {
       const table = protectedTable(tableId, {
         tableName,
         timeToLiveAttribute,
+        stream,
         partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
         sortKey: { name: SORT_KEY, type: AttributeType.STRING },
       });
@@ -145,7 +149,14 @@ export class Storage extends Construct {
       return table;
     };
     // TTL on whether or not a retention is set: setting one later needs no table change.
-    this.messages = historyTable("Messages", props.messagesTableName, MESSAGES_TTL_ATTRIBUTE);
+    // The stream keeps each channel's message count (`Ingestion`'s counter): a put, a deletion
+    // mark, an erasure's delete and a TTL expiry all show in it, with the item before and after.
+    this.messages = historyTable(
+      "Messages",
+      props.messagesTableName,
+      MESSAGES_TTL_ATTRIBUTE,
+      StreamViewType.NEW_AND_OLD_IMAGES,
+    );
     this.conversations = historyTable("Conversations", props.conversationsTableName);
     const channels = protectedTable("Channels", {
       tableName: props.channelsTableName,
@@ -181,6 +192,32 @@ export class Storage extends Construct {
    */
   grantIngest(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, this.ingestStatements());
+  }
+
+  /**
+   * What the message counter does (`MessageCounts`): reads a channel's marks item and updates
+   * only the count's attributes on it ({@link COUNT_ATTRIBUTES}), returning nothing. Reading the
+   * messages table's stream is its event source's own grant.
+   */
+  grantCount(grantee: IGrantable): Grant {
+    const attributes = {
+      "ForAllValues:StringEquals": { "dynamodb:Attributes": [...COUNT_ATTRIBUTES] },
+    };
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem"],
+        resources: [this.channels.tableArn],
+        conditions: {
+          ...attributes,
+          StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
+        },
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.channels.tableArn],
+        conditions: { ...attributes, StringEqualsIfExists: { "dynamodb:ReturnValues": "NONE" } },
+      }),
+    ]);
   }
 
   /** Edits and deletions: conditional updates of a message's content attributes only. */

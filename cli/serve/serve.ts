@@ -1,5 +1,7 @@
+import { type DynamoDBClient, paginateQuery } from "@aws-sdk/client-dynamodb";
 import { API_ROUTES, apiHandler, dynamoDbApiSources } from "convoseg/api";
 import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
+import { DELETED, PARTITION_KEY, POSITION } from "convoseg/history/schema";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { Workspace } from "../../local/workspace.js";
 import { type Command, command, EXIT } from "../shared/command.js";
@@ -53,6 +55,7 @@ export function serveWorkspace(
       resultsTable: tableName,
       channelsTable: opened.tables.channelsTable,
       messagesTable: opened.tables.messagesTable,
+      countMessages: (channel) => keptMessages(client, opened.tables.messagesTable, channel),
       questions: new KnowledgeReader({ client, tableName }),
       digest: channelDigests(
         dynamoDbDigestSources({
@@ -65,6 +68,31 @@ export function serveWorkspace(
     { now: () => opened.clock ?? Date.now() },
   );
   return startApiServer({ handler, ...options });
+}
+
+/**
+ * How many messages a channel keeps, counted as `channels` counts them (a position, not marked
+ * deleted): the local workspace has no stream to keep a count from, and is small enough to read.
+ */
+async function keptMessages(
+  client: DynamoDBClient,
+  tableName: string,
+  channel: string,
+): Promise<number> {
+  let count = 0;
+  const pages = paginateQuery(
+    { client },
+    {
+      TableName: tableName,
+      KeyConditionExpression: "#c = :c",
+      FilterExpression: "attribute_exists(#p) AND NOT #d = :yes",
+      ExpressionAttributeNames: { "#c": PARTITION_KEY, "#p": POSITION, "#d": DELETED },
+      ExpressionAttributeValues: { ":c": { S: channel }, ":yes": { BOOL: true } },
+      Select: "COUNT",
+    },
+  );
+  for await (const page of pages) count += page.Count ?? 0;
+  return count;
 }
 
 /** `serve`: the read API over node:http on the local workspace. */

@@ -40,6 +40,10 @@ let ids: Record<
   | "extractFunction"
   | "extractRole"
   | "extractLogs"
+  | "countFunction"
+  | "countRole"
+  | "countLogs"
+  | "countFailures"
   | "eraseFunction"
   | "eraseRole"
   | "eraseLogs"
@@ -73,6 +77,10 @@ beforeAll(() => {
     extractFunction: logicalId(stack, extraction.function.function),
     extractRole: logicalId(stack, extraction.function.role),
     extractLogs: logicalId(stack, extraction.function.logGroup),
+    countFunction: logicalId(stack, ingestion.counter.function),
+    countRole: logicalId(stack, ingestion.counter.role),
+    countLogs: logicalId(stack, ingestion.counter.logGroup),
+    countFailures: logicalId(stack, ingestion.countFailures),
     eraseFunction: logicalId(stack, erasure.function.function),
     eraseRole: logicalId(stack, erasure.function.role),
     eraseLogs: logicalId(stack, erasure.function.logGroup),
@@ -299,6 +307,7 @@ describe("functions", () => {
       [ids.tickFunction, ids.tickLogs],
       [ids.extractFunction, ids.extractLogs],
       [ids.eraseFunction, ids.eraseLogs],
+      [ids.countFunction, ids.countLogs],
     ]) {
       expect(properties(fn)).toMatchObject({
         Runtime: "nodejs22.x",
@@ -308,7 +317,7 @@ describe("functions", () => {
       });
       expect(properties(logs)).toEqual({ RetentionInDays: 30 });
     }
-    expect(Object.keys(template.findResources("AWS::Lambda::Function"))).toHaveLength(4);
+    expect(Object.keys(template.findResources("AWS::Lambda::Function"))).toHaveLength(5);
   });
 
   it("bundles each handler as ESM with the createRequire banner, leaving the SDK to the runtime", () => {
@@ -481,10 +490,14 @@ describe("IAM", () => {
     ].filter((s) => s.Effect === "Allow");
 
   it("allows no wildcard action, and no wildcard resource", () => {
-    // But for the erasure loop's log delivery and X-Ray, which take none (test/infra/erasure.emulator.test.ts).
+    // But for the erasure loop's log delivery and X-Ray, which take none (test/infra/erasure.emulator.test.ts),
+    // and the counter's stream source's ListStreams, which takes none either.
     const loop = roleStatements(template, logicalId(stack, stack.erasure.stateMachineRole));
     const unscoped = loop.filter((s) => s.Resource === "*").map((s) => JSON.stringify(s));
     expect(unscoped.length).toBeGreaterThan(0);
+    const listStreams = roleStatements(template, ids.countRole).filter((s) => s.Resource === "*");
+    expect(listStreams.flatMap(actionsOf)).toEqual(["dynamodb:ListStreams"]);
+    unscoped.push(...listStreams.map((s) => JSON.stringify(s)));
     for (const statement of allows().filter((s) => !unscoped.includes(JSON.stringify(s)))) {
       for (const action of actionsOf(statement)) expect(action).not.toContain("*");
       expect(JSON.stringify(statement.Resource)).not.toContain("*");
@@ -573,6 +586,43 @@ describe("IAM", () => {
     ]);
   });
 
+  it("lets the message counter read its stream and only read and count the channels' marks", () => {
+    const count = {
+      "ForAllValues:StringEquals": {
+        "dynamodb:Attributes": ["channel", "item", "messages", "countedTo"],
+      },
+    };
+    expect(roleStatements(template, ids.countRole)).toEqual([
+      logsStatement(ids.countLogs),
+      {
+        Effect: "Allow",
+        Action: "dynamodb:GetItem",
+        Resource: arn(ids.channels),
+        Condition: {
+          ...count,
+          StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
+        },
+      },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:UpdateItem",
+        Resource: arn(ids.channels),
+        Condition: { ...count, StringEqualsIfExists: { "dynamodb:ReturnValues": "NONE" } },
+      },
+      {
+        Effect: "Allow",
+        Action: ["sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
+        Resource: arn(ids.countFailures),
+      },
+      expect.objectContaining({ Action: "dynamodb:ListStreams", Resource: "*" }),
+      {
+        Effect: "Allow",
+        Action: ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"],
+        Resource: { "Fn::GetAtt": [ids.messages, "StreamArn"] },
+      },
+    ]);
+  });
+
   /** Every Allow statement of the template with a DynamoDB write, and whose policy it is in. */
   const tableWrites = () => {
     const writes = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|\*)$/;
@@ -605,10 +655,12 @@ describe("IAM", () => {
         `AWS::IAM::Policy ${ids.tickRole}`,
       ].sort(),
     );
-    // Ingestion's marks, the tick's state and marks, the erasure's linker reset (checked below).
+    // Ingestion's marks, the tick's state and marks, the erasure's linker reset, the counter's
+    // count (checked below).
     expect(writers(ids.channels).sort()).toEqual(
       [
         `AWS::IAM::Policy ${ids.ingestRole}`,
+        `AWS::IAM::Policy ${ids.countRole}`,
         `AWS::IAM::Policy ${ids.tickRole}`,
         `AWS::IAM::Policy ${ids.eraseRole}`,
       ].sort(),
@@ -1030,7 +1082,7 @@ describe("model access, by extractor", () => {
 describe("queues", () => {
   it("encrypts every queue and refuses requests without TLS", () => {
     const queues = template.findResources("AWS::SQS::Queue");
-    expect(Object.keys(queues)).toHaveLength(5);
+    expect(Object.keys(queues)).toHaveLength(6);
     for (const [id, queue] of Object.entries(queues)) {
       expect(queue.Properties).toMatchObject({
         SqsManagedSseEnabled: true,
@@ -1080,6 +1132,23 @@ describe("queues", () => {
       FunctionResponseTypes: ["ReportBatchItemFailures"],
       // A flood of producers waits in the queue: ingestConcurrency functions at most.
       ScalingConfig: { MaximumConcurrency: 4 },
+    });
+  });
+
+  it("counts messages from the messages table's stream, retried and halved, failures described in their queue", () => {
+    expect(properties(ids.messages).StreamSpecification).toEqual({
+      StreamViewType: "NEW_AND_OLD_IMAGES",
+    });
+    template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      EventSourceArn: { "Fn::GetAtt": [ids.messages, "StreamArn"] },
+      FunctionName: ref(ids.countFunction),
+      StartingPosition: "TRIM_HORIZON",
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: arn(ids.countFailures) } },
+    });
+    expect(properties(ids.countFunction)).toMatchObject({
+      Environment: { Variables: { CHANNELS_TABLE: ref(ids.channels) } },
     });
   });
 });
@@ -1140,6 +1209,9 @@ describe("alarms", () => {
         "ArrivalsBehindReadPosition",
         "ChannelErrors",
         "ChannelStateLarge",
+        "CountDeadLetters",
+        "CountErrors",
+        "CountThrottles",
         "DynamoDbThrottles",
         "ExtractErrors",
         "ExtractThrottles",
@@ -1554,6 +1626,9 @@ describe("cdk-nag AwsSolutions", () => {
       "Test/Erasure/EraseUser/Function Annotation::AwsSolutions-L1",
       "Test/Erasure/LoopRole Annotation::AwsSolutions-IAM5[Resource::*]",
       "Test/Extraction/Extract/Function Annotation::AwsSolutions-L1",
+      "Test/Ingestion/Count/Function Annotation::AwsSolutions-L1",
+      "Test/Ingestion/Count/Role Annotation::AwsSolutions-IAM5[Resource::*]",
+      "Test/Ingestion/CountFailures Annotation::AwsSolutions-SQS3",
       "Test/Ingestion/Ingest/Function Annotation::AwsSolutions-L1",
       "Test/Segmentation/ScheduleDeadLetters Annotation::AwsSolutions-SQS3",
       "Test/Segmentation/Tick/Function Annotation::AwsSolutions-L1",
@@ -1590,7 +1665,7 @@ describe("fan-out", () => {
 
   it("is off by default: one function does the whole tick", () => {
     expect(stack.segmentation.worker).toBeUndefined();
-    template.resourceCountIs("AWS::Lambda::Function", 4);
+    template.resourceCountIs("AWS::Lambda::Function", 5);
   });
 
   it("runs as many workers as configured at once, each like the single tick", () => {

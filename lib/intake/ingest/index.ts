@@ -2,7 +2,8 @@
  * Ingestion: chat messages, edits and deletions into the history store, one conversation per
  * channel. Each input is answered (stored, unchanged, in conflict, deleted, a change's status,
  * rejected or failed) and applied changes are told to a listener; with the typed client for
- * users' own ingestion Lambdas and the arrival positions it reserves on the channels table.
+ * users' own ingestion Lambdas, the arrival positions it reserves on the channels table and the
+ * channels' message counts kept from the messages table's stream.
  */
 export type { AppliedChange, ChangeListener } from "./changes.js";
 export { ChannelPositions } from "./channel-positions.js";
@@ -26,3 +27,8 @@ export {
   MAX_BATCH_LIMIT,
 } from "./ingest.js";
 export { IngestClient } from "./ingest-client.js";
+export {
+  type LambdaStreamRecord,
+  MessageCounts,
+  messageStreamRecords,
+} from "./message-counts.js";

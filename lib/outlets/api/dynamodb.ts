@@ -26,7 +26,12 @@ import {
   resultItemKey,
   TOPIC_PREFIX,
 } from "../../knowledge/store/schema/index.js";
-import { CHANNEL_KEY, ITEM_KEY, MARKS_ITEM } from "../../segmentation/pipeline/schema/index.js";
+import {
+  CHANNEL_KEY,
+  ITEM_KEY,
+  MARKS_ITEM,
+  MESSAGE_COUNT,
+} from "../../segmentation/pipeline/schema/index.js";
 import type { ApiSources, ChannelsPosition, KeyedSupport, OptionalSources } from "./ports.js";
 
 /** One request's cost: which call, how many items it returned, the read units it consumed. */
@@ -42,6 +47,12 @@ export interface DynamoDbApiSourcesOptions extends OptionalSources {
   channelsTable: string;
   /** Read for the channel list's names, platforms and times (`describe`). */
   messagesTable: string;
+  /**
+   * How many messages a channel keeps.
+   * @default the count on its marks item, kept from the messages table's stream (`MessageCounts`
+   * in lib/intake/ingest); one GetItem
+   */
+  countMessages?: (channel: string) => Promise<number | null>;
   onRead?: (cost: ReadCost) => void;
 }
 
@@ -56,6 +67,24 @@ const TOPIC_SORT_KEY = /^topic#([0-9a-f]{16})#/;
 
 export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSources {
   const { client, resultsTable, channelsTable, messagesTable, onRead, questions } = options;
+  const countMessages = options.countMessages ?? keptCount;
+
+  /** The count on the channel's marks item, or null when it has none. */
+  async function keptCount(channel: string): Promise<number | null> {
+    const { Item, ...got } = await client.send(
+      new GetItemCommand({
+        TableName: channelsTable,
+        Key: { [CHANNEL_KEY]: { S: channel }, [ITEM_KEY]: { S: MARKS_ITEM } },
+        ProjectionExpression: "#count",
+        ExpressionAttributeNames: { "#count": MESSAGE_COUNT },
+        ReturnConsumedCapacity: "TOTAL",
+      }),
+    );
+    onRead?.({ operation: "GetItem", items: Item === undefined ? 0 : 1, units: unitsOf(got) });
+    const count = Item?.[MESSAGE_COUNT]?.N;
+    // Below zero only where messages stored before the count began were removed: not a count.
+    return count === undefined || Number(count) < 0 ? null : Number(count);
+  }
 
   const facts = projectionOf(CHANNEL_FACT_ATTRIBUTES);
 
@@ -148,9 +177,10 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
     },
 
     async describe(channel) {
-      const [first, latest] = await Promise.all([
+      const [first, latest, messages] = await Promise.all([
         arrivals(channel, true),
         arrivals(channel, false),
+        countMessages(channel),
       ]);
       const said = (name: string) => {
         const value = latest.find((item) => typeof item[name] === "string")?.[name];
@@ -165,6 +195,7 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
         platform: said("platform"),
         first: sent(first),
         last: sent(latest),
+        messages,
       };
     },
 

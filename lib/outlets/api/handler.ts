@@ -172,8 +172,8 @@ async function channels(
       : read.next;
   const described = await Promise.all(
     kept.sort().map(async (channel) => {
-      const { name, platform, first, last } = await sources.describe(channel);
-      return { channel, name, platform, first, last };
+      const { name, platform, first, last, messages } = await sources.describe(channel);
+      return { channel, name, platform, messages, first, last };
     }),
   );
   return {

@@ -66,6 +66,7 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
         platform: facts?.platform ?? null,
         first: facts?.first ?? null,
         last: facts?.last ?? null,
+        messages: facts?.messages ?? null,
       };
     },
     async topicIndex(channel, { max }) {

@@ -1,7 +1,7 @@
 /**
  * What the handler reads, as small ports: each call is one bounded read (one Query, Scan or
  * GetItem on DynamoDB: `dynamodb.ts`), so that the number of reads a request costs is fixed by
- * the route, whatever the channel holds; `describe` is two, and `topicIndex`, which ranks
+ * the route, whatever the channel holds; `describe` is three, and `topicIndex`, which ranks
  * topics, reads up to a bound.
  */
 
@@ -20,9 +20,8 @@ interface ChannelsRead {
 }
 
 /**
- * What the channel list says of a channel besides its id, from its first and latest arrivals;
- * null where none of them says. No message count: none is kept, and counting is reading the
- * whole channel.
+ * What the channel list says of a channel besides its id, from its first and latest arrivals
+ * and its kept count; null where none of them says.
  */
 export interface ChannelFacts {
   /** The `channelName` its latest arrivals carry (its name now, when it was renamed). */
@@ -31,6 +30,11 @@ export interface ChannelFacts {
   /** When its first and its latest kept message to arrive were sent (epoch ms). */
   first: number | null;
   last: number | null;
+  /**
+   * How many messages it keeps (deleted and erased ones not), as counted from the messages
+   * table's stream; null where no count is kept (a channel from before the count).
+   */
+  messages: number | null;
 }
 
 /** One topic index entry with its `topicKey` (the 16 hex digits of its sort key). */
@@ -73,7 +77,10 @@ export interface ApiSources {
     channel: string,
     options: { afterTopicKey: string | null; limit: number },
   ): Promise<TopicEntriesRead>;
-  /** A channel's {@link ChannelFacts}: two bounded Queries of its arrivals, first and latest. */
+  /**
+   * A channel's {@link ChannelFacts}: two bounded Queries of its arrivals, first and latest, and
+   * one GetItem of its count.
+   */
   describe(channel: string): Promise<ChannelFacts>;
   /**
    * The first `max` topic index entries of `channel`, in sort key order, and whether more

@@ -45,6 +45,14 @@ const Channel = named(
       .nullable()
       .describe("the name its latest messages carry (its name now); null when none says"),
     platform: z.string().nullable().describe("slack, discord, …; null when no message says"),
+    messages: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe(
+        "how many messages it keeps (deleted and erased ones not); null when no count is kept",
+      ),
     first: epochMs
       .nullable()
       .describe("when the first kept message to arrive was sent; null when none is kept"),
@@ -53,7 +61,7 @@ const Channel = named(
       .describe("when the latest message to arrive was sent; null when none is kept"),
   }),
   "Channel",
-  "A channel, as its first and latest messages describe it (no message count: none is kept).",
+  "A channel: its name and platform as its latest messages say, how many it keeps, and when the first and latest were sent.",
 );
 
 export const ChannelsPage = named(

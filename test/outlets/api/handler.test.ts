@@ -64,18 +64,25 @@ describe("GET /channels", () => {
     expect(pages.flat().map((c) => c.channel)).toEqual(channels);
   });
 
-  it("says each channel's name, platform and first and last message time, null where unknown", async () => {
+  it("says each channel's name, platform, message count and first and last message time, null where unknown", async () => {
     const handle = apiHandler(
       memoryApiSources({
         channels: [
-          { channel: "C1", name: "general", platform: "slack", first: 1000, last: 5000 },
+          {
+            channel: "C1",
+            name: "general",
+            platform: "slack",
+            messages: 41,
+            first: 1000,
+            last: 5000,
+          },
           "imported",
         ],
       }),
     );
     expect(body(await handle(get("/channels"))).channels).toEqual([
-      { channel: "C1", name: "general", platform: "slack", first: 1000, last: 5000 },
-      { channel: "imported", name: null, platform: null, first: null, last: null },
+      { channel: "C1", name: "general", platform: "slack", messages: 41, first: 1000, last: 5000 },
+      { channel: "imported", name: null, platform: null, messages: null, first: null, last: null },
     ]);
   });
 

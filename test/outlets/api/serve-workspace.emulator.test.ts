@@ -20,12 +20,16 @@ describe("serve on a workspace", () => {
       const seeded = seededChannel("general", 40, 8);
       await writeSeededChannel(workspace.dynamodb(), workspace.tables, "general", seeded);
       const sent = Date.UTC(2025, 1, 27, 9);
-      await new DynamoDbStore({
+      const history = new DynamoDbStore({
         client: workspace.dynamodb(),
         tableName: workspace.tables.messagesTable,
-      }).write("general", [
+      });
+      await history.write("general", [
+        textMessage("user", "oops", { id: "m0", ts: sent - 1000, platform: "irc" }),
         textMessage("user", "hi", { id: "m1", ts: sent, channelName: "#general", platform: "irc" }),
       ]);
+      // Counted as `channels` counts: the deleted one is not.
+      await history.change("general", { kind: "delete", id: "m0" });
       // Where a run on 2025's chat would have left the workspace's clock.
       const clock = Date.UTC(2025, 2, 1, 12, 30, 15);
       workspace.advanceClock(clock);
@@ -36,7 +40,14 @@ describe("serve on a workspace", () => {
           channels: unknown[];
         };
         expect(channels.channels).toEqual([
-          { channel: "general", name: "#general", platform: "irc", first: sent, last: sent },
+          {
+            channel: "general",
+            name: "#general",
+            platform: "irc",
+            messages: 1,
+            first: sent,
+            last: sent,
+          },
         ]);
         const topics = (await (
           await fetch(`${server.url}/channels/general/topics?limit=100`)

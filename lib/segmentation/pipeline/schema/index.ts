@@ -13,6 +13,8 @@ export {
 } from "./due-shards.js";
 export {
   CHANNEL_KEY,
+  COUNT_ATTRIBUTES,
+  COUNTED_TO,
   channelItemKey,
   channelsTableDefinition,
   createChannelsTable,
@@ -24,5 +26,6 @@ export {
   LINKER_RESET_ATTRIBUTES,
   MARK_ATTRIBUTES,
   MARKS_ITEM,
+  MESSAGE_COUNT,
   SHARE_CLAIM_ITEM,
 } from "./table.js";

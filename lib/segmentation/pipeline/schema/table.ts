@@ -19,7 +19,8 @@
  *
  * Ingestion writes only the marks item, and only the attributes of {@link MARK_ATTRIBUTES}: one
  * small item, one write unit per mark, and an IAM policy can hold it to them. An erasure writes
- * only those of {@link LINKER_RESET_ATTRIBUTES}.
+ * only those of {@link LINKER_RESET_ATTRIBUTES}, the message counter those of
+ * {@link COUNT_ATTRIBUTES}.
  */
 import type {
   AttributeValue,
@@ -64,6 +65,15 @@ export const LINKER_RESET_ATTRIBUTES = [
   DUE_SHARD,
   DUE_AT,
 ] as const;
+
+/**
+ * The marks attributes the message counter writes (`MessageCounts`, from the messages table's
+ * stream): the count of messages the channel keeps, and the sequence number of the last stream
+ * record in it.
+ */
+export const MESSAGE_COUNT = "messages";
+export const COUNTED_TO = "countedTo";
+export const COUNT_ATTRIBUTES = [CHANNEL_KEY, ITEM_KEY, MESSAGE_COUNT, COUNTED_TO] as const;
 
 /** The key of one item of a channel. */
 export function channelItemKey(channel: string, item: string): Record<string, AttributeValue> {
