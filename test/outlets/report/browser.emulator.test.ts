@@ -451,6 +451,44 @@ describe("the report in Chromium: threads", () => {
     expect(errors).toEqual([]);
   });
 
+  it("draws the conversations as rows under the timeline, zoomed with it, a click on a row selecting its segment", async () => {
+    const out = join(dir, "lanes.html");
+    const report = buildReport({
+      segments: LINKED_SEGMENTS,
+      messages: LINKED_MESSAGES,
+      settle: 10 * 60_000,
+      now: LINKED_T0 + 86_400_000,
+      generatedAt: LINKED_T0,
+    });
+    writeFileSync(out, renderReportHtml(report, await loadReportAssets()));
+    const { page, errors } = await openReport(browser, out);
+    const rows = page.locator(".lanes-canvas");
+    // The two conversations, the join in neither, and bo's thread: a row each, by when they start.
+    await expect
+      .poll(() => rows.getAttribute("aria-label"))
+      .toBe(
+        "rows: ana: “anyone know how to mount an ntfs disk?”; bo: “lunch, anyone?”; the channel, in no conversation; bo: “lunch, anyone?”",
+      );
+    expect(await page.locator(".lanes .toolbar .muted").textContent()).toMatch(
+      /^1 thread and 2 conversations in view \(and a row of the channel's messages in neither\), a row each/,
+    );
+    // Rows are 20 pixels high: the first row is ana's conversation, resumed at minute 40.
+    const box = await rows.boundingBox();
+    await rows.click({ position: { x: (box?.width ?? 0) - 20, y: 10 } });
+    await page.locator(".details h3", { hasText: /Segment #\d/ }).waitFor();
+    expect(await page.locator(".details").textContent()).toContain("thanks cy, it mounts");
+    // A segment picked in the table zooms the timeline to it: the rows follow, to what is in view.
+    await page.locator(".segment-row").filter({ hasText: "00:58" }).first().click();
+    await expect
+      .poll(() => rows.getAttribute("aria-label"))
+      .toBe("rows: ana: “anyone know how to mount an ntfs disk?”");
+    await page.locator(".toolbar button", { hasText: "whole channel" }).click();
+    await expect
+      .poll(async () => (await rows.getAttribute("aria-label"))?.split("; ").length)
+      .toBe(4);
+    expect(errors).toEqual([]);
+  });
+
   it("opens the segment a #segment= anchor names, and shows questions and the last week linking to segments", async () => {
     const asked = {
       id: "q1",

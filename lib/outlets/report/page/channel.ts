@@ -3,6 +3,7 @@ import { type ChannelData, OPEN } from "../data.js";
 import { Details } from "./details.js";
 import { count, day, el, span, time } from "./dom.js";
 import { cutLabel, sampleTag, streamNoun, threadLabel } from "./labels.js";
+import { Lanes } from "./lanes.js";
 import { messageText, whenTextsRead } from "./texts.js";
 import { CUT_COLORS, MARK_COLORS, Timeline } from "./timeline.js";
 import { VirtualList } from "./virtual-list.js";
@@ -17,6 +18,8 @@ export interface ChannelLinks {
 
 export class ChannelView {
   private readonly timeline: Timeline;
+  /** The threads' and conversations' rows under the timeline, where the channel has any. */
+  private readonly lanes: Lanes | null;
   private readonly table: VirtualList;
   private readonly details: Details;
   private readonly resizeObserver: ResizeObserver;
@@ -45,6 +48,7 @@ export class ChannelView {
     this.rows = channel.segments.map((_, i) => i);
     const { counts } = channel;
     const chart = el("div", { class: "timeline" });
+    const lanesBox = el("div", { class: "lanes" });
     const readout = el(
       "div",
       { class: "readout muted" },
@@ -76,6 +80,7 @@ export class ChannelView {
       ),
       chart,
       readout,
+      lanesBox,
       el(
         "div",
         { class: "split" },
@@ -104,8 +109,14 @@ export class ChannelView {
       (row) => this.segmentRow(row),
       14,
     );
+    this.lanes =
+      this.times !== null && channel.threads.length > 0
+        ? new Lanes(lanesBox, channel, this.times, (segment) => this.select(segment, false))
+        : null;
+    if (this.lanes === null) lanesBox.remove();
     this.timeline = new Timeline(chart, channel, this.times, settleMs, {
       pick: (segment) => this.select(segment, false),
+      view: (view) => this.lanes?.show(view),
       hover: (position) => {
         readout.replaceChildren(...this.describeMessage(position));
       },
@@ -128,6 +139,7 @@ export class ChannelView {
     const row = this.rows.indexOf(index);
     if (row >= 0) this.table.reveal(row);
     this.timeline.select(index, zoom);
+    this.lanes?.select(index);
     this.showDetails(index);
   }
 
@@ -174,6 +186,7 @@ export class ChannelView {
     this.rows = rows;
     this.table.setCount(rows.length);
     this.timeline.highlight(new Set(rows));
+    this.lanes?.highlight(new Set(rows));
     const all = el("button", { type: "button" }, "show all segments");
     all.addEventListener("click", () => this.links.showThread(-1));
     const n = rows.length;
@@ -200,6 +213,7 @@ export class ChannelView {
     if (!filtered) return;
     this.table.setCount(this.rows.length);
     this.timeline.highlight(null);
+    this.lanes?.highlight(null);
     this.filterBar.hidden = true;
     this.filterBar.replaceChildren();
     if (this.selected >= 0) this.select(this.selected, false);

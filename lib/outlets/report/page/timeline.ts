@@ -29,6 +29,16 @@ export interface TimelineEvents {
   hover(position: number | null): void;
   /** After the first drawing. */
   drawn(): void;
+  /** After each drawing: the x axis drawn, for what lines up under it. */
+  view?(view: LaneView): void;
+}
+
+/** The timeline's x axis: the times at its ends, and where its plot area lies (CSS pixels). */
+export interface LaneView {
+  min: number;
+  max: number;
+  left: number;
+  width: number;
 }
 
 export class Timeline {
@@ -100,6 +110,12 @@ export class Timeline {
             (u) => {
               this.drawSettleLine(u);
               this.drawCuts(u);
+              events.view?.({
+                min: u.scales.x.min ?? 0,
+                max: u.scales.x.max ?? 0,
+                left: u.bbox.left / devicePixelRatio,
+                width: u.bbox.width / devicePixelRatio,
+              });
               if (!drawn) {
                 drawn = true;
                 events.drawn();
@@ -393,7 +409,7 @@ function timeTicks(splits: number[], increment: number): string[] {
   });
 }
 
-function firstAtOrAfter(xs: ArrayLike<number>, value: number): number {
+export function firstAtOrAfter(xs: ArrayLike<number>, value: number): number {
   let low = 0;
   let high = xs.length;
   while (low < high) {
