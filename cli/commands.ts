@@ -68,6 +68,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./questions.js")).questionsCommand,
   },
   {
+    name: "search",
+    summary: [
+      'search "<query>"',
+      "messages, conversations, topics and questions found by their words",
+    ],
+    load: async () => (await import("./search.js")).searchCommand,
+  },
+  {
     name: "digest",
     summary: ["digest <channel>...", "a period's new and recurring topics, questions, activity"],
     load: async () => (await import("./digest.js")).digestCommand,

@@ -5,7 +5,7 @@
  * changes nothing, and a repeat erases nothing more. Nor do the workspace's files on disk hold
  * their texts: DynamoDB Local's database, its write-ahead log, the report.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../support/cli.js";
@@ -56,8 +56,18 @@ describe("erase", () => {
     const name = new RegExp(`"${user}"`);
     const before = await scanWorkspace(dir);
     expect(json(before)).toMatch(name);
-    // A report written into the workspace quotes them too.
+    // A report written into the workspace quotes them too, and the search index holds them.
     writeFileSync(join(dir, "report.html"), ownTexts.join("\n"));
+    const ownText = ownTexts[0] as string;
+    const found = await cli(["search", ownText, "--kind", "message", "--json", ...ws]);
+    expect(found.code, found.stderr).toBe(0);
+    const authors = (out: string) =>
+      out
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => (JSON.parse(l) as { author: string }).author);
+    expect(authors(found.stdout)).toContain(user);
+    expect(existsSync(join(dir, "search"))).toBe(true);
     expect(textsOnDisk(dir, ownTexts).length).toBeGreaterThan(0);
 
     const dry = await cli(["erase", "--user", user, "--dry-run", ...ws]);
@@ -97,6 +107,12 @@ describe("erase", () => {
     expect(textsOnDisk(dir, ownTexts)).toEqual([]);
     expect(erased.stderr).toContain("rewrote the workspace's database files");
     expect(erased.stderr).toMatch(/removed .*report\.html, which quoted their messages/);
+    expect(erased.stderr).toContain("removed the search index, which held their messages");
+    expect(existsSync(join(dir, "search"))).toBe(false);
+    // Searched again, the index is built from what the tables hold now: nothing of theirs.
+    const refound = await cli(["search", ownText, "--kind", "message", "--json", ...ws]);
+    expect(refound.code, refound.stderr).toBe(0);
+    expect(authors(refound.stdout)).not.toContain(user);
 
     const after = await scanWorkspace(dir);
     const everything = json(after);

@@ -1,0 +1,114 @@
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LanceSearchIndex, type SearchDocument, SearchError } from "convoseg/search";
+import { describe, expect, it } from "vitest";
+
+const doc = (
+  over: Partial<SearchDocument> & Pick<SearchDocument, "id" | "text">,
+): SearchDocument => ({
+  kind: "message",
+  channel: "ubuntu",
+  ts: 1_000,
+  author: "ana",
+  authorId: "",
+  title: "",
+  status: "",
+  segment: "",
+  evidence: [over.id],
+  permalink: "",
+  ...over,
+});
+
+const DOCS: SearchDocument[] = [
+  doc({ id: "m1", text: "how do I install the nvidia drivers on hardy?", ts: 1_000 }),
+  doc({ id: "m2", text: "grub: error: unknown filesystem (hd0)", ts: 2_000, channel: "it's" }),
+  doc({
+    id: "q1",
+    kind: "question",
+    status: "unanswered",
+    title: "how to install nvidia drivers",
+    text: "how to install nvidia drivers",
+    ts: 3_000,
+    authorId: "U1",
+  }),
+  doc({
+    id: "q2",
+    kind: "question",
+    status: "answered",
+    title: "wifi",
+    text: "wifi drops",
+    ts: 4_000,
+  }),
+];
+
+describe("LanceSearchIndex", () => {
+  it("finds documents by their words, stemmed, with the words marked, filtered as asked", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "convoseg-search-")), "index");
+    await LanceSearchIndex.build(dir, DOCS);
+    const index = await LanceSearchIndex.open(dir);
+    if (index === undefined) throw new Error("no index");
+    try {
+      const hits = await index.search({ text: "installing driver" });
+      expect(hits.map((h) => h.id).sort()).toEqual(["m1", "q1"]);
+      const m1 = hits.find((h) => h.id === "m1");
+      expect(m1?.marks.map(([s, e]) => m1.snippet.slice(s, e))).toEqual(["install", "drivers"]);
+      expect(m1?.evidence).toEqual(["m1"]);
+      expect(
+        (await index.search({ text: "nvidia", status: "unanswered" })).map((h) => h.id),
+      ).toEqual(["q1"]);
+      expect((await index.search({ text: "nvidia", kinds: ["message"] })).map((h) => h.id)).toEqual(
+        ["m1"],
+      );
+      expect((await index.search({ text: "nvidia", since: 2_000 })).map((h) => h.id)).toEqual([
+        "q1",
+      ]);
+      expect((await index.search({ text: "nvidia", authorId: "U1" })).map((h) => h.id)).toEqual([
+        "q1",
+      ]);
+      // A quote in a channel id is a value, and query syntax in the words is words.
+      expect(
+        (await index.search({ text: 'grub: error (hd0) " OR', channels: ["it's"] })).map(
+          (h) => h.id,
+        ),
+      ).toEqual(["m2"]);
+      expect(await index.search({ text: "nvidia", channels: ["x' OR '1'='1"] })).toEqual([]);
+    } finally {
+      index.close();
+    }
+  });
+
+  it("names every problem of a query at once", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "convoseg-search-")), "index");
+    await LanceSearchIndex.build(dir, []);
+    const index = await LanceSearchIndex.open(dir);
+    if (index === undefined) throw new Error("no index");
+    try {
+      const error = await index
+        .search({ text: " ", limit: 0, kinds: ["thread" as never] })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SearchError);
+      expect((error as SearchError).message).toBe(
+        'search: the query is empty: give the words to look for; limit must be a whole number from 1 to 100 (got 0); kind "thread" is not one of message, conversation, topic, question',
+      );
+      expect(await index.search({ text: "anything" })).toEqual([]);
+    } finally {
+      index.close();
+    }
+  });
+
+  it("replaces an index whole, leaving no file of the old one", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "convoseg-search-"));
+    const dir = join(parent, "index");
+    await LanceSearchIndex.build(dir, DOCS);
+    await LanceSearchIndex.build(dir, DOCS.slice(1));
+    const index = await LanceSearchIndex.open(dir);
+    try {
+      expect(await index?.search({ text: "hardy" })).toEqual([]);
+    } finally {
+      index?.close();
+    }
+    expect(readdirSync(parent)).toEqual(["index"]);
+    expect(await LanceSearchIndex.open(join(parent, "none"))).toBeUndefined();
+  });
+});
