@@ -8,7 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChatMessage } from "convoseg/messages";
-import { LanceSearchIndex, searchDocuments } from "convoseg/search";
+import { searchDocuments } from "convoseg/search";
+import { LanceSearchIndex } from "convoseg/search/lancedb";
 import { benchArgs, usageError } from "./args.js";
 
 const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--json]

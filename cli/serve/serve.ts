@@ -1,5 +1,5 @@
 import { type DynamoDBClient, paginateQuery } from "@aws-sdk/client-dynamodb";
-import { API_ROUTES, apiHandler, dynamoDbApiSources } from "convoseg/api";
+import { API_ROUTES, apiHandler, dynamoDbApiSources, type SearchSource } from "convoseg/api";
 import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
 import { DELETED, PARTITION_KEY, POSITION } from "convoseg/history/schema";
 import { KnowledgeReader } from "convoseg/knowledge/read";
@@ -44,7 +44,7 @@ ${WORKSPACE_HELP}
  * replayed, not of the machine's calendar (one clock for every channel; dates for the rest).
  */
 export function serveWorkspace(
-  opened: Pick<Workspace, "dynamodb" | "tables" | "clock">,
+  opened: Pick<Workspace, "dir" | "dynamodb" | "tables" | "clock" | "ledger">,
   options: { host: string; port: number; anyHost?: boolean; log?: (line: string) => void },
 ): Promise<ApiServer> {
   const client = opened.dynamodb();
@@ -57,6 +57,7 @@ export function serveWorkspace(
       messagesTable: opened.tables.messagesTable,
       countMessages: (channel) => keptMessages(client, opened.tables.messagesTable, channel),
       questions: new KnowledgeReader({ client, tableName }),
+      search: workspaceSearch(opened, options.log),
       digest: channelDigests(
         dynamoDbDigestSources({
           client,
@@ -93,6 +94,34 @@ async function keptMessages(
   );
   for await (const page of pages) count += page.Count ?? 0;
   return count;
+}
+
+/**
+ * The workspace's search index for `GET /search`, built on the first search (serve holds the
+ * workspace: nothing changes its tables meanwhile), LanceDB loaded only then.
+ */
+function workspaceSearch(
+  opened: Pick<Workspace, "dir" | "dynamodb" | "tables" | "ledger">,
+  log: ((line: string) => void) | undefined,
+): SearchSource {
+  let index: ReturnType<typeof open> | undefined;
+  const open = async () => {
+    const { workspaceSearchIndex } = await import("../shared/search-index.js");
+    return workspaceSearchIndex(opened, {
+      stderr: { write: (text: string) => log?.(text.trimEnd()) },
+      now: Date.now,
+    });
+  };
+  return {
+    async search(query) {
+      index ??= open().catch((error: unknown) => {
+        // A failed build is tried again by the next search, not kept.
+        index = undefined;
+        throw error;
+      });
+      return (await index).search(query);
+    },
+  };
 }
 
 /** `serve`: the read API over node:http on the local workspace. */

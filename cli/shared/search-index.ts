@@ -11,7 +11,8 @@ import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader, type Topic } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ChatMessage } from "convoseg/messages";
-import { LanceSearchIndex, searchDocuments } from "convoseg/search";
+import { searchDocuments } from "convoseg/search";
+import { LanceSearchIndex } from "convoseg/search/lancedb";
 import type { Workspace } from "../../local/workspace.js";
 import { formatCount } from "./format.js";
 import type { CommandIO } from "./io.js";
@@ -21,7 +22,7 @@ export const SEARCH_DIR = "search";
 const BUILT = "built.json";
 
 /** The database files' names, sizes and times: any write to the tables changes one. */
-function tablesFingerprint(workspace: Workspace): string {
+function tablesFingerprint(workspace: Pick<Workspace, "dir">): string {
   const dir = join(workspace.dir, "dynamodb");
   if (!existsSync(dir)) return "";
   return JSON.stringify(
@@ -41,8 +42,8 @@ function tablesFingerprint(workspace: Workspace): string {
  * standard error when it builds, and how many documents.
  */
 export async function workspaceSearchIndex(
-  workspace: Workspace,
-  io: CommandIO,
+  workspace: Pick<Workspace, "dir" | "dynamodb" | "tables" | "ledger">,
+  io: Pick<CommandIO, "stderr" | "now">,
 ): Promise<LanceSearchIndex> {
   const dir = join(workspace.dir, SEARCH_DIR);
   const fingerprint = tablesFingerprint(workspace);
@@ -66,7 +67,7 @@ export async function workspaceSearchIndex(
 }
 
 /** Every message, result and topic of the workspace's channels, as search documents come from. */
-async function workspaceSources(workspace: Workspace) {
+async function workspaceSources(workspace: Pick<Workspace, "dynamodb" | "tables" | "ledger">) {
   const client = workspace.dynamodb();
   const reader = new KnowledgeReader({ client, tableName: workspace.tables.resultsTable });
   const store = new DynamoDbStore({ client, tableName: workspace.tables.messagesTable });

@@ -281,6 +281,7 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
       },
     }),
     ...(options.digest && { digest: options.digest }),
+    ...(options.search && { search: options.search }),
   };
 }
 

@@ -48,6 +48,7 @@ import {
   type Segment,
   type TopicsPage,
 } from "./schemas.js";
+import { searchRoute } from "./search-route.js";
 import {
   entryBudget,
   isRankPosition,
@@ -140,6 +141,7 @@ const RUNS: Record<ApiRoute, (parameters: RouteParameters, now: () => number) =>
     ({ c, id }) =>
     (s, _k, q) =>
       segment(s, q, c, id),
+  "/search": (_p, now) => (s, k, q) => searchRoute(s, k, q, now()),
   "/openapi.json": () => async (_s, _k, q) => {
     queryParameters(q, []);
     return openApiDocument();

@@ -19,7 +19,7 @@ export { type ApiHandler, type ApiResponse, apiHandler } from "./handler.js";
 export { DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
 export { memoryApiSources } from "./memory.js";
 export { openApiDocument } from "./openapi.js";
-export type { ApiSources, ChannelsPosition, QuestionsSource } from "./ports.js";
+export type { ApiSources, ChannelsPosition, QuestionsSource, SearchSource } from "./ports.js";
 export {
   API_METHODS,
   API_ROUTES,

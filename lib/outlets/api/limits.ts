@@ -7,6 +7,9 @@ import type { Limits } from "./request.js";
 
 export const CHANNEL_LIMITS: Limits = { default: 50, max: 200 };
 export const QUESTION_LIMITS: Limits = { default: 20, max: 100 };
+export const SEARCH_LIMITS: Limits = { default: 20, max: 50 };
+/** The most channels and kinds one search names. */
+export const MAX_SEARCH_CHANNELS = 20;
 /**
  * The digest route's period (`?since=`, `?until=`): a week by default, from an hour to 366 days,
  * the most a digest covers (lib/outlets/digest's MAX_PERIOD_DAYS, which refuses more).

@@ -85,5 +85,6 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
     },
     ...(data.questions && { questions: data.questions }),
     ...(data.digest && { digest: data.digest }),
+    ...(data.search && { search: data.search }),
   };
 }

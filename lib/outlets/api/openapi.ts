@@ -8,8 +8,10 @@ import { MAX_CURSOR_CHARS } from "./cursor.js";
 import {
   CHANNEL_LIMITS,
   DIGEST_PERIOD,
+  MAX_SEARCH_CHANNELS,
   QUESTION_LIMITS,
   RANKED_ENTRIES,
+  SEARCH_LIMITS,
   TOPIC_SORTS,
 } from "./limits.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
@@ -21,6 +23,10 @@ const DIGEST_DAYS = DIGEST_PERIOD.maxMs / 86_400_000;
 /** The forms `since` and `until` take: a duration with its unit, or an ISO date or zoned time. */
 const PERIOD_TIME =
   "^(\\d+(\\.\\d+)?[smhdw]|\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2}))?)$";
+
+/** The forms search's `since` and `until` take: a duration (no weeks) or an ISO date or zoned time. */
+const SEARCH_TIME =
+  "^(\\d+(\\.\\d+)?[smhd]|\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2}))?)$";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
@@ -171,6 +177,78 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
     operationId: "getSegment",
     parameters: [CHANNEL, idParameter("id", "the segment id"), IF_NONE_MATCH],
     responses: ok("Segment"),
+  },
+  "/search": {
+    operationId: "search",
+    description:
+      "Messages, conversation segments, topics and questions matching the words of q, best first (BM25, English stemming; q is words, never query syntax). docs/search.md.",
+    parameters: [
+      {
+        name: "q",
+        in: "query",
+        required: true,
+        description: "the words to look for",
+        schema: { type: "string", minLength: 1, maxLength: 500 },
+      },
+      {
+        name: "channel",
+        in: "query",
+        description: `only these channels (ids): the parameter once per channel, at most ${MAX_SEARCH_CHANNELS}`,
+        style: "form",
+        explode: true,
+        schema: {
+          type: "array",
+          maxItems: MAX_SEARCH_CHANNELS,
+          items: { type: "string", minLength: 1, maxLength: MAX_ID_CHARS },
+        },
+      },
+      {
+        name: "kind",
+        in: "query",
+        description: "only these kinds: the parameter once per kind",
+        style: "form",
+        explode: true,
+        schema: {
+          type: "array",
+          items: { type: "string", enum: ["message", "conversation", "topic", "question"] },
+        },
+      },
+      {
+        name: "status",
+        in: "query",
+        description: "only questions of this status",
+        schema: { type: "string", enum: [...QUESTION_STATUSES] },
+      },
+      {
+        name: "since",
+        in: "query",
+        description:
+          "only from this time: a duration back from now (30d, 12h; at most 365d) or an ISO date or zoned time",
+        schema: { type: "string", pattern: SEARCH_TIME },
+      },
+      {
+        name: "until",
+        in: "query",
+        description: "only before this time, the same way",
+        schema: { type: "string", pattern: SEARCH_TIME },
+      },
+      {
+        name: "author",
+        in: "query",
+        description: "only what this person (platform user id) wrote or asked",
+        schema: { type: "string", minLength: 1, maxLength: MAX_ID_CHARS },
+      },
+      limit(SEARCH_LIMITS),
+      CURSOR,
+      IF_NONE_MATCH,
+    ],
+    responses: {
+      ...ok("SearchPage"),
+      "501": {
+        description: "this deployment keeps no search index (the deployed stack, for now)",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+    },
   },
   "/openapi.json": {
     operationId: "getOpenApiDocument",

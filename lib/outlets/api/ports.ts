@@ -7,6 +7,7 @@
 
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { Digest } from "../digest/index.js";
+import type { SearchHit, SearchQuery } from "../search/index.js";
 import type { ApiQuestion, QuestionStatus } from "./schemas.js";
 
 /** Where a channels page starts: the last key a bounded scan evaluated. */
@@ -99,7 +100,14 @@ export interface ApiSources {
   questions?: QuestionsSource;
   /** Absent until digests are wired: the route answers 501. */
   digest?: DigestSource;
+  /** Absent where no search index is kept (the deployed stack, for now): the route answers 501. */
+  search?: SearchSource;
+}
+
+/** A search index: the hits of a checked query, best first, `limit` from `offset` on. */
+export interface SearchSource {
+  search(query: SearchQuery): Promise<SearchHit[]>;
 }
 
 /** The sources a deployment may lack, given alike to the DynamoDB and the memory sources. */
-export type OptionalSources = Pick<ApiSources, "questions" | "digest">;
+export type OptionalSources = Pick<ApiSources, "questions" | "digest" | "search">;

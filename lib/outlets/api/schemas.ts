@@ -270,7 +270,41 @@ export const DigestBody = named(
   "What a channel talked about over a period (lib/outlets/digest's Digest, contract v1).",
 );
 
+const SearchHit = named(
+  z.object({
+    kind: z.enum(["message", "conversation", "topic", "question"]),
+    id: z
+      .string()
+      .describe("unique within the index: the kind, the channel and the thing's own id"),
+    channel: z.string(),
+    ts: epochMs.describe(
+      "a message's time, a segment's first message, a topic's latest evidence, a question's asking",
+    ),
+    author: z.string().describe("a message's author, a question's asker; empty when none"),
+    authorId: z.string().describe("the author's platform user id; empty when none"),
+    title: z.string().describe("a topic's or question's words, a segment's topics; else empty"),
+    status: z.string().describe("a question's status; empty for the other kinds"),
+    segment: z.string().describe("the segment it is in or comes from; empty when none"),
+    evidence: z.array(z.string()).describe("the message ids that are its evidence"),
+    permalink: z.string().describe("the platform's own link (Slack's), else empty"),
+    score: z.number().describe("BM25: higher is better, comparable within one query only"),
+    snippet: z.string().describe("its words around the first match"),
+    marks: z
+      .array(z.tuple([z.number().int(), z.number().int()]))
+      .describe("[start, end) of each match in snippet, in UTF-16 code units"),
+  }),
+  "SearchHit",
+  "A message, conversation segment, topic or question that matched.",
+);
+
+export const SearchPage = named(
+  z.object({ hits: z.array(SearchHit), cursor }),
+  "SearchPage",
+  "A page of hits, best first.",
+);
+
 export type ErrorBody = z.infer<typeof ErrorBody>;
+export type SearchPage = z.infer<typeof SearchPage>;
 export type ChannelsPage = z.infer<typeof ChannelsPage>;
 export type ApiTopic = z.infer<typeof Topic>;
 export type TopicsPage = z.infer<typeof TopicsPage>;

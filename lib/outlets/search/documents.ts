@@ -36,6 +36,14 @@ export interface SearchDocument {
   permalink: string;
 }
 
+/** One hit: its document (evidence as ids), its score, and its snippet with the matches marked. */
+export interface SearchHit extends Omit<SearchDocument, "text"> {
+  score: number;
+  snippet: string;
+  /** `[start, end)` of each match in `snippet`, in order. */
+  marks: [number, number][];
+}
+
 /** The most message ids a document names as evidence: a long segment's first ones. */
 const MAX_EVIDENCE = 50;
 /** The most characters of a segment's words a document holds: enough to find it by. */

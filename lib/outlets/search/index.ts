@@ -1,14 +1,14 @@
 /**
  * Search over messages, conversations, topics and questions. Documents come from what the
- * stores hold (`searchDocuments`); the index is an embedded LanceDB full-text table
- * (`LanceSearchIndex`), queried with filters by channel, kind, question status, time and author.
+ * stores hold (`searchDocuments`), queries are checked and filtered here; the index is
+ * `convoseg/search/lancedb`.
  */
 export {
   SEARCH_KINDS,
   type SearchDocument,
+  type SearchHit,
   type SearchKind,
   searchDocuments,
 } from "./documents.js";
 export { SearchError } from "./errors.js";
-export { LanceSearchIndex, type SearchHit } from "./lancedb.js";
-export { MAX_HITS, QUESTION_STATUSES, type SearchQuery } from "./query.js";
+export { MAX_HITS, MAX_OFFSET, QUESTION_STATUSES, type SearchQuery } from "./query.js";

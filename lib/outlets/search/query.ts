@@ -31,12 +31,19 @@ export interface SearchQuery extends SearchFilters {
   text: string;
   /** At most {@link MAX_HITS}; default 20. */
   limit?: number;
+  /** Hits skipped, for the next page: at most {@link MAX_OFFSET}; default 0. */
+  offset?: number;
 }
+
+/** How deep pages go: past the thousandth hit a query wants more words, not more pages. */
+export const MAX_OFFSET = 1000;
 
 const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /** The checked query: every problem named at once, by parameter. */
-export function checkQuery(query: SearchQuery): Required<Pick<SearchQuery, "text" | "limit">> {
+export function checkQuery(
+  query: SearchQuery,
+): Required<Pick<SearchQuery, "text" | "limit" | "offset">> {
   const problems: string[] = [];
   const text = query.text.trim();
   if (text === "") problems.push("the query is empty: give the words to look for");
@@ -45,6 +52,9 @@ export function checkQuery(query: SearchQuery): Required<Pick<SearchQuery, "text
   const limit = query.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HITS)
     problems.push(`limit must be a whole number from 1 to ${MAX_HITS} (got ${String(limit)})`);
+  const offset = query.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0 || offset > MAX_OFFSET)
+    problems.push(`offset must be a whole number from 0 to ${MAX_OFFSET} (got ${String(offset)})`);
   for (const channel of query.channels ?? []) {
     const problem = conversationIdProblem(channel);
     if (problem !== undefined) problems.push(`channel ${JSON.stringify(channel)} ${problem}`);
@@ -69,7 +79,7 @@ export function checkQuery(query: SearchQuery): Required<Pick<SearchQuery, "text
     problems.push("author must be a platform user id: 1 to 200 characters, no control characters");
   if (problems.length > 0)
     throw new SearchError("SEARCH_BAD_QUERY", `search: ${problems.join("; ")}`);
-  return { text, limit };
+  return { text, limit, offset };
 }
 
 /** The filter of a checked query, or undefined when it filters nothing. */

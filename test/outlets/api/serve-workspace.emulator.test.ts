@@ -26,7 +26,12 @@ describe("serve on a workspace", () => {
       });
       await history.write("general", [
         textMessage("user", "oops", { id: "m0", ts: sent - 1000, platform: "irc" }),
-        textMessage("user", "hi", { id: "m1", ts: sent, channelName: "#general", platform: "irc" }),
+        textMessage("user", "hi, the wifi driver crashed", {
+          id: "m1",
+          ts: sent,
+          channelName: "#general",
+          platform: "irc",
+        }),
       ]);
       // Counted as `channels` counts: the deleted one is not.
       await history.change("general", { kind: "delete", id: "m0" });
@@ -49,6 +54,17 @@ describe("serve on a workspace", () => {
             last: sent,
           },
         ]);
+        // Search builds the workspace's index on its first request: the deleted one is not in it.
+        const search = (await (await fetch(`${server.url}/search?q=drivers`)).json()) as {
+          hits: { evidence: string[]; marks: [number, number][]; snippet: string }[];
+        };
+        expect(search.hits.map((h) => h.evidence)).toContainEqual(["m1"]);
+        const found = search.hits.find((h) => h.evidence[0] === "m1");
+        expect(found?.marks.map(([a, b]) => found.snippet.slice(a, b))).toEqual(["driver"]);
+        const gone = (await (await fetch(`${server.url}/search?q=oops`)).json()) as {
+          hits: unknown[];
+        };
+        expect(gone.hits).toEqual([]);
         const topics = (await (
           await fetch(`${server.url}/channels/general/topics?limit=100`)
         ).json()) as {

@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LanceSearchIndex, type SearchDocument, SearchError } from "convoseg/search";
+import { type SearchDocument, SearchError } from "convoseg/search";
+import { LanceSearchIndex } from "convoseg/search/lancedb";
 import { describe, expect, it } from "vitest";
 
 const doc = (

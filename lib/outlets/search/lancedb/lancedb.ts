@@ -8,19 +8,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, Float64, Schema, Utf8 } from "apache-arrow";
-import type { SearchDocument, SearchKind } from "./documents.js";
-import { SearchError } from "./errors.js";
-import { checkQuery, type SearchQuery, snippet, whereClause } from "./query.js";
+import type { SearchDocument, SearchHit, SearchKind } from "../documents.js";
+import { SearchError } from "../errors.js";
+import { checkQuery, type SearchQuery, snippet, whereClause } from "../query.js";
 
 const TABLE = "documents";
-
-/** One hit: its document (evidence as ids), its score, and its snippet with the matches marked. */
-export interface SearchHit extends Omit<SearchDocument, "text" | "kind"> {
-  kind: SearchKind;
-  score: number;
-  snippet: string;
-  marks: [number, number][];
-}
 
 const STRING_COLUMNS = [
   "id",
@@ -93,8 +85,11 @@ export class LanceSearchIndex {
 
   /** The best hits for `query`, best first; a bad query is a `SearchError` naming what is wrong. */
   async search(query: SearchQuery): Promise<SearchHit[]> {
-    const { text, limit } = checkQuery(query);
-    let search = this.table.search(new lancedb.MatchQuery(text, "text"), "fts").limit(limit);
+    const { text, limit, offset } = checkQuery(query);
+    let search = this.table
+      .search(new lancedb.MatchQuery(text, "text"), "fts")
+      .limit(limit)
+      .offset(offset);
     const where = whereClause(query);
     if (where !== undefined) search = search.where(where);
     let rows: Record<string, unknown>[];
