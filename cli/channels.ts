@@ -76,7 +76,7 @@ export const channelsCommand: Command = command({
 });
 
 /** Every channel of the messages table with its counts: one scan of what a message's row names. */
-async function workspaceChannels(
+export async function workspaceChannels(
   client: DynamoDBClient,
   tableName: string,
 ): Promise<Omit<ChannelEntry, "sample">[]> {

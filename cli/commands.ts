@@ -76,6 +76,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./search.js")).searchCommand,
   },
   {
+    name: "mcp",
+    summary: ["mcp", "the workspace for AI assistants: a read-only MCP server on stdio"],
+    load: async () => (await import("./mcp.js")).mcpCommand,
+  },
+  {
     name: "digest",
     summary: ["digest <channel>...", "a period's new and recurring topics, questions, activity"],
     load: async () => (await import("./digest.js")).digestCommand,

@@ -3,7 +3,6 @@
  * topics and questions, best first, with filters. The index is built by the first search after
  * the workspace changed (docs/search.md).
  */
-import { parseDuration } from "convoseg/duration";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import {
   MAX_HITS,
@@ -18,6 +17,7 @@ import { type Command, command, EXIT } from "./shared/command.js";
 import { escapeControls, isoMinute } from "./shared/format.js";
 import { suggestChannels } from "./shared/near-channels.js";
 import { workspaceSearchIndex } from "./shared/search-index.js";
+import { timeOf } from "./shared/time-flag.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
@@ -61,26 +61,6 @@ interface SearchArgs {
   author?: string;
   limit: number;
   json: boolean;
-}
-
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:\d{2}))?$/;
-
-/** A time flag: a duration back from `now`, or an ISO date or time. */
-function timeOf(flag: string, text: string, now: number): number {
-  const trimmed = text.trim();
-  if (ISO_DATE.test(trimmed)) {
-    const ms = Date.parse(trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed);
-    if (Number.isFinite(ms)) return ms;
-  } else {
-    try {
-      return now - parseDuration(trimmed, flag);
-    } catch {
-      // Said below, with both forms.
-    }
-  }
-  throw new Error(
-    `${flag} must be a duration (30d, 12h) or an ISO date (2018-05-29) (got ${JSON.stringify(text.slice(0, 40))})`,
-  );
 }
 
 export const searchCommand: Command = command({
