@@ -4,12 +4,12 @@
  * channels (the messages table, with the links the reply linker inferred), so that `report`
  * needs no files after `run`.
  */
-import { copyPlatformFields, messageText } from "convoseg/history";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ReportInput, ReportMessage } from "convoseg/report";
 import type { Workspace } from "../../local/workspace.js";
+import { chatMessagesOf } from "../shared/workspace-messages.js";
 
 export async function workspaceReportInput(
   workspace: Workspace,
@@ -25,23 +25,7 @@ export async function workspaceReportInput(
   const messages: ReportMessage[] = [];
   for (const channel of channels) {
     candidates.push(...(await reader.results(channel)));
-    for (const message of await store.read(channel)) {
-      // Every message of a channel was ingested with its id and time (lib/intake/ingest).
-      if (message.id === undefined || message.ts === undefined) continue;
-      const chat: ReportMessage = {
-        id: message.id,
-        ts: message.ts,
-        channel,
-        text: messageText(message),
-      };
-      if (message.author !== undefined) chat.user = message.author;
-      if (message.kind !== undefined && message.kind !== "user") chat.kind = message.kind;
-      // Replies, threads and the channel's display name: what the report marks.
-      copyPlatformFields(message, chat);
-      // The parent the reply linker inferred (linked mode), shown apart from the platform's.
-      if (message.inferredReplyTo !== undefined) chat.inferredReplyTo = message.inferredReplyTo;
-      messages.push(chat);
-    }
+    messages.push(...chatMessagesOf(channel, await store.read(channel)));
   }
   return { segments: entries.map((e) => e.segment), candidates, messages };
 }

@@ -6,7 +6,6 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { copyPlatformFields, messageText } from "convoseg/history";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader, type Topic } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
@@ -16,6 +15,7 @@ import { LanceSearchIndex } from "convoseg/search/lancedb";
 import type { Workspace } from "../../local/workspace.js";
 import { formatCount } from "./format.js";
 import type { CommandIO } from "./io.js";
+import { chatMessagesOf } from "./workspace-messages.js";
 
 export const SEARCH_DIR = "search";
 /** What the index was built from: the database files as they were then. */
@@ -83,20 +83,7 @@ async function workspaceSources(workspace: Pick<Workspace, "dynamodb" | "tables"
   for (const channel of channels) {
     results.push(...(await reader.results(channel)));
     for (const topic of await reader.topics(channel)) topics.push({ channel, topic });
-    for (const message of await store.read(channel)) {
-      // Every message of a channel was ingested with its id and time (lib/intake/ingest).
-      if (message.id === undefined || message.ts === undefined) continue;
-      const chat: ChatMessage = {
-        id: message.id,
-        ts: message.ts,
-        channel,
-        text: messageText(message),
-      };
-      if (message.author !== undefined) chat.user = message.author;
-      if (message.kind !== undefined && message.kind !== "user") chat.kind = message.kind;
-      copyPlatformFields(message, chat);
-      messages.push(chat);
-    }
+    messages.push(...chatMessagesOf(channel, await store.read(channel)));
   }
   return { messages, results, topics };
 }
