@@ -38,12 +38,15 @@ describe("the read API in the stack", () => {
         "GET /channels/{c}/segments/{id}",
         "GET /channels/{c}/topics",
         "GET /openapi.json",
+        // Answered 501 by the deployed function until it keeps a search index (docs/search.md).
+        "GET /search",
         "HEAD /channels",
         "HEAD /channels/{c}/questions",
         "HEAD /channels/{c}/digest",
         "HEAD /channels/{c}/segments/{id}",
         "HEAD /channels/{c}/topics",
         "HEAD /openapi.json",
+        "HEAD /search",
       ].sort(),
     );
     expect(routes.every((r) => r.AuthorizationType === "AWS_IAM")).toBe(true);
