@@ -114,7 +114,42 @@ describe("GET /search", () => {
       await refused(`q=x&${Array.from({ length: 21 }, (_, i) => `channel=c${i}`).join("&")}`),
     ).toBe("channel");
     expect(await refused("q=x&channel=%20c")).toBe("channel");
+    expect(await refused("q=x&author=%20u")).toBe("author");
+    expect(
+      await refused("q=x&kind=message&kind=topic&kind=question&kind=conversation&kind=message"),
+    ).toBe("kind");
+    expect(await refused(`q=x&${"a=b&".repeat(600)}`)).toBe("query");
     expect(asked).toEqual([]);
+  });
+
+  it("takes times as zoned ISO times too, and ends the pages at the thousandth hit", async () => {
+    const asked: SearchQuery[] = [];
+    const endless: SearchSource = {
+      async search(query) {
+        asked.push(query);
+        return Array.from({ length: query.limit ?? 20 }, (_, n) => hit(n + (query.offset ?? 0)));
+      },
+    };
+    const handle = handlerWith(endless);
+    const response = await handle(get("/search?q=wifi&since=2026-01-30T12:00Z&limit=50"));
+    expect(response.status).toBe(200);
+    expect(asked[0]?.since).toBe(Date.UTC(2026, 0, 30, 12));
+    let cursor: string | null = body(response).cursor;
+    let pages = 1;
+    while (cursor !== null && pages < 100) {
+      const page = body(
+        await handle(
+          get(
+            `/search?q=wifi&since=2026-01-30T12:00Z&limit=50&cursor=${encodeURIComponent(cursor)}`,
+          ),
+        ),
+      );
+      cursor = page.cursor;
+      pages++;
+    }
+    // Offsets 0 to 1000 by 50: the page at 1000 is the last one a cursor leads to.
+    expect(pages).toBe(21);
+    expect(asked.at(-1)?.offset).toBe(1000);
   });
 
   it("answers 501 where the sources keep no search index", async () => {

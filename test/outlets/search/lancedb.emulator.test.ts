@@ -74,6 +74,16 @@ describe("LanceSearchIndex", () => {
         ),
       ).toEqual(["m2"]);
       expect(await index.search({ text: "nvidia", channels: ["x' OR '1'='1"] })).toEqual([]);
+      // Two channels, an end of the period, and pages: the second page starts past the first.
+      const both = await index.search({
+        text: "nvidia drivers",
+        channels: ["ubuntu", "it's"],
+        until: 3_500,
+      });
+      expect(both.map((h) => h.id).sort()).toEqual(["m1", "q1"]);
+      const [firstHit] = await index.search({ text: "nvidia drivers", limit: 1 });
+      const [secondHit] = await index.search({ text: "nvidia drivers", limit: 1, offset: 1 });
+      expect(firstHit?.id).not.toBe(secondHit?.id);
     } finally {
       index.close();
     }
@@ -93,6 +103,19 @@ describe("LanceSearchIndex", () => {
         'search: the query is empty: give the words to look for; limit must be a whole number from 1 to 100 (got 0); kind "thread" is not one of message, conversation, topic, question',
       );
       expect(await index.search({ text: "anything" })).toEqual([]);
+      const more = await index
+        .search({
+          text: "x".repeat(501),
+          offset: 1001,
+          channels: [" c"],
+          status: "open" as never,
+          since: Number.NaN,
+          authorId: "a\u0007b",
+        })
+        .catch((e: unknown) => e);
+      expect((more as SearchError).message).toBe(
+        'search: the query is 501 characters long, more than 500; offset must be a whole number from 0 to 1000 (got 1001); channel " c" leading or trailing whitespace; status "open" is not one of answered, unanswered, unclear; since must be a time (epoch ms); author must be a platform user id: 1 to 200 characters, no control characters',
+      );
     } finally {
       index.close();
     }
