@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { resolveChannel } from "../../cli/shared/channel-names.js";
 import { sampleChat } from "../../local/sample.js";
 import { runCli } from "../support/cli.js";
@@ -41,18 +41,26 @@ beforeEach(() => {
 });
 
 describe("a channel given by its name", () => {
-  it("resolves in topics and channel show, refuses an ambiguous name, and an id wins", async () => {
-    const ws = ["--workspace", join(dir, "ws")];
+  const ws = ["--workspace", join(dir, "ws")];
+  // One run for every command below; each command then has its own budget, as a loaded
+  // machine starts DynamoDB Local slowly for each.
+  beforeAll(async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", undefined);
+    vi.stubEnv("AWS_ENDPOINT_URL_SQS", inject("sqsEndpoint"));
     const run = await cli(["run", "--input", chatFile(), ...SEGMENTING, ...ws]);
     expect(run.code, run.stderr).toBe(0);
+  }, 180_000);
 
+  it("resolves a name, with or without its #, in topics", async () => {
     const byName = await cli(["topics", "desk", ...ws, "--json"]);
     expect(byName.code, byName.stderr).toBe(0);
     expect(byName.stderr).toContain('topics: "desk" is channel C1');
     expect(JSON.parse(byName.stdout).channel).toBe("C1");
     const hashed = await cli(["topics", "#desk", ...ws, "--json"]);
     expect(JSON.parse(hashed.stdout).channel).toBe("C1");
-    // Headed by the name people know, beside the id the commands take.
+  }, 90_000);
+
+  it("heads topics, questions and the digest by the name people know, beside the id", async () => {
     const text = await cli(["topics", "C1", ...ws]);
     expect(text.stdout).toMatch(/^desk \(C1\): (\d+ topics?, most supported first|no topics)/);
     const asked = await cli(["questions", "desk", ...ws]);
@@ -60,23 +68,27 @@ describe("a channel given by its name", () => {
     const digest = await cli(["digest", "desk", "--format", "text", ...ws]);
     expect(digest.stdout).toMatch(/^Digest: desk \(C1\)\n/);
     expect(digest.stdout).toMatch(/^ {2}desk \(C1\): \d+ messages?, /m);
+  }, 120_000);
 
+  it("refuses an ambiguous name with the ids of its channels, in topics and channel reset", async () => {
     const ambiguous = await cli(["topics", "random", ...ws]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain(
       'topics: "random" names 2 channels (C2, C3): give the id of one (npm start -- channels lists them)',
     );
+    expect((await cli(["channel", "reset", "random", ...ws])).code).toBe(2);
+  }, 90_000);
 
+  it("resolves a name in channel show and the report", async () => {
     const show = await cli(["channel", "show", "desk", ...ws]);
     expect(show.code, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout).channel).toBe("C1");
-    expect((await cli(["channel", "reset", "random", ...ws])).code).toBe(2);
     const out = join(dir, "desk.html");
     const page = await cli(["report", "--channel", "desk", "--out", out, ...ws]);
     expect(page.code, page.stderr).toBe(0);
     expect(page.stderr).toContain('report: "desk" is channel C1');
     expect(page.stderr).toMatch(/: 1 channel, /);
-  }, 120_000);
+  }, 90_000);
 
   it("refuses an id that is another channel's name, takes a platform's id, and leaves an unknown one to the command", async () => {
     const asked: string[] = [];

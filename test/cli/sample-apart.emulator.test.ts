@@ -75,5 +75,5 @@ describe("the sample beside the user's chat", () => {
     const ambiguous = await cli(["topics", "general", ...ws]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('"general" names 2 channels (C0GENERAL, general)');
-  }, 240_000);
+  }, 420_000); // Seven commands in sequence, each starting DynamoDB Local: CI runs slower than a desk.
 });
