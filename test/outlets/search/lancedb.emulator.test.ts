@@ -135,4 +135,9 @@ describe("LanceSearchIndex", () => {
     expect(readdirSync(parent)).toEqual(["index"]);
     expect(await LanceSearchIndex.open(join(parent, "none"))).toBeUndefined();
   });
+
+  it("runs Lance with four compute threads at least, where a person set none", () => {
+    // Fewer hang building a full-text index of a few hundred thousand documents (docs/search.md).
+    expect(Number(process.env.LANCE_CPU_THREADS)).toBeGreaterThanOrEqual(4);
+  });
 });

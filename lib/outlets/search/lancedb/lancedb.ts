@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, renameSync, rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, Float64, Schema, Utf8 } from "apache-arrow";
 import type { SearchDocument, SearchHit, SearchKind } from "../documents.js";
@@ -13,6 +14,15 @@ import { SearchError } from "../errors.js";
 import { checkQuery, type SearchQuery, snippet, whereClause } from "../query.js";
 
 const TABLE = "documents";
+
+/**
+ * Lance sizes its compute pool by the cores; with 2 (a small machine, a Lambda of under 3.5 GB)
+ * building a full-text index of a few hundred thousand documents waits on itself forever
+ * (measured here: 228k messages and conversations). Four threads finish it; a person's own
+ * setting stands.
+ */
+const MIN_LANCE_THREADS = 4;
+process.env.LANCE_CPU_THREADS ??= String(Math.max(MIN_LANCE_THREADS, availableParallelism()));
 
 const STRING_COLUMNS = [
   "id",
