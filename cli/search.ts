@@ -41,7 +41,7 @@ ${WORKSPACE_HELP}
   --kind K          only this kind: ${SEARCH_KINDS.join(", ")}; again for more
   --status S        only questions of this status: ${QUESTION_STATUSES.join(", ")}
   --since T         only from this time: a duration back from the workspace's clock (30d,
-                    12h) or an ISO date (2018-05-29)
+                    12h, 2w) or an ISO date (2018-05-29)
   --until T         only before this time, the same way
   --author ID       only what this person (platform user id) wrote or asked
   --limit N         at most N hits (default 20, at most ${MAX_HITS})
