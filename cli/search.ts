@@ -3,7 +3,6 @@
  * topics and questions, best first, with filters. The index is built by the first search after
  * the workspace changed (docs/search.md).
  */
-import { DynamoDbStore } from "convoseg/history/dynamodb";
 import {
   MAX_HITS,
   QUESTION_STATUSES,
@@ -125,30 +124,25 @@ export const searchCommand: Command = command({
     const found = await withWorkspace({ dir: args.dir, create: false }, io, async (workspace) => {
       const now = workspace.clock ?? io.now();
       const directory = messagesDirectory(workspace.dynamodb(), workspace.tables.messagesTable);
-      const stored = new Set(
-        await new DynamoDbStore({
-          client: workspace.dynamodb(),
-          tableName: workspace.tables.messagesTable,
-        }).conversations(),
-      );
       const channels: string[] = [];
       for (const given of args.channels) {
-        const channel = await channelArgument("search", given, directory, io);
-        if (channel === undefined) return undefined;
-        if (!stored.has(channel)) {
+        const resolved = await channelArgument("search", given, directory, io);
+        if (resolved === undefined) return undefined;
+        if (!resolved.stored) {
           io.stderr.write(
             `search: no channel ${escapeControls(JSON.stringify(given))} in the workspace (npm start -- channels lists them)\n`,
           );
+          // Read again only here, on the way out, for the channels near it.
           suggestChannels(
             "search",
             `search ${JSON.stringify(args.text)} --channel`,
-            channel,
-            stored,
+            resolved.channel,
+            new Set(await directory.conversations()),
             io,
           );
           return undefined;
         }
-        channels.push(channel);
+        channels.push(resolved.channel);
       }
       const query: SearchQuery = {
         text: args.text,
