@@ -270,7 +270,7 @@ async function workspaceDigest(args: DigestArgs, opened: Workspace, io: CommandI
   // Headed by the names people know them by (`general (C0GENERAL)`), as the messages give them.
   const names: Record<string, string> = {};
   for (const given of args.channels) {
-    const resolved = await channelArgument("digest", given, directory, io);
+    const resolved = (await channelArgument("digest", given, directory, io))?.channel;
     if (resolved === undefined) return "ambiguous";
     channels.push(resolved);
     const name = await directory.nameOf(resolved);

@@ -98,7 +98,7 @@ export function mcpServer(workspace: Workspace, io: CommandIO): McpServer {
       throw new Error(
         `${JSON.stringify(given)} names ${resolution.ambiguous.length} channels (${resolution.ambiguous.join(", ")}): give one's id`,
       );
-    if (!(await directory.conversations()).includes(resolution.channel))
+    if (!resolution.stored)
       throw new Error(
         `no channel ${JSON.stringify(given)} in the workspace: the channels tool lists them`,
       );

@@ -3,7 +3,6 @@
  * topics and questions, best first, with filters. The index is built by the first search after
  * the workspace changed (docs/search.md).
  */
-import { DynamoDbStore } from "convoseg/history/dynamodb";
 import {
   MAX_HITS,
   QUESTION_STATUSES,
@@ -41,7 +40,7 @@ ${WORKSPACE_HELP}
   --kind K          only this kind: ${SEARCH_KINDS.join(", ")}; again for more
   --status S        only questions of this status: ${QUESTION_STATUSES.join(", ")}
   --since T         only from this time: a duration back from the workspace's clock (30d,
-                    12h) or an ISO date (2018-05-29)
+                    12h, 2w) or an ISO date (2018-05-29)
   --until T         only before this time, the same way
   --author ID       only what this person (platform user id) wrote or asked
   --limit N         at most N hits (default 20, at most ${MAX_HITS})
@@ -125,30 +124,25 @@ export const searchCommand: Command = command({
     const found = await withWorkspace({ dir: args.dir, create: false }, io, async (workspace) => {
       const now = workspace.clock ?? io.now();
       const directory = messagesDirectory(workspace.dynamodb(), workspace.tables.messagesTable);
-      const stored = new Set(
-        await new DynamoDbStore({
-          client: workspace.dynamodb(),
-          tableName: workspace.tables.messagesTable,
-        }).conversations(),
-      );
       const channels: string[] = [];
       for (const given of args.channels) {
-        const channel = await channelArgument("search", given, directory, io);
-        if (channel === undefined) return undefined;
-        if (!stored.has(channel)) {
+        const resolved = await channelArgument("search", given, directory, io);
+        if (resolved === undefined) return undefined;
+        if (!resolved.stored) {
           io.stderr.write(
             `search: no channel ${escapeControls(JSON.stringify(given))} in the workspace (npm start -- channels lists them)\n`,
           );
+          // Read again only here, on the way out, for the channels near it.
           suggestChannels(
             "search",
             `search ${JSON.stringify(args.text)} --channel`,
-            channel,
-            stored,
+            resolved.channel,
+            new Set(await directory.conversations()),
             io,
           );
           return undefined;
         }
-        channels.push(channel);
+        channels.push(resolved.channel);
       }
       const query: SearchQuery = {
         text: args.text,

@@ -97,7 +97,7 @@ export const channelCommand: Command = command({
       if (workspace === undefined) {
         const client = new DynamoDBClient({});
         const directory = messagesDirectory(client, remove.messages as string);
-        const channel = await channelArgument("channel", given, directory, io);
+        const channel = (await channelArgument("channel", given, directory, io))?.channel;
         if (channel === undefined) return EXIT.usage;
         return deleteChannelCommand(
           { ...request, channel },
@@ -155,9 +155,9 @@ export const channelCommand: Command = command({
 });
 
 /** The workspace's channel `given` names, by id or by name (undefined: an ambiguous name). */
-function workspaceChannel(opened: Workspace, given: string, io: CommandIO) {
+async function workspaceChannel(opened: Workspace, given: string, io: CommandIO) {
   const directory = messagesDirectory(opened.dynamodb(), opened.tables.messagesTable);
-  return channelArgument("channel", given, directory, io);
+  return (await channelArgument("channel", given, directory, io))?.channel;
 }
 
 /** Shows or resets the channel in the channels table `ref` names. */

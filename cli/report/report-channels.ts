@@ -45,7 +45,7 @@ export async function keepChannels<T extends Parts>(
   if (given === undefined || given.length === 0) return input;
   const kept = new Set<string>();
   for (const argument of given) {
-    const channel = await channelArgument("report", argument, directory, io);
+    const channel = (await channelArgument("report", argument, directory, io))?.channel;
     if (channel === undefined) return undefined;
     kept.add(channel);
   }

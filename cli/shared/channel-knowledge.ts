@@ -60,7 +60,7 @@ export async function readChannel<T>(
     const client = opened.dynamodb();
     // The workspace's messages know the channels' names: `topics general` works too.
     const directory = messagesDirectory(client, opened.tables.messagesTable);
-    const channel = await channelArgument(command, given, directory, io);
+    const channel = (await channelArgument(command, given, directory, io))?.channel;
     if (channel === undefined) return { ambiguous: true } as const;
     const ref = {
       table: opened.tables.resultsTable,

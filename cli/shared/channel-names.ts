@@ -27,7 +27,19 @@ export function messagesDirectory(client: DynamoDBClient, tableName: string): Ch
   };
 }
 
-export type Resolution = { channel: string; byName?: string } | { ambiguous: string[] };
+/**
+ * A channel `given` resolves to: by name or as itself, and whether the workspace stores it (an
+ * unknown id is passed on for the command to say so); or, when several channels carry it, their
+ * ids.
+ */
+export type Resolution = Resolved | { ambiguous: string[] };
+export interface Resolved {
+  channel: string;
+  /** What `given` was, when it was the channel's name. */
+  byName?: string;
+  /** Whether the channel is among the directory's conversations. */
+  stored: boolean;
+}
 
 /** Names looked up at once: one Query each. */
 const CONCURRENCY = 8;
@@ -44,7 +56,7 @@ export async function resolveChannel(
 ): Promise<Resolution> {
   const ids = await directory.conversations();
   const isId = ids.includes(given);
-  if (isId && channelPlatform(given) !== undefined) return { channel: given };
+  if (isId && channelPlatform(given) !== undefined) return { channel: given, stored: true };
   const wanted = new Set([given, given.startsWith("#") ? given.slice(1) : `#${given}`]);
   const named: string[] = [];
   let next = 0;
@@ -58,25 +70,27 @@ export async function resolveChannel(
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, ids.length) }, worker));
   if (isId) {
     const others = named.filter((id) => id !== given);
-    return others.length === 0 ? { channel: given } : { ambiguous: [given, ...others].sort() };
+    return others.length === 0
+      ? { channel: given, stored: true }
+      : { ambiguous: [given, ...others].sort() };
   }
   named.sort();
-  if (named.length === 1) return { channel: named[0], byName: given };
+  if (named.length === 1) return { channel: named[0], byName: given, stored: true };
   if (named.length > 1) return { ambiguous: named };
-  return { channel: given };
+  return { channel: given, stored: false };
 }
 
 /**
- * The channel id for a command's `given` argument, saying on standard error which channel a
- * name stood for; undefined once it has said that the name is ambiguous (the command then exits
- * with the usage code).
+ * The channel for a command's `given` argument (its id, and whether it is stored), saying on
+ * standard error which channel a name stood for; undefined once it has said that the name is
+ * ambiguous (the command then exits with the usage code).
  */
 export async function channelArgument(
   prefix: string,
   given: string,
   directory: ChannelDirectory,
   io: CommandIO,
-): Promise<string | undefined> {
+): Promise<Resolved | undefined> {
   const resolution = await resolveChannel(given, directory);
   const quoted = escapeControls(JSON.stringify(given));
   if ("ambiguous" in resolution) {
@@ -89,5 +103,5 @@ export async function channelArgument(
   if (resolution.byName !== undefined) {
     io.stderr.write(`${prefix}: ${quoted} is channel ${shellArg(resolution.channel)}\n`);
   }
-  return resolution.channel;
+  return resolution;
 }

@@ -92,8 +92,12 @@ describe("a channel given by its name", () => {
 
   it("refuses an id that is another channel's name, takes a platform's id, and leaves an unknown one to the command", async () => {
     const asked: string[] = [];
+    let listed = 0;
     const directory = {
-      conversations: async () => ["C1", "general", "C0DEV", "random"],
+      conversations: async () => {
+        listed++;
+        return ["C1", "general", "C0DEV", "random"];
+      },
       nameOf: async (id: string) => {
         asked.push(id);
         return ({ C1: "general", C0DEV: "dev", general: "#general" } as Record<string, string>)[id];
@@ -102,11 +106,18 @@ describe("a channel given by its name", () => {
     // The sample's `general` beside an imported Slack #general: which one is not guessed.
     expect(await resolveChannel("general", directory)).toEqual({ ambiguous: ["C1", "general"] });
     // An id no other channel carries as a name, its own name aside, is itself.
-    expect(await resolveChannel("random", directory)).toEqual({ channel: "random" });
+    expect(await resolveChannel("random", directory)).toEqual({ channel: "random", stored: true });
     asked.length = 0;
-    expect(await resolveChannel("C0DEV", directory)).toEqual({ channel: "C0DEV" });
+    expect(await resolveChannel("C0DEV", directory)).toEqual({ channel: "C0DEV", stored: true });
     expect(asked).toEqual([]);
-    expect(await resolveChannel("#dev", directory)).toEqual({ channel: "C0DEV", byName: "#dev" });
-    expect(await resolveChannel("nope", directory)).toEqual({ channel: "nope" });
+    expect(await resolveChannel("#dev", directory)).toEqual({
+      channel: "C0DEV",
+      byName: "#dev",
+      stored: true,
+    });
+    // An unknown id is passed on, said not to be stored, for the command to say so.
+    expect(await resolveChannel("nope", directory)).toEqual({ channel: "nope", stored: false });
+    // Whether it is stored comes with the resolution: the list is read once each.
+    expect(listed).toBe(5);
   });
 });

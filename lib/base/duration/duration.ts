@@ -1,10 +1,23 @@
 /**
  * Durations as people write them in flags and configuration: `90s`, `15m`, `24h`, `2d`, `250ms`,
- * or a bare number of milliseconds.
+ * or a bare number of milliseconds; and times as flags and query parameters take them: a
+ * duration back from a clock (`7d`, `2w`) or an ISO date or time.
  */
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+/** A duration back from a clock: a unit is required, as a bare number is surely a mistake there. */
+const BACK = /^(\d+(?:\.\d+)?)(s|m|h|d|w)$/;
+/** `2026-01-31`, or a full ISO 8601 time with its zone (`2026-01-31T08:00Z`, `…T08:00:00.250+02:00`). */
+const ISO_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 /**
  * The longest duration accepted: a year. Longer ones are mistakes (a settle time in seconds
@@ -29,6 +42,32 @@ export function parseDuration(text: string, name = "duration"): number {
     throw new RangeError(`${name} must be at most 365 days (got ${JSON.stringify(text)})`);
   }
   return ms;
+}
+
+/**
+ * The time `text` names, as `--since`, `?until=` and the like take one: a duration back from
+ * `now` (`90m`, `24h`, `7d`, `2w`; a unit is required, and a fraction is rounded to the ms) of
+ * at most `longest` ms (default a year), or an ISO date (its UTC midnight) or time with its zone
+ * (`2026-01-31`, `2026-01-31T08:00Z`): `at`, its epoch ms, and of a duration `back`, the ms it
+ * counts back. Undefined when it is none of these, for the caller to say so in its own words,
+ * naming its own flag or parameter.
+ */
+export function parseTime(
+  text: string,
+  now: number,
+  longest = MAX_DURATION_MS,
+): { at: number; back?: number } | undefined {
+  const trimmed = text.trim();
+  if (ISO_TIME.test(trimmed)) {
+    const at = Date.parse(trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed);
+    return Number.isFinite(at) ? { at } : undefined;
+  }
+  const match = BACK.exec(trimmed);
+  if (match === null) return undefined;
+  const back = Math.round(Number(match[1]) * UNIT_MS[match[2]]);
+  return Number.isSafeInteger(back) && back <= longest && Number.isSafeInteger(now - back)
+    ? { at: now - back, back }
+    : undefined;
 }
 
 /** A short human reading of a duration: `0s`, `45s`, `12m 5s`, `3h 20m`, `2d 4h`, `250ms`. */

@@ -1,2 +1,5 @@
-/** Durations as people write them in flags and configuration (`90s`, `15m`, `24h`, `2d`). */
-export { formatDuration, nextUtcMidnight, parseDuration } from "./duration.js";
+/**
+ * Durations and times as people write them in flags and settings (`90s`, `2d`, `2026-01-31`).
+ * A time is a duration back from a clock or an ISO date or time.
+ */
+export { formatDuration, nextUtcMidnight, parseDuration, parseTime } from "./duration.js";

@@ -223,7 +223,7 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
         name: "since",
         in: "query",
         description:
-          "only from this time: a duration back from now (30d, 12h; at most 365d) or an ISO date or zoned time",
+          "only from this time: a duration back from now (30d, 12h, 2w; at most 365d) or an ISO date or zoned time",
         schema: { type: "string", pattern: SEARCH_TIME },
       },
       {

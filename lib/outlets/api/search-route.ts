@@ -3,7 +3,7 @@
  * `channel` and `kind` may be given more than once; every other parameter once. A cursor is
  * bound to the query it was issued for.
  */
-import { parseDuration } from "../../base/duration/index.js";
+import { parseTime } from "../../base/duration/index.js";
 import {
   MAX_OFFSET,
   QUESTION_STATUSES,
@@ -20,24 +20,15 @@ import type { SearchPage } from "./schemas.js";
 
 /** The longest query, in characters (`lib/outlets/search` takes up to 500). */
 const MAX_Q_CHARS = 500;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-/** A time parameter: a duration back from `now` (30d, 12h) or an ISO date or zoned time. */
+/** A time parameter: a duration back from `now` (30d, 12h, 2w) or an ISO date or zoned time. */
 function timeParameter(name: string, value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
-  if (ISO_TIME.test(value)) {
-    const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
-    if (Number.isFinite(ms)) return ms;
-  } else if (/^\d+(\.\d+)?[smhd]$/.test(value)) {
-    try {
-      return now - parseDuration(value, name);
-    } catch {
-      // Said below.
-    }
-  }
+  const time = parseTime(value, now);
+  if (time !== undefined) return time.at;
   throw new ApiParameterError(
     name,
-    "must be a duration back from now (30d, 12h; at most 365d) or an ISO date or zoned time",
+    "must be a duration back from now (30d, 12h, 2w; at most 365d) or an ISO date or zoned time",
   );
 }
 

@@ -1,34 +1,20 @@
+import { parseTime } from "../../base/duration/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
 import { thousands, utcDate } from "./text.js";
 
 const DAY_MS = 86_400_000;
 /** A week: the period a digest covers when no `--since` is given. */
 const WEEK_MS = 7 * DAY_MS;
-/** A unit is required: a bare number (milliseconds elsewhere) is surely a mistake. */
-const DURATION = /^(\d+(?:\.\d+)?)([smhdw])$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, w: WEEK_MS } as const;
-/** `2026-01-31`, or a full ISO 8601 time with its zone (`2026-01-31T08:00:00Z`). */
-const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 /**
- * The epoch ms `text` names, relative to `now`: a duration back from it (`7d`, `24h`, `2w`,
- * `90m`) or an ISO date (UTC midnight) or time with its zone. A {@link DigestError} naming
- * `flag` (default `--since`) otherwise.
+ * The time `text` names, relative to `now`: a duration back from it (`7d`, `24h`, `2w`, `90m`;
+ * not `0d`) or an ISO date (UTC midnight) or time with its zone. A {@link DigestError} naming
+ * `flag` otherwise.
  */
-function parseSince(text: string, now: Date, flag = "--since"): number {
-  const trimmed = text.trim();
-  if (ISO.test(trimmed)) {
-    const ms = Date.parse(trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed);
-    if (Number.isFinite(ms)) return ms;
-  } else {
-    // Any length: one past what a digest covers is said as such by askedPeriod, not here.
-    const duration = DURATION.exec(trimmed);
-    const back =
-      duration === null
-        ? Number.NaN
-        : Math.round(Number(duration[1]) * UNIT_MS[duration[2] as "s"]);
-    if (Number.isSafeInteger(back) && back > 0) return now.getTime() - back;
-  }
+function parseSince(text: string, now: number, flag: string): { at: number; back?: number } {
+  // Any length: one past what a digest covers is said as such by askedPeriod, not here.
+  const time = parseTime(text, now, Number.POSITIVE_INFINITY);
+  if (time !== undefined && time.back !== 0) return time;
   throw new DigestError(
     "DIGEST_BAD_TIME",
     `${flag} must be a duration (7d, 24h, 2w) or an ISO date or time (2026-01-31, 2026-01-31T08:00Z) (got ${JSON.stringify(text.slice(0, 40))})`,
@@ -55,9 +41,9 @@ export interface AskedPeriod {
  */
 export function askedPeriod(asked: AskedPeriod): { since: number; until: number } {
   const until =
-    asked.until === undefined ? asked.end : parseSince(asked.until, new Date(asked.end), "--until");
+    asked.until === undefined ? asked.end : parseSince(asked.until, asked.end, "--until").at;
   if (asked.since === undefined) return { since: until - WEEK_MS, until };
-  const since = parseSince(asked.since, new Date(until), "--since");
+  const { at: since, back } = parseSince(asked.since, until, "--since");
   const to = asked.until === undefined ? asked.endName : `--until ${asked.until}`;
   if (since >= until) {
     throw new DigestError(
@@ -67,11 +53,12 @@ export function askedPeriod(asked: AskedPeriod): { since: number; until: number 
   }
   const days = Math.ceil((until - since) / DAY_MS);
   if (days > MAX_PERIOD_DAYS) {
-    const fix = DURATION.test(asked.since.trim())
-      ? `give a shorter --since (at most ${MAX_PERIOD_DAYS}d)`
-      : asked.until !== undefined
-        ? `bring --since and --until within ${MAX_PERIOD_DAYS} days of each other`
-        : `add --until ${utcDate(since + WEEK_MS)} for a week (or any date to ${utcDate(since + MAX_PERIOD_DAYS * DAY_MS)})`;
+    const fix =
+      back !== undefined
+        ? `give a shorter --since (at most ${MAX_PERIOD_DAYS}d)`
+        : asked.until !== undefined
+          ? `bring --since and --until within ${MAX_PERIOD_DAYS} days of each other`
+          : `add --until ${utcDate(since + WEEK_MS)} for a week (or any date to ${utcDate(since + MAX_PERIOD_DAYS * DAY_MS)})`;
     throw new DigestError(
       "DIGEST_BAD_PERIOD",
       `--since ${asked.since} to ${to} is ${thousands(days)} days; a digest covers at most ${MAX_PERIOD_DAYS} days: ${fix}`,

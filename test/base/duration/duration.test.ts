@@ -1,4 +1,4 @@
-import { formatDuration, nextUtcMidnight, parseDuration } from "convoseg/duration";
+import { formatDuration, nextUtcMidnight, parseDuration, parseTime } from "convoseg/duration";
 import { describe, expect, it } from "vitest";
 
 describe("parseDuration", () => {
@@ -32,6 +32,45 @@ describe("parseDuration", () => {
   ])("rejects %j naming the setting", (text) => {
     expect(() => parseDuration(text, "--settle")).toThrow(RangeError);
     expect(() => parseDuration(text, "--settle")).toThrow(/--settle/);
+  });
+});
+
+describe("parseTime", () => {
+  const now = Date.UTC(2026, 0, 31, 12);
+  it.each([
+    ["90m", { at: now - 5_400_000, back: 5_400_000 }],
+    [" 7d ", { at: now - 7 * 86_400_000, back: 7 * 86_400_000 }],
+    ["2w", { at: now - 14 * 86_400_000, back: 14 * 86_400_000 }],
+    ["1.1h", { at: now - 3_960_000, back: 3_960_000 }],
+    ["0d", { at: now, back: 0 }],
+    ["365d", { at: now - 365 * 86_400_000, back: 365 * 86_400_000 }],
+    ["2026-01-05", { at: Date.UTC(2026, 0, 5) }],
+    ["2026-01-05T08:30Z", { at: Date.UTC(2026, 0, 5, 8, 30) }],
+    ["2026-01-05T08:30:00.250+02:00", { at: Date.UTC(2026, 0, 5, 6, 30, 0, 250) }],
+  ])("reads %j as a duration back from now or an ISO date or time", (text, time) => {
+    expect(parseTime(text, now)).toEqual(time);
+  });
+
+  it.each([
+    "",
+    "7",
+    "250ms",
+    "-3d",
+    "2y",
+    "seven days",
+    "366d",
+    "1e3d",
+    "2026-13-45",
+    "2026-01-05T08:30",
+    "2026-01-05T08Z",
+    "2026-01-05T08:30:00.1234Z",
+  ])("takes %j for no time", (text) => {
+    expect(parseTime(text, now)).toBeUndefined();
+  });
+
+  it("takes a longer duration when told to", () => {
+    expect(parseTime("400d", now, Number.POSITIVE_INFINITY)?.back).toBe(400 * 86_400_000);
+    expect(parseTime("2d", now, 86_400_000)).toBeUndefined();
   });
 });
 

@@ -107,7 +107,8 @@ describe("GET /search", () => {
     expect(await refused("q=x&status=open")).toBe("status");
     expect(await refused("q=x&status=answered&status=unclear")).toBe("status");
     expect(await refused("q=x&since=yesterday")).toBe("since");
-    expect(await refused("q=x&until=2w")).toBe("until");
+    expect(await refused("q=x&until=2y")).toBe("until");
+    expect(await refused("q=x&until=366d")).toBe("until");
     expect(await refused("q=x&limit=51")).toBe("limit");
     expect(await refused("q=x&sort=new")).toBe("query");
     expect(

@@ -6,7 +6,7 @@
  */
 import type { ChannelData } from "../data.js";
 import { counted, el } from "./dom.js";
-import { threadLabel } from "./labels.js";
+import { streamNoun, threadLabel } from "./labels.js";
 import type { LaneView } from "./timeline.js";
 import { firstAtOrAfter } from "./timeline.js";
 
@@ -181,13 +181,12 @@ export class Lanes {
 
   /** `2 threads and 14 conversations`, of the rows' streams (the channel's own left out). */
   private streamsNamed(rows: readonly Row[]): string {
-    let threads = 0;
-    let conversations = 0;
+    const count = { thread: 0, conversation: 0 };
     for (const { stream } of rows) {
       const thread = this.channel.threads[stream];
-      if (thread?.linked) conversations++;
-      else if (thread !== undefined) threads++;
+      if (thread !== undefined) count[streamNoun(thread)]++;
     }
+    const { thread: threads, conversation: conversations } = count;
     if (threads > 0 && conversations > 0)
       return `${counted(threads, "thread")} and ${counted(conversations, "conversation")}`;
     return threads > 0 ? counted(threads, "thread") : counted(conversations, "conversation");
@@ -196,7 +195,8 @@ export class Lanes {
   private rowLabel(stream: number): string {
     const thread = this.channel.threads[stream];
     if (thread !== undefined) return threadLabel(thread);
-    return this.channel.threads.some((t) => t.linked)
+    // The channel's own row, said in its streams' noun: linked conversations, else threads.
+    return this.channel.threads.some((t) => streamNoun(t) === "conversation")
       ? "the channel, in no conversation"
       : "the channel, outside threads";
   }
