@@ -49,9 +49,15 @@ const MAX_EVIDENCE = 50;
 /** The most characters of a segment's words a document holds: enough to find it by. */
 const MAX_SEGMENT_TEXT = 8_000;
 
+/** What a conversation's document reads of its stored result. */
+export type SearchResultSource = Pick<
+  SegmentResult,
+  "channel" | "segmentId" | "first" | "last" | "messageIds" | "candidates" | "questions"
+>;
+
 export interface SearchSource {
   messages: readonly ChatMessage[];
-  results: readonly SegmentResult[];
+  results: readonly SearchResultSource[];
   topics: readonly { channel: string; topic: Topic }[];
 }
 

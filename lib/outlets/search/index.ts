@@ -8,6 +8,7 @@ export {
   type SearchDocument,
   type SearchHit,
   type SearchKind,
+  type SearchResultSource,
   searchDocuments,
 } from "./documents.js";
 export { SearchError } from "./errors.js";
