@@ -1,7 +1,7 @@
 import type { ActivityMessage, DigestSources } from "convoseg/digest";
-import type { ChatMessage } from "convoseg/messages";
 import { normalizeTopic } from "convoseg/extraction";
 import type { SegmentResult, StoredQuestion, TopicSupport } from "convoseg/knowledge/store";
+import type { ChatMessage } from "convoseg/messages";
 import { segmentResult, topicSupport } from "../../support/segment-result.js";
 
 export const DAY = 86_400_000;
