@@ -3,7 +3,15 @@
  * platform has one (Slack's), in every form; a workspace of another platform gets none, and no
  * id or channel that is not of Slack's shape ever becomes a link.
  */
-import { buildDigest, type Digest } from "convoseg/digest";
+import {
+  buildDigest,
+  type Digest,
+  digestHtml,
+  digestJson,
+  digestMarkdown,
+  digestText,
+  slackDigestPayload,
+} from "convoseg/digest";
 import { describe, expect, it } from "vitest";
 import { DAY, memorySources, result, SINCE, support, UNTIL } from "./fixtures.js";
 
@@ -99,5 +107,73 @@ describe("digest permalinks", () => {
     // A thread not of Slack's shape is left out of the link, never written into it.
     const threaded = await digestOf(C, "slack", { asked: ASKED, topic: TOPIC, thread: "x&y" });
     expect(threaded.topics[0]?.permalink).toBe(`https://slack.com/archives/${C}/p1736200000000300`);
+  });
+
+  it("every form links a Slack workspace's entries: Markdown, HTML, Slack, text, JSON", async () => {
+    const digest = await digestOf(C, "slack");
+    const md = digestMarkdown(digest);
+    expect(md).toContain(
+      `- **wifi driver** in ${C}: 1 conversation · [open in Slack](${TOPIC_LINK})`,
+    );
+    expect(md).toContain(
+      `(asked 2026-01-06 00:00 (segment s1) in ${C}) · [open in Slack](${ASKED_LINK})`,
+    );
+    const html = digestHtml(digest);
+    expect(html).toContain(` · <a href="${TOPIC_LINK.replace("&", "&amp;")}">open in Slack</a>`);
+    expect(html).toContain(` · <a href="${ASKED_LINK}">open in Slack</a>`);
+    const slack = JSON.stringify(slackDigestPayload(digest).blocks);
+    expect(slack).toContain(JSON.stringify(` · <${TOPIC_LINK}|open in Slack>`).slice(1, -1));
+    expect(slack).toContain(JSON.stringify(` · <${ASKED_LINK}|open in Slack>`).slice(1, -1));
+    const text = digestText(digest);
+    expect(text).toContain(`1 conversation <${TOPIC_LINK}>`);
+    expect(text).toContain(`segment s1) <${ASKED_LINK}>`);
+    const json = JSON.parse(digestJson(digest)) as Digest;
+    expect(json.topics[0]?.permalink).toBe(TOPIC_LINK);
+    expect(json.unanswered[0]?.permalink).toBe(ASKED_LINK);
+    // Only the entries with a link have one: the answered question's asking is not stored.
+    expect(md.match(/open in Slack/g)).toHaveLength(2);
+    expect(html.match(/open in Slack/g)).toHaveLength(2);
+    expect(slack.match(/open in Slack/g)).toHaveLength(2);
+    expect(text.match(/https:/g)).toHaveLength(2);
+  });
+
+  it("no form links another platform's entries", async () => {
+    const digest = await digestOf("123456789012345678", "discord");
+    for (const form of [
+      digestMarkdown(digest),
+      digestHtml(digest),
+      digestText(digest),
+      digestJson(digest),
+      JSON.stringify(slackDigestPayload(digest)),
+    ]) {
+      expect(form).not.toMatch(/slack\.com|open in Slack|permalink/);
+    }
+  });
+
+  it("a permalink not of Slack's shape (a digest read back from anywhere) is never linked", async () => {
+    const digest = await digestOf(C, "slack");
+    for (const bad of [
+      "javascript:alert(1)",
+      "http://slack.com/archives/C0HELP/p1",
+      "https://slack.com.evil.example/archives/C0HELP/p1",
+      'https://slack.com/archives/C0HELP/p1"><script>alert(1)</script>',
+      "https://slack.com/archives/C0HELP/p1|<!channel>",
+      "https://slack.com/archives/C0HELP/p1) [x](javascript:alert(1)",
+      "https://slack.com/archives/C0HELP/p1\n# heading",
+    ]) {
+      const forged: Digest = {
+        ...digest,
+        topics: digest.topics.map((t) => ({ ...t, permalink: bad })),
+        unanswered: digest.unanswered.map((q) => ({ ...q, permalink: bad })),
+      };
+      for (const form of [
+        digestMarkdown(forged),
+        digestHtml(forged),
+        digestText(forged),
+        JSON.stringify(slackDigestPayload(forged)),
+      ]) {
+        expect(form, bad).not.toMatch(/open in Slack|slack\.com|javascript|<script/);
+      }
+    }
   });
 });
