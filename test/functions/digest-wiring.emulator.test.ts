@@ -61,8 +61,9 @@ describe("the digest function's wiring", () => {
     const build = wiring.build(watched, { resultsTable, messagesTable, channelsTable: "unused" });
     const digest = await build({ channels: ["help"], since: SINCE, until: UNTIL, now: UNTIL });
 
-    // The messages table is read by key, naming only when, by whom and whether deleted: the
-    // digest's role may read nothing else of it (never the text; issue 39 §3).
+    // The messages table is read by key, naming only when, by whom, whether deleted, and the
+    // platform and thread (for the entries' links): the digest's role may read nothing else of
+    // it (never the text; issue 39 §3).
     const ofMessages = reads.filter(({ input }) =>
       JSON.stringify(input).includes(`"${messagesTable}"`),
     );
@@ -72,7 +73,7 @@ describe("the digest function's wiring", () => {
         messagesTable
       ];
       const named = Object.values(request.ExpressionAttributeNames as Record<string, string>);
-      expect(named.sort()).toEqual(["author", "deleted", "id", "ts"]);
+      expect(named.sort()).toEqual(["author", "deleted", "id", "platform", "thread", "ts"]);
     }
 
     expect(digest.topics.map((t) => [t.kind, t.segments, t.earlierSegments])).toEqual([
@@ -93,5 +94,50 @@ describe("the digest function's wiring", () => {
     expect(markdown).toContain("wifi driver");
     expect(JSON.parse(wiring.render.json(digest))).toEqual(digest);
     expect(wiring.render.html(digest)).toMatch(/^<!doctype html>/i);
+  });
+
+  it("links a Slack channel's entries to their messages, from the platform and thread stored", async () => {
+    const client = testDynamoDbClient();
+    const resultsTable = await createResultsTestTable(client);
+    const messagesTable = await createMessagesTestTable(client);
+    const results = new DynamoDbResultStore({ client, tableName: resultsTable });
+    const messages = new DynamoDbStore({ client, tableName: messagesTable });
+    const [root, reply] = ["1736100000.000100", "1736100000.000200"];
+    await messages.write("C0HELP", [
+      textMessage("user", "why?", { id: root, ts: SINCE + DAY, platform: "slack" }),
+      textMessage("user", "and?", {
+        id: reply,
+        ts: SINCE + DAY + 1,
+        platform: "slack",
+        thread: root,
+      }),
+    ]);
+    const lease = { owner: "t", now: 0, leaseMs: 60_000, expiresAt: 2_000_000_000 };
+    await results.acquireLease("C0HELP", "s1", lease);
+    const asked = (id: string, askedId: string, askedTs: number) => ({
+      id,
+      question: `${id}?`,
+      status: "unanswered" as const,
+      askedId,
+      askedTs,
+      answerIds: [],
+    });
+    await results.saveResult(
+      result("C0HELP", "s1", SINCE + DAY, SINCE + DAY + 1, [
+        asked("q1", root, SINCE + DAY),
+        asked("q2", reply, SINCE + DAY + 1),
+      ]),
+      [],
+      undefined,
+      "t",
+    );
+
+    const build = wiring.build(client, { resultsTable, messagesTable, channelsTable: "unused" });
+    const digest = await build({ channels: ["C0HELP"], since: SINCE, until: UNTIL, now: UNTIL });
+
+    expect(digest.unanswered.map((q) => q.permalink)).toEqual([
+      "https://slack.com/archives/C0HELP/p1736100000000100",
+      `https://slack.com/archives/C0HELP/p1736100000000200?thread_ts=${root}&cid=C0HELP`,
+    ]);
   });
 });

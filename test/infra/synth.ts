@@ -50,11 +50,21 @@ export interface Statement {
 
 /**
  * What a reader of a digest's activity may read of the messages table: the key, the id, when,
- * by whom (display name), whether deleted; a request must name them (never the text).
+ * by whom (display name), whether deleted, the platform and thread (for its permalink); a
+ * request must name them (never the text).
  */
 export const ACTIVITY_READ_CONDITION = {
   "ForAllValues:StringEquals": {
-    "dynamodb:Attributes": ["conversation", "key", "id", "ts", "author", "deleted"],
+    "dynamodb:Attributes": [
+      "conversation",
+      "key",
+      "id",
+      "ts",
+      "author",
+      "deleted",
+      "platform",
+      "thread",
+    ],
   },
   StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },
 };

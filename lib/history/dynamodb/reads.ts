@@ -86,12 +86,17 @@ export async function getMessages(
   });
 }
 
-/** When a message was sent, by whom (display name), and whether it is deleted. */
+/**
+ * When a message was sent, by whom (display name), whether it is deleted, and its platform and
+ * thread's root (what the platform's link to it needs), each where the item has it.
+ */
 export interface MessageFacts {
   id: string;
   ts?: number;
   author?: string;
   deleted?: boolean;
+  platform?: string;
+  thread?: string;
 }
 
 /** {@link getMessages} reading only {@link ACTIVITY_ATTRIBUTES}. */
@@ -109,6 +114,8 @@ export async function getMessageFacts(
     if (typeof item.ts === "number") facts.ts = item.ts;
     if (typeof item.author === "string") facts.author = item.author;
     if (item[DELETED] === true) facts.deleted = true;
+    if (typeof item.platform === "string") facts.platform = item.platform;
+    if (typeof item.thread === "string") facts.thread = item.thread;
     return [facts];
   });
 }

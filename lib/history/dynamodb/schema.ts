@@ -146,10 +146,12 @@ export const INFERRED_REPLY_TO = "inferredReplyTo";
 export const INFERRED_REPLY_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, INFERRED_REPLY_TO] as const;
 
 /**
- * What a digest's activity reads of a message, and all a reader of activity may read (the API's
- * and the digest's roles are held to these and the key): never its text, nor its author's id.
+ * What a digest reads of a message, and all a reader of activity may read (the API's and the
+ * digest's roles are held to these and the key): when, by whom, whether deleted (its activity),
+ * and its platform and thread (the platform's link to an entry's evidence); never its text, nor
+ * its author's id.
  */
-export const ACTIVITY_ATTRIBUTES = ["id", "ts", "author", DELETED] as const;
+export const ACTIVITY_ATTRIBUTES = ["id", "ts", "author", DELETED, "platform", "thread"] as const;
 
 /**
  * What the read API's channel list reads of a channel's first and latest arrivals (the API's role

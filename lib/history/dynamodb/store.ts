@@ -224,7 +224,10 @@ export class DynamoDbStore implements Store, Lister, Editor, AuthorIndex {
     return getMessages(this.access, conversationId, ids, options);
   }
 
-  /** {@link getMessages} without the text: when, by whom, whether deleted (a digest's activity). */
+  /**
+   * {@link getMessages} without the text: when, by whom, whether deleted (a digest's activity),
+   * and the platform and thread (its links).
+   */
   messageFacts(
     conversationId: ConversationId,
     ids: readonly string[],

@@ -1,7 +1,8 @@
 /**
  * The chat message as convoseg's inputs carry it, with the edits and deletions that may follow.
- * JSON lines and ingestion batches, and their validation. Its order is `compareRefs` of
- * `lib/base/identity`, and its timestamp window is there too.
+ * JSON lines and ingestion batches, and their validation; and the platform's own link to a message
+ * (`messagePermalink`). Its order is `compareRefs` of `lib/base/identity`, and its timestamp
+ * window is there too.
  */
 export { InvalidMessageError } from "../index.js";
 export {
@@ -12,3 +13,4 @@ export {
   parseChatOperation,
   parseTimestamp,
 } from "./chat-message.js";
+export { messagePermalink } from "./permalink.js";

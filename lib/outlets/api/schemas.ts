@@ -211,6 +211,10 @@ const DigestTopic = named(
     firstSeen: epochMs,
     lastSeen: epochMs,
     evidence: z.array(digestEvidence).describe("the period's evidence, oldest first"),
+    permalink: z
+      .string()
+      .optional()
+      .describe("the platform's own link to its first evidence message (Slack's); absent if none"),
   }),
   "DigestTopic",
   "A topic of the period, new or recurring, with its evidence.",
@@ -227,6 +231,10 @@ const DigestQuestion = named(
     answer: z.string().optional(),
     answerIds: z.array(z.string()),
     thread: z.string().optional(),
+    permalink: z
+      .string()
+      .optional()
+      .describe("the platform's own link to the asking message (Slack's); absent if none"),
   }),
   "DigestQuestion",
   "A question asked within the period.",

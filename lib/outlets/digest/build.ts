@@ -1,8 +1,9 @@
+import { messagePermalink } from "../../history/messages/index.js";
 import { mergeSupports } from "../../knowledge/read/index.js";
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { TopicMatcher } from "../../knowledge/topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
-import type { ActivityMessage, DigestSources } from "./sources.js";
+import type { ActivityMessage, DigestSources, MessageLink } from "./sources.js";
 import type {
   Digest,
   DigestActivity,
@@ -57,7 +58,9 @@ export function channelDigests(
  * The digest of `channels` over [since, until), from what `sources` read: pure given them, and
  * the same whatever order they list things in. A topic is of the period when some of its evidence
  * begins in it: `new` when none begins before, `recurring` otherwise; questions are those asked
- * in the period (results extracted before questions were have none).
+ * in the period (results extracted before questions were have none). Then each entry listed gets
+ * its platform link ({@link DigestTopic.permalink}): the messages read for it are those entries'
+ * first evidence messages only, one per entry.
  */
 export async function buildDigest(
   sources: DigestSources,
@@ -74,7 +77,13 @@ export async function buildDigest(
     ]);
     read.push({ channel, supports, results, messages });
   }
-  return assembleDigest(read, options);
+  const digest = assembleDigest(read, options);
+  const links = await Promise.all(
+    [...linkedIds(digest)].map(
+      async ([channel, ids]) => [channel, await sources.links(channel, ids)] as const,
+    ),
+  );
+  return withPermalinks(digest, links);
 }
 
 /** One channel's data as a digest reads it: what {@link DigestSources} answer for it. */
@@ -84,6 +93,11 @@ export interface DigestChannel {
   /** Its results; only `segmentId`, `thread` and `questions` are read. */
   results: readonly Pick<SegmentResult, "segmentId" | "thread" | "questions">[];
   messages: readonly ActivityMessage[];
+  /**
+   * Its messages as the platform's links need them, where they are at hand (the report's): the
+   * entries of the period get their permalinks from these. {@link buildDigest} reads its own.
+   */
+  links?: readonly MessageLink[];
 }
 
 /**
@@ -142,7 +156,7 @@ export function assembleDigest(
     unclear: left(unclear),
     answered: left(answered),
   };
-  return {
+  const digest: Digest = {
     v: 1,
     channels,
     since,
@@ -157,6 +171,56 @@ export function assembleDigest(
     ...(omitted.topics + omitted.unanswered + omitted.unclear + omitted.answered > 0
       ? { omitted }
       : {}),
+  };
+  const links = data.flatMap((d) => (d.links === undefined ? [] : [[d.channel, d.links] as const]));
+  return links.length === 0 ? digest : withPermalinks(digest, links);
+}
+
+/** A topic's first evidence message: the first of its first evidence that names messages. */
+const firstEvidenceId = (t: DigestTopic): string | undefined =>
+  t.evidence.find((e) => e.messageIds !== null)?.messageIds?.[0];
+
+/** The messages the digest's entries link to, by channel: one per topic and per question. */
+function linkedIds(digest: Digest): Map<string, string[]> {
+  const ids = new Map<string, Set<string>>();
+  const add = (channel: string, id: string | undefined) => {
+    if (id === undefined) return;
+    const of = ids.get(channel) ?? new Set<string>();
+    ids.set(channel, of.add(id));
+  };
+  for (const t of digest.topics) add(t.channel, firstEvidenceId(t));
+  for (const q of [...digest.unanswered, ...digest.unclear, ...digest.answered]) {
+    add(q.channel, q.askedId);
+  }
+  return new Map([...ids].map(([channel, of]) => [channel, [...of]]));
+}
+
+/**
+ * `digest` with each topic's and question's permalink ({@link messagePermalink} of its first
+ * evidence message, as `links` give it by channel); none where the message is not among them or
+ * its platform has no link.
+ */
+function withPermalinks(
+  digest: Digest,
+  links: Iterable<readonly [string, readonly MessageLink[]]>,
+): Digest {
+  const byId = new Map<string, MessageLink>();
+  for (const [channel, of] of links) for (const m of of) byId.set(`${channel}\u0000${m.id}`, m);
+  const permalink = (channel: string, id: string | undefined): { permalink?: string } => {
+    const message = id === undefined ? undefined : byId.get(`${channel}\u0000${id}`);
+    const url = message === undefined ? "" : messagePermalink({ ...message, channel });
+    return url === "" ? {} : { permalink: url };
+  };
+  const question = (q: DigestQuestion): DigestQuestion => ({
+    ...q,
+    ...permalink(q.channel, q.askedId),
+  });
+  return {
+    ...digest,
+    topics: digest.topics.map((t) => ({ ...t, ...permalink(t.channel, firstEvidenceId(t)) })),
+    unanswered: digest.unanswered.map(question),
+    unclear: digest.unclear.map(question),
+    answered: digest.answered.map(question),
   };
 }
 

@@ -5,7 +5,17 @@ import {
   questionHeading,
   type RenderOptions,
 } from "./markdown.js";
-import { counted, digestChannel, htmlText, minute, safeHref, thousands, utcDate } from "./text.js";
+import {
+  counted,
+  digestChannel,
+  htmlText,
+  minute,
+  PERMALINK_LABEL,
+  safeHref,
+  safePermalink,
+  thousands,
+  utcDate,
+} from "./text.js";
 import type {
   Digest,
   DigestActivity,
@@ -17,7 +27,8 @@ import type {
 /**
  * The digest as one standalone HTML page: no script, nothing fetched (its Content-Security-Policy
  * allows its inline style only), a small inline SVG bar chart of each channel's messages per day.
- * Every chat string is {@link htmlText}-escaped.
+ * Every chat string is {@link htmlText}-escaped; an entry's platform link is an `<a href>` only
+ * when it is an https link to slack.com of ids ({@link safePermalink}).
  */
 export function digestHtml(digest: Digest, options: RenderOptions = {}): string {
   // As in Markdown: a time links to its segment; the segment's id is said only where no link is.
@@ -80,7 +91,7 @@ function topicItem(
       ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
       : "";
   const evidence = t.evidence.map((e) => link(e, minute(e.firstTs))).join(", ");
-  return `<li><strong>${htmlText(t.topic)}</strong>${also} in <span class="channel">${channel(t.channel)}</span>: ${counted(t.segments, "conversation")}${earlier}<div class="evidence">evidence: ${evidence}</div></li>`;
+  return `<li><strong>${htmlText(t.topic)}</strong>${also} in <span class="channel">${channel(t.channel)}</span>: ${counted(t.segments, "conversation")}${earlier}${permalinkOf(t)}<div class="evidence">evidence: ${evidence}</div></li>`;
 }
 
 function questionItem(
@@ -91,7 +102,13 @@ function questionItem(
   const asked = link(evidenceOf(q), minute(q.askedTs));
   const answer =
     q.answer === undefined ? "" : `<div class="answer">answer: ${htmlText(q.answer)}</div>`;
-  return `<li>${asked} in <span class="channel">${channel(q.channel)}</span>: ${htmlText(q.question)}${answer}</li>`;
+  return `<li>${asked} in <span class="channel">${channel(q.channel)}</span>: ${htmlText(q.question)}${permalinkOf(q)}${answer}</li>`;
+}
+
+/** ` · <a href="…">open in Slack</a>`: an entry's platform link, where it has a safe one. */
+function permalinkOf(entry: { permalink?: string }): string {
+  const url = safePermalink(entry.permalink);
+  return url === undefined ? "" : ` · <a href="${htmlText(url)}">${PERMALINK_LABEL}</a>`;
 }
 
 /** Bar geometry of the chart: one bar per UTC day, the chart some 420px wide at most. */

@@ -3,7 +3,9 @@ import {
   digestChannel,
   markdownText,
   minute,
+  PERMALINK_LABEL,
   safeHref,
+  safePermalink,
   thousands,
   utcDate,
 } from "./text.js";
@@ -16,8 +18,9 @@ export interface RenderOptions {
 
 /**
  * The digest as Markdown: activity, new and recurring topics with links to their evidence,
- * unanswered questions oldest first, answered ones with their answers. Every chat string is
- * {@link markdownText}: no markup, link or mention comes of it.
+ * unanswered questions oldest first, answered ones with their answers; each entry with its
+ * platform link where it has one. Every chat string is {@link markdownText}: no markup, link or
+ * mention comes of it.
  */
 export function digestMarkdown(digest: Digest, options: RenderOptions = {}): string {
   const link = (e: DigestEvidence, label: string): string => {
@@ -75,7 +78,7 @@ function topicLines(
       : "";
   const evidence = t.evidence.map((e) => link(e, minute(e.firstTs)));
   return [
-    `- **${markdownText(t.topic)}**${also} in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
+    `- **${markdownText(t.topic)}**${also} in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${earlier}${permalinkOf(t)}`,
     `  - evidence: ${evidence.join(", ")}`,
   ];
 }
@@ -86,9 +89,17 @@ function questionLines(
   channel: (id: string) => string,
 ): string[] {
   const asked = link(evidenceOf(q), minute(q.askedTs));
-  const lines = [`- ${markdownText(q.question)} (asked ${asked} in ${channel(q.channel)})`];
+  const lines = [
+    `- ${markdownText(q.question)} (asked ${asked} in ${channel(q.channel)})${permalinkOf(q)}`,
+  ];
   if (q.answer !== undefined) lines.push(`  - answer: ${markdownText(q.answer)}`);
   return lines;
+}
+
+/** ` · [open in Slack](…)`: an entry's platform link, where it has a safe one; else "". */
+function permalinkOf(entry: { permalink?: string }): string {
+  const url = safePermalink(entry.permalink);
+  return url === undefined ? "" : ` · [${PERMALINK_LABEL}](${url})`;
 }
 
 /** The order every form lists questions in: what still wants an answer first. */

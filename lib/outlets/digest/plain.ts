@@ -1,11 +1,20 @@
 import { periodText, QUESTION_ORDER, questionHeading } from "./markdown.js";
-import { counted, digestChannel, minute, plainText, thousands, utcDate } from "./text.js";
+import {
+  counted,
+  digestChannel,
+  minute,
+  plainText,
+  safePermalink,
+  thousands,
+  utcDate,
+} from "./text.js";
 import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
 
 /**
  * The digest as plain text, for a terminal: the Markdown form's sections without its markup or
  * escapes (`std::process::Command` reads as written). Every chat string is {@link plainText}:
- * on one line, without the control characters a terminal could act on.
+ * on one line, without the control characters a terminal could act on. An entry's platform link
+ * ends its first line in angle brackets (`<https://slack.com/archives/…>`).
  */
 export function digestText(digest: Digest): string {
   const generated = Date.parse(digest.generatedAt);
@@ -54,15 +63,21 @@ function topicLines(t: DigestTopic, channel: (id: string) => string): string[] {
       ? `, ${counted(t.earlierSegments, "earlier conversation")} since ${utcDate(t.firstSeen)}`
       : "";
   return [
-    `  - ${plainText(t.topic)}${also} in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${earlier}`,
+    `  - ${plainText(t.topic)}${also} in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${earlier}${permalinkOf(t)}`,
     `    evidence: ${t.evidence.map(at).join(", ")}`,
   ];
 }
 
 function questionLines(q: DigestQuestion, channel: (id: string) => string): string[] {
   const lines = [
-    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${channel(q.channel)}, segment ${plainText(q.segmentId)})`,
+    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${channel(q.channel)}, segment ${plainText(q.segmentId)})${permalinkOf(q)}`,
   ];
   if (q.answer !== undefined) lines.push(`    answer: ${plainText(q.answer)}`);
   return lines;
+}
+
+/** ` <https://slack.com/archives/…>`: an entry's platform link, where it has a safe one. */
+function permalinkOf(entry: { permalink?: string }): string {
+  const url = safePermalink(entry.permalink);
+  return url === undefined ? "" : ` <${url}>`;
 }

@@ -4,12 +4,20 @@
  * `<!channel>`, `<!here>`, `<@U…>`, `<#C…>` or link can be formed by it, and the bare `@here`,
  * `@channel` and `@everyone` get a word joiner after the `@` so that no client links them. The
  * message stays within Slack's limits (a header's 150 characters, a section's 3,000, 50 blocks,
- * the fallback text's 4,000). The webhook URL is a secret: no error or log carries it.
+ * the fallback text's 4,000). An entry's platform link, where it has one, is a `<url|open in
+ * Slack>` link. The webhook URL is a secret: no error or log carries it.
  */
 import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
 import { DigestError } from "./errors.js";
 import { QUESTION_ORDER, questionHeading } from "./markdown.js";
-import { counted, digestChannel, plainText, thousands } from "./text.js";
+import {
+  counted,
+  digestChannel,
+  PERMALINK_LABEL,
+  plainText,
+  safePermalink,
+  thousands,
+} from "./text.js";
 import type { Digest, DigestQuestion, DigestTopic } from "./types.js";
 
 export const SLACK_LIMITS = {
@@ -105,14 +113,24 @@ function section(title: string, lines: string[]): SlackBlock {
 }
 
 const topicLine = (t: DigestTopic) =>
-  `${chat(t.topic)} (${t.segments} conversation${t.segments === 1 ? "" : "s"}, ${chat(t.channel, 80)})`;
+  `${chat(t.topic)} (${t.segments} conversation${t.segments === 1 ? "" : "s"}, ${chat(t.channel, 80)})${permalinkOf(t)}`;
 
 const questionLine = (q: DigestQuestion) =>
-  `${chat(q.question)} (${chat(q.channel, 80)}, ${day(q.askedTs)})${
+  `${chat(q.question)} (${chat(q.channel, 80)}, ${day(q.askedTs)})${permalinkOf(q)}${
     q.answer === undefined ? "" : ` → ${chat(q.answer)}`
   }`;
 
-/** A Slack link to `url`, or undefined when it is not an http(s) address. */
+/** ` · <https://slack.com/archives/…|open in Slack>`: an entry's platform link, where it has one. */
+function permalinkOf(entry: { permalink?: string }): string {
+  const url = safePermalink(entry.permalink);
+  const linked = url === undefined ? undefined : link(url, PERMALINK_LABEL);
+  return linked === undefined ? "" : ` · ${linked}`;
+}
+
+/**
+ * A Slack link to `url` saying `label`, or undefined when it is not an http(s) address. The label
+ * is escaped (`&<>`) and its `|`, which Slack would read as the label's start, made a look-alike.
+ */
 function link(url: string, label: string): string | undefined {
   let parsed: URL;
   try {
@@ -122,7 +140,7 @@ function link(url: string, label: string): string | undefined {
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return undefined;
   // URL's serialization percent-encodes `<`, `>` and spaces; `|` would end the address.
-  return `<${parsed.href.replace(/\|/g, "%7C")}|${label}>`;
+  return `<${parsed.href.replace(/\|/g, "%7C")}|${slackEscape(label).replace(/\|/g, "\u2223")}>`;
 }
 
 export function slackDigestPayload(

@@ -14,6 +14,13 @@ export interface ActivityMessage {
   segmentId?: string;
 }
 
+/** What the platform's link to a message needs of it besides its channel: its id, platform, thread. */
+export interface MessageLink {
+  id: string;
+  platform?: string;
+  thread?: string;
+}
+
 /** What a digest is built from: the port its DynamoDB and memory implementations serve. */
 export interface DigestSources {
   /** The channel's stored results (SegmentResult[] from lib/knowledge: listResults). */
@@ -22,6 +29,11 @@ export interface DigestSources {
   supports(channel: string): Promise<TopicSupport[]>;
   /** The channel's messages in [since, until): ts and author only (for activity). */
   activity(channel: string, since: number, until: number): Promise<ActivityMessage[]>;
+  /**
+   * The channel's messages with these ids (the evidence a digest shows, one per entry), as the
+   * platform's link to each needs them; ids not stored and deleted messages left out.
+   */
+  links(channel: string, ids: readonly string[]): Promise<MessageLink[]>;
 }
 
 /** Reads a channel's messages by id: what `DynamoDbStore` and `MemoryStore` both answer. */
@@ -29,7 +41,16 @@ export interface MessagesById {
   getMessages(
     channel: string,
     ids: readonly string[],
-  ): Promise<{ ts?: number; author?: string; deleted?: boolean; id?: string }[]>;
+  ): Promise<
+    {
+      ts?: number;
+      author?: string;
+      deleted?: boolean;
+      id?: string;
+      platform?: string;
+      thread?: string;
+    }[]
+  >;
 }
 
 /**
@@ -37,7 +58,8 @@ export interface MessagesById {
  * store lists them; activity from the messages of the results whose span meets the period, read
  * by id (batches of 100), so that a period costs the channel's results plus its own messages and
  * never a scan. Messages of a still open segment (in no result yet) are not counted; nor are
- * those of a result too large to list its message ids (`trimmed.messageIds`).
+ * those of a result too large to list its message ids (`trimmed.messageIds`). Links read the
+ * messages named by id, as activity does: the few a digest shows.
  */
 export function storeDigestSources(store: ResultStore, messages: MessagesById): DigestSources {
   const results = new Map<string, Promise<SegmentResult[]>>();
@@ -69,6 +91,20 @@ export function storeDigestSources(store: ResultStore, messages: MessagesById): 
       }
       return activity;
     },
+    links: async (channel, ids) => {
+      if (ids.length === 0) return [];
+      return (await messages.getMessages(channel, ids)).flatMap((m) =>
+        m.id === undefined || m.deleted === true
+          ? []
+          : [
+              {
+                id: m.id,
+                ...(m.platform === undefined ? {} : { platform: m.platform }),
+                ...(m.thread === undefined ? {} : { thread: m.thread }),
+              },
+            ],
+      );
+    },
   };
 }
 
@@ -81,7 +117,8 @@ export function dynamoDbDigestSources(options: {
   const messages = new DynamoDbStore({ client: options.client, tableName: options.messagesTable });
   return storeDigestSources(
     new DynamoDbResultStore({ client: options.client, tableName: options.resultsTable }),
-    // Never the text: the API's and the digest's roles may read these attributes only.
+    // Never the text: the API's and the digest's roles may read these attributes only
+    // (ACTIVITY_ATTRIBUTES: when, by whom, whether deleted, platform, thread).
     { getMessages: (channel, ids) => messages.messageFacts(channel, ids) },
   );
 }

@@ -57,6 +57,21 @@ export function safeHref(href: string): string | undefined {
   );
 }
 
+/** A platform link as `messagePermalink` makes them: Slack's archives link, of ids only. */
+const PERMALINK =
+  /^https:\/\/slack\.com\/archives\/[A-Z0-9]+\/p\d+(\?thread_ts=\d+\.\d+&cid=[A-Z0-9]+)?$/;
+
+/**
+ * An entry's permalink as a form may link it: only an https link to slack.com of the shape
+ * `messagePermalink` makes (a digest read back from JSON could say anything); else undefined.
+ * Of ids, digits and `/.?=&:` only: nothing in it needs escaping but the HTML form's `&`.
+ */
+export const safePermalink = (url: string | undefined): string | undefined =>
+  url !== undefined && PERMALINK.test(url) ? url : undefined;
+
+/** What an entry's permalink says, in every form. */
+export const PERMALINK_LABEL = "open in Slack";
+
 /** `2026-01-31 08:05` (UTC). */
 export const minute = (ms: number): string =>
   new Date(ms).toISOString().slice(0, 16).replace("T", " ");

@@ -29,6 +29,11 @@ export interface DigestTopic {
   lastSeen: number;
   /** The period's evidence, oldest first. */
   evidence: DigestEvidence[];
+  /**
+   * The platform's own link to the first message of its first evidence that names messages
+   * (added within v1; absent where the platform has none: only Slack's messages have one).
+   */
+  permalink?: string;
 }
 
 export interface DigestQuestion {
@@ -41,6 +46,8 @@ export interface DigestQuestion {
   answer?: string;
   answerIds: string[];
   thread?: string;
+  /** The platform's own link to the asking message (added within v1; absent as a topic's). */
+  permalink?: string;
 }
 
 /** One channel's activity over the period. */

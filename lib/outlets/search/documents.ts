@@ -3,7 +3,7 @@
  * learned from it), per topic and per question, each with its channel, its time, the message ids
  * that are its evidence and where to open it. Built from what the stores hold, nothing else.
  */
-import type { ChatMessage } from "../../history/messages/index.js";
+import { type ChatMessage, messagePermalink } from "../../history/messages/index.js";
 import type { Topic } from "../../knowledge/read/index.js";
 import type { SegmentResult } from "../../knowledge/store/index.js";
 
@@ -87,7 +87,7 @@ export function searchDocuments(source: SearchSource): SearchDocument[] {
       status: "",
       segment: segmentOf.get(`${message.channel}\u0000${message.id}`) ?? "",
       evidence: [message.id],
-      permalink: permalink(message),
+      permalink: messagePermalink(message),
     });
   }
   for (const result of source.results) {
@@ -153,19 +153,4 @@ export function searchDocuments(source: SearchSource): SearchDocument[] {
     });
   }
   return documents;
-}
-
-/**
- * The platform's own link to a message where its ids suffice: Slack's `archives` link (a
- * message id is its `ts`; a thread reply names its thread). Discord's needs the guild and
- * Telegram's a public group's name, which messages do not carry: none.
- */
-function permalink(message: ChatMessage): string {
-  if (message.platform !== "slack" || !/^\d+\.\d+$/.test(message.id)) return "";
-  if (!/^[A-Z0-9]+$/.test(message.channel)) return "";
-  const base = `https://slack.com/archives/${message.channel}/p${message.id.replace(".", "")}`;
-  const thread = message.thread;
-  return thread !== undefined && thread !== message.id && /^\d+\.\d+$/.test(thread)
-    ? `${base}?thread_ts=${thread}&cid=${message.channel}`
-    : base;
 }

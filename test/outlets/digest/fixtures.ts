@@ -1,6 +1,7 @@
 import type { ActivityMessage, DigestSources } from "convoseg/digest";
 import { normalizeTopic } from "convoseg/extraction";
 import type { SegmentResult, StoredQuestion, TopicSupport } from "convoseg/knowledge/store";
+import type { ChatMessage } from "convoseg/messages";
 import { segmentResult, topicSupport } from "../../support/segment-result.js";
 
 export const DAY = 86_400_000;
@@ -64,6 +65,8 @@ export function memorySources(data: {
   supports?: TopicSupport[];
   results?: SegmentResult[];
   messages?: (ActivityMessage & { channel: string })[];
+  /** The stored messages' platform fields, for the entries' links. */
+  links?: Pick<ChatMessage, "id" | "channel" | "platform" | "thread">[];
 }): DigestSources {
   return {
     supports: async (channel) => (data.supports ?? []).filter((s) => s.channel === channel),
@@ -71,6 +74,10 @@ export function memorySources(data: {
     activity: async (channel, since, until) =>
       (data.messages ?? [])
         .filter((m) => m.channel === channel && m.ts >= since && m.ts < until)
+        .map(({ channel: _, ...m }) => m),
+    links: async (channel, ids) =>
+      (data.links ?? [])
+        .filter((m) => m.channel === channel && ids.includes(m.id))
         .map(({ channel: _, ...m }) => m),
   };
 }

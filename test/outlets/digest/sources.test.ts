@@ -61,6 +61,34 @@ describe("storeDigestSources", () => {
       "within",
     ]);
   });
+
+  it("reads the links of the messages named only: platform and thread, deleted ones left out", async () => {
+    const messages = new MemoryStore();
+    const at = (id: string, fields: Record<string, string> = {}) =>
+      textMessage("user", "text", { id, ts: SINCE, author: "ann", ...fields });
+    await messages.write("C0HELP", [
+      at("1.1", { platform: "slack" }),
+      at("1.2", { platform: "slack", thread: "1.1" }),
+      at("1.3", { platform: "slack" }),
+      at("1.4"),
+    ]);
+    await messages.change("C0HELP", { kind: "delete", id: "1.3" });
+    const asked: string[][] = [];
+    const sources = storeDigestSources(new MemoryResultStore(), {
+      getMessages: (channel, ids) => {
+        asked.push([...ids]);
+        return messages.getMessages(channel, ids);
+      },
+    });
+
+    expect(await sources.links("C0HELP", [])).toEqual([]);
+    expect(asked).toEqual([]);
+    expect(await sources.links("C0HELP", ["1.2", "1.3", "1.4", "missing"])).toEqual([
+      { id: "1.2", platform: "slack", thread: "1.1" },
+      { id: "1.4" },
+    ]);
+    expect(asked).toEqual([["1.2", "1.3", "1.4", "missing"]]);
+  });
 });
 
 describe("digest text", () => {
