@@ -1,30 +1,42 @@
 /**
- * `npm run bench:search`: the local search index (LanceDB, `lib/outlets/search`) on the annotated
- * IRC corpus's messages: how long building it takes and how much disk it takes per 100,000
- * messages, and how long a query takes (p50, p99) with and without filters, each query a word
- * pair drawn from the messages themselves (fixed seed).
+ * `npm run bench:search`: the local search index (LanceDB, `lib/outlets/search`) on the IRC
+ * corpus: how long building it takes and how much disk it takes per 100,000 messages, how long a
+ * query takes (p50, p99) with and without filters, each query a word pair drawn from the messages
+ * themselves (fixed seed), and how well it finds an annotated answer to an annotated question
+ * (recall@5, MRR) beside plain BM25 over single messages, measured in the same run.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChatMessage } from "convoseg/messages";
-import { searchDocuments } from "convoseg/search";
+import { type SearchDocument, type SearchHit, searchDocuments } from "convoseg/search";
 import { LanceSearchIndex } from "convoseg/search/lancedb";
 import { benchArgs, usageError } from "./args.js";
+import { type LabelledQuestion, readCorpus } from "./search/labelled.js";
 
-const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--json]
+const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--copies N] [--json]
 
-Builds the search index of every message of the IRC files in DIR and times queries on it.
+Builds the search index of the IRC files in DIR (each file a channel; its people's lines linked
+into conversations and cut as \`run\` cuts them), times queries on it, and measures its quality.
+
+Quality: for every annotated question (a person's line with a question mark, ids from 1000) that
+another person answered by the corpus's reply annotation, the question's words (its leading
+"nick:" left out) are the query, the question's own message is left out of the hits, and a hit
+is right when it holds an annotated answer: that message, or a conversation with it. Reported
+as recall@5 (a right hit among the first 5) and MRR (1/rank of the first right hit in the first
+10, else 0) for the index (messages and conversations) and for the baseline, BM25 over single
+messages on the same engine. Keyword ranking only: no embeddings are configured here.
 
 Options:
   --data DIR     the IRC folder (default ../shared/data/irc; irc-train adds 155 files more)
   --queries N    queries timed per kind of query (default 200)
+  --copies N     also time queries on an index of the messages N times over (default 0: not)
   --json         one JSON object instead of the table
   -h, --help     this help`;
 
 const values = benchArgs(USAGE, {
   data: { type: "string", default: "../shared/data/irc" },
   queries: { type: "string", default: "200" },
+  copies: { type: "string", default: "0" },
   json: { type: "boolean", default: false },
 });
 const queries = Number(values.queries);
@@ -39,29 +51,12 @@ try {
 }
 if (names.length === 0) usageError(USAGE, `--data ${values.data} holds no .jsonl files`);
 
-const messages: ChatMessage[] = [];
-for (const name of names.sort()) {
-  const channel = name.split(".")[0] as string;
-  for (const line of readFileSync(join(values.data, name), "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    const row = JSON.parse(line) as {
-      id: number;
-      ts: string;
-      user?: string;
-      text?: string;
-      system?: boolean;
-    };
-    if (row.system) continue;
-    messages.push({
-      id: `${name}:${row.id}`,
-      ts: Date.parse(row.ts),
-      channel,
-      user: row.user ?? "",
-      text: row.text ?? "",
-    });
-  }
-}
+const copies = Number(values.copies);
+if (!Number.isInteger(copies) || copies < 0)
+  usageError(USAGE, "--copies must be a whole number, 0 or more");
 
+const corpus = readCorpus(values.data, names.sort());
+const { messages } = corpus;
 /** A deterministic generator (mulberry32), so that every run asks the same queries. */
 function random(seed: number): () => number {
   let a = seed;
@@ -80,62 +75,134 @@ while (asked.length < queries) {
   if (pool.length >= 2) asked.push(`${pool[0]} ${pool[pool.length - 1]}`);
 }
 
-const documents = searchDocuments({ messages, results: [], topics: [] });
 const root = mkdtempSync(join(tmpdir(), "convoseg-bench-search-"));
-const dir = join(root, "index");
-const started = performance.now();
-await LanceSearchIndex.build(dir, documents);
-const buildMs = performance.now() - started;
-const bytes = (
-  readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[]
-)
-  .filter((e) => e.isFile())
-  .reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
-const index = await LanceSearchIndex.open(dir);
-if (index === undefined) throw new Error("no index built");
+
+/** Builds `documents` as an index in `root`: how long it took, its bytes, the index open. */
+async function built(name: string, documents: readonly SearchDocument[]) {
+  const dir = join(root, name);
+  const started = performance.now();
+  await LanceSearchIndex.build(dir, documents);
+  const ms = performance.now() - started;
+  const bytes = (
+    readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[]
+  )
+    .filter((e) => e.isFile())
+    .reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
+  const index = await LanceSearchIndex.open(dir);
+  if (index === undefined) throw new Error(`no index built in ${dir}`);
+  return { ms, bytes, index };
+}
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-async function timed(filters: object): Promise<{ p50: number; p99: number; hits: number }> {
+async function timed(
+  index: LanceSearchIndex,
+  filters: object,
+): Promise<{ p50: number; p99: number; hits: number }> {
   const times: number[] = [];
   let hits = 0;
   // One untimed query: the index's files read once, as a long-lived reader has them.
-  await index?.search({ text: asked[0] as string, ...filters });
+  await index.search({ text: asked[0] as string, ...filters });
   for (const text of asked) {
     const t0 = performance.now();
-    hits += (await index?.search({ text, ...filters }))?.length ?? 0;
+    hits += (await index.search({ text, ...filters })).length;
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
   return { p50: percentile(times, 50), p99: percentile(times, 99), hits: hits / asked.length };
 }
-const plain = await timed({});
-const filtered = await timed({ channels: ["ubuntu"], kinds: ["message"], since: 0 });
-index.close();
+
+const membersOf = new Map(
+  corpus.results.map((r) => [`${r.channel}\u0000${r.segmentId}`, r.messageIds ?? []]),
+);
+/** Whether `hit` holds an annotated answer to `question`: that message, or a conversation with it. */
+function right(hit: SearchHit, question: LabelledQuestion): boolean {
+  if (hit.channel !== question.channel) return false;
+  if (hit.kind === "message") return question.answers.has(hit.evidence[0] as string);
+  if (hit.kind !== "conversation") return false;
+  return (membersOf.get(`${hit.channel}\u0000${hit.segment}`) ?? []).some((id) =>
+    question.answers.has(id),
+  );
+}
+async function quality(index: LanceSearchIndex): Promise<{ recallAt5: number; mrr: number }> {
+  let found = 0;
+  let reciprocal = 0;
+  for (const question of corpus.questions) {
+    const own = (hit: SearchHit) =>
+      hit.kind === "message" && hit.channel === question.channel && hit.evidence[0] === question.id;
+    const hits = (await index.search({ text: question.query, limit: 11 }))
+      .filter((hit) => !own(hit))
+      .slice(0, 10);
+    const rank = hits.findIndex((hit) => right(hit, question));
+    if (rank >= 0 && rank < 5) found += 1;
+    if (rank >= 0) reciprocal += 1 / (rank + 1);
+  }
+  const n = Math.max(1, corpus.questions.length);
+  return { recallAt5: found / n, mrr: reciprocal / n };
+}
+
+const messageDocuments = searchDocuments({ messages, results: [], topics: [] });
+const documents = searchDocuments({ messages, results: corpus.results, topics: [] });
+const full = await built("index", documents);
+const plain = await timed(full.index, {});
+const perChannel = new Map<string, number>();
+for (const m of messages) perChannel.set(m.channel, (perChannel.get(m.channel) ?? 0) + 1);
+const busiest = [...perChannel].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "";
+const filtered = await timed(full.index, {
+  channels: [busiest],
+  kinds: ["message"],
+  since: 0,
+});
+const indexQuality = await quality(full.index);
+full.index.close();
+const baseline = await built("baseline", messageDocuments);
+const baselineQuality = await quality(baseline.index);
+baseline.index.close();
+
+let scaled:
+  | { documents: number; buildMs: number; plain: Awaited<ReturnType<typeof timed>> }
+  | undefined;
+if (copies > 0) {
+  const many = Array.from({ length: copies }, (_, copy) =>
+    documents.map((d) => ({ ...d, id: `${d.id}:${copy}` })),
+  ).flat();
+  const big = await built("copies", many);
+  scaled = { documents: many.length, buildMs: big.ms, plain: await timed(big.index, {}) };
+  big.index.close();
+}
 rmSync(root, { recursive: true, force: true });
 
-const per100k = (n: number) => (n * 100_000) / documents.length;
+const per100k = (n: number) => (n * 100_000) / messages.length;
 const result = {
   files: names.length,
-  messages: documents.length,
-  buildMs: Math.round(buildMs),
-  buildMsPer100k: Math.round(per100k(buildMs)),
-  bytesPer100k: Math.round(per100k(bytes)),
+  messages: messages.length,
+  documents: documents.length,
+  buildMs: Math.round(full.ms),
+  buildMsPer100k: Math.round(per100k(full.ms)),
+  bytesPer100k: Math.round(per100k(full.bytes)),
   queries: asked.length,
   plain,
   filtered,
+  quality: {
+    questions: corpus.questions.length,
+    index: indexQuality,
+    baseline: baselineQuality,
+    recallRatio: indexQuality.recallAt5 / Math.max(1e-9, baselineQuality.recallAt5),
+  },
+  scaled,
 };
 if (values.json) console.log(JSON.stringify(result));
 else {
   const ms = (n: number) => `${n.toFixed(1)} ms`;
+  const pct = (n: number) => `${(100 * n).toFixed(1)}%`;
   console.log(
-    `search index of ${names.length} IRC files, ${documents.length.toLocaleString("en-US")} messages`,
+    `search index of ${names.length} IRC files: ${messages.length.toLocaleString("en-US")} messages, ${(documents.length - messages.length).toLocaleString("en-US")} conversations`,
   );
   console.log(
-    `  build: ${(buildMs / 1000).toFixed(1)} s (${(per100k(buildMs) / 1000).toFixed(1)} s per 100k messages)`,
+    `  build: ${(full.ms / 1000).toFixed(1)} s (${(per100k(full.ms) / 1000).toFixed(1)} s per 100k messages)`,
   );
   console.log(
-    `  size: ${(bytes / 1e6).toFixed(1)} MB (${(per100k(bytes) / 1e6).toFixed(1)} MB per 100k messages)`,
+    `  size: ${(full.bytes / 1e6).toFixed(1)} MB (${(per100k(full.bytes) / 1e6).toFixed(1)} MB per 100k messages)`,
   );
   console.log(`  ${asked.length} two-word queries, 20 hits at most:`);
   console.log(
@@ -144,4 +211,17 @@ else {
   console.log(
     `    one channel, messages, since: p50 ${ms(filtered.p50)}, p99 ${ms(filtered.p99)}, ${filtered.hits.toFixed(1)} hits mean`,
   );
+  const q = result.quality;
+  console.log(`  quality, ${q.questions} annotated questions answered by another person:`);
+  console.log(
+    `    messages and conversations (keyword): recall@5 ${pct(q.index.recallAt5)}, MRR ${q.index.mrr.toFixed(3)}`,
+  );
+  console.log(
+    `    baseline, BM25 over single messages:  recall@5 ${pct(q.baseline.recallAt5)}, MRR ${q.baseline.mrr.toFixed(3)}`,
+  );
+  console.log(`    recall@5 ratio: ${q.recallRatio.toFixed(2)}x the baseline`);
+  if (scaled !== undefined)
+    console.log(
+      `  ${copies} copies, ${scaled.documents.toLocaleString("en-US")} documents: build ${(scaled.buildMs / 1000).toFixed(1)} s, p50 ${ms(scaled.plain.p50)}, p99 ${ms(scaled.plain.p99)}`,
+    );
 }
