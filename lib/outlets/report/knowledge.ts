@@ -5,6 +5,7 @@
  */
 
 import { nextUtcMidnight } from "../../base/duration/index.js";
+import { messagePermalink } from "../../history/messages/index.js";
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
 import type { StoredQuestion } from "../../knowledge/store/index.js";
 import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
@@ -43,7 +44,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   const channel = (name: string): DigestChannel => {
     let found = channels.get(name);
     if (found === undefined) {
-      found = { channel: name, supports: [], results: [], messages: [] };
+      found = { channel: name, supports: [], results: [], messages: [], links: [] };
       channels.set(name, found);
     }
     return found;
@@ -86,6 +87,13 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   const names: Record<string, string> = {};
   for (const m of input.messages ?? []) {
     if (m.channelName !== undefined) names[m.channel] = m.channelName;
+    // Only a platform with links needs them (messagePermalink says which).
+    if (m.platform === "slack")
+      (channel(m.channel).links as NonNullable<DigestChannel["links"]>[number][]).push({
+        id: m.id,
+        platform: m.platform,
+        ...(m.thread === undefined ? {} : { thread: m.thread }),
+      });
     (channel(m.channel).messages as DigestChannel["messages"][number][]).push({
       ts: m.ts,
       ...(typeof m.user === "string" ? { author: m.user } : {}),
@@ -94,7 +102,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
         : {}),
     });
   }
-  const questions = allQuestions([...channels.values()]);
+  const questions = allQuestions([...channels.values()], input.messages ?? []);
   // The user's own chat's last week: the generated sample's channels (`run` without `--input`)
   // only when nothing else is there, else its later made-up dates would set the week.
   const sample = new Set(input.sampleChannels);
@@ -117,13 +125,24 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   return { questions, digest };
 }
 
-function allQuestions(channels: readonly DigestChannel[]): ReportKnowledge["questions"] {
+function allQuestions(
+  channels: readonly DigestChannel[],
+  messages: ReportInput["messages"] & {},
+): ReportKnowledge["questions"] {
   const { unanswered, unclear, answered } = channelQuestions(channels);
   const left = (list: readonly DigestQuestion[]) => Math.max(0, list.length - REPORT_QUESTIONS);
+  const byId = new Map(messages.map((m) => [`${m.channel}\u0000${m.id}`, m]));
+  // Each shown question with its asking message's platform link, where there is one.
+  const shown = (list: readonly DigestQuestion[]) =>
+    list.slice(0, REPORT_QUESTIONS).map((q) => {
+      const asked = byId.get(`${q.channel}\u0000${q.askedId}`);
+      const permalink = asked === undefined ? "" : messagePermalink(asked);
+      return permalink === "" ? q : { ...q, permalink };
+    });
   return {
-    unanswered: unanswered.slice(0, REPORT_QUESTIONS),
-    unclear: unclear.slice(0, REPORT_QUESTIONS),
-    answered: answered.slice(0, REPORT_QUESTIONS),
+    unanswered: shown(unanswered),
+    unclear: shown(unclear),
+    answered: shown(answered),
     omitted: { unanswered: left(unanswered), unclear: left(unclear), answered: left(answered) },
   };
 }

@@ -148,6 +148,63 @@ describe("the report's questions and digest", () => {
     expect(html).not.toContain("<b>?</b>");
   });
 
+  it("links each question and topic to its Slack message, and nothing of another platform", () => {
+    const slack = input(true);
+    // Slack's ids: a channel like C0HELP, a message id its ts; the first question asked in a thread.
+    const ts = (id: string) => `${1767225600 + Number(id.replace(/\D/g, ""))}.000100`;
+    const ids = new Map((slack.messages ?? []).map((m) => [m.id, ts(m.id)]));
+    const slackId = (id: string) => ids.get(id) as string;
+    const asSlack: ReportInput = {
+      ...slack,
+      messages: (slack.messages ?? []).map((m) => ({
+        ...m,
+        id: slackId(m.id),
+        channel: "C0HELP",
+        platform: "slack",
+        ...(m.id === "m1-0" ? { thread: "1767225000.000100" } : {}),
+      })),
+      segments: slack.segments.map((s) => ({
+        ...s,
+        channel: "C0HELP",
+        messageIds: s.messageIds.map(slackId),
+        first: { ...s.first, id: slackId(s.first.id) },
+        last: { ...s.last, id: slackId(s.last.id) },
+      })),
+      candidates: (slack.candidates ?? []).map((c) => ({
+        ...c,
+        channel: "C0HELP",
+        candidates: c.candidates.map((t) => ({
+          ...t,
+          messageIds: t.messageIds?.map(slackId) as [string, string],
+        })),
+        questions: (c as { questions?: StoredQuestion[] }).questions?.map((q) => ({
+          ...q,
+          askedId: slackId(q.askedId),
+          answerIds: q.answerIds.map(slackId),
+        })),
+      })),
+    };
+    const { knowledge } = buildReport(asSlack).data;
+    const first = knowledge?.questions.unanswered[0];
+    expect(first?.permalink).toBe(
+      `https://slack.com/archives/C0HELP/p${slackId("m1-0").replace(".", "")}?thread_ts=1767225000.000100&cid=C0HELP`,
+    );
+    const links = [
+      ...(knowledge?.questions.answered ?? []),
+      ...(knowledge?.digest?.topics ?? []),
+    ].map((e) => e.permalink);
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of links)
+      expect(link).toMatch(/^https:\/\/slack\.com\/archives\/C0HELP\/p\d+$/);
+    // The same chat from IRC, without a platform's link: none.
+    const plain = buildReport(input(true)).data.knowledge;
+    expect(
+      [...(plain?.questions.unanswered ?? []), ...(plain?.digest?.topics ?? [])].some(
+        (e) => "permalink" in e,
+      ),
+    ).toBe(false);
+  });
+
   it("names a segment by an anchor the page reads back, whatever its channel and id hold", () => {
     for (const [channel, segmentId] of [
       ["help", "seg1"],

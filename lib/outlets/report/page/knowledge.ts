@@ -20,6 +20,24 @@ const segmentLink = (where: { channel: string; segmentId: string }, label: strin
     label,
   );
 
+/**
+ * " · open in Slack" to the entry's message on its platform; nothing for any other string, so
+ * that only a link of the shape the report makes (ids only, slack.com) ever becomes an `href`.
+ */
+const SLACK_LINK =
+  /^https:\/\/slack\.com\/archives\/[A-Z0-9]+\/p\d+(\?thread_ts=\d+\.\d+&cid=[A-Z0-9]+)?$/;
+const platformLink = (permalink: string | undefined): (Node | string)[] =>
+  permalink !== undefined && SLACK_LINK.test(permalink)
+    ? [
+        " · ",
+        el(
+          "a",
+          { href: permalink, class: "platform-link", target: "_blank", rel: "noopener noreferrer" },
+          "open in Slack",
+        ),
+      ]
+    : [];
+
 export function renderQuestions(container: HTMLElement, data: ReportData): void {
   const questions = data.knowledge?.questions;
   const heading = el("h2", {}, "Questions");
@@ -82,6 +100,7 @@ function questionItem(q: DigestQuestion, nameOf: (channel: string) => string): H
     el("span", { class: "question-text" }, q.question),
     " ",
     segmentLink(q, `${nameOf(q.channel)} · segment`),
+    ...platformLink(q.permalink),
     q.answer !== undefined && el("div", { class: "answer" }, `answer: ${q.answer}`),
   );
 }
@@ -126,6 +145,7 @@ export function renderDigest(container: HTMLElement, data: ReportData): void {
             ` in ${channel(t.channel)}: ${counted(t.segments, "conversation")}${t.kind === "recurring" ? `, ${count(t.earlierSegments)} before` : ""} · `,
           ),
           ...evidenceLinks(t.evidence),
+          ...platformLink(t.permalink),
         ),
       ),
     );
