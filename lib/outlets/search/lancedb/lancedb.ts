@@ -11,7 +11,8 @@ import * as lancedb from "@lancedb/lancedb";
 import { Field, Float64, Schema, Utf8 } from "apache-arrow";
 import type { SearchDocument, SearchHit, SearchKind } from "../documents.js";
 import { SearchError } from "../errors.js";
-import { checkQuery, type SearchQuery, snippet, whereClause } from "../query.js";
+import { checkQuery, type SearchQuery, whereClause } from "../query.js";
+import { snippet } from "../snippet.js";
 
 const TABLE = "documents";
 
