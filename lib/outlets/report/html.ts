@@ -37,7 +37,7 @@ export function renderReportHtml({ data, texts }: Report, assets: ReportAssets):
 <style>${assets.style}</style>
 </head>
 <body>
-<header><h1>convoseg report</h1><div id="meta"></div></header>
+<header><h1>convoseg report</h1><div id="meta"></div><div id="search" role="search"></div></header>
 <section id="topics" aria-label="topics"></section>
 <section id="digest" aria-label="the last seven days"></section>
 <section id="questions" aria-label="questions"></section>

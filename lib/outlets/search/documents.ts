@@ -47,7 +47,7 @@ export interface SearchHit extends Omit<SearchDocument, "text"> {
 /** The most message ids a document names as evidence: a long segment's first ones. */
 const MAX_EVIDENCE = 50;
 /** The most characters of a segment's words a document holds: enough to find it by. */
-const MAX_SEGMENT_TEXT = 8_000;
+export const MAX_SEGMENT_TEXT = 8_000;
 
 /** What a conversation's document reads of its stored result. */
 export type SearchResultSource = Pick<

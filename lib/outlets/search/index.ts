@@ -4,6 +4,7 @@
  * `convoseg/search/lancedb`.
  */
 export {
+  MAX_SEGMENT_TEXT,
   SEARCH_KINDS,
   type SearchDocument,
   type SearchHit,
@@ -13,3 +14,4 @@ export {
 } from "./documents.js";
 export { SearchError } from "./errors.js";
 export { MAX_HITS, MAX_OFFSET, QUESTION_STATUSES, type SearchQuery } from "./query.js";
+export { type Snippet, snippet } from "./snippet.js";

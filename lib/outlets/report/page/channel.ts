@@ -131,8 +131,11 @@ export class ChannelView {
     });
   }
 
-  /** Selects segment `index`: marks it in the table and on the timeline, shows its details. */
-  select(index: number, zoom = true): void {
+  /**
+   * Selects segment `index`: marks it in the table and on the timeline, shows its details (with
+   * the message at channel position `position` shown among them).
+   */
+  select(index: number, zoom = true, position?: number): void {
     if (index < 0 || index >= this.channel.segments.length) return;
     this.selected = index;
     this.table.refresh();
@@ -140,7 +143,7 @@ export class ChannelView {
     if (row >= 0) this.table.reveal(row);
     this.timeline.select(index, zoom);
     this.lanes?.select(index);
-    this.showDetails(index);
+    this.showDetails(index, position);
   }
 
   /**
@@ -224,12 +227,14 @@ export class ChannelView {
     this.timeline.destroy();
   }
 
-  private showDetails(index: number): void {
+  private showDetails(index: number, position?: number): void {
     const support = this.channel.topics[this.topic]?.supports.find(([s]) => s === index);
+    const reveal = position === undefined ? -1 : (this.members?.[index]?.indexOf(position) ?? -1);
     this.details.show({
       channel: this.channel,
       index,
       focusTopic: support?.[1],
+      reveal: reveal < 0 ? undefined : reveal,
       positions: this.members?.[index] ?? null,
       times: this.times,
       text: (position) => messageText(this.index, position),

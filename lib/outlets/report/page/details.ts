@@ -34,6 +34,8 @@ export interface SegmentView {
   showThread(thread: number): void;
   /** A topic of the segment (an index into its topics) whose evidence to mark at once. */
   focusTopic?: number;
+  /** A message of the segment (an index into its messages) to show and mark for a moment. */
+  reveal?: number;
 }
 
 export class Details {
@@ -86,6 +88,7 @@ export class Details {
     );
     list.start();
     if (view.focusTopic !== undefined) list.focus(view.focusTopic);
+    if (view.reveal !== undefined) list.reveal(view.reveal);
   }
 }
 

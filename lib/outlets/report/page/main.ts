@@ -3,12 +3,14 @@
  * screen), the summary and the channel list, and shows one channel at a time (only the shown
  * channel has a timeline and rows in the DOM).
  */
-import { parseSegmentAnchor } from "../anchors.js";
+import { parseSegmentAnchor, segmentAnchor } from "../anchors.js";
 import type { ReportData } from "../data.js";
 import { ChannelView } from "./channel.js";
 import { renderChannelList } from "./channel-list.js";
 import { byId, duration, el, time } from "./dom.js";
 import { renderDigest, renderQuestions } from "./knowledge.js";
+import { renderSearch } from "./search.js";
+import type { ReportHit } from "./search-index.js";
 import { renderSummary } from "./summary.js";
 import { renderTopics } from "./topics.js";
 
@@ -50,13 +52,45 @@ function followAnchor(): void {
   const channel = data.channels.findIndex((c) => c.name === anchor.channel);
   const segment = data.channels[channel]?.segments.findIndex((s) => s.id === anchor.segmentId);
   if (segment === undefined || segment < 0) return;
+  openSegment(channel, segment);
+}
+window.addEventListener("hashchange", followAnchor);
+
+/** Shows segment `segment` of channel `channel` among all its segments (and message `position`). */
+function openSegment(channel: number, segment: number, position?: number): void {
   if (channel !== shown) showChannel(channel);
   view?.showThread(-1);
-  view?.select(segment);
+  view?.select(segment, true, position);
   channelList.mark(channel);
   channelSection.scrollIntoView({ block: "start" });
 }
-window.addEventListener("hashchange", followAnchor);
+
+/**
+ * A search hit: a topic as its card shows it, else its segment as its anchor does (the anchor put
+ * in the address, so that Back returns to the one before), a message among the segment's shown.
+ */
+function openHit(hit: ReportHit): void {
+  const channel = data.channels[hit.channel];
+  if (hit.kind === "topic" && hit.item >= 0) {
+    if (hit.channel !== shown) showChannel(hit.channel);
+    view?.showTopic(hit.item);
+    channelList.mark(hit.channel);
+  } else if (hit.segment >= 0) {
+    history.pushState(
+      null,
+      "",
+      `#${segmentAnchor(channel.name, channel.segments[hit.segment].id)}`,
+    );
+    openSegment(hit.channel, hit.segment, hit.kind === "message" ? hit.item : undefined);
+    return;
+  } else {
+    if (hit.channel !== shown) showChannel(hit.channel);
+    view?.showThread(-1);
+    channelList.mark(hit.channel);
+  }
+  channelSection.scrollIntoView({ block: "start" });
+}
+renderSearch(byId("search"), data, openHit);
 
 function showChannel(index: number): void {
   view?.destroy();

@@ -13,6 +13,11 @@ export function messageText(channel: number, position: number): string | undefin
   return texts?.[channel]?.[position];
 }
 
+/** Every message text (per channel, in channel order), once read: what the search indexes. */
+export function allTexts(): ReportTexts | undefined {
+  return texts;
+}
+
 /** Calls `callback` once the texts are read (at once when they are). */
 export function whenTextsRead(callback: () => void): void {
   if (texts) callback();
