@@ -534,3 +534,82 @@ describe("the report in Chromium: threads", () => {
     await page.close();
   });
 });
+
+describe("the report in Chromium: search", () => {
+  it("finds what is typed, marks its words, and opens the segment of the hit chosen from the keyboard", async () => {
+    const { page, errors } = await openedReport(
+      "search",
+      { segments: SEGMENTS, candidates: CANDIDATES, messages: ALL_MESSAGES },
+      ["--settle", "1h", "--now", String(NOW)],
+      NOW,
+    );
+    const box = page.getByRole("combobox", { name: "Search" });
+    await box.focus();
+    // Typed as a person types: the box waits for a pause, and the last word is taken as begun.
+    await box.pressSequentially("wifi drops", { delay: 20 });
+    const hits = page.getByRole("option");
+    // The message, and its conversation (whose words are its messages').
+    await expect
+      .poll(() => texts(page, ".search-hit .hit-kind"))
+      .toEqual(["conversation", "message"]);
+    expect(await box.getAttribute("aria-expanded")).toBe("true");
+    expect(await hits.nth(1).locator("mark").allTextContents()).toEqual(["wifi", "drops"]);
+    expect(await page.locator("#search-status").textContent()).toMatch(/^2 hits: /);
+
+    await box.fill("");
+    await box.pressSequentially("wifi driver");
+    await expect.poll(() => hits.count()).toBeGreaterThan(3);
+    // What was learned leads: the topic, then the conversations that talked about it.
+    expect(await hits.first().locator(".hit-kind").textContent()).toBe("topic");
+    expect(await hits.first().locator("mark").allTextContents()).toEqual([
+      "wifi",
+      "driver",
+      "driver",
+    ]);
+    const message = await texts(page, ".search-hit .hit-snippet");
+    const row = message.indexOf("check the logs first, the wifi driver usually says what is wrong");
+    expect(row).toBeGreaterThan(0);
+    for (let i = 0; i <= row; i++) await box.press("ArrowDown");
+    expect(await box.getAttribute("aria-activedescendant")).toBe(`search-hit-${row}`);
+    expect(await hits.nth(row).getAttribute("aria-selected")).toBe("true");
+    expect(await hits.nth(row).locator(".hit-where").textContent()).toBe(
+      "help · 2025-01-06 12:01:00 · segment #2 · bo",
+    );
+    await box.press("Enter");
+
+    // Its segment, as its anchor would open it, the message shown among the segment's.
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    expect(await page.locator(".channel-name").textContent()).toBe("help");
+    expect(await page.locator(".segment-row.selected").getAttribute("data-segment")).toBe("1");
+    expect(await page.evaluate("location.hash")).toBe(`#${segmentAnchor("help", "seg-h2")}`);
+    await page.locator('.details .message.flash[data-index="1"]').waitFor();
+    expect(await hits.first().isHidden()).toBe(true);
+    expect(await box.getAttribute("aria-expanded")).toBe("false");
+
+    // Chat's markup comes back as text; Escape closes the list, then empties the box.
+    await box.fill("deploy");
+    await expect
+      .poll(() => texts(page, ".search-hit .hit-snippet"))
+      .toContain(`deploy notes ${INJECTION}`);
+    await page.screenshot({ path: join(ARTIFACTS, "report-search.png") });
+    await box.press("Escape");
+    expect(await hits.first().isHidden()).toBe(true);
+    await box.press("Escape");
+    expect(await box.inputValue()).toBe("");
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("img, b, i, em, script[src]").count()).toBe(0);
+
+    // A topic's hit, clicked, shows its channel with the segments that support it.
+    await page.locator("h1").click();
+    await page.keyboard.press("/");
+    await page.keyboard.type("grub boot");
+    await page
+      .getByRole("option", { name: /^topic/ })
+      .first()
+      .click();
+    expect(await page.locator(".filter-bar").textContent()).toMatch(
+      /^1 of 4 segments support grub bootloader/,
+    );
+    expect(errors).toEqual([]);
+  });
+});
