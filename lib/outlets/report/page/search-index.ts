@@ -223,8 +223,13 @@ export class ReportSearch {
             ? columns.users[user]
             : "",
       title: this.title(doc),
-      // The document's own words around the first word it matched (as the index matched them).
-      snippet: snippet(this.text(doc), result.terms.join(" "), SNIPPET),
+      // The document's own words around the first word it matched (as the index matched them);
+      // its parts (a topic's wordings and reason, a conversation's messages) told apart.
+      snippet: snippet(
+        kind === MESSAGE ? this.text(doc) : this.text(doc).replaceAll("\n", " · "),
+        result.terms.join(" "),
+        SNIPPET,
+      ),
     };
   }
 
