@@ -1,9 +1,9 @@
 /**
  * The search box at the top of the page: messages, conversations, topics and questions, the best
  * hits listed as the words are typed (a combobox and its listbox: ↑ ↓ move, Enter opens, Escape
- * closes, `/` anywhere comes back to it). The index is built when the box is first used, a slice at
- * a time so that the page stays responsive; a hit's words go in as text nodes, its matches as
- * `<mark>` elements around text nodes.
+ * closes, `/` anywhere comes back to it). The index is built once the page has loaded and the
+ * browser idles, or at once when the box is first used, a slice at a time so that the page stays
+ * responsive; a hit's words go in as text nodes, its matches as `<mark>` elements around text.
  */
 import type { ReportData } from "../data.js";
 import { count, el, time } from "./dom.js";
@@ -84,13 +84,14 @@ export function renderSearch(container: HTMLElement, data: ReportData, open: Ope
       return;
     }
     if (search === undefined || !search.ready) {
-      status.textContent = "Reading the messages…";
+      status.textContent = search === undefined ? "Reading the messages…" : progress(search);
       build();
       return;
     }
     const result = search.search(query, MAX_HITS);
     hits = result.hits;
     list.replaceChildren(...hits.map((hit, i) => option(hit, i, data, () => choose(i))));
+    setActive(-1);
     setOpen(hits.length > 0);
     status.textContent =
       result.total === 0
@@ -113,8 +114,7 @@ export function renderSearch(container: HTMLElement, data: ReportData, open: Ope
         const until = performance.now() + SLICE_MS;
         while (!index.ready && performance.now() < until) index.indexSome(SLICE_DOCUMENTS);
         if (!index.ready) {
-          if (input.value.trim() !== "")
-            status.textContent = `Indexing ${count(index.size)} documents: ${Math.floor((100 * index.indexed) / index.size)}%…`;
+          if (input.value.trim() !== "") status.textContent = progress(index);
           setTimeout(slice, 0);
           return;
         }
@@ -173,6 +173,10 @@ export function renderSearch(container: HTMLElement, data: ReportData, open: Ope
     input.select();
   });
 }
+
+/** How far the index is: what a query typed before it is ready waits for. */
+const progress = (index: ReportSearch) =>
+  `Indexing ${count(index.size)} documents: ${Math.floor((100 * index.indexed) / index.size)}%…`;
 
 /** A hit as an option: its kind, where and when, a title where it has one, its snippet. */
 function option(hit: ReportHit, i: number, data: ReportData, choose: () => void): HTMLElement {
