@@ -14,4 +14,3 @@ export {
 } from "./documents.js";
 export { SearchError } from "./errors.js";
 export { MAX_HITS, MAX_OFFSET, QUESTION_STATUSES, type SearchQuery } from "./query.js";
-export { type Snippet, snippet } from "./snippet.js";

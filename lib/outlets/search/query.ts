@@ -1,5 +1,5 @@
 /**
- * A query's checks and its filters as the index's SQL filter (a hit's snippet is `snippet.ts`).
+ * A query's checks and its filters as the index's SQL filter (a hit's snippet is `snippet/`).
  * Filter values are validated and quoted here, never pasted: a channel id or an author id comes
  * from whoever asks.
  */

@@ -1,6 +1,10 @@
 import { buildReport } from "convoseg/report";
+import { MAX_SEGMENT_TEXT } from "convoseg/search";
 import { describe, expect, it } from "vitest";
-import { ReportSearch } from "../../../lib/outlets/report/page/search-index.js";
+import {
+  MAX_SEGMENT_TEXT as PAGE_MAX_SEGMENT_TEXT,
+  ReportSearch,
+} from "../../../lib/outlets/report/page/search-index.js";
 import { ALL_MESSAGES, CANDIDATES, INJECTION, MESSAGES, NOW, OPS, SEGMENTS } from "./fixtures.js";
 
 /** The known report, seg-h2 asking a question, and its search with every document indexed. */
@@ -42,6 +46,8 @@ describe("the report's search", () => {
     // 15 messages, 5 segments, the channels' 5 topics (wifi driver merged over two), 1 question.
     expect(search.size).toBe(15 + 5 + 5 + 1);
     expect(search.ready).toBe(true);
+    // A conversation's words are cut where the search index's are (the page cannot import it).
+    expect(PAGE_MAX_SEGMENT_TEXT).toBe(MAX_SEGMENT_TEXT);
   });
 
   it("finds every word, what was learned first, each hit with its channel, segment and marks", () => {

@@ -7,7 +7,9 @@
  * unit tests run it in Node.
  */
 import MiniSearch, { type SearchResult } from "minisearch";
-import { MAX_SEGMENT_TEXT, type SearchKind, type Snippet, snippet } from "../../search/index.js";
+// Types only from the search barrel, which brings Node's modules with its values.
+import type { SearchKind } from "../../search/index.js";
+import { type Snippet, snippet } from "../../search/snippet/index.js";
 import type { ChannelData, ReportData, ReportTexts } from "../data.js";
 
 const KINDS = [
@@ -20,6 +22,8 @@ const [MESSAGE, CONVERSATION, TOPIC, QUESTION] = [0, 1, 2, 3];
 
 /** How much a kind's match weighs against a message's: what was learned reads before chatter. */
 const KIND_BOOST = [1, 1.2, 2, 1.5];
+/** The most characters of a conversation's words, as `searchDocuments` takes (its `MAX_SEGMENT_TEXT`). */
+export const MAX_SEGMENT_TEXT = 8_000;
 /** The longest query taken, in characters. */
 const MAX_QUERY = 200;
 /** Characters of a hit's snippet. */

@@ -12,7 +12,7 @@ import { Field, Float64, Schema, Utf8 } from "apache-arrow";
 import type { SearchDocument, SearchHit, SearchKind } from "../documents.js";
 import { SearchError } from "../errors.js";
 import { checkQuery, type SearchQuery, whereClause } from "../query.js";
-import { snippet } from "../snippet.js";
+import { snippet } from "../snippet/index.js";
 
 const TABLE = "documents";
 
