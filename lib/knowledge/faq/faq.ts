@@ -34,7 +34,7 @@ interface FaqAnswer {
 
 /** Questions that ask one thing, as one. */
 export interface FaqEntry {
-  /** Its clearest wording: the shortest wording of the most common form (see {@link groupQuestions}). */
+  /** Its clearest wording: of the most common form, one worded as a question, the shortest. */
   question: string;
   /** How many times it was asked. */
   count: number;
@@ -54,6 +54,10 @@ export interface FaqEntry {
 
 /** How many wordings and asking messages an entry lists when not told. */
 const DEFAULT_MAX_EVIDENCE = 10;
+
+/** A wording that reads as a question: it begins with a question word. */
+const ASKING =
+  /^\s*(?:how|what|why|where|which|who|when|is|are|can|could|does|do|should|will|would)\b/iu;
 
 const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -105,8 +109,9 @@ function compareAnswers(a: FaqQuestion, b: FaqQuestion): number {
 /**
  * Groups `questions` into FAQ entries: every question lands in exactly one group, the same one
  * whatever their order; groups asked fewer than `minCount` times (default 2) are left out. An
- * entry is worded by its most common form (`questionStems`), that form's shortest wording; its
- * answer is a corrected one, else the one with the most answering messages, else the latest.
+ * entry is worded by its most common form (`questionStems`): that form's shortest wording that
+ * begins with a question word, else its shortest; its answer is a corrected one, else the one
+ * with the most answering messages, else the latest.
  * Ordered most asked first, then the latest asked, then by wording.
  */
 export function groupQuestions(
@@ -158,7 +163,11 @@ function entryOf(members: readonly FaqQuestion[], maxEvidence: number): FaqEntry
   }
   const formOf = (text: string) => forms.get(questionStems(text).join(" ")) ?? 0;
   const wordings = [...asked.keys()].sort(
-    (a, b) => formOf(b) - formOf(a) || a.length - b.length || byCode(a, b),
+    (a, b) =>
+      formOf(b) - formOf(a) ||
+      Number(ASKING.test(b)) - Number(ASKING.test(a)) ||
+      a.length - b.length ||
+      byCode(a, b),
   );
   const [question] = wordings;
   const others = wordings

@@ -79,6 +79,8 @@ describe("groupQuestions", () => {
     expect(entry.askedIds).toEqual(["m4", "m3"]);
     expect(entry.moreAsked).toBe(3);
     expect(groupQuestions([q("what is a kernel", 1)])).toEqual([]);
+    const [worded] = groupQuestions([q("usb drive mount?", 1), q("how do I mount a usb drive", 2)]);
+    expect(worded.question).toBe("how do I mount a usb drive");
     expect(groupQuestions([q("what is a kernel", 1)], { minCount: 1 })).toHaveLength(1);
   });
 
