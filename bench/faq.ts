@@ -114,7 +114,12 @@ function main(): void {
   if (hashing !== undefined && !(hashing > 0 && hashing <= 1)) {
     usageError(USAGE, "--hashing must be above 0 and at most 1");
   }
-  const pairs = readPairs(values.pairs);
+  let pairs: TopicPair[] = [];
+  try {
+    pairs = readPairs(values.pairs);
+  } catch (error) {
+    usageError(USAGE, (error as Error).message);
+  }
   // Alternate pairs of rows: the file interleaves same and different pairs.
   const dev = pairs.filter((_, i) => Math.floor(i / 2) % 2 === 0);
   const test = pairs.filter((_, i) => Math.floor(i / 2) % 2 === 1);
