@@ -62,23 +62,40 @@ const ASKING =
 const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Links questions that `sameStems` says ask one thing at `threshold`, comparing only questions
- * that share a stem. A function of each pair alone.
+ * Links questions that `sameStems` says ask one thing at `threshold`, a function of each pair
+ * alone. Not every pair is compared: two stem sets of Jaccard similarity at least `threshold`
+ * share one of the rarest `n - ceil(threshold × n) + 1` stems of each (prefix filtering), so
+ * only questions sharing one of those are, and a stem most questions carry (`ubuntu`) costs
+ * little.
  */
 export function questionMatcher(threshold: number = DEFAULT_QUESTION_SIMILARITY): TopicMatcher {
   return function* (questions) {
     const stems = questions.map(questionStems);
+    const frequency = new Map<string, number>();
+    for (const words of stems) for (const w of words) frequency.set(w, (frequency.get(w) ?? 0) + 1);
+    const rarest = (a: string, b: string) =>
+      (frequency.get(a) ?? 0) - (frequency.get(b) ?? 0) || byCode(a, b);
+    // The epsilon keeps 0.65 × 20 (13.000000000000002) from lengthening the required overlap.
+    const prefixes = stems.map((words) =>
+      [...words]
+        .sort(rarest)
+        .slice(0, words.length - Math.ceil(threshold * words.length - 1e-9) + 1),
+    );
     const holders = new Map<string, number[]>();
-    for (const [i, words] of stems.entries()) {
-      for (const word of words) holders.set(word, [...(holders.get(word) ?? []), i]);
+    for (const [i, prefix] of prefixes.entries()) {
+      for (const word of prefix) {
+        const list = holders.get(word);
+        if (list === undefined) holders.set(word, [i]);
+        else list.push(i);
+      }
     }
-    for (const [i, words] of stems.entries()) {
+    for (const [i, prefix] of prefixes.entries()) {
       const seen = new Set<number>();
-      for (const word of words) {
+      for (const word of prefix) {
         for (const j of holders.get(word) ?? []) {
           if (j <= i || seen.has(j)) continue;
           seen.add(j);
-          if (sameStems(words, stems[j], threshold)) yield [questions[i], questions[j]];
+          if (sameStems(stems[i], stems[j], threshold)) yield [questions[i], questions[j]];
         }
       }
     }
@@ -139,7 +156,9 @@ export function groupQuestions(
   const groups = new Map<string, FaqQuestion[]>();
   for (const q of questions) {
     const r = root(q.question);
-    groups.set(r, [...(groups.get(r) ?? []), q]);
+    const group = groups.get(r);
+    if (group === undefined) groups.set(r, [q]);
+    else group.push(q);
   }
   const entries: FaqEntry[] = [];
   for (const members of groups.values()) {
@@ -155,13 +174,14 @@ export function groupQuestions(
 /** The entry of one group's `members`, oldest asked first. */
 function entryOf(members: readonly FaqQuestion[], maxEvidence: number): FaqEntry {
   const asked = new Map<string, number>();
+  for (const q of members) asked.set(q.question, (asked.get(q.question) ?? 0) + 1);
+  const formOfText = new Map([...asked.keys()].map((t) => [t, questionStems(t).join(" ")]));
   const forms = new Map<string, number>();
-  for (const q of members) {
-    asked.set(q.question, (asked.get(q.question) ?? 0) + 1);
-    const form = questionStems(q.question).join(" ");
-    forms.set(form, (forms.get(form) ?? 0) + 1);
+  for (const [text, n] of asked) {
+    const form = formOfText.get(text) as string;
+    forms.set(form, (forms.get(form) ?? 0) + n);
   }
-  const formOf = (text: string) => forms.get(questionStems(text).join(" ")) ?? 0;
+  const formOf = (text: string) => forms.get(formOfText.get(text) as string) ?? 0;
   const wordings = [...asked.keys()].sort(
     (a, b) =>
       formOf(b) - formOf(a) ||

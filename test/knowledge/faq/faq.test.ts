@@ -1,4 +1,4 @@
-import { type FaqQuestion, groupQuestions, questionMatcher } from "convoseg/faq";
+import { type FaqQuestion, groupQuestions, questionMatcher, sameQuestion } from "convoseg/faq";
 import { embeddingMatcher } from "convoseg/topics";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -137,6 +137,40 @@ describe("groupQuestions", () => {
           const seen = a.flatMap((e) => [e.question, ...e.wordings]);
           expect(new Set(seen).size).toBe(seen.length);
           expect(new Set(seen)).toEqual(new Set(questions.map((x) => x.question)));
+        },
+      ),
+    );
+  });
+
+  it("links exactly the pairs sameQuestion joins, whatever stems are common", () => {
+    const words = [
+      "install",
+      "remove",
+      "nvidia",
+      "drivers",
+      "ubuntu",
+      "wifi",
+      "suspend",
+      "24.04",
+      "the",
+    ];
+    const wording = fc
+      .array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 })
+      .map((w) => `how do I ${w.join(" ")}`);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(wording, { maxLength: 15 }),
+        fc.constantFrom(0.3, 0.5, 0.65, 0.8, 1),
+        (texts, threshold) => {
+          const key = ([a, b]: readonly [string, string]) => [a, b].sort().join("|");
+          const linked = new Set([...questionMatcher(threshold)(texts)].map(key));
+          const expected = new Set<string>();
+          for (const [i, a] of texts.entries()) {
+            for (const b of texts.slice(i + 1)) {
+              if (sameQuestion(a, b, threshold)) expected.add(key([a, b]));
+            }
+          }
+          expect(linked).toEqual(expected);
         },
       ),
     );
