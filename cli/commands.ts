@@ -68,6 +68,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./questions.js")).questionsCommand,
   },
   {
+    name: "faq",
+    summary: ["faq <channel>", "a channel's recurring questions, grouped, with their best answers"],
+    load: async () => (await import("./faq.js")).faqCommand,
+  },
+  {
     name: "search",
     summary: [
       'search "<query>"',

@@ -104,6 +104,7 @@ describe("the manual's commands", () => {
     "reextract",
     "erase",
     "serve",
+    "faq",
   ])("%s: the synopsis and flag table list exactly the flags of --help", async (command) => {
     const section = sections().get(command) ?? "";
     const documented = documentedFlags(command, section);

@@ -34,6 +34,7 @@ describe("the read API in the stack", () => {
       [
         "GET /channels",
         "GET /channels/{c}/questions",
+        "GET /channels/{c}/faq",
         "GET /channels/{c}/digest",
         "GET /channels/{c}/segments/{id}",
         "GET /channels/{c}/topics",
@@ -42,6 +43,7 @@ describe("the read API in the stack", () => {
         "GET /search",
         "HEAD /channels",
         "HEAD /channels/{c}/questions",
+        "HEAD /channels/{c}/faq",
         "HEAD /channels/{c}/digest",
         "HEAD /channels/{c}/segments/{id}",
         "HEAD /channels/{c}/topics",

@@ -18,6 +18,7 @@ import {
   ApiParameterError,
   ApiUnavailableError,
 } from "./errors.js";
+import { faqRoute } from "./faq-route.js";
 import {
   CHANNEL_LIMITS,
   DIGEST_PERIOD,
@@ -133,6 +134,10 @@ const RUNS: Record<ApiRoute, (parameters: RouteParameters, now: () => number) =>
     ({ c }) =>
     (s, k, q) =>
       questions(s, k, q, c),
+  "/channels/{c}/faq":
+    ({ c }) =>
+    (s, _k, q) =>
+      faqRoute(s, q, c, mustBeKnown),
   "/channels/{c}/digest":
     ({ c }, now) =>
     (s, _k, q) =>

@@ -7,6 +7,12 @@ import type { Limits } from "./request.js";
 
 export const CHANNEL_LIMITS: Limits = { default: 50, max: 200 };
 export const QUESTION_LIMITS: Limits = { default: 20, max: 100 };
+export const FAQ_LIMITS: Limits = { default: 20, max: 100 };
+/**
+ * The most questions `GET /channels/{c}/faq` reads and groups (pages of 1,000 of the questions
+ * index, 5 at most): past it the entries are of the first questions, unanswered first.
+ */
+export const FAQ_QUESTIONS = 5000;
 export const SEARCH_LIMITS: Limits = { default: 20, max: 50 };
 /** The most channels and kinds one search names. */
 export const MAX_SEARCH_CHANNELS = 20;

@@ -8,6 +8,8 @@ import { MAX_CURSOR_CHARS } from "./cursor.js";
 import {
   CHANNEL_LIMITS,
   DIGEST_PERIOD,
+  FAQ_LIMITS,
+  FAQ_QUESTIONS,
   MAX_SEARCH_CHANNELS,
   QUESTION_LIMITS,
   RANKED_ENTRIES,
@@ -136,6 +138,21 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
     ],
     responses: {
       ...ok("QuestionsPage"),
+      "501": {
+        description: "this deployment has no questions index yet",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+    },
+  },
+  "/channels/{c}/faq": {
+    operationId: "listFaq",
+    description:
+      "Grouped on request from the channel's questions index, read whole up to " +
+      `${FAQ_QUESTIONS.toLocaleString("en")} questions (complete says whether it was): questions asked at least twice ` +
+      "in other words, most asked first. docs/commands.md#faq.",
+    parameters: [CHANNEL, limit(FAQ_LIMITS), IF_NONE_MATCH],
+    responses: {
+      ...ok("FaqPage"),
       "501": {
         description: "this deployment has no questions index yet",
         content: { "application/json": { schema: ref("Error") } },

@@ -8,6 +8,7 @@ export const API_ROUTES = [
   "/channels",
   "/channels/{c}/topics",
   "/channels/{c}/questions",
+  "/channels/{c}/faq",
   "/channels/{c}/digest",
   "/channels/{c}/segments/{id}",
   "/search",

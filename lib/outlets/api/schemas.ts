@@ -152,6 +152,49 @@ export const QuestionsPage = named(
   "A page of a channel's questions, optionally of one status.",
 );
 
+const FaqEntry = named(
+  z.object({
+    question: z
+      .string()
+      .describe(
+        "its clearest wording: of its most common form, one worded as a question, the shortest",
+      ),
+    count: z.number().int().describe("how many times it was asked"),
+    answered: z.number().int().describe("how many of those were answered"),
+    firstAsked: epochMs,
+    lastAsked: epochMs,
+    answer: z
+      .object({
+        text: z.string(),
+        askedId: z.string().describe("the asking message of the question it answered"),
+        answerIds: z.array(z.string()).describe("the answering messages"),
+        corrected: z.boolean().describe("whether a person set it"),
+      })
+      .optional()
+      .describe(
+        "a corrected answer, else the one most messages support, else the latest; absent when none",
+      ),
+    wordings: z.array(z.string()).describe("its other wordings, most asked first, at most 10"),
+    askedIds: z.array(z.string()).describe("the asking messages, latest first, at most 10"),
+    moreAsked: z.number().int().describe("the asking messages left out of askedIds"),
+  }),
+  "FaqEntry",
+  "Questions asked at least twice in other words, as one (lib/knowledge/faq's groupQuestions).",
+);
+
+export const FaqPage = named(
+  z.object({
+    channel: z.string(),
+    questions: z.number().int().describe("how many questions were read and grouped"),
+    complete: z
+      .boolean()
+      .describe("false when the channel has more questions than the route reads (5,000)"),
+    faq: z.array(FaqEntry),
+  }),
+  "FaqPage",
+  "A channel's recurring questions, most asked first: the first `limit` entries.",
+);
+
 const SegmentCandidate = named(
   z.object({
     id: z.string(),
@@ -319,5 +362,6 @@ export type TopicsPage = z.infer<typeof TopicsPage>;
 export type ApiQuestion = z.infer<typeof Question>;
 export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
 export type QuestionsPage = z.infer<typeof QuestionsPage>;
+export type FaqPage = z.infer<typeof FaqPage>;
 export type Segment = z.infer<typeof Segment>;
 export type DigestBody = z.infer<typeof DigestBody>;

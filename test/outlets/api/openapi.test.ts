@@ -35,6 +35,7 @@ describe("docs/contracts/openapi.json", () => {
       "/channels",
       "/channels/{c}/topics",
       "/channels/{c}/questions",
+      "/channels/{c}/faq",
       "/channels/{c}/digest",
       "/channels/{c}/segments/{id}",
       "/search",

@@ -1,0 +1,46 @@
+/**
+ * `GET /channels/{c}/faq`: a channel's recurring questions as FAQ entries, grouped on request
+ * from its questions index (read whole, up to `FAQ_QUESTIONS`) by lib/knowledge/faq.
+ */
+import { groupQuestions } from "../../knowledge/faq/index.js";
+import { ApiUnavailableError } from "./errors.js";
+import { FAQ_LIMITS, FAQ_QUESTIONS } from "./limits.js";
+import type { ApiSources } from "./ports.js";
+import { idParameter, limitParameter, queryParameters } from "./request.js";
+import type { ApiQuestion, FaqPage } from "./schemas.js";
+
+/** What the questions index is read in: its largest page (KnowledgeReader's MAX_QUESTION_LIMIT). */
+const PAGE = 1000;
+
+export async function faqRoute(
+  sources: ApiSources,
+  rawQuery: string,
+  rawChannel: string,
+  mustBeKnown: (sources: ApiSources, channel: string) => Promise<void>,
+): Promise<FaqPage> {
+  const channel = idParameter("channel", rawChannel);
+  const query = queryParameters(rawQuery, ["limit"]);
+  const limit = limitParameter(query.get("limit"), FAQ_LIMITS);
+  if (sources.questions === undefined) throw new ApiUnavailableError("questions");
+  const questions: ApiQuestion[] = [];
+  let cursor: string | null = null;
+  do {
+    const read: { items: ApiQuestion[]; cursor: string | null } = await sources.questions.questions(
+      channel,
+      {
+        limit: Math.min(PAGE, FAQ_QUESTIONS - questions.length),
+        ...(cursor !== null && { cursor }),
+      },
+    );
+    questions.push(...read.items);
+    cursor = read.cursor;
+  } while (cursor !== null && questions.length < FAQ_QUESTIONS);
+  if (questions.length === 0) await mustBeKnown(sources, channel);
+  const kept = questions.slice(0, FAQ_QUESTIONS);
+  return {
+    channel,
+    questions: kept.length,
+    complete: cursor === null && kept.length === questions.length,
+    faq: groupQuestions(kept).slice(0, limit),
+  };
+}
