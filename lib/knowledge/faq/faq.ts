@@ -125,7 +125,9 @@ function compareAnswers(a: FaqQuestion, b: FaqQuestion): number {
 
 /**
  * Groups `questions` into FAQ entries: every question lands in exactly one group, the same one
- * whatever their order; groups asked fewer than `minCount` times (default 2) are left out. An
+ * whatever their order, but one whose words say nothing of what it asks (no content stem: "can
+ * someone help me?"), which is in none; groups asked fewer than `minCount` times (default 2) are
+ * left out. An
  * entry is worded by its most common form (`questionStems`): that form's shortest wording that
  * begins with a question word, else its shortest; its answer is a corrected one, else the one
  * with the most answering messages, else the latest.
@@ -137,7 +139,10 @@ export function groupQuestions(
 ): FaqEntry[] {
   const matchers = options.matchers ?? [questionMatcher()];
   const maxEvidence = options.maxEvidence ?? DEFAULT_MAX_EVIDENCE;
-  const texts = [...new Set(questions.map((q) => q.question))].sort(byCode);
+  // "Can someone help me?" asks nothing its words can tell: however often it is said, it is no
+  // recurring question, so it is in no entry.
+  const telling = questions.filter((q) => questionStems(q.question).length > 0);
+  const texts = [...new Set(telling.map((q) => q.question))].sort(byCode);
   const parent = new Map(texts.map((t) => [t, t]));
   const root = (text: string): string => {
     let r = text;
@@ -154,7 +159,7 @@ export function groupQuestions(
     }
   }
   const groups = new Map<string, FaqQuestion[]>();
-  for (const q of questions) {
+  for (const q of telling) {
     const r = root(q.question);
     const group = groups.get(r);
     if (group === undefined) groups.set(r, [q]);

@@ -84,6 +84,18 @@ describe("groupQuestions", () => {
     expect(groupQuestions([q("what is a kernel", 1)], { minCount: 1 })).toHaveLength(1);
   });
 
+  it("makes no entry of a question whose words ask nothing, however often it is said", () => {
+    const pleas = [q("Can someone help me?", 1), q("can someone help me?", 2), q("anyone?", 3)];
+    expect(groupQuestions(pleas)).toEqual([]);
+    expect(groupQuestions(pleas, { minCount: 1 })).toEqual([]);
+    const [entry] = groupQuestions([
+      ...pleas,
+      q("how do I mount a usb drive", 4),
+      q("mount usb drive?", 5),
+    ]);
+    expect(entry.count).toBe(2);
+  });
+
   it("joins what another matcher links, such as embeddings", () => {
     const questions = [
       q("wifi drops every few minutes", 1),
