@@ -113,6 +113,18 @@ describe("hybrid search", () => {
         { embedder },
       );
       expect(second?.id).toBe(hybrid[1]?.id);
+      // By meaning alone: the nearest first, scored by cosine similarity, paged and filtered.
+      const semantic = await index.search(
+        { text: "gpu nvidia", limit: 3 },
+        { embedder, ranking: "semantic" },
+      );
+      expect(semantic.map((h) => h.id)).toEqual(["m1", "m3", "q1"]);
+      expect(semantic[0]?.score).toBeCloseTo(1 / Math.sqrt(2) / 2, 5);
+      const [third] = await index.search(
+        { text: "gpu nvidia", limit: 1, offset: 2, kinds: ["message"] },
+        { embedder, ranking: "semantic" },
+      );
+      expect(third?.id).toBe("m2");
     } finally {
       index.close();
     }

@@ -206,12 +206,13 @@ export class LanceSearchIndex {
   /**
    * The best hits for `query`, best first; a bad query is a `SearchError` naming what is wrong.
    * With `embedder`, on an index with vectors, the keyword and the nearest-vector rankings
-   * (each filtered alike) are fused; an embedder of another model than the index's is a
+   * (each filtered alike) are fused, or with `ranking: "semantic"` the nearest vectors alone are
+   * the hits (scored by cosine similarity); an embedder of another model than the index's is a
    * `SearchError` naming both.
    */
   async search(
     query: SearchQuery,
-    options: { embedder?: Embedder; signal?: AbortSignal } = {},
+    options: { embedder?: Embedder; ranking?: "hybrid" | "semantic"; signal?: AbortSignal } = {},
   ): Promise<SearchHit[]> {
     const { text, limit, offset } = checkQuery(query);
     const where = whereClause(query);
@@ -226,15 +227,19 @@ export class LanceSearchIndex {
         `search: the index's vectors are ${this.vectors.model}'s, the query's embeddings ${embedder.model}'s: ask with ${this.vectors.model}, or build the index again with ${embedder.model}`,
       );
     const vector = await this.queryVector(embedder, text, options.signal);
-    // Each list as deep as the page's end: RRF's page is then the fused lists' slice.
-    const depth = offset + limit;
     let nearest = this.table
       .query()
       .nearestTo(vector)
       .distanceType("cosine")
-      .select([...COLUMNS, "_distance"])
-      .limit(depth);
+      .select([...COLUMNS, "_distance"]);
     if (where !== undefined) nearest = nearest.where(where);
+    if (options.ranking === "semantic") {
+      const rows = await read(nearest.limit(limit).offset(offset));
+      return rows.map((row) => hitOf(row, text, 1 - Number(row._distance)));
+    }
+    // Each list as deep as the page's end: RRF's page is then the fused lists' slice.
+    const depth = offset + limit;
+    nearest = nearest.limit(depth);
     const [keyword, semantic] = await Promise.all([
       read(this.keywordQuery(text, where).limit(depth)),
       read(nearest),
@@ -278,7 +283,7 @@ export class LanceSearchIndex {
   }
 }
 
-type FoundRow = Row & { _score?: number };
+type FoundRow = Row & { _score?: number; _distance?: number };
 
 /** The rows `query` finds, or a `SearchError` when the index cannot be read. */
 async function read(query: { toArray(): Promise<unknown[]> }): Promise<FoundRow[]> {
