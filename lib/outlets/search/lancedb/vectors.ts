@@ -73,10 +73,13 @@ export async function writeCache(
     [new Field("key", new Utf8(), false), new Field("vector", vectorType(first.length), false)],
     new Map([[MODEL_KEY, model]]),
   );
-  const rows = [...vectors].map(([key, vector]) => ({ key, vector: [...vector] }));
+  // Made into rows a batch at a time: a vector as numbers takes twice its 32-bit floats' room.
+  const entries = [...vectors];
   const BATCH = 10_000;
-  const table = await db.createTable(VECTORS_TABLE, rows.slice(0, BATCH), { schema });
-  for (let at = BATCH; at < rows.length; at += BATCH) await table.add(rows.slice(at, at + BATCH));
+  const rows = (at: number) =>
+    entries.slice(at, at + BATCH).map(([key, vector]) => ({ key, vector: Array.from(vector) }));
+  const table = await db.createTable(VECTORS_TABLE, rows(0), { schema });
+  for (let at = BATCH; at < entries.length; at += BATCH) await table.add(rows(at));
   table.close();
 }
 
