@@ -196,7 +196,12 @@ describe("hybrid search", () => {
     const server = await embeddings(hashing);
     const embedder = embedderAt(server.url);
     const dir = tempIndex();
-    await LanceSearchIndex.build(dir, DOCS, { embedder });
+    // An index built without embeddings has no cache: everything is embedded.
+    await LanceSearchIndex.build(dir, DOCS);
+    expect(await LanceSearchIndex.build(dir, DOCS, { embedder })).toMatchObject({
+      embedded: 4,
+      cached: 0,
+    });
     expect(asked(server.requests)).toHaveLength(4);
     const again = await LanceSearchIndex.build(dir, DOCS, { embedder });
     expect(again).toMatchObject({ embedded: 0, cached: 4 });
