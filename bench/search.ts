@@ -3,17 +3,21 @@
  * corpus: how long building it takes and how much disk it takes per 100,000 messages, how long a
  * query takes (p50, p99) with and without filters, each query a word pair drawn from the messages
  * themselves (fixed seed), and how well it finds an annotated answer to an annotated question
- * (recall@5, MRR) beside plain BM25 over single messages, measured in the same run.
+ * (recall@5, MRR) beside plain BM25 over single messages, measured in the same run, and
+ * semantic and hybrid ranking with an embedding model (a scripted hashing one unless told).
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BedrockTitanEmbedder, OpenAIEmbedder } from "convoseg/extraction/llm";
 import { type SearchDocument, type SearchHit, searchDocuments } from "convoseg/search";
 import { LanceSearchIndex } from "convoseg/search/lancedb";
+import type { Embedder } from "convoseg/topics";
 import { benchArgs, usageError } from "./args.js";
+import { type HashingServer, startHashingServer } from "./search/embed-server.js";
 import { type LabelledQuestion, readCorpus } from "./search/labelled.js";
 
-const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--copies N] [--json]
+const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--copies N] [--embeddings M [--embeddings-url U]] [--json]
 
 Builds the search index of the IRC files in DIR (each file a channel; its people's lines linked
 into conversations and cut as \`run\` cuts them), times queries on it, and measures its quality.
@@ -24,12 +28,19 @@ another person answered by the corpus's reply annotation, the question's words (
 is right when it holds an annotated answer: that message, or a conversation with it. Reported
 as recall@5 (a right hit among the first 5) and MRR (1/rank of the first right hit in the first
 10, else 0) for the index (messages and conversations) and for the baseline, BM25 over single
-messages on the same engine. Keyword ranking only: no embeddings are configured here.
+messages on the same engine; and, the index built again with every document's embedding, for
+semantic ranking (the nearest documents by cosine distance) and hybrid (keyword and semantic
+fused by reciprocal rank). Without --embeddings the model is a scripted one served on
+127.0.0.1: feature hashing of lowercased, crudely stemmed words into 256 dimensions, which
+knows words, not meanings: a floor, not a measure of a real model.
 
 Options:
   --data DIR     the IRC folder (default ../shared/data/irc; irc-train adds 155 files more)
   --queries N    queries timed per kind of query (default 200)
   --copies N     also time queries on an index of the messages N times over (default 0: not)
+  --embeddings M the model for semantic and hybrid: bedrock, bedrock:MODEL or openai:MODEL
+                 (key from $OPENAI_API_KEY; default the scripted hashing model)
+  --embeddings-url U  the OpenAI-compatible API's base URL, /v1 included (with openai:MODEL)
   --json         one JSON object instead of the table
   -h, --help     this help`;
 
@@ -37,6 +48,8 @@ const values = benchArgs(USAGE, {
   data: { type: "string", default: "../shared/data/irc" },
   queries: { type: "string", default: "200" },
   copies: { type: "string", default: "0" },
+  embeddings: { type: "string" },
+  "embeddings-url": { type: "string" },
   json: { type: "boolean", default: false },
 });
 const queries = Number(values.queries);
@@ -54,6 +67,37 @@ if (names.length === 0) usageError(USAGE, `--data ${values.data} holds no .jsonl
 const copies = Number(values.copies);
 if (!Number.isInteger(copies) || copies < 0)
   usageError(USAGE, "--copies must be a whole number, 0 or more");
+
+/** The model `--embeddings` names, or the scripted hashing model's server started here. */
+async function embedderOf(): Promise<{
+  embedder: Embedder;
+  label: string;
+  server?: HashingServer;
+}> {
+  const spec = values.embeddings;
+  const url = values["embeddings-url"];
+  if (spec === undefined) {
+    if (url !== undefined) usageError(USAGE, "--embeddings-url needs --embeddings openai:MODEL");
+    const server = await startHashingServer();
+    const embedder = new OpenAIEmbedder({ model: "hashing", baseURL: server.url, apiKey: "none" });
+    return { embedder, label: "scripted hashing embedder", server };
+  }
+  const [provider, ...rest] = spec.split(":");
+  const model = rest.join(":");
+  if (provider === "bedrock" && url === undefined) {
+    const embedder = new BedrockTitanEmbedder(model === "" ? {} : { modelId: model });
+    return { embedder, label: embedder.model };
+  }
+  if (provider === "openai" && model !== "")
+    return {
+      embedder: new OpenAIEmbedder({ model, ...(url === undefined ? {} : { baseURL: url }) }),
+      label: model,
+    };
+  return usageError(
+    USAGE,
+    `--embeddings must be bedrock, bedrock:MODEL or openai:MODEL (got ${spec})`,
+  );
+}
 
 const corpus = readCorpus(values.data, names.sort());
 const { messages } = corpus;
@@ -78,10 +122,10 @@ while (asked.length < queries) {
 const root = mkdtempSync(join(tmpdir(), "convoseg-bench-search-"));
 
 /** Builds `documents` as an index in `root`: how long it took, its bytes, the index open. */
-async function built(name: string, documents: readonly SearchDocument[]) {
+async function built(name: string, documents: readonly SearchDocument[], embedder?: Embedder) {
   const dir = join(root, name);
   const started = performance.now();
-  await LanceSearchIndex.build(dir, documents);
+  await LanceSearchIndex.build(dir, documents, { embedder });
   const ms = performance.now() - started;
   const bytes = (
     readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[]
@@ -124,13 +168,16 @@ function right(hit: SearchHit, question: LabelledQuestion): boolean {
     question.answers.has(id),
   );
 }
-async function quality(index: LanceSearchIndex): Promise<{ recallAt5: number; mrr: number }> {
+async function quality(
+  index: LanceSearchIndex,
+  ranking?: { embedder: Embedder; ranking: "hybrid" | "semantic" },
+): Promise<{ recallAt5: number; mrr: number }> {
   let found = 0;
   let reciprocal = 0;
   for (const question of corpus.questions) {
     const own = (hit: SearchHit) =>
       hit.kind === "message" && hit.channel === question.channel && hit.evidence[0] === question.id;
-    const hits = (await index.search({ text: question.query, limit: 11 }))
+    const hits = (await index.search({ text: question.query, limit: 11 }, ranking))
       .filter((hit) => !own(hit))
       .slice(0, 10);
     const rank = hits.findIndex((hit) => right(hit, question));
@@ -158,6 +205,18 @@ full.index.close();
 const baseline = await built("baseline", messageDocuments);
 const baselineQuality = await quality(baseline.index);
 baseline.index.close();
+const model = await embedderOf();
+const embedded = await built("embedded", documents, model.embedder);
+const semanticQuality = await quality(embedded.index, {
+  embedder: model.embedder,
+  ranking: "semantic",
+});
+const hybridQuality = await quality(embedded.index, {
+  embedder: model.embedder,
+  ranking: "hybrid",
+});
+embedded.index.close();
+await model.server?.close();
 
 let scaled:
   | { documents: number; buildMs: number; plain: Awaited<ReturnType<typeof timed>> }
@@ -187,6 +246,10 @@ const result = {
     questions: corpus.questions.length,
     index: indexQuality,
     baseline: baselineQuality,
+    model: model.label,
+    embeddedBuildMs: Math.round(embedded.ms),
+    semantic: semanticQuality,
+    hybrid: hybridQuality,
     recallRatio: indexQuality.recallAt5 / Math.max(1e-9, baselineQuality.recallAt5),
   },
   scaled,
@@ -217,7 +280,16 @@ else {
     `    messages and conversations (keyword): recall@5 ${pct(q.index.recallAt5)}, MRR ${q.index.mrr.toFixed(3)}`,
   );
   console.log(
+    `    semantic (${q.model}): recall@5 ${pct(q.semantic.recallAt5)}, MRR ${q.semantic.mrr.toFixed(3)}`,
+  );
+  console.log(
+    `    hybrid (keyword and semantic, RRF): recall@5 ${pct(q.hybrid.recallAt5)}, MRR ${q.hybrid.mrr.toFixed(3)}`,
+  );
+  console.log(
     `    baseline, BM25 over single messages:  recall@5 ${pct(q.baseline.recallAt5)}, MRR ${q.baseline.mrr.toFixed(3)}`,
+  );
+  console.log(
+    `    (built again with every document's embedding: ${(q.embeddedBuildMs / 1000).toFixed(1)} s)`,
   );
   console.log(`    recall@5 ratio: ${q.recallRatio.toFixed(2)}x the baseline`);
   if (scaled !== undefined)

@@ -11,11 +11,12 @@ import {
   type SearchKind,
   type SearchQuery,
 } from "convoseg/search";
+import type { Embedder } from "convoseg/topics";
 import { channelArgument, messagesDirectory } from "./shared/channel-names.js";
 import { type Command, command, EXIT } from "./shared/command.js";
 import { escapeControls, isoMinute } from "./shared/format.js";
 import { suggestChannels } from "./shared/near-channels.js";
-import { workspaceSearchIndex } from "./shared/search-index.js";
+import { searchFailure, workspaceSearchIndex } from "./shared/search-index.js";
 import { timeOf } from "./shared/time-flag.js";
 import {
   WORKSPACE_HELP,
@@ -23,8 +24,13 @@ import {
   withWorkspace,
   workspaceDir,
 } from "./shared/workspace-option.js";
+import {
+  parseEmbedder,
+  SEARCH_EMBEDDING_HELP,
+  SEARCH_EMBEDDING_OPTIONS,
+} from "./topics/embedding-options.js";
 
-const SEARCH_USAGE = `Usage: npm start -- search "<query>" [--channel C]... [--kind K]... [--status S] [--since T] [--until T] [--author ID] [--limit N] [--json] [--workspace DIR]
+const SEARCH_USAGE = `Usage: npm start -- search "<query>" [--channel C]... [--kind K]... [--status S] [--since T] [--until T] [--author ID] [--limit N] [--embeddings M [--embeddings-url U]] [--json] [--workspace DIR]
 
 Finds what the local workspace holds by its words: messages, conversations (segments, with
 what was learned from them), topics and questions, best match first (BM25 over the words,
@@ -32,7 +38,10 @@ English stemming: "installing drivers" finds "install the driver"). Each hit say
 its channel, its time, a snippet with the matched words in «», the message ids that are its
 evidence and where to open it (the report's #segment= anchor; a Slack message's own link).
 The first search after the workspace changed indexes it anew from its tables (the index itself
-takes about 3 s per 100,000 messages: docs/search.md), the next ones answer at once.
+takes about 3 s per 100,000 messages: docs/search.md), the next ones answer at once. With
+--embeddings it ranks by meaning too: hits by words and hits by nearness of embeddings are fused
+(reciprocal rank fusion), so "gpu" can find "graphics card"; the index keeps the vectors, and a
+rebuild embeds only texts it has not embedded before with that model.
 
 Options:
 ${WORKSPACE_HELP}
@@ -44,6 +53,7 @@ ${WORKSPACE_HELP}
   --until T         only before this time, the same way
   --author ID       only what this person (platform user id) wrote or asked
   --limit N         at most N hits (default 20, at most ${MAX_HITS})
+${SEARCH_EMBEDDING_HELP}
   --json            one JSON object per hit per line: {"kind", "id", "channel", "ts", "author",
                     "authorId", "title", "status", "segment", "evidence", "permalink", "score",
                     "snippet", "marks", "anchor"} (marks: [start, end) of each match in snippet)
@@ -60,6 +70,7 @@ interface SearchArgs {
   author?: string;
   limit: number;
   json: boolean;
+  embedder?: Embedder;
 }
 
 export const searchCommand: Command = command({
@@ -75,6 +86,7 @@ export const searchCommand: Command = command({
     author: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
+    ...SEARCH_EMBEDDING_OPTIONS,
   },
   parse: ({ values, positionals }): SearchArgs => {
     if (positionals.length !== 1) {
@@ -107,6 +119,7 @@ export const searchCommand: Command = command({
     ] as const) {
       if (value !== undefined) timeOf(flag, value, 0);
     }
+    const embedder = parseEmbedder(values);
     return {
       dir: workspaceDir(values.workspace, false) as string,
       text: positionals[0],
@@ -118,6 +131,7 @@ export const searchCommand: Command = command({
       author: values.author,
       limit,
       json: values.json ?? false,
+      ...(embedder !== undefined && { embedder }),
     };
   },
   run: async (args, io) => {
@@ -154,9 +168,13 @@ export const searchCommand: Command = command({
         ...(args.until !== undefined && { until: timeOf("--until", args.until, now) }),
         ...(args.author !== undefined && { authorId: args.author }),
       };
-      const index = await workspaceSearchIndex(workspace, io);
+      const { embedder } = args;
+      const index = await workspaceSearchIndex(workspace, io, { embedder });
       try {
-        return { hits: await index.search(query), reportPath: `${workspace.dir}/report.html` };
+        return {
+          hits: await searchFailure(() => index.search(query, { embedder })),
+          reportPath: `${workspace.dir}/report.html`,
+        };
       } finally {
         index.close();
       }

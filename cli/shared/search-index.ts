@@ -2,7 +2,9 @@
  * The local workspace's search index (`.convoseg/search`): built from its tables by the first
  * `search` after they changed, and removed with what an erasure or a channel deletion removed
  * (`on-disk.ts`). It is a cache of what the tables hold, nothing more: rebuilt whole, so no
- * document outlives the message or result it came from.
+ * document outlives the message or result it came from. With an embedder it holds each
+ * document's vector too, and its cache of vectors (inside it, so removed with it) spares a
+ * rebuild the texts embedded before.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,15 +12,17 @@ import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader, type Topic } from "convoseg/knowledge/read";
 import type { SegmentResult } from "convoseg/knowledge/store";
 import type { ChatMessage } from "convoseg/messages";
-import { searchDocuments } from "convoseg/search";
+import { SearchError, searchDocuments } from "convoseg/search";
 import { LanceSearchIndex } from "convoseg/search/lancedb";
+import type { Embedder } from "convoseg/topics";
 import type { Workspace } from "../../local/workspace.js";
+import { CommandFailure } from "./failures.js";
 import { formatCount } from "./format.js";
 import type { CommandIO } from "./io.js";
 import { chatMessagesOf } from "./workspace-messages.js";
 
 export const SEARCH_DIR = "search";
-/** What the index was built from: the database files as they were then. */
+/** What the index was built from: the database files as they were then, and the model. */
 const BUILT = "built.json";
 
 /** The database files' names, sizes and times: any write to the tables changes one. */
@@ -37,28 +41,52 @@ function tablesFingerprint(workspace: Pick<Workspace, "dir">): string {
   );
 }
 
+/** What `built.json` says: the tables' fingerprint, and the model of the vectors, or null. */
+interface Built {
+  tables: string;
+  model: string | null;
+}
+
+function readBuilt(file: string): Built | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Built;
+  } catch {
+    // None, or of an older build: built again.
+    return undefined;
+  }
+}
+
 /**
- * The workspace's index, built first when there is none or the tables changed since; says on
- * standard error when it builds, and how many documents.
+ * The workspace's index, built first when there is none, the tables changed since, or
+ * `embedder` is given and the index holds no vectors of its model; says on standard error when
+ * it builds, how many documents, and how many texts it embedded.
  */
 export async function workspaceSearchIndex(
   workspace: Pick<Workspace, "dir" | "dynamodb" | "tables" | "ledger">,
   io: Pick<CommandIO, "stderr" | "now">,
+  options: { embedder?: Embedder } = {},
 ): Promise<LanceSearchIndex> {
+  const { embedder } = options;
   const dir = join(workspace.dir, SEARCH_DIR);
   const fingerprint = tablesFingerprint(workspace);
-  const built = join(dir, BUILT);
-  const current = existsSync(built) && readFileSync(built, "utf8") === fingerprint;
+  const file = join(dir, BUILT);
+  const built = readBuilt(file);
+  const current =
+    built?.tables === fingerprint && (embedder === undefined || built.model === embedder.model);
   if (!current) {
     const started = io.now();
     io.stderr.write(
-      "search: indexing the workspace's messages, conversations, topics and questions\n",
+      `search: indexing the workspace's messages, conversations, topics and questions${embedder === undefined ? "" : `, with ${embedder.model}'s embeddings`}\n`,
     );
     const documents = searchDocuments(await workspaceSources(workspace));
-    await LanceSearchIndex.build(dir, documents);
-    writeFileSync(built, fingerprint);
+    const summary = await searchFailure(() => LanceSearchIndex.build(dir, documents, { embedder }));
+    writeFileSync(file, JSON.stringify({ tables: fingerprint, model: summary.model ?? null }));
+    const embedded =
+      summary.model === undefined
+        ? ""
+        : `, ${formatCount(summary.embedded)} texts embedded (${formatCount(summary.cached)} from the cache)`;
     io.stderr.write(
-      `search: indexed ${formatCount(documents.length)} documents in ${((io.now() - started) / 1000).toFixed(1)} s (again only after the workspace changes)\n`,
+      `search: indexed ${formatCount(documents.length)} documents in ${((io.now() - started) / 1000).toFixed(1)} s${embedded} (again only after the workspace changes)\n`,
     );
   }
   const index = await LanceSearchIndex.open(dir);
@@ -86,4 +114,14 @@ async function workspaceSources(workspace: Pick<Workspace, "dynamodb" | "tables"
     messages.push(...chatMessagesOf(channel, await store.read(channel)));
   }
   return { messages, results, topics };
+}
+
+/** `call`, a `SearchError` of it said as a command's failure, once prefixed by the command. */
+export async function searchFailure<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof SearchError)) throw error;
+    throw new CommandFailure(error.message.replace(/^search: /, ""), { cause: error });
+  }
 }
