@@ -17,7 +17,7 @@ import { benchArgs, usageError } from "./args.js";
 import { type HashingServer, startHashingServer } from "./search/embed-server.js";
 import { type LabelledQuestion, readCorpus } from "./search/labelled.js";
 
-const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--copies N] [--embeddings M [--embeddings-url U]] [--json]
+const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--copies N] [--semantic] [--embeddings M [--embeddings-url U]] [--json]
 
 Builds the search index of the IRC files in DIR (each file a channel; its people's lines linked
 into conversations and cut as \`run\` cuts them), times queries on it, and measures its quality.
@@ -28,8 +28,8 @@ another person answered by the corpus's reply annotation, the question's words (
 is right when it holds an annotated answer: that message, or a conversation with it. Reported
 as recall@5 (a right hit among the first 5) and MRR (1/rank of the first right hit in the first
 10, else 0) for the index (messages and conversations) and for the baseline, BM25 over single
-messages on the same engine; and, the index built again with every document's embedding, for
-semantic ranking (the nearest documents by cosine distance) and hybrid (keyword and semantic
+messages on the same engine; and, with --semantic or --embeddings, the index built again with
+every document's embedding, for semantic ranking (the nearest documents by cosine distance) and hybrid (keyword and semantic
 fused by reciprocal rank). Without --embeddings the model is a scripted one served on
 127.0.0.1: feature hashing of lowercased, crudely stemmed words into 256 dimensions, which
 knows words, not meanings: a floor, not a measure of a real model.
@@ -38,7 +38,9 @@ Options:
   --data DIR     the IRC folder (default ../shared/data/irc; irc-train adds 155 files more)
   --queries N    queries timed per kind of query (default 200)
   --copies N     also time queries on an index of the messages N times over (default 0: not)
-  --embeddings M the model for semantic and hybrid: bedrock, bedrock:MODEL or openai:MODEL
+  --semantic     also measure semantic and hybrid ranking (the scripted model unless --embeddings;
+                 every query then scans every vector: about 20 minutes more on the default data)
+  --embeddings M the model for semantic and hybrid (implies --semantic): bedrock, bedrock:MODEL or openai:MODEL
                  (key from $OPENAI_API_KEY; default the scripted hashing model)
   --embeddings-url U  the OpenAI-compatible API's base URL, /v1 included (with openai:MODEL)
   --json         one JSON object instead of the table
@@ -48,6 +50,7 @@ const values = benchArgs(USAGE, {
   data: { type: "string", default: "../shared/data/irc" },
   queries: { type: "string", default: "200" },
   copies: { type: "string", default: "0" },
+  semantic: { type: "boolean", default: false },
   embeddings: { type: "string" },
   "embeddings-url": { type: "string" },
   json: { type: "boolean", default: false },
@@ -205,18 +208,24 @@ full.index.close();
 const baseline = await built("baseline", messageDocuments);
 const baselineQuality = await quality(baseline.index);
 baseline.index.close();
-const model = await embedderOf();
-const embedded = await built("embedded", documents, model.embedder);
-const semanticQuality = await quality(embedded.index, {
-  embedder: model.embedder,
-  ranking: "semantic",
-});
-const hybridQuality = await quality(embedded.index, {
-  embedder: model.embedder,
-  ranking: "hybrid",
-});
-embedded.index.close();
-await model.server?.close();
+/** Semantic and hybrid quality, when asked: an index built again with every embedding. */
+async function semanticRun() {
+  const model = await embedderOf();
+  try {
+    const embedded = await built("embedded", documents, model.embedder);
+    const semantic = await quality(embedded.index, {
+      embedder: model.embedder,
+      ranking: "semantic",
+    });
+    const hybrid = await quality(embedded.index, { embedder: model.embedder, ranking: "hybrid" });
+    embedded.index.close();
+    return { model: model.label, embeddedBuildMs: Math.round(embedded.ms), semantic, hybrid };
+  } finally {
+    await model.server?.close();
+  }
+}
+const semantic =
+  values.semantic || values.embeddings !== undefined ? await semanticRun() : undefined;
 
 let scaled:
   | { documents: number; buildMs: number; plain: Awaited<ReturnType<typeof timed>> }
@@ -246,10 +255,7 @@ const result = {
     questions: corpus.questions.length,
     index: indexQuality,
     baseline: baselineQuality,
-    model: model.label,
-    embeddedBuildMs: Math.round(embedded.ms),
-    semantic: semanticQuality,
-    hybrid: hybridQuality,
+    ...semantic,
     recallRatio: indexQuality.recallAt5 / Math.max(1e-9, baselineQuality.recallAt5),
   },
   scaled,
@@ -280,17 +286,19 @@ else {
     `    messages and conversations (keyword): recall@5 ${pct(q.index.recallAt5)}, MRR ${q.index.mrr.toFixed(3)}`,
   );
   console.log(
-    `    semantic (${q.model}): recall@5 ${pct(q.semantic.recallAt5)}, MRR ${q.semantic.mrr.toFixed(3)}`,
-  );
-  console.log(
-    `    hybrid (keyword and semantic, RRF): recall@5 ${pct(q.hybrid.recallAt5)}, MRR ${q.hybrid.mrr.toFixed(3)}`,
-  );
-  console.log(
     `    baseline, BM25 over single messages:  recall@5 ${pct(q.baseline.recallAt5)}, MRR ${q.baseline.mrr.toFixed(3)}`,
   );
-  console.log(
-    `    (built again with every document's embedding: ${(q.embeddedBuildMs / 1000).toFixed(1)} s)`,
-  );
+  if (semantic !== undefined) {
+    console.log(
+      `    semantic (${semantic.model}): recall@5 ${pct(semantic.semantic.recallAt5)}, MRR ${semantic.semantic.mrr.toFixed(3)}`,
+    );
+    console.log(
+      `    hybrid (keyword and semantic, RRF): recall@5 ${pct(semantic.hybrid.recallAt5)}, MRR ${semantic.hybrid.mrr.toFixed(3)}`,
+    );
+    console.log(
+      `    (built again with every document's embedding: ${(semantic.embeddedBuildMs / 1000).toFixed(1)} s)`,
+    );
+  }
   console.log(`    recall@5 ratio: ${q.recallRatio.toFixed(2)}x the baseline`);
   if (scaled !== undefined)
     console.log(
