@@ -20,14 +20,16 @@ export default defineConfig({
     hookTimeout: 60_000,
     unstubEnvs: true,
     // `npm run check` measures both tiers' coverage of lib/ and prints its summary; the floor is
-    // the figure measured when it was set (2026-12-06: statements 88.6%, branches 84.4%, functions
-    // 89.1%, lines 89.6%), so coverage can rise but not fall unnoticed.
+    // the figure measured when it was set (2026-12-06: statements 96.5%, branches 90.7%, functions
+    // 97.9%, lines 97.6%), so coverage can rise but not fall unnoticed. The report's page code
+    // (lib/outlets/report/page) runs in Chromium, where Node's coverage cannot see it: the
+    // browser tests check it, and counted here it only measured that Node never runs it.
     coverage: {
       provider: "v8",
       include: ["lib/**/*.ts"],
-      exclude: ["lib/**/index.ts"],
+      exclude: ["lib/**/index.ts", "lib/outlets/report/page/**"],
       reporter: ["text-summary"],
-      thresholds: { statements: 88, branches: 84, functions: 89, lines: 89 },
+      thresholds: { statements: 96, branches: 90, functions: 97, lines: 97 },
     },
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
