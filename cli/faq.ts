@@ -1,10 +1,10 @@
 import { type FaqEntry, groupQuestions } from "convoseg/faq";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { readQuestions } from "./questions.js";
-import { readChannel, unknownChannel } from "./shared/channel-knowledge.js";
+import { channelPlace, readChannel, unknownChannel } from "./shared/channel-knowledge.js";
 import { type Command, command, EXIT } from "./shared/command.js";
 import { channelHeading, escapeControls, isoMinute, plural } from "./shared/format.js";
-import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./shared/workspace-option.js";
+import { WORKSPACE_HELP, WORKSPACE_OPTION } from "./shared/workspace-option.js";
 
 const FAQ_USAGE = `Usage: npm start -- faq <channel> [--json] [--workspace DIR | --table NAME] [--limit N]
 
@@ -39,19 +39,7 @@ export const faqCommand: Command = command({
     json: { type: "boolean" },
   },
   parse: ({ values, positionals }) => {
-    if (values.workspace !== undefined && values.table !== undefined) {
-      throw new Error("--workspace and --table name two places: give one");
-    }
-    const table =
-      values.workspace === undefined ? (values.table ?? process.env.RESULTS_TABLE) : undefined;
-    const [channel, ...extra] = positionals;
-    if (channel === undefined || extra.length > 0) throw new Error("expected one channel id");
-    const limit = values.limit === undefined ? undefined : Number(values.limit);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
-      throw new Error(`--limit must be a positive integer (got ${JSON.stringify(values.limit)})`);
-    }
-    const workspace = workspaceDir(values.workspace, table !== undefined);
-    return { channel, table, workspace, limit, json: values.json ?? false };
+    return { ...channelPlace(values, positionals), json: values.json ?? false };
   },
   run: async ({ channel: given, table, workspace, limit, json }, io) => {
     const where = { command: "faq", what: "questions", table, workspace };

@@ -1,10 +1,10 @@
 import { QUESTION_STATUSES, type QuestionStatus } from "convoseg/extraction";
 import { KnowledgeReader, MAX_QUESTION_LIMIT } from "convoseg/knowledge/read";
 import type { Question } from "convoseg/knowledge/store";
-import { readChannel, unknownChannel } from "./shared/channel-knowledge.js";
+import { channelPlace, readChannel, unknownChannel } from "./shared/channel-knowledge.js";
 import { type Command, command, EXIT } from "./shared/command.js";
 import { channelHeading, escapeControls, isoMinute, plural } from "./shared/format.js";
-import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "./shared/workspace-option.js";
+import { WORKSPACE_HELP, WORKSPACE_OPTION } from "./shared/workspace-option.js";
 
 const QUESTIONS_USAGE = `Usage: npm start -- questions <channel> [--status answered|unanswered|unclear] [--json] [--workspace DIR | --table NAME] [--limit N]
 
@@ -44,25 +44,14 @@ export const questionsCommand: Command = command({
     json: { type: "boolean" },
   },
   parse: ({ values, positionals }) => {
-    if (values.workspace !== undefined && values.table !== undefined) {
-      throw new Error("--workspace and --table name two places: give one");
-    }
-    const table =
-      values.workspace === undefined ? (values.table ?? process.env.RESULTS_TABLE) : undefined;
-    const [channel, ...extra] = positionals;
-    if (channel === undefined || extra.length > 0) throw new Error("expected one channel id");
-    const limit = values.limit === undefined ? undefined : Number(values.limit);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
-      throw new Error(`--limit must be a positive integer (got ${JSON.stringify(values.limit)})`);
-    }
+    const place = channelPlace(values, positionals);
     const status = values.status as QuestionStatus | undefined;
     if (status !== undefined && !QUESTION_STATUSES.includes(status)) {
       throw new Error(
         `--status must be one of ${QUESTION_STATUSES.join(", ")} (got ${JSON.stringify(values.status)})`,
       );
     }
-    const workspace = workspaceDir(values.workspace, table !== undefined);
-    return { channel, table, workspace, status, limit, json: values.json ?? false };
+    return { ...place, status, json: values.json ?? false };
   },
   run: async ({ channel: given, table, workspace, status, limit, json }, io) => {
     const where = { command: "questions", what: "questions", table, workspace };

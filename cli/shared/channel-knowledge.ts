@@ -1,5 +1,5 @@
 /**
- * What `topics` and `questions` share: reading a channel's entries from a results table or the
+ * What `topics`, `questions` and `faq` share: their flags' parse, and reading a channel's entries from a results table or the
  * local workspace (where a channel may be named by its channelName), and saying so when the
  * channel has nothing stored at all (unlike a channel with no entries yet), with the stored
  * channel ids near it.
@@ -11,7 +11,38 @@ import { onTable } from "./failures.js";
 import { escapeControls } from "./format.js";
 import type { CommandIO } from "./io.js";
 import { resultChannels, suggestChannels } from "./near-channels.js";
-import { noteUnextracted, withWorkspace } from "./workspace-option.js";
+import { noteUnextracted, withWorkspace, workspaceDir } from "./workspace-option.js";
+
+/** Where a channel's entries are read and how many are shown: the flags `topics`, `questions` and `faq` share. */
+export interface ChannelPlace {
+  /** The channel as given: an id, or on the workspace a name. */
+  channel: string;
+  table: string | undefined;
+  workspace: string | undefined;
+  limit: number | undefined;
+}
+
+/**
+ * One channel, from `--workspace` or `--table` (else `$RESULTS_TABLE`, else the default
+ * workspace), and `--limit`. Throws an error naming the flag or argument at fault.
+ */
+export function channelPlace(
+  values: { workspace?: string; table?: string; limit?: string },
+  positionals: readonly string[],
+): ChannelPlace {
+  if (values.workspace !== undefined && values.table !== undefined) {
+    throw new Error("--workspace and --table name two places: give one");
+  }
+  const table =
+    values.workspace === undefined ? (values.table ?? process.env.RESULTS_TABLE) : undefined;
+  const [channel, ...extra] = positionals;
+  if (channel === undefined || extra.length > 0) throw new Error("expected one channel id");
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+    throw new Error(`--limit must be a positive integer (got ${JSON.stringify(values.limit)})`);
+  }
+  return { channel, table, workspace: workspaceDir(values.workspace, table !== undefined), limit };
+}
 
 export interface ChannelReadOptions<T> {
   /** The command's name, as its messages start: `topics`, `questions`. */

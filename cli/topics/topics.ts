@@ -1,8 +1,8 @@
 import { KnowledgeReader } from "convoseg/knowledge/read";
-import { readChannel, unknownChannel } from "../shared/channel-knowledge.js";
+import { channelPlace, readChannel, unknownChannel } from "../shared/channel-knowledge.js";
 import { type Command, command, EXIT } from "../shared/command.js";
 import { formatTopics } from "../shared/format.js";
-import { WORKSPACE_HELP, WORKSPACE_OPTION, workspaceDir } from "../shared/workspace-option.js";
+import { WORKSPACE_HELP, WORKSPACE_OPTION } from "../shared/workspace-option.js";
 import { EMBEDDING_HELP, EMBEDDING_OPTIONS, parseEmbeddingFlags } from "./embedding-options.js";
 
 const TOPICS_USAGE = `Usage: npm start -- topics <channel> [--json] [--workspace DIR | --table NAME] [--limit N]
@@ -42,20 +42,8 @@ export const topicsCommand: Command = command({
     ...EMBEDDING_OPTIONS,
   },
   parse: ({ values, positionals }) => {
-    if (values.workspace !== undefined && values.table !== undefined) {
-      throw new Error("--workspace and --table name two places: give one");
-    }
-    const table =
-      values.workspace === undefined ? (values.table ?? process.env.RESULTS_TABLE) : undefined;
-    const [channel, ...extra] = positionals;
-    const limit = values.limit === undefined ? undefined : Number(values.limit);
-    if (channel === undefined || extra.length > 0) throw new Error("expected one channel id");
-    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
-      throw new Error(`--limit must be a positive integer (got ${JSON.stringify(values.limit)})`);
-    }
-    const workspace = workspaceDir(values.workspace, table !== undefined);
     const embeddings = parseEmbeddingFlags(values);
-    return { channel, table, workspace, limit, json: values.json ?? false, embeddings };
+    return { ...channelPlace(values, positionals), json: values.json ?? false, embeddings };
   },
   run: async ({ channel: given, table, workspace, limit, json, embeddings }, io) => {
     const where = { command: "topics", what: "topics", table, workspace };
