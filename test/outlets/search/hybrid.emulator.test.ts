@@ -19,6 +19,7 @@ import {
   type RecordedRequest,
   startEmbeddingsServer,
 } from "../../support/llm-servers.js";
+import { doc } from "./fixtures.js";
 
 const embeddings = closedAfterEach(startEmbeddingsServer);
 
@@ -44,22 +45,6 @@ const embedderAt = (url: string, model = "hashing") =>
     model,
     client: new OpenAI({ baseURL: `${url}/v1`, apiKey: "test", maxRetries: 0 }),
   });
-
-const doc = (
-  over: Partial<SearchDocument> & Pick<SearchDocument, "id" | "text">,
-): SearchDocument => ({
-  kind: "message",
-  channel: "ubuntu",
-  ts: 1_000,
-  author: "ana",
-  authorId: "",
-  title: "",
-  status: "",
-  segment: "",
-  evidence: [over.id],
-  permalink: "",
-  ...over,
-});
 
 const DOCS: SearchDocument[] = [
   doc({ id: "m1", text: "how do I install the nvidia drivers on hardy?" }),

@@ -4,22 +4,7 @@ import { join } from "node:path";
 import { type SearchDocument, SearchError } from "convoseg/search";
 import { LanceSearchIndex } from "convoseg/search/lancedb";
 import { describe, expect, it } from "vitest";
-
-const doc = (
-  over: Partial<SearchDocument> & Pick<SearchDocument, "id" | "text">,
-): SearchDocument => ({
-  kind: "message",
-  channel: "ubuntu",
-  ts: 1_000,
-  author: "ana",
-  authorId: "",
-  title: "",
-  status: "",
-  segment: "",
-  evidence: [over.id],
-  permalink: "",
-  ...over,
-});
+import { doc } from "./fixtures.js";
 
 const DOCS: SearchDocument[] = [
   doc({ id: "m1", text: "how do I install the nvidia drivers on hardy?", ts: 1_000 }),
