@@ -5,7 +5,7 @@
  */
 
 /** What the figures are grouped by: UTC days, or ISO weeks (Monday to Sunday, UTC). */
-export type HealthBucket = "day" | "week";
+type HealthBucket = "day" | "week";
 
 /** A question as the questions index keeps it (`StoredQuestion`, the API's `Question`). */
 export interface HealthQuestion {
@@ -57,7 +57,7 @@ interface HealthBucketFigures {
   firstAnswer: FirstAnswerTimes;
 }
 
-export interface ChannelHealth {
+interface ChannelHealth {
   since: number;
   until: number;
   bucket: HealthBucket;
@@ -165,7 +165,7 @@ function topAnswerers(
   return [...answered]
     .filter(([name]) => !hidden.has(name.toLowerCase()))
     .map(([name, answers]) => ({ name, answers }))
-    .sort((a, b) => b.answers - a.answers || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .sort((a, b) => b.answers - a.answers || (a.name < b.name ? -1 : 1))
     .slice(0, Math.max(0, top));
 }
 

@@ -4,9 +4,7 @@
  */
 
 export {
-  type ChannelHealth,
   channelHealth,
-  type HealthBucket,
   type HealthInput,
   type HealthMessage,
   type HealthQuestion,
