@@ -46,6 +46,8 @@ const handle = apiHandler(
       if (Number.isFinite(cost.units)) units += cost.units;
     },
   }),
+  // The apiStatsOptOut setting, a JSON array of names or ids (infra/api.ts).
+  { statsOptOut: JSON.parse(process.env.STATS_OPT_OUT ?? "[]") as string[] },
 );
 
 /**
