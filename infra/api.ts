@@ -39,6 +39,10 @@ export class ReadApi extends Construct {
         CHANNELS_TABLE: props.storage.channels.tableName,
         MESSAGES_TABLE: props.storage.messages.tableName,
         POWERTOOLS_SERVICE_NAME: "convoseg-api",
+        // A JSON array: a name may hold what a separator would.
+        ...(props.config.statsOptOut && {
+          STATS_OPT_OUT: JSON.stringify(props.config.statsOptOut),
+        }),
       },
       timeout: Duration.seconds(10),
       memorySize: 512,

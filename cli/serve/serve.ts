@@ -1,8 +1,16 @@
 import { type DynamoDBClient, paginateQuery } from "@aws-sdk/client-dynamodb";
-import { API_ROUTES, apiHandler, dynamoDbApiSources, type SearchSource } from "convoseg/api";
+import {
+  API_ROUTES,
+  apiHandler,
+  dynamoDbApiSources,
+  type SearchSource,
+  storeStatsSource,
+} from "convoseg/api";
 import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { DELETED, PARTITION_KEY, POSITION } from "convoseg/history/schema";
 import { KnowledgeReader } from "convoseg/knowledge/read";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import type { Workspace } from "../../local/workspace.js";
 import { type Command, command, EXIT } from "../shared/command.js";
 import {
@@ -58,6 +66,7 @@ export function serveWorkspace(
       countMessages: (channel) => keptMessages(client, opened.tables.messagesTable, channel),
       questions: new KnowledgeReader({ client, tableName }),
       search: workspaceSearch(opened, options.log),
+      stats: workspaceStats(client, tableName, opened.tables.messagesTable),
       digest: channelDigests(
         dynamoDbDigestSources({
           client,
@@ -69,6 +78,14 @@ export function serveWorkspace(
     { now: () => opened.clock ?? Date.now() },
   );
   return startApiServer({ handler, ...options });
+}
+
+/** The stats route's results and answering messages (when, by whom: never the text). */
+function workspaceStats(client: DynamoDBClient, resultsTable: string, messagesTable: string) {
+  const messages = new DynamoDbStore({ client, tableName: messagesTable });
+  return storeStatsSource(new DynamoDbResultStore({ client, tableName: resultsTable }), {
+    getMessages: (channel, ids) => messages.messageFacts(channel, ids),
+  });
 }
 
 /**

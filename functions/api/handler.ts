@@ -9,9 +9,11 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
-import { apiHandler, dynamoDbApiSources } from "convoseg/api";
+import { apiHandler, dynamoDbApiSources, storeStatsSource } from "convoseg/api";
 import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
+import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
+import { DynamoDbResultStore } from "convoseg/knowledge/store";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -26,6 +28,7 @@ let reads = 0;
 const client = new DynamoDBClient({});
 const resultsTable = required("RESULTS_TABLE");
 const messagesTable = required("MESSAGES_TABLE");
+const messages = new DynamoDbStore({ client, tableName: messagesTable });
 const handle = apiHandler(
   dynamoDbApiSources({
     client,
@@ -34,11 +37,17 @@ const handle = apiHandler(
     messagesTable,
     questions: new KnowledgeReader({ client, tableName: resultsTable }),
     digest: channelDigests(dynamoDbDigestSources({ client, resultsTable, messagesTable })),
+    // The results and the answering messages' facts (when, by whom), as the digest reads them.
+    stats: storeStatsSource(new DynamoDbResultStore({ client, tableName: resultsTable }), {
+      getMessages: (channel, ids) => messages.messageFacts(channel, ids),
+    }),
     onRead: (cost) => {
       reads++;
       if (Number.isFinite(cost.units)) units += cost.units;
     },
   }),
+  // The apiStatsOptOut setting, a JSON array of names or ids (infra/api.ts).
+  { statsOptOut: JSON.parse(process.env.STATS_OPT_OUT ?? "[]") as string[] },
 );
 
 /**

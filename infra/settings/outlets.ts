@@ -6,6 +6,8 @@ import { DAY_MS, fail, got, SECRET_ARN, type Table } from "./kinds.js";
 
 const JWT_ISSUER = /^https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?(\/[\x21-\x7e]{0,500})?$/;
 const JWT_AUDIENCES = /^[\x21-\x2b\x2d-\x7e]{1,200}(,[\x21-\x2b\x2d-\x7e]{1,200}){0,9}$/;
+/** Names or user ids without commas or control characters, 1 to 200 of them. */
+const OPT_OUT = /^[^,\p{Cc}]{1,100}(,[^,\p{Cc}]{1,100}){0,199}$/u;
 /** EventBridge's schedule expressions, within what CloudFormation takes (256 characters). */
 const SCHEDULE_EXPRESSION =
   /^(cron\([0-9*?,/#LW A-Z-]{9,200}\)|rate\(\d{1,5} (minute|minutes|hour|hours|day|days)\))$/;
@@ -48,6 +50,16 @@ export const outlets = <V, P>(table: Table<V, P>) =>
         if (apiJwtIssuer === undefined && apiJwtAudience !== undefined) {
           fail("is set without apiJwtIssuer: set the issuer too, or neither", "apiJwtAudience");
         }
+      },
+    })
+    /**
+     * People never named among the stats route's answerers (they asked not to be): names or
+     * user ids as their messages carry them, comma-separated, any case.
+     */
+    .text("apiStatsOptOut", {
+      rule: { pattern: OPT_OUT, rule: "1 to 200 names or user ids, comma-separated" },
+      check: ({ api, apiStatsOptOut }) => {
+        if (apiStatsOptOut !== undefined && !api) fail("is for the read API: set api=true too");
       },
     })
     /**
@@ -128,6 +140,8 @@ export const outlets = <V, P>(table: Table<V, P>) =>
 /** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
 export interface ApiConfig {
   jwt?: { issuer: string; audience: string[] };
+  /** Never named among the stats route's answerers. */
+  statsOptOut?: string[];
 }
 
 /** The scheduled digest, when `digest` turns it on. */
@@ -149,13 +163,19 @@ export function apiConfig(v: {
   api: boolean;
   apiJwtIssuer: string | undefined;
   apiJwtAudience: string | undefined;
+  apiStatsOptOut: string | undefined;
 }): { api?: ApiConfig } {
   if (!v.api) return {};
   return {
-    api:
-      v.apiJwtIssuer !== undefined && v.apiJwtAudience !== undefined
-        ? { jwt: { issuer: v.apiJwtIssuer, audience: v.apiJwtAudience.split(",") } }
-        : {},
+    api: {
+      ...(v.apiJwtIssuer !== undefined &&
+        v.apiJwtAudience !== undefined && {
+          jwt: { issuer: v.apiJwtIssuer, audience: v.apiJwtAudience.split(",") },
+        }),
+      ...(v.apiStatsOptOut !== undefined && {
+        statsOptOut: v.apiStatsOptOut.split(",").map((name) => name.trim()),
+      }),
+    },
   };
 }
 

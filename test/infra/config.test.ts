@@ -295,6 +295,7 @@ describe("resolveConfig", () => {
         "api",
         "apiJwtAudience",
         "apiJwtIssuer",
+        "apiStatsOptOut",
         "bedrockOutput",
         "breakerCooldown",
         "breakerFailures",
@@ -563,11 +564,20 @@ describe("resolveConfig", () => {
       /must be set with apiJwtIssuer/,
     ],
     [{ api: "true", apiJwtAudience: "a" }, "apiJwtAudience", /without apiJwtIssuer/],
+    [{ apiStatsOptOut: "ann" }, "apiStatsOptOut", /set api=true too/],
+    [{ api: "true", apiStatsOptOut: "ann,,bob" }, "apiStatsOptOut", /comma-separated/],
   ])("rejects context %j, naming %s", (context, setting, problem) => {
     const attempt = () => resolve({}, context);
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(`convoseg: invalid setting ${setting}`);
     expect(attempt).toThrow(problem);
+  });
+
+  it("reads the stats route's opt-out list, trimmed, for the read API", () => {
+    expect(resolve({}, { api: "true", apiStatsOptOut: "Ann, u123 ,Jane Doe" }).api).toEqual({
+      statsOptOut: ["Ann", "u123", "Jane Doe"],
+    });
+    expect(resolve({}, { api: "true" }).api).toEqual({});
   });
 
   it("reports every bad setting at once, a line each, not the rules a refused one would fail", () => {

@@ -282,6 +282,7 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
     }),
     ...(options.digest && { digest: options.digest }),
     ...(options.search && { search: options.search }),
+    ...(options.stats && { stats: options.stats }),
   };
 }
 

@@ -5,7 +5,7 @@
 import { groupQuestions } from "../../knowledge/faq/index.js";
 import { ApiUnavailableError } from "./errors.js";
 import { FAQ_LIMITS, FAQ_QUESTIONS } from "./limits.js";
-import type { ApiSources } from "./ports.js";
+import type { ApiSources, QuestionsSource } from "./ports.js";
 import { idParameter, limitParameter, queryParameters } from "./request.js";
 import type { ApiQuestion, FaqPage } from "./schemas.js";
 
@@ -22,25 +22,34 @@ export async function faqRoute(
   const query = queryParameters(rawQuery, ["limit"]);
   const limit = limitParameter(query.get("limit"), FAQ_LIMITS);
   if (sources.questions === undefined) throw new ApiUnavailableError("questions");
+  const { questions, complete } = await readQuestions(sources.questions, channel);
+  if (questions.length === 0) await mustBeKnown(sources, channel);
+  return {
+    channel,
+    questions: questions.length,
+    complete,
+    faq: groupQuestions(questions).slice(0, limit),
+  };
+}
+
+/**
+ * A channel's questions index, whole up to `FAQ_QUESTIONS` (pages of 1,000), and whether it was
+ * read to its end.
+ */
+export async function readQuestions(
+  source: QuestionsSource,
+  channel: string,
+): Promise<{ questions: ApiQuestion[]; complete: boolean }> {
   const questions: ApiQuestion[] = [];
   let cursor: string | null = null;
   do {
-    const read: { items: ApiQuestion[]; cursor: string | null } = await sources.questions.questions(
-      channel,
-      {
-        limit: Math.min(PAGE, FAQ_QUESTIONS - questions.length),
-        ...(cursor !== null && { cursor }),
-      },
-    );
+    const read: { items: ApiQuestion[]; cursor: string | null } = await source.questions(channel, {
+      limit: Math.min(PAGE, FAQ_QUESTIONS - questions.length),
+      ...(cursor !== null && { cursor }),
+    });
     questions.push(...read.items);
     cursor = read.cursor;
   } while (cursor !== null && questions.length < FAQ_QUESTIONS);
-  if (questions.length === 0) await mustBeKnown(sources, channel);
   const kept = questions.slice(0, FAQ_QUESTIONS);
-  return {
-    channel,
-    questions: kept.length,
-    complete: cursor === null && kept.length === questions.length,
-    faq: groupQuestions(kept).slice(0, limit),
-  };
+  return { questions: kept, complete: cursor === null && kept.length === questions.length };
 }

@@ -9,24 +9,12 @@
 import { createHash } from "node:crypto";
 import type { SegmentResult } from "../../knowledge/store/index.js";
 import { MARKS_ITEM } from "../../segmentation/pipeline/schema/index.js";
-import { askedPeriod, DigestError } from "../digest/index.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
-import {
-  ApiError,
-  ApiMethodError,
-  ApiNotFoundError,
-  ApiParameterError,
-  ApiUnavailableError,
-} from "./errors.js";
+import { ApiError, ApiMethodError, ApiNotFoundError, ApiUnavailableError } from "./errors.js";
 import { faqRoute } from "./faq-route.js";
-import {
-  CHANNEL_LIMITS,
-  DIGEST_PERIOD,
-  QUESTION_LIMITS,
-  RANKED_ENTRIES,
-  TOPIC_SORTS,
-} from "./limits.js";
+import { CHANNEL_LIMITS, QUESTION_LIMITS, RANKED_ENTRIES, TOPIC_SORTS } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
+import { digestPeriod } from "./period.js";
 import type { ApiSources, ChannelsPosition } from "./ports.js";
 import {
   enumParameter,
@@ -50,6 +38,7 @@ import {
   type TopicsPage,
 } from "./schemas.js";
 import { searchRoute } from "./search-route.js";
+import { statsRoute } from "./stats-route.js";
 import {
   entryBudget,
   isRankPosition,
@@ -62,8 +51,6 @@ import {
 /** As `schemas.ts` has them. */
 const QUESTION_STATUSES: readonly QuestionStatus[] = ["answered", "unanswered", "unclear"];
 
-/** The digest's end is now rounded down to this, so that its ETag holds for a while. */
-const DIGEST_GRAIN_MS = 60_000;
 /** Channels table items a channels page evaluates per channel asked for (marks, state, pages). */
 const ITEMS_PER_CHANNEL = 3;
 
@@ -92,6 +79,8 @@ export interface ApiHandlerOptions {
   cursorKey?: string;
   /** The clock the digest route's period ends at (default `Date.now`). */
   now?: () => number;
+  /** People never named among the stats route's answerers (names or ids, any case). */
+  statsOptOut?: readonly string[];
 }
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -103,7 +92,7 @@ export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {})
     let route = "unmatched";
     try {
       const segments = pathSegments(request.rawPath);
-      const matched = match(segments, now);
+      const matched = match(segments, now, options.statsOptOut ?? []);
       if (matched === undefined) throw new ApiNotFoundError("route");
       route = `${methodLabel(request.method)} ${matched.route}`;
       if (request.method !== "GET" && request.method !== "HEAD") throw new ApiMethodError();
@@ -124,7 +113,10 @@ function methodLabel(method: string): string {
 type Run = (sources: ApiSources, cursors: CursorCodec, rawQuery: string) => Promise<unknown>;
 
 /** What each route runs: every route of `API_ROUTES` has one (tsc checks), and none else. */
-const RUNS: Record<ApiRoute, (parameters: RouteParameters, now: () => number) => Run> = {
+const RUNS: Record<
+  ApiRoute,
+  (parameters: RouteParameters, now: () => number, optOut: readonly string[]) => Run
+> = {
   "/channels": () => channels,
   "/channels/{c}/topics":
     ({ c }) =>
@@ -142,6 +134,10 @@ const RUNS: Record<ApiRoute, (parameters: RouteParameters, now: () => number) =>
     ({ c }, now) =>
     (s, _k, q) =>
       digest(s, q, c, now()),
+  "/channels/{c}/stats":
+    ({ c }, now, optOut) =>
+    (s, _k, q) =>
+      statsRoute(s, q, c, { mustBeKnown, now: now(), optOut }),
   "/channels/{c}/segments/{id}":
     ({ c, id }) =>
     (s, _k, q) =>
@@ -153,10 +149,14 @@ const RUNS: Record<ApiRoute, (parameters: RouteParameters, now: () => number) =>
   },
 };
 
-function match(segments: string[], now: () => number): { route: string; run: Run } | undefined {
+function match(
+  segments: string[],
+  now: () => number,
+  optOut: readonly string[],
+): { route: string; run: Run } | undefined {
   const matched = matchRoute(segments);
   if (matched === undefined) return undefined;
-  return { route: matched.route, run: RUNS[matched.route](matched.parameters, now) };
+  return { route: matched.route, run: RUNS[matched.route](matched.parameters, now, optOut) };
 }
 
 async function channels(
@@ -294,47 +294,6 @@ async function digest(
   // Only the contract's fields (zod drops the rest), and a source's mistake is a 500, not a body.
   return DigestBody.parse(built);
 }
-
-/**
- * The digest's period as the CLI reads its flags (lib/outlets/digest's askedPeriod): `until`
- * (default now) and `since` (default a week before it), each a duration back (`since` from
- * `until`, `until` from now) or an ISO date or time; from 1 h to 366 days. Now is rounded down
- * to the minute, so that a period relative to it keeps its ETag for a while; imported history
- * is asked for in dates, and keeps it for good.
- */
-function digestPeriod(
-  since: string | undefined,
-  until: string | undefined,
-  now: number,
-): { since: number; until: number } {
-  const end = Math.floor(now / DIGEST_GRAIN_MS) * DIGEST_GRAIN_MS;
-  const asked = (given: { since?: string; until?: string }) => {
-    try {
-      return askedPeriod({ ...given, end, endName: "now" });
-    } catch (error) {
-      if (error instanceof DigestError) return error;
-      throw error;
-    }
-  };
-  if (until !== undefined && asked({ until }) instanceof DigestError) {
-    throw new ApiParameterError("until", `must be ${TIME_FORMS} (a duration back from now)`);
-  }
-  const period = asked({ since, until });
-  const span = `the period must be from 1h to ${DIGEST_PERIOD.maxMs / DAY_MS}d, since before until`;
-  if (period instanceof DigestError) {
-    throw new ApiParameterError(
-      "since",
-      period.code === "DIGEST_BAD_TIME"
-        ? `must be ${TIME_FORMS} (a duration back from until)`
-        : span,
-    );
-  }
-  if (period.until - period.since < DIGEST_PERIOD.minMs) throw new ApiParameterError("since", span);
-  return period;
-}
-
-const TIME_FORMS = "a duration (7d, 36h) or an ISO date or time (2026-01-05, 2026-01-05T08:00Z)";
-const DAY_MS = 86_400_000;
 
 async function segment(
   sources: ApiSources,

@@ -19,11 +19,18 @@ export { type ApiHandler, type ApiResponse, apiHandler } from "./handler.js";
 export { DIGEST_PERIOD, QUESTION_LIMITS } from "./limits.js";
 export { memoryApiSources } from "./memory.js";
 export { openApiDocument } from "./openapi.js";
-export type { ApiSources, ChannelsPosition, QuestionsSource, SearchSource } from "./ports.js";
+export type {
+  ApiSources,
+  ChannelsPosition,
+  QuestionsSource,
+  SearchSource,
+  StatsSource,
+} from "./ports.js";
 export {
   API_METHODS,
   API_ROUTES,
   matchRoute,
 } from "./routes.js";
 export * as apiBodies from "./schemas.js";
+export { storeStatsSource } from "./stats-route.js";
 export { entryBudget, TOPIC_LIMITS } from "./topics-page.js";

@@ -13,6 +13,13 @@ export const FAQ_LIMITS: Limits = { default: 20, max: 100 };
  * index, 5 at most): past it the entries are of the first questions, unanswered first.
  */
 export const FAQ_QUESTIONS = 5000;
+/**
+ * The most answering messages `GET /channels/{c}/stats` reads by id (batches of 100 on DynamoDB):
+ * past it, first answers and answerers are of the first questions' answers.
+ */
+export const STATS_ANSWERS = 5000;
+/** How the stats route groups its figures (`?bucket=`), the default first. */
+export const STATS_BUCKETS = ["day", "week"] as const;
 export const SEARCH_LIMITS: Limits = { default: 20, max: 50 };
 /** The most channels and kinds one search names. */
 export const MAX_SEARCH_CHANNELS = 20;

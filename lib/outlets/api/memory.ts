@@ -86,5 +86,6 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
     ...(data.questions && { questions: data.questions }),
     ...(data.digest && { digest: data.digest }),
     ...(data.search && { search: data.search }),
+    ...(data.stats && { stats: data.stats }),
   };
 }

@@ -14,6 +14,8 @@ import {
   QUESTION_LIMITS,
   RANKED_ENTRIES,
   SEARCH_LIMITS,
+  STATS_ANSWERS,
+  STATS_BUCKETS,
   TOPIC_SORTS,
 } from "./limits.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
@@ -31,6 +33,23 @@ const SEARCH_TIME =
   "^(\\d+(\\.\\d+)?[smhd]|\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2}))?)$";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** The digest's and the stats' period, `?since=` and `?until=`. */
+const PERIOD = [
+  {
+    name: "since",
+    in: "query",
+    description: `where the period begins: a duration back from until (default 7d) or an ISO date (UTC midnight) or zoned time; the period is from 1h to ${DIGEST_DAYS}d, else a 400`,
+    schema: { type: "string", default: "7d", pattern: PERIOD_TIME },
+  },
+  {
+    name: "until",
+    in: "query",
+    description:
+      "where the period ends, excluded: a duration back from now or an ISO date or zoned time (default now, rounded down to the minute)",
+    schema: { type: "string", pattern: PERIOD_TIME },
+  },
+];
 
 const idParameter = (name: string, description: string) => ({
   name,
@@ -165,27 +184,37 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
       "Built on request from the channel's results and index entries within the period: " +
       `not one read, bounded by the period's length (at most ${DIGEST_DAYS} days) and what it ` +
       "holds. The period is [since, until); give dates for imported history, which ended long ago.",
-    parameters: [
-      CHANNEL,
-      {
-        name: "since",
-        in: "query",
-        description: `where the period begins: a duration back from until (default 7d) or an ISO date (UTC midnight) or zoned time; the period is from 1h to ${DIGEST_DAYS}d, else a 400`,
-        schema: { type: "string", default: "7d", pattern: PERIOD_TIME },
-      },
-      {
-        name: "until",
-        in: "query",
-        description:
-          "where the period ends, excluded: a duration back from now or an ISO date or zoned time (default now, rounded down to the minute)",
-        schema: { type: "string", pattern: PERIOD_TIME },
-      },
-      IF_NONE_MATCH,
-    ],
+    parameters: [CHANNEL, ...PERIOD, IF_NONE_MATCH],
     responses: {
       ...ok("Digest"),
       "501": {
         description: "this deployment does not build digests",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+    },
+  },
+  "/channels/{c}/stats": {
+    operationId: "getStats",
+    description:
+      "The channel's health over the period [since, until), computed on request: its questions index read whole " +
+      `up to ${FAQ_QUESTIONS.toLocaleString("en")} questions, the answering messages by id (at most ` +
+      `${STATS_ANSWERS.toLocaleString("en")}) and its results' first messages (complete says whether all was read).`,
+    parameters: [
+      CHANNEL,
+      ...PERIOD,
+      {
+        name: "bucket",
+        in: "query",
+        description: "what the figures over time are grouped by: UTC days or ISO weeks",
+        schema: { type: "string", enum: [...STATS_BUCKETS], default: STATS_BUCKETS[0] },
+      },
+      IF_NONE_MATCH,
+    ],
+    responses: {
+      ...ok("StatsPage"),
+      "501": {
+        description:
+          "this deployment has no questions index, or cannot read results and messages for it",
         content: { "application/json": { schema: ref("Error") } },
       },
     },

@@ -5,6 +5,7 @@
  * topics, reads up to a bound.
  */
 
+import type { HealthMessage } from "../../knowledge/health/index.js";
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { Digest } from "../digest/index.js";
 import type { SearchHit, SearchQuery } from "../search/index.js";
@@ -102,6 +103,16 @@ export interface ApiSources {
   digest?: DigestSource;
   /** Absent where no search index is kept (the deployed stack, for now): the route answers 501. */
   search?: SearchSource;
+  /** Absent where the sources cannot read results and messages for it: the stats route answers 501. */
+  stats?: StatsSource;
+}
+
+/** What `GET /channels/{c}/stats` reads besides the questions index. */
+export interface StatsSource {
+  /** When each of the channel's conversations (its results' first message) within [since, until) began. */
+  conversations(channel: string, period: { since: number; until: number }): Promise<number[]>;
+  /** The channel's messages with these ids: when, by whom; ids not stored and deleted ones left out. */
+  messages(channel: string, ids: readonly string[]): Promise<HealthMessage[]>;
 }
 
 /** A search index: the hits of a checked query, best first, `limit` from `offset` on. */
@@ -110,4 +121,4 @@ export interface SearchSource {
 }
 
 /** The sources a deployment may lack, given alike to the DynamoDB and the memory sources. */
-export type OptionalSources = Pick<ApiSources, "questions" | "digest" | "search">;
+export type OptionalSources = Pick<ApiSources, "questions" | "digest" | "search" | "stats">;

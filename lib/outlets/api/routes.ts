@@ -10,6 +10,7 @@ export const API_ROUTES = [
   "/channels/{c}/questions",
   "/channels/{c}/faq",
   "/channels/{c}/digest",
+  "/channels/{c}/stats",
   "/channels/{c}/segments/{id}",
   "/search",
   "/openapi.json",

@@ -37,6 +37,7 @@ describe("docs/contracts/openapi.json", () => {
       "/channels/{c}/questions",
       "/channels/{c}/faq",
       "/channels/{c}/digest",
+      "/channels/{c}/stats",
       "/channels/{c}/segments/{id}",
       "/search",
       "/openapi.json",
