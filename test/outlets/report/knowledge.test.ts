@@ -205,6 +205,23 @@ describe("the report's questions and digest", () => {
       channel: "dev",
       question: "how do I configure victor?",
     });
+    // Asked as often and as lately: by channel, then by wording.
+    const tied = buildReport({
+      ...many,
+      candidates: ["dev", "help"].flatMap((channel) =>
+        [0, 1].map((s) => {
+          const l = line(channel, s);
+          return { ...l, questions: l.questions.map((q) => ({ ...q, askedTs: START + s })) };
+        }),
+      ),
+    }).data.knowledge?.faq.entries.map((f) => `${f.channel} ${f.question}`);
+    expect(tied?.slice(0, 3)).toEqual([
+      "dev how do I configure alpha?",
+      "dev how do I configure bravo?",
+      "dev how do I configure charlie?",
+    ]);
+    // dev's 22 before help's: the first 20 are all of dev.
+    expect(tied?.every((t) => t.startsWith("dev "))).toBe(true);
     const help = buildReport({ ...many, candidates: many.candidates?.slice(0, 2) }).data.knowledge;
     expect(help?.faq.entries[0]).toMatchObject({ segmentId: "seg1", thread: "t1", count: 2 });
     expect(help?.faq.entries[0]).not.toHaveProperty("permalink");
