@@ -158,6 +158,19 @@ export const QuestionsPage = named(
   "A page of a channel's questions, optionally of one status.",
 );
 
+/** An FAQ entry's best answer, as the FAQ and the digest's recurring questions give it. */
+const faqAnswer = z
+  .object({
+    text: z.string(),
+    askedId: z.string().describe("the asking message of the question it answered"),
+    answerIds: z.array(z.string()).describe("the answering messages"),
+    corrected: z.boolean().describe("whether a person set it"),
+  })
+  .optional()
+  .describe(
+    "a corrected answer, else the one most messages support, else the latest; absent when none",
+  );
+
 const FaqEntry = named(
   z.object({
     question: z
@@ -169,17 +182,7 @@ const FaqEntry = named(
     answered: z.number().int().describe("how many of those were answered"),
     firstAsked: epochMs,
     lastAsked: epochMs,
-    answer: z
-      .object({
-        text: z.string(),
-        askedId: z.string().describe("the asking message of the question it answered"),
-        answerIds: z.array(z.string()).describe("the answering messages"),
-        corrected: z.boolean().describe("whether a person set it"),
-      })
-      .optional()
-      .describe(
-        "a corrected answer, else the one most messages support, else the latest; absent when none",
-      ),
+    answer: faqAnswer,
     wordings: z.array(z.string()).describe("its other wordings, most asked first, at most 10"),
     askedIds: z.array(z.string()).describe("the asking messages, latest first, at most 10"),
     moreAsked: z.number().int().describe("the asking messages left out of askedIds"),
@@ -347,6 +350,29 @@ const DigestQuestion = named(
   "A question asked within the period.",
 );
 
+const DigestFaq = named(
+  z.object({
+    channel: z.string(),
+    question: z.string().describe("its clearest wording"),
+    count: z.number().int().describe("how many times it was asked in all"),
+    inPeriod: z.number().int().describe("how many of those were in the period"),
+    answered: z.number().int().describe("how many of its askings were answered"),
+    firstAsked: epochMs,
+    lastAsked: epochMs.describe("its last asking, which may be after the period"),
+    answer: faqAnswer,
+    segmentId: z.string().describe("the segment of its latest asking in the period"),
+    askedId: z.string().describe("its latest asking in the period"),
+    askedTs: epochMs,
+    thread: z.string().optional(),
+    permalink: z
+      .string()
+      .optional()
+      .describe("the platform's own link to that asking message (Slack's); absent if none"),
+  }),
+  "DigestFaq",
+  "A recurring question asked in the period: asked at least twice in all, once in the period.",
+);
+
 export const DigestBody = named(
   z.object({
     v: z.literal(1),
@@ -367,6 +393,10 @@ export const DigestBody = named(
         days: z.array(z.object({ day: z.string(), messages: z.number().int() })),
       }),
     ),
+    faq: z
+      .array(DigestFaq)
+      .optional()
+      .describe("recurring questions of the period, per channel, at most 5 each; absent when none"),
     names: z
       .record(z.string(), z.string())
       .optional()
@@ -377,6 +407,7 @@ export const DigestBody = named(
         unanswered: z.number().int(),
         unclear: z.number().int(),
         answered: z.number().int(),
+        faq: z.number().int().optional().describe("recurring questions; absent when none"),
       })
       .optional()
       .describe("how many entries the digest's bounds left out; absent when none"),

@@ -3,17 +3,22 @@ import { mergeSupports } from "../../knowledge/read/index.js";
 import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { TopicMatcher } from "../../knowledge/topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
+import { channelFaq } from "./faq.js";
 import type { ActivityMessage, DigestSources, MessageLink } from "./sources.js";
 import type {
   Digest,
   DigestActivity,
   DigestEvidence,
+  DigestFaq,
   DigestQuestion,
   DigestTopic,
 } from "./types.js";
 
-/** How much a digest lists: the first topics and questions of each list, the rest counted. */
-export const DIGEST_LIMITS = { topics: 20, questions: 50, evidence: 10 } as const;
+/**
+ * How much a digest lists: the first topics and questions of each list and the first recurring
+ * questions of each channel, the rest counted.
+ */
+export const DIGEST_LIMITS = { topics: 20, questions: 50, evidence: 10, faq: 5 } as const;
 
 const DAY_MS = 86_400_000;
 
@@ -113,8 +118,14 @@ export function assembleDigest(
   checkOptions(channels, since, until);
   const topics: DigestTopic[] = [];
   const activity: DigestActivity[] = [];
+  const faq: DigestFaq[] = [];
+  let faqLeft = 0;
   for (const channel of channels) {
     const of = data.filter((d) => d.channel === channel);
+    const asked = Object.values(channelQuestions(of)).flat();
+    const recurring = channelFaq(channel, asked, { since, until });
+    faq.push(...recurring.slice(0, DIGEST_LIMITS.faq));
+    faqLeft += Math.max(0, recurring.length - DIGEST_LIMITS.faq);
     const supports = of.flatMap((d) => d.supports);
     const messages = of.flatMap((d) => d.messages);
     for (const topic of mergeSupports(supports, options.matchers)) {
@@ -155,6 +166,7 @@ export function assembleDigest(
     unanswered: left(unanswered),
     unclear: left(unclear),
     answered: left(answered),
+    ...(faqLeft > 0 && { faq: faqLeft }),
   };
   const digest: Digest = {
     v: 1,
@@ -167,8 +179,9 @@ export function assembleDigest(
     unclear: unclear.slice(0, DIGEST_LIMITS.questions),
     answered: answered.slice(0, DIGEST_LIMITS.questions),
     activity,
+    ...(faq.length > 0 && { faq }),
     ...namesOf(channels, options.names),
-    ...(omitted.topics + omitted.unanswered + omitted.unclear + omitted.answered > 0
+    ...(omitted.topics + omitted.unanswered + omitted.unclear + omitted.answered + faqLeft > 0
       ? { omitted }
       : {}),
   };
@@ -180,7 +193,10 @@ export function assembleDigest(
 const firstEvidenceId = (t: DigestTopic): string | undefined =>
   t.evidence.find((e) => e.messageIds !== null)?.messageIds?.[0];
 
-/** The messages the digest's entries link to, by channel: one per topic and per question. */
+/**
+ * The messages the digest's entries link to, by channel: one per topic, per question and per
+ * recurring question.
+ */
 function linkedIds(digest: Digest): Map<string, string[]> {
   const ids = new Map<string, Set<string>>();
   const add = (channel: string, id: string | undefined) => {
@@ -192,6 +208,7 @@ function linkedIds(digest: Digest): Map<string, string[]> {
   for (const q of [...digest.unanswered, ...digest.unclear, ...digest.answered]) {
     add(q.channel, q.askedId);
   }
+  for (const f of digest.faq ?? []) add(f.channel, f.askedId);
   return new Map([...ids].map(([channel, of]) => [channel, [...of]]));
 }
 
@@ -221,6 +238,9 @@ function withPermalinks(
     unanswered: digest.unanswered.map(question),
     unclear: digest.unclear.map(question),
     answered: digest.answered.map(question),
+    ...(digest.faq !== undefined && {
+      faq: digest.faq.map((f) => ({ ...f, ...permalink(f.channel, f.askedId) })),
+    }),
   };
 }
 

@@ -1,5 +1,8 @@
+import { faqAsked, faqEvidence } from "./faq.js";
 import {
   evidenceOf,
+  FAQ_HEADING,
+  faqCorrected,
   periodText,
   QUESTION_ORDER,
   questionHeading,
@@ -20,6 +23,7 @@ import type {
   Digest,
   DigestActivity,
   DigestEvidence,
+  DigestFaq,
   DigestQuestion,
   DigestTopic,
 } from "./types.js";
@@ -62,6 +66,7 @@ export function digestHtml(digest: Digest, options: RenderOptions = {}): string 
 ${digest.activity.map((a) => activityBlock(a, channel)).join("\n")}
 ${topics("new", "New topics")}
 ${topics("recurring", "Recurring topics")}${more(digest.omitted?.topics ?? 0, "topic")}
+${digest.faq === undefined ? "" : `<h2>${FAQ_HEADING}</h2>\n<ul class="faq">\n${digest.faq.map((f) => faqItem(f, link, channel)).join("\n")}\n</ul>`}${more(digest.omitted?.faq ?? 0, "recurring question")}
 ${QUESTION_ORDER.map((status) => questions(digest[status], htmlText(questionHeading(digest, status)), digest.omitted?.[status])).join("\n")}
 </body>
 </html>
@@ -103,6 +108,18 @@ function questionItem(
   const answer =
     q.answer === undefined ? "" : `<div class="answer">answer: ${htmlText(q.answer)}</div>`;
   return `<li>${asked} in <span class="channel">${channel(q.channel)}</span>: ${htmlText(q.question)}${permalinkOf(q)}${answer}</li>`;
+}
+
+function faqItem(
+  f: DigestFaq,
+  link: (e: DigestEvidence, label: string) => string,
+  channel: (id: string) => string,
+): string {
+  const answer =
+    f.answer === undefined
+      ? ""
+      : `<div class="answer">answer${faqCorrected(f)}: ${htmlText(f.answer.text)}</div>`;
+  return `<li><strong>${htmlText(f.question)}</strong> in <span class="channel">${channel(f.channel)}</span>: ${faqAsked(f)}; latest ${link(faqEvidence(f), minute(f.askedTs))}${permalinkOf(f)}${answer}</li>`;
 }
 
 /** ` · <a href="…">open in Slack</a>`: an entry's platform link, where it has a safe one. */

@@ -1,3 +1,4 @@
+import { faqAsked, faqEvidence } from "./faq.js";
 import {
   counted,
   digestChannel,
@@ -9,7 +10,7 @@ import {
   thousands,
   utcDate,
 } from "./text.js";
-import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
+import type { Digest, DigestEvidence, DigestFaq, DigestQuestion, DigestTopic } from "./types.js";
 
 export interface RenderOptions {
   /** Where an entry's segment is shown (the run report's anchor: `reportSegmentHref`). */
@@ -60,6 +61,13 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
     for (const q of list) lines.push(...questionLines(q, link, channel));
     if (left) lines.push("", `…and ${counted(left, "more question")}.`);
   };
+  if (digest.faq !== undefined) {
+    lines.push("", `## ${FAQ_HEADING}`, "");
+    for (const f of digest.faq) lines.push(...faqLines(f, link, channel));
+  }
+  if (digest.omitted?.faq) {
+    lines.push("", `…and ${counted(digest.omitted.faq, "more recurring question")}.`);
+  }
   for (const status of QUESTION_ORDER) {
     questions(digest[status], questionHeading(digest, status), digest.omitted?.[status]);
   }
@@ -95,6 +103,25 @@ function questionLines(
   if (q.answer !== undefined) lines.push(`  - answer: ${markdownText(q.answer)}`);
   return lines;
 }
+
+function faqLines(
+  f: DigestFaq,
+  link: (e: DigestEvidence, label: string) => string,
+  channel: (id: string) => string,
+): string[] {
+  const lines = [
+    `- **${markdownText(f.question)}** in ${channel(f.channel)}: ${faqAsked(f)}; latest ${link(faqEvidence(f), minute(f.askedTs))}${permalinkOf(f)}`,
+  ];
+  if (f.answer !== undefined)
+    lines.push(`  - answer${faqCorrected(f)}: ${markdownText(f.answer.text)}`);
+  return lines;
+}
+
+/** The section of recurring questions, in every form: the digest lists it only when it has some. */
+export const FAQ_HEADING = "Recurring questions";
+
+/** ` (corrected)` after "answer" when a person set it; else "". */
+export const faqCorrected = (f: DigestFaq): string => (f.answer?.corrected ? " (corrected)" : "");
 
 /** ` · [open in Slack](…)`: an entry's platform link, where it has a safe one; else "". */
 function permalinkOf(entry: { permalink?: string }): string {

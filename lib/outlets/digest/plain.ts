@@ -1,4 +1,11 @@
-import { periodText, QUESTION_ORDER, questionHeading } from "./markdown.js";
+import { faqAsked } from "./faq.js";
+import {
+  FAQ_HEADING,
+  faqCorrected,
+  periodText,
+  QUESTION_ORDER,
+  questionHeading,
+} from "./markdown.js";
 import {
   counted,
   digestChannel,
@@ -8,7 +15,7 @@ import {
   thousands,
   utcDate,
 } from "./text.js";
-import type { Digest, DigestEvidence, DigestQuestion, DigestTopic } from "./types.js";
+import type { Digest, DigestEvidence, DigestFaq, DigestQuestion, DigestTopic } from "./types.js";
 
 /**
  * The digest as plain text, for a terminal: the Markdown form's sections without its markup or
@@ -43,6 +50,13 @@ export function digestText(digest: Digest): string {
   const topic = (t: DigestTopic) => topicLines(t, channel);
   section("New topics", of("new").map(topic), undefined);
   section("Recurring topics", of("recurring").map(topic), digest.omitted?.topics);
+  if (digest.faq !== undefined) {
+    section(
+      FAQ_HEADING,
+      digest.faq.map((f) => faqLines(f, channel)),
+      digest.omitted?.faq,
+    );
+  }
   for (const status of QUESTION_ORDER) {
     section(
       questionHeading(digest, status),
@@ -73,6 +87,15 @@ function questionLines(q: DigestQuestion, channel: (id: string) => string): stri
     `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${channel(q.channel)}, segment ${plainText(q.segmentId)})${permalinkOf(q)}`,
   ];
   if (q.answer !== undefined) lines.push(`    answer: ${plainText(q.answer)}`);
+  return lines;
+}
+
+function faqLines(f: DigestFaq, channel: (id: string) => string): string[] {
+  const lines = [
+    `  - ${plainText(f.question)} in ${channel(f.channel)}: ${faqAsked(f)}; latest ${minute(f.askedTs)} (segment ${plainText(f.segmentId)})${permalinkOf(f)}`,
+  ];
+  if (f.answer !== undefined)
+    lines.push(`    answer${faqCorrected(f)}: ${plainText(f.answer.text)}`);
   return lines;
 }
 

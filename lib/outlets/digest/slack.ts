@@ -9,7 +9,8 @@
  */
 import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
 import { DigestError } from "./errors.js";
-import { QUESTION_ORDER, questionHeading } from "./markdown.js";
+import { faqAsked } from "./faq.js";
+import { FAQ_HEADING, QUESTION_ORDER, questionHeading } from "./markdown.js";
 import {
   counted,
   digestChannel,
@@ -18,7 +19,7 @@ import {
   safePermalink,
   thousands,
 } from "./text.js";
-import type { Digest, DigestQuestion, DigestTopic } from "./types.js";
+import type { Digest, DigestFaq, DigestQuestion, DigestTopic } from "./types.js";
 
 export const SLACK_LIMITS = {
   headerChars: 150,
@@ -120,6 +121,11 @@ const questionLine = (q: DigestQuestion) =>
     q.answer === undefined ? "" : ` → ${chat(q.answer)}`
   }`;
 
+const faqLine = (f: DigestFaq) =>
+  `${chat(f.question)} (${chat(f.channel, 80)}, ${faqAsked(f)})${permalinkOf(f)}${
+    f.answer === undefined ? "" : ` → ${chat(f.answer.text)}`
+  }`;
+
 /** ` · <https://slack.com/archives/…|open in Slack>`: an entry's platform link, where it has one. */
 function permalinkOf(entry: { permalink?: string }): string {
   const url = safePermalink(entry.permalink);
@@ -172,6 +178,7 @@ export function slackDigestPayload(
   ];
   if (fresh.length > 0) blocks.push(section("New topics", fresh.map(topicLine)));
   if (recurring.length > 0) blocks.push(section("Recurring topics", recurring.map(topicLine)));
+  if (digest.faq !== undefined) blocks.push(section(FAQ_HEADING, digest.faq.map(faqLine)));
   for (const status of QUESTION_ORDER) {
     if (digest[status].length > 0) {
       blocks.push(section(questionHeading(digest, status), digest[status].map(questionLine)));

@@ -50,6 +50,33 @@ export interface DigestQuestion {
   permalink?: string;
 }
 
+/**
+ * A recurring question of the digest: an FAQ entry (lib/knowledge/faq) of its channel's questions,
+ * asked at least twice in all and at least once in the period, linked by its latest asking there.
+ */
+export interface DigestFaq {
+  channel: string;
+  /** Its clearest wording. */
+  question: string;
+  /** How many times it was asked in all, and how many of those in the period. */
+  count: number;
+  inPeriod: number;
+  /** How many of its askings were answered. */
+  answered: number;
+  /** Epoch ms of its first and last asking (the last may be after the period). */
+  firstAsked: number;
+  lastAsked: number;
+  /** Its best answer: a corrected one first, else the one most messages support. */
+  answer?: { text: string; askedId: string; answerIds: string[]; corrected: boolean };
+  /** Its latest asking in the period: its segment (the report's anchor) and message. */
+  segmentId: string;
+  askedId: string;
+  askedTs: number;
+  thread?: string;
+  /** The platform's own link to that asking message, where it has one. */
+  permalink?: string;
+}
+
 /** One channel's activity over the period. */
 export interface DigestActivity {
   channel: string;
@@ -80,13 +107,26 @@ export interface Digest {
   answered: DigestQuestion[];
   activity: DigestActivity[];
   /**
+   * Recurring questions asked in the period, per channel in the order of `channels`, each
+   * channel's most asked first (added within v1; absent when there are none).
+   */
+  faq?: DigestFaq[];
+  /**
    * The display name of each channel that has one other than its id (an export's `general` for
    * `C0GENERAL`), as its messages carry it (added within v1; absent when none is known).
    */
   names?: Record<string, string>;
   /**
    * What the caps left out (added within v1; absent when nothing was): topics past the first
-   * {@link DIGEST_LIMITS}, questions past the first of each list.
+   * {@link DIGEST_LIMITS}, questions past the first of each list, recurring questions past the
+   * first of each channel.
    */
-  omitted?: { topics: number; unanswered: number; unclear: number; answered: number };
+  omitted?: {
+    topics: number;
+    unanswered: number;
+    unclear: number;
+    answered: number;
+    /** Recurring questions past the first of each channel (added within v1; absent when none). */
+    faq?: number;
+  };
 }

@@ -1,12 +1,14 @@
 /**
  * What the report shows of the knowledge besides topics: the questions of the extracted
- * segments (unanswered oldest first, answered with their answers) and a digest of the data's last
- * seven days (lib/outlets/digest), each entry naming its segment for the page's anchor.
+ * segments (unanswered oldest first, answered with their answers), the recurring ones among them
+ * (lib/knowledge/faq) and a digest of the data's last seven days (lib/outlets/digest), each entry
+ * naming its segment for the page's anchor.
  */
 
 import { nextUtcMidnight } from "../../base/duration/index.js";
 import { messagePermalink } from "../../history/messages/index.js";
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
+import { groupQuestions } from "../../knowledge/faq/index.js";
 import type { StoredQuestion } from "../../knowledge/store/index.js";
 import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
 import {
@@ -20,6 +22,8 @@ import type { ReportInput } from "./records.js";
 
 /** Questions a list of the report shows at most; the rest are counted. */
 const REPORT_QUESTIONS = 200;
+/** Recurring questions the report lists at most, across channels; the rest are counted. */
+const REPORT_FAQ = 20;
 const DAY_MS = 86_400_000;
 /** The digest's period: the last seven UTC days of the data. */
 const DIGEST_DAYS = 7;
@@ -103,6 +107,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
     });
   }
   const questions = allQuestions([...channels.values()], input.messages ?? []);
+  const faq = recurringQuestions([...channels.values()], input.messages ?? []);
   // The user's own chat's last week: the generated sample's channels (`run` without `--input`)
   // only when nothing else is there, else its later made-up dates would set the week.
   const sample = new Set(input.sampleChannels);
@@ -113,7 +118,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   for (const c of digested)
     for (const m of channels.get(c)?.messages ?? []) latest = Math.max(latest, m.ts);
   for (const s of input.segments) if (isDigested(s.channel)) latest = Math.max(latest, s.last.ts);
-  if (!Number.isFinite(latest) || channels.size === 0) return { questions, digest: null };
+  if (!Number.isFinite(latest) || channels.size === 0) return { questions, faq, digest: null };
   const until = nextUtcMidnight(latest);
   const digest = assembleDigest([...channels.values()], {
     channels: digested.sort(),
@@ -122,8 +127,57 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
     now: new Date(input.generatedAt),
     names,
   });
-  return { questions, digest };
+  return { questions, faq, digest };
 }
+
+type Faq = ReportKnowledge["faq"]["entries"][number];
+
+/**
+ * The channels' recurring questions (asked at least twice, `groupQuestions`), most asked first
+ * across channels, then the latest asked; the first {@link REPORT_FAQ} listed, each linked by its
+ * latest asking (its segment, and its platform link where it has one), the rest counted.
+ */
+function recurringQuestions(
+  channels: readonly DigestChannel[],
+  messages: ReportInput["messages"] & {},
+): ReportKnowledge["faq"] {
+  const byId = new Map(messages.map((m) => [`${m.channel}\u0000${m.id}`, m]));
+  const all: Faq[] = [];
+  for (const data of channels) {
+    const asked = Object.values(channelQuestions([data])).flat();
+    const byAsked = new Map(asked.map((q) => [q.askedId, q]));
+    for (const e of groupQuestions(asked, { maxEvidence: 1 })) {
+      const latest = byAsked.get(e.askedIds[0]) as DigestQuestion;
+      const message = byId.get(`${data.channel}\u0000${latest.askedId}`);
+      const permalink = message === undefined ? "" : messagePermalink(message);
+      all.push({
+        channel: data.channel,
+        question: e.question,
+        count: e.count,
+        inPeriod: e.count,
+        answered: e.answered,
+        firstAsked: e.firstAsked,
+        lastAsked: e.lastAsked,
+        ...(e.answer !== undefined && { answer: e.answer }),
+        segmentId: latest.segmentId,
+        askedId: latest.askedId,
+        askedTs: latest.askedTs,
+        ...(latest.thread === undefined ? {} : { thread: latest.thread }),
+        ...(permalink === "" ? {} : { permalink }),
+      });
+    }
+  }
+  all.sort(
+    (a, b) =>
+      b.count - a.count ||
+      b.lastAsked - a.lastAsked ||
+      byCode(a.channel, b.channel) ||
+      byCode(a.question, b.question),
+  );
+  return { entries: all.slice(0, REPORT_FAQ), omitted: Math.max(0, all.length - REPORT_FAQ) };
+}
+
+const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function allQuestions(
   channels: readonly DigestChannel[],

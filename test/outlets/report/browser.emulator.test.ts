@@ -535,6 +535,59 @@ describe("the report in Chromium: threads", () => {
   });
 });
 
+describe("the report in Chromium: recurring questions", () => {
+  it("lists a recurring question with its count and answer, linking to its latest asking's segment", async () => {
+    const at = (id: string) => MESSAGES.find((m) => m.id === id)?.ts ?? 0;
+    const ask = (id: string, question: string, answer?: string) => ({
+      id: `q-${id}`,
+      question,
+      status: answer === undefined ? ("unanswered" as const) : ("answered" as const),
+      askedId: id,
+      askedTs: at(id),
+      ...(answer === undefined ? {} : { answer }),
+      answerIds: answer === undefined ? [] : ["h02"],
+    });
+    const questions: Record<string, ReturnType<typeof ask>[]> = {
+      "seg-h1": [ask("h01", "how do I reset the wifi driver?", `reload it ${INJECTION}`)],
+      "seg-h2": [ask("h05", "how to reset the wifi driver")],
+    };
+    const report = buildReport({
+      segments: SEGMENTS,
+      candidates: CANDIDATES.map((c) =>
+        questions[c.segmentId] === undefined ? c : { ...c, questions: questions[c.segmentId] },
+      ),
+      messages: ALL_MESSAGES,
+      settle: 3_600_000,
+      now: NOW,
+      generatedAt: NOW,
+    });
+    const out = join(dir, "faq.html");
+    writeFileSync(out, renderReportHtml(report, await loadReportAssets()));
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`file://${out}`);
+    await page.waitForSelector("html[data-ready]");
+
+    expect(await texts(page, "#faq h2")).toEqual(["Recurring questions"]);
+    expect(await texts(page, "#faq .faq-entry .question-text")).toEqual([
+      "how to reset the wifi driver",
+    ]);
+    expect(await texts(page, "#faq .faq-count")).toEqual(["asked 2 times"]);
+    expect(await texts(page, "#faq .answer")).toEqual([`answer: reload it ${INJECTION}`]);
+    expect(await texts(page, "#faq .segment-link")).toEqual(["help · latest asking"]);
+    await page.locator("#faq .segment-link").click();
+    await expect
+      .poll(() => page.evaluate("location.hash"))
+      .toBe(`#${segmentAnchor("help", "seg-h2")}`);
+    await page.locator(".details h3", { hasText: "Segment #2" }).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, "report-faq.png"), fullPage: false });
+    expect(await page.evaluate("window.__pwned")).toBeUndefined();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
 describe("the report in Chromium: search", () => {
   it("finds what is typed, marks its words, and opens the segment of the hit chosen from the keyboard", async () => {
     const { page, errors } = await openedReport(

@@ -134,6 +134,99 @@ describe("the report's questions and digest", () => {
     expect(unmarked.channels.map((c) => c.name)).toEqual(["announcements", "help"]);
   });
 
+  it("lists the recurring questions most asked first, each linked by its latest asking, and the week's in the digest", () => {
+    const { knowledge } = buildReport(input(true)).data;
+    expect(
+      knowledge?.faq.entries.map((f) => [f.question, f.count, f.answered, f.segmentId]),
+    ).toEqual([
+      ["about wifi driver <b>?</b>", 3, 0, "seg9"],
+      ["about grub bootloader <b>?</b>", 3, 3, "seg8"],
+      ["about kernel panic <b>?</b>", 2, 0, "seg7"],
+      ["about GRUB boot loader <b>?</b>", 2, 2, "seg6"],
+    ]);
+    const grub = knowledge?.faq.entries[1];
+    expect(grub).toMatchObject({
+      channel: "help",
+      inPeriod: 3,
+      firstAsked: START,
+      lastAsked: START + 8 * DAY,
+      askedId: "m8-0",
+      answer: { text: "reinstall", answerIds: ["m8-1"], corrected: false },
+    });
+    expect(knowledge?.faq.omitted).toBe(0);
+    expect(grub).not.toHaveProperty("permalink");
+    // The digest's week (the data's last seven days) holds them too, counted in it.
+    expect(knowledge?.digest?.faq?.map((f) => [f.count, f.inPeriod]).slice(0, 2)).toEqual([
+      [3, 2],
+      [3, 2],
+    ]);
+    const html = renderReportHtml(buildReport(input(true)), { script: "", style: "" });
+    expect(html).toContain('<section id="faq" aria-label="recurring questions">');
+    expect(buildReport(input(false)).data.knowledge?.faq).toEqual({ entries: [], omitted: 0 });
+  });
+
+  it("lists at most 20 recurring questions across channels and counts the rest", () => {
+    const words =
+      "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor".split(
+        " ",
+      );
+    const line = (channel: string, s: number, thread?: string) => ({
+      channel,
+      segmentId: `seg${s}`,
+      model: "offline",
+      promptVersion: "t",
+      usage: { calls: 1, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      candidates: [],
+      ...(thread === undefined ? {} : { thread }),
+      questions: words.map(
+        (w, i): StoredQuestion => ({
+          id: `q${s}-${i}`,
+          question: `how do I configure ${w}?`,
+          status: "unanswered",
+          askedId: `${channel}-${s}-${i}`,
+          askedTs: START + s * DAY + i,
+          answerIds: [],
+        }),
+      ),
+    });
+    const many: ReportInput = {
+      segments: [],
+      // The second channel's askings again, in a thread: each channel's questions group apart.
+      candidates: [line("help", 0), line("help", 1, "t1"), line("dev", 2), line("dev", 3)],
+      settle: 3_600_000,
+      now: START + 20 * DAY,
+      generatedAt: START + 20 * DAY,
+    };
+    const { faq } = buildReport(many).data.knowledge ?? { faq: undefined };
+    expect(faq?.entries).toHaveLength(20);
+    expect(faq?.omitted).toBe(2 * words.length - 20);
+    // Ties on count: the latest asked first, so dev's (asked later) lead.
+    expect(faq?.entries[0]).toMatchObject({
+      channel: "dev",
+      question: "how do I configure victor?",
+    });
+    // Asked as often and as lately: by channel, then by wording.
+    const tied = buildReport({
+      ...many,
+      candidates: ["dev", "help"].flatMap((channel) =>
+        [0, 1].map((s) => {
+          const l = line(channel, s);
+          return { ...l, questions: l.questions.map((q) => ({ ...q, askedTs: START + s })) };
+        }),
+      ),
+    }).data.knowledge?.faq.entries.map((f) => `${f.channel} ${f.question}`);
+    expect(tied?.slice(0, 3)).toEqual([
+      "dev how do I configure alpha?",
+      "dev how do I configure bravo?",
+      "dev how do I configure charlie?",
+    ]);
+    // dev's 22 before help's: the first 20 are all of dev.
+    expect(tied?.every((t) => t.startsWith("dev "))).toBe(true);
+    const help = buildReport({ ...many, candidates: many.candidates?.slice(0, 2) }).data.knowledge;
+    expect(help?.faq.entries[0]).toMatchObject({ segmentId: "seg1", thread: "t1", count: 2 });
+    expect(help?.faq.entries[0]).not.toHaveProperty("permalink");
+  });
+
   it("has no questions from lines without them, and embeds both sections' data safely", () => {
     const report = buildReport(input(false));
     expect(report.data.knowledge?.questions).toEqual({
@@ -189,7 +282,9 @@ describe("the report's questions and digest", () => {
     expect(first?.permalink).toBe(
       `https://slack.com/archives/C0HELP/p${slackId("m1-0").replace(".", "")}?thread_ts=1767225000.000100&cid=C0HELP`,
     );
+    expect(knowledge?.faq.entries.length).toBeGreaterThan(0);
     const links = [
+      ...(knowledge?.faq.entries ?? []),
       ...(knowledge?.questions.answered ?? []),
       ...(knowledge?.digest?.topics ?? []),
     ].map((e) => e.permalink);

@@ -1,11 +1,11 @@
 /**
  * The report's questions and digest: the questions of the extracted segments (unanswered oldest
- * first, answered with their answers) and what the data's last seven days brought (new and
+ * first, answered with their answers), the recurring ones (most asked first) and what the data's last seven days brought (new and
  * recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
  * follows); chat text goes in as text nodes only.
  */
 import { channelLabel } from "../../../base/identity/index.js";
-import type { DigestEvidence, DigestQuestion } from "../../digest/index.js";
+import type { Digest, DigestEvidence, DigestQuestion } from "../../digest/index.js";
 import { segmentAnchor } from "../anchors.js";
 import type { ReportData, ReportKnowledge } from "../data.js";
 import { count, counted, el, span, time } from "./dom.js";
@@ -102,6 +102,64 @@ function questionItem(q: DigestQuestion, nameOf: (channel: string) => string): H
     segmentLink(q, `${nameOf(q.channel)} · segment`),
     ...platformLink(q.permalink),
     q.answer !== undefined && el("div", { class: "answer" }, `answer: ${q.answer}`),
+  );
+}
+
+/** `2025-01-06 08:03` (UTC). */
+const minute = (ms: number): string => time(ms).slice(0, 16);
+
+/**
+ * The recurring questions: each in its clearest wording, how often and when it was asked, its
+ * answer, and links to the segment (and platform message) of its latest asking.
+ */
+export function renderFaq(container: HTMLElement, data: ReportData): void {
+  const faq = data.knowledge?.faq;
+  const heading = el("h2", {}, "Recurring questions");
+  if (faq === undefined || faq.entries.length === 0) {
+    container.replaceChildren(
+      heading,
+      el("p", { class: "muted" }, "No question was asked twice (in other words) yet."),
+    );
+    return;
+  }
+  const names = new Map(data.channels.map((c) => [c.name, c.displayName ?? c.name]));
+  const nameOf = (channel: string) => names.get(channel) ?? channel;
+  container.replaceChildren(
+    heading,
+    el(
+      "p",
+      { class: "muted lead" },
+      "Questions asked again and again, in other words grouped as one, most asked first across the channels (as npm start -- faq lists them per channel).",
+    ),
+    el("ol", { class: "faq-list" }, ...faq.entries.map((f) => faqItem(f, nameOf))),
+    ...(faq.omitted > 0
+      ? [el("p", { class: "muted" }, `…and ${counted(faq.omitted, "more recurring question")}.`)]
+      : []),
+  );
+}
+
+function faqItem(
+  f: NonNullable<Digest["faq"]>[number],
+  nameOf: (channel: string) => string,
+): HTMLElement {
+  return el(
+    "li",
+    { class: "faq-entry" },
+    el("span", { class: "question-text" }, f.question),
+    el("span", { class: "faq-count" }, `asked ${count(f.count)} times`),
+    el(
+      "span",
+      { class: "muted" },
+      `, first ${minute(f.firstAsked)}, last ${minute(f.lastAsked)}; ${count(f.answered)} answered · `,
+    ),
+    segmentLink(f, `${nameOf(f.channel)} · latest asking`),
+    ...platformLink(f.permalink),
+    f.answer !== undefined &&
+      el(
+        "div",
+        { class: "answer" },
+        `answer${f.answer.corrected ? " (corrected)" : ""}: ${f.answer.text}`,
+      ),
   );
 }
 

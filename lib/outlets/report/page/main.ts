@@ -8,7 +8,7 @@ import type { ReportData } from "../data.js";
 import { ChannelView } from "./channel.js";
 import { renderChannelList } from "./channel-list.js";
 import { byId, duration, el, time } from "./dom.js";
-import { renderDigest, renderQuestions } from "./knowledge.js";
+import { renderDigest, renderFaq, renderQuestions } from "./knowledge.js";
 import { renderSearch } from "./search.js";
 import type { ReportHit } from "./search-index.js";
 import { renderSummary } from "./summary.js";
@@ -43,6 +43,7 @@ renderTopics(byId("topics"), data, (channel, topic) => {
 });
 
 renderDigest(byId("digest"), data);
+renderFaq(byId("faq"), data);
 renderQuestions(byId("questions"), data);
 
 /** `#segment=<channel>/<segment>` (a digest's link, or one of the page's own): that segment. */
