@@ -1,0 +1,67 @@
+/**
+ * The body of `GET /channels/{c}/stats` (a channel's health over a period), apart from the other
+ * bodies in schemas.ts for length; it is one of them all the same (`apiBodies.StatsPage`).
+ */
+import { z } from "zod";
+import { FAQ_QUESTIONS, STATS_ANSWERS, STATS_BUCKETS } from "./limits.js";
+import { epochMs, named } from "./schema-kit.js";
+
+const firstAnswer = z
+  .object({
+    measured: z.number().int().describe("the answered questions whose answering messages are kept"),
+    medianMs: z.number().nullable().describe("median time to first answer (ms); null when none"),
+    p90Ms: z.number().nullable().describe("90th percentile (nearest rank, ms); null when none"),
+  })
+  .describe("time from the asking message to the first answering message");
+
+const StatsBucket = named(
+  z.object({
+    start: epochMs.describe("the bucket's first instant (UTC midnight; a Monday for weeks)"),
+    label: z.string().describe("2026-01-05 for a day, 2026-W02 for an ISO week"),
+    questions: z.number().int(),
+    answered: z.number().int(),
+    conversations: z.number().int(),
+    firstAnswer,
+  }),
+  "StatsBucket",
+  "One UTC day's or ISO week's figures, by when a question was asked or a conversation began.",
+);
+
+export const StatsPage = named(
+  z.object({
+    channel: z.string(),
+    complete: z
+      .boolean()
+      .describe(
+        `false when the channel has more questions than the route reads (${FAQ_QUESTIONS.toLocaleString("en")}) or its questions more answering messages (${STATS_ANSWERS.toLocaleString("en")})`,
+      ),
+    since: epochMs.describe("the period's start, inclusive"),
+    until: epochMs.describe("the period's end, exclusive"),
+    bucket: z.enum(STATS_BUCKETS),
+    questions: z.number().int().describe("asked within the period"),
+    answered: z.number().int(),
+    unanswered: z.number().int(),
+    unclear: z.number().int(),
+    answeredShare: z.number().nullable().describe("answered / questions; null when none was asked"),
+    firstAnswer,
+    unansweredByAge: z
+      .array(
+        z.object({
+          upToDays: z.number().int().nullable().describe("under 1, 7, 30 days; null: older"),
+          questions: z.number().int(),
+        }),
+      )
+      .describe("unanswered questions by their age at until"),
+    answerers: z
+      .array(z.object({ name: z.string(), answers: z.number().int() }))
+      .describe(
+        "who answered most questions (not their own), at most 10: never a person who opted out nor an erased one",
+      ),
+    conversations: z.number().int().describe("conversations (segments) begun within the period"),
+    buckets: z.array(StatsBucket).describe("every day or week of the period, oldest first"),
+  }),
+  "StatsPage",
+  "A channel's health over a period: questions asked and answered, how fast, who answers, conversations.",
+);
+
+export type StatsPage = z.infer<typeof StatsPage>;
