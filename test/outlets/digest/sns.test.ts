@@ -125,7 +125,8 @@ describe("snsDigestMessage", () => {
           const text = s.repeat(Math.ceil(1000 / s.length)).replace(/\n/g, " ");
           const message = snsDigestMessage(text, { maxBytes: max });
           expect(Buffer.byteLength(message)).toBeLessThanOrEqual(max);
-          expect(message).not.toContain("\ufffd");
+          // A cut inside a character would leave a replacement character the text did not have.
+          if (!text.includes("\ufffd")) expect(message).not.toContain("\ufffd");
           const kept = message.slice(0, message.indexOf("\n\n…truncated"));
           expect(text.startsWith(kept)).toBe(true);
         },
