@@ -148,8 +148,17 @@ export function questionStems(question: string): string[] {
     stems.add(questionStem(word));
   }
   if (stems.has("neg")) stems.delete("work");
+  // One content word leaves the asking as the question: "what's ubuntu?" is not "how do I get
+  // ubuntu?", so its kind (what, how, where, why) stays as a stem of its own.
+  if (stems.size === 1) {
+    const kind = ASKED_KIND.exec(text)?.[1];
+    if (kind !== undefined) stems.add(`?${kind === "which" ? "what" : kind}`);
+  }
   return [...stems].sort();
 }
+
+/** The question word a question starts with, where it says what kind of answer is wanted. */
+const ASKED_KIND = /^\W*(what|which|how|where|why)\b/u;
 
 /**
  * `stem`, `-ly` and `-ation` left out, a synonym written one way, then `-ate` left out: so that

@@ -43,6 +43,16 @@ describe("sameQuestion", () => {
     expect(sameQuestion("how to install steam", "install steam games elsewhere")).toBe(false);
   });
 
+  it("keeps one-word questions apart when they ask for another kind of answer", () => {
+    // Seen on the IRC example: both have "ubuntu" alone for content.
+    expect(sameQuestion("What's Ubuntu?", "How do I get Ubuntu?")).toBe(false);
+    expect(sameQuestion("what is ubuntu", "What's Ubuntu?")).toBe(true);
+    expect(sameQuestion("which is ubuntu?", "what's ubuntu")).toBe(true);
+    expect(sameQuestion("where is grub?", "why grub?")).toBe(false);
+    // More content words say enough: the kind is not counted.
+    expect(sameQuestion("how do I mount a usb drive", "what mounts a usb drive")).toBe(true);
+  });
+
   it("holds precision ≥ 0.95 and recall ≥ 0.8 on the labelled question pairs", () => {
     const file = new URL("../../../bench/faq/pairs.jsonl", import.meta.url);
     const pairs = readFileSync(file, "utf8")
