@@ -106,8 +106,9 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
         : {}),
     });
   }
-  const questions = allQuestions([...channels.values()], input.messages ?? []);
-  const faq = recurringQuestions([...channels.values()], input.messages ?? []);
+  const permalinkOf = permalinks(input.messages ?? []);
+  const questions = allQuestions([...channels.values()], permalinkOf);
+  const faq = recurringQuestions([...channels.values()], permalinkOf);
   // The user's own chat's last week: the generated sample's channels (`run` without `--input`)
   // only when nothing else is there, else its later made-up dates would set the week.
   const sample = new Set(input.sampleChannels);
@@ -139,17 +140,15 @@ type Faq = ReportKnowledge["faq"]["entries"][number];
  */
 function recurringQuestions(
   channels: readonly DigestChannel[],
-  messages: ReportInput["messages"] & {},
+  permalinkOf: PermalinkOf,
 ): ReportKnowledge["faq"] {
-  const byId = new Map(messages.map((m) => [`${m.channel}\u0000${m.id}`, m]));
   const all: Faq[] = [];
   for (const data of channels) {
     const asked = Object.values(channelQuestions([data])).flat();
     const byAsked = new Map(asked.map((q) => [q.askedId, q]));
     for (const e of groupQuestions(asked, { maxEvidence: 1 })) {
       const latest = byAsked.get(e.askedIds[0]) as DigestQuestion;
-      const message = byId.get(`${data.channel}\u0000${latest.askedId}`);
-      const permalink = message === undefined ? "" : messagePermalink(message);
+      const permalink = permalinkOf(data.channel, latest.askedId);
       all.push({
         channel: data.channel,
         question: e.question,
@@ -179,18 +178,29 @@ function recurringQuestions(
 
 const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A message's platform link by its channel and id; "" where it has none. */
+type PermalinkOf = (channel: string, id: string) => string;
+
+/** The platform links of `messages`, read once for both lists: only a platform with links is kept. */
+function permalinks(messages: NonNullable<ReportInput["messages"]>): PermalinkOf {
+  const links = new Map<string, string>();
+  for (const m of messages) {
+    const link = messagePermalink(m);
+    if (link !== "") links.set(`${m.channel}\u0000${m.id}`, link);
+  }
+  return (channel, id) => links.get(`${channel}\u0000${id}`) ?? "";
+}
+
 function allQuestions(
   channels: readonly DigestChannel[],
-  messages: ReportInput["messages"] & {},
+  permalinkOf: PermalinkOf,
 ): ReportKnowledge["questions"] {
   const { unanswered, unclear, answered } = channelQuestions(channels);
   const left = (list: readonly DigestQuestion[]) => Math.max(0, list.length - REPORT_QUESTIONS);
-  const byId = new Map(messages.map((m) => [`${m.channel}\u0000${m.id}`, m]));
   // Each shown question with its asking message's platform link, where there is one.
   const shown = (list: readonly DigestQuestion[]) =>
     list.slice(0, REPORT_QUESTIONS).map((q) => {
-      const asked = byId.get(`${q.channel}\u0000${q.askedId}`);
-      const permalink = asked === undefined ? "" : messagePermalink(asked);
+      const permalink = permalinkOf(q.channel, q.askedId);
       return permalink === "" ? q : { ...q, permalink };
     });
   return {
