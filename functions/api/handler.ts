@@ -14,6 +14,7 @@ import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { deployedSearchIndex } from "convoseg/search/lancedb";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -29,6 +30,7 @@ const client = new DynamoDBClient({});
 const resultsTable = required("RESULTS_TABLE");
 const messagesTable = required("MESSAGES_TABLE");
 const messages = new DynamoDbStore({ client, tableName: messagesTable });
+const searchIndex = deployedSearchIndex({ uri: process.env.SEARCH_INDEX_URI });
 const handle = apiHandler(
   dynamoDbApiSources({
     client,
@@ -41,6 +43,8 @@ const handle = apiHandler(
     stats: storeStatsSource(new DynamoDbResultStore({ client, tableName: resultsTable }), {
       getMessages: (channel, ids) => messages.messageFacts(channel, ids),
     }),
+    // With `SEARCH_INDEX_URI`, GET /search reads the deployed index; without, it answers 501.
+    ...(searchIndex && { search: searchIndex }),
     onRead: (cost) => {
       reads++;
       if (Number.isFinite(cost.units)) units += cost.units;

@@ -4,6 +4,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import type { Context } from "aws-lambda";
 import { dynamoDbErasure, runEraseUser, s3DigestArchive } from "convoseg/erasure";
+import { deployedSearchIndexer } from "convoseg/search/lancedb";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
 function requiredEnvironment(name: string): string {
@@ -30,11 +31,16 @@ async function dependencies() {
   if (typeof auditSecret !== "string") {
     throw new Error(`erase: the secret ${auditSecretId} is not a string`);
   }
+  // With `SEARCH_INDEX_URI`, the person's search documents go too, older versions included.
+  const search = deployedSearchIndexer({ uri: process.env.SEARCH_INDEX_URI, ...tables });
   return dynamoDbErasure(
     { ...tables, auditSecret },
-    digestBucket === undefined
-      ? {}
-      : { digests: s3DigestArchive({ client: new S3Client({}), bucket: digestBucket }) },
+    {
+      ...(digestBucket && {
+        digests: s3DigestArchive({ client: new S3Client({}), bucket: digestBucket }),
+      }),
+      ...(search && { search }),
+    },
   );
 }
 let deps: ReturnType<typeof dependencies> | undefined;

@@ -14,6 +14,7 @@ import {
   queueReextraction,
   segmentConsumer,
 } from "convoseg/knowledge/write";
+import { deployedSearchIndexer } from "convoseg/search/lancedb";
 
 /** Read at cold start: bad settings fail the first invocation, naming every variable at fault. */
 const config = readExtractConfig(process.env);
@@ -40,9 +41,19 @@ function apiKeyOf(source: ApiKeySource | undefined): ApiKeyCache | undefined {
 // (the same host in AWS, the emulator's in local runs and tests).
 const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
 
+const dynamodb = new DynamoDBClient({});
+/** With `SEARCH_INDEX_URI` (the stack's search setting), each result's documents are indexed. */
+const search = deployedSearchIndexer({
+  uri: process.env.SEARCH_INDEX_URI,
+  client: dynamodb,
+  resultsTable: config.resultsTable,
+  messagesTable: config.messagesTable,
+});
+
 const consumer = segmentConsumer(
   extractDependencies(config, {
-    dynamodb: new DynamoDBClient({}),
+    dynamodb,
+    ...(search && { search }),
     sqs,
     // A change during an extraction past the share sends the segment back, as ingestion does.
     ...(config.segmentQueueUrl && {

@@ -21,6 +21,7 @@ import {
   storedMessageStates,
 } from "convoseg/knowledge/write";
 import { PipelineConfigError, readDueShards } from "convoseg/pipeline";
+import { deployedSearchIndexer } from "convoseg/search/lancedb";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
@@ -64,11 +65,19 @@ function redaction(): ChangeListener | undefined {
     }
     return undefined;
   }
+  // With `SEARCH_INDEX_URI`, the redacted segments' search documents are written again.
+  const search = deployedSearchIndexer({
+    uri: process.env.SEARCH_INDEX_URI,
+    client: dynamodb,
+    resultsTable,
+    messagesTable,
+  });
   const redactor = new KnowledgeRedactor({
     store: new DynamoDbResultStore({ client: dynamodb, tableName: resultsTable }),
     states: storedMessageStates(new DynamoDbStore({ client: dynamodb, tableName: messagesTable })),
     metrics: { add: (name, value) => metrics.addMetric(name, MetricUnit.Count, value) },
     ...reextraction,
+    ...(search && { onRedacted: search.redacted.bind(search) }),
   });
   return async (channel, changes) => {
     const dated = changes.flatMap(({ id, ts, kind }) =>

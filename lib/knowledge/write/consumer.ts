@@ -7,6 +7,7 @@ import {
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import {
+  type InlineMessage,
   InvalidSegmentMessageError,
   parseSegmentBody,
   readSegmentMessages,
@@ -15,6 +16,7 @@ import {
 } from "../../segmentation/pipeline/contract/index.js";
 import { BudgetPausedError, CircuitOpenError, DeadlineError, KnowledgeError } from "../errors.js";
 import { InvalidModelOutputError, isPermanentFailure } from "../extraction/index.js";
+import type { SegmentResult } from "../store/index.js";
 import type { AttemptLedger } from "../store/ledger.js";
 import { type CurrentMessages, extractCurrent } from "../store/message-states.js";
 import {
@@ -73,6 +75,12 @@ export interface SegmentConsumerDependencies {
   now?: () => number;
   /** Extract the message store's current messages, redacting what changes meanwhile (default: none). */
   current?: CurrentMessages;
+  /**
+   * Told each segment's result once stored or found stored, with the messages it was extracted
+   * from (absent: read them from the store, they changed meanwhile): the search index's writer.
+   * A failure fails the record, which is retried and finds the result stored (default: none).
+   */
+  indexed?: (result: SegmentResult, messages?: readonly InlineMessage[]) => Promise<void>;
 }
 
 /**
@@ -136,12 +144,14 @@ async function consumeSegment(
       onRepair: () => deps.metrics.add("RepairRetries", 1),
     });
   let outcome: ExtractionOutcome;
+  let extracted: readonly InlineMessage[] | undefined = messages;
   if (deps.current === undefined) {
     outcome = await extract(segment, messages);
   } else {
-    const done = await extractCurrent(segment, messages, deps.current, (envelope, kept, edits) =>
-      extract({ ...segment, ...envelope }, kept, edits),
-    );
+    const done = await extractCurrent(segment, messages, deps.current, (envelope, kept, edits) => {
+      extracted = kept;
+      return extract({ ...segment, ...envelope }, kept, edits);
+    });
     if (done === undefined) {
       deps.metrics.add("SegmentsAllDeleted", 1);
       deps.logger.info("every message of the segment was deleted: nothing to extract", ids);
@@ -149,7 +159,9 @@ async function consumeSegment(
     }
     outcome = done.outcome;
     deps.metrics.add("ChangesAfterExtraction", done.changes);
+    if (done.changes > 0) extracted = undefined;
   }
+  await deps.indexed?.(outcome.result, extracted);
   reportOutcome(outcome, deps.metrics);
   deps.logger.info(outcomeMessage(outcome), {
     ...ids,

@@ -94,6 +94,17 @@ export interface KnowledgeRedactorOptions {
   /** Sends the segment to be extracted again; without it, none is. */
   requestReextraction?: RequestReextraction;
   metrics?: RedactionMetrics;
+  /**
+   * Told each segment redacted, with its result as it now stands (undefined: removed or expired)
+   * and the ids deleted: the search index's writer. After the result's write, so that a retry
+   * after a failure here redacts nothing again and tells it again.
+   */
+  onRedacted?: (
+    channel: string,
+    segmentId: string,
+    result: SegmentResult | undefined,
+    deleted: readonly string[],
+  ) => Promise<void>;
 }
 
 /** Tries of one segment's redaction when other writes keep coming first. */
@@ -152,10 +163,10 @@ export class KnowledgeRedactor {
       const result = await store.getResult(channel, segmentId);
       // Expired (or never saved): what it counted into the kept term statistics still goes.
       if (result === undefined) {
-        return {
-          ...NO_REDACTION,
-          termSegmentsWithdrawn: await store.withdrawTerms(channel, segmentId),
-        };
+        const withdrawn = await store.withdrawTerms(channel, segmentId);
+        const deleted = changes.filter((c) => c.kind === "delete").map((c) => c.id);
+        await this.options.onRedacted?.(channel, segmentId, undefined, deleted);
+        return { ...NO_REDACTION, termSegmentsWithdrawn: withdrawn };
       }
       const known = await states.states(
         channel,
@@ -205,6 +216,7 @@ export class KnowledgeRedactor {
         });
         counts.reextractionsRequested = 1;
       }
+      await this.options.onRedacted?.(channel, segmentId, redacted, [...deleted]);
       this.report(counts);
       return counts;
     }

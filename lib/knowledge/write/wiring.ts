@@ -19,7 +19,11 @@ import type { SegmentConsumerDependencies } from "./consumer.js";
 import type { ExtractionLogger, ExtractionMetrics } from "./consumer-report.js";
 import { promptVersionOf, SegmentExtractor } from "./extract-segment.js";
 import { type CircuitBreaker, guardedLLM, TokenBudget } from "./guard.js";
-import { KnowledgeRedactor, type RequestReextraction } from "./redact.js";
+import {
+  KnowledgeRedactor,
+  type KnowledgeRedactorOptions,
+  type RequestReextraction,
+} from "./redact.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import { storedMessageStates } from "./stored-states.js";
 
@@ -59,6 +63,14 @@ export interface ExtractEnvironment {
   messageStates?: MessageStates;
   /** Sends a segment to be extracted again (`KnowledgeRedactorOptions`); without it, never. */
   requestReextraction?: RequestReextraction;
+  /** The search index's writer (convoseg/search's `SearchIndexer`); without it, none is kept. */
+  search?: SearchWriter;
+}
+
+/** What keeps a search index following the results: told each one stored and each redacted. */
+export interface SearchWriter {
+  stored: NonNullable<SegmentConsumerDependencies["indexed"]>;
+  redacted: NonNullable<KnowledgeRedactorOptions["onRedacted"]>;
 }
 
 /** The model adapter an LLM-backed configuration names. */
@@ -215,7 +227,9 @@ export function extractDependencies(
         reextractChangedShare: config.reextractChangedShare,
         requestReextraction: env.requestReextraction,
         metrics: env.metrics,
+        ...(env.search && { onRedacted: env.search.redacted.bind(env.search) }),
       }),
     },
+    ...(env.search && { indexed: env.search.stored.bind(env.search) }),
   };
 }

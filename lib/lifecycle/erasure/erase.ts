@@ -6,20 +6,11 @@
  * which page is in flight: a run that stops anywhere is resumed by the next one, which redoes
  * that page whole (every step is idempotent) and goes on from the page's cursor.
  */
-import {
-  type AuthorIndex,
-  type AuthorRef,
-  authorMatches,
-  type ChannelNames,
-  type Editor,
-  mentions,
-} from "../../history/changes/index.js";
-import type { ConversationId, Message } from "../../history/index.js";
+import { type AuthorRef, authorMatches, mentions } from "../../history/changes/index.js";
+import type { Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
 import { namesTerm } from "../../knowledge/extraction/offline/index.js";
 import { type ErasurePath, KINDS } from "../../knowledge/index.js";
-import type { KnowledgeRedactor } from "../../knowledge/write/index.js";
-import type { ChannelStore } from "../../segmentation/pipeline/store/index.js";
 import {
   type AuditStore,
   auditKeyOf,
@@ -29,52 +20,10 @@ import {
   MIN_AUDIT_SECRET_CHARS,
   NO_COUNTS,
 } from "./audit.js";
-import { type DigestArchive, DigestEraser } from "./digests.js";
+import type { ErasureDependencies, ErasureMessages } from "./dependencies.js";
+import { DigestEraser } from "./digests.js";
 import { ErasureError, ErasureRequestError, ErasureScopeError } from "./errors.js";
 import { type ScrubStore, scrubResults } from "./scrub.js";
-
-/** The history store's side: finding the person's messages, checking and deleting them. */
-export type ErasureMessages = AuthorIndex &
-  Pick<Editor, "change"> & {
-    getMessages(conversationId: ConversationId, ids: readonly string[]): Promise<Message[]>;
-  };
-
-export interface ErasureDependencies {
-  messages: ErasureMessages;
-  /** Redacts the results, topic entries and window replies of deleted messages. */
-  redactor: Pick<KnowledgeRedactor, "redact">;
-  /** The results store, for the names a redaction leaves (`./scrub.ts`, the term statistics). */
-  results: ScrubStore;
-  /**
-   * The messages table's channel names: a channel named after the person (a private chat is
-   * named after the one it is with) loses its name from every message.
-   */
-  channelNames: ChannelNames;
-  audits: AuditStore;
-  /**
-   * The deployment's secret the audit item's keys are hashed with ({@link auditKeyOf}): the item
-   * outlives the erasure, and its keys must not be found again by hashing a list of names.
-   */
-  auditSecret: string;
-  /**
-   * The channels table (the segmentation tick's): in each channel where a page deleted the
-   * person's messages, the tick is asked to drop its reply linker's window, which holds hashes
-   * of their words and names (`ChannelStore.requestLinkerReset`). Absent: no tick keeps state
-   * for these messages (tests of the results alone).
-   */
-  channels?: Pick<ChannelStore, "requestLinkerReset">;
-  /**
-   * The scheduled digest's stored files (`./digests.ts`): a period that cites the person's
-   * messages or names them loses every version of its files. Absent: no digest is stored.
-   */
-  digests?: DigestArchive;
-  /** The clock (default: the wall clock). */
-  now?: () => number;
-  /** Asked before each page: true stops the run there (`done: false`), to be resumed. */
-  shouldStop?: () => boolean;
-  /** Messages per page (default 100): what one audit write covers. */
-  pageSize?: number;
-}
 
 /**
  * Whom to erase: `userId`, their stable platform id (what a message carries when its importer or
@@ -349,6 +298,8 @@ async function eraseBatch(
     const at = (deps.now ?? Date.now)();
     await deps.channels?.requestLinkerReset(channel, at, at);
     await digests?.erase(ids, [...carried, ...given]);
+    const userIds = refs.flatMap((ref) => (ref.userId === undefined ? [] : [ref.userId]));
+    await deps.search?.erased(channel, ids, [...carried, ...given, ...userIds]);
   }
   const { messages: _, ...derived } = counts;
   return derived;

@@ -4,7 +4,8 @@
  * deadline, and an answer that says whether to invoke it again (`done: false`: same event).
  */
 import type { ErasureCounts } from "./audit.js";
-import { type EraseRequest, type ErasureDependencies, eraseUser } from "./erase.js";
+import type { ErasureDependencies } from "./dependencies.js";
+import { type EraseRequest, eraseUser } from "./erase.js";
 import { ErasureRequestError } from "./errors.js";
 
 /** What the function answers: counts and where the audit stands, never a message's text. */

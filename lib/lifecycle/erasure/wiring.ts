@@ -28,7 +28,7 @@ import {
 } from "../../knowledge/write/index.js";
 import { DynamoDbChannelStore } from "../../segmentation/pipeline/store/index.js";
 import { DynamoDbAuditStore } from "./audit-dynamodb.js";
-import type { ErasureDependencies } from "./erase.js";
+import type { ErasureDependencies } from "./dependencies.js";
 import { ErasureError } from "./errors.js";
 
 export interface ErasureTables {
@@ -66,6 +66,7 @@ export function dynamoDbErasure(
       store: results,
       states: storedMessageStates(messages),
       metrics: tables.metrics,
+      ...(extra.search && { onRedacted: extra.search.redacted.bind(extra.search) }),
     }),
     results,
     channelNames: new DynamoDbChannelNames({

@@ -291,7 +291,7 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
     responses: {
       ...ok("SearchPage"),
       "501": {
-        description: "this deployment keeps no search index (the deployed stack, for now)",
+        description: "this deployment keeps no search index (deployed without the search setting)",
         content: { "application/json": { schema: ref("Error") } },
       },
     },

@@ -101,7 +101,7 @@ export interface ApiSources {
   questions?: QuestionsSource;
   /** Absent until digests are wired: the route answers 501. */
   digest?: DigestSource;
-  /** Absent where no search index is kept (the deployed stack, for now): the route answers 501. */
+  /** Absent where no search index is kept (a deployment without the search setting): 501. */
   search?: SearchSource;
   /** Absent where the sources cannot read results and messages for it: the stats route answers 501. */
   stats?: StatsSource;

@@ -1,6 +1,7 @@
 /**
  * Search over messages, conversations, topics and questions. Documents come from what the
- * stores hold (`searchDocuments`), queries are checked and filtered here; the index is
+ * stores hold (`searchDocuments`; a segment's, `segmentDocuments`), queries are checked and
+ * filtered here, and `SearchIndexer` keeps a deployed index following the stores; the index is
  * `convoseg/search/lancedb`.
  */
 export {
@@ -13,4 +14,10 @@ export {
   searchDocuments,
 } from "./documents.js";
 export { SearchError } from "./errors.js";
+export {
+  SearchIndexer,
+  type SearchIndexerDependencies,
+  type SegmentIndex,
+} from "./indexer.js";
 export { MAX_HITS, MAX_OFFSET, QUESTION_STATUSES, type SearchQuery } from "./query.js";
+export { segmentDocuments, storedChatMessages } from "./segment.js";

@@ -38,7 +38,8 @@ export interface SearchQuery extends SearchFilters {
 /** How deep pages go: past the thousandth hit a query wants more words, not more pages. */
 export const MAX_OFFSET = 1000;
 
-const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
+/** A string as an SQL literal: quotes doubled, never pasted as it came. */
+export const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /** The checked query: every problem named at once, by parameter. */
 export function checkQuery(

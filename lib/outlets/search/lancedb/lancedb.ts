@@ -8,8 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, renameSync, rmSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import * as lancedb from "@lancedb/lancedb";
+import type * as lancedb from "@lancedb/lancedb";
 import { Field, type FixedSizeList, Float64, Schema, Utf8 } from "apache-arrow";
 import type { Embedder } from "../../../knowledge/topics/index.js";
 import type { SearchDocument, SearchHit, SearchKind } from "../documents.js";
@@ -17,6 +16,7 @@ import { SearchError } from "../errors.js";
 import { reciprocalRankFusion } from "../fusion.js";
 import { checkQuery, type SearchQuery, whereClause } from "../query.js";
 import { snippet } from "../snippet/index.js";
+import { lance } from "./load.js";
 import {
   cachedVectors,
   DEFAULT_MAX_EMBEDDED,
@@ -30,15 +30,6 @@ import {
 } from "./vectors.js";
 
 const TABLE = "documents";
-
-/**
- * Lance sizes its compute pool by the cores; with 2 (a small machine, a Lambda of under 3.5 GB)
- * building a full-text index of a few hundred thousand documents waits on itself forever
- * (measured here: 228k messages and conversations). Four threads finish it; a person's own
- * setting stands.
- */
-const MIN_LANCE_THREADS = 4;
-process.env.LANCE_CPU_THREADS ??= String(Math.max(MIN_LANCE_THREADS, availableParallelism()));
 
 const STRING_COLUMNS = [
   "id",
@@ -57,7 +48,7 @@ const STRING_COLUMNS = [
 const COLUMNS = [...STRING_COLUMNS, "ts"];
 
 /** The documents' schema; with `vectors`, a vector column of their length and their model. */
-function schemaOf(vectors?: { model: string; dimensions: number }): Schema {
+export function schemaOf(vectors?: { model: string; dimensions: number }): Schema {
   const fields = [
     ...STRING_COLUMNS.map((name) => new Field(name, new Utf8(), false)),
     new Field("ts", new Float64(), false),
@@ -69,9 +60,19 @@ function schemaOf(vectors?: { model: string; dimensions: number }): Schema {
   );
 }
 
+/** The documents' full-text index: BM25 over their words, stemmed as English, stop words left out. */
+export const fullTextIndex = (lancedb: typeof import("@lancedb/lancedb")) =>
+  lancedb.Index.fts({
+    withPosition: false,
+    stem: true,
+    language: "English",
+    removeStopWords: true,
+    lowercase: true,
+  });
+
 type Row = Record<(typeof STRING_COLUMNS)[number], string> & { ts: number };
 
-const rowOf = (d: SearchDocument, vector?: Float32Array): Row & { vector?: number[] } => ({
+export const rowOf = (d: SearchDocument, vector?: Float32Array): Row & { vector?: number[] } => ({
   ...d,
   evidence: JSON.stringify(d.evidence),
   ...(vector !== undefined && { vector: Array.from(vector) }),
@@ -102,6 +103,7 @@ interface IndexVectors {
 
 export class LanceSearchIndex {
   private constructor(
+    private readonly lancedb: typeof import("@lancedb/lancedb"),
     private readonly table: lancedb.Table,
     /** The model of the index's vectors; undefined when it holds none. */
     readonly vectors: IndexVectors | undefined,
@@ -153,6 +155,7 @@ export class LanceSearchIndex {
       rowOf(d, indexVectors === undefined ? undefined : vectors.get(keys[i] as string));
     const building = `${dir}.building-${randomBytes(4).toString("hex")}`;
     try {
+      const lancedb = await lance();
       const db = await lancedb.connect(building);
       const BATCH = 10_000;
       const rows = (at: number) => documents.slice(at, at + BATCH).map((d, i) => row(d, at + i));
@@ -162,15 +165,7 @@ export class LanceSearchIndex {
           ? await db.createEmptyTable(TABLE, schema)
           : await db.createTable(TABLE, rows(0), { schema });
       for (let at = BATCH; at < documents.length; at += BATCH) await table.add(rows(at));
-      await table.createIndex("text", {
-        config: lancedb.Index.fts({
-          withPosition: false,
-          stem: true,
-          language: "English",
-          removeStopWords: true,
-          lowercase: true,
-        }),
-      });
+      await table.createIndex("text", { config: fullTextIndex(lancedb) });
       table.close();
       // The cache outlives a build without embeddings, but only for the documents it has now.
       const cacheModel = embedder?.model ?? cache.model;
@@ -191,9 +186,13 @@ export class LanceSearchIndex {
   /** The index in `dir`, or undefined when none was built there. */
   static async open(dir: string): Promise<LanceSearchIndex | undefined> {
     if (!existsSync(dir)) return undefined;
-    const db = await lancedb.connect(dir);
+    const db = await (await lance()).connect(dir);
     if (!(await db.tableNames()).includes(TABLE)) return undefined;
-    const table = await db.openTable(TABLE);
+    return LanceSearchIndex.ofTable(await db.openTable(TABLE));
+  }
+
+  /** A search over `table`, a table of documents as {@link build} writes them. */
+  static async ofTable(table: lancedb.Table): Promise<LanceSearchIndex> {
     const schema = await table.schema();
     const model = schema.metadata.get(MODEL_KEY);
     const field = schema.fields.find((f) => f.name === "vector");
@@ -201,7 +200,7 @@ export class LanceSearchIndex {
       model === undefined || field === undefined
         ? undefined
         : { model, dimensions: (field.type as FixedSizeList).listSize };
-    return new LanceSearchIndex(table, vectors);
+    return new LanceSearchIndex(await lance(), table, vectors);
   }
 
   /**
@@ -253,7 +252,7 @@ export class LanceSearchIndex {
   /** The query's words as one match query on the documents' words, filtered by `where`. */
   private keywordQuery(text: string, where: string | undefined) {
     const search = this.table
-      .search(new lancedb.MatchQuery(text, "text"), "fts")
+      .search(new this.lancedb.MatchQuery(text, "text"), "fts")
       .select([...COLUMNS, "_score"]) as lancedb.Query;
     return where === undefined ? search : search.where(where);
   }

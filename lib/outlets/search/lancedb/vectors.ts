@@ -5,11 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import * as lancedb from "@lancedb/lancedb";
+import type * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, Schema, Utf8 } from "apache-arrow";
 import type { Embedder } from "../../../knowledge/topics/index.js";
 import type { SearchDocument } from "../documents.js";
 import { SearchError } from "../errors.js";
+import { lance } from "./load.js";
 
 /** The table of cached vectors, beside the documents' table. */
 const VECTORS_TABLE = "vectors";
@@ -39,7 +40,7 @@ export async function cachedVectors(
 ): Promise<{ model: string | undefined; vectors: Map<string, Float32Array> }> {
   const vectors = new Map<string, Float32Array>();
   if (!existsSync(dir)) return { model, vectors };
-  const db = await lancedb.connect(dir);
+  const db = await (await lance()).connect(dir);
   if (!(await db.tableNames()).includes(VECTORS_TABLE)) return { model, vectors };
   const table = await db.openTable(VECTORS_TABLE);
   try {

@@ -1,0 +1,255 @@
+/**
+ * The deployed search index: one LanceDB database (`s3://bucket/prefix`, or a directory), one
+ * table per channel, named by a hash of the channel's id (an id is never a table name). A
+ * channel's only writer is the extraction of its segments (one FIFO group per channel), so
+ * channels never contend; an erasure rewrites only the tables of the channels it touches.
+ */
+import { createHash } from "node:crypto";
+import type * as lancedb from "@lancedb/lancedb";
+import type { SearchDocument, SearchHit } from "../documents.js";
+import { SearchError } from "../errors.js";
+import { checkQuery, MAX_HITS, quote, type SearchQuery } from "../query.js";
+import { fullTextIndex, LanceSearchIndex, rowOf, schemaOf } from "./lancedb.js";
+import { lance } from "./load.js";
+
+const TABLE_PREFIX = "channel_";
+/** The full-text index's name, as LanceDB names an index on `text`. */
+const TEXT_INDEX = "text_idx";
+/** Past this many documents written since the index was merged, a write merges them in. */
+const MAX_UNINDEXED = 5_000;
+/** Old versions a routine merge removes: older than a day (an erasure removes them all). */
+const ROUTINE_CLEANUP_MS = 24 * 60 * 60 * 1000;
+/** Channel tables one search reads at once. */
+const SEARCH_CONCURRENCY = 8;
+
+export interface ChannelIndexesOptions {
+  /** The object store's settings (region, endpoint, …), as LanceDB takes them. */
+  storageOptions?: Record<string, string>;
+  /** The clock (default: the wall clock). */
+  now?: () => number;
+}
+
+export class LanceChannelIndexes {
+  private readonly tables = new Map<string, lancedb.Table>();
+  private connecting: Promise<lancedb.Connection> | undefined;
+  private readonly now: () => number;
+
+  /**
+   * The index at `uri`: a directory, or `s3://bucket/prefix`. Connected at first use (a failed
+   * connection is tried again by the next call); nothing is written until a write.
+   */
+  constructor(
+    private readonly uri: string,
+    private readonly options: ChannelIndexesOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  private db(): Promise<lancedb.Connection> {
+    this.connecting ??= lance()
+      .then((lancedb) =>
+        // Every read sees the latest commit: another function's writes are seen at once.
+        lancedb.connect(this.uri, {
+          readConsistencyInterval: 0,
+          ...(this.options.storageOptions && { storageOptions: this.options.storageOptions }),
+        }),
+      )
+      .catch((error: unknown) => {
+        this.connecting = undefined;
+        throw error;
+      });
+    return this.connecting;
+  }
+
+  /** The table name of `channel`: a hash, so that no id, however written, names a table. */
+  static tableOf(channel: string): string {
+    return TABLE_PREFIX + createHash("sha256").update(channel).digest("hex").slice(0, 40);
+  }
+
+  private async open(channel: string): Promise<lancedb.Table | undefined> {
+    const name = LanceChannelIndexes.tableOf(channel);
+    const known = this.tables.get(name);
+    if (known !== undefined) return known;
+    const db = await this.db();
+    if (!(await db.tableNames()).includes(name)) return undefined;
+    const table = await db.openTable(name);
+    this.tables.set(name, table);
+    return table;
+  }
+
+  /**
+   * Makes `documents` a segment's documents in `channel`: each written (replacing the one of the
+   * same id), and the segment's other documents but topics removed (a message deleted, a
+   * question the extraction no longer finds). One commit: a reader sees the old ones or the new.
+   */
+  async replaceSegment(
+    channel: string,
+    segmentId: string,
+    documents: readonly SearchDocument[],
+  ): Promise<void> {
+    for (const d of documents) {
+      if (d.channel !== channel)
+        throw new SearchError(
+          "SEARCH_WRONG_CHANNEL",
+          `search: document ${d.id} is of another channel than the one written (${d.channel})`,
+        );
+    }
+    const rows = documents.map((d) => rowOf(d));
+    let table = await this.open(channel);
+    if (table === undefined) {
+      if (rows.length === 0) return;
+      table = await this.create(channel, rows);
+    } else {
+      const others = `segment = ${quote(segmentId)} AND kind <> 'topic'`;
+      if (rows.length === 0) await table.delete(others);
+      else
+        await table
+          .mergeInsert("id")
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .whenNotMatchedBySourceDelete({ where: others })
+          .execute(rows);
+    }
+    await this.mergeIndex(table);
+  }
+
+  private async create(channel: string, rows: Record<string, unknown>[]) {
+    const name = LanceChannelIndexes.tableOf(channel);
+    // existOk: a writer that lost a race to create it adds to the winner's table.
+    const table = await (await this.db()).createEmptyTable(name, schemaOf(), {
+      mode: "create",
+      existOk: true,
+    });
+    await table.add(rows);
+    this.tables.set(name, table);
+    return table;
+  }
+
+  /** Builds the full-text index, or merges into it what was written since, past a bound. */
+  private async mergeIndex(table: lancedb.Table) {
+    const stats = await table.indexStats(TEXT_INDEX);
+    if (stats === undefined) {
+      await table.createIndex("text", { config: fullTextIndex(await lance()) });
+      return;
+    }
+    // Unindexed documents are found too (searched whole); the merge keeps that scan short.
+    if (stats.numUnindexedRows < MAX_UNINDEXED) return;
+    await table.optimize({ cleanupOlderThan: new Date(this.now() - ROUTINE_CLEANUP_MS) });
+  }
+
+  /**
+   * Removes `channel`'s documents that cite one of `messageIds` (a message's own, its segment's,
+   * a question or topic with it as evidence) or that one of `authors` (names or ids) wrote, and
+   * says which segments they were of.
+   */
+  async forget(
+    channel: string,
+    messageIds: readonly string[],
+    authors: readonly string[] = [],
+  ): Promise<string[]> {
+    const cited = messageIds.map((id) => `strpos(evidence, ${quote(JSON.stringify(id))}) > 0`);
+    const wrote = authors.flatMap((a) => [`author = ${quote(a)}`, `authorId = ${quote(a)}`]);
+    return this.removeWhere(channel, [...cited, ...wrote]);
+  }
+
+  /**
+   * Removes `channel`'s documents but messages (what was learned: conversations, questions,
+   * topics) whose words name one of `names`, in any case, and says which segments they were of.
+   */
+  async forgetNaming(channel: string, names: readonly string[]): Promise<string[]> {
+    const named = names.flatMap((name) => {
+      const word = quote(name.toLowerCase());
+      return [`strpos(lower(text), ${word}) > 0`, `strpos(lower(title), ${word}) > 0`];
+    });
+    return this.removeWhere(channel, named, "kind <> 'message'");
+  }
+
+  /** Deletes the rows matching any of `any` (and `all`); the segments they were of. */
+  private async removeWhere(channel: string, any: readonly string[], all?: string) {
+    const table = await this.open(channel);
+    if (table === undefined || any.length === 0) return [];
+    const where = `(${any.join(" OR ")})${all === undefined ? "" : ` AND ${all}`}`;
+    const rows = await table.query().where(where).select(["segment"]).toArray();
+    if (rows.length === 0) return [];
+    await table.delete(where);
+    return [...new Set(rows.map((row) => String(row.segment)))];
+  }
+
+  /**
+   * Rewrites `channel`'s table from its current documents alone and removes every older version
+   * and index file: what `forget` removed is then nowhere on disk (a deletion only marks rows).
+   * A write committed by another process during the rewrite is lost: erasures are rare, and a
+   * segment written then is indexed again by its next extraction (`reextract`).
+   */
+  async purge(channel: string): Promise<void> {
+    const table = await this.open(channel);
+    if (table === undefined) return;
+    const name = LanceChannelIndexes.tableOf(channel);
+    const kept = await table.query().toArrow();
+    const db = await this.db();
+    const rewritten =
+      kept.numRows === 0
+        ? await db.createEmptyTable(name, schemaOf(), { mode: "overwrite" })
+        : await db.createTable(name, kept, { mode: "overwrite" });
+    if (kept.numRows > 0)
+      await rewritten.createIndex("text", { config: fullTextIndex(await lance()) });
+    await rewritten.optimize({ cleanupOlderThan: new Date(this.now() + 1000) });
+    table.close();
+    this.tables.set(name, rewritten);
+  }
+
+  /** Removes `channel`'s table and every file of it (`channel delete`). */
+  async drop(channel: string): Promise<void> {
+    const name = LanceChannelIndexes.tableOf(channel);
+    this.tables.get(name)?.close();
+    this.tables.delete(name);
+    const db = await this.db();
+    if ((await db.tableNames()).includes(name)) await db.dropTable(name);
+  }
+
+  /**
+   * The best hits of `query` over its channels' tables (every channel's when it names none),
+   * merged by score: each table scores by its own statistics, as a sharded engine's shards do.
+   */
+  async search(query: SearchQuery): Promise<SearchHit[]> {
+    const { limit, offset } = checkQuery(query);
+    const db = await this.db();
+    const names = await db.tableNames();
+    const asked =
+      query.channels === undefined || query.channels.length === 0
+        ? names.filter((n) => n.startsWith(TABLE_PREFIX))
+        : query.channels
+            .map((c) => LanceChannelIndexes.tableOf(c))
+            .filter((n) => names.includes(n));
+    const hits: SearchHit[] = [];
+    for (let at = 0; at < asked.length; at += SEARCH_CONCURRENCY) {
+      const found = await Promise.all(
+        asked.slice(at, at + SEARCH_CONCURRENCY).map(async (name) => {
+          const table = this.tables.get(name) ?? (await db.openTable(name));
+          this.tables.set(name, table);
+          return pagesOf(await LanceSearchIndex.ofTable(table), query, offset + limit);
+        }),
+      );
+      hits.push(...found.flat());
+    }
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return hits.slice(offset, offset + limit);
+  }
+
+  close(): void {
+    for (const table of this.tables.values()) table.close();
+    this.tables.clear();
+  }
+}
+
+/** The first `wanted` hits of `query` in `index`, a page of at most {@link MAX_HITS} at a time. */
+async function pagesOf(index: LanceSearchIndex, query: SearchQuery, wanted: number) {
+  const hits: SearchHit[] = [];
+  while (hits.length < wanted) {
+    const limit = Math.min(MAX_HITS, wanted - hits.length);
+    const page = await index.search({ ...query, limit, offset: hits.length });
+    hits.push(...page);
+    if (page.length < limit) break;
+  }
+  return hits;
+}
