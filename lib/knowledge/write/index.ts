@@ -36,4 +36,4 @@ export {
   rideOutSeconds,
 } from "./retry.js";
 export { storedMessageStates } from "./stored-states.js";
-export { extractDependencies, type SearchWriter } from "./wiring.js";
+export { extractDependencies } from "./wiring.js";

@@ -68,7 +68,7 @@ export interface ExtractEnvironment {
 }
 
 /** What keeps a search index following the results: told each one stored and each redacted. */
-export interface SearchWriter {
+interface SearchWriter {
   stored: NonNullable<SegmentConsumerDependencies["indexed"]>;
   redacted: NonNullable<KnowledgeRedactorOptions["onRedacted"]>;
 }

@@ -14,10 +14,6 @@ export {
   searchDocuments,
 } from "./documents.js";
 export { SearchError } from "./errors.js";
-export {
-  SearchIndexer,
-  type SearchIndexerDependencies,
-  type SegmentIndex,
-} from "./indexer.js";
+export { SearchIndexer, type SegmentIndex } from "./indexer.js";
 export { MAX_HITS, MAX_OFFSET, QUESTION_STATUSES, type SearchQuery } from "./query.js";
 export { segmentDocuments, storedChatMessages } from "./segment.js";

@@ -29,7 +29,7 @@ export interface SegmentIndex {
 
 type SegmentMessages = Parameters<typeof segmentDocuments>[1];
 
-export interface SearchIndexerDependencies {
+interface SearchIndexerDependencies {
   index: SegmentIndex;
   /** A segment's stored result (the results table). */
   results: { getResult(channel: string, segmentId: string): Promise<SegmentResult | undefined> };
@@ -69,7 +69,8 @@ export class SearchIndexer {
     deleted: readonly string[],
   ): Promise<void> {
     if (deleted.length > 0) await this.deps.index.forget(channel, deleted);
-    await this.refresh(channel, segmentId, result);
+    if (result === undefined) await this.deps.index.replaceSegment(channel, segmentId, []);
+    else await this.stored(result);
   }
 
   /**
@@ -93,8 +94,8 @@ export class SearchIndexer {
     await index.purge(channel);
   }
 
-  private async refresh(channel: string, segmentId: string, known?: SegmentResult) {
-    const result = known ?? (await this.deps.results.getResult(channel, segmentId));
+  private async refresh(channel: string, segmentId: string) {
+    const result = await this.deps.results.getResult(channel, segmentId);
     if (result === undefined) {
       await this.deps.index.replaceSegment(channel, segmentId, []);
       return;

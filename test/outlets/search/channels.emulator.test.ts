@@ -161,9 +161,13 @@ describe("LanceChannelIndexes", () => {
     const writer = new LanceChannelIndexes(dir);
     const reader = new LanceChannelIndexes(dir);
     try {
-      await writer.replaceSegment("ubuntu", "s1", [doc({ id: "m1", text: "zebra", segment: "s1" })]);
+      await writer.replaceSegment("ubuntu", "s1", [
+        doc({ id: "m1", text: "zebra", segment: "s1" }),
+      ]);
       expect(ids(await reader.search({ text: "zebra" }))).toEqual(["m1"]);
-      await writer.replaceSegment("ubuntu", "s2", [doc({ id: "m2", text: "zebra", segment: "s2" })]);
+      await writer.replaceSegment("ubuntu", "s2", [
+        doc({ id: "m2", text: "zebra", segment: "s2" }),
+      ]);
       expect(ids(await reader.search({ text: "zebra" }))).toEqual(["m1", "m2"]);
     } finally {
       writer.close();

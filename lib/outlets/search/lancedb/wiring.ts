@@ -9,7 +9,7 @@ import { DynamoDbResultStore } from "../../../knowledge/store/index.js";
 import { SearchIndexer } from "../indexer.js";
 import { type ChannelIndexesOptions, LanceChannelIndexes } from "./channels.js";
 
-export interface DeployedSearchOptions extends ChannelIndexesOptions {
+interface DeployedSearchOptions extends ChannelIndexesOptions {
   /** Where the index is: `s3://bucket/prefix` or a directory; undefined or "": search is off. */
   uri: string | undefined;
   client: DynamoDBClient;
