@@ -8,12 +8,18 @@ import { Construct } from "constructs";
 import { API_METHODS, API_ROUTES } from "convoseg/api";
 import type { ApiConfig } from "./config.js";
 import { PipelineFunction } from "./function.js";
+import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.js";
 import type { Storage } from "./storage.js";
 
 export interface ReadApiProps {
   readonly config: ApiConfig;
   readonly storage: Storage;
   readonly logRetention: RetentionDays;
+  /**
+   * The search index `GET /search` reads (absent: the route answers 501).
+   * @default - search off
+   */
+  readonly search?: SearchIndex;
 }
 
 /**
@@ -45,9 +51,11 @@ export class ReadApi extends Construct {
         }),
       },
       timeout: Duration.seconds(10),
-      memorySize: 512,
+      memorySize: props.search ? SEARCH_MEMORY.api : 512,
       logRetention: props.logRetention,
+      ...searchFunctionProps(props.search),
     });
+    props.search?.connect(this.function, "read");
     const role = this.function.role;
     role.addToPrincipalPolicy(
       new PolicyStatement({

@@ -22,16 +22,10 @@ import {
 } from "./settings/index.js";
 import { type DiscordConfig, discordConfig } from "./settings/intake.js";
 import { MINUTE_MS } from "./settings/kinds.js";
-import { extractTimeoutMs } from "./settings/knowledge.js";
+import { type ExtractSizing, extractTimeoutMs } from "./settings/knowledge.js";
 import { type ApiConfig, apiConfig, type DigestConfig, digestConfig } from "./settings/outlets.js";
 
-export {
-  type ConvosegSettings,
-  type SettingName,
-  tickTimeoutMs,
-} from "./settings/index.js";
-
-import type { ExtractSizing } from "./settings/knowledge.js";
+export { type ConvosegSettings, type SettingName, tickTimeoutMs } from "./settings/index.js";
 
 export type { DiscordConfig } from "./settings/intake.js";
 export {
@@ -102,6 +96,8 @@ export interface ConvosegConfig {
   api?: ApiConfig;
   /** The scheduled digest (absent: not deployed). */
   digest?: DigestConfig;
+  /** The search index on S3 and its layer (false: not deployed, `/search` answers 501). */
+  search: boolean;
   segmentQueueSenders: string[];
   retainData: boolean;
   /**
@@ -285,6 +281,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     ...discordConfig(v),
     ...apiConfig(v),
     ...digestConfig(v),
+    search: v.search,
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
     ingest: {

@@ -17,6 +17,7 @@ import {
 } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { PipelineFunction } from "./function.js";
+import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.js";
 import type { Storage } from "./storage.js";
 
 export interface ErasureProps {
@@ -24,6 +25,11 @@ export interface ErasureProps {
   readonly storage: Storage;
   /** Retention of the function's and the state machine's log groups. */
   readonly logRetention: RetentionDays;
+  /**
+   * The search index, whose documents of the person it removes, with every old version.
+   * @default - search off
+   */
+  readonly search?: SearchIndex;
 }
 
 /**
@@ -76,14 +82,17 @@ export class Erasure extends Construct {
         POWERTOOLS_SERVICE_NAME: "convoseg-erase",
       },
       timeout: Duration.minutes(15),
-      memorySize: 512,
+      memorySize: props.search ? SEARCH_MEMORY.erase : 512,
       logRetention: props.logRetention,
+      ...searchFunctionProps(props.search),
       // Two runs of one erasure at once would fight over its audit item: one at a time.
       reservedConcurrentExecutions: 1,
       // An operator's synchronous call; an asynchronous one is not retried behind their back.
       retryAttempts: 0,
     });
     props.storage.grantErasure(this.function.role);
+    // The person's words must not stay in an old version: it purges them.
+    props.search?.connect(this.function, "purge");
     this.auditKey.grantRead(this.function.role);
     ({
       stateMachine: this.stateMachine,

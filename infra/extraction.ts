@@ -11,6 +11,7 @@ import {
 } from "./config.js";
 import { PipelineFunction } from "./function.js";
 import type { QueueWithDeadLetters } from "./queues.js";
+import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.js";
 import type { Storage } from "./storage.js";
 
 export interface ExtractionProps {
@@ -20,6 +21,11 @@ export interface ExtractionProps {
   readonly config: ConvosegConfig;
   /** The segment queue the tick sends to; its visibility timeout is sized for this function. */
   readonly segments: QueueWithDeadLetters;
+  /**
+   * The search index it keeps (extracted segments in, compaction with its cleanup).
+   * @default - search off
+   */
+  readonly search?: SearchIndex;
 }
 
 /**
@@ -66,9 +72,12 @@ export class Extraction extends Construct {
       description: "convoseg extraction: closed segments to candidate topics with an LLM",
       environment,
       timeout: Duration.millis(config.extract.timeoutMs),
-      memorySize: 512,
+      memorySize: props.search ? SEARCH_MEMORY.extract : 512,
       logRetention: config.logRetention,
+      ...searchFunctionProps(props.search),
     });
+    // It compacts the channel's table as it writes: the cleanup deletes old versions' files.
+    props.search?.connect(this.function, "purge");
     const role = this.function.role;
     storage.grantExtraction(role);
     // A segment whose attempts are used up is moved to the DLQ by the function itself.

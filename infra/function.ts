@@ -1,6 +1,6 @@
 import { type Duration, RemovalPolicy, Validations } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Architecture, type ILayerVersion, Runtime } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -48,6 +48,19 @@ export interface PipelineFunctionProps {
    * @default Duration.hours(6) (Lambda's)
    */
   readonly maxEventAge?: Duration;
+  /**
+   * Layers: the search index's (LanceDB's native binary cannot be bundled).
+   * @default - none
+   */
+  readonly layers?: ILayerVersion[];
+  /**
+   * Bundling beside {@link BUNDLING}: more external modules, and esbuild arguments (aliases).
+   * @default - none
+   */
+  readonly bundling?: {
+    readonly externalModules?: readonly string[];
+    readonly esbuildArgs?: Readonly<Record<string, string>>;
+  };
 }
 
 /**
@@ -93,9 +106,11 @@ export class PipelineFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
+      layers: props.layers,
       bundling: {
         ...BUNDLING,
-        externalModules: [...BUNDLING.externalModules],
+        externalModules: [...BUNDLING.externalModules, ...(props.bundling?.externalModules ?? [])],
+        ...(props.bundling?.esbuildArgs && { esbuildArgs: { ...props.bundling.esbuildArgs } }),
         format: OutputFormat.ESM,
       },
     });

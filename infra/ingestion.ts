@@ -8,6 +8,7 @@ import { Construct } from "constructs";
 import type { ProducerGrant } from "convoseg/ingest";
 import { PipelineFunction } from "./function.js";
 import { QueueWithDeadLetters, secureQueue } from "./queues.js";
+import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.js";
 import type { Storage } from "./storage.js";
 
 export interface IngestionProps {
@@ -33,6 +34,11 @@ export interface IngestionProps {
    * message not stored is held.
    */
   readonly environment: Record<string, string>;
+  /**
+   * The search index, whose documents of an edited or deleted message it redacts.
+   * @default - search off
+   */
+  readonly search?: SearchIndex;
 }
 
 const TIMEOUT = Duration.seconds(30);
@@ -69,9 +75,12 @@ export class Ingestion extends Construct {
         POWERTOOLS_SERVICE_NAME: "convoseg-ingest",
       },
       timeout: TIMEOUT,
-      memorySize: 256,
+      memorySize: props.search ? SEARCH_MEMORY.ingest : 256,
       logRetention: props.logRetention,
+      ...searchFunctionProps(props.search),
     });
+    // Redaction commits new versions only; their old ones go with extraction's compaction.
+    props.search?.connect(this.function, "write");
     // Lazy: connectors add their queues after the function is made.
     this.function.function.addEnvironment(
       "PRODUCERS",

@@ -10,6 +10,7 @@ import { Erasure } from "./erasure.js";
 import { Extraction } from "./extraction.js";
 import { Ingestion } from "./ingestion.js";
 import { Observability } from "./observability.js";
+import { SearchIndex } from "./search.js";
 import { Segmentation } from "./segmentation.js";
 import { Storage } from "./storage.js";
 
@@ -37,6 +38,8 @@ export class ConvosegStack extends Stack {
   readonly api?: ReadApi;
   /** The scheduled digest, deployed unless `digest=false`. */
   readonly digest?: ScheduledDigest;
+  /** The search index and its layer, deployed only with `search`. */
+  readonly search?: SearchIndex;
   /** The Discord poller, deployed only with `discordChannels`. */
   readonly discord?: DiscordPoller;
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
@@ -47,12 +50,17 @@ export class ConvosegStack extends Stack {
     // Validated before anything is built: a bad setting fails synth with the setting's name.
     const config = resolveConfig(props, (name) => this.node.tryGetContext(name));
     this.config = config;
+    const dataRemovalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    // Before the functions that open it: their bundling depends on it.
+    if (config.search) {
+      this.search = new SearchIndex(this, "Search", { removalPolicy: dataRemovalPolicy });
+    }
     this.storage = new Storage(this, "Storage", {
       messagesTableName: config.names.messagesTable,
       channelsTableName: config.names.channelsTable,
       conversationsTableName: config.names.conversationsTable,
       resultsTableName: config.names.resultsTable,
-      removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: dataRemovalPolicy,
       maxReadRequestUnits: config.tableMaxUnits.read ?? undefined,
       maxWriteRequestUnits: config.tableMaxUnits.write ?? undefined,
     });
@@ -63,6 +71,7 @@ export class ConvosegStack extends Stack {
       concurrency: config.ingest.concurrency,
       producers: config.ingest.producers,
       environment: config.environments.ingest,
+      search: this.search,
     });
     this.segmentation = new Segmentation(this, "Segmentation", { storage: this.storage, config });
     // A redaction past the changed share sends its segment back to be extracted again.
@@ -73,10 +82,12 @@ export class ConvosegStack extends Stack {
       storage: this.storage,
       config,
       segments: this.segmentation.segments,
+      search: this.search,
     });
     this.erasure = new Erasure(this, "Erasure", {
       storage: this.storage,
       logRetention: config.logRetention,
+      search: this.search,
     });
     this.observability = new Observability(this, "Observability", {
       config,
@@ -122,7 +133,7 @@ export class ConvosegStack extends Stack {
         ingestion: this.ingestion,
         observability: this.observability,
         logRetention: config.logRetention,
-        removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        removalPolicy: dataRemovalPolicy,
       });
     }
     if (config.api !== undefined) {
@@ -130,6 +141,7 @@ export class ConvosegStack extends Stack {
         config: config.api,
         storage: this.storage,
         logRetention: config.logRetention,
+        search: this.search,
       });
     }
     if (config.digest !== undefined) {
@@ -139,7 +151,7 @@ export class ConvosegStack extends Stack {
         storage: this.storage,
         observability: this.observability,
         logRetention: config.logRetention,
-        removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        removalPolicy: dataRemovalPolicy,
       });
       this.erasure.followDigests(this.digest.bucket, DIGEST_PREFIX);
     }
@@ -222,6 +234,9 @@ export class ConvosegStack extends Stack {
     }
     if (this.digest !== undefined) {
       output("DigestBucketName", this.digest.bucket.bucketName, "Where the scheduled digests are");
+    }
+    if (this.search !== undefined) {
+      output("SearchIndexUri", this.search.uri, "The search index (LanceDB), SEARCH_INDEX_URI");
     }
     if (this.discord !== undefined) {
       output(

@@ -1,6 +1,7 @@
 /**
- * The outlets wing's settings: the read API (off unless `api`) and its authorizer, and the
- * scheduled digest (on unless `digest=false`), its schedule, period, channels and destinations.
+ * The outlets wing's settings: the read API (off unless `api`) and its authorizer, the
+ * scheduled digest (on unless `digest=false`), its schedule, period, channels and destinations,
+ * and the deployed search index (off unless `search`).
  */
 import { DAY_MS, fail, got, SECRET_ARN, type Table } from "./kinds.js";
 
@@ -135,7 +136,13 @@ export const outlets = <V, P>(table: Table<V, P>) =>
       },
       env: { digest: "DIGEST_SNS_TOPIC" },
       check: (v) => forDigest(v.digestSnsTopic, v.digest),
-    });
+    })
+    /**
+     * Deploy the search index (docs/search.md#deployed): LanceDB on an S3 bucket of its own,
+     * written by extraction, ingestion and erasure, read by the API's `GET /search`, from a
+     * 160 MB Lambda layer. Off: no bucket, no layer, and `/search` answers 501.
+     */
+    .flag("search", { default: false });
 
 /** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
 export interface ApiConfig {

@@ -101,6 +101,7 @@ describe("resolveConfig", () => {
       segmentVisibilityTimeoutMs: 6 * DEFAULT_EXTRACT_TIMEOUT_MS,
       connectors: { privateChats: false, receiverConcurrency: 5 },
       digest: { schedule: "cron(0 8 ? * MON *)", periodMs: 7 * 86_400_000, retentionDays: 90 },
+      search: false,
       environments: expect.any(Object),
       names: {
         messagesTable: undefined,
@@ -182,6 +183,7 @@ describe("resolveConfig", () => {
         digestSlackWebhookSecret:
           "arn:aws:secretsmanager:eu-west-1:123456789012:secret:convoseg/webhook-AbCdEf",
         digestSnsTopic: "arn:aws:sns:eu-west-1:123456789012:digests",
+        search: "true",
       },
     );
     expect(config).toEqual({
@@ -253,6 +255,7 @@ describe("resolveConfig", () => {
         snsTopicArn: "arn:aws:sns:eu-west-1:123456789012:digests",
         retentionDays: 90,
       },
+      search: true,
       environments: expect.any(Object),
       names: {
         messagesTable: "chat-messages",
@@ -367,6 +370,7 @@ describe("resolveConfig", () => {
         "resultsTableName",
         "route",
         "schedule",
+        "search",
         "segmentQueueName",
         "segmentQueueSenders",
         "settle",
