@@ -92,7 +92,7 @@ export class Erasure extends Construct {
     });
     props.storage.grantErasure(this.function.role);
     // The person's words must not stay in an old version: it purges them.
-    props.search?.connect(this.function, "purge");
+    props.search?.connect(this.function, "write");
     this.auditKey.grantRead(this.function.role);
     ({
       stateMachine: this.stateMachine,

@@ -77,7 +77,7 @@ export class Extraction extends Construct {
       ...searchFunctionProps(props.search),
     });
     // It compacts the channel's table as it writes: the cleanup deletes old versions' files.
-    props.search?.connect(this.function, "purge");
+    props.search?.connect(this.function, "write");
     const role = this.function.role;
     storage.grantExtraction(role);
     // A segment whose attempts are used up is moved to the DLQ by the function itself.

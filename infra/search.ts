@@ -81,17 +81,17 @@ export function searchBundling(
 }
 
 /** What a function may do with the index. */
-export type SearchAccess = "read" | "write" | "purge";
+export type SearchAccess = "read" | "write";
 
 /**
  * LanceDB on S3: a read is GETs (ranged) and LISTs; a commit PUTs new data files and then the
- * version's manifest with `If-None-Match` (no rename, no delete); large files go up in parts.
- * Only removing old versions deletes objects: compaction's cleanup (`optimize`) and the erasure.
+ * version's manifest with `If-None-Match` (no rename), large files in parts. A writer deletes
+ * too: every write may merge a channel's index and remove versions over a day old, and the
+ * erasure purges them all.
  */
 const OBJECT_ACTIONS: Record<SearchAccess, string[]> = {
   read: ["s3:GetObject"],
-  write: ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
-  purge: ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"],
+  write: ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"],
 };
 
 export interface SearchIndexProps {

@@ -134,10 +134,10 @@ describe("the search index in the stack", () => {
     if (search === undefined) throw new Error("search is not deployed");
     const bucketId = logicalId(stack, search.bucket);
     const expected: Record<string, string[]> = {
-      // The API reads; ingestion's redaction commits new versions; extraction compacts and
-      // cleans up old versions, the erasure purges them: both delete.
+      // The API reads; every writer may merge a channel's index and remove its old versions
+      // (ingestion's redaction, extraction), and the erasure purges them: all three delete.
       api: ["s3:GetObject"],
-      ingest: ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"],
+      ingest: ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
       extract: ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
       erase: ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
     };
