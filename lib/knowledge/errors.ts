@@ -114,3 +114,21 @@ export class DeadlineError extends KnowledgeError {
     );
   }
 }
+
+/**
+ * A question correction that cannot be made: a field of the request is invalid (`field` names
+ * it), or the question or the answering message it names is not in the channel.
+ */
+export class CorrectionError extends KnowledgeError {
+  override readonly name: string = "CorrectionError";
+  constructor(
+    code:
+      | "KNOWLEDGE_BAD_CORRECTION"
+      | "KNOWLEDGE_QUESTION_NOT_FOUND"
+      | "KNOWLEDGE_ANSWER_NOT_FOUND",
+    readonly field: string,
+    message: string,
+  ) {
+    super(code, message);
+  }
+}

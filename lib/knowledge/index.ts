@@ -9,6 +9,7 @@
 export {
   BudgetPausedError,
   CircuitOpenError,
+  CorrectionError,
   DeadlineError,
   KnowledgeConfigError,
   KnowledgeError,

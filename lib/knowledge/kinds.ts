@@ -7,6 +7,7 @@
  * without a working redaction and erasure path, or whose items do not expire as its retention
  * says, fails it.
  */
+import { CORRECTION_PREFIX } from "./store/correction-item.js";
 import {
   ERASURE_AUDIT_PREFIX,
   LEASE_PREFIX,
@@ -32,12 +33,16 @@ type Personal = "name" | "words" | "message ids";
  * - `replies deleted`: the segment's items are deleted (they may quote the message);
  * - `terms withdrawn`: what the segment counted is taken out of the statistics (a re-extraction
  *   counts it anew from what is left);
+ * - `corrections follow`: per channel, whichever segment holds the message: a correction whose
+ *   asking message is deleted goes, one whose answering message is deleted keeps its status
+ *   without it (`answerRemoved`);
  * - `nothing to redact`: its items hold no message text, name or id.
  */
 export type RedactionPath =
   | "result plan"
   | "replies deleted"
   | "terms withdrawn"
+  | "corrections follow"
   | "nothing to redact";
 
 /**
@@ -46,9 +51,15 @@ export type RedactionPath =
  *   author list; a candidate or question naming them goes), with those results' entries and
  *   replies;
  * - `name terms removed`: terms naming the person leave the channel's statistics;
+ * - `corrector forgotten`: corrections they made stay, without who made them (`by`, their user
+ *   id or a name of theirs); what cites their messages follows the redaction of those;
  * - `nothing to erase`: its items hold nothing of a person.
  */
-export type ErasurePath = "names scrubbed" | "name terms removed" | "nothing to erase";
+export type ErasurePath =
+  | "names scrubbed"
+  | "name terms removed"
+  | "corrector forgotten"
+  | "nothing to erase";
 
 /**
  * How long its items stay: with their result (`expiresAt` is the result's), on their own TTL
@@ -181,6 +192,22 @@ export const KINDS = [
       questionsRemoved: { ...both, metric: "QuestionsRedacted", label: "questions removed" },
     },
     serve: ["api", "digest", "reader"],
+    retention: "with its result",
+    resultOf: itsSegment,
+  },
+  {
+    name: "question corrections",
+    storage: { table: "results", partition: "channel", prefixes: [CORRECTION_PREFIX] },
+    keying:
+      "correction#<segmentId>#<questionId>: one per question, a person's: no extraction or result redaction writes it",
+    derivation:
+      "a person's word on a question: its asking message, the answering message they chose, who they are",
+    personal: ["name", "message ids"],
+    redact: "corrections follow",
+    erase: "corrector forgotten",
+    counts: {},
+    serve: ["api", "digest", "report", "reader"],
+    // The expiry of the question's result when corrected: it goes with the question.
     retention: "with its result",
     resultOf: itsSegment,
   },

@@ -3,12 +3,7 @@ import { KnowledgeError } from "../errors.js";
 import { QUESTION_STATUSES, type QuestionStatus } from "../extraction/index.js";
 import { DynamoDbResultStore } from "../store/dynamodb.js";
 import type { ResultStore } from "../store/port.js";
-import {
-  isQuestionKey,
-  type Question,
-  questionOf,
-  questionPrefix,
-} from "../store/question-entry.js";
+import { isQuestionKey, type Question, questionPrefix } from "../store/question-entry.js";
 import type { SegmentResult, TopicSupport } from "../store/schema/items.js";
 import {
   DEFAULT_SIMILARITY,
@@ -19,6 +14,7 @@ import {
   type TopicMatcher,
   tokenMatcher,
 } from "../topics/index.js";
+import { correctedPage } from "./corrected-page.js";
 
 /** One segment's support for a topic: which messages say it. */
 interface TopicEvidence {
@@ -131,7 +127,10 @@ export class KnowledgeReader {
    * A page of the channel's questions, oldest asked first, of one `status` or of all (then
    * answered, unanswered, unclear, each oldest first): at most `limit` (default
    * {@link DEFAULT_QUESTION_LIMIT}), and an opaque `cursor` for the next page, null at the end.
-   * One Query per page, whose read units `readUnits` says where the store reports them.
+   * People's corrections win over the model's status and answer (`corrected`, `correction`): a
+   * question moves to the status it was given, a hidden one is left out. A Query of the channel's
+   * corrections, then one of the index per page (more when corrections moved entries out), and a
+   * GetItem per result of a question moved in; `readUnits` counts the index's where reported.
    */
   async questions(
     channel: string,
@@ -152,13 +151,14 @@ export class KnowledgeReader {
       );
     }
     const after = cursor === undefined ? undefined : cursorKey(cursor, questionPrefix(status));
-    const page = await this.store.listQuestions(channel, {
-      ...(status !== undefined && { status }),
-      limit,
-      ...(after !== undefined && { after }),
-    });
+    const page = await correctedPage(
+      this.store,
+      channel,
+      await this.store.listCorrections(channel),
+      { ...(status !== undefined && { status }), limit, ...(after !== undefined && { after }) },
+    );
     return {
-      items: page.entries.map(questionOf),
+      items: page.items,
       cursor: page.next === null ? null : Buffer.from(page.next).toString("base64url"),
       ...(page.readUnits !== undefined && { readUnits: page.readUnits }),
     };

@@ -23,6 +23,8 @@ import {
   type TermCounts,
   type WindowOutput,
 } from "../extraction/index.js";
+import type { QuestionCorrection } from "./correction-item.js";
+import { listCorrections, saveCorrection } from "./correction-store.js";
 import type { Lease, QuestionPage, ResultStore } from "./port.js";
 import { listQuestions, questionWrites } from "./question-store.js";
 import type { RedactionPlan } from "./redaction-plan.js";
@@ -93,6 +95,14 @@ export class DynamoDbResultStore implements ResultStore {
 
   saveRedaction(previous: SegmentResult, plan: RedactionPlan): Promise<boolean> {
     return saveRedaction(this.redaction, previous, plan);
+  }
+
+  listCorrections(channel: string): Promise<QuestionCorrection[]> {
+    return listCorrections(this.redaction, channel);
+  }
+
+  saveCorrection(next?: QuestionCorrection, previous?: QuestionCorrection): Promise<boolean> {
+    return saveCorrection(this.redaction, next, previous);
   }
 
   termCounts(

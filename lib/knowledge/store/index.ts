@@ -4,6 +4,12 @@
  * `./schema/`), the message states a result was extracted from, and the attempt ledger that counts
  * the day's model spend in the same table.
  */
+export {
+  CORRECTION_ACTIONS,
+  type CorrectionAction,
+  type QuestionCorrection,
+} from "./correction-item.js";
+export { type CorrectionNote, correctResult } from "./corrections.js";
 export { DynamoDbResultStore } from "./dynamodb.js";
 export { DynamoDbLedger, MemoryLedger, type SpendCounter } from "./ledger.js";
 export { MemoryResultStore } from "./memory.js";

@@ -4,6 +4,7 @@
  */
 
 import type { WindowOutput } from "../extraction/index.js";
+import { correctionItemKey, type QuestionCorrection } from "./correction-item.js";
 import {
   leaseItemKey,
   type QuestionEntry,
@@ -47,6 +48,8 @@ export interface Channel {
   supports: Map<string, TopicSupport>;
   /** By question entry key. */
   questions: Map<string, QuestionEntry>;
+  /** By correction item key. */
+  corrections: Map<string, QuestionCorrection>;
   /** Per vocabulary: segments counted, segments per term, and each segment's log. */
   terms: Map<
     string,
@@ -82,6 +85,9 @@ export function scanItems(channels: ReadonlyMap<string, Channel>): Record<string
     }
     for (const [key, support] of state.supports) put(key, support);
     for (const [key, entry] of state.questions) put(key, entry);
+    for (const correction of state.corrections.values()) {
+      put(correctionItemKey(correction), correction);
+    }
     for (const [vocabulary, stats] of state.terms) {
       put(termsHeadKey(vocabulary), { segments: stats.segments });
       for (const [term, segments] of stats.counts) {

@@ -7,6 +7,7 @@ import {
   type TermCounts,
   type WindowOutput,
 } from "../extraction/index.js";
+import { correctionItemKey, type QuestionCorrection } from "./correction-item.js";
 import { type Channel, copy, scanItems, ttlOf } from "./memory-items.js";
 import type { Lease, QuestionPage, ResultStore } from "./port.js";
 import {
@@ -59,6 +60,7 @@ export class MemoryResultStore implements ResultStore {
         spans: new Map(),
         supports: new Map(),
         questions: new Map(),
+        corrections: new Map(),
         terms: new Map(),
       };
       this.channels.set(channel, found);
@@ -265,6 +267,23 @@ export class MemoryResultStore implements ResultStore {
       entries: entries.filter((entry) => entry !== undefined),
       next: keys.length > options.limit ? (page.at(-1) ?? null) : null,
     };
+  }
+
+  async listCorrections(channel: string): Promise<QuestionCorrection[]> {
+    return [...this.channel(channel).corrections.values()].map(copy);
+  }
+
+  async saveCorrection(next?: QuestionCorrection, previous?: QuestionCorrection): Promise<boolean> {
+    const target = next ?? previous;
+    if (target === undefined) return true;
+    const key = correctionItemKey(target);
+    const corrections = this.channel(target.channel).corrections;
+    const stored = corrections.get(key);
+    if (previous && (stored?.at !== previous.at || stored.action !== previous.action)) return false;
+    this.write(key);
+    if (next === undefined) corrections.delete(key);
+    else corrections.set(key, copy(next));
+    return true;
   }
 
   private applyQuestions(

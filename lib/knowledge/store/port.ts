@@ -4,6 +4,7 @@ import type {
   TermCounts,
   WindowOutput,
 } from "../extraction/index.js";
+import type { QuestionCorrection } from "./correction-item.js";
 import type { RedactionPlan } from "./redaction-plan.js";
 import type {
   QuestionEntry,
@@ -93,6 +94,17 @@ export interface ResultStore {
     channel: string,
     options: { status?: QuestionStatus; limit: number; after?: string },
   ): Promise<QuestionPage>;
+  /** The channel's question corrections (people make them: few), strongly consistent. */
+  listCorrections(channel: string): Promise<QuestionCorrection[]>;
+  /**
+   * Writes `next` as its question's correction: without `previous`, whatever is stored (a
+   * person's latest word wins); with it, only while the stored one is still `previous` (false
+   * when not). `next` undefined deletes `previous`.
+   */
+  saveCorrection(
+    next: QuestionCorrection | undefined,
+    previous?: QuestionCorrection,
+  ): Promise<boolean>;
   /**
    * The channel's term statistics of `vocabulary` for `terms`: how many segments were counted
    * and in how many of them each term occurs, what `segmentId` itself counted left out.

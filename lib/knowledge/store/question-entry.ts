@@ -4,11 +4,15 @@
  * or key. Keys sort by status, then by when the question was asked: a channel's unanswered
  * questions, oldest first, are one Query.
  */
+
 import { QUESTION_STATUSES, type QuestionStatus } from "../extraction/index.js";
+import type { CorrectionNote } from "./corrections.js";
 import { QUESTION_PREFIX, type QuestionEntry, type SegmentResult } from "./schema/items.js";
 
 /** A channel's question as readers see it (the read API's `Question`). */
 export interface Question {
+  /** Stable within its segment: what a correction names (`questions mark`). */
+  id: string;
   /** In the asker's words, shortened. */
   question: string;
   /** The asking message. */
@@ -24,6 +28,9 @@ export interface Question {
   segmentId: string;
   /** The thread (its root's id) it was asked in, when its segment is a thread's replies. */
   threadId?: string;
+  /** A person corrected the model's status or answer: what they said, when, and who. */
+  corrected?: true;
+  correction?: CorrectionNote;
 }
 
 /** Epoch ms as 13 digits (good until the year 2286), so that entries sort by age. */
@@ -94,6 +101,7 @@ export function questionIndexChange(
 /** An entry as readers see it: the contract's fields only. */
 export function questionOf(entry: QuestionEntry): Question {
   const question: Question = {
+    id: entry.id,
     question: entry.question,
     askedId: entry.askedId,
     askedTs: entry.askedTs,

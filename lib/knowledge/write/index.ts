@@ -12,6 +12,8 @@ export {
   segmentConsumer,
 } from "./consumer.js";
 export type { ExtractionMetricName, ExtractionMetrics } from "./consumer-report.js";
+export { type CorrectionRequest, correctQuestion } from "./correct.js";
+export { forgetCorrector } from "./correction-follow.js";
 export {
   conversationSegment,
   type ExtractionOutcome,

@@ -11,6 +11,7 @@ import {
   type RedactionPlan,
 } from "../store/redaction-plan.js";
 import type { SegmentResult } from "../store/schema/items.js";
+import { redactCorrections } from "./correction-follow.js";
 
 /**
  * Redaction's metrics (EMF names, as `ExtractionMetrics`'): counts only, one per count the
@@ -52,7 +53,13 @@ export type RequestReextraction = (
 /** The store's reads and writes a redaction makes. */
 type RedactionStore = Pick<
   ResultStore,
-  "getResult" | "findSpans" | "deleteWindows" | "saveRedaction" | "withdrawTerms"
+  | "getResult"
+  | "findSpans"
+  | "deleteWindows"
+  | "saveRedaction"
+  | "withdrawTerms"
+  | "listCorrections"
+  | "saveCorrection"
 >;
 
 /**
@@ -60,7 +67,7 @@ type RedactionStore = Pick<
  * (which a retry redoes them before), each counting what it did.
  */
 const SEGMENT_STEPS: Record<
-  Exclude<RedactionPath, "result plan">,
+  Exclude<RedactionPath, "result plan" | "corrections follow">,
   (
     store: RedactionStore,
     channel: string,
@@ -78,9 +85,12 @@ const SEGMENT_STEPS: Record<
   "nothing to redact": async () => ({}),
 };
 
-/** The registry's redaction paths, each once, the result plan's (written last) left out. */
+/**
+ * The registry's redaction paths, each once, the result plan's (written last) and the
+ * corrections' (per channel, once the segments are redacted) left out.
+ */
 const STEPS = [...new Set(KINDS.map((kind) => kind.redact))].flatMap((path) =>
-  path === "result plan" ? [] : [SEGMENT_STEPS[path]],
+  path === "result plan" || path === "corrections follow" ? [] : [SEGMENT_STEPS[path]],
 );
 
 export interface KnowledgeRedactorOptions {
@@ -148,6 +158,9 @@ export class KnowledgeRedactor {
       const held = changes.filter((c) => span.firstTs <= c.ts && c.ts <= span.lastTs);
       add(total, await this.redactSegment(channel, span.segmentId, held));
     }
+    // A correction's messages may lie in any segment, or in none yet: the channel's are read.
+    const deleted = changes.filter((c) => c.kind === "delete").map((c) => c.id);
+    await redactCorrections(this.options.store, channel, deleted);
     this.options.metrics?.add("MessageChangesRedacted", changes.length);
     return total;
   }

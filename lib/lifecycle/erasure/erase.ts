@@ -11,6 +11,7 @@ import type { Message } from "../../history/index.js";
 import { authorKeyOf, authorRefKey } from "../../history/schema/index.js";
 import { namesTerm } from "../../knowledge/extraction/offline/index.js";
 import { type ErasurePath, KINDS } from "../../knowledge/index.js";
+import { forgetCorrector } from "../../knowledge/write/index.js";
 import {
   type AuditStore,
   auditKeyOf,
@@ -253,6 +254,7 @@ async function eraseBatch(
 ): Promise<Omit<ErasureCounts, "messages">> {
   const counts = { ...NO_COUNTS };
   const given = refs.flatMap((ref) => (ref.user === undefined ? [] : [ref.user]));
+  const userIds = refs.flatMap((ref) => (ref.userId === undefined ? [] : [ref.userId]));
   const once = async (step: string, channel: string, name: string, run: () => Promise<void>) => {
     const key = JSON.stringify([step, channel, name]);
     if (done.has(key)) return;
@@ -277,7 +279,7 @@ async function eraseBatch(
         });
       }
     };
-    await eraseNames(deps, channel, carried, times, counts);
+    await eraseNames(deps, channel, carried, times, userIds, counts);
     await scrubChannel(carried);
     for (const name of namedChannel(stored, [...carried, ...given])) {
       // The page's own messages keep it until deleted, so that a page redone learns it again.
@@ -291,14 +293,13 @@ async function eraseBatch(
       held.map((m) => ({ id: m.id, ts: m.ts, kind: "delete" as const })),
     );
     add(counts, redacted);
-    await eraseNames(deps, channel, given, times, counts);
+    await eraseNames(deps, channel, given, times, userIds, counts);
     await scrubChannel(given);
     // After the deletions: a tick that read the messages before them is followed by one that
     // drops what it linked (a page redone asks again, which costs one more empty window).
     const at = (deps.now ?? Date.now)();
     await deps.channels?.requestLinkerReset(channel, at, at);
     await digests?.erase(ids, [...carried, ...given]);
-    const userIds = refs.flatMap((ref) => (ref.userId === undefined ? [] : [ref.userId]));
     await deps.search?.erased(channel, ids, [...carried, ...given, ...userIds]);
   }
   const { messages: _, ...derived } = counts;
@@ -364,6 +365,7 @@ const NAME_STEPS: Record<
     channel: string,
     names: readonly string[],
     times: readonly number[],
+    userIds: readonly string[],
   ) => Promise<Partial<ErasureCounts>>
 > = {
   "names scrubbed": (results, channel, names, times) =>
@@ -380,6 +382,11 @@ const NAME_STEPS: Record<
       ),
     };
   },
+  // By their user id (what a platform's correction keeps) or a name of theirs (an operator's).
+  "corrector forgotten": async (results, channel, names, _times, userIds) => {
+    await forgetCorrector(results, channel, [...names, ...userIds]);
+    return {};
+  },
   "nothing to erase": async () => ({}),
 };
 
@@ -391,8 +398,9 @@ async function eraseNames(
   channel: string,
   names: readonly string[],
   times: readonly number[],
+  userIds: readonly string[],
   counts: ErasureCounts,
 ): Promise<void> {
   for (const path of NAME_PATHS)
-    add(counts, await NAME_STEPS[path](deps.results, channel, names, times));
+    add(counts, await NAME_STEPS[path](deps.results, channel, names, times, userIds));
 }

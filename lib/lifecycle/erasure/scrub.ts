@@ -16,7 +16,14 @@ import { ErasureError } from "./errors.js";
 /** The results store's reads and writes the erasure of names needs. */
 export type ScrubStore = Pick<
   ResultStore,
-  "findSpans" | "listResults" | "getResult" | "saveRedaction" | "deleteWindows" | "removeTerms"
+  | "findSpans"
+  | "listResults"
+  | "getResult"
+  | "saveRedaction"
+  | "deleteWindows"
+  | "removeTerms"
+  | "listCorrections"
+  | "saveCorrection"
 >;
 
 export interface ScrubCounts {
