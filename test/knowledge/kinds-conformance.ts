@@ -3,8 +3,9 @@
  * unit tier, DynamoDB Local in the emulator tier): a person with a name of two words writes in
  * three channels, one extracted by a model (results, topic and question entries, window
  * replies), one by the offline extractor (term statistics), where someone else names them, and
- * a private chat named after them (`channelName`, as Telegram names one); a failed attempt
- * leaves a lease, extraction spends tokens. Then the person is erased through the real erasure,
+ * a private chat named after them (`channelName`, as Telegram names one); they correct a
+ * question of the first, marking it answered by a message of theirs; a failed attempt leaves a
+ * lease, extraction spends tokens. Then the person is erased through the real erasure,
  * and every item of every table the kinds declare is read back. For every registered kind: its
  * items were there, the personal ones held the person, and after the erasure nothing of their
  * name, user id, message ids or words is left; a kind that declares nothing personal never held
@@ -39,6 +40,7 @@ import {
   resultItemKey,
 } from "convoseg/knowledge/store/schema";
 import {
+  correctQuestion,
   KnowledgeRedactor,
   promptVersionOf,
   SegmentExtractor,
@@ -243,8 +245,23 @@ async function deployment(
       written,
     )),
   ];
-  // A failed attempt of a segment not yet extracted, and the day's spend: no person in either.
   const channel = `${prefix}#model`;
+  // A person's correction: theirs (by their user id), naming their answer ("an intel one").
+  const { entries } = await fixture.results.listQuestions(channel, { limit: 10 });
+  const chip = entries.find((entry) => entry.question.startsWith("Which wifi"));
+  expect(chip?.askedBy).toBe("bob");
+  await correctQuestion(
+    fixture.results,
+    {
+      channel,
+      questionId: String(chip?.id),
+      action: "answered",
+      answerId: ids[2],
+      by: PERSON.userId,
+    },
+    { now: () => NOW + HOUR },
+  );
+  // A failed attempt of a segment not yet extracted, and the day's spend: no person in either.
   await fixture.results.acquireLease(channel, "m2", {
     owner: "owner",
     now: NOW,
