@@ -65,7 +65,7 @@ describe("questions command", () => {
       "- [answered] which kernel fixes wifi?",
     ]);
     expect(lines[2]).toBe(
-      `    asked 9d ago by ann, ${new Date(NOW - 9 * DAY).toISOString().slice(0, 16)}Z: segment s2, message m-early`,
+      `    asked 9d ago by ann, ${new Date(NOW - 9 * DAY).toISOString().slice(0, 16)}Z: segment s2, message m-early, id early`,
     );
     expect(text.stdout).toContain("    asked 3h ago by ann");
     expect(text.stdout).toContain("    answer: 6.8 \\u001b[31mor later\\u202e");
@@ -100,6 +100,7 @@ describe("questions command", () => {
       channel: "desk",
       questions: [
         {
+          id: "fixed",
           question: "which kernel fixes wifi?",
           askedId: "m-fixed",
           askedTs: NOW - 5 * DAY,
@@ -125,6 +126,63 @@ describe("questions command", () => {
     expect(unknown.stdout).toBe("");
     expect(unknown.stderr).toMatch(/^questions: channel "dsk" has nothing in the results table/);
     expect(unknown.stderr).toContain("npm start -- questions desk");
+  });
+
+  it("marks a question answered, reopened or hidden, and the listing shows the correction", async () => {
+    const table = await seeded();
+    const mark = (...args: string[]) =>
+      cli(["questions", "mark", "desk", ...args, "--table", table]);
+    const answered = await mark("late", "--answered-by", "m-8", "--by", "ops");
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(answered.stdout).toBe(
+      '"desk": question late marked answered by message m-8 by ops: how do I fix late?\n',
+    );
+    const listed = await cli(["questions", "desk", "--table", table]);
+    expect(listed.stdout.split("\n")[0]).toBe(
+      '"desk": 4 questions (1 unanswered, 1 unclear, 2 answered), unanswered first, oldest first',
+    );
+    expect(listed.stdout).toContain(
+      `- [answered] how do I fix late?\n    asked 2d ago by ann, ${new Date(NOW - 2 * DAY).toISOString().slice(0, 16)}Z: segment s1, message m-late, id late\n    corrected to answered by ops, ${new Date(NOW).toISOString().slice(0, 16)}Z\n    answered by message m-8`,
+    );
+    const reopened = await mark("fixed", "--reopen", "--json");
+    expect(JSON.parse(reopened.stdout)).toMatchObject({
+      channel: "desk",
+      question: { id: "fixed", status: "unanswered", answerIds: [], corrected: true },
+    });
+    const hidden = await mark("vague", "--hide");
+    expect(hidden.stdout).toBe('"desk": question vague marked hidden\n');
+    const json = await cli(["questions", "desk", "--table", table, "--json"]);
+    const { questions } = JSON.parse(json.stdout) as { questions: Question[] };
+    expect(questions.map((q) => [q.id, q.status, q.correction?.action])).toEqual([
+      ["early", "unanswered", undefined],
+      ["fixed", "unanswered", "reopen"],
+      ["late", "answered", "answered"],
+    ]);
+  });
+
+  it("refuses a mark without one action, or of a question not in the channel", async () => {
+    const table = await seeded();
+    const none = await cli(["questions", "mark", "desk", "late", "--table", table]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^questions: questions mark takes one of --answered-by/);
+    const two = await cli([
+      "questions",
+      "mark",
+      "desk",
+      "late",
+      "--reopen",
+      "--hide",
+      "--table",
+      table,
+    ]);
+    expect(two.code).toBe(2);
+    const stray = await cli(["questions", "desk", "--reopen", "--table", table]);
+    expect(stray.stderr).toMatch(/--reopen is for questions mark <channel> <question-id>/);
+    const missing = await cli(["questions", "mark", "desk", "nope", "--hide", "--table", table]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'questions: CorrectionError: correction: questionId nope is no question of channel "desk"\n',
+    );
   });
 
   it("says ages in minutes, hours, days, then years past two", () => {

@@ -248,7 +248,7 @@ export function describeCorrections(
         return error as CorrectionError;
       };
       await refused({ questionId: wifi, action: "closed" as "reopen" }, "action");
-      await refused({ questionId: "nope", action: "reopen" }, "questionId");
+      await refused({ questionId: "no such id", action: "reopen" }, "questionId");
       await refused({ questionId: wifi, action: "answered" }, "answerId");
       await refused({ questionId: wifi, action: "reopen", answerId: "s1-m4" }, "answerId");
       await refused({ questionId: wifi, action: "hidden", by: " " }, "by");

@@ -30,7 +30,7 @@ interface AnswerMessages {
   getMessages(
     channel: string,
     ids: readonly string[],
-  ): Promise<readonly { id: string; deleted?: boolean }[]>;
+  ): Promise<readonly { id?: string; deleted?: boolean }[]>;
 }
 
 const MAX_BY = 200;
@@ -48,11 +48,9 @@ export function checkCorrection(request: CorrectionRequest): CorrectionRequest {
       `must be one of ${CORRECTION_ACTIONS.join(", ")} (got ${JSON.stringify(String(action).slice(0, 40))})`,
     );
   }
-  if (typeof questionId !== "string" || !/^[0-9a-f]{32}$/.test(questionId)) {
-    throw bad(
-      "questionId",
-      "must be a question's id: 32 hexadecimal digits, as questions are listed with",
-    );
+  if (typeof questionId !== "string" || !/^[A-Za-z0-9_-]{1,128}$/.test(questionId)) {
+    // Listings show it: `id 3f0c…` (32 hexadecimal digits as extraction makes them).
+    throw bad("questionId", "must be a question's id, as questions and the API list it");
   }
   if (action === "answered") {
     if (typeof answerId !== "string" || answerId === "" || answerId.length > MAX_ID) {
@@ -106,7 +104,8 @@ export async function correctQuestion(
     );
   }
   if (answerId !== undefined && options.messages !== undefined) {
-    const [message] = await options.messages.getMessages(channel, [answerId]);
+    const found = await options.messages.getMessages(channel, [answerId]);
+    const message = found.find((m) => m.id === answerId);
     if (message === undefined || message.deleted) {
       throw new CorrectionError(
         "KNOWLEDGE_ANSWER_NOT_FOUND",
