@@ -63,7 +63,7 @@ export async function runMark(mark: Mark, io: CommandIO): Promise<number> {
     const store = new DynamoDbResultStore({ client, tableName: ref.table });
     // A CorrectionError is the user's to act on: said as it is, not as the table's failure.
     await onTable(ref, () => store.listCorrections(channel));
-    shown = await correctQuestion(store, { channel, ...request }, { now });
+    shown = (await correctQuestion(store, { channel, ...request }, { now })).question;
   } else {
     const resolved = await withWorkspace({ dir: mark.workspace, create: false }, io, async (ws) => {
       const client = ws.dynamodb();
@@ -74,7 +74,7 @@ export async function runMark(mark: Mark, io: CommandIO): Promise<number> {
       const store = new DynamoDbResultStore({ client, tableName: ws.tables.resultsTable });
       // The answering message must be one of the channel's, and not deleted.
       const messages = new DynamoDbStore({ client, tableName: ws.tables.messagesTable });
-      shown = await correctQuestion(store, { channel, ...request }, { messages, now });
+      shown = (await correctQuestion(store, { channel, ...request }, { messages, now })).question;
       return true;
     });
     if (!resolved) return EXIT.usage;

@@ -105,7 +105,7 @@ export function describeCorrections(
       const idOf = async (askedId: string) =>
         String((await read(reader, channel)).all.find((q) => q.askedId === askedId)?.id);
       const correct = async (request: Omit<CorrectionRequest, "channel">, at = NOW) =>
-        correctQuestion(store, { channel, ...request }, { now: () => at });
+        (await correctQuestion(store, { channel, ...request }, { now: () => at })).question;
       const reextract = async (say: "answered" | "unanswered" | "unclear", left = messages) => {
         const current = segmentAt(channel, "s1", TEN_TEXTS, NOW - 60 * MINUTE).segment;
         const kept = left.filter((m) => !states.states_.get(m.id)?.deleted);

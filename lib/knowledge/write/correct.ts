@@ -85,15 +85,15 @@ export async function findQuestion(
 }
 
 /**
- * Records `request` (checked first) and resolves to the question as readers now see it
- * (undefined: hidden). The answering message is checked against `messages` when given; `now`
+ * Records `request` (checked first) and resolves to it as stored, with the question as readers
+ * now see it (undefined: hidden). The answering message is checked against `messages` when given; `now`
  * stamps it. A person's later correction of the same question replaces this one.
  */
 export async function correctQuestion(
   store: Pick<ResultStore, "listQuestions" | "getResult" | "saveCorrection">,
   request: CorrectionRequest,
   options: { messages?: AnswerMessages; now?: () => number } = {},
-): Promise<Question | undefined> {
+): Promise<{ correction: QuestionCorrection; question: Question | undefined }> {
   const { channel, questionId, action, answerId, by } = checkCorrection(request);
   const entry = await findQuestion(store, channel, questionId);
   if (entry === undefined) {
@@ -129,5 +129,5 @@ export async function correctQuestion(
     ...(result?.expiresAt !== undefined && { expiresAt: result.expiresAt }),
   };
   await store.saveCorrection(correction);
-  return applyCorrection(questionOf(entry), correction);
+  return { correction, question: applyCorrection(questionOf(entry), correction) };
 }

@@ -270,7 +270,7 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
       questions: {
         async questions(channel, query) {
           const { readUnits, ...page } = await questions.questions(channel, query);
-          // One Query (KnowledgeReader.questions); a source that does not report units is NaN.
+          // The index's Queries (KnowledgeReader.questions); a source that does not report units is NaN.
           onRead?.({
             operation: "Query",
             items: page.items.length,
@@ -283,6 +283,7 @@ export function dynamoDbApiSources(options: DynamoDbApiSourcesOptions): ApiSourc
     ...(options.digest && { digest: options.digest }),
     ...(options.search && { search: options.search }),
     ...(options.stats && { stats: options.stats }),
+    ...(options.corrections && { corrections: options.corrections }),
   };
 }
 

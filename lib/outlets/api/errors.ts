@@ -47,11 +47,26 @@ export class ApiNotFoundError extends ApiError {
   }
 }
 
-/** The path exists; the method does not (405). */
+/** The path exists; the method does not (405). `allowed`: the route's methods. */
 export class ApiMethodError extends ApiError {
   override readonly name: string = "ApiMethodError";
-  constructor() {
-    super("API_METHOD_NOT_ALLOWED", 405, "only GET is served");
+  constructor(readonly allowed: readonly string[] = ["GET", "HEAD"]) {
+    super(
+      "API_METHOD_NOT_ALLOWED",
+      405,
+      allowed.includes("GET") ? "only GET is served" : `only ${allowed.join(", ")} is served`,
+    );
+  }
+}
+
+/**
+ * A request body that is not what the route takes (400): not JSON, too large, or a field
+ * missing, unknown or malformed; `parameter` names the field (`body.action`).
+ */
+export class ApiBodyError extends ApiError {
+  override readonly name: string = "ApiBodyError";
+  constructor(field: string, problem: string) {
+    super("API_BAD_BODY", 400, `${field}: ${problem}`, { parameter: field });
   }
 }
 

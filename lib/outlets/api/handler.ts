@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { SegmentResult } from "../../knowledge/store/index.js";
 import { MARKS_ITEM } from "../../segmentation/pipeline/schema/index.js";
+import { correctionBody, correctionRoute } from "./correction-route.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
 import { ApiError, ApiMethodError, ApiNotFoundError, ApiUnavailableError } from "./errors.js";
 import { faqRoute } from "./faq-route.js";
@@ -23,7 +24,13 @@ import {
   pathSegments,
   queryParameters,
 } from "./request.js";
-import { type ApiRoute, matchRoute, type RouteParameters } from "./routes.js";
+import {
+  API_WRITE_METHODS,
+  type ApiRoute,
+  matchRoute,
+  matchWriteRoute,
+  type RouteParameters,
+} from "./routes.js";
 // Types only: the handler builds its bodies field by field (whatever else a source's items carry
 // stays out); test/outlets/api/openapi.test.ts checks every body against the schemas.
 import {
@@ -56,6 +63,8 @@ const ITEMS_PER_CHANNEL = 3;
 
 interface ApiRequest {
   method: string;
+  /** The body as sent (the write routes'); absent or empty when none. */
+  body?: string;
   /** As sent: percent-encoded, without the query string. */
   rawPath: string;
   /** Without the leading `?`; "" when none. */
@@ -92,6 +101,14 @@ export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {})
     let route = "unmatched";
     try {
       const segments = pathSegments(request.rawPath);
+      const write = matchWriteRoute(segments);
+      if (write !== undefined) {
+        route = `${methodLabel(request.method)} ${write.route}`;
+        if (request.method !== "POST") throw new ApiMethodError(API_WRITE_METHODS);
+        const { c, id } = write.parameters;
+        const done = await correctionRoute(sources, request.rawQuery, c, id, request.body);
+        return written(route, done);
+      }
       const matched = match(segments, now, options.statsOptOut ?? []);
       if (matched === undefined) throw new ApiNotFoundError("route");
       route = `${methodLabel(request.method)} ${matched.route}`;
@@ -312,6 +329,7 @@ async function segment(
 /** The contract's fields of a question, whatever else the reader's carry. */
 function questionBody(q: ApiQuestion): ApiQuestion {
   return {
+    ...(q.id !== undefined && { id: q.id }),
     question: q.question,
     askedId: q.askedId,
     askedTs: q.askedTs,
@@ -321,6 +339,8 @@ function questionBody(q: ApiQuestion): ApiQuestion {
     answerIds: q.answerIds,
     segmentId: q.segmentId,
     ...(q.threadId !== undefined && { threadId: q.threadId }),
+    ...(q.corrected && { corrected: true as const }),
+    ...(q.correction !== undefined && { correction: correctionBody(q.correction) }),
   };
 }
 
@@ -367,6 +387,12 @@ function withEtag(request: ApiRequest, route: string, value: unknown): ApiRespon
   };
 }
 
+/** A write's 200: never cached, no ETag (the next read differs). */
+function written(route: string, value: unknown): ApiResponse {
+  const headers = { "content-type": JSON_TYPE, "cache-control": "no-store" };
+  return { status: 200, headers, body: JSON.stringify(value), route };
+}
+
 /** RFC 9110's weak comparison, as If-None-Match uses: `W/` set aside, `*` matches any. */
 function matchesEtag(header: string | undefined, etag: string): boolean {
   if (header === undefined || header.length > 4096) return false;
@@ -385,6 +411,6 @@ function failure(error: ApiError, route: string): ApiResponse {
     },
   };
   const headers: Record<string, string> = { "content-type": JSON_TYPE };
-  if (error instanceof ApiMethodError) headers.allow = "GET, HEAD";
+  if (error instanceof ApiMethodError) headers.allow = error.allowed.join(", ");
   return { status: error.status, headers, body: JSON.stringify(body), route, code: error.code };
 }

@@ -5,9 +5,11 @@
  * (`API_ROUTES`), which the deployed HTTP API (infra/api.ts) reads too. The Lambda handler
  * (functions/api) and `npm start -- serve` (cli/serve/serve.ts) put it behind their transports.
  */
+export { storeCorrections } from "./correction-route.js";
 export { cursorCodec } from "./cursor.js";
 export { dynamoDbApiSources, type ReadCost } from "./dynamodb.js";
 export {
+  ApiBodyError,
   ApiCursorError,
   ApiError,
   ApiMethodError,
@@ -22,6 +24,7 @@ export { openApiDocument } from "./openapi.js";
 export type {
   ApiSources,
   ChannelsPosition,
+  CorrectionsSource,
   QuestionsSource,
   SearchSource,
   StatsSource,
@@ -29,7 +32,10 @@ export type {
 export {
   API_METHODS,
   API_ROUTES,
+  API_WRITE_METHODS,
+  API_WRITE_ROUTES,
   matchRoute,
+  matchWriteRoute,
 } from "./routes.js";
 export * as apiBodies from "./schemas.js";
 export { storeStatsSource } from "./stats-route.js";

@@ -87,5 +87,6 @@ export function memoryApiSources(data: MemoryApiData): ApiSources {
     ...(data.digest && { digest: data.digest }),
     ...(data.search && { search: data.search }),
     ...(data.stats && { stats: data.stats }),
+    ...(data.corrections && { corrections: data.corrections }),
   };
 }

@@ -19,7 +19,7 @@ import {
   TOPIC_SORTS,
 } from "./limits.js";
 import { type Limits, MAX_ID_CHARS } from "./request.js";
-import { API_ROUTES, type ApiRoute } from "./routes.js";
+import { API_ROUTES, API_WRITE_ROUTES, type ApiRoute, type ApiWriteRoute } from "./routes.js";
 import { apiSchemas, QUESTION_STATUSES } from "./schemas.js";
 import { TOPIC_LIMITS } from "./topics-page.js";
 
@@ -312,6 +312,46 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
   },
 };
 
+/** Each write route's POST: its own function where deployed, with the one write grant it needs. */
+const WRITES: Record<ApiWriteRoute, Record<string, unknown>> = {
+  "/channels/{c}/questions/{id}/correction": {
+    operationId: "correctQuestion",
+    description:
+      "A person's correction of a question: answered (by answerId, a message of the channel), reopen (unanswered) or hidden (in no read). It wins over the model's status and answer in every read, before and after any re-extraction, and replaces the question's earlier correction. docs/api.md#corrections.",
+    parameters: [CHANNEL, idParameter("id", "the question's id (Question.id)")],
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: ref("CorrectionBody") } },
+    },
+    responses: {
+      "200": {
+        description: "recorded (never cached)",
+        content: { "application/json": { schema: ref("CorrectionResult") } },
+      },
+      "400": {
+        description:
+          "the body is not JSON, or a field is missing, unknown or malformed (parameter names it: body.action)",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+      "404": {
+        description: "no such route, or no question of this id in the channel",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+      "405": {
+        description: "a method other than POST",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+      "501": {
+        description: "this server may not write (the deployed read function alone)",
+        content: { "application/json": { schema: ref("Error") } },
+      },
+      "403": {
+        description: "refused by the deployed API's authorizer (IAM, or JWT when configured)",
+      },
+    },
+  },
+};
+
 /** HEAD of a route: its GET's headers and status, no body. */
 const head = (operation: Record<string, unknown>) => ({
   ...operation,
@@ -349,9 +389,13 @@ export function openApiDocument(): Record<string, unknown> {
     // Deployed: IAM (SigV4-signed requests), or a JWT when apiJwtIssuer is set; serve: none.
     security: [{ sigv4: [] }, { jwt: [] }, {}],
     // In the routes' own order: each route is described once, and only the routes are.
-    paths: Object.fromEntries(
-      API_ROUTES.map((route) => [route, { get: OPERATIONS[route], head: head(OPERATIONS[route]) }]),
-    ),
+    paths: Object.fromEntries([
+      ...API_ROUTES.map((route) => [
+        route,
+        { get: OPERATIONS[route], head: head(OPERATIONS[route]) },
+      ]),
+      ...API_WRITE_ROUTES.map((route) => [route, { post: WRITES[route] }]),
+    ]),
     components: {
       schemas: components,
       securitySchemes: {

@@ -6,10 +6,10 @@
  */
 
 import type { HealthMessage } from "../../knowledge/health/index.js";
-import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
+import type { CorrectionNote, SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
 import type { Digest } from "../digest/index.js";
 import type { SearchHit, SearchQuery } from "../search/index.js";
-import type { ApiQuestion, QuestionStatus } from "./schemas.js";
+import type { ApiQuestion, CorrectionBody, QuestionStatus } from "./schemas.js";
 
 /** Where a channels page starts: the last key a bounded scan evaluated. */
 export type ChannelsPosition = { channel: string; item: string };
@@ -64,6 +64,14 @@ export interface QuestionsSource {
  * A channel's digest over a period, as lib/outlets/digest's `buildDigest` makes it. Not one read: it reads
  * the channel's results and index entries within the period, which the route caps in length.
  */
+/** Where a correction is recorded: a deployment's write function, or `serve`'s workspace. */
+export interface CorrectionsSource {
+  /** Throws lib/knowledge's `CorrectionError` for a bad field or a question not in the channel. */
+  correct(
+    request: { channel: string; questionId: string } & CorrectionBody,
+  ): Promise<{ correction: CorrectionNote; question: ApiQuestion | undefined }>;
+}
+
 interface DigestSource {
   digest(channel: string, period: { since: number; until: number }): Promise<Digest>;
 }
@@ -99,6 +107,11 @@ export interface ApiSources {
   segment(channel: string, segmentId: string): Promise<SegmentResult | undefined>;
   /** Absent where the sources have no questions index: the route answers 501. */
   questions?: QuestionsSource;
+  /**
+   * Absent where the API may not write (the deployed read function): the correction route
+   * answers 501 there; a deployment serves it from a function of its own.
+   */
+  corrections?: CorrectionsSource;
   /** Absent until digests are wired: the route answers 501. */
   digest?: DigestSource;
   /** Absent where no search index is kept (a deployment without the search setting): 501. */
@@ -121,4 +134,7 @@ export interface SearchSource {
 }
 
 /** The sources a deployment may lack, given alike to the DynamoDB and the memory sources. */
-export type OptionalSources = Pick<ApiSources, "questions" | "digest" | "search" | "stats">;
+export type OptionalSources = Pick<
+  ApiSources,
+  "questions" | "digest" | "search" | "stats" | "corrections"
+>;

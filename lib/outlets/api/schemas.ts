@@ -4,9 +4,15 @@
  * these, so that the three cannot drift apart.
  */
 import { z } from "zod";
+import {
+  type CorrectionBody as CorrectionBodySchema,
+  CorrectionNote,
+  type CorrectionResult as CorrectionResultSchema,
+} from "./correction-schemas.js";
 import { RANKED_ENTRIES, TOPIC_SORTS } from "./limits.js";
 import { apiSchemas, epochMs, named } from "./schema-kit.js";
 
+export { CORRECTION_ACTIONS, CorrectionBody, CorrectionResult } from "./correction-schemas.js";
 export { StatsPage } from "./stats-schemas.js";
 export { apiSchemas };
 
@@ -127,6 +133,12 @@ export const QUESTION_STATUSES = ["answered", "unanswered", "unclear"] as const;
 
 const Question = named(
   z.object({
+    id: z
+      .string()
+      .optional()
+      .describe(
+        "stable within its segment: what a correction names (always set by this API's reader)",
+      ),
     question: z.string().describe("in the asker's words, shortened"),
     askedId: z.string().describe("the asking message's id"),
     askedTs: epochMs,
@@ -136,6 +148,11 @@ const Question = named(
     answerIds: z.array(z.string()).describe("the answering messages, in segment order"),
     segmentId: z.string(),
     threadId: z.string().optional().describe("the thread it was asked in, when it was"),
+    corrected: z
+      .literal(true)
+      .optional()
+      .describe("a person corrected the model's status or answer: status and answer are theirs"),
+    correction: CorrectionNote.optional(),
   }),
   "Question",
   "A question asked in a segment, and whether it was answered (KnowledgeReader.questions' shape).",
@@ -386,6 +403,9 @@ export type ChannelsPage = z.infer<typeof ChannelsPage>;
 export type ApiTopic = z.infer<typeof Topic>;
 export type TopicsPage = z.infer<typeof TopicsPage>;
 export type ApiQuestion = z.infer<typeof Question>;
+export type CorrectionBody = z.infer<typeof CorrectionBodySchema>;
+export type CorrectionNote = z.infer<typeof CorrectionNote>;
+export type CorrectionResult = z.infer<typeof CorrectionResultSchema>;
 export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
 export type QuestionsPage = z.infer<typeof QuestionsPage>;
 export type FaqPage = z.infer<typeof FaqPage>;

@@ -6,8 +6,10 @@
 import {
   API_METHODS,
   API_ROUTES,
+  API_WRITE_ROUTES,
   apiHandler,
   matchRoute,
+  matchWriteRoute,
   memoryApiSources,
   openApiDocument,
 } from "convoseg/api";
@@ -54,8 +56,18 @@ describe("the routes", () => {
     expect(matchRoute(["channels", "help", "segment", "s1"])).toBeUndefined();
   });
 
-  it("are the OpenAPI document's paths, in order", () => {
+  it("are the OpenAPI document's paths, in order, the write routes last", () => {
     const { paths } = openApiDocument() as { paths: Record<string, unknown> };
-    expect(Object.keys(paths)).toEqual([...API_ROUTES]);
+    expect(Object.keys(paths)).toEqual([...API_ROUTES, ...API_WRITE_ROUTES]);
+  });
+
+  it("tell a write route from the read routes", () => {
+    const segments = ["channels", "help", "questions", "q1", "correction"];
+    expect(matchRoute(segments)).toBeUndefined();
+    expect(matchWriteRoute(segments)).toEqual({
+      route: "/channels/{c}/questions/{id}/correction",
+      parameters: { c: "help", id: "q1" },
+    });
+    expect(matchWriteRoute(["channels", "help", "questions"])).toBeUndefined();
   });
 });
