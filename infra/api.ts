@@ -5,7 +5,8 @@ import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { API_METHODS, API_ROUTES } from "convoseg/api";
+import { API_METHODS, API_ROUTES, API_WRITE_METHODS, API_WRITE_ROUTES } from "convoseg/api";
+import { CORRECTION_ATTRIBUTES } from "convoseg/knowledge/store/schema";
 import type { ApiConfig } from "./config.js";
 import { PipelineFunction } from "./function.js";
 import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.js";
@@ -28,11 +29,15 @@ export interface ReadApiProps {
  * JWT-authorized with `apiJwtIssuer`, in front of one function that may Query and GetItem the
  * results table, BatchGetItem the messages table (a digest's activity) and Query its
  * `byPosition` index (the channel list), and Scan the channels table: nothing else, no write
- * anywhere. Access logs (no
- * path, no query string) go to their own log group; throttled at the stage.
+ * anywhere. The one write route (a question's correction, POST) goes to a small function of its
+ * own whose role may also PutItem the results table, and read only the answering message's
+ * facts. Access logs (no path, no query string) go to their own log group; throttled at the
+ * stage.
  */
 export class ReadApi extends Construct {
   readonly function: PipelineFunction;
+  /** The write route's function: the read function's role stays read-only. */
+  readonly corrections: PipelineFunction;
   readonly api: HttpApi;
 
   constructor(scope: Construct, id: string, props: ReadApiProps) {
@@ -75,6 +80,41 @@ export class ReadApi extends Construct {
       }),
     );
 
+    this.corrections = new PipelineFunction(this, "Corrections", {
+      entry: "functions/api-correction/handler.ts",
+      description: "convoseg API: a person's correction of a question, its one write route",
+      environment: {
+        RESULTS_TABLE: props.storage.results.tableName,
+        MESSAGES_TABLE: props.storage.messages.tableName,
+        POWERTOOLS_SERVICE_NAME: "convoseg-api-correction",
+      },
+      timeout: Duration.seconds(10),
+      memorySize: 256,
+      logRetention: props.logRetention,
+    });
+    const writer = this.corrections.role;
+    writer.addToPrincipalPolicy(
+      new PolicyStatement({
+        // Query: the question found by its id in the channel's index; GetItem: its result (the
+        // expiry the correction goes with).
+        actions: ["dynamodb:Query", "dynamodb:GetItem"],
+        resources: [props.storage.results.tableArn],
+      }),
+    );
+    writer.addToPrincipalPolicy(
+      new PolicyStatement({
+        // The correction: an item of a correction's attributes only, so that this role cannot
+        // write a result, an index entry or term statistics (IAM cannot hold a sort key prefix).
+        actions: ["dynamodb:PutItem"],
+        resources: [props.storage.results.tableArn],
+        conditions: {
+          "ForAllValues:StringEquals": { "dynamodb:Attributes": [...CORRECTION_ATTRIBUTES] },
+        },
+      }),
+    );
+    // The answering message must be the channel's and not deleted: its facts, never its text.
+    props.storage.grantActivityReads(writer);
+
     const jwt = props.config.jwt;
     const authorizer =
       jwt === undefined
@@ -89,6 +129,11 @@ export class ReadApi extends Construct {
     // The routes the handler serves (lib/outlets/api's one list): none answers 404 here alone.
     const methods = API_METHODS.map((method) => HttpMethod[method]);
     for (const path of API_ROUTES) this.api.addRoutes({ path, methods, integration });
+    const writes = new HttpLambdaIntegration("Corrections", this.corrections.function);
+    const writeMethods = API_WRITE_METHODS.map((method) => HttpMethod[method]);
+    for (const path of API_WRITE_ROUTES) {
+      this.api.addRoutes({ path, methods: writeMethods, integration: writes });
+    }
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention,
@@ -109,11 +154,19 @@ export class ReadApi extends Construct {
     stage.defaultRouteSettings = { throttlingBurstLimit: 100, throttlingRateLimit: 50 };
   }
 
-  /** What a caller's role needs to call every route (IAM authorization). */
+  /** What a caller's role needs to call every read route (IAM authorization). */
   invokeStatement(): PolicyStatement {
     return new PolicyStatement({
       actions: ["execute-api:Invoke"],
       resources: [this.api.arnForExecuteApi("GET"), this.api.arnForExecuteApi("HEAD")],
+    });
+  }
+
+  /** What a caller's role needs to correct questions (IAM authorization): the write route only. */
+  correctStatement(): PolicyStatement {
+    return new PolicyStatement({
+      actions: ["execute-api:Invoke"],
+      resources: API_WRITE_ROUTES.map((path) => this.api.arnForExecuteApi("POST", path)),
     });
   }
 }

@@ -84,13 +84,35 @@ function answer(handler: ApiHandler, request: IncomingMessage) {
   for (const [name, value] of Object.entries(request.headers)) {
     headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
-  // A request body is never read: every route is a GET.
-  request.resume();
-  return handler({
-    method: request.method ?? "GET",
-    rawPath: at < 0 ? url : url.slice(0, at),
-    rawQuery: at < 0 ? "" : url.slice(at + 1),
-    headers,
+  return readBody(request).then((body) =>
+    handler({
+      method: request.method ?? "GET",
+      rawPath: at < 0 ? url : url.slice(0, at),
+      rawQuery: at < 0 ? "" : url.slice(at + 1),
+      headers,
+      ...(body !== undefined && { body }),
+    }),
+  );
+}
+
+/** The bytes a body is read to: past them the handler sees a body too large, and says so. */
+const MAX_BODY_BYTES = 8192;
+
+/** A POST's body (the write routes'), at most {@link MAX_BODY_BYTES} of it; others' are drained. */
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  if (request.method !== "POST") {
+    request.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      size += chunk.length;
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
   });
 }
 

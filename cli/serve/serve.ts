@@ -1,9 +1,11 @@
 import { type DynamoDBClient, paginateQuery } from "@aws-sdk/client-dynamodb";
 import {
   API_ROUTES,
+  API_WRITE_ROUTES,
   apiHandler,
   dynamoDbApiSources,
   type SearchSource,
+  storeCorrections,
   storeStatsSource,
 } from "convoseg/api";
 import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
@@ -29,6 +31,8 @@ const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--wo
 Serves the read API (docs/api.md) on the local workspace's tables over HTTP, with no
 authentication, until interrupted (Ctrl-C): GET and HEAD of each route,
 ${API_ROUTES.map((route) => `  ${route}`).join("\n")}
+and POST (a JSON body, application/json) of
+${API_WRITE_ROUTES.map((route) => `  ${route}`).join("\n")}
 (the digest takes ?since=7d, or dates: ?since=2018-05-23&until=2018-05-30). The same handler
 the deployed API runs, where IAM (or JWT) guards it; here only this machine may reach it. The
 digest's period ends by default at the workspace's simulated clock (where its last run left
@@ -65,6 +69,10 @@ export function serveWorkspace(
       messagesTable: opened.tables.messagesTable,
       countMessages: (channel) => keptMessages(client, opened.tables.messagesTable, channel),
       questions: new KnowledgeReader({ client, tableName }),
+      // A person's correction, as `questions mark` makes it: when they made it, the wall clock.
+      corrections: storeCorrections(new DynamoDbResultStore({ client, tableName }), {
+        messages: new DynamoDbStore({ client, tableName: opened.tables.messagesTable }),
+      }),
       search: workspaceSearch(opened, options.log),
       stats: workspaceStats(client, tableName, opened.tables.messagesTable),
       digest: channelDigests(

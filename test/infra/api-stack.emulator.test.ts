@@ -1,5 +1,13 @@
 /** The read API in the stack: absent by default; IAM or JWT authorized, read-only, cdk-nag clean. */
-import { API_METHODS, API_ROUTES, apiHandler, memoryApiSources } from "convoseg/api";
+import {
+  API_METHODS,
+  API_ROUTES,
+  API_WRITE_METHODS,
+  API_WRITE_ROUTES,
+  apiHandler,
+  memoryApiSources,
+} from "convoseg/api";
+import { CORRECTION_ATTRIBUTES } from "convoseg/knowledge/store/schema";
 import { describe, expect, it } from "vitest";
 import {
   ACTIVITY_READ_CONDITION,
@@ -51,6 +59,8 @@ describe("the read API in the stack", () => {
         "HEAD /channels/{c}/topics",
         "HEAD /openapi.json",
         "HEAD /search",
+        // The one write route, on a function of its own.
+        "POST /channels/{c}/questions/{id}/correction",
       ].sort(),
     );
     expect(routes.every((r) => r.AuthorizationType === "AWS_IAM")).toBe(true);
@@ -99,6 +109,29 @@ describe("the read API in the stack", () => {
     ]);
     // Of each message only when, by whom and whether deleted: never the text (issue 39 §3).
     expect(batch?.Condition).toEqual(ACTIVITY_READ_CONDITION);
+    // The correction function: the results table read as the questions route reads it, and
+    // only correction items written; the answering message's facts, never its text.
+    const writer = roleStatements(template, logicalId(stack, api.corrections.role));
+    expect(writer.flatMap(actionsOf).sort()).toEqual(
+      [
+        "dynamodb:BatchGetItem",
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:Query",
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+      ].sort(),
+    );
+    const put = writer.find((s) => actionsOf(s).includes("dynamodb:PutItem"));
+    expect([put?.Resource, put?.Condition]).toEqual([
+      { "Fn::GetAtt": [logicalId(stack, stack.storage.results), "Arn"] },
+      { "ForAllValues:StringEquals": { "dynamodb:Attributes": [...CORRECTION_ATTRIBUTES] } },
+    ]);
+    const factsRead = writer.find((s) => actionsOf(s).includes("dynamodb:BatchGetItem"));
+    expect(factsRead?.Condition).toEqual(ACTIVITY_READ_CONDITION);
+    // The read function writes nothing anywhere.
+    const writes = (action: string) => /^dynamodb:.*(Put|Update|Delete|Write)/.test(action);
+    expect(statements.flatMap(actionsOf).some(writes)).toBe(false);
     const [stage] = Object.values(template.findResources("AWS::ApiGatewayV2::Stage")) as {
       Properties: { AccessLogSettings: { Format: string } };
     }[];
@@ -117,6 +150,14 @@ describe("the read API in the stack", () => {
     const served: string[] = [];
     for (const route of API_ROUTES) {
       for (const method of API_METHODS) {
+        const rawPath = route.replace(/\{(\w+)\}/g, "$1");
+        const response = await handle({ method, rawPath, rawQuery: "", headers: {} });
+        expect(response.route, `${method} ${rawPath}`).toBe(`${method} ${route}`);
+        served.push(`${method} ${route}`);
+      }
+    }
+    for (const route of API_WRITE_ROUTES) {
+      for (const method of API_WRITE_METHODS) {
         const rawPath = route.replace(/\{(\w+)\}/g, "$1");
         const response = await handle({ method, rawPath, rawQuery: "", headers: {} });
         expect(response.route, `${method} ${rawPath}`).toBe(`${method} ${route}`);

@@ -38,6 +38,26 @@ export interface QuestionCorrection {
 
 export const CORRECTION_PREFIX = "correction#";
 
+/**
+ * Every attribute a correction item may have, its keys (`channel`, `item`) included: what the
+ * API's correction function may write (infra/api.ts), and nothing else.
+ */
+export const CORRECTION_ATTRIBUTES = [
+  "channel",
+  "item",
+  "v",
+  "segmentId",
+  "questionId",
+  "askedId",
+  "askedTs",
+  "action",
+  "answerId",
+  "answerRemoved",
+  "by",
+  "at",
+  "expiresAt",
+] as const satisfies readonly (keyof QuestionCorrection | "item")[];
+
 export const correctionItemKey = (c: Pick<QuestionCorrection, "segmentId" | "questionId">) =>
   `${CORRECTION_PREFIX}${c.segmentId}#${c.questionId}`;
 

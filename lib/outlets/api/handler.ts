@@ -1,17 +1,23 @@
 /**
- * The read API as one pure function from a request to a response, over {@link ApiSources}: the
+ * The API as one pure function from a request to a response, over {@link ApiSources}: the
  * Lambda handler (functions/api) and `npm start -- serve` (cli/serve/serve.ts) both put it behind
  * their transport. Every route costs a bounded number of reads: one Scan page of the channels
  * table and two Queries of arrivals a channel listed, one Query of the topic index (in key order)
  * or its whole up to `RANKED_ENTRIES` (ranked), one GetItem, one questions read, or a digest's
- * period.
+ * period. The one write route (a question's correction, POST) is routed apart.
  */
 import { createHash } from "node:crypto";
 import type { SegmentResult } from "../../knowledge/store/index.js";
 import { MARKS_ITEM } from "../../segmentation/pipeline/schema/index.js";
 import { correctionBody, correctionRoute } from "./correction-route.js";
 import { type CursorCodec, type CursorScope, cursorCodec } from "./cursor.js";
-import { ApiError, ApiMethodError, ApiNotFoundError, ApiUnavailableError } from "./errors.js";
+import {
+  ApiBodyError,
+  ApiError,
+  ApiMethodError,
+  ApiNotFoundError,
+  ApiUnavailableError,
+} from "./errors.js";
 import { faqRoute } from "./faq-route.js";
 import { CHANNEL_LIMITS, QUESTION_LIMITS, RANKED_ENTRIES, TOPIC_SORTS } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
@@ -105,6 +111,11 @@ export function apiHandler(sources: ApiSources, options: ApiHandlerOptions = {})
       if (write !== undefined) {
         route = `${methodLabel(request.method)} ${write.route}`;
         if (request.method !== "POST") throw new ApiMethodError(API_WRITE_METHODS);
+        // JSON only: a browser page cannot send it across origins without a preflight, which
+        // no server of this API answers (serve has no authentication of its own).
+        if (!/^application\/json\s*(;|$)/i.test(request.headers["content-type"] ?? "")) {
+          throw new ApiBodyError("content-type", "must be application/json");
+        }
         const { c, id } = write.parameters;
         const done = await correctionRoute(sources, request.rawQuery, c, id, request.body);
         return written(route, done);

@@ -38,7 +38,7 @@ async function served(writes = true) {
       method: "POST",
       rawPath: path,
       rawQuery: "",
-      headers: {},
+      headers: { "content-type": "application/json" },
       body: typeof body === "string" ? body : JSON.stringify(body),
     });
   const questions = async (status = "") => {
@@ -80,7 +80,7 @@ describe("POST /channels/{c}/questions/{id}/correction", () => {
   });
 
   it("names the field at fault in a bad body, and says an unknown question is not found", async () => {
-    const { post } = await served();
+    const { post, handle } = await served();
     const refused = async (body: unknown, parameter: string, path?: string) => {
       const response = await post(body, path);
       const { error } = JSON.parse(response.body);
@@ -123,6 +123,15 @@ describe("POST /channels/{c}/questions/{id}/correction", () => {
       undefined,
     ]);
     expect((await post("x".repeat(5000))).status).toBe(400);
+    // Not JSON by its type: a page's cross-origin form post is refused before anything is read.
+    const plain = await handle({
+      method: "POST",
+      rawPath: PATH,
+      rawQuery: "",
+      headers: { "content-type": "text/plain" },
+      body: '{"action":"hidden"}',
+    });
+    expect([plain.status, JSON.parse(plain.body).error.parameter]).toEqual([400, "content-type"]);
   });
 
   it("takes POST only, on the write route only; a server that may not write answers 501", async () => {

@@ -8,7 +8,14 @@ import { join } from "node:path";
 import { textMessage } from "convoseg/history";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { describe, expect, it } from "vitest";
-import { seededChannel, writeSeededChannel } from "../../../bench/api-seed.js";
+
+type ErrorBody = { error: { code: string; parameter?: string } };
+
+import {
+  seededChannel,
+  writeSeededChannel,
+  writeSeededQuestions,
+} from "../../../bench/api-seed.js";
 import { serveWorkspace } from "../../../cli/serve/serve.js";
 import { openWorkspace } from "../../../local/workspace.js";
 
@@ -86,6 +93,37 @@ describe("serve on a workspace", () => {
         expect([body.channels, body.activity.length]).toEqual([["general"], 1]);
         // The period ends at the workspace's clock (to the minute), not the machine's.
         expect(body.until).toBe(Date.UTC(2025, 2, 1, 12, 30));
+        // A question marked answered by a message of the channel, through the write route.
+        await writeSeededQuestions(
+          workspace.dynamodb(),
+          workspace.tables.resultsTable,
+          "general",
+          4,
+        );
+        const page = (await (
+          await fetch(`${server.url}/channels/general/questions?status=unanswered`)
+        ).json()) as { questions: { id: string }[] };
+        const asked = page.questions[0].id;
+        const mark = (answerId: string) =>
+          fetch(`${server.url}/channels/general/questions/${asked}/correction`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ action: "answered", answerId, by: "ops" }),
+          });
+        // A message the channel does not have (or deleted) is refused, naming the field.
+        const deleted = await mark("m0");
+        expect([deleted.status, ((await deleted.json()) as ErrorBody).error.parameter]).toEqual([
+          400,
+          "body.answerId",
+        ]);
+        expect((await mark("m1")).status).toBe(200);
+        const answered = (await (
+          await fetch(`${server.url}/channels/general/questions?status=answered`)
+        ).json()) as { questions: { id: string; answerIds: string[]; corrected?: true }[] };
+        expect(answered.questions.find((q) => q.id === asked)).toMatchObject({
+          answerIds: ["m1"],
+          corrected: true,
+        });
       } finally {
         await server.close();
       }

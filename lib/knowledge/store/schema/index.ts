@@ -5,6 +5,7 @@
  * index keys are exported for readers that page over them (lib/outlets/api), the deployment's
  * partition and the erasure audit's prefix for the erasure.
  */
+export { CORRECTION_ATTRIBUTES } from "../correction-item.js";
 export {
   DEPLOYMENT_PARTITION,
   ERASURE_AUDIT_PREFIX,
