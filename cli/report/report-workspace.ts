@@ -24,7 +24,8 @@ export async function workspaceReportInput(
   const candidates: SegmentResult[] = [];
   const messages: ReportMessage[] = [];
   for (const channel of channels) {
-    candidates.push(...(await reader.results(channel)));
+    // As every read of questions shows them: people's corrections over the model's.
+    candidates.push(...(await reader.correctedResults(channel)));
     messages.push(...chatMessagesOf(channel, await store.read(channel)));
   }
   return { segments: entries.map((e) => e.segment), candidates, messages };

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KnowledgeError } from "../errors.js";
 import { QUESTION_STATUSES, type QuestionStatus } from "../extraction/index.js";
+import { correctResult } from "../store/corrections.js";
 import { DynamoDbResultStore } from "../store/dynamodb.js";
 import type { ResultStore } from "../store/port.js";
 import { isQuestionKey, type Question, questionPrefix } from "../store/question-entry.js";
@@ -171,6 +172,18 @@ export class KnowledgeReader {
   /** Every stored result of the channel, in segment id order. */
   results(channel: string): Promise<SegmentResult[]> {
     return this.store.listResults(channel);
+  }
+
+  /**
+   * {@link results} with people's corrections laid over their questions (`corrected`, hidden
+   * ones left out): what a report or a digest of the results shows.
+   */
+  async correctedResults(channel: string): Promise<SegmentResult[]> {
+    const [results, corrections] = await Promise.all([
+      this.store.listResults(channel),
+      this.store.listCorrections(channel),
+    ]);
+    return results.map((result) => correctResult(result, corrections));
   }
 }
 

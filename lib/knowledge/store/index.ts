@@ -9,7 +9,12 @@ export {
   type CorrectionAction,
   type QuestionCorrection,
 } from "./correction-item.js";
-export { type CorrectionNote, correctResult, noteOf } from "./corrections.js";
+export {
+  type Corrected,
+  type CorrectionNote,
+  correctResult,
+  noteOf,
+} from "./corrections.js";
 export { DynamoDbResultStore } from "./dynamodb.js";
 export { DynamoDbLedger, MemoryLedger, type SpendCounter } from "./ledger.js";
 export { MemoryResultStore } from "./memory.js";

@@ -293,6 +293,10 @@ const DigestQuestion = named(
       .string()
       .optional()
       .describe("the platform's own link to the asking message (Slack's); absent if none"),
+    corrected: z
+      .literal(true)
+      .optional()
+      .describe("a person corrected its status or answer (who, never: a digest is read by anyone)"),
   }),
   "DigestQuestion",
   "A question asked within the period.",

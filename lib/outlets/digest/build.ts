@@ -1,6 +1,11 @@
 import { messagePermalink } from "../../history/messages/index.js";
 import { mergeSupports } from "../../knowledge/read/index.js";
-import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js";
+import type {
+  Corrected,
+  SegmentResult,
+  StoredQuestion,
+  TopicSupport,
+} from "../../knowledge/store/index.js";
 import type { TopicMatcher } from "../../knowledge/topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
 import { channelFaq } from "./faq.js";
@@ -365,5 +370,6 @@ function resultQuestions(
     ...(q.answer === undefined ? {} : { answer: q.answer }),
     answerIds: [...q.answerIds],
     ...(result.thread === undefined ? {} : { thread: result.thread }),
+    ...((q as Corrected<StoredQuestion>).corrected && { corrected: true as const }),
   }));
 }

@@ -5,6 +5,7 @@ import {
   faqCorrected,
   periodText,
   QUESTION_ORDER,
+  questionCorrected,
   questionHeading,
   type RenderOptions,
 } from "./markdown.js";
@@ -107,7 +108,7 @@ function questionItem(
   const asked = link(evidenceOf(q), minute(q.askedTs));
   const answer =
     q.answer === undefined ? "" : `<div class="answer">answer: ${htmlText(q.answer)}</div>`;
-  return `<li>${asked} in <span class="channel">${channel(q.channel)}</span>: ${htmlText(q.question)}${permalinkOf(q)}${answer}</li>`;
+  return `<li>${asked} in <span class="channel">${channel(q.channel)}</span>: ${htmlText(q.question)}${questionCorrected(q)}${permalinkOf(q)}${answer}</li>`;
 }
 
 function faqItem(

@@ -98,7 +98,7 @@ function questionLines(
 ): string[] {
   const asked = link(evidenceOf(q), minute(q.askedTs));
   const lines = [
-    `- ${markdownText(q.question)} (asked ${asked} in ${channel(q.channel)})${permalinkOf(q)}`,
+    `- ${markdownText(q.question)} (asked ${asked} in ${channel(q.channel)})${questionCorrected(q)}${permalinkOf(q)}`,
   ];
   if (q.answer !== undefined) lines.push(`  - answer: ${markdownText(q.answer)}`);
   return lines;
@@ -119,6 +119,10 @@ function faqLines(
 
 /** The section of recurring questions, in every form: the digest lists it only when it has some. */
 export const FAQ_HEADING = "Recurring questions";
+
+/** ` (corrected by a person)` after a question whose status or answer a person set; else "". */
+export const questionCorrected = (q: DigestQuestion): string =>
+  q.corrected ? " (corrected by a person)" : "";
 
 /** ` (corrected)` after "answer" when a person set it; else "". */
 export const faqCorrected = (f: DigestFaq): string => (f.answer?.corrected ? " (corrected)" : "");

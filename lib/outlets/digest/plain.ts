@@ -4,6 +4,7 @@ import {
   faqCorrected,
   periodText,
   QUESTION_ORDER,
+  questionCorrected,
   questionHeading,
 } from "./markdown.js";
 import {
@@ -84,7 +85,7 @@ function topicLines(t: DigestTopic, channel: (id: string) => string): string[] {
 
 function questionLines(q: DigestQuestion, channel: (id: string) => string): string[] {
   const lines = [
-    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${channel(q.channel)}, segment ${plainText(q.segmentId)})${permalinkOf(q)}`,
+    `  - ${plainText(q.question)} (asked ${minute(q.askedTs)} in ${channel(q.channel)}, segment ${plainText(q.segmentId)})${questionCorrected(q)}${permalinkOf(q)}`,
   ];
   if (q.answer !== undefined) lines.push(`    answer: ${plainText(q.answer)}`);
   return lines;

@@ -10,7 +10,7 @@
 import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
 import { DigestError } from "./errors.js";
 import { faqAsked } from "./faq.js";
-import { FAQ_HEADING, QUESTION_ORDER, questionHeading } from "./markdown.js";
+import { FAQ_HEADING, QUESTION_ORDER, questionCorrected, questionHeading } from "./markdown.js";
 import {
   counted,
   digestChannel,
@@ -117,7 +117,7 @@ const topicLine = (t: DigestTopic) =>
   `${chat(t.topic)} (${t.segments} conversation${t.segments === 1 ? "" : "s"}, ${chat(t.channel, 80)})${permalinkOf(t)}`;
 
 const questionLine = (q: DigestQuestion) =>
-  `${chat(q.question)} (${chat(q.channel, 80)}, ${day(q.askedTs)})${permalinkOf(q)}${
+  `${chat(q.question)} (${chat(q.channel, 80)}, ${day(q.askedTs)})${questionCorrected(q)}${permalinkOf(q)}${
     q.answer === undefined ? "" : ` → ${chat(q.answer)}`
   }`;
 

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../../history/dynamodb/index.js";
 import {
+  correctResult,
   DynamoDbResultStore,
   type ResultStore,
   type SegmentResult,
@@ -66,7 +67,10 @@ export function storeDigestSources(store: ResultStore, messages: MessagesById): 
   const listed = (channel: string): Promise<SegmentResult[]> => {
     let found = results.get(channel);
     if (found === undefined) {
-      found = store.listResults(channel);
+      // People's corrections laid over the model's questions, as every read of them does.
+      found = Promise.all([store.listResults(channel), store.listCorrections(channel)]).then(
+        ([listed, corrections]) => listed.map((result) => correctResult(result, corrections)),
+      );
       results.set(channel, found);
     }
     return found;

@@ -48,6 +48,11 @@ export interface DigestQuestion {
   thread?: string;
   /** The platform's own link to the asking message (added within v1; absent as a topic's). */
   permalink?: string;
+  /**
+   * A person corrected its status or answer (added within v1): they are theirs, not the
+   * model's. Who, never: a digest is read by anyone.
+   */
+  corrected?: true;
 }
 
 /**

@@ -101,6 +101,8 @@ function questionItem(q: DigestQuestion, nameOf: (channel: string) => string): H
     " ",
     segmentLink(q, `${nameOf(q.channel)} · segment`),
     ...platformLink(q.permalink),
+    // Its status (and answer) are a person's, not the model's guess.
+    q.corrected === true && el("span", { class: "corrected muted" }, " corrected by a person"),
     q.answer !== undefined && el("div", { class: "answer" }, `answer: ${q.answer}`),
   );
 }
