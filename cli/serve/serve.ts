@@ -45,7 +45,8 @@ ${WORKSPACE_HELP}
   --host ADDRESS    the address to listen on (default: ${DEFAULT_HOST}); only a loopback
                     address (127.0.0.0/8, ::1, localhost) unless --allow-remote
   --allow-remote    listen on a non-loopback address: anyone who reaches it reads every
-                    channel's topics and message ids, without authentication; without it,
+                    channel's topics and message ids, and corrects its questions, without
+                    authentication; without it,
                     a request whose Host is not this machine's name and port is refused
                     (a web page that rebinds its own name to 127.0.0.1 cannot read it)
   -h, --help        this help`;

@@ -206,6 +206,7 @@ export function describeQuestionIndex(name: string, makeStore: () => Promise<Res
       const answered = await reader.questions(c, { status: "answered" });
       expect(answered.items).toEqual([
         {
+          id: "z",
           question: "how do I fix z?",
           askedId: "m-z",
           askedTs: T0 + 3,

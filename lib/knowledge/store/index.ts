@@ -4,11 +4,7 @@
  * `./schema/`), the message states a result was extracted from, and the attempt ledger that counts
  * the day's model spend in the same table.
  */
-export {
-  CORRECTION_ACTIONS,
-  type CorrectionAction,
-  type QuestionCorrection,
-} from "./correction-item.js";
+export type { CorrectionAction } from "./correction-item.js";
 export {
   type Corrected,
   type CorrectionNote,

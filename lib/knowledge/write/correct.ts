@@ -40,7 +40,7 @@ const bad = (field: string, problem: string) =>
   new CorrectionError("KNOWLEDGE_BAD_CORRECTION", field, `correction: ${field} ${problem}`);
 
 /** The request checked field by field: a {@link CorrectionError} names the first at fault. */
-export function checkCorrection(request: CorrectionRequest): CorrectionRequest {
+function checkCorrection(request: CorrectionRequest): CorrectionRequest {
   const { questionId, action, answerId, by } = request;
   if (!CORRECTION_ACTIONS.includes(action)) {
     throw bad(
@@ -69,7 +69,7 @@ export function checkCorrection(request: CorrectionRequest): CorrectionRequest {
 }
 
 /** The channel's question index entry of id `questionId`, read page by page; undefined: none. */
-export async function findQuestion(
+async function findQuestion(
   store: Pick<ResultStore, "listQuestions">,
   channel: string,
   questionId: string,

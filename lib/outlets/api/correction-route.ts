@@ -10,10 +10,10 @@ import { ApiBodyError, ApiNotFoundError, ApiUnavailableError } from "./errors.js
 import type { ApiSources, CorrectionsSource } from "./ports.js";
 import { idParameter, queryParameters } from "./request.js";
 import {
+  type ApiCorrectionNote,
   CORRECTION_ACTIONS,
   type CorrectionBody,
   type CorrectionResult,
-  type CorrectionNote as NoteBody,
 } from "./schemas.js";
 
 /**
@@ -36,7 +36,7 @@ export function storeCorrections(
 const MAX_BODY_BYTES = 4096;
 
 /** The correction's fields readers see, whatever else a source's note carries. */
-export function correctionBody(note: CorrectionNote): NoteBody {
+export function correctionBody(note: CorrectionNote): ApiCorrectionNote {
   return {
     action: note.action,
     at: note.at,

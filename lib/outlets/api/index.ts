@@ -9,7 +9,6 @@ export { storeCorrections } from "./correction-route.js";
 export { cursorCodec } from "./cursor.js";
 export { dynamoDbApiSources, type ReadCost } from "./dynamodb.js";
 export {
-  ApiBodyError,
   ApiCursorError,
   ApiError,
   ApiMethodError,
@@ -24,7 +23,6 @@ export { openApiDocument } from "./openapi.js";
 export type {
   ApiSources,
   ChannelsPosition,
-  CorrectionsSource,
   QuestionsSource,
   SearchSource,
   StatsSource,

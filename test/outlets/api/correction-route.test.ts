@@ -81,47 +81,31 @@ describe("POST /channels/{c}/questions/{id}/correction", () => {
 
   it("names the field at fault in a bad body, and says an unknown question is not found", async () => {
     const { post, handle } = await served();
-    const refused = async (body: unknown, parameter: string, path?: string) => {
+    const refused = async (body: unknown, path?: string) => {
       const response = await post(body, path);
       const { error } = JSON.parse(response.body);
       return [response.status, error.code, error.parameter];
     };
-    expect(await refused("", "body")).toEqual([400, "API_BAD_BODY", "body"]);
-    expect(await refused("{", "body")).toEqual([400, "API_BAD_BODY", "body"]);
-    expect(await refused([1], "body")).toEqual([400, "API_BAD_BODY", "body"]);
-    expect(await refused({ action: "close" }, "")).toEqual([400, "API_BAD_BODY", "body.action"]);
-    expect(await refused({ action: "reopen", extra: 1 }, "")).toEqual([
-      400,
-      "API_BAD_BODY",
-      "body",
-    ]);
-    expect(await refused({ action: "answered" }, "")).toEqual([
+    expect(await refused("")).toEqual([400, "API_BAD_BODY", "body"]);
+    expect(await refused("{")).toEqual([400, "API_BAD_BODY", "body"]);
+    expect(await refused([1])).toEqual([400, "API_BAD_BODY", "body"]);
+    expect(await refused({ action: "close" })).toEqual([400, "API_BAD_BODY", "body.action"]);
+    expect(await refused({ action: "reopen", extra: 1 })).toEqual([400, "API_BAD_BODY", "body"]);
+    expect(await refused({ action: "answered" })).toEqual([400, "API_BAD_BODY", "body.answerId"]);
+    expect(await refused({ action: "hidden", answerId: "m-1" })).toEqual([
       400,
       "API_BAD_BODY",
       "body.answerId",
     ]);
-    expect(await refused({ action: "hidden", answerId: "m-1" }, "")).toEqual([
-      400,
-      "API_BAD_BODY",
-      "body.answerId",
-    ]);
-    expect(await refused({ action: "reopen", by: 7 }, "")).toEqual([
-      400,
-      "API_BAD_BODY",
-      "body.by",
-    ]);
+    expect(await refused({ action: "reopen", by: 7 })).toEqual([400, "API_BAD_BODY", "body.by"]);
     // The answering message must be one of the channel's.
-    expect(await refused({ action: "answered", answerId: "x-1" }, "")).toEqual([
+    expect(await refused({ action: "answered", answerId: "x-1" })).toEqual([
       400,
       "API_BAD_BODY",
       "body.answerId",
     ]);
     const other = "/channels/help/questions/nope/correction";
-    expect(await refused({ action: "reopen" }, "", other)).toEqual([
-      404,
-      "API_NOT_FOUND",
-      undefined,
-    ]);
+    expect(await refused({ action: "reopen" }, other)).toEqual([404, "API_NOT_FOUND", undefined]);
     expect((await post("x".repeat(5000))).status).toBe(400);
     // Not JSON by its type: a page's cross-origin form post is refused before anything is read.
     const plain = await handle({
