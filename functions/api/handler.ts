@@ -30,7 +30,10 @@ const client = new DynamoDBClient({});
 const resultsTable = required("RESULTS_TABLE");
 const messagesTable = required("MESSAGES_TABLE");
 const messages = new DynamoDbStore({ client, tableName: messagesTable });
-const searchIndex = deployedSearchIndex({ uri: process.env.SEARCH_INDEX_URI });
+const searchIndex = deployedSearchIndex({
+  uri: process.env.SEARCH_INDEX_URI,
+  retentionDays: process.env.SEARCH_RETENTION_DAYS,
+});
 const handle = apiHandler(
   dynamoDbApiSources({
     client,

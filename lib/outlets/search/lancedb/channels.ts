@@ -27,6 +27,11 @@ export interface ChannelIndexesOptions {
   storageOptions?: Record<string, string>;
   /** The clock (default: the wall clock). */
   now?: () => number;
+  /**
+   * How long a document is kept after its time (`ts`), in ms: older ones are never found, and
+   * a write of their channel removes them. Default: kept.
+   */
+  retentionMs?: number;
 }
 
 export class LanceChannelIndexes {
@@ -110,7 +115,22 @@ export class LanceChannelIndexes {
           .whenNotMatchedBySourceDelete({ where: others })
           .execute(rows);
     }
+    await this.expire(table);
     await this.mergeIndex(table);
+  }
+
+  /** The oldest time a document may have, or undefined when documents are kept. */
+  private horizon(): number | undefined {
+    const { retentionMs } = this.options;
+    return retentionMs === undefined ? undefined : this.now() - retentionMs;
+  }
+
+  /** Removes the documents past the retention (a count first: a delete is a commit). */
+  private async expire(table: lancedb.Table) {
+    const horizon = this.horizon();
+    if (horizon === undefined) return;
+    const expired = `ts < ${horizon}`;
+    if ((await table.countRows(expired)) > 0) await table.delete(expired);
   }
 
   private async create(channel: string, rows: Record<string, unknown>[]) {
@@ -213,6 +233,9 @@ export class LanceChannelIndexes {
    */
   async search(query: SearchQuery): Promise<SearchHit[]> {
     const { limit, offset } = checkQuery(query);
+    const horizon = this.horizon();
+    if (horizon !== undefined)
+      query = { ...query, since: Math.max(query.since ?? horizon, horizon) };
     const db = await this.db();
     const names = await db.tableNames();
     const asked =
