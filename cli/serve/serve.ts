@@ -11,6 +11,7 @@ import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { DELETED, PARTITION_KEY, POSITION } from "convoseg/history/schema";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import type { Embedder } from "convoseg/topics";
 import type { Workspace } from "../../local/workspace.js";
 import { type Command, command, EXIT } from "../shared/command.js";
 import {
@@ -19,12 +20,17 @@ import {
   withWorkspace,
   workspaceDir,
 } from "../shared/workspace-option.js";
+import {
+  parseEmbedder,
+  SEARCH_EMBEDDING_OPTIONS,
+  servedEmbeddingHelp,
+} from "../topics/embedding-options.js";
 import { type ApiServer, isLoopback, startApiServer } from "./serve-http.js";
 
 const DEFAULT_PORT = 8787;
 const DEFAULT_HOST = "127.0.0.1";
 
-const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--workspace DIR] [--allow-remote]
+const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--workspace DIR] [--allow-remote] [--embeddings M [--embeddings-url U]]
 
 Serves the read API (docs/api.md) on the local workspace's tables over HTTP, with no
 authentication, until interrupted (Ctrl-C): GET and HEAD of each route,
@@ -44,6 +50,7 @@ ${WORKSPACE_HELP}
                     channel's topics and message ids, without authentication; without it,
                     a request whose Host is not this machine's name and port is refused
                     (a web page that rebinds its own name to 127.0.0.1 cannot read it)
+${servedEmbeddingHelp("GET /search")}
   -h, --help        this help`;
 
 /**
@@ -53,7 +60,14 @@ ${WORKSPACE_HELP}
  */
 export function serveWorkspace(
   opened: Pick<Workspace, "dir" | "dynamodb" | "tables" | "clock" | "ledger">,
-  options: { host: string; port: number; anyHost?: boolean; log?: (line: string) => void },
+  options: {
+    host: string;
+    port: number;
+    anyHost?: boolean;
+    log?: (line: string) => void;
+    /** GET /search ranks hybrid with this model's embeddings (the index built with them). */
+    embedder?: Embedder;
+  },
 ): Promise<ApiServer> {
   const client = opened.dynamodb();
   const tableName = opened.tables.resultsTable;
@@ -65,7 +79,7 @@ export function serveWorkspace(
       messagesTable: opened.tables.messagesTable,
       countMessages: (channel) => keptMessages(client, opened.tables.messagesTable, channel),
       questions: new KnowledgeReader({ client, tableName }),
-      search: workspaceSearch(opened, options.log),
+      search: workspaceSearch(opened, options.log, options.embedder),
       stats: workspaceStats(client, tableName, opened.tables.messagesTable),
       digest: channelDigests(
         dynamoDbDigestSources({
@@ -120,14 +134,16 @@ async function keptMessages(
 function workspaceSearch(
   opened: Pick<Workspace, "dir" | "dynamodb" | "tables" | "ledger">,
   log: ((line: string) => void) | undefined,
+  embedder: Embedder | undefined,
 ): SearchSource {
   let index: ReturnType<typeof open> | undefined;
   const open = async () => {
     const { workspaceSearchIndex } = await import("../shared/search-index.js");
-    return workspaceSearchIndex(opened, {
-      stderr: { write: (text: string) => log?.(text.trimEnd()) },
-      now: Date.now,
-    });
+    return workspaceSearchIndex(
+      opened,
+      { stderr: { write: (text: string) => log?.(text.trimEnd()) }, now: Date.now },
+      { embedder },
+    );
   };
   return {
     async search(query) {
@@ -136,7 +152,7 @@ function workspaceSearch(
         index = undefined;
         throw error;
       });
-      return (await index).search(query);
+      return (await index).search(query, { embedder });
     },
   };
 }
@@ -150,6 +166,7 @@ export const serveCommand: Command = command({
     port: { type: "string" },
     host: { type: "string" },
     "allow-remote": { type: "boolean" },
+    ...SEARCH_EMBEDDING_OPTIONS,
   },
   parse: ({ values, positionals }) => {
     if (positionals.length > 0) throw new Error("serve takes no arguments");
@@ -165,19 +182,22 @@ export const serveCommand: Command = command({
         `--host ${JSON.stringify(host)} is not a loopback address: the local API has no authentication, so it listens only on this machine (127.0.0.1, ::1, localhost) unless --allow-remote says to open it to whoever can reach ${JSON.stringify(host)}`,
       );
     }
+    const embedder = parseEmbedder(values);
     return {
       port,
+      ...(embedder && { embedder }),
       host: host === "[::1]" ? "::1" : host,
       anyHost: values["allow-remote"] ?? false,
       workspace: workspaceDir(values.workspace, false) as string,
     };
   },
-  run: ({ port, host, anyHost, workspace }, io) =>
+  run: ({ port, host, anyHost, workspace, embedder }, io) =>
     withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
       const server = await serveWorkspace(opened, {
         host,
         port,
         anyHost,
+        embedder,
         log: (line) => io.stderr.write(`serve: ${line}\n`),
       });
       io.stdout.write(`serving the read API on ${server.url} (Ctrl-C to stop)\n`);
