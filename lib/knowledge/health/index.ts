@@ -4,7 +4,10 @@
  */
 
 export {
+  type ChannelHealth,
   channelHealth,
+  type FirstAnswerTimes,
+  type HealthBucket,
   type HealthInput,
   type HealthMessage,
   type HealthQuestion,
