@@ -326,10 +326,20 @@ function overallLine(u: uPlot, share: number): void {
   ctx.moveTo(left, y);
   ctx.lineTo(left + width, y);
   ctx.stroke();
-  ctx.fillStyle = HEALTH_COLORS.share;
   ctx.font = `${11 * dpr}px system-ui, sans-serif`;
   ctx.textAlign = "right";
-  ctx.fillText(`${Math.round(share)}% answered overall`, left + width - 4 * dpr, y - 4 * dpr);
+  const label = `${Math.round(share)}% answered overall`;
+  const x = left + width - 4 * dpr;
+  // On a backing, so that it reads over the bars it may cross.
+  ctx.fillStyle = "rgba(255, 255, 255, 0.9)";
+  ctx.fillRect(
+    x - ctx.measureText(label).width - 3 * dpr,
+    y - 16 * dpr,
+    ctx.measureText(label).width + 6 * dpr,
+    14 * dpr,
+  );
+  ctx.fillStyle = HEALTH_COLORS.share;
+  ctx.fillText(label, x, y - 5 * dpr);
   ctx.restore();
 }
 
