@@ -40,7 +40,7 @@ export interface HealthInput {
 }
 
 /** Time to first answer over the answered questions whose answering messages are kept. */
-export interface FirstAnswerTimes {
+interface FirstAnswerTimes {
   /** How many answered questions it is measured over. */
   measured: number;
   medianMs: number | null;

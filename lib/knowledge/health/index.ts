@@ -6,7 +6,6 @@
 export {
   type ChannelHealth,
   channelHealth,
-  type FirstAnswerTimes,
   type HealthBucket,
   type HealthInput,
   type HealthMessage,

@@ -9,7 +9,7 @@ import type { SegmentResult } from "../../knowledge/store/index.js";
 import type { DigestHealth } from "./types.js";
 
 /** The most answerers a digest names per channel. */
-export const DIGEST_ANSWERERS = 3;
+const DIGEST_ANSWERERS = 3;
 
 /**
  * `channel`'s health over [since, until) from its results' questions and the answering messages
@@ -64,11 +64,11 @@ export const HEALTH_HEADING = "Community health";
 
 /**
  * A row's figures in words every form prints as they are (`71% (12 of 17)`, `4m 10s median, 2h
- * p90 (over 12)`); the answerers' names through `escape`, the form's own for chat text.
+ * p90 (over 12)`); the answerers' names through `escapeName`, the form's own for chat text.
  */
 export function healthFigures(
   h: DigestHealth,
-  escape: (text: string) => string,
+  escapeName: (text: string) => string,
 ): { answered: string; firstAnswer: string; answerers: string | undefined } {
   const share = h.answeredShare === null ? "–" : `${Math.round(h.answeredShare * 100)}%`;
   const { medianMs, p90Ms, measured } = h.firstAnswer;
@@ -83,6 +83,6 @@ export function healthFigures(
         ? undefined
         : h.answerers.length === 0
           ? "none named"
-          : h.answerers.map((a) => `${escape(a.name)} (${a.answers})`).join(", "),
+          : h.answerers.map((a) => `${escapeName(a.name)} (${a.answers})`).join(", "),
   };
 }

@@ -191,7 +191,9 @@ describe("the health table in every form", () => {
 
   it("Slack: a section, names never a mention", async () => {
     const payload = slackDigestPayload(await digest({ optOut: [] }));
-    const health = payload.blocks.find((b) => b.text?.text.startsWith("*Community health*"));
+    const health = (payload.blocks ?? []).find((b) =>
+      b.text?.text.startsWith("*Community health*"),
+    );
     expect(health?.text?.text).toContain("help: 4 questions, 50% (2 of 4) answered");
     expect(health?.text?.text).toContain("ann (1)");
     expect(health?.text?.text).not.toMatch(/<b>|@here/);
@@ -200,7 +202,7 @@ describe("the health table in every form", () => {
       ...one,
       health: [{ ...(one.health?.[0] as DigestHealth), questions: 1, answered: 1 }],
     };
-    const line = slackDigestPayload(single).blocks.find((b) =>
+    const line = (slackDigestPayload(single).blocks ?? []).find((b) =>
       b.text?.text.startsWith("*Community health*"),
     );
     expect(line?.text?.text).toContain("help: 1 question, ");

@@ -9,10 +9,16 @@ import type { StoredQuestion } from "convoseg/knowledge/store";
 import { buildReport, loadReportAssets, type ReportInput, renderReportHtml } from "convoseg/report";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HEALTH_COLORS } from "../../../lib/outlets/report/page/health.js";
 import { ARTIFACTS, launchChromium, openReport, tempDir } from "./support.js";
 
 const DAY = 86_400_000;
+/** The page's series colors (lib/outlets/report/page/health.ts), which the legend shows. */
+const HEALTH_COLORS = {
+  asked: "#93c5fd",
+  answered: "#15803d",
+  median: "#1e40af",
+  p90: "#c2410c",
+} as const;
 const START = Date.UTC(2026, 0, 5);
 const HOSTILE = '<b onmouseover="globalThis.__pwned=1">mallory</b>';
 
@@ -107,21 +113,19 @@ const texts = (page: Page, selector: string) =>
 
 /** How many pixels of the panel's chart canvas are `color` (#rrggbb), within a little. */
 function pixelsOf(page: Page, panel: string, color: string): Promise<number> {
-  return page.evaluate(
-    ([selector, hex]) => {
-      const canvas = document.querySelector<HTMLCanvasElement>(`${selector} canvas`);
-      const context = canvas?.getContext("2d");
-      if (!canvas || !context) return -1;
-      const want = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-      let n = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        if (want.every((v, k) => Math.abs(data[i + k] - v) <= 6) && data[i + 3] > 200) n++;
-      }
-      return n;
-    },
-    [panel, color] as const,
-  );
+  // A string: this project's types have no DOM; the page runs it.
+  return page.evaluate(`(() => {
+    const canvas = document.querySelector(${JSON.stringify(`${panel} canvas`)});
+    const context = canvas?.getContext("2d");
+    if (!canvas || !context) return -1;
+    const want = [1, 3, 5].map((i) => Number.parseInt(${JSON.stringify(color)}.slice(i, i + 2), 16));
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (want.every((v, k) => Math.abs(data[i + k] - v) <= 6) && data[i + 3] > 200) n++;
+    }
+    return n;
+  })()`);
 }
 
 describe("the report's health charts in Chromium", () => {
@@ -137,7 +141,13 @@ describe("the report's health charts in Chromium", () => {
     expect(await page.locator(".health-headline").textContent()).toBe(
       "70% of 10 questions got an answer; half of the answers came within 7m 30s, 9 in 10 within 15m. 3 still wait.",
     );
-    expect(await texts(page, "#health [data-stat] .value")).toEqual(["10", "70%", "7m 30s", "3", "10"]);
+    expect(await texts(page, "#health [data-stat] .value")).toEqual([
+      "10",
+      "70%",
+      "7m 30s",
+      "3",
+      "10",
+    ]);
     expect(await texts(page, ".health-panel h3")).toEqual([
       "Questions asked and answered, per day",
       "Time to first answer, per day",
@@ -167,15 +177,18 @@ describe("the report's health charts in Chromium", () => {
     }
     expect(await page.locator('[data-health="conversations"] canvas').count()).toBeGreaterThan(0);
     // Ages at the data's last day: the three waiting were asked 2, 5 and 8 days before it.
-    expect(await texts(page, '[data-health="unanswered"] .bar-value')).toEqual([
+    expect(await texts(page, '[data-health="unanswered"] .health-bar-value')).toEqual([
       "0",
       "2",
       "1",
       "0",
     ]);
     // The hostile name is text; bob opted out and is not named, though his answers count.
-    expect(await texts(page, '[data-health="answerers"] .bar-label')).toEqual(["ann", HOSTILE]);
-    expect(await texts(page, '[data-health="answerers"] .bar-value')).toEqual(["4", "2"]);
+    expect(await texts(page, '[data-health="answerers"] .health-bar-label')).toEqual([
+      "ann",
+      HOSTILE,
+    ]);
+    expect(await texts(page, '[data-health="answerers"] .health-bar-value')).toEqual(["4", "2"]);
     expect(await page.locator("#health b").count()).toBe(0);
     await page.screenshot({ path: join(ARTIFACTS, "report-health.png"), fullPage: false });
     await health.screenshot({ path: join(ARTIFACTS, "report-health-section.png") });

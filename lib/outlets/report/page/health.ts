@@ -8,7 +8,7 @@ import type { ChannelHealthData, ReportData } from "../data.js";
 import { count, counted, day, duration, el } from "./dom.js";
 import { timeTicks } from "./timeline.js";
 
-export const HEALTH_COLORS = {
+const HEALTH_COLORS = {
   asked: "#93c5fd",
   answered: "#15803d",
   share: "#7c3aed",
@@ -470,18 +470,18 @@ function barList(
 ): HTMLElement {
   return el(
     "div",
-    { class: "bar-list", role: "list" },
+    { class: "health-bars", role: "list" },
     ...rows.map((r) => {
-      const bar = el("span", { class: r.value === 0 ? "bar none" : "bar" });
+      const bar = el("span", { class: r.value === 0 ? "health-bar none" : "health-bar" });
       // Style properties, not a style attribute: no text from the data is ever parsed as CSS.
       bar.style.width = `${(r.width * 100).toFixed(1)}%`;
       bar.style.background = r.color;
       return el(
         "div",
-        { class: "bar-row", role: "listitem" },
-        el("span", { class: "bar-label", title: r.label }, r.label),
-        el("span", { class: "bar-track" }, bar),
-        el("span", { class: "bar-value" }, count(r.value)),
+        { class: "health-bar-row", role: "listitem" },
+        el("span", { class: "health-bar-label", title: r.label }, r.label),
+        el("span", { class: "health-bar-track" }, bar),
+        el("span", { class: "health-bar-value" }, count(r.value)),
       );
     }),
   );
