@@ -209,6 +209,15 @@ describe("the health table in every form", () => {
     expect(line?.text?.text).not.toContain("top answerers");
   });
 
+  it("a row without answerers among named ones says so with a dash", async () => {
+    const named = await digest({ optOut: [] });
+    const row = named.health?.[0] as DigestHealth;
+    const { answerers: _, ...anonymous } = row;
+    const mixed = { ...named, health: [row, { ...anonymous, channel: "other" }] };
+    expect(digestMarkdown(mixed)).toMatch(/\| other \| 4 \| .* \| 1 \| – \|/);
+    expect(digestHtml(mixed)).toContain('<td class="n">1</td><td>–</td></tr>');
+  });
+
   it("SNS: the Markdown form's table", async () => {
     const message = snsDigestMessage(digestMarkdown(await digest({ optOut: [] })));
     expect(message).toContain("## Community health");

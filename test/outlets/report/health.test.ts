@@ -144,6 +144,26 @@ describe("the report's health figures", () => {
     expect(data.knowledge?.digest?.health?.[0].answerers).toEqual([{ name: "U2", answers: 1 }]);
   });
 
+  it("times an answer by nobody named, and names no one for it", () => {
+    const report: ReportInput = {
+      segments: [segment("c", "s", START, START + 1000)],
+      candidates: [line("c", "s", [asked("q", START, "answered", ["a"])])],
+      messages: [
+        { id: "q-ask", ts: START, channel: "c", user: "ann" },
+        { id: "a", ts: START + 1000, channel: "c", user: null },
+      ],
+      settle: 1,
+      now: START,
+      generatedAt: START,
+    };
+    const [c] = reportHealth(report);
+    expect(c.firstAnswer).toEqual({ measured: 1, medianMs: 1000, p90Ms: 1000 });
+    expect(c.answerers).toEqual([]);
+    const digest = buildReport(report).data.knowledge?.digest?.health?.[0];
+    expect(digest?.firstAnswer.measured).toBe(1);
+    expect(digest?.answerers).toEqual([]);
+  });
+
   it("reads the opt-out as the messages name people", () => {
     const messages: Message[] = [
       { id: "1", ts: START, channel: "c", user: "Ann", userId: "U1" },
