@@ -156,17 +156,23 @@ describe("the report's health charts in Chromium", () => {
       "Conversations per day",
     ]);
     // Legends name each series; bars and lines are on the canvas in their colors.
-    expect(await texts(page, '[data-health="questions"] .u-legend .u-series .u-label')).toEqual([
-      "day",
+    expect(await texts(page, '[data-health="questions"] .legend-item')).toEqual([
       "asked",
       "answered",
       "share answered",
     ]);
-    expect(await texts(page, '[data-health="first-answer"] .u-legend .u-label')).toEqual([
-      "day",
+    expect(await texts(page, '[data-health="first-answer"] .legend-item')).toEqual([
       "median",
       "p90",
     ]);
+    // Pointing at a bar says its figures.
+    const plot = page.locator('[data-health="questions"] .u-over');
+    const box = await plot.boundingBox();
+    if (box === null) throw new Error("no plot");
+    await page.mouse.move(box.x + box.width * 0.05, box.y + box.height / 2);
+    await expect
+      .poll(() => page.locator('[data-health="questions"] .health-readout').textContent())
+      .toBe("day 2026-01-05: asked 1 · answered 1 · share answered 100%");
     for (const [panel, color] of [
       ['[data-health="questions"]', HEALTH_COLORS.asked],
       ['[data-health="questions"]', HEALTH_COLORS.answered],

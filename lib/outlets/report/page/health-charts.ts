@@ -59,7 +59,8 @@ function timeOptions(
     padding: [10, y.length > 1 ? 0 : 40, 0, 0],
     tzDate: (ts) => uPlot.tzDate(new Date(ts), "Etc/UTC"),
     cursor: { y: false, points: { size: 6 } },
-    legend: { live: true },
+    // The page's own legend and readout (mount): uPlot's is a table, and the page makes none.
+    legend: { show: false },
     scales: { x: { time: true, range: () => [first, last + step] }, ...scales },
     axes: [
       {
@@ -134,7 +135,7 @@ export function questionsChart(box: HTMLElement, h: ChannelHealthData): uPlot {
     ],
   );
   // The whole span's share as a dashed line: the bucket's points read against it.
-  opts.hooks = { draw: [(u) => overallLine(u, 100 * (h.answeredShare ?? 0))] };
+  opts.hooks = { ...opts.hooks, draw: [(u) => overallLine(u, 100 * (h.answeredShare ?? 0))] };
   return mount(box, opts, [middles(h), questions, answered, share]);
 }
 
@@ -254,6 +255,41 @@ const WHOLE = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000];
 
 function mount(box: HTMLElement, opts: uPlot.Options, data: uPlot.AlignedData): uPlot {
   const chart = el("div", { class: "health-chart" });
-  box.appendChild(chart);
+  const hint = "Point at a bar for its figures.";
+  const readout = el("div", { class: "health-readout muted" }, hint);
+  const series = opts.series.slice(1);
+  const legend = el(
+    "div",
+    { class: "health-legend" },
+    ...series.map((s) => {
+      const swatch = el("span", { class: s.dash ? "swatch dashed" : "swatch" });
+      const color = String(typeof s.fill === "string" ? s.fill : s.stroke);
+      // Style properties, not an attribute: nothing from the data is ever parsed as CSS.
+      if (s.dash) swatch.style.borderColor = color;
+      else swatch.style.background = color;
+      return el("span", { class: "legend-item" }, swatch, String(s.label));
+    }),
+  );
+  box.append(chart, legend, readout);
+  const describe = (u: uPlot, idx: number): string => {
+    const x = opts.series[0] as { label: string; value: (u: uPlot, v: number) => string };
+    const figures = series.map((s, k) => {
+      const value = (s.value as (u: uPlot, v: number | null) => string)(
+        u,
+        u.data[k + 1][idx] ?? null,
+      );
+      return `${String(s.label)} ${value === "" ? "—" : value}`;
+    });
+    return `${x.label} ${x.value(u, u.data[0][idx])}: ${figures.join(" · ")}`;
+  };
+  opts.hooks = {
+    ...opts.hooks,
+    setCursor: [
+      (u) => {
+        const idx = u.cursor.idx;
+        readout.textContent = idx === null || idx === undefined ? hint : describe(u, idx);
+      },
+    ],
+  };
   return new uPlot(opts, data, chart);
 }
