@@ -7,6 +7,8 @@ import { z } from "zod";
 import { RANKED_ENTRIES, TOPIC_SORTS } from "./limits.js";
 import { apiSchemas, epochMs, named } from "./schema-kit.js";
 
+import { DigestHealth } from "./stats-schemas.js";
+
 export { StatsPage } from "./stats-schemas.js";
 export { apiSchemas };
 
@@ -328,6 +330,10 @@ export const DigestBody = named(
       .array(DigestFaq)
       .optional()
       .describe("recurring questions of the period, per channel, at most 5 each; absent when none"),
+    health: z
+      .array(DigestHealth)
+      .optional()
+      .describe("per channel with a question asked in the period; absent when none had one"),
     names: z
       .record(z.string(), z.string())
       .optional()

@@ -4,12 +4,14 @@ import type { SegmentResult, TopicSupport } from "../../knowledge/store/index.js
 import type { TopicMatcher } from "../../knowledge/topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
 import { channelFaq } from "./faq.js";
-import type { ActivityMessage, DigestSources, MessageLink } from "./sources.js";
+import { answerIds, digestHealth } from "./health.js";
+import type { ActivityMessage, AnswerMessage, DigestSources, MessageLink } from "./sources.js";
 import type {
   Digest,
   DigestActivity,
   DigestEvidence,
   DigestFaq,
+  DigestHealth,
   DigestQuestion,
   DigestTopic,
 } from "./types.js";
@@ -32,6 +34,11 @@ export interface BuildDigestOptions {
   matchers?: readonly TopicMatcher[];
   /** The channels' display names, by id, where they are known: {@link Digest.names}. */
   names?: Readonly<Record<string, string>>;
+  /**
+   * Name the health table's answerers, leaving out `optOut` (names or ids, any case: the stats
+   * route's setting); without it none is named, as a caller that does not know who opted out.
+   */
+  answerers?: { optOut: readonly string[] };
 }
 
 /** One channel's digest over a period, as the read API asks for it. */
@@ -80,7 +87,10 @@ export async function buildDigest(
       sources.results(channel),
       sources.activity(channel, options.since, options.until),
     ]);
-    read.push({ channel, supports, results, messages });
+    // Only the answering messages of the period's questions: when and by whom each was.
+    const ids = answerIds(results, options);
+    const answers = ids.length === 0 ? [] : await sources.answers(channel, ids);
+    read.push({ channel, supports, results, messages, answers });
   }
   const digest = assembleDigest(read, options);
   const links = await Promise.all(
@@ -103,6 +113,8 @@ export interface DigestChannel {
    * entries of the period get their permalinks from these. {@link buildDigest} reads its own.
    */
   links?: readonly MessageLink[];
+  /** The answering messages of its questions (`DigestSources.answers`), for the health table. */
+  answers?: readonly AnswerMessage[];
 }
 
 /**
@@ -119,9 +131,19 @@ export function assembleDigest(
   const topics: DigestTopic[] = [];
   const activity: DigestActivity[] = [];
   const faq: DigestFaq[] = [];
+  const health: DigestHealth[] = [];
   let faqLeft = 0;
   for (const channel of channels) {
     const of = data.filter((d) => d.channel === channel);
+    const answers = of.flatMap((d) => d.answers ?? []);
+    const figures = digestHealth(
+      channel,
+      of.flatMap((d) => d.results),
+      answers,
+      { since, until },
+      options.answerers,
+    );
+    if (figures !== undefined) health.push(figures);
     const asked = Object.values(channelQuestions(of)).flat();
     const recurring = channelFaq(channel, asked, { since, until });
     faq.push(...recurring.slice(0, DIGEST_LIMITS.faq));
@@ -180,6 +202,7 @@ export function assembleDigest(
     answered: answered.slice(0, DIGEST_LIMITS.questions),
     activity,
     ...(faq.length > 0 && { faq }),
+    ...(health.length > 0 && { health }),
     ...namesOf(channels, options.names),
     ...(omitted.topics + omitted.unanswered + omitted.unclear + omitted.answered + faqLeft > 0
       ? { omitted }

@@ -67,6 +67,8 @@ export function memorySources(data: {
   messages?: (ActivityMessage & { channel: string })[];
   /** The stored messages' platform fields, for the entries' links. */
   links?: Pick<ChatMessage, "id" | "channel" | "platform" | "thread">[];
+  /** The stored answering messages: when and by whom (none stored: none read). */
+  answers?: { channel: string; id: string; ts: number; author?: string }[];
 }): DigestSources {
   return {
     supports: async (channel) => (data.supports ?? []).filter((s) => s.channel === channel),
@@ -77,6 +79,10 @@ export function memorySources(data: {
         .map(({ channel: _, ...m }) => m),
     links: async (channel, ids) =>
       (data.links ?? [])
+        .filter((m) => m.channel === channel && ids.includes(m.id))
+        .map(({ channel: _, ...m }) => m),
+    answers: async (channel, ids) =>
+      (data.answers ?? [])
         .filter((m) => m.channel === channel && ids.includes(m.id))
         .map(({ channel: _, ...m }) => m),
   };
