@@ -14,6 +14,7 @@ import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import type { Embedder } from "convoseg/topics";
 import type { Workspace } from "../../local/workspace.js";
 import { type Command, command, EXIT } from "../shared/command.js";
+import { statsOptOut } from "../shared/opt-out.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
@@ -71,6 +72,7 @@ export function serveWorkspace(
 ): Promise<ApiServer> {
   const client = opened.dynamodb();
   const tableName = opened.tables.resultsTable;
+  const optOut = statsOptOut();
   const handler = apiHandler(
     dynamoDbApiSources({
       client,
@@ -87,9 +89,11 @@ export function serveWorkspace(
           resultsTable: tableName,
           messagesTable: opened.tables.messagesTable,
         }),
+        { answerers: { optOut } },
       ),
     }),
-    { now: () => opened.clock ?? Date.now() },
+    // STATS_OPT_OUT, as `digest` and `report` read it: never named among the answerers.
+    { now: () => opened.clock ?? Date.now(), statsOptOut: optOut },
   );
   return startApiServer({ handler, ...options });
 }

@@ -34,6 +34,8 @@ const searchIndex = deployedSearchIndex({
   uri: process.env.SEARCH_INDEX_URI,
   retentionDays: process.env.SEARCH_RETENTION_DAYS,
 });
+// The apiStatsOptOut setting, a JSON array of names or ids (infra/api.ts).
+const statsOptOut = JSON.parse(process.env.STATS_OPT_OUT ?? "[]") as string[];
 const handle = apiHandler(
   dynamoDbApiSources({
     client,
@@ -41,7 +43,10 @@ const handle = apiHandler(
     channelsTable: required("CHANNELS_TABLE"),
     messagesTable,
     questions: new KnowledgeReader({ client, tableName: resultsTable }),
-    digest: channelDigests(dynamoDbDigestSources({ client, resultsTable, messagesTable })),
+    // Its health table names answerers as the stats route does: never those who opted out.
+    digest: channelDigests(dynamoDbDigestSources({ client, resultsTable, messagesTable }), {
+      answerers: { optOut: statsOptOut },
+    }),
     // The results and the answering messages' facts (when, by whom), as the digest reads them.
     stats: storeStatsSource(new DynamoDbResultStore({ client, tableName: resultsTable }), {
       getMessages: (channel, ids) => messages.messageFacts(channel, ids),
@@ -53,8 +58,7 @@ const handle = apiHandler(
       if (Number.isFinite(cost.units)) units += cost.units;
     },
   }),
-  // The apiStatsOptOut setting, a JSON array of names or ids (infra/api.ts).
-  { statsOptOut: JSON.parse(process.env.STATS_OPT_OUT ?? "[]") as string[] },
+  { statsOptOut },
 );
 
 /**

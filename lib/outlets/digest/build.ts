@@ -52,7 +52,7 @@ export interface ChannelDigests {
  */
 export function channelDigests(
   sources: DigestSources,
-  options: { matchers?: readonly TopicMatcher[] } = {},
+  options: { matchers?: readonly TopicMatcher[]; answerers?: { optOut: readonly string[] } } = {},
 ): ChannelDigests {
   return {
     digest: (channel, { since, until }) =>
@@ -62,6 +62,7 @@ export function channelDigests(
         until,
         now: new Date(until),
         ...(options.matchers && { matchers: options.matchers }),
+        ...(options.answerers && { answerers: options.answerers }),
       }),
   };
 }

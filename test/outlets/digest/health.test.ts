@@ -1,5 +1,6 @@
 import {
   buildDigest,
+  channelDigests,
   type Digest,
   digestHtml,
   digestMarkdown,
@@ -88,6 +89,14 @@ describe("the digest's health table", () => {
       answerers: { optOut: ["ANN"] },
     });
     expect(optedOut.health?.[0].answerers).toEqual([{ name: HOSTILE, answers: 1 }]);
+  });
+
+  it("names answerers through a channel's digest (the API's route) only when given the opt-out", async () => {
+    const told = channelDigests(sources(), { answerers: { optOut: [HOSTILE] } });
+    const digest = await told.digest("help", { since: SINCE, until: UNTIL });
+    expect(digest.health?.[0].answerers).toEqual([{ name: "ann", answers: 1 }]);
+    const untold = await channelDigests(sources()).digest("help", { since: SINCE, until: UNTIL });
+    expect(untold.health?.[0]).not.toHaveProperty("answerers");
   });
 
   it("is absent when no channel had a question in the period", async () => {
