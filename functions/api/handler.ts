@@ -33,6 +33,8 @@ const messages = new DynamoDbStore({ client, tableName: messagesTable });
 const searchIndex = deployedSearchIndex({
   uri: process.env.SEARCH_INDEX_URI,
   retentionDays: process.env.SEARCH_RETENTION_DAYS,
+  // A search may miss what was indexed in the last seconds: each query then lists no versions.
+  readConsistencySeconds: 10,
 });
 // The apiStatsOptOut setting, a JSON array of names or ids (infra/api.ts).
 const statsOptOut = JSON.parse(process.env.STATS_OPT_OUT ?? "[]") as string[];

@@ -173,6 +173,19 @@ describe("LanceChannelIndexes", () => {
       writer.close();
       reader.close();
     }
+    // A reader that may lag lists the tables again only once its interval passed.
+    let now = 1_000_000;
+    const lagging = new LanceChannelIndexes(dir, { readConsistencySeconds: 10, now: () => now });
+    expect(ids(await lagging.search({ text: "zebra" }))).toEqual(["m1", "m2"]);
+    const late = new LanceChannelIndexes(dir);
+    await late.replaceSegment("later", "s3", [
+      doc({ id: "m3", text: "zebra", segment: "s3", channel: "later" }),
+    ]);
+    late.close();
+    expect(ids(await lagging.search({ text: "zebra" }))).toEqual(["m1", "m2"]);
+    now += 10_000;
+    expect(ids(await lagging.search({ text: "zebra" }))).toEqual(["m1", "m2", "m3"]);
+    lagging.close();
     const broken = new LanceChannelIndexes("unknown-scheme://nowhere");
     await expect(broken.search({ text: "zebra" })).rejects.toThrow();
     await expect(broken.search({ text: "zebra" })).rejects.toThrow();

@@ -32,6 +32,12 @@ export interface ChannelIndexesOptions {
    * a write of their channel removes them. Default: kept.
    */
   retentionMs?: number;
+  /**
+   * How stale a read may be, in seconds: 0 (the default) sees every commit at once, as a writer
+   * must; a reader (the API) that may lag a few seconds saves a listing of each table's versions,
+   * and of the tables, per query.
+   */
+  readConsistencySeconds?: number;
 }
 
 export class LanceChannelIndexes {
@@ -53,9 +59,9 @@ export class LanceChannelIndexes {
   private db(): Promise<lancedb.Connection> {
     this.connecting ??= lance()
       .then((lancedb) =>
-        // Every read sees the latest commit: another function's writes are seen at once.
+        // By default every read sees the latest commit: another function's writes at once.
         lancedb.connect(this.uri, {
-          readConsistencyInterval: 0,
+          readConsistencyInterval: this.options.readConsistencySeconds ?? 0,
           ...(this.options.storageOptions && { storageOptions: this.options.storageOptions }),
         }),
       )
@@ -237,7 +243,7 @@ export class LanceChannelIndexes {
     if (horizon !== undefined)
       query = { ...query, since: Math.max(query.since ?? horizon, horizon) };
     const db = await this.db();
-    const names = await db.tableNames();
+    const names = await this.tableNames(db);
     const asked =
       query.channels === undefined || query.channels.length === 0
         ? names.filter((n) => n.startsWith(TABLE_PREFIX))
@@ -257,6 +263,22 @@ export class LanceChannelIndexes {
     }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return hits.slice(offset, offset + limit);
+  }
+
+  private listed: { at: number; names: Promise<string[]> } | undefined;
+
+  /** The database's tables, listed again once `readConsistencySeconds` passed. */
+  private tableNames(db: lancedb.Connection): Promise<string[]> {
+    const staleMs = (this.options.readConsistencySeconds ?? 0) * 1000;
+    const now = this.now();
+    if (this.listed === undefined || now - this.listed.at >= staleMs || staleMs === 0) {
+      const names = db.tableNames();
+      this.listed = { at: now, names };
+      names.catch(() => {
+        this.listed = undefined;
+      });
+    }
+    return this.listed.names;
   }
 
   close(): void {

@@ -39,7 +39,10 @@ export function deployedSearchIndexer(options: DeployedSearchOptions): SearchInd
 
 /** The index itself (what the read API searches), or undefined when search is off. */
 export function deployedSearchIndex(
-  options: Pick<DeployedSearchOptions, "uri" | "retentionDays" | "storageOptions" | "now">,
+  options: Pick<
+    DeployedSearchOptions,
+    "uri" | "retentionDays" | "storageOptions" | "now" | "readConsistencySeconds"
+  >,
 ): LanceChannelIndexes | undefined {
   const uri = options.uri?.trim();
   if (uri === undefined || uri === "") return undefined;
