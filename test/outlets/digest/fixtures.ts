@@ -87,3 +87,20 @@ export function memorySources(data: {
         .map(({ channel: _, ...m }) => m),
   };
 }
+
+/** A question `q <id>?` asked at `ts` (its asking message `<id>-ask`), of `status`. */
+export const asked = (
+  id: string,
+  ts: number,
+  status: StoredQuestion["status"],
+  answerIds: string[] = [],
+  askedBy?: string,
+): StoredQuestion => ({
+  id,
+  question: `q ${id}?`,
+  status,
+  askedId: `${id}-ask`,
+  askedTs: ts,
+  answerIds,
+  ...(askedBy === undefined ? {} : { askedBy }),
+});

@@ -9,29 +9,12 @@ import {
   snsDigestMessage,
   storeDigestSources,
 } from "convoseg/digest";
-import type { StoredQuestion } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
 import { answerIds, healthFigures } from "../../../lib/outlets/digest/health.js";
 import type { DigestHealth } from "../../../lib/outlets/digest/types.js";
-import { DAY, memorySources, result, SINCE, UNTIL } from "./fixtures.js";
+import { asked, DAY, memorySources, result, SINCE, UNTIL } from "./fixtures.js";
 
 const HOSTILE = "<b>@here</b>|*x*";
-
-const asked = (
-  id: string,
-  ts: number,
-  status: StoredQuestion["status"],
-  answerIds: string[] = [],
-  askedBy?: string,
-): StoredQuestion => ({
-  id,
-  question: `q ${id}?`,
-  status,
-  askedId: `${id}-ask`,
-  askedTs: ts,
-  answerIds,
-  ...(askedBy === undefined ? {} : { askedBy }),
-});
 
 /** `help`: four questions in the period (two answered, by ann and a hostile name), one before. */
 function sources() {

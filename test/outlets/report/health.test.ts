@@ -2,6 +2,7 @@ import type { StoredQuestion } from "convoseg/knowledge/store";
 import { buildReport, type ReportInput } from "convoseg/report";
 import { describe, expect, it } from "vitest";
 import { healthBucket, reportHealth, reportOptOut } from "../../../lib/outlets/report/health.js";
+import { asked } from "../digest/fixtures.js";
 
 const DAY = 86_400_000;
 /** Thursday 2026-01-01 00:00 UTC. */
@@ -32,22 +33,6 @@ function line(channel: string, segmentId: string, questions?: StoredQuestion[]) 
     ...(questions === undefined ? {} : { questions }),
   };
 }
-
-const asked = (
-  id: string,
-  ts: number,
-  status: StoredQuestion["status"],
-  answerIds: string[] = [],
-  askedBy?: string,
-): StoredQuestion => ({
-  id,
-  question: `q ${id}?`,
-  status,
-  askedId: `${id}-ask`,
-  askedTs: ts,
-  answerIds,
-  ...(askedBy === undefined ? {} : { askedBy }),
-});
 
 /** `help` over three days: three questions, two answered (by ann, by bob), one waiting. */
 function helpInput(extra: Partial<ReportInput> = {}): ReportInput {
