@@ -9,9 +9,15 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { apiHandler, memoryApiSources, type SearchSource } from "convoseg/api";
 import { BedrockTitanEmbedder, OpenAIEmbedder } from "convoseg/extraction/llm";
-import { type SearchDocument, type SearchHit, searchDocuments } from "convoseg/search";
-import { LanceSearchIndex } from "convoseg/search/lancedb";
+import {
+  type SearchDocument,
+  type SearchHit,
+  type SearchQuery,
+  searchDocuments,
+} from "convoseg/search";
+import { LanceChannelIndexes, LanceSearchIndex } from "convoseg/search/lancedb";
 import type { Embedder } from "convoseg/topics";
 import { benchArgs, usageError } from "./args.js";
 import { type HashingServer, startHashingServer } from "./search/embed-server.js";
@@ -20,7 +26,9 @@ import { type LabelledQuestion, readCorpus } from "./search/labelled.js";
 const USAGE = `Usage: npm run bench:search -- [--data DIR] [--queries N] [--copies N] [--semantic] [--embeddings M [--embeddings-url U]] [--json]
 
 Builds the search index of the IRC files in DIR (each file a channel; its people's lines linked
-into conversations and cut as \`run\` cuts them), times queries on it, and measures its quality.
+into conversations and cut as \`run\` cuts them), times queries on it (directly, through the read
+API's GET /search handler, and on a table per channel as the deployed index keeps them), and
+measures its quality.
 
 Quality: for every annotated question (a person's line with a question mark, ids from 1000) that
 another person answered by the corpus's reply annotation, the question's words (its leading
@@ -142,9 +150,12 @@ async function built(name: string, documents: readonly SearchDocument[], embedde
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+/** What answers a query: an index, or the read API's handler over one. */
+type Searcher = Pick<SearchSource, "search">;
+
 async function timed(
-  index: LanceSearchIndex,
-  filters: object,
+  index: Searcher,
+  filters: Omit<SearchQuery, "text">,
 ): Promise<{ p50: number; p99: number; hits: number }> {
   const times: number[] = [];
   let hits = 0;
@@ -203,6 +214,35 @@ const filtered = await timed(full.index, {
   kinds: ["message"],
   since: 0,
 });
+/** `GET /search?q=…` of the read API's handler (as `serve` and the deployed function run it). */
+function throughApi(index: Searcher): Searcher {
+  const handle = apiHandler(memoryApiSources({ search: index }));
+  return {
+    async search(query) {
+      const response = await handle({
+        method: "GET",
+        rawPath: "/search",
+        rawQuery: new URLSearchParams({ q: query.text, limit: "20" }).toString(),
+        headers: {},
+      });
+      if (response.status !== 200) throw new Error(`GET /search answered ${response.status}`);
+      return (JSON.parse(response.body) as { hits: SearchHit[] }).hits;
+    },
+  };
+}
+const api = await timed(throughApi(full.index), {});
+// The deployed index's layout: a table per channel, on disk here (on S3 deployed).
+const byChannel = new LanceChannelIndexes(join(root, "channels"));
+const channelsBuilt = performance.now();
+for (const channel of perChannel.keys())
+  await byChannel.replaceSegment(
+    channel,
+    "",
+    documents.filter((d) => d.channel === channel),
+  );
+const channelsBuildMs = performance.now() - channelsBuilt;
+const deployed = await timed(throughApi(byChannel), {});
+byChannel.close();
 const indexQuality = await quality(full.index);
 full.index.close();
 const baseline = await built("baseline", messageDocuments);
@@ -251,6 +291,8 @@ const result = {
   queries: asked.length,
   plain,
   filtered,
+  api,
+  deployed: { channels: perChannel.size, buildMs: Math.round(channelsBuildMs), ...deployed },
   quality: {
     questions: corpus.questions.length,
     index: indexQuality,
@@ -279,6 +321,12 @@ else {
   );
   console.log(
     `    one channel, messages, since: p50 ${ms(filtered.p50)}, p99 ${ms(filtered.p99)}, ${filtered.hits.toFixed(1)} hits mean`,
+  );
+  console.log(
+    `    GET /search through the read API's handler: p50 ${ms(api.p50)}, p99 ${ms(api.p99)}`,
+  );
+  console.log(
+    `    the same on a table per channel (the deployed layout, ${perChannel.size} tables, written in ${(channelsBuildMs / 1000).toFixed(1)} s): p50 ${ms(deployed.p50)}, p99 ${ms(deployed.p99)}`,
   );
   const q = result.quality;
   console.log(`  quality, ${q.questions} annotated questions answered by another person:`);

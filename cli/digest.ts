@@ -22,6 +22,7 @@ import { CommandFailure, onTable, type TableRef } from "./shared/failures.js";
 import { escapeControls } from "./shared/format.js";
 import type { CommandIO } from "./shared/io.js";
 import { resultChannels, suggestChannels } from "./shared/near-channels.js";
+import { statsOptOut } from "./shared/opt-out.js";
 import {
   noteUnextracted,
   WORKSPACE_HELP,
@@ -258,7 +259,14 @@ async function deployedDigest(
     return undefined;
   }
   const now = new Date(io.now());
-  return onTable(ref, () => buildDigest(sources, { channels: args.channels, ...period, now }));
+  return onTable(ref, () =>
+    buildDigest(sources, {
+      channels: args.channels,
+      ...period,
+      now,
+      answerers: { optOut: statsOptOut() },
+    }),
+  );
 }
 
 async function workspaceDigest(args: DigestArgs, opened: Workspace, io: CommandIO): Promise<Found> {
@@ -300,7 +308,8 @@ async function workspaceDigest(args: DigestArgs, opened: Workspace, io: CommandI
   const period = periodOf(args, end, io);
   // Generated now, on the machine's clock: the workspace's clock is the simulated chat's.
   const now = new Date(io.now());
-  return onTable(ref, () => buildDigest(sources, { channels, ...period, now, names }));
+  const answerers = { optOut: statsOptOut() };
+  return onTable(ref, () => buildDigest(sources, { channels, ...period, now, names, answerers }));
 }
 
 /** The channels with no stored result at all: nothing to digest, unlike a quiet period. */

@@ -1,12 +1,25 @@
-import { type FaqEntry, groupQuestions } from "convoseg/faq";
-import { KnowledgeReader } from "convoseg/knowledge/read";
+import {
+  type FaqEntry,
+  type FaqQuestion,
+  groupQuestions,
+  meaningMatcher,
+  questionMatcher,
+} from "convoseg/faq";
+import { KnowledgeReader, type TopicEmbeddings } from "convoseg/knowledge/read";
+import { embedTopics } from "convoseg/topics";
 import { readQuestions } from "./questions.js";
 import { channelPlace, readChannel, unknownChannel } from "./shared/channel-knowledge.js";
 import { type Command, command, EXIT } from "./shared/command.js";
+import { CommandFailure } from "./shared/failures.js";
 import { channelHeading, escapeControls, isoMinute, plural } from "./shared/format.js";
 import { WORKSPACE_HELP, WORKSPACE_OPTION } from "./shared/workspace-option.js";
+import {
+  EMBEDDING_HELP,
+  EMBEDDING_OPTIONS,
+  parseEmbeddingFlags,
+} from "./topics/embedding-options.js";
 
-const FAQ_USAGE = `Usage: npm start -- faq <channel> [--json] [--workspace DIR | --table NAME] [--limit N]
+const FAQ_USAGE = `Usage: npm start -- faq <channel> [--json] [--workspace DIR | --table NAME] [--limit N] [--embeddings M [--embeddings-url U] [--similarity S]]
 
 Lists a channel's recurring questions as FAQ entries, most asked first: the questions of its
 question index asked at least twice in other words (grouped by their content words, with
@@ -22,6 +35,7 @@ ${WORKSPACE_HELP}
   --table NAME      the results table (default: $RESULTS_TABLE; the stack's ResultsTableName)
   --limit N         show the first N entries (default: all)
   --json            one JSON object: {"channel", "questions", "faq": [...]}
+${EMBEDDING_HELP.replace("also merge topics", "also group questions").replace("at which topics merge", "at which questions group")}
   -h, --help        this help
 
 On the workspace the channel may be given by its name, as for topics. A channel with nothing
@@ -37,11 +51,17 @@ export const faqCommand: Command = command({
     table: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
+    ...EMBEDDING_OPTIONS,
   },
   parse: ({ values, positionals }) => {
-    return { ...channelPlace(values, positionals), json: values.json ?? false };
+    const embeddings = parseEmbeddingFlags(values);
+    return {
+      ...channelPlace(values, positionals),
+      json: values.json ?? false,
+      ...(embeddings && { embeddings }),
+    };
   },
-  run: async ({ channel: given, table, workspace, limit, json }, io) => {
+  run: async ({ channel: given, table, workspace, limit, json, embeddings }, io) => {
     const where = { command: "faq", what: "questions", table, workspace };
     const found = await readChannel(
       {
@@ -55,7 +75,9 @@ export const faqCommand: Command = command({
     if ("ambiguous" in found) return EXIT.usage;
     const { channel, items: questions, known, name } = found;
     const stored = known === undefined || known.has(channel);
-    const entries = groupQuestions(questions);
+    const entries = groupQuestions(questions, {
+      ...(embeddings && { matchers: await embeddingMatchers(questions, embeddings) }),
+    });
     const faq = limit === undefined ? entries : entries.slice(0, limit);
     if (json) io.stdout.write(`${JSON.stringify({ channel, questions: questions.length, faq })}\n`);
     else if (stored) {
@@ -67,6 +89,31 @@ export const faqCommand: Command = command({
     return EXIT.failed;
   },
 });
+
+/**
+ * The word matcher and, with `--embeddings`, the embeddings matcher over the questions' wordings
+ * (the most asked embedded first, as topics are); a failing model is the command's failure.
+ */
+async function embeddingMatchers(
+  questions: readonly FaqQuestion[],
+  { embedder, similarity }: TopicEmbeddings,
+) {
+  const counts = new Map<string, number>();
+  for (const q of questions) counts.set(q.question, (counts.get(q.question) ?? 0) + 1);
+  const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  try {
+    const vectors = await embedTopics(
+      embedder,
+      ranked.map(([text]) => text),
+    );
+    return [questionMatcher(), meaningMatcher(vectors, similarity)];
+  } catch (error) {
+    throw new CommandFailure(
+      `embedding the questions with ${embedder.model} failed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
 
 /** The text listing under `name`: an entry per recurring question, its answer and evidence indented. */
 function formatFaq(name: string, faq: readonly FaqEntry[], total: number, asked: number): string {

@@ -9,6 +9,7 @@ import { messageText } from "convoseg/history";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { MAX_HITS, QUESTION_STATUSES, SEARCH_KINDS } from "convoseg/search";
+import type { Embedder } from "convoseg/topics";
 import { z } from "zod";
 import type { Workspace } from "../local/workspace.js";
 import { workspaceChannels } from "./channels.js";
@@ -23,8 +24,13 @@ import {
   withWorkspace,
   workspaceDir,
 } from "./shared/workspace-option.js";
+import {
+  parseEmbedder,
+  SEARCH_EMBEDDING_OPTIONS,
+  servedEmbeddingHelp,
+} from "./topics/embedding-options.js";
 
-const MCP_USAGE = `Usage: npm start -- mcp [--workspace DIR]
+const MCP_USAGE = `Usage: npm start -- mcp [--workspace DIR] [--embeddings M [--embeddings-url U]]
 
 Serves the local workspace to an AI assistant as a Model Context Protocol server on standard
 input and output, until the client closes it. Read-only tools:
@@ -40,6 +46,7 @@ workspace); notes go to standard error. A client's configuration (docs/commands.
 
 Options:
 ${WORKSPACE_HELP}
+${servedEmbeddingHelp("the search tool")}
   -h, --help        this help`;
 
 /** The most messages `conversation` returns: a long segment's first ones. */
@@ -48,16 +55,17 @@ const MAX_CONVERSATION_MESSAGES = 500;
 export const mcpCommand: Command = command({
   name: "mcp",
   usage: MCP_USAGE,
-  options: { ...WORKSPACE_OPTION },
+  options: { ...WORKSPACE_OPTION, ...SEARCH_EMBEDDING_OPTIONS },
   parse: ({ values, positionals }) => {
     if (positionals.length > 0) {
       throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
     }
-    return { dir: workspaceDir(values.workspace, false) as string };
+    const embedder = parseEmbedder(values);
+    return { dir: workspaceDir(values.workspace, false) as string, ...(embedder && { embedder }) };
   },
-  run: async ({ dir }, io) => {
+  run: async ({ dir, embedder }, io) => {
     await withWorkspace({ dir, create: false }, io, async (workspace) => {
-      const server = mcpServer(workspace, io);
+      const server = mcpServer(workspace, io, { embedder });
       const closed = new Promise<void>((resolve) => {
         server.server.onclose = resolve;
       });
@@ -76,8 +84,13 @@ const json = (value: unknown) => ({
   content: [{ type: "text" as const, text: JSON.stringify(value) }],
 });
 
-/** The read-only tools over one open workspace. */
-export function mcpServer(workspace: Workspace, io: CommandIO): McpServer {
+/** The read-only tools over one open workspace; with `embedder`, search ranks hybrid. */
+export function mcpServer(
+  workspace: Workspace,
+  io: CommandIO,
+  options: { embedder?: Embedder } = {},
+): McpServer {
+  const { embedder } = options;
   const client = workspace.dynamodb();
   const reader = new KnowledgeReader({ client, tableName: workspace.tables.resultsTable });
   const store = new DynamoDbStore({ client, tableName: workspace.tables.messagesTable });
@@ -150,17 +163,20 @@ export function mcpServer(workspace: Workspace, io: CommandIO): McpServer {
       const now = workspace.clock ?? io.now();
       const ids = [];
       for (const given of channels ?? []) ids.push(await channelOf(given));
-      const index = await workspaceSearchIndex(workspace, io);
+      const index = await workspaceSearchIndex(workspace, io, { embedder });
       try {
-        const hits = await index.search({
-          text: query,
-          limit: limit ?? 10,
-          channels: ids,
-          kinds: kinds ?? [],
-          ...(status !== undefined && { status }),
-          ...(since !== undefined && { since: timeOf("since", since, now) }),
-          ...(until !== undefined && { until: timeOf("until", until, now) }),
-        });
+        const hits = await index.search(
+          {
+            text: query,
+            limit: limit ?? 10,
+            channels: ids,
+            kinds: kinds ?? [],
+            ...(status !== undefined && { status }),
+            ...(since !== undefined && { since: timeOf("since", since, now) }),
+            ...(until !== undefined && { until: timeOf("until", until, now) }),
+          },
+          { embedder },
+        );
         return json(hits);
       } finally {
         index.close();

@@ -18,6 +18,7 @@ import { CommandFailure, llmFailureLine, onQueue, onTable } from "./shared/failu
 import { escapeControls, plural, shellArg } from "./shared/format.js";
 import type { CommandIO } from "./shared/io.js";
 import { parseModelFlags } from "./shared/model-options.js";
+import { refreshSearchIndex } from "./shared/search-index.js";
 import {
   noteUnextracted,
   WORKSPACE_OPTION,
@@ -231,6 +232,7 @@ function reextractInPlace(
         `segment ${segmentId}: re-extracted (${plural(outcome.result.candidates.length, "candidate")} with ${outcome.result.model} / prompt ${outcome.result.promptVersion}; it replaced ${result.model} / prompt ${result.promptVersion})\n`,
       );
     }
+    if (failed < segmentIds.length) await refreshSearchIndex(workspace, io);
     return failed > 0 ? EXIT.failed : EXIT.ok;
   });
 }

@@ -27,6 +27,7 @@ export const LAYER_MODULES = "/opt/nodejs/node_modules";
 const SEARCH_PREFIX = "search";
 /** The environment variable that turns search on in a function (absent: /search answers 501). */
 const SEARCH_INDEX_URI = "SEARCH_INDEX_URI";
+const SEARCH_RETENTION_DAYS = "SEARCH_RETENTION_DAYS";
 
 /**
  * Memory of the functions that open the index, in MB, with search on (docs/deploy.md#search):
@@ -97,6 +98,12 @@ const OBJECT_ACTIONS: Record<SearchAccess, string[]> = {
 export interface SearchIndexProps {
   /** `dataRemovalPolicy`: the index is derived, but a rebuild re-reads every table. */
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * Days a document is kept after its time: the shorter of the message and result retention,
+   * so that no document outlives what it was made from.
+   * @default - kept, as the tables keep them
+   */
+  readonly retentionDays?: number;
 }
 
 /**
@@ -111,9 +118,11 @@ export class SearchIndex extends Construct {
   readonly layer: ILayerVersion;
   /** `s3://<bucket>/search`, the functions' `SEARCH_INDEX_URI`. */
   readonly uri: string;
+  private readonly retentionDays: number | undefined;
 
   constructor(scope: Construct, id: string, props: SearchIndexProps) {
     super(scope, id);
+    this.retentionDays = props.retentionDays;
     this.bucket = new Bucket(this, "Bucket", {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -139,11 +148,14 @@ export class SearchIndex extends Construct {
   }
 
   /**
-   * Gives `fn` (bundled with {@link searchFunctionProps}) `SEARCH_INDEX_URI` and `access` to the
+   * Gives `fn` (bundled with {@link searchFunctionProps}) `SEARCH_INDEX_URI`, the retention
+   * (`SEARCH_RETENTION_DAYS`, where documents expire) and `access` to the
    * index's prefix: LIST under it, and the object actions of {@link OBJECT_ACTIONS}.
    */
   connect(fn: PipelineFunction, access: SearchAccess): void {
     fn.function.addEnvironment(SEARCH_INDEX_URI, this.uri);
+    if (this.retentionDays !== undefined)
+      fn.function.addEnvironment(SEARCH_RETENTION_DAYS, String(this.retentionDays));
     const role = fn.role;
     role.addToPrincipalPolicy(
       new PolicyStatement({

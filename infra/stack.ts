@@ -53,7 +53,13 @@ export class ConvosegStack extends Stack {
     const dataRemovalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     // Before the functions that open it: their bundling depends on it.
     if (config.search) {
-      this.search = new SearchIndex(this, "Search", { removalPolicy: dataRemovalPolicy });
+      const kept = [config.retention.messageDays, config.retention.resultDays].filter(
+        (days): days is number => days !== null,
+      );
+      this.search = new SearchIndex(this, "Search", {
+        removalPolicy: dataRemovalPolicy,
+        ...(kept.length > 0 && { retentionDays: Math.min(...kept) }),
+      });
     }
     this.storage = new Storage(this, "Storage", {
       messagesTableName: config.names.messagesTable,

@@ -32,6 +32,7 @@ import { CommandFailure } from "../shared/failures.js";
 import { escapeControls, formatCount, plural, shellArg } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
 import { Progress } from "../shared/progress.js";
+import { refreshSearchIndex } from "../shared/search-index.js";
 import { WORKSPACE_OPTION, withWorkspace, workspaceDir } from "../shared/workspace-option.js";
 import {
   type ImportChatOptions,
@@ -138,9 +139,12 @@ async function importChat(options: ImportChatOptions, io: CommandIO): Promise<nu
       const client = new DynamoDBClient({});
       return await store(context, { ...target, client, now: () => Date.now() });
     }
-    return await withWorkspace({ dir: target.dir, create: true }, io, (workspace) =>
-      store(context, workspaceTables(workspace)),
-    );
+    return await withWorkspace({ dir: target.dir, create: true }, io, async (workspace) => {
+      const code = await store(context, workspaceTables(workspace));
+      progress.finish();
+      await refreshSearchIndex(workspace, io);
+      return code;
+    });
   } finally {
     progress.finish();
   }

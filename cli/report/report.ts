@@ -24,6 +24,7 @@ import { type Command, type CommandLine, command, EXIT } from "../shared/command
 import { CommandFailure } from "../shared/failures.js";
 import { escapeControls, formatProblem, plural } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
+import { statsOptOut } from "../shared/opt-out.js";
 import { Progress } from "../shared/progress.js";
 import { type InputProblem, readMessages } from "../shared/read-messages.js";
 import {
@@ -216,7 +217,7 @@ async function openReport(path: string): Promise<string> {
 
 /** Builds the report of `input` and writes it to `path`; returns a line saying what it holds. */
 export async function writeReport(path: string, input: ReportInput): Promise<string> {
-  const report = buildReport(input);
+  const report = buildReport({ ...input, optOut: input.optOut ?? statsOptOut() });
   const html = renderReportHtml(report, await loadReportAssets());
   try {
     await writeFile(path, html);

@@ -25,6 +25,7 @@ import { llmFailureLine } from "../shared/failures.js";
 import { formatCount, plural } from "../shared/format.js";
 import type { CommandIO } from "../shared/io.js";
 import { Progress } from "../shared/progress.js";
+import { refreshSearchIndex } from "../shared/search-index.js";
 import { withWorkspace } from "../shared/workspace-option.js";
 import { channelSummaries, extractionSummary, workspaceSummary } from "./run-figures.js";
 import { candidatesLine, extractedResults, segmentLine, writeText } from "./run-files.js";
@@ -80,7 +81,12 @@ export async function runLocally(
     return await withWorkspace(
       { dir: options.workspace, create: true, fresh: options.fresh, starting },
       io,
-      (workspace) => runOn(workspace, messages, options, context),
+      async (workspace) => {
+        const outcome = await runOn(workspace, messages, options, context);
+        progress.finish();
+        await refreshSearchIndex(workspace, io);
+        return outcome;
+      },
     );
   } finally {
     clearInterval(ticker);

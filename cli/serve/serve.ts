@@ -13,20 +13,27 @@ import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { DELETED, PARTITION_KEY, POSITION } from "convoseg/history/schema";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import type { Embedder } from "convoseg/topics";
 import type { Workspace } from "../../local/workspace.js";
 import { type Command, command, EXIT } from "../shared/command.js";
+import { statsOptOut } from "../shared/opt-out.js";
 import {
   WORKSPACE_HELP,
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
 } from "../shared/workspace-option.js";
+import {
+  parseEmbedder,
+  SEARCH_EMBEDDING_OPTIONS,
+  servedEmbeddingHelp,
+} from "../topics/embedding-options.js";
 import { type ApiServer, isLoopback, startApiServer } from "./serve-http.js";
 
 const DEFAULT_PORT = 8787;
 const DEFAULT_HOST = "127.0.0.1";
 
-const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--workspace DIR] [--allow-remote]
+const SERVE_USAGE = `Usage: npm start -- serve [--port N] [--host ADDRESS] [--workspace DIR] [--allow-remote] [--embeddings M [--embeddings-url U]]
 
 Serves the read API (docs/api.md) on the local workspace's tables over HTTP, with no
 authentication, until interrupted (Ctrl-C): GET and HEAD of each route,
@@ -49,6 +56,7 @@ ${WORKSPACE_HELP}
                     authentication; without it,
                     a request whose Host is not this machine's name and port is refused
                     (a web page that rebinds its own name to 127.0.0.1 cannot read it)
+${servedEmbeddingHelp("GET /search")}
   -h, --help        this help`;
 
 /**
@@ -58,10 +66,18 @@ ${WORKSPACE_HELP}
  */
 export function serveWorkspace(
   opened: Pick<Workspace, "dir" | "dynamodb" | "tables" | "clock" | "ledger">,
-  options: { host: string; port: number; anyHost?: boolean; log?: (line: string) => void },
+  options: {
+    host: string;
+    port: number;
+    anyHost?: boolean;
+    log?: (line: string) => void;
+    /** GET /search ranks hybrid with this model's embeddings (the index built with them). */
+    embedder?: Embedder;
+  },
 ): Promise<ApiServer> {
   const client = opened.dynamodb();
   const tableName = opened.tables.resultsTable;
+  const optOut = statsOptOut();
   const handler = apiHandler(
     dynamoDbApiSources({
       client,
@@ -74,7 +90,7 @@ export function serveWorkspace(
       corrections: storeCorrections(new DynamoDbResultStore({ client, tableName }), {
         messages: new DynamoDbStore({ client, tableName: opened.tables.messagesTable }),
       }),
-      search: workspaceSearch(opened, options.log),
+      search: workspaceSearch(opened, options.log, options.embedder),
       stats: workspaceStats(client, tableName, opened.tables.messagesTable),
       digest: channelDigests(
         dynamoDbDigestSources({
@@ -82,9 +98,11 @@ export function serveWorkspace(
           resultsTable: tableName,
           messagesTable: opened.tables.messagesTable,
         }),
+        { answerers: { optOut } },
       ),
     }),
-    { now: () => opened.clock ?? Date.now() },
+    // STATS_OPT_OUT, as `digest` and `report` read it: never named among the answerers.
+    { now: () => opened.clock ?? Date.now(), statsOptOut: optOut },
   );
   return startApiServer({ handler, ...options });
 }
@@ -129,14 +147,16 @@ async function keptMessages(
 function workspaceSearch(
   opened: Pick<Workspace, "dir" | "dynamodb" | "tables" | "ledger">,
   log: ((line: string) => void) | undefined,
+  embedder: Embedder | undefined,
 ): SearchSource {
   let index: ReturnType<typeof open> | undefined;
   const open = async () => {
     const { workspaceSearchIndex } = await import("../shared/search-index.js");
-    return workspaceSearchIndex(opened, {
-      stderr: { write: (text: string) => log?.(text.trimEnd()) },
-      now: Date.now,
-    });
+    return workspaceSearchIndex(
+      opened,
+      { stderr: { write: (text: string) => log?.(text.trimEnd()) }, now: Date.now },
+      { embedder },
+    );
   };
   return {
     async search(query) {
@@ -145,7 +165,7 @@ function workspaceSearch(
         index = undefined;
         throw error;
       });
-      return (await index).search(query);
+      return (await index).search(query, { embedder });
     },
   };
 }
@@ -159,6 +179,7 @@ export const serveCommand: Command = command({
     port: { type: "string" },
     host: { type: "string" },
     "allow-remote": { type: "boolean" },
+    ...SEARCH_EMBEDDING_OPTIONS,
   },
   parse: ({ values, positionals }) => {
     if (positionals.length > 0) throw new Error("serve takes no arguments");
@@ -174,19 +195,22 @@ export const serveCommand: Command = command({
         `--host ${JSON.stringify(host)} is not a loopback address: the local API has no authentication, so it listens only on this machine (127.0.0.1, ::1, localhost) unless --allow-remote says to open it to whoever can reach ${JSON.stringify(host)}`,
       );
     }
+    const embedder = parseEmbedder(values);
     return {
       port,
+      ...(embedder && { embedder }),
       host: host === "[::1]" ? "::1" : host,
       anyHost: values["allow-remote"] ?? false,
       workspace: workspaceDir(values.workspace, false) as string,
     };
   },
-  run: ({ port, host, anyHost, workspace }, io) =>
+  run: ({ port, host, anyHost, workspace, embedder }, io) =>
     withWorkspace({ dir: workspace, create: false }, io, async (opened) => {
       const server = await serveWorkspace(opened, {
         host,
         port,
         anyHost,
+        embedder,
         log: (line) => io.stderr.write(`serve: ${line}\n`),
       });
       io.stdout.write(`serving the read API on ${server.url} (Ctrl-C to stop)\n`);

@@ -17,7 +17,7 @@ import { LanceSearchIndex } from "convoseg/search/lancedb";
 import type { Embedder } from "convoseg/topics";
 import type { Workspace } from "../../local/workspace.js";
 import { CommandFailure } from "./failures.js";
-import { formatCount } from "./format.js";
+import { escapeControls, formatCount } from "./format.js";
 import type { CommandIO } from "./io.js";
 import { chatMessagesOf } from "./workspace-messages.js";
 
@@ -123,5 +123,23 @@ export async function searchFailure<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (!(error instanceof SearchError)) throw error;
     throw new CommandFailure(error.message.replace(/^search: /, ""), { cause: error });
+  }
+}
+
+/**
+ * After a command changed the workspace's tables (`run`, `import-chat`, `reextract`): its index
+ * built again now, so that the next search answers at once. A failure is said, not the
+ * command's: its work is stored, and the next search builds the index itself.
+ */
+export async function refreshSearchIndex(
+  workspace: Pick<Workspace, "dir" | "dynamodb" | "tables" | "ledger">,
+  io: Pick<CommandIO, "stderr" | "now">,
+): Promise<void> {
+  try {
+    (await workspaceSearchIndex(workspace, io)).close();
+  } catch (error) {
+    io.stderr.write(
+      `search: the index was not built (${escapeControls((error as Error).message)}): the next search builds it\n`,
+    );
   }
 }

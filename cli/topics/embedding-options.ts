@@ -30,6 +30,15 @@ export const SEARCH_EMBEDDING_HELP = `  --embeddings M    also rank by meaning: 
                     openai:MODEL (an OpenAI-compatible /embeddings; key from $OPENAI_API_KEY)
   --embeddings-url U  the OpenAI-compatible API's base URL, /v1 included (default OpenAI's)`;
 
+/** The model flags of a command that serves search (`serve`'s GET /search, `mcp`'s tool). */
+export const servedEmbeddingHelp = (
+  what: string,
+) => `  --embeddings M    ${what} ranks by meaning too, the index holding each document's
+                    embedding by this model: bedrock (Titan,
+                    ${DEFAULT_TITAN_EMBEDDINGS_MODEL}), bedrock:MODEL, or openai:MODEL
+                    (an OpenAI-compatible /embeddings; key from $OPENAI_API_KEY)
+  --embeddings-url U  the OpenAI-compatible API's base URL, /v1 included (default OpenAI's)`;
+
 /** The embeddings the flags ask for, or undefined; throws an Error naming the flag at fault. */
 export function parseEmbeddingFlags(values: {
   embeddings?: string;

@@ -30,7 +30,14 @@ const client = new DynamoDBClient({});
 const resultsTable = required("RESULTS_TABLE");
 const messagesTable = required("MESSAGES_TABLE");
 const messages = new DynamoDbStore({ client, tableName: messagesTable });
-const searchIndex = deployedSearchIndex({ uri: process.env.SEARCH_INDEX_URI });
+const searchIndex = deployedSearchIndex({
+  uri: process.env.SEARCH_INDEX_URI,
+  retentionDays: process.env.SEARCH_RETENTION_DAYS,
+  // A search may miss what was indexed in the last seconds: each query then lists no versions.
+  readConsistencySeconds: 10,
+});
+// The apiStatsOptOut setting, a JSON array of names or ids (infra/api.ts).
+const statsOptOut = JSON.parse(process.env.STATS_OPT_OUT ?? "[]") as string[];
 const handle = apiHandler(
   dynamoDbApiSources({
     client,
@@ -38,7 +45,10 @@ const handle = apiHandler(
     channelsTable: required("CHANNELS_TABLE"),
     messagesTable,
     questions: new KnowledgeReader({ client, tableName: resultsTable }),
-    digest: channelDigests(dynamoDbDigestSources({ client, resultsTable, messagesTable })),
+    // Its health table names answerers as the stats route does: never those who opted out.
+    digest: channelDigests(dynamoDbDigestSources({ client, resultsTable, messagesTable }), {
+      answerers: { optOut: statsOptOut },
+    }),
     // The results and the answering messages' facts (when, by whom), as the digest reads them.
     stats: storeStatsSource(new DynamoDbResultStore({ client, tableName: resultsTable }), {
       getMessages: (channel, ids) => messages.messageFacts(channel, ids),
@@ -50,8 +60,7 @@ const handle = apiHandler(
       if (Number.isFinite(cost.units)) units += cost.units;
     },
   }),
-  // The apiStatsOptOut setting, a JSON array of names or ids (infra/api.ts).
-  { statsOptOut: JSON.parse(process.env.STATS_OPT_OUT ?? "[]") as string[] },
+  { statsOptOut },
 );
 
 /**

@@ -32,7 +32,11 @@ async function dependencies() {
     throw new Error(`erase: the secret ${auditSecretId} is not a string`);
   }
   // With `SEARCH_INDEX_URI`, the person's search documents go too, older versions included.
-  const search = deployedSearchIndexer({ uri: process.env.SEARCH_INDEX_URI, ...tables });
+  const search = deployedSearchIndexer({
+    uri: process.env.SEARCH_INDEX_URI,
+    retentionDays: process.env.SEARCH_RETENTION_DAYS,
+    ...tables,
+  });
   return dynamoDbErasure(
     { ...tables, auditSecret },
     {

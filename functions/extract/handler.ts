@@ -45,6 +45,7 @@ const dynamodb = new DynamoDBClient({});
 /** With `SEARCH_INDEX_URI` (the stack's search setting), each result's documents are indexed. */
 const search = deployedSearchIndexer({
   uri: process.env.SEARCH_INDEX_URI,
+  retentionDays: process.env.SEARCH_RETENTION_DAYS,
   client: dynamodb,
   resultsTable: config.resultsTable,
   messagesTable: config.messagesTable,

@@ -68,6 +68,7 @@ function redaction(): ChangeListener | undefined {
   // With `SEARCH_INDEX_URI`, the redacted segments' search documents are written again.
   const search = deployedSearchIndexer({
     uri: process.env.SEARCH_INDEX_URI,
+    retentionDays: process.env.SEARCH_RETENTION_DAYS,
     client: dynamodb,
     resultsTable,
     messagesTable,

@@ -5,12 +5,19 @@
  */
 
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createResultsTestTable } from "../knowledge/fixtures.js";
 import { question, resultWith, save } from "../knowledge/question-index.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { runCli } from "../support/cli.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import {
+  closedAfterEach,
+  type RecordedRequest,
+  startEmbeddingsServer,
+} from "../support/llm-servers.js";
+
+const embeddings = closedAfterEach(startEmbeddingsServer);
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 6, 10);
@@ -102,5 +109,58 @@ describe("faq command", () => {
     const bad = await cli(["faq", "desk", "--table", table, "--limit", "0"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--limit must be a positive integer/);
+  });
+
+  it("with --embeddings also groups what a model finds alike, never two questions its words oppose", async () => {
+    const table = await seeded();
+    await save(
+      new DynamoDbResultStore({ client: testDynamoDbClient(), tableName: table }),
+      resultWith("desk", "s4", [
+        question("h", NOW - 1_800_000, "unanswered", {
+          question: "my laptop radio dies on resume",
+        }),
+      ]),
+    );
+    // A model that finds the suspend questions and the laptop radio one alike, and every
+    // nvidia question alike (install and uninstall too).
+    const server = await embeddings((request: RecordedRequest) => {
+      const { input } = request.body as { input: string[] };
+      const vector = (text: string) =>
+        /nvidia/i.test(text) ? [0, 1] : /suspend|resume/.test(text) ? [1, 0] : [0.6, 0.8];
+      return { body: { data: input.map((text, index) => ({ index, embedding: vector(text) })) } };
+    });
+    vi.stubEnv("OPENAI_API_KEY", "test");
+    const flags = ["--embeddings", "openai:alike", "--embeddings-url", `${server.url}/v1`];
+    const json = await cli(["faq", "desk", "--table", table, "--json", ...flags]);
+    expect(json.code, json.stderr).toBe(0);
+    const faq = JSON.parse(json.stdout).faq as { question: string; wordings: string[] }[];
+    const suspend = faq.find((e) => e.question === "wifi not working after suspend");
+    expect(suspend?.wordings.sort()).toEqual([
+      "my laptop radio dies on resume",
+      "wireless doesn't work after suspend",
+    ]);
+    // Uninstalling stays its own question, however near the model finds it.
+    for (const entry of faq)
+      expect([entry.question, ...entry.wordings]).not.toContain(
+        "how do I uninstall nvidia drivers",
+      );
+    const broken = await embeddings(() => ({ status: 400, body: { error: { message: "no" } } }));
+    const failed = await cli([
+      "faq",
+      "desk",
+      "--table",
+      table,
+      "--embeddings",
+      "openai:broken",
+      "--embeddings-url",
+      `${broken.url}/v1`,
+    ]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/faq: embedding the questions with broken failed/);
+    const alone = await cli(["faq", "desk", "--table", table, "--similarity", "0.9"]);
+    expect([alone.code, alone.stderr]).toEqual([
+      2,
+      expect.stringContaining("--similarity needs --embeddings"),
+    ]);
   });
 });

@@ -5,8 +5,14 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { describe, expect, it, vi } from "vitest";
 import { hashingEmbedding } from "../../bench/search/embed-server.js";
+import { mcpServer } from "../../cli/mcp.js";
+import { serveWorkspace } from "../../cli/serve/serve.js";
+import { parseEmbedder } from "../../cli/topics/embedding-options.js";
+import { openWorkspace } from "../../local/workspace.js";
 import { runCli } from "../support/cli.js";
 import {
   closedAfterEach,
@@ -88,5 +94,64 @@ describe("search --embeddings", () => {
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining("--embeddings-url needs")]);
     const unknown = await cli(["search", word, "--embeddings", "cohere", ...ws]);
     expect(unknown.stderr).toContain("--embeddings must be bedrock, bedrock:MODEL or openai:MODEL");
+  }, 420_000);
+
+  it("ranks hybrid in serve's GET /search and mcp's search tool, with the model they are given", async () => {
+    const { dir, chat } = await sampleRun(
+      "search-served",
+      { seed: 13, channels: ["desk"], perChannel: 20 },
+      cli,
+    );
+    const server = await embeddings(hashing);
+    vi.stubEnv("OPENAI_API_KEY", "test");
+    const embedder = parseEmbedder({
+      embeddings: "openai:hashing",
+      "embeddings-url": `${server.url}/v1`,
+    });
+    const word = String(chat.find((m) => String(m.text).length > 20)?.text)
+      .split(/[^\p{L}]+/u)
+      .filter((w) => w.length > 4)[0] as string;
+    const workspace = await openWorkspace({ dir, create: false, note: () => {} });
+    try {
+      const api = await serveWorkspace(workspace, { host: "127.0.0.1", port: 0, embedder });
+      try {
+        const response = await fetch(`${api.url}/search?q=${encodeURIComponent(word)}&limit=50`);
+        expect(response.status).toBe(200);
+        const { hits } = (await response.json()) as { hits: { score: number }[] };
+        expect(hits.length).toBeGreaterThan(1);
+        // Fused by reciprocal rank: every score is a sum of 1 / (60 + rank), under 2 / 61.
+        for (const hit of hits) expect(hit.score).toBeLessThan(2 / 61 + 1e-9);
+      } finally {
+        await api.close();
+      }
+      const built = texts(server.requests);
+      // Every document embedded once by the index's build, and the query.
+      expect(built).toBeGreaterThan(chat.length / 2);
+      const tools = mcpServer(
+        workspace,
+        {
+          stdin: process.stdin,
+          stdout: { write: () => true },
+          stderr: { write: () => true },
+          now: Date.now,
+        },
+        { embedder },
+      );
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await tools.connect(serverSide);
+      const client = new Client({ name: "test", version: "1" });
+      await client.connect(clientSide);
+      const result = await client.callTool({ name: "search", arguments: { query: word } });
+      const hits = JSON.parse(
+        (result as { content: { text: string }[] }).content[0]?.text ?? "[]",
+      ) as { score: number }[];
+      expect(hits.length).toBeGreaterThan(1);
+      for (const hit of hits) expect(hit.score).toBeLessThan(2 / 61 + 1e-9);
+      // The index was built with the model already: only the query was embedded.
+      expect(texts(server.requests)).toBe(built + 1);
+      await client.close();
+    } finally {
+      await workspace.close();
+    }
   }, 420_000);
 });

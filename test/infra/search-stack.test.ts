@@ -118,6 +118,10 @@ describe("the search index in the stack", () => {
       expect(Properties.Layers, name).toEqual([{ Ref: layerId }]);
       expect(Properties.Environment?.Variables.SEARCH_INDEX_URI, name).toEqual(uri);
       expect(Properties.MemorySize, name).toBe(SEARCH_MEMORY[name as keyof typeof SEARCH_MEMORY]);
+      // Kept as the tables keep things by default: no retention, so none is set.
+      expect(Properties.Environment?.Variables ?? {}, name).not.toHaveProperty(
+        "SEARCH_RETENTION_DAYS",
+      );
     }
     const ids = new Set(Object.values(opening).map((fn) => logicalId(stack, fn.function)));
     for (const [id, fn] of Object.entries(functions)) {
@@ -204,5 +208,20 @@ describe("the search layer and bundling", () => {
     const off = searchBundling(false);
     expect(off.esbuildArgs?.["--alias:@lancedb/lancedb"]).toMatch(/infra\/search-absent\.cjs$/);
     expect(off.externalModules).toEqual([]);
+  });
+
+  it("expires documents with the shorter of the message and result retention", () => {
+    for (const [settings, days] of [
+      [{ messageRetentionDays: "30" }, "30"],
+      [{ messageRetentionDays: "30", resultRetentionDays: "7" }, "7"],
+      [{ resultRetentionDays: "90" }, "90"],
+    ] as const) {
+      const { stack, template } = synthesize({ ...ON, ...settings });
+      const functions = template.findResources("AWS::Lambda::Function");
+      for (const [name, fn] of Object.entries(searchFunctions(stack))) {
+        const { Properties } = functions[logicalId(stack, fn.function)] as FunctionResource;
+        expect(Properties.Environment?.Variables.SEARCH_RETENTION_DAYS, name).toBe(days);
+      }
+    }
   });
 });

@@ -11,3 +11,4 @@ export {
   questionMatcher,
 } from "./faq.js";
 export { DEFAULT_QUESTION_SIMILARITY, questionStems, sameQuestion } from "./key.js";
+export { meaningMatcher } from "./meaning.js";

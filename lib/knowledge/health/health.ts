@@ -5,7 +5,7 @@
  */
 
 /** What the figures are grouped by: UTC days, or ISO weeks (Monday to Sunday, UTC). */
-type HealthBucket = "day" | "week";
+export type HealthBucket = "day" | "week";
 
 /** A question as the questions index keeps it (`StoredQuestion`, the API's `Question`). */
 export interface HealthQuestion {
@@ -57,7 +57,7 @@ interface HealthBucketFigures {
   firstAnswer: FirstAnswerTimes;
 }
 
-interface ChannelHealth {
+export interface ChannelHealth {
   since: number;
   until: number;
   bucket: HealthBucket;

@@ -4,7 +4,9 @@
  */
 
 export {
+  type ChannelHealth,
   channelHealth,
+  type HealthBucket,
   type HealthInput,
   type HealthMessage,
   type HealthQuestion,

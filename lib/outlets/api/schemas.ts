@@ -12,6 +12,8 @@ import {
 import { RANKED_ENTRIES, TOPIC_SORTS } from "./limits.js";
 import { apiSchemas, epochMs, named } from "./schema-kit.js";
 
+import { DigestHealth } from "./stats-schemas.js";
+
 export { CORRECTION_ACTIONS, CorrectionBody, CorrectionResult } from "./correction-schemas.js";
 export { StatsPage } from "./stats-schemas.js";
 export { apiSchemas };
@@ -349,6 +351,10 @@ export const DigestBody = named(
       .array(DigestFaq)
       .optional()
       .describe("recurring questions of the period, per channel, at most 5 each; absent when none"),
+    health: z
+      .array(DigestHealth)
+      .optional()
+      .describe("per channel with a question asked in the period; absent when none had one"),
     names: z
       .record(z.string(), z.string())
       .optional()

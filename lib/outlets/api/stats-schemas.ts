@@ -1,6 +1,7 @@
 /**
  * The body of `GET /channels/{c}/stats` (a channel's health over a period), apart from the other
- * bodies in schemas.ts for length; it is one of them all the same (`apiBodies.StatsPage`).
+ * bodies in schemas.ts for length; it is one of them all the same (`apiBodies.StatsPage`). The
+ * digest's health table shares its figures.
  */
 import { z } from "zod";
 import { FAQ_QUESTIONS, STATS_ANSWERS, STATS_BUCKETS } from "./limits.js";
@@ -65,3 +66,24 @@ export const StatsPage = named(
 );
 
 export type StatsPage = z.infer<typeof StatsPage>;
+
+/** A digest's health table row: the stats' totals over the digest's period, answerers at most 3. */
+export const DigestHealth = named(
+  z.object({
+    channel: z.string(),
+    questions: z.number().int().describe("asked within the period"),
+    answered: z.number().int(),
+    unanswered: z.number().int(),
+    unclear: z.number().int(),
+    answeredShare: z.number().nullable().describe("answered / questions"),
+    firstAnswer,
+    answerers: z
+      .array(z.object({ name: z.string(), answers: z.number().int() }))
+      .optional()
+      .describe(
+        "who answered most questions (not their own), at most 3, never an opted-out or erased person; absent when the digest was built without the opt-out setting",
+      ),
+  }),
+  "DigestHealth",
+  "A channel's health over the digest's period: questions asked, answered share, time to first answer.",
+);

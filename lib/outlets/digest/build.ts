@@ -9,12 +9,14 @@ import type {
 import type { TopicMatcher } from "../../knowledge/topics/index.js";
 import { DigestError, MAX_PERIOD_DAYS } from "./errors.js";
 import { channelFaq } from "./faq.js";
-import type { ActivityMessage, DigestSources, MessageLink } from "./sources.js";
+import { answerIds, digestHealth } from "./health.js";
+import type { ActivityMessage, AnswerMessage, DigestSources, MessageLink } from "./sources.js";
 import type {
   Digest,
   DigestActivity,
   DigestEvidence,
   DigestFaq,
+  DigestHealth,
   DigestQuestion,
   DigestTopic,
 } from "./types.js";
@@ -37,6 +39,11 @@ export interface BuildDigestOptions {
   matchers?: readonly TopicMatcher[];
   /** The channels' display names, by id, where they are known: {@link Digest.names}. */
   names?: Readonly<Record<string, string>>;
+  /**
+   * Name the health table's answerers, leaving out `optOut` (names or ids, any case: the stats
+   * route's setting); without it none is named, as a caller that does not know who opted out.
+   */
+  answerers?: { optOut: readonly string[] };
 }
 
 /** One channel's digest over a period, as the read API asks for it. */
@@ -50,7 +57,7 @@ export interface ChannelDigests {
  */
 export function channelDigests(
   sources: DigestSources,
-  options: { matchers?: readonly TopicMatcher[] } = {},
+  options: { matchers?: readonly TopicMatcher[]; answerers?: { optOut: readonly string[] } } = {},
 ): ChannelDigests {
   return {
     digest: (channel, { since, until }) =>
@@ -60,6 +67,7 @@ export function channelDigests(
         until,
         now: new Date(until),
         ...(options.matchers && { matchers: options.matchers }),
+        ...(options.answerers && { answerers: options.answerers }),
       }),
   };
 }
@@ -85,7 +93,10 @@ export async function buildDigest(
       sources.results(channel),
       sources.activity(channel, options.since, options.until),
     ]);
-    read.push({ channel, supports, results, messages });
+    // Only the answering messages of the period's questions: when and by whom each was.
+    const ids = answerIds(results, options);
+    const answers = ids.length === 0 ? [] : await sources.answers(channel, ids);
+    read.push({ channel, supports, results, messages, answers });
   }
   const digest = assembleDigest(read, options);
   const links = await Promise.all(
@@ -108,6 +119,8 @@ export interface DigestChannel {
    * entries of the period get their permalinks from these. {@link buildDigest} reads its own.
    */
   links?: readonly MessageLink[];
+  /** The answering messages of its questions (`DigestSources.answers`), for the health table. */
+  answers?: readonly AnswerMessage[];
 }
 
 /**
@@ -124,9 +137,19 @@ export function assembleDigest(
   const topics: DigestTopic[] = [];
   const activity: DigestActivity[] = [];
   const faq: DigestFaq[] = [];
+  const health: DigestHealth[] = [];
   let faqLeft = 0;
   for (const channel of channels) {
     const of = data.filter((d) => d.channel === channel);
+    const answers = of.flatMap((d) => d.answers ?? []);
+    const figures = digestHealth(
+      channel,
+      of.flatMap((d) => d.results),
+      answers,
+      { since, until },
+      options.answerers,
+    );
+    if (figures !== undefined) health.push(figures);
     const asked = Object.values(channelQuestions(of)).flat();
     const recurring = channelFaq(channel, asked, { since, until });
     faq.push(...recurring.slice(0, DIGEST_LIMITS.faq));
@@ -185,6 +208,7 @@ export function assembleDigest(
     answered: answered.slice(0, DIGEST_LIMITS.questions),
     activity,
     ...(faq.length > 0 && { faq }),
+    ...(health.length > 0 && { health }),
     ...namesOf(channels, options.names),
     ...(omitted.topics + omitted.unanswered + omitted.unclear + omitted.answered + faqLeft > 0
       ? { omitted }

@@ -1,4 +1,5 @@
 import { faqAsked, faqEvidence } from "./faq.js";
+import { HEALTH_HEADING, healthFigures } from "./health.js";
 import {
   evidenceOf,
   FAQ_HEADING,
@@ -68,10 +69,24 @@ ${digest.activity.map((a) => activityBlock(a, channel)).join("\n")}
 ${topics("new", "New topics")}
 ${topics("recurring", "Recurring topics")}${more(digest.omitted?.topics ?? 0, "topic")}
 ${digest.faq === undefined ? "" : `<h2>${FAQ_HEADING}</h2>\n<ul class="faq">\n${digest.faq.map((f) => faqItem(f, link, channel)).join("\n")}\n</ul>`}${more(digest.omitted?.faq ?? 0, "recurring question")}
+${healthTable(digest, channel)}
 ${QUESTION_ORDER.map((status) => questions(digest[status], htmlText(questionHeading(digest, status)), digest.omitted?.[status])).join("\n")}
 </body>
 </html>
 `;
+}
+
+/** The health table: one row per channel with a question asked in the period; none: nothing. */
+function healthTable(digest: Digest, channel: (id: string) => string): string {
+  if (digest.health === undefined) return "";
+  const named = digest.health.some((h) => h.answerers !== undefined);
+  const rows = digest.health.map((h) => {
+    const f = healthFigures(h, htmlText);
+    const who = named ? `<td>${f.answerers ?? "–"}</td>` : "";
+    return `<tr><td class="channel">${channel(h.channel)}</td><td class="n">${thousands(h.questions)}</td><td class="n">${f.answered}</td><td>${f.firstAnswer}</td><td class="n">${thousands(h.unanswered)}</td>${who}</tr>`;
+  });
+  const head = `<tr><th>Channel</th><th>Questions</th><th>Answered</th><th>First answer</th><th>Unanswered</th>${named ? "<th>Top answerers</th>" : ""}</tr>`;
+  return `<h2>${HEALTH_HEADING}</h2>\n<table class="health">\n${head}\n${rows.join("\n")}\n</table>`;
 }
 
 /** When it was made, as the other times (a time that does not parse is shown escaped). */
@@ -156,4 +171,6 @@ h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:1.8rem;b
 h3{font-size:1rem;margin:.6rem 0 .2rem}.muted{color:#656d76}.channel{color:#0550ae}
 ul{padding-left:1.2rem}li{margin:.35rem 0}.evidence,.answer{font-size:.9em;color:#424a53}
 .activity{display:inline-block;vertical-align:top;margin:0 2rem 1rem 0}
-.chart rect{fill:#54aeff}.chart text{font-size:10px;fill:#656d76}a{color:#0969da}`;
+.chart rect{fill:#54aeff}.chart text{font-size:10px;fill:#656d76}a{color:#0969da}
+.health{border-collapse:collapse}.health th,.health td{padding:.2rem .6rem;border-bottom:1px solid #d0d7de;text-align:left}
+.health .n{text-align:right;font-variant-numeric:tabular-nums}`;

@@ -1,4 +1,5 @@
 import { faqAsked, faqEvidence } from "./faq.js";
+import { HEALTH_HEADING, healthFigures } from "./health.js";
 import {
   counted,
   digestChannel,
@@ -67,6 +68,21 @@ export function digestMarkdown(digest: Digest, options: RenderOptions = {}): str
   }
   if (digest.omitted?.faq) {
     lines.push("", `…and ${counted(digest.omitted.faq, "more recurring question")}.`);
+  }
+  if (digest.health !== undefined) {
+    const named = digest.health.some((h) => h.answerers !== undefined);
+    lines.push(
+      "",
+      `## ${HEALTH_HEADING}`,
+      "",
+      `| Channel | Questions | Answered | First answer | Unanswered |${named ? " Top answerers |" : ""}`,
+      `| --- | ---: | ---: | --- | ---: |${named ? " --- |" : ""}`,
+      ...digest.health.map((h) => {
+        const f = healthFigures(h, markdownText);
+        const who = named ? ` ${f.answerers ?? "–"} |` : "";
+        return `| ${channel(h.channel)} | ${thousands(h.questions)} | ${f.answered} | ${f.firstAnswer} | ${thousands(h.unanswered)} |${who}`;
+      }),
+    );
   }
   for (const status of QUESTION_ORDER) {
     questions(digest[status], questionHeading(digest, status), digest.omitted?.[status]);

@@ -1,4 +1,5 @@
 import { faqAsked } from "./faq.js";
+import { HEALTH_HEADING, healthFigures } from "./health.js";
 import {
   FAQ_HEADING,
   faqCorrected,
@@ -56,6 +57,19 @@ export function digestText(digest: Digest): string {
       FAQ_HEADING,
       digest.faq.map((f) => faqLines(f, channel)),
       digest.omitted?.faq,
+    );
+  }
+  if (digest.health !== undefined) {
+    section(
+      HEALTH_HEADING,
+      digest.health.map((h) => {
+        const f = healthFigures(h, plainText);
+        const who = f.answerers === undefined ? "" : `; top answerers: ${f.answerers}`;
+        return [
+          `  - ${channel(h.channel)}: ${counted(h.questions, "question")}, ${f.answered} answered, first answer ${f.firstAnswer}, ${thousands(h.unanswered)} unanswered${who}`,
+        ];
+      }),
+      undefined,
     );
   }
   for (const status of QUESTION_ORDER) {

@@ -10,6 +10,7 @@
 import { type Backoff, backoff, realSleep } from "../../base/backoff/index.js";
 import { DigestError } from "./errors.js";
 import { faqAsked } from "./faq.js";
+import { HEALTH_HEADING, healthFigures } from "./health.js";
 import { FAQ_HEADING, QUESTION_ORDER, questionCorrected, questionHeading } from "./markdown.js";
 import {
   counted,
@@ -19,7 +20,7 @@ import {
   safePermalink,
   thousands,
 } from "./text.js";
-import type { Digest, DigestFaq, DigestQuestion, DigestTopic } from "./types.js";
+import type { Digest, DigestFaq, DigestHealth, DigestQuestion, DigestTopic } from "./types.js";
 
 export const SLACK_LIMITS = {
   headerChars: 150,
@@ -126,6 +127,12 @@ const faqLine = (f: DigestFaq) =>
     f.answer === undefined ? "" : ` → ${chat(f.answer.text)}`
   }`;
 
+const healthLine = (h: DigestHealth) => {
+  const f = healthFigures(h, (name) => chat(name, 80));
+  const who = f.answerers === undefined ? "" : `; top answerers: ${f.answerers}`;
+  return `${chat(h.channel, 80)}: ${h.questions} question${h.questions === 1 ? "" : "s"}, ${f.answered} answered, first answer ${f.firstAnswer}, ${h.unanswered} unanswered${who}`;
+};
+
 /** ` · <https://slack.com/archives/…|open in Slack>`: an entry's platform link, where it has one. */
 function permalinkOf(entry: { permalink?: string }): string {
   const url = safePermalink(entry.permalink);
@@ -179,6 +186,8 @@ export function slackDigestPayload(
   if (fresh.length > 0) blocks.push(section("New topics", fresh.map(topicLine)));
   if (recurring.length > 0) blocks.push(section("Recurring topics", recurring.map(topicLine)));
   if (digest.faq !== undefined) blocks.push(section(FAQ_HEADING, digest.faq.map(faqLine)));
+  if (digest.health !== undefined)
+    blocks.push(section(HEALTH_HEADING, digest.health.map(healthLine)));
   for (const status of QUESTION_ORDER) {
     if (digest[status].length > 0) {
       blocks.push(section(questionHeading(digest, status), digest[status].map(questionLine)));

@@ -22,6 +22,13 @@ export interface MessageLink {
   thread?: string;
 }
 
+/** An answering message, as the health table reads it: when and by whom, never the text. */
+export interface AnswerMessage {
+  id: string;
+  ts: number;
+  author?: string;
+}
+
 /** What a digest is built from: the port its DynamoDB and memory implementations serve. */
 export interface DigestSources {
   /** The channel's stored results (SegmentResult[] from lib/knowledge: listResults). */
@@ -35,6 +42,11 @@ export interface DigestSources {
    * platform's link to each needs them; ids not stored and deleted messages left out.
    */
   links(channel: string, ids: readonly string[]): Promise<MessageLink[]>;
+  /**
+   * The channel's messages with these ids (the answers to the period's questions) as the health
+   * table needs them; ids not stored and deleted messages (an erased person's) left out.
+   */
+  answers(channel: string, ids: readonly string[]): Promise<AnswerMessage[]>;
 }
 
 /** Reads a channel's messages by id: what `DynamoDbStore` and `MemoryStore` both answer. */
@@ -75,6 +87,12 @@ export function storeDigestSources(store: ResultStore, messages: MessagesById): 
     }
     return found;
   };
+  const byId = async (channel: string, ids: readonly string[]) =>
+    ids.length === 0
+      ? []
+      : (await messages.getMessages(channel, ids)).filter(
+          (m) => m.id !== undefined && m.deleted !== true,
+        );
   return {
     results: listed,
     supports: (channel) => store.listSupports(channel),
@@ -95,20 +113,24 @@ export function storeDigestSources(store: ResultStore, messages: MessagesById): 
       }
       return activity;
     },
-    links: async (channel, ids) => {
-      if (ids.length === 0) return [];
-      return (await messages.getMessages(channel, ids)).flatMap((m) =>
-        m.id === undefined || m.deleted === true
+    links: async (channel, ids) =>
+      (await byId(channel, ids)).map((m) => ({
+        id: m.id as string,
+        ...(m.platform === undefined ? {} : { platform: m.platform }),
+        ...(m.thread === undefined ? {} : { thread: m.thread }),
+      })),
+    answers: async (channel, ids) =>
+      (await byId(channel, ids)).flatMap((m) =>
+        m.ts === undefined
           ? []
           : [
               {
-                id: m.id,
-                ...(m.platform === undefined ? {} : { platform: m.platform }),
-                ...(m.thread === undefined ? {} : { thread: m.thread }),
+                id: m.id as string,
+                ts: m.ts,
+                ...(m.author === undefined ? {} : { author: m.author }),
               },
             ],
-      );
-    },
+      ),
   };
 }
 

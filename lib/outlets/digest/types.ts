@@ -82,6 +82,27 @@ export interface DigestFaq {
   permalink?: string;
 }
 
+/**
+ * One channel's health over the period (lib/knowledge/health): its questions asked in it, the
+ * share answered, the time to the first answer and who answered most.
+ */
+export interface DigestHealth {
+  channel: string;
+  questions: number;
+  answered: number;
+  unanswered: number;
+  unclear: number;
+  /** answered / questions. */
+  answeredShare: number | null;
+  /** Over the answered questions whose answering messages are kept (`measured` of them). */
+  firstAnswer: { measured: number; medianMs: number | null; p90Ms: number | null };
+  /**
+   * Who answered most questions, most first (at most 3; never the asker, an erased person or one
+   * who opted out); absent when the digest was built without knowing who opted out.
+   */
+  answerers?: { name: string; answers: number }[];
+}
+
 /** One channel's activity over the period. */
 export interface DigestActivity {
   channel: string;
@@ -116,6 +137,11 @@ export interface Digest {
    * channel's most asked first (added within v1; absent when there are none).
    */
   faq?: DigestFaq[];
+  /**
+   * Per channel with a question asked in the period, in the order of `channels`: its health
+   * (added within v1; absent when no channel had a question).
+   */
+  health?: DigestHealth[];
   /**
    * The display name of each channel that has one other than its id (an export's `general` for
    * `C0GENERAL`), as its messages carry it (added within v1; absent when none is known).

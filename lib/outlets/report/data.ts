@@ -3,6 +3,7 @@
  * script in the browser. Plain JSON (no Maps, no typed arrays) and columnar where it is large,
  * because a channel can hold hundreds of thousands of messages.
  */
+import type { ChannelHealth } from "../../knowledge/health/index.js";
 import type { Digest, DigestQuestion } from "../digest/index.js";
 
 /** How a segment was cut from what came before it in its channel. */
@@ -260,7 +261,28 @@ export interface ReportKnowledge {
    */
   faq: { entries: NonNullable<Digest["faq"]>; omitted: number };
   digest: Digest | null;
+  /**
+   * Each channel's health over all of its data (added within v1; absent from reports made before
+   * it): the totals as lib/knowledge/health counts them, and per bucket (`bucket`: day, or week
+   * over more than 92 days) one number per array, in the order of `starts`.
+   */
+  health?: ChannelHealthData[];
 }
+
+export type ChannelHealthData = Omit<ChannelHealth, "buckets"> & {
+  channel: string;
+  /** Each bucket's first instant, epoch ms. */
+  starts: number[];
+  perBucket: {
+    questions: number[];
+    answered: number[];
+    /** Conversations (segments) that began in the bucket. */
+    conversations: number[];
+    /** Time to first answer over the bucket's answered questions, null where none was measured. */
+    medianMs: (number | null)[];
+    p90Ms: (number | null)[];
+  };
+};
 
 export interface ReportData {
   v: 1;

@@ -39,6 +39,7 @@ export function renderReportHtml({ data, texts }: Report, assets: ReportAssets):
 <body>
 <header><h1>convoseg report</h1><div id="meta"></div><div id="search" role="search"></div></header>
 <section id="topics" aria-label="topics"></section>
+<section id="health" aria-label="the community's health"></section>
 <section id="digest" aria-label="the last seven days"></section>
 <section id="faq" aria-label="recurring questions"></section>
 <section id="questions" aria-label="questions"></section>

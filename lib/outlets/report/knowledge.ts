@@ -18,6 +18,7 @@ import {
   type DigestQuestion,
 } from "../digest/index.js";
 import type { ReportKnowledge } from "./data.js";
+import { reportHealth, reportOptOut } from "./health.js";
 import type { ReportInput } from "./records.js";
 
 /** Questions a list of the report shows at most; the rest are counted. */
@@ -48,7 +49,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   const channel = (name: string): DigestChannel => {
     let found = channels.get(name);
     if (found === undefined) {
-      found = { channel: name, supports: [], results: [], messages: [], links: [] };
+      found = { channel: name, supports: [], results: [], messages: [], links: [], answers: [] };
       channels.set(name, found);
     }
     return found;
@@ -89,7 +90,21 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   }
   // Each channel's name as its latest message carries it, as the report's channels take it.
   const names: Record<string, string> = {};
+  const answering = new Set(
+    lines.flatMap((l) =>
+      (l.questions ?? []).flatMap((q) => q.answerIds.map((id) => `${l.channel}\u0000${id}`)),
+    ),
+  );
   for (const m of input.messages ?? []) {
+    // The answers to its questions, for the digest's health table: when and by whom.
+    if (answering.has(`${m.channel}\u0000${m.id}`)) {
+      const author = typeof m.user === "string" ? m.user : m.userId;
+      (channel(m.channel).answers as NonNullable<DigestChannel["answers"]>[number][]).push({
+        id: m.id,
+        ts: m.ts,
+        ...(author === undefined ? {} : { author }),
+      });
+    }
     if (m.channelName !== undefined) names[m.channel] = m.channelName;
     // Only a platform with links needs them (messagePermalink says which).
     if (m.platform === "slack")
@@ -119,7 +134,9 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
   for (const c of digested)
     for (const m of channels.get(c)?.messages ?? []) latest = Math.max(latest, m.ts);
   for (const s of input.segments) if (isDigested(s.channel)) latest = Math.max(latest, s.last.ts);
-  if (!Number.isFinite(latest) || channels.size === 0) return { questions, faq, digest: null };
+  const health = reportHealth(input);
+  if (!Number.isFinite(latest) || channels.size === 0)
+    return { questions, faq, digest: null, health };
   const until = nextUtcMidnight(latest);
   const digest = assembleDigest([...channels.values()], {
     channels: digested.sort(),
@@ -127,8 +144,9 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
     until,
     now: new Date(input.generatedAt),
     names,
+    answerers: { optOut: reportOptOut(input) },
   });
-  return { questions, faq, digest };
+  return { questions, faq, digest, health };
 }
 
 type Faq = ReportKnowledge["faq"]["entries"][number];

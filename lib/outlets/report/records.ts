@@ -296,4 +296,6 @@ export interface ReportInput {
   sources?: { label: string; value: string }[];
   /** The channels of the generated sample (`run` without `--input`): marked, and listed last. */
   sampleChannels?: readonly string[];
+  /** People never named among a channel's answerers (names or ids, any case): the opt-out. */
+  optOut?: readonly string[];
 }

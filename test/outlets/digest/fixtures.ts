@@ -67,6 +67,8 @@ export function memorySources(data: {
   messages?: (ActivityMessage & { channel: string })[];
   /** The stored messages' platform fields, for the entries' links. */
   links?: Pick<ChatMessage, "id" | "channel" | "platform" | "thread">[];
+  /** The stored answering messages: when and by whom (none stored: none read). */
+  answers?: { channel: string; id: string; ts: number; author?: string }[];
 }): DigestSources {
   return {
     supports: async (channel) => (data.supports ?? []).filter((s) => s.channel === channel),
@@ -79,5 +81,26 @@ export function memorySources(data: {
       (data.links ?? [])
         .filter((m) => m.channel === channel && ids.includes(m.id))
         .map(({ channel: _, ...m }) => m),
+    answers: async (channel, ids) =>
+      (data.answers ?? [])
+        .filter((m) => m.channel === channel && ids.includes(m.id))
+        .map(({ channel: _, ...m }) => m),
   };
 }
+
+/** A question `q <id>?` asked at `ts` (its asking message `<id>-ask`), of `status`. */
+export const asked = (
+  id: string,
+  ts: number,
+  status: StoredQuestion["status"],
+  answerIds: string[] = [],
+  askedBy?: string,
+): StoredQuestion => ({
+  id,
+  question: `q ${id}?`,
+  status,
+  askedId: `${id}-ask`,
+  askedTs: ts,
+  answerIds,
+  ...(askedBy === undefined ? {} : { askedBy }),
+});

@@ -13,7 +13,7 @@ describe("report command", () => {
     const segments = writeJsonLines(join(dir, "alone.jsonl"), SEGMENTS);
     const out = join(dir, "alone.html");
     const { code, stderr } = await report(["--segments", segments, "--out", out]);
-    expect(stderr).toBe(`report: wrote ${out} (0.1 MB): 2 channels, 5 segments\n`);
+    expect(stderr).toBe(`report: wrote ${out} (0.2 MB): 2 channels, 5 segments\n`);
     expect(code).toBe(0);
     expect(readFileSync(out, "utf8")).toMatch(/^<!doctype html>/);
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SearchError } from "convoseg/search";
-import { LanceChannelIndexes } from "convoseg/search/lancedb";
+import { deployedSearchIndex, LanceChannelIndexes } from "convoseg/search/lancedb";
 import { describe, expect, it } from "vitest";
 import { doc } from "./fixtures.js";
 
@@ -173,8 +173,56 @@ describe("LanceChannelIndexes", () => {
       writer.close();
       reader.close();
     }
+    // A reader that may lag lists the tables again only once its interval passed.
+    let now = 1_000_000;
+    const lagging = new LanceChannelIndexes(dir, { readConsistencySeconds: 10, now: () => now });
+    expect(ids(await lagging.search({ text: "zebra" }))).toEqual(["m1", "m2"]);
+    const late = new LanceChannelIndexes(dir);
+    await late.replaceSegment("later", "s3", [
+      doc({ id: "m3", text: "zebra", segment: "s3", channel: "later" }),
+    ]);
+    late.close();
+    expect(ids(await lagging.search({ text: "zebra" }))).toEqual(["m1", "m2"]);
+    now += 10_000;
+    expect(ids(await lagging.search({ text: "zebra" }))).toEqual(["m1", "m2", "m3"]);
+    lagging.close();
     const broken = new LanceChannelIndexes("unknown-scheme://nowhere");
     await expect(broken.search({ text: "zebra" })).rejects.toThrow();
     await expect(broken.search({ text: "zebra" })).rejects.toThrow();
+  });
+
+  it("never finds a document past the retention, and a write of its channel removes it", async () => {
+    const dir = fresh();
+    let now = 10 * 86_400_000;
+    const index = deployedSearchIndex({ uri: dir, retentionDays: "2", now: () => now });
+    if (index === undefined) throw new Error("no index");
+    try {
+      await index.replaceSegment("ubuntu", "s1", [
+        doc({ id: "old", text: "zebra of old", ts: now - 3 * 86_400_000, segment: "s1" }),
+        doc({ id: "new", text: "zebra of now", ts: now - 86_400_000, segment: "s1" }),
+      ]);
+      expect(ids(await index.search({ text: "zebra", since: 0 }))).toEqual(["new"]);
+      // A reader that keeps everything sees what the write removed: the expired one.
+      const everything = new LanceChannelIndexes(dir);
+      expect(ids(await everything.search({ text: "zebra" }))).toEqual(["new"]);
+      now += 2 * 86_400_000;
+      expect(await index.search({ text: "zebra" })).toEqual([]);
+      await index.replaceSegment("ubuntu", "s2", [
+        doc({ id: "m2", text: "x", ts: now, segment: "s2" }),
+      ]);
+      expect(await index.search({ text: "zebra", since: 0, until: now })).toEqual([]);
+      expect(await everything.search({ text: "zebra" })).toEqual([]);
+      everything.close();
+    } finally {
+      index.close();
+    }
+    expect(deployedSearchIndex({ uri: " " })).toBeUndefined();
+    for (const days of ["0", "two", "1.5"])
+      expect(() => deployedSearchIndex({ uri: dir, retentionDays: days })).toThrow(
+        /SEARCH_RETENTION_DAYS must be a whole number of days/,
+      );
+    expect(deployedSearchIndex({ uri: dir, retentionDays: "" })).toBeInstanceOf(
+      LanceChannelIndexes,
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { ReportData } from "../data.js";
 import { ChannelView } from "./channel.js";
 import { renderChannelList } from "./channel-list.js";
 import { byId, duration, el, time } from "./dom.js";
+import { renderHealth } from "./health.js";
 import { renderDigest, renderFaq, renderQuestions } from "./knowledge.js";
 import { renderSearch } from "./search.js";
 import type { ReportHit } from "./search-index.js";
@@ -42,6 +43,7 @@ renderTopics(byId("topics"), data, (channel, topic) => {
   channelSection.scrollIntoView({ block: "start" });
 });
 
+renderHealth(byId("health"), data);
 renderDigest(byId("digest"), data);
 renderFaq(byId("faq"), data);
 renderQuestions(byId("questions"), data);

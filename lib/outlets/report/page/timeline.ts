@@ -395,7 +395,7 @@ function onePerPixel(u: uPlot, seriesIdx: number): number[] {
 }
 
 /** Tick labels in UTC, as precise as the spacing of the ticks needs. */
-function timeTicks(splits: number[], increment: number): string[] {
+export function timeTicks(splits: number[], increment: number): string[] {
   const iso = (ms: number) => new Date(ms).toISOString();
   if (increment >= 365 * DAY) return splits.map((t) => iso(t).slice(0, 4));
   if (increment >= 28 * DAY) return splits.map((t) => iso(t).slice(0, 7));

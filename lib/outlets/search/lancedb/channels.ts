@@ -27,6 +27,17 @@ export interface ChannelIndexesOptions {
   storageOptions?: Record<string, string>;
   /** The clock (default: the wall clock). */
   now?: () => number;
+  /**
+   * How long a document is kept after its time (`ts`), in ms: older ones are never found, and
+   * a write of their channel removes them. Default: kept.
+   */
+  retentionMs?: number;
+  /**
+   * How stale a read may be, in seconds: 0 (the default) sees every commit at once, as a writer
+   * must; a reader (the API) that may lag a few seconds saves a listing of each table's versions,
+   * and of the tables, per query.
+   */
+  readConsistencySeconds?: number;
 }
 
 export class LanceChannelIndexes {
@@ -48,9 +59,9 @@ export class LanceChannelIndexes {
   private db(): Promise<lancedb.Connection> {
     this.connecting ??= lance()
       .then((lancedb) =>
-        // Every read sees the latest commit: another function's writes are seen at once.
+        // By default every read sees the latest commit: another function's writes at once.
         lancedb.connect(this.uri, {
-          readConsistencyInterval: 0,
+          readConsistencyInterval: this.options.readConsistencySeconds ?? 0,
           ...(this.options.storageOptions && { storageOptions: this.options.storageOptions }),
         }),
       )
@@ -110,7 +121,22 @@ export class LanceChannelIndexes {
           .whenNotMatchedBySourceDelete({ where: others })
           .execute(rows);
     }
+    await this.expire(table);
     await this.mergeIndex(table);
+  }
+
+  /** The oldest time a document may have, or undefined when documents are kept. */
+  private horizon(): number | undefined {
+    const { retentionMs } = this.options;
+    return retentionMs === undefined ? undefined : this.now() - retentionMs;
+  }
+
+  /** Removes the documents past the retention (a count first: a delete is a commit). */
+  private async expire(table: lancedb.Table) {
+    const horizon = this.horizon();
+    if (horizon === undefined) return;
+    const expired = `ts < ${horizon}`;
+    if ((await table.countRows(expired)) > 0) await table.delete(expired);
   }
 
   private async create(channel: string, rows: Record<string, unknown>[]) {
@@ -213,8 +239,11 @@ export class LanceChannelIndexes {
    */
   async search(query: SearchQuery): Promise<SearchHit[]> {
     const { limit, offset } = checkQuery(query);
+    const horizon = this.horizon();
+    if (horizon !== undefined)
+      query = { ...query, since: Math.max(query.since ?? horizon, horizon) };
     const db = await this.db();
-    const names = await db.tableNames();
+    const names = await this.tableNames(db);
     const asked =
       query.channels === undefined || query.channels.length === 0
         ? names.filter((n) => n.startsWith(TABLE_PREFIX))
@@ -234,6 +263,22 @@ export class LanceChannelIndexes {
     }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return hits.slice(offset, offset + limit);
+  }
+
+  private listed: { at: number; names: Promise<string[]> } | undefined;
+
+  /** The database's tables, listed again once `readConsistencySeconds` passed. */
+  private tableNames(db: lancedb.Connection): Promise<string[]> {
+    const staleMs = (this.options.readConsistencySeconds ?? 0) * 1000;
+    const now = this.now();
+    if (this.listed === undefined || now - this.listed.at >= staleMs || staleMs === 0) {
+      const names = db.tableNames();
+      this.listed = { at: now, names };
+      names.catch(() => {
+        this.listed = undefined;
+      });
+    }
+    return this.listed.names;
   }
 
   close(): void {

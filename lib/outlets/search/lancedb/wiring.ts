@@ -6,12 +6,18 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../../../history/dynamodb/index.js";
 import { KnowledgeReader } from "../../../knowledge/read/index.js";
 import { DynamoDbResultStore } from "../../../knowledge/store/index.js";
+import { SearchError } from "../errors.js";
 import { SearchIndexer } from "../indexer.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 import { type ChannelIndexesOptions, LanceChannelIndexes } from "./channels.js";
 
-interface DeployedSearchOptions extends ChannelIndexesOptions {
+interface DeployedSearchOptions extends Omit<ChannelIndexesOptions, "retentionMs"> {
   /** Where the index is: `s3://bucket/prefix` or a directory; undefined or "": search is off. */
   uri: string | undefined;
+  /** `SEARCH_RETENTION_DAYS`: days a document is kept after its time; undefined or "": kept. */
+  retentionDays?: string | undefined;
   client: DynamoDBClient;
   resultsTable: string;
   messagesTable: string;
@@ -19,9 +25,9 @@ interface DeployedSearchOptions extends ChannelIndexesOptions {
 
 /** The index's writer on the tables, or undefined when search is off. */
 export function deployedSearchIndexer(options: DeployedSearchOptions): SearchIndexer | undefined {
-  const index = deployedSearchIndex(options);
+  const { client, resultsTable, messagesTable, ...where } = options;
+  const index = deployedSearchIndex(where);
   if (index === undefined) return undefined;
-  const { client, resultsTable, messagesTable } = options;
   const reader = new KnowledgeReader({ client, tableName: resultsTable });
   return new SearchIndexer({
     index,
@@ -33,9 +39,22 @@ export function deployedSearchIndexer(options: DeployedSearchOptions): SearchInd
 
 /** The index itself (what the read API searches), or undefined when search is off. */
 export function deployedSearchIndex(
-  options: Pick<DeployedSearchOptions, "uri" | "storageOptions" | "now">,
+  options: Pick<
+    DeployedSearchOptions,
+    "uri" | "retentionDays" | "storageOptions" | "now" | "readConsistencySeconds"
+  >,
 ): LanceChannelIndexes | undefined {
   const uri = options.uri?.trim();
   if (uri === undefined || uri === "") return undefined;
-  return new LanceChannelIndexes(uri, options);
+  const { retentionDays, ...rest } = options;
+  const days = retentionDays?.trim() ?? "";
+  if (days !== "" && !/^[1-9]\d{0,5}$/.test(days))
+    throw new SearchError(
+      "SEARCH_INVALID_RETENTION",
+      `search: SEARCH_RETENTION_DAYS must be a whole number of days from 1 (got ${JSON.stringify(days.slice(0, 20))})`,
+    );
+  return new LanceChannelIndexes(uri, {
+    ...rest,
+    ...(days !== "" && { retentionMs: Number(days) * DAY_MS }),
+  });
 }
