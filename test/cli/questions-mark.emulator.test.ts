@@ -54,5 +54,6 @@ describe("questions mark on a workspace", () => {
       answerIds: ["m1"],
       correction: { by: "ops" },
     });
-  });
+    // Four workspace opens, each starting its DynamoDB Local: slow on a loaded machine.
+  }, 120_000);
 });
