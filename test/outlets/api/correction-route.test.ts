@@ -3,7 +3,7 @@
  * shown by the questions route; a bad body names its field; GET is refused, as is POST on a
  * read route; a server that may not write answers 501.
  */
-import { apiHandler, memoryApiSources, storeCorrections } from "convoseg/api";
+import { apiHandler, memoryApiSources, storeCorrections, storeStatsSource } from "convoseg/api";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { MemoryResultStore } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
@@ -30,8 +30,12 @@ async function served(writes = true) {
     memoryApiSources({
       channels: ["help"],
       questions: new KnowledgeReader({ store }),
+      stats: storeStatsSource(store, {
+        getMessages: async (_c, ids) => ids.map((id) => ({ id, ts: NOW, author: "bob" })),
+      }),
       ...(writes && { corrections: storeCorrections(store, { messages, now: () => NOW }) }),
     }),
+    { now: () => NOW + 1000 },
   );
   const post = (body: unknown, path = PATH) =>
     handle({
@@ -50,12 +54,22 @@ async function served(writes = true) {
     });
     return QuestionsPage.parse(JSON.parse(response.body)).questions;
   };
-  return { handle, post, questions };
+  const stats = async () => {
+    const response = await handle({
+      method: "GET",
+      rawPath: "/channels/help/stats",
+      rawQuery: "since=7d",
+      headers: {},
+    });
+    return JSON.parse(response.body) as { questions: number; answered: number };
+  };
+  return { handle, post, questions, stats };
 }
 
 describe("POST /channels/{c}/questions/{id}/correction", () => {
   it("records a correction, answers with the question as reads now show it, and the questions route shows it corrected", async () => {
-    const { post, questions } = await served();
+    const { post, questions, stats } = await served();
+    expect(await stats()).toMatchObject({ questions: 2, answered: 1 });
     const reopened = await post({ action: "reopen", by: "U42" });
     expect(reopened.status, reopened.body).toBe(200);
     expect(reopened.headers["cache-control"]).toBe("no-store");
@@ -72,6 +86,8 @@ describe("POST /channels/{c}/questions/{id}/correction", () => {
       ["wifi", "U42"],
     ]);
     expect(await questions("status=answered")).toEqual([]);
+    // The community's health counts the person's word: none answered now.
+    expect(await stats()).toMatchObject({ questions: 2, answered: 0 });
     const answered = await post({ action: "answered", answerId: "m-9" });
     expect(JSON.parse(answered.body).question).toMatchObject({ answerIds: ["m-9"] });
     const hidden = await post({ action: "hidden" });
