@@ -4,6 +4,7 @@
  * `name` and stable `code`. Read by test/infra/bundle.emulator.test.ts as an esbuild entry.
  */
 import {
+  ApiBodyError,
   ApiCursorError,
   ApiError,
   ApiMethodError,
@@ -42,6 +43,7 @@ import {
 } from "convoseg/history";
 import { LeaseReleaseError } from "convoseg/history/positions";
 import {
+  CorrectionError,
   KnowledgeConfigError,
   KnowledgeError,
   KnowledgeItemError,
@@ -98,6 +100,7 @@ export const made = [
   new SegmentBusyError("s", 0),
   new KnowledgeItemError("k", "x"),
   new LeaseLostError("s"),
+  new CorrectionError("KNOWLEDGE_BAD_CORRECTION", "action", "x"),
   new ErasureError("X", "x"),
   new ErasureRequestError("user", "x"),
   new ErasureScopeError({ c1: 2 }),
@@ -114,6 +117,7 @@ export const made = [
   new ApiNotFoundError("route"),
   new ApiMethodError(),
   new ApiUnavailableError("questions"),
+  new ApiBodyError("body.action", "x"),
   new SlackDeliveryError("SLACK_REJECTED", 404, 1),
   new DigestBucketError("k", 403, "AccessDenied"),
   new SnsDeliveryError("SNS_REJECTED", 403, "AuthorizationErrorException"),

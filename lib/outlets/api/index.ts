@@ -9,6 +9,7 @@ export { storeCorrections } from "./correction-route.js";
 export { cursorCodec } from "./cursor.js";
 export { dynamoDbApiSources, type ReadCost } from "./dynamodb.js";
 export {
+  ApiBodyError,
   ApiCursorError,
   ApiError,
   ApiMethodError,
