@@ -1,0 +1,158 @@
+/**
+ * A question asked in a channel, answered: the search over that channel alone (an answer never
+ * shows another channel's talk), the answer composed and rendered for the platform, and posted
+ * where the platform said to (Slack's `response_url`, Discord's interaction webhook, Telegram's
+ * sendMessage). The reply addresses come from verified requests, and are still checked: a
+ * `response_url` must be Slack's, a webhook's ids must be ids.
+ */
+import type { SearchHit, SearchQuery } from "../search/index.js";
+import { ASK_HITS, type AskAnswer, composeAnswer } from "./answer.js";
+import { AskError } from "./errors.js";
+import { discordAnswer, slackAnswer, telegramAnswer } from "./render.js";
+
+interface AskJobBase {
+  /** The channel asked in, as the index names it (the platform's channel id). */
+  channel: string;
+  /** The question's search words (`askWords`). */
+  words: string;
+}
+
+/** Answered through the slash command's `response_url`. */
+export interface SlackAskJob extends AskJobBase {
+  platform: "slack";
+  responseUrl: string;
+  /** Shown to the channel; else only to the asker. */
+  inChannel: boolean;
+}
+
+/** Answered by editing the deferred response through the interaction's webhook. */
+export interface DiscordAskJob extends AskJobBase {
+  platform: "discord";
+  guild?: string;
+  applicationId: string;
+  /** The interaction's token: valid 15 minutes, never logged. */
+  token: string;
+}
+
+/** Answered with sendMessage, as a reply to the asking message. */
+export interface TelegramAskJob extends AskJobBase {
+  platform: "telegram";
+  chatUsername?: string;
+  replyTo?: number;
+}
+
+export type AskJob = SlackAskJob | DiscordAskJob | TelegramAskJob;
+
+export interface AskDeps {
+  search: (query: SearchQuery) => Promise<SearchHit[]>;
+  /** Hits listed (default {@link ASK_HITS}). */
+  hits?: number;
+  fetch?: typeof fetch;
+  /** What a `response_url` must start with (default Slack's hooks host). */
+  slackResponsePrefixes?: readonly string[];
+  /** Discord's API base (default `https://discord.com/api/v10`). */
+  discordApiBase?: string;
+  /** Telegram's Bot API base (default `https://api.telegram.org`) and the bot's token. */
+  telegramApiBase?: string;
+  telegramToken?: () => Promise<string>;
+  /** Each post's time limit, ms (default 5000). */
+  timeoutMs?: number;
+}
+
+export const SLACK_RESPONSE_PREFIX = "https://hooks.slack.com/";
+export const DISCORD_API_BASE = "https://discord.com/api/v10";
+export const TELEGRAM_API_BASE = "https://api.telegram.org";
+/** Hits the search is asked for before the answer re-orders them by kind. */
+const SEARCHED = 20;
+
+const SNOWFLAKE = /^\d{15,21}$/;
+const INTERACTION_TOKEN = /^[A-Za-z0-9._-]{1,600}$/;
+const TELEGRAM_CHAT = /^-?\d{1,20}$/;
+
+/** What was posted: how many hits it listed, or that the search failed. */
+export interface AskOutcome {
+  items: number;
+  searchFailed: boolean;
+}
+
+const SEARCH_FAILED = "Search is not available right now: try again in a few minutes.";
+
+/** Searches, composes and posts the answer to `job`; an {@link AskError} when the post fails. */
+export async function answerAsk(job: AskJob, deps: AskDeps): Promise<AskOutcome> {
+  const place = {
+    platform: job.platform,
+    ...(job.platform === "discord" && job.guild !== undefined && { guild: job.guild }),
+    ...(job.platform === "telegram" &&
+      job.chatUsername !== undefined && { chatUsername: job.chatUsername }),
+  };
+  let answer: AskAnswer | undefined;
+  if (job.words.trim() === "") answer = { words: "", items: [] };
+  else {
+    try {
+      const hits = await deps.search({ text: job.words, channels: [job.channel], limit: SEARCHED });
+      answer = composeAnswer(job.words, hits, place, deps.hits ?? ASK_HITS);
+    } catch {
+      answer = undefined;
+    }
+  }
+  await post(job, answer, deps);
+  return { items: answer?.items.length ?? 0, searchFailed: answer === undefined };
+}
+
+async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): Promise<void> {
+  const send = async (url: string, method: string, body: unknown, what: string) => {
+    let response: Response;
+    try {
+      response = await (deps.fetch ?? fetch)(url, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(deps.timeoutMs ?? 5000),
+      });
+    } catch (error) {
+      throw new AskError("ASK_POST_FAILED", `${what}: ${(error as Error).name}`, { cause: error });
+    }
+    // The body may echo the address: only the status is kept.
+    await response.body?.cancel();
+    if (!response.ok) throw new AskError("ASK_POST_FAILED", `${what}: answered ${response.status}`);
+  };
+  switch (job.platform) {
+    case "slack": {
+      const prefixes = deps.slackResponsePrefixes ?? [SLACK_RESPONSE_PREFIX];
+      if (!prefixes.some((p) => job.responseUrl.startsWith(p)))
+        throw new AskError("ASK_BAD_JOB", "the response_url is not Slack's");
+      const message =
+        answer === undefined
+          ? { response_type: "ephemeral" as const, text: SEARCH_FAILED }
+          : slackAnswer(answer, job.inChannel);
+      return send(job.responseUrl, "POST", message, "slack response_url");
+    }
+    case "discord": {
+      if (!SNOWFLAKE.test(job.applicationId) || !INTERACTION_TOKEN.test(job.token))
+        throw new AskError("ASK_BAD_JOB", "the interaction's application id or token is malformed");
+      const base = deps.discordApiBase ?? DISCORD_API_BASE;
+      const message =
+        answer === undefined
+          ? { content: SEARCH_FAILED, allowed_mentions: { parse: [] } }
+          : discordAnswer(answer);
+      const url = `${base}/webhooks/${job.applicationId}/${job.token}/messages/@original`;
+      return send(url, "PATCH", message, "discord interaction webhook");
+    }
+    case "telegram": {
+      if (!TELEGRAM_CHAT.test(job.channel))
+        throw new AskError("ASK_BAD_JOB", "the chat id is not a Telegram chat id");
+      if (deps.telegramToken === undefined)
+        throw new AskError("ASK_BAD_JOB", "no Telegram bot token to answer with");
+      const token = await deps.telegramToken();
+      const chat = Number(job.channel);
+      const message =
+        answer === undefined
+          ? { chat_id: chat, text: SEARCH_FAILED }
+          : telegramAnswer(answer, chat, job.replyTo);
+      const base = deps.telegramApiBase ?? TELEGRAM_API_BASE;
+      return send(`${base}/bot${token}/sendMessage`, "POST", message, "telegram sendMessage");
+    }
+    default:
+      throw new AskError("ASK_BAD_JOB", "a job of no platform the ask endpoints serve");
+  }
+}
