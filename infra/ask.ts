@@ -73,7 +73,7 @@ export class AskEndpoint extends Construct {
       ? { reservedConcurrentExecutions: props.reservedConcurrency }
       : {};
     this.answer = new PipelineFunction(this, "Answer", {
-      entry: "functions/ask/answer.ts",
+      entry: "functions/ask/handler.ts",
       description: `convoseg ${platform.title} ask: searches the channel and posts the answer`,
       environment: {
         POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}-ask`,
@@ -100,7 +100,7 @@ export class AskEndpoint extends Construct {
       );
     }
     this.receiver = new PipelineFunction(this, "Receiver", {
-      entry: `functions/ask/${platform.name}.ts`,
+      entry: `functions/ask-${platform.name}/handler.ts`,
       description: `convoseg ${platform.title} ask: verifies a question and hands it on`,
       environment: {
         POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}-ask`,

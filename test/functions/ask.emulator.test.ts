@@ -65,7 +65,7 @@ afterAll(async () => {
 
 /** The receiver of `module` and the answer function, with the world's endpoints. */
 async function load(module: string, environment: Record<string, string>) {
-  return loadHandlers<[UrlHandler, AnswerHandler]>([module, "functions/ask/answer.js"], {
+  return loadHandlers<[UrlHandler, AnswerHandler]>([module, "functions/ask/handler.js"], {
     AWS_ENDPOINT_URL_LAMBDA: lambda.url,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
     ANSWER_FUNCTION: "convoseg-ask-answer",
@@ -93,7 +93,7 @@ const link = (ids: (typeof PLATFORMS)[keyof typeof PLATFORMS], base: string) =>
 
 describe("the ask endpoints", () => {
   it("answer a signed Slack slash command through response_url, with the question's permalink", async () => {
-    const [receive, answer] = await load("functions/ask/slack.js", {
+    const [receive, answer] = await load("functions/ask-slack/handler.js", {
       SLACK_SIGNING_SECRET_ARN: SLACK_SECRET_ARN,
     });
     const slack = PLATFORMS.slack;
@@ -147,7 +147,7 @@ describe("the ask endpoints", () => {
   it("answer a signed Discord interaction: PONG, a deferred response, then the webhook edit", async () => {
     const { publicKey, privateKey } = generateKeyPairSync("ed25519");
     const raw = publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("hex");
-    const [receive, answer] = await load("functions/ask/discord.js", { DISCORD_PUBLIC_KEY: raw });
+    const [receive, answer] = await load("functions/ask-discord/handler.js", { DISCORD_PUBLIC_KEY: raw });
     const discord = PLATFORMS.discord;
     const guild = "1100000000000000002";
     const signed = (value: unknown, key = privateKey) => {
@@ -198,7 +198,7 @@ describe("the ask endpoints", () => {
 
   it("answer /ask in an allowed Telegram chat with sendMessage, and not in another", async () => {
     const telegram = PLATFORMS.telegram;
-    const [receive, answer] = await load("functions/ask/telegram.js", {
+    const [receive, answer] = await load("functions/ask-telegram/handler.js", {
       TELEGRAM_SECRET_TOKEN_ARN: TELEGRAM_TOKEN_ARN,
       TELEGRAM_BOT_USERNAME: "convoseg_ask_bot",
       ASK_CHANNELS: telegram.channel,
@@ -247,7 +247,7 @@ describe("the ask endpoints", () => {
   }, 60_000);
 
   it("say so when nothing is found", async () => {
-    const [, answer] = await load("functions/ask/slack.js", {
+    const [, answer] = await load("functions/ask-slack/handler.js", {
       SLACK_SIGNING_SECRET_ARN: SLACK_SECRET_ARN,
     });
     const from = platform.requests.length;

@@ -8,6 +8,11 @@ export { ASK_HITS, type AskAnswer, type AskItem, composeAnswer, MAX_ASK_HITS } f
 export { AskError, type AskErrorCode } from "./errors.js";
 export { type LinkPlace, messageLink } from "./links.js";
 export {
+  discordAskCommand,
+  type RegisterOptions,
+  registerDiscordAskCommand,
+} from "./register.js";
+export {
   type DiscordAnswerMessage,
   discordAnswer,
   discordText,

@@ -5,7 +5,7 @@
  */
 import { telegramAskReceiver } from "convoseg/connectors";
 import { requiredEnvironment, secretString } from "../webhook-receiver.js";
-import { askFunction } from "./receiver.js";
+import { askFunction } from "../ask-receiver.js";
 
 const secretId = requiredEnvironment("telegram ask", "TELEGRAM_SECRET_TOKEN_ARN");
 const { parts, handler: functionUrlHandler } = askFunction("telegram");

@@ -15,7 +15,7 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from "convoseg/connectors";
-import { requiredEnvironment } from "../webhook-receiver.js";
+import { requiredEnvironment } from "./webhook-receiver.js";
 
 const positive = (name: string): number | undefined => {
   const value = process.env[name];

@@ -6,7 +6,7 @@
  */
 import { discordAskReceiver, discordPublicKey } from "convoseg/connectors";
 import { requiredEnvironment } from "../webhook-receiver.js";
-import { askFunction } from "./receiver.js";
+import { askFunction } from "../ask-receiver.js";
 
 // Read at cold start: a wrong key fails every request with 500 and its reason in the log.
 const key = (() => {

@@ -5,7 +5,7 @@
  */
 import { slackAskReceiver } from "convoseg/connectors";
 import { requiredEnvironment, secretString } from "../webhook-receiver.js";
-import { askFunction } from "./receiver.js";
+import { askFunction } from "../ask-receiver.js";
 
 const secretId = requiredEnvironment("slack ask", "SLACK_SIGNING_SECRET_ARN");
 const { parts, handler: functionUrlHandler } = askFunction("slack");
