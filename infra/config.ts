@@ -41,7 +41,7 @@ export {
   extractRounds,
   extractTimeoutMs,
 } from "./settings/knowledge.js";
-export type { ApiConfig, AskConfig, DigestConfig } from "./settings/outlets.js";
+export type { ApiConfig, DigestConfig } from "./settings/outlets.js";
 
 /** Where the OpenAI-compatible endpoint's API key is kept. */
 type ApiKeyLocation = { kind: "secret"; arn: string } | { kind: "parameter"; name: string };

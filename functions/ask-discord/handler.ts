@@ -5,8 +5,8 @@
  * deferred response through the interaction's webhook.
  */
 import { discordAskReceiver, discordPublicKey } from "convoseg/connectors";
-import { requiredEnvironment } from "../webhook-receiver.js";
 import { askFunction } from "../ask-receiver.js";
+import { requiredEnvironment } from "../webhook-receiver.js";
 
 // Read at cold start: a wrong key fails every request with 500 and its reason in the log.
 const key = (() => {

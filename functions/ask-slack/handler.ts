@@ -4,8 +4,8 @@
  * command's `response_url`. Logs carry channel ids and reasons, never the question's words.
  */
 import { slackAskReceiver } from "convoseg/connectors";
-import { requiredEnvironment, secretString } from "../webhook-receiver.js";
 import { askFunction } from "../ask-receiver.js";
+import { requiredEnvironment, secretString } from "../webhook-receiver.js";
 
 const secretId = requiredEnvironment("slack ask", "SLACK_SIGNING_SECRET_ARN");
 const { parts, handler: functionUrlHandler } = askFunction("slack");

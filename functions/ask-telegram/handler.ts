@@ -4,8 +4,8 @@
  * sendMessage. Logs carry chat ids and reasons, never the question's words.
  */
 import { telegramAskReceiver } from "convoseg/connectors";
-import { requiredEnvironment, secretString } from "../webhook-receiver.js";
 import { askFunction } from "../ask-receiver.js";
+import { requiredEnvironment, secretString } from "../webhook-receiver.js";
 
 const secretId = requiredEnvironment("telegram ask", "TELEGRAM_SECRET_TOKEN_ARN");
 const { parts, handler: functionUrlHandler } = askFunction("telegram");

@@ -147,7 +147,9 @@ describe("the ask endpoints", () => {
   it("answer a signed Discord interaction: PONG, a deferred response, then the webhook edit", async () => {
     const { publicKey, privateKey } = generateKeyPairSync("ed25519");
     const raw = publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("hex");
-    const [receive, answer] = await load("functions/ask-discord/handler.js", { DISCORD_PUBLIC_KEY: raw });
+    const [receive, answer] = await load("functions/ask-discord/handler.js", {
+      DISCORD_PUBLIC_KEY: raw,
+    });
     const discord = PLATFORMS.discord;
     const guild = "1100000000000000002";
     const signed = (value: unknown, key = privateKey) => {

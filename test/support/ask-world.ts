@@ -49,7 +49,7 @@ export async function recordingServer(status = 200) {
 }
 
 /** The IRC sample's messages, as the chat reader reads them. */
-export function ircSample(): { id: number; ts: string; user: string | null; text: string }[] {
+function ircSample(): { id: number; ts: string; user: string | null; text: string }[] {
   return readFileSync("examples/irc-ubuntu.jsonl", "utf8")
     .split("\n")
     .filter((line) => line.trim() !== "")
@@ -88,7 +88,7 @@ const SEGMENT = [1007, 1009, 1013, 1014, 1019, 1020, 1022, 1031];
  * Fills `index` with the sample as `ids` store it: every message, and a conversation whose
  * result holds the question of message 1007, answered by 1019 and 1022 (as extraction finds it).
  */
-export async function indexSample(index: LanceChannelIndexes, ids: PlatformIds): Promise<void> {
+async function indexSample(index: LanceChannelIndexes, ids: PlatformIds): Promise<void> {
   const sample = ircSample();
   const messages: ChatMessage[] = sample.map((m) => {
     const ts = Date.parse(m.ts);

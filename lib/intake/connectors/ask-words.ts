@@ -5,7 +5,7 @@
  */
 
 /** The most characters of words one question searches with (the search takes at most 500). */
-export const MAX_ASK_CHARS = 300;
+const MAX_ASK_CHARS = 300;
 
 /**
  * The words of `text` (a slash command's text, a mention's, an option's value): Slack's `<…>`

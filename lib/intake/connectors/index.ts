@@ -11,7 +11,7 @@ export {
   type AskReceiverOptions,
   type AskRequest,
 } from "./ask.js";
-export { askWords, MAX_ASK_CHARS } from "./ask-words.js";
+export { askWords } from "./ask-words.js";
 export {
   createClaimsTable,
   DynamoDbEventClaims,
@@ -19,7 +19,7 @@ export {
   MemoryEventClaims,
   PENDING_LEASE_SECONDS,
 } from "./claims.js";
-export { type DiscordAskOptions, discordAskReceiver } from "./discord-ask.js";
+export { discordAskReceiver } from "./discord-ask.js";
 export { discordPublicKey, verifyDiscordRequest } from "./discord-signature.js";
 export { ConnectorError } from "./errors.js";
 export type {
@@ -31,11 +31,11 @@ export type {
   IngestLine,
 } from "./receive.js";
 export { MAX_EVENT_BODY_BYTES } from "./receive.js";
-export { type SlackAskOptions, slackAskReceiver } from "./slack-ask.js";
+export { slackAskReceiver } from "./slack-ask.js";
 export { parseSlackEnvelope, slackEventLines } from "./slack-events.js";
 export { type SlackReceiverOptions, slackReceiver } from "./slack-receiver.js";
 export { signSlackRequest, verifySlackRequest } from "./slack-signature.js";
 export { MAX_LOOKUPS_PER_EVENT, SlackUserNames, slackUserIds } from "./slack-users.js";
 export { parseTelegramUpdate, telegramUpdateLines, verifyTelegramRequest } from "./telegram.js";
-export { type TelegramAskOptions, telegramAskReceiver } from "./telegram-ask.js";
+export { telegramAskReceiver } from "./telegram-ask.js";
 export { telegramReceiver } from "./telegram-receiver.js";

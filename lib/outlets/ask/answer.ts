@@ -8,7 +8,7 @@ import { type LinkPlace, messageLink } from "./links.js";
 
 /** How many hits an answer lists by default, and at most. */
 export const ASK_HITS = 3;
-export const MAX_ASK_HITS = 10;
+const MAX_ASK_HITS = 10;
 
 /** One listed hit: its words (chat text, escaped by each renderer), its link and its time. */
 export interface AskItem {

@@ -12,7 +12,7 @@ export class AskError extends Error {
   }
 }
 
-export type AskErrorCode =
+type AskErrorCode =
   /** A job that is not one the receivers make (a reply address not allowed), or a bad id. */
   | "ASK_BAD_JOB"
   /** The platform refused or failed a post (the answer, the command's registration). */

@@ -39,7 +39,7 @@ export function discordAskCommand(name = "ask") {
   };
 }
 
-export interface RegisterOptions {
+interface RegisterOptions {
   applicationId: string;
   /** The bot's token (`Authorization: Bot …`): never logged nor put in an error. */
   botToken: string;

@@ -41,7 +41,7 @@ const MARKERS: Record<string, string> = {
 };
 
 /** Chat text as Slack shows it literally. */
-export function slackText(text: string, max = ITEM_CHARS): string {
+function slackText(text: string, max = ITEM_CHARS): string {
   return plain(text, max)
     .replace(/[*_~`]/g, (c) => MARKERS[c] ?? c)
     .replace(/&/g, "&amp;")
@@ -52,7 +52,7 @@ export function slackText(text: string, max = ITEM_CHARS): string {
 }
 
 /** A `response_url` message: ephemeral (only the asker sees it) unless `inChannel`. */
-export interface SlackAnswerMessage {
+interface SlackAnswerMessage {
   response_type: "ephemeral" | "in_channel";
   text: string;
 }
@@ -74,14 +74,14 @@ export function slackAnswer(answer: AskAnswer, inChannel = false): SlackAnswerMe
 }
 
 /** Chat text as Discord Markdown shows it literally (mentions are switched off apart). */
-export function discordText(text: string, max = ITEM_CHARS): string {
+function discordText(text: string, max = ITEM_CHARS): string {
   return plain(text, max)
     .replace(/[\\*_~`|>#[\]()<:-]/g, (c) => `\\${c}`)
     .replace(/@/g, `@${WORD_JOINER}`);
 }
 
 /** A follow-up message of an interaction: no mention pings, no link previews. */
-export interface DiscordAnswerMessage {
+interface DiscordAnswerMessage {
   content: string;
   allowed_mentions: { parse: [] };
   /** SUPPRESS_EMBEDS (4). */
@@ -112,7 +112,7 @@ export function discordAnswer(answer: AskAnswer): DiscordAnswerMessage {
 }
 
 /** A sendMessage body: plain text (no parse_mode, so nothing in it is markup), no previews. */
-export interface TelegramAnswerMessage {
+interface TelegramAnswerMessage {
   chat_id: number;
   text: string;
   reply_parameters?: { message_id: number; allow_sending_without_reply: true };

@@ -18,7 +18,7 @@ interface AskJobBase {
 }
 
 /** Answered through the slash command's `response_url`. */
-export interface SlackAskJob extends AskJobBase {
+interface SlackAskJob extends AskJobBase {
   platform: "slack";
   responseUrl: string;
   /** Shown to the channel; else only to the asker. */
@@ -26,7 +26,7 @@ export interface SlackAskJob extends AskJobBase {
 }
 
 /** Answered by editing the deferred response through the interaction's webhook. */
-export interface DiscordAskJob extends AskJobBase {
+interface DiscordAskJob extends AskJobBase {
   platform: "discord";
   guild?: string;
   applicationId: string;
@@ -35,7 +35,7 @@ export interface DiscordAskJob extends AskJobBase {
 }
 
 /** Answered with sendMessage, as a reply to the asking message. */
-export interface TelegramAskJob extends AskJobBase {
+interface TelegramAskJob extends AskJobBase {
   platform: "telegram";
   chatUsername?: string;
   replyTo?: number;
@@ -43,7 +43,7 @@ export interface TelegramAskJob extends AskJobBase {
 
 export type AskJob = SlackAskJob | DiscordAskJob | TelegramAskJob;
 
-export interface AskDeps {
+interface AskDeps {
   search: (query: SearchQuery) => Promise<SearchHit[]>;
   /** Hits listed (default {@link ASK_HITS}). */
   hits?: number;
@@ -59,9 +59,9 @@ export interface AskDeps {
   timeoutMs?: number;
 }
 
-export const SLACK_RESPONSE_PREFIX = "https://hooks.slack.com/";
+const SLACK_RESPONSE_PREFIX = "https://hooks.slack.com/";
 export const DISCORD_API_BASE = "https://discord.com/api/v10";
-export const TELEGRAM_API_BASE = "https://api.telegram.org";
+const TELEGRAM_API_BASE = "https://api.telegram.org";
 /** Hits the search is asked for before the answer re-orders them by kind. */
 const SEARCHED = 20;
 
@@ -70,7 +70,7 @@ const INTERACTION_TOKEN = /^[A-Za-z0-9._-]{1,600}$/;
 const TELEGRAM_CHAT = /^-?\d{1,20}$/;
 
 /** What was posted: how many hits it listed, or that the search failed. */
-export interface AskOutcome {
+interface AskOutcome {
   items: number;
   searchFailed: boolean;
 }
