@@ -163,13 +163,19 @@ export class ConvosegStack extends Stack {
     if (ask !== undefined && search !== undefined) {
       const platforms: [AskPlatform, string | undefined][] = [];
       if (ask.slack !== undefined) {
-        const arn = ask.slack.signingSecretArn;
+        const { signingSecretArn: arn, botTokenArn } = ask.slack;
         platforms.push([
           {
             name: "slack",
             title: "Slack",
-            environment: { SLACK_SIGNING_SECRET_ARN: arn },
+            environment: {
+              SLACK_SIGNING_SECRET_ARN: arn,
+              ASK_MENTIONS: botTokenArn === undefined ? "false" : "true",
+            },
             receiverSecrets: [arn],
+            ...(botTokenArn !== undefined && {
+              answerSecrets: { SLACK_BOT_TOKEN_ARN: botTokenArn },
+            }),
           },
           config.connectors.slack?.channels,
         ]);

@@ -1,7 +1,7 @@
 /**
  * The Slack `/ask` slash command behind a Lambda Function URL: verified with the app's signing
  * secret, acknowledged at once, the question handed to the answer function, which posts to the
- * command's `response_url`. Logs carry channel ids and reasons, never the question's words.
+ * command's `response_url`; with ASK_MENTIONS, app mentions too, answered in their thread. Logs carry channel ids and reasons, never the question's words.
  */
 import { slackAskReceiver } from "convoseg/connectors";
 import { askFunction } from "../ask-receiver.js";
@@ -16,5 +16,7 @@ export const handler = functionUrlHandler(
     ...parts,
     signingSecret: () => secretString(secretId),
     command: process.env.ASK_COMMAND || "/ask",
+    // On when the answer function has the bot token (askSlackBotToken).
+    mentions: process.env.ASK_MENTIONS === "true",
   }),
 );

@@ -12,6 +12,8 @@ import { requiredEnvironment, secretString } from "../webhook-receiver.js";
 const index = deployedSearchIndex({ uri: requiredEnvironment("ask", "SEARCH_INDEX_URI") });
 const log = new Logger({ serviceName: "convoseg-ask" });
 const telegramToken = process.env.TELEGRAM_BOT_TOKEN_ARN || undefined;
+/** With it, Slack app mentions are answered in their thread (chat.postMessage). */
+const slackToken = process.env.SLACK_BOT_TOKEN_ARN || undefined;
 const hits = Number(process.env.ASK_HITS) || undefined;
 
 /** @public The Lambda runtime calls it: infra names this file as the function's entry. */
@@ -27,6 +29,8 @@ export async function handler(job: AskJob): Promise<void> {
       ...(process.env.SLACK_RESPONSE_PREFIX && {
         slackResponsePrefixes: [process.env.SLACK_RESPONSE_PREFIX],
       }),
+      ...(process.env.SLACK_API_BASE && { slackApiBase: process.env.SLACK_API_BASE }),
+      ...(slackToken !== undefined && { slackToken: () => secretString(slackToken) }),
       ...(process.env.DISCORD_API_BASE && { discordApiBase: process.env.DISCORD_API_BASE }),
       ...(process.env.TELEGRAM_API_BASE && { telegramApiBase: process.env.TELEGRAM_API_BASE }),
       ...(telegramToken !== undefined && { telegramToken: () => secretString(telegramToken) }),

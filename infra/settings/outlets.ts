@@ -171,6 +171,18 @@ export const outlets = <V, P>(table: Table<V, P>) =>
       check: (v) => needsSearch(v.askSlackSigningSecret, v.search),
     })
     /**
+     * With the Slack `/ask` endpoint, the ARN of the secret holding the app's bot token (scope
+     * `chat:write`): app mentions (`@app question`) are answered in their thread. Unset: only
+     * the slash command.
+     */
+    .text("askSlackBotToken", {
+      rule: askSecret("bot token"),
+      check: ({ askSlackBotToken, askSlackSigningSecret }) => {
+        if (askSlackBotToken !== undefined && askSlackSigningSecret === undefined)
+          fail("is for the Slack ask endpoint: set askSlackSigningSecret too");
+      },
+    })
+    /**
      * The Discord interactions endpoint for `/ask`: the application's public key (64 hex
      * digits, from the developer portal; public, so not a secret). Unset: not deployed.
      */
@@ -247,7 +259,7 @@ export interface DigestConfig {
 
 /** An ask endpoint's platform, and what its receiver checks requests with. */
 export interface AskConfig {
-  slack?: { signingSecretArn: string };
+  slack?: { signingSecretArn: string; botTokenArn?: string };
   discord?: { publicKey: string };
   telegram?: { secretTokenArn: string; botTokenArn: string; botUsername?: string };
   command: string;
@@ -260,6 +272,7 @@ export interface AskConfig {
 /** The ask endpoints when any is set; else nothing. */
 export function askConfig(v: {
   askSlackSigningSecret: string | undefined;
+  askSlackBotToken: string | undefined;
   askDiscordPublicKey: string | undefined;
   askTelegramSecretToken: string | undefined;
   askTelegramBotToken: string | undefined;
@@ -282,7 +295,10 @@ export function askConfig(v: {
   return {
     ask: {
       ...(v.askSlackSigningSecret !== undefined && {
-        slack: { signingSecretArn: v.askSlackSigningSecret },
+        slack: {
+          signingSecretArn: v.askSlackSigningSecret,
+          ...(v.askSlackBotToken !== undefined && { botTokenArn: v.askSlackBotToken }),
+        },
       }),
       ...(v.askDiscordPublicKey !== undefined && {
         discord: { publicKey: v.askDiscordPublicKey.toLowerCase() },

@@ -23,6 +23,7 @@ import {
 const SLACK_SECRET_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:slack-ask-AbCdEf";
 const TELEGRAM_TOKEN_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:tg-ask-AbCdEf";
 const BOT_TOKEN_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:tg-bot-AbCdEf";
+const SLACK_BOT_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:slack-bot-AbCdEf";
 const SLACK_SECRET = "ask-signing-secret";
 const TELEGRAM_TOKEN = "ask_secret-token";
 const BOT_TOKEN = "123456:bot-token";
@@ -55,6 +56,7 @@ beforeAll(async () => {
     [SLACK_SECRET_ARN]: SLACK_SECRET,
     [TELEGRAM_TOKEN_ARN]: TELEGRAM_TOKEN,
     [BOT_TOKEN_ARN]: BOT_TOKEN,
+    [SLACK_BOT_ARN]: "xoxb-ask",
   });
   lambda = await recordingServer(202);
   platform = await recordingServer();
@@ -74,6 +76,8 @@ async function load(module: string, environment: Record<string, string>) {
     DISCORD_API_BASE: `${platform.url}/discord/api`,
     TELEGRAM_API_BASE: `${platform.url}/telegram`,
     TELEGRAM_BOT_TOKEN_ARN: BOT_TOKEN_ARN,
+    SLACK_API_BASE: `${platform.url}/slack/api`,
+    SLACK_BOT_TOKEN_ARN: SLACK_BOT_ARN,
     ...environment,
   });
 }
@@ -142,6 +146,46 @@ describe("the ask endpoints", () => {
     expect(lines[1]).toContain("/var/cache/apt/archives");
     const permalink = `https://slack.com/archives/${slack.channel}/p${slack.id(ASKED, sampleTs).replace(".", "")}`;
     expect(lines[1]).toContain(`<${permalink}|2008-07-14>`);
+  }, 60_000);
+
+  it("answer a Slack app mention in its thread with chat.postMessage", async () => {
+    const [receive, answer] = await load("functions/ask-slack/handler.js", {
+      SLACK_SIGNING_SECRET_ARN: SLACK_SECRET_ARN,
+      ASK_MENTIONS: "true",
+    });
+    const body = JSON.stringify({
+      type: "event_callback",
+      event_id: "EvAsk1",
+      event: {
+        type: "app_mention",
+        channel: PLATFORMS.slack.channel,
+        user: "U0ASKER01",
+        ts: "1765000000.000100",
+        text: `<@U0BOT> ${QUESTION}`,
+      },
+    });
+    const ts = Math.floor(Date.now() / 1000);
+    const before = { lambda: lambda.requests.length, platform: platform.requests.length };
+    const ack = await receive(
+      urlEvent(
+        {
+          "content-type": "application/json",
+          "x-slack-request-timestamp": String(ts),
+          "x-slack-signature": signSlackRequest(SLACK_SECRET, ts, body),
+        },
+        body,
+      ),
+    );
+    expect(ack.statusCode).toBe(200);
+    const { posts } = await answerInvocations(answer, before.lambda, before.platform);
+    expect(posts.map((p) => [p.method, p.path])).toEqual([["POST", "/slack/api/chat.postMessage"]]);
+    const message = JSON.parse(posts[0].body) as Record<string, unknown> & { text: string };
+    expect(message).toMatchObject({
+      channel: PLATFORMS.slack.channel,
+      thread_ts: "1765000000.000100",
+      unfurl_links: false,
+    });
+    expect(message.text.split("\n")[1]).toContain("*Q:* Where does Ubuntu save the files");
   }, 60_000);
 
   it("answer a signed Discord interaction: PONG, a deferred response, then the webhook edit", async () => {

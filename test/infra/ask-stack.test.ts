@@ -10,6 +10,7 @@ const ALL = {
   search: "true",
   digest: "false",
   askSlackSigningSecret: ARN("slack-ask"),
+  askSlackBotToken: ARN("slack-bot"),
   askDiscordPublicKey: KEY,
   askTelegramSecretToken: ARN("tg-ask"),
   askTelegramBotToken: ARN("tg-bot"),
@@ -70,7 +71,7 @@ describe("the ask endpoints in the stack", () => {
           "logs:PutLogEvents",
           "s3:GetObject",
           "s3:ListBucket",
-          ...(name === "telegram" ? ["secretsmanager:GetSecretValue"] : []),
+          ...(name === "discord" ? [] : ["secretsmanager:GetSecretValue"]),
         ].sort(),
       );
       const variables = (fn: typeof endpoint.receiver) =>

@@ -304,6 +304,7 @@ describe("resolveConfig", () => {
         "askDiscordPublicKey",
         "askPerChannel",
         "askPerPerson",
+        "askSlackBotToken",
         "askSlackSigningSecret",
         "askTelegramBotToken",
         "askTelegramBotUsername",

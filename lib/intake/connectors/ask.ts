@@ -13,8 +13,11 @@ export type AskRequest =
       platform: "slack";
       channel: string;
       words: string;
-      responseUrl: string;
+      /** A slash command's: where its answer goes. */
+      responseUrl?: string;
       inChannel: boolean;
+      /** An app mention's: the thread its answer is posted in (with the bot token). */
+      thread?: string;
     }
   | {
       platform: "discord";

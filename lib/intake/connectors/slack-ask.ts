@@ -2,7 +2,9 @@
  * The Slack slash command (`/ask …`, its name configurable): verified as the Events receiver's
  * requests are (signing secret, timestamp, constant-time compare), acknowledged at once with a
  * line only the asker sees, and the question handed on; the answer goes to the command's
- * `response_url`, only to the asker unless the question starts with `--public`.
+ * `response_url`, only to the asker unless the question starts with `--public`. With `mentions`,
+ * the same URL takes the Events API's `app_mention` (`@app question`), answered in its thread;
+ * Slack's retry of an event is acknowledged and not asked again (the first was handed on).
  */
 
 import { type AskReceiverOptions, notTakenText, takeQuestion } from "./ask.js";
@@ -12,16 +14,20 @@ import {
   checkBodySize,
   type HttpRequest,
   type HttpResponse,
+  header,
   RefusalLog,
   refusalStatus,
   reply,
 } from "./receive.js";
+import { parseSlackEnvelope } from "./slack-events.js";
 import { verifySlackRequest } from "./slack-signature.js";
 
 export interface SlackAskOptions extends AskReceiverOptions {
   signingSecret: () => Promise<string>;
   /** The command's name as Slack sends it (default `/ask`). */
   command?: string;
+  /** Answer app mentions (the answer function then needs the bot token). */
+  mentions?: boolean;
 }
 
 /** The word that asks for the answer to be shown to the channel. */
@@ -44,6 +50,7 @@ export function slackAskReceiver(options: SlackAskOptions) {
   return async (request: HttpRequest): Promise<HttpResponse> => {
     metrics.add("AsksReceived", 1);
     let form: URLSearchParams;
+    let body = "";
     try {
       checkBodySize(request.body);
       let secret: string;
@@ -60,7 +67,9 @@ export function slackAskReceiver(options: SlackAskOptions) {
         signingSecret: secret,
         now: options.now?.(),
       });
-      form = new URLSearchParams(request.body.toString("utf8"));
+      body = request.body.toString("utf8");
+      if (body.trimStart().startsWith("{")) return await mention(body, request);
+      form = new URLSearchParams(body);
       for (const field of ["command", "channel_id", "user_id", "response_url"]) {
         if (!form.get(field)) {
           throw new ConnectorError("CONNECTOR_MALFORMED_BODY", field, "missing");
@@ -95,4 +104,41 @@ export function slackAskReceiver(options: SlackAskOptions) {
     if (!taken.taken) return ephemeral(notTakenText(taken));
     return ephemeral("Looking through this channel's history…");
   };
+
+  /** An Events API envelope: the URL's verification, or an app mention to hand on. */
+  async function mention(body: string, request: HttpRequest): Promise<HttpResponse> {
+    const envelope = parseSlackEnvelope(body);
+    if (envelope.type === "url_verification") return reply(200, envelope.challenge, "text/plain");
+    const event = envelope.type === "event_callback" ? envelope.event : undefined;
+    const channel = typeof event?.channel === "string" ? event.channel : "";
+    const user = typeof event?.user === "string" ? event.user : "";
+    const ts = typeof event?.ts === "string" ? event.ts : "";
+    const thread = typeof event?.thread_ts === "string" ? event.thread_ts : ts;
+    if (
+      !options.mentions ||
+      event?.type !== "app_mention" ||
+      header(request.headers, "X-Slack-Retry-Num") !== undefined ||
+      !SLACK_ID.test(channel) ||
+      !SLACK_ID.test(user) ||
+      !/^\d+\.\d+$/.test(thread)
+    ) {
+      metrics.add("AsksIgnored", 1);
+      log.info("event without a question", {});
+      return reply(200, '{"ok":true}');
+    }
+    // Whatever became of it, Slack is answered 200: a refusal would only be retried.
+    await takeQuestion(
+      options,
+      {
+        platform: "slack",
+        channel,
+        words: askWords(typeof event.text === "string" ? event.text : ""),
+        inChannel: true,
+        thread,
+      },
+      user,
+      event.channel_type === "im" || event.channel_type === "mpim",
+    );
+    return reply(200, '{"ok":true}');
+  }
 }

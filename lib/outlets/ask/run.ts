@@ -1,8 +1,8 @@
 /**
  * A question asked in a channel, answered: the search over that channel alone (an answer never
  * shows another channel's talk), the answer composed and rendered for the platform, and posted
- * where the platform said to (Slack's `response_url`, Discord's interaction webhook, Telegram's
- * sendMessage). The reply addresses come from verified requests, and are still checked: a
+ * where the platform said to (Slack's `response_url`, or chat.postMessage in an app mention's
+ * thread; Discord's interaction webhook; Telegram's sendMessage). The reply addresses come from verified requests, and are still checked: a
  * `response_url` must be Slack's, a webhook's ids must be ids.
  */
 import type { SearchHit, SearchQuery } from "../search/index.js";
@@ -17,12 +17,14 @@ interface AskJobBase {
   words: string;
 }
 
-/** Answered through the slash command's `response_url`. */
+/** A slash command's, answered through its `response_url`; an app mention's, in its thread. */
 interface SlackAskJob extends AskJobBase {
   platform: "slack";
-  responseUrl: string;
-  /** Shown to the channel; else only to the asker. */
+  responseUrl?: string;
+  /** Shown to the channel; else only to the asker (a slash command's). */
   inChannel: boolean;
+  /** An app mention's thread (its `thread_ts`, else its `ts`). */
+  thread?: string;
 }
 
 /** Answered by editing the deferred response through the interaction's webhook. */
@@ -50,6 +52,9 @@ interface AskDeps {
   fetch?: typeof fetch;
   /** What a `response_url` must start with (default Slack's hooks host). */
   slackResponsePrefixes?: readonly string[];
+  /** Slack's Web API base (default `https://slack.com/api`) and the bot's token (mentions). */
+  slackApiBase?: string;
+  slackToken?: () => Promise<string>;
   /** Discord's API base (default `https://discord.com/api/v10`). */
   discordApiBase?: string;
   /** Telegram's Bot API base (default `https://api.telegram.org`) and the bot's token. */
@@ -60,6 +65,7 @@ interface AskDeps {
 }
 
 const SLACK_RESPONSE_PREFIX = "https://hooks.slack.com/";
+const SLACK_API_BASE = "https://slack.com/api";
 export const DISCORD_API_BASE = "https://discord.com/api/v10";
 const TELEGRAM_API_BASE = "https://api.telegram.org";
 /** Hits the search is asked for before the answer re-orders them by kind. */
@@ -100,32 +106,46 @@ export async function answerAsk(job: AskJob, deps: AskDeps): Promise<AskOutcome>
 }
 
 async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): Promise<void> {
-  const send = async (url: string, method: string, body: unknown, what: string) => {
+  const send = async (
+    url: string,
+    method: string,
+    body: unknown,
+    what: string,
+    headers: Record<string, string> = {},
+  ) => {
     let response: Response;
     try {
       response = await (deps.fetch ?? fetch)(url, {
         method,
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json; charset=utf-8", ...headers },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(deps.timeoutMs ?? 5000),
       });
     } catch (error) {
       throw new AskError("ASK_POST_FAILED", `${what}: ${(error as Error).name}`, { cause: error });
     }
-    // The body may echo the address: only the status is kept.
-    await response.body?.cancel();
-    if (!response.ok) throw new AskError("ASK_POST_FAILED", `${what}: answered ${response.status}`);
+    if (!response.ok) {
+      // The body may echo the address: only the status is kept.
+      await response.body?.cancel();
+      throw new AskError("ASK_POST_FAILED", `${what}: answered ${response.status}`);
+    }
+    return response;
+  };
+  const done = async (response: Promise<Response>) => {
+    await (await response).body?.cancel();
   };
   switch (job.platform) {
     case "slack": {
+      if (job.thread !== undefined) return postInThread(job, job.thread, answer, deps, send);
+      const responseUrl = job.responseUrl;
       const prefixes = deps.slackResponsePrefixes ?? [SLACK_RESPONSE_PREFIX];
-      if (!prefixes.some((p) => job.responseUrl.startsWith(p)))
+      if (responseUrl === undefined || !prefixes.some((p) => responseUrl.startsWith(p)))
         throw new AskError("ASK_BAD_JOB", "the response_url is not Slack's");
       const message =
         answer === undefined
           ? { response_type: "ephemeral" as const, text: SEARCH_FAILED }
           : slackAnswer(answer, job.inChannel);
-      return send(job.responseUrl, "POST", message, "slack response_url");
+      return done(send(responseUrl, "POST", message, "slack response_url"));
     }
     case "discord": {
       if (!SNOWFLAKE.test(job.applicationId) || !INTERACTION_TOKEN.test(job.token))
@@ -136,7 +156,7 @@ async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): 
           ? { content: SEARCH_FAILED, allowed_mentions: { parse: [] } }
           : discordAnswer(answer);
       const url = `${base}/webhooks/${job.applicationId}/${job.token}/messages/@original`;
-      return send(url, "PATCH", message, "discord interaction webhook");
+      return done(send(url, "PATCH", message, "discord interaction webhook"));
     }
     case "telegram": {
       if (!TELEGRAM_CHAT.test(job.channel))
@@ -150,9 +170,52 @@ async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): 
           ? { chat_id: chat, text: SEARCH_FAILED }
           : telegramAnswer(answer, chat, job.replyTo);
       const base = deps.telegramApiBase ?? TELEGRAM_API_BASE;
-      return send(`${base}/bot${token}/sendMessage`, "POST", message, "telegram sendMessage");
+      return done(send(`${base}/bot${token}/sendMessage`, "POST", message, "telegram sendMessage"));
     }
     default:
       throw new AskError("ASK_BAD_JOB", "a job of no platform the ask endpoints serve");
+  }
+}
+
+const SLACK_CHANNEL = /^[A-Z0-9]{2,30}$/;
+const SLACK_TS = /^\d+\.\d+$/;
+
+type Send = (
+  url: string,
+  method: string,
+  body: unknown,
+  what: string,
+  headers?: Record<string, string>,
+) => Promise<Response>;
+
+/**
+ * An app mention's answer: chat.postMessage in its thread with the bot's token (scope
+ * `chat:write`), without unfurls. Slack's Web API answers 200 with `ok: false` on an error.
+ */
+async function postInThread(
+  job: SlackAskJob,
+  thread: string,
+  answer: AskAnswer | undefined,
+  deps: AskDeps,
+  send: Send,
+): Promise<void> {
+  if (!SLACK_CHANNEL.test(job.channel) || !SLACK_TS.test(thread))
+    throw new AskError("ASK_BAD_JOB", "the mention's channel or thread is malformed");
+  if (deps.slackToken === undefined)
+    throw new AskError("ASK_BAD_JOB", "no Slack bot token to answer a mention with");
+  const token = await deps.slackToken();
+  const text = answer === undefined ? SEARCH_FAILED : slackAnswer(answer, true).text;
+  const base = deps.slackApiBase ?? SLACK_API_BASE;
+  const response = await send(
+    `${base}/chat.postMessage`,
+    "POST",
+    { channel: job.channel, thread_ts: thread, text, unfurl_links: false, unfurl_media: false },
+    "slack chat.postMessage",
+    { authorization: `Bearer ${token}` },
+  );
+  const said = (await response.json().catch(() => ({}))) as { ok?: unknown; error?: unknown };
+  if (said.ok !== true) {
+    const error = typeof said.error === "string" ? said.error.slice(0, 60) : "no ok";
+    throw new AskError("ASK_POST_FAILED", `slack chat.postMessage: ${error}`);
   }
 }

@@ -136,6 +136,64 @@ describe("the Slack ask endpoint", () => {
   });
 });
 
+describe("the Slack ask endpoint's app mentions", () => {
+  const SECRET = "s3cret";
+  const signed = (value: unknown, headers: Record<string, string> = {}) => {
+    const body = JSON.stringify(value);
+    const ts = Math.floor(NOW / 1000);
+    return {
+      headers: {
+        "x-slack-request-timestamp": String(ts),
+        "x-slack-signature": signSlackRequest(SECRET, ts, body),
+        ...headers,
+      },
+      body: Buffer.from(body),
+    };
+  };
+  const mention = (over: Record<string, unknown> = {}) => ({
+    type: "event_callback",
+    event_id: "Ev1",
+    event: {
+      type: "app_mention",
+      channel: "C0HELP",
+      user: "U0ASK",
+      ts: "1750000000.000100",
+      text: "<@U0BOT> how do I fix grub?",
+      ...over,
+    },
+  });
+
+  it("answers the URL's verification, hands on a mention once, and takes none when off", async () => {
+    const { asked, options } = parts();
+    const receive = slackAskReceiver({
+      ...options,
+      signingSecret: async () => SECRET,
+      mentions: true,
+    });
+    const verification = await receive(signed({ type: "url_verification", challenge: "c-1" }));
+    expect([verification.statusCode, verification.body]).toEqual([200, "c-1"]);
+    expect((await receive(signed(mention({ thread_ts: "1749999999.000001" })))).statusCode).toBe(
+      200,
+    );
+    // Slack's retry of the same event: acknowledged, not asked again.
+    await receive(signed(mention(), { "x-slack-retry-num": "1" }));
+    expect(asked).toEqual([
+      {
+        platform: "slack",
+        channel: "C0HELP",
+        words: "how do I fix grub",
+        inChannel: true,
+        thread: "1749999999.000001",
+      },
+    ]);
+    const off = parts();
+    await slackAskReceiver({ ...off.options, signingSecret: async () => SECRET })(
+      signed(mention()),
+    );
+    expect(off.asked).toEqual([]);
+  });
+});
+
 describe("the Discord interactions endpoint", () => {
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
   const raw = publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("hex");

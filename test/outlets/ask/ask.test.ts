@@ -159,6 +159,34 @@ describe("answerAsk", () => {
     expect(posts).toHaveLength(1);
   });
 
+  it("answers a mention in its thread with the bot token, and fails on Slack's ok: false", async () => {
+    const sent: { url: string; init: RequestInit }[] = [];
+    const slackApi = (ok: boolean) =>
+      (async (url: string, init: RequestInit) => {
+        sent.push({ url, init });
+        return Response.json(ok ? { ok } : { ok, error: "not_in_channel" });
+      }) as unknown as typeof globalThis.fetch;
+    const job = {
+      platform: "slack" as const,
+      channel: "C0HELP",
+      words: "grub",
+      inChannel: true,
+      thread: "1740823200.000100",
+    };
+    const deps = { search: async () => [], slackToken: async () => "xoxb-1" };
+    await answerAsk(job, { ...deps, fetch: slackApi(true) });
+    expect(sent[0].url).toBe("https://slack.com/api/chat.postMessage");
+    expect(new Headers(sent[0].init.headers).get("authorization")).toBe("Bearer xoxb-1");
+    expect(JSON.parse(String(sent[0].init.body))).toMatchObject({
+      channel: "C0HELP",
+      thread_ts: "1740823200.000100",
+    });
+    await expect(answerAsk(job, { ...deps, fetch: slackApi(false) })).rejects.toMatchObject({
+      code: "ASK_POST_FAILED",
+      message: "slack chat.postMessage: not_in_channel",
+    });
+  });
+
   it("tells the asker when the search fails, and the caller when the post does", async () => {
     posts.length = 0;
     const failing = async () => {
