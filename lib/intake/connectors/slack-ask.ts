@@ -30,8 +30,8 @@ export interface SlackAskOptions extends AskReceiverOptions {
   mentions?: boolean;
 }
 
-/** The word that asks for the answer to be shown to the channel. */
-const PUBLIC = /^\s*--public\b\s*/i;
+/** The word that asks for the answer to be shown to the channel (some clients make `--` a dash). */
+const PUBLIC = /^\s*(--|\u2014)public\b\s*/i;
 const SLACK_ID = /^[A-Z0-9]{2,30}$/;
 
 const ephemeral = (text: string) =>

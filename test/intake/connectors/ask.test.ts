@@ -110,6 +110,19 @@ describe("the Slack ask endpoint", () => {
     expect(JSON.stringify(logged)).not.toContain("grub");
   });
 
+  it("shows the answer to the channel only when asked to, --public or a client's dash", async () => {
+    const { asked, options } = parts();
+    const receive = slackAskReceiver({ ...options, signingSecret: async () => SECRET });
+    for (const text of ["--public grub", "\u2014public grub", "grub --public", "publicity grub"])
+      await receive(request({ ...command, text }));
+    expect(asked.map((a) => [a.words, a.platform === "slack" && a.inChannel])).toEqual([
+      ["grub", true],
+      ["grub", true],
+      ["grub public", false],
+      ["publicity grub", false],
+    ]);
+  });
+
   it("answers the asker itself when over the limit, outside its channels or without words", async () => {
     const { asked, options } = parts(new AskRateLimit({ perPerson: 1 }, () => NOW));
     const receive = slackAskReceiver({
