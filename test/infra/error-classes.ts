@@ -11,6 +11,7 @@ import {
   ApiParameterError,
   ApiUnavailableError,
 } from "convoseg/api";
+import { AskError } from "convoseg/ask";
 import {
   type ChatResponse,
   CommitError,
@@ -19,7 +20,6 @@ import {
   NilStreamError,
   WindowTooSmallError,
 } from "convoseg/chat-model";
-import { AskError } from "convoseg/ask";
 import { ConnectorError } from "convoseg/connectors";
 import {
   DiscordAuthError,
