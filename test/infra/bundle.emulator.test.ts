@@ -66,6 +66,7 @@ const EXPECTED = [
   "SlackDeliveryError",
   "DigestBucketError",
   "SnsDeliveryError",
+  "AskError",
 ];
 
 describe("a minified bundle", () => {
