@@ -117,6 +117,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./report/report.js")).reportCommand,
   },
   {
+    name: "discord-ask",
+    summary: [
+      "discord-ask --application-id ID",
+      "register the /ask application command with Discord",
+    ],
+    load: async () => (await import("./discord-ask.js")).discordAskCommand,
+  },
+  {
     name: "serve",
     summary: ["serve", "the read API over HTTP on the local workspace (127.0.0.1:8787)"],
     load: async () => (await import("./serve/serve.js")).serveCommand,

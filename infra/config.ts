@@ -23,7 +23,14 @@ import {
 import { type DiscordConfig, discordConfig } from "./settings/intake.js";
 import { MINUTE_MS } from "./settings/kinds.js";
 import { type ExtractSizing, extractTimeoutMs } from "./settings/knowledge.js";
-import { type ApiConfig, apiConfig, type DigestConfig, digestConfig } from "./settings/outlets.js";
+import {
+  type ApiConfig,
+  type AskConfig,
+  apiConfig,
+  askConfig,
+  type DigestConfig,
+  digestConfig,
+} from "./settings/outlets.js";
 
 export { type ConvosegSettings, type SettingName, tickTimeoutMs } from "./settings/index.js";
 
@@ -98,6 +105,8 @@ export interface ConvosegConfig {
   digest?: DigestConfig;
   /** The search index on S3 and its layer (false: not deployed, `/search` answers 501). */
   search: boolean;
+  /** The ask endpoints (absent: none deployed; each platform's only when set). */
+  ask?: AskConfig;
   segmentQueueSenders: string[];
   retainData: boolean;
   /**
@@ -282,6 +291,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     ...apiConfig(v),
     ...digestConfig(v),
     search: v.search,
+    ...askConfig(v),
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",
     ingest: {

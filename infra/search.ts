@@ -34,7 +34,13 @@ const SEARCH_RETENTION_DAYS = "SEARCH_RETENTION_DAYS";
  * the native library alone takes about 105 MB once loaded, and Lambda's CPU grows with memory.
  * The erasure rewrites a channel's table whole, so it gets a full vCPU (1,769 MB).
  */
-export const SEARCH_MEMORY = { api: 1024, extract: 1024, ingest: 512, erase: 1769 } as const;
+export const SEARCH_MEMORY = {
+  api: 1024,
+  ask: 1024,
+  extract: 1024,
+  ingest: 512,
+  erase: 1769,
+} as const;
 
 /** The layer's packages, pinned with their lockfile (test/infra/search-stack.test.ts checks it). */
 const LAYER_SOURCE = new URL("./search-layer/", import.meta.url).pathname;

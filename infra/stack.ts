@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { ReadApi } from "./api.js";
+import { AskEndpoint, type AskPlatform } from "./ask.js";
 import { type ConvosegConfig, type ConvosegSettings, resolveConfig } from "./config.js";
 import { SLACK, TELEGRAM, WebhookConnector } from "./connectors.js";
 import { DIGEST_PREFIX, ScheduledDigest } from "./digest.js";
@@ -42,6 +43,8 @@ export class ConvosegStack extends Stack {
   readonly search?: SearchIndex;
   /** The Discord poller, deployed only with `discordChannels`. */
   readonly discord?: DiscordPoller;
+  /** The ask endpoints, each deployed only with its setting (and `search`). */
+  readonly ask: Partial<Record<AskPlatform["name"], AskEndpoint>> = {};
   /** Sending to the ingest queue, for producers deployed by other stacks: they only add messages. */
   readonly ingestPolicy: ManagedPolicy;
 
@@ -161,6 +164,71 @@ export class ConvosegStack extends Stack {
       });
       this.erasure.followDigests(this.digest.bucket, DIGEST_PREFIX);
     }
+    const { ask } = config;
+    const search = this.search;
+    if (ask !== undefined && search !== undefined) {
+      const platforms: [AskPlatform, string | undefined][] = [];
+      if (ask.slack !== undefined) {
+        const { signingSecretArn: arn, botTokenArn } = ask.slack;
+        platforms.push([
+          {
+            name: "slack",
+            title: "Slack",
+            environment: {
+              SLACK_SIGNING_SECRET_ARN: arn,
+              ASK_MENTIONS: botTokenArn === undefined ? "false" : "true",
+            },
+            receiverSecrets: [arn],
+            ...(botTokenArn !== undefined && {
+              answerSecrets: { SLACK_BOT_TOKEN_ARN: botTokenArn },
+            }),
+          },
+          config.connectors.slack?.channels,
+        ]);
+      }
+      if (ask.discord !== undefined) {
+        platforms.push([
+          {
+            name: "discord",
+            title: "Discord",
+            environment: { DISCORD_PUBLIC_KEY: ask.discord.publicKey },
+            receiverSecrets: [],
+          },
+          config.discord?.channels.join(","),
+        ]);
+      }
+      if (ask.telegram !== undefined) {
+        const { secretTokenArn, botTokenArn, botUsername } = ask.telegram;
+        platforms.push([
+          {
+            name: "telegram",
+            title: "Telegram",
+            environment: {
+              TELEGRAM_SECRET_TOKEN_ARN: secretTokenArn,
+              ...(botUsername !== undefined && { TELEGRAM_BOT_USERNAME: botUsername }),
+            },
+            receiverSecrets: [secretTokenArn],
+            answerSecrets: { TELEGRAM_BOT_TOKEN_ARN: botTokenArn },
+          },
+          config.connectors.telegram?.chats,
+        ]);
+      }
+      for (const [platform, connectorChannels] of platforms) {
+        const channels = ask.channels ?? connectorChannels;
+        this.ask[platform.name] = new AskEndpoint(this, `${platform.title}Ask`, {
+          platform,
+          search,
+          observability: this.observability,
+          logRetention: config.logRetention,
+          command: ask.command,
+          ...(channels !== undefined && { channels }),
+          privateChats: config.connectors.privateChats,
+          perPerson: ask.perPerson,
+          perChannel: ask.perChannel,
+          reservedConcurrency: config.connectors.receiverConcurrency,
+        });
+      }
+    }
     this.ingestPolicy = new ManagedPolicy(this, "IngestPolicy", {
       description: "convoseg: send chat messages to the ingest queue (attach to a producer's role)",
       statements: [this.ingestion.sendStatement()],
@@ -250,6 +318,15 @@ export class ConvosegStack extends Stack {
         this.discord.cursors.tableName,
         "The Discord poller's per-channel cursors",
       );
+    }
+    const askUrls = {
+      slack: ["SlackAskUrl", "The Request URL of the Slack app's /ask slash command"],
+      discord: ["DiscordInteractionsUrl", "The Discord application's Interactions Endpoint URL"],
+      telegram: ["TelegramAskWebhookUrl", "The url to give the answering bot's setWebhook"],
+    } as const;
+    for (const [name, endpoint] of Object.entries(this.ask)) {
+      const [outputName, description] = askUrls[name as AskPlatform["name"]];
+      output(outputName, endpoint.url.url, description);
     }
     output("AlarmTopicArn", this.observability.topic.topicArn, "Subscribe to get the alarms");
     output("DashboardUrl", this.observability.dashboardUrl, "CloudWatch dashboard");

@@ -1,7 +1,7 @@
 /**
  * The outlets wing's settings: the read API (off unless `api`) and its authorizer, the
  * scheduled digest (on unless `digest=false`), its schedule, period, channels and destinations,
- * and the deployed search index (off unless `search`).
+ * the deployed search index (off unless `search`), and the ask endpoints (each off until set).
  */
 import { DAY_MS, fail, got, SECRET_ARN, type Table } from "./kinds.js";
 
@@ -16,6 +16,25 @@ const SCHEDULE_EXPRESSION =
 const DIGEST_CHANNELS = /^[^\s,;]{1,256}([,;][^\s,;]{1,256}){0,99}$/;
 /** Standard topics only: a `.fifo` name does not match, since Publish to one needs a group id. */
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
+/** Discord's application public key: 32 bytes as hex (public: a setting, not a secret). */
+const ED25519_PUBLIC_KEY = /^[0-9a-fA-F]{64}$/;
+/** A command's name as both platforms take it: lower case, digits, `_` and `-`. */
+const COMMAND_NAME = /^[a-z0-9_-]{1,32}$/;
+/** A Telegram bot's username, without the `@`. */
+const BOT_USERNAME = /^[A-Za-z][A-Za-z0-9_]{3,31}$/;
+/** Channel ids of any platform, comma-separated. */
+const ASK_CHANNELS = /^[^\s,]{1,64}(,[^\s,]{1,64}){0,999}$/;
+
+const askSecret = (what: string) => ({
+  pattern: SECRET_ARN,
+  rule: `a Secrets Manager secret's full ARN, not the ${what} itself`,
+  secret: true,
+});
+/** An ask endpoint answers from the search index: refused without it. */
+const needsSearch = (given: unknown, search: boolean) => {
+  if (given !== undefined && !search) fail("answers from the search index: set search=true too");
+};
 
 /** A destination of the scheduled digest, refused when `digest=false` turns it off. */
 const forDigest = (given: string | undefined, digest: boolean) => {
@@ -142,7 +161,80 @@ export const outlets = <V, P>(table: Table<V, P>) =>
      * written by extraction, ingestion and erasure, read by the API's `GET /search`, from a
      * 160 MB Lambda layer. Off: no bucket, no layer, and `/search` answers 501.
      */
-    .flag("search", { default: false });
+    .flag("search", { default: false })
+    /**
+     * The Slack `/ask` endpoint (docs/connectors.md#ask): the ARN of the secret holding the
+     * Slack app's signing secret (the ingest receiver's, or another app's). Unset: not deployed.
+     */
+    .text("askSlackSigningSecret", {
+      rule: askSecret("signing secret"),
+      check: (v) => needsSearch(v.askSlackSigningSecret, v.search),
+    })
+    /**
+     * With the Slack `/ask` endpoint, the ARN of the secret holding the app's bot token (scope
+     * `chat:write`): app mentions (`@app question`) are answered in their thread. Unset: only
+     * the slash command.
+     */
+    .text("askSlackBotToken", {
+      rule: askSecret("bot token"),
+      check: ({ askSlackBotToken, askSlackSigningSecret }) => {
+        if (askSlackBotToken !== undefined && askSlackSigningSecret === undefined)
+          fail("is for the Slack ask endpoint: set askSlackSigningSecret too");
+      },
+    })
+    /**
+     * The Discord interactions endpoint for `/ask`: the application's public key (64 hex
+     * digits, from the developer portal; public, so not a secret). Unset: not deployed.
+     */
+    .text("askDiscordPublicKey", {
+      rule: { pattern: ED25519_PUBLIC_KEY, rule: "the application's public key, 64 hex digits" },
+      check: (v) => needsSearch(v.askDiscordPublicKey, v.search),
+    })
+    /**
+     * The Telegram `/ask` endpoint: the ARN of the secret holding the answering bot's webhook
+     * `secret_token`. Unset: not deployed.
+     */
+    .text("askTelegramSecretToken", {
+      rule: askSecret("secret token"),
+      check: (v) => needsSearch(v.askTelegramSecretToken, v.search),
+    })
+    /** The ARN of the secret holding the answering bot's token, which sendMessage needs. */
+    .text("askTelegramBotToken", {
+      rule: askSecret("bot token"),
+      check: ({ askTelegramSecretToken, askTelegramBotToken }) => {
+        if (askTelegramSecretToken !== undefined && askTelegramBotToken === undefined)
+          fail("must be set with askTelegramSecretToken (the bot answers with it)");
+        if (askTelegramSecretToken === undefined && askTelegramBotToken !== undefined)
+          fail(
+            "is set without askTelegramSecretToken: set both, or neither",
+            "askTelegramBotToken",
+          );
+      },
+    })
+    /** The answering bot's username: `/ask@another_bot` is left to that bot. Unset: every `/ask`. */
+    .text("askTelegramBotUsername", {
+      rule: { pattern: BOT_USERNAME, rule: "a Telegram bot username, without the @" },
+      check: ({ askTelegramSecretToken, askTelegramBotUsername }) => {
+        if (askTelegramBotUsername !== undefined && askTelegramSecretToken === undefined)
+          fail("is for the Telegram ask endpoint: set askTelegramSecretToken too");
+      },
+    })
+    /** The command's name on every platform, without its slash. */
+    .text("askCommand", {
+      default: "ask",
+      rule: { pattern: COMMAND_NAME, rule: "1 to 32 of a-z 0-9 _ -" },
+    })
+    /**
+     * The only channels questions are answered in, ids of any platform, comma-separated. Unset:
+     * each platform's connector list (slackChannels, telegramChats), else every group chat.
+     */
+    .text("askChannels", {
+      rule: { pattern: ASK_CHANNELS, rule: "1 to 1000 channel ids, comma-separated" },
+    })
+    /** Questions one person may ask a minute, per endpoint instance (1 to 600). */
+    .integer("askPerPerson", { default: "5", min: 1, max: 600 })
+    /** Questions one channel may ask a minute, per endpoint instance (1 to 6000). */
+    .integer("askPerChannel", { default: "20", min: 1, max: 6000 });
 
 /** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
 export interface ApiConfig {
@@ -163,6 +255,61 @@ export interface DigestConfig {
   snsTopicArn?: string;
   /** Days a digest's files are kept. */
   retentionDays: number;
+}
+
+/** An ask endpoint's platform, and what its receiver checks requests with. */
+export interface AskConfig {
+  slack?: { signingSecretArn: string; botTokenArn?: string };
+  discord?: { publicKey: string };
+  telegram?: { secretTokenArn: string; botTokenArn: string; botUsername?: string };
+  command: string;
+  /** Unset: each platform's connector list, else every group chat. */
+  channels?: string;
+  perPerson: number;
+  perChannel: number;
+}
+
+/** The ask endpoints when any is set; else nothing. */
+export function askConfig(v: {
+  askSlackSigningSecret: string | undefined;
+  askSlackBotToken: string | undefined;
+  askDiscordPublicKey: string | undefined;
+  askTelegramSecretToken: string | undefined;
+  askTelegramBotToken: string | undefined;
+  askTelegramBotUsername: string | undefined;
+  askCommand: string;
+  askChannels: string | undefined;
+  askPerPerson: number;
+  askPerChannel: number;
+}): { ask?: AskConfig } {
+  const telegram =
+    v.askTelegramSecretToken !== undefined && v.askTelegramBotToken !== undefined
+      ? {
+          secretTokenArn: v.askTelegramSecretToken,
+          botTokenArn: v.askTelegramBotToken,
+          ...(v.askTelegramBotUsername !== undefined && { botUsername: v.askTelegramBotUsername }),
+        }
+      : undefined;
+  if (v.askSlackSigningSecret === undefined && v.askDiscordPublicKey === undefined && !telegram)
+    return {};
+  return {
+    ask: {
+      ...(v.askSlackSigningSecret !== undefined && {
+        slack: {
+          signingSecretArn: v.askSlackSigningSecret,
+          ...(v.askSlackBotToken !== undefined && { botTokenArn: v.askSlackBotToken }),
+        },
+      }),
+      ...(v.askDiscordPublicKey !== undefined && {
+        discord: { publicKey: v.askDiscordPublicKey.toLowerCase() },
+      }),
+      ...(telegram !== undefined && { telegram }),
+      command: v.askCommand,
+      ...(v.askChannels !== undefined && { channels: v.askChannels }),
+      perPerson: v.askPerPerson,
+      perChannel: v.askPerChannel,
+    },
+  };
 }
 
 /** The read API with `api`; else nothing. */

@@ -68,6 +68,7 @@ const EXPECTED = [
   "SlackDeliveryError",
   "DigestBucketError",
   "SnsDeliveryError",
+  "AskError",
 ];
 
 describe("a minified bundle", () => {

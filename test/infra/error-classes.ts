@@ -12,6 +12,7 @@ import {
   ApiParameterError,
   ApiUnavailableError,
 } from "convoseg/api";
+import { AskError } from "convoseg/ask";
 import {
   type ChatResponse,
   CommitError,
@@ -121,4 +122,5 @@ export const made = [
   new SlackDeliveryError("SLACK_REJECTED", 404, 1),
   new DigestBucketError("k", 403, "AccessDenied"),
   new SnsDeliveryError("SNS_REJECTED", 403, "AuthorizationErrorException"),
+  new AskError("ASK_POST_FAILED", "x"),
 ].map((e) => ({ name: e.name, code: e.code, constructor: e.constructor.name }));

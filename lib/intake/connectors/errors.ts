@@ -32,4 +32,6 @@ export type ConnectorErrorCode =
   /** A verified body that is not the platform's JSON envelope. */
   | "CONNECTOR_MALFORMED_BODY"
   /** A body longer than any event the platform sends: refused before it is hashed or parsed. */
-  | "CONNECTOR_BODY_TOO_LARGE";
+  | "CONNECTOR_BODY_TOO_LARGE"
+  /** The configured key to verify with is not one (Discord's public key): a setup fault. */
+  | "CONNECTOR_BAD_KEY";

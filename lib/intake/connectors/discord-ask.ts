@@ -1,0 +1,146 @@
+/**
+ * The Discord interactions endpoint for the `/ask` application command: each request verified
+ * with the application's Ed25519 key (401 when unsigned or badly signed, as Discord requires),
+ * PING answered with PONG, the command answered with a deferred response (type 5: Discord shows
+ * "thinking…"), and the question handed on; its answer edits that response through the
+ * interaction's webhook. Only the asker sees it unless the command's `public` option is true.
+ */
+import type { KeyObject } from "node:crypto";
+import { type AskReceiverOptions, notTakenText, takeQuestion } from "./ask.js";
+import { askWords } from "./ask-words.js";
+import { verifyDiscordRequest } from "./discord-signature.js";
+import { ConnectorError } from "./errors.js";
+import {
+  checkBodySize,
+  type HttpRequest,
+  type HttpResponse,
+  RefusalLog,
+  refusalStatus,
+  reply,
+} from "./receive.js";
+
+export interface DiscordAskOptions extends AskReceiverOptions {
+  /** The application's public key (`discordPublicKey`), read by the caller. */
+  publicKey: () => Promise<KeyObject>;
+  /** The command's name (default `ask`). */
+  command?: string;
+}
+
+/** Interaction and response types, and the EPHEMERAL message flag. */
+const PING = 1;
+const APPLICATION_COMMAND = 2;
+const PONG = 1;
+const CHANNEL_MESSAGE = 4;
+const DEFERRED_CHANNEL_MESSAGE = 5;
+const EPHEMERAL = 64;
+/** A DM's and a group DM's channel types. */
+const PRIVATE_CHANNEL_TYPES = new Set([1, 3]);
+const SNOWFLAKE = /^\d{15,21}$/;
+
+interface Interaction {
+  type?: unknown;
+  application_id?: unknown;
+  token?: unknown;
+  guild_id?: unknown;
+  channel_id?: unknown;
+  channel?: { type?: unknown };
+  member?: { user?: { id?: unknown } };
+  user?: { id?: unknown };
+  data?: { name?: unknown; options?: { name?: unknown; value?: unknown }[] };
+}
+
+const json = (value: unknown) => reply(200, JSON.stringify(value));
+const text = (value: unknown) => (typeof value === "string" ? value : "");
+
+/** The interaction of a verified body; a {@link ConnectorError} naming the field at fault. */
+function parseInteraction(body: Buffer): Interaction {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new ConnectorError("CONNECTOR_MALFORMED_BODY", "body", "not JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ConnectorError("CONNECTOR_MALFORMED_BODY", "body", "not a JSON object");
+  }
+  return value as Interaction;
+}
+
+/** A request handler: every outcome is a response; only a bug throws. */
+export function discordAskReceiver(options: DiscordAskOptions) {
+  const { metrics, log } = options;
+  const refusals = new RefusalLog(log, options.now);
+  const command = options.command ?? "ask";
+  const refuse = (error: ConnectorError) => {
+    metrics.add("AsksRefused", 1);
+    refusals.refused(error);
+    return reply(refusalStatus(error), JSON.stringify({ error: error.code }));
+  };
+  return async (request: HttpRequest): Promise<HttpResponse> => {
+    metrics.add("AsksReceived", 1);
+    let interaction: Interaction;
+    try {
+      checkBodySize(request.body);
+      let key: KeyObject;
+      try {
+        key = await options.publicKey();
+      } catch (error) {
+        metrics.add("AsksFailed", 1);
+        log.error("public key unreadable", { error: (error as Error).name });
+        return reply(500, '{"error":"public key unreadable"}');
+      }
+      verifyDiscordRequest({
+        headers: request.headers,
+        rawBody: request.body,
+        publicKey: key,
+        now: options.now?.(),
+      });
+      interaction = parseInteraction(request.body);
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      return refuse(error);
+    }
+    if (interaction.type === PING) {
+      log.info("ping answered", {});
+      return json({ type: PONG });
+    }
+    const channel = text(interaction.channel_id);
+    const applicationId = text(interaction.application_id);
+    const token = text(interaction.token);
+    const person = text(interaction.member?.user?.id) || text(interaction.user?.id);
+    if (
+      interaction.type !== APPLICATION_COMMAND ||
+      interaction.data?.name !== command ||
+      !SNOWFLAKE.test(channel) ||
+      !SNOWFLAKE.test(applicationId) ||
+      token === ""
+    ) {
+      metrics.add("AsksIgnored", 1);
+      log.info("not the ask command", { type: Number(interaction.type) || undefined });
+      return reply(400, '{"error":"not the ask command"}');
+    }
+    const option = (name: string) => interaction.data?.options?.find((o) => o.name === name)?.value;
+    const isPublic = option("public") === true;
+    const guild = text(interaction.guild_id);
+    const taken = await takeQuestion(
+      options,
+      {
+        platform: "discord",
+        channel,
+        words: askWords(text(option("question"))),
+        ...(SNOWFLAKE.test(guild) && { guild }),
+        applicationId,
+        token,
+      },
+      person,
+      guild === "" || PRIVATE_CHANNEL_TYPES.has(Number(interaction.channel?.type)),
+    );
+    if (!taken.taken) {
+      return json({
+        type: CHANNEL_MESSAGE,
+        data: { content: notTakenText(taken), flags: EPHEMERAL, allowed_mentions: { parse: [] } },
+      });
+    }
+    return json({ type: DEFERRED_CHANNEL_MESSAGE, data: { flags: isPublic ? 0 : EPHEMERAL } });
+  };
+}

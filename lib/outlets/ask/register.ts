@@ -1,0 +1,87 @@
+/**
+ * Registering the `/ask` application command with Discord: a global command (every guild the
+ * application is in, which Discord may take up to an hour to show) or a guild's (at once). A
+ * POST of a command of the same name replaces it, so registering again is harmless.
+ */
+import { AskError } from "./errors.js";
+import { DISCORD_API_BASE } from "./run.js";
+
+/** Discord's option types: a string, a boolean. */
+const STRING = 3;
+const BOOLEAN = 5;
+/** Where a command may be used: guilds only (a DM has no community history to search). */
+const GUILD = 0;
+const SNOWFLAKE = /^\d{15,21}$/;
+const COMMAND_NAME = /^[a-z0-9_-]{1,32}$/;
+
+/** The command as Discord takes it: `/ask question:<words> [public:<true|false>]`. */
+export function discordAskCommand(name = "ask") {
+  return {
+    name,
+    type: 1,
+    description: "Look for an answer in this channel's past conversations",
+    contexts: [GUILD],
+    options: [
+      {
+        type: STRING,
+        name: "question",
+        description: "What to look for",
+        required: true,
+        max_length: 300,
+      },
+      {
+        type: BOOLEAN,
+        name: "public",
+        description: "Show the answer to the channel (default: only to you)",
+        required: false,
+      },
+    ],
+  };
+}
+
+interface RegisterOptions {
+  applicationId: string;
+  /** The bot's token (`Authorization: Bot …`): never logged nor put in an error. */
+  botToken: string;
+  /** A guild to register in at once; absent: a global command. */
+  guild?: string;
+  command?: string;
+  apiBase?: string;
+  fetch?: typeof fetch;
+}
+
+/** Registers the command; the id Discord gave it. An {@link AskError} when Discord refuses. */
+export async function registerDiscordAskCommand(options: RegisterOptions): Promise<string> {
+  const name = options.command ?? "ask";
+  if (!SNOWFLAKE.test(options.applicationId))
+    throw new AskError("ASK_BAD_JOB", "the application id is not a Discord id");
+  if (options.guild !== undefined && !SNOWFLAKE.test(options.guild))
+    throw new AskError("ASK_BAD_JOB", "the guild id is not a Discord id");
+  if (!COMMAND_NAME.test(name))
+    throw new AskError("ASK_BAD_JOB", "a command name is 1 to 32 of a-z 0-9 _ -");
+  const base = options.apiBase ?? DISCORD_API_BASE;
+  const path =
+    options.guild === undefined
+      ? `/applications/${options.applicationId}/commands`
+      : `/applications/${options.applicationId}/guilds/${options.guild}/commands`;
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(`${base}${path}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bot ${options.botToken}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify(discordAskCommand(name)),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (error) {
+    throw new AskError("ASK_POST_FAILED", `discord: ${(error as Error).name}`, { cause: error });
+  }
+  const body = (await response.json().catch(() => ({}))) as { id?: unknown; message?: unknown };
+  if (!response.ok) {
+    const said = typeof body.message === "string" ? `: ${body.message.slice(0, 200)}` : "";
+    throw new AskError("ASK_POST_FAILED", `discord answered ${response.status}${said}`);
+  }
+  return typeof body.id === "string" ? body.id : "";
+}

@@ -1,0 +1,147 @@
+/**
+ * An answer as each platform's message. Every piece of chat text is made literal for where it
+ * goes: Slack's `&<>` as entities and mrkdwn markers as look-alikes, Discord's Markdown escaped
+ * with every mention switched off (`allowed_mentions`), Telegram's sent as plain text (no
+ * `parse_mode`). Controls, bidi and zero-width characters go everywhere; links are made of ids.
+ */
+import type { AskAnswer, AskItem } from "./answer.js";
+
+/** C0 and C1 controls, bidi embeddings/overrides/isolates, zero-width and BOM characters. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]+/g;
+const WORD_JOINER = "\u2060";
+/** The most characters of one item's words: an answer is a pointer, not a transcript. */
+const ITEM_CHARS = 200;
+
+/** `text` on one line, without what a renderer could act on, cut at `max` on a character. */
+function plain(text: string, max = ITEM_CHARS): string {
+  const flat = text.replace(UNPRINTABLE, " ").replace(/\s+/g, " ").trim();
+  const chars = [...flat];
+  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join("")}…`;
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const KIND: Record<AskItem["kind"], string> = {
+  question: "Q",
+  conversation: "Conversation",
+  message: "Message",
+  topic: "Topic",
+};
+
+const NOTHING = (words: string) => `Nothing found in this channel's history for "${words}".`;
+const HEADING = (words: string) => `From this channel's history, for "${words}":`;
+
+/** Slack's mrkdwn markers as look-alikes that mark nothing (mrkdwn has no escape character). */
+const MARKERS: Record<string, string> = {
+  "*": "\u2217",
+  _: "\u02cd",
+  "~": "\u223c",
+  "`": "\u02cb",
+};
+
+/** Chat text as Slack shows it literally. */
+function slackText(text: string, max = ITEM_CHARS): string {
+  return plain(text, max)
+    .replace(/[*_~`]/g, (c) => MARKERS[c] ?? c)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/@(?=(here|channel|everyone))/gi, `@${WORD_JOINER}`)
+    .replace(/:(?=\/\/)/g, `:${WORD_JOINER}`);
+}
+
+/** A `response_url` message: ephemeral (only the asker sees it) unless `inChannel`. */
+interface SlackAnswerMessage {
+  response_type: "ephemeral" | "in_channel";
+  text: string;
+}
+
+export function slackAnswer(answer: AskAnswer, inChannel = false): SlackAnswerMessage {
+  const words = slackText(answer.words, 100);
+  const lines =
+    answer.items.length === 0
+      ? [NOTHING(words)]
+      : [
+          HEADING(words),
+          ...answer.items.map((item) => {
+            const when = item.link === "" ? day(item.ts) : `<${item.link}|${day(item.ts)}>`;
+            const said = item.answer === undefined ? "" : ` → ${slackText(item.answer)}`;
+            return `• *${KIND[item.kind]}:* ${slackText(item.title)}${said} (${when})`;
+          }),
+        ];
+  return { response_type: inChannel ? "in_channel" : "ephemeral", text: lines.join("\n") };
+}
+
+/** Chat text as Discord Markdown shows it literally (mentions are switched off apart). */
+function discordText(text: string, max = ITEM_CHARS): string {
+  return plain(text, max)
+    .replace(/[\\*_~`|>#[\]()<:-]/g, (c) => `\\${c}`)
+    .replace(/@/g, `@${WORD_JOINER}`);
+}
+
+/** A follow-up message of an interaction: no mention pings, no link previews. */
+interface DiscordAnswerMessage {
+  content: string;
+  allowed_mentions: { parse: [] };
+  /** SUPPRESS_EMBEDS (4). */
+  flags: number;
+}
+
+/** Discord's limit on a message's content. */
+const DISCORD_CHARS = 2000;
+
+export function discordAnswer(answer: AskAnswer): DiscordAnswerMessage {
+  const words = discordText(answer.words, 100);
+  const lines =
+    answer.items.length === 0
+      ? [NOTHING(words)]
+      : [
+          HEADING(words),
+          ...answer.items.map((item) => {
+            const when = item.link === "" ? day(item.ts) : `[${day(item.ts)}](<${item.link}>)`;
+            const said = item.answer === undefined ? "" : ` → ${discordText(item.answer)}`;
+            return `- **${KIND[item.kind]}:** ${discordText(item.title)}${said} (${when})`;
+          }),
+        ];
+  return {
+    content: lines.join("\n").slice(0, DISCORD_CHARS),
+    allowed_mentions: { parse: [] },
+    flags: 4,
+  };
+}
+
+/** A sendMessage body: plain text (no parse_mode, so nothing in it is markup), no previews. */
+interface TelegramAnswerMessage {
+  chat_id: number;
+  text: string;
+  reply_parameters?: { message_id: number; allow_sending_without_reply: true };
+  link_preview_options: { is_disabled: true };
+}
+
+export function telegramAnswer(
+  answer: AskAnswer,
+  chatId: number,
+  replyTo?: number,
+): TelegramAnswerMessage {
+  const words = plain(answer.words, 100);
+  const lines =
+    answer.items.length === 0
+      ? [NOTHING(words)]
+      : [
+          HEADING(words),
+          ...answer.items.map((item) => {
+            const said = item.answer === undefined ? "" : ` → ${plain(item.answer)}`;
+            const link = item.link === "" ? "" : ` ${item.link}`;
+            return `• ${KIND[item.kind]}: ${plain(item.title)}${said} (${day(item.ts)})${link}`;
+          }),
+        ];
+  return {
+    chat_id: chatId,
+    text: lines.join("\n"),
+    ...(replyTo !== undefined && {
+      reply_parameters: { message_id: replyTo, allow_sending_without_reply: true },
+    }),
+    link_preview_options: { is_disabled: true },
+  };
+}

@@ -1,0 +1,106 @@
+/** The ask endpoints in the stack: each off until set, on search only, each with least privilege. */
+import { describe, expect, it } from "vitest";
+import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
+
+const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
+const ARN = (name: string) => `arn:aws:secretsmanager:us-east-1:123456789012:secret:${name}-AbCdEf`;
+const KEY = "a".repeat(64);
+const ALL = {
+  ...NO_BUNDLING,
+  search: "true",
+  digest: "false",
+  askSlackSigningSecret: ARN("slack-ask"),
+  askSlackBotToken: ARN("slack-bot"),
+  askDiscordPublicKey: KEY,
+  askTelegramSecretToken: ARN("tg-ask"),
+  askTelegramBotToken: ARN("tg-bot"),
+  telegramSecretToken: ARN("tg-ingest"),
+  telegramChats: "-1001,-1002",
+};
+
+describe("the ask endpoints in the stack", () => {
+  it("are not deployed by default", () => {
+    const { stack, template } = synthesize({ ...NO_BUNDLING, search: "true", digest: "false" });
+    expect(stack.ask).toEqual({});
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/ANSWER_FUNCTION|SlackAsk|askCommand/);
+    expect(Object.keys(template.findOutputs("*"))).not.toContain("SlackAskUrl");
+  });
+
+  it("refuses every setting at fault at once: no search, a bot token missing, a bad key", () => {
+    expect(() =>
+      synthesize({
+        ...NO_BUNDLING,
+        askSlackSigningSecret: ARN("slack-ask"),
+        askDiscordPublicKey: "not-a-key",
+      }),
+    ).toThrow(
+      /askSlackSigningSecret[\s\S]*set search=true[\s\S]*askDiscordPublicKey[\s\S]*64 hex digits/,
+    );
+    expect(() =>
+      synthesize({
+        ...NO_BUNDLING,
+        search: "true",
+        askTelegramSecretToken: ARN("tg-ask"),
+        askTelegramBotUsername: "@bot",
+      }),
+    ).toThrow(/askTelegramBotToken[\s\S]*must be set[\s\S]*askTelegramBotUsername/);
+  });
+
+  it("give each platform a receiver and an answer function of least privilege, cdk-nag clean", () => {
+    const { stack, template, report } = synthesize(ALL);
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    expect(Object.keys(stack.ask).sort()).toEqual(["discord", "slack", "telegram"]);
+    for (const [name, endpoint] of Object.entries(stack.ask)) {
+      const receiver = roleStatements(template, logicalId(stack, endpoint.receiver.role));
+      const answer = roleStatements(template, logicalId(stack, endpoint.answer.role));
+      const actions = (statements: typeof receiver) =>
+        [...new Set(statements.flatMap(actionsOf))].sort();
+      expect(actions(receiver), name).toEqual(
+        name === "discord"
+          ? ["lambda:InvokeFunction", "logs:CreateLogStream", "logs:PutLogEvents"]
+          : [
+              "lambda:InvokeFunction",
+              "logs:CreateLogStream",
+              "logs:PutLogEvents",
+              "secretsmanager:GetSecretValue",
+            ],
+      );
+      expect(actions(answer), name).toEqual(
+        [
+          "logs:CreateLogStream",
+          "logs:PutLogEvents",
+          "s3:GetObject",
+          "s3:ListBucket",
+          ...(name === "discord" ? [] : ["secretsmanager:GetSecretValue"]),
+        ].sort(),
+      );
+      const variables = (fn: typeof endpoint.receiver) =>
+        (
+          template.toJSON().Resources[logicalId(stack, fn.function)] as {
+            Properties: {
+              Environment: { Variables: Record<string, unknown> };
+              ReservedConcurrentExecutions?: number;
+            };
+          }
+        ).Properties;
+      expect(variables(endpoint.answer).Environment.Variables).toHaveProperty("SEARCH_INDEX_URI");
+      expect(variables(endpoint.receiver).Environment.Variables).not.toHaveProperty(
+        "SEARCH_INDEX_URI",
+      );
+      expect(variables(endpoint.receiver).ReservedConcurrentExecutions).toBe(5);
+      expect(variables(endpoint.answer).ReservedConcurrentExecutions).toBe(5);
+    }
+    const receiverEnv = (
+      template.toJSON().Resources[
+        logicalId(stack, stack.ask.telegram?.receiver.function ?? stack)
+      ] as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+      }
+    ).Properties.Environment.Variables;
+    // Telegram answers in the chats the ingest connector's allow-list names.
+    expect(receiverEnv).toMatchObject({ ASK_CHANNELS: "-1001,-1002", ASK_COMMAND: "ask" });
+    expect(Object.keys(template.findOutputs("*"))).toEqual(
+      expect.arrayContaining(["SlackAskUrl", "DiscordInteractionsUrl", "TelegramAskWebhookUrl"]),
+    );
+  });
+});
