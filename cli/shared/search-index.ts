@@ -109,7 +109,8 @@ async function workspaceSources(workspace: Pick<Workspace, "dynamodb" | "tables"
   const results: SegmentResult[] = [];
   const topics: { channel: string; topic: Topic }[] = [];
   for (const channel of channels) {
-    results.push(...(await reader.results(channel)));
+    // As people corrected them: a hidden question is not found, a reopened one is unanswered.
+    results.push(...(await reader.correctedResults(channel)));
     for (const topic of await reader.topics(channel)) topics.push({ channel, topic });
     messages.push(...chatMessagesOf(channel, await store.read(channel)));
   }

@@ -5,7 +5,7 @@
  */
 import type { Message } from "../../history/index.js";
 import type { Topic } from "../../knowledge/read/index.js";
-import type { SegmentResult } from "../../knowledge/store/index.js";
+import { correctResult, type SegmentResult } from "../../knowledge/store/index.js";
 import type { SearchDocument } from "./documents.js";
 import { segmentDocuments } from "./segment.js";
 
@@ -37,6 +37,8 @@ interface SearchIndexerDependencies {
   messages: { getMessages(channel: string, ids: readonly string[]): Promise<Message[]> };
   /** The channel's topics; without it, topics are not indexed. */
   topics?: (channel: string) => Promise<Topic[]>;
+  /** The channel's question corrections (people's), laid over each result indexed. */
+  corrections?: (channel: string) => Promise<Parameters<typeof correctResult>[1]>;
 }
 
 export class SearchIndexer {
@@ -49,6 +51,10 @@ export class SearchIndexer {
   async stored(result: SegmentResult, messages?: SegmentMessages): Promise<void> {
     const ids = result.messageIds ?? [result.first.id, result.last.id];
     messages ??= await this.deps.messages.getMessages(result.channel, ids);
+    const corrections = await this.deps.corrections?.(result.channel);
+    // As people corrected it: a hidden question is not found, a reopened one is unanswered.
+    if (corrections !== undefined && corrections.length > 0)
+      result = correctResult(result, corrections);
     const topics = result.candidates.length === 0 ? [] : await this.deps.topics?.(result.channel);
     await this.deps.index.replaceSegment(
       result.channel,

@@ -225,6 +225,49 @@ describe("SearchIndexer", () => {
   });
 });
 
+describe("SearchIndexer with people's corrections", () => {
+  it("indexes a result's questions as people corrected them: a hidden one is not found", async () => {
+    const index = new MapIndex();
+    const question = (id: string) => ({
+      id,
+      question: `what about ${id}?`,
+      status: "unanswered" as const,
+      askedId: `s1-m${id === "q1" ? 0 : 1}`,
+      askedTs: NOW,
+      answerIds: [],
+    });
+    const result = {
+      channel: "c",
+      segmentId: "s1",
+      first: { id: "s1-m0", ts: NOW },
+      last: { id: "s1-m1", ts: NOW },
+      messageIds: ["s1-m0", "s1-m1"],
+      candidates: [],
+      questions: [question("q1"), question("q2")],
+    } as unknown as SegmentResult;
+    const hidden = {
+      v: 1,
+      channel: "c",
+      segmentId: "s1",
+      questionId: "q1",
+      askedId: "s1-m0",
+      askedTs: NOW,
+      action: "hidden",
+      at: new Date(NOW).toISOString(),
+    };
+    const indexer = new SearchIndexer({
+      index,
+      results: { getResult: async () => result },
+      messages: { getMessages: async () => stored().slice(0, 2) },
+      corrections: async () => [hidden] as never,
+    });
+    await indexer.stored(result);
+    expect([...index.docs.keys()].filter((id) => id.startsWith("question:"))).toEqual([
+      "question:c:q2",
+    ]);
+  });
+});
+
 describe("segmentDocuments", () => {
   it("cites only the segment's messages still stored, and only the topics it supports", () => {
     const [first, second, third] = stored();

@@ -29,9 +29,11 @@ export function deployedSearchIndexer(options: DeployedSearchOptions): SearchInd
   const index = deployedSearchIndex(where);
   if (index === undefined) return undefined;
   const reader = new KnowledgeReader({ client, tableName: resultsTable });
+  const results = new DynamoDbResultStore({ client, tableName: resultsTable });
   return new SearchIndexer({
     index,
-    results: new DynamoDbResultStore({ client, tableName: resultsTable }),
+    results,
+    corrections: (channel) => results.listCorrections(channel),
     messages: new DynamoDbStore({ client, tableName: messagesTable }),
     topics: (channel) => reader.topics(channel),
   });
