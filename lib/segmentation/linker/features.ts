@@ -237,14 +237,17 @@ const ACTIVE_CUTS = [1, 5, 15];
 const START_ACTIVE_CUTS = [2, 4, 7];
 /**
  * The pair block's conversation features, read from the linker's own earlier decisions: the
- * last `CONVERSATION_SIZE` of the block, from `CONVERSATION_FROM` on.
+ * last `CONVERSATION_SIZE` of the block, from `CONVERSATION_FROM` on. Its last
+ * `START_ACTIVE_CUTS.length + 3` slots were meant for "starts a conversation" and read zero (the
+ * start option's pair block is its indicator alone); they keep the model file's shape.
  */
 const CONVERSATION_SIZE =
   CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length + 9 + START_ACTIVE_CUTS.length + 3;
 
 /**
  * Features of a (new message, candidate) pair; `candidate` undefined is "starts a conversation".
- * `context.begin(window, query)` comes first.
+ * `context.begin(window, query)` comes first. Dense, for the trainer; the linker reads the same
+ * features sparse ({@link pairActive}).
  */
 export const PAIR_SIZE =
   3 +
@@ -257,7 +260,6 @@ export const PAIR_SIZE =
   AFTER_CUTS.length +
   4 +
   CONVERSATION_SIZE;
-const shared = new Float64Array(3);
 export function pairFeatures(
   window: Window,
   query: Entry,
@@ -270,50 +272,109 @@ export function pairFeatures(
     out[0] = 1;
     return;
   }
-  let at = distanceFeatures(query.position - candidate.position, out);
+  distanceFeatures(query.position - candidate.position, out);
+  pairActive(window, query, candidate, context, scratch);
+  for (let j = 0; j < scratch.count; j++)
+    out[scratch.index[j] as number] = scratch.value[j] as number;
+}
+
+/**
+ * A pair's non-zero features from `DISTANCE_END` on, by ascending index: a scorer sums only
+ * these (a third of the block at most), with no dense vector to clear or scan per candidate.
+ */
+export class SparsePair {
+  readonly index = new Int32Array(PAIR_SIZE);
+  readonly value = new Float64Array(PAIR_SIZE);
+  count = 0;
+}
+const scratch = new SparsePair();
+
+/** Appends feature `i` if non-zero (the dense form's zeros, `-0` included, are left out). */
+function put(s: SparsePair, i: number, v: number): void {
+  if (v === 0) return;
+  s.index[s.count] = i;
+  s.value[s.count++] = v;
+}
+
+/** {@link bin} into a sparse pair: the one-hot bin's index, if any. */
+function binActive(value: number, cuts: readonly number[], s: SparsePair, at: number): number {
+  let k = 0;
+  while (k < cuts.length && value >= (cuts[k] as number)) k++;
+  if (k > 0) put(s, at + k - 1, 1);
+  return at + cuts.length;
+}
+
+/**
+ * The features of a (new message, candidate) pair past the distance ones (those a scorer reads
+ * from a table by distance), sparse, into `out`. `context.begin(window, query)` comes first.
+ */
+export function pairActive(
+  window: Window,
+  query: Entry,
+  candidate: Entry,
+  context: PairContext,
+  out: SparsePair,
+): void {
+  out.count = 0;
+  let at = DISTANCE_END;
   const minutes = (query.ts - candidate.ts) / MINUTE;
-  out[at++] = Math.min(minutes, 100) / 100;
-  at = bin(minutes, TIME_CUTS, out, at);
+  put(out, at++, Math.min(minutes, 100) / 100);
+  at = binActive(minutes, TIME_CUTS, out, at);
   const qa = query.author;
   const ca = candidate.author;
   const same = qa === ca;
   const queryNames = query.mentions.includes(ca);
-  out[at++] = queryNames ? 1 : 0;
-  out[at++] = query.leading === ca && !same ? 1 : 0;
-  out[at++] = candidate.mentions.includes(qa) ? 1 : 0;
-  out[at++] = candidate.leading === qa && !same ? 1 : 0;
-  out[at++] = same ? 1 : 0;
-  let common = false;
-  for (const m of query.mentions) if (candidate.mentions.includes(m)) common = true;
-  out[at++] = common ? 1 : 0;
-  out[at++] = query.previousByAuthor < candidate.position ? 1 : 0;
+  if (queryNames) put(out, at, 1);
+  if (query.leading === ca && !same) put(out, at + 1, 1);
+  if (candidate.mentions.includes(qa)) put(out, at + 2, 1);
+  if (candidate.leading === qa && !same) put(out, at + 3, 1);
+  if (same) put(out, at + 4, 1);
+  at += 5;
+  const qm = query.mentions;
+  if (qm.length > 0) {
+    let common = false;
+    for (let i = 0; i < qm.length; i++)
+      if (candidate.mentions.includes(qm[i] as number)) common = true;
+    if (common) put(out, at, 1);
+  }
+  at++;
+  if (query.previousByAuthor < candidate.position) put(out, at, 1);
+  at++;
   const after = spokenSince(window, candidate, query);
   const candidateLatest = after === 0;
-  out[at++] = candidateLatest ? 1 : 0;
-  out[at++] = query.previousByAuthor === candidate.position ? 1 : 0;
-  out[at++] = queryNames && candidateLatest ? 1 : 0;
-  out[at++] = context.addressingQuery === candidate.position ? 1 : 0;
-  const horizon = window.horizon(query.position);
-  out[at++] = !same && window.addressedWithin(qa, ca, horizon, candidate.position) ? 1 : 0;
-  out[at++] =
-    !same && window.addressedWithin(qa, ca, candidate.position + 1, query.position) ? 1 : 0;
-  out[at++] = !same && window.addressedWithin(ca, qa, horizon, candidate.position) ? 1 : 0;
+  if (candidateLatest) put(out, at, 1);
+  if (query.previousByAuthor === candidate.position) put(out, at + 1, 1);
+  if (queryNames && candidateLatest) put(out, at + 2, 1);
+  if (context.addressingQuery === candidate.position) put(out, at + 3, 1);
+  at += 4;
+  if (!same) {
+    const horizon = window.horizon(query.position);
+    if (window.addressedWithin(qa, ca, horizon, candidate.position)) put(out, at, 1);
+    if (window.addressedWithin(qa, ca, candidate.position + 1, query.position)) put(out, at + 1, 1);
+    if (window.addressedWithin(ca, qa, horizon, candidate.position)) put(out, at + 2, 1);
+  }
+  at += 3;
   overlapOf(query.cues, candidate.cues, shared);
   const count = shared[0] as number;
-  at = bin(count, SHARED_CUTS, out, at);
-  out[at++] = candidate.cues.words.length > 0 ? count / candidate.cues.words.length : 0;
-  out[at++] = query.cues.words.length > 0 ? count / query.cues.words.length : 0;
-  out[at++] = Math.min(shared[1] as number, 20) / 20;
-  out[at++] = Math.min(shared[2] as number, 10) / 10;
-  at = bin(after, AFTER_CUTS, out, at);
+  at = binActive(count, SHARED_CUTS, out, at);
+  const cw = candidate.cues.words.length;
+  const qw = query.cues.words.length;
+  if (cw > 0) put(out, at, count / cw);
+  if (qw > 0) put(out, at + 1, count / qw);
+  put(out, at + 2, Math.min(shared[1] as number, 20) / 20);
+  put(out, at + 3, Math.min(shared[2] as number, 10) / 10);
+  at += 4;
+  at = binActive(after, AFTER_CUTS, out, at);
   const parentAuthor = candidate.previousByAuthor;
-  out[at++] = parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa) ? 1 : 0;
-  out[at++] =
-    (candidate.cues.flags & QUESTION) !== 0 && (query.cues.flags & QUESTION) === 0 ? 1 : 0;
-  out[at++] = (query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same ? 1 : 0;
-  out[at++] = query.ts === candidate.ts ? 1 : 0;
+  if (parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa)) put(out, at, 1);
+  if ((candidate.cues.flags & QUESTION) !== 0 && (query.cues.flags & QUESTION) === 0)
+    put(out, at + 1, 1);
+  if ((query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same) put(out, at + 2, 1);
+  if (query.ts === candidate.ts) put(out, at + 3, 1);
+  at += 4;
   conversationFeatures(window, query, candidate, context, out, at);
 }
+const shared = new Float64Array(3);
 
 /** Where the conversation features begin in the pair block. */
 export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE;
@@ -321,41 +382,26 @@ export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE;
 function conversationFeatures(
   window: Window,
   query: Entry,
-  candidate: Entry | undefined,
+  candidate: Entry,
   context: PairContext,
-  out: Float64Array,
+  out: SparsePair,
   at: number,
 ): void {
   const mask = context.mask;
   const local = context.local;
   const previous = query.previousByAuthor;
-  const horizon = window.horizon(query.position);
-  const own = previous >= horizon ? (local[previous & mask] as number) : -1;
-  if (candidate === undefined) {
-    at += CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length + 9;
-    // How many conversations were active in the last five minutes.
-    let active = 0;
-    for (let l = 0; l < context.conversations; l++)
-      if (query.ts - (context.lastTs[l] as number) <= 5 * MINUTE) active++;
-    at = bin(active, START_ACTIVE_CUTS, out, at);
-    if (own >= 0) {
-      out[at] = (context.size[own] as number) >= 2 ? 1 : 0;
-      out[at + 1] = (context.flags[own] & CONV_MANY) !== 0 || context.authorB[own] !== -1 ? 1 : 0;
-      out[at + 2] = context.last[own] === previous ? 1 : 0;
-    }
-    return;
-  }
+  const own = previous >= window.horizon(query.position) ? (local[previous & mask] as number) : -1;
   const l = local[candidate.position & mask] as number;
   const f = context.flags[l] as number;
-  at = bin(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
-  at = bin((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
-  out[at++] = context.last[l] === candidate.position ? 1 : 0;
-  out[at++] = f & CONV_QUERY_WROTE ? 1 : 0;
-  out[at++] = own === l ? 1 : 0;
-  out[at++] = own >= 0 && own !== l && (context.size[own] as number) >= 2 ? 1 : 0;
-  out[at++] = f & CONV_ROOT_QUERY ? 1 : 0;
-  out[at++] = f & CONV_ROOT_ASKED ? 1 : 0;
-  out[at++] = f & CONV_ADDRESSED ? 1 : 0;
-  out[at++] = f & CONV_NAMED ? 1 : 0;
-  out[at++] = f & CONV_MANY ? 1 : 0;
+  at = binActive(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
+  at = binActive((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
+  if (context.last[l] === candidate.position) put(out, at, 1);
+  if (f & CONV_QUERY_WROTE) put(out, at + 1, 1);
+  if (own === l) put(out, at + 2, 1);
+  if (own >= 0 && own !== l && (context.size[own] as number) >= 2) put(out, at + 3, 1);
+  if (f & CONV_ROOT_QUERY) put(out, at + 4, 1);
+  if (f & CONV_ROOT_ASKED) put(out, at + 5, 1);
+  if (f & CONV_ADDRESSED) put(out, at + 6, 1);
+  if (f & CONV_NAMED) put(out, at + 7, 1);
+  if (f & CONV_MANY) put(out, at + 8, 1);
 }
