@@ -4,15 +4,21 @@
  * what a candidate says on its own (`content`, computed once per message), and what holds between
  * the two (`pair`). Each block is a fixed-length vector of numbers in [0, 1].
  */
-import { CUE, overlap, type TextCues } from "./text.js";
+import { CONV, type PairContext } from "./context.js";
+import { CUE, type TextCues } from "./text.js";
 import type { Entry, Window } from "./window.js";
 
 const MINUTE = 60_000;
 // The imports read once: a hot path then reads plain constants, whatever the module loader makes
 // of an imported binding.
 const QUESTION = CUE.question;
+const QUERY_WROTE = CONV.queryWrote;
+const ROOT_QUERY = CONV.rootQuery;
+const ROOT_ASKED = CONV.rootAsked;
+const ADDRESSED = CONV.addressed;
+const NAMED = CONV.named;
+const MANY = CONV.many;
 const THANKS_OR_ANSWER = CUE.thanks | CUE.answerStart;
-const overlapOf = overlap;
 
 function bin(value: number, cuts: readonly number[], out: Float64Array, at: number): number {
   let k = 0;
@@ -97,112 +103,6 @@ export function distanceFeatures(distance: number, out: Float64Array): number {
   return bin(distance, DISTANCE_CUTS, out, 3);
 }
 
-/**
- * What every pair of one new message shares, computed once per message: the latest message that
- * addressed its author, and the conversations the linker's own earlier decisions made of the
- * window (each entry's `conversation`), with what the pair features ask of each.
- */
-export class PairContext {
-  addressingQuery = -1;
-  /** Conversations (local numbers, this message only) in the window: how many. */
-  conversations = 0;
-  /** Per window position (`position & mask`): its conversation's local number. */
-  local = new Int32Array(0);
-  /** Per local conversation: messages in the window, first and latest position, latest time. */
-  size = new Int32Array(0);
-  first = new Int32Array(0);
-  last = new Int32Array(0);
-  lastTs = new Float64Array(0);
-  /** Per local conversation: bit flags, `CONV_*`. */
-  flags = new Int32Array(0);
-  /** Per local conversation: its first two authors (-1 none); CONV_MANY marks a third. */
-  authorA = new Int32Array(0);
-  authorB = new Int32Array(0);
-  mask = 0;
-  /** The window read so far, the next position to read and each read position's predecessor. */
-  private window: Window | undefined;
-  private read = 0;
-  private same = new Int32Array(0);
-  private latestOf = new Map<string, number>();
-
-  begin(window: Window, query: Entry): void {
-    this.addressingQuery = window.latestAddressing(query.author, query.position);
-    const horizon = window.horizon(query.position);
-    if (window !== this.window || query.position < this.read || this.mask < window.size + 1) {
-      this.window = window;
-      let ring = 2;
-      while (ring < window.size + 2) ring *= 2;
-      this.mask = ring - 1;
-      this.same = new Int32Array(ring);
-      this.local = new Int32Array(ring);
-      this.size = new Int32Array(ring);
-      this.first = new Int32Array(ring);
-      this.last = new Int32Array(ring);
-      this.lastTs = new Float64Array(ring);
-      this.flags = new Int32Array(ring);
-      this.authorA = new Int32Array(ring);
-      this.authorB = new Int32Array(ring);
-      this.latestOf.clear();
-      this.read = 0;
-    }
-    const mask = this.mask;
-    const same = this.same;
-    const latestOf = this.latestOf;
-    if (this.read < horizon) this.read = horizon;
-    for (let p = this.read; p < query.position; p++) {
-      const conversation = window.at(p).conversation;
-      const before = latestOf.get(conversation);
-      same[p & mask] = before === undefined ? -1 : before;
-      latestOf.set(conversation, p);
-    }
-    this.read = query.position;
-    if (latestOf.size > 4 * window.size)
-      for (const [conversation, at] of latestOf) if (at < horizon) latestOf.delete(conversation);
-
-    const qa = query.author;
-    const named = query.mentions;
-    const local = this.local;
-    const { size, first, last, lastTs, flags, authorA, authorB } = this;
-    let n = 0;
-    for (let p = horizon; p < query.position; p++) {
-      const entry = window.at(p);
-      const before = same[p & mask] as number;
-      let l: number;
-      if (before < horizon) {
-        l = n++;
-        size[l] = 0;
-        first[l] = p;
-        flags[l] = entry.author === qa ? CONV_ROOT_QUERY : 0;
-        if (entry.author === qa && (entry.cues.flags & QUESTION) !== 0) flags[l] |= CONV_ROOT_ASKED;
-        authorA[l] = entry.author;
-        authorB[l] = -1;
-      } else l = local[before & mask] as number;
-      local[p & mask] = l;
-      size[l] = (size[l] as number) + 1;
-      last[l] = p;
-      lastTs[l] = entry.ts;
-      const author = entry.author;
-      let f = flags[l] as number;
-      if (author === qa) f |= CONV_QUERY_WROTE;
-      else if (named.length > 0 && named.includes(author)) f |= CONV_NAMED;
-      if (entry.mentions.length > 0 && entry.mentions.includes(qa)) f |= CONV_ADDRESSED;
-      if (author !== authorA[l]) {
-        if (authorB[l] === -1) authorB[l] = author;
-        else if (author !== authorB[l]) f |= CONV_MANY;
-      }
-      flags[l] = f;
-    }
-    this.conversations = n;
-  }
-}
-
-const CONV_QUERY_WROTE = 1;
-const CONV_ROOT_QUERY = 2;
-const CONV_ROOT_ASKED = 4;
-const CONV_ADDRESSED = 8;
-const CONV_NAMED = 16;
-const CONV_MANY = 32;
-
 /** How many messages `candidate`'s author wrote after it and before `query`: 0, 1, 2 or 3 (3+). */
 function spokenSince(window: Window, candidate: Entry, query: Entry): number {
   let next = candidate.nextByAuthor;
@@ -243,6 +143,15 @@ const START_ACTIVE_CUTS = [2, 4, 7];
  */
 const CONVERSATION_SIZE =
   CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length + 9 + START_ACTIVE_CUTS.length + 3;
+const TOPIC_CUTS = [3, 6, 12];
+/**
+ * After them, what a model from before them reads as zero weights: the words the new message
+ * shares with the candidate's conversation (its best-matching message there), and, for "starts a
+ * conversation", how busy the window is, the author's own conversation and the best word match
+ * of any conversation.
+ */
+const CANDIDATE_TOPIC_SIZE = 3 + TOPIC_CUTS.length;
+const OPTION_SIZE = CANDIDATE_TOPIC_SIZE + START_ACTIVE_CUTS.length + 3 + 1 + TOPIC_CUTS.length;
 
 /**
  * Features of a (new message, candidate) pair; `candidate` undefined is "starts a conversation".
@@ -259,7 +168,8 @@ export const PAIR_SIZE =
   4 +
   AFTER_CUTS.length +
   4 +
-  CONVERSATION_SIZE;
+  CONVERSATION_SIZE +
+  OPTION_SIZE;
 export function pairFeatures(
   window: Window,
   query: Entry,
@@ -270,6 +180,7 @@ export function pairFeatures(
   out.fill(0);
   if (candidate === undefined) {
     out[0] = 1;
+    startFeatures(window, query, context, out);
     return;
   }
   distanceFeatures(query.position - candidate.position, out);
@@ -354,15 +265,15 @@ export function pairActive(
     if (window.addressedWithin(ca, qa, horizon, candidate.position)) put(out, at + 2, 1);
   }
   at += 3;
-  overlapOf(query.cues, candidate.cues, shared);
-  const count = shared[0] as number;
+  const c = candidate.position & context.mask;
+  const count = context.sharedCount[c] as number;
   at = binActive(count, SHARED_CUTS, out, at);
   const cw = candidate.cues.words.length;
   const qw = query.cues.words.length;
   if (cw > 0) put(out, at, count / cw);
   if (qw > 0) put(out, at + 1, count / qw);
-  put(out, at + 2, Math.min(shared[1] as number, 20) / 20);
-  put(out, at + 3, Math.min(shared[2] as number, 10) / 10);
+  put(out, at + 2, Math.min(context.sharedSum[c] as number, 20) / 20);
+  put(out, at + 3, Math.min(context.sharedMax[c] as number, 10) / 10);
   at += 4;
   at = binActive(after, AFTER_CUTS, out, at);
   const parentAuthor = candidate.previousByAuthor;
@@ -374,10 +285,11 @@ export function pairActive(
   at += 4;
   conversationFeatures(window, query, candidate, context, out, at);
 }
-const shared = new Float64Array(3);
 
 /** Where the conversation features begin in the pair block. */
-export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE;
+export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE - OPTION_SIZE;
+/** The pair block's size before the option features (a model file of that size reads as zeros). */
+export const PAIR_SIZE_BEFORE_OPTIONS = PAIR_SIZE - OPTION_SIZE;
 
 function conversationFeatures(
   window: Window,
@@ -396,12 +308,43 @@ function conversationFeatures(
   at = binActive(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
   at = binActive((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
   if (context.last[l] === candidate.position) put(out, at, 1);
-  if (f & CONV_QUERY_WROTE) put(out, at + 1, 1);
+  if (f & QUERY_WROTE) put(out, at + 1, 1);
   if (own === l) put(out, at + 2, 1);
   if (own >= 0 && own !== l && (context.size[own] as number) >= 2) put(out, at + 3, 1);
-  if (f & CONV_ROOT_QUERY) put(out, at + 4, 1);
-  if (f & CONV_ROOT_ASKED) put(out, at + 5, 1);
-  if (f & CONV_ADDRESSED) put(out, at + 6, 1);
-  if (f & CONV_NAMED) put(out, at + 7, 1);
-  if (f & CONV_MANY) put(out, at + 8, 1);
+  if (f & ROOT_QUERY) put(out, at + 4, 1);
+  if (f & ROOT_ASKED) put(out, at + 5, 1);
+  if (f & ADDRESSED) put(out, at + 6, 1);
+  if (f & NAMED) put(out, at + 7, 1);
+  if (f & MANY) put(out, at + 8, 1);
+  at += 9 + START_ACTIVE_CUTS.length + 3;
+  const topic = context.topic[l] as number;
+  put(out, at, Math.min(topic, 20) / 20);
+  if (l === context.bestConversation) put(out, at + 1, 1);
+  if (topic > (context.sharedSum[candidate.position & mask] as number)) put(out, at + 2, 1);
+  binActive(topic, TOPIC_CUTS, out, at + 3);
+}
+
+/** The option features of "starts a conversation" (dense: once per message). */
+function startFeatures(
+  window: Window,
+  query: Entry,
+  context: PairContext,
+  out: Float64Array,
+): void {
+  let at = PAIR_SIZE_BEFORE_OPTIONS + CANDIDATE_TOPIC_SIZE;
+  // How many conversations were active in the last five minutes.
+  let active = 0;
+  for (let l = 0; l < context.conversations; l++)
+    if (query.ts - (context.lastTs[l] as number) <= 5 * MINUTE) active++;
+  at = bin(active, START_ACTIVE_CUTS, out, at);
+  const previous = query.previousByAuthor;
+  if (previous >= window.horizon(query.position)) {
+    const own = context.local[previous & context.mask] as number;
+    out[at] = (context.size[own] as number) >= 2 ? 1 : 0;
+    out[at + 1] = (context.flags[own] & MANY) !== 0 || context.authorB[own] !== -1 ? 1 : 0;
+    out[at + 2] = context.last[own] === previous ? 1 : 0;
+  }
+  at += 3;
+  out[at++] = Math.min(context.bestTopic, 20) / 20;
+  bin(context.bestTopic, TOPIC_CUTS, out, at);
 }

@@ -4,12 +4,12 @@
  * the message and the window before it, so the decision never changes.
  */
 
+import { PairContext } from "./context.js";
 import {
   CONTENT_SIZE,
   considered,
   contentFeatures,
   PAIR_SIZE,
-  PairContext,
   pairActive,
   pairFeatures,
   QUERY_SIZE,
@@ -57,6 +57,7 @@ export interface ReplyLinkerOptions {
 
 // The imports the hot loop reads, read once: a loader may make each imported binding a getter.
 const activeFeatures = pairActive;
+const isConsidered = considered;
 
 let shipped: LinkerModel | undefined;
 
@@ -156,7 +157,7 @@ export class ReplyLinker {
     const low = this.window.horizon(query.position);
     for (let p = query.position - 1; p >= low; p--) {
       const candidate = this.window.at(p);
-      if (candidate.opaque || !considered(query, candidate)) continue;
+      if (candidate.opaque || !isConsidered(query, candidate)) continue;
       const score = this.score(query, candidate);
       if (score > best) {
         second = best;
