@@ -321,7 +321,13 @@ function conversationFeatures(
   put(out, at, Math.min(topic, 20) / 20);
   if (l === context.bestConversation) put(out, at + 1, 1);
   if (topic > (context.sharedSum[candidate.position & mask] as number)) put(out, at + 2, 1);
-  binActive(topic, TOPIC_CUTS, out, at + 3);
+  at = binActive(topic, TOPIC_CUTS, out, at + 3);
+  // Whether the words point away from the author's own conversation (someone changing topic).
+  if (own >= 0 && own !== l) {
+    const ownTopic = context.topic[own] as number;
+    if (topic > ownTopic) put(out, at, 1);
+    else if (topic < ownTopic) put(out, at + 1, 1);
+  }
 }
 
 /** The option features of "starts a conversation" (dense: once per message). */
@@ -338,13 +344,20 @@ function startFeatures(
     if (query.ts - (context.lastTs[l] as number) <= 5 * MINUTE) active++;
   at = bin(active, START_ACTIVE_CUTS, out, at);
   const previous = query.previousByAuthor;
-  if (previous >= window.horizon(query.position)) {
-    const own = context.local[previous & context.mask] as number;
+  const own =
+    previous >= window.horizon(query.position)
+      ? (context.local[previous & context.mask] as number)
+      : -1;
+  if (own >= 0) {
     out[at] = (context.size[own] as number) >= 2 ? 1 : 0;
     out[at + 1] = (context.flags[own] & MANY) !== 0 || context.authorB[own] !== -1 ? 1 : 0;
     out[at + 2] = context.last[own] === previous ? 1 : 0;
   }
   at += 3;
   out[at++] = Math.min(context.bestTopic, 20) / 20;
-  bin(context.bestTopic, TOPIC_CUTS, out, at);
+  at = bin(context.bestTopic, TOPIC_CUTS, out, at);
+  if (own >= 0) {
+    out[at] = Math.min(context.topic[own] as number, 20) / 20;
+    out[at + 1] = context.bestTopic > (context.topic[own] as number) ? 1 : 0;
+  }
 }

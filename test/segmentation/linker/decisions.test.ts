@@ -18,7 +18,10 @@ import {
 } from "convoseg/linker";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DISTANCE_END } from "../../../lib/segmentation/linker/features.js";
+import {
+  DISTANCE_END,
+  PAIR_SIZE_BEFORE_OPTIONS,
+} from "../../../lib/segmentation/linker/features.js";
 import { finish, project } from "../../../lib/segmentation/linker/model.js";
 import type { Entry } from "../../../lib/segmentation/linker/window.js";
 
@@ -177,11 +180,39 @@ describe("the linker's scorer", () => {
     expect(scores()).toBeGreaterThan(20_000);
   });
 
-  it("decides a fixed chat as the shipped model did before the speed work", () => {
-    // Pinned with the linker before its scorer went sparse (2026-12-07); a retrained model
-    // changes it, and says so in its commit.
+  it("decides a fixed chat as the shipped model always has", () => {
+    // Pinned with the shipped model of 2026-12-07 (the one before it gave
+    // 8b52f2b2…, before and after the scorer went sparse); a retrained model changes it, and
+    // says so in its commit.
     expect(digest(linkAll(fixtureChat(3000)))).toBe(
-      "8b52f2b2e8f2c25a8ef5a7380f065adb0212ea2d35cb6d89e5cca8373d84883c",
+      "30d6a469f4d13e51194d5dd2c951cf207fc307176d4ebca903d47e026c6a79c0",
     );
+  });
+
+  it("reads a model file from before the option features as if their weights were zero", () => {
+    const shipped = defaultLinkerModel();
+    const h = shipped.hidden;
+    const file = {
+      format: "convoseg-linker/1" as const,
+      hidden: h,
+      window: shipped.window,
+      query: [...shipped.query],
+      content: [...shipped.content],
+      bias: [...shipped.bias],
+      output: [...shipped.output],
+      startBias: shipped.startBias,
+      documents: 10,
+      vocabulary: "grub kernel",
+      frequencies: [5, 1],
+      provenance: {},
+    };
+    const before = [...shipped.pair.subarray(0, h * PAIR_SIZE_BEFORE_OPTIONS)];
+    const older = new LinkerModel({ ...file, pair: before });
+    const zeros = new LinkerModel({
+      ...file,
+      pair: [...before, ...new Array(h * (PAIR_SIZE - PAIR_SIZE_BEFORE_OPTIONS)).fill(0)],
+    });
+    const messages = fixtureChat(600);
+    expect(linkAll(messages, { model: older })).toEqual(linkAll(messages, { model: zeros }));
   });
 });
