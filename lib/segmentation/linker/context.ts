@@ -3,13 +3,11 @@
  * who addressed its author last, the conversations the linker's own decisions made of the window,
  * and the words the new message shares with each message and each conversation there.
  */
-import { CUE, overlap } from "./text.js";
+import { CUE } from "./text.js";
 import type { Entry, Window } from "./window.js";
 
 // Read once: a loader may make each imported binding a getter.
 const QUESTION = CUE.question;
-const overlapOf = overlap;
-const scratch = new Float64Array(3);
 
 /**
  * What every pair of one new message shares, computed once per message: the latest message that
@@ -33,7 +31,7 @@ export class PairContext {
   authorA = new Int32Array(0);
   authorB = new Int32Array(0);
   /**
-   * Per window position: the words the new message shares with it (`overlap`: how many, their
+   * Per window position: the words the new message shares with it (how many, their
    * summed and largest rarity); per local conversation, the largest summed rarity of its
    * messages; and of all conversations, the largest and whose (-1 none shares a word).
    */
@@ -93,8 +91,8 @@ export class PairContext {
     const local = this.local;
     const { size, first, last, lastTs, flags, authorA, authorB, topic } = this;
     const { sharedCount, sharedSum, sharedMax } = this;
-    const cues = query.cues;
-    const words = scratch;
+    const qw = query.cues.words;
+    const qr = query.cues.rarity;
     let n = 0;
     for (let p = horizon; p < query.position; p++) {
       const entry = window.at(p);
@@ -110,12 +108,29 @@ export class PairContext {
         authorB[l] = -1;
         topic[l] = 0;
       } else l = local[before & mask] as number;
-      overlapOf(cues, entry.cues, words);
+      // Both word lists ascending: one merge per message and window position, nothing allocated.
+      const ew = entry.cues.words;
+      let count = 0;
+      let sum = 0;
+      let max = 0;
+      for (let i = 0, j = 0; i < qw.length && j < ew.length; ) {
+        const x = qw[i] as number;
+        const y = ew[j] as number;
+        if (x === y) {
+          const r = qr[i] as number;
+          count++;
+          sum += r;
+          if (r > max) max = r;
+          i++;
+          j++;
+        } else if (x < y) i++;
+        else j++;
+      }
       const at = p & mask;
-      sharedCount[at] = words[0] as number;
-      sharedSum[at] = words[1] as number;
-      sharedMax[at] = words[2] as number;
-      if ((words[1] as number) > (topic[l] as number)) topic[l] = words[1] as number;
+      sharedCount[at] = count;
+      sharedSum[at] = sum;
+      sharedMax[at] = max;
+      if (sum > (topic[l] as number)) topic[l] = sum;
       local[p & mask] = l;
       size[l] = (size[l] as number) + 1;
       last[l] = p;

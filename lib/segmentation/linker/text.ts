@@ -171,33 +171,3 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
     length: tokens.length,
   };
 }
-
-/**
- * Shared words of two cue sets: how many, and the summed and largest rarity of those shared.
- * Written into `out` (length 3) so that scoring a hundred candidates allocates nothing.
- */
-export function overlap(a: TextCues, b: TextCues, out: Float64Array): void {
-  let i = 0;
-  let j = 0;
-  let count = 0;
-  let sum = 0;
-  let max = 0;
-  const aw = a.words;
-  const bw = b.words;
-  while (i < aw.length && j < bw.length) {
-    const x = aw[i] as number;
-    const y = bw[j] as number;
-    if (x === y) {
-      const r = a.rarity[i] as number;
-      count++;
-      sum += r;
-      if (r > max) max = r;
-      i++;
-      j++;
-    } else if (x < y) i++;
-    else j++;
-  }
-  out[0] = count;
-  out[1] = sum;
-  out[2] = max;
-}
