@@ -49,7 +49,6 @@ export class PairContext {
   private latestOf = new Map<string, number>();
 
   begin(window: Window, query: Entry): void {
-    this.addressingQuery = window.latestAddressing(query.author, query.position);
     const horizon = window.horizon(query.position);
     if (window !== this.window || query.position < this.read || this.mask < window.size + 1) {
       this.window = window;
@@ -91,6 +90,8 @@ export class PairContext {
     const local = this.local;
     const { size, first, last, lastTs, flags, authorA, authorB, topic } = this;
     const { sharedCount, sharedSum, sharedMax } = this;
+    // The latest message of the window that addressed the new message's author, found on the way.
+    let addressing = -1;
     const qw = query.cues.words;
     const qr = query.cues.rarity;
     let n = 0;
@@ -139,7 +140,10 @@ export class PairContext {
       let f = flags[l] as number;
       if (author === qa) f |= QUERY_WROTE;
       else if (named.length > 0 && named.includes(author)) f |= NAMED;
-      if (entry.mentions.length > 0 && entry.mentions.includes(qa)) f |= ADDRESSED;
+      if (entry.mentions.length > 0 && entry.mentions.includes(qa)) {
+        f |= ADDRESSED;
+        addressing = p;
+      }
       if (author !== authorA[l]) {
         if (authorB[l] === -1) authorB[l] = author;
         else if (author !== authorB[l]) f |= MANY;
@@ -147,6 +151,7 @@ export class PairContext {
       flags[l] = f;
     }
     this.conversations = n;
+    this.addressingQuery = addressing;
     let best = 0;
     let bestAt = -1;
     for (let l = 0; l < n; l++)
