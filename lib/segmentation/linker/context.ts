@@ -47,6 +47,9 @@ export class PairContext {
   private read = 0;
   private same = new Int32Array(0);
   private latestOf = new Map<string, number>();
+  /** Word hash → the read positions holding it, ascending (those past the horizon swept now and then). */
+  private postings = new Map<number, number[]>();
+  private sweepAt = 0;
 
   begin(window: Window, query: Entry): void {
     const horizon = window.horizon(query.position);
@@ -69,21 +72,40 @@ export class PairContext {
       this.sharedMax = new Float64Array(ring);
       this.topic = new Float64Array(ring);
       this.latestOf.clear();
+      this.postings.clear();
+      this.sweepAt = 0;
       this.read = 0;
     }
     const mask = this.mask;
     const same = this.same;
     const latestOf = this.latestOf;
+    const postings = this.postings;
     if (this.read < horizon) this.read = horizon;
     for (let p = this.read; p < query.position; p++) {
-      const conversation = window.at(p).conversation;
+      const entry = window.at(p);
+      const conversation = entry.conversation;
       const before = latestOf.get(conversation);
       same[p & mask] = before === undefined ? -1 : before;
       latestOf.set(conversation, p);
+      const words = entry.cues.words;
+      for (let i = 0; i < words.length; i++) {
+        const list = postings.get(words[i] as number);
+        if (list === undefined) postings.set(words[i] as number, [p]);
+        else list.push(p);
+      }
     }
     this.read = query.position;
     if (latestOf.size > 4 * window.size)
       for (const [conversation, at] of latestOf) if (at < horizon) latestOf.delete(conversation);
+    if (query.position >= this.sweepAt) {
+      this.sweepAt = query.position + window.size;
+      for (const [word, list] of postings) {
+        let cut = 0;
+        while (cut < list.length && (list[cut] as number) < horizon) cut++;
+        if (cut === list.length) postings.delete(word);
+        else if (cut > 0) list.splice(0, cut);
+      }
+    }
 
     const qa = query.author;
     const named = query.mentions;
@@ -92,8 +114,30 @@ export class PairContext {
     const { sharedCount, sharedSum, sharedMax } = this;
     // The latest message of the window that addressed the new message's author, found on the way.
     let addressing = -1;
+    // The words the new message shares with each message of the window: through the postings of
+    // its own few words, in their ascending order, so each sum adds the same terms in the same
+    // order as merging the two sorted lists would.
+    for (let p = horizon; p < query.position; p++) {
+      const at = p & mask;
+      sharedCount[at] = 0;
+      sharedSum[at] = 0;
+      sharedMax[at] = 0;
+    }
     const qw = query.cues.words;
     const qr = query.cues.rarity;
+    for (let i = 0; i < qw.length; i++) {
+      const list = postings.get(qw[i] as number);
+      if (list === undefined) continue;
+      const r = qr[i] as number;
+      for (let j = list.length - 1; j >= 0; j--) {
+        const p = list[j] as number;
+        if (p < horizon) break;
+        const at = p & mask;
+        sharedCount[at] = (sharedCount[at] as number) + 1;
+        sharedSum[at] = (sharedSum[at] as number) + r;
+        if (r > (sharedMax[at] as number)) sharedMax[at] = r;
+      }
+    }
     let n = 0;
     for (let p = horizon; p < query.position; p++) {
       const entry = window.at(p);
@@ -109,28 +153,7 @@ export class PairContext {
         authorB[l] = -1;
         topic[l] = 0;
       } else l = local[before & mask] as number;
-      // Both word lists ascending: one merge per message and window position, nothing allocated.
-      const ew = entry.cues.words;
-      let count = 0;
-      let sum = 0;
-      let max = 0;
-      for (let i = 0, j = 0; i < qw.length && j < ew.length; ) {
-        const x = qw[i] as number;
-        const y = ew[j] as number;
-        if (x === y) {
-          const r = qr[i] as number;
-          count++;
-          sum += r;
-          if (r > max) max = r;
-          i++;
-          j++;
-        } else if (x < y) i++;
-        else j++;
-      }
-      const at = p & mask;
-      sharedCount[at] = count;
-      sharedSum[at] = sum;
-      sharedMax[at] = max;
+      const sum = sharedSum[p & mask] as number;
       if (sum > (topic[l] as number)) topic[l] = sum;
       local[p & mask] = l;
       size[l] = (size[l] as number) + 1;
