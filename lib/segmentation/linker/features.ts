@@ -4,15 +4,21 @@
  * what a candidate says on its own (`content`, computed once per message), and what holds between
  * the two (`pair`). Each block is a fixed-length vector of numbers in [0, 1].
  */
-import { CUE, overlap, type TextCues } from "./text.js";
+import { CONV, type PairContext } from "./context.js";
+import { CUE, type TextCues } from "./text.js";
 import type { Entry, Window } from "./window.js";
 
 const MINUTE = 60_000;
 // The imports read once: a hot path then reads plain constants, whatever the module loader makes
 // of an imported binding.
 const QUESTION = CUE.question;
+const QUERY_WROTE = CONV.queryWrote;
+const ROOT_QUERY = CONV.rootQuery;
+const ROOT_ASKED = CONV.rootAsked;
+const ADDRESSED = CONV.addressed;
+const NAMED = CONV.named;
+const MANY = CONV.many;
 const THANKS_OR_ANSWER = CUE.thanks | CUE.answerStart;
-const overlapOf = overlap;
 
 function bin(value: number, cuts: readonly number[], out: Float64Array, at: number): number {
   let k = 0;
@@ -97,112 +103,6 @@ export function distanceFeatures(distance: number, out: Float64Array): number {
   return bin(distance, DISTANCE_CUTS, out, 3);
 }
 
-/**
- * What every pair of one new message shares, computed once per message: the latest message that
- * addressed its author, and the conversations the linker's own earlier decisions made of the
- * window (each entry's `conversation`), with what the pair features ask of each.
- */
-export class PairContext {
-  addressingQuery = -1;
-  /** Conversations (local numbers, this message only) in the window: how many. */
-  conversations = 0;
-  /** Per window position (`position & mask`): its conversation's local number. */
-  local = new Int32Array(0);
-  /** Per local conversation: messages in the window, first and latest position, latest time. */
-  size = new Int32Array(0);
-  first = new Int32Array(0);
-  last = new Int32Array(0);
-  lastTs = new Float64Array(0);
-  /** Per local conversation: bit flags, `CONV_*`. */
-  flags = new Int32Array(0);
-  /** Per local conversation: its first two authors (-1 none); CONV_MANY marks a third. */
-  authorA = new Int32Array(0);
-  authorB = new Int32Array(0);
-  mask = 0;
-  /** The window read so far, the next position to read and each read position's predecessor. */
-  private window: Window | undefined;
-  private read = 0;
-  private same = new Int32Array(0);
-  private latestOf = new Map<string, number>();
-
-  begin(window: Window, query: Entry): void {
-    this.addressingQuery = window.latestAddressing(query.author, query.position);
-    const horizon = window.horizon(query.position);
-    if (window !== this.window || query.position < this.read || this.mask < window.size + 1) {
-      this.window = window;
-      let ring = 2;
-      while (ring < window.size + 2) ring *= 2;
-      this.mask = ring - 1;
-      this.same = new Int32Array(ring);
-      this.local = new Int32Array(ring);
-      this.size = new Int32Array(ring);
-      this.first = new Int32Array(ring);
-      this.last = new Int32Array(ring);
-      this.lastTs = new Float64Array(ring);
-      this.flags = new Int32Array(ring);
-      this.authorA = new Int32Array(ring);
-      this.authorB = new Int32Array(ring);
-      this.latestOf.clear();
-      this.read = 0;
-    }
-    const mask = this.mask;
-    const same = this.same;
-    const latestOf = this.latestOf;
-    if (this.read < horizon) this.read = horizon;
-    for (let p = this.read; p < query.position; p++) {
-      const conversation = window.at(p).conversation;
-      const before = latestOf.get(conversation);
-      same[p & mask] = before === undefined ? -1 : before;
-      latestOf.set(conversation, p);
-    }
-    this.read = query.position;
-    if (latestOf.size > 4 * window.size)
-      for (const [conversation, at] of latestOf) if (at < horizon) latestOf.delete(conversation);
-
-    const qa = query.author;
-    const named = query.mentions;
-    const local = this.local;
-    const { size, first, last, lastTs, flags, authorA, authorB } = this;
-    let n = 0;
-    for (let p = horizon; p < query.position; p++) {
-      const entry = window.at(p);
-      const before = same[p & mask] as number;
-      let l: number;
-      if (before < horizon) {
-        l = n++;
-        size[l] = 0;
-        first[l] = p;
-        flags[l] = entry.author === qa ? CONV_ROOT_QUERY : 0;
-        if (entry.author === qa && (entry.cues.flags & QUESTION) !== 0) flags[l] |= CONV_ROOT_ASKED;
-        authorA[l] = entry.author;
-        authorB[l] = -1;
-      } else l = local[before & mask] as number;
-      local[p & mask] = l;
-      size[l] = (size[l] as number) + 1;
-      last[l] = p;
-      lastTs[l] = entry.ts;
-      const author = entry.author;
-      let f = flags[l] as number;
-      if (author === qa) f |= CONV_QUERY_WROTE;
-      else if (named.length > 0 && named.includes(author)) f |= CONV_NAMED;
-      if (entry.mentions.length > 0 && entry.mentions.includes(qa)) f |= CONV_ADDRESSED;
-      if (author !== authorA[l]) {
-        if (authorB[l] === -1) authorB[l] = author;
-        else if (author !== authorB[l]) f |= CONV_MANY;
-      }
-      flags[l] = f;
-    }
-    this.conversations = n;
-  }
-}
-
-const CONV_QUERY_WROTE = 1;
-const CONV_ROOT_QUERY = 2;
-const CONV_ROOT_ASKED = 4;
-const CONV_ADDRESSED = 8;
-const CONV_NAMED = 16;
-const CONV_MANY = 32;
-
 /** How many messages `candidate`'s author wrote after it and before `query`: 0, 1, 2 or 3 (3+). */
 function spokenSince(window: Window, candidate: Entry, query: Entry): number {
   let next = candidate.nextByAuthor;
@@ -237,14 +137,26 @@ const ACTIVE_CUTS = [1, 5, 15];
 const START_ACTIVE_CUTS = [2, 4, 7];
 /**
  * The pair block's conversation features, read from the linker's own earlier decisions: the
- * last `CONVERSATION_SIZE` of the block, from `CONVERSATION_FROM` on.
+ * last `CONVERSATION_SIZE` of the block, from `CONVERSATION_FROM` on. Its last
+ * `START_ACTIVE_CUTS.length + 3` slots were meant for "starts a conversation" and read zero (the
+ * start option's pair block is its indicator alone); they keep the model file's shape.
  */
 const CONVERSATION_SIZE =
   CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length + 9 + START_ACTIVE_CUTS.length + 3;
+const TOPIC_CUTS = [3, 6, 12];
+/**
+ * After them, what a model from before them reads as zero weights: the words the new message
+ * shares with the candidate's conversation (its best-matching message there), and, for "starts a
+ * conversation", how busy the window is, the author's own conversation and the best word match
+ * of any conversation.
+ */
+const CANDIDATE_TOPIC_SIZE = 3 + TOPIC_CUTS.length;
+const OPTION_SIZE = CANDIDATE_TOPIC_SIZE + START_ACTIVE_CUTS.length + 3 + 1 + TOPIC_CUTS.length;
 
 /**
  * Features of a (new message, candidate) pair; `candidate` undefined is "starts a conversation".
- * `context.begin(window, query)` comes first.
+ * `context.begin(window, query)` comes first. Dense, for the trainer; the linker reads the same
+ * features sparse ({@link pairActive}).
  */
 export const PAIR_SIZE =
   3 +
@@ -256,8 +168,8 @@ export const PAIR_SIZE =
   4 +
   AFTER_CUTS.length +
   4 +
-  CONVERSATION_SIZE;
-const shared = new Float64Array(3);
+  CONVERSATION_SIZE +
+  OPTION_SIZE;
 export function pairFeatures(
   window: Window,
   query: Entry,
@@ -268,94 +180,184 @@ export function pairFeatures(
   out.fill(0);
   if (candidate === undefined) {
     out[0] = 1;
+    startFeatures(window, query, context, out);
     return;
   }
-  let at = distanceFeatures(query.position - candidate.position, out);
+  distanceFeatures(query.position - candidate.position, out);
+  pairActive(window, query, candidate, context, scratch);
+  for (let j = 0; j < scratch.count; j++)
+    out[scratch.index[j] as number] = scratch.value[j] as number;
+}
+
+/**
+ * A pair's non-zero features from `DISTANCE_END` on, by ascending index: a scorer sums only
+ * these (a third of the block at most), with no dense vector to clear or scan per candidate.
+ */
+export class SparsePair {
+  readonly index = new Int32Array(PAIR_SIZE);
+  readonly value = new Float64Array(PAIR_SIZE);
+  count = 0;
+}
+const scratch = new SparsePair();
+
+/** Appends feature `i` if non-zero (the dense form's zeros, `-0` included, are left out). */
+function put(s: SparsePair, i: number, v: number): void {
+  if (v === 0) return;
+  s.index[s.count] = i;
+  s.value[s.count++] = v;
+}
+
+/** {@link bin} into a sparse pair: the one-hot bin's index, if any. */
+function binActive(value: number, cuts: readonly number[], s: SparsePair, at: number): number {
+  let k = 0;
+  while (k < cuts.length && value >= (cuts[k] as number)) k++;
+  if (k > 0) put(s, at + k - 1, 1);
+  return at + cuts.length;
+}
+
+/**
+ * The features of a (new message, candidate) pair past the distance ones (those a scorer reads
+ * from a table by distance), sparse, into `out`. `context.begin(window, query)` comes first.
+ */
+export function pairActive(
+  window: Window,
+  query: Entry,
+  candidate: Entry,
+  context: PairContext,
+  out: SparsePair,
+): void {
+  out.count = 0;
+  let at = DISTANCE_END;
   const minutes = (query.ts - candidate.ts) / MINUTE;
-  out[at++] = Math.min(minutes, 100) / 100;
-  at = bin(minutes, TIME_CUTS, out, at);
+  put(out, at++, Math.min(minutes, 100) / 100);
+  at = binActive(minutes, TIME_CUTS, out, at);
   const qa = query.author;
   const ca = candidate.author;
   const same = qa === ca;
   const queryNames = query.mentions.includes(ca);
-  out[at++] = queryNames ? 1 : 0;
-  out[at++] = query.leading === ca && !same ? 1 : 0;
-  out[at++] = candidate.mentions.includes(qa) ? 1 : 0;
-  out[at++] = candidate.leading === qa && !same ? 1 : 0;
-  out[at++] = same ? 1 : 0;
-  let common = false;
-  for (const m of query.mentions) if (candidate.mentions.includes(m)) common = true;
-  out[at++] = common ? 1 : 0;
-  out[at++] = query.previousByAuthor < candidate.position ? 1 : 0;
+  if (queryNames) put(out, at, 1);
+  if (query.leading === ca && !same) put(out, at + 1, 1);
+  if (candidate.mentions.includes(qa)) put(out, at + 2, 1);
+  if (candidate.leading === qa && !same) put(out, at + 3, 1);
+  if (same) put(out, at + 4, 1);
+  at += 5;
+  const qm = query.mentions;
+  if (qm.length > 0) {
+    let common = false;
+    for (let i = 0; i < qm.length; i++)
+      if (candidate.mentions.includes(qm[i] as number)) common = true;
+    if (common) put(out, at, 1);
+  }
+  at++;
+  if (query.previousByAuthor < candidate.position) put(out, at, 1);
+  at++;
   const after = spokenSince(window, candidate, query);
   const candidateLatest = after === 0;
-  out[at++] = candidateLatest ? 1 : 0;
-  out[at++] = query.previousByAuthor === candidate.position ? 1 : 0;
-  out[at++] = queryNames && candidateLatest ? 1 : 0;
-  out[at++] = context.addressingQuery === candidate.position ? 1 : 0;
-  const horizon = window.horizon(query.position);
-  out[at++] = !same && window.addressedWithin(qa, ca, horizon, candidate.position) ? 1 : 0;
-  out[at++] =
-    !same && window.addressedWithin(qa, ca, candidate.position + 1, query.position) ? 1 : 0;
-  out[at++] = !same && window.addressedWithin(ca, qa, horizon, candidate.position) ? 1 : 0;
-  overlapOf(query.cues, candidate.cues, shared);
-  const count = shared[0] as number;
-  at = bin(count, SHARED_CUTS, out, at);
-  out[at++] = candidate.cues.words.length > 0 ? count / candidate.cues.words.length : 0;
-  out[at++] = query.cues.words.length > 0 ? count / query.cues.words.length : 0;
-  out[at++] = Math.min(shared[1] as number, 20) / 20;
-  out[at++] = Math.min(shared[2] as number, 10) / 10;
-  at = bin(after, AFTER_CUTS, out, at);
+  if (candidateLatest) put(out, at, 1);
+  if (query.previousByAuthor === candidate.position) put(out, at + 1, 1);
+  if (queryNames && candidateLatest) put(out, at + 2, 1);
+  if (context.addressingQuery === candidate.position) put(out, at + 3, 1);
+  at += 4;
+  if (!same) {
+    const horizon = window.horizon(query.position);
+    if (window.addressedWithin(qa, ca, horizon, candidate.position)) put(out, at, 1);
+    if (window.addressedWithin(qa, ca, candidate.position + 1, query.position)) put(out, at + 1, 1);
+    if (window.addressedWithin(ca, qa, horizon, candidate.position)) put(out, at + 2, 1);
+  }
+  at += 3;
+  const c = candidate.position & context.mask;
+  const count = context.sharedCount[c] as number;
+  at = binActive(count, SHARED_CUTS, out, at);
+  const cw = candidate.cues.words.length;
+  const qw = query.cues.words.length;
+  if (cw > 0) put(out, at, count / cw);
+  if (qw > 0) put(out, at + 1, count / qw);
+  put(out, at + 2, Math.min(context.sharedSum[c] as number, 20) / 20);
+  put(out, at + 3, Math.min(context.sharedMax[c] as number, 10) / 10);
+  at += 4;
+  at = binActive(after, AFTER_CUTS, out, at);
   const parentAuthor = candidate.previousByAuthor;
-  out[at++] = parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa) ? 1 : 0;
-  out[at++] =
-    (candidate.cues.flags & QUESTION) !== 0 && (query.cues.flags & QUESTION) === 0 ? 1 : 0;
-  out[at++] = (query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same ? 1 : 0;
-  out[at++] = query.ts === candidate.ts ? 1 : 0;
+  if (parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa)) put(out, at, 1);
+  if ((candidate.cues.flags & QUESTION) !== 0 && (query.cues.flags & QUESTION) === 0)
+    put(out, at + 1, 1);
+  if ((query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same) put(out, at + 2, 1);
+  if (query.ts === candidate.ts) put(out, at + 3, 1);
+  at += 4;
   conversationFeatures(window, query, candidate, context, out, at);
 }
 
 /** Where the conversation features begin in the pair block. */
-export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE;
+export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE - OPTION_SIZE;
+/** The pair block's size before the option features (a model file of that size reads as zeros). */
+export const PAIR_SIZE_BEFORE_OPTIONS = PAIR_SIZE - OPTION_SIZE;
 
 function conversationFeatures(
   window: Window,
   query: Entry,
-  candidate: Entry | undefined,
+  candidate: Entry,
   context: PairContext,
-  out: Float64Array,
+  out: SparsePair,
   at: number,
 ): void {
   const mask = context.mask;
   const local = context.local;
   const previous = query.previousByAuthor;
-  const horizon = window.horizon(query.position);
-  const own = previous >= horizon ? (local[previous & mask] as number) : -1;
-  if (candidate === undefined) {
-    at += CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length + 9;
-    // How many conversations were active in the last five minutes.
-    let active = 0;
-    for (let l = 0; l < context.conversations; l++)
-      if (query.ts - (context.lastTs[l] as number) <= 5 * MINUTE) active++;
-    at = bin(active, START_ACTIVE_CUTS, out, at);
-    if (own >= 0) {
-      out[at] = (context.size[own] as number) >= 2 ? 1 : 0;
-      out[at + 1] = (context.flags[own] & CONV_MANY) !== 0 || context.authorB[own] !== -1 ? 1 : 0;
-      out[at + 2] = context.last[own] === previous ? 1 : 0;
-    }
-    return;
-  }
+  const own = previous >= window.horizon(query.position) ? (local[previous & mask] as number) : -1;
   const l = local[candidate.position & mask] as number;
   const f = context.flags[l] as number;
-  at = bin(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
-  at = bin((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
-  out[at++] = context.last[l] === candidate.position ? 1 : 0;
-  out[at++] = f & CONV_QUERY_WROTE ? 1 : 0;
-  out[at++] = own === l ? 1 : 0;
-  out[at++] = own >= 0 && own !== l && (context.size[own] as number) >= 2 ? 1 : 0;
-  out[at++] = f & CONV_ROOT_QUERY ? 1 : 0;
-  out[at++] = f & CONV_ROOT_ASKED ? 1 : 0;
-  out[at++] = f & CONV_ADDRESSED ? 1 : 0;
-  out[at++] = f & CONV_NAMED ? 1 : 0;
-  out[at++] = f & CONV_MANY ? 1 : 0;
+  at = binActive(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
+  at = binActive((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
+  if (context.last[l] === candidate.position) put(out, at, 1);
+  if (f & QUERY_WROTE) put(out, at + 1, 1);
+  if (own === l) put(out, at + 2, 1);
+  if (own >= 0 && own !== l && (context.size[own] as number) >= 2) put(out, at + 3, 1);
+  if (f & ROOT_QUERY) put(out, at + 4, 1);
+  if (f & ROOT_ASKED) put(out, at + 5, 1);
+  if (f & ADDRESSED) put(out, at + 6, 1);
+  if (f & NAMED) put(out, at + 7, 1);
+  if (f & MANY) put(out, at + 8, 1);
+  at += 9 + START_ACTIVE_CUTS.length + 3;
+  const topic = context.topic[l] as number;
+  put(out, at, Math.min(topic, 20) / 20);
+  if (l === context.bestConversation) put(out, at + 1, 1);
+  if (topic > (context.sharedSum[candidate.position & mask] as number)) put(out, at + 2, 1);
+  at = binActive(topic, TOPIC_CUTS, out, at + 3);
+  // Whether the words point away from the author's own conversation (someone changing topic).
+  if (own >= 0 && own !== l) {
+    const ownTopic = context.topic[own] as number;
+    if (topic > ownTopic) put(out, at, 1);
+    else if (topic < ownTopic) put(out, at + 1, 1);
+  }
+}
+
+/** The option features of "starts a conversation" (dense: once per message). */
+function startFeatures(
+  window: Window,
+  query: Entry,
+  context: PairContext,
+  out: Float64Array,
+): void {
+  let at = PAIR_SIZE_BEFORE_OPTIONS + CANDIDATE_TOPIC_SIZE;
+  // How many conversations were active in the last five minutes.
+  let active = 0;
+  for (let l = 0; l < context.conversations; l++)
+    if (query.ts - (context.lastTs[l] as number) <= 5 * MINUTE) active++;
+  at = bin(active, START_ACTIVE_CUTS, out, at);
+  const previous = query.previousByAuthor;
+  const own =
+    previous >= window.horizon(query.position)
+      ? (context.local[previous & context.mask] as number)
+      : -1;
+  if (own >= 0) {
+    out[at] = (context.size[own] as number) >= 2 ? 1 : 0;
+    out[at + 1] = (context.flags[own] & MANY) !== 0 || context.authorB[own] !== -1 ? 1 : 0;
+    out[at + 2] = context.last[own] === previous ? 1 : 0;
+  }
+  at += 3;
+  out[at++] = Math.min(context.bestTopic, 20) / 20;
+  at = bin(context.bestTopic, TOPIC_CUTS, out, at);
+  if (own >= 0) {
+    out[at] = Math.min(context.topic[own] as number, 20) / 20;
+    out[at + 1] = context.bestTopic > (context.topic[own] as number) ? 1 : 0;
+  }
 }

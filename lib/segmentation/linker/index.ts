@@ -2,13 +2,14 @@
  * The reply linker: which earlier message each message of an unthreaded channel answers.
  * Learned from the Ubuntu IRC disentanglement corpus; decided once per message from a bounded window.
  */
+
+export { PairContext } from "./context.js";
 export {
   CONTENT_SIZE,
   CONVERSATION_FROM,
   considered,
   contentFeatures,
   PAIR_SIZE,
-  PairContext,
   pairFeatures,
   QUERY_SIZE,
   queryFeatures,

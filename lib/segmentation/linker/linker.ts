@@ -4,16 +4,17 @@
  * the message and the window before it, so the decision never changes.
  */
 
+import { PairContext } from "./context.js";
 import {
   CONTENT_SIZE,
   considered,
   contentFeatures,
-  DISTANCE_END,
   PAIR_SIZE,
-  PairContext,
+  pairActive,
   pairFeatures,
   QUERY_SIZE,
   queryFeatures,
+  SparsePair,
 } from "./features.js";
 import modelFile from "./linker-model.json" with { type: "json" };
 import { finish, LinkerModel, type LinkerModelFile, project } from "./model.js";
@@ -54,6 +55,10 @@ export interface ReplyLinkerOptions {
   readonly startBias?: number;
 }
 
+// The imports the hot loop reads, read once: a loader may make each imported binding a getter.
+const activeFeatures = pairActive;
+const isConsidered = considered;
+
 let shipped: LinkerModel | undefined;
 
 /** The model trained on the Ubuntu IRC corpus's training split (`docs/conversations.md`). */
@@ -69,6 +74,7 @@ export class ReplyLinker {
   private readonly queryX = new Float64Array(QUERY_SIZE);
   private readonly contentX = new Float64Array(CONTENT_SIZE);
   private readonly pairX = new Float64Array(PAIR_SIZE);
+  private readonly active = new SparsePair();
   private readonly context = new PairContext();
   private readonly base: Float64Array;
   private readonly pre: Float64Array;
@@ -151,7 +157,7 @@ export class ReplyLinker {
     const low = this.window.horizon(query.position);
     for (let p = query.position - 1; p >= low; p--) {
       const candidate = this.window.at(p);
-      if (candidate.opaque || !considered(query, candidate)) continue;
+      if (candidate.opaque || !isConsidered(query, candidate)) continue;
       const score = this.score(query, candidate);
       if (score > best) {
         second = best;
@@ -173,23 +179,69 @@ export class ReplyLinker {
   }
 
   private score(query: Entry, candidate: Entry | undefined): number {
-    const h = this.model.hidden;
-    const pre = this.pre;
+    const model = this.model;
+    const h = model.hidden;
     const base = this.base;
-    pairFeatures(this.window, query, candidate, this.context, this.pairX);
     if (candidate === undefined) {
+      const pre = this.pre;
+      pairFeatures(this.window, query, undefined, this.context, this.pairX);
       pre.set(base);
-      project(this.model.pair, this.pairX, h, pre);
-      return finish(this.model, pre);
+      project(model.pair, this.pairX, h, pre);
+      return finish(model, pre);
     }
-    // The candidate's own part was projected when it arrived, the distance part is a table row.
+    const active = this.active;
+    activeFeatures(this.window, query, candidate, this.context, active);
+    // Eight hidden units at a time, each input summed in a register of its own: the same terms in
+    // the same order as a dense projection (base, own part, distance row, then the active
+    // features by index), so the same score to the last bit; eight independent sums, not one
+    // vector written and read back per feature, keep the floating-point adder busy.
     const own = candidate.projection as Float64Array;
-    const table = this.model.byDistance;
+    const table = model.byDistance;
     const row = (query.position - candidate.position) * h;
-    for (let k = 0; k < h; k++)
-      pre[k] = (base[k] as number) + (own[k] as number) + (table[row + k] as number);
-    project(this.model.pair, this.pairX, h, pre, DISTANCE_END, PAIR_SIZE);
-    return finish(this.model, pre);
+    const w = model.pair;
+    const out = model.output;
+    const index = active.index;
+    const value = active.value;
+    const n = active.count;
+    let score = 0;
+    let k = 0;
+    for (; k + 8 <= h; k += 8) {
+      let v0 = (base[k] as number) + (own[k] as number) + (table[row + k] as number);
+      let v1 = (base[k + 1] as number) + (own[k + 1] as number) + (table[row + k + 1] as number);
+      let v2 = (base[k + 2] as number) + (own[k + 2] as number) + (table[row + k + 2] as number);
+      let v3 = (base[k + 3] as number) + (own[k + 3] as number) + (table[row + k + 3] as number);
+      let v4 = (base[k + 4] as number) + (own[k + 4] as number) + (table[row + k + 4] as number);
+      let v5 = (base[k + 5] as number) + (own[k + 5] as number) + (table[row + k + 5] as number);
+      let v6 = (base[k + 6] as number) + (own[k + 6] as number) + (table[row + k + 6] as number);
+      let v7 = (base[k + 7] as number) + (own[k + 7] as number) + (table[row + k + 7] as number);
+      for (let j = 0; j < n; j++) {
+        const x = value[j] as number;
+        const r = (index[j] as number) * h + k;
+        v0 += x * (w[r] as number);
+        v1 += x * (w[r + 1] as number);
+        v2 += x * (w[r + 2] as number);
+        v3 += x * (w[r + 3] as number);
+        v4 += x * (w[r + 4] as number);
+        v5 += x * (w[r + 5] as number);
+        v6 += x * (w[r + 6] as number);
+        v7 += x * (w[r + 7] as number);
+      }
+      score += (out[k] as number) * (v0 / (1 + Math.abs(v0)));
+      score += (out[k + 1] as number) * (v1 / (1 + Math.abs(v1)));
+      score += (out[k + 2] as number) * (v2 / (1 + Math.abs(v2)));
+      score += (out[k + 3] as number) * (v3 / (1 + Math.abs(v3)));
+      score += (out[k + 4] as number) * (v4 / (1 + Math.abs(v4)));
+      score += (out[k + 5] as number) * (v5 / (1 + Math.abs(v5)));
+      score += (out[k + 6] as number) * (v6 / (1 + Math.abs(v6)));
+      score += (out[k + 7] as number) * (v7 / (1 + Math.abs(v7)));
+    }
+    for (; k < h; k++) {
+      let v = (base[k] as number) + (own[k] as number) + (table[row + k] as number);
+      for (let j = 0; j < n; j++)
+        v += (value[j] as number) * (w[(index[j] as number) * h + k] as number);
+      score += (out[k] as number) * (v / (1 + Math.abs(v)));
+    }
+    return score;
   }
 }
 

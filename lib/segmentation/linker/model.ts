@@ -10,6 +10,7 @@ import {
   DISTANCE_END,
   distanceFeatures,
   PAIR_SIZE,
+  PAIR_SIZE_BEFORE_OPTIONS,
   QUERY_SIZE,
 } from "./features.js";
 import type { RarityTable } from "./text.js";
@@ -52,8 +53,8 @@ export class LinkerModel implements RarityTable {
   readonly startBias: number;
   /** The distance features' first-layer input for each distance 1…window, `hidden` per row. */
   readonly byDistance: Float64Array;
-  private readonly frequencies: Map<string, number>;
-  private readonly documents: number;
+  /** Each listed word's rarity, computed once from its frequency. */
+  private readonly rarities: Map<string, number>;
   private readonly rarest: number;
 
   constructor(file: LinkerModelFile) {
@@ -70,7 +71,9 @@ export class LinkerModel implements RarityTable {
     this.query = expect("query", file.query, h * QUERY_SIZE);
     this.content = expect("content", file.content, h * CONTENT_SIZE);
     this.pair =
-      file.pair.length === h * CONVERSATION_FROM && h > 0
+      (file.pair.length === h * CONVERSATION_FROM ||
+        file.pair.length === h * PAIR_SIZE_BEFORE_OPTIONS) &&
+      h > 0
         ? padded(file.pair, h * PAIR_SIZE)
         : expect("pair", file.pair, h * PAIR_SIZE);
     this.bias = expect("bias", file.bias, h);
@@ -88,15 +91,16 @@ export class LinkerModel implements RarityTable {
       throw new RangeError(
         `linker model: ${words.length} vocabulary words but ${file.frequencies.length} frequencies`,
       );
-    this.frequencies = new Map(words.map((word, i) => [word, file.frequencies[i] as number]));
-    this.documents = file.documents;
-    this.rarest = Math.log(file.documents);
+    const documents = file.documents;
+    this.rarities = new Map(
+      words.map((word, i) => [word, Math.log(documents / (file.frequencies[i] as number))]),
+    );
+    this.rarest = Math.log(documents);
   }
 
   /** Inverse document frequency; a word the table leaves out counts as the rarest. */
   lookup(word: string): number {
-    const df = this.frequencies.get(word);
-    return df === undefined ? this.rarest : Math.log(this.documents / df);
+    return this.rarities.get(word) ?? this.rarest;
   }
 }
 

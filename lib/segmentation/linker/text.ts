@@ -55,6 +55,30 @@ const ANSWER_START =
 const URL = /(https?:\/\/|www\.)\S/;
 const CODE = /[`$]|\/\w+\/|\.(conf|list|sh|deb|so|py|txt)\b|\bsudo\b|--\w/;
 const TOKEN_EDGE = /^[^\p{L}\p{N}_|\\^`[\]{}-]+|[^\p{L}\p{N}_|\\^`[\]{}-]+$/gu;
+/** Per ASCII code: whether `TOKEN_EDGE` keeps it (a letter, a digit or one of `_|\^`[]{}-`). */
+const KEPT = new Uint8Array(128);
+for (let c = 0; c < 128; c++)
+  KEPT[c] = /[\p{L}\p{N}_|\\^`[\]{}-]/u.test(String.fromCharCode(c)) ? 1 : 0;
+
+/**
+ * `stripEdges(token)`: its edges stripped of punctuation, without a regular expression
+ * while the edges are ASCII (most tokens, once per word of every message).
+ */
+function stripEdges(token: string): string {
+  let start = 0;
+  let end = token.length;
+  for (; start < end; start++) {
+    const c = token.charCodeAt(start);
+    if (c >= 128) return token.replace(TOKEN_EDGE, "");
+    if (KEPT[c] === 1) break;
+  }
+  for (; end > start; end--) {
+    const c = token.charCodeAt(end - 1);
+    if (c >= 128) return token.replace(TOKEN_EDGE, "");
+    if (KEPT[c] === 1) break;
+  }
+  return start === 0 && end === token.length ? token : token.slice(start, end);
+}
 
 /**
  * Words a message keeps, its rarest: a bound on what a stored window holds per message (under 1%
@@ -84,7 +108,7 @@ function hashWord(word: string): number {
 export function contentWords(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.toLowerCase().split(/[\s,;:!?()"<>]+/)) {
-    const word = raw.replace(TOKEN_EDGE, "");
+    const word = stripEdges(raw);
     if (word.length < 2 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
     out.push(word);
   }
@@ -102,14 +126,14 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
       names.push(platform[1]);
       continue;
     }
-    const core = token.replace(TOKEN_EDGE, "");
+    const core = stripEdges(token);
     if (core.length > 0) names.push(core);
   }
   const first = tokens[0] ?? "";
   const leading = /^@?([^\s:,]+)[:,]$/.exec(first);
   let flags = 0;
   if (lower.includes("?")) flags |= CUE.question;
-  if (QUESTION_WORDS.has(first.replace(TOKEN_EDGE, ""))) flags |= CUE.questionWord;
+  if (QUESTION_WORDS.has(stripEdges(first))) flags |= CUE.questionWord;
   const body = leading ? lower.slice(first.length).trim() : lower;
   if (THANKS.test(body) || THANKS_ANYWHERE.test(body)) flags |= CUE.thanks;
   if (GREETING.test(body)) flags |= CUE.greeting;
@@ -142,38 +166,8 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
     words,
     rarity: weights,
     names,
-    leadingAddress: leading?.[1]?.replace(TOKEN_EDGE, ""),
+    leadingAddress: leading?.[1] === undefined ? undefined : stripEdges(leading[1]),
     flags,
     length: tokens.length,
   };
-}
-
-/**
- * Shared words of two cue sets: how many, and the summed and largest rarity of those shared.
- * Written into `out` (length 3) so that scoring a hundred candidates allocates nothing.
- */
-export function overlap(a: TextCues, b: TextCues, out: Float64Array): void {
-  let i = 0;
-  let j = 0;
-  let count = 0;
-  let sum = 0;
-  let max = 0;
-  const aw = a.words;
-  const bw = b.words;
-  while (i < aw.length && j < bw.length) {
-    const x = aw[i] as number;
-    const y = bw[j] as number;
-    if (x === y) {
-      const r = a.rarity[i] as number;
-      count++;
-      sum += r;
-      if (r > max) max = r;
-      i++;
-      j++;
-    } else if (x < y) i++;
-    else j++;
-  }
-  out[0] = count;
-  out[1] = sum;
-  out[2] = max;
 }

@@ -172,15 +172,6 @@ export class Window {
     return false;
   }
 
-  /** Position of the latest message before `before` (within the window) addressing `to`, or -1. */
-  latestAddressing(to: number, before: number): number {
-    for (let p = before - 1; p >= this.horizon(before) && p >= this.first; p--) {
-      const mentions = this.at(p).mentions;
-      for (let i = 0; i < mentions.length; i++) if (mentions[i] === to) return p;
-    }
-    return -1;
-  }
-
   /** Reads `message` into the window and returns its entry (the message is not linked here). */
   append(message: LinkerMessage): Entry {
     const position = this.next++;

@@ -1,0 +1,200 @@
+/**
+ * What every candidate of one new message shares, computed once per message (`PairContext.begin`):
+ * who addressed its author last, the conversations the linker's own decisions made of the window,
+ * and the words the new message shares with each message and each conversation there.
+ */
+import { CUE } from "./text.js";
+import type { Entry, Window } from "./window.js";
+
+// Read once: a loader may make each imported binding a getter.
+const QUESTION = CUE.question;
+
+/**
+ * What every pair of one new message shares, computed once per message: the latest message that
+ * addressed its author, and the conversations the linker's own earlier decisions made of the
+ * window (each entry's `conversation`), with what the pair features ask of each.
+ */
+export class PairContext {
+  addressingQuery = -1;
+  /** Conversations (local numbers, this message only) in the window: how many. */
+  conversations = 0;
+  /** Per window position (`position & mask`): its conversation's local number. */
+  local = new Int32Array(0);
+  /** Per local conversation: messages in the window, first and latest position, latest time. */
+  size = new Int32Array(0);
+  first = new Int32Array(0);
+  last = new Int32Array(0);
+  lastTs = new Float64Array(0);
+  /** Per local conversation: bit flags, `CONV`. */
+  flags = new Int32Array(0);
+  /** Per local conversation: its first two authors (-1 none); MANY marks a third. */
+  authorA = new Int32Array(0);
+  authorB = new Int32Array(0);
+  /**
+   * Per window position: the words the new message shares with it (how many, their
+   * summed and largest rarity); per local conversation, the largest summed rarity of its
+   * messages; and of all conversations, the largest and whose (-1 none shares a word).
+   */
+  sharedCount = new Float64Array(0);
+  sharedSum = new Float64Array(0);
+  sharedMax = new Float64Array(0);
+  topic = new Float64Array(0);
+  bestTopic = 0;
+  bestConversation = -1;
+  mask = 0;
+  /** The window read so far, the next position to read and each read position's predecessor. */
+  private window: Window | undefined;
+  private read = 0;
+  private same = new Int32Array(0);
+  private latestOf = new Map<string, number>();
+  /** Word hash → the read positions holding it, ascending (those past the horizon swept now and then). */
+  private postings = new Map<number, number[]>();
+  private sweepAt = 0;
+
+  begin(window: Window, query: Entry): void {
+    const horizon = window.horizon(query.position);
+    if (window !== this.window || query.position < this.read || this.mask < window.size + 1) {
+      this.window = window;
+      let ring = 2;
+      while (ring < window.size + 2) ring *= 2;
+      this.mask = ring - 1;
+      this.same = new Int32Array(ring);
+      this.local = new Int32Array(ring);
+      this.size = new Int32Array(ring);
+      this.first = new Int32Array(ring);
+      this.last = new Int32Array(ring);
+      this.lastTs = new Float64Array(ring);
+      this.flags = new Int32Array(ring);
+      this.authorA = new Int32Array(ring);
+      this.authorB = new Int32Array(ring);
+      this.sharedCount = new Float64Array(ring);
+      this.sharedSum = new Float64Array(ring);
+      this.sharedMax = new Float64Array(ring);
+      this.topic = new Float64Array(ring);
+      this.latestOf.clear();
+      this.postings.clear();
+      this.sweepAt = 0;
+      this.read = 0;
+    }
+    const mask = this.mask;
+    const same = this.same;
+    const latestOf = this.latestOf;
+    const postings = this.postings;
+    if (this.read < horizon) this.read = horizon;
+    for (let p = this.read; p < query.position; p++) {
+      const entry = window.at(p);
+      const conversation = entry.conversation;
+      const before = latestOf.get(conversation);
+      same[p & mask] = before === undefined ? -1 : before;
+      latestOf.set(conversation, p);
+      const words = entry.cues.words;
+      for (let i = 0; i < words.length; i++) {
+        const list = postings.get(words[i] as number);
+        if (list === undefined) postings.set(words[i] as number, [p]);
+        else list.push(p);
+      }
+    }
+    this.read = query.position;
+    if (latestOf.size > 4 * window.size)
+      for (const [conversation, at] of latestOf) if (at < horizon) latestOf.delete(conversation);
+    if (query.position >= this.sweepAt) {
+      this.sweepAt = query.position + window.size;
+      for (const [word, list] of postings) {
+        let cut = 0;
+        while (cut < list.length && (list[cut] as number) < horizon) cut++;
+        if (cut === list.length) postings.delete(word);
+        else if (cut > 0) list.splice(0, cut);
+      }
+    }
+
+    const qa = query.author;
+    const named = query.mentions;
+    const local = this.local;
+    const { size, first, last, lastTs, flags, authorA, authorB, topic } = this;
+    const { sharedCount, sharedSum, sharedMax } = this;
+    // The latest message of the window that addressed the new message's author, found on the way.
+    let addressing = -1;
+    // The words the new message shares with each message of the window: through the postings of
+    // its own few words, in their ascending order, so each sum adds the same terms in the same
+    // order as merging the two sorted lists would.
+    for (let p = horizon; p < query.position; p++) {
+      const at = p & mask;
+      sharedCount[at] = 0;
+      sharedSum[at] = 0;
+      sharedMax[at] = 0;
+    }
+    const qw = query.cues.words;
+    const qr = query.cues.rarity;
+    for (let i = 0; i < qw.length; i++) {
+      const list = postings.get(qw[i] as number);
+      if (list === undefined) continue;
+      const r = qr[i] as number;
+      for (let j = list.length - 1; j >= 0; j--) {
+        const p = list[j] as number;
+        if (p < horizon) break;
+        const at = p & mask;
+        sharedCount[at] = (sharedCount[at] as number) + 1;
+        sharedSum[at] = (sharedSum[at] as number) + r;
+        if (r > (sharedMax[at] as number)) sharedMax[at] = r;
+      }
+    }
+    let n = 0;
+    for (let p = horizon; p < query.position; p++) {
+      const entry = window.at(p);
+      const before = same[p & mask] as number;
+      let l: number;
+      if (before < horizon) {
+        l = n++;
+        size[l] = 0;
+        first[l] = p;
+        flags[l] = entry.author === qa ? ROOT_QUERY : 0;
+        if (entry.author === qa && (entry.cues.flags & QUESTION) !== 0) flags[l] |= ROOT_ASKED;
+        authorA[l] = entry.author;
+        authorB[l] = -1;
+        topic[l] = 0;
+      } else l = local[before & mask] as number;
+      const sum = sharedSum[p & mask] as number;
+      if (sum > (topic[l] as number)) topic[l] = sum;
+      local[p & mask] = l;
+      size[l] = (size[l] as number) + 1;
+      last[l] = p;
+      lastTs[l] = entry.ts;
+      const author = entry.author;
+      let f = flags[l] as number;
+      if (author === qa) f |= QUERY_WROTE;
+      else if (named.length > 0 && named.includes(author)) f |= NAMED;
+      if (entry.mentions.length > 0 && entry.mentions.includes(qa)) {
+        f |= ADDRESSED;
+        addressing = p;
+      }
+      if (author !== authorA[l]) {
+        if (authorB[l] === -1) authorB[l] = author;
+        else if (author !== authorB[l]) f |= MANY;
+      }
+      flags[l] = f;
+    }
+    this.conversations = n;
+    this.addressingQuery = addressing;
+    let best = 0;
+    let bestAt = -1;
+    for (let l = 0; l < n; l++)
+      if ((topic[l] as number) > best) {
+        best = topic[l] as number;
+        bestAt = l;
+      }
+    this.bestTopic = best;
+    this.bestConversation = bestAt;
+  }
+}
+
+/** Bit flags of `PairContext.flags`, one per conversation. */
+export const CONV = {
+  queryWrote: 1,
+  rootQuery: 2,
+  rootAsked: 4,
+  addressed: 8,
+  named: 16,
+  many: 32,
+} as const;
+const { queryWrote: QUERY_WROTE, rootQuery: ROOT_QUERY, rootAsked: ROOT_ASKED } = CONV;
+const { addressed: ADDRESSED, named: NAMED, many: MANY } = CONV;

@@ -1,0 +1,218 @@
+/**
+ * The linker's scorer is written for speed (sparse pair features, eight hidden units summed at
+ * once); these tests hold it to the plain dense scorer it replaced, score for score, and pin the
+ * shipped model's decisions on a fixed chat, so that speed work cannot change a decision.
+ */
+import { createHash } from "node:crypto";
+import {
+  defaultLinkerModel,
+  type LinkDecision,
+  LinkerModel,
+  type LinkInput,
+  linkAll,
+  PAIR_SIZE,
+  type PairContext,
+  pairFeatures,
+  ReplyLinker,
+  type Window,
+} from "convoseg/linker";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  DISTANCE_END,
+  PAIR_SIZE_BEFORE_OPTIONS,
+} from "../../../lib/segmentation/linker/features.js";
+import { finish, project } from "../../../lib/segmentation/linker/model.js";
+import type { Entry } from "../../../lib/segmentation/linker/window.js";
+
+const T0 = Date.UTC(2026, 0, 5, 12);
+const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gus", "hana", "ivan", "jo"];
+const NAMES_MORE = [...NAMES, "kim", "lee"];
+const WORDS = (
+  "grub kernel wifi driver nvidia mount partition apt sources xorg sound pulseaudio boot fstab " +
+  "ssh firewall printer cups dns proxy thanks yes try sudo the it is what how"
+).split(" ");
+
+/** A fixed chat of `count` messages from a seeded generator (an LCG, the same everywhere). */
+function fixtureChat(count: number): LinkInput[] {
+  let seed = 20261207;
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed % n;
+  };
+  let ts = T0;
+  const out: LinkInput[] = [];
+  for (let i = 0; i < count; i++) {
+    ts += next(6) === 0 ? next(600_000) : next(40_000);
+    const author = NAMES_MORE[next(NAMES_MORE.length)] as string;
+    const words: string[] = [];
+    for (let w = 1 + next(8); w > 0; w--) words.push(WORDS[next(WORDS.length)] as string);
+    const address = next(3) === 0 ? `${NAMES_MORE[next(NAMES_MORE.length)]}: ` : "";
+    const text = `${address}${words.join(" ")}${next(4) === 0 ? "?" : ""}`;
+    const kind = next(25) === 0 ? "system" : next(40) === 0 ? "bot" : undefined;
+    out.push({ id: `m${i}`, ts, author, text, ...(kind ? { kind } : {}) });
+  }
+  return out;
+}
+
+function digest(decisions: readonly LinkDecision[]): string {
+  const lines = decisions.map((d) => `${d.parent ?? "-"} ${d.conversation}`);
+  return createHash("sha256").update(lines.join("\n")).digest("hex");
+}
+
+/** The scorer as first written: the whole pair block dense, projected feature by feature. */
+function denseScore(this: Scorer, query: Entry, candidate: Entry | undefined): number {
+  const h = this.model.hidden;
+  const pre = new Float64Array(h);
+  const x = new Float64Array(PAIR_SIZE);
+  pairFeatures(this.window, query, candidate, this.context, x);
+  pre.set(this.base);
+  if (candidate === undefined) project(this.model.pair, x, h, pre);
+  else {
+    const own = candidate.projection as Float64Array;
+    const row = (query.position - candidate.position) * h;
+    for (let k = 0; k < h; k++)
+      pre[k] =
+        (this.base[k] as number) + (own[k] as number) + (this.model.byDistance[row + k] as number);
+    // The distance features' weights come from the table above.
+    x.fill(0, 1, DISTANCE_END);
+    project(this.model.pair, x, h, pre);
+  }
+  return finish(this.model, pre);
+}
+
+/** What the reference scorer reads of a linker (its private parts, by name). */
+interface Scorer {
+  model: LinkerModel;
+  window: Window;
+  context: PairContext;
+  base: Float64Array;
+  score(query: Entry, candidate: Entry | undefined): number;
+}
+
+/** A linker whose every score is checked against the dense scorer's, to the last bit. */
+function checked(model?: LinkerModel): { linker: ReplyLinker; scores: () => number } {
+  const linker = new ReplyLinker(model ? { model } : {});
+  const scorer = linker as unknown as Scorer;
+  const fast = scorer.score.bind(scorer);
+  let count = 0;
+  scorer.score = (query, candidate) => {
+    const score = fast(query, candidate);
+    const reference = denseScore.call(scorer, query, candidate);
+    if (!Object.is(score, reference))
+      throw new Error(`message ${query.id}: score ${score}, the dense scorer's ${reference}`);
+    count++;
+    return score;
+  };
+  return { linker, scores: () => count };
+}
+
+/** A model of `hidden` units with weights drawn from `seed`, the shipped one's rarities. */
+function randomModel(hidden: number, seed: number): LinkerModel {
+  const shipped = defaultLinkerModel();
+  let s = seed;
+  const draw = (n: number) =>
+    Array.from({ length: n }, () => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 31 - 1;
+    });
+  return new LinkerModel({
+    format: "convoseg-linker/1",
+    hidden,
+    window: shipped.window,
+    query: draw((shipped.query.length / shipped.hidden) * hidden),
+    content: draw((shipped.content.length / shipped.hidden) * hidden),
+    pair: draw(PAIR_SIZE * hidden),
+    bias: draw(hidden),
+    output: draw(hidden),
+    startBias: 0,
+    documents: 10,
+    vocabulary: "grub kernel",
+    frequencies: [5, 1],
+    provenance: {},
+  });
+}
+
+const chat = fc
+  .array(
+    fc.record({
+      gap: fc.integer({ min: -2_000, max: 400_000 }),
+      author: fc.integer({ min: 0, max: NAMES.length - 1 }),
+      address: fc.option(fc.integer({ min: 0, max: NAMES.length - 1 }), { nil: undefined }),
+      words: fc.array(fc.integer({ min: 0, max: WORDS.length - 1 }), { maxLength: 8 }),
+      question: fc.boolean(),
+      kind: fc.constantFrom(undefined, undefined, undefined, undefined, "system", "bot"),
+    }),
+    { minLength: 1, maxLength: 300 },
+  )
+  .map((rows) => {
+    let ts = T0;
+    return rows.map((row, i): LinkInput => {
+      ts += row.gap;
+      const prefix = row.address === undefined ? "" : `${NAMES[row.address]}: `;
+      const text = `${prefix}${row.words.map((w) => WORDS[w]).join(" ")}${row.question ? "?" : ""}`;
+      const kind = row.kind as LinkInput["kind"];
+      return {
+        id: `m${i}`,
+        ts,
+        author: NAMES[row.author] as string,
+        text,
+        ...(kind ? { kind } : {}),
+      };
+    });
+  });
+
+describe("the linker's scorer", () => {
+  it("scores every option exactly as the dense scorer does, for any hidden size", () => {
+    const models = [undefined, randomModel(5, 1), randomModel(8, 2), randomModel(19, 3)];
+    fc.assert(
+      fc.property(chat, fc.constantFrom(...models), (messages, model) => {
+        const { linker } = checked(model);
+        for (const message of messages) linker.link(message);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("scores every option of a long chat exactly as the dense scorer does", () => {
+    const { linker, scores } = checked();
+    for (const message of fixtureChat(1500)) linker.link(message);
+    expect(scores()).toBeGreaterThan(20_000);
+  });
+
+  it("decides a fixed chat as the shipped model always has", () => {
+    // Pinned with the shipped model of 2026-12-07 (the one before it gave
+    // 8b52f2b2…, before and after the scorer went sparse); a retrained model changes it, and
+    // says so in its commit.
+    expect(digest(linkAll(fixtureChat(3000)))).toBe(
+      "30d6a469f4d13e51194d5dd2c951cf207fc307176d4ebca903d47e026c6a79c0",
+    );
+  });
+
+  it("reads a model file from before the option features as if their weights were zero", () => {
+    const shipped = defaultLinkerModel();
+    const h = shipped.hidden;
+    const file = {
+      format: "convoseg-linker/1" as const,
+      hidden: h,
+      window: shipped.window,
+      query: [...shipped.query],
+      content: [...shipped.content],
+      bias: [...shipped.bias],
+      output: [...shipped.output],
+      startBias: shipped.startBias,
+      documents: 10,
+      vocabulary: "grub kernel",
+      frequencies: [5, 1],
+      provenance: {},
+    };
+    const before = [...shipped.pair.subarray(0, h * PAIR_SIZE_BEFORE_OPTIONS)];
+    const older = new LinkerModel({ ...file, pair: before });
+    const zeros = new LinkerModel({
+      ...file,
+      pair: [...before, ...new Array(h * (PAIR_SIZE - PAIR_SIZE_BEFORE_OPTIONS)).fill(0)],
+    });
+    const messages = fixtureChat(600);
+    expect(linkAll(messages, { model: older })).toEqual(linkAll(messages, { model: zeros }));
+  });
+});
