@@ -209,6 +209,7 @@ describe("the read API over HTTP on DynamoDB Local", () => {
     const page = (await answered.json()) as { questions: unknown[] };
     expect(page.questions).toEqual([
       {
+        id: "a0",
         question: "how do I fix a0?",
         askedId: "m-a0",
         askedTs: T,
