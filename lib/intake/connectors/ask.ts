@@ -5,7 +5,16 @@
  * platform waits, and with the endpoint's reserved concurrency N, a person gets at most N times
  * the limit across instances; a cold start forgets it (it bounds a flood, not a quota).
  */
-import { type ChatScope, type ConnectorLog, outOfScope } from "./receive.js";
+import type { ConnectorError } from "./errors.js";
+import {
+  type ChatScope,
+  type ConnectorLog,
+  type HttpResponse,
+  outOfScope,
+  RefusalLog,
+  refusalStatus,
+  reply,
+} from "./receive.js";
 
 /** A question to answer: where it was asked, its search words, where the answer goes. */
 export type AskRequest =
@@ -190,5 +199,33 @@ export function notTakenText(taken: Exclude<AskTaken, { taken: true }>): string 
       return "Ask with the words to look for, such as: /ask how do I reset my password";
     case "failed":
       return "The question could not be taken just now: try again in a minute.";
+  }
+}
+
+/** How an ask endpoint answers a request it refuses: counted, logged at a bounded rate, 4xx. */
+export function askRefusals(options: AskReceiverOptions): (error: ConnectorError) => HttpResponse {
+  const refusals = new RefusalLog(options.log, options.now);
+  return (error) => {
+    options.metrics.add("AsksRefused", 1);
+    refusals.refused(error);
+    return reply(refusalStatus(error), JSON.stringify({ error: error.code }));
+  };
+}
+
+/**
+ * The secret or key requests are verified with, read per request (the reader caches it); when
+ * it cannot be read, the 500 to answer with, counted and logged by the error's name only.
+ */
+export async function verifierOf<T>(
+  options: AskReceiverOptions,
+  what: string,
+  read: () => Promise<T>,
+): Promise<{ value: T } | { failed: HttpResponse }> {
+  try {
+    return { value: await read() };
+  } catch (error) {
+    options.metrics.add("AsksFailed", 1);
+    options.log.error(`${what} unreadable`, { error: (error as Error).name });
+    return { failed: reply(500, JSON.stringify({ error: `${what} unreadable` })) };
   }
 }

@@ -6,18 +6,17 @@
  * interaction's webhook. Only the asker sees it unless the command's `public` option is true.
  */
 import type { KeyObject } from "node:crypto";
-import { type AskReceiverOptions, notTakenText, takeQuestion } from "./ask.js";
+import {
+  type AskReceiverOptions,
+  askRefusals,
+  notTakenText,
+  takeQuestion,
+  verifierOf,
+} from "./ask.js";
 import { askWords } from "./ask-words.js";
 import { verifyDiscordRequest } from "./discord-signature.js";
 import { ConnectorError } from "./errors.js";
-import {
-  checkBodySize,
-  type HttpRequest,
-  type HttpResponse,
-  RefusalLog,
-  refusalStatus,
-  reply,
-} from "./receive.js";
+import { checkBodySize, type HttpRequest, type HttpResponse, reply } from "./receive.js";
 
 export interface DiscordAskOptions extends AskReceiverOptions {
   /** The application's public key (`discordPublicKey`), read by the caller. */
@@ -69,30 +68,19 @@ function parseInteraction(body: Buffer): Interaction {
 /** A request handler: every outcome is a response; only a bug throws. */
 export function discordAskReceiver(options: DiscordAskOptions) {
   const { metrics, log } = options;
-  const refusals = new RefusalLog(log, options.now);
+  const refuse = askRefusals(options);
   const command = options.command ?? "ask";
-  const refuse = (error: ConnectorError) => {
-    metrics.add("AsksRefused", 1);
-    refusals.refused(error);
-    return reply(refusalStatus(error), JSON.stringify({ error: error.code }));
-  };
   return async (request: HttpRequest): Promise<HttpResponse> => {
     metrics.add("AsksReceived", 1);
     let interaction: Interaction;
     try {
       checkBodySize(request.body);
-      let key: KeyObject;
-      try {
-        key = await options.publicKey();
-      } catch (error) {
-        metrics.add("AsksFailed", 1);
-        log.error("public key unreadable", { error: (error as Error).name });
-        return reply(500, '{"error":"public key unreadable"}');
-      }
+      const key = await verifierOf(options, "public key", options.publicKey);
+      if ("failed" in key) return key.failed;
       verifyDiscordRequest({
         headers: request.headers,
         rawBody: request.body,
-        publicKey: key,
+        publicKey: key.value,
         now: options.now?.(),
       });
       interaction = parseInteraction(request.body);

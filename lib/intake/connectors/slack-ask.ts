@@ -7,18 +7,16 @@
  * Slack's retry of an event is acknowledged and not asked again (the first was handed on).
  */
 
-import { type AskReceiverOptions, notTakenText, takeQuestion } from "./ask.js";
+import {
+  type AskReceiverOptions,
+  askRefusals,
+  notTakenText,
+  takeQuestion,
+  verifierOf,
+} from "./ask.js";
 import { askWords } from "./ask-words.js";
 import { ConnectorError } from "./errors.js";
-import {
-  checkBodySize,
-  type HttpRequest,
-  type HttpResponse,
-  header,
-  RefusalLog,
-  refusalStatus,
-  reply,
-} from "./receive.js";
+import { checkBodySize, type HttpRequest, type HttpResponse, header, reply } from "./receive.js";
 import { parseSlackEnvelope } from "./slack-events.js";
 import { verifySlackRequest } from "./slack-signature.js";
 
@@ -40,31 +38,20 @@ const ephemeral = (text: string) =>
 /** A request handler: every outcome is a response; only a bug throws. */
 export function slackAskReceiver(options: SlackAskOptions) {
   const { metrics, log } = options;
-  const refusals = new RefusalLog(log, options.now);
+  const refuse = askRefusals(options);
   const command = options.command ?? "/ask";
-  const refuse = (error: ConnectorError) => {
-    metrics.add("AsksRefused", 1);
-    refusals.refused(error);
-    return reply(refusalStatus(error), JSON.stringify({ error: error.code }));
-  };
   return async (request: HttpRequest): Promise<HttpResponse> => {
     metrics.add("AsksReceived", 1);
     let form: URLSearchParams;
     let body = "";
     try {
       checkBodySize(request.body);
-      let secret: string;
-      try {
-        secret = await options.signingSecret();
-      } catch (error) {
-        metrics.add("AsksFailed", 1);
-        log.error("signing secret unreadable", { error: (error as Error).name });
-        return reply(500, '{"error":"signing secret unreadable"}');
-      }
+      const secret = await verifierOf(options, "signing secret", options.signingSecret);
+      if ("failed" in secret) return secret.failed;
       verifySlackRequest({
         headers: request.headers,
         rawBody: request.body,
-        signingSecret: secret,
+        signingSecret: secret.value,
         now: options.now?.(),
       });
       body = request.body.toString("utf8");

@@ -5,18 +5,10 @@
  * webhook, so this endpoint is a bot of its own (or the one bot, without the ingest receiver).
  */
 
-import { type AskReceiverOptions, takeQuestion } from "./ask.js";
+import { type AskReceiverOptions, askRefusals, takeQuestion, verifierOf } from "./ask.js";
 import { askWords } from "./ask-words.js";
 import { ConnectorError } from "./errors.js";
-import {
-  checkBodySize,
-  type HttpRequest,
-  type HttpResponse,
-  OK,
-  RefusalLog,
-  refusalStatus,
-  reply,
-} from "./receive.js";
+import { checkBodySize, type HttpRequest, type HttpResponse, OK } from "./receive.js";
 import { parseTelegramUpdate, verifyTelegramRequest } from "./telegram.js";
 
 export interface TelegramAskOptions extends AskReceiverOptions {
@@ -35,7 +27,7 @@ const USERNAME = /^[A-Za-z][A-Za-z0-9_]{3,31}$/;
 /** A request handler: every outcome is a response (200 once verified); only a bug throws. */
 export function telegramAskReceiver(options: TelegramAskOptions) {
   const { metrics, log } = options;
-  const refusals = new RefusalLog(log, options.now);
+  const refuse = askRefusals(options);
   const command = options.command ?? "ask";
   const pattern = new RegExp(`^/${command}(?:@([A-Za-z0-9_]{1,64}))?(?:\\s+|$)`);
   return async (request: HttpRequest): Promise<HttpResponse> => {
@@ -43,21 +35,13 @@ export function telegramAskReceiver(options: TelegramAskOptions) {
     let update: ReturnType<typeof parseTelegramUpdate>;
     try {
       checkBodySize(request.body);
-      let token: string;
-      try {
-        token = await options.secretToken();
-      } catch (error) {
-        metrics.add("AsksFailed", 1);
-        log.error("secret token unreadable", { error: (error as Error).name });
-        return reply(500, '{"error":"secret token unreadable"}');
-      }
-      verifyTelegramRequest(request.headers, token);
+      const token = await verifierOf(options, "secret token", options.secretToken);
+      if ("failed" in token) return token.failed;
+      verifyTelegramRequest(request.headers, token.value);
       update = parseTelegramUpdate(request.body);
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
-      metrics.add("AsksRefused", 1);
-      refusals.refused(error);
-      return reply(refusalStatus(error), JSON.stringify({ error: error.code }));
+      return refuse(error);
     }
     const message = update.message;
     const chat = integer(message?.chat?.id);
