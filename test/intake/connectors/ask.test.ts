@@ -321,3 +321,35 @@ describe("the Telegram ask endpoint", () => {
     expect(wrong.statusCode).toBe(401);
   });
 });
+
+describe("every ask endpoint whose secret cannot be read", () => {
+  it("answers 500 without handing the question on, counted and logged by the error's name", async () => {
+    const failing = async (): Promise<never> => {
+      throw new Error("AccessDenied: arn:aws:secretsmanager:eu-west-1:1:secret:s3cret");
+    };
+    const receivers = [
+      (o: ReturnType<typeof parts>["options"]) =>
+        slackAskReceiver({ ...o, signingSecret: failing }),
+      (o: ReturnType<typeof parts>["options"]) => discordAskReceiver({ ...o, publicKey: failing }),
+      (o: ReturnType<typeof parts>["options"]) =>
+        telegramAskReceiver({ ...o, secretToken: failing }),
+    ];
+    for (const receiver of receivers) {
+      const { asked, counts, options } = parts();
+      const errors: unknown[] = [];
+      const handle = receiver({
+        ...options,
+        log: { ...options.log, error: (m: string, a: unknown) => void errors.push([m, a]) },
+      } as typeof options);
+      const response = await handle({ headers: {}, body: Buffer.from("{}") });
+      expect(response.statusCode).toBe(500);
+      expect(JSON.parse(String(response.body)).error).toMatch(
+        /^(signing secret|public key|secret token) unreadable$/,
+      );
+      expect(asked).toEqual([]);
+      expect(counts).toEqual({ AsksReceived: 1, AsksFailed: 1 });
+      expect(JSON.stringify(errors)).not.toContain("s3cret");
+      expect(errors).toEqual([[expect.stringMatching(/unreadable$/), { error: "Error" }]]);
+    }
+  });
+});
