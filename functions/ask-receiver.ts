@@ -15,7 +15,7 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from "convoseg/connectors";
-import { requiredEnvironment } from "./webhook-receiver.js";
+import { chatScopeFrom, functionUrlHandler, requiredEnvironment } from "./webhook-receiver.js";
 
 const positive = (name: string): number | undefined => {
   const value = process.env[name];
@@ -41,9 +41,6 @@ export function askFunction(platform: "slack" | "discord" | "telegram"): {
   const answerFunction = requiredEnvironment(`${platform} ask`, "ANSWER_FUNCTION");
   const metrics = new Metrics({ namespace: "convoseg", serviceName: `${platform}-ask` });
   const lambda = new LambdaClient({});
-  const listed = process.env.ASK_CHANNELS?.split(",")
-    .map((id) => id.trim())
-    .filter((id) => id !== "");
   const perPerson = positive("ASK_PER_PERSON");
   const perChannel = positive("ASK_PER_CHANNEL");
   const parts: AskReceiverOptions = {
@@ -61,22 +58,9 @@ export function askFunction(platform: "slack" | "discord" | "telegram"): {
       ...(perPerson !== undefined && { perPerson }),
       ...(perChannel !== undefined && { perChannel }),
     }),
-    scope: {
-      ...(listed !== undefined && listed.length > 0 ? { channels: new Set(listed) } : {}),
-      privateChats: process.env.PRIVATE_CHATS === "true",
-    },
+    scope: chatScopeFrom("ASK_CHANNELS"),
     metrics: { add: (name, value) => metrics.addMetric(name, MetricUnit.Count, value) },
     log: new Logger({ serviceName: `convoseg-${platform}-ask` }),
   };
-  const handler =
-    (receive: (request: HttpRequest) => Promise<HttpResponse>) =>
-    async (event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> => {
-      try {
-        const body = Buffer.from(event.body ?? "", event.isBase64Encoded ? "base64" : "utf8");
-        return await receive({ headers: event.headers ?? {}, body });
-      } finally {
-        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-      }
-    };
-  return { parts, handler };
+  return { parts, handler: functionUrlHandler(metrics) };
 }

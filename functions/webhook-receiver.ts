@@ -71,16 +71,8 @@ export function webhookFunction(platform: "slack" | "telegram"): {
   // The client's own endpoint, not the URL's host, as the other functions do: the same host in
   // AWS, the emulator's locally.
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-  // CHANNELS: the chats taken, comma-separated (unset: every group chat); PRIVATE_CHATS=true
-  // also takes one-to-one chats and DMs.
-  const listed = process.env.CHANNELS?.split(",")
-    .map((id) => id.trim())
-    .filter((id) => id !== "");
   const parts: ReceiverParts = {
-    scope: {
-      ...(listed !== undefined && listed.length > 0 ? { channels: new Set(listed) } : {}),
-      privateChats: process.env.PRIVATE_CHATS === "true",
-    },
+    scope: chatScopeFrom("CHANNELS"),
     claims: new DynamoDbEventClaims({
       client: new DynamoDBClient({}),
       tableName: claimsTable,
@@ -94,8 +86,27 @@ export function webhookFunction(platform: "slack" | "telegram"): {
     metrics: { add: (name, value) => metrics.addMetric(name, MetricUnit.Count, value) },
     log: new Logger({ serviceName: `convoseg-${platform}` }),
   };
-  const handler =
-    (receive: (request: HttpRequest) => Promise<HttpResponse>) =>
+  return { parts, handler: functionUrlHandler(metrics) };
+}
+
+/**
+ * The chats an endpoint takes: `variable` lists them, comma-separated (unset: every group chat);
+ * PRIVATE_CHATS=true also takes one-to-one chats and DMs.
+ */
+export function chatScopeFrom(variable: string): ChatScope {
+  const listed = process.env[variable]
+    ?.split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+  return {
+    ...(listed !== undefined && listed.length > 0 ? { channels: new Set(listed) } : {}),
+    privateChats: process.env.PRIVATE_CHATS === "true",
+  };
+}
+
+/** A Function URL's Lambda handler around `receive`, publishing the metrics after each request. */
+export function functionUrlHandler(metrics: Metrics) {
+  return (receive: (request: HttpRequest) => Promise<HttpResponse>) =>
     async (event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> => {
       try {
         // The body as the platform signed it: a Function URL hands over binary (and some text)
@@ -106,5 +117,4 @@ export function webhookFunction(platform: "slack" | "telegram"): {
         if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
       }
     };
-  return { parts, handler };
 }
