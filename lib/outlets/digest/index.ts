@@ -15,6 +15,7 @@ export {
   type DigestChannel,
 } from "./build.js";
 export { DigestError } from "./errors.js";
+export { channelFaq } from "./faq.js";
 export { digestHtml } from "./html.js";
 export { digestJson, digestMarkdown } from "./markdown.js";
 export { digestText } from "./plain.js";
@@ -25,7 +26,6 @@ export {
   runScheduledDigest,
   runScheduledDigests,
   type ScheduledDigestDeps,
-  type ScheduledDigestSummary,
 } from "./schedule.js";
 export { askedPeriod } from "./since.js";
 export { postSlackWebhook, SlackDeliveryError, slackDigestPayload } from "./slack.js";

@@ -8,11 +8,11 @@
 import { nextUtcMidnight } from "../../base/duration/index.js";
 import { messagePermalink } from "../../history/messages/index.js";
 import { normalizeTopic } from "../../knowledge/extraction/index.js";
-import { groupQuestions } from "../../knowledge/faq/index.js";
 import type { StoredQuestion } from "../../knowledge/store/index.js";
 import type { CandidatesLine } from "../../segmentation/pipeline/contract/index.js";
 import {
   assembleDigest,
+  channelFaq,
   channelQuestions,
   type DigestChannel,
   type DigestQuestion,
@@ -152,9 +152,9 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
 type Faq = ReportKnowledge["faq"]["entries"][number];
 
 /**
- * The channels' recurring questions (asked at least twice, `groupQuestions`), most asked first
- * across channels, then the latest asked; the first {@link REPORT_FAQ} listed, each linked by its
- * latest asking (its segment, and its platform link where it has one), the rest counted.
+ * The channels' recurring questions (`channelFaq` over all time), most asked first across
+ * channels, then the latest asked; the first {@link REPORT_FAQ} listed, each linked by its latest
+ * asking (its segment, and its platform link where it has one), the rest counted.
  */
 function recurringQuestions(
   channels: readonly DigestChannel[],
@@ -163,25 +163,9 @@ function recurringQuestions(
   const all: Faq[] = [];
   for (const data of channels) {
     const asked = Object.values(channelQuestions([data])).flat();
-    const byAsked = new Map(asked.map((q) => [q.askedId, q]));
-    for (const e of groupQuestions(asked, { maxEvidence: 1 })) {
-      const latest = byAsked.get(e.askedIds[0]) as DigestQuestion;
-      const permalink = permalinkOf(data.channel, latest.askedId);
-      all.push({
-        channel: data.channel,
-        question: e.question,
-        count: e.count,
-        inPeriod: e.count,
-        answered: e.answered,
-        firstAsked: e.firstAsked,
-        lastAsked: e.lastAsked,
-        ...(e.answer !== undefined && { answer: e.answer }),
-        segmentId: latest.segmentId,
-        askedId: latest.askedId,
-        askedTs: latest.askedTs,
-        ...(latest.thread === undefined ? {} : { thread: latest.thread }),
-        ...(permalink === "" ? {} : { permalink }),
-      });
+    for (const entry of channelFaq(data.channel, asked)) {
+      const permalink = permalinkOf(data.channel, entry.askedId);
+      all.push(permalink === "" ? entry : { ...entry, permalink });
     }
   }
   all.sort(
