@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiHandler, memoryApiSources, type SearchSource } from "convoseg/api";
-import { BedrockTitanEmbedder, OpenAIEmbedder } from "convoseg/extraction/llm";
+import { OpenAIEmbedder } from "convoseg/extraction/llm";
 import {
   type SearchDocument,
   type SearchHit,
@@ -19,6 +19,7 @@ import {
 } from "convoseg/search";
 import { LanceChannelIndexes, LanceSearchIndex } from "convoseg/search/lancedb";
 import type { Embedder } from "convoseg/topics";
+import { parseEmbedder } from "../cli/topics/embedding-options.js";
 import { benchArgs, usageError } from "./args.js";
 import { type HashingServer, startHashingServer } from "./search/embed-server.js";
 import { type LabelledQuestion, readCorpus } from "./search/labelled.js";
@@ -80,34 +81,25 @@ if (!Number.isInteger(copies) || copies < 0)
   usageError(USAGE, "--copies must be a whole number, 0 or more");
 
 /** The model `--embeddings` names, or the scripted hashing model's server started here. */
+/** The model named by --embeddings, checked before anything is built; undefined: none named. */
+const named = (() => {
+  try {
+    return parseEmbedder(values);
+  } catch (error) {
+    return usageError(USAGE, (error as Error).message);
+  }
+})();
+
+/** The named model, else a scripted hashing one served on 127.0.0.1 for the run. */
 async function embedderOf(): Promise<{
   embedder: Embedder;
   label: string;
   server?: HashingServer;
 }> {
-  const spec = values.embeddings;
-  const url = values["embeddings-url"];
-  if (spec === undefined) {
-    if (url !== undefined) usageError(USAGE, "--embeddings-url needs --embeddings openai:MODEL");
-    const server = await startHashingServer();
-    const embedder = new OpenAIEmbedder({ model: "hashing", baseURL: server.url, apiKey: "none" });
-    return { embedder, label: "scripted hashing embedder", server };
-  }
-  const [provider, ...rest] = spec.split(":");
-  const model = rest.join(":");
-  if (provider === "bedrock" && url === undefined) {
-    const embedder = new BedrockTitanEmbedder(model === "" ? {} : { modelId: model });
-    return { embedder, label: embedder.model };
-  }
-  if (provider === "openai" && model !== "")
-    return {
-      embedder: new OpenAIEmbedder({ model, ...(url === undefined ? {} : { baseURL: url }) }),
-      label: model,
-    };
-  return usageError(
-    USAGE,
-    `--embeddings must be bedrock, bedrock:MODEL or openai:MODEL (got ${spec})`,
-  );
+  if (named !== undefined) return { embedder: named, label: named.model };
+  const server = await startHashingServer();
+  const embedder = new OpenAIEmbedder({ model: "hashing", baseURL: server.url, apiKey: "none" });
+  return { embedder, label: "scripted hashing embedder", server };
 }
 
 const corpus = readCorpus(values.data, names.sort());
