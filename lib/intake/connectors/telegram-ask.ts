@@ -1,14 +1,21 @@
 /**
  * `/ask …` in a Telegram chat the bot is allowed in: the webhook's secret token checked, the
  * command read from a message (`/ask words`, or `/ask@bot words` when the bot's name is known),
- * and the question handed on; the answer is a sendMessage replying to it. A Telegram bot has one
- * webhook, so this endpoint is a bot of its own (or the one bot, without the ingest receiver).
+ * and the question handed on; the answer is a sendMessage replying to it. A question not taken
+ * (over the rate limit, without words) is told why in the webhook's response. A Telegram bot has
+ * one webhook, so this endpoint is a bot of its own (or the one bot, without the ingest receiver).
  */
 
-import { type AskReceiverOptions, askRefusals, takeQuestion, verifierOf } from "./ask.js";
+import {
+  type AskReceiverOptions,
+  askRefusals,
+  notTakenText,
+  takeQuestion,
+  verifierOf,
+} from "./ask.js";
 import { askWords } from "./ask-words.js";
 import { ConnectorError } from "./errors.js";
-import { checkBodySize, type HttpRequest, type HttpResponse, OK } from "./receive.js";
+import { checkBodySize, type HttpRequest, type HttpResponse, OK, reply } from "./receive.js";
 import { parseTelegramUpdate, verifyTelegramRequest } from "./telegram.js";
 
 export interface TelegramAskOptions extends AskReceiverOptions {
@@ -64,8 +71,7 @@ export function telegramAskReceiver(options: TelegramAskOptions) {
     }
     const username = message.chat?.username;
     const person = integer(message.from?.id) ?? integer(message.sender_chat?.id) ?? chat;
-    // Telegram waits for no answer here: one not taken is only logged and counted.
-    await takeQuestion(
+    const taken = await takeQuestion(
       options,
       {
         platform: "telegram",
@@ -77,6 +83,19 @@ export function telegramAskReceiver(options: TelegramAskOptions) {
       String(person),
       message.chat?.type === "private",
     );
-    return OK();
+    // Outside its chats the bot stays silent; else the asker learns why (no token needed: a
+    // webhook's response may carry one Bot API call, which Telegram makes without a reply).
+    if (taken.taken || taken.why === "outside") return OK();
+    return reply(
+      200,
+      JSON.stringify({
+        method: "sendMessage",
+        chat_id: chat,
+        text: notTakenText(taken).replace("/ask", `/${command}`),
+        ...(messageId !== undefined && {
+          reply_parameters: { message_id: messageId, allow_sending_without_reply: true },
+        }),
+      }),
+    );
   };
 }

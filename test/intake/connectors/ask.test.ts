@@ -320,6 +320,47 @@ describe("the Telegram ask endpoint", () => {
     const wrong = await receive({ ...update("/ask grub"), headers: {} });
     expect(wrong.statusCode).toBe(401);
   });
+
+  it("tells the asker why a question is not taken in the webhook's response, and is silent outside its chats", async () => {
+    const { asked, options } = parts(new AskRateLimit({ perPerson: 1 }, () => NOW));
+    const receive = telegramAskReceiver({
+      ...options,
+      scope: { channels: new Set(["-1001"]), privateChats: false },
+      secretToken: async () => "tok",
+      command: "find",
+    });
+    const update = (text: string, chat = -1001) => ({
+      headers: { "x-telegram-bot-api-secret-token": "tok" },
+      body: Buffer.from(
+        JSON.stringify({
+          update_id: 1,
+          message: {
+            message_id: 9,
+            date: 1,
+            chat: { id: chat, type: "group" },
+            from: { id: 7 },
+            text,
+          },
+        }),
+      ),
+    });
+    const answered = async (text: string, chat?: number) =>
+      JSON.parse(String((await receive(update(text, chat))).body));
+    expect(await answered("/find grub")).toEqual({ ok: true });
+    const limited = await answered("/find grub <b>again</b>");
+    expect(limited).toEqual({
+      method: "sendMessage",
+      chat_id: -1001,
+      text: expect.stringMatching(/^Too many questions at once: try again in \d+ s\.$/),
+      reply_parameters: { message_id: 9, allow_sending_without_reply: true },
+    });
+    expect((await answered("/find")).text).toBe(
+      "Ask with the words to look for, such as: /find how do I reset my password",
+    );
+    // A chat it is not allowed in hears nothing from it.
+    expect(await answered("/find grub", -1002)).toEqual({ ok: true });
+    expect(asked).toHaveLength(1);
+  });
 });
 
 describe("every ask endpoint whose secret cannot be read", () => {
