@@ -321,9 +321,9 @@ export class Storage extends Construct {
 
   /**
    * What a digest's activity reads of the messages table (the read API's digest route and the
-   * scheduled digest): messages by key, and of each only when it was sent, by whom, whether it
-   * was deleted, and its platform and thread, for its permalink (ACTIVITY_ATTRIBUTES, with a
-   * projection): never its text.
+   * scheduled digest): messages by key, and of each only when it was sent, by whom, whether a
+   * bot sent it, whether it was deleted, and its platform and thread, for its permalink
+   * (ACTIVITY_ATTRIBUTES, with a projection): never its text.
    */
   grantActivityReads(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, [

@@ -114,6 +114,24 @@ describe("DynamoDbStore", () => {
     expect(stored[2].position).toBeGreaterThan(stored[1].position);
   });
 
+  it("reads a message's facts without its text: when, by whom, what kind, whether deleted", async () => {
+    const store = new DynamoDbStore({ client: shared.client, tableName });
+    const id = conversation();
+    await store.write(id, [
+      textMessage("user", "try sudo update-grub", { id: "p", ts: 5, author: "ann" }),
+      textMessage("user", "grub is the boot loader", {
+        id: "b",
+        ts: 6,
+        author: "ubottu",
+        kind: "bot",
+      }),
+    ]);
+    expect(await store.messageFacts(id, ["b", "p", "missing"])).toEqual([
+      { id: "b", ts: 6, author: "ubottu", kind: "bot" },
+      { id: "p", ts: 5, author: "ann" },
+    ]);
+  });
+
   it("makes re-ingesting the same messages a no-op: same items, same positions", async () => {
     const store = new DynamoDbStore({ client: shared.client, tableName });
     const id = conversation();

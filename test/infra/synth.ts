@@ -61,6 +61,7 @@ export const ACTIVITY_READ_CONDITION = {
       "id",
       "ts",
       "author",
+      "kind",
       "deleted",
       "platform",
       "thread",

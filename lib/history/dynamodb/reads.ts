@@ -94,6 +94,8 @@ export interface MessageFacts {
   id: string;
   ts?: number;
   author?: string;
+  /** Absent for a person's message (`user`). */
+  kind?: Message["kind"];
   deleted?: boolean;
   platform?: string;
   thread?: string;
@@ -113,6 +115,7 @@ export async function getMessageFacts(
     const facts: MessageFacts = { id };
     if (typeof item.ts === "number") facts.ts = item.ts;
     if (typeof item.author === "string") facts.author = item.author;
+    if (item.kind === "bot" || item.kind === "system") facts.kind = item.kind;
     if (item[DELETED] === true) facts.deleted = true;
     if (typeof item.platform === "string") facts.platform = item.platform;
     if (typeof item.thread === "string") facts.thread = item.thread;

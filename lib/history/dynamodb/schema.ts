@@ -151,7 +151,15 @@ export const INFERRED_REPLY_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, INFERRED_REPL
  * and its platform and thread (the platform's link to an entry's evidence); never its text, nor
  * its author's id.
  */
-export const ACTIVITY_ATTRIBUTES = ["id", "ts", "author", DELETED, "platform", "thread"] as const;
+export const ACTIVITY_ATTRIBUTES = [
+  "id",
+  "ts",
+  "author",
+  "kind",
+  DELETED,
+  "platform",
+  "thread",
+] as const;
 
 /**
  * What the read API's channel list reads of a channel's first and latest arrivals (the API's role

@@ -23,6 +23,8 @@ export interface HealthMessage {
   id: string;
   ts: number;
   author?: string;
+  /** A bot's answer answers, but a bot is never among the people who answer most. */
+  bot?: boolean;
 }
 
 export interface HealthInput {
@@ -115,7 +117,7 @@ export function channelHealth(input: HealthInput): ChannelHealth {
       times.push(time);
       row.times.push(time);
     }
-    const authors = new Set(found.flatMap((m) => (m.author ? [m.author] : [])));
+    const authors = new Set(found.flatMap((m) => (m.author && m.bot !== true ? [m.author] : [])));
     for (const author of authors) {
       if (author !== question.askedBy) answered.set(author, (answered.get(author) ?? 0) + 1);
     }

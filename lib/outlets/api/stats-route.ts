@@ -53,7 +53,7 @@ interface MessagesById {
   getMessages(
     channel: string,
     ids: readonly string[],
-  ): Promise<{ id?: string; ts?: number; author?: string; deleted?: boolean }[]>;
+  ): Promise<{ id?: string; ts?: number; author?: string; kind?: string; deleted?: boolean }[]>;
 }
 
 /**
@@ -75,7 +75,14 @@ export function storeStatsSource(
       return (await messages.getMessages(channel, ids)).flatMap((m) =>
         m.id === undefined || m.ts === undefined || m.deleted === true
           ? []
-          : [{ id: m.id, ts: m.ts, ...(m.author !== undefined && { author: m.author }) }],
+          : [
+              {
+                id: m.id,
+                ts: m.ts,
+                ...(m.author !== undefined && { author: m.author }),
+                ...(m.kind === "bot" && { bot: true }),
+              },
+            ],
       );
     },
   };

@@ -27,6 +27,8 @@ export interface AnswerMessage {
   id: string;
   ts: number;
   author?: string;
+  /** A bot's: it answers, but is never named among the answerers. */
+  bot?: boolean;
 }
 
 /** What a digest is built from: the port its DynamoDB and memory implementations serve. */
@@ -58,6 +60,7 @@ export interface MessagesById {
     {
       ts?: number;
       author?: string;
+      kind?: string;
       deleted?: boolean;
       id?: string;
       platform?: string;
@@ -128,6 +131,7 @@ export function storeDigestSources(store: ResultStore, messages: MessagesById): 
                 id: m.id as string,
                 ts: m.ts,
                 ...(m.author === undefined ? {} : { author: m.author }),
+                ...(m.kind === "bot" && { bot: true }),
               },
             ],
       ),
@@ -144,7 +148,7 @@ export function dynamoDbDigestSources(options: {
   return storeDigestSources(
     new DynamoDbResultStore({ client: options.client, tableName: options.resultsTable }),
     // Never the text: the API's and the digest's roles may read these attributes only
-    // (ACTIVITY_ATTRIBUTES: when, by whom, whether deleted, platform, thread).
+    // (ACTIVITY_ATTRIBUTES: when, by whom, what kind, whether deleted, platform, thread).
     { getMessages: (channel, ids) => messages.messageFacts(channel, ids) },
   );
 }

@@ -66,7 +66,12 @@ export function reportHealth(input: ReportInput): ChannelHealthData[] {
     for (const m of said) {
       if (!wanted.has(m.id)) continue;
       const author = typeof m.user === "string" ? m.user : m.userId;
-      answers.push({ id: m.id, ts: m.ts, ...(author === undefined ? {} : { author }) });
+      answers.push({
+        id: m.id,
+        ts: m.ts,
+        ...(author === undefined ? {} : { author }),
+        ...(m.kind === "bot" && { bot: true }),
+      });
     }
     const bucket = healthBucket(since, until);
     const { buckets, ...totals } = channelHealth({

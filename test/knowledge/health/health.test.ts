@@ -137,6 +137,24 @@ describe("channelHealth", () => {
     expect(health.answerers).toEqual([{ name: "abe", answers: 1 }]);
     expect(channelHealth({ ...base, top: -1 }).answerers).toEqual([]);
   });
+
+  it("counts a bot's answer as an answer but never lists the bot among the people who answer", () => {
+    const health = channelHealth({
+      ...base,
+      questions: [
+        question(MONDAY + HOUR, "answered", ["f1"]),
+        question(MONDAY + HOUR, "answered", ["f2", "p1"]),
+      ],
+      answers: [
+        { id: "f1", ts: MONDAY + HOUR + 60_000, author: "ubottu", bot: true },
+        { id: "f2", ts: MONDAY + HOUR + 60_000, author: "ubottu", bot: true },
+        { id: "p1", ts: MONDAY + 3 * HOUR, author: "ann" },
+      ],
+    });
+    expect(health.answered).toBe(2);
+    expect(health.firstAnswer).toEqual({ measured: 2, medianMs: 60_000, p90Ms: 60_000 });
+    expect(health.answerers).toEqual([{ name: "ann", answers: 1 }]);
+  });
 });
 
 const STATUSES = ["answered", "unanswered", "unclear"] as const;
