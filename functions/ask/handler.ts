@@ -16,6 +16,7 @@ import {
   SUMMARY_MAX_TOKENS,
 } from "convoseg/ask";
 import { BedrockConverseLLM } from "convoseg/extraction/llm";
+import { defaultChannelBudget } from "convoseg/knowledge/config";
 import { DynamoDbLedger } from "convoseg/knowledge/store";
 import { CircuitBreaker, guardedLLM, TokenBudget } from "convoseg/knowledge/write";
 import { deployedSearchIndex } from "convoseg/search/lancedb";
@@ -50,13 +51,17 @@ function summaryWriter(): AnswerWriter | undefined {
     maxTokens: SUMMARY_MAX_TOKENS,
     maxAttempts: 2,
   });
+  const daily = tokens("DAILY_TOKEN_BUDGET");
   const budget = new TokenBudget({
     counter: new DynamoDbLedger({
       client: new DynamoDBClient({}),
       tableName: requiredEnvironment("ask", "RESULTS_TABLE"),
     }),
-    daily: tokens("DAILY_TOKEN_BUDGET"),
-    ...(process.env.CHANNEL_TOKEN_BUDGET && { perChannel: tokens("CHANNEL_TOKEN_BUDGET") }),
+    daily,
+    // Extraction's own rule, so that both spend one channel's share of the day alike.
+    perChannel: process.env.CHANNEL_TOKEN_BUDGET
+      ? tokens("CHANNEL_TOKEN_BUDGET")
+      : defaultChannelBudget(daily),
   });
   const breaker = new CircuitBreaker();
   const onCountError = (error: unknown) =>

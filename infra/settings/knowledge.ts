@@ -43,7 +43,7 @@ const MAX_EXTRACT_ATTEMPTS = 100;
  * A Bedrock model id or inference profile id (`provider.model-version:n`, `us.provider.…`): it
  * goes into the IAM resource ARN, so no wildcard, slash or ARN passes.
  */
-const BEDROCK_MODEL_ID = /^[a-z0-9][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$/;
+export const BEDROCK_MODEL_ID = /^[a-z0-9][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$/;
 /** An OpenAI-compatible model name: printable, no spaces. */
 const OPENAI_MODEL = /^[\x21-\x7e]{1,256}$/;
 /** The key travels with every request: HTTPS only. */
