@@ -12,7 +12,7 @@ import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.j
 import type { Storage } from "./storage.js";
 
 /** A model's short answer above the hits, and the budget its tokens are counted against. */
-export interface AskSummary {
+interface AskSummary {
   /** A Bedrock model id or inference profile id. */
   readonly modelId: string;
   /** The results table, where the day's spend is counted with extraction's. */
