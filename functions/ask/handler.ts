@@ -50,6 +50,9 @@ function summaryWriter(): AnswerWriter | undefined {
     output: "tool",
     maxTokens: SUMMARY_MAX_TOKENS,
     maxAttempts: 2,
+    // Inside the writer's 10 s: a model that keeps timing out then opens the breaker, which the
+    // writer's own abort would not.
+    deadlineMs: 9_000,
   });
   const daily = tokens("DAILY_TOKEN_BUDGET");
   const budget = new TokenBudget({

@@ -28,7 +28,8 @@ const HIT_CHARS = 600;
  * The sentences, or why there are none, as logged: a spent budget `KNOWLEDGE_BUDGET_PAUSED`, an
  * open breaker `KNOWLEDGE_CIRCUIT_OPEN`, a provider failure `EXTRACTION_LLM_FAILED`, the
  * deadline `ASK_SUMMARY_TIMEOUT`, a reply that is not JSON `EXTRACTION_INVALID_OUTPUT`, one with
- * no sentence that cites only hits offered `ASK_SUMMARY_EMPTY`.
+ * no sentence that cites only hits offered `ASK_SUMMARY_EMPTY`; no hits to summarize
+ * `ASK_SUMMARY_NO_HITS`.
  */
 type SummaryOutcome = { sentences: SummarySentence[] } | { skipped: string; sentences?: undefined };
 
