@@ -283,7 +283,7 @@ export const knowledge = <V, P>(table: Table<V, P>) =>
     /**
      * Input and output tokens extraction may spend per UTC day, all channels together, 1000 to a
      * trillion: once reached, segments wait (no model call) until the next day or until it is
-     * raised, and the `TokenBudgetReached` alarm fires.
+     * raised, and the `TokenBudgetReached` alarm fires. Ask summaries (askModelId) count too.
      */
     .integer("dailyTokenBudget", {
       default: EXTRACT_DEFAULTS.DAILY_TOKEN_BUDGET,
