@@ -5,9 +5,22 @@ import { type FunctionUrl, FunctionUrlAuthType } from "aws-cdk-lib/aws-lambda";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import type { AskMetric } from "convoseg/connectors";
+import { bedrockStatements } from "./extraction.js";
 import { PipelineFunction } from "./function.js";
 import type { Observability } from "./observability.js";
 import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.js";
+import type { Storage } from "./storage.js";
+
+/** A model's short answer above the hits, and the budget its tokens are counted against. */
+interface AskSummary {
+  /** A Bedrock model id or inference profile id. */
+  readonly modelId: string;
+  /** The results table, where the day's spend is counted with extraction's. */
+  readonly storage: Storage;
+  readonly dailyTokenBudget: number;
+  /** Null: extraction's default share of the daily budget. */
+  readonly channelTokenBudget: number | null;
+}
 
 /** A platform an ask endpoint serves, and how its receiver is set up. */
 export interface AskPlatform {
@@ -43,6 +56,11 @@ export interface AskEndpointProps {
   readonly perPerson: number;
   readonly perChannel: number;
   /**
+   * A model's summary above the hits.
+   * @default none: the hits alone
+   */
+  readonly summary?: AskSummary;
+  /**
    * Each function's reserved concurrency (its public URL cannot take more of the account's).
    * @default none reserved
    */
@@ -58,8 +76,9 @@ const PERIOD = Duration.minutes(5);
  * (the platform's signature or token is the auth) that verifies a question, answers the
  * platform at once and invokes the answer function asynchronously; the answer function reads
  * the search index and posts the answer. The receiver's role may read its one secret and invoke
- * the answer function; the answer function's may read the index (and the Telegram bot's token):
- * neither may write anything of the stack's.
+ * the answer function; the answer function's may read the index (and the Telegram bot's token),
+ * and with a summary invoke its one model and count its tokens in the results table's spend
+ * items: neither may write anything else of the stack's.
  */
 export class AskEndpoint extends Construct {
   readonly receiver: PipelineFunction;
@@ -68,7 +87,7 @@ export class AskEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: AskEndpointProps) {
     super(scope, id);
-    const { platform } = props;
+    const { platform, summary } = props;
     const reserved = props.reservedConcurrency
       ? { reservedConcurrentExecutions: props.reservedConcurrency }
       : {};
@@ -78,9 +97,17 @@ export class AskEndpoint extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}-ask`,
         ...platform.answerSecrets,
+        ...(summary !== undefined && {
+          ASK_MODEL_ID: summary.modelId,
+          RESULTS_TABLE: summary.storage.results.tableName,
+          DAILY_TOKEN_BUDGET: String(summary.dailyTokenBudget),
+          ...(summary.channelTokenBudget !== null && {
+            CHANNEL_TOKEN_BUDGET: String(summary.channelTokenBudget),
+          }),
+        }),
       },
-      // A cold start opens LanceDB on S3; the post has 5 s of its own.
-      timeout: Duration.seconds(30),
+      // A cold start opens LanceDB on S3; a summary has 10 s, the post 5 s of its own.
+      timeout: Duration.seconds(summary === undefined ? 30 : 40),
       memorySize: SEARCH_MEMORY.ask,
       logRetention: props.logRetention,
       // A second answer would be worse than none, and an interaction token lasts 15 minutes.
@@ -90,6 +117,12 @@ export class AskEndpoint extends Construct {
       ...searchFunctionProps(props.search),
     });
     props.search.connect(this.answer, "read");
+    if (summary !== undefined) {
+      for (const statement of bedrockStatements(this.answer.role, summary.modelId)) {
+        this.answer.role.addToPrincipalPolicy(statement);
+      }
+      summary.storage.grantSpendLedger(this.answer.role);
+    }
     const answerSecrets = Object.values(platform.answerSecrets ?? {});
     if (answerSecrets.length > 0) {
       this.answer.role.addToPrincipalPolicy(

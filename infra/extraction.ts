@@ -1,7 +1,7 @@
 import { Duration, Stack, Validations } from "aws-cdk-lib";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
-import { Construct } from "constructs";
+import { Construct, type IConstruct } from "constructs";
 import {
   bedrockModel,
   type ConvosegConfig,
@@ -135,38 +135,48 @@ export class Extraction extends Construct {
             }),
       ];
     }
-    const model = bedrockModel(extract.modelId);
-    const foundationModel = (region?: string) =>
-      stack.formatArn({
-        service: "bedrock",
-        region,
-        account: "",
-        resource: "foundation-model",
-        resourceName: model.modelId,
-      });
-    if (model.kind === "model") {
-      return [
-        new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [foundationModel()] }),
-      ];
-    }
-    const profile = stack.formatArn({
+    return bedrockStatements(this.function.role, extract.modelId);
+  }
+}
+
+/**
+ * `bedrock:InvokeModel` (Converse's permission) on `modelId` in this region for `role`; for a
+ * cross-region inference profile, on the profile and on its model in whichever region the
+ * profile routes to, only through that profile (acknowledged to cdk-nag on `role`).
+ */
+export function bedrockStatements(role: IConstruct, modelId: string): PolicyStatement[] {
+  const stack = Stack.of(role);
+  const model = bedrockModel(modelId);
+  const foundationModel = (region?: string) =>
+    stack.formatArn({
       service: "bedrock",
-      resource: "inference-profile",
-      resourceName: model.profileId,
+      region,
+      account: "",
+      resource: "foundation-model",
+      resourceName: model.modelId,
     });
-    const anyRegion = foundationModel("*");
-    Validations.of(this.function.role).acknowledge({
-      // The finding as cdk-nag names it: the resource with the partition reference flattened.
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model.modelId}]`,
-      reason: `The cross-region inference profile ${model.profileId} routes each request to ${model.modelId} in one of its destination regions, which Bedrock authorizes as that region's foundation-model ARN: the region is the only wildcard, the model is exact, and the condition allows it only through this account's profile.`,
-    });
+  if (model.kind === "model") {
     return [
-      new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [profile] }),
-      new PolicyStatement({
-        actions: ["bedrock:InvokeModel"],
-        resources: [anyRegion],
-        conditions: { StringEquals: { "bedrock:InferenceProfileArn": profile } },
-      }),
+      new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [foundationModel()] }),
     ];
   }
+  const profile = stack.formatArn({
+    service: "bedrock",
+    resource: "inference-profile",
+    resourceName: model.profileId,
+  });
+  const anyRegion = foundationModel("*");
+  Validations.of(role).acknowledge({
+    // The finding as cdk-nag names it: the resource with the partition reference flattened.
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model.modelId}]`,
+    reason: `The cross-region inference profile ${model.profileId} routes each request to ${model.modelId} in one of its destination regions, which Bedrock authorizes as that region's foundation-model ARN: the region is the only wildcard, the model is exact, and the condition allows it only through this account's profile.`,
+  });
+  return [
+    new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [profile] }),
+    new PolicyStatement({
+      actions: ["bedrock:InvokeModel"],
+      resources: [anyRegion],
+      conditions: { StringEquals: { "bedrock:InferenceProfileArn": profile } },
+    }),
+  ];
 }

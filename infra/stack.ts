@@ -226,6 +226,14 @@ export class ConvosegStack extends Stack {
           perPerson: ask.perPerson,
           perChannel: ask.perChannel,
           reservedConcurrency: config.connectors.receiverConcurrency,
+          ...(ask.modelId !== undefined && {
+            summary: {
+              modelId: ask.modelId,
+              storage: this.storage,
+              dailyTokenBudget: config.extract.dailyTokenBudget,
+              channelTokenBudget: config.extract.channelDailyTokenBudget,
+            },
+          }),
         });
       }
     }

@@ -305,6 +305,19 @@ export class Storage extends Construct {
   }
 
   /**
+   * What counting a model's tokens against the daily budget takes (`DynamoDbLedger` as a
+   * `SpendCounter`): a spend item read and added to by key in the results table. Nothing else.
+   */
+  grantSpendLedger(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+        resources: [this.results.tableArn],
+      }),
+    ]);
+  }
+
+  /**
    * What following an edit or deletion into the results table takes (`KnowledgeRedactor`, run by
    * the ingestion function after it applied the change): the changed messages' states read by id
    * (BatchGetItem), and the results items as extraction keeps them.

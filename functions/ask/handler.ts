@@ -3,9 +3,22 @@
  * it searches the channel's table of the deployed index (SEARCH_INDEX_URI) and posts the answer
  * where the platform said to. Posting is not retried (Lambda's retries are off for it): a second
  * answer would be worse than none. Logs carry the platform, the channel and counts, never words.
+ * With ASK_MODEL_ID (a Bedrock model), a short summary of the hits is written above them, its
+ * tokens charged to extraction's daily budget in the results table and refused once it is spent.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
-import { type AskJob, answerAsk } from "convoseg/ask";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  type AnswerWriter,
+  type AskJob,
+  answerAsk,
+  answerWriter,
+  SUMMARY_MAX_TOKENS,
+} from "convoseg/ask";
+import { BedrockConverseLLM } from "convoseg/extraction/llm";
+import { defaultChannelBudget } from "convoseg/knowledge/config";
+import { DynamoDbLedger } from "convoseg/knowledge/store";
+import { CircuitBreaker, guardedLLM, TokenBudget } from "convoseg/knowledge/write";
 import { deployedSearchIndex } from "convoseg/search/lancedb";
 import { requiredEnvironment, secretString } from "../webhook-receiver.js";
 
@@ -15,6 +28,55 @@ const telegramToken = process.env.TELEGRAM_BOT_TOKEN_ARN || undefined;
 /** With it, Slack app mentions are answered in their thread (chat.postMessage). */
 const slackToken = process.env.SLACK_BOT_TOKEN_ARN || undefined;
 const hits = Number(process.env.ASK_HITS) || undefined;
+
+/** A positive whole number from the environment, or a cold-start error naming the variable. */
+function tokens(name: string): number {
+  const value = Number(requiredEnvironment("ask", name));
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`ask: environment variable ${name} must be a positive integer`);
+  return value;
+}
+
+/**
+ * The summary's writer when ASK_MODEL_ID names a model: Bedrock Converse, bounded in output
+ * tokens, behind extraction's daily budget (DAILY_TOKEN_BUDGET, CHANNEL_TOKEN_BUDGET, counted in
+ * RESULTS_TABLE) and a circuit breaker of this execution environment.
+ */
+function summaryWriter(): AnswerWriter | undefined {
+  const modelId = process.env.ASK_MODEL_ID || undefined;
+  if (modelId === undefined) return undefined;
+  const model = new BedrockConverseLLM({
+    modelId,
+    output: "tool",
+    maxTokens: SUMMARY_MAX_TOKENS,
+    maxAttempts: 2,
+    // Inside the writer's 10 s: a model that keeps timing out then opens the breaker, which the
+    // writer's own abort would not.
+    deadlineMs: 9_000,
+  });
+  const daily = tokens("DAILY_TOKEN_BUDGET");
+  const budget = new TokenBudget({
+    counter: new DynamoDbLedger({
+      client: new DynamoDBClient({}),
+      tableName: requiredEnvironment("ask", "RESULTS_TABLE"),
+    }),
+    daily,
+    // Extraction's own rule, so that both spend one channel's share of the day alike.
+    perChannel: process.env.CHANNEL_TOKEN_BUDGET
+      ? tokens("CHANNEL_TOKEN_BUDGET")
+      : defaultChannelBudget(daily),
+  });
+  const breaker = new CircuitBreaker();
+  const onCountError = (error: unknown) =>
+    log.warn("could not count a summary's tokens against the budget", {
+      error: (error as Error).name,
+    });
+  return answerWriter({
+    llm: (channel) => guardedLLM(model, { budget, breaker, channel, onCountError }),
+  });
+}
+
+const writer = summaryWriter();
 
 /** @public The Lambda runtime calls it: infra names this file as the function's entry. */
 export async function handler(job: AskJob): Promise<void> {
@@ -26,6 +88,7 @@ export async function handler(job: AskJob): Promise<void> {
         return index.search(query);
       },
       ...(hits !== undefined && { hits }),
+      ...(writer !== undefined && { writer }),
       ...(process.env.SLACK_RESPONSE_PREFIX && {
         slackResponsePrefixes: [process.env.SLACK_RESPONSE_PREFIX],
       }),

@@ -43,7 +43,7 @@ const MAX_EXTRACT_ATTEMPTS = 100;
  * A Bedrock model id or inference profile id (`provider.model-version:n`, `us.provider.…`): it
  * goes into the IAM resource ARN, so no wildcard, slash or ARN passes.
  */
-const BEDROCK_MODEL_ID = /^[a-z0-9][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$/;
+export const BEDROCK_MODEL_ID = /^[a-z0-9][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$/;
 /** An OpenAI-compatible model name: printable, no spaces. */
 const OPENAI_MODEL = /^[\x21-\x7e]{1,256}$/;
 /** The key travels with every request: HTTPS only. */
@@ -283,7 +283,7 @@ export const knowledge = <V, P>(table: Table<V, P>) =>
     /**
      * Input and output tokens extraction may spend per UTC day, all channels together, 1000 to a
      * trillion: once reached, segments wait (no model call) until the next day or until it is
-     * raised, and the `TokenBudgetReached` alarm fires.
+     * raised, and the `TokenBudgetReached` alarm fires. Ask summaries (askModelId) count too.
      */
     .integer("dailyTokenBudget", {
       default: EXTRACT_DEFAULTS.DAILY_TOKEN_BUDGET,

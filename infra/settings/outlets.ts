@@ -3,7 +3,9 @@
  * scheduled digest (on unless `digest=false`), its schedule, period, channels and destinations,
  * the deployed search index (off unless `search`), and the ask endpoints (each off until set).
  */
+
 import { DAY_MS, fail, got, SECRET_ARN, type Table } from "./kinds.js";
+import { BEDROCK_MODEL_ID } from "./knowledge.js";
 
 const JWT_ISSUER = /^https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?(\/[\x21-\x7e]{0,500})?$/;
 const JWT_AUDIENCES = /^[\x21-\x2b\x2d-\x7e]{1,200}(,[\x21-\x2b\x2d-\x7e]{1,200}){0,9}$/;
@@ -231,6 +233,26 @@ export const outlets = <V, P>(table: Table<V, P>) =>
     .text("askChannels", {
       rule: { pattern: ASK_CHANNELS, rule: "1 to 1000 channel ids, comma-separated" },
     })
+    /**
+     * A Bedrock model id or inference profile id: each answer gets a short summary above its
+     * hits, written by that model from those hits alone, each sentence citing its hits, its
+     * tokens counted against dailyTokenBudget and channelDailyTokenBudget with extraction's
+     * (docs/connectors.md#a-short-answer-by-a-model). Unset: the hits alone.
+     */
+    .text("askModelId", {
+      rule: {
+        pattern: BEDROCK_MODEL_ID,
+        rule: "a Bedrock model id or inference profile id such as amazon.nova-lite-v1:0 (no wildcard or ARN)",
+      },
+      check: (v) => {
+        const endpoint =
+          v.askSlackSigningSecret ?? v.askDiscordPublicKey ?? v.askTelegramSecretToken;
+        if (v.askModelId !== undefined && endpoint === undefined)
+          fail(
+            "is for the ask endpoints: set askSlackSigningSecret, askDiscordPublicKey or askTelegramSecretToken too",
+          );
+      },
+    })
     /** Questions one person may ask a minute, per endpoint instance (1 to 600). */
     .integer("askPerPerson", { default: "5", min: 1, max: 600 })
     /** Questions one channel may ask a minute, per endpoint instance (1 to 6000). */
@@ -267,6 +289,8 @@ export interface AskConfig {
   channels?: string;
   perPerson: number;
   perChannel: number;
+  /** The Bedrock model that writes a summary above the hits; unset: none. */
+  modelId?: string;
 }
 
 /** The ask endpoints when any is set; else nothing. */
@@ -281,6 +305,7 @@ export function askConfig(v: {
   askChannels: string | undefined;
   askPerPerson: number;
   askPerChannel: number;
+  askModelId: string | undefined;
 }): { ask?: AskConfig } {
   const telegram =
     v.askTelegramSecretToken !== undefined && v.askTelegramBotToken !== undefined
@@ -308,6 +333,7 @@ export function askConfig(v: {
       ...(v.askChannels !== undefined && { channels: v.askChannels }),
       perPerson: v.askPerPerson,
       perChannel: v.askPerChannel,
+      ...(v.askModelId !== undefined && { modelId: v.askModelId }),
     },
   };
 }

@@ -1,6 +1,6 @@
 /** The ask endpoints in the stack: each off until set, on search only, each with least privilege. */
 import { describe, expect, it } from "vitest";
-import { actionsOf, logicalId, roleStatements, synthesize } from "./synth.js";
+import { actionsOf, logicalId, modelArn, roleStatements, synthesize } from "./synth.js";
 
 const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
 const ARN = (name: string) => `arn:aws:secretsmanager:us-east-1:123456789012:secret:${name}-AbCdEf`;
@@ -102,5 +102,42 @@ describe("the ask endpoints in the stack", () => {
     expect(Object.keys(template.findOutputs("*"))).toEqual(
       expect.arrayContaining(["SlackAskUrl", "DiscordInteractionsUrl", "TelegramAskWebhookUrl"]),
     );
+  });
+
+  it("with askModelId, let only the answer function invoke that model and count its tokens", () => {
+    expect(() =>
+      synthesize({ ...NO_BUNDLING, search: "true", askModelId: "amazon.nova-micro-v1:0" }),
+    ).toThrow(/askModelId[\s\S]*is for the ask endpoints/);
+    const { stack, template, report } = synthesize({
+      ...ALL,
+      askModelId: "amazon.nova-micro-v1:0",
+      channelDailyTokenBudget: "200000",
+    });
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    const slack = stack.ask.slack;
+    if (slack === undefined) throw new Error("no Slack ask endpoint");
+    const answer = roleStatements(template, logicalId(stack, slack.answer.role));
+    expect(answer.filter((s) => actionsOf(s).some((a) => a.startsWith("bedrock:")))).toEqual([
+      expect.objectContaining({
+        Action: "bedrock:InvokeModel",
+        Resource: modelArn("amazon.nova-micro-v1:0"),
+      }),
+    ]);
+    const dynamodb = answer.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
+    expect(dynamodb.flatMap(actionsOf).sort()).toEqual(["dynamodb:GetItem", "dynamodb:UpdateItem"]);
+    expect(JSON.stringify(dynamodb)).toContain(logicalId(stack, stack.storage.results));
+    const receiver = roleStatements(template, logicalId(stack, slack.receiver.role));
+    expect(JSON.stringify(receiver)).not.toMatch(/bedrock|dynamodb/);
+    const variables = (
+      template.toJSON().Resources[logicalId(stack, slack.answer.function)] as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+      }
+    ).Properties.Environment.Variables;
+    expect(variables).toMatchObject({
+      ASK_MODEL_ID: "amazon.nova-micro-v1:0",
+      DAILY_TOKEN_BUDGET: "10000000",
+      CHANNEL_TOKEN_BUDGET: "200000",
+    });
+    expect(variables).toHaveProperty("RESULTS_TABLE");
   });
 });

@@ -302,6 +302,7 @@ describe("resolveConfig", () => {
         "askChannels",
         "askCommand",
         "askDiscordPublicKey",
+        "askModelId",
         "askPerChannel",
         "askPerPerson",
         "askSlackBotToken",

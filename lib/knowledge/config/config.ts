@@ -19,6 +19,14 @@ export const DEFAULT_BEDROCK_MODEL_ID = "amazon.nova-lite-v1:0";
 /** Where an OpenAI-compatible endpoint's API key is kept: never in the environment itself. */
 export type ApiKeySource = { kind: "secret"; id: string } | { kind: "parameter"; name: string };
 
+/**
+ * A channel's daily token budget when none is set: a quarter of the deployment's, so that one
+ * channel (a stranger's chat, a flood) can spend at most that and never pause every other.
+ */
+export function defaultChannelBudget(daily: number): number {
+  return Math.max(MIN_TOKEN_BUDGET, Math.floor(daily / CHANNEL_SHARE_OF_BUDGET));
+}
+
 /** Everything the extraction function is configured with, read from its environment. */
 export interface ExtractFunctionConfig {
   resultsTable: string;
@@ -258,15 +266,10 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     reextractChangedShare: share("REEXTRACT_CHANGED_SHARE"),
     showSystemMessages: oneOf("SHOW_SYSTEM_MESSAGES", ["true", "false"] as const) === "true",
   };
-  // Unset: a quarter of the deployment's, so that one channel (a stranger's chat, a flood) can
-  // spend at most that and never pause every other channel for the day.
   if (env.CHANNEL_TOKEN_BUDGET) {
     config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);
   } else if (config.dailyTokenBudget !== undefined) {
-    config.channelTokenBudget = Math.max(
-      MIN_TOKEN_BUDGET,
-      Math.floor(config.dailyTokenBudget / CHANNEL_SHARE_OF_BUDGET),
-    );
+    config.channelTokenBudget = defaultChannelBudget(config.dailyTokenBudget);
   }
   if (env.RESULT_RETENTION_DAYS) {
     config.resultRetentionMs = integer("RESULT_RETENTION_DAYS", 1, MAX_RETENTION_DAYS) * DAY_MS;

@@ -6,6 +6,7 @@ export {
   ANALYZER_DEFAULTS,
   type ApiKeySource,
   DEFAULT_BEDROCK_MODEL_ID,
+  defaultChannelBudget,
   EXTRACT_BOUNDS,
   EXTRACT_DEFAULTS,
   EXTRACTORS,

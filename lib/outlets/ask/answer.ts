@@ -23,10 +23,21 @@ export interface AskItem {
   ts: number;
 }
 
+/** One sentence of a model's short answer and the 1-based numbers of the items it cites. */
+export interface SummarySentence {
+  text: string;
+  hits: number[];
+}
+
 export interface AskAnswer {
   /** The search words, as they were looked for. */
   words: string;
   items: AskItem[];
+  /**
+   * A model's short answer from `items` alone, each sentence citing items by their 1-based
+   * number (`./summary.ts`); absent unless one is configured and wrote a valid one.
+   */
+  summary?: SummarySentence[];
 }
 
 /** How a hit ranks in an answer: an answered question first, a bare message last. */

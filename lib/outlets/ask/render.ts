@@ -3,6 +3,7 @@
  * goes: Slack's `&<>` as entities and mrkdwn markers as look-alikes, Discord's Markdown escaped
  * with every mention switched off (`allowed_mentions`), Telegram's sent as plain text (no
  * `parse_mode`). Controls, bidi and zero-width characters go everywhere; links are made of ids.
+ * A model's summary is chat-like text too (it was written from chat): made literal the same way.
  */
 import type { AskAnswer, AskItem } from "./answer.js";
 
@@ -31,6 +32,31 @@ const KIND: Record<AskItem["kind"], string> = {
 
 const NOTHING = (words: string) => `Nothing found in this channel's history for "${words}".`;
 const HEADING = (words: string) => `From this channel's history, for "${words}":`;
+/** Above a model's sentences: what they are, and that the hits are what to check. */
+const SUMMARY_HEADING = "Summary from past answers (written by a model from the hits below):";
+/** Characters of one of a model's sentences (the summary keeps them at 300). */
+const SENTENCE_CHARS = 300;
+
+/**
+ * The summary's lines, each sentence made literal by `text` and followed by the numbers it
+ * cites, and a hit's number for the list (`[2] `); none of either without a summary.
+ */
+function summaryParts(answer: AskAnswer, text: (s: string, max: number) => string) {
+  const sentences = answer.summary ?? [];
+  return {
+    lines:
+      sentences.length === 0
+        ? []
+        : [
+            SUMMARY_HEADING,
+            ...sentences.map(
+              (s) => `${text(s.text, SENTENCE_CHARS)} ${s.hits.map((n) => `[${n}]`).join("")}`,
+            ),
+            "",
+          ],
+    number: (at: number) => (sentences.length === 0 ? "" : `[${at + 1}] `),
+  };
+}
 
 /** Slack's mrkdwn markers as look-alikes that mark nothing (mrkdwn has no escape character). */
 const MARKERS: Record<string, string> = {
@@ -59,15 +85,18 @@ interface SlackAnswerMessage {
 
 export function slackAnswer(answer: AskAnswer, inChannel = false): SlackAnswerMessage {
   const words = slackText(answer.words, 100);
+  const summary = summaryParts(answer, slackText);
   const lines =
     answer.items.length === 0
       ? [NOTHING(words)]
       : [
+          ...summary.lines,
           HEADING(words),
-          ...answer.items.map((item) => {
+          ...answer.items.map((item, at) => {
             const when = item.link === "" ? day(item.ts) : `<${item.link}|${day(item.ts)}>`;
             const said = item.answer === undefined ? "" : ` → ${slackText(item.answer)}`;
-            return `• *${KIND[item.kind]}:* ${slackText(item.title)}${said} (${when})`;
+            const kind = `*${KIND[item.kind]}:*`;
+            return `• ${summary.number(at)}${kind} ${slackText(item.title)}${said} (${when})`;
           }),
         ];
   return { response_type: inChannel ? "in_channel" : "ephemeral", text: lines.join("\n") };
@@ -93,19 +122,28 @@ const DISCORD_CHARS = 2000;
 
 export function discordAnswer(answer: AskAnswer): DiscordAnswerMessage {
   const words = discordText(answer.words, 100);
+  const summary = summaryParts(answer, discordText);
   const lines =
     answer.items.length === 0
       ? [NOTHING(words)]
       : [
+          ...summary.lines,
           HEADING(words),
-          ...answer.items.map((item) => {
+          ...answer.items.map((item, at) => {
             const when = item.link === "" ? day(item.ts) : `[${day(item.ts)}](<${item.link}>)`;
             const said = item.answer === undefined ? "" : ` → ${discordText(item.answer)}`;
-            return `- **${KIND[item.kind]}:** ${discordText(item.title)}${said} (${when})`;
+            const kind = `**${KIND[item.kind]}:**`;
+            return `- ${summary.number(at)}${kind} ${discordText(item.title)}${said} (${when})`;
           }),
         ];
+  const content = lines.join("\n");
+  // The list and its links matter more than the summary: past the limit, the list alone.
+  if (content.length > DISCORD_CHARS && answer.summary !== undefined) {
+    const { summary: _, ...list } = answer;
+    return discordAnswer(list);
+  }
   return {
-    content: lines.join("\n").slice(0, DISCORD_CHARS),
+    content: content.slice(0, DISCORD_CHARS),
     allowed_mentions: { parse: [] },
     flags: 4,
   };
@@ -125,15 +163,18 @@ export function telegramAnswer(
   replyTo?: number,
 ): TelegramAnswerMessage {
   const words = plain(answer.words, 100);
+  const summary = summaryParts(answer, plain);
   const lines =
     answer.items.length === 0
       ? [NOTHING(words)]
       : [
+          ...summary.lines,
           HEADING(words),
-          ...answer.items.map((item) => {
+          ...answer.items.map((item, at) => {
             const said = item.answer === undefined ? "" : ` → ${plain(item.answer)}`;
             const link = item.link === "" ? "" : ` ${item.link}`;
-            return `• ${KIND[item.kind]}: ${plain(item.title)}${said} (${day(item.ts)})${link}`;
+            const kind = `${summary.number(at)}${KIND[item.kind]}`;
+            return `• ${kind}: ${plain(item.title)}${said} (${day(item.ts)})${link}`;
           }),
         ];
   return {

@@ -9,6 +9,7 @@ import type { SearchHit, SearchQuery } from "../search/index.js";
 import { ASK_HITS, type AskAnswer, composeAnswer } from "./answer.js";
 import { AskError } from "./errors.js";
 import { discordAnswer, slackAnswer, telegramAnswer } from "./render.js";
+import type { AnswerWriter } from "./summary.js";
 
 interface AskJobBase {
   /** The channel asked in, as the index names it (the platform's channel id). */
@@ -62,6 +63,8 @@ interface AskDeps {
   telegramToken?: () => Promise<string>;
   /** Each post's time limit, ms (default 5000). */
   timeoutMs?: number;
+  /** Writes a model's short answer above the hits (`answerWriter`); default none. */
+  writer?: AnswerWriter;
 }
 
 const SLACK_RESPONSE_PREFIX = "https://hooks.slack.com/";
@@ -75,10 +78,14 @@ const SNOWFLAKE = /^\d{15,21}$/;
 const INTERACTION_TOKEN = /^[A-Za-z0-9._-]{1,600}$/;
 const TELEGRAM_CHAT = /^-?\d{1,20}$/;
 
-/** What was posted: how many hits it listed, or that the search failed. */
+/**
+ * What was posted: how many hits it listed, or that the search failed; with a writer, `summary`
+ * says `written`, or the code of why the list went alone.
+ */
 interface AskOutcome {
   items: number;
   searchFailed: boolean;
+  summary?: string;
 }
 
 const SEARCH_FAILED = "Search is not available right now: try again in a few minutes.";
@@ -101,8 +108,22 @@ export async function answerAsk(job: AskJob, deps: AskDeps): Promise<AskOutcome>
       answer = undefined;
     }
   }
+  let summary: string | undefined;
+  if (deps.writer !== undefined && answer !== undefined && answer.items.length > 0) {
+    // The writer never throws: whatever goes wrong, the hits are posted without a summary.
+    const written = await deps.writer(answer.words, answer.items, job.channel);
+    if (written.sentences === undefined) summary = written.skipped;
+    else {
+      answer.summary = written.sentences;
+      summary = "written";
+    }
+  }
   await post(job, answer, deps);
-  return { items: answer?.items.length ?? 0, searchFailed: answer === undefined };
+  return {
+    items: answer?.items.length ?? 0,
+    searchFailed: answer === undefined,
+    ...(summary !== undefined && { summary }),
+  };
 }
 
 async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): Promise<void> {
