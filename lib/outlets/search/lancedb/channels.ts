@@ -160,7 +160,8 @@ export class LanceChannelIndexes {
     }
     // Unindexed documents are found too (searched whole); the merge keeps that scan short.
     if (stats.numUnindexedRows < MAX_UNINDEXED) return;
-    await table.optimize({ cleanupOlderThan: new Date(this.now() - ROUTINE_CLEANUP_MS) });
+    // Lance dates its versions by the wall clock, whatever clock retention is measured by.
+    await table.optimize({ cleanupOlderThan: new Date(Date.now() - ROUTINE_CLEANUP_MS) });
   }
 
   /**
@@ -219,9 +220,17 @@ export class LanceChannelIndexes {
         : await db.createTable(name, kept, { mode: "overwrite" });
     if (kept.numRows > 0)
       await rewritten.createIndex("text", { config: fullTextIndex(await lance()) });
-    await rewritten.optimize({ cleanupOlderThan: new Date(this.now() + 1000) });
+    await rewritten.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) });
     table.close();
     this.tables.set(name, rewritten);
+  }
+
+  /** How many documents `channel`'s table holds (`channel delete --dry-run`). */
+  async count(channel: string): Promise<number> {
+    const name = LanceChannelIndexes.tableOf(channel);
+    const db = await this.db();
+    if (!(await db.tableNames()).includes(name)) return 0;
+    return (this.tables.get(name) ?? (await db.openTable(name))).countRows();
   }
 
   /** Removes `channel`'s table and every file of it (`channel delete`). */
