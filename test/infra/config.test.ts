@@ -381,6 +381,7 @@ describe("resolveConfig", () => {
         "route",
         "schedule",
         "search",
+        "searchEmbeddingsModel",
         "segmentQueueName",
         "segmentQueueSenders",
         "settle",

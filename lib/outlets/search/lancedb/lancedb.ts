@@ -47,15 +47,22 @@ const STRING_COLUMNS = [
 
 const COLUMNS = [...STRING_COLUMNS, "ts"];
 
-/** The documents' schema; with `vectors`, a vector column of their length and their model. */
-export function schemaOf(vectors?: { model: string; dimensions: number }): Schema {
+/**
+ * The documents' schema; with `vectors`, a vector column of their length and their model
+ * (`nullable`: a document may have none, found by its words alone).
+ */
+export function schemaOf(vectors?: {
+  model: string;
+  dimensions: number;
+  nullable?: boolean;
+}): Schema {
   const fields = [
     ...STRING_COLUMNS.map((name) => new Field(name, new Utf8(), false)),
     new Field("ts", new Float64(), false),
   ];
   if (vectors === undefined) return new Schema(fields);
   return new Schema(
-    [...fields, new Field("vector", vectorType(vectors.dimensions), false)],
+    [...fields, new Field("vector", vectorType(vectors.dimensions), vectors.nullable ?? false)],
     new Map([[MODEL_KEY, vectors.model]]),
   );
 }
@@ -201,6 +208,11 @@ export class LanceSearchIndex {
         ? undefined
         : { model, dimensions: (field.type as FixedSizeList).listSize };
     return new LanceSearchIndex(await lance(), table, vectors);
+  }
+
+  /** The model whose vectors the index holds; undefined when it holds none. */
+  get model(): string | undefined {
+    return this.vectors?.model;
   }
 
   /**
