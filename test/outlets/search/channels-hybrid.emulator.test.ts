@@ -123,13 +123,14 @@ describe("the deployed index with an embeddings model", () => {
       const documents = [...UBUNTU, inSegment("ubuntu", "s1")(conversation)];
       await index.replaceSegment("ubuntu", "s1", documents);
       // The conversation and the question, not the messages.
-      expect(asked(server.requests)).toEqual([
-        conversation.text,
-        UBUNTU.find((d) => d.kind === "question")?.text,
-      ]);
+      expect(asked(server.requests).sort()).toEqual(
+        [conversation.text, UBUNTU.find((d) => d.kind === "question")?.text].sort(),
+      );
       // Written again, the next two are embedded: the bound is per write.
       await index.replaceSegment("ubuntu", "s1", documents);
-      expect(asked(server.requests.slice(2))).toEqual([UBUNTU[0]?.text, UBUNTU[1]?.text]);
+      expect(asked(server.requests.slice(2)).sort()).toEqual(
+        [UBUNTU[0]?.text, UBUNTU[1]?.text].sort(),
+      );
       // A message without a vector is found by its words.
       await index.replaceSegment("ubuntu", "s2", [
         inSegment("ubuntu", "s2")(doc({ id: "m9", text: "grub filesystem unknown again" })),
@@ -157,7 +158,7 @@ describe("the deployed index with an embeddings model", () => {
     const index = new LanceChannelIndexes(dir, { embedder: embedderAt(server.url) });
     try {
       await index.replaceSegment("kernel", "k1", KERNEL);
-      expect(asked(server.requests)).toEqual(KERNEL.map((d) => d.text));
+      expect(asked(server.requests).sort()).toEqual(KERNEL.map((d) => d.text).sort());
       // The old table's documents get no vectors, and are found by their words.
       await index.replaceSegment("ubuntu", "s1", UBUNTU);
       expect(server.requests).toHaveLength(2);

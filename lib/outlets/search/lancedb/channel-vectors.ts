@@ -55,8 +55,10 @@ export async function documentVectors(
     if (missing.size >= max) break;
     if (!known.has(keys[i])) missing.set(keys[i], embeddedText(d));
   }
+  // One call: the embedder's own batching and concurrency (Titan's 4 requests at a time) apply.
+  const once = { batch: missing.size, concurrency: 1 };
   if (missing.size > 0)
-    for (const [key, vector] of await embedTexts(embedder, missing, documents.length))
+    for (const [key, vector] of await embedTexts(embedder, missing, documents.length, once))
       known.set(key, vector);
   return keys.map((key) => known.get(key));
 }
