@@ -5,8 +5,9 @@
  * segments it, so nothing is delivered again; then anything else that could deliver it again (a
  * local workspace's ledger); then the messages; then the results partition, whose leftovers a
  * repeat removes; last, the derived indexes kept outside the tables (the deployed search index:
- * the registry's `channelDeletion`), so that what an extraction in flight wrote is gone too. Each step removes what it finds, so running it again finishes an interrupted
- * run and does nothing after a complete one.
+ * the registry's `channelDeletion`), so that what an extraction in flight wrote is gone too.
+ * Each step removes what it finds, so running it again finishes an interrupted run and does
+ * nothing after a complete one.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, type DynamoDBDocumentClient, paginateQuery } from "@aws-sdk/lib-dynamodb";

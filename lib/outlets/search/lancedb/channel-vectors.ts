@@ -6,12 +6,11 @@
  * what changed. A document past the bound has no vector: it is found by its words alone.
  */
 import type * as lancedb from "@lancedb/lancedb";
-import type { FixedSizeList } from "apache-arrow";
 import type { Embedder } from "../../../knowledge/topics/index.js";
 import type { SearchDocument } from "../documents.js";
 import { SearchError } from "../errors.js";
 import { quote } from "../query.js";
-import { embeddedText, embedTexts, MODEL_KEY, textKey } from "./vectors.js";
+import { embeddedText, embedTexts, textKey } from "./vectors.js";
 
 /** The most texts one write embeds anew when not told: a long segment's first messages. */
 export const DEFAULT_MAX_EMBEDDED_PER_WRITE = 256;
@@ -23,17 +22,6 @@ const PRIORITY: Record<SearchDocument["kind"], number> = {
   topic: 2,
   message: 3,
 };
-
-/** A table's vectors: the model and length its schema names; undefined when it has none. */
-export async function tableVectors(
-  table: lancedb.Table,
-): Promise<{ model: string; dimensions: number } | undefined> {
-  const schema = await table.schema();
-  const model = schema.metadata.get(MODEL_KEY);
-  const field = schema.fields.find((f) => f.name === "vector");
-  if (model === undefined || field === undefined) return undefined;
-  return { model, dimensions: (field.type as FixedSizeList).listSize };
-}
 
 /**
  * The vector of each of `documents` (undefined: none), by `embedder`, reusing what `table` holds

@@ -18,10 +18,10 @@ import {
   DEFAULT_MAX_EMBEDDED_PER_WRITE,
   documentVectors,
   mismatch,
-  tableVectors,
 } from "./channel-vectors.js";
 import { fullTextIndex, LanceSearchIndex, rowOf, schemaOf } from "./lancedb.js";
 import { lance } from "./load.js";
+import { tableVectors } from "./vectors.js";
 
 const TABLE_PREFIX = "channel_";
 /** The full-text index's name, as LanceDB names an index on `text`. */
