@@ -60,7 +60,8 @@ export class ReadApi extends Construct {
       logRetention: props.logRetention,
       ...searchFunctionProps(props.search),
     });
-    props.search?.connect(this.function, "read");
+    // Hybrid queries embed the query's words with the index's model.
+    props.search?.connect(this.function, "read", true);
     const role = this.function.role;
     role.addToPrincipalPolicy(
       new PolicyStatement({

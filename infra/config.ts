@@ -105,6 +105,8 @@ export interface ConvosegConfig {
   digest?: DigestConfig;
   /** The search index on S3 and its layer (false: not deployed, `/search` answers 501). */
   search: boolean;
+  /** The search index's embeddings model (absent: keywords only). */
+  searchEmbeddings?: { modelId: string };
   /** The ask endpoints (absent: none deployed; each platform's only when set). */
   ask?: AskConfig;
   segmentQueueSenders: string[];
@@ -291,6 +293,9 @@ function configOf(v: SettingValues): ConvosegConfig {
     ...apiConfig(v),
     ...digestConfig(v),
     search: v.search,
+    ...(v.searchEmbeddingsModel !== undefined && {
+      searchEmbeddings: { modelId: v.searchEmbeddingsModel },
+    }),
     ...askConfig(v),
     segmentQueueSenders: v.segmentQueueSenders,
     retainData: v.dataRemovalPolicy === "retain",

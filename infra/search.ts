@@ -28,6 +28,7 @@ const SEARCH_PREFIX = "search";
 /** The environment variable that turns search on in a function (absent: /search answers 501). */
 const SEARCH_INDEX_URI = "SEARCH_INDEX_URI";
 const SEARCH_RETENTION_DAYS = "SEARCH_RETENTION_DAYS";
+const SEARCH_EMBEDDINGS_MODEL = "SEARCH_EMBEDDINGS_MODEL";
 
 /**
  * Memory of the functions that open the index, in MB, with search on (docs/deploy.md#search):
@@ -110,6 +111,11 @@ export interface SearchIndexProps {
    * @default - kept, as the tables keep them
    */
   readonly retentionDays?: number;
+  /**
+   * The Titan embeddings model whose vectors the index keeps (hybrid ranking).
+   * @default - keywords only
+   */
+  readonly embeddingsModel?: string;
 }
 
 /**
@@ -125,10 +131,12 @@ export class SearchIndex extends Construct {
   /** `s3://<bucket>/search`, the functions' `SEARCH_INDEX_URI`. */
   readonly uri: string;
   private readonly retentionDays: number | undefined;
+  private readonly embeddingsModel: string | undefined;
 
   constructor(scope: Construct, id: string, props: SearchIndexProps) {
     super(scope, id);
     this.retentionDays = props.retentionDays;
+    this.embeddingsModel = props.embeddingsModel;
     this.bucket = new Bucket(this, "Bucket", {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -156,13 +164,28 @@ export class SearchIndex extends Construct {
   /**
    * Gives `fn` (bundled with {@link searchFunctionProps}) `SEARCH_INDEX_URI`, the retention
    * (`SEARCH_RETENTION_DAYS`, where documents expire) and `access` to the
-   * index's prefix: LIST under it, and the object actions of {@link OBJECT_ACTIONS}.
+   * index's prefix: LIST under it, and the object actions of {@link OBJECT_ACTIONS}. With an
+   * embeddings model, a function that `embeds` (every writer, and the read API's hybrid
+   * queries; by default the writers) gets `SEARCH_EMBEDDINGS_MODEL` and may invoke that model
+   * in this region, nothing else of Bedrock.
    */
-  connect(fn: PipelineFunction, access: SearchAccess): void {
+  connect(fn: PipelineFunction, access: SearchAccess, embeds: boolean = access === "write"): void {
     fn.function.addEnvironment(SEARCH_INDEX_URI, this.uri);
     if (this.retentionDays !== undefined)
       fn.function.addEnvironment(SEARCH_RETENTION_DAYS, String(this.retentionDays));
     const role = fn.role;
+    if (this.embeddingsModel !== undefined && embeds) {
+      fn.function.addEnvironment(SEARCH_EMBEDDINGS_MODEL, this.embeddingsModel);
+      const model = Stack.of(this).formatArn({
+        service: "bedrock",
+        account: "",
+        resource: "foundation-model",
+        resourceName: this.embeddingsModel,
+      });
+      role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [model] }),
+      );
+    }
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["s3:ListBucket"],

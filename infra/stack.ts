@@ -62,6 +62,7 @@ export class ConvosegStack extends Stack {
       this.search = new SearchIndex(this, "Search", {
         removalPolicy: dataRemovalPolicy,
         ...(kept.length > 0 && { retentionDays: Math.min(...kept) }),
+        ...(config.searchEmbeddings && { embeddingsModel: config.searchEmbeddings.modelId }),
       });
     }
     this.storage = new Storage(this, "Storage", {

@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type ChannelPart, deleteChannel, type PartCount } from "convoseg/channel-deletion";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
+import { LanceChannelIndexes } from "convoseg/search/lancedb";
 import { EXIT } from "../shared/command.js";
 import { onTable, type TableRef } from "../shared/failures.js";
 import { escapeControls, plural } from "../shared/format.js";
@@ -20,6 +21,8 @@ export interface ChannelPlace {
   channelsTable: string;
   resultsTable: string;
   pipelineParts?: readonly ChannelPart[];
+  /** The deployment's search index, removed last. */
+  derivedParts?: readonly ChannelPart[];
   /** `the workspace …` or `the tables …`, as messages say it. */
   where: string;
   /** What to do when a table is missing. */
@@ -104,4 +107,25 @@ async function ask(io: CommandIO, question: string): Promise<string> {
   } finally {
     lines.close();
   }
+}
+
+/**
+ * The deployment's search index at `uri` (`SEARCH_INDEX_URI`: the registry's search documents,
+ * a table per channel) as a part `channel delete` removes; none when unset or empty.
+ */
+export function searchIndexParts(uri: string | undefined): ChannelPart[] {
+  if (uri === undefined || uri.trim() === "") return [];
+  const index = new LanceChannelIndexes(uri.trim());
+  return [
+    {
+      name: "search index",
+      table: uri.trim(),
+      count: (channel) => index.count(channel),
+      remove: async (channel) => {
+        const found = await index.count(channel);
+        await index.drop(channel);
+        return found;
+      },
+    },
+  ];
 }

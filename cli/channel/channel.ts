@@ -14,11 +14,11 @@ import {
   withWorkspace,
   workspaceDir,
 } from "../shared/workspace-option.js";
-import { deleteChannelCommand } from "./channel-delete.js";
+import { deleteChannelCommand, searchIndexParts } from "./channel-delete.js";
 
 const CHANNEL_USAGE = `Usage: npm start -- channel <show|reset> <channel> [--workspace DIR | --table NAME]
        npm start -- channel delete <channel> [--dry-run] [--yes] [--workspace DIR |
-         --table NAME --messages-table NAME --results-table NAME]
+         --table NAME --messages-table NAME --results-table NAME [--search-index URI]]
 
 Operator commands on a pipeline's channels: the local workspace's that run writes (.convoseg in
 the current directory, or --workspace DIR) unless a table is named; with --table (or
@@ -34,20 +34,23 @@ other channel has that name; an ambiguous name, or an id another channel has as 
           delivers its segments again, with the same segment ids
   delete  remove the channel entirely: its pipeline state (and the workspace's ledger of its
           segments), its messages, and every results-table item of it (results, topic
-          entries, window replies, term statistics, spend, leases); prints the items per
-          table. Asks first on a terminal; elsewhere it needs --yes. Run it again to finish
-          one that was interrupted
+          entries, window replies, term statistics, spend, leases), and its search documents
+          (the workspace's index; a deployment's channel table with --search-index); prints
+          the items per table. Asks first on a terminal; elsewhere it needs --yes. Run it
+          again to finish one that was interrupted
 
 Options:
 ${WORKSPACE_HELP}
   --table NAME            the channels table (default: $CHANNELS_TABLE)
   --messages-table NAME   delete: the messages table (default: $MESSAGES_TABLE)
   --results-table NAME    delete: the results table (default: $RESULTS_TABLE)
+  --search-index URI      delete: the deployment's search index, s3://bucket/search or a
+                          directory (default: $SEARCH_INDEX_URI; unset: none)
   --dry-run               delete: count what it would remove, remove nothing
   --yes                   delete: do not ask
   -h, --help              this help`;
 
-const DELETE_ONLY = ["messages-table", "results-table", "dry-run", "yes"] as const;
+const DELETE_ONLY = ["messages-table", "results-table", "search-index", "dry-run", "yes"] as const;
 
 /** `channel show|reset`: an operator's look at, or reset of, a channel's pipeline state. */
 export const channelCommand: Command = command({
@@ -58,12 +61,18 @@ export const channelCommand: Command = command({
     table: { type: "string" },
     "messages-table": { type: "string" },
     "results-table": { type: "string" },
+    "search-index": { type: "string" },
     "dry-run": { type: "boolean" },
     yes: { type: "boolean" },
   },
   parse: ({ positionals, values }) => {
     const [action, channel, ...extra] = positionals;
-    const tableFlags = [values.table, values["messages-table"], values["results-table"]];
+    const tableFlags = [
+      values.table,
+      values["messages-table"],
+      values["results-table"],
+      values["search-index"],
+    ];
     if (values.workspace !== undefined && tableFlags.some((t) => t !== undefined)) {
       throw new Error("--workspace and a table flag name two places: give one");
     }
@@ -78,10 +87,15 @@ export const channelCommand: Command = command({
       throw new Error(`--${misplaced} is for delete`);
     }
     const workspace = workspaceDir(values.workspace, table !== undefined);
-    const others = { messages: values["messages-table"], results: values["results-table"] };
+    const others = {
+      messages: values["messages-table"],
+      results: values["results-table"],
+      searchIndex: values["search-index"],
+    };
     if (workspace === undefined && action === "delete") {
       others.messages ??= process.env.MESSAGES_TABLE;
       others.results ??= process.env.RESULTS_TABLE;
+      others.searchIndex ??= process.env.SEARCH_INDEX_URI;
       if (others.messages === undefined || others.results === undefined) {
         throw new Error(
           "delete on a deployment needs its three tables: --table, --messages-table and --results-table (or CHANNELS_TABLE, MESSAGES_TABLE and RESULTS_TABLE)",
@@ -106,6 +120,7 @@ export const channelCommand: Command = command({
             channelsTable: table as string,
             messagesTable: remove.messages as string,
             resultsTable: remove.results as string,
+            derivedParts: searchIndexParts(remove.searchIndex),
             where: "the tables named",
             fix: "pass the stack's ChannelsTableName, MessagesTableName and ResultsTableName",
           },

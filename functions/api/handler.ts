@@ -13,7 +13,7 @@ import { channelDigests, dynamoDbDigestSources } from "convoseg/digest";
 import { DynamoDbStore } from "convoseg/history/dynamodb";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
-import { deployedSearchIndex } from "convoseg/search/lancedb";
+import { deployedSearchIndex, searchEnvironment } from "convoseg/search/lancedb";
 import { gatewayHandler, requiredSetting } from "../api-gateway.js";
 
 const required = (name: string) => requiredSetting("api", name);
@@ -27,8 +27,7 @@ const resultsTable = required("RESULTS_TABLE");
 const messagesTable = required("MESSAGES_TABLE");
 const messages = new DynamoDbStore({ client, tableName: messagesTable });
 const searchIndex = deployedSearchIndex({
-  uri: process.env.SEARCH_INDEX_URI,
-  retentionDays: process.env.SEARCH_RETENTION_DAYS,
+  ...searchEnvironment(process.env),
   // A search may miss what was indexed in the last seconds: each query then lists no versions.
   readConsistencySeconds: 10,
 });

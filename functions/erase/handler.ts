@@ -4,7 +4,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import type { Context } from "aws-lambda";
 import { dynamoDbErasure, runEraseUser, s3DigestArchive } from "convoseg/erasure";
-import { deployedSearchIndexer } from "convoseg/search/lancedb";
+import { deployedSearchIndexer, searchEnvironment } from "convoseg/search/lancedb";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
 function requiredEnvironment(name: string): string {
@@ -33,8 +33,7 @@ async function dependencies() {
   }
   // With `SEARCH_INDEX_URI`, the person's search documents go too, older versions included.
   const search = deployedSearchIndexer({
-    uri: process.env.SEARCH_INDEX_URI,
-    retentionDays: process.env.SEARCH_RETENTION_DAYS,
+    ...searchEnvironment(process.env),
     ...tables,
   });
   return dynamoDbErasure(

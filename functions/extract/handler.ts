@@ -14,7 +14,7 @@ import {
   queueReextraction,
   segmentConsumer,
 } from "convoseg/knowledge/write";
-import { deployedSearchIndexer } from "convoseg/search/lancedb";
+import { deployedSearchIndexer, searchEnvironment } from "convoseg/search/lancedb";
 
 /** Read at cold start: bad settings fail the first invocation, naming every variable at fault. */
 const config = readExtractConfig(process.env);
@@ -44,8 +44,7 @@ const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
 const dynamodb = new DynamoDBClient({});
 /** With `SEARCH_INDEX_URI` (the stack's search setting), each result's documents are indexed. */
 const search = deployedSearchIndexer({
-  uri: process.env.SEARCH_INDEX_URI,
-  retentionDays: process.env.SEARCH_RETENTION_DAYS,
+  ...searchEnvironment(process.env),
   client: dynamodb,
   resultsTable: config.resultsTable,
   messagesTable: config.messagesTable,

@@ -21,7 +21,7 @@ import {
   storedMessageStates,
 } from "convoseg/knowledge/write";
 import { PipelineConfigError, readDueShards } from "convoseg/pipeline";
-import { deployedSearchIndexer } from "convoseg/search/lancedb";
+import { deployedSearchIndexer, searchEnvironment } from "convoseg/search/lancedb";
 import { createIngestHandler } from "./ingest-handler.js";
 
 /** Read once at cold start: a missing setting fails the first invocation with its name. */
@@ -67,8 +67,7 @@ function redaction(): ChangeListener | undefined {
   }
   // With `SEARCH_INDEX_URI`, the redacted segments' search documents are written again.
   const search = deployedSearchIndexer({
-    uri: process.env.SEARCH_INDEX_URI,
-    retentionDays: process.env.SEARCH_RETENTION_DAYS,
+    ...searchEnvironment(process.env),
     client: dynamodb,
     resultsTable,
     messagesTable,

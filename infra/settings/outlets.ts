@@ -25,6 +25,11 @@ const ED25519_PUBLIC_KEY = /^[0-9a-fA-F]{64}$/;
 const COMMAND_NAME = /^[a-z0-9_-]{1,32}$/;
 /** A Telegram bot's username, without the `@`. */
 const BOT_USERNAME = /^[A-Za-z][A-Za-z0-9_]{3,31}$/;
+/**
+ * A Titan text embeddings model id (the search index's embedder speaks Titan's request): it goes
+ * into the IAM resource ARN, so no wildcard, slash or ARN passes.
+ */
+const TITAN_EMBEDDINGS_MODEL = /^amazon\.titan-embed-[A-Za-z0-9.-]{1,60}(:\d{1,3})?$/;
 /** Channel ids of any platform, comma-separated. */
 const ASK_CHANNELS = /^[^\s,]{1,64}(,[^\s,]{1,64}){0,999}$/;
 
@@ -164,6 +169,21 @@ export const outlets = <V, P>(table: Table<V, P>) =>
      * 160 MB Lambda layer. Off: no bucket, no layer, and `/search` answers 501.
      */
     .flag("search", { default: false })
+    /**
+     * The Bedrock Titan text embeddings model (`amazon.titan-embed-text-v2:0`) whose vectors the
+     * search index keeps: `GET /search` then ranks hybrid (keywords and vectors fused). Unset:
+     * keywords only, no model is called.
+     */
+    .text("searchEmbeddingsModel", {
+      rule: {
+        pattern: TITAN_EMBEDDINGS_MODEL,
+        rule: "a Bedrock Titan text embeddings model id such as amazon.titan-embed-text-v2:0 (no wildcard or ARN)",
+      },
+      check: ({ searchEmbeddingsModel, search }) => {
+        if (searchEmbeddingsModel !== undefined && !search)
+          fail("is for the search index: set search=true too");
+      },
+    })
     /**
      * The Slack `/ask` endpoint (docs/connectors.md#ask): the ARN of the secret holding the
      * Slack app's signing secret (the ingest receiver's, or another app's). Unset: not deployed.

@@ -18,8 +18,10 @@ export {
   SegmentBusyError,
 } from "./errors.js";
 export {
+  type DerivedIndexName,
   type ErasureCountName,
   type ErasurePath,
+  inResultsTable,
   KIND_COUNTS,
   KINDS,
   type KnowledgeKind,

@@ -5,7 +5,10 @@
  * counts read this list instead of naming kinds, and the conformance test
  * (test/knowledge/kinds-conformance.ts) runs every entry on every store: a kind added here
  * without a working redaction and erasure path, or whose items do not expire as its retention
- * says, fails it.
+ * says, fails it. A derived index kept outside the results table (search) is an entry too, named
+ * by its `storage.index`: knowledge never imports its implementation (an outlet), so the
+ * conformance test wires one for each index named here (test/knowledge/derived-indexes.ts), and
+ * an index registered without one fails it.
  */
 import { CORRECTION_PREFIX } from "./store/correction-item.js";
 import {
@@ -36,6 +39,9 @@ type Personal = "name" | "words" | "message ids";
  * - `corrections follow`: per channel, whichever segment holds the message: a correction whose
  *   asking message is deleted goes, one whose answering message is deleted keeps its status
  *   without it (`answerRemoved`);
+ * - `index rewritten`: a derived index's writer is told each segment redacted (the redactor's
+ *   `onRedacted`): what cites a deleted message goes, and the segment's documents are written
+ *   again from the stores;
  * - `nothing to redact`: its items hold no message text, name or id.
  */
 export type RedactionPath =
@@ -43,6 +49,7 @@ export type RedactionPath =
   | "replies deleted"
   | "terms withdrawn"
   | "corrections follow"
+  | "index rewritten"
   | "nothing to redact";
 
 /**
@@ -53,19 +60,25 @@ export type RedactionPath =
  * - `name terms removed`: terms naming the person leave the channel's statistics;
  * - `corrector forgotten`: corrections they made stay, without who made them (`by`, their user
  *   id or a name of theirs); what cites their messages follows the redaction of those;
+ * - `index purged`: a derived index's writer (the erasure's `search`), after each page's
+ *   deletions, takes out what cites their messages, what they wrote and what names them, writes
+ *   those segments again from the scrubbed stores, and leaves no older version on disk;
  * - `nothing to erase`: its items hold nothing of a person.
  */
 export type ErasurePath =
   | "names scrubbed"
   | "name terms removed"
   | "corrector forgotten"
+  | "index purged"
   | "nothing to erase";
 
 /**
  * How long its items stay: with their result (`expiresAt` is the result's), on their own TTL
- * (`expiresAt` of their own), or until `channel delete` (the audit for ever).
+ * (`expiresAt` of their own), until `channel delete` (the audit for ever), or, in a derived
+ * index, by their time: past the deployment's retention they are never found, and the channel's
+ * next write removes them.
  */
-type Retention = "with its result" | "own expiry" | "kept";
+type Retention = "with its result" | "own expiry" | "kept" | "by its time";
 
 /** An item of the results table as stored, keys and `expiresAt` included. */
 type StoredItem = Readonly<Record<string, unknown>>;
@@ -87,7 +100,34 @@ const itsSegment = (item: StoredItem): string | undefined =>
   typeof item.segmentId === "string" ? item.segmentId : undefined;
 
 /** Who reads the kind: the outlets (lib/outlets), the reader, or extraction itself. */
-type Reader = "api" | "digest" | "report" | "reader" | "extraction" | "redaction" | "erasure";
+type Reader =
+  | "api"
+  | "digest"
+  | "report"
+  | "search"
+  | "reader"
+  | "extraction"
+  | "redaction"
+  | "erasure";
+
+/**
+ * Where a kind's items are: the results table, in a channel's partition (or the deployment's
+ * own, ` deployment`), under these sort key prefixes (an exact key is its own prefix); or a
+ * derived index of its own (`index`, its name), kept `location`, with a part per channel that
+ * `channel delete` removes as `channelDeletion` says.
+ */
+interface TableStorage {
+  readonly table: "results";
+  readonly partition: "channel" | "deployment" | "channel and deployment";
+  readonly prefixes: readonly string[];
+}
+type KindStorage =
+  | TableStorage
+  | {
+      readonly index: string;
+      readonly location: string;
+      readonly channelDeletion: "table dropped";
+    };
 
 /**
  * A count a redaction or an erasure reports of the kind: its EMF metric name when redaction
@@ -103,15 +143,7 @@ export interface KindCount {
 export type KnowledgeKind = KindRetention & {
   /** How reports and docs name it. */
   readonly name: string;
-  /**
-   * Its items: in the results table, in a channel's partition (or the deployment's own,
-   * ` deployment`), under these sort key prefixes (an exact key is its own prefix).
-   */
-  readonly storage: {
-    readonly table: "results";
-    readonly partition: "channel" | "deployment" | "channel and deployment";
-    readonly prefixes: readonly string[];
-  };
+  readonly storage: KindStorage;
   /** How one item is keyed. */
   readonly keying: string;
   /** Which messages and which authors its items derive from. */
@@ -312,7 +344,39 @@ export const KINDS = [
     serve: ["erasure"],
     retention: "kept",
   },
+  {
+    name: "search documents",
+    storage: {
+      index: "search",
+      location:
+        "LanceDB: deployed, a table per channel at SEARCH_INDEX_URI (the stack's bucket); locally, .convoseg/search, rebuilt from the tables",
+      channelDeletion: "table dropped",
+    },
+    keying:
+      "document id: message:<id>, conversation:<segmentId>, question:<segmentId>#<questionId>, topic:<topicKey>",
+    derivation:
+      "a stored result and its messages: each message, the conversation, its questions, the channel's topics it supports",
+    personal: ["name", "words", "message ids"],
+    redact: "index rewritten",
+    erase: "index purged",
+    counts: {},
+    serve: ["api", "search"],
+    retention: "by its time",
+  },
 ] as const satisfies readonly KnowledgeKind[];
+
+/** The registry's derived indexes, by name (`storage.index`): each needs a conformance harness. */
+export type DerivedIndexName = Extract<
+  (typeof KINDS)[number]["storage"],
+  { index: string }
+>["index"];
+
+/** Whether the kind is kept in the results table (not in a derived index of its own). */
+export function inResultsTable<K extends KnowledgeKind>(
+  kind: K,
+): kind is Extract<K, { readonly storage: TableStorage }> {
+  return "table" in kind.storage;
+}
 
 type Counts = (typeof KINDS)[number]["counts"];
 type KeysOf<T> = T extends unknown ? keyof T : never;
@@ -344,5 +408,7 @@ export function noCounts<N extends CountName>(
 
 /** The kind an item of the results table is, by its sort key; undefined: of no registered kind. */
 export function kindOf(item: string): KnowledgeKind | undefined {
-  return KINDS.find((kind) => kind.storage.prefixes.some((prefix) => item.startsWith(prefix)));
+  return KINDS.filter(inResultsTable).find((kind) =>
+    kind.storage.prefixes.some((prefix) => item.startsWith(prefix)),
+  );
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "convoseg/dynamodb";
@@ -7,6 +10,8 @@ import { IngestClient } from "convoseg/ingest";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { promptVersionOf, SegmentExtractor } from "convoseg/knowledge/write";
 import { createChannelsTable } from "convoseg/pipeline/schema";
+import { segmentDocuments } from "convoseg/search";
+import { LanceChannelIndexes } from "convoseg/search/lancedb";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/commands.js";
 import { CHAT_ANALYSIS, createResultsTestTable, segmentOf } from "../knowledge/fixtures.js";
@@ -97,7 +102,7 @@ describe("channel delete", () => {
     );
   }, 240_000);
 
-  it("asks on a terminal, and deletes only on yes; against a deployment's tables", async () => {
+  it("asks on a terminal, and deletes only on yes; against a deployment's tables and search index", async () => {
     stubLocalAws();
     const client = testDynamoDbClient();
     const suffix = Date.now().toString(36);
@@ -112,12 +117,18 @@ describe("channel delete", () => {
     await new IngestClient({ client, ...tables }).ingest(
       messages.map((m) => ({ ...m, channel: "ops" })),
     );
-    await new SegmentExtractor({
+    const { result } = await new SegmentExtractor({
       store: new DynamoDbResultStore({ client, tableName: tables.resultsTable }),
       extractor: new KeyphraseExtractor(),
       model: "offline",
       promptVersion: promptVersionOf(CHAT_ANALYSIS),
     }).extract(segment, messages);
+    // The deployment's search index, in a directory (the stack's is on S3).
+    const searchIndex = join(mkdtempSync(join(tmpdir(), "convoseg-delete-search-")), "index");
+    const index = new LanceChannelIndexes(searchIndex);
+    await index.replaceSegment("ops", "s0", segmentDocuments(result, messages));
+    const documents = await index.count("ops");
+    expect(documents).toBeGreaterThan(0);
     const args = [
       "channel",
       "delete",
@@ -128,6 +139,8 @@ describe("channel delete", () => {
       tables.messagesTable,
       "--results-table",
       tables.resultsTable,
+      "--search-index",
+      searchIndex,
     ];
 
     const declined = await onTerminal(args, "no\n");
@@ -143,6 +156,10 @@ describe("channel delete", () => {
     const accepted = await onTerminal(args, "yes\n");
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toMatch(/^channel "ops" deleted:\n {2}channel state: 1 item /);
+    expect(accepted.stdout).toContain(`search index:  ${documents} items (table ${searchIndex})`);
+    expect(await index.count("ops")).toBe(0);
+    expect(await index.search({ text: "grub" })).toEqual([]);
+    index.close();
     for (const table of Object.values(tables)) {
       const { Items = [] } = await documentClient(client).send(
         new ScanCommand({ TableName: table }),

@@ -19,6 +19,7 @@ import { DynamoDbResultStore } from "convoseg/knowledge/store";
 import { createChannelsTable } from "convoseg/pipeline/schema";
 import { deployedSearchIndex, deployedSearchIndexer } from "convoseg/search/lancedb";
 import { describe, expect, it, vi } from "vitest";
+import { hashingEmbedding } from "../../bench/search/embed-server.js";
 import {
   createMessagesTestTable,
   createResultsTestTable,
@@ -29,6 +30,7 @@ import { NOW } from "../knowledge/redaction.js";
 import { AUDIT_SECRET, buildWorld, HOUR } from "../lifecycle/erasure/world.js";
 import { stubLocalAws } from "../support/aws-env.js";
 import { testDynamoDbClient } from "../support/dynamodb.js";
+import { startInvokeModelServer } from "../support/llm-servers.js";
 import { sqsEvent } from "../support/sqs.js";
 
 const client = testDynamoDbClient();
@@ -102,6 +104,59 @@ describe("the deployed search index", () => {
     expect(again.body.hits.map((h: { id: string }) => h.id)).toEqual(hits.map((h) => h.id));
     const messagesOnly = await search("q=grub&kind=message&limit=50");
     expect(messagesOnly.body.hits, JSON.stringify(messagesOnly.body)).toHaveLength(3);
+  }, 120_000);
+
+  it("with SEARCH_EMBEDDINGS_MODEL, is written with vectors and GET /search ranks hybrid", async () => {
+    // Titan on a scripted Bedrock runtime: the hashing model, "wireless" read as "wifi".
+    const titan = await startInvokeModelServer((request) => {
+      const { inputText } = request.body as { inputText: string };
+      const embedding = hashingEmbedding(inputText.replace(/\bwireless\b/gi, "wifi"));
+      return { body: { embedding, inputTextTokenCount: 3 } };
+    });
+    try {
+      const dir = join(mkdtempSync(join(tmpdir(), "convoseg-deployed-hybrid-")), "index");
+      const tables = {
+        RESULTS_TABLE: await createResultsTestTable(client),
+        MESSAGES_TABLE: await createMessagesTestTable(client),
+        CHANNELS_TABLE: `channels-${randomUUID()}`,
+        EXTRACTOR: "offline",
+        SEARCH_INDEX_URI: dir,
+      };
+      await createChannelsTable(client, tables.CHANNELS_TABLE);
+      const hybrid = {
+        ...tables,
+        SEARCH_EMBEDDINGS_MODEL: "amazon.titan-embed-text-v2:0",
+        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: titan.url,
+      };
+      const { extract, search } = await loadHandlers(hybrid);
+      const { segment, messages } = segmentOf("s1", TEN_TEXTS, "help");
+      const body = JSON.stringify({
+        v: 1,
+        ...segment,
+        messageIds: messages.map((m) => m.id),
+        messages,
+      });
+      expect((await extract(sqsEvent([body]), {} as Context)).batchItemFailures).toEqual([]);
+      const written = titan.requests.length;
+      expect(written).toBeGreaterThan(TEN_TEXTS.length);
+      expect(titan.requests[0]?.path).toBe(
+        `/model/${encodeURIComponent("amazon.titan-embed-text-v2:0")}/invoke`,
+      );
+      // No word of the query is in the channel: only the vectors find the wifi messages.
+      const found = await search("q=wireless&kind=message&channel=help");
+      expect(found.status).toBe(200);
+      const ids = (found.body.hits as { id: string }[]).map((h) => h.id);
+      const wifi = ["s1-m4", "s1-m5", "s1-m7"].map((id) => `message:help:${id}`);
+      expect(wifi).toEqual(expect.arrayContaining(ids.slice(0, 2)));
+      expect(ids).toEqual(expect.arrayContaining(wifi));
+      expect(titan.requests.length).toBe(written + 1);
+      // Without the model the same index is searched by its words.
+      const words = await loadHandlers({ ...tables, SEARCH_EMBEDDINGS_MODEL: "" });
+      expect((await words.search("q=wireless&kind=message")).body.hits).toEqual([]);
+      expect((await words.search("q=wifi+power&kind=message")).body.hits.length).toBeGreaterThan(0);
+    } finally {
+      await titan.close();
+    }
   }, 120_000);
 
   it("keeps no document of an erased person, nor any older version of one on disk", async () => {

@@ -382,6 +382,7 @@ describe("resolveConfig", () => {
         "route",
         "schedule",
         "search",
+        "searchEmbeddingsModel",
         "segmentQueueName",
         "segmentQueueSenders",
         "settle",

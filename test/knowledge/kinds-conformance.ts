@@ -20,6 +20,14 @@
  * every item's TTL attribute (`expiresAt`, epoch seconds; the memory stores keep it as the table
  * does) must be what its kind's `retention` says: `with its result`, the expiry of the result its
  * kind's `resultOf` names; `own expiry`, one of its own; `kept`, none.
+ *
+ * A kind kept in a derived index of its own (`storage.index`: search) is run through the harness
+ * `./derived-indexes.ts` wires for it, where the fixture runs them (`derivedIndexes`: the
+ * emulator tier, on LanceDB in a directory): told every result stored, every segment redacted
+ * and the erasure, as the deployment tells it. Its documents are checked as the table's items
+ * are, and besides: no query finds the person's words or id, no file of it holds them; a
+ * message's edit and deletion are followed; `channel delete` leaves nothing of the channel; a
+ * document past retention is not found, and the channel's next write removes it.
  */
 
 import { buildDigest, digestJson, digestMarkdown, storeDigestSources } from "convoseg/digest";
@@ -30,8 +38,8 @@ import { Analyzer } from "convoseg/extraction";
 import { KEYPHRASE_VOCABULARY, KeyphraseExtractor } from "convoseg/extraction/offline";
 import { type Message, type Store, textMessage } from "convoseg/history";
 import type { ChannelNames } from "convoseg/history/changes";
-import { KINDS, type KnowledgeKind, kindOf } from "convoseg/knowledge";
-import type { ResultStore, SpendCounter } from "convoseg/knowledge/store";
+import { inResultsTable, KINDS, type KnowledgeKind, kindOf } from "convoseg/knowledge";
+import type { ResultStore, SegmentResult, SpendCounter } from "convoseg/knowledge/store";
 import {
   DEPLOYMENT_PARTITION,
   RESULTS_PARTITION_KEY,
@@ -47,8 +55,9 @@ import {
   storedMessageStates,
 } from "convoseg/knowledge/write";
 import { segmentBody } from "convoseg/pipeline/contract";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { SegmentLedger } from "../../local/ledger.js";
+import { DERIVED_INDEXES, type DerivedIndex } from "./derived-indexes.js";
 import { ANALYSIS } from "./fixtures.js";
 import { NOW, questionModel, segmentAt } from "./redaction.js";
 
@@ -69,6 +78,57 @@ export interface KindsFixture {
   digests: MemoryDigestArchive;
   /** Removes what DynamoDB's TTL would by `epochSeconds`, where the store can. */
   expire?(epochSeconds: number): Promise<void>;
+  /**
+   * Runs the registry's derived indexes (`./derived-indexes.ts`); absent, their kinds are not
+   * checked on these stores (the memory stores': LanceDB runs in the emulator tier).
+   */
+  derivedIndexes?: true;
+}
+
+/** The registry's kinds kept in a derived index of their own. */
+const INDEX_KINDS: readonly KnowledgeKind[] = KINDS.filter((kind) => !inResultsTable(kind));
+
+/** The fixture's derived indexes, one per index kind, and the clock their retention reads. */
+interface Indexes {
+  each: Map<KnowledgeKind, DerivedIndex>;
+  clock: { now: number };
+}
+
+async function openIndexes(fixture: KindsFixture): Promise<Indexes> {
+  const clock = { now: NOW };
+  const each = new Map<KnowledgeKind, DerivedIndex>();
+  if (fixture.derivedIndexes === undefined) return { each, clock };
+  for (const kind of INDEX_KINDS) {
+    const name = (kind.storage as { index: string }).index;
+    const harness = (DERIVED_INDEXES as Record<string, (typeof DERIVED_INDEXES)["search"]>)[name];
+    expect(harness, `${kind.name}: no harness wires index ${name}`).toBeDefined();
+    each.set(
+      kind,
+      await harness({
+        results: fixture.results,
+        history: fixture.history,
+        now: () => clock.now,
+        retentionMs: RESULT_RETENTION_MS,
+      }),
+    );
+  }
+  return { each, clock };
+}
+
+/** Tells every index: what the consumer, the redactor and the erasure tell the deployed one. */
+function allIndexes(indexes: Indexes) {
+  const each = () => [...indexes.each.values()];
+  return {
+    stored: async (result: SegmentResult) => {
+      for (const index of each()) await index.stored(result);
+    },
+    redacted: async (...args: Parameters<DerivedIndex["redacted"]>) => {
+      for (const index of each()) await index.redacted(...args);
+    },
+    erased: async (...args: Parameters<DerivedIndex["erased"]>) => {
+      for (const index of each()) await index.erased(...args);
+    },
+  };
 }
 
 /**
@@ -143,6 +203,7 @@ const DM_SEGMENT: [string, string][] = [
 
 async function writeAndExtract(
   fixture: KindsFixture,
+  indexes: Indexes,
   channel: string,
   segmentId: string,
   lines: readonly [string, string][],
@@ -180,7 +241,7 @@ async function writeAndExtract(
       ),
     },
   ]);
-  await new SegmentExtractor({
+  const { result } = await new SegmentExtractor({
     store: fixture.results,
     extractor,
     model: "m",
@@ -189,6 +250,7 @@ async function writeAndExtract(
     owner: () => "owner",
     resultRetentionMs: RESULT_RETENTION_MS,
   }).extract(segment, authored);
+  await allIndexes(indexes).stored(result);
   return authored.filter((m) => m.author === PERSON.user).map((m) => m.id);
 }
 
@@ -199,6 +261,7 @@ async function writeAndExtract(
 async function deployment(
   fixture: KindsFixture,
   prefix: string,
+  indexes: Indexes,
 ): Promise<{ ids: string[]; written: Map<string, string[]> }> {
   const llm = new Analyzer(questionModel, { ...ANALYSIS, maxConcurrency: 1 });
   const offline = new KeyphraseExtractor();
@@ -206,6 +269,7 @@ async function deployment(
   const ids = [
     ...(await writeAndExtract(
       fixture,
+      indexes,
       `${prefix}#model`,
       "m1",
       LLM_SEGMENT,
@@ -216,6 +280,7 @@ async function deployment(
     )),
     ...(await writeAndExtract(
       fixture,
+      indexes,
       `${prefix}#offline`,
       "o1",
       OFFLINE_SEGMENT,
@@ -226,6 +291,7 @@ async function deployment(
     )),
     ...(await writeAndExtract(
       fixture,
+      indexes,
       `${prefix}#offline`,
       "o2",
       NAMED_SEGMENT,
@@ -236,6 +302,7 @@ async function deployment(
     )),
     ...(await writeAndExtract(
       fixture,
+      indexes,
       `${prefix}#dm`,
       "d1",
       DM_SEGMENT,
@@ -292,7 +359,37 @@ function traces(item: Record<string, unknown>, messageIds: readonly string[]): s
 }
 
 const describeItem = (item: Record<string, unknown>) =>
-  `${String(item.channel)} ${String(item.item)}`;
+  `${String(item.channel)} ${String(item.item ?? item.id)}`;
+
+/**
+ * What of the person a derived index's document holds: as {@link traces}, but a message's or a
+ * conversation's words that are the others' own may name them, as the messages table keeps them.
+ */
+function documentTraces(document: Record<string, unknown>, messageIds: readonly string[]) {
+  const { text, ...rest } = document;
+  const quoted = document.kind === "message" || document.kind === "conversation";
+  const inText = traces({ text }, messageIds).filter((found) => !quoted || found !== "name");
+  return [...new Set([...traces(rest, messageIds), ...inText])];
+}
+
+/** What of the person an item of `kind` holds. */
+const tracesOf = (kind: KnowledgeKind, item: Record<string, unknown>, ids: readonly string[]) =>
+  inResultsTable(kind) ? traces(item, ids) : documentTraces(item, ids);
+
+/** The results table's items by kind, and each derived index's documents of `channels`. */
+async function allByKind(
+  fixture: KindsFixture,
+  indexes: Indexes,
+  channels: Iterable<string>,
+): Promise<Map<KnowledgeKind, Record<string, unknown>[]>> {
+  const found = byKind(await fixture.items());
+  for (const [kind, index] of indexes.each) found.set(kind, await index.documents([...channels]));
+  return found;
+}
+
+/** The kinds the fixture checks: derived indexes' only where it runs them. */
+const checked = (indexes: Indexes) =>
+  KINDS.filter((kind) => inResultsTable(kind) || indexes.each.has(kind));
 
 function byKind(
   items: readonly Record<string, unknown>[],
@@ -354,14 +451,24 @@ function expiryMismatches(itemsByKind: Map<KnowledgeKind, Record<string, unknown
   return wrong;
 }
 
-async function erase(fixture: KindsFixture, request: EraseRequest): Promise<void> {
+/** The redactor of the fixture's stores, telling the derived indexes what it redacted. */
+const redactorOf = (fixture: KindsFixture, indexes: Indexes) =>
+  new KnowledgeRedactor({
+    store: fixture.results,
+    states: storedMessageStates(fixture.history),
+    onRedacted: allIndexes(indexes).redacted,
+  });
+
+async function erase(
+  fixture: KindsFixture,
+  request: EraseRequest,
+  indexes: Indexes,
+): Promise<void> {
   const outcome = await eraseUser(
     {
       messages: fixture.history,
-      redactor: new KnowledgeRedactor({
-        store: fixture.results,
-        states: storedMessageStates(fixture.history),
-      }),
+      redactor: redactorOf(fixture, indexes),
+      search: allIndexes(indexes),
       results: fixture.results,
       channelNames: fixture.channelNames,
       audits: fixture.audits,
@@ -390,6 +497,7 @@ async function everywhere(
   fixture: KindsFixture,
   written: ReadonlyMap<string, readonly string[]>,
   ids: readonly string[],
+  indexes: Indexes,
 ): Promise<string[]> {
   const others = (author: unknown) => typeof author === "string" && author !== PERSON.user;
   const messages = (await fixture.messageItems(written)).map(({ parts, ...item }) =>
@@ -406,25 +514,56 @@ async function everywhere(
     ["ledger", ledger, []],
     ["digests", digests, ids],
   ];
-  return tables.flatMap(([table, items, cited]) =>
+  const found = tables.flatMap(([table, items, cited]) =>
     items.flatMap((item) => {
       const found = traces(item, cited);
       return found.length === 0 ? [] : [`${table}: ${JSON.stringify(item)}: ${found.join(", ")}`];
     }),
   );
+  for (const [kind, index] of indexes.each) {
+    for (const document of await index.documents([...written.keys()])) {
+      const held = documentTraces(document, ids);
+      if (held.length > 0)
+        found.push(`${kind.name}: ${describeItem(document)}: ${held.join(", ")}`);
+    }
+    found.push(...onDisk(kind, index).map((what) => `${kind.name}: a file holds ${what}`));
+  }
+  return found;
+}
+
+/**
+ * What of the person a derived index's files hold: their user id, the words only they wrote
+ * (their name may stay in the others' messages, as the messages table keeps it).
+ */
+function onDisk(kind: KnowledgeKind, index: DerivedIndex): string[] {
+  const bytes = index.bytes().toLowerCase();
+  const wanted = [PERSON.userId.toLowerCase(), ...THEIR_WORDS.map((word) => word.slice(0, 6))];
+  expect(bytes.length, `${kind.name}: no file was written`).toBeGreaterThan(0);
+  return wanted.filter((what) => bytes.includes(what));
 }
 
 export function describeKinds(name: string, make: () => Promise<KindsFixture>): void {
   describe(`knowledge kinds on ${name}`, () => {
     const request: EraseRequest = { ...PERSON, requestedBy: "dpo" };
 
+    /** The fixture's derived indexes, closed when the test ends. */
+    const indexesOf = async (fixture: KindsFixture) => {
+      const indexes = await openIndexes(fixture);
+      onTestFinished(() => {
+        for (const index of indexes.each.values()) index.close();
+      });
+      return indexes;
+    };
+
     it("every registered kind holds nothing of an erased person", async () => {
       const fixture = await make();
-      const { ids } = await deployment(fixture, "kinds");
-      const before = byKind(await fixture.items());
-      for (const kind of KINDS) {
+      const indexes = await indexesOf(fixture);
+      const { ids, written } = await deployment(fixture, "kinds", indexes);
+      const channels = [...written.keys()];
+      const before = await allByKind(fixture, indexes, channels);
+      for (const kind of checked(indexes)) {
         const items = before.get(kind) ?? [];
-        const holding = items.filter((item) => traces(item, ids).length > 0);
+        const holding = items.filter((item) => tracesOf(kind, item, ids).length > 0);
         if (kind.personal.length === 0) {
           expect(holding.map(describeItem), `${kind.name} declares nothing personal`).toEqual([]);
         } else if (kind.erase !== "nothing to erase") {
@@ -433,26 +572,48 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
           );
         }
       }
+      for (const [kind, index] of indexes.each) {
+        expect(await index.find(THEIR_WORDS[0], channels), `${kind.name} finds them`).not.toEqual(
+          [],
+        );
+        expect(onDisk(kind, index), `${kind.name} keeps them on disk`).not.toEqual([]);
+      }
 
-      await erase(fixture, request);
+      await erase(fixture, request, indexes);
 
-      const after = byKind(await fixture.items());
+      const after = await allByKind(fixture, indexes, channels);
       const kept: string[] = [];
-      for (const kind of KINDS) {
+      for (const kind of checked(indexes)) {
         // The erasure writes its audit: every kind has items to check by now.
         const written = [...(before.get(kind) ?? []), ...(after.get(kind) ?? [])];
         expect(written.length, `${kind.name}: no item was written`).toBeGreaterThan(0);
         if (kind.personal.length === 0) {
-          const holding = (after.get(kind) ?? []).filter((item) => traces(item, ids).length > 0);
+          const holding = (after.get(kind) ?? []).filter(
+            (item) => tracesOf(kind, item, ids).length > 0,
+          );
           expect(holding.map(describeItem), `${kind.name} declares nothing personal`).toEqual([]);
         }
         const left = (after.get(kind) ?? []).flatMap((item) => {
-          const found = traces(item, ids);
+          const found = tracesOf(kind, item, ids);
           return found.length === 0 ? [] : [`${describeItem(item)}: ${found.join(", ")}`];
         });
         kept.push(...left.map((item) => `${kind.name}: ${item}`));
       }
       expect(kept.sort(), "kinds keep the person").toEqual([]);
+      // No query of a derived index finds them, and no file of it holds them.
+      for (const [kind, index] of indexes.each) {
+        for (const words of [...THEIR_WORDS, PERSON.userId]) {
+          const found = await index.find(words, channels);
+          expect(found.map(describeItem), `${kind.name} finds ${words}`).toEqual([]);
+        }
+        // The others' messages naming them are theirs: found, but nothing they wrote.
+        const named = await index.find(PERSON.user, channels);
+        const theirs = named.filter(
+          (hit) => hit.author === PERSON.user || hit.authorId === PERSON.userId,
+        );
+        expect(theirs.map(describeItem), `${kind.name} finds what they wrote`).toEqual([]);
+        expect(onDisk(kind, index), `${kind.name} keeps them on disk`).toEqual([]);
+      }
       // The others' knowledge stays: the offline channel still counts their bootloader.
       const terms = await fixture.results.termCounts(
         "kinds#offline",
@@ -461,6 +622,10 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
         "nobody",
       );
       expect(terms.frequencies.get("bootloader")).toBe(1);
+      for (const [kind, index] of indexes.each) {
+        const bootloader = await index.find("bootloader", ["kinds#offline"]);
+        expect(bootloader.length, `${kind.name} keeps the others'`).toBeGreaterThan(0);
+      }
     });
 
     it.each([
@@ -470,9 +635,10 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
       "erased by %s, no table holds their name, as a word, a term or a channel's name, nor their words",
       async (_, request) => {
         const fixture = await make();
-        const { ids, written } = await deployment(fixture, "scan");
+        const indexes = await indexesOf(fixture);
+        const { ids, written } = await deployment(fixture, "scan", indexes);
         await writeDigests(fixture, written);
-        const before = await everywhere(fixture, written, ids);
+        const before = await everywhere(fixture, written, ids, indexes);
         // The scan sees them where they were: their messages, the private chat's name on the
         // others' messages too, the term statistics, and the ledger's bodies where there is one.
         const dm = (await fixture.messageItems(written)).filter(
@@ -484,12 +650,15 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
         if (fixture.ledger !== undefined) {
           expect(before.some((found) => found.startsWith("ledger: "))).toBe(true);
         }
+        for (const kind of indexes.each.keys()) {
+          expect(before.some((found) => found.startsWith(`${kind.name}: `))).toBe(true);
+        }
         // The stored digests quote them, in the current version and the one it replaced.
         expect(before.filter((found) => found.startsWith("digests: ")).length).toBeGreaterThan(1);
 
-        await erase(fixture, request);
+        await erase(fixture, request, indexes);
 
-        expect(await everywhere(fixture, written, ids), "the person is left").toEqual([]);
+        expect(await everywhere(fixture, written, ids, indexes), "the person is left").toEqual([]);
         // Another period's digest, without them, stays.
         expect(fixture.digests.all().map((d) => d.key)).toEqual(["digests/2020-01-06/digest.json"]);
         // The private chat's messages are the others' own, and stay; only its name goes.
@@ -504,30 +673,94 @@ export function describeKinds(name: string, make: () => Promise<KindsFixture>): 
     it("erased after their segments' results expired, their words leave the kept term statistics", async (context) => {
       const fixture = await make();
       if (fixture.expire === undefined) return context.skip();
-      const { ids, written } = await deployment(fixture, "expired");
+      const indexes = await indexesOf(fixture);
+      const { ids, written } = await deployment(fixture, "expired", indexes);
       await fixture.expire((NOW + RESULT_RETENTION_MS) / 1000 + 365 * 86_400);
-      const left = await everywhere(fixture, written, ids);
+      const left = await everywhere(fixture, written, ids, indexes);
       expect(left.some((found) => found.includes('"item":"termlog#'))).toBe(true);
       expect(left.some((found) => found.includes('"item":"result#'))).toBe(false);
 
-      await erase(fixture, request);
+      await erase(fixture, request, indexes);
 
-      expect(await everywhere(fixture, written, ids), "the person is left").toEqual([]);
+      expect(await everywhere(fixture, written, ids, indexes), "the person is left").toEqual([]);
     });
 
     it("every registered kind's items expire as its retention declares", async () => {
       const fixture = await make();
-      await deployment(fixture, "kept");
-      const before = byKind(await fixture.items());
+      const indexes = await indexesOf(fixture);
+      const { written } = await deployment(fixture, "kept", indexes);
+      const channels = [...written.keys()];
+      const before = await allByKind(fixture, indexes, channels);
       expect(expiryMismatches(before), "before the erasure").toEqual([]);
       // The erasure rewrites what held the person, and writes its audit.
-      await erase(fixture, request);
-      const after = byKind(await fixture.items());
-      for (const kind of KINDS) {
+      await erase(fixture, request, indexes);
+      const after = await allByKind(fixture, indexes, channels);
+      for (const kind of checked(indexes)) {
         const written = [...(before.get(kind) ?? []), ...(after.get(kind) ?? [])];
         expect(written.length, `${kind.name}: no item was written`).toBeGreaterThan(0);
       }
       expect(expiryMismatches(after), "after the erasure").toEqual([]);
+      // A derived index keeps documents by their time: past the retention, none is found, and
+      // the channel's next write removes them.
+      const offline = "kept#offline";
+      const result = await fixture.results.getResult(offline, "o2");
+      for (const [kind, index] of indexes.each) {
+        expect(kind.retention, `${kind.name}: a derived index's retention`).toBe("by its time");
+        indexes.clock.now = NOW;
+        expect(await index.find("bootloader", [offline])).not.toEqual([]);
+        indexes.clock.now = NOW + RESULT_RETENTION_MS + DAY;
+        expect(await index.find("bootloader", [offline]), `${kind.name} past retention`).toEqual(
+          [],
+        );
+        expect(await index.documents([offline])).not.toEqual([]);
+        await index.stored(result as SegmentResult);
+        expect(await index.documents([offline]), `${kind.name} after a write`).toEqual([]);
+      }
+    });
+
+    it("every derived index follows a message's edit and deletion, and the channel's deletion", async (context) => {
+      const fixture = await make();
+      const indexes = await indexesOf(fixture);
+      if (indexes.each.size === 0) return context.skip();
+      const { written } = await deployment(fixture, "follow", indexes);
+      const channel = "follow#model";
+      const [gone, , reinstall] = written.get(channel) ?? [];
+      // "my #grub menu is gone" (at NOW) edited; "reinstall #grub from a live usb" deleted.
+      await fixture.history.change(channel, {
+        kind: "edit",
+        id: gone,
+        text: "my #grub menu vanished overnight",
+        editedAt: NOW + HOUR,
+      });
+      await fixture.history.change(channel, { kind: "delete", id: reinstall });
+      await redactorOf(fixture, indexes).redact(channel, [
+        { id: gone, ts: NOW, kind: "edit" },
+        { id: reinstall, ts: NOW + 2 * 60_000, kind: "delete" },
+      ]);
+      const offline = ["follow#offline", "follow#dm"];
+      for (const [kind, index] of indexes.each) {
+        const cites = (id: string) => (d: Record<string, unknown>) =>
+          JSON.stringify(d.evidence).includes(JSON.stringify(id).slice(1, -1));
+        expect(await index.find("gone", [channel]), `${kind.name}: the edit's old words`).toEqual(
+          [],
+        );
+        const edited = await index.find("vanished", [channel]);
+        expect(edited.filter(cites(gone)).length, `${kind.name}: the edit`).toBeGreaterThan(0);
+        expect(await index.find("reinstall", [channel]), `${kind.name}: the deleted`).toEqual([]);
+        const citing = (await index.documents([channel])).filter(cites(reinstall));
+        expect(citing.map(describeItem), `${kind.name} cites the deleted`).toEqual([]);
+
+        // `channel delete`, as the kind's storage declares it.
+        expect(kind.storage).toMatchObject({ channelDeletion: "table dropped" });
+        for (const gone of offline) await index.deleteChannel(gone);
+        expect(await index.documents(offline), `${kind.name} after channel delete`).toEqual([]);
+        expect(await index.find("bootloader", [...written.keys()])).toEqual([]);
+        expect(index.bytes(), `${kind.name}: a file of a deleted channel`).not.toContain(
+          "bootloader",
+        );
+        // The other channel stays.
+        expect(await index.find("vanished", [channel])).not.toEqual([]);
+      }
     });
   });
 }

@@ -1,6 +1,6 @@
 /**
  * The registry of knowledge kinds on DynamoDB Local (`./kinds-conformance.ts`), with a
- * workspace's ledger of delivered bodies beside the tables.
+ * workspace's ledger of delivered bodies beside the tables and the derived indexes (search).
  */
 
 import { DeleteCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
@@ -49,6 +49,8 @@ describeKinds("DynamoDB Local", async () => {
     messageItems: () => scan(messagesTable),
     ledger: new SegmentLedger(client, ledgerTable),
     digests: new MemoryDigestArchive(),
+    // The search index on LanceDB in a directory, as the deployment keeps it on S3.
+    derivedIndexes: true,
     // DynamoDB's TTL, at once: every item whose expiry has passed goes.
     expire: async (epochSeconds) => {
       for (const item of await scan(tableName)) {

@@ -62,12 +62,15 @@ type RedactionStore = Pick<
   | "saveCorrection"
 >;
 
+/** The paths made elsewhere: the result plan written last, corrections per channel, indexes told. */
+const NOT_SEGMENT_STEPS = ["result plan", "corrections follow", "index rewritten"] as const;
+
 /**
- * The writes of each redaction path but the result plan's: made before the result is written
- * (which a retry redoes them before), each counting what it did.
+ * The writes of each redaction path but those: made before the result is written (which a
+ * retry redoes them before), each counting what it did.
  */
 const SEGMENT_STEPS: Record<
-  Exclude<RedactionPath, "result plan" | "corrections follow">,
+  Exclude<RedactionPath, (typeof NOT_SEGMENT_STEPS)[number]>,
   (
     store: RedactionStore,
     channel: string,
@@ -86,11 +89,14 @@ const SEGMENT_STEPS: Record<
 };
 
 /**
- * The registry's redaction paths, each once, the result plan's (written last) and the
- * corrections' (per channel, once the segments are redacted) left out.
+ * The registry's redaction paths, each once, the result plan's (written last), the corrections'
+ * (per channel, once the segments are redacted) and the derived indexes' (`onRedacted`, told
+ * after the result's write) left out.
  */
 const STEPS = [...new Set(KINDS.map((kind) => kind.redact))].flatMap((path) =>
-  path === "result plan" || path === "corrections follow" ? [] : [SEGMENT_STEPS[path]],
+  (NOT_SEGMENT_STEPS as readonly RedactionPath[]).includes(path)
+    ? []
+    : [SEGMENT_STEPS[path as keyof typeof SEGMENT_STEPS]],
 );
 
 export interface KnowledgeRedactorOptions {

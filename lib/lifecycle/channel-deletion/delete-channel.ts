@@ -4,8 +4,10 @@
  * channel's state goes first (marks, then state): with no due entry and no state no tick
  * segments it, so nothing is delivered again; then anything else that could deliver it again (a
  * local workspace's ledger); then the messages; then the results partition, whose leftovers a
- * repeat removes. Each step removes what it finds, so running it again finishes an interrupted
- * run and does nothing after a complete one.
+ * repeat removes; last, the derived indexes kept outside the tables (the deployed search index:
+ * the registry's `channelDeletion`), so that what an extraction in flight wrote is gone too.
+ * Each step removes what it finds, so running it again finishes an interrupted run and does
+ * nothing after a complete one.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, type DynamoDBDocumentClient, paginateQuery } from "@aws-sdk/lib-dynamodb";
@@ -54,6 +56,11 @@ export interface DeleteChannelOptions {
    * before the messages.
    */
   pipelineParts?: readonly ChannelPart[];
+  /**
+   * The derived indexes that keep a part per channel outside the tables (the deployed search
+   * index, `lib/knowledge/kinds.ts`): removed last.
+   */
+  derivedParts?: readonly ChannelPart[];
 }
 
 /** What one part held of the channel: removed, or with `dryRun` counted. */
@@ -82,6 +89,7 @@ export async function deleteChannel(options: DeleteChannelOptions): Promise<Part
     ...(options.pipelineParts ?? []),
     messages(options.client, documents, options.messagesTable),
     results(documents, options.resultsTable),
+    ...(options.derivedParts ?? []),
   ];
   const counts: PartCount[] = [];
   for (const part of parts) {

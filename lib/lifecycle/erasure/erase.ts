@@ -387,6 +387,8 @@ const NAME_STEPS: Record<
     await forgetCorrector(results, channel, [...names, ...userIds]);
     return {};
   },
+  // The derived indexes' writer (`deps.search`), once the page's deletions are redacted.
+  "index purged": async () => ({}),
   "nothing to erase": async () => ({}),
 };
 

@@ -2,15 +2,26 @@
  * The deployed search index: one LanceDB database (`s3://bucket/prefix`, or a directory), one
  * table per channel, named by a hash of the channel's id (an id is never a table name). A
  * channel's only writer is the extraction of its segments (one FIFO group per channel), so
- * channels never contend; an erasure rewrites only the tables of the channels it touches.
+ * channels never contend; an erasure rewrites only the tables of the channels it touches. With
+ * an embedder, documents get vectors (`./channel-vectors.ts`) and a search fuses the keyword and
+ * the nearest-vector rankings across the channels, as a workspace's index does.
  */
 import { createHash } from "node:crypto";
 import type * as lancedb from "@lancedb/lancedb";
+import type { Embedder } from "../../../knowledge/topics/index.js";
 import type { SearchDocument, SearchHit } from "../documents.js";
 import { SearchError } from "../errors.js";
+import { reciprocalRankFusion } from "../fusion.js";
 import { checkQuery, MAX_HITS, quote, type SearchQuery } from "../query.js";
+import {
+  checkDimensions,
+  DEFAULT_MAX_EMBEDDED_PER_WRITE,
+  documentVectors,
+  mismatch,
+} from "./channel-vectors.js";
 import { fullTextIndex, LanceSearchIndex, rowOf, schemaOf } from "./lancedb.js";
 import { lance } from "./load.js";
+import { tableVectors } from "./vectors.js";
 
 const TABLE_PREFIX = "channel_";
 /** The full-text index's name, as LanceDB names an index on `text`. */
@@ -38,6 +49,14 @@ export interface ChannelIndexesOptions {
    * and of the tables, per query.
    */
   readConsistencySeconds?: number;
+  /**
+   * The embeddings model (`SEARCH_EMBEDDINGS_MODEL`): a write gives its documents vectors, and a
+   * search fuses the keyword and nearest-vector rankings. Default: keywords only. A table
+   * written without one (no vector column) is searched by keywords until it is made anew.
+   */
+  embedder?: Embedder;
+  /** The most texts one write embeds anew (default {@link DEFAULT_MAX_EMBEDDED_PER_WRITE}). */
+  maxEmbeddedPerWrite?: number;
 }
 
 export class LanceChannelIndexes {
@@ -105,11 +124,11 @@ export class LanceChannelIndexes {
           `search: document ${d.id} is of another channel than the one written (${d.channel})`,
         );
     }
-    const rows = documents.map((d) => rowOf(d));
     let table = await this.open(channel);
+    if (table === undefined && documents.length === 0) return;
+    const { rows, vectors } = await this.rowsOf(table, documents);
     if (table === undefined) {
-      if (rows.length === 0) return;
-      table = await this.create(channel, rows);
+      table = await this.create(channel, rows, vectors);
     } else {
       const others = `segment = ${quote(segmentId)} AND kind <> 'topic'`;
       if (rows.length === 0) await table.delete(others);
@@ -123,6 +142,30 @@ export class LanceChannelIndexes {
     }
     await this.expire(table);
     await this.mergeIndex(table);
+  }
+
+  /**
+   * `documents` as rows of `table` (undefined: about to be made): with vectors where the
+   * embedder is set and the table has a vector column or is new; without, keywords only.
+   */
+  private async rowsOf(table: lancedb.Table | undefined, documents: readonly SearchDocument[]) {
+    const { embedder } = this.options;
+    const held = table === undefined ? undefined : await tableVectors(table);
+    // A table written before the model was set keeps to keywords; one with vectors gets nulls.
+    if (embedder === undefined || documents.length === 0 || (table !== undefined && !held)) {
+      const none = held === undefined ? {} : { vector: null };
+      return { rows: documents.map((d) => ({ ...rowOf(d), ...none })), vectors: undefined };
+    }
+    if (held !== undefined && held.model !== embedder.model)
+      throw mismatch(held.model, embedder.model);
+    const max = this.options.maxEmbeddedPerWrite ?? DEFAULT_MAX_EMBEDDED_PER_WRITE;
+    const vectors = await documentVectors(embedder, documents, table, max);
+    const dimensions = held?.dimensions ?? vectors.find((v) => v !== undefined)?.length ?? 0;
+    checkDimensions(vectors, dimensions, embedder.model);
+    return {
+      rows: documents.map((d, i) => ({ ...rowOf(d), vector: rowOf(d, vectors[i]).vector ?? null })),
+      vectors: { model: embedder.model, dimensions, nullable: true },
+    };
   }
 
   /** The oldest time a document may have, or undefined when documents are kept. */
@@ -139,10 +182,14 @@ export class LanceChannelIndexes {
     if ((await table.countRows(expired)) > 0) await table.delete(expired);
   }
 
-  private async create(channel: string, rows: Record<string, unknown>[]) {
+  private async create(
+    channel: string,
+    rows: Record<string, unknown>[],
+    vectors: Parameters<typeof schemaOf>[0],
+  ) {
     const name = LanceChannelIndexes.tableOf(channel);
     // existOk: a writer that lost a race to create it adds to the winner's table.
-    const table = await (await this.db()).createEmptyTable(name, schemaOf(), {
+    const table = await (await this.db()).createEmptyTable(name, schemaOf(vectors), {
       mode: "create",
       existOk: true,
     });
@@ -160,7 +207,8 @@ export class LanceChannelIndexes {
     }
     // Unindexed documents are found too (searched whole); the merge keeps that scan short.
     if (stats.numUnindexedRows < MAX_UNINDEXED) return;
-    await table.optimize({ cleanupOlderThan: new Date(this.now() - ROUTINE_CLEANUP_MS) });
+    // Lance dates its versions by the wall clock, whatever clock retention is measured by.
+    await table.optimize({ cleanupOlderThan: new Date(Date.now() - ROUTINE_CLEANUP_MS) });
   }
 
   /**
@@ -212,16 +260,28 @@ export class LanceChannelIndexes {
     if (table === undefined) return;
     const name = LanceChannelIndexes.tableOf(channel);
     const kept = await table.query().toArrow();
+    // Its own schema: its vectors' model stays with it (a query's rows carry no metadata, and
+    // a table made of them takes theirs).
+    const schema = await table.schema();
+    for (const [key, value] of schema.metadata) kept.schema.metadata.set(key, value);
     const db = await this.db();
     const rewritten =
       kept.numRows === 0
-        ? await db.createEmptyTable(name, schemaOf(), { mode: "overwrite" })
+        ? await db.createEmptyTable(name, schema, { mode: "overwrite" })
         : await db.createTable(name, kept, { mode: "overwrite" });
     if (kept.numRows > 0)
       await rewritten.createIndex("text", { config: fullTextIndex(await lance()) });
-    await rewritten.optimize({ cleanupOlderThan: new Date(this.now() + 1000) });
+    await rewritten.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) });
     table.close();
     this.tables.set(name, rewritten);
+  }
+
+  /** How many documents `channel`'s table holds (`channel delete --dry-run`). */
+  async count(channel: string): Promise<number> {
+    const name = LanceChannelIndexes.tableOf(channel);
+    const db = await this.db();
+    if (!(await db.tableNames()).includes(name)) return 0;
+    return (this.tables.get(name) ?? (await db.openTable(name))).countRows();
   }
 
   /** Removes `channel`'s table and every file of it (`channel delete`). */
@@ -236,9 +296,44 @@ export class LanceChannelIndexes {
   /**
    * The best hits of `query` over its channels' tables (every channel's when it names none),
    * merged by score: each table scores by its own statistics, as a sharded engine's shards do.
+   * With an embedder, the tables' nearest vectors (by cosine similarity, one space) are merged
+   * too, and the two lists fused by reciprocal rank, each as deep as the page's end; a table
+   * with another model's vectors is a `SearchError`, one with none adds only its keywords.
    */
   async search(query: SearchQuery): Promise<SearchHit[]> {
     const { limit, offset } = checkQuery(query);
+    const keyword = await this.each(query, (index, asked) => pagesOf(index, asked, offset + limit));
+    const { embedder } = this.options;
+    if (embedder === undefined) return keyword.slice(offset, offset + limit);
+    // The query is embedded once, whatever the number of tables and pages.
+    const vectors = new Map<string, Promise<number[][]>>();
+    const once: Embedder = {
+      model: embedder.model,
+      embed: (texts, options) => {
+        const key = texts.join("\u0000");
+        const known = vectors.get(key) ?? embedder.embed(texts, options);
+        vectors.set(key, known);
+        return known;
+      },
+    };
+    const semantic = await this.each(query, async (index, asked) => {
+      if (index.model === undefined) return [];
+      return pagesOf(index, asked, offset + limit, { embedder: once, ranking: "semantic" });
+    });
+    const depth = offset + limit;
+    return reciprocalRankFusion(
+      [keyword.slice(0, depth), semantic.slice(0, depth)],
+      (hit) => hit.id,
+    )
+      .slice(offset, offset + limit)
+      .map(({ item, score }) => ({ ...item, score }));
+  }
+
+  /** The hits `find` gives in each of the query's tables, merged by score, best first. */
+  private async each(
+    query: SearchQuery,
+    find: (index: LanceSearchIndex, query: SearchQuery) => Promise<SearchHit[]>,
+  ): Promise<SearchHit[]> {
     const horizon = this.horizon();
     if (horizon !== undefined)
       query = { ...query, since: Math.max(query.since ?? horizon, horizon) };
@@ -256,13 +351,12 @@ export class LanceChannelIndexes {
         asked.slice(at, at + SEARCH_CONCURRENCY).map(async (name) => {
           const table = this.tables.get(name) ?? (await db.openTable(name));
           this.tables.set(name, table);
-          return pagesOf(await LanceSearchIndex.ofTable(table), query, offset + limit);
+          return find(await LanceSearchIndex.ofTable(table), query);
         }),
       );
       hits.push(...found.flat());
     }
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return hits.slice(offset, offset + limit);
+    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   private listed: { at: number; names: Promise<string[]> } | undefined;
@@ -288,11 +382,16 @@ export class LanceChannelIndexes {
 }
 
 /** The first `wanted` hits of `query` in `index`, a page of at most {@link MAX_HITS} at a time. */
-async function pagesOf(index: LanceSearchIndex, query: SearchQuery, wanted: number) {
+async function pagesOf(
+  index: LanceSearchIndex,
+  query: SearchQuery,
+  wanted: number,
+  options?: Parameters<LanceSearchIndex["search"]>[1],
+) {
   const hits: SearchHit[] = [];
   while (hits.length < wanted) {
     const limit = Math.min(MAX_HITS, wanted - hits.length);
-    const page = await index.search({ ...query, limit, offset: hits.length });
+    const page = await index.search({ ...query, limit, offset: hits.length }, options);
     hits.push(...page);
     if (page.length < limit) break;
   }

@@ -4,4 +4,4 @@
  */
 export { LanceChannelIndexes } from "./channels.js";
 export { LanceSearchIndex } from "./lancedb.js";
-export { deployedSearchIndex, deployedSearchIndexer } from "./wiring.js";
+export { deployedSearchIndex, deployedSearchIndexer, searchEnvironment } from "./wiring.js";

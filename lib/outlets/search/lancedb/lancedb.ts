@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import type * as lancedb from "@lancedb/lancedb";
-import { Field, type FixedSizeList, Float64, Schema, Utf8 } from "apache-arrow";
+import { Field, Float64, Schema, Utf8 } from "apache-arrow";
 import type { Embedder } from "../../../knowledge/topics/index.js";
 import type { SearchDocument, SearchHit, SearchKind } from "../documents.js";
 import { SearchError } from "../errors.js";
@@ -24,6 +24,7 @@ import {
   embeddedText,
   embedTexts,
   MODEL_KEY,
+  tableVectors,
   textKey,
   vectorType,
   writeCache,
@@ -47,15 +48,22 @@ const STRING_COLUMNS = [
 
 const COLUMNS = [...STRING_COLUMNS, "ts"];
 
-/** The documents' schema; with `vectors`, a vector column of their length and their model. */
-export function schemaOf(vectors?: { model: string; dimensions: number }): Schema {
+/**
+ * The documents' schema; with `vectors`, a vector column of their length and their model
+ * (`nullable`: a document may have none, found by its words alone).
+ */
+export function schemaOf(vectors?: {
+  model: string;
+  dimensions: number;
+  nullable?: boolean;
+}): Schema {
   const fields = [
     ...STRING_COLUMNS.map((name) => new Field(name, new Utf8(), false)),
     new Field("ts", new Float64(), false),
   ];
   if (vectors === undefined) return new Schema(fields);
   return new Schema(
-    [...fields, new Field("vector", vectorType(vectors.dimensions), false)],
+    [...fields, new Field("vector", vectorType(vectors.dimensions), vectors.nullable ?? false)],
     new Map([[MODEL_KEY, vectors.model]]),
   );
 }
@@ -193,14 +201,12 @@ export class LanceSearchIndex {
 
   /** A search over `table`, a table of documents as {@link build} writes them. */
   static async ofTable(table: lancedb.Table): Promise<LanceSearchIndex> {
-    const schema = await table.schema();
-    const model = schema.metadata.get(MODEL_KEY);
-    const field = schema.fields.find((f) => f.name === "vector");
-    const vectors =
-      model === undefined || field === undefined
-        ? undefined
-        : { model, dimensions: (field.type as FixedSizeList).listSize };
-    return new LanceSearchIndex(await lance(), table, vectors);
+    return new LanceSearchIndex(await lance(), table, await tableVectors(table));
+  }
+
+  /** The model whose vectors the index holds; undefined when it holds none. */
+  get model(): string | undefined {
+    return this.vectors?.model;
   }
 
   /**

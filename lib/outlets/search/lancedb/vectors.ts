@@ -32,6 +32,17 @@ export const textKey = (text: string): string => createHash("sha256").update(tex
 export const vectorType = (dimensions: number) =>
   new FixedSizeList(dimensions, new Field("item", new Float32(), true));
 
+/** A table's vectors: the model and length its schema names; undefined when it has none. */
+export async function tableVectors(
+  table: lancedb.Table,
+): Promise<{ model: string; dimensions: number } | undefined> {
+  const schema = await table.schema();
+  const model = schema.metadata.get(MODEL_KEY);
+  const field = schema.fields.find((f) => f.name === "vector");
+  if (model === undefined || field === undefined) return undefined;
+  return { model, dimensions: (field.type as FixedSizeList).listSize };
+}
+
 /** The cached vectors in the index at `dir` of the `keys` wanted, and the model that made them. */
 export async function cachedVectors(
   dir: string,

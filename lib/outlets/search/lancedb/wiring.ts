@@ -1,9 +1,11 @@
 /**
  * The deployed search index on the stack's tables: `SEARCH_INDEX_URI` names it (the stack's
- * bucket and prefix); unset, search is off and nothing here is built.
+ * bucket and prefix); unset, search is off and nothing here is built. `SEARCH_EMBEDDINGS_MODEL`
+ * (a Bedrock Titan embeddings model) adds vectors and hybrid ranking.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "../../../history/dynamodb/index.js";
+import { BedrockTitanEmbedder } from "../../../knowledge/extraction/llm/index.js";
 import { KnowledgeReader } from "../../../knowledge/read/index.js";
 import { DynamoDbResultStore } from "../../../knowledge/store/index.js";
 import { SearchError } from "../errors.js";
@@ -18,6 +20,11 @@ interface DeployedSearchOptions extends Omit<ChannelIndexesOptions, "retentionMs
   uri: string | undefined;
   /** `SEARCH_RETENTION_DAYS`: days a document is kept after its time; undefined or "": kept. */
   retentionDays?: string | undefined;
+  /**
+   * `SEARCH_EMBEDDINGS_MODEL`: the Bedrock Titan embeddings model whose vectors the index
+   * keeps (region, credentials and endpoint from the environment); undefined or "": keywords only.
+   */
+  embeddingsModel?: string | undefined;
   client: DynamoDBClient;
   resultsTable: string;
   messagesTable: string;
@@ -43,12 +50,18 @@ export function deployedSearchIndexer(options: DeployedSearchOptions): SearchInd
 export function deployedSearchIndex(
   options: Pick<
     DeployedSearchOptions,
-    "uri" | "retentionDays" | "storageOptions" | "now" | "readConsistencySeconds"
+    | "uri"
+    | "retentionDays"
+    | "embeddingsModel"
+    | "storageOptions"
+    | "now"
+    | "readConsistencySeconds"
   >,
 ): LanceChannelIndexes | undefined {
   const uri = options.uri?.trim();
   if (uri === undefined || uri === "") return undefined;
-  const { retentionDays, ...rest } = options;
+  const { retentionDays, embeddingsModel, ...rest } = options;
+  const model = embeddingsModel?.trim() ?? "";
   const days = retentionDays?.trim() ?? "";
   if (days !== "" && !/^[1-9]\d{0,5}$/.test(days))
     throw new SearchError(
@@ -58,5 +71,17 @@ export function deployedSearchIndex(
   return new LanceChannelIndexes(uri, {
     ...rest,
     ...(days !== "" && { retentionMs: Number(days) * DAY_MS }),
+    ...(model !== "" && { embedder: new BedrockTitanEmbedder({ modelId: model }) }),
   });
+}
+
+/** The deployed index's settings in a function's environment, as the stack sets them. */
+export function searchEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<DeployedSearchOptions, "uri" | "retentionDays" | "embeddingsModel"> {
+  return {
+    uri: env.SEARCH_INDEX_URI,
+    retentionDays: env.SEARCH_RETENTION_DAYS,
+    embeddingsModel: env.SEARCH_EMBEDDINGS_MODEL,
+  };
 }
