@@ -3,6 +3,7 @@
  * Learned from the Ubuntu IRC disentanglement corpus; decided once per message from a bounded window.
  */
 
+export type { AdvisedMessage, LinkAdvisor, LinkAnswer, LinkQuestion } from "./advisor.js";
 export { PairContext } from "./context.js";
 export {
   CONTENT_SIZE,
@@ -16,6 +17,7 @@ export {
 } from "./features.js";
 export {
   defaultLinkerModel,
+  type LinkChoice,
   type LinkDecision,
   type LinkInput,
   linkAll,

@@ -1,0 +1,46 @@
+/**
+ * The port through which a pipeline may ask someone else (a language model, in
+ * `convoseg/knowledge/links`) about the links its model was least sure of. Data only: the
+ * messages are quoted, never prompt structure; how they are shown is the advisor's business.
+ */
+
+/** A message as an advisor is shown it: who wrote what, when. */
+export interface AdvisedMessage {
+  readonly id: string;
+  readonly author: string;
+  readonly text: string;
+  readonly ts: number;
+}
+
+/** A message whose link was unsure, and the earlier messages it may answer, best first. */
+export interface LinkQuestion {
+  readonly message: AdvisedMessage;
+  /** The candidate parents the model ranked best; starting a conversation is always an option. */
+  readonly candidates: readonly AdvisedMessage[];
+}
+
+/** An advisor's answer for one question: the parent chosen, or null for "starts one". */
+export interface LinkAnswer {
+  readonly id: string;
+  readonly parent: string | null;
+}
+
+export interface LinkAdvisor {
+  /** Inferred links whose margin (best score minus runner-up) is below this are asked. */
+  readonly margin: number;
+  /** Candidate parents shown per question, at most. */
+  readonly candidates: number;
+  /** Questions per channel per tick, at most: the rest keep the model's choice. */
+  readonly batch: number;
+  /** How long a pipeline waits for the answers before the model's choices stand. */
+  readonly timeoutMs: number;
+  /**
+   * Answers some of `questions` (one call, or none when a spend bound is reached: it may reject).
+   * An answer naming a message that was not offered, or a question not asked, is ignored.
+   */
+  ask(
+    channel: string,
+    questions: readonly LinkQuestion[],
+    signal: AbortSignal,
+  ): Promise<readonly LinkAnswer[]>;
+}
