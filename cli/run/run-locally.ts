@@ -151,6 +151,7 @@ async function runOn(
         onLLMFailure: (cause) => say(llmFailureLine("run", cause)),
         leaseOwner: workspace?.leaseOwner,
       },
+      askLinks: options.askLinks,
     });
     const { extraction } = pipeline;
     const extracted = () => extraction?.metrics.get("SegmentsExtracted") ?? 0;
