@@ -14,7 +14,7 @@ export interface MarginLine {
   gold?: readonly number[];
 }
 
-export const MARGIN_THRESHOLDS = [0.1, 0.25, 0.5, 1, 2] as const;
+const MARGIN_THRESHOLDS = [0.1, 0.25, 0.5, 1, 2] as const;
 /** Options an advisor is shown: the shipped advisor's candidates, and "starts one". */
 const SHOWN = 3;
 

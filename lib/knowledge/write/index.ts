@@ -21,7 +21,7 @@ export {
   SegmentExtractor,
 } from "./extract-segment.js";
 export { CircuitBreaker, guardedLLM, TokenBudget, utcDay } from "./guard.js";
-export { LINK_ADVISOR_DEFAULTS, linkAdvisor, linkPrompt } from "./link-advisor.js";
+export { linkAdvisor } from "./link-advisor.js";
 export {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,

@@ -14,7 +14,7 @@ import {
   type TickState,
 } from "./store/channel-state.js";
 import { encodeTickState } from "./store/tick-state.js";
-import { newestInTails, planStreams, type StreamRef, type StreamStates } from "./streams.js";
+import { newestInTails, planStreams, type StreamStates } from "./streams.js";
 import type { MessageSource, TickDependencies, TickSettings } from "./tick-dependencies.js";
 import type { MessageRef, PipelineConfig } from "./types.js";
 

@@ -115,7 +115,9 @@ describe("the tick with a link advisor, on the in-memory stores", () => {
             );
             deps.advisor = scriptedAdvisor(picks, calls);
             deps.metrics = {
-              add: (name, value) => void (name === "LinksAdvised" && (advised += value)),
+              add: (name, value) => {
+                if (name === "LinksAdvised") advised += value;
+              },
             };
             await runTick(deps).catch(survive);
             // A link once recorded stays as it was, whatever later ticks ask.
