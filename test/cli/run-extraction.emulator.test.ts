@@ -370,9 +370,14 @@ describe("run command with extraction", () => {
       "--ask-links",
       "--out",
       out,
+      "--verbose",
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(asked.length).toBeGreaterThan(0);
+    const questions = asked.join("\n").match(/^Question \d+:/gm)?.length ?? 0;
+    expect(run.stdout).toContain(
+      `links asked of the model (--ask-links): ${questions}, answers taken ${questions}; batches failed 0`,
+    );
     const delivered = jsonLines<{ messageIds: string[] }>(out).flatMap((s) => s.messageIds);
     expect(delivered).toHaveLength(80);
     expect(new Set(delivered).size).toBe(80);
