@@ -94,7 +94,7 @@ export class Extraction extends Construct {
       new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [segments.queue.queueArn] }),
     );
     segments.allowSender(role.roleArn);
-    for (const statement of this.modelStatements(config.extract)) {
+    for (const statement of modelStatements(this.function, config.extract)) {
       role.addToPrincipalPolicy(statement);
     }
     this.function.function.addEventSource(
@@ -105,68 +105,69 @@ export class Extraction extends Construct {
       }),
     );
   }
+}
 
-  /**
-   * What reaching the model takes. Bedrock: `bedrock:InvokeModel` (Converse's permission) on the
-   * configured model in this region; for a cross-region inference profile, on the profile and on
-   * its model in whichever region the profile routes to, only through that profile. OpenAI: the
-   * key's secret or parameter, and nothing of Bedrock.
-   */
-  private modelStatements(extract: ExtractConfig): PolicyStatement[] {
-    const stack = Stack.of(this);
-    if (extract.extractor === "openai") {
-      const key = extract.apiKey;
-      if (key === undefined) return [];
-      return [
-        key.kind === "secret"
-          ? new PolicyStatement({
-              actions: ["secretsmanager:GetSecretValue"],
-              resources: [key.arn],
-            })
-          : new PolicyStatement({
-              actions: ["ssm:GetParameter"],
-              resources: [
-                stack.formatArn({
-                  service: "ssm",
-                  resource: "parameter",
-                  resourceName: key.name.replace(/^\//, ""),
-                }),
-              ],
-            }),
-      ];
-    }
-    const model = bedrockModel(extract.modelId);
-    const foundationModel = (region?: string) =>
-      stack.formatArn({
-        service: "bedrock",
-        region,
-        account: "",
-        resource: "foundation-model",
-        resourceName: model.modelId,
-      });
-    if (model.kind === "model") {
-      return [
-        new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [foundationModel()] }),
-      ];
-    }
-    const profile = stack.formatArn({
-      service: "bedrock",
-      resource: "inference-profile",
-      resourceName: model.profileId,
-    });
-    const anyRegion = foundationModel("*");
-    Validations.of(this.function.role).acknowledge({
-      // The finding as cdk-nag names it: the resource with the partition reference flattened.
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model.modelId}]`,
-      reason: `The cross-region inference profile ${model.profileId} routes each request to ${model.modelId} in one of its destination regions, which Bedrock authorizes as that region's foundation-model ARN: the region is the only wildcard, the model is exact, and the condition allows it only through this account's profile.`,
-    });
+/**
+ * What reaching the model takes. Bedrock: `bedrock:InvokeModel` (Converse's permission) on the
+ * configured model in this region; for a cross-region inference profile, on the profile and on
+ * its model in whichever region the profile routes to, only through that profile. OpenAI: the
+ * key's secret or parameter, and nothing of Bedrock. The extraction function's, and the tick's
+ * with `askLinks`.
+ */
+export function modelStatements(fn: PipelineFunction, extract: ExtractConfig): PolicyStatement[] {
+  const stack = Stack.of(fn);
+  if (extract.extractor === "openai") {
+    const key = extract.apiKey;
+    if (key === undefined) return [];
     return [
-      new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [profile] }),
-      new PolicyStatement({
-        actions: ["bedrock:InvokeModel"],
-        resources: [anyRegion],
-        conditions: { StringEquals: { "bedrock:InferenceProfileArn": profile } },
-      }),
+      key.kind === "secret"
+        ? new PolicyStatement({
+            actions: ["secretsmanager:GetSecretValue"],
+            resources: [key.arn],
+          })
+        : new PolicyStatement({
+            actions: ["ssm:GetParameter"],
+            resources: [
+              stack.formatArn({
+                service: "ssm",
+                resource: "parameter",
+                resourceName: key.name.replace(/^\//, ""),
+              }),
+            ],
+          }),
     ];
   }
+  const model = bedrockModel(extract.modelId);
+  const foundationModel = (region?: string) =>
+    stack.formatArn({
+      service: "bedrock",
+      region,
+      account: "",
+      resource: "foundation-model",
+      resourceName: model.modelId,
+    });
+  if (model.kind === "model") {
+    return [
+      new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [foundationModel()] }),
+    ];
+  }
+  const profile = stack.formatArn({
+    service: "bedrock",
+    resource: "inference-profile",
+    resourceName: model.profileId,
+  });
+  const anyRegion = foundationModel("*");
+  Validations.of(fn.role).acknowledge({
+    // The finding as cdk-nag names it: the resource with the partition reference flattened.
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model.modelId}]`,
+    reason: `The cross-region inference profile ${model.profileId} routes each request to ${model.modelId} in one of its destination regions, which Bedrock authorizes as that region's foundation-model ARN: the region is the only wildcard, the model is exact, and the condition allows it only through this account's profile.`,
+  });
+  return [
+    new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [profile] }),
+    new PolicyStatement({
+      actions: ["bedrock:InvokeModel"],
+      resources: [anyRegion],
+      conditions: { StringEquals: { "bedrock:InferenceProfileArn": profile } },
+    }),
+  ];
 }

@@ -305,6 +305,35 @@ export class Storage extends Construct {
   }
 
   /**
+   * What the tick's link advisor keeps of the results table (`askLinks`): extraction's daily
+   * token counters, read by key and added to (`DynamoDbLedger.spent` and `add`), naming only the
+   * counters' attributes; nothing else of the results.
+   */
+  grantSpendCounters(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+        resources: [this.results.tableArn],
+        conditions: {
+          "ForAllValues:StringEquals": {
+            "dynamodb:Attributes": [
+              RESULTS_PARTITION_KEY,
+              RESULTS_SORT_KEY,
+              "v",
+              "tokens",
+              RESULTS_TTL_ATTRIBUTE,
+            ],
+          },
+          StringEqualsIfExists: {
+            "dynamodb:ReturnValues": ["NONE"],
+            "dynamodb:Select": "SPECIFIC_ATTRIBUTES",
+          },
+        },
+      }),
+    ]);
+  }
+
+  /**
    * What following an edit or deletion into the results table takes (`KnowledgeRedactor`, run by
    * the ingestion function after it applied the change): the changed messages' states read by id
    * (BatchGetItem), and the results items as extraction keeps them.

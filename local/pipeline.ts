@@ -207,6 +207,7 @@ export class LocalPipeline {
         previousDueShards: options.previousDueShards ?? null,
         workers: options.workers ?? 1,
         workerFunction: null,
+        askLinks: advisor !== undefined,
         settings: options.settings,
       },
       extractor,
