@@ -3,6 +3,7 @@
  * `convoseg/knowledge/links`) about the links its model was least sure of. Data only: the
  * messages are quoted, never prompt structure; how they are shown is the advisor's business.
  */
+import type { LinkChoice, LinkDecision } from "./linker.js";
 
 /** A message as an advisor is shown it: who wrote what, when. */
 export interface AdvisedMessage {
@@ -43,4 +44,41 @@ export interface LinkAdvisor {
     questions: readonly LinkQuestion[],
     signal: AbortSignal,
   ): Promise<readonly LinkAnswer[]>;
+}
+
+/**
+ * An unsure decision as a question: its message and its best candidate parents (`options`, the
+ * linker's `alternatives`) that `known` can quote, at most `candidates`; none when the message or
+ * every candidate is unknown.
+ */
+export function questionOf(
+  decision: LinkDecision,
+  known: ReadonlyMap<string, AdvisedMessage>,
+  candidates: number,
+): LinkQuestion | undefined {
+  const message = known.get(decision.id);
+  const shown = (decision.options ?? [])
+    .flatMap((id) => (id === null ? [] : [known.get(id)]))
+    .filter((m): m is AdvisedMessage => m !== undefined)
+    .slice(0, candidates);
+  return message === undefined || shown.length === 0 ? undefined : { message, candidates: shown };
+}
+
+/**
+ * The answers a linker may take, as choices by message id: the first answer to a question asked
+ * that names a candidate shown to it, or null; any other is ignored.
+ */
+export function takenAnswers(
+  questions: readonly LinkQuestion[],
+  answers: readonly LinkAnswer[],
+): Map<string, LinkChoice> {
+  const asked = new Map(questions.map((q) => [q.message.id, q]));
+  const taken = new Map<string, LinkChoice>();
+  for (const { id, parent } of answers) {
+    const question = asked.get(id);
+    if (question === undefined || taken.has(id)) continue;
+    if (parent !== null && !question.candidates.some((c) => c.id === parent)) continue;
+    taken.set(id, { parent });
+  }
+  return taken;
 }

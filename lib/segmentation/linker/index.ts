@@ -3,7 +3,14 @@
  * Learned from the Ubuntu IRC disentanglement corpus; decided once per message from a bounded window.
  */
 
-export type { AdvisedMessage, LinkAdvisor, LinkAnswer, LinkQuestion } from "./advisor.js";
+export {
+  type AdvisedMessage,
+  type LinkAdvisor,
+  type LinkAnswer,
+  type LinkQuestion,
+  questionOf,
+  takenAnswers,
+} from "./advisor.js";
 export { PairContext } from "./context.js";
 export {
   CONTENT_SIZE,

@@ -13,7 +13,9 @@ import {
   type LinkDecision,
   type LinkerState,
   type LinkQuestion,
+  questionOf,
   ReplyLinker,
+  takenAnswers,
 } from "../linker/index.js";
 import type { StreamRef } from "./streams.js";
 import type { TickDependencies } from "./tick-dependencies.js";
@@ -118,14 +120,10 @@ export async function chooseLinks(
     });
     return [];
   });
-  const offered = new Map(questions.map((q) => [q.message.id, q]));
   let taken = 0;
-  for (const answer of answers) {
-    const question = offered.get(answer.id);
-    if (question === undefined || choices.has(answer.id)) continue;
-    const parent = answer.parent;
-    if (parent !== null && !question.candidates.some((c) => c.id === parent)) continue;
-    choices.set(answer.id, { parent });
+  for (const [id, choice] of takenAnswers(questions, answers)) {
+    if (choices.has(id)) continue;
+    choices.set(id, choice);
     taken++;
   }
   deps.metrics.add("LinksAdvised", taken);
@@ -176,15 +174,8 @@ async function questionsOf(
       known.set(m.id, { id: m.id, author: m.author ?? "", text: messageText(m), ts: m.ts });
     }
   }
-  const advisor = deps.advisor as LinkAdvisor;
-  return unsure.flatMap((d) => {
-    const message = known.get(d.id);
-    const candidates = (d.options ?? [])
-      .flatMap((id) => (id === null ? [] : [known.get(id)]))
-      .filter((m): m is AdvisedMessage => m !== undefined)
-      .slice(0, advisor.candidates);
-    return message === undefined || candidates.length === 0 ? [] : [{ message, candidates }];
-  });
+  const candidates = (deps.advisor as LinkAdvisor).candidates;
+  return unsure.flatMap((d) => questionOf(d, known, candidates) ?? []);
 }
 
 /** The advisor's answers, or a rejection once its time is up (an advisor that hangs included). */
