@@ -44,6 +44,12 @@ const lines = (stdout: string) =>
     .split("\n")
     .map((l) => JSON.parse(l) as { id: string; conversation: string; parent?: string });
 
+/** disentangle of the input, plain and asking the model at `url`. */
+const both = async (url: string) => ({
+  plain: await run(["disentangle", input, "--json"]),
+  asked: await run(["disentangle", input, "--json", "--ask-links", "--llm-endpoint", `${url}/v1`]),
+});
+
 const prompts = (requests: RecordedRequest[]) =>
   requests.map((r) => (r.body as { messages: { content: string }[] }).messages[1]?.content ?? "");
 
@@ -62,15 +68,7 @@ describe("disentangle --ask-links", () => {
         }),
       );
     });
-    const plain = await run(["disentangle", input, "--json"]);
-    const asked = await run([
-      "disentangle",
-      input,
-      "--json",
-      "--ask-links",
-      "--llm-endpoint",
-      `${server.url}/v1`,
-    ]);
+    const { plain, asked } = await both(server.url);
     expect(asked.code, asked.stderr).toBe(0);
     expect(server.requests.length).toBeGreaterThan(0);
     const count =
@@ -93,15 +91,7 @@ describe("disentangle --ask-links", () => {
   it("keeps the linker's links when the model fails, and says so", async () => {
     vi.stubEnv("OPENAI_API_KEY", "");
     const server = await serve(() => chatError(400));
-    const plain = await run(["disentangle", input, "--json"]);
-    const asked = await run([
-      "disentangle",
-      input,
-      "--json",
-      "--ask-links",
-      "--llm-endpoint",
-      `${server.url}/v1`,
-    ]);
+    const { plain, asked } = await both(server.url);
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stdout).toBe(plain.stdout);
     expect(asked.stderr).toMatch(

@@ -18,6 +18,7 @@ import {
   chatArbitrary,
   crashingDeps,
   crashSettings,
+  distinctSegments,
   type ReplayStores,
   replay,
   settingsArbitrary,
@@ -129,16 +130,8 @@ describe("the tick with a link advisor, on the in-memory stores", () => {
           const parents = await storedParents(stores, chat);
           const conversation = conversationsOf(chat, parents);
           const delivered = new Map<string, string>();
-          const byId = new Map<string, string[]>();
-          for (const { segment } of sent) {
-            const ids = segment.messages.map((m) => m.id);
-            const earlier = byId.get(segment.segmentId);
-            if (earlier) {
-              expect(ids).toEqual(earlier);
-              continue;
-            }
-            byId.set(segment.segmentId, ids);
-            for (const id of ids) {
+          for (const segment of distinctSegments(sent)) {
+            for (const id of segment.messages.map((m) => m.id)) {
               expect(delivered.has(id), `${id} delivered twice`).toBe(false);
               delivered.set(id, segment.segmentId);
               if (segment.thread === undefined)
