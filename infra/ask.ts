@@ -121,7 +121,7 @@ export class AskEndpoint extends Construct {
       for (const statement of bedrockStatements(this.answer.role, summary.modelId)) {
         this.answer.role.addToPrincipalPolicy(statement);
       }
-      summary.storage.grantSpendLedger(this.answer.role);
+      summary.storage.grantSpendCounters(this.answer.role);
     }
     const answerSecrets = Object.values(platform.answerSecrets ?? {});
     if (answerSecrets.length > 0) {

@@ -93,6 +93,8 @@ export interface ConvosegConfig {
   channelConcurrency: number;
   /** How messages outside threads become segments (docs/conversations.md). */
   conversations: "linked" | "contiguous";
+  /** The tick asks extraction's model about unsure links (docs/conversations.md#asking-a-model). */
+  askLinks: boolean;
   logRetention: RetentionDays;
   /** Days messages and results are kept (null: until deleted); results follow messages unset. */
   retention: { messageDays: number | null; resultDays: number | null };
@@ -283,6 +285,7 @@ function configOf(v: SettingValues): ConvosegConfig {
     workers: v.workers,
     channelConcurrency: v.channelConcurrency,
     conversations: v.conversations,
+    askLinks: v.askLinks,
     logRetention: v.logRetentionDays as RetentionDays,
     retention: {
       messageDays: v.messageRetentionDays,

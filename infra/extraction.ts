@@ -94,7 +94,7 @@ export class Extraction extends Construct {
       new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [segments.queue.queueArn] }),
     );
     segments.allowSender(role.roleArn);
-    for (const statement of this.modelStatements(config.extract)) {
+    for (const statement of modelStatements(this.function, config.extract)) {
       role.addToPrincipalPolicy(statement);
     }
     this.function.function.addEventSource(
@@ -105,38 +105,37 @@ export class Extraction extends Construct {
       }),
     );
   }
+}
 
-  /**
-   * What reaching the model takes. Bedrock: `bedrock:InvokeModel` (Converse's permission) on the
-   * configured model in this region; for a cross-region inference profile, on the profile and on
-   * its model in whichever region the profile routes to, only through that profile. OpenAI: the
-   * key's secret or parameter, and nothing of Bedrock.
-   */
-  private modelStatements(extract: ExtractConfig): PolicyStatement[] {
-    const stack = Stack.of(this);
-    if (extract.extractor === "openai") {
-      const key = extract.apiKey;
-      if (key === undefined) return [];
-      return [
-        key.kind === "secret"
-          ? new PolicyStatement({
-              actions: ["secretsmanager:GetSecretValue"],
-              resources: [key.arn],
-            })
-          : new PolicyStatement({
-              actions: ["ssm:GetParameter"],
-              resources: [
-                stack.formatArn({
-                  service: "ssm",
-                  resource: "parameter",
-                  resourceName: key.name.replace(/^\//, ""),
-                }),
-              ],
-            }),
-      ];
-    }
-    return bedrockStatements(this.function.role, extract.modelId);
+/**
+ * What reaching the model takes. Bedrock: {@link bedrockStatements} on the configured model.
+ * OpenAI: the key's secret or parameter, and nothing of Bedrock. The extraction function's, and
+ * the tick's with `askLinks`.
+ */
+export function modelStatements(fn: PipelineFunction, extract: ExtractConfig): PolicyStatement[] {
+  const stack = Stack.of(fn);
+  if (extract.extractor === "openai") {
+    const key = extract.apiKey;
+    if (key === undefined) return [];
+    return [
+      key.kind === "secret"
+        ? new PolicyStatement({
+            actions: ["secretsmanager:GetSecretValue"],
+            resources: [key.arn],
+          })
+        : new PolicyStatement({
+            actions: ["ssm:GetParameter"],
+            resources: [
+              stack.formatArn({
+                service: "ssm",
+                resource: "parameter",
+                resourceName: key.name.replace(/^\//, ""),
+              }),
+            ],
+          }),
+    ];
   }
+  return bedrockStatements(fn.role, extract.modelId);
 }
 
 /**

@@ -4,7 +4,8 @@ import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { type ConvosegConfig, segmentEnvironment } from "./config.js";
+import { type ConvosegConfig, extractEnvironment, segmentEnvironment } from "./config.js";
+import { modelStatements } from "./extraction.js";
 import { PipelineFunction } from "./function.js";
 import { LAST_RESORT_RECEIVES, QueueWithDeadLetters, secureQueue } from "./queues.js";
 import type { Storage } from "./storage.js";
@@ -48,11 +49,22 @@ export class Segmentation extends Construct {
       // The extraction function counts its own attempts and dead-letters a segment itself.
       maxReceiveCount: LAST_RESORT_RECEIVES,
     });
-    const environment = segmentEnvironment(config, {
+    const segment = segmentEnvironment(config, {
       messagesTable: storage.messages.tableName,
       channelsTable: storage.channels.tableName,
       queueUrl: this.segments.queue.queueUrl,
     });
+    // With askLinks the tick calls extraction's model: it reads the same model settings, under
+    // its own (LEASE is its own lease).
+    const environment = config.askLinks
+      ? {
+          ...extractEnvironment(config, {
+            resultsTable: storage.results.tableName,
+            messagesTable: storage.messages.tableName,
+          }),
+          ...segment,
+        }
+      : segment;
     const tick = {
       timeout: Duration.millis(config.tickTimeoutMs),
       memorySize: 512,
@@ -97,6 +109,13 @@ export class Segmentation extends Construct {
       );
     }
     storage.grantSegmentation(ticker.role);
+    if (config.askLinks) {
+      // The model, and extraction's daily token counters it is bounded by.
+      for (const statement of modelStatements(ticker, config.extract)) {
+        ticker.role.addToPrincipalPolicy(statement);
+      }
+      storage.grantSpendCounters(ticker.role);
+    }
     this.segments.queue.grant(ticker.role, "sqs:SendMessage");
     // Consumers trust what arrives here: only the tick (and the operators named for redrives)
     // may put segments on the queue or its DLQ, whatever else identity policies allow.

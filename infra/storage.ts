@@ -306,13 +306,31 @@ export class Storage extends Construct {
 
   /**
    * What counting a model's tokens against the daily budget takes (`DynamoDbLedger` as a
-   * `SpendCounter`): a spend item read and added to by key in the results table. Nothing else.
+   * `SpendCounter`: the tick's link advisor with `askLinks`, the ask answer functions with a
+   * summary model): extraction's daily token counters, read by key and added to
+   * (`DynamoDbLedger.spent` and `add`), naming only the counters' attributes; nothing else of the
+   * results.
    */
-  grantSpendLedger(grantee: IGrantable): Grant {
+  grantSpendCounters(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, [
       new PolicyStatement({
         actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
         resources: [this.results.tableArn],
+        conditions: {
+          "ForAllValues:StringEquals": {
+            "dynamodb:Attributes": [
+              RESULTS_PARTITION_KEY,
+              RESULTS_SORT_KEY,
+              "v",
+              "tokens",
+              RESULTS_TTL_ATTRIBUTE,
+            ],
+          },
+          StringEqualsIfExists: {
+            "dynamodb:ReturnValues": ["NONE"],
+            "dynamodb:Select": "SPECIFIC_ATTRIBUTES",
+          },
+        },
       }),
     ]);
   }

@@ -12,9 +12,11 @@ import {
   type ExtractionMetricName,
   type ExtractionMetrics,
   extractDependencies,
+  linkAdvisorOf,
   type SegmentConsumerDependencies,
   segmentConsumer,
 } from "convoseg/knowledge/write";
+import type { LinkAdvisor } from "convoseg/linker";
 import type { BatchHandler } from "./event-source.js";
 import { LLMFailureBudget, type LLMFailureCause, type StoppedExtraction } from "./llm-failures.js";
 import type { LocalModel } from "./model.js";
@@ -115,6 +117,26 @@ export function localExtractDependencies(
     logger: { info: quiet, warn: quiet, error: quiet },
     now: env.now,
     leaseOwner: env.leaseOwner === undefined ? undefined : () => env.leaseOwner as string,
+  });
+}
+
+/**
+ * The reply linker's advisor on the model a local command extracts with (`run --ask-links`),
+ * wired as a deployment with `askLinks` wires it: the model's own adapter, its output limit.
+ */
+export function localLinkAdvisor(
+  tables: { resultsTable: string; messagesTable: string },
+  options: LocalExtractionOptions,
+): LinkAdvisor {
+  const config = localExtractConfig(tables, options, options.analyzer, options.maxOutputTokens);
+  const quiet = () => {};
+  return linkAdvisorOf(config, {
+    dynamodb: options.dynamodb,
+    bedrockEndpoint: options.extractor === "bedrock" ? options.endpoint : undefined,
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    bedrockRegion: process.env.AWS_REGION,
+    metrics: { add: quiet },
+    logger: { info: quiet, warn: quiet, error: quiet },
   });
 }
 

@@ -10,6 +10,7 @@ import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { createMessagesTable, DynamoDbStore } from "convoseg/history/dynamodb";
 import { ChannelPositions, type IngestResult, ingest } from "convoseg/ingest";
 import { createResultsTable } from "convoseg/knowledge/store";
+import type { LinkAdvisor } from "convoseg/linker";
 import {
   dispatchTick,
   emptyTickSummary,
@@ -37,6 +38,7 @@ import {
   type LocalExtraction,
   type LocalExtractionOptions,
   localExtraction,
+  localLinkAdvisor,
 } from "./extraction.js";
 import type { LedgerEntry, SegmentLedger } from "./ledger.js";
 import { createSegmentQueue, drainQueue } from "./sqs.js";
@@ -66,6 +68,11 @@ export interface LocalPipelineOptions {
    * `maxReceiveCount` times. Each `extract` runs it (default: no extraction).
    */
   extraction?: LocalExtractionOptions & { maxReceiveCount: number };
+  /**
+   * The tick asks extraction's model about the links the reply linker is least sure of
+   * (`run --ask-links`; docs/conversations.md). Needs `extraction` with a model.
+   */
+  askLinks?: boolean;
   /** The due index's shard count for ingestion and the tick (default 4), and a previous one. */
   dueShards?: number;
   previousDueShards?: number;
@@ -108,6 +115,7 @@ export class LocalPipeline {
     private readonly options: LocalPipelineOptions,
     readonly config: SegmentFunctionConfig,
     private readonly extractor?: Extractor,
+    private readonly advisor?: LinkAdvisor,
   ) {
     this.messages = new DynamoDbStore({
       client: options.dynamodb,
@@ -182,6 +190,10 @@ export class LocalPipeline {
       });
       extractor = { source, deadLetterQueueUrl, extraction };
     }
+    const advisor =
+      options.askLinks === true && options.extraction
+        ? localLinkAdvisor(tables, options.extraction)
+        : undefined;
     return new LocalPipeline(
       options,
       {
@@ -195,9 +207,11 @@ export class LocalPipeline {
         previousDueShards: options.previousDueShards ?? null,
         workers: options.workers ?? 1,
         workerFunction: null,
+        askLinks: advisor !== undefined,
         settings: options.settings,
       },
       extractor,
+      advisor,
     );
   }
 
@@ -286,6 +300,7 @@ export class LocalPipeline {
       now: () => now,
       wallNow: this.options.wallNow,
     });
+    if (this.advisor !== undefined) deps.advisor = this.advisor;
     const { ledger } = this.options;
     if (ledger !== undefined) {
       const sink = deps.sink;

@@ -2,7 +2,7 @@
  * A channel's messages linked and grouped: each message's parent (the platform's, or the reply
  * linker's), and the conversation it is in, named by the root its parents lead to.
  */
-import { type LinkDecision, type LinkInput, linkAll } from "convoseg/linker";
+import { type LinkChoice, type LinkDecision, type LinkInput, ReplyLinker } from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
 import { linkInput } from "../shared/conversation-streams.js";
 import { formatCount } from "../shared/format.js";
@@ -27,9 +27,15 @@ const PROGRESS_EVERY = 1024;
 export function disentangleChannel(
   channel: string,
   messages: ChatMessage[],
-  options: { ignoreLinks: boolean; progress: Progress; status: string },
+  options: {
+    ignoreLinks: boolean;
+    progress: Progress;
+    status: string;
+    /** Choices for the linker by message id (`--ask-links`' answers). */
+    choices?: ReadonlyMap<string, LinkChoice>;
+  },
 ): LinkedChannel {
-  const { ignoreLinks, progress, status } = options;
+  const { ignoreLinks, progress, status, choices } = options;
   function* inputs(): Generator<LinkInput> {
     for (let i = 0; i < messages.length; i++) {
       if (i % PROGRESS_EVERY === 0) {
@@ -40,7 +46,9 @@ export function disentangleChannel(
       yield linkInput(messages[i] as ChatMessage, ignoreLinks);
     }
   }
-  const decisions = linkAll(inputs());
+  const linker = new ReplyLinker();
+  const decisions: LinkDecision[] = [];
+  for (const input of inputs()) decisions.push(linker.link(input, choices?.get(input.id)));
   const index = new Map(messages.map((m, i) => [m.id, i]));
   const parents = decisions.map((d) => (d.parent === undefined ? undefined : index.get(d.parent)));
   const unknownParents = decisions.filter(

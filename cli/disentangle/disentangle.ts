@@ -3,12 +3,16 @@
  * conversation it is in, channel by channel; the reply linker (`convoseg/linker`) decides every
  * link the platform does not give.
  */
+import type { LocalModel } from "../../local/model.js";
 import { byChannel } from "../shared/by-channel.js";
 import { type Command, command, EXIT } from "../shared/command.js";
+import { linkInput } from "../shared/conversation-streams.js";
 import { readChatInput, timezoneOption } from "../shared/export-input.js";
-import { formatCount } from "../shared/format.js";
+import { escapeControls, formatCount } from "../shared/format.js";
+import { parseModelFlags } from "../shared/model-options.js";
 import { Progress } from "../shared/progress.js";
 import { channelOption } from "../shared/read-messages.js";
+import { adviseChannel, type ChannelAdvice, commandAdvisor } from "./advice.js";
 import { disentangleChannel, type LinkedChannel } from "./conversations.js";
 import { formatSummary } from "./summary.js";
 
@@ -32,6 +36,14 @@ Options:
   --channel NAME    the channel of lines that name none (default: default)
   --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
   --ignore-links    ignore the input's replyTo and thread: infer every link
+  --ask-links       ask a model about the links the linker is least sure of, in batches; the
+                    answers among the options shown are taken, and a batch that fails keeps the
+                    linker's own (docs/conversations.md, "Asking a model")
+  --extractor E     with --ask-links: openai (default) or bedrock
+  --llm-endpoint U  with --ask-links: the OpenAI-compatible base URL (API key from
+                    OPENAI_API_KEY, none needed on this machine), or a Bedrock endpoint override
+  --model ID        with --ask-links: the model (default: gpt-4o-mini for openai,
+                    amazon.nova-lite-v1:0 for bedrock)
   --json            one JSON line per message instead of the summary
   --skip-invalid    report malformed lines and go on without them (default: stop, print nothing)
   -h, --help        this help`;
@@ -40,6 +52,10 @@ const DISENTANGLE_OPTIONS = {
   channel: { type: "string" },
   timezone: { type: "string" },
   "ignore-links": { type: "boolean" },
+  "ask-links": { type: "boolean" },
+  extractor: { type: "string" },
+  "llm-endpoint": { type: "string" },
+  model: { type: "string" },
   json: { type: "boolean" },
   "skip-invalid": { type: "boolean" },
 } as const;
@@ -58,6 +74,7 @@ export const disentangleCommand: Command = command({
       );
     }
     return {
+      model: askedModel(options),
       source: positionals[0] as string,
       channel: channelOption(options.channel),
       timezone: timezoneOption(options.timezone),
@@ -66,7 +83,7 @@ export const disentangleCommand: Command = command({
       skipInvalid: options["skip-invalid"] ?? false,
     };
   },
-  run: async ({ source, channel, timezone, ignoreLinks, json, skipInvalid }, io) => {
+  run: async ({ source, channel, timezone, ignoreLinks, json, skipInvalid, model }, io) => {
     const progress = new Progress(io.stderr);
     const read = await readChatInput("disentangle", source, progress, io, {
       defaultChannel: channel,
@@ -77,13 +94,31 @@ export const disentangleCommand: Command = command({
     });
     if (read === undefined) return EXIT.failed;
     const channels = byChannel(read.messages);
-    const linked = channels.map(([name, messages], i) =>
-      disentangleChannel(name, messages, {
-        ignoreLinks,
-        progress,
-        status: `linking: channel ${i + 1} of ${channels.length}`,
-      }),
-    );
+    const advisor = model === undefined ? undefined : commandAdvisor(model);
+    const linked: LinkedChannel[] = [];
+    for (const [i, [name, messages]] of channels.entries()) {
+      const status = `linking: channel ${i + 1} of ${channels.length}`;
+      let choices: ChannelAdvice["choices"] | undefined;
+      if (advisor !== undefined) {
+        progress.update(() => `${status}: asking the model`);
+        const advice = await adviseChannel(
+          name,
+          messages.map((m) => linkInput(m, ignoreLinks)),
+          advisor,
+        );
+        choices = advice.choices;
+        progress.finish();
+        io.stderr.write(`${adviceLine(name, advice)}\n`);
+      }
+      linked.push(
+        disentangleChannel(name, messages, {
+          ignoreLinks,
+          progress,
+          status,
+          ...(choices === undefined ? {} : { choices }),
+        }),
+      );
+    }
     progress.finish();
     const unknown = linked.reduce((sum, c) => sum + c.unknownParents, 0);
     if (unknown > 0) {
@@ -99,6 +134,35 @@ export const disentangleCommand: Command = command({
     return EXIT.ok;
   },
 });
+
+/** The model `--ask-links` asks, from the model flags; none without it (and then no model flag). */
+function askedModel(options: {
+  "ask-links"?: boolean;
+  extractor?: string;
+  "llm-endpoint"?: string;
+  model?: string;
+}): LocalModel | undefined {
+  if (options["ask-links"] !== true) {
+    const given = (["extractor", "llm-endpoint", "model"] as const).find(
+      (flag) => options[flag] !== undefined,
+    );
+    if (given !== undefined) throw new Error(`--${given} needs --ask-links`);
+    return undefined;
+  }
+  return parseModelFlags<never>({ ...options, extractor: options.extractor ?? "openai" }, [
+    "openai",
+    "bedrock",
+  ]);
+}
+
+/** What asking did for a channel, on one line of standard error. */
+function adviceLine(channel: string, { choices, asked, failures }: ChannelAdvice): string {
+  const failed =
+    failures.length === 0
+      ? ""
+      : `; ${formatCount(failures.length)} batch${failures.length === 1 ? "" : "es"} failed (${escapeControls(failures[0] ?? "")}), the linker's own links kept`;
+  return `disentangle: ${channel}: asked the model about ${formatCount(asked)} link${asked === 1 ? "" : "s"}, took ${formatCount(choices.size)} answer${choices.size === 1 ? "" : "s"}${failed}`;
+}
 
 /**
  * Each channel's JSON lines, one string per channel: `{"id","conversation","parent"}` per

@@ -151,6 +151,7 @@ async function runOn(
         onLLMFailure: (cause) => say(llmFailureLine("run", cause)),
         leaseOwner: workspace?.leaseOwner,
       },
+      askLinks: options.askLinks,
     });
     const { extraction } = pipeline;
     const extracted = () => extraction?.metrics.get("SegmentsExtracted") ?? 0;
@@ -243,6 +244,15 @@ async function runOn(
         channelErrors: metrics.get("ChannelErrors"),
         messageItemReads: perMessage(reads.get(pipeline.config.messagesTable), messages.length),
         channelItemReads: perMessage(reads.get(pipeline.config.channelsTable), messages.length),
+        ...(options.askLinks
+          ? {
+              links: {
+                asked: metrics.get("LinksAsked"),
+                advised: metrics.get("LinksAdvised"),
+                failures: metrics.get("LinkAdviceFailures"),
+              },
+            }
+          : {}),
       },
     };
     return {

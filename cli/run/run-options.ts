@@ -83,6 +83,8 @@ Extraction:
   --max-output-tokens N
                     the output-token limit of every model call, ${EXTRACT_BOUNDS.outputTokens.min} to ${EXTRACT_BOUNDS.outputTokens.max}
                     (default ${EXTRACT_DEFAULTS.MAX_OUTPUT_TOKENS}, as deployed); not with the offline extractor
+  --ask-links       ask the model (openai or bedrock) about the links the reply linker is least
+                    sure of, a batch per channel per tick; when it fails, the linker's own stand
   --candidates FILE write one JSON line per extracted segment: its candidates and usage
   --max-attempts N  deliveries of a segment before it is given up (default 6)
   -h, --help        this help
@@ -123,6 +125,7 @@ export const RUN_OPTIONS = {
   "max-output-tokens": { type: "string" },
   candidates: { type: "string" },
   "max-attempts": { type: "string" },
+  "ask-links": { type: "boolean" },
 } as const;
 
 const RUN_EXTRACTORS = ["none", ...EXTRACTORS] as const;
@@ -154,6 +157,8 @@ export interface RunOptions {
   workers?: number;
   skipInvalid: boolean;
   extraction?: RunExtractionOptions;
+  /** Ask the extraction's model about unsure links (needs a model and linked conversations). */
+  askLinks: boolean;
 }
 
 export interface RunExtractionOptions extends LocalModel {
@@ -184,10 +189,19 @@ export function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPT
       "--fresh empties a workspace, and AWS_ENDPOINT_URL_DYNAMODB names tables elsewhere: pass --workspace DIR, or unset it",
     );
   }
+  const extraction = parseExtractionArgs(values, count);
+  const askLinks = values["ask-links"] ?? false;
+  if (askLinks && (extraction === undefined || extraction.extractor === "offline")) {
+    throw new Error("--ask-links needs a model: --extractor openai or bedrock");
+  }
+  if (askLinks && values.conversations === "contiguous") {
+    throw new Error("--ask-links needs --conversations linked (contiguous links nothing)");
+  }
   return {
     workspace,
     fresh: values.fresh ?? false,
-    extraction: parseExtractionArgs(values, count),
+    extraction,
+    askLinks,
     input: values.input,
     channel: channelOption(values.channel),
     timezone: timezoneOption(values.timezone),

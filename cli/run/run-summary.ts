@@ -95,6 +95,8 @@ interface RunInternals {
   /** Items read per message: from the messages table, and from the channels table. */
   messageItemReads: number;
   channelItemReads: number;
+  /** With `--ask-links`: links asked of the model, answers taken, and batches that failed. */
+  links?: { asked: number; advised: number; failures: number };
 }
 
 /** The summary as `run` prints it; `verbose` adds the internals. */
@@ -212,6 +214,11 @@ function internals({ internals: i, extraction }: RunSummary): string[] {
     `  ${plural(i.ticks, "tick")} ${formatDuration(i.tickMs)} apart on the simulated clock; DynamoDB items read per message: ${i.messageItemReads.toFixed(2)} message items, ${i.channelItemReads.toFixed(2)} channel state and due index items`,
     `  late segments ${i.lateSegments}; messages not stored ${i.notStored}, late ${i.lateMessages}, dropped ${i.droppedMessages} (below --min-items); channel errors ${i.channelErrors}`,
   ];
+  if (i.links !== undefined) {
+    lines.push(
+      `  links asked of the model (--ask-links): ${formatCount(i.links.asked)}, answers taken ${formatCount(i.links.advised)}; batches failed ${formatCount(i.links.failures)} (the linker's own links kept)`,
+    );
+  }
   if (extraction !== null) {
     lines.push(
       escapeControls(

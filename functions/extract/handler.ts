@@ -1,41 +1,22 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
-import { getParameter } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { type ApiKeySource, readExtractConfig } from "convoseg/knowledge/config";
+import { readExtractConfig } from "convoseg/knowledge/config";
 import {
-  type ApiKeyCache,
-  apiKeyCache,
   CircuitBreaker,
   extractDependencies,
   queueReextraction,
   segmentConsumer,
 } from "convoseg/knowledge/write";
 import { deployedSearchIndexer, searchEnvironment } from "convoseg/search/lancedb";
+import { apiKeyOf } from "../model-key.js";
 
 /** Read at cold start: bad settings fail the first invocation, naming every variable at fault. */
 const config = readExtractConfig(process.env);
 const metrics = new Metrics({ namespace: "convoseg", serviceName: "extractor" });
 const logger = new Logger({ serviceName: "convoseg-extractor" });
-
-/**
- * The API key, read when a call needs it from where the configuration says it is kept: cached
- * for an hour, read again after a 401/403, and a failed read retried by the next call.
- */
-function apiKeyOf(source: ApiKeySource | undefined): ApiKeyCache | undefined {
-  if (source === undefined) return undefined;
-  // The cache is ours (it must forget a refused key): the utilities' own is bypassed.
-  return apiKeyCache(
-    () =>
-      source.kind === "secret"
-        ? getSecret(source.id, { forceFetch: true })
-        : getParameter(source.name, { decrypt: true, forceFetch: true }),
-    { where: source.kind === "secret" ? `secret ${source.id}` : `parameter ${source.name}` },
-  );
-}
 
 // The queue URL is built from the event's ARN; the client's own endpoint is the one to call
 // (the same host in AWS, the emulator's in local runs and tests).

@@ -54,6 +54,16 @@ export const segmentation = <V, P>(table: Table<V, P>) =>
       default: SEGMENT_DEFAULTS.CONVERSATIONS,
       env: { segment: "CONVERSATIONS" },
     })
+    /**
+     * Ask the extraction's model about the links the reply linker is least sure of, a batch per
+     * channel per tick, within extraction's token budgets (docs/conversations.md#asking-a-model).
+     * The tick then reads the extraction's model settings and may call its model. Off: the
+     * linker decides alone.
+     */
+    .flag("askLinks", {
+      default: (SEGMENT_DEFAULTS.ASK_LINKS as string) === "true",
+      env: { segment: "ASK_LINKS" },
+    })
     /** Silence that ends a conversation. */
     .duration("settle", { default: SEGMENT_DEFAULTS.SETTLE, env: { segment: "SETTLE" } })
     /** Extra quiet time before a trailing conversation counts as settled: ingestion reordering. */

@@ -341,7 +341,54 @@ describe("run command with extraction", () => {
     );
   }, 120_000);
 
+  it("asks the model about unsure links with --ask-links, and still delivers each message once", async () => {
+    const out = join(dir, "asked-segments.jsonl");
+    const asked: string[] = [];
+    const server = await startServer((request) => {
+      const { messages } = request.body as { messages: { role: string; content: string }[] };
+      if (!messages[0]?.content.startsWith("You decide which earlier chat message"))
+        return answer(request);
+      const prompt = messages[1]?.content ?? "";
+      asked.push(prompt);
+      // Every second question starts a conversation; the rest take the option the model ranked
+      // first; one answer names an option never shown, and is ignored.
+      const questions = prompt.match(/^Question \d+:/gm) ?? [];
+      return chatCompletion(
+        JSON.stringify({
+          answers: [
+            ...questions.map((_, i) => ({ question: i + 1, choice: i % 2 === 0 ? "new" : 1 })),
+            { question: 1, choice: 99 },
+          ],
+        }),
+      );
+    });
+    const run = await cli([
+      "run",
+      ...SEGMENTING,
+      "--llm-endpoint",
+      `${server.url}/v1`,
+      "--ask-links",
+      "--out",
+      out,
+      "--verbose",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(asked.length).toBeGreaterThan(0);
+    const questions = asked.join("\n").match(/^Question \d+:/gm)?.length ?? 0;
+    expect(run.stdout).toContain(
+      `links asked of the model (--ask-links): ${questions}, answers taken ${questions}; batches failed 0`,
+    );
+    const delivered = jsonLines<{ messageIds: string[] }>(out).flatMap((s) => s.messageIds);
+    expect(delivered).toHaveLength(80);
+    expect(new Set(delivered).size).toBe(80);
+  }, 120_000);
+
   it.each([
+    [["--ask-links"], /--ask-links needs a model: --extractor openai or bedrock/],
+    [
+      ["--model", "m", "--ask-links", "--conversations", "contiguous"],
+      /--ask-links needs --conversations linked/,
+    ],
     [["--extractor", "gpt"], /--extractor must be one of none, bedrock, openai, offline/],
     [["--channel", "rust"], /--channel needs --input/],
     [["--input", "x.jsonl", "--channel", ""], /--channel must be a channel id/],

@@ -76,6 +76,14 @@ describe("segment Lambda", () => {
     ).rejects.toThrow("segment: MIN_ITEMS must be an integer from 1 to 100000");
   });
 
+  it("with ASK_LINKS, reads the extraction's settings at cold start, naming one that is missing", async () => {
+    const base = { MESSAGES_TABLE: "m", CHANNELS_TABLE: "c", SEGMENT_QUEUE_URL: "q" };
+    await expect(loadHandler({ ...base, ASK_LINKS: "yes" })).rejects.toThrow(
+      'segment: ASK_LINKS must be true or false (got "yes")',
+    );
+    await expect(loadHandler({ ...base, ASK_LINKS: "true" })).rejects.toThrow(/RESULTS_TABLE/);
+  });
+
   it("ticks the due channels and delivers their settled segments", async () => {
     const pipeline = await LocalPipeline.create({
       dynamodb: testDynamoDbClient(),

@@ -1,7 +1,8 @@
 /**
  * What the segmentation tick's reply linker asks of a history store, on every backend: arrivals
  * read with their content (author, id, kind, text; nothing of a deleted message's), and inferred
- * parents recorded on stored messages (never recreating one that is gone), read back with them.
+ * parents recorded on stored messages (never recreating one that is gone), read back with them
+ * and with the content of a later read.
  */
 import { type Message, textMessage } from "convoseg/history";
 import type { Arrival, InferredReply } from "convoseg/history/dynamodb";
@@ -65,6 +66,12 @@ export function describeLinkerReads(name: string, store: () => LinkerReads): voi
       expect(r).toMatchObject({ id: "r", inferredReplyTo: "q" });
       expect(r).not.toHaveProperty("replyTo");
       expect(await s.getMessages(id, ["gone"])).toEqual([]);
+      // A tick that links these again (its predecessor died before moving past them) reads the
+      // recorded parent with the content, and keeps it.
+      expect((await arrivals(s, id, true)).map((a) => a.content)).toEqual([
+        { author: "ana", text: "question" },
+        { author: "bo", text: "answer", inferredReplyTo: "q" },
+      ]);
     });
   });
 }

@@ -357,6 +357,7 @@ describe("functions", () => {
       PREVIOUS_DUE_SHARDS: "0",
       WORKERS: "1",
       CONVERSATIONS: "linked",
+      ASK_LINKS: "false",
       NODE_OPTIONS: "--enable-source-maps",
     });
   });

@@ -3,7 +3,13 @@
  * request, its links and what the reply linker reads of it, and which attributes each read names.
  */
 import { type Message, type MessageKind, messageText } from "../message.js";
-import { BY_POSITION_ATTRIBUTES, PARTITION_KEY, POSITION, SORT_KEY } from "./schema.js";
+import {
+  BY_POSITION_ATTRIBUTES,
+  INFERRED_REPLY_TO,
+  PARTITION_KEY,
+  POSITION,
+  SORT_KEY,
+} from "./schema.js";
 
 /**
  * What the `byPosition` index holds of an arrival: its position, platform id and timestamp; and,
@@ -25,6 +31,8 @@ export interface ArrivalContent {
   userId?: string;
   kind?: MessageKind;
   text: string;
+  /** The parent a tick inferred and recorded before (it died before moving past the message). */
+  inferredReplyTo?: string;
 }
 
 /** The content of a stored message for the reply linker (a deleted one has no text). */
@@ -32,6 +40,7 @@ export function arrivalContent(message: Message): ArrivalContent {
   const content: ArrivalContent = { author: message.author ?? "", text: messageText(message) };
   if (message.userId !== undefined) content.userId = message.userId;
   if (message.kind !== undefined) content.kind = message.kind;
+  if (message.inferredReplyTo !== undefined) content.inferredReplyTo = message.inferredReplyTo;
   return content;
 }
 
@@ -60,4 +69,5 @@ export const CONTENT_ATTRIBUTES = [
   "userId",
   "kind",
   "parts",
+  INFERRED_REPLY_TO,
 ] as const;

@@ -87,6 +87,8 @@ export class DynamoDbLedger implements AttemptLedger, SpendCounter {
       new GetCommand({
         TableName: this.tableName,
         Key: key(partition, spendItemKey(day)),
+        // Only the count: a reader granted the counters alone (the tick's link advisor) reads it.
+        ProjectionExpression: "tokens",
         ConsistentRead: true,
       }),
     );

@@ -21,6 +21,7 @@ export {
   SegmentExtractor,
 } from "./extract-segment.js";
 export { CircuitBreaker, guardedLLM, TokenBudget, utcDay } from "./guard.js";
+export { linkAdvisor } from "./link-advisor.js";
 export {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
@@ -38,4 +39,4 @@ export {
   rideOutSeconds,
 } from "./retry.js";
 export { storedMessageStates } from "./stored-states.js";
-export { extractDependencies } from "./wiring.js";
+export { extractDependencies, linkAdvisorOf } from "./wiring.js";

@@ -2,6 +2,7 @@ import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDbStore } from "../../history/dynamodb/index.js";
+import type { LinkAdvisor } from "../../segmentation/linker/index.js";
 import type { ExtractFunctionConfig } from "../config/config.js";
 import { Analyzer, type Extractor, type LLM } from "../extraction/index.js";
 import { BedrockConverseLLM, OpenAICompatibleLLM } from "../extraction/llm/index.js";
@@ -19,6 +20,7 @@ import type { SegmentConsumerDependencies } from "./consumer.js";
 import type { ExtractionLogger, ExtractionMetrics } from "./consumer-report.js";
 import { promptVersionOf, SegmentExtractor } from "./extract-segment.js";
 import { type CircuitBreaker, guardedLLM, TokenBudget } from "./guard.js";
+import { type LinkAdvisorOptions, linkAdvisor } from "./link-advisor.js";
 import {
   KnowledgeRedactor,
   type KnowledgeRedactorOptions,
@@ -163,6 +165,45 @@ function createExtractor(
   };
 }
 
+/** The daily token budget the configuration sets, on the results table's counters. */
+function tokenBudgetOf(
+  config: ExtractFunctionConfig,
+  ledger: DynamoDbLedger,
+  env: ExtractEnvironment,
+): TokenBudget | undefined {
+  return config.dailyTokenBudget === undefined
+    ? undefined
+    : new TokenBudget({
+        counter: ledger,
+        daily: config.dailyTokenBudget,
+        perChannel: config.channelTokenBudget,
+        now: env.now,
+      });
+}
+
+/**
+ * The reply linker's advisor on the configured model, each call counted against the same daily
+ * token budgets as extraction's (deployment and channel) and behind the same breaker. `llm`
+ * replaces the configured adapter (tests).
+ */
+export function linkAdvisorOf(
+  config: ExtractFunctionConfig,
+  env: ExtractEnvironment,
+  options: Omit<LinkAdvisorOptions, "llm"> = {},
+  llm?: LLM,
+): LinkAdvisor {
+  if (config.extractor === "offline" && llm === undefined)
+    throw new RangeError("asking links needs a model: the extractor is offline");
+  const model =
+    llm ?? createLLM(config as ExtractFunctionConfig & { extractor: "bedrock" | "openai" }, env);
+  const ledger = new DynamoDbLedger({ client: env.dynamodb, tableName: config.resultsTable });
+  const budget = tokenBudgetOf(config, ledger, env);
+  return linkAdvisor({
+    ...options,
+    llm: (channel) => guardedLLM(model, { budget, breaker: env.breaker, channel }),
+  });
+}
+
 /**
  * Wires the consumer from the function's configuration: the Lambda handler and the local run
  * (`npm start -- run`) share it, so both run the same code. `llm` replaces the configured
@@ -179,15 +220,7 @@ export function extractDependencies(
     retentionMs: config.windowOutputTtlMs,
     now: env.now,
   });
-  const budget =
-    config.dailyTokenBudget === undefined
-      ? undefined
-      : new TokenBudget({
-          counter: ledger,
-          daily: config.dailyTokenBudget,
-          perChannel: config.channelTokenBudget,
-          now: env.now,
-        });
+  const budget = tokenBudgetOf(config, ledger, env);
   const { extractor, model, promptVersion } = createExtractor(config, env, llm, budget);
   const store = new DynamoDbResultStore({ client: env.dynamodb, tableName: config.resultsTable });
   const messages = new DynamoDbStore({ client: env.dynamodb, tableName: config.messagesTable });

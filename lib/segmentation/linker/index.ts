@@ -3,6 +3,14 @@
  * Learned from the Ubuntu IRC disentanglement corpus; decided once per message from a bounded window.
  */
 
+export {
+  type AdvisedMessage,
+  type LinkAdvisor,
+  type LinkAnswer,
+  type LinkQuestion,
+  questionOf,
+  takenAnswers,
+} from "./advisor.js";
 export { PairContext } from "./context.js";
 export {
   CONTENT_SIZE,
@@ -16,6 +24,7 @@ export {
 } from "./features.js";
 export {
   defaultLinkerModel,
+  type LinkChoice,
   type LinkDecision,
   type LinkInput,
   linkAll,

@@ -43,6 +43,22 @@ export interface LinkDecision {
   readonly source: "platform" | "inferred" | "system";
   /** Inferred links: the best option's score minus the runner-up's (small means unsure). */
   readonly margin?: number;
+  /**
+   * Inferred links, with `alternatives`: the learned model's best options, best first, each a
+   * parent's id or null for "starts a conversation" (what an advisor may be shown).
+   */
+  readonly options?: readonly (string | null)[];
+  /** Inferred links: the parent was chosen for the linker (`LinkChoice`), not by its model. */
+  readonly chosen?: true;
+}
+
+/**
+ * A decision made outside the model for one message: a parent recorded before, or an advisor's
+ * answer. `parent` null starts a conversation. A parent the linker would not consider (outside
+ * the window, a system line, later) is ignored, and the model decides.
+ */
+export interface LinkChoice {
+  readonly parent: string | null;
 }
 
 export interface ReplyLinkerOptions {
@@ -53,6 +69,14 @@ export interface ReplyLinkerOptions {
    * at the price of more mixed ones. @default the model's own, chosen on the dev split
    */
   readonly startBias?: number;
+  /** How many best options an inferred decision lists (`LinkDecision.options`). @default 0 */
+  readonly alternatives?: number;
+}
+
+/** An option of an inferred decision: a candidate's window position (-1: starts one). */
+interface Ranked {
+  readonly at: number;
+  readonly score: number;
 }
 
 // The imports the hot loop reads, read once: a loader may make each imported binding a getter.
@@ -70,6 +94,7 @@ export function defaultLinkerModel(): LinkerModel {
 export class ReplyLinker {
   private readonly model: LinkerModel;
   private readonly startBias: number;
+  private readonly alternatives: number;
   private window: Window;
   private readonly queryX = new Float64Array(QUERY_SIZE);
   private readonly contentX = new Float64Array(CONTENT_SIZE);
@@ -84,6 +109,11 @@ export class ReplyLinker {
     this.startBias = options.startBias ?? this.model.startBias;
     if (!Number.isFinite(this.startBias))
       throw new RangeError(`startBias must be a finite number (got ${String(this.startBias)})`);
+    this.alternatives = options.alternatives ?? 0;
+    if (!Number.isInteger(this.alternatives) || this.alternatives < 0)
+      throw new RangeError(
+        `alternatives must be a whole number of at least 0 (got ${String(this.alternatives)})`,
+      );
     this.window = new Window(this.model.window, this.model);
     this.base = new Float64Array(this.model.hidden);
     this.pre = new Float64Array(this.model.hidden);
@@ -120,8 +150,11 @@ export class ReplyLinker {
     return this.window.find(id)?.conversation;
   }
 
-  /** Decides `message`'s parent and remembers it for the messages after it. */
-  link(message: LinkInput): LinkDecision {
+  /**
+   * Decides `message`'s parent and remembers it for the messages after it. A `choice` the linker
+   * may take (see {@link LinkChoice}) replaces its model's for an inferred link.
+   */
+  link(message: LinkInput, choice?: LinkChoice): LinkDecision {
     if (message.kind === "system")
       return { id: message.id, conversation: message.id, source: "system" };
     const entry = this.window.append(message);
@@ -131,7 +164,7 @@ export class ReplyLinker {
       this.window.settle(entry, conversation);
       return { id: message.id, parent: message.replyTo, conversation, source: "platform" };
     }
-    return this.infer(entry);
+    return this.infer(entry, choice);
   }
 
   private remember(entry: Entry): void {
@@ -142,7 +175,7 @@ export class ReplyLinker {
     entry.projection = projection;
   }
 
-  private infer(query: Entry): LinkDecision {
+  private infer(query: Entry, choice: LinkChoice | undefined): LinkDecision {
     const model = this.model;
     const h = model.hidden;
     const base = this.base;
@@ -151,14 +184,19 @@ export class ReplyLinker {
     project(model.query, this.queryX, h, base);
     this.context.begin(this.window, query);
 
+    const ranked: Ranked[] | undefined = this.alternatives > 0 ? [] : undefined;
     let best = this.score(query, undefined) + this.startBias;
+    ranked?.push({ at: -1, score: best });
     let bestAt = -1;
     let second = Number.NEGATIVE_INFINITY;
+    let chosenAt = choice?.parent === null ? -1 : undefined;
     const low = this.window.horizon(query.position);
     for (let p = query.position - 1; p >= low; p--) {
       const candidate = this.window.at(p);
       if (candidate.opaque || !isConsidered(query, candidate)) continue;
+      if (choice?.parent === candidate.id) chosenAt ??= p;
       const score = this.score(query, candidate);
+      ranked?.push({ at: p, score });
       if (score > best) {
         second = best;
         best = score;
@@ -166,16 +204,37 @@ export class ReplyLinker {
       } else if (score > second) second = score;
     }
     const margin = best - second;
-    if (bestAt < 0) return { id: query.id, conversation: query.id, source: "inferred", margin };
-    const parent = this.window.at(bestAt);
-    query.conversation = parent.conversation;
+    const at = chosenAt ?? bestAt;
+    let decision: LinkDecision;
+    if (at < 0) {
+      decision = { id: query.id, conversation: query.id, source: "inferred", margin };
+    } else {
+      const parent = this.window.at(at);
+      query.conversation = parent.conversation;
+      decision = {
+        id: query.id,
+        parent: parent.id,
+        conversation: parent.conversation,
+        source: "inferred",
+        margin,
+      };
+    }
+    // The common path returns the plain decision: the extras cost an object only when asked for.
+    if (ranked === undefined && chosenAt === undefined) return decision;
     return {
-      id: query.id,
-      parent: parent.id,
-      conversation: parent.conversation,
-      source: "inferred",
-      margin,
+      ...decision,
+      ...(ranked === undefined ? {} : { options: this.best(ranked) }),
+      ...(chosenAt === undefined ? {} : { chosen: true as const }),
     };
+  }
+
+  /** The ids of the best `alternatives` options, best first (null: starts a conversation). */
+  private best(ranked: Ranked[]): (string | null)[] {
+    // Stable: among equal scores the option met first (starting, then the nearer) comes first.
+    ranked.sort((a, b) => b.score - a.score);
+    return ranked
+      .slice(0, this.alternatives)
+      .map((r) => (r.at < 0 ? null : this.window.at(r.at).id));
   }
 
   private score(query: Entry, candidate: Entry | undefined): number {

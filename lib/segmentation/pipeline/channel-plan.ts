@@ -4,8 +4,8 @@
  * kept under a size bound. No writes: `./channel-step.ts` records and delivers the result.
  */
 import { createHash } from "node:crypto";
-import type { Arrival, ArrivalContent, InferredReply } from "../../history/dynamodb/index.js";
-import { type LinkerState, ReplyLinker } from "../linker/index.js";
+import type { Arrival, InferredReply } from "../../history/dynamodb/index.js";
+import { chooseLinks, type LinkableRef, type LinkChoices, linkConversations } from "./linking.js";
 import {
   type BrokenHold,
   type ChannelSnapshot,
@@ -14,7 +14,7 @@ import {
   type TickState,
 } from "./store/channel-state.js";
 import { encodeTickState } from "./store/tick-state.js";
-import { newestInTails, planStreams, type StreamRef, type StreamStates } from "./streams.js";
+import { newestInTails, planStreams, type StreamStates } from "./streams.js";
 import type { MessageSource, TickDependencies, TickSettings } from "./tick-dependencies.js";
 import type { MessageRef, PipelineConfig } from "./types.js";
 
@@ -87,7 +87,18 @@ export async function advance(
     if (first > last) continue;
     broken.push({ hold: hold.name, first, last, seen: [], until: wall + BROKEN_HOLD_WATCH_MS });
   }
-  const planned = planWithinBound(deps, channel, state, { arrivals, capped, behind, horizon, now });
+  const choices =
+    deps.settings.conversations === "linked"
+      ? await chooseLinks(deps, channel, state.linker, [...behind, ...arrivals.flatMap(ref)])
+      : new Map();
+  const planned = planWithinBound(deps, channel, state, {
+    arrivals,
+    capped,
+    behind,
+    horizon,
+    now,
+    choices,
+  });
   const next: TickState = {
     ...planned.state,
     seqSeen: maxPosition(state.seqSeen, marks.seq),
@@ -200,9 +211,10 @@ function planWithinBound(
     behind: LinkableRef[];
     horizon: bigint | null;
     now: number;
+    choices: LinkChoices;
   },
 ) {
-  const { arrivals, capped, behind, horizon, now } = read;
+  const { arrivals, capped, behind, horizon, now, choices } = read;
   const config = {
     ...deps.settings,
     idBytesPerSegment: idBytesPerSegment(deps.bodies.maxBodyBytes),
@@ -212,7 +224,7 @@ function planWithinBound(
     const read = [...behind, ...taken.flatMap(ref)];
     const { refs, linker, links } =
       config.conversations === "linked"
-        ? linkConversations(state.linker, read)
+        ? linkConversations(state.linker, read, choices)
         : { refs: read, linker: undefined, links: [] };
     const trimmed = capped || kept < arrivals.length;
     const streams = {
@@ -373,45 +385,6 @@ function ref(arrival: Arrival): LinkableRef[] {
   if (arrival.replyTo !== undefined) message.replyTo = arrival.replyTo;
   if (arrival.content !== undefined) message.content = arrival.content;
   return [message];
-}
-
-/** An arrival's ref with what the reply linker reads of it, when read for linking. */
-interface LinkableRef extends StreamRef {
-  content?: ArrivalContent;
-}
-
-/**
- * `linked` mode: each arrival of the channel's own stream (not a thread's reply, not a system
- * line) put in its conversation by the reply linker, restored from the state and snapshotted
- * after; re-run from the recorded window whenever the tick plans again, so a message is linked
- * once per recorded state, in the order the tick reads it.
- */
-function linkConversations(
-  previous: LinkerState | undefined,
-  read: readonly LinkableRef[],
-): { refs: StreamRef[]; linker: LinkerState; links: InferredReply[] } {
-  const linker = previous === undefined ? new ReplyLinker() : ReplyLinker.restore(previous);
-  const links: InferredReply[] = [];
-  const refs = read.map((r): StreamRef => {
-    const { content, ...plain } = r;
-    if (content === undefined || (r.thread !== undefined && r.thread !== r.id)) return plain;
-    if (content.kind === "system") return plain;
-    const known = linker.conversationOf(r.id);
-    if (known !== undefined) return { ...plain, conversation: known };
-    const decision = linker.link({
-      id: r.id,
-      ts: r.ts,
-      author: content.author,
-      ...(content.userId === undefined ? {} : { authorId: content.userId }),
-      text: content.text,
-      ...(content.kind === undefined ? {} : { kind: content.kind }),
-      ...(r.replyTo === undefined ? {} : { replyTo: r.replyTo }),
-    });
-    if (decision.source === "inferred" && decision.parent !== undefined)
-      links.push({ id: r.id, parent: decision.parent });
-    return { ...plain, conversation: decision.conversation };
-  });
-  return { refs, linker: linker.snapshot(), links };
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) =>

@@ -23,6 +23,11 @@ export interface SegmentFunctionConfig {
   workers: number;
   /** The worker function's name, set on the dispatcher when `workers` is over 1. */
   workerFunction: string | null;
+  /**
+   * Ask the extraction's model about the links the reply linker is least sure of (`ASK_LINKS`,
+   * docs/conversations.md); the function then reads the extraction's settings too.
+   */
+  askLinks: boolean;
   settings: TickSettings;
 }
 
@@ -47,6 +52,8 @@ export const SEGMENT_DEFAULTS = {
   WORKERS: "1",
   // Channels without threads interleave conversations: each gets a stream of its own.
   CONVERSATIONS: "linked",
+  // Asking a model about links costs tokens: only where a deployment turns it on.
+  ASK_LINKS: "false",
 } as const;
 
 /**
@@ -138,6 +145,13 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
       `must not exceed MAX_SIZE (${maxSize}) (got ${minItems})`,
     );
   }
+  const askLinks = value("ASK_LINKS");
+  if (askLinks !== "true" && askLinks !== "false") {
+    throw new PipelineConfigError(
+      "ASK_LINKS",
+      `must be true or false (got ${JSON.stringify(askLinks)})`,
+    );
+  }
   const conversations = value("CONVERSATIONS");
   if (conversations !== "linked" && conversations !== "contiguous") {
     throw new PipelineConfigError(
@@ -156,6 +170,7 @@ export function readSegmentConfig(env: Record<string, string | undefined>): Segm
     previousDueShards: integer("PREVIOUS_DUE_SHARDS", 0, MAX_DUE_SHARDS) || null,
     workers,
     workerFunction,
+    askLinks: askLinks === "true",
     settings: {
       maxSize,
       settle: duration("SETTLE"),

@@ -5,6 +5,7 @@
  */
 import type { Arrival, InferredReply } from "../../history/dynamodb/index.js";
 import type { Message } from "../../history/index.js";
+import type { LinkAdvisor } from "../linker/index.js";
 import type { BodyOptions } from "./delivery.js";
 import type { ChannelStore } from "./store/channel-state.js";
 import type { PipelineConfig, SegmentDelivery } from "./types.js";
@@ -57,7 +58,10 @@ export type MetricName =
   | "ChannelStateBytes"
   | "SharesBusy"
   | "WorkersInvoked"
-  | "WorkerInvokeErrors";
+  | "WorkerInvokeErrors"
+  | "LinksAsked"
+  | "LinksAdvised"
+  | "LinkAdviceFailures";
 
 export interface PipelineMetrics {
   add(name: MetricName, value: number): void;
@@ -93,6 +97,11 @@ export interface TickDependencies {
   metrics: PipelineMetrics;
   logger: PipelineLogger;
   settings: TickSettings;
+  /**
+   * Asked about the links the reply linker is least sure of (`linked` mode), before they are
+   * decided for good; absent (the default), the linker's model decides alone.
+   */
+  advisor?: LinkAdvisor;
   /** The pipeline clock (epoch ms): decides what has settled, and due times. */
   now: () => number;
   /** The wall clock (epoch ms): leases and how long holds have been seen. */

@@ -20,6 +20,7 @@ describe("segment function configuration", () => {
       previousDueShards: null,
       workers: 1,
       workerFunction: null,
+      askLinks: false,
       settings: {
         maxSize: 500,
         settle: 86_400_000,
@@ -50,6 +51,10 @@ describe("segment function configuration", () => {
       WORKER_FUNCTION: "convoseg-worker",
     });
     expect([config.workers, config.workerFunction]).toEqual([8, "convoseg-worker"]);
+    expect(readSegmentConfig({ ...required, ASK_LINKS: "true" }).askLinks).toBe(true);
+    expect(() => readSegmentConfig({ ...required, ASK_LINKS: "yes" })).toThrow(
+      'segment: ASK_LINKS must be true or false (got "yes")',
+    );
     expect(() => readSegmentConfig({ ...required, WORKERS: "2" })).toThrow(
       "segment: WORKER_FUNCTION must be set when WORKERS is over 1",
     );

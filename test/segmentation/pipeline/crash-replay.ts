@@ -199,13 +199,10 @@ function linkedReference(chat: Chat[]): (Chat & { conversation?: string })[] {
   });
 }
 
-/**
- * The distinct segments sent are exactly the reference's, none late, and a segment sent again
- * repeats its content. Returns how many distinct segments were sent.
- */
-function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickSettings): number {
+/** The segments sent, each once, in first-sent order; one sent again repeats its messages. */
+export function distinctSegments(sent: readonly SegmentDelivery[]): SegmentDelivery["segment"][] {
   const byId = new Map<string, string[]>();
-  const distinct = new Map<string, string[][]>();
+  const distinct: SegmentDelivery["segment"][] = [];
   for (const { segment } of sent) {
     const ids = segment.messages.map((m) => m.id);
     const earlier = byId.get(segment.segmentId);
@@ -213,6 +210,21 @@ function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickS
       expect(ids).toEqual(earlier);
       continue;
     }
+    byId.set(segment.segmentId, ids);
+    distinct.push(segment);
+  }
+  return distinct;
+}
+
+/**
+ * The distinct segments sent are exactly the reference's, none late, and a segment sent again
+ * repeats its content. Returns how many distinct segments were sent.
+ */
+function expectReferenceSegments(sent: SegmentDelivery[], chat: Chat[], s: TickSettings): number {
+  const byId = new Map<string, string[]>();
+  const distinct = new Map<string, string[][]>();
+  for (const segment of distinctSegments(sent)) {
+    const ids = segment.messages.map((m) => m.id);
     expect(segment.late).toBe(false);
     // Linked, a segment outside threads is one conversation's, and names it; contiguous, none.
     const linked = s.conversations === "linked" && segment.thread === undefined;
