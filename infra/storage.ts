@@ -363,7 +363,8 @@ export class Storage extends Construct {
 
   /**
    * What an erasure (the `EraseUser` function) does and nothing more: finds a person's messages
-   * (the `byAuthor` index, keys only), reads them by key, deletes them with the content-attribute
+   * (the `byAuthor` index, keys only), lists the channels (the `conversations` index, for the
+   * corrections they made), reads them by key, deletes them with the content-attribute
    * updates a deletion makes (and a held deletion's put, should one vanish meanwhile: those
    * attributes only), takes a channel's name off its messages where it is the person's (a
    * Query of the channel, then the same updates), redacts the results table, where it also keeps its audit item, and asks
@@ -372,9 +373,13 @@ export class Storage extends Construct {
    */
   grantErasure(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, [
+      // The person's messages, and the channels whose corrections it looks through.
       new PolicyStatement({
         actions: ["dynamodb:Query"],
-        resources: [`${this.messages.tableArn}/index/${BY_AUTHOR_INDEX}`],
+        resources: [
+          `${this.messages.tableArn}/index/${BY_AUTHOR_INDEX}`,
+          `${this.messages.tableArn}/index/${CONVERSATIONS_INDEX}`,
+        ],
       }),
       // Reads by key, and a channel's messages where its name is the person's (`channelName`
       // then goes through the change grant).

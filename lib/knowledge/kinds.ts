@@ -52,7 +52,8 @@ export type RedactionPath =
  *   replies;
  * - `name terms removed`: terms naming the person leave the channel's statistics;
  * - `corrector forgotten`: corrections they made stay, without who made them (`by`, their user
- *   id or a name of theirs); what cites their messages follows the redaction of those;
+ *   id or a name of theirs), in every channel of the erasure, where they wrote or not; what
+ *   cites their messages follows the redaction of those;
  * - `nothing to erase`: its items hold nothing of a person.
  */
 export type ErasurePath =
