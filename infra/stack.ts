@@ -226,6 +226,9 @@ export class ConvosegStack extends Stack {
           perPerson: ask.perPerson,
           perChannel: ask.perChannel,
           reservedConcurrency: config.connectors.receiverConcurrency,
+          ...(ask.markers !== undefined && {
+            marking: { markers: ask.markers, storage: this.storage },
+          }),
         });
       }
     }

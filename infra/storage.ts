@@ -30,6 +30,7 @@ import {
   TOMBSTONE_ATTRIBUTES,
 } from "convoseg/history/schema";
 import {
+  CORRECTION_ATTRIBUTES,
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
   RESULTS_TTL_ATTRIBUTE,
@@ -419,6 +420,30 @@ export class Storage extends Construct {
       ],
       resources: [this.results.tableArn],
     });
+  }
+
+  /**
+   * What a function that records a person's correction of a question does (`correctQuestion`,
+   * the API's correction route, the ask endpoints' "Mark as answer"): finds the question in the
+   * channel's index (Query) and its result (GetItem: the expiry the correction goes with), puts
+   * an item of a correction's attributes only, so that it cannot write a result, an index entry
+   * or term statistics (IAM cannot hold a sort key prefix), and reads the answering message's
+   * facts, never its text.
+   */
+  grantCorrections(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:Query", "dynamodb:GetItem"],
+        resources: [this.results.tableArn],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:PutItem"],
+        resources: [this.results.tableArn],
+        conditions: {
+          "ForAllValues:StringEquals": { "dynamodb:Attributes": [...CORRECTION_ATTRIBUTES] },
+        },
+      }),
+    ]).combine(this.grantActivityReads(grantee));
   }
 
   /**

@@ -25,6 +25,8 @@ const COMMAND_NAME = /^[a-z0-9_-]{1,32}$/;
 const BOT_USERNAME = /^[A-Za-z][A-Za-z0-9_]{3,31}$/;
 /** Channel ids of any platform, comma-separated. */
 const ASK_CHANNELS = /^[^\s,]{1,64}(,[^\s,]{1,64}){0,999}$/;
+/** `anyone`, or Slack and Discord user ids, comma-separated (1 to 200). */
+const ASK_MARKERS = /^(anyone|[A-Z0-9]{2,30}(,[A-Z0-9]{2,30}){0,199})$/;
 
 const askSecret = (what: string) => ({
   pattern: SECRET_ARN,
@@ -234,7 +236,22 @@ export const outlets = <V, P>(table: Table<V, P>) =>
     /** Questions one person may ask a minute, per endpoint instance (1 to 600). */
     .integer("askPerPerson", { default: "5", min: 1, max: 600 })
     /** Questions one channel may ask a minute, per endpoint instance (1 to 6000). */
-    .integer("askPerChannel", { default: "20", min: 1, max: 6000 });
+    .integer("askPerChannel", { default: "20", min: 1, max: 6000 })
+    /**
+     * Who may mark a message as a question's answer ("Mark as answer" on Slack and Discord):
+     * `anyone` in the channels answered, or these user ids, comma-separated. Unset: marking off.
+     */
+    .text("askMarkers", {
+      rule: { pattern: ASK_MARKERS, rule: "anyone, or 1 to 200 Slack or Discord user ids" },
+      check: ({ askMarkers, askSlackSigningSecret, askDiscordPublicKey }) => {
+        if (
+          askMarkers !== undefined &&
+          askSlackSigningSecret === undefined &&
+          askDiscordPublicKey === undefined
+        )
+          fail("marks answers through the Slack or Discord ask endpoint: set one of them too");
+      },
+    });
 
 /** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
 export interface ApiConfig {
@@ -267,6 +284,8 @@ export interface AskConfig {
   channels?: string;
   perPerson: number;
   perChannel: number;
+  /** Who may mark answers on Slack and Discord: `anyone`, or user ids. Unset: marking off. */
+  markers?: "anyone" | string[];
 }
 
 /** The ask endpoints when any is set; else nothing. */
@@ -281,6 +300,7 @@ export function askConfig(v: {
   askChannels: string | undefined;
   askPerPerson: number;
   askPerChannel: number;
+  askMarkers: string | undefined;
 }): { ask?: AskConfig } {
   const telegram =
     v.askTelegramSecretToken !== undefined && v.askTelegramBotToken !== undefined
@@ -308,6 +328,9 @@ export function askConfig(v: {
       ...(v.askChannels !== undefined && { channels: v.askChannels }),
       perPerson: v.askPerPerson,
       perChannel: v.askPerChannel,
+      ...(v.askMarkers !== undefined && {
+        markers: v.askMarkers === "anyone" ? ("anyone" as const) : v.askMarkers.split(","),
+      }),
     },
   };
 }

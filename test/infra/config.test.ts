@@ -302,6 +302,7 @@ describe("resolveConfig", () => {
         "askChannels",
         "askCommand",
         "askDiscordPublicKey",
+        "askMarkers",
         "askPerChannel",
         "askPerPerson",
         "askSlackBotToken",
