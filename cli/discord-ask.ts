@@ -10,8 +10,8 @@ const USAGE = `Usage: npm start -- discord-ask --application-id ID [--guild ID] 
 
 Registers the /ask application command (a question, and an optional "public" switch) with
 Discord for the application, in one guild (shown at once) or globally (every guild the
-application is in; Discord may take up to an hour to show it); with --mark, the "Mark as answer"
-message command too (for askMarkers). Registering again replaces them, and no other command.
+application is in; Discord may take up to an hour to show it); with --mark, the message commands
+"Mark as answer", "Reopen question" and "Hide question" too (for askMarkers). Registering again replaces them, and no other command.
 The bot token is read from DISCORD_BOT_TOKEN, never from the command line, where other users
 of the machine could see it.
 
@@ -19,7 +19,7 @@ Options:
   --application-id ID  the application's id (the developer portal's General Information)
   --guild ID           register in this guild only (default: globally)
   --command NAME       the command's name, as the stack's askCommand (default: ask)
-  --mark               register the "Mark as answer" message command too
+  --mark               register the message commands too ("Mark as answer" and the others)
   --api-base URL       Discord's API (default: ${DISCORD_API_BASE})
   -h, --help           this help`;
 
@@ -57,7 +57,8 @@ export const discordAskCommand: Command = command({
       const where = options.guild === undefined ? "globally" : `in guild ${options.guild}`;
       io.stdout.write(`registered /${options.command ?? "ask"} ${where} (command ${ids.ask})\n`);
       if (ids.mark !== undefined) {
-        io.stdout.write(`registered "Mark as answer" ${where} (command ${ids.mark})\n`);
+        const names = '"Mark as answer", "Reopen question", "Hide question"';
+        io.stdout.write(`registered ${names} ${where} (commands ${ids.mark.join(", ")})\n`);
       }
       return EXIT.ok;
     } catch (error) {

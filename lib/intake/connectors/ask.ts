@@ -44,14 +44,20 @@ export type AskRequest =
       replyTo?: number;
     };
 
+/** A mark's action, as a correction names it. */
+export type MarkAction = "answered" | "reopen" | "hidden";
+
 /**
- * A message a person marked as the answer to a question ("Mark as answer"), to be recorded after
+ * A message a person marked as the answer to a question ("Mark as answer"; or its question
+ * reopened, or hidden), to be recorded after
  * the platform's acknowledgement: the store's channel and message ids, who marked it, its thread
  * or the message it replies to as the platform said, and where the person is told.
  */
 export type MarkRequest = {
   channel: string;
   messageId: string;
+  /** What the person said: the message answers its question, or its question is reopened or hidden. */
+  action: MarkAction;
   by: string;
   thread?: string;
   replyTo?: string;

@@ -4,14 +4,15 @@
  * PING answered with PONG, the command answered with a deferred response (type 5: Discord shows
  * "thinking…"), and the question handed on; its answer edits that response through the
  * interaction's webhook. Only the asker sees it unless the command's `public` option is true.
- * The "Mark as answer" message command arrives here too: deferred, only the person sees what
- * became of it, and the mark handed on.
+ * The "Mark as answer" message command (and "Reopen question", "Hide question") arrives here
+ * too: deferred, only the person sees what became of it, and the mark handed on.
  */
 import type { KeyObject } from "node:crypto";
 import {
   type AskReceiverOptions,
   type AskTaken,
   askRefusals,
+  type MarkAction,
   notTakenText,
   takeMark,
   takeQuestion,
@@ -29,8 +30,12 @@ export interface DiscordAskOptions extends AskReceiverOptions {
   command?: string;
 }
 
-/** The message command's name, as `discord-ask --mark` registers it. */
-const MARK_ANSWER_COMMAND = "Mark as answer";
+/** The message commands' names, as `discord-ask --mark` registers them, by action. */
+const MARK_COMMANDS: Readonly<Record<string, MarkAction>> = {
+  "Mark as answer": "answered",
+  "Reopen question": "reopen",
+  "Hide question": "hidden",
+};
 
 /** Interaction, command and response types, and the EPHEMERAL message flag. */
 const PING = 1;
@@ -114,10 +119,12 @@ export function discordAskReceiver(options: DiscordAskOptions) {
     const guild = text(interaction.guild_id);
     const isPrivate = guild === "" || PRIVATE_CHANNEL_TYPES.has(Number(interaction.channel?.type));
     const { data } = interaction;
+    const action = typeof data?.name === "string" ? MARK_COMMANDS[data.name] : undefined;
     if (
       interaction.type === APPLICATION_COMMAND &&
       data?.type === MESSAGE_COMMAND &&
-      data.name === MARK_ANSWER_COMMAND
+      action !== undefined &&
+      Object.hasOwn(MARK_COMMANDS, String(data.name))
     ) {
       const target = text(data.target_id);
       if (![channel, applicationId, target, person].every((id) => SNOWFLAKE.test(id)) || !token) {
@@ -132,6 +139,7 @@ export function discordAskReceiver(options: DiscordAskOptions) {
           platform: "discord",
           channel,
           messageId: target,
+          action,
           by: person,
           ...(SNOWFLAKE.test(replyTo) && { replyTo }),
           applicationId,

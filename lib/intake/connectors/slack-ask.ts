@@ -6,7 +6,8 @@
  * the same URL takes the Events API's `app_mention` (`@app question`), answered in its thread;
  * Slack's retry of an event is acknowledged and not asked again (the first was handed on). The
  * same URL, as the app's Interactivity Request URL, takes the "Mark as answer" message shortcut
- * (callback id `mark_answer`): acknowledged with an empty 200, the mark handed on, the person
+ * (callback id `mark_answer`; `reopen_question` and `hide_question` say the chosen message's
+ * question is open, or not one): acknowledged with an empty 200, the mark handed on, the person
  * told through the shortcut's `response_url` by the mark function.
  */
 
@@ -22,7 +23,7 @@ import { askWords } from "./ask-words.js";
 import { ConnectorError } from "./errors.js";
 import { checkBodySize, type HttpRequest, type HttpResponse, header, reply } from "./receive.js";
 import { parseSlackEnvelope } from "./slack-events.js";
-import { MARK_ANSWER_CALLBACK, slackShortcut } from "./slack-shortcut.js";
+import { MARK_CALLBACKS, slackShortcut } from "./slack-shortcut.js";
 import { verifySlackRequest } from "./slack-signature.js";
 
 export interface SlackAskOptions extends AskReceiverOptions {
@@ -107,7 +108,12 @@ export function slackAskReceiver(options: SlackAskOptions) {
    */
   async function shortcut(payload: string): Promise<HttpResponse> {
     const action = slackShortcut(payload);
-    if (action === undefined || action.callbackId !== MARK_ANSWER_CALLBACK) {
+    const said = action === undefined ? undefined : MARK_CALLBACKS[action.callbackId];
+    if (
+      action === undefined ||
+      said === undefined ||
+      !Object.hasOwn(MARK_CALLBACKS, action.callbackId)
+    ) {
       metrics.add("AsksIgnored", 1);
       log.info("interaction without a mark", {});
       return reply(200, "", "text/plain");
@@ -118,6 +124,7 @@ export function slackAskReceiver(options: SlackAskOptions) {
         platform: "slack",
         channel: action.channel,
         messageId: action.messageTs,
+        action: said,
         by: action.user,
         ...(action.threadTs !== undefined && { thread: action.threadTs }),
         responseUrl: action.responseUrl,

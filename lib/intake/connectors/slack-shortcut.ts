@@ -4,9 +4,14 @@
  * since the ids go on to the store and the reply goes to `response_url`.
  */
 import { z } from "zod";
+import type { MarkAction } from "./ask.js";
 
-/** The callback id the app's "Mark as answer" shortcut is made with (docs/connectors.md). */
-export const MARK_ANSWER_CALLBACK = "mark_answer";
+/** The callback ids the app's shortcuts are made with (docs/connectors.md), by action. */
+export const MARK_CALLBACKS: Readonly<Record<string, MarkAction>> = {
+  mark_answer: "answered",
+  reopen_question: "reopen",
+  hide_question: "hidden",
+};
 
 const SLACK_ID = z.string().regex(/^[A-Z0-9]{2,30}$/);
 const SLACK_TS = z.string().regex(/^\d{1,12}\.\d{1,9}$/);

@@ -4,7 +4,8 @@
  * (`correctQuestion`), and the person is told what became of it, only them. Which question: the
  * one its reply or thread starts with, else the latest one asked in its thread, else the one the
  * model already answered with it, else the nearest earlier question of the conversation (segment)
- * it is in. Who may: anyone in the channels answered, or the platform user ids listed.
+ * it is in. "Reopen question" and "Hide question" take the question the message asks, else the
+ * one it answers. Who may: anyone in the channels answered, or the platform user ids listed.
  */
 import { CorrectionError } from "../../knowledge/index.js";
 import type { ResultStore } from "../../knowledge/store/index.js";
@@ -18,6 +19,11 @@ interface MarkJobBase {
   channel: string;
   /** The message chosen, as the store names it (Slack's `ts`, Discord's id). */
   messageId: string;
+  /**
+   * `answered`: the message answers its question; `reopen` and `hidden`: the question it asks
+   * (else the one it answers) is open again, or no question.
+   */
+  action: "answered" | "reopen" | "hidden";
   /** Who chose it: the platform user id, kept as the correction's `by`. */
   by: string;
   /** The thread it is in (its root's id), as the platform said. */
@@ -97,8 +103,14 @@ export async function markAnswer(job: MarkJob, deps: MarkDeps): Promise<MarkOutc
   return done.outcome;
 }
 
+const DONE: Record<MarkJob["action"], string> = {
+  answered: "Marked as the answer to:",
+  reopen: "Reopened:",
+  hidden: "Hidden:",
+};
+
 async function tell(job: MarkJob, deps: MarkDeps, outcome: MarkOutcome, question?: string) {
-  const text = outcome === "marked" ? "Marked as the answer to:" : TOLD[outcome];
+  const text = outcome === "marked" ? DONE[job.action] : TOLD[outcome];
   if (job.platform === "slack") {
     await postToResponseUrl(deps, job.responseUrl, {
       ...slackNotice(text, question),
@@ -128,8 +140,9 @@ async function mark(
     replyTo: job.replyTo,
   };
   const entries = await questionsOf(deps.store, job.channel);
-  if (entries.some((e) => e.askedId === message.id)) return { outcome: "asks" };
-  const entry = await answeredQuestion(deps.store, job.channel, entries, message);
+  const asks = latestFirst(entries.filter((e) => e.askedId === message.id))[0];
+  if (asks !== undefined && job.action === "answered") return { outcome: "asks" };
+  const entry = asks ?? (await answeredQuestion(deps.store, job.channel, entries, message));
   if (entry === undefined) return { outcome: "no question" };
   try {
     await correctQuestion(
@@ -137,8 +150,8 @@ async function mark(
       {
         channel: job.channel,
         questionId: entry.id,
-        action: "answered",
-        answerId: message.id,
+        action: job.action,
+        ...(job.action === "answered" && { answerId: message.id }),
         by: job.by,
       },
       { messages: deps.messages, ...(deps.now && { now: deps.now }) },
@@ -166,6 +179,9 @@ async function questionsOf(store: Store, channel: string): Promise<QuestionEntry
   return all;
 }
 
+const latestFirst = (entries: QuestionEntry[]) =>
+  entries.sort((a, b) => b.askedTs - a.askedTs || (a.id < b.id ? -1 : 1));
+
 /** The question `message` answers, of the channel's `entries`; undefined: none found. */
 async function answeredQuestion(
   store: Store,
@@ -173,9 +189,7 @@ async function answeredQuestion(
   entries: readonly QuestionEntry[],
   message: { id: string; ts: number; thread?: string; replyTo?: string },
 ): Promise<QuestionEntry | undefined> {
-  const earlier = entries
-    .filter((e) => e.askedTs <= message.ts)
-    .sort((a, b) => b.askedTs - a.askedTs || (a.id < b.id ? -1 : 1));
+  const earlier = latestFirst(entries.filter((e) => e.askedTs <= message.ts));
   const first = (pick: (e: QuestionEntry) => boolean) => earlier.find(pick);
   for (const root of [message.replyTo, message.thread]) {
     const asked = root === undefined ? undefined : first((e) => e.askedId === root);

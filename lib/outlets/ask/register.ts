@@ -1,6 +1,6 @@
 /**
- * Registering the `/ask` application command with Discord, and with `mark` the "Mark as answer"
- * message command: global commands (every guild the application is in, which Discord may take
+ * Registering the `/ask` application command with Discord, and with `mark` the message commands
+ * "Mark as answer", "Reopen question" and "Hide question": global commands (every guild the application is in, which Discord may take
  * up to an hour to show) or a guild's (at once). A POST of a command of the same name and type
  * replaces it (an upsert, unlike a bulk overwrite, which would delete the application's other
  * commands), so registering again is harmless.
@@ -41,8 +41,10 @@ export function discordAskCommand(name = "ask") {
   };
 }
 
-/** The message command (type 3: a message's "Apps" menu); its name is the interaction's. */
-const DISCORD_MARK_COMMAND = { name: "Mark as answer", type: 3, contexts: [GUILD] };
+/** The message commands (type 3: a message's "Apps" menu); each name is the interaction's. */
+const DISCORD_MARK_COMMANDS = ["Mark as answer", "Reopen question", "Hide question"].map(
+  (name) => ({ name, type: 3, contexts: [GUILD] }),
+);
 
 interface RegisterOptions {
   applicationId: string;
@@ -58,12 +60,12 @@ interface RegisterOptions {
 }
 
 /**
- * Registers the command (and with `mark` the message command); the ids Discord gave them. An
+ * Registers the command (and with `mark` the message commands); the ids Discord gave them. An
  * {@link AskError} when Discord refuses.
  */
 export async function registerDiscordAskCommand(
   options: RegisterOptions,
-): Promise<{ ask: string; mark?: string }> {
+): Promise<{ ask: string; mark?: string[] }> {
   const name = options.command ?? "ask";
   if (!SNOWFLAKE.test(options.applicationId))
     throw new AskError("ASK_BAD_JOB", "the application id is not a Discord id");
@@ -73,7 +75,9 @@ export async function registerDiscordAskCommand(
     throw new AskError("ASK_BAD_JOB", "a command name is 1 to 32 of a-z 0-9 _ -");
   const ask = await register(options, discordAskCommand(name));
   if (!options.mark) return { ask };
-  return { ask, mark: await register(options, DISCORD_MARK_COMMAND) };
+  const mark: string[] = [];
+  for (const command of DISCORD_MARK_COMMANDS) mark.push(await register(options, command));
+  return { ask, mark };
 }
 
 async function register(options: RegisterOptions, command: object): Promise<string> {

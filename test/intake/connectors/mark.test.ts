@@ -80,6 +80,7 @@ describe("Slack's Mark as answer shortcut", () => {
         platform: "slack",
         channel: "C0HELP",
         messageId: "1750000100.000200",
+        action: "answered",
         by: "U0MOD",
         thread: "1750000000.000100",
         responseUrl: "https://hooks.slack.com/app/T1/2/x",
@@ -89,7 +90,14 @@ describe("Slack's Mark as answer shortcut", () => {
     const root = { type: "message", ts: "1750000000.000100", thread_ts: "1750000000.000100" };
     await receive(request(shortcut({ message: root })));
     expect(marked[1]).not.toHaveProperty("thread");
-    expect(counts).toMatchObject({ AsksReceived: 2, AsksTaken: 2 });
+    // The other shortcuts say what of its question.
+    await receive(request(shortcut({ callback_id: "reopen_question" })));
+    await receive(request(shortcut({ callback_id: "hide_question" })));
+    expect(marked.slice(2).map((m) => (m as { action: string }).action)).toEqual([
+      "reopen",
+      "hidden",
+    ]);
+    expect(counts).toMatchObject({ AsksReceived: 4, AsksTaken: 4 });
   });
 
   it("refuses forged and stale requests with 401, and ignores other interactions", async () => {
@@ -105,6 +113,7 @@ describe("Slack's Mark as answer shortcut", () => {
     ]);
     const others = [
       shortcut({ callback_id: "something_else" }),
+      shortcut({ callback_id: "constructor" }),
       shortcut({ type: "block_actions" }),
       shortcut({ channel: { id: "<!channel>" } }),
       shortcut({ message: { ts: "not a ts" } }),
@@ -114,7 +123,7 @@ describe("Slack's Mark as answer shortcut", () => {
       expect([answered.statusCode, answered.body]).toEqual([200, ""]);
     }
     expect(marked).toEqual([]);
-    expect(counts).toMatchObject({ AsksRefused: 2, AsksIgnored: 4 });
+    expect(counts).toMatchObject({ AsksRefused: 2, AsksIgnored: 5 });
   });
 
   it("takes no mark outside the channels answered, over the rate limit, or when marking is off", async () => {
@@ -177,12 +186,20 @@ describe("Discord's Mark as answer message command", () => {
         platform: "discord",
         channel: "1100000000000000001",
         messageId: TARGET,
+        action: "answered",
         by: "1400000000000000001",
         replyTo: "1150000000000001007",
         applicationId: "1300000000000000001",
         token: "tok",
       },
     ]);
+    const hide = interaction();
+    hide.data.name = "Hide question";
+    await receive(signed(hide));
+    expect((marked[1] as { action: string }).action).toBe("hidden");
+    const other = interaction();
+    other.data.name = "toString";
+    expect((await receive(signed(other))).statusCode).toBe(400);
   });
 
   it("refuses the unsigned and badly signed with 401; tells the person when it takes no mark", async () => {

@@ -61,6 +61,7 @@ const slack = (
   platform: "slack",
   channel: C,
   messageId,
+  action: "answered",
   by: "U0MOD",
   responseUrl: `${platform.url}/slack/app/T1/2/x`,
   ...over,
@@ -129,6 +130,32 @@ describe("markAnswer", () => {
     ).rejects.toMatchObject({ code: "ASK_BAD_JOB" });
   });
 
+  it("reopens or hides the question a message asks, else the one it answers", async () => {
+    const w = await world();
+    const deps = {
+      store: w.store,
+      messages: w.history,
+      markers: "anyone" as const,
+      slackResponsePrefixes: [`${platform.url}/slack/`],
+    };
+    const from = platform.requests.length;
+    // a's asking message, reopened: the model's answer goes, the question is open again.
+    expect(await markAnswer(slack("m-a", { action: "reopen" }), deps)).toBe("marked");
+    // m-b1 answers b (its conversation's): hidden.
+    expect(await markAnswer(slack("m-b1", { action: "hidden" }), deps)).toBe("marked");
+    const { items } = await new KnowledgeReader({ store: w.store }).questions(C);
+    const corrected = items.filter((q) => q.correction !== undefined);
+    expect(corrected.map((q) => [q.id, q.status, q.correction?.action])).toEqual([
+      ["a", "unanswered", "reopen"],
+    ]);
+    expect(items.map((q) => q.id)).not.toContain("b");
+    const texts = platform.requests.slice(from).map((r) => JSON.parse(r.body).text);
+    expect(texts).toEqual([
+      "Reopened: “how do I fix a?”",
+      expect.stringMatching(/^Hidden: “&lt;!channel&gt;/),
+    ]);
+  });
+
   it("on Discord, follows the message it replies to and edits the deferred response", async () => {
     const w = await world();
     const from = platform.requests.length;
@@ -136,6 +163,7 @@ describe("markAnswer", () => {
       platform: "discord",
       channel: C,
       messageId: "m-none",
+      action: "answered",
       by: "1400000000000000001",
       replyTo: "m-a",
       applicationId: "1300000000000000001",
