@@ -47,6 +47,8 @@ const DEFERRED_CHANNEL_MESSAGE = 5;
 const EPHEMERAL = 64;
 /** A DM's and a group DM's channel types. */
 const PRIVATE_CHANNEL_TYPES = new Set([1, 3]);
+/** A thread's channel types (announcement, public, private). */
+const THREAD_TYPES = new Set([10, 11, 12]);
 const SNOWFLAKE = /^\d{15,21}$/;
 
 interface Interaction {
@@ -55,7 +57,7 @@ interface Interaction {
   token?: unknown;
   guild_id?: unknown;
   channel_id?: unknown;
-  channel?: { type?: unknown };
+  channel?: { type?: unknown; parent_id?: unknown };
   member?: { user?: { id?: unknown } };
   user?: { id?: unknown };
   data?: {
@@ -133,12 +135,17 @@ export function discordAskReceiver(options: DiscordAskOptions) {
         return reply(400, '{"error":"not a mark"}');
       }
       const replyTo = text(data.resolved?.messages?.[target]?.message_reference?.message_id);
+      // A thread's messages are stored in its parent channel, the thread's id as their thread.
+      const parent = text(interaction.channel?.parent_id);
+      const inThread =
+        THREAD_TYPES.has(Number(interaction.channel?.type)) && SNOWFLAKE.test(parent);
       const taken = await takeMark(
         options,
         {
           platform: "discord",
-          channel,
+          channel: inThread ? parent : channel,
           messageId: target,
+          ...(inThread && { thread: channel }),
           action,
           by: person,
           ...(SNOWFLAKE.test(replyTo) && { replyTo }),

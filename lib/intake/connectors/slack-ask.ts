@@ -130,7 +130,7 @@ export function slackAskReceiver(options: SlackAskOptions) {
         responseUrl: action.responseUrl,
       },
       action.user,
-      action.channel.startsWith("D"),
+      action.isPrivate,
     );
     return reply(200, "", "text/plain");
   }

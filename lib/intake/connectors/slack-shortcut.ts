@@ -19,7 +19,7 @@ const SLACK_TS = z.string().regex(/^\d{1,12}\.\d{1,9}$/);
 const MESSAGE_ACTION = z.object({
   type: z.literal("message_action"),
   callback_id: z.string().max(255),
-  channel: z.object({ id: SLACK_ID }),
+  channel: z.object({ id: SLACK_ID, name: z.string().max(200).optional() }),
   user: z.object({ id: SLACK_ID }),
   message: z.object({ ts: SLACK_TS, thread_ts: SLACK_TS.optional() }),
   response_url: z.string().url().max(2000),
@@ -28,6 +28,8 @@ const MESSAGE_ACTION = z.object({
 export interface SlackMessageAction {
   callbackId: string;
   channel: string;
+  /** A DM, or a group DM (`mpdm-…`): private, as for `/ask`. */
+  isPrivate: boolean;
   user: string;
   /** The message chosen. */
   messageTs: string;
@@ -51,6 +53,7 @@ export function slackShortcut(payload: string): SlackMessageAction | undefined {
   return {
     callbackId: callback_id,
     channel: channel.id,
+    isPrivate: channel.id.startsWith("D") || (channel.name ?? "").startsWith("mpdm-"),
     user: user.id,
     messageTs: message.ts,
     ...(thread !== undefined && thread !== message.ts && { threadTs: thread }),

@@ -132,8 +132,10 @@ describe("Slack's Mark as answer shortcut", () => {
     await receive(request(shortcut()));
     await receive(request(shortcut()));
     await receive(request(shortcut({ channel: { id: "C0ELSE" } })));
+    // A group DM is private, even when its id is listed.
+    await receive(request(shortcut({ channel: { id: "C0HELP", name: "mpdm-ann--bob-1" } })));
     expect(limited.marked).toHaveLength(1);
-    expect(limited.counts).toMatchObject({ AsksLimited: 1, AsksIgnored: 1 });
+    expect(limited.counts).toMatchObject({ AsksLimited: 1, AsksIgnored: 2 });
     const off = parts(undefined, false);
     const closed = slackAskReceiver({ ...off.options, signingSecret: async () => SECRET });
     expect((await closed(request(shortcut()))).statusCode).toBe(200);
@@ -197,6 +199,10 @@ describe("Discord's Mark as answer message command", () => {
     hide.data.name = "Hide question";
     await receive(signed(hide));
     expect((marked[1] as { action: string }).action).toBe("hidden");
+    // In a thread: its parent channel, where its messages are stored, the thread as their thread.
+    const thread = { id: "1100000000000000050", type: 11, parent_id: "1100000000000000001" };
+    await receive(signed(interaction({ channel_id: thread.id, channel: thread })));
+    expect(marked[2]).toMatchObject({ channel: thread.parent_id, thread: thread.id });
     const other = interaction();
     other.data.name = "toString";
     expect((await receive(signed(other))).statusCode).toBe(400);
