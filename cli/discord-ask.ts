@@ -6,11 +6,12 @@ import { AskError, DISCORD_API_BASE, registerDiscordAskCommand } from "convoseg/
 import { type Command, command, EXIT } from "./shared/command.js";
 import { CommandFailure } from "./shared/failures.js";
 
-const USAGE = `Usage: npm start -- discord-ask --application-id ID [--guild ID] [--command NAME] [--api-base URL]
+const USAGE = `Usage: npm start -- discord-ask --application-id ID [--guild ID] [--command NAME] [--mark] [--api-base URL]
 
 Registers the /ask application command (a question, and an optional "public" switch) with
 Discord for the application, in one guild (shown at once) or globally (every guild the
-application is in; Discord may take up to an hour to show it). Registering again replaces it.
+application is in; Discord may take up to an hour to show it); with --mark, the message commands
+"Mark as answer", "Reopen question" and "Hide question" too (for askMarkers). Registering again replaces them, and no other command.
 The bot token is read from DISCORD_BOT_TOKEN, never from the command line, where other users
 of the machine could see it.
 
@@ -18,6 +19,7 @@ Options:
   --application-id ID  the application's id (the developer portal's General Information)
   --guild ID           register in this guild only (default: globally)
   --command NAME       the command's name, as the stack's askCommand (default: ask)
+  --mark               register the message commands too ("Mark as answer" and the others)
   --api-base URL       Discord's API (default: ${DISCORD_API_BASE})
   -h, --help           this help`;
 
@@ -28,6 +30,7 @@ export const discordAskCommand: Command = command({
     "application-id": { type: "string" },
     guild: { type: "string" },
     command: { type: "string" },
+    mark: { type: "boolean" },
     "api-base": { type: "string" },
   },
   parse: ({ values, positionals }) => {
@@ -42,6 +45,7 @@ export const discordAskCommand: Command = command({
       applicationId,
       ...(values.guild !== undefined && { guild: values.guild }),
       ...(values.command !== undefined && { command: values.command }),
+      ...(values.mark === true && { mark: true }),
       ...(apiBase !== undefined && { apiBase: apiBase.replace(/\/+$/, "") }),
     };
   },
@@ -49,9 +53,13 @@ export const discordAskCommand: Command = command({
     const botToken = process.env.DISCORD_BOT_TOKEN?.trim();
     if (!botToken) throw new CommandFailure("set DISCORD_BOT_TOKEN to the application's bot token");
     try {
-      const id = await registerDiscordAskCommand({ ...options, botToken });
+      const ids = await registerDiscordAskCommand({ ...options, botToken });
       const where = options.guild === undefined ? "globally" : `in guild ${options.guild}`;
-      io.stdout.write(`registered /${options.command ?? "ask"} ${where} (command ${id})\n`);
+      io.stdout.write(`registered /${options.command ?? "ask"} ${where} (command ${ids.ask})\n`);
+      if (ids.mark !== undefined) {
+        const names = '"Mark as answer", "Reopen question", "Hide question"';
+        io.stdout.write(`registered ${names} ${where} (commands ${ids.mark.join(", ")})\n`);
+      }
       return EXIT.ok;
     } catch (error) {
       if (error instanceof AskError) throw new CommandFailure(error.message, { cause: error });

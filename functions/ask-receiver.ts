@@ -29,7 +29,7 @@ const positive = (name: string): number | undefined => {
 
 /**
  * The parts every ask endpoint takes, from ANSWER_FUNCTION (the answer function's name),
- * ASK_CHANNELS (the channels answered in, comma-separated; unset: every group chat),
+ * MARK_FUNCTION (the mark function's, with askMarkers), ASK_CHANNELS (the channels answered in, comma-separated; unset: every group chat),
  * PRIVATE_CHATS, ASK_PER_PERSON and ASK_PER_CHANNEL (questions a minute); and its handler.
  */
 export function askFunction(platform: "slack" | "discord" | "telegram"): {
@@ -43,17 +43,21 @@ export function askFunction(platform: "slack" | "discord" | "telegram"): {
   const lambda = new LambdaClient({});
   const perPerson = positive("ASK_PER_PERSON");
   const perChannel = positive("ASK_PER_CHANNEL");
+  // An Event invocation is queued by Lambda and answered 202 at once.
+  const invoke = (functionName: string) => async (request: unknown) => {
+    await lambda.send(
+      new InvokeCommand({
+        FunctionName: functionName,
+        InvocationType: "Event",
+        Payload: Buffer.from(JSON.stringify(request)),
+      }),
+    );
+  };
+  const markFunction = process.env.MARK_FUNCTION || undefined;
   const parts: AskReceiverOptions = {
-    ask: async (request) => {
-      // An Event invocation is queued by Lambda and answered 202 at once.
-      await lambda.send(
-        new InvokeCommand({
-          FunctionName: answerFunction,
-          InvocationType: "Event",
-          Payload: Buffer.from(JSON.stringify(request)),
-        }),
-      );
-    },
+    ask: invoke(answerFunction),
+    // With askMarkers: "Mark as answer" goes to the function that may write corrections.
+    ...(markFunction !== undefined && { mark: invoke(markFunction) }),
     limit: new AskRateLimit({
       ...(perPerson !== undefined && { perPerson }),
       ...(perChannel !== undefined && { perChannel }),

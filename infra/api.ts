@@ -6,7 +6,6 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { API_METHODS, API_ROUTES, API_WRITE_METHODS, API_WRITE_ROUTES } from "convoseg/api";
-import { CORRECTION_ATTRIBUTES } from "convoseg/knowledge/store/schema";
 import type { ApiConfig } from "./config.js";
 import { PipelineFunction } from "./function.js";
 import { SEARCH_MEMORY, type SearchIndex, searchFunctionProps } from "./search.js";
@@ -93,28 +92,7 @@ export class ReadApi extends Construct {
       memorySize: 256,
       logRetention: props.logRetention,
     });
-    const writer = this.corrections.role;
-    writer.addToPrincipalPolicy(
-      new PolicyStatement({
-        // Query: the question found by its id in the channel's index; GetItem: its result (the
-        // expiry the correction goes with).
-        actions: ["dynamodb:Query", "dynamodb:GetItem"],
-        resources: [props.storage.results.tableArn],
-      }),
-    );
-    writer.addToPrincipalPolicy(
-      new PolicyStatement({
-        // The correction: an item of a correction's attributes only, so that this role cannot
-        // write a result, an index entry or term statistics (IAM cannot hold a sort key prefix).
-        actions: ["dynamodb:PutItem"],
-        resources: [props.storage.results.tableArn],
-        conditions: {
-          "ForAllValues:StringEquals": { "dynamodb:Attributes": [...CORRECTION_ATTRIBUTES] },
-        },
-      }),
-    );
-    // The answering message must be the channel's and not deleted: its facts, never its text.
-    props.storage.grantActivityReads(writer);
+    props.storage.grantCorrections(this.corrections.role);
 
     const jwt = props.config.jwt;
     const authorizer =

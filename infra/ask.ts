@@ -65,6 +65,12 @@ export interface AskEndpointProps {
    * @default none reserved
    */
   readonly reservedConcurrency?: number;
+  /**
+   * "Mark as answer" (Slack and Discord): who may mark (`anyone`, or user ids), and the tables
+   * the mark function records the correction in.
+   * @default marking off
+   */
+  readonly marking?: { readonly markers: "anyone" | readonly string[]; readonly storage: Storage };
 }
 
 /** Refused requests in five minutes past which someone is knocking, or the key is wrong. */
@@ -78,11 +84,15 @@ const PERIOD = Duration.minutes(5);
  * the search index and posts the answer. The receiver's role may read its one secret and invoke
  * the answer function; the answer function's may read the index (and the Telegram bot's token),
  * and with a summary invoke its one model and count its tokens in the results table's spend
- * items: neither may write anything else of the stack's.
+ * items: neither may write anything else of the stack's. With `marking`, a mark function records
+ * a message a person marked as an answer: its role may only read the question index and message
+ * facts, and put correction items (`Storage.grantCorrections`); the receiver may invoke it too.
  */
 export class AskEndpoint extends Construct {
   readonly receiver: PipelineFunction;
   readonly answer: PipelineFunction;
+  /** With `marking`: records a marked answer as a correction, and tells the person. */
+  readonly mark?: PipelineFunction;
   readonly url: FunctionUrl;
 
   constructor(scope: Construct, id: string, props: AskEndpointProps) {
@@ -132,12 +142,35 @@ export class AskEndpoint extends Construct {
         }),
       );
     }
+    const { marking } = props;
+    if (marking !== undefined && platform.name !== "telegram") {
+      this.mark = new PipelineFunction(this, "Mark", {
+        entry: "functions/ask-mark/handler.ts",
+        description: `convoseg ${platform.title} ask: records a message marked as an answer`,
+        environment: {
+          POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}-ask-mark`,
+          RESULTS_TABLE: marking.storage.results.tableName,
+          MESSAGES_TABLE: marking.storage.messages.tableName,
+          ASK_MARKERS: marking.markers === "anyone" ? "anyone" : marking.markers.join(","),
+        },
+        timeout: Duration.seconds(30),
+        memorySize: 256,
+        logRetention: props.logRetention,
+        // A second reply would only repeat the first; a person's later mark replaces it.
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(10),
+        ...reserved,
+      });
+      marking.storage.grantCorrections(this.mark.role);
+    }
+    const mark = this.mark;
     this.receiver = new PipelineFunction(this, "Receiver", {
       entry: `functions/ask-${platform.name}/handler.ts`,
       description: `convoseg ${platform.title} ask: verifies a question and hands it on`,
       environment: {
         POWERTOOLS_SERVICE_NAME: `convoseg-${platform.name}-ask`,
         ANSWER_FUNCTION: this.answer.function.functionName,
+        ...(mark !== undefined && { MARK_FUNCTION: mark.function.functionName }),
         ASK_COMMAND: platform.name === "slack" ? `/${props.command}` : props.command,
         ASK_PER_PERSON: String(props.perPerson),
         ASK_PER_CHANNEL: String(props.perChannel),
@@ -155,7 +188,10 @@ export class AskEndpoint extends Construct {
     this.receiver.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["lambda:InvokeFunction"],
-        resources: [this.answer.function.functionArn],
+        resources: [
+          this.answer.function.functionArn,
+          ...(mark === undefined ? [] : [mark.function.functionArn]),
+        ],
       }),
     );
     if (platform.receiverSecrets.length > 0) {

@@ -235,6 +235,9 @@ export class ConvosegStack extends Stack {
               channelTokenBudget: config.extract.channelDailyTokenBudget,
             },
           }),
+          ...(ask.markers !== undefined && {
+            marking: { markers: ask.markers, storage: this.storage },
+          }),
         });
       }
     }

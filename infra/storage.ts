@@ -30,6 +30,7 @@ import {
   TOMBSTONE_ATTRIBUTES,
 } from "convoseg/history/schema";
 import {
+  CORRECTION_ATTRIBUTES,
   RESULTS_PARTITION_KEY,
   RESULTS_SORT_KEY,
   RESULTS_TTL_ATTRIBUTE,
@@ -394,7 +395,8 @@ export class Storage extends Construct {
 
   /**
    * What an erasure (the `EraseUser` function) does and nothing more: finds a person's messages
-   * (the `byAuthor` index, keys only), reads them by key, deletes them with the content-attribute
+   * (the `byAuthor` index, keys only), lists the channels (the `conversations` index, for the
+   * corrections they made), reads them by key, deletes them with the content-attribute
    * updates a deletion makes (and a held deletion's put, should one vanish meanwhile: those
    * attributes only), takes a channel's name off its messages where it is the person's (a
    * Query of the channel, then the same updates), redacts the results table, where it also keeps its audit item, and asks
@@ -403,9 +405,13 @@ export class Storage extends Construct {
    */
   grantErasure(grantee: IGrantable): Grant {
     return this.grantStatements(grantee, [
+      // The person's messages, and the channels whose corrections it looks through.
       new PolicyStatement({
         actions: ["dynamodb:Query"],
-        resources: [`${this.messages.tableArn}/index/${BY_AUTHOR_INDEX}`],
+        resources: [
+          `${this.messages.tableArn}/index/${BY_AUTHOR_INDEX}`,
+          `${this.messages.tableArn}/index/${CONVERSATIONS_INDEX}`,
+        ],
       }),
       // Reads by key, and a channel's messages where its name is the person's (`channelName`
       // then goes through the change grant).
@@ -445,6 +451,30 @@ export class Storage extends Construct {
       ],
       resources: [this.results.tableArn],
     });
+  }
+
+  /**
+   * What a function that records a person's correction of a question does (`correctQuestion`,
+   * the API's correction route, the ask endpoints' "Mark as answer"): finds the question in the
+   * channel's index (Query) and its result (GetItem: the expiry the correction goes with), puts
+   * an item of a correction's attributes only, so that it cannot write a result, an index entry
+   * or term statistics (IAM cannot hold a sort key prefix), and reads the answering message's
+   * facts, never its text.
+   */
+  grantCorrections(grantee: IGrantable): Grant {
+    return this.grantStatements(grantee, [
+      new PolicyStatement({
+        actions: ["dynamodb:Query", "dynamodb:GetItem"],
+        resources: [this.results.tableArn],
+      }),
+      new PolicyStatement({
+        actions: ["dynamodb:PutItem"],
+        resources: [this.results.tableArn],
+        conditions: {
+          "ForAllValues:StringEquals": { "dynamodb:Attributes": [...CORRECTION_ATTRIBUTES] },
+        },
+      }),
+    ]).combine(this.grantActivityReads(grantee));
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import { deployment } from "./deployment.js";
 import { intake } from "./intake.js";
-import { type FunctionName, type Setting, SettingProblem, Table } from "./kinds.js";
+import { type Flat, type FunctionName, type Setting, SettingProblem, Table } from "./kinds.js";
 import { knowledge } from "./knowledge.js";
 import { lifecycle } from "./lifecycle.js";
 import { outlets } from "./outlets.js";
@@ -37,10 +37,10 @@ type Declared = typeof TABLE extends Table<infer V, infer P> ? { values: V; prop
  * context under the same name (`cdk deploy -c settle=12h`), else from its default; see each
  * one's declaration in its wing (infra/settings/) and the deploy docs' table.
  */
-export type ConvosegSettings = Declared["props"];
+export type ConvosegSettings = Flat<Declared["props"]>;
 export type SettingName = keyof ConvosegSettings & string;
 /** Each setting's value once read and checked: durations in milliseconds, absent ones undefined. */
-export type SettingValues = Declared["values"];
+export type SettingValues = Flat<Declared["values"]>;
 
 export const SETTINGS: readonly Setting[] = TABLE.rows;
 

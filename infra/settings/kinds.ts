@@ -81,12 +81,12 @@ export interface TextRule {
 
 /** A text setting's value: a string when it has a default, else possibly undefined. */
 type TextValue<D> = D extends string ? string : string | undefined;
-type Flat<T> = { [K in keyof T]: T[K] };
+/** One object type of an intersection of many (what the stack props and values are shown as). */
+export type Flat<T> = { [K in keyof T]: T[K] };
 /** The table with setting `N` added: its value a `T` once read, given as an `I`. */
-type With<V, P, N extends string, T, I> = Table<
-  Flat<V & { [K in N]: T }>,
-  Flat<P & { readonly [K in N]?: I }>
->;
+// Intersections, not a mapped type per step: TypeScript flattens `A & B & C` into one list, so
+// a hundred settings do not nest a hundred instantiations deep (its limit). Flattened at the end.
+type With<V, P, N extends string, T, I> = Table<V & { [K in N]: T }, P & { readonly [K in N]?: I }>;
 
 const PRICE = /^\d+(\.\d+)?$/;
 

@@ -32,6 +32,8 @@ const BOT_USERNAME = /^[A-Za-z][A-Za-z0-9_]{3,31}$/;
 const TITAN_EMBEDDINGS_MODEL = /^amazon\.titan-embed-[A-Za-z0-9.-]{1,60}(:\d{1,3})?$/;
 /** Channel ids of any platform, comma-separated. */
 const ASK_CHANNELS = /^[^\s,]{1,64}(,[^\s,]{1,64}){0,999}$/;
+/** `anyone`, or Slack and Discord user ids, comma-separated (1 to 200). */
+const ASK_MARKERS = /^(anyone|[A-Z0-9]{2,30}(,[A-Z0-9]{2,30}){0,199})$/;
 
 const askSecret = (what: string) => ({
   pattern: SECRET_ARN,
@@ -276,7 +278,22 @@ export const outlets = <V, P>(table: Table<V, P>) =>
     /** Questions one person may ask a minute, per endpoint instance (1 to 600). */
     .integer("askPerPerson", { default: "5", min: 1, max: 600 })
     /** Questions one channel may ask a minute, per endpoint instance (1 to 6000). */
-    .integer("askPerChannel", { default: "20", min: 1, max: 6000 });
+    .integer("askPerChannel", { default: "20", min: 1, max: 6000 })
+    /**
+     * Who may mark a message as a question's answer ("Mark as answer" on Slack and Discord):
+     * `anyone` in the channels answered, or these user ids, comma-separated. Unset: marking off.
+     */
+    .text("askMarkers", {
+      rule: { pattern: ASK_MARKERS, rule: "anyone, or 1 to 200 Slack or Discord user ids" },
+      check: ({ askMarkers, askSlackSigningSecret, askDiscordPublicKey }) => {
+        if (
+          askMarkers !== undefined &&
+          askSlackSigningSecret === undefined &&
+          askDiscordPublicKey === undefined
+        )
+          fail("marks answers through the Slack or Discord ask endpoint: set one of them too");
+      },
+    });
 
 /** The read API, when `api` turns it on: IAM-authorized, or JWT with an issuer. */
 export interface ApiConfig {
@@ -311,6 +328,8 @@ export interface AskConfig {
   perChannel: number;
   /** The Bedrock model that writes a summary above the hits; unset: none. */
   modelId?: string;
+  /** Who may mark answers on Slack and Discord: `anyone`, or user ids. Unset: marking off. */
+  markers?: "anyone" | string[];
 }
 
 /** The ask endpoints when any is set; else nothing. */
@@ -326,6 +345,7 @@ export function askConfig(v: {
   askPerPerson: number;
   askPerChannel: number;
   askModelId: string | undefined;
+  askMarkers: string | undefined;
 }): { ask?: AskConfig } {
   const telegram =
     v.askTelegramSecretToken !== undefined && v.askTelegramBotToken !== undefined
@@ -354,6 +374,9 @@ export function askConfig(v: {
       perPerson: v.askPerPerson,
       perChannel: v.askPerChannel,
       ...(v.askModelId !== undefined && { modelId: v.askModelId }),
+      ...(v.askMarkers !== undefined && {
+        markers: v.askMarkers === "anyone" ? ("anyone" as const) : v.askMarkers.split(","),
+      }),
     },
   };
 }

@@ -59,7 +59,8 @@ export type RedactionPath =
  *   replies;
  * - `name terms removed`: terms naming the person leave the channel's statistics;
  * - `corrector forgotten`: corrections they made stay, without who made them (`by`, their user
- *   id or a name of theirs); what cites their messages follows the redaction of those;
+ *   id or a name of theirs), in every channel of the erasure, where they wrote or not; what
+ *   cites their messages follows the redaction of those;
  * - `index purged`: a derived index's writer (the erasure's `search`), after each page's
  *   deletions, takes out what cites their messages, what they wrote and what names them, writes
  *   those segments again from the scrubbed stores, and leaves no older version on disk;

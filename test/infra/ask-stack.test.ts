@@ -1,4 +1,5 @@
 /** The ask endpoints in the stack: each off until set, on search only, each with least privilege. */
+import { CORRECTION_ATTRIBUTES } from "convoseg/knowledge/store/schema";
 import { describe, expect, it } from "vitest";
 import { actionsOf, logicalId, modelArn, roleStatements, synthesize } from "./synth.js";
 
@@ -139,5 +140,45 @@ describe("the ask endpoints in the stack", () => {
       CHANNEL_TOKEN_BUDGET: "200000",
     });
     expect(variables).toHaveProperty("RESULTS_TABLE");
+  });
+
+  it("with askMarkers, give Slack and Discord a mark function that may only put correction items", () => {
+    const { stack, template, report } = synthesize({
+      ...ALL,
+      askMarkers: "U0MOD1,1200000000000000001",
+    });
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    expect(stack.ask.telegram?.mark).toBeUndefined();
+    for (const name of ["slack", "discord"] as const) {
+      const endpoint = stack.ask[name];
+      const mark = endpoint?.mark;
+      expect(mark, name).toBeDefined();
+      if (endpoint === undefined || mark === undefined) continue;
+      const statements = roleStatements(template, logicalId(stack, mark.role));
+      expect([...new Set(statements.flatMap(actionsOf))].sort()).toEqual([
+        "dynamodb:BatchGetItem",
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:Query",
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+      ]);
+      const put = statements.find((s) => actionsOf(s).includes("dynamodb:PutItem"));
+      expect(put?.Condition).toEqual({
+        "ForAllValues:StringEquals": { "dynamodb:Attributes": [...CORRECTION_ATTRIBUTES] },
+      });
+      const resources = template.toJSON().Resources as Record<
+        string,
+        { Properties: { Environment: { Variables: Record<string, unknown> } } }
+      >;
+      const env = (id: string) => resources[id].Properties.Environment.Variables;
+      expect(env(logicalId(stack, mark.function))).toMatchObject({
+        ASK_MARKERS: "U0MOD1,1200000000000000001",
+      });
+      expect(env(logicalId(stack, endpoint.receiver.function))).toHaveProperty("MARK_FUNCTION");
+    }
+    expect(() => synthesize({ ...NO_BUNDLING, search: "true", askMarkers: "anyone" })).toThrow(
+      /askMarkers[\s\S]*Slack or Discord ask endpoint/,
+    );
   });
 });

@@ -305,6 +305,7 @@ describe("resolveConfig", () => {
         "askChannels",
         "askCommand",
         "askDiscordPublicKey",
+        "askMarkers",
         "askModelId",
         "askPerChannel",
         "askPerPerson",

@@ -729,10 +729,15 @@ describe("IAM", () => {
     );
   });
 
-  it("gives the erase role the byAuthor index, reads by key and of a channel, deletions, the results table and the channels' linker reset, nothing more", () => {
+  it("gives the erase role the byAuthor and conversations indexes, reads by key and of a channel, deletions, the results table and the channels' linker reset, nothing more", () => {
     expect(roleStatements(template, ids.eraseRole)).toEqual([
       logsStatement(ids.eraseLogs),
-      { Effect: "Allow", Action: "dynamodb:Query", Resource: indexArn(ids.messages, "byAuthor") },
+      // The person's messages, and the channels whose corrections name them.
+      {
+        Effect: "Allow",
+        Action: "dynamodb:Query",
+        Resource: [indexArn(ids.messages, "byAuthor"), indexArn(ids.messages, "conversations")],
+      },
       // Reads by key, and the messages of a channel named after the person.
       {
         Effect: "Allow",

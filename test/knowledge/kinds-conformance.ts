@@ -4,7 +4,8 @@
  * three channels, one extracted by a model (results, topic and question entries, window
  * replies), one by the offline extractor (term statistics), where someone else names them, and
  * a private chat named after them (`channelName`, as Telegram names one); they correct a
- * question of the first, marking it answered by a message of theirs; a failed attempt leaves a
+ * question of the first, marking it answered by a message of theirs, and one of a fourth channel
+ * where they never wrote; a failed attempt leaves a
  * lease, extraction spends tokens. Then the person is erased through the real erasure,
  * and every item of every table the kinds declare is read back. For every registered kind: its
  * items were there, the personal ones held the person, and after the erasure nothing of their
@@ -201,6 +202,17 @@ const DM_SEGMENT: [string, string][] = [
   ["ann", "reinstall the bootloader from a live usb"],
 ];
 
+/**
+ * A channel where the person never wrote, whose question they mark answered all the same: the
+ * erasure finds their correction there too.
+ */
+const OTHERS_SEGMENT: [string, string][] = [
+  ["ann", "my #wifi drops at night"],
+  ["bob", "which #wifi chip is it"],
+  ["ann", "an intel one, from the shop"],
+  ["bob", "try the #wifi power save setting"],
+];
+
 async function writeAndExtract(
   fixture: KindsFixture,
   indexes: Indexes,
@@ -312,22 +324,39 @@ async function deployment(
       written,
     )),
   ];
-  const channel = `${prefix}#model`;
-  // A person's correction: theirs (by their user id), naming their answer ("an intel one").
-  const { entries } = await fixture.results.listQuestions(channel, { limit: 10 });
-  const chip = entries.find((entry) => entry.question.startsWith("Which wifi"));
-  expect(chip?.askedBy).toBe("bob");
-  await correctQuestion(
-    fixture.results,
-    {
-      channel,
-      questionId: String(chip?.id),
-      action: "answered",
-      answerId: ids[2],
-      by: PERSON.userId,
-    },
-    { now: () => NOW + HOUR },
+  await writeAndExtract(
+    fixture,
+    indexes,
+    `${prefix}#others`,
+    "x1",
+    OTHERS_SEGMENT,
+    NOW,
+    llm,
+    "random",
+    written,
   );
+  const channel = `${prefix}#model`;
+  // The person's corrections (by their user id): one naming their answer ("an intel one"), one
+  // in the channel where they never wrote.
+  for (const [corrected, answerId] of [
+    [channel, ids[2]],
+    [`${prefix}#others`, "x1-m2"],
+  ]) {
+    const { entries } = await fixture.results.listQuestions(corrected, { limit: 10 });
+    const chip = entries.find((entry) => entry.question.startsWith("Which wifi"));
+    expect(chip?.askedBy).toBe("bob");
+    await correctQuestion(
+      fixture.results,
+      {
+        channel: corrected,
+        questionId: String(chip?.id),
+        action: "answered",
+        answerId,
+        by: PERSON.userId,
+      },
+      { now: () => NOW + HOUR },
+    );
+  }
   // A failed attempt of a segment not yet extracted, and the day's spend: no person in either.
   await fixture.results.acquireLease(channel, "m2", {
     owner: "owner",

@@ -44,6 +44,28 @@ export type AskRequest =
       replyTo?: number;
     };
 
+/** A mark's action, as a correction names it. */
+export type MarkAction = "answered" | "reopen" | "hidden";
+
+/**
+ * A message a person marked as the answer to a question ("Mark as answer"; or its question
+ * reopened, or hidden), to be recorded after
+ * the platform's acknowledgement: the store's channel and message ids, who marked it, its thread
+ * or the message it replies to as the platform said, and where the person is told.
+ */
+export type MarkRequest = {
+  channel: string;
+  messageId: string;
+  /** What the person said: the message answers its question, or its question is reopened or hidden. */
+  action: MarkAction;
+  by: string;
+  thread?: string;
+  replyTo?: string;
+} & (
+  | { platform: "slack"; responseUrl: string }
+  | { platform: "discord"; applicationId: string; token: string }
+);
+
 /** The ask endpoints' counts. */
 export type AskMetric =
   | "AsksReceived"
@@ -133,6 +155,8 @@ export class AskRateLimit {
 export interface AskReceiverOptions {
   /** Hands the question on to be answered (an asynchronous invocation): quick, or it throws. */
   ask: (request: AskRequest) => Promise<void>;
+  /** Hands a marked answer on (to the mark function); absent: "Mark as answer" is off. */
+  mark?: (request: MarkRequest) => Promise<void>;
   limit: AskRateLimit;
   /** The channels it answers in (the connectors' allow-list); private chats only with it on. */
   scope?: ChatScope;
@@ -145,17 +169,49 @@ export interface AskReceiverOptions {
 export type AskTaken =
   | { taken: true }
   | { taken: false; why: "limited"; waitSeconds: number }
-  | { taken: false; why: "outside" | "failed" | "empty" };
+  | { taken: false; why: "outside" | "failed" | "empty" | "off" };
 
 /**
  * The common steps once a request is verified and parsed: the channel's scope, the question's
  * words, the person's and channel's buckets, then the hand-off. Logs ids and reasons, never words.
  */
-export async function takeQuestion(
+export function takeQuestion(
   options: AskReceiverOptions,
   request: AskRequest,
   person: string,
   isPrivate: boolean,
+): Promise<AskTaken> {
+  return take(options, request, person, isPrivate, request.words === "", () =>
+    options.ask(request),
+  );
+}
+
+/**
+ * A marked answer, taken as a question is (the channel's scope, the same buckets: a mark costs
+ * what a question does), then handed to the mark function; `off` without one.
+ */
+export function takeMark(
+  options: AskReceiverOptions,
+  request: MarkRequest,
+  person: string,
+  isPrivate: boolean,
+): Promise<AskTaken> {
+  const { mark } = options;
+  if (mark === undefined) {
+    options.metrics.add("AsksIgnored", 1);
+    options.log.info("mark while marking is off", { platform: request.platform });
+    return Promise.resolve({ taken: false, why: "off" });
+  }
+  return take(options, request, person, isPrivate, false, () => mark(request));
+}
+
+async function take(
+  options: AskReceiverOptions,
+  request: { platform: string; channel: string },
+  person: string,
+  isPrivate: boolean,
+  empty: boolean,
+  handOn: () => Promise<void>,
 ): Promise<AskTaken> {
   const { metrics, log } = options;
   const where = { platform: request.platform, channel: request.channel };
@@ -165,7 +221,7 @@ export async function takeQuestion(
     log.info("question outside the channels answered", { ...where, reason: outside });
     return { taken: false, why: "outside" };
   }
-  if (request.words === "") {
+  if (empty) {
     metrics.add("AsksIgnored", 1);
     log.info("question without words", where);
     return { taken: false, why: "empty" };
@@ -177,7 +233,7 @@ export async function takeQuestion(
     return { taken: false, why: "limited", waitSeconds: wait };
   }
   try {
-    await options.ask(request);
+    await handOn();
   } catch (error) {
     metrics.add("AsksFailed", 1);
     log.error("question not handed on", { ...where, error: (error as Error).name });
@@ -199,6 +255,8 @@ export function notTakenText(taken: Exclude<AskTaken, { taken: true }>): string 
       return "Ask with the words to look for, such as: /ask how do I reset my password";
     case "failed":
       return "The question could not be taken just now: try again in a minute.";
+    case "off":
+      return "Marking answers is not turned on for this app.";
   }
 }
 

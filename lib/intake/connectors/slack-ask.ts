@@ -4,13 +4,18 @@
  * line only the asker sees, and the question handed on; the answer goes to the command's
  * `response_url`, only to the asker unless the question starts with `--public`. With `mentions`,
  * the same URL takes the Events API's `app_mention` (`@app question`), answered in its thread;
- * Slack's retry of an event is acknowledged and not asked again (the first was handed on).
+ * Slack's retry of an event is acknowledged and not asked again (the first was handed on). The
+ * same URL, as the app's Interactivity Request URL, takes the "Mark as answer" message shortcut
+ * (callback id `mark_answer`; `reopen_question` and `hide_question` say the chosen message's
+ * question is open, or not one): acknowledged with an empty 200, the mark handed on, the person
+ * told through the shortcut's `response_url` by the mark function.
  */
 
 import {
   type AskReceiverOptions,
   askRefusals,
   notTakenText,
+  takeMark,
   takeQuestion,
   verifierOf,
 } from "./ask.js";
@@ -18,6 +23,7 @@ import { askWords } from "./ask-words.js";
 import { ConnectorError } from "./errors.js";
 import { checkBodySize, type HttpRequest, type HttpResponse, header, reply } from "./receive.js";
 import { parseSlackEnvelope } from "./slack-events.js";
+import { MARK_CALLBACKS, slackShortcut } from "./slack-shortcut.js";
 import { verifySlackRequest } from "./slack-signature.js";
 
 export interface SlackAskOptions extends AskReceiverOptions {
@@ -57,6 +63,8 @@ export function slackAskReceiver(options: SlackAskOptions) {
       body = request.body.toString("utf8");
       if (body.trimStart().startsWith("{")) return await mention(body, request);
       form = new URLSearchParams(body);
+      const payload = form.get("payload");
+      if (payload !== null) return await shortcut(payload);
       for (const field of ["command", "channel_id", "user_id", "response_url"]) {
         if (!form.get(field)) {
           throw new ConnectorError("CONNECTOR_MALFORMED_BODY", field, "missing");
@@ -91,6 +99,41 @@ export function slackAskReceiver(options: SlackAskOptions) {
     if (!taken.taken) return ephemeral(notTakenText(taken));
     return ephemeral("Looking through this channel's history…");
   };
+
+  /**
+   * An interaction's payload: the "Mark as answer" shortcut is handed on, acknowledged with an
+   * empty 200 (Slack shows nothing of a shortcut's acknowledgement: the mark function tells the
+   * person). A mark refused here (outside the channels answered, over the rate limit, marking
+   * off) is counted and logged, and gets no reply. Other interactions are acknowledged, ignored.
+   */
+  async function shortcut(payload: string): Promise<HttpResponse> {
+    const action = slackShortcut(payload);
+    const said = action === undefined ? undefined : MARK_CALLBACKS[action.callbackId];
+    if (
+      action === undefined ||
+      said === undefined ||
+      !Object.hasOwn(MARK_CALLBACKS, action.callbackId)
+    ) {
+      metrics.add("AsksIgnored", 1);
+      log.info("interaction without a mark", {});
+      return reply(200, "", "text/plain");
+    }
+    await takeMark(
+      options,
+      {
+        platform: "slack",
+        channel: action.channel,
+        messageId: action.messageTs,
+        action: said,
+        by: action.user,
+        ...(action.threadTs !== undefined && { thread: action.threadTs }),
+        responseUrl: action.responseUrl,
+      },
+      action.user,
+      action.isPrivate,
+    );
+    return reply(200, "", "text/plain");
+  }
 
   /** An Events API envelope: the URL's verification, or an app mention to hand on. */
   async function mention(body: string, request: HttpRequest): Promise<HttpResponse> {

@@ -1,15 +1,19 @@
 /** What an erasure reads and writes: the stores, the audit, and what else holds the person. */
 import type { AuthorIndex, ChannelNames, Editor } from "../../history/changes/index.js";
-import type { ConversationId, Message } from "../../history/index.js";
+import type { ConversationId, Lister, Message } from "../../history/index.js";
 import type { KnowledgeRedactor, KnowledgeRedactorOptions } from "../../knowledge/write/index.js";
 import type { ChannelStore } from "../../segmentation/pipeline/store/index.js";
 import type { AuditStore } from "./audit.js";
 import type { DigestArchive } from "./digests.js";
 import type { ScrubStore } from "./scrub.js";
 
-/** The history store's side: finding the person's messages, checking and deleting them. */
+/**
+ * The history store's side: finding the person's messages, checking and deleting them, and
+ * listing the channels (whose corrections are looked through for the person as corrector).
+ */
 export type ErasureMessages = AuthorIndex &
-  Pick<Editor, "change"> & {
+  Pick<Editor, "change"> &
+  Pick<Lister, "conversations"> & {
     getMessages(conversationId: ConversationId, ids: readonly string[]): Promise<Message[]>;
   };
 

@@ -160,6 +160,7 @@ export async function eraseUser(
     add(counts, await eraseBatch(deps, refs, audit.batch, done, digests));
     counts.messages += audit.batch.length;
     if (audit.exhausted) {
+      await forgetCorrections(deps, scope.channels, refs);
       audit = {
         ...audit,
         counts,
@@ -304,6 +305,23 @@ async function eraseBatch(
   }
   const { messages: _, ...derived } = counts;
   return derived;
+}
+
+/**
+ * The person as corrector, in every channel of the erasure's scope (every listed one by
+ * default), where they wrote or not: a correction they made (`by` their user id or the name
+ * given) is kept without it. After the pages, so that a run stopped before is redone whole by
+ * the next; a channel's corrections are one Query of its `correction#` items, and few.
+ */
+async function forgetCorrections(
+  deps: ErasureDependencies,
+  channels: readonly string[] | null,
+  refs: readonly AuthorRef[],
+): Promise<void> {
+  const identities = refs.flatMap((ref) => [ref.userId ?? [], ref.user ?? []].flat());
+  for (const channel of channels ?? (await deps.messages.conversations())) {
+    await forgetCorrector(deps.results, channel, identities);
+  }
 }
 
 /** Erasing by `userId`: the `author` of each of the page's `stored` messages with that id. */

@@ -1,7 +1,9 @@
 /**
- * Registering the `/ask` application command with Discord: a global command (every guild the
- * application is in, which Discord may take up to an hour to show) or a guild's (at once). A
- * POST of a command of the same name replaces it, so registering again is harmless.
+ * Registering the `/ask` application command with Discord, and with `mark` the message commands
+ * "Mark as answer", "Reopen question" and "Hide question": global commands (every guild the application is in, which Discord may take
+ * up to an hour to show) or a guild's (at once). A POST of a command of the same name and type
+ * replaces it (an upsert, unlike a bulk overwrite, which would delete the application's other
+ * commands), so registering again is harmless.
  */
 import { AskError } from "./errors.js";
 import { DISCORD_API_BASE } from "./run.js";
@@ -39,6 +41,11 @@ export function discordAskCommand(name = "ask") {
   };
 }
 
+/** The message commands (type 3: a message's "Apps" menu); each name is the interaction's. */
+const DISCORD_MARK_COMMANDS = ["Mark as answer", "Reopen question", "Hide question"].map(
+  (name) => ({ name, type: 3, contexts: [GUILD] }),
+);
+
 interface RegisterOptions {
   applicationId: string;
   /** The bot's token (`Authorization: Bot …`): never logged nor put in an error. */
@@ -46,12 +53,19 @@ interface RegisterOptions {
   /** A guild to register in at once; absent: a global command. */
   guild?: string;
   command?: string;
+  /** Register the "Mark as answer" message command too. */
+  mark?: boolean;
   apiBase?: string;
   fetch?: typeof fetch;
 }
 
-/** Registers the command; the id Discord gave it. An {@link AskError} when Discord refuses. */
-export async function registerDiscordAskCommand(options: RegisterOptions): Promise<string> {
+/**
+ * Registers the command (and with `mark` the message commands); the ids Discord gave them. An
+ * {@link AskError} when Discord refuses.
+ */
+export async function registerDiscordAskCommand(
+  options: RegisterOptions,
+): Promise<{ ask: string; mark?: string[] }> {
   const name = options.command ?? "ask";
   if (!SNOWFLAKE.test(options.applicationId))
     throw new AskError("ASK_BAD_JOB", "the application id is not a Discord id");
@@ -59,6 +73,14 @@ export async function registerDiscordAskCommand(options: RegisterOptions): Promi
     throw new AskError("ASK_BAD_JOB", "the guild id is not a Discord id");
   if (!COMMAND_NAME.test(name))
     throw new AskError("ASK_BAD_JOB", "a command name is 1 to 32 of a-z 0-9 _ -");
+  const ask = await register(options, discordAskCommand(name));
+  if (!options.mark) return { ask };
+  const mark: string[] = [];
+  for (const command of DISCORD_MARK_COMMANDS) mark.push(await register(options, command));
+  return { ask, mark };
+}
+
+async function register(options: RegisterOptions, command: object): Promise<string> {
   const base = options.apiBase ?? DISCORD_API_BASE;
   const path =
     options.guild === undefined
@@ -72,7 +94,7 @@ export async function registerDiscordAskCommand(options: RegisterOptions): Promi
         authorization: `Bot ${options.botToken}`,
         "content-type": "application/json",
       },
-      body: JSON.stringify(discordAskCommand(name)),
+      body: JSON.stringify(command),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (error) {

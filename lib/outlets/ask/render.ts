@@ -186,3 +186,17 @@ export function telegramAnswer(
     link_preview_options: { is_disabled: true },
   };
 }
+
+/**
+ * A short notice only the person sees (what became of their mark): `text` is ours, `quoted`
+ * (a question's words) chat text, made literal for the platform.
+ */
+export function slackNotice(text: string, quoted?: string): SlackAnswerMessage {
+  const tail = quoted === undefined ? "" : ` “${slackText(quoted)}”`;
+  return { response_type: "ephemeral", text: `${text}${tail}` };
+}
+
+export function discordNotice(text: string, quoted?: string): DiscordAnswerMessage {
+  const tail = quoted === undefined ? "" : ` “${discordText(quoted)}”`;
+  return { content: `${text}${tail}`, allowed_mentions: { parse: [] }, flags: 4 };
+}

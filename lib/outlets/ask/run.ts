@@ -126,58 +126,79 @@ export async function answerAsk(job: AskJob, deps: AskDeps): Promise<AskOutcome>
   };
 }
 
+/** How a reply is posted: the fetch, and each post's time limit, ms (default 5000). */
+export type PostDeps = Pick<AskDeps, "fetch" | "timeoutMs">;
+
+/** Sends `body` as JSON; an {@link AskError} naming `what` when it fails or is refused. */
+async function sendJson(
+  deps: PostDeps,
+  url: string,
+  method: string,
+  body: unknown,
+  what: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await (deps.fetch ?? fetch)(url, {
+      method,
+      headers: { "content-type": "application/json; charset=utf-8", ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(deps.timeoutMs ?? 5000),
+    });
+  } catch (error) {
+    throw new AskError("ASK_POST_FAILED", `${what}: ${(error as Error).name}`, { cause: error });
+  }
+  if (!response.ok) {
+    // The body may echo the address: only the status is kept.
+    await response.body?.cancel();
+    throw new AskError("ASK_POST_FAILED", `${what}: answered ${response.status}`);
+  }
+  return response;
+}
+
+/** Posts `body` to a Slack `response_url`, which must be Slack's (`prefixes`). */
+export async function postToResponseUrl(
+  deps: PostDeps & Pick<AskDeps, "slackResponsePrefixes">,
+  responseUrl: string | undefined,
+  body: unknown,
+): Promise<void> {
+  const prefixes = deps.slackResponsePrefixes ?? [SLACK_RESPONSE_PREFIX];
+  if (responseUrl === undefined || !prefixes.some((p) => responseUrl.startsWith(p)))
+    throw new AskError("ASK_BAD_JOB", "the response_url is not Slack's");
+  await (await sendJson(deps, responseUrl, "POST", body, "slack response_url")).body?.cancel();
+}
+
+/** Edits an interaction's deferred response through its webhook (ids checked first). */
+export async function editInteractionResponse(
+  deps: PostDeps & Pick<AskDeps, "discordApiBase">,
+  job: { applicationId: string; token: string },
+  body: unknown,
+): Promise<void> {
+  if (!SNOWFLAKE.test(job.applicationId) || !INTERACTION_TOKEN.test(job.token))
+    throw new AskError("ASK_BAD_JOB", "the interaction's application id or token is malformed");
+  const base = deps.discordApiBase ?? DISCORD_API_BASE;
+  const url = `${base}/webhooks/${job.applicationId}/${job.token}/messages/@original`;
+  const response = await sendJson(deps, url, "PATCH", body, "discord interaction webhook");
+  await response.body?.cancel();
+}
+
 async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): Promise<void> {
-  const send = async (
-    url: string,
-    method: string,
-    body: unknown,
-    what: string,
-    headers: Record<string, string> = {},
-  ) => {
-    let response: Response;
-    try {
-      response = await (deps.fetch ?? fetch)(url, {
-        method,
-        headers: { "content-type": "application/json; charset=utf-8", ...headers },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(deps.timeoutMs ?? 5000),
-      });
-    } catch (error) {
-      throw new AskError("ASK_POST_FAILED", `${what}: ${(error as Error).name}`, { cause: error });
-    }
-    if (!response.ok) {
-      // The body may echo the address: only the status is kept.
-      await response.body?.cancel();
-      throw new AskError("ASK_POST_FAILED", `${what}: answered ${response.status}`);
-    }
-    return response;
-  };
-  const done = async (response: Promise<Response>) => {
-    await (await response).body?.cancel();
-  };
   switch (job.platform) {
     case "slack": {
-      if (job.thread !== undefined) return postInThread(job, job.thread, answer, deps, send);
-      const responseUrl = job.responseUrl;
-      const prefixes = deps.slackResponsePrefixes ?? [SLACK_RESPONSE_PREFIX];
-      if (responseUrl === undefined || !prefixes.some((p) => responseUrl.startsWith(p)))
-        throw new AskError("ASK_BAD_JOB", "the response_url is not Slack's");
+      if (job.thread !== undefined) return postInThread(job, job.thread, answer, deps);
       const message =
         answer === undefined
           ? { response_type: "ephemeral" as const, text: SEARCH_FAILED }
           : slackAnswer(answer, job.inChannel);
-      return done(send(responseUrl, "POST", message, "slack response_url"));
+      return postToResponseUrl(deps, job.responseUrl, message);
     }
     case "discord": {
-      if (!SNOWFLAKE.test(job.applicationId) || !INTERACTION_TOKEN.test(job.token))
-        throw new AskError("ASK_BAD_JOB", "the interaction's application id or token is malformed");
-      const base = deps.discordApiBase ?? DISCORD_API_BASE;
       const message =
         answer === undefined
           ? { content: SEARCH_FAILED, allowed_mentions: { parse: [] } }
           : discordAnswer(answer);
-      const url = `${base}/webhooks/${job.applicationId}/${job.token}/messages/@original`;
-      return done(send(url, "PATCH", message, "discord interaction webhook"));
+      return editInteractionResponse(deps, job, message);
     }
     case "telegram": {
       if (!TELEGRAM_CHAT.test(job.channel))
@@ -191,7 +212,9 @@ async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): 
           ? { chat_id: chat, text: SEARCH_FAILED }
           : telegramAnswer(answer, chat, job.replyTo);
       const base = deps.telegramApiBase ?? TELEGRAM_API_BASE;
-      return done(send(`${base}/bot${token}/sendMessage`, "POST", message, "telegram sendMessage"));
+      const url = `${base}/bot${token}/sendMessage`;
+      await (await sendJson(deps, url, "POST", message, "telegram sendMessage")).body?.cancel();
+      return;
     }
     default:
       throw new AskError("ASK_BAD_JOB", "a job of no platform the ask endpoints serve");
@@ -200,14 +223,6 @@ async function post(job: AskJob, answer: AskAnswer | undefined, deps: AskDeps): 
 
 const SLACK_CHANNEL = /^[A-Z0-9]{2,30}$/;
 const SLACK_TS = /^\d+\.\d+$/;
-
-type Send = (
-  url: string,
-  method: string,
-  body: unknown,
-  what: string,
-  headers?: Record<string, string>,
-) => Promise<Response>;
 
 /**
  * An app mention's answer: chat.postMessage in its thread with the bot's token (scope
@@ -218,7 +233,6 @@ async function postInThread(
   thread: string,
   answer: AskAnswer | undefined,
   deps: AskDeps,
-  send: Send,
 ): Promise<void> {
   if (!SLACK_CHANNEL.test(job.channel) || !SLACK_TS.test(thread))
     throw new AskError("ASK_BAD_JOB", "the mention's channel or thread is malformed");
@@ -227,7 +241,8 @@ async function postInThread(
   const token = await deps.slackToken();
   const text = answer === undefined ? SEARCH_FAILED : slackAnswer(answer, true).text;
   const base = deps.slackApiBase ?? SLACK_API_BASE;
-  const response = await send(
+  const response = await sendJson(
+    deps,
     `${base}/chat.postMessage`,
     "POST",
     { channel: job.channel, thread_ts: thread, text, unfurl_links: false, unfurl_media: false },

@@ -20,6 +20,7 @@ import { MemoryStore } from "convoseg/history";
 import { mentions } from "convoseg/history/changes";
 import { authorKeyOf, userIdKeyOf } from "convoseg/history/schema";
 import { MemoryResultStore } from "convoseg/knowledge/store";
+import { correctQuestion } from "convoseg/knowledge/write";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { questionModel } from "../../knowledge/redaction.js";
@@ -391,6 +392,52 @@ describe("erasing by platform user id", () => {
     const later = { ...deps, now: () => (deps.now?.() ?? 0) + 1 };
     const again = await eraseUser(later, { userId: "U3", requestedBy: "dpo" });
     expect(again.counts.messages).toBe(0);
+  });
+});
+
+describe("a person who corrected questions where they never wrote", () => {
+  /** Marks the channel's question starting with `question` answered, `by` someone. */
+  async function mark(setup: Setup, channel: string, question: string, by: string) {
+    const { entries } = await setup.results.listQuestions(channel, { limit: 10 });
+    const entry = entries.find((e) => e.question.startsWith(question));
+    const answerId = (setup.world.written.get(channel) ?? [])[6].id;
+    await correctQuestion(setup.results, {
+      channel,
+      questionId: String(entry?.id),
+      action: "answered",
+      answerId,
+      by,
+    });
+  }
+  const byOf = async (setup: Setup, channel: string) =>
+    (await setup.results.listCorrections(channel)).map((c) => [c.action, c.by ?? null]).sort();
+
+  it("is forgotten as corrector in every channel of the scope, by user id or the name given, and no other", async () => {
+    const setup = await setUp(3, 1, undefined, questionModel);
+    const [first, second, third] = setup.world.channels;
+    await mark(setup, first, "Which wifi", "UDANA");
+    // An operator's `questions mark --by` with her name, in another case; someone else's.
+    await mark(setup, second, "Which wifi", "Dana");
+    await mark(setup, second, "anyone around", "UERIN");
+    await mark(setup, third, "Which wifi", "UDANA");
+    const deps = erasureDependencies(setup.history, setup.results, setup.audits);
+    const request = { userId: "UDANA", user: "dana", requestedBy: "dpo" };
+
+    const scoped = await eraseUser(deps, { ...request, channels: [first] });
+    expect(scoped).toMatchObject({ done: true, counts: { messages: 0 } });
+    expect(await byOf(setup, first)).toEqual([["answered", null]]);
+    expect(await byOf(setup, third)).toEqual([["answered", "UDANA"]]);
+
+    await eraseUser({ ...deps, now: () => (deps.now?.() ?? 0) + 1 }, request);
+    // Kept, without her: the question stays answered by the message she chose.
+    expect(await byOf(setup, second)).toEqual([
+      ["answered", null],
+      ["answered", "UERIN"],
+    ]);
+    expect(await byOf(setup, third)).toEqual([["answered", null]]);
+    const [kept] = await setup.results.listCorrections(third);
+    expect(kept.answerId).toBe((setup.world.written.get(third) ?? [])[6].id);
+    expect(JSON.stringify(await dump(setup))).not.toMatch(/dana/i);
   });
 });
 
