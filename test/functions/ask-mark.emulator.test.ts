@@ -9,7 +9,6 @@
  */
 import { generateKeyPairSync, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from "aws-lambda";
 import { apiHandler, dynamoDbApiSources } from "convoseg/api";
 import { signSlackRequest } from "convoseg/connectors";
 import { textMessage } from "convoseg/history";
@@ -26,6 +25,8 @@ import {
   type PlatformIds,
   recordingServer,
   startSecretsServer,
+  type UrlHandler,
+  urlEvent,
 } from "../support/ask-world.js";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb.js";
 
@@ -34,20 +35,7 @@ const SLACK_SECRET = "mark-signing-secret";
 const MODERATOR = { slack: "U0MODER01", discord: "1400000000000000007" };
 const SEGMENT = [1007, 1009, 1013, 1014, 1019, 1020, 1022, 1031];
 
-type UrlHandler = (
-  event: LambdaFunctionURLEvent,
-) => Promise<Exclude<LambdaFunctionURLResult, string>>;
 type MarkHandler = (job: unknown) => Promise<void>;
-
-const urlEvent = (headers: Record<string, string>, body: string) =>
-  ({
-    version: "2.0",
-    rawPath: "/",
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: "POST" } },
-  }) as unknown as LambdaFunctionURLEvent;
 
 /** The sample's lines of the apt-cache conversation, by id. */
 const sample = new Map(

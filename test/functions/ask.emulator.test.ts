@@ -7,7 +7,6 @@
  * scripted platform on 127.0.0.1.
  */
 import { generateKeyPairSync, sign } from "node:crypto";
-import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from "aws-lambda";
 import { signSlackRequest } from "convoseg/connectors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -18,6 +17,8 @@ import {
   recordingServer,
   sampleIndex,
   startSecretsServer,
+  type UrlHandler,
+  urlEvent,
 } from "../support/ask-world.js";
 
 const SLACK_SECRET_ARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:slack-ask-AbCdEf";
@@ -30,20 +31,7 @@ const BOT_TOKEN = "123456:bot-token";
 const QUESTION = "where are the files from the repositories saved?";
 const sampleTs = Date.parse("2008-07-14T18:01:00Z");
 
-type UrlHandler = (
-  event: LambdaFunctionURLEvent,
-) => Promise<Exclude<LambdaFunctionURLResult, string>>;
 type AnswerHandler = (job: unknown) => Promise<void>;
-
-const urlEvent = (headers: Record<string, string>, body: string) =>
-  ({
-    version: "2.0",
-    rawPath: "/",
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: "POST" } },
-  }) as unknown as LambdaFunctionURLEvent;
 
 let indexDir = "";
 let secrets: Awaited<ReturnType<typeof startSecretsServer>>;

@@ -11,6 +11,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from "aws-lambda";
 import type { ChatMessage } from "convoseg/messages";
 import { type SearchResultSource, searchDocuments } from "convoseg/search";
 import { LanceChannelIndexes } from "convoseg/search/lancedb";
@@ -159,3 +160,19 @@ export async function loadHandlers<T extends unknown[]>(
 }
 
 export { startSecretsServer };
+
+/** A receiver function's handler, as its Function URL calls it. */
+export type UrlHandler = (
+  event: LambdaFunctionURLEvent,
+) => Promise<Exclude<LambdaFunctionURLResult, string>>;
+
+/** A Function URL's POST event carrying `body` as the platform sent it. */
+export const urlEvent = (headers: Record<string, string>, body: string) =>
+  ({
+    version: "2.0",
+    rawPath: "/",
+    headers,
+    body,
+    isBase64Encoded: false,
+    requestContext: { http: { method: "POST" } },
+  }) as unknown as LambdaFunctionURLEvent;
