@@ -1,4 +1,4 @@
-import { MAX_DATE_MS, messageIdProblem } from "../base/identity/index.js";
+import { MAX_DATE_MS, messageIdProblem, PLATFORM_PLACE_SHAPES } from "../base/identity/index.js";
 import { InvalidMessageError } from "./errors.js";
 
 /**
@@ -36,11 +36,20 @@ export type Part =
 /**
  * The optional platform fields of a chat message, each a non-empty string when present: the
  * author's stable platform id (`userId`; `author` stays the display name), the message it answers
- * (`replyTo`, same channel), its thread's root (`thread`), the platform's name and the channel's
- * display name. Stored as given; additive within every v1 schema (readers ignore what they do
- * not know).
+ * (`replyTo`, same channel), its thread's root (`thread`), the platform's name, the channel's
+ * display name, and what the platform's link to it needs besides its ids: the Discord guild
+ * (`guild`) and a public Telegram group's or channel's username (`chatUsername`, without the
+ * `@`). Stored as given; additive within every v1 schema (readers ignore what they do not know).
  */
-export const PLATFORM_FIELDS = ["userId", "replyTo", "thread", "platform", "channelName"] as const;
+export const PLATFORM_FIELDS = [
+  "userId",
+  "replyTo",
+  "thread",
+  "platform",
+  "channelName",
+  "guild",
+  "chatUsername",
+] as const;
 type PlatformField = (typeof PLATFORM_FIELDS)[number];
 export type PlatformFields = { [F in PlatformField]?: string };
 
@@ -94,7 +103,8 @@ export function textMessage(
 
 /**
  * What is left of a deleted message: its id, timestamp, kind and edit time, and where it stood
- * by id (`replyTo`, `thread`, `platform`), no content and nothing of its author (neither
+ * by id (`replyTo`, `thread`, `platform`, and the `guild` or public group's `chatUsername` its
+ * channel's every message carries: nobody's), no content and nothing of its author (neither
  * `author` nor `userId`). Nor `channelName`: a private chat is named after the person in it
  * (Telegram's), and the channel's other messages carry its name.
  */
@@ -135,7 +145,8 @@ export function cloneMessage(message: Message): Message {
  * messages); JSON metadata; and the optional platform fields (`id` a non-empty, well-formed string, `ts`
  * finite epoch milliseconds within the Date range, `author` a string, `kind` one of
  * {@link MESSAGE_KINDS}, `editedAt` epoch milliseconds, each of {@link PLATFORM_FIELDS} a
- * non-empty, well-formed string). A deleted message has no parts, so it
+ * non-empty, well-formed string, `guild` and `chatUsername` of their `PLATFORM_PLACE_SHAPES`). A
+ * deleted message has no parts, so it
  * is not valid: it is what a store reports, never what anyone writes.
  */
 export function validateMessage(message: unknown): asserts message is Message {
@@ -179,6 +190,10 @@ export function validateMessage(message: unknown): asserts message is Message {
       throw new InvalidMessageError(field, "expected a non-empty string");
     }
     if (!value.isWellFormed()) throw new InvalidMessageError(field, "expected well-formed UTF-16");
+    const shape = (PLATFORM_PLACE_SHAPES as Partial<Record<PlatformField, RegExp>>)[field];
+    if (shape !== undefined && !shape.test(value)) {
+      throw new InvalidMessageError(field, `expected the shape ${shape.source}`);
+    }
   }
   if (
     m.editedAt !== undefined &&

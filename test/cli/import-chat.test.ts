@@ -23,6 +23,7 @@ const KEYS = [
   "thread",
   "kind",
   "platform",
+  "guild",
 ];
 
 async function outLines(inputs: string[], name: string, extra: string[] = []) {

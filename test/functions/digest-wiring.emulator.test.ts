@@ -61,9 +61,9 @@ describe("the digest function's wiring", () => {
     const build = wiring.build(watched, { resultsTable, messagesTable, channelsTable: "unused" });
     const digest = await build({ channels: ["help"], since: SINCE, until: UNTIL, now: UNTIL });
 
-    // The messages table is read by key, naming only when, by whom, whether a bot, whether
-    // deleted, and the platform and thread (for the entries' links): the digest's role may read
-    // nothing else of it (never the text; issue 39 §3).
+    // The messages table is read by key, naming only when, by whom, what kind, whether deleted,
+    // and the platform, thread, guild and public group name (for the entries' links): the
+    // digest's role may read nothing else of it (never the text; issue 39 §3).
     const ofMessages = reads.filter(({ input }) =>
       JSON.stringify(input).includes(`"${messagesTable}"`),
     );
@@ -73,7 +73,17 @@ describe("the digest function's wiring", () => {
         messagesTable
       ];
       const named = Object.values(request.ExpressionAttributeNames as Record<string, string>);
-      expect(named.sort()).toEqual(["author", "deleted", "id", "kind", "platform", "thread", "ts"]);
+      expect(named.sort()).toEqual([
+        "author",
+        "chatUsername",
+        "deleted",
+        "guild",
+        "id",
+        "kind",
+        "platform",
+        "thread",
+        "ts",
+      ]);
     }
 
     expect(digest.topics.map((t) => [t.kind, t.segments, t.earlierSegments])).toEqual([

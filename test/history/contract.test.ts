@@ -105,6 +105,8 @@ describe("messages", () => {
     [{ role: "user", parts: [{ type: "text", text: "x" }], metadata: { f: () => 1 } }, "metadata"],
     [{ role: "user", parts: [{ type: "text", text: "x" }], id: "" }, "id"],
     [{ role: "user", parts: [{ type: "text", text: "x" }], ts: Number.NaN }, "ts"],
+    [{ role: "user", parts: [{ type: "text", text: "x" }], guild: "x/../evil" }, "guild"],
+    [{ role: "user", parts: [{ type: "text", text: "x" }], chatUsername: "a b" }, "chatUsername"],
   ])("rejects %j at %s", (message, field) => {
     try {
       validateMessage(message);

@@ -125,10 +125,21 @@ describe("DynamoDbStore", () => {
         author: "ubottu",
         kind: "bot",
       }),
+      textMessage("user", "see the wiki", {
+        id: "d",
+        ts: 7,
+        platform: "discord",
+        guild: "900000000000000001",
+        userId: "800000000000000001",
+      }),
+      textMessage("user", "and the FAQ", { id: "t", ts: 8, chatUsername: "ubuntu_help" }),
     ]);
-    expect(await store.messageFacts(id, ["b", "p", "missing"])).toEqual([
+    // What a link needs (platform, guild, a public group's name) is among the facts; never text.
+    expect(await store.messageFacts(id, ["b", "p", "d", "t", "missing"])).toEqual([
       { id: "b", ts: 6, author: "ubottu", kind: "bot" },
       { id: "p", ts: 5, author: "ann" },
+      { id: "d", ts: 7, platform: "discord", guild: "900000000000000001" },
+      { id: "t", ts: 8, chatUsername: "ubuntu_help" },
     ]);
   });
 

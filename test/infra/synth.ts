@@ -50,8 +50,8 @@ export interface Statement {
 
 /**
  * What a reader of a digest's activity may read of the messages table: the key, the id, when,
- * by whom (display name), whether deleted, the platform and thread (for its permalink); a
- * request must name them (never the text).
+ * by whom (display name), whether deleted, the platform, thread, guild and public group's name
+ * (for its permalink); a request must name them (never the text).
  */
 export const ACTIVITY_READ_CONDITION = {
   "ForAllValues:StringEquals": {
@@ -65,6 +65,8 @@ export const ACTIVITY_READ_CONDITION = {
       "deleted",
       "platform",
       "thread",
+      "guild",
+      "chatUsername",
     ],
   },
   StringEqualsIfExists: { "dynamodb:Select": "SPECIFIC_ATTRIBUTES" },

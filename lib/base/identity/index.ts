@@ -18,6 +18,8 @@ export {
   channelPlatform,
   isPrivateChat,
   PLATFORM_CHANNEL_SHAPES,
+  PLATFORM_PLACE_SHAPES,
+  permalinkPlatform,
   type ShapedPlatform,
 } from "./platforms.js";
 export {

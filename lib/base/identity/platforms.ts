@@ -15,6 +15,39 @@ export const PLATFORM_CHANNEL_SHAPES = {
 
 export type ShapedPlatform = keyof typeof PLATFORM_CHANNEL_SHAPES;
 
+/**
+ * The shapes of what places a channel for its links, and nothing else enters one: a Discord
+ * guild's snowflake, and a public Telegram group's or channel's username (a letter, then letters,
+ * digits and `_`, 4 to 32 in all, without the `@`).
+ */
+export const PLATFORM_PLACE_SHAPES = {
+  guild: /^\d{15,21}$/,
+  chatUsername: /^[A-Za-z][A-Za-z0-9_]{3,31}$/,
+} as const;
+
+/** The message links convoseg makes (`messagePermalink`), by their platform's name. */
+const PERMALINK_SHAPES = [
+  [
+    "Slack",
+    /^https:\/\/slack\.com\/archives\/[A-Z0-9]+\/p\d+(\?thread_ts=\d+\.\d+&cid=[A-Z0-9]+)?$/,
+  ],
+  ["Discord", /^https:\/\/discord\.com\/channels\/\d{15,21}\/\d{15,21}\/\d{15,21}$/],
+  ["Telegram", /^https:\/\/t\.me\/(?:[A-Za-z][A-Za-z0-9_]{3,31}|c\/\d{1,20})\/\d{1,12}$/],
+] as const;
+
+/**
+ * The platform a link is to (`Slack`, `Discord`, `Telegram`) when it has a shape convoseg's
+ * message links have (ids, digits and `/.?=&:` only: nothing needs escaping but HTML's `&`);
+ * undefined for any other string, so that a link read back from JSON that says anything else
+ * never becomes an `href`.
+ */
+export function permalinkPlatform(
+  url: string | undefined,
+): "Slack" | "Discord" | "Telegram" | undefined {
+  if (url === undefined) return undefined;
+  return PERMALINK_SHAPES.find(([, shape]) => shape.test(url))?.[0];
+}
+
 /** One person's chat with the app: a Slack DM (`D…`), a Telegram private chat (a positive id). */
 const PRIVATE_CHAT = /^(D[A-Z0-9]{2,}|\d{1,16})$/;
 

@@ -99,6 +99,8 @@ export interface MessageFacts {
   deleted?: boolean;
   platform?: string;
   thread?: string;
+  guild?: string;
+  chatUsername?: string;
 }
 
 /** {@link getMessages} reading only {@link ACTIVITY_ATTRIBUTES}. */
@@ -119,6 +121,8 @@ export async function getMessageFacts(
     if (item[DELETED] === true) facts.deleted = true;
     if (typeof item.platform === "string") facts.platform = item.platform;
     if (typeof item.thread === "string") facts.thread = item.thread;
+    if (typeof item.guild === "string") facts.guild = item.guild;
+    if (typeof item.chatUsername === "string") facts.chatUsername = item.chatUsername;
     return [facts];
   });
 }

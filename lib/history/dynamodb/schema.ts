@@ -97,7 +97,7 @@ export const BY_POSITION_ATTRIBUTES = ["id", "ts"] as const;
 
 /**
  * A message item: the keys, `position`, `v` and the message. The platform fields (`userId`,
- * `replyTo`, `thread`, `platform`, `channelName`; strings) were added within version 1: an item
+ * `replyTo`, `thread`, `platform`, `channelName`, `guild`, `chatUsername`; strings) were added within version 1: an item
  * without them is a message that has none, and readers ignore attributes they do not know.
  */
 export interface MessageItem extends PlatformFields {
@@ -148,8 +148,8 @@ export const INFERRED_REPLY_ATTRIBUTES = [PARTITION_KEY, SORT_KEY, INFERRED_REPL
 /**
  * What a digest reads of a message, and all a reader of activity may read (the API's and the
  * digest's roles are held to these and the key): when, by whom, whether deleted (its activity),
- * and its platform and thread (the platform's link to an entry's evidence); never its text, nor
- * its author's id.
+ * and its platform, thread, Discord guild and public Telegram group's name (what the platform's
+ * link to an entry's evidence is made of); never its text, nor its author's id.
  */
 export const ACTIVITY_ATTRIBUTES = [
   "id",
@@ -159,6 +159,8 @@ export const ACTIVITY_ATTRIBUTES = [
   DELETED,
   "platform",
   "thread",
+  "guild",
+  "chatUsername",
 ] as const;
 
 /**

@@ -5,6 +5,7 @@ import {
   isAcceptedTimestamp,
   loneSurrogateAt,
   messageIdProblem,
+  PLATFORM_PLACE_SHAPES,
 } from "../../base/identity/index.js";
 import { InvalidMessageError, MESSAGE_KINDS, type MessageKind } from "../index.js";
 
@@ -31,6 +32,10 @@ export interface ChatMessage {
   platform?: string;
   /** The channel's display name; `channel` stays the platform's stable id. */
   channelName?: string;
+  /** Discord: the guild (server) of the channel, a snowflake; its messages' links need it. */
+  guild?: string;
+  /** Telegram: a public group's or channel's username, without the `@`, for its `t.me` links. */
+  chatUsername?: string;
 }
 
 /** A platform name: short, lower case, so that one platform is never spelt two ways. */
@@ -47,8 +52,10 @@ const PLATFORM_NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
  * then stays unset); and the optional platform fields, each absent or null for "not known":
  * `userId` (a non-empty, well-formed string, or an integer), `replyTo` and `thread` (message ids
  * of the same channel, as `id`; a message answers another, never itself), `platform` (a short
- * lower-case name: `slack`, `discord`, `irc`) and `channelName` (a non-empty, well-formed string).
- * Other fields are ignored, so that a line of a later format still reads.
+ * lower-case name: `slack`, `discord`, `irc`), `channelName` (a non-empty, well-formed string),
+ * `guild` (a Discord snowflake: 15 to 21 digits) and `chatUsername` (a Telegram username: a
+ * letter, then letters, digits and `_`, 4 to 32 in all, no `@`), the last two what the
+ * platform's link to the message needs. Other fields are ignored, so that a line of a later format still reads.
  *
  * @throws InvalidMessageError naming the first field at fault.
  */
@@ -98,6 +105,19 @@ function parsePlatformFields(record: Record<string, unknown>, message: ChatMessa
     const name = optionalText(record, "channelName");
     if (name === "") throw new InvalidMessageError("channelName", "expected a non-empty string");
     message.channelName = name as string;
+  }
+  for (const field of ["guild", "chatUsername"] as const) {
+    if (!known(field)) continue;
+    const value = record[field];
+    const shape = PLATFORM_PLACE_SHAPES[field];
+    // Only a string of the platform's shape: whatever else reaches a link never does.
+    if (typeof value !== "string" || !shape.test(value)) {
+      throw new InvalidMessageError(
+        field,
+        `expected ${field === "guild" ? "a Discord snowflake (15 to 21 digits)" : "a Telegram username (a letter, then letters, digits or _, 4 to 32 in all)"} (got ${kindOf(value)})`,
+      );
+    }
+    message[field] = value;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The chat message as convoseg's inputs carry it, with the edits and deletions that may follow.
  * JSON lines and ingestion batches, and their validation; and the platform's own link to a message
- * (`messagePermalink`). Its order is `compareRefs` of `lib/base/identity`, and its timestamp
+ * (`messagePermalink`: Slack's, Discord's, Telegram's). Its order is `compareRefs` of `lib/base/identity`, and its timestamp
  * window is there too.
  */
 export { InvalidMessageError } from "../index.js";

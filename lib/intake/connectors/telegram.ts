@@ -5,6 +5,7 @@
  * gives (lib/intake/exports), so that an imported chat continues live under the same ids.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { PLATFORM_PLACE_SHAPES } from "../../base/identity/index.js";
 import { inline, type TelegramService, telegramServiceText } from "../exports/index.js";
 import type { ChatMessageInput } from "../ingest/index.js";
 import { ConnectorError } from "./errors.js";
@@ -207,6 +208,15 @@ export function telegramUpdateLines(update: TelegramUpdate): IngestLine[] {
     personName(message.chat as TelegramUser) ??
     word(message.chat?.username);
   if (name !== undefined) line.channelName = name;
+  const username = message.chat?.username;
+  // A public group's or channel's name makes its links (only a supergroup or channel has one); a
+  // private chat's is the person's, and one not of a username's shape is left out.
+  if (
+    (message.chat?.type === "supergroup" || message.chat?.type === "channel") &&
+    typeof username === "string" &&
+    PLATFORM_PLACE_SHAPES.chatUsername.test(username)
+  )
+    line.chatUsername = username;
   const userId = peerId(message);
   if (userId !== undefined) line.userId = userId;
   const topic = message.is_topic_message === true ? integer(message.message_thread_id) : undefined;

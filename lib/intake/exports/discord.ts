@@ -5,7 +5,7 @@
  * are grouped by channel from their headers, and one channel is held at a time while it is sorted.
  */
 import { stat } from "node:fs/promises";
-import { compareIds } from "../../base/identity/index.js";
+import { compareIds, PLATFORM_PLACE_SHAPES } from "../../base/identity/index.js";
 import { InvalidMessageError, parseTimestamp } from "../../history/messages/index.js";
 import { describe, type FileTally, type ReadContext } from "./context.js";
 import { discordEmbedsText, forwardedText } from "./discord-text.js";
@@ -38,10 +38,16 @@ interface DiscordChannel {
   thread?: string;
   /** The file's own channel id, which a reference inside it names. */
   own: string;
+  /** The guild's id, when a snowflake (a direct message's export says `0`), for the links. */
+  guild?: string;
 }
 
 const selectHeader = (path: JsonPath): Selection =>
-  path.length === 0 ? "descend" : path.length === 1 && path[0] === "channel" ? "capture" : "skip";
+  path.length === 0
+    ? "descend"
+    : path.length === 1 && (path[0] === "channel" || path[0] === "guild")
+      ? "capture"
+      : "skip";
 
 const selectAll = (path: JsonPath): Selection => {
   if (path.length === 0) return "descend";
@@ -88,10 +94,21 @@ export async function* readDiscord(
   }
 }
 
-/** The channel a file's messages go to, from its `channel` object (read before `messages`). */
+/**
+ * The channel a file's messages go to, from its `channel` object (read before `messages`), with
+ * its guild's id from the `guild` object DiscordChatExporter writes before it.
+ */
 async function readHeader(file: string): Promise<DiscordChannel> {
+  let guild: string | undefined;
   for await (const value of jsonFileValues(file, file, selectHeader)) {
-    return channelOf(parseValue(value, file), file);
+    const parsed = parseValue(value, file);
+    if (value.path[0] === "guild") {
+      const id = (parsed as { id?: unknown } | null)?.id;
+      if (typeof id === "string" && PLATFORM_PLACE_SHAPES.guild.test(id)) guild = id;
+      continue;
+    }
+    const channel = channelOf(parsed, file);
+    return guild === undefined ? channel : { ...channel, guild };
   }
   throw new ExportFormatError(
     file,
@@ -227,6 +244,7 @@ function discordMessage(
   if (channel.thread !== undefined && raw.id !== channel.thread) message.thread = channel.thread;
   message.kind = system ? "system" : author.isBot === true ? "bot" : "user";
   message.platform = "discord";
+  if (channel.guild !== undefined) message.guild = channel.guild;
   return message;
 }
 

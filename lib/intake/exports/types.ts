@@ -36,6 +36,8 @@ export interface ExportMessage {
   thread?: string;
   kind?: MessageKind;
   platform?: ExportFormat;
+  /** Discord: the channel's guild, a snowflake (its messages' links need it). */
+  guild?: string;
 }
 
 /** What a reader is told: the zone of zone-less times, and where to report progress. */

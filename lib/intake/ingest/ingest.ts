@@ -59,6 +59,10 @@ export interface ChatMessageInput {
   platform?: string | null;
   /** The channel's display name (`channel` is its stable id). */
   channelName?: string | null;
+  /** Discord: the channel's guild, a snowflake (for the message's link). */
+  guild?: string | null;
+  /** Telegram: a public group's or channel's username, without the `@` (for its `t.me` link). */
+  chatUsername?: string | null;
   /** Absent (or `add`) for a new message; see {@link ChatChangeInput} for the others. */
   op?: "add" | null;
 }

@@ -274,7 +274,9 @@ const DigestTopic = named(
     permalink: z
       .string()
       .optional()
-      .describe("the platform's own link to its first evidence message (Slack's); absent if none"),
+      .describe(
+        "the platform's own link to its first evidence message (Slack's, Discord's, Telegram's); absent if none",
+      ),
   }),
   "DigestTopic",
   "A topic of the period, new or recurring, with its evidence.",
@@ -294,7 +296,9 @@ const DigestQuestion = named(
     permalink: z
       .string()
       .optional()
-      .describe("the platform's own link to the asking message (Slack's); absent if none"),
+      .describe(
+        "the platform's own link to the asking message (Slack's, Discord's, Telegram's); absent if none",
+      ),
     corrected: z
       .literal(true)
       .optional()
@@ -321,7 +325,9 @@ const DigestFaq = named(
     permalink: z
       .string()
       .optional()
-      .describe("the platform's own link to that asking message (Slack's); absent if none"),
+      .describe(
+        "the platform's own link to that asking message (Slack's, Discord's, Telegram's); absent if none",
+      ),
   }),
   "DigestFaq",
   "A recurring question asked in the period: asked at least twice in all, once in the period.",
@@ -390,7 +396,11 @@ const SearchHit = named(
     status: z.string().describe("a question's status; empty for the other kinds"),
     segment: z.string().describe("the segment it is in or comes from; empty when none"),
     evidence: z.array(z.string()).describe("the message ids that are its evidence"),
-    permalink: z.string().describe("the platform's own link (Slack's), else empty"),
+    permalink: z
+      .string()
+      .describe(
+        "the platform's own link (Slack's, Discord's, Telegram's; a conversation's, question's or topic's to its first evidence message), else empty",
+      ),
     score: z.number().describe("BM25: higher is better, comparable within one query only"),
     snippet: z.string().describe("its words around the first match"),
     marks: z

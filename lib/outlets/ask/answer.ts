@@ -82,12 +82,11 @@ export function composeAnswer(
     const key = first === undefined ? hit.id : `${hit.channel}\u0000${first}`;
     if (seen.has(key) && hit.kind !== "question") continue;
     seen.add(key);
+    // The stored message's own link first; the request's place where it lacks its guild or name.
     const link =
-      hit.permalink !== "" && place.platform === "slack"
+      hit.permalink !== "" || first === undefined
         ? hit.permalink
-        : first === undefined
-          ? ""
-          : messageLink(place, hit.channel, first);
+        : messageLink(place, hit.channel, first);
     const title = hit.kind === "message" || hit.title === "" ? hit.snippet : hit.title;
     const item: AskItem = { kind: hit.kind, title, link, ts: hit.ts };
     const answer = hit.kind === "question" ? answerOf(hit) : undefined;

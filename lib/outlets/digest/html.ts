@@ -15,7 +15,7 @@ import {
   digestChannel,
   htmlText,
   minute,
-  PERMALINK_LABEL,
+  permalinkLabel,
   safeHref,
   safePermalink,
   thousands,
@@ -34,7 +34,7 @@ import type {
  * The digest as one standalone HTML page: no script, nothing fetched (its Content-Security-Policy
  * allows its inline style only), a small inline SVG bar chart of each channel's messages per day.
  * Every chat string is {@link htmlText}-escaped; an entry's platform link is an `<a href>` only
- * when it is an https link to slack.com of ids ({@link safePermalink}).
+ * when it is an https link to Slack, Discord or Telegram of ids ({@link safePermalink}).
  */
 export function digestHtml(digest: Digest, options: RenderOptions = {}): string {
   // As in Markdown: a time links to its segment; the segment's id is said only where no link is.
@@ -141,7 +141,7 @@ function faqItem(
 /** ` · <a href="…">open in Slack</a>`: an entry's platform link, where it has a safe one. */
 function permalinkOf(entry: { permalink?: string }): string {
   const url = safePermalink(entry.permalink);
-  return url === undefined ? "" : ` · <a href="${htmlText(url)}">${PERMALINK_LABEL}</a>`;
+  return url === undefined ? "" : ` · <a href="${htmlText(url)}">${permalinkLabel(url)}</a>`;
 }
 
 /** Bar geometry of the chart: one bar per UTC day, the chart some 420px wide at most. */

@@ -5,7 +5,7 @@ import {
   digestChannel,
   markdownText,
   minute,
-  PERMALINK_LABEL,
+  permalinkLabel,
   safeHref,
   safePermalink,
   thousands,
@@ -146,7 +146,7 @@ export const faqCorrected = (f: DigestFaq): string => (f.answer?.corrected ? " (
 /** ` · [open in Slack](…)`: an entry's platform link, where it has a safe one; else "". */
 function permalinkOf(entry: { permalink?: string }): string {
   const url = safePermalink(entry.permalink);
-  return url === undefined ? "" : ` · [${PERMALINK_LABEL}](${url})`;
+  return url === undefined ? "" : ` · [${permalinkLabel(url)}](${url})`;
 }
 
 /** The order every form lists questions in: what still wants an answer first. */

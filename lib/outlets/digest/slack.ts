@@ -15,7 +15,7 @@ import { FAQ_HEADING, QUESTION_ORDER, questionCorrected, questionHeading } from 
 import {
   counted,
   digestChannel,
-  PERMALINK_LABEL,
+  permalinkLabel,
   plainText,
   safePermalink,
   thousands,
@@ -136,7 +136,7 @@ const healthLine = (h: DigestHealth) => {
 /** ` · <https://slack.com/archives/…|open in Slack>`: an entry's platform link, where it has one. */
 function permalinkOf(entry: { permalink?: string }): string {
   const url = safePermalink(entry.permalink);
-  const linked = url === undefined ? undefined : link(url, PERMALINK_LABEL);
+  const linked = url === undefined ? undefined : link(url, permalinkLabel(url));
   return linked === undefined ? "" : ` · ${linked}`;
 }
 

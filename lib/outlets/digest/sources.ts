@@ -15,11 +15,16 @@ export interface ActivityMessage {
   segmentId?: string;
 }
 
-/** What the platform's link to a message needs of it besides its channel: its id, platform, thread. */
+/**
+ * What the platform's link to a message needs of it besides its channel: its id, platform,
+ * thread, and its Discord guild or public Telegram group's name.
+ */
 export interface MessageLink {
   id: string;
   platform?: string;
   thread?: string;
+  guild?: string;
+  chatUsername?: string;
 }
 
 /** An answering message, as the health table reads it: when and by whom, never the text. */
@@ -65,6 +70,8 @@ export interface MessagesById {
       id?: string;
       platform?: string;
       thread?: string;
+      guild?: string;
+      chatUsername?: string;
     }[]
   >;
 }
@@ -121,6 +128,8 @@ export function storeDigestSources(store: ResultStore, messages: MessagesById): 
         id: m.id as string,
         ...(m.platform === undefined ? {} : { platform: m.platform }),
         ...(m.thread === undefined ? {} : { thread: m.thread }),
+        ...(m.guild === undefined ? {} : { guild: m.guild }),
+        ...(m.chatUsername === undefined ? {} : { chatUsername: m.chatUsername }),
       })),
     answers: async (channel, ids) =>
       (await byId(channel, ids)).flatMap((m) =>
@@ -148,7 +157,8 @@ export function dynamoDbDigestSources(options: {
   return storeDigestSources(
     new DynamoDbResultStore({ client: options.client, tableName: options.resultsTable }),
     // Never the text: the API's and the digest's roles may read these attributes only
-    // (ACTIVITY_ATTRIBUTES: when, by whom, what kind, whether deleted, platform, thread).
+    // (ACTIVITY_ATTRIBUTES: when, by whom, what kind, whether deleted, and where: platform,
+    // thread, guild, public group name).
     { getMessages: (channel, ids) => messages.messageFacts(channel, ids) },
   );
 }

@@ -3,7 +3,7 @@
  * zero-width characters removed, line breaks and runs of spaces made one space, and then escaped
  * for the form it goes into. Chat text never becomes markup, a link or a mention.
  */
-import { channelLabel } from "../../base/identity/index.js";
+import { channelLabel, permalinkPlatform } from "../../base/identity/index.js";
 import type { Digest } from "./types.js";
 
 /** C0 and C1 controls, bidi embeddings/overrides/isolates, zero-width and BOM characters. */
@@ -57,20 +57,17 @@ export function safeHref(href: string): string | undefined {
   );
 }
 
-/** A platform link as `messagePermalink` makes them: Slack's archives link, of ids only. */
-const PERMALINK =
-  /^https:\/\/slack\.com\/archives\/[A-Z0-9]+\/p\d+(\?thread_ts=\d+\.\d+&cid=[A-Z0-9]+)?$/;
-
 /**
- * An entry's permalink as a form may link it: only an https link to slack.com of the shape
- * `messagePermalink` makes (a digest read back from JSON could say anything); else undefined.
- * Of ids, digits and `/.?=&:` only: nothing in it needs escaping but the HTML form's `&`.
+ * An entry's permalink as a form may link it: only an https link to Slack, Discord or Telegram of
+ * a shape `messagePermalink` makes (a digest read back from JSON could say anything); else
+ * undefined. Of ids, digits and `/.?=&:` only: nothing in it needs escaping but HTML's `&`.
  */
 export const safePermalink = (url: string | undefined): string | undefined =>
-  url !== undefined && PERMALINK.test(url) ? url : undefined;
+  permalinkPlatform(url) === undefined ? undefined : url;
 
-/** What an entry's permalink says, in every form. */
-export const PERMALINK_LABEL = "open in Slack";
+/** What a {@link safePermalink} says, in every form: `open in Slack`, `open in Discord`. */
+export const permalinkLabel = (url: string): string =>
+  `open in ${permalinkPlatform(url) ?? "the chat"}`;
 
 /** `2026-01-31 08:05` (UTC). */
 export const minute = (ms: number): string =>

@@ -106,12 +106,14 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
       });
     }
     if (m.channelName !== undefined) names[m.channel] = m.channelName;
-    // Only a platform with links needs them (messagePermalink says which).
-    if (m.platform === "slack")
+    // Only a message with a link needs its fields (messagePermalink says which).
+    if (messagePermalink(m) !== "")
       (channel(m.channel).links as NonNullable<DigestChannel["links"]>[number][]).push({
         id: m.id,
-        platform: m.platform,
+        ...(m.platform === undefined ? {} : { platform: m.platform }),
         ...(m.thread === undefined ? {} : { thread: m.thread }),
+        ...(m.guild === undefined ? {} : { guild: m.guild }),
+        ...(m.chatUsername === undefined ? {} : { chatUsername: m.chatUsername }),
       });
     (channel(m.channel).messages as DigestChannel["messages"][number][]).push({
       ts: m.ts,

@@ -32,7 +32,10 @@ export interface SearchDocument {
   segment: string;
   /** The message ids that are its evidence, in order. */
   evidence: string[];
-  /** The platform's own link to it, where the platform has one and the data names it; else "". */
+  /**
+   * The platform's own link to it (of a conversation, question or topic, to its first evidence
+   * message), where the platform has one and the data names it; else "".
+   */
   permalink: string;
 }
 
@@ -90,6 +93,10 @@ export function searchDocuments(source: SearchSource): SearchDocument[] {
       permalink: messagePermalink(message),
     });
   }
+  const linkOf = (channel: string, id: string | undefined): string => {
+    const message = id === undefined ? undefined : byId.get(`${channel}\u0000${id}`);
+    return message === undefined ? "" : messagePermalink(message);
+  };
   for (const result of source.results) {
     const ids = result.messageIds ?? [result.first.id, result.last.id];
     const words: string[] = [];
@@ -116,7 +123,7 @@ export function searchDocuments(source: SearchSource): SearchDocument[] {
       status: "",
       segment: result.segmentId,
       evidence: ids.slice(0, MAX_EVIDENCE),
-      permalink: "",
+      permalink: linkOf(result.channel, ids[0]),
     });
     for (const question of result.questions ?? []) {
       documents.push({
@@ -131,12 +138,14 @@ export function searchDocuments(source: SearchSource): SearchDocument[] {
         status: question.status,
         segment: result.segmentId,
         evidence: [question.askedId, ...question.answerIds].slice(0, MAX_EVIDENCE),
-        permalink: "",
+        permalink: linkOf(result.channel, question.askedId),
       });
     }
   }
   for (const { channel, topic } of source.topics) {
-    const evidence = topic.evidence.flatMap((e) => (e.messageIds === null ? [] : e.messageIds));
+    const evidence = [
+      ...new Set(topic.evidence.flatMap((e) => (e.messageIds === null ? [] : e.messageIds))),
+    ];
     documents.push({
       id: `topic:${channel}:${topic.normalizedTopic}`,
       kind: "topic",
@@ -148,8 +157,8 @@ export function searchDocuments(source: SearchSource): SearchDocument[] {
       text: [topic.topic, ...topic.aliases, topic.bestReason].join("\n"),
       status: "",
       segment: topic.evidence[0]?.segmentId ?? "",
-      evidence: [...new Set(evidence)].slice(0, MAX_EVIDENCE),
-      permalink: "",
+      evidence: evidence.slice(0, MAX_EVIDENCE),
+      permalink: linkOf(channel, evidence[0]),
     });
   }
   return documents;

@@ -68,6 +68,41 @@ describe("parseChatMessage: the platform fields", () => {
     expect(fault({ channelName: "gen\udc00" }).field).toBe("channelName");
   });
 
+  it("reads guild and chatUsername of their platform's shape only, refusing any other", () => {
+    expect(parseChatMessage({ ...base, guild: "900000000000000001" })).toEqual({
+      ...base,
+      guild: "900000000000000001",
+    });
+    expect(parseChatMessage({ ...base, chatUsername: "ubuntu_help", guild: null })).toEqual({
+      ...base,
+      chatUsername: "ubuntu_help",
+    });
+    // A snowflake as a JSON number has lost its last digits already: refused, not rounded.
+    for (const guild of ["", "123", "9".repeat(22), "9/../evil", " 900000000000000001", 9e17]) {
+      expect(fault({ guild }).field, String(guild)).toBe("guild");
+    }
+    for (const chatUsername of ["", "@ubuntu", "abc", "1ubuntu", "a/b/c", "x".repeat(33), 7]) {
+      expect(fault({ chatUsername }).field, String(chatUsername)).toBe("chatUsername");
+    }
+    // Whatever a line says, what is kept is digits, or a letter and word characters: no link syntax.
+    const kept = (field: "guild" | "chatUsername", value: string): string | undefined => {
+      try {
+        return parseChatMessage({ ...base, [field]: value })[field];
+      } catch (error) {
+        if (error instanceof InvalidMessageError) return undefined;
+        throw error;
+      }
+    };
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.stringMatching(/^[\w/.@:-]{1,40}$/)), (value) => {
+        const guild = kept("guild", value);
+        const name = kept("chatUsername", value);
+        expect(guild === undefined || /^\d{15,21}$/.test(guild)).toBe(true);
+        expect(name === undefined || /^[A-Za-z]\w{3,31}$/.test(name)).toBe(true);
+      }),
+    );
+  });
+
   it("ignores a reply to the message itself, as the segmenter does, never refusing it", () => {
     expect(parseChatMessage({ ...base, replyTo: "m1" }).replyTo).toBeUndefined();
     // A thread's root may name itself as its thread (Slack's thread_ts on the parent).

@@ -78,6 +78,29 @@ describe("Telegram updates as ingest lines", () => {
     ]);
   });
 
+  it("takes a public supergroup's or channel's username for its links, never a private chat's", () => {
+    const chat = { id: CHAT, type: "supergroup", title: "Help desk", username: "ubuntu_help" };
+    expect(lines({ message: message({ chat }) })[0]).toMatchObject({
+      chatUsername: "ubuntu_help",
+    });
+    expect(lines({ message: message({ chat: { ...chat, type: "channel" } }) })[0]).toMatchObject({
+      chatUsername: "ubuntu_help",
+    });
+    // A private chat's username is the person's; a name not of a username's shape is left out.
+    const privateChat = { id: 777, type: "private", first_name: "Ada", username: "ada_l" };
+    for (const other of [
+      privateChat,
+      { ...chat, type: undefined },
+      { ...chat, username: "a/../b" },
+      { ...chat, username: 5 },
+    ]) {
+      expect(
+        lines({ message: message({ chat: other }) })[0],
+        JSON.stringify(other),
+      ).not.toHaveProperty("chatUsername");
+    }
+  });
+
   it("takes reply_to_message as replyTo, a forum topic as thread (its first message no reply)", () => {
     expect(lines({ message: message({ reply_to_message: { message_id: 40 } }) })[0]).toMatchObject({
       replyTo: `${CHAT}:40`,
@@ -198,6 +221,7 @@ describe("Telegram updates as ingest lines", () => {
   it("makes lines ingestion takes as they are", () => {
     for (const update of [
       { message: message() },
+      { message: message({ chat: { id: CHAT, type: "supergroup", username: "ubuntu_help" } }) },
       { message: message({ is_topic_message: true, message_thread_id: 7 }) },
       { edited_message: message({ edit_date: DATE + 1 }) },
     ]) {

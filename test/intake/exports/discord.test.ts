@@ -25,6 +25,7 @@ describe("DiscordChatExporter JSON", () => {
       replyTo: "1195000000000000001",
       kind: "user",
       platform: "discord",
+      guild: "900000000000000001",
     });
     expect(byId(messages, "1195000000000000003")).toMatchObject({
       kind: "bot",
@@ -89,6 +90,36 @@ describe("DiscordChatExporter JSON", () => {
     const error = await readAll([noId]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExportFormatError);
     expect(error).toMatchObject({ file: noId, at: "channel", field: "id" });
+  });
+
+  it("gives each message its file's guild for its link, none for a direct message's or a bad id", async () => {
+    const dir = tempDir();
+    const exported = (name: string, guild: unknown) => {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          guild: { id: guild, name: "x" },
+          channel: { id: "920000000000000001", type: "DirectTextChat", name: name },
+          messages: [
+            {
+              id: "1195000000000000001",
+              timestamp: "2024-01-01T00:00:00Z",
+              author: { id: "800000000000000001", name: "Ana" },
+              content: "hi",
+            },
+          ],
+        }),
+      );
+      return file;
+    };
+    const [guilded] = (await readAll([exported("general", "900000000000000001")])).messages;
+    expect(guilded.guild).toBe("900000000000000001");
+    // DiscordChatExporter names a direct message's "guild" 0; a hostile id is no snowflake.
+    for (const guild of ["0", "9/../evil", 9e17, null]) {
+      const [message] = (await readAll([exported("dm", guild)])).messages;
+      expect(message, String(guild)).not.toHaveProperty("guild");
+    }
   });
 
   it("refuses a message that is not JSON inside a well-formed file, naming its entry", async () => {

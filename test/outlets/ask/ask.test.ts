@@ -66,6 +66,31 @@ describe("composeAnswer", () => {
     expect(composeAnswer("repair grub", hits, slack).items).toHaveLength(3);
   });
 
+  it("links a Discord hit by its stored guild, else the asking guild's", () => {
+    const guild = "900000000000000001";
+    const channel = "910000000000000001";
+    const stored = `https://discord.com/channels/${guild}/${channel}/1195000000000000001`;
+    const hits = [
+      hit({
+        id: "a",
+        kind: "message",
+        channel,
+        evidence: ["1195000000000000001"],
+        permalink: stored,
+      }),
+      hit({ id: "b", kind: "message", channel, evidence: ["1195000000000000002"] }),
+    ];
+    const asking = { platform: "discord", guild: "900000000000000009" } as const;
+    expect(composeAnswer("grub", hits, asking).items.map((i) => i.link)).toEqual([
+      stored,
+      `https://discord.com/channels/900000000000000009/${channel}/1195000000000000002`,
+    ]);
+    // The stored link is the same rule's: messageLink is messagePermalink with the place.
+    expect(messageLink({ platform: "discord", guild }, channel, "1195000000000000001")).toBe(
+      stored,
+    );
+  });
+
   it("makes Discord and Telegram links from ids only", () => {
     const snowflake = "1234567890123456789";
     expect(messageLink({ platform: "discord", guild: snowflake }, snowflake, snowflake)).toBe(

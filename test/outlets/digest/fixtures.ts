@@ -66,7 +66,7 @@ export function memorySources(data: {
   results?: SegmentResult[];
   messages?: (ActivityMessage & { channel: string })[];
   /** The stored messages' platform fields, for the entries' links. */
-  links?: Pick<ChatMessage, "id" | "channel" | "platform" | "thread">[];
+  links?: Pick<ChatMessage, "id" | "channel" | "platform" | "thread" | "guild" | "chatUsername">[];
   /** The stored answering messages: when and by whom (none stored: none read). */
   answers?: { channel: string; id: string; ts: number; author?: string }[];
 }): DigestSources {

@@ -1,7 +1,8 @@
 /**
  * Each digest entry links to the platform's own page of its first evidence message where the
- * platform has one (Slack's), in every form; a workspace of another platform gets none, and no
- * id or channel that is not of Slack's shape ever becomes a link.
+ * platform has one (Slack's; Discord's with its guild; a Telegram supergroup's), in every form;
+ * other messages get none, and no id or channel that is not of its platform's shape ever becomes
+ * a link.
  */
 import {
   buildDigest,
@@ -27,12 +28,14 @@ function digestOf(
   channel: string,
   platform: string | undefined,
   ids = { asked: ASKED, topic: TOPIC, thread: "1736200000.000001" },
+  place: { guild?: string; chatUsername?: string } = {},
 ): Promise<Digest> {
   const at = (id: string, thread?: string) => ({
     id,
     channel,
     ...(platform === undefined ? {} : { platform }),
     ...(thread === undefined ? {} : { thread }),
+    ...place,
   });
   return buildDigest(
     memorySources({
@@ -79,9 +82,35 @@ describe("digest permalinks", () => {
     expect(JSON.parse(JSON.stringify(digest)).answered[0]).not.toHaveProperty("permalink");
   });
 
-  it("another platform's (or none named) entries carry none", async () => {
+  it("a Discord guild's and a Telegram group's entries carry theirs", async () => {
+    const guild = "900000000000000001";
+    const channel = "910000000000000001";
+    const snowflakes = { asked: "1195000000000000001", topic: "1195000000000000003", thread: "" };
+    const discord = await digestOf(channel, "discord", snowflakes, { guild });
+    expect(discord.unanswered[0]?.permalink).toBe(
+      `https://discord.com/channels/${guild}/${channel}/1195000000000000001`,
+    );
+    expect(digestMarkdown(discord)).toContain(
+      `[open in Discord](https://discord.com/channels/${guild}/${channel}/1195000000000000001)`,
+    );
+    const group = "-1001234567890";
+    const telegram = { asked: `${group}:55`, topic: `${group}:60`, thread: `${group}:50` };
+    const members = await digestOf(group, "telegram", telegram);
+    expect(members.unanswered[0]?.permalink).toBe("https://t.me/c/1234567890/55");
+    const open = await digestOf(group, "telegram", telegram, { chatUsername: "ubuntu_help" });
+    expect(open.unanswered[0]?.permalink).toBe("https://t.me/ubuntu_help/55");
+    expect(open.topics[0]?.permalink).toBe("https://t.me/ubuntu_help/60");
+    expect(digestHtml(open)).toContain(
+      '<a href="https://t.me/ubuntu_help/55">open in Telegram</a>',
+    );
+    expect(JSON.stringify(slackDigestPayload(open))).toContain("open in Telegram");
+  });
+
+  it("another platform's (or none named), or one without what its link needs, carry none", async () => {
     for (const [channel, platform] of [
+      // A Discord message without its guild (a direct message's, or stored before guilds were).
       ["123456789012345678", "discord"],
+      // Slack's ids on Telegram: not a Telegram message's id.
       ["-1001234567890", "telegram"],
       [C, undefined],
       [C, "irc"],
@@ -137,7 +166,7 @@ describe("digest permalinks", () => {
     expect(text.match(/https:/g)).toHaveLength(2);
   });
 
-  it("no form links another platform's entries", async () => {
+  it("no form links entries whose messages have no link", async () => {
     const digest = await digestOf("123456789012345678", "discord");
     for (const form of [
       digestMarkdown(digest),
@@ -146,7 +175,7 @@ describe("digest permalinks", () => {
       digestJson(digest),
       JSON.stringify(slackDigestPayload(digest)),
     ]) {
-      expect(form).not.toMatch(/slack\.com|open in Slack|permalink/);
+      expect(form).not.toMatch(/slack\.com|discord\.com|open in|permalink/);
     }
   });
 
@@ -160,6 +189,11 @@ describe("digest permalinks", () => {
       "https://slack.com/archives/C0HELP/p1|<!channel>",
       "https://slack.com/archives/C0HELP/p1) [x](javascript:alert(1)",
       "https://slack.com/archives/C0HELP/p1\n# heading",
+      "https://discord.com/channels/@me/123456789012345678/123456789012345678",
+      "https://discord.com/channels/900000000000000001/910000000000000001/1?x=<script>",
+      "https://t.me/evil.example/55",
+      "https://t.me/ubuntu_help/55#<script>",
+      "http://t.me/ubuntu_help/55",
     ]) {
       const forged: Digest = {
         ...digest,
@@ -172,7 +206,7 @@ describe("digest permalinks", () => {
         digestText(forged),
         JSON.stringify(slackDigestPayload(forged)),
       ]) {
-        expect(form, bad).not.toMatch(/open in Slack|slack\.com|javascript|<script/);
+        expect(form, bad).not.toMatch(/open in|slack\.com|discord\.com|t\.me|javascript|<script/);
       }
     }
   });

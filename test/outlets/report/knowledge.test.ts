@@ -300,6 +300,58 @@ describe("the report's questions and digest", () => {
     ).toBe(false);
   });
 
+  it("links each question and topic to its Discord message by the guild the messages carry", () => {
+    const chat = input(true);
+    const guild = "900000000000000001";
+    const channel = "910000000000000001";
+    const ids = new Map(
+      (chat.messages ?? []).map((m, i) => [m.id, `${1195000000000000000n + BigInt(i + 1)}`]),
+    );
+    const snowflake = (id: string) => ids.get(id) as string;
+    const asDiscord: ReportInput = {
+      ...chat,
+      messages: (chat.messages ?? []).map((m) => ({
+        ...m,
+        id: snowflake(m.id),
+        channel,
+        platform: "discord",
+        guild,
+      })),
+      segments: chat.segments.map((s) => ({
+        ...s,
+        channel,
+        messageIds: s.messageIds.map(snowflake),
+        first: { ...s.first, id: snowflake(s.first.id) },
+        last: { ...s.last, id: snowflake(s.last.id) },
+      })),
+      candidates: (chat.candidates ?? []).map((c) => ({
+        ...c,
+        channel,
+        candidates: c.candidates.map((t) => ({
+          ...t,
+          messageIds: t.messageIds?.map(snowflake) as [string, string],
+        })),
+        questions: (c as { questions?: StoredQuestion[] }).questions?.map((q) => ({
+          ...q,
+          askedId: snowflake(q.askedId),
+          answerIds: q.answerIds.map(snowflake),
+        })),
+      })),
+    };
+    const { knowledge } = buildReport(asDiscord).data;
+    expect(knowledge?.questions.unanswered[0]?.permalink).toBe(
+      `https://discord.com/channels/${guild}/${channel}/${snowflake("m1-0")}`,
+    );
+    const links = [
+      ...(knowledge?.questions.answered ?? []),
+      ...(knowledge?.digest?.topics ?? []),
+      ...(knowledge?.digest?.unanswered ?? []),
+    ].map((e) => e.permalink);
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of links)
+      expect(link).toMatch(new RegExp(`^https://discord\\.com/channels/${guild}/${channel}/\\d+$`));
+  });
+
   it("names a segment by an anchor the page reads back, whatever its channel and id hold", () => {
     for (const [channel, segmentId] of [
       ["help", "seg1"],

@@ -85,12 +85,53 @@ describe("searchDocuments", () => {
       segment: "seg1",
       evidence: [messages[0].id, messages[1].id],
     });
+    // A conversation, a question and a topic open at their first evidence message.
+    for (const doc of [conversation, question, topic])
+      expect(doc?.permalink).toBe(first?.permalink);
   });
 
-  it("links no message it cannot: another platform, or ids that are not Slack's", () => {
+  it("links a Discord message by its guild and a Telegram one by its group's name", () => {
+    const guild = "900000000000000001";
+    const channel = "910000000000000001";
     const docs = searchDocuments({
       messages: [
-        { id: "1.2", ts: 1, channel: "123456", text: "hi", platform: "discord" },
+        { id: "1195000000000000002", ts: 1, channel, text: "hi", platform: "discord", guild },
+        {
+          id: "-1001234567890:55",
+          ts: 2,
+          channel: "-1001234567890",
+          text: "hi",
+          platform: "telegram",
+          chatUsername: "ubuntu_help",
+        },
+        {
+          id: "-1001234567890:56",
+          ts: 3,
+          channel: "-1001234567890",
+          text: "hi",
+          platform: "telegram",
+        },
+      ],
+      results: [],
+      topics: [],
+    });
+    expect(docs.map((d) => d.permalink)).toEqual([
+      `https://discord.com/channels/${guild}/${channel}/1195000000000000002`,
+      "https://t.me/ubuntu_help/55",
+      "https://t.me/c/1234567890/56",
+    ]);
+  });
+
+  it("links no message it cannot: another platform, a Discord one without guild, other ids", () => {
+    const docs = searchDocuments({
+      messages: [
+        {
+          id: "1195000000000000002",
+          ts: 1,
+          channel: "910000000000000001",
+          text: "hi",
+          platform: "discord",
+        },
         { id: "x", ts: 1, channel: C, text: "hi", platform: "slack" },
       ],
       results: [],

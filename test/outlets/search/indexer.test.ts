@@ -312,6 +312,31 @@ describe("segmentDocuments", () => {
     expect(documents[2]?.evidence).toEqual(["s1-m0", "s1-m2"]);
   });
 
+  it("links the deployed index's Discord documents by the guild their stored messages carry", () => {
+    const guild = "900000000000000001";
+    const channel = "910000000000000001";
+    const ids = ["1195000000000000001", "1195000000000000002"];
+    const result = {
+      channel,
+      segmentId: "s1",
+      first: { id: ids[0], ts: NOW },
+      last: { id: ids[1], ts: NOW },
+      messageIds: ids,
+      candidates: [],
+      questions: [],
+    } as unknown as SegmentResult;
+    // One as the store holds it, one inline as a segment body carries it.
+    const documents = segmentDocuments(result, [
+      textMessage("user", "why?", { id: ids[0], ts: NOW, platform: "discord", guild }),
+      { id: ids[1], ts: NOW, text: "because", platform: "discord", guild },
+    ] as Message[]);
+    expect(documents.map((d) => [d.kind, d.permalink])).toEqual([
+      ["message", `https://discord.com/channels/${guild}/${channel}/${ids[0]}`],
+      ["message", `https://discord.com/channels/${guild}/${channel}/${ids[1]}`],
+      ["conversation", `https://discord.com/channels/${guild}/${channel}/${ids[0]}`],
+    ]);
+  });
+
   it("reads chat messages from stored or inline ones, leaving out those without an id or time", () => {
     const chat = storedChatMessages("c", [
       { ...textMessage("user", "hi", { id: "1", ts: 5, author: "a" }), userId: "U1", kind: "bot" },

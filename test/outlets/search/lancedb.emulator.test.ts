@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type SearchDocument, SearchError } from "convoseg/search";
+import { type SearchDocument, SearchError, searchDocuments } from "convoseg/search";
 import { LanceSearchIndex } from "convoseg/search/lancedb";
 import { describe, expect, it } from "vitest";
 import { doc } from "./fixtures.js";
@@ -69,6 +69,48 @@ describe("LanceSearchIndex", () => {
       const [firstHit] = await index.search({ text: "nvidia drivers", limit: 1 });
       const [secondHit] = await index.search({ text: "nvidia drivers", limit: 1, offset: 1 });
       expect(firstHit?.id).not.toBe(secondHit?.id);
+    } finally {
+      index.close();
+    }
+  });
+
+  it("answers a Discord message's hit with its link, and a Telegram public group's", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "convoseg-search-")), "index");
+    const guild = "900000000000000001";
+    const channel = "910000000000000001";
+    await LanceSearchIndex.build(
+      dir,
+      searchDocuments({
+        messages: [
+          {
+            id: "1195000000000000002",
+            ts: 1,
+            channel,
+            text: "grub rescue prompt",
+            platform: "discord",
+            guild,
+          },
+          {
+            id: "-1001234567890:55",
+            ts: 2,
+            channel: "-1001234567890",
+            text: "grub rescue again",
+            platform: "telegram",
+            chatUsername: "ubuntu_help",
+          },
+        ],
+        results: [],
+        topics: [],
+      }),
+    );
+    const index = await LanceSearchIndex.open(dir);
+    if (index === undefined) throw new Error("no index");
+    try {
+      const hits = await index.search({ text: "grub rescue" });
+      expect(hits.map((h) => h.permalink).sort()).toEqual([
+        `https://discord.com/channels/${guild}/${channel}/1195000000000000002`,
+        "https://t.me/ubuntu_help/55",
+      ]);
     } finally {
       index.close();
     }

@@ -2,6 +2,8 @@
  * Discord REST message objects (developers/resources/message) as ingestion lines: the same
  * choices as the DiscordChatExporter reader (`lib/intake/exports`), from the API's own field names.
  */
+
+import { PLATFORM_PLACE_SHAPES } from "../../../base/identity/index.js";
 import { discordEmbedsText, forwardedText, inline } from "../../exports/index.js";
 import type { ChatMessageInput } from "../../ingest/index.js";
 import { isSnowflake } from "./snowflake.js";
@@ -40,11 +42,15 @@ const THREAD_STARTER = 21;
 /** `message_reference.type` FORWARD: a forward quotes, it does not answer. */
 const FORWARD = 1;
 
-/** Where messages of one polled source land: the channel, and the thread when it is one. */
+/**
+ * Where messages of one polled source land: the channel, and the thread when it is one; its guild
+ * (a direct message's channel has none), for the messages' links.
+ */
 export interface Destination {
   channel: string;
   channelName?: string;
   thread?: string;
+  guild?: string;
 }
 
 /** The ingestion line of a message, or `undefined` for one that is not kept (a thread starter). */
@@ -70,6 +76,8 @@ export function chatMessage(
   };
   if (isSnowflake(author.id)) line.userId = author.id;
   if (to.channelName !== undefined) line.channelName = to.channelName;
+  // Only of the stored shape: one that is not would refuse the message, not just its link.
+  if (to.guild !== undefined && PLATFORM_PLACE_SHAPES.guild.test(to.guild)) line.guild = to.guild;
   if (to.thread !== undefined && message.id !== to.thread) line.thread = to.thread;
   const reference = message.message_reference;
   // Kept when the referenced message was deleted (`referenced_message: null`): the reply still

@@ -185,7 +185,11 @@ async function pollChannel(
       metaAt: state.metaAt,
     });
   }
-  const to: Destination = { channel: id, ...(state.name ? { channelName: state.name } : {}) };
+  const to: Destination = {
+    channel: id,
+    ...(state.name ? { channelName: state.name } : {}),
+    ...(state.guildId === undefined ? {} : { guild: state.guildId }),
+  };
   if (state.type === undefined || !THREAD_ONLY.has(state.type)) {
     await pollForward(deps, id, to, state, since, window, summary);
     await reread(deps, id, to, state, window, summary);

@@ -4,7 +4,7 @@
  * recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
  * follows); chat text goes in as text nodes only.
  */
-import { channelLabel } from "../../../base/identity/index.js";
+import { channelLabel, permalinkPlatform } from "../../../base/identity/index.js";
 import type { Digest, DigestEvidence, DigestQuestion } from "../../digest/index.js";
 import { segmentAnchor } from "../anchors.js";
 import type { ReportData, ReportKnowledge } from "../data.js";
@@ -21,22 +21,22 @@ const segmentLink = (where: { channel: string; segmentId: string }, label: strin
   );
 
 /**
- * " · open in Slack" to the entry's message on its platform; nothing for any other string, so
- * that only a link of the shape the report makes (ids only, slack.com) ever becomes an `href`.
+ * " · open in Slack" (Discord, Telegram) to the entry's message on its platform; nothing for any
+ * other string, so that only a link of a shape the report makes (ids only) becomes an `href`.
  */
-const SLACK_LINK =
-  /^https:\/\/slack\.com\/archives\/[A-Z0-9]+\/p\d+(\?thread_ts=\d+\.\d+&cid=[A-Z0-9]+)?$/;
-const platformLink = (permalink: string | undefined): (Node | string)[] =>
-  permalink !== undefined && SLACK_LINK.test(permalink)
-    ? [
+const platformLink = (permalink: string | undefined): (Node | string)[] => {
+  const platform = permalinkPlatform(permalink);
+  return permalink === undefined || platform === undefined
+    ? []
+    : [
         " · ",
         el(
           "a",
           { href: permalink, class: "platform-link", target: "_blank", rel: "noopener noreferrer" },
-          "open in Slack",
+          `open in ${platform}`,
         ),
-      ]
-    : [];
+      ];
+};
 
 export function renderQuestions(container: HTMLElement, data: ReportData): void {
   const questions = data.knowledge?.questions;

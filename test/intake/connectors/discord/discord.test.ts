@@ -72,6 +72,17 @@ describe("chatMessage", () => {
     });
   });
 
+  it("carries the channel's guild for the message's link, only a snowflake", () => {
+    const guild = "900000000000000001";
+    expect(chatMessage(base, { channel: "100", guild })?.guild).toBe(guild);
+    // A direct message's channel has no guild; one not of a snowflake's shape is left out,
+    // never refusing the message.
+    expect(chatMessage(base, { channel: "100" })).not.toHaveProperty("guild");
+    for (const bad of ["1", "x/../evil", `${guild} `]) {
+      expect(chatMessage(base, { channel: "100", guild: bad })).not.toHaveProperty("guild");
+    }
+  });
+
   it("marks bots, webhooks and system types; leaves a forward unlinked; skips a thread starter", () => {
     const to = { channel: "100" };
     expect(chatMessage({ ...base, author: { id: "1", username: "b", bot: true } }, to)?.kind).toBe(

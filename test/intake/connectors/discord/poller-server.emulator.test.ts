@@ -169,9 +169,10 @@ describe("the Discord poller against a scripted API", () => {
 
   it("reads active and archived threads as their own cursors, with thread set", async () => {
     const { server, store, cursors, run } = await setup();
-    server.channel("100", { name: "help" });
+    const guildId = "900000000000000001";
+    server.channel("100", { name: "help", guildId });
     const root = server.post("100", { content: "how do I…" });
-    server.channel(root.id, { parentId: "100", name: "thread" });
+    server.channel(root.id, { parentId: "100", name: "thread", guildId });
     server.post(root.id, { type: 21, content: "" });
     const reply = server.post(root.id, { content: "like this" });
     server.channel("300", { parentId: "100", archived: true });
@@ -181,6 +182,8 @@ describe("the Discord poller against a scripted API", () => {
     expect(stored.map((m) => m.id)).toEqual([root.id, reply.id, old.id]);
     expect(stored[1]).toMatchObject({ thread: root.id });
     expect(stored[2]).toMatchObject({ thread: "300" });
+    // The parent channel's guild, for their links: threads carry it as the channel's messages do.
+    expect(stored.map((m) => m.guild)).toEqual(Array(3).fill(guildId));
     expect(cursors.items.get(root.id)?.cursor).toBe(reply.id);
     // An archived thread with nothing new costs no request of its messages.
     const count = server.requests.length;
