@@ -115,6 +115,44 @@ describe("hybrid search", () => {
     }
   });
 
+  it("gives a large index's vectors an index of their own, and still finds the nearest first, filtered", async () => {
+    const server = await embeddings(hashing);
+    const embedder = embedderAt(server.url);
+    const filler = Array.from({ length: 400 }, (_, i) =>
+      doc({
+        id: `f${i}`,
+        text: `backup ${i} of the ${["home", "mail", "web", "db"][i % 4]} server`,
+      }),
+    );
+    const indexFiles = (dir: string) =>
+      readdirSync(dir, { recursive: true, withFileTypes: true }).filter(
+        (e) => e.isDirectory() && e.parentPath.endsWith("_indices"),
+      ).length;
+    const scanned = tempIndex();
+    await LanceSearchIndex.build(scanned, [...DOCS, ...filler], { embedder });
+    const indexed = tempIndex();
+    await LanceSearchIndex.build(indexed, [...DOCS, ...filler], { embedder, vectorIndexRows: 256 });
+    // The words' index in both; the vectors' only past the bound.
+    expect(indexFiles(scanned)).toBe(1);
+    expect(indexFiles(indexed)).toBe(2);
+    // The index's approximate nearest, re-ranked by the full vectors, are the scan's exact ones.
+    const [exact, approximate] = await Promise.all([opened(scanned), opened(indexed)]);
+    try {
+      for (const text of ["gpu nvidia", "grub filesystem", "mail server backup", "black screen"]) {
+        const query = { text, limit: 3, kinds: ["message" as const] };
+        // Hits that share nothing with the query tie at 0, in any order: compared by score.
+        const nearest = (index: LanceSearchIndex) =>
+          index
+            .search(query, { embedder, ranking: "semantic" })
+            .then((hits) => hits.map((h) => (h.score > 1e-6 ? h.id : Number(h.score.toFixed(6)))));
+        expect(await nearest(approximate), text).toEqual(await nearest(exact));
+      }
+    } finally {
+      exact.close();
+      approximate.close();
+    }
+  });
+
   it("names both models when the query's is not the index's, and a query vector of another length", async () => {
     const server = await embeddings(hashing);
     const dir = tempIndex();

@@ -91,7 +91,19 @@ export interface BuildOptions extends EmbedOptions {
   embedder?: Embedder;
   /** The most texts one build embeds anew (not from the cache); default 200,000. */
   maxEmbedded?: number;
+  /** Documents from which the vectors get an index; default {@link VECTOR_INDEX_ROWS}. */
+  vectorIndexRows?: number;
 }
+
+/**
+ * From this many documents the vectors get an IVF-PQ index: a query then reads the nearest
+ * partitions and re-ranks a few times its page by the full vectors, instead of scanning every
+ * vector (0.4 s a query at 228k documents). Below it a scan is quick, and exact.
+ */
+const VECTOR_INDEX_ROWS = 50_000;
+/** Partitions a query reads, and how many times its depth the index's candidates re-ranked. */
+const NPROBES = 20;
+const REFINE_FACTOR = 10;
 
 /** What a build did: its documents, and with an embedder, how many texts it embedded anew. */
 export interface BuildSummary {
@@ -174,6 +186,14 @@ export class LanceSearchIndex {
           : await db.createTable(TABLE, rows(0), { schema });
       for (let at = BATCH; at < documents.length; at += BATCH) await table.add(rows(at));
       await table.createIndex("text", { config: fullTextIndex(lancedb) });
+      if (
+        indexVectors !== undefined &&
+        documents.length >= (options.vectorIndexRows ?? VECTOR_INDEX_ROWS)
+      ) {
+        await table.createIndex("vector", {
+          config: lancedb.Index.ivfPq({ distanceType: "cosine" }),
+        });
+      }
       table.close();
       // The cache outlives a build without embeddings, but only for the documents it has now.
       const cacheModel = embedder?.model ?? cache.model;
@@ -237,6 +257,9 @@ export class LanceSearchIndex {
       .query()
       .nearestTo(vector)
       .distanceType("cosine")
+      // Used where the vectors have an index (VECTOR_INDEX_ROWS); a scan ignores them.
+      .nprobes(NPROBES)
+      .refineFactor(REFINE_FACTOR)
       .select([...COLUMNS, "_distance"]);
     if (where !== undefined) nearest = nearest.where(where);
     if (options.ranking === "semantic") {
