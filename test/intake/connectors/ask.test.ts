@@ -12,30 +12,19 @@ import {
   verifyDiscordRequest,
 } from "convoseg/connectors";
 import { describe, expect, it } from "vitest";
+import { NOW, receiverParts } from "./ask-parts.js";
 
-const NOW = 1_750_000_000_000;
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-
-function parts(limit = new AskRateLimit({}, () => NOW)) {
+function parts(limit?: AskRateLimit) {
   const asked: AskRequest[] = [];
-  const counts: Record<string, number> = {};
-  const logged: unknown[] = [];
+  const base = receiverParts(limit);
   return {
+    ...base,
     asked,
-    counts,
-    logged,
     options: {
+      ...base.options,
       ask: async (request: AskRequest) => {
         asked.push(request);
       },
-      limit,
-      metrics: {
-        add: (name: string, n: number) => {
-          counts[name] = (counts[name] ?? 0) + n;
-        },
-      },
-      log: { ...quiet, info: (m: string, a: unknown) => void logged.push([m, a]) },
-      now: () => NOW,
     },
   };
 }

@@ -12,19 +12,16 @@ import {
   slackAskReceiver,
 } from "convoseg/connectors";
 import { describe, expect, it } from "vitest";
+import { NOW, receiverParts } from "./ask-parts.js";
 
-const NOW = 1_750_000_000_000;
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-
-function parts(limit = new AskRateLimit({}, () => NOW), on = true) {
+function parts(limit?: AskRateLimit, on = true) {
   const marked: unknown[] = [];
-  const counts: Record<string, number> = {};
-  const logged: unknown[] = [];
+  const base = receiverParts(limit);
   return {
+    ...base,
     marked,
-    counts,
-    logged,
     options: {
+      ...base.options,
       ask: async () => {
         throw new Error("no question here");
       },
@@ -33,15 +30,7 @@ function parts(limit = new AskRateLimit({}, () => NOW), on = true) {
           marked.push(request);
         },
       }),
-      limit,
       scope: { channels: new Set(["C0HELP", "1100000000000000001"]), privateChats: false },
-      metrics: {
-        add: (name: string, n: number) => {
-          counts[name] = (counts[name] ?? 0) + n;
-        },
-      },
-      log: { ...quiet, info: (m: string, a: unknown) => void logged.push([m, a]) },
-      now: () => NOW,
     },
   };
 }
