@@ -4,6 +4,7 @@
  * find; the vectors are cached in the index and asked again only for new texts; a failing model
  * leaves the old index; another model than the index's is named.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,6 +152,37 @@ describe("hybrid search", () => {
       exact.close();
       approximate.close();
     }
+  });
+
+  it("keeps LanceDB's native warnings off a command's stderr unless a person asks for them", () => {
+    // Training the vectors' index on few, alike vectors warns of empty clusters: no fault.
+    const child = `
+      import { mkdtempSync } from "node:fs";
+      import { tmpdir } from "node:os";
+      import { join } from "node:path";
+      import { LanceSearchIndex } from "convoseg/search/lancedb";
+      const docs = Array.from({ length: 300 }, (_, i) => ({ id: "m" + i, kind: "message",
+        channel: "c", ts: i, title: "", text: "message " + i, author: "a", authorId: "",
+        status: "", segment: "", evidence: ["m" + i], permalink: "" }));
+      const embedder = { model: "alike", embed: async (texts) =>
+        texts.map((_, i) => Array.from({ length: 32 }, (_, d) => (d === i % 3 ? 1 : 0))) };
+      const dir = join(mkdtempSync(join(tmpdir(), "convoseg-quiet-")), "index");
+      await LanceSearchIndex.build(dir, docs, { embedder, vectorIndexRows: 256 });
+      console.log("built");
+    `;
+    const run = (env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", child], {
+        cwd: process.cwd(),
+        env,
+        encoding: "utf8",
+      });
+    const { LANCEDB_LOG: _, ...unset } = process.env;
+    const quiet = run(unset);
+    expect(quiet.stdout.trim()).toBe("built");
+    expect(quiet.stderr).not.toMatch(/WARN/);
+    const asked = run({ ...unset, LANCEDB_LOG: "warn" });
+    expect(asked.stdout.trim()).toBe("built");
+    expect(asked.stderr).toMatch(/WARN\s+lance_index::vector::kmeans/);
   });
 
   it("names both models when the query's is not the index's, and a query vector of another length", async () => {

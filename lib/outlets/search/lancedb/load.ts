@@ -17,6 +17,9 @@ let loading: Promise<typeof Lance> | undefined;
 
 export function lance(): Promise<typeof Lance> {
   process.env.LANCE_CPU_THREADS ??= String(Math.max(MIN_LANCE_THREADS, availableParallelism()));
+  // Its native log goes to stderr, where a command's own lines are: only its errors, unless a
+  // person asks for more (training a vector index warns of empty clusters, which is no fault).
+  process.env.LANCEDB_LOG ??= "error";
   loading ??= import("@lancedb/lancedb");
   return loading;
 }
