@@ -102,8 +102,8 @@ export interface BuildOptions extends EmbedOptions {
  */
 const VECTOR_INDEX_ROWS = 50_000;
 /** Partitions a query reads, and how many times its depth the index's candidates re-ranked. */
-const NPROBES = 20;
-const REFINE_FACTOR = 10;
+const NPROBES = 50;
+const REFINE_FACTOR = 30;
 
 /** What a build did: its documents, and with an embedder, how many texts it embedded anew. */
 export interface BuildSummary {
