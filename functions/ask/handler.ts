@@ -19,10 +19,14 @@ import { BedrockConverseLLM } from "convoseg/extraction/llm";
 import { defaultChannelBudget } from "convoseg/knowledge/config";
 import { DynamoDbLedger } from "convoseg/knowledge/store";
 import { CircuitBreaker, guardedLLM, TokenBudget } from "convoseg/knowledge/write";
-import { deployedSearchIndex } from "convoseg/search/lancedb";
+import { deployedSearchIndex, searchEnvironment } from "convoseg/search/lancedb";
 import { requiredEnvironment, secretString } from "../webhook-receiver.js";
 
-const index = deployedSearchIndex({ uri: requiredEnvironment("ask", "SEARCH_INDEX_URI") });
+// As the read API reads it: documents past SEARCH_RETENTION_DAYS are never an answer.
+const index = deployedSearchIndex({
+  ...searchEnvironment(process.env),
+  uri: requiredEnvironment("ask", "SEARCH_INDEX_URI"),
+});
 const log = new Logger({ serviceName: "convoseg-ask" });
 const telegramToken = process.env.TELEGRAM_BOT_TOKEN_ARN || undefined;
 /** With it, Slack app mentions are answered in their thread (chat.postMessage). */

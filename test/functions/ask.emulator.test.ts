@@ -280,6 +280,26 @@ describe("the ask endpoints", () => {
     expect(lines[1]).toContain(`https://t.me/c/1234567890/${ASKED}`);
   }, 60_000);
 
+  it("never answer with what the index keeps past SEARCH_RETENTION_DAYS", async () => {
+    // The sample is of 2008: a year's retention leaves nothing of it to find.
+    const [, answer] = await load("functions/ask-slack/handler.js", {
+      SLACK_SIGNING_SECRET_ARN: SLACK_SECRET_ARN,
+      SEARCH_RETENTION_DAYS: "365",
+    });
+    const from = platform.requests.length;
+    await answer({
+      platform: "slack",
+      channel: PLATFORMS.slack.channel,
+      words: QUESTION,
+      responseUrl: `${platform.url}/slack/commands/T1/44/x`,
+      inChannel: true,
+    });
+    const posted: Recorded[] = platform.requests.slice(from);
+    expect(JSON.parse(posted[0].body)).toMatchObject({
+      text: expect.stringMatching(/^Nothing found in this channel's history/),
+    });
+  }, 60_000);
+
   it("say so when nothing is found", async () => {
     const [, answer] = await load("functions/ask-slack/handler.js", {
       SLACK_SIGNING_SECRET_ARN: SLACK_SECRET_ARN,
