@@ -16,7 +16,7 @@ import {
   SUMMARY_MAX_TOKENS,
 } from "convoseg/ask";
 import { BedrockConverseLLM } from "convoseg/extraction/llm";
-import { defaultChannelBudget } from "convoseg/knowledge/config";
+import { readTokenBudgets } from "convoseg/knowledge/config";
 import { DynamoDbLedger } from "convoseg/knowledge/store";
 import { CircuitBreaker, guardedLLM, TokenBudget } from "convoseg/knowledge/write";
 import { deployedSearchIndex, searchEnvironment } from "convoseg/search/lancedb";
@@ -32,14 +32,6 @@ const telegramToken = process.env.TELEGRAM_BOT_TOKEN_ARN || undefined;
 /** With it, Slack app mentions are answered in their thread (chat.postMessage). */
 const slackToken = process.env.SLACK_BOT_TOKEN_ARN || undefined;
 const hits = Number(process.env.ASK_HITS) || undefined;
-
-/** A positive whole number from the environment, or a cold-start error naming the variable. */
-function tokens(name: string): number {
-  const value = Number(requiredEnvironment("ask", name));
-  if (!Number.isSafeInteger(value) || value <= 0)
-    throw new Error(`ask: environment variable ${name} must be a positive integer`);
-  return value;
-}
 
 /**
  * The summary's writer when ASK_MODEL_ID names a model: Bedrock Converse, bounded in output
@@ -58,17 +50,16 @@ function summaryWriter(): AnswerWriter | undefined {
     // writer's own abort would not.
     deadlineMs: 9_000,
   });
-  const daily = tokens("DAILY_TOKEN_BUDGET");
+  requiredEnvironment("ask", "DAILY_TOKEN_BUDGET");
+  // Read as extraction reads them, so that both spend one channel's share of the day alike.
+  const { daily, perChannel } = readTokenBudgets(process.env);
   const budget = new TokenBudget({
     counter: new DynamoDbLedger({
       client: new DynamoDBClient({}),
       tableName: requiredEnvironment("ask", "RESULTS_TABLE"),
     }),
     daily,
-    // Extraction's own rule, so that both spend one channel's share of the day alike.
-    perChannel: process.env.CHANNEL_TOKEN_BUDGET
-      ? tokens("CHANNEL_TOKEN_BUDGET")
-      : defaultChannelBudget(daily),
+    perChannel,
   });
   const breaker = new CircuitBreaker();
   const onCountError = (error: unknown) =>

@@ -23,8 +23,56 @@ export type ApiKeySource = { kind: "secret"; id: string } | { kind: "parameter";
  * A channel's daily token budget when none is set: a quarter of the deployment's, so that one
  * channel (a stranger's chat, a flood) can spend at most that and never pause every other.
  */
-export function defaultChannelBudget(daily: number): number {
+function defaultChannelBudget(daily: number): number {
   return Math.max(MIN_TOKEN_BUDGET, Math.floor(daily / CHANNEL_SHARE_OF_BUDGET));
+}
+
+/** `text` as a whole number from `min` to `max`, else a problem of `name` said to `fail`. */
+function wholeNumber(
+  name: ExtractVariable,
+  text: string,
+  min: number,
+  max: number,
+  fail: (setting: ExtractVariable, problem: string) => void,
+): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) {
+    fail(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
+  }
+  return n;
+}
+
+/**
+ * DAILY_TOKEN_BUDGET and CHANNEL_TOKEN_BUDGET as extraction reads them (each from 1,000 to a
+ * trillion; the channel's, unset: {@link defaultChannelBudget}), pushing a problem per variable at
+ * fault to `fail`: extraction's and the other spenders of its budget (the ask summaries) alike.
+ */
+function tokenBudgets(
+  env: Record<string, string | undefined>,
+  fail: (setting: ExtractVariable, problem: string) => void,
+): { daily: number; perChannel: number } {
+  const read = (name: ExtractVariable, text: string) =>
+    wholeNumber(name, text, MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET, fail);
+  const daily = read(
+    "DAILY_TOKEN_BUDGET",
+    env.DAILY_TOKEN_BUDGET || EXTRACT_DEFAULTS.DAILY_TOKEN_BUDGET,
+  );
+  const channel = env.CHANNEL_TOKEN_BUDGET;
+  return {
+    daily,
+    perChannel: channel ? read("CHANNEL_TOKEN_BUDGET", channel) : defaultChannelBudget(daily),
+  };
+}
+
+/** The daily token budgets alone, for a function that spends extraction's (the ask summaries). */
+export function readTokenBudgets(env: Record<string, string | undefined>): {
+  daily: number;
+  perChannel: number;
+} {
+  const problems: { setting: string; problem: string }[] = [];
+  const budgets = tokenBudgets(env, (setting, problem) => problems.push({ setting, problem }));
+  if (problems.length > 0) throw new KnowledgeConfigError(problems);
+  return budgets;
 }
 
 /** Everything the extraction function is configured with, read from its environment. */
@@ -199,14 +247,8 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
     (value(name)?.trim() ? value(name) : undefined) ??
     fail(name, "must be set (environment variable), not blank") ??
     "";
-  const integer = (name: ExtractVariable, min: number, max: number): number => {
-    const text = value(name) ?? "";
-    const n = Number(text);
-    if (!/^\d+$/.test(text) || n < min || n > max) {
-      fail(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
-    }
-    return n;
-  };
+  const integer = (name: ExtractVariable, min: number, max: number): number =>
+    wholeNumber(name, value(name) ?? "", min, max, fail);
   const duration = (name: keyof typeof EXTRACT_DEFAULTS, min: number, max?: number): number => {
     try {
       const ms = parseDuration(value(name) ?? "", name);
@@ -238,6 +280,7 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
   };
 
   const extractor = oneOf("EXTRACTOR", EXTRACTORS);
+  const budgets = tokenBudgets(env, fail);
   const config: ExtractFunctionConfig = {
     resultsTable: required("RESULTS_TABLE"),
     messagesTable: required("MESSAGES_TABLE"),
@@ -261,16 +304,12 @@ export function readExtractConfig(env: Record<string, string | undefined>): Extr
       cooldownMs: duration("BREAKER_COOLDOWN", breakerCooldownMs.min, breakerCooldownMs.max),
     },
     windowOutputTtlMs: duration("WINDOW_OUTPUT_TTL", DAY_MS),
-    dailyTokenBudget: integer("DAILY_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET),
+    dailyTokenBudget: budgets.daily,
+    channelTokenBudget: budgets.perChannel,
     maxAttempts: integer("MAX_ATTEMPTS", 1, MAX_ATTEMPTS),
     reextractChangedShare: share("REEXTRACT_CHANGED_SHARE"),
     showSystemMessages: oneOf("SHOW_SYSTEM_MESSAGES", ["true", "false"] as const) === "true",
   };
-  if (env.CHANNEL_TOKEN_BUDGET) {
-    config.channelTokenBudget = integer("CHANNEL_TOKEN_BUDGET", MIN_TOKEN_BUDGET, MAX_TOKEN_BUDGET);
-  } else if (config.dailyTokenBudget !== undefined) {
-    config.channelTokenBudget = defaultChannelBudget(config.dailyTokenBudget);
-  }
   if (env.RESULT_RETENTION_DAYS) {
     config.resultRetentionMs = integer("RESULT_RETENTION_DAYS", 1, MAX_RETENTION_DAYS) * DAY_MS;
   }

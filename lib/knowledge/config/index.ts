@@ -6,7 +6,6 @@ export {
   ANALYZER_DEFAULTS,
   type ApiKeySource,
   DEFAULT_BEDROCK_MODEL_ID,
-  defaultChannelBudget,
   EXTRACT_BOUNDS,
   EXTRACT_DEFAULTS,
   EXTRACTORS,
@@ -16,4 +15,5 @@ export {
   type OptionalExtractVariable,
   ROUTES,
   readExtractConfig,
+  readTokenBudgets,
 } from "./config.js";
