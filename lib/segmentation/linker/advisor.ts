@@ -27,7 +27,7 @@ export interface LinkAnswer {
 }
 
 export interface LinkAdvisor {
-  /** Inferred links whose margin (best score minus runner-up) is below this are asked. */
+  /** Inferred links whose margin (`LinkDecision.margin`) is below this are asked. */
   readonly margin: number;
   /** Candidate parents shown per question, at most. */
   readonly candidates: number;

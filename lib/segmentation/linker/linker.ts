@@ -41,11 +41,14 @@ export interface LinkDecision {
    * nowhere (`system`: joins and parts are never linked).
    */
   readonly source: "platform" | "inferred" | "system";
-  /** Inferred links: the best option's score minus the runner-up's (small means unsure). */
+  /**
+   * Inferred links: how much likelier the chosen conversation is than the next option (the log
+   * of their summed probabilities' ratio; small means unsure).
+   */
   readonly margin?: number;
   /**
-   * Inferred links, with `alternatives`: the learned model's best options, best first, each a
-   * parent's id or null for "starts a conversation" (what an advisor may be shown).
+   * Inferred links, with `alternatives`: the likeliest conversations, best first, each as its
+   * best candidate parent's id or null for "starts a conversation" (what an advisor may be shown).
    */
   readonly options?: readonly (string | null)[];
   /** Inferred links: the parent was chosen for the linker (`LinkChoice`), not by its model. */
@@ -73,10 +76,10 @@ export interface ReplyLinkerOptions {
   readonly alternatives?: number;
 }
 
-/** An option of an inferred decision: a candidate's window position (-1: starts one). */
+/** A conversation an inferred decision may choose: its best candidate's position (-1: starts one). */
 interface Ranked {
   readonly at: number;
-  readonly score: number;
+  readonly mass: number;
 }
 
 // The imports the hot loop reads, read once: a loader may make each imported binding a getter.
@@ -103,6 +106,13 @@ export class ReplyLinker {
   private readonly context = new PairContext();
   private readonly base: Float64Array;
   private readonly pre: Float64Array;
+  /** Per candidate scored for the message being linked: its score and conversation. */
+  private readonly scores: Float64Array;
+  private readonly conversationAt: Int32Array;
+  /** Per conversation of the window: summed probability, best score and where. */
+  private mass = new Float64Array(0);
+  private top = new Float64Array(0);
+  private topAt = new Int32Array(0);
 
   constructor(options: ReplyLinkerOptions = {}) {
     this.model = options.model ?? defaultLinkerModel();
@@ -117,6 +127,8 @@ export class ReplyLinker {
     this.window = new Window(this.model.window, this.model);
     this.base = new Float64Array(this.model.hidden);
     this.pre = new Float64Array(this.model.hidden);
+    this.scores = new Float64Array(this.model.window);
+    this.conversationAt = new Int32Array(this.model.window);
   }
 
   /**
@@ -184,26 +196,56 @@ export class ReplyLinker {
     project(model.query, this.queryX, h, base);
     this.context.begin(this.window, query);
 
-    const ranked: Ranked[] | undefined = this.alternatives > 0 ? [] : undefined;
-    let best = this.score(query, undefined) + this.startBias;
-    ranked?.push({ at: -1, score: best });
-    let bestAt = -1;
-    let second = Number.NEGATIVE_INFINITY;
+    // Each option's score, then the conversation the most probability falls on: the model's
+    // softmax summed over each conversation's candidates (a conversation of several likely
+    // parents outweighs one lone likelier parent), "starts a conversation" one of its own. The
+    // parent is that conversation's best candidate.
+    const context = this.context;
+    const n = context.conversations;
+    if (this.mass.length < n) this.grow(n);
+    const { mass, top, topAt } = this;
+    mass.fill(0, 0, n);
+    top.fill(Number.NEGATIVE_INFINITY, 0, n);
+    const start = this.score(query, undefined) + this.startBias;
     let chosenAt = choice?.parent === null ? -1 : undefined;
+    let best = start;
     const low = this.window.horizon(query.position);
+    const local = context.local;
+    const mask = context.mask;
+    let scored = 0;
     for (let p = query.position - 1; p >= low; p--) {
       const candidate = this.window.at(p);
       if (candidate.opaque || !isConsidered(query, candidate)) continue;
       if (choice?.parent === candidate.id) chosenAt ??= p;
       const score = this.score(query, candidate);
-      ranked?.push({ at: p, score });
-      if (score > best) {
-        second = best;
-        best = score;
-        bestAt = p;
-      } else if (score > second) second = score;
+      const l = local[p & mask] as number;
+      // Nearer first: among equal scores the nearer candidate stays its conversation's best.
+      if (score > (top[l] as number)) {
+        top[l] = score;
+        topAt[l] = p;
+      }
+      if (score > best) best = score;
+      this.scores[scored] = score;
+      this.conversationAt[scored++] = l;
     }
-    const margin = best - second;
+    // The sums, scaled by the best score so none overflows.
+    for (let j = 0; j < scored; j++) {
+      const l = this.conversationAt[j] as number;
+      mass[l] = (mass[l] as number) + Math.exp((this.scores[j] as number) - best);
+    }
+    let first = Math.exp(start - best);
+    let second = 0;
+    let bestAt = -1;
+    for (let l = 0; l < n; l++) {
+      const m = mass[l] as number;
+      if (m > first) {
+        second = first;
+        first = m;
+        bestAt = topAt[l] as number;
+      } else if (m > second) second = m;
+    }
+    // How much likelier the chosen conversation is than the next option, in the scores' units.
+    const margin = second > 0 ? Math.log(first / second) : Number.POSITIVE_INFINITY;
     const at = chosenAt ?? bestAt;
     let decision: LinkDecision;
     if (at < 0) {
@@ -220,18 +262,30 @@ export class ReplyLinker {
       };
     }
     // The common path returns the plain decision: the extras cost an object only when asked for.
-    if (ranked === undefined && chosenAt === undefined) return decision;
+    if (this.alternatives === 0 && chosenAt === undefined) return decision;
     return {
       ...decision,
-      ...(ranked === undefined ? {} : { options: this.best(ranked) }),
+      ...(this.alternatives === 0 ? {} : { options: this.best(Math.exp(start - best), n) }),
       ...(chosenAt === undefined ? {} : { chosen: true as const }),
     };
   }
 
-  /** The ids of the best `alternatives` options, best first (null: starts a conversation). */
-  private best(ranked: Ranked[]): (string | null)[] {
-    // Stable: among equal scores the option met first (starting, then the nearer) comes first.
-    ranked.sort((a, b) => b.score - a.score);
+  private grow(conversations: number): void {
+    this.mass = new Float64Array(2 * conversations);
+    this.top = new Float64Array(2 * conversations);
+    this.topAt = new Int32Array(2 * conversations);
+  }
+
+  /**
+   * The best `alternatives` options, one per conversation (its best candidate's id, null for
+   * "starts a conversation"), likeliest first: the choices that would change the conversation.
+   */
+  private best(starting: number, conversations: number): (string | null)[] {
+    const ranked: Ranked[] = [{ at: -1, mass: starting }];
+    for (let l = 0; l < conversations; l++)
+      if ((this.top[l] as number) > Number.NEGATIVE_INFINITY)
+        ranked.push({ at: this.topAt[l] as number, mass: this.mass[l] as number });
+    ranked.sort((a, b) => b.mass - a.mass);
     return ranked
       .slice(0, this.alternatives)
       .map((r) => (r.at < 0 ? null : this.window.at(r.at).id));

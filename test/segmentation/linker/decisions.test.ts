@@ -181,11 +181,11 @@ describe("the linker's scorer", () => {
   });
 
   it("decides a fixed chat as the shipped model always has", () => {
-    // Pinned with the shipped model of 2026-12-07 (the one before it gave
-    // 8b52f2b2…, before and after the scorer went sparse); a retrained model changes it, and
-    // says so in its commit.
+    // Pinned with the shipped model of 2026-12-07 choosing by conversation (choosing by candidate
+    // it gave 30d6a469…; the model before it 8b52f2b2…, before and after the scorer went sparse);
+    // a retrained model changes it, and says so in its commit.
     expect(digest(linkAll(fixtureChat(3000)))).toBe(
-      "30d6a469f4d13e51194d5dd2c951cf207fc307176d4ebca903d47e026c6a79c0",
+      "67ccc252033a397f75ed5aec549d250e2fd476a4eb7037a32124ddc542d655c4",
     );
   });
 
@@ -214,5 +214,50 @@ describe("the linker's scorer", () => {
     });
     const messages = fixtureChat(600);
     expect(linkAll(messages, { model: older })).toEqual(linkAll(messages, { model: zeros }));
+  });
+});
+
+describe("the linker's choice", () => {
+  it("joins the conversation its scores make likeliest, at that conversation's best candidate", () => {
+    fc.assert(
+      fc.property(chat, fc.constantFrom(undefined, randomModel(8, 4)), (messages, model) => {
+        const linker = new ReplyLinker(model ? { model, alternatives: 3 } : { alternatives: 3 });
+        const scorer = linker as unknown as Scorer;
+        const fast = scorer.score.bind(scorer);
+        let options: { candidate: Entry | undefined; score: number }[] = [];
+        scorer.score = (query, candidate) => {
+          const score = fast(query, candidate);
+          options.push({ candidate, score });
+          return score;
+        };
+        const startBias = (model ?? defaultLinkerModel()).startBias;
+        for (const message of messages) {
+          options = [];
+          const decision = linker.link(message);
+          if (decision.source !== "inferred") continue;
+          // The reference: each conversation's softmax mass, summed in full, start its own.
+          const mass = new Map<string | null, number>();
+          const bestOf = new Map<string | null, { id: string | null; score: number }>();
+          for (const { candidate, score: raw } of options) {
+            const key = candidate === undefined ? null : candidate.conversation;
+            const score = candidate === undefined ? raw + startBias : raw;
+            mass.set(key, (mass.get(key) ?? 0) + Math.exp(score));
+            const best = bestOf.get(key);
+            if (best === undefined || score > best.score)
+              bestOf.set(key, { id: candidate?.id ?? null, score });
+          }
+          const ranked = [...mass].sort((a, b) => b[1] - a[1]);
+          const [first, second] = ranked;
+          if (first === undefined) throw new Error("no option scored");
+          // Near-ties may fall either way with a different order of summing.
+          if (second !== undefined && first[1] - second[1] < 1e-9 * first[1]) continue;
+          expect(decision.parent ?? null).toBe(bestOf.get(first[0])?.id);
+          expect(decision.options?.[0]).toBe(decision.parent ?? null);
+          if (second !== undefined)
+            expect(decision.margin).toBeCloseTo(Math.log(first[1] / second[1]), 9);
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });
