@@ -5,9 +5,20 @@ import type { ConversationMode } from "convoseg/pipeline";
 import { ConversationSegmenter, openConversationStart, type ReplyLinks } from "convoseg/segmenter";
 import { byChannel } from "./shared/by-channel.js";
 import { type Command, command, EXIT } from "./shared/command.js";
-import { conversationsOption, linkedConversations } from "./shared/conversation-streams.js";
+import {
+  conversationsOption,
+  linkedConversations,
+  linkInput,
+} from "./shared/conversation-streams.js";
 import { readChatInput, timezoneOption } from "./shared/export-input.js";
 import { escapeControls, formatCount, warnIfMinItemsUnreachable } from "./shared/format.js";
+import {
+  ASK_LINKS_OPTIONS,
+  ASK_LINKS_USAGE,
+  askedModel,
+  type ChannelAdvice,
+  channelAsker,
+} from "./shared/link-advice.js";
 import { Progress } from "./shared/progress.js";
 import { channelOption } from "./shared/read-messages.js";
 
@@ -22,7 +33,9 @@ channel's own messages are, with --conversations linked (the default), linked by
 (a replyTo taken as given) and each conversation segmented as a stream of its own, named by its
 first message's id; with --conversations contiguous, the channel's own timeline is one stream, as
 before the linker. A size cut severs the fewest known replies (replyTo) it can; a replyTo
-naming no message of its channel is ignored, and counted on stderr.
+naming no message of its channel is ignored, and counted on stderr. With --ask-links a model is
+asked about each channel's least sure links before its conversations are split; how many were
+asked, and how many answers changed a link, is said per channel on stderr and in the table.
 
 Options:
   --channel NAME    the channel of lines that name none (default: default)
@@ -32,6 +45,7 @@ Options:
   --min-items N     drop segments with fewer messages (default 1)
   --conversations M linked: one stream per conversation of the reply linker (default);
                     contiguous: the channel's own messages as one stream
+${ASK_LINKS_USAGE}
   --now T           current time as ISO-8601 or epoch ms (default: the clock)
   --json            one JSON object per segment instead of a table
   --skip-invalid    report malformed lines and go on without them (default: stop, print nothing)
@@ -77,6 +91,7 @@ const SEGMENT_OPTIONS = {
   settle: { type: "string" },
   "min-items": { type: "string" },
   conversations: { type: "string" },
+  ...ASK_LINKS_OPTIONS,
   now: { type: "string" },
   json: { type: "boolean" },
   "skip-invalid": { type: "boolean" },
@@ -100,19 +115,24 @@ export const segmentCommand: Command = command({
       settle: options.settle === undefined ? undefined : parseDuration(options.settle, "--settle"),
       minItems: integerOption("--min-items", options["min-items"]),
     });
+    const conversations = conversationsOption(options.conversations);
+    if (options["ask-links"] === true && conversations === "contiguous") {
+      throw new Error("--ask-links needs --conversations linked (contiguous links nothing)");
+    }
     return {
       source: positionals[0],
       channel: channelOption(options.channel),
       timezone: timezoneOption(options.timezone),
       segmenter,
-      conversations: conversationsOption(options.conversations),
+      conversations,
+      model: askedModel(options),
       now: options.now === undefined ? io.now() : nowOption(options.now),
       json: options.json ?? false,
       skipInvalid: options["skip-invalid"] ?? false,
     };
   },
   run: async (
-    { source, channel, timezone, segmenter, conversations, now, json, skipInvalid },
+    { source, channel, timezone, segmenter, conversations, model, now, json, skipInvalid },
     io,
   ) => {
     warnIfMinItemsUnreachable(io, "segment", segmenter.minItems, segmenter.maxSize);
@@ -125,17 +145,35 @@ export const segmentCommand: Command = command({
     });
     if (read === undefined) return EXIT.failed;
     const channels = byChannel(read.messages);
-    const reports = channels.flatMap(([channel, messages], i) => {
-      progress.update(() => `segmenting: channel ${i + 1} of ${channels.length}`);
+    const ask = channelAsker("segment", model, progress, io.stderr);
+    const advice = new Map<string, ChannelAdvice>();
+    const reports: ChannelReport[] = [];
+    for (const [i, [channel, messages]] of channels.entries()) {
+      const status = `segmenting: channel ${i + 1} of ${channels.length}`;
+      progress.update(() => status);
       const ids = new Set(messages.map((m) => m.id));
-      return byStream(messages).flatMap(([thread, stream]) =>
-        thread === null && conversations === "linked"
-          ? linkedConversations(stream).map(({ conversation, messages }) =>
-              reportChannel({ channel, thread, conversation }, messages, ids, segmenter, now),
-            )
-          : [reportChannel({ channel, thread, conversation: null }, stream, ids, segmenter, now)],
-      );
-    });
+      for (const [thread, stream] of byStream(messages)) {
+        if (thread !== null || conversations === "contiguous") {
+          reports.push(
+            reportChannel({ channel, thread, conversation: null }, stream, ids, segmenter, now),
+          );
+          continue;
+        }
+        // The channel's own stream is asked about before it is split into conversations.
+        const asked = await ask(
+          channel,
+          stream.map((m) => linkInput(m, false)),
+          status,
+        );
+        if (asked !== undefined) advice.set(channel, asked);
+        const choices = asked?.choices;
+        for (const { conversation, messages } of linkedConversations(stream, { choices })) {
+          reports.push(
+            reportChannel({ channel, thread, conversation }, messages, ids, segmenter, now),
+          );
+        }
+      }
+    }
     progress.finish();
     const unknownReplies = reports.reduce((sum, r) => sum + r.unknownReplies, 0);
     if (unknownReplies > 0) {
@@ -146,7 +184,7 @@ export const segmentCommand: Command = command({
     io.stdout.write(
       json
         ? formatJsonLines(reports, conversations)
-        : formatTable(reports, segmenter, conversations, now),
+        : formatTable(reports, segmenter, conversations, now, advice),
     );
     return EXIT.ok;
   },
@@ -347,7 +385,7 @@ function streamBlock(r: ChannelReport, mode: ConversationMode): string[] {
  * A channel's linked conversations in one block: their totals on one line, then a row per closed
  * segment, each with its conversation (its first message's id) and its index within it.
  */
-function conversationsBlock(reports: ChannelReport[]): string[] {
+function conversationsBlock(reports: ChannelReport[], advice?: ChannelAdvice): string[] {
   const segments = reports.flatMap((r) => r.segments);
   const out = [
     "",
@@ -356,6 +394,7 @@ function conversationsBlock(reports: ChannelReport[]): string[] {
       "message",
     )} in ${counted(reports.length, "linked conversation")}, ${counted(segments.length, "closed segment")} (${counted(sum(reports, inSegments), "message")}), ${formatCount(sum(reports, (r) => r.open))} open, ${formatCount(sum(reports, (r) => r.dropped))} dropped`,
   ];
+  if (advice !== undefined) out.push(`  ${adviceCounts(advice)}`);
   if (segments.length === 0) return out;
   const names = segments.map((s) => escapeControls(s.conversation ?? ""));
   const width = Math.max("conversation".length, ...names.map((n) => n.length));
@@ -375,6 +414,7 @@ function formatTable(
   segmenter: ConversationSegmenter,
   mode: ConversationMode,
   now: number,
+  advice: ReadonlyMap<string, ChannelAdvice>,
 ): string {
   const out: string[] = [
     `maxSize ${segmenter.maxSize}, settle ${formatDuration(segmenter.settle)}, minItems ${segmenter.minItems}${mode === "linked" ? ", conversations linked" : ""}, now ${tableTime(now)}`,
@@ -382,7 +422,9 @@ function formatTable(
   if (reports.length === 0) out.push("", "no messages");
   for (const block of blocks(reports)) {
     out.push(
-      ...(block[0].conversation === null ? streamBlock(block[0], mode) : conversationsBlock(block)),
+      ...(block[0].conversation === null
+        ? streamBlock(block[0], mode)
+        : conversationsBlock(block, advice.get(block[0].channel))),
     );
   }
   const segments = sum(reports, (r) => r.segments.length);
@@ -392,4 +434,11 @@ function formatTable(
     `${counted(new Set(reports.map((r) => r.channel)).size, "channel")}${streamCount(reports)}, ${counted(messages, "message")}, ${counted(segments, "closed segment")}`,
   );
   return `${out.join("\n")}\n`;
+}
+
+/** `asked the model about N links: M answers changed a link, F batches failed`. */
+function adviceCounts({ asked, changed, failures }: ChannelAdvice): string {
+  const n = failures.length;
+  const failed = n === 0 ? "" : `, ${formatCount(n)} batch${n === 1 ? "" : "es"} failed`;
+  return `asked the model about ${counted(asked, "link")}: ${counted(changed, "answer")} changed a link${failed}`;
 }

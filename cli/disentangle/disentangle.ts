@@ -3,16 +3,19 @@
  * conversation it is in, channel by channel; the reply linker (`convoseg/linker`) decides every
  * link the platform does not give.
  */
-import type { LocalModel } from "../../local/model.js";
 import { byChannel } from "../shared/by-channel.js";
 import { type Command, command, EXIT } from "../shared/command.js";
 import { linkInput } from "../shared/conversation-streams.js";
 import { readChatInput, timezoneOption } from "../shared/export-input.js";
-import { escapeControls, formatCount } from "../shared/format.js";
-import { parseModelFlags } from "../shared/model-options.js";
+import { formatCount } from "../shared/format.js";
+import {
+  ASK_LINKS_OPTIONS,
+  ASK_LINKS_USAGE,
+  askedModel,
+  channelAsker,
+} from "../shared/link-advice.js";
 import { Progress } from "../shared/progress.js";
 import { channelOption } from "../shared/read-messages.js";
-import { adviseChannel, type ChannelAdvice, commandAdvisor } from "./advice.js";
 import { disentangleChannel, type LinkedChannel } from "./conversations.js";
 import { formatSummary } from "./summary.js";
 
@@ -36,14 +39,7 @@ Options:
   --channel NAME    the channel of lines that name none (default: default)
   --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
   --ignore-links    ignore the input's replyTo and thread: infer every link
-  --ask-links       ask a model about the links the linker is least sure of, in batches; the
-                    answers among the options shown are taken, and a batch that fails keeps the
-                    linker's own (docs/conversations.md, "Asking a model")
-  --extractor E     with --ask-links: openai (default) or bedrock
-  --llm-endpoint U  with --ask-links: the OpenAI-compatible base URL (API key from
-                    OPENAI_API_KEY, none needed on this machine), or a Bedrock endpoint override
-  --model ID        with --ask-links: the model (default: gpt-4o-mini for openai,
-                    amazon.nova-lite-v1:0 for bedrock)
+${ASK_LINKS_USAGE}
   --json            one JSON line per message instead of the summary
   --skip-invalid    report malformed lines and go on without them (default: stop, print nothing)
   -h, --help        this help`;
@@ -52,10 +48,7 @@ const DISENTANGLE_OPTIONS = {
   channel: { type: "string" },
   timezone: { type: "string" },
   "ignore-links": { type: "boolean" },
-  "ask-links": { type: "boolean" },
-  extractor: { type: "string" },
-  "llm-endpoint": { type: "string" },
-  model: { type: "string" },
+  ...ASK_LINKS_OPTIONS,
   json: { type: "boolean" },
   "skip-invalid": { type: "boolean" },
 } as const;
@@ -94,28 +87,21 @@ export const disentangleCommand: Command = command({
     });
     if (read === undefined) return EXIT.failed;
     const channels = byChannel(read.messages);
-    const advisor = model === undefined ? undefined : commandAdvisor(model);
+    const ask = channelAsker("disentangle", model, progress, io.stderr);
     const linked: LinkedChannel[] = [];
     for (const [i, [name, messages]] of channels.entries()) {
       const status = `linking: channel ${i + 1} of ${channels.length}`;
-      let choices: ChannelAdvice["choices"] | undefined;
-      if (advisor !== undefined) {
-        progress.update(() => `${status}: asking the model`);
-        const advice = await adviseChannel(
-          name,
-          messages.map((m) => linkInput(m, ignoreLinks)),
-          advisor,
-        );
-        choices = advice.choices;
-        progress.finish();
-        io.stderr.write(`${adviceLine(name, advice)}\n`);
-      }
+      const advice = await ask(
+        name,
+        messages.map((m) => linkInput(m, ignoreLinks)),
+        status,
+      );
       linked.push(
         disentangleChannel(name, messages, {
           ignoreLinks,
           progress,
           status,
-          ...(choices === undefined ? {} : { choices }),
+          choices: advice?.choices,
         }),
       );
     }
@@ -134,35 +120,6 @@ export const disentangleCommand: Command = command({
     return EXIT.ok;
   },
 });
-
-/** The model `--ask-links` asks, from the model flags; none without it (and then no model flag). */
-function askedModel(options: {
-  "ask-links"?: boolean;
-  extractor?: string;
-  "llm-endpoint"?: string;
-  model?: string;
-}): LocalModel | undefined {
-  if (options["ask-links"] !== true) {
-    const given = (["extractor", "llm-endpoint", "model"] as const).find(
-      (flag) => options[flag] !== undefined,
-    );
-    if (given !== undefined) throw new Error(`--${given} needs --ask-links`);
-    return undefined;
-  }
-  return parseModelFlags<never>({ ...options, extractor: options.extractor ?? "openai" }, [
-    "openai",
-    "bedrock",
-  ]);
-}
-
-/** What asking did for a channel, on one line of standard error. */
-function adviceLine(channel: string, { choices, asked, failures }: ChannelAdvice): string {
-  const failed =
-    failures.length === 0
-      ? ""
-      : `; ${formatCount(failures.length)} batch${failures.length === 1 ? "" : "es"} failed (${escapeControls(failures[0] ?? "")}), the linker's own links kept`;
-  return `disentangle: ${channel}: asked the model about ${formatCount(asked)} link${asked === 1 ? "" : "s"}, took ${formatCount(choices.size)} answer${choices.size === 1 ? "" : "s"}${failed}`;
-}
 
 /**
  * Each channel's JSON lines, one string per channel: `{"id","conversation","parent"}` per

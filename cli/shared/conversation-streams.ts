@@ -4,7 +4,7 @@
  * of its own, to be segmented as a thread's replies are. `segment` reads channels so in `linked`
  * mode; the benchmarks compare it with `contiguous` segments.
  */
-import { type LinkDecision, type LinkInput, linkAll } from "convoseg/linker";
+import { type LinkChoice, type LinkDecision, type LinkInput, ReplyLinker } from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
 import type { ConversationMode } from "convoseg/pipeline";
 
@@ -106,13 +106,18 @@ export function linkInput(message: ChatMessage, ignoreLinks: boolean): LinkInput
 /**
  * One channel's own messages (none a reply in a thread), in the order given (the product's),
  * linked by the reply linker and grouped in conversation streams. Their `replyTo`s are taken as
- * given unless `ignoreReplyTo` (annotations to measure against, not the platform's links). System
- * lines are never linked: they stay together in the channel's own stream (`conversation` null).
+ * given unless `ignoreReplyTo` (annotations to measure against, not the platform's links), and
+ * `choices` by message id (`--ask-links`' answers) as the linker takes them. System lines are
+ * never linked: they stay together in the channel's own stream (`conversation` null).
  */
 export function linkedConversations(
   messages: readonly ChatMessage[],
-  options: { ignoreReplyTo?: boolean } = {},
+  options: { ignoreReplyTo?: boolean; choices?: ReadonlyMap<string, LinkChoice> } = {},
 ): ConversationStream<ChatMessage>[] {
-  const ignore = options.ignoreReplyTo ?? false;
-  return conversationStreams(messages, linkAll(messages.map((m) => linkInput(m, ignore))));
+  const { ignoreReplyTo = false, choices } = options;
+  const linker = new ReplyLinker();
+  const decisions = messages.map((m) =>
+    linker.link(linkInput(m, ignoreReplyTo), choices?.get(m.id)),
+  );
+  return conversationStreams(messages, decisions);
 }

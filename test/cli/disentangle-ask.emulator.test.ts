@@ -12,9 +12,9 @@ import {
   chatCompletion,
   chatError,
   closedAfterEach,
-  type RecordedRequest,
   startChatCompletionsServer,
 } from "../support/llm-servers.js";
+import { firstAsked, prompts, questionCount, unsureChat } from "../support/unsure-links.js";
 
 const T0 = Date.UTC(2024, 2, 1, 10);
 const run = (args: string[]) => runCli(args, T0 + 86_400_000);
@@ -22,20 +22,11 @@ const serve = closedAfterEach(startChatCompletionsServer);
 
 const dir = mkdtempSync(join(tmpdir(), "convoseg-disentangle-ask-"));
 const input = join(dir, "chat.jsonl");
-// Four people on two topics, interleaved, with nobody naming anyone: unsure links to ask about.
-const people = ["ana", "ben", "cleo", "dev"];
-const topics = ["the grub menu is gone after the update", "wifi keeps dropping on the laptop"];
 writeFileSync(
   input,
-  Array.from({ length: 24 }, (_, i) =>
-    JSON.stringify({
-      id: `m${i}`,
-      ts: T0 + i * 40_000,
-      channel: "help",
-      user: people[i % 4],
-      text: `${topics[(i >> 1) % 2]} ${i}`,
-    }),
-  ).join("\n"),
+  unsureChat(T0)
+    .map((m) => JSON.stringify(m))
+    .join("\n"),
 );
 
 const lines = (stdout: string) =>
@@ -49,9 +40,6 @@ const both = async (url: string) => ({
   plain: await run(["disentangle", input, "--json"]),
   asked: await run(["disentangle", input, "--json", "--ask-links", "--llm-endpoint", `${url}/v1`]),
 });
-
-const prompts = (requests: RecordedRequest[]) =>
-  requests.map((r) => (r.body as { messages: { content: string }[] }).messages[1]?.content ?? "");
 
 describe("disentangle --ask-links", () => {
   it("takes the answers offered: the first question starts a conversation, the others their first option", async () => {
@@ -71,10 +59,7 @@ describe("disentangle --ask-links", () => {
     const { plain, asked } = await both(server.url);
     expect(asked.code, asked.stderr).toBe(0);
     expect(server.requests.length).toBeGreaterThan(0);
-    const count =
-      prompts(server.requests)
-        .join("\n")
-        .match(/^Question \d+:/gm)?.length ?? 0;
+    const count = questionCount(prompts(server.requests));
     expect(asked.stderr).toContain(
       `disentangle: help: asked the model about ${count} links, took ${count} answers`,
     );
@@ -82,9 +67,9 @@ describe("disentangle --ask-links", () => {
     const before = lines(plain.stdout);
     const after = lines(asked.stdout);
     expect(after.map((l) => l.id)).toEqual(before.map((l) => l.id));
-    const first = /^Question 1: "[^"]*": "[^"]* (\d+)"$/m.exec(prompts(server.requests)[0] ?? "");
-    const started = after.find((l) => l.id === `m${first?.[1]}`);
-    expect(started).toMatchObject({ conversation: `m${first?.[1]}` });
+    const first = firstAsked(prompts(server.requests)[0] ?? "");
+    const started = after.find((l) => l.id === first);
+    expect(started).toMatchObject({ conversation: first });
     expect(started?.parent).toBeUndefined();
   });
 
@@ -95,7 +80,7 @@ describe("disentangle --ask-links", () => {
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stdout).toBe(plain.stdout);
     expect(asked.stderr).toMatch(
-      /took 0 answers; 1 batch failed \(.*\), the linker's own links kept/,
+      /took 0 answers, 0 changing a link; 1 batch failed \(.*\), the linker's own links kept/,
     );
   });
 
