@@ -62,9 +62,10 @@ segments never hold a join or a quit.
 
   --data DIR   the IRC data folder (default ../shared/data/irc)
   --margins    instead: how many decisions a link advisor would be asked about per margin
-               threshold (per 1,000 annotated people's lines), how often the linker is right
-               there, and how many of its wrong links there an advisor shown the best three
-               options could mend, on ubuntu dev and test; no model is called
+               threshold (per 1,000 annotated people's lines), how often the linker joins the
+               right conversation there, and how many of its wrong joins there an advisor shown
+               the three likeliest conversations could mend, on ubuntu dev and test; no model
+               is called
   --json       print the results as one JSON object
   --help       this text
 `;

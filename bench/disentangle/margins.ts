@@ -1,8 +1,9 @@
 /**
  * How sure the linker is, against the annotations: for each margin threshold, how many of a
  * group's annotated people's lines an advisor would be asked about (per 1,000), how often the
- * linker's own choice is right among them, and how many of its wrong choices there have the right
- * answer among the options an advisor is shown (the most a perfect advisor could mend). No model
+ * linker's own choice joins the right conversation among them (one holding a gold parent, or a
+ * start where gold starts one), and how many of its wrong choices there have the right answer
+ * among the options an advisor is shown (the most a perfect advisor could mend). No model
  * is called: this is how `ASK_LINKS_MARGIN`'s default was chosen (docs/conversations.md).
  */
 import { type LinkInput, ReplyLinker } from "convoseg/linker";
@@ -14,7 +15,7 @@ export interface MarginLine {
   gold?: readonly number[];
 }
 
-const MARGIN_THRESHOLDS = [0.1, 0.25, 0.5, 1, 2] as const;
+const MARGIN_THRESHOLDS = [0.25, 0.5, 1, 1.5, 2, 3] as const;
 /** Options an advisor is shown: the shipped advisor's candidates, and "starts one". */
 const SHOWN = 3;
 
@@ -30,25 +31,35 @@ export interface MarginRow {
   wrong: number;
 }
 
-const right = (gold: readonly number[], parent: string | undefined) =>
-  parent === undefined ? gold.length === 0 : gold.includes(Number(parent));
+/** The lines' conversations so far, by id: a link is right when it joins a gold parent's. */
+const right = (
+  conversationOf: ReadonlyMap<string, string>,
+  gold: readonly number[],
+  parent: string | undefined,
+) => {
+  if (parent === undefined) return gold.length === 0;
+  const joined = conversationOf.get(parent);
+  return gold.some((g) => conversationOf.get(String(g)) === joined);
+};
 
 /** The rows for one group of files, each file linked once with its options listed. */
 export function marginRows(files: readonly (readonly MarginLine[])[]): MarginRow[] {
   const scored: { margin: number; right: boolean; mendable: boolean }[] = [];
   for (const lines of files) {
     const linker = new ReplyLinker({ alternatives: SHOWN + 1 });
+    const conversationOf = new Map<string, string>();
     for (const line of lines) {
       const decision = linker.link(line.input);
+      conversationOf.set(decision.id, decision.conversation);
       if (line.gold === undefined || decision.source !== "inferred") continue;
       const gold = line.gold;
-      const ok = right(gold, decision.parent);
+      const ok = right(conversationOf, gold, decision.parent);
       const options = decision.options ?? [];
       const shown = [null, ...options.filter((o) => o !== null).slice(0, SHOWN)];
       scored.push({
         margin: decision.margin ?? Number.POSITIVE_INFINITY,
         right: ok,
-        mendable: !ok && shown.some((o) => right(gold, o ?? undefined)),
+        mendable: !ok && shown.some((o) => right(conversationOf, gold, o ?? undefined)),
       });
     }
   }

@@ -5,8 +5,8 @@
 import type { RecordedRequest } from "./llm-servers.js";
 
 /**
- * 24 lines of channel "help", 40 s apart from `t0`: four people on two topics, interleaved, with
- * nobody naming anyone. Message `m<i>`'s text ends in ` <i>`.
+ * 24 lines of channel "help", 40 s apart from `t0`: four people on two topics, each person on
+ * both, interleaved, with nobody naming anyone. Message `m<i>`'s text ends in ` <i>`.
  */
 export function unsureChat(t0: number): Record<string, unknown>[] {
   const people = ["ana", "ben", "cleo", "dev"];
@@ -15,8 +15,8 @@ export function unsureChat(t0: number): Record<string, unknown>[] {
     id: `m${i}`,
     ts: t0 + i * 40_000,
     channel: "help",
-    user: people[i % 4],
-    text: `${topics[(i >> 1) % 2]} ${i}`,
+    user: people[(i * 3 + (i >> 1)) % 4],
+    text: `${topics[i % 3 === 0 ? 1 : 0]} ${i}`,
   }));
 }
 
