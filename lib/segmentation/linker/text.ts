@@ -54,6 +54,7 @@ const ANSWER_START =
   /^(yes|yeah|yep|yup|no|nope|nah|ok|okay|k|sure|right|indeed|correct|exactly|try|use|you (can|need|should|could|have)|it'?s|that'?s|type|run|just|maybe|probably|did you|have you|are you|what about|see)\b/;
 const URL = /(https?:\/\/|www\.)\S/;
 const CODE = /[`$]|\/\w+\/|\.(conf|list|sh|deb|so|py|txt)\b|\bsudo\b|--\w/;
+const PLATFORM_MENTION = /^<@!?([\w.-]+)>/;
 const TOKEN_EDGE = /^[^\p{L}\p{N}_|\\^`[\]{}-]+|[^\p{L}\p{N}_|\\^`[\]{}-]+$/gu;
 /** Per ASCII code: whether `TOKEN_EDGE` keeps it (a letter, a digit or one of `_|\^`[]{}-`). */
 const KEPT = new Uint8Array(128);
@@ -106,22 +107,43 @@ function hashWord(word: string): number {
 
 /** The content words of a text, lower-cased, edges stripped of punctuation; stopwords dropped. */
 export function contentWords(text: string): string[] {
+  return wordsOf(text.toLowerCase());
+}
+
+/** `contentWords` of a text already lower-cased. */
+function wordsOf(lower: string): string[] {
   const out: string[] = [];
-  for (const raw of text.toLowerCase().split(/[\s,;:!?()"<>]+/)) {
+  for (const raw of lower.split(WORD_BREAK)) {
+    // Most pieces are too short once stripped, so the cheap test comes first.
+    if (raw.length < 2) continue;
     const word = stripEdges(raw);
-    if (word.length < 2 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
+    if (word.length < 2 || STOPWORDS.has(word) || allDigits(word)) continue;
     out.push(word);
   }
   return out;
 }
 
+const WORD_BREAK = /[\s,;:!?()"<>]+/;
+const SPACES = /\s+/;
+
+/** `/^\d+$/.test(word)` for a non-empty word, without a regular expression. */
+function allDigits(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 /** Reads a message's text once; the linker keeps only the result. */
 export function readCues(text: string, rarity: RarityTable): TextCues {
-  const lower = text.toLowerCase().trim();
-  const tokens = lower.split(/\s+/).filter((t) => t !== "");
+  const low = text.toLowerCase();
+  const lower = low.trim();
+  // Trimmed, only an empty text splits into an empty token.
+  const tokens = lower === "" ? [] : lower.split(SPACES);
   const names: string[] = [];
   for (const token of tokens) {
-    const platform = /^<@!?([\w.-]+)>/.exec(token);
+    const platform = token.charCodeAt(0) === 60 ? PLATFORM_MENTION.exec(token) : null;
     if (platform?.[1]) {
       names.push(platform[1]);
       continue;
@@ -144,7 +166,7 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
   if (/^[!.]\w/.test(body)) flags |= CUE.command;
 
   const seen = new Map<number, number>();
-  for (const word of contentWords(text)) {
+  for (const word of wordsOf(low)) {
     const hash = hashWord(word);
     if (seen.has(hash)) continue;
     // Rarity in sixteenths, 0 to 255: one byte in a stored window, the same value live or restored
@@ -159,7 +181,10 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
       : [...seen.keys()]
           .sort((a, b) => (seen.get(b) as number) - (seen.get(a) as number))
           .slice(0, MAX_WORDS);
-  const words = Int32Array.from(kept).sort();
+  const words = new Int32Array(Math.min(seen.size, MAX_WORDS));
+  let n = 0;
+  for (const hash of kept) words[n++] = hash;
+  words.sort();
   const weights = new Float64Array(words.length);
   for (let i = 0; i < words.length; i++) weights[i] = seen.get(words[i] as number) as number;
   return {
