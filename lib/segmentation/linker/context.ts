@@ -41,6 +41,10 @@ export class PairContext {
   topic = new Float64Array(0);
   bestTopic = 0;
   bestConversation = -1;
+  /** The local conversation of the new message's author's previous message in the window, or -1. */
+  own = -1;
+  /** Per window position: `MARK` bits, what holds between it and the new message's author. */
+  marks = new Uint8Array(0);
   mask = 0;
   /** The window read so far, the next position to read and each read position's predecessor. */
   private window: Window | undefined;
@@ -50,6 +54,9 @@ export class PairContext {
   /** Word hash → the read positions holding it, ascending (those past the horizon swept now and then). */
   private postings = new Map<number, number[]>();
   private sweepAt = 0;
+  /** The positions (`& mask`) whose shared words the last message set: all else reads zero. */
+  private touched = new Int32Array(0);
+  private touchedCount = 0;
 
   begin(window: Window, query: Entry): void {
     const horizon = window.horizon(query.position);
@@ -71,6 +78,9 @@ export class PairContext {
       this.sharedSum = new Float64Array(ring);
       this.sharedMax = new Float64Array(ring);
       this.topic = new Float64Array(ring);
+      this.marks = new Uint8Array(ring);
+      this.touched = new Int32Array(ring);
+      this.touchedCount = 0;
       this.latestOf.clear();
       this.postings.clear();
       this.sweepAt = 0;
@@ -117,12 +127,14 @@ export class PairContext {
     // The words the new message shares with each message of the window: through the postings of
     // its own few words, in their ascending order, so each sum adds the same terms in the same
     // order as merging the two sorted lists would.
-    for (let p = horizon; p < query.position; p++) {
-      const at = p & mask;
+    const touched = this.touched;
+    for (let i = 0; i < this.touchedCount; i++) {
+      const at = touched[i] as number;
       sharedCount[at] = 0;
       sharedSum[at] = 0;
       sharedMax[at] = 0;
     }
+    let touchedCount = 0;
     const qw = query.cues.words;
     const qr = query.cues.rarity;
     for (let i = 0; i < qw.length; i++) {
@@ -133,15 +145,19 @@ export class PairContext {
         const p = list[j] as number;
         if (p < horizon) break;
         const at = p & mask;
+        if (sharedCount[at] === 0) touched[touchedCount++] = at;
         sharedCount[at] = (sharedCount[at] as number) + 1;
         sharedSum[at] = (sharedSum[at] as number) + r;
         if (r > (sharedMax[at] as number)) sharedMax[at] = r;
       }
     }
+    this.touchedCount = touchedCount;
+    const marks = this.marks;
     let n = 0;
     for (let p = horizon; p < query.position; p++) {
       const entry = window.at(p);
-      const before = same[p & mask] as number;
+      const at = p & mask;
+      const before = same[at] as number;
       let l: number;
       if (before < horizon) {
         l = n++;
@@ -153,20 +169,31 @@ export class PairContext {
         authorB[l] = -1;
         topic[l] = 0;
       } else l = local[before & mask] as number;
-      const sum = sharedSum[p & mask] as number;
+      const sum = sharedSum[at] as number;
       if (sum > (topic[l] as number)) topic[l] = sum;
-      local[p & mask] = l;
+      local[at] = l;
       size[l] = (size[l] as number) + 1;
       last[l] = p;
       lastTs[l] = entry.ts;
       const author = entry.author;
       let f = flags[l] as number;
+      let mark = named.length > 0 && named.includes(author) ? NAMED_BY_QUERY : 0;
       if (author === qa) f |= QUERY_WROTE;
-      else if (named.length > 0 && named.includes(author)) f |= NAMED;
+      else if (mark !== 0) f |= NAMED;
       if (entry.mentions.length > 0 && entry.mentions.includes(qa)) {
         f |= ADDRESSED;
         addressing = p;
+        mark |= NAMES_QUERY;
       }
+      // Whether its author addressed the new message's author earlier in the window: their
+      // previous message did, or one before it (the chain of an author's messages is unbroken).
+      const previous = entry.previousByAuthor;
+      if (
+        previous >= horizon &&
+        ((marks[previous & mask] as number) & (NAMES_QUERY | NAMED_BEFORE)) !== 0
+      )
+        mark |= NAMED_BEFORE;
+      marks[at] = mark;
       if (author !== authorA[l]) {
         if (authorB[l] === -1) authorB[l] = author;
         else if (author !== authorB[l]) f |= MANY;
@@ -175,6 +202,8 @@ export class PairContext {
     }
     this.conversations = n;
     this.addressingQuery = addressing;
+    const previous = query.previousByAuthor;
+    this.own = previous >= horizon ? (local[previous & mask] as number) : -1;
     let best = 0;
     let bestAt = -1;
     for (let l = 0; l < n; l++)
@@ -198,3 +227,14 @@ export const CONV = {
 } as const;
 const { queryWrote: QUERY_WROTE, rootQuery: ROOT_QUERY, rootAsked: ROOT_ASKED } = CONV;
 const { addressed: ADDRESSED, named: NAMED, many: MANY } = CONV;
+
+/** Bits of `PairContext.marks`, one set per window position. */
+export const MARK = {
+  /** The new message names its author. */
+  namedByQuery: 1,
+  /** It names the new message's author. */
+  namesQuery: 2,
+  /** An earlier message of its author in the window names the new message's author. */
+  namedBefore: 4,
+} as const;
+const { namedByQuery: NAMED_BY_QUERY, namesQuery: NAMES_QUERY, namedBefore: NAMED_BEFORE } = MARK;
