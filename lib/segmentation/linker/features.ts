@@ -21,6 +21,8 @@ const MANY = CONV.many;
 const NAMED_BY_QUERY = MARK.namedByQuery;
 const NAMES_QUERY = MARK.namesQuery;
 const NAMED_BEFORE = MARK.namedBefore;
+const QUERY_NAMED_BEFORE = MARK.queryNamedBefore;
+const QUERY_NAMED_AFTER = MARK.queryNamedAfter;
 const THANKS_OR_ANSWER = CUE.thanks | CUE.answerStart;
 
 function bin(value: number, cuts: readonly number[], out: Float64Array, at: number): number {
@@ -106,13 +108,17 @@ export function distanceFeatures(distance: number, out: Float64Array): number {
   return bin(distance, DISTANCE_CUTS, out, 3);
 }
 
-/** How many messages `candidate`'s author wrote after it and before `query`: 0, 1, 2 or 3 (3+). */
-function spokenSince(window: Window, candidate: Entry, query: Entry): number {
-  let next = candidate.nextByAuthor;
+/**
+ * How many messages the author of the candidate at `c` (`position & mask`) wrote after it and
+ * before the new message: 0, 1, 2 or 3 (3+).
+ */
+function spokenSince(context: PairContext, c: number): number {
+  const nextByAuthor = context.nextByAuthor;
+  let next = nextByAuthor[c] as number;
   let count = 0;
-  while (count < 3 && next >= 0 && next < query.position) {
+  while (count < 3 && next >= 0) {
     count++;
-    next = window.at(next).nextByAuthor;
+    next = nextByAuthor[next & context.mask] as number;
   }
   return count;
 }
@@ -256,7 +262,7 @@ export function pairActive(
   at++;
   if (query.previousByAuthor < candidate.position) put(out, at, 1);
   at++;
-  const after = spokenSince(window, candidate, query);
+  const after = spokenSince(context, c);
   const candidateLatest = after === 0;
   if (candidateLatest) put(out, at, 1);
   if (query.previousByAuthor === candidate.position) put(out, at + 1, 1);
@@ -264,15 +270,14 @@ export function pairActive(
   if (context.addressingQuery === candidate.position) put(out, at + 3, 1);
   at += 4;
   if (!same) {
-    const horizon = window.horizon(query.position);
-    if (window.addressedWithin(qa, ca, horizon, candidate.position)) put(out, at, 1);
-    if (window.addressedWithin(qa, ca, candidate.position + 1, query.position)) put(out, at + 1, 1);
+    if ((mark & QUERY_NAMED_BEFORE) !== 0) put(out, at, 1);
+    if ((mark & QUERY_NAMED_AFTER) !== 0) put(out, at + 1, 1);
     if ((mark & NAMED_BEFORE) !== 0) put(out, at + 2, 1);
   }
   at += 3;
   const count = context.sharedCount[c] as number;
   at = binActive(count, SHARED_CUTS, out, at);
-  const cw = candidate.cues.words.length;
+  const cw = context.wordCount[c] as number;
   const qw = query.cues.words.length;
   if (cw > 0) put(out, at, count / cw);
   if (qw > 0) put(out, at + 1, count / qw);
@@ -280,10 +285,15 @@ export function pairActive(
   put(out, at + 3, Math.min(context.sharedMax[c] as number, 10) / 10);
   at += 4;
   at = binActive(after, AFTER_CUTS, out, at);
+  // Whether the author's message before the candidate named the new message's author.
   const parentAuthor = candidate.previousByAuthor;
-  if (parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa)) put(out, at, 1);
-  if ((candidate.cues.flags & QUESTION) !== 0 && (query.cues.flags & QUESTION) === 0)
-    put(out, at + 1, 1);
+  if (
+    parentAuthor >= window.horizon(query.position)
+      ? ((context.marks[parentAuthor & context.mask] as number) & NAMES_QUERY) !== 0
+      : parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa)
+  )
+    put(out, at, 1);
+  if (context.asks[c] === 1 && (query.cues.flags & QUESTION) === 0) put(out, at + 1, 1);
   if ((query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same) put(out, at + 2, 1);
   if (query.ts === candidate.ts) put(out, at + 3, 1);
   at += 4;

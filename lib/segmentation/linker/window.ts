@@ -120,8 +120,6 @@ export class Window {
   private readonly names = new Map<number, Mark>();
   /** Author number → position of their latest message. */
   private readonly latest = new Map<number, number>();
-  /** Author number → the positions at which they addressed someone: [position, target]. */
-  private readonly addressed = new Map<number, number[]>();
 
   constructor(size: number, rarity: RarityTable) {
     this.size = size;
@@ -155,21 +153,6 @@ export class Window {
   private latestBy(author: number): number {
     const at = this.latest.get(author);
     return at !== undefined && at >= this.horizon(this.next - 1) ? at : -1;
-  }
-
-  /**
-   * Where `from` addressed `to` within `[low, high)`: 0 none, else 1. Reads the bounded list of
-   * `from`'s addresses, so it costs nothing for people who address nobody.
-   */
-  addressedWithin(from: number, to: number, low: number, high: number): boolean {
-    const list = this.addressed.get(from);
-    if (list === undefined) return false;
-    for (let i = list.length - 2; i >= 0; i -= 2) {
-      const position = list[i] as number;
-      if (position < low) return false;
-      if (position < high && list[i + 1] === to) return true;
-    }
-    return false;
   }
 
   /** Reads `message` into the window and returns its entry (the message is not linked here). */
@@ -225,11 +208,6 @@ export class Window {
     if (entry.previousByAuthor >= from) this.at(entry.previousByAuthor).nextByAuthor = position;
     this.entries.push(entry);
     this.latest.set(entry.author, position);
-    if (entry.mentions.length > 0) {
-      const list = this.addressed.get(entry.author) ?? [];
-      if (list.length === 0) this.addressed.set(entry.author, list);
-      for (const target of entry.mentions) list.push(position, target);
-    }
   }
 
   /**
@@ -292,12 +270,6 @@ export class Window {
     for (const [key, mark] of this.names) if (mark.position < horizon) this.names.delete(key);
     for (const [key, author] of this.identities)
       if (!this.latest.has(author)) this.identities.delete(key);
-    for (const [author, list] of this.addressed) {
-      let cut = 0;
-      while (cut < list.length && (list[cut] as number) < horizon) cut += 2;
-      if (cut === list.length) this.addressed.delete(author);
-      else if (cut > 0) list.splice(0, cut);
-    }
   }
 
   /**
