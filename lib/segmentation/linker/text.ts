@@ -57,28 +57,38 @@ const CODE = /[`$]|\/\w+\/|\.(conf|list|sh|deb|so|py|txt)\b|\bsudo\b|--\w/;
 const PLATFORM_MENTION = /^<@!?([\w.-]+)>/;
 const TOKEN_EDGE = /^[^\p{L}\p{N}_|\\^`[\]{}-]+|[^\p{L}\p{N}_|\\^`[\]{}-]+$/gu;
 /** Per ASCII code: whether `TOKEN_EDGE` keeps it (a letter, a digit or one of `_|\^`[]{}-`). */
-const KEPT = new Uint8Array(128);
-for (let c = 0; c < 128; c++)
-  KEPT[c] = /[\p{L}\p{N}_|\\^`[\]{}-]/u.test(String.fromCharCode(c)) ? 1 : 0;
+const KEPT = asciiKept(/[\p{L}\p{N}_|\\^`[\]{}-]/u);
+
+/** Per ASCII code, whether `kept` matches it. */
+export function asciiKept(kept: RegExp): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) table[c] = kept.test(String.fromCharCode(c)) ? 1 : 0;
+  return table;
+}
 
 /**
- * `stripEdges(token)`: its edges stripped of punctuation, without a regular expression
- * while the edges are ASCII (most tokens, once per word of every message).
+ * `token.replace(edge, "")`, `edge` stripping the characters `kept` does not keep from both ends
+ * (`asciiKept`), without a regular expression while the edges are ASCII (most tokens, once per
+ * word of every message).
  */
-function stripEdges(token: string): string {
+export function trimEdges(token: string, kept: Uint8Array, edge: RegExp): string {
   let start = 0;
   let end = token.length;
   for (; start < end; start++) {
     const c = token.charCodeAt(start);
-    if (c >= 128) return token.replace(TOKEN_EDGE, "");
-    if (KEPT[c] === 1) break;
+    if (c >= 128) return token.replace(edge, "");
+    if (kept[c] === 1) break;
   }
   for (; end > start; end--) {
     const c = token.charCodeAt(end - 1);
-    if (c >= 128) return token.replace(TOKEN_EDGE, "");
-    if (KEPT[c] === 1) break;
+    if (c >= 128) return token.replace(edge, "");
+    if (kept[c] === 1) break;
   }
   return start === 0 && end === token.length ? token : token.slice(start, end);
+}
+
+function stripEdges(token: string): string {
+  return trimEdges(token, KEPT, TOKEN_EDGE);
 }
 
 /**

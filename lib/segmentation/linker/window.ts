@@ -7,7 +7,7 @@
  * hashes of their names and ids, never by the names themselves.
  */
 import { nameKey, standIn, storable } from "./keys.js";
-import { type RarityTable, readCues, type TextCues } from "./text.js";
+import { asciiKept, type RarityTable, readCues, type TextCues, trimEdges } from "./text.js";
 
 /** A message as the linker reads it. */
 export interface LinkerMessage {
@@ -39,8 +39,6 @@ export interface Entry {
   readonly previousByAuthor: number;
   /** Position of this author's next message, once there is one, else -1. */
   nextByAuthor: number;
-  /** Model-specific projection of the message's own features, filled by the scorer. */
-  projection: Float64Array | undefined;
   /**
    * The id of its conversation's first message, set once the message is linked; one that is not
    * {@link storable} is kept as a stand-in (`standIn`), the same live and restored.
@@ -97,8 +95,10 @@ export const NO_NAMES: readonly string[] = [];
 
 /** Strips a nick's decoration ("|trey|" → "trey", "bob_" → "bob") the way people shorten it. */
 function nickCore(name: string): string {
-  return name.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+  return trimEdges(name, ALPHANUMERIC, NICK_EDGE);
 }
+const NICK_EDGE = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const ALPHANUMERIC = asciiKept(/[\p{L}\p{N}]/u);
 
 /** Where a name was last written, and by whom. */
 interface Mark {
@@ -187,7 +187,6 @@ export class Window {
       leading,
       previousByAuthor: this.latestBy(author),
       nextByAuthor: -1,
-      projection: undefined,
       conversation: standIn(message.id),
       opaque: !storable(message.id),
     };
@@ -308,7 +307,6 @@ export class Window {
         mentions: entry.mentions.map(number),
         leading: number(entry.leading),
         nextByAuthor: -1,
-        projection: undefined,
       });
       const previous = entry.previousByAuthor;
       if (previous < 0 || previous >= low) continue;
@@ -357,7 +355,6 @@ export class Window {
 const GAP: Entry = Object.freeze({
   ...{ id: "", conversation: "", opaque: true, position: -1, ts: 0, bot: false, mentions: [] },
   ...{ author: NO_AUTHOR, leading: NO_AUTHOR, previousByAuthor: -1, nextByAuthor: -1 },
-  projection: undefined,
   cues: {
     ...{ words: new Int32Array(0), rarity: new Float64Array(0), names: NO_NAMES },
     ...{ leadingAddress: undefined, flags: 0, length: 0 },
