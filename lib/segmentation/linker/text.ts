@@ -106,7 +106,7 @@ export interface RarityTable {
 }
 
 /** 32-bit FNV-1a: stable across runs and platforms, so weights and cues agree everywhere. */
-function hashWord(word: string): number {
+export function hashWord(word: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < word.length; i++) {
     h ^= word.charCodeAt(i);
