@@ -115,26 +115,40 @@ export function hashWord(word: string): number {
   return h | 0;
 }
 
-/** The content words of a text, lower-cased, edges stripped of punctuation; stopwords dropped. */
+/**
+ * The content words of a text, lower-cased, edges stripped of punctuation; stopwords dropped. The
+ * pieces of the text between whitespace and `,;:!?()"<>`.
+ */
 export function contentWords(text: string): string[] {
-  return wordsOf(text.toLowerCase());
+  return wordsOf(tokensOf(text.toLowerCase().trim()));
 }
 
-/** `contentWords` of a text already lower-cased. */
-function wordsOf(lower: string): string[] {
+/** A trimmed text's whitespace-separated tokens (only an empty text splits into an empty one). */
+function tokensOf(lower: string): string[] {
+  return lower === "" ? [] : lower.split(/\s+/);
+}
+
+/** Per ASCII code: whether it separates the words of a token. */
+const WORD_BREAK = asciiKept(/[,;:!?()"<>]/);
+
+/** `contentWords` of a text's lower-cased tokens: each token's pieces between `WORD_BREAK`s. */
+function wordsOf(tokens: readonly string[]): string[] {
   const out: string[] = [];
-  for (const raw of lower.split(WORD_BREAK)) {
-    // Most pieces are too short once stripped, so the cheap test comes first.
-    if (raw.length < 2) continue;
-    const word = stripEdges(raw);
-    if (word.length < 2 || STOPWORDS.has(word) || allDigits(word)) continue;
-    out.push(word);
+  for (const token of tokens) {
+    let start = 0;
+    for (let i = 0; i <= token.length; i++) {
+      const c = i < token.length ? token.charCodeAt(i) : 44;
+      if (c >= 128 || WORD_BREAK[c] !== 1) continue;
+      // Most pieces are too short once stripped, so the cheap test comes first.
+      if (i - start >= 2) {
+        const word = stripEdges(start === 0 && i === token.length ? token : token.slice(start, i));
+        if (word.length >= 2 && !STOPWORDS.has(word) && !allDigits(word)) out.push(word);
+      }
+      start = i + 1;
+    }
   }
   return out;
 }
-
-const WORD_BREAK = /[\s,;:!?()"<>]+/;
-const SPACES = /\s+/;
 
 /** `/^\d+$/.test(word)` for a non-empty word, without a regular expression. */
 function allDigits(word: string): boolean {
@@ -145,12 +159,42 @@ function allDigits(word: string): boolean {
   return true;
 }
 
+/** Distinct words a message's list holds before a set replaces it. */
+const SCANNED = 64;
+
+/**
+ * The {@link MAX_WORDS} rarest words (of equally rare ones, the first), ascending by hash, with
+ * their rarities.
+ */
+function byHash(hashes: number[], values: number[]): { words: Int32Array; weights: Float64Array } {
+  let order: number[] | undefined;
+  if (hashes.length > MAX_WORDS)
+    order = hashes
+      .map((_, i) => i)
+      .sort((a, b) => (values[b] as number) - (values[a] as number))
+      .slice(0, MAX_WORDS);
+  const n = order === undefined ? hashes.length : MAX_WORDS;
+  const words = new Int32Array(n);
+  const weights = new Float64Array(n);
+  // Insertion by hash: a few dozen at most, all distinct.
+  for (let i = 0; i < n; i++) {
+    const at = order === undefined ? i : (order[i] as number);
+    const hash = hashes[at] as number;
+    let j = i;
+    for (; j > 0 && (words[j - 1] as number) > hash; j--) {
+      words[j] = words[j - 1] as number;
+      weights[j] = weights[j - 1] as number;
+    }
+    words[j] = hash;
+    weights[j] = values[at] as number;
+  }
+  return { words, weights };
+}
+
 /** Reads a message's text once; the linker keeps only the result. */
 export function readCues(text: string, rarity: RarityTable): TextCues {
-  const low = text.toLowerCase();
-  const lower = low.trim();
-  // Trimmed, only an empty text splits into an empty token.
-  const tokens = lower === "" ? [] : lower.split(SPACES);
+  const lower = text.toLowerCase().trim();
+  const tokens = tokensOf(lower);
   const names: string[] = [];
   for (const token of tokens) {
     const platform = token.charCodeAt(0) === 60 ? PLATFORM_MENTION.exec(token) : null;
@@ -175,28 +219,22 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
   if (lower.startsWith("* ")) flags |= CUE.action;
   if (/^[!.]\w/.test(body)) flags |= CUE.command;
 
-  const seen = new Map<number, number>();
-  for (const word of wordsOf(low)) {
+  // Each distinct hash once, the first word's: a short list scanned, a set past it.
+  const hashes: number[] = [];
+  const values: number[] = [];
+  let seen: Set<number> | undefined;
+  for (const word of wordsOf(tokens)) {
     const hash = hashWord(word);
-    if (seen.has(hash)) continue;
+    if (seen === undefined ? hashes.includes(hash) : seen.has(hash)) continue;
+    hashes.push(hash);
     // Rarity in sixteenths, 0 to 255: one byte in a stored window, the same value live or restored
     // (the shipped table's rarest word, log N, is 195 sixteenths).
     const sixteenths = Math.round(rarity.lookup(word) * 16);
-    seen.set(hash, (sixteenths >= 0 ? Math.min(sixteenths, 255) : 0) / 16);
+    values.push((sixteenths >= 0 ? Math.min(sixteenths, 255) : 0) / 16);
+    if (seen !== undefined) seen.add(hash);
+    else if (hashes.length === SCANNED) seen = new Set(hashes);
   }
-  // Past the cap, the rarest (a stable sort: of equally rare words, the first ones).
-  const kept =
-    seen.size <= MAX_WORDS
-      ? seen.keys()
-      : [...seen.keys()]
-          .sort((a, b) => (seen.get(b) as number) - (seen.get(a) as number))
-          .slice(0, MAX_WORDS);
-  const words = new Int32Array(Math.min(seen.size, MAX_WORDS));
-  let n = 0;
-  for (const hash of kept) words[n++] = hash;
-  words.sort();
-  const weights = new Float64Array(words.length);
-  for (let i = 0; i < words.length; i++) weights[i] = seen.get(words[i] as number) as number;
+  const { words, weights } = byHash(hashes, values);
   return {
     words,
     rarity: weights,
