@@ -232,8 +232,9 @@ export class PairContext {
     this.read = end;
     if (latestOf.size > 4 * window.size)
       for (const [conversation, at] of latestOf) if (at < horizon) latestOf.delete(conversation);
+    // Lists are read from their end down to the horizon: sweeping them only bounds their memory.
     if (end >= this.sweepAt) {
-      this.sweepAt = end + window.size;
+      this.sweepAt = end + 4 * window.size;
       sweep(postings, horizon);
       sweep(namings, horizon);
     }
