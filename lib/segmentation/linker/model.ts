@@ -118,10 +118,9 @@ export class LinkerModel implements RarityTable {
   }
 
   /** Inverse document frequency; a word the table leaves out counts as the rarest. */
-  lookup(word: string): number {
+  lookup(word: string, hash = hashWord(word)): number {
     const slots = this.slots;
     const mask = (slots.length >> 1) - 1;
-    const hash = hashWord(word);
     for (let s = hash & mask; ; s = (s + 1) & mask) {
       const i = slots[2 * s + 1] as number;
       if (i === 0) return this.rarest;

@@ -102,7 +102,8 @@ export const MAX_WORDS = 24;
  * table does not hold is as rare as the rarest it does.
  */
 export interface RarityTable {
-  readonly lookup: (word: string) => number;
+  /** `hash`: the word's {@link hashWord}, for a table keyed by it. */
+  readonly lookup: (word: string, hash: number) => number;
 }
 
 /** 32-bit FNV-1a: stable across runs and platforms, so weights and cues agree everywhere. */
@@ -229,7 +230,7 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
     hashes.push(hash);
     // Rarity in sixteenths, 0 to 255: one byte in a stored window, the same value live or restored
     // (the shipped table's rarest word, log N, is 195 sixteenths).
-    const sixteenths = Math.round(rarity.lookup(word) * 16);
+    const sixteenths = Math.round(rarity.lookup(word, hash) * 16);
     values.push((sixteenths >= 0 ? Math.min(sixteenths, 255) : 0) / 16);
     if (seen !== undefined) seen.add(hash);
     else if (hashes.length === SCANNED) seen = new Set(hashes);
