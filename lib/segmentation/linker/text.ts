@@ -41,6 +41,7 @@ const STOPWORDS = new Set(
     "i'm you're that's there's get got go going know like want need use using try one"
   ).split(" "),
 );
+const STOPWORD_HASHES = new Set([...STOPWORDS].map(hashWord));
 const QUESTION_WORDS = new Set(
   "how what why where when who which whats anyone anybody does do did is are can could should would will".split(
     " ",
@@ -121,7 +122,7 @@ export function hashWord(word: string): number {
  * pieces of the text between whitespace and `,;:!?()"<>`.
  */
 export function contentWords(text: string): string[] {
-  return wordsOf(tokensOf(text.toLowerCase().trim()));
+  return wordsOf(tokensOf(text.toLowerCase().trim()), []);
 }
 
 /** A trimmed text's whitespace-separated tokens (only an empty text splits into an empty one). */
@@ -132,8 +133,11 @@ function tokensOf(lower: string): string[] {
 /** Per ASCII code: whether it separates the words of a token. */
 const WORD_BREAK = asciiKept(/[,;:!?()"<>]/);
 
-/** `contentWords` of a text's lower-cased tokens: each token's pieces between `WORD_BREAK`s. */
-function wordsOf(tokens: readonly string[]): string[] {
+/**
+ * `contentWords` of a text's lower-cased tokens: each token's pieces between `WORD_BREAK`s; each
+ * word's `hashWord` pushed to `hashes`.
+ */
+function wordsOf(tokens: readonly string[], hashes: number[]): string[] {
   const out: string[] = [];
   for (const token of tokens) {
     let start = 0;
@@ -141,14 +145,26 @@ function wordsOf(tokens: readonly string[]): string[] {
       const c = i < token.length ? token.charCodeAt(i) : 44;
       if (c >= 128 || WORD_BREAK[c] !== 1) continue;
       // Most pieces are too short once stripped, so the cheap test comes first.
-      if (i - start >= 2) {
-        const word = stripEdges(start === 0 && i === token.length ? token : token.slice(start, i));
-        if (word.length >= 2 && !STOPWORDS.has(word) && !allDigits(word)) out.push(word);
-      }
+      if (i - start >= 2)
+        keep(
+          stripEdges(start === 0 && i === token.length ? token : token.slice(start, i)),
+          out,
+          hashes,
+        );
       start = i + 1;
     }
   }
   return out;
+}
+
+/** Pushes `word` and its hash if it is a content word. */
+function keep(word: string, out: string[], hashes: number[]): void {
+  if (word.length < 2 || allDigits(word)) return;
+  // By hash first: most words are no stopword, and then never hashed as strings too.
+  const hash = hashWord(word);
+  if (STOPWORD_HASHES.has(hash) && STOPWORDS.has(word)) return;
+  out.push(word);
+  hashes.push(hash);
 }
 
 /** `/^\d+$/.test(word)` for a non-empty word, without a regular expression. */
@@ -221,11 +237,14 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
   if (/^[!.]\w/.test(body)) flags |= CUE.command;
 
   // Each distinct hash once, the first word's: a short list scanned, a set past it.
+  const all: number[] = [];
+  const found = wordsOf(tokens, all);
   const hashes: number[] = [];
   const values: number[] = [];
   let seen: Set<number> | undefined;
-  for (const word of wordsOf(tokens)) {
-    const hash = hashWord(word);
+  for (let i = 0; i < found.length; i++) {
+    const word = found[i] as string;
+    const hash = all[i] as number;
     if (seen === undefined ? hashes.includes(hash) : seen.has(hash)) continue;
     hashes.push(hash);
     // Rarity in sixteenths, 0 to 255: one byte in a stored window, the same value live or restored
