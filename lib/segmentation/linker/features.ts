@@ -4,7 +4,7 @@
  * what a candidate says on its own (`content`, computed once per message), and what holds between
  * the two (`pair`). Each block is a fixed-length vector of numbers in [0, 1].
  */
-import { CONV, type PairContext } from "./context.js";
+import { CONV, MARK, type PairContext } from "./context.js";
 import { CUE, type TextCues } from "./text.js";
 import type { Entry, Window } from "./window.js";
 
@@ -18,6 +18,11 @@ const ROOT_ASKED = CONV.rootAsked;
 const ADDRESSED = CONV.addressed;
 const NAMED = CONV.named;
 const MANY = CONV.many;
+const NAMED_BY_QUERY = MARK.namedByQuery;
+const NAMES_QUERY = MARK.namesQuery;
+const NAMED_BEFORE = MARK.namedBefore;
+const QUERY_NAMED_BEFORE = MARK.queryNamedBefore;
+const QUERY_NAMED_AFTER = MARK.queryNamedAfter;
 const THANKS_OR_ANSWER = CUE.thanks | CUE.answerStart;
 
 function bin(value: number, cuts: readonly number[], out: Float64Array, at: number): number {
@@ -103,13 +108,17 @@ export function distanceFeatures(distance: number, out: Float64Array): number {
   return bin(distance, DISTANCE_CUTS, out, 3);
 }
 
-/** How many messages `candidate`'s author wrote after it and before `query`: 0, 1, 2 or 3 (3+). */
-function spokenSince(window: Window, candidate: Entry, query: Entry): number {
-  let next = candidate.nextByAuthor;
+/**
+ * How many messages the author of the candidate at `c` (`position & mask`) wrote after it and
+ * before the new message: 0, 1, 2 or 3 (3+).
+ */
+function spokenSince(context: PairContext, c: number): number {
+  const nextByAuthor = context.nextByAuthor;
+  let next = nextByAuthor[c] as number;
   let count = 0;
-  while (count < 3 && next >= 0 && next < query.position) {
+  while (count < 3 && next >= 0) {
     count++;
-    next = window.at(next).nextByAuthor;
+    next = nextByAuthor[next & context.mask] as number;
   }
   return count;
 }
@@ -180,7 +189,7 @@ export function pairFeatures(
   out.fill(0);
   if (candidate === undefined) {
     out[0] = 1;
-    startFeatures(window, query, context, out);
+    startFeatures(query, context, out);
     return;
   }
   distanceFeatures(query.position - candidate.position, out);
@@ -234,10 +243,12 @@ export function pairActive(
   const qa = query.author;
   const ca = candidate.author;
   const same = qa === ca;
-  const queryNames = query.mentions.includes(ca);
+  const c = candidate.position & context.mask;
+  const mark = context.marks[c] as number;
+  const queryNames = (mark & NAMED_BY_QUERY) !== 0;
   if (queryNames) put(out, at, 1);
   if (query.leading === ca && !same) put(out, at + 1, 1);
-  if (candidate.mentions.includes(qa)) put(out, at + 2, 1);
+  if ((mark & NAMES_QUERY) !== 0) put(out, at + 2, 1);
   if (candidate.leading === qa && !same) put(out, at + 3, 1);
   if (same) put(out, at + 4, 1);
   at += 5;
@@ -251,7 +262,7 @@ export function pairActive(
   at++;
   if (query.previousByAuthor < candidate.position) put(out, at, 1);
   at++;
-  const after = spokenSince(window, candidate, query);
+  const after = spokenSince(context, c);
   const candidateLatest = after === 0;
   if (candidateLatest) put(out, at, 1);
   if (query.previousByAuthor === candidate.position) put(out, at + 1, 1);
@@ -259,16 +270,14 @@ export function pairActive(
   if (context.addressingQuery === candidate.position) put(out, at + 3, 1);
   at += 4;
   if (!same) {
-    const horizon = window.horizon(query.position);
-    if (window.addressedWithin(qa, ca, horizon, candidate.position)) put(out, at, 1);
-    if (window.addressedWithin(qa, ca, candidate.position + 1, query.position)) put(out, at + 1, 1);
-    if (window.addressedWithin(ca, qa, horizon, candidate.position)) put(out, at + 2, 1);
+    if ((mark & QUERY_NAMED_BEFORE) !== 0) put(out, at, 1);
+    if ((mark & QUERY_NAMED_AFTER) !== 0) put(out, at + 1, 1);
+    if ((mark & NAMED_BEFORE) !== 0) put(out, at + 2, 1);
   }
   at += 3;
-  const c = candidate.position & context.mask;
   const count = context.sharedCount[c] as number;
   at = binActive(count, SHARED_CUTS, out, at);
-  const cw = candidate.cues.words.length;
+  const cw = context.wordCount[c] as number;
   const qw = query.cues.words.length;
   if (cw > 0) put(out, at, count / cw);
   if (qw > 0) put(out, at + 1, count / qw);
@@ -276,14 +285,19 @@ export function pairActive(
   put(out, at + 3, Math.min(context.sharedMax[c] as number, 10) / 10);
   at += 4;
   at = binActive(after, AFTER_CUTS, out, at);
+  // Whether the author's message before the candidate named the new message's author.
   const parentAuthor = candidate.previousByAuthor;
-  if (parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa)) put(out, at, 1);
-  if ((candidate.cues.flags & QUESTION) !== 0 && (query.cues.flags & QUESTION) === 0)
-    put(out, at + 1, 1);
+  if (
+    parentAuthor >= window.horizon(query.position)
+      ? ((context.marks[parentAuthor & context.mask] as number) & NAMES_QUERY) !== 0
+      : parentAuthor >= 0 && window.at(parentAuthor).mentions.includes(qa)
+  )
+    put(out, at, 1);
+  if (context.asks[c] === 1 && (query.cues.flags & QUESTION) === 0) put(out, at + 1, 1);
   if ((query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same) put(out, at + 2, 1);
   if (query.ts === candidate.ts) put(out, at + 3, 1);
   at += 4;
-  conversationFeatures(window, query, candidate, context, out, at);
+  conversationFeatures(query, candidate, c, context, out, at);
 }
 
 /** Where the conversation features begin in the pair block. */
@@ -291,19 +305,17 @@ export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE - OPTION_SIZE;
 /** The pair block's size before the option features (a model file of that size reads as zeros). */
 export const PAIR_SIZE_BEFORE_OPTIONS = PAIR_SIZE - OPTION_SIZE;
 
+/** `c`: the candidate's position `& context.mask`. */
 function conversationFeatures(
-  window: Window,
   query: Entry,
   candidate: Entry,
+  c: number,
   context: PairContext,
   out: SparsePair,
   at: number,
 ): void {
-  const mask = context.mask;
-  const local = context.local;
-  const previous = query.previousByAuthor;
-  const own = previous >= window.horizon(query.position) ? (local[previous & mask] as number) : -1;
-  const l = local[candidate.position & mask] as number;
+  const own = context.own;
+  const l = context.local[c] as number;
   const f = context.flags[l] as number;
   at = binActive(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
   at = binActive((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
@@ -320,7 +332,7 @@ function conversationFeatures(
   const topic = context.topic[l] as number;
   put(out, at, Math.min(topic, 20) / 20);
   if (l === context.bestConversation) put(out, at + 1, 1);
-  if (topic > (context.sharedSum[candidate.position & mask] as number)) put(out, at + 2, 1);
+  if (topic > (context.sharedSum[c] as number)) put(out, at + 2, 1);
   at = binActive(topic, TOPIC_CUTS, out, at + 3);
   // Whether the words point away from the author's own conversation (someone changing topic).
   if (own >= 0 && own !== l) {
@@ -331,12 +343,7 @@ function conversationFeatures(
 }
 
 /** The option features of "starts a conversation" (dense: once per message). */
-function startFeatures(
-  window: Window,
-  query: Entry,
-  context: PairContext,
-  out: Float64Array,
-): void {
+function startFeatures(query: Entry, context: PairContext, out: Float64Array): void {
   let at = PAIR_SIZE_BEFORE_OPTIONS + CANDIDATE_TOPIC_SIZE;
   // How many conversations were active in the last five minutes.
   let active = 0;
@@ -344,10 +351,7 @@ function startFeatures(
     if (query.ts - (context.lastTs[l] as number) <= 5 * MINUTE) active++;
   at = bin(active, START_ACTIVE_CUTS, out, at);
   const previous = query.previousByAuthor;
-  const own =
-    previous >= window.horizon(query.position)
-      ? (context.local[previous & context.mask] as number)
-      : -1;
+  const own = context.own;
   if (own >= 0) {
     out[at] = (context.size[own] as number) >= 2 ? 1 : 0;
     out[at + 1] = (context.flags[own] & MANY) !== 0 || context.authorB[own] !== -1 ? 1 : 0;

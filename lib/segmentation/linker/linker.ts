@@ -113,6 +113,14 @@ export class ReplyLinker {
   private mass = new Float64Array(0);
   private top = new Float64Array(0);
   private topAt = new Int32Array(0);
+  /**
+   * Each message's own part of the first layer, `hidden` per window position (`position &
+   * projectionMask`): one ring for the window, not an array per message.
+   */
+  private readonly projections: Float64Array;
+  private readonly projectionMask: number;
+  /** One message's part, built before it goes into the ring. */
+  private readonly projected: Float64Array;
 
   constructor(options: ReplyLinkerOptions = {}) {
     this.model = options.model ?? defaultLinkerModel();
@@ -129,6 +137,12 @@ export class ReplyLinker {
     this.pre = new Float64Array(this.model.hidden);
     this.scores = new Float64Array(this.model.window);
     this.conversationAt = new Int32Array(this.model.window);
+    this.projected = new Float64Array(this.model.hidden);
+    // The window and the new message: window + 1 positions.
+    let ring = 1;
+    while (ring < this.model.window + 1) ring *= 2;
+    this.projectionMask = ring - 1;
+    this.projections = new Float64Array(ring * this.model.hidden);
   }
 
   /**
@@ -180,11 +194,11 @@ export class ReplyLinker {
   }
 
   private remember(entry: Entry): void {
-    const h = this.model.hidden;
-    const projection = new Float64Array(h);
+    const projected = this.projected;
+    projected.fill(0);
     contentFeatures(entry, this.contentX);
-    project(this.model.content, this.contentX, h, projection);
-    entry.projection = projection;
+    project(this.model.content, this.contentX, this.model.hidden, projected);
+    this.projections.set(projected, (entry.position & this.projectionMask) * this.model.hidden);
   }
 
   private infer(query: Entry, choice: LinkChoice | undefined): LinkDecision {
@@ -308,7 +322,8 @@ export class ReplyLinker {
     // the same order as a dense projection (base, own part, distance row, then the active
     // features by index), so the same score to the last bit; eight independent sums, not one
     // vector written and read back per feature, keep the floating-point adder busy.
-    const own = candidate.projection as Float64Array;
+    const own = this.projections;
+    const at = (candidate.position & this.projectionMask) * h;
     const table = model.byDistance;
     const row = (query.position - candidate.position) * h;
     const w = model.pair;
@@ -319,14 +334,21 @@ export class ReplyLinker {
     let score = 0;
     let k = 0;
     for (; k + 8 <= h; k += 8) {
-      let v0 = (base[k] as number) + (own[k] as number) + (table[row + k] as number);
-      let v1 = (base[k + 1] as number) + (own[k + 1] as number) + (table[row + k + 1] as number);
-      let v2 = (base[k + 2] as number) + (own[k + 2] as number) + (table[row + k + 2] as number);
-      let v3 = (base[k + 3] as number) + (own[k + 3] as number) + (table[row + k + 3] as number);
-      let v4 = (base[k + 4] as number) + (own[k + 4] as number) + (table[row + k + 4] as number);
-      let v5 = (base[k + 5] as number) + (own[k + 5] as number) + (table[row + k + 5] as number);
-      let v6 = (base[k + 6] as number) + (own[k + 6] as number) + (table[row + k + 6] as number);
-      let v7 = (base[k + 7] as number) + (own[k + 7] as number) + (table[row + k + 7] as number);
+      let v0 = (base[k] as number) + (own[at + k] as number) + (table[row + k] as number);
+      let v1 =
+        (base[k + 1] as number) + (own[at + k + 1] as number) + (table[row + k + 1] as number);
+      let v2 =
+        (base[k + 2] as number) + (own[at + k + 2] as number) + (table[row + k + 2] as number);
+      let v3 =
+        (base[k + 3] as number) + (own[at + k + 3] as number) + (table[row + k + 3] as number);
+      let v4 =
+        (base[k + 4] as number) + (own[at + k + 4] as number) + (table[row + k + 4] as number);
+      let v5 =
+        (base[k + 5] as number) + (own[at + k + 5] as number) + (table[row + k + 5] as number);
+      let v6 =
+        (base[k + 6] as number) + (own[at + k + 6] as number) + (table[row + k + 6] as number);
+      let v7 =
+        (base[k + 7] as number) + (own[at + k + 7] as number) + (table[row + k + 7] as number);
       for (let j = 0; j < n; j++) {
         const x = value[j] as number;
         const r = (index[j] as number) * h + k;
@@ -349,7 +371,7 @@ export class ReplyLinker {
       score += (out[k + 7] as number) * (v7 / (1 + Math.abs(v7)));
     }
     for (; k < h; k++) {
-      let v = (base[k] as number) + (own[k] as number) + (table[row + k] as number);
+      let v = (base[k] as number) + (own[at + k] as number) + (table[row + k] as number);
       for (let j = 0; j < n; j++)
         v += (value[j] as number) * (w[(index[j] as number) * h + k] as number);
       score += (out[k] as number) * (v / (1 + Math.abs(v)));

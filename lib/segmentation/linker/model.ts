@@ -13,7 +13,7 @@ import {
   PAIR_SIZE_BEFORE_OPTIONS,
   QUERY_SIZE,
 } from "./features.js";
-import type { RarityTable } from "./text.js";
+import { hashWord, type RarityTable } from "./text.js";
 
 /** The model file's shape (`linker-model.json`): everything the scorer needs, nothing else. */
 export interface LinkerModelFile {
@@ -53,8 +53,15 @@ export class LinkerModel implements RarityTable {
   readonly startBias: number;
   /** The distance features' first-layer input for each distance 1…window, `hidden` per row. */
   readonly byDistance: Float64Array;
-  /** Each listed word's rarity, computed once from its frequency. */
-  private readonly rarities: Map<string, number>;
+  /** The listed words and their rarities, computed once from their frequencies. */
+  private readonly words: readonly string[];
+  private readonly rarities: Float64Array;
+  /**
+   * Open addressing by `hashWord`: per slot, the word's hash and its number + 1 (0: empty). A
+   * lookup reads one slot or two of a compact table and one word, where a `Map` of strings would
+   * chase several scattered objects, once per word of every message.
+   */
+  private readonly slots: Int32Array;
   private readonly rarest: number;
 
   constructor(file: LinkerModelFile) {
@@ -92,15 +99,34 @@ export class LinkerModel implements RarityTable {
         `linker model: ${words.length} vocabulary words but ${file.frequencies.length} frequencies`,
       );
     const documents = file.documents;
-    this.rarities = new Map(
-      words.map((word, i) => [word, Math.log(documents / (file.frequencies[i] as number))]),
-    );
+    this.words = words;
+    this.rarities = Float64Array.from(file.frequencies, (f) => Math.log(documents / f));
+    let size = 2;
+    while (size < 2 * words.length) size *= 2;
+    this.slots = new Int32Array(2 * size);
+    const mask = size - 1;
+    words.forEach((word, i) => {
+      const hash = hashWord(word);
+      let s = hash & mask;
+      // A word listed twice takes its last frequency.
+      while (this.slots[2 * s + 1] !== 0 && words[(this.slots[2 * s + 1] as number) - 1] !== word)
+        s = (s + 1) & mask;
+      this.slots[2 * s] = hash;
+      this.slots[2 * s + 1] = i + 1;
+    });
     this.rarest = Math.log(documents);
   }
 
   /** Inverse document frequency; a word the table leaves out counts as the rarest. */
-  lookup(word: string): number {
-    return this.rarities.get(word) ?? this.rarest;
+  lookup(word: string, hash = hashWord(word)): number {
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
+    for (let s = hash & mask; ; s = (s + 1) & mask) {
+      const i = slots[2 * s + 1] as number;
+      if (i === 0) return this.rarest;
+      if (slots[2 * s] === hash && this.words[i - 1] === word)
+        return this.rarities[i - 1] as number;
+    }
   }
 }
 

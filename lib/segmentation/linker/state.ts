@@ -388,7 +388,6 @@ export function decodeState(state: unknown, size: number): WindowImage {
       leading,
       previousByAuthor,
       nextByAuthor: -1,
-      projection: undefined,
       conversation,
       opaque,
     });

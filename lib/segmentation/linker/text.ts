@@ -41,6 +41,7 @@ const STOPWORDS = new Set(
     "i'm you're that's there's get got go going know like want need use using try one"
   ).split(" "),
 );
+const STOPWORD_HASHES = new Set([...STOPWORDS].map(hashWord));
 const QUESTION_WORDS = new Set(
   "how what why where when who which whats anyone anybody does do did is are can could should would will".split(
     " ",
@@ -54,30 +55,41 @@ const ANSWER_START =
   /^(yes|yeah|yep|yup|no|nope|nah|ok|okay|k|sure|right|indeed|correct|exactly|try|use|you (can|need|should|could|have)|it'?s|that'?s|type|run|just|maybe|probably|did you|have you|are you|what about|see)\b/;
 const URL = /(https?:\/\/|www\.)\S/;
 const CODE = /[`$]|\/\w+\/|\.(conf|list|sh|deb|so|py|txt)\b|\bsudo\b|--\w/;
+const PLATFORM_MENTION = /^<@!?([\w.-]+)>/;
 const TOKEN_EDGE = /^[^\p{L}\p{N}_|\\^`[\]{}-]+|[^\p{L}\p{N}_|\\^`[\]{}-]+$/gu;
 /** Per ASCII code: whether `TOKEN_EDGE` keeps it (a letter, a digit or one of `_|\^`[]{}-`). */
-const KEPT = new Uint8Array(128);
-for (let c = 0; c < 128; c++)
-  KEPT[c] = /[\p{L}\p{N}_|\\^`[\]{}-]/u.test(String.fromCharCode(c)) ? 1 : 0;
+const KEPT = asciiKept(/[\p{L}\p{N}_|\\^`[\]{}-]/u);
+
+/** Per ASCII code, whether `kept` matches it. */
+export function asciiKept(kept: RegExp): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) table[c] = kept.test(String.fromCharCode(c)) ? 1 : 0;
+  return table;
+}
 
 /**
- * `stripEdges(token)`: its edges stripped of punctuation, without a regular expression
- * while the edges are ASCII (most tokens, once per word of every message).
+ * `token.replace(edge, "")`, `edge` stripping the characters `kept` does not keep from both ends
+ * (`asciiKept`), without a regular expression while the edges are ASCII (most tokens, once per
+ * word of every message).
  */
-function stripEdges(token: string): string {
+export function trimEdges(token: string, kept: Uint8Array, edge: RegExp): string {
   let start = 0;
   let end = token.length;
   for (; start < end; start++) {
     const c = token.charCodeAt(start);
-    if (c >= 128) return token.replace(TOKEN_EDGE, "");
-    if (KEPT[c] === 1) break;
+    if (c >= 128) return token.replace(edge, "");
+    if (kept[c] === 1) break;
   }
   for (; end > start; end--) {
     const c = token.charCodeAt(end - 1);
-    if (c >= 128) return token.replace(TOKEN_EDGE, "");
-    if (KEPT[c] === 1) break;
+    if (c >= 128) return token.replace(edge, "");
+    if (kept[c] === 1) break;
   }
   return start === 0 && end === token.length ? token : token.slice(start, end);
+}
+
+function stripEdges(token: string): string {
+  return trimEdges(token, KEPT, TOKEN_EDGE);
 }
 
 /**
@@ -91,11 +103,12 @@ export const MAX_WORDS = 24;
  * table does not hold is as rare as the rarest it does.
  */
 export interface RarityTable {
-  readonly lookup: (word: string) => number;
+  /** `hash`: the word's {@link hashWord}, for a table keyed by it. */
+  readonly lookup: (word: string, hash: number) => number;
 }
 
 /** 32-bit FNV-1a: stable across runs and platforms, so weights and cues agree everywhere. */
-function hashWord(word: string): number {
+export function hashWord(word: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < word.length; i++) {
     h ^= word.charCodeAt(i);
@@ -104,24 +117,104 @@ function hashWord(word: string): number {
   return h | 0;
 }
 
-/** The content words of a text, lower-cased, edges stripped of punctuation; stopwords dropped. */
+/**
+ * The content words of a text, lower-cased, edges stripped of punctuation; stopwords dropped. The
+ * pieces of the text between whitespace and `,;:!?()"<>`.
+ */
 export function contentWords(text: string): string[] {
+  return wordsOf(tokensOf(text.toLowerCase().trim()), []);
+}
+
+/** A trimmed text's whitespace-separated tokens (only an empty text splits into an empty one). */
+function tokensOf(lower: string): string[] {
+  return lower === "" ? [] : lower.split(/\s+/);
+}
+
+/** Per ASCII code: whether it separates the words of a token. */
+const WORD_BREAK = asciiKept(/[,;:!?()"<>]/);
+
+/**
+ * `contentWords` of a text's lower-cased tokens: each token's pieces between `WORD_BREAK`s; each
+ * word's `hashWord` pushed to `hashes`.
+ */
+function wordsOf(tokens: readonly string[], hashes: number[]): string[] {
   const out: string[] = [];
-  for (const raw of text.toLowerCase().split(/[\s,;:!?()"<>]+/)) {
-    const word = stripEdges(raw);
-    if (word.length < 2 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
-    out.push(word);
+  for (const token of tokens) {
+    let start = 0;
+    for (let i = 0; i <= token.length; i++) {
+      const c = i < token.length ? token.charCodeAt(i) : 44;
+      if (c >= 128 || WORD_BREAK[c] !== 1) continue;
+      // Most pieces are too short once stripped, so the cheap test comes first.
+      if (i - start >= 2)
+        keep(
+          stripEdges(start === 0 && i === token.length ? token : token.slice(start, i)),
+          out,
+          hashes,
+        );
+      start = i + 1;
+    }
   }
   return out;
+}
+
+/** Pushes `word` and its hash if it is a content word. */
+function keep(word: string, out: string[], hashes: number[]): void {
+  if (word.length < 2 || allDigits(word)) return;
+  // By hash first: most words are no stopword, and then never hashed as strings too.
+  const hash = hashWord(word);
+  if (STOPWORD_HASHES.has(hash) && STOPWORDS.has(word)) return;
+  out.push(word);
+  hashes.push(hash);
+}
+
+/** `/^\d+$/.test(word)` for a non-empty word, without a regular expression. */
+function allDigits(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** Distinct words a message's list holds before a set replaces it. */
+const SCANNED = 64;
+
+/**
+ * The {@link MAX_WORDS} rarest words (of equally rare ones, the first), ascending by hash, with
+ * their rarities.
+ */
+function byHash(hashes: number[], values: number[]): { words: Int32Array; weights: Float64Array } {
+  let order: number[] | undefined;
+  if (hashes.length > MAX_WORDS)
+    order = hashes
+      .map((_, i) => i)
+      .sort((a, b) => (values[b] as number) - (values[a] as number))
+      .slice(0, MAX_WORDS);
+  const n = order === undefined ? hashes.length : MAX_WORDS;
+  const words = new Int32Array(n);
+  const weights = new Float64Array(n);
+  // Insertion by hash: a few dozen at most, all distinct.
+  for (let i = 0; i < n; i++) {
+    const at = order === undefined ? i : (order[i] as number);
+    const hash = hashes[at] as number;
+    let j = i;
+    for (; j > 0 && (words[j - 1] as number) > hash; j--) {
+      words[j] = words[j - 1] as number;
+      weights[j] = weights[j - 1] as number;
+    }
+    words[j] = hash;
+    weights[j] = values[at] as number;
+  }
+  return { words, weights };
 }
 
 /** Reads a message's text once; the linker keeps only the result. */
 export function readCues(text: string, rarity: RarityTable): TextCues {
   const lower = text.toLowerCase().trim();
-  const tokens = lower.split(/\s+/).filter((t) => t !== "");
+  const tokens = tokensOf(lower);
   const names: string[] = [];
   for (const token of tokens) {
-    const platform = /^<@!?([\w.-]+)>/.exec(token);
+    const platform = token.charCodeAt(0) === 60 ? PLATFORM_MENTION.exec(token) : null;
     if (platform?.[1]) {
       names.push(platform[1]);
       continue;
@@ -143,25 +236,25 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
   if (lower.startsWith("* ")) flags |= CUE.action;
   if (/^[!.]\w/.test(body)) flags |= CUE.command;
 
-  const seen = new Map<number, number>();
-  for (const word of contentWords(text)) {
-    const hash = hashWord(word);
-    if (seen.has(hash)) continue;
+  // Each distinct hash once, the first word's: a short list scanned, a set past it.
+  const all: number[] = [];
+  const found = wordsOf(tokens, all);
+  const hashes: number[] = [];
+  const values: number[] = [];
+  let seen: Set<number> | undefined;
+  for (let i = 0; i < found.length; i++) {
+    const word = found[i] as string;
+    const hash = all[i] as number;
+    if (seen === undefined ? hashes.includes(hash) : seen.has(hash)) continue;
+    hashes.push(hash);
     // Rarity in sixteenths, 0 to 255: one byte in a stored window, the same value live or restored
     // (the shipped table's rarest word, log N, is 195 sixteenths).
-    const sixteenths = Math.round(rarity.lookup(word) * 16);
-    seen.set(hash, (sixteenths >= 0 ? Math.min(sixteenths, 255) : 0) / 16);
+    const sixteenths = Math.round(rarity.lookup(word, hash) * 16);
+    values.push((sixteenths >= 0 ? Math.min(sixteenths, 255) : 0) / 16);
+    if (seen !== undefined) seen.add(hash);
+    else if (hashes.length === SCANNED) seen = new Set(hashes);
   }
-  // Past the cap, the rarest (a stable sort: of equally rare words, the first ones).
-  const kept =
-    seen.size <= MAX_WORDS
-      ? seen.keys()
-      : [...seen.keys()]
-          .sort((a, b) => (seen.get(b) as number) - (seen.get(a) as number))
-          .slice(0, MAX_WORDS);
-  const words = Int32Array.from(kept).sort();
-  const weights = new Float64Array(words.length);
-  for (let i = 0; i < words.length; i++) weights[i] = seen.get(words[i] as number) as number;
+  const { words, weights } = byHash(hashes, values);
   return {
     words,
     rarity: weights,

@@ -7,7 +7,7 @@
  * hashes of their names and ids, never by the names themselves.
  */
 import { nameKey, standIn, storable } from "./keys.js";
-import { type RarityTable, readCues, type TextCues } from "./text.js";
+import { asciiKept, type RarityTable, readCues, type TextCues, trimEdges } from "./text.js";
 
 /** A message as the linker reads it. */
 export interface LinkerMessage {
@@ -39,8 +39,6 @@ export interface Entry {
   readonly previousByAuthor: number;
   /** Position of this author's next message, once there is one, else -1. */
   nextByAuthor: number;
-  /** Model-specific projection of the message's own features, filled by the scorer. */
-  projection: Float64Array | undefined;
   /**
    * The id of its conversation's first message, set once the message is linked; one that is not
    * {@link storable} is kept as a stand-in (`standIn`), the same live and restored.
@@ -97,8 +95,10 @@ export const NO_NAMES: readonly string[] = [];
 
 /** Strips a nick's decoration ("|trey|" → "trey", "bob_" → "bob") the way people shorten it. */
 function nickCore(name: string): string {
-  return name.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+  return trimEdges(name, ALPHANUMERIC, NICK_EDGE);
 }
+const NICK_EDGE = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const ALPHANUMERIC = asciiKept(/[\p{L}\p{N}]/u);
 
 /** Where a name was last written, and by whom. */
 interface Mark {
@@ -120,8 +120,6 @@ export class Window {
   private readonly names = new Map<number, Mark>();
   /** Author number → position of their latest message. */
   private readonly latest = new Map<number, number>();
-  /** Author number → the positions at which they addressed someone: [position, target]. */
-  private readonly addressed = new Map<number, number[]>();
 
   constructor(size: number, rarity: RarityTable) {
     this.size = size;
@@ -157,21 +155,6 @@ export class Window {
     return at !== undefined && at >= this.horizon(this.next - 1) ? at : -1;
   }
 
-  /**
-   * Where `from` addressed `to` within `[low, high)`: 0 none, else 1. Reads the bounded list of
-   * `from`'s addresses, so it costs nothing for people who address nobody.
-   */
-  addressedWithin(from: number, to: number, low: number, high: number): boolean {
-    const list = this.addressed.get(from);
-    if (list === undefined) return false;
-    for (let i = list.length - 2; i >= 0; i -= 2) {
-      const position = list[i] as number;
-      if (position < low) return false;
-      if (position < high && list[i + 1] === to) return true;
-    }
-    return false;
-  }
-
   /** Reads `message` into the window and returns its entry (the message is not linked here). */
   append(message: LinkerMessage): Entry {
     const position = this.next++;
@@ -204,7 +187,6 @@ export class Window {
       leading,
       previousByAuthor: this.latestBy(author),
       nextByAuthor: -1,
-      projection: undefined,
       conversation: standIn(message.id),
       opaque: !storable(message.id),
     };
@@ -225,11 +207,6 @@ export class Window {
     if (entry.previousByAuthor >= from) this.at(entry.previousByAuthor).nextByAuthor = position;
     this.entries.push(entry);
     this.latest.set(entry.author, position);
-    if (entry.mentions.length > 0) {
-      const list = this.addressed.get(entry.author) ?? [];
-      if (list.length === 0) this.addressed.set(entry.author, list);
-      for (const target of entry.mentions) list.push(position, target);
-    }
   }
 
   /**
@@ -292,12 +269,6 @@ export class Window {
     for (const [key, mark] of this.names) if (mark.position < horizon) this.names.delete(key);
     for (const [key, author] of this.identities)
       if (!this.latest.has(author)) this.identities.delete(key);
-    for (const [author, list] of this.addressed) {
-      let cut = 0;
-      while (cut < list.length && (list[cut] as number) < horizon) cut += 2;
-      if (cut === list.length) this.addressed.delete(author);
-      else if (cut > 0) list.splice(0, cut);
-    }
   }
 
   /**
@@ -336,7 +307,6 @@ export class Window {
         mentions: entry.mentions.map(number),
         leading: number(entry.leading),
         nextByAuthor: -1,
-        projection: undefined,
       });
       const previous = entry.previousByAuthor;
       if (previous < 0 || previous >= low) continue;
@@ -385,7 +355,6 @@ export class Window {
 const GAP: Entry = Object.freeze({
   ...{ id: "", conversation: "", opaque: true, position: -1, ts: 0, bot: false, mentions: [] },
   ...{ author: NO_AUTHOR, leading: NO_AUTHOR, previousByAuthor: -1, nextByAuthor: -1 },
-  projection: undefined,
   cues: {
     ...{ words: new Int32Array(0), rarity: new Float64Array(0), names: NO_NAMES },
     ...{ leadingAddress: undefined, flags: 0, length: 0 },

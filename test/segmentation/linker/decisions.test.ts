@@ -69,7 +69,8 @@ function denseScore(this: Scorer, query: Entry, candidate: Entry | undefined): n
   pre.set(this.base);
   if (candidate === undefined) project(this.model.pair, x, h, pre);
   else {
-    const own = candidate.projection as Float64Array;
+    const at = (candidate.position & this.projectionMask) * h;
+    const own = this.projections.subarray(at, at + h);
     const row = (query.position - candidate.position) * h;
     for (let k = 0; k < h; k++)
       pre[k] =
@@ -87,6 +88,8 @@ interface Scorer {
   window: Window;
   context: PairContext;
   base: Float64Array;
+  projections: Float64Array;
+  projectionMask: number;
   score(query: Entry, candidate: Entry | undefined): number;
 }
 
