@@ -128,17 +128,15 @@ const NEAR = 20;
 
 /**
  * Whether a candidate is scored at all: a near one always; a far one when its author is the new
- * message's, either addresses the other's author, or it is its author's latest message. A far
- * candidate with none of these is almost never the parent (under 1% of the training split's links)
- * and skipping it halves the work.
+ * message's or either addresses the other's author. A far candidate with neither is almost never
+ * the parent: on the training split 107 of 52,604 links (0.2%), 34 of them to the author's latest
+ * message, which was scored too until 2026-12-07 at a quarter of the linker's time.
  */
 export function considered(query: Entry, candidate: Entry): boolean {
   if (query.position - candidate.position <= NEAR) return true;
   const qa = query.author;
   const ca = candidate.author;
-  if (qa === ca || query.mentions.includes(ca) || candidate.mentions.includes(qa)) return true;
-  const next = candidate.nextByAuthor;
-  return next < 0 || next >= query.position;
+  return qa === ca || query.mentions.includes(ca) || candidate.mentions.includes(qa);
 }
 
 const CONVERSATION_SIZE_CUTS = [2, 4, 8];
