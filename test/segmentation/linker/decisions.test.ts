@@ -184,11 +184,12 @@ describe("the linker's scorer", () => {
   });
 
   it("decides a fixed chat as the shipped model always has", () => {
-    // Pinned with the shipped model of 2026-12-07 choosing by conversation (choosing by candidate
-    // it gave 30d6a469…; the model before it 8b52f2b2…, before and after the scorer went sparse);
-    // a retrained model changes it, and says so in its commit.
+    // Pinned with the shipped model of 2026-12-07 choosing by conversation among candidates up to
+    // 12 back or with a sign of a link (up to 20 back it gave 67ccc252…, choosing by candidate
+    // 30d6a469…; the model before it 8b52f2b2…, before and after the scorer went sparse); a
+    // retrained model changes it, and says so in its commit.
     expect(digest(linkAll(fixtureChat(3000)))).toBe(
-      "67ccc252033a397f75ed5aec549d250e2fd476a4eb7037a32124ddc542d655c4",
+      "e9fe7d99469858396b02c1235d8d0b44de892cc18e80409471ec35b1938aec50",
     );
   });
 
