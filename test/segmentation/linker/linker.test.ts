@@ -145,6 +145,19 @@ describe("ReplyLinker", () => {
     expect([...wifi][0]).not.toBe([...grub][0]);
   });
 
+  it("links nothing more than 6 hours back: after a quiet spell a message starts a conversation", () => {
+    const exchange = (gap: number): LinkDecision[] =>
+      linkAll([
+        { id: "1", ts: T0, author: "alice", text: "my wifi driver drops every few minutes" },
+        { id: "2", ts: T0 + 60_000, author: "bob", text: "alice: which wifi chipset?" },
+        { id: "3", ts: T0 + 60_000 + gap, author: "alice", text: "bob: intel, the iwlwifi driver" },
+      ]);
+    expect(exchange(30 * 60_000)[2]?.parent).toBe("2");
+    expect(exchange(5.9 * 3_600_000)[2]?.parent).toBe("2");
+    expect(exchange(6.1 * 3_600_000)[2]).toMatchObject({ id: "3", conversation: "3" });
+    expect(exchange(6.1 * 3_600_000)[2]?.parent).toBeUndefined();
+  });
+
   it("starts fewer conversations as the start bias falls", () => {
     fc.assert(
       fc.property(chat, (messages) => {
