@@ -109,10 +109,13 @@ export class ReplyLinker {
   /** Per candidate scored for the message being linked: its score and conversation. */
   private readonly scores: Float64Array;
   private readonly conversationAt: Int32Array;
-  /** Per conversation of the window: summed probability, best score and where. */
-  private mass = new Float64Array(0);
-  private top = new Float64Array(0);
-  private topAt = new Int32Array(0);
+  /**
+   * Per conversation of the window (at most one per message in it): summed probability, best
+   * score and where.
+   */
+  private readonly mass: Float64Array;
+  private readonly top: Float64Array;
+  private readonly topAt: Int32Array;
   /**
    * Each message's own part of the first layer, `hidden` per window position (`position &
    * projectionMask`): one ring for the window, not an array per message.
@@ -137,6 +140,9 @@ export class ReplyLinker {
     this.pre = new Float64Array(this.model.hidden);
     this.scores = new Float64Array(this.model.window);
     this.conversationAt = new Int32Array(this.model.window);
+    this.mass = new Float64Array(this.model.window);
+    this.top = new Float64Array(this.model.window);
+    this.topAt = new Int32Array(this.model.window);
     this.projected = new Float64Array(this.model.hidden);
     // The window and the new message: window + 1 positions.
     let ring = 1;
@@ -216,7 +222,6 @@ export class ReplyLinker {
     // parent is that conversation's best candidate.
     const context = this.context;
     const n = context.conversations;
-    if (this.mass.length < n) this.grow(n);
     const { mass, top, topAt } = this;
     mass.fill(0, 0, n);
     top.fill(Number.NEGATIVE_INFINITY, 0, n);
@@ -282,12 +287,6 @@ export class ReplyLinker {
       ...(this.alternatives === 0 ? {} : { options: this.best(Math.exp(start - best), n) }),
       ...(chosenAt === undefined ? {} : { chosen: true as const }),
     };
-  }
-
-  private grow(conversations: number): void {
-    this.mass = new Float64Array(2 * conversations);
-    this.top = new Float64Array(2 * conversations);
-    this.topAt = new Int32Array(2 * conversations);
   }
 
   /**
