@@ -9,6 +9,7 @@ import {
   conversationsOption,
   linkedConversations,
   linkInput,
+  refuseAskLinksContiguous,
 } from "./shared/conversation-streams.js";
 import { readChatInput, timezoneOption } from "./shared/export-input.js";
 import { escapeControls, formatCount, warnIfMinItemsUnreachable } from "./shared/format.js";
@@ -116,9 +117,7 @@ export const segmentCommand: Command = command({
       minItems: integerOption("--min-items", options["min-items"]),
     });
     const conversations = conversationsOption(options.conversations);
-    if (options["ask-links"] === true && conversations === "contiguous") {
-      throw new Error("--ask-links needs --conversations linked (contiguous links nothing)");
-    }
+    refuseAskLinksContiguous(options["ask-links"] === true, conversations);
     return {
       source: positionals[0],
       channel: channelOption(options.channel),

@@ -18,7 +18,7 @@ import { DEFAULT_MAX_SIZE, DEFAULT_MIN_ITEMS, DEFAULT_SETTLE_MS } from "convoseg
 import { LLM_FAILURE_BUDGET } from "../../local/llm-failures.js";
 import type { LocalModel } from "../../local/model.js";
 import type { CommandLine } from "../shared/command.js";
-import { chosenConversations } from "../shared/conversation-streams.js";
+import { chosenConversations, refuseAskLinksContiguous } from "../shared/conversation-streams.js";
 import { timezoneOption } from "../shared/export-input.js";
 import { parseModelFlags } from "../shared/model-options.js";
 import { channelOption } from "../shared/read-messages.js";
@@ -194,9 +194,7 @@ export function parseRunArgs({ values, positionals }: CommandLine<typeof RUN_OPT
   if (askLinks && (extraction === undefined || extraction.extractor === "offline")) {
     throw new Error("--ask-links needs a model: --extractor openai or bedrock");
   }
-  if (askLinks && values.conversations === "contiguous") {
-    throw new Error("--ask-links needs --conversations linked (contiguous links nothing)");
-  }
+  refuseAskLinksContiguous(askLinks, values.conversations);
   return {
     workspace,
     fresh: values.fresh ?? false,

@@ -15,6 +15,13 @@ export function conversationsOption(text: string | undefined): ConversationMode 
   return chosenConversations(text) ?? "linked";
 }
 
+/** Refuses `--ask-links` beside `--conversations contiguous`, which links nothing to ask about. */
+export function refuseAskLinksContiguous(askLinks: boolean, mode: string | undefined): void {
+  if (askLinks && mode === "contiguous") {
+    throw new Error("--ask-links needs --conversations linked (contiguous links nothing)");
+  }
+}
+
 /** A `--conversations` value as given: undefined when not given. Throws as conversationsOption. */
 export function chosenConversations(text: string | undefined): ConversationMode | undefined {
   if (text === undefined) return undefined;
