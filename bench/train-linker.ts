@@ -232,13 +232,13 @@ function featurize(files: Row[][], conversations?: Map<string, string>[]): Examp
         const at = positionOf.get(parent);
         if (at !== undefined && at >= horizon && at < entry.position) gold.add(at);
       }
-      for (const at of gold) if (!considered(entry, window.at(at))) gold.delete(at);
+      context.begin(window, entry);
+      for (const at of gold) if (!considered(entry, window.at(at), context)) gold.delete(at);
       if (row.replyTo.length > 0 && gold.size === 0) {
         ex.unreachable++;
         continue;
       }
       queryFeatures(window, entry, qx);
-      context.begin(window, entry);
       for (const v of qx) ex.query.push(v);
       ex.optionStart.push(ex.optionContent.length);
       const option = (position: number): void => {
@@ -265,7 +265,7 @@ function featurize(files: Row[][], conversations?: Map<string, string>[]): Examp
       };
       option(-1);
       for (let p = entry.position - 1; p >= horizon; p--)
-        if (considered(entry, window.at(p))) option(p);
+        if (considered(entry, window.at(p), context)) option(p);
       ex.count++;
     }
   });

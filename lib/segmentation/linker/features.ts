@@ -24,6 +24,7 @@ const NAMED_BEFORE = MARK.namedBefore;
 const QUERY_NAMED_BEFORE = MARK.queryNamedBefore;
 const QUERY_NAMED_AFTER = MARK.queryNamedAfter;
 const THANKS_OR_ANSWER = CUE.thanks | CUE.answerStart;
+const ADDRESS_EITHER_WAY = NAMED_BY_QUERY | NAMES_QUERY;
 
 function bin(value: number, cuts: readonly number[], out: Float64Array, at: number): number {
   let k = 0;
@@ -135,16 +136,17 @@ const MAX_AGE_MS = 6 * 3_600_000;
 /**
  * Whether a candidate is scored at all: none more than 6 hours older than the new message; else
  * a near one always, and a far one when its author is the new message's or either addresses the
- * other's author. A far candidate with neither is seldom the parent: on the training split 297 of
+ * other's author (the `PairContext` marks, so `context.begin(window, query)` comes first). A far candidate with neither is seldom the parent: on the training split 297 of
  * 52,604 links (0.6%; 190 of them 13 to 20 back, near until 2026-12-07), and scoring them all took
  * over a third of the linker's time.
  */
-export function considered(query: Entry, candidate: Entry): boolean {
+export function considered(query: Entry, candidate: Entry, context: PairContext): boolean {
   if (query.ts - candidate.ts > MAX_AGE_MS) return false;
   if (query.position - candidate.position <= NEAR) return true;
-  const qa = query.author;
-  const ca = candidate.author;
-  return qa === ca || query.mentions.includes(ca) || candidate.mentions.includes(qa);
+  return (
+    query.author === candidate.author ||
+    ((context.marks[candidate.position & context.mask] as number) & ADDRESS_EITHER_WAY) !== 0
+  );
 }
 
 const CONVERSATION_SIZE_CUTS = [2, 4, 8];

@@ -234,7 +234,7 @@ export class ReplyLinker {
     let scored = 0;
     for (let p = query.position - 1; p >= low; p--) {
       const candidate = this.window.at(p);
-      if (candidate.opaque || !isConsidered(query, candidate)) continue;
+      if (candidate.opaque || !isConsidered(query, candidate, context)) continue;
       if (choice?.parent === candidate.id) chosenAt ??= p;
       const score = this.score(query, candidate);
       const l = local[p & mask] as number;
