@@ -45,11 +45,11 @@ export interface LinkerModelFile {
 export class LinkerModel implements RarityTable {
   readonly hidden: number;
   readonly window: number;
-  readonly query: Float64Array;
-  readonly content: Float64Array;
-  readonly pair: Float64Array;
-  readonly bias: Float64Array;
-  readonly output: Float64Array;
+  readonly query: Float32Array;
+  readonly content: Float32Array;
+  readonly pair: Float32Array;
+  readonly bias: Float32Array;
+  readonly output: Float32Array;
   readonly startBias: number;
   /** The distance features' first-layer input for each distance 1…window, `hidden` per row. */
   readonly byDistance: Float64Array;
@@ -66,10 +66,12 @@ export class LinkerModel implements RarityTable {
 
   constructor(file: LinkerModelFile) {
     const h = file.hidden;
-    const expect = (name: string, got: readonly number[], size: number): Float64Array => {
+    // Weights in single precision: the file holds six significant digits, and a candidate's
+    // score reads a few rows of 32 weights per feature, half the memory traffic of doubles.
+    const expect = (name: string, got: readonly number[], size: number): Float32Array => {
       if (got.length !== size)
         throw new RangeError(`linker model: ${name} holds ${got.length} weights, expected ${size}`);
-      return Float64Array.from(got);
+      return Float32Array.from(got);
     };
     if (file.format !== "convoseg-linker/1")
       throw new RangeError(`linker model: format ${String(file.format)} is not convoseg-linker/1`);
@@ -130,8 +132,8 @@ export class LinkerModel implements RarityTable {
   }
 }
 
-function padded(weights: readonly number[], size: number): Float64Array {
-  const out = new Float64Array(size);
+function padded(weights: readonly number[], size: number): Float32Array {
+  const out = new Float32Array(size);
   out.set(weights);
   return out;
 }
@@ -141,7 +143,7 @@ function padded(weights: readonly number[], size: number): Float64Array {
  * `h` per row.
  */
 export function project(
-  weights: Float64Array,
+  weights: Float32Array,
   x: Float64Array,
   h: number,
   out: Float64Array,

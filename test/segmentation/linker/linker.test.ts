@@ -214,7 +214,9 @@ describe("LinkerModel", () => {
     const older = { ...file, pair: file.pair.slice(0, h * CONVERSATION_FROM) };
     const model = new LinkerModel(older);
     expect(model.pair.length).toBe(file.pair.length);
-    expect([...model.pair.subarray(0, h * CONVERSATION_FROM)]).toEqual(older.pair);
+    expect([...model.pair.subarray(0, h * CONVERSATION_FROM)]).toEqual([
+      ...Float32Array.from(older.pair),
+    ]);
     expect(model.pair.subarray(h * CONVERSATION_FROM).every((w) => w === 0)).toBe(true);
   });
 
