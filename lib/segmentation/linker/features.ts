@@ -136,9 +136,10 @@ const MAX_AGE_MS = 6 * 3_600_000;
 /**
  * Whether a candidate is scored at all: none more than 6 hours older than the new message; else
  * a near one always, and a far one when its author is the new message's or either addresses the
- * other's author (the `PairContext` marks, so `context.begin(window, query)` comes first). A far candidate with neither is seldom the parent: on the training split 297 of
- * 52,604 links (0.6%; 190 of them 13 to 20 back, near until 2026-12-07), and scoring them all took
- * over a third of the linker's time.
+ * other's author (the `PairContext` marks: `context.begin(window, query)` comes first). A far
+ * candidate with neither is seldom the parent: on the training split 297 of 52,604 links (0.6%;
+ * 190 of them 13 to 20 back, near until 2026-12-07), and scoring them all took over a third of the
+ * linker's time.
  */
 export function considered(query: Entry, candidate: Entry, context: PairContext): boolean {
   if (query.ts - candidate.ts > MAX_AGE_MS) return false;
