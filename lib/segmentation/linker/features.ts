@@ -236,6 +236,8 @@ function binActive(value: number, cuts: readonly number[], s: SparsePair, at: nu
 /**
  * The features of a (new message, candidate) pair past the distance ones (those a scorer reads
  * from a table by distance), sparse, into `out`. `context.begin(window, query)` comes first.
+ * `parts` CANDIDATE_ONLY leaves out the features of the candidate's conversation alone, which
+ * {@link conversationActive} gives.
  */
 export function pairActive(
   window: Window,
@@ -243,6 +245,7 @@ export function pairActive(
   candidate: Entry,
   context: PairContext,
   out: SparsePair,
+  parts: number = BOTH,
 ): void {
   out.count = 0;
   let at = DISTANCE_END;
@@ -306,7 +309,31 @@ export function pairActive(
   if ((query.cues.flags & THANKS_OR_ANSWER) !== 0 && !same) put(out, at + 2, 1);
   if (query.ts === candidate.ts) put(out, at + 3, 1);
   at += 4;
-  conversationFeatures(query, candidate, c, context, out, at);
+  conversationFeatures(query, candidate, context.local[c] as number, c, context, out, at, parts);
+}
+
+/**
+ * Which conversation features `pairActive` and `conversationActive` give: those that depend on
+ * the candidate's conversation alone (the same for each of its candidates), those that depend on
+ * the candidate itself, or both.
+ */
+const CONVERSATION_ONLY = 1;
+export const CANDIDATE_ONLY = 2;
+const BOTH = CONVERSATION_ONLY | CANDIDATE_ONLY;
+
+/**
+ * The pair features that depend only on the candidate's conversation (local number `l`), sparse,
+ * into `out`: what a scorer may sum once per conversation instead of once per candidate, beside
+ * `pairActive(…, CANDIDATE_ONLY)`. `context.begin(window, query)` comes first.
+ */
+export function conversationActive(
+  query: Entry,
+  l: number,
+  context: PairContext,
+  out: SparsePair,
+): void {
+  out.count = 0;
+  conversationFeatures(query, undefined, l, -1, context, out, CONVERSATION_FROM, CONVERSATION_ONLY);
 }
 
 /** Where the conversation features begin in the pair block. */
@@ -314,34 +341,53 @@ export const CONVERSATION_FROM = PAIR_SIZE - CONVERSATION_SIZE - OPTION_SIZE;
 /** The pair block's size before the option features (a model file of that size reads as zeros). */
 export const PAIR_SIZE_BEFORE_OPTIONS = PAIR_SIZE - OPTION_SIZE;
 
-/** `c`: the candidate's position `& context.mask`. */
+/**
+ * `l`: the candidate's local conversation; `c`: its position `& context.mask` (-1, and `candidate`
+ * undefined, when `parts` leaves the candidate's own features out).
+ */
 function conversationFeatures(
   query: Entry,
-  candidate: Entry,
+  candidate: Entry | undefined,
+  l: number,
   c: number,
   context: PairContext,
   out: SparsePair,
   at: number,
+  parts: number,
 ): void {
   const own = context.own;
-  const l = context.local[c] as number;
   const f = context.flags[l] as number;
-  at = binActive(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
-  at = binActive((query.ts - (context.lastTs[l] as number)) / MINUTE, ACTIVE_CUTS, out, at);
-  if (context.last[l] === candidate.position) put(out, at, 1);
-  if (f & QUERY_WROTE) put(out, at + 1, 1);
-  if (own === l) put(out, at + 2, 1);
-  if (own >= 0 && own !== l && (context.size[own] as number) >= 2) put(out, at + 3, 1);
-  if (f & ROOT_QUERY) put(out, at + 4, 1);
-  if (f & ROOT_ASKED) put(out, at + 5, 1);
-  if (f & ADDRESSED) put(out, at + 6, 1);
-  if (f & NAMED) put(out, at + 7, 1);
-  if (f & MANY) put(out, at + 8, 1);
+  const ofConversation = (parts & CONVERSATION_ONLY) !== 0;
+  const ofCandidate = (parts & CANDIDATE_ONLY) !== 0;
+  if (ofConversation) {
+    binActive(context.size[l] as number, CONVERSATION_SIZE_CUTS, out, at);
+    binActive(
+      (query.ts - (context.lastTs[l] as number)) / MINUTE,
+      ACTIVE_CUTS,
+      out,
+      at + CONVERSATION_SIZE_CUTS.length,
+    );
+  }
+  at += CONVERSATION_SIZE_CUTS.length + ACTIVE_CUTS.length;
+  if (ofCandidate && context.last[l] === candidate?.position) put(out, at, 1);
+  if (ofConversation) {
+    if (f & QUERY_WROTE) put(out, at + 1, 1);
+    if (own === l) put(out, at + 2, 1);
+    if (own >= 0 && own !== l && (context.size[own] as number) >= 2) put(out, at + 3, 1);
+    if (f & ROOT_QUERY) put(out, at + 4, 1);
+    if (f & ROOT_ASKED) put(out, at + 5, 1);
+    if (f & ADDRESSED) put(out, at + 6, 1);
+    if (f & NAMED) put(out, at + 7, 1);
+    if (f & MANY) put(out, at + 8, 1);
+  }
   at += 9 + START_ACTIVE_CUTS.length + 3;
   const topic = context.topic[l] as number;
-  put(out, at, Math.min(topic, 20) / 20);
-  if (l === context.bestConversation) put(out, at + 1, 1);
-  if (topic > (context.sharedSum[c] as number)) put(out, at + 2, 1);
+  if (ofConversation) {
+    put(out, at, Math.min(topic, 20) / 20);
+    if (l === context.bestConversation) put(out, at + 1, 1);
+  }
+  if (ofCandidate && topic > (context.sharedSum[c] as number)) put(out, at + 2, 1);
+  if (!ofConversation) return;
   at = binActive(topic, TOPIC_CUTS, out, at + 3);
   // Whether the words point away from the author's own conversation (someone changing topic).
   if (own >= 0 && own !== l) {

@@ -6,9 +6,11 @@
 
 import { PairContext } from "./context.js";
 import {
+  CANDIDATE_ONLY,
   CONTENT_SIZE,
   considered,
   contentFeatures,
+  conversationActive,
   PAIR_SIZE,
   pairActive,
   pairFeatures,
@@ -84,6 +86,7 @@ interface Ranked {
 
 // The imports the hot loop reads, read once: a loader may make each imported binding a getter.
 const activeFeatures = pairActive;
+const conversationFeatures = conversationActive;
 const isConsidered = considered;
 
 let shipped: LinkerModel | undefined;
@@ -124,6 +127,15 @@ export class ReplyLinker {
   private readonly projectionMask: number;
   /** One message's part, built before it goes into the ring. */
   private readonly projected: Float64Array;
+  /**
+   * Per conversation of the window: the first layer's input from the bias, the new message's own
+   * part and the pair features that depend on the conversation alone, `hidden` each; summed once
+   * per conversation for each new message (`ready` holds the message's number once it is).
+   */
+  private readonly shared: Float64Array;
+  private readonly ready: Int32Array;
+  private readonly sharedActive = new SparsePair();
+  private inferred = 0;
 
   constructor(options: ReplyLinkerOptions = {}) {
     this.model = options.model ?? defaultLinkerModel();
@@ -144,6 +156,8 @@ export class ReplyLinker {
     this.top = new Float64Array(this.model.window);
     this.topAt = new Int32Array(this.model.window);
     this.projected = new Float64Array(this.model.hidden);
+    this.shared = new Float64Array(this.model.window * this.model.hidden);
+    this.ready = new Int32Array(this.model.window).fill(-1);
     // The window and the new message: window + 1 positions.
     let ring = 1;
     while (ring < this.model.window + 1) ring *= 2;
@@ -215,6 +229,7 @@ export class ReplyLinker {
     queryFeatures(this.window, query, this.queryX);
     project(model.query, this.queryX, h, base);
     this.context.begin(this.window, query);
+    this.inferred = (this.inferred + 1) & 0x3fffffff;
 
     // Each option's score, then the conversation the most probability falls on: the model's
     // softmax summed over each conversation's candidates (a conversation of several likely
@@ -304,6 +319,28 @@ export class ReplyLinker {
       .map((r) => (r.at < 0 ? null : this.window.at(r.at).id));
   }
 
+  /**
+   * The first layer's input that conversation `l`'s candidates share for this message: a
+   * conversation holds seven candidates on #stripe, five on Ubuntu, and half of a candidate's
+   * active features are its conversation's.
+   */
+  private share(query: Entry, l: number): void {
+    const h = this.model.hidden;
+    const w = this.model.pair;
+    const active = this.sharedActive;
+    conversationFeatures(query, l, this.context, active);
+    const shared = this.shared;
+    const from = l * h;
+    shared.set(this.base, from);
+    for (let j = 0; j < active.count; j++) {
+      const x = active.value[j] as number;
+      const r = (active.index[j] as number) * h;
+      for (let k = 0; k < h; k++)
+        shared[from + k] = (shared[from + k] as number) + x * (w[r + k] as number);
+    }
+    this.ready[l] = this.inferred;
+  }
+
   private score(query: Entry, candidate: Entry | undefined): number {
     const model = this.model;
     const h = model.hidden;
@@ -316,11 +353,16 @@ export class ReplyLinker {
       return finish(model, pre);
     }
     const active = this.active;
-    activeFeatures(this.window, query, candidate, this.context, active);
-    // Eight hidden units at a time, each input summed in a register of its own: the same terms in
-    // the same order as a dense projection (base, own part, distance row, then the active
-    // features by index), so the same score to the last bit; eight independent sums, not one
-    // vector written and read back per feature, keep the floating-point adder busy.
+    const context = this.context;
+    const l = context.local[candidate.position & context.mask] as number;
+    if (this.ready[l] !== this.inferred) this.share(query, l);
+    const shared = this.shared;
+    const from = l * h;
+    activeFeatures(this.window, query, candidate, context, active, CANDIDATE_ONLY);
+    // Eight hidden units at a time, each input summed in a register of its own: the terms of a
+    // dense projection (the conversation's shared part, own part, distance row, then the
+    // candidate's active features by index); eight independent sums, not one vector written and
+    // read back per feature, keep the floating-point adder busy.
     const own = this.projections;
     const at = (candidate.position & this.projectionMask) * h;
     const table = model.byDistance;
@@ -333,21 +375,35 @@ export class ReplyLinker {
     let score = 0;
     let k = 0;
     for (; k + 8 <= h; k += 8) {
-      let v0 = (base[k] as number) + (own[at + k] as number) + (table[row + k] as number);
+      let v0 = (shared[from + k] as number) + (own[at + k] as number) + (table[row + k] as number);
       let v1 =
-        (base[k + 1] as number) + (own[at + k + 1] as number) + (table[row + k + 1] as number);
+        (shared[from + k + 1] as number) +
+        (own[at + k + 1] as number) +
+        (table[row + k + 1] as number);
       let v2 =
-        (base[k + 2] as number) + (own[at + k + 2] as number) + (table[row + k + 2] as number);
+        (shared[from + k + 2] as number) +
+        (own[at + k + 2] as number) +
+        (table[row + k + 2] as number);
       let v3 =
-        (base[k + 3] as number) + (own[at + k + 3] as number) + (table[row + k + 3] as number);
+        (shared[from + k + 3] as number) +
+        (own[at + k + 3] as number) +
+        (table[row + k + 3] as number);
       let v4 =
-        (base[k + 4] as number) + (own[at + k + 4] as number) + (table[row + k + 4] as number);
+        (shared[from + k + 4] as number) +
+        (own[at + k + 4] as number) +
+        (table[row + k + 4] as number);
       let v5 =
-        (base[k + 5] as number) + (own[at + k + 5] as number) + (table[row + k + 5] as number);
+        (shared[from + k + 5] as number) +
+        (own[at + k + 5] as number) +
+        (table[row + k + 5] as number);
       let v6 =
-        (base[k + 6] as number) + (own[at + k + 6] as number) + (table[row + k + 6] as number);
+        (shared[from + k + 6] as number) +
+        (own[at + k + 6] as number) +
+        (table[row + k + 6] as number);
       let v7 =
-        (base[k + 7] as number) + (own[at + k + 7] as number) + (table[row + k + 7] as number);
+        (shared[from + k + 7] as number) +
+        (own[at + k + 7] as number) +
+        (table[row + k + 7] as number);
       for (let j = 0; j < n; j++) {
         const x = value[j] as number;
         const r = (index[j] as number) * h + k;
@@ -370,7 +426,7 @@ export class ReplyLinker {
       score += (out[k + 7] as number) * (v7 / (1 + Math.abs(v7)));
     }
     for (; k < h; k++) {
-      let v = (base[k] as number) + (own[at + k] as number) + (table[row + k] as number);
+      let v = (shared[from + k] as number) + (own[at + k] as number) + (table[row + k] as number);
       for (let j = 0; j < n; j++)
         v += (value[j] as number) * (w[(index[j] as number) * h + k] as number);
       score += (out[k] as number) * (v / (1 + Math.abs(v)));
