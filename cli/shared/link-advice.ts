@@ -6,7 +6,6 @@
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ANALYZER_DEFAULTS } from "convoseg/knowledge/config";
-import { linkAdvisorOf } from "convoseg/knowledge/write";
 import {
   type AdvisedMessage,
   type LinkAdvisor,
@@ -17,7 +16,7 @@ import {
   ReplyLinker,
   takenAnswers,
 } from "convoseg/linker";
-import { localExtractConfig } from "../../local/extraction.js";
+import { localLinkAdvisor } from "../../local/extraction.js";
 import type { LocalModel } from "../../local/model.js";
 import { escapeControls, formatCount } from "./format.js";
 import { type ModelFlags, parseModelFlags } from "./model-options.js";
@@ -69,21 +68,15 @@ export function askedModel(
 
 /** The advisor on `model`, with no token budget: a run on this machine counts nothing. */
 function commandAdvisor(model: LocalModel): LinkAdvisor {
-  const config = localExtractConfig(
+  return localLinkAdvisor(
     { resultsTable: "unused", messagesTable: "unused" },
-    model,
-    ANALYZER_DEFAULTS,
+    {
+      ...model,
+      // Without a budget nothing is read or counted: the client is never called.
+      dynamodb: new DynamoDBClient({ region: process.env.AWS_REGION ?? "us-east-1" }),
+      analyzer: ANALYZER_DEFAULTS,
+    },
   );
-  const quiet = () => {};
-  return linkAdvisorOf(config, {
-    // Without a budget nothing is read or counted: the client is never called.
-    dynamodb: new DynamoDBClient({ region: process.env.AWS_REGION ?? "us-east-1" }),
-    bedrockEndpoint: model.extractor === "bedrock" ? model.endpoint : undefined,
-    ...(model.apiKey === undefined ? {} : { apiKey: model.apiKey }),
-    bedrockRegion: process.env.AWS_REGION,
-    metrics: { add: quiet },
-    logger: { info: quiet, warn: quiet, error: quiet },
-  });
 }
 
 /** Asks `advisor` about `inputs`' unsure links (one channel, in order), batch by batch. */
