@@ -130,12 +130,11 @@ export class ReplyLinker {
   /**
    * Per conversation of the window: the first layer's input from the bias, the new message's own
    * part and the pair features that depend on the conversation alone, `hidden` each; summed once
-   * per conversation for each new message (`ready` holds the message's number once it is).
+   * per conversation for each new message (`ready` marks those summed for the message).
    */
   private readonly shared: Float64Array;
-  private readonly ready: Int32Array;
+  private readonly ready: Uint8Array;
   private readonly sharedActive = new SparsePair();
-  private inferred = 0;
 
   constructor(options: ReplyLinkerOptions = {}) {
     this.model = options.model ?? defaultLinkerModel();
@@ -157,7 +156,7 @@ export class ReplyLinker {
     this.topAt = new Int32Array(this.model.window);
     this.projected = new Float64Array(this.model.hidden);
     this.shared = new Float64Array(this.model.window * this.model.hidden);
-    this.ready = new Int32Array(this.model.window).fill(-1);
+    this.ready = new Uint8Array(this.model.window);
     // The window and the new message: window + 1 positions.
     let ring = 1;
     while (ring < this.model.window + 1) ring *= 2;
@@ -229,7 +228,6 @@ export class ReplyLinker {
     queryFeatures(this.window, query, this.queryX);
     project(model.query, this.queryX, h, base);
     this.context.begin(this.window, query);
-    this.inferred = (this.inferred + 1) & 0x3fffffff;
 
     // Each option's score, then the conversation the most probability falls on: the model's
     // softmax summed over each conversation's candidates (a conversation of several likely
@@ -239,6 +237,7 @@ export class ReplyLinker {
     const n = context.conversations;
     const { mass, top, topAt } = this;
     mass.fill(0, 0, n);
+    this.ready.fill(0, 0, n);
     top.fill(Number.NEGATIVE_INFINITY, 0, n);
     const start = this.score(query, undefined) + this.startBias;
     let chosenAt = choice?.parent === null ? -1 : undefined;
@@ -338,7 +337,7 @@ export class ReplyLinker {
       for (let k = 0; k < h; k++)
         shared[from + k] = (shared[from + k] as number) + x * (w[r + k] as number);
     }
-    this.ready[l] = this.inferred;
+    this.ready[l] = 1;
   }
 
   private score(query: Entry, candidate: Entry | undefined): number {
@@ -355,7 +354,7 @@ export class ReplyLinker {
     const active = this.active;
     const context = this.context;
     const l = context.local[candidate.position & context.mask] as number;
-    if (this.ready[l] !== this.inferred) this.share(query, l);
+    if (this.ready[l] === 0) this.share(query, l);
     const shared = this.shared;
     const from = l * h;
     activeFeatures(this.window, query, candidate, context, active, CANDIDATE_ONLY);
