@@ -3,7 +3,7 @@
  * window's image (`Window.image`) as bytes, in base64. Numbers, hashes and message ids only: words
  * are their 32-bit hashes, people and the names that address them 52-bit keys (`nameKey`).
  *
- * Format 1, varints unsigned LEB128, keys 7 bytes little-endian:
+ * Format 2, varints unsigned LEB128, keys 7 bytes little-endian:
  * - byte 1 (the format); varint window size; varint next position; byte time mode (0: varint
  *   zigzag deltas, 1: float64); varint k, then k identity keys (author `i` is the i-th); varint
  *   gone (authors numbered from k on, addressed but gone from the window);
@@ -12,8 +12,11 @@
  *   varint token count, varint author, varint leading address + 1, varint age of the author's
  *   previous message (0 none), time; id (unless opaque: varint length, UTF-8); conversation
  *   (varint 0 the id, 1 then a string, 2 then a stand-in's key, 2 + j the same as j messages
- *   back); varint w, w × (int32 word hash, byte rarity in sixteenths); varint m, m × varint author;
+ *   back); varint w, w × int32 word hash; varint m, m × varint author;
  * - varint b, then b messages before the window: varint `low - position`, varint m, m × author.
+ *
+ * Format 1 (before 2026-12-07) is read too: the same, with a byte after each word hash (its
+ * rarity, which no decision after the message's own reads).
  */
 
 import { MAX_ID_BYTES, STAND_IN, storable } from "./keys.js";
@@ -24,6 +27,7 @@ import {
   MAX_MENTIONS,
   type NameImage,
   NO_NAMES,
+  NO_RARITY,
   type WindowImage,
 } from "./window.js";
 
@@ -33,7 +37,9 @@ import {
  */
 export type LinkerState = string;
 
-const VERSION = 1;
+const VERSION = 2;
+/** The format before words lost their rarity byte: still read, never written. */
+const WITH_RARITY = 1;
 const KEY_BYTES = 7;
 const KEY_LIMIT = 2 ** 52;
 /** Cue flags fit 16 bits (text.ts uses 9). */
@@ -53,7 +59,8 @@ function varintBytes(max: number): number {
  * at its cap (`size` messages and authors, 3 names per message, {@link MAX_WORDS} words and
  * {@link MAX_MENTIONS} mentions per message, ids and conversations of {@link MAX_ID_BYTES}).
  */
-function maxBinaryBytes(size: number): number {
+function maxBinaryBytes(size: number, version = VERSION): number {
+  const wordBytes = version === WITH_RARITY ? 5 : 4;
   const authors = size;
   const gone = size * (MAX_MENTIONS + 1);
   const author = varintBytes(authors - 1);
@@ -72,7 +79,7 @@ function maxBinaryBytes(size: number): number {
     varintBytes(size + 1) + // conversation: same as, a string, or a stand-in's key
     string +
     varintBytes(MAX_WORDS) +
-    MAX_WORDS * 5 +
+    MAX_WORDS * wordBytes +
     varintBytes(MAX_MENTIONS) +
     MAX_MENTIONS * anyone;
   const before = varintBytes(size) + size * (varintBytes(size) + 1 + MAX_MENTIONS * author);
@@ -81,8 +88,9 @@ function maxBinaryBytes(size: number): number {
 
 /**
  * The most a linker state of the shipped model (a window of 100 messages) takes as JSON, in bytes
- * (base64 is ASCII): 4/3 of the longest binary form, plus two quotes, 81,358 bytes. A channel that
- * sends the worst it can reaches 93% of it; Ubuntu IRC's states average 5.5 kB, 7.6 kB at most.
+ * (base64 is ASCII): 4/3 of the longest binary form, plus two quotes, 78,158 bytes. A channel that
+ * sends the worst it can reaches 93% of it; Ubuntu IRC's states average 5.2 kB (3.4 kB deflated),
+ * 6.8 kB at most.
  */
 export const MAX_LINKER_STATE_BYTES = 2 + 4 * Math.ceil(maxBinaryBytes(100) / 3);
 
@@ -293,10 +301,7 @@ export function encodeState(image: WindowImage): LinkerState {
     }
     latest.set(e.conversation, i);
     w.varint(cues.words.length);
-    for (let j = 0; j < cues.words.length; j++) {
-      w.int32(cues.words[j] as number);
-      w.byte((cues.rarity[j] as number) * 16);
-    }
+    for (let j = 0; j < cues.words.length; j++) w.int32(cues.words[j] as number);
     w.varint(e.mentions.length);
     for (const m of e.mentions) w.varint(m);
   });
@@ -317,13 +322,14 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  */
 export function decodeState(state: unknown, size: number): WindowImage {
   if (typeof state !== "string") throw invalid(`a ${typeof state}, not a string`);
-  const longest = 4 * Math.ceil(maxBinaryBytes(size) / 3);
+  const longest = 4 * Math.ceil(maxBinaryBytes(size, WITH_RARITY) / 3);
   if (state.length > longest)
     throw invalid(`${state.length} characters, over the ${longest} of a window of ${size}`);
   if (!BASE64.test(state)) throw invalid("not base64");
   const r = new Reader(Buffer.from(state, "base64"));
   const version = r.byte("the format");
-  if (version !== VERSION) throw invalid(`format ${version}, this linker reads ${VERSION}`);
+  if (version !== VERSION && version !== WITH_RARITY)
+    throw invalid(`format ${version}, this linker reads ${WITH_RARITY} and ${VERSION}`);
   const stored = r.varint("the window size", Number.MAX_SAFE_INTEGER);
   if (stored !== size) throw invalid(`a window of ${stored} messages, the model's is ${size}`);
   const next = r.varint("the next position", Number.MAX_SAFE_INTEGER);
@@ -368,12 +374,11 @@ export function decodeState(state: unknown, size: number): WindowImage {
     else conversation = (entries[i - (tag - 2)] as Entry).conversation;
     const wordCount = r.varint("a word count", MAX_WORDS);
     const words = new Int32Array(wordCount);
-    const rarity = new Float64Array(wordCount);
     for (let j = 0; j < wordCount; j++) {
       words[j] = r.int32("a word");
       if (j > 0 && (words[j] as number) <= (words[j - 1] as number))
         throw invalid(`message ${position}'s words are not in order`);
-      rarity[j] = r.byte("a word's rarity") / 16;
+      if (version === WITH_RARITY) r.byte("a word's rarity");
     }
     const mentions = readMentions(r, everyone, MAX_MENTIONS, "a message");
     const flags = Math.floor(bits / 4);
@@ -383,7 +388,7 @@ export function decodeState(state: unknown, size: number): WindowImage {
       ts,
       author,
       bot: (bits & 1) !== 0,
-      cues: { words, rarity, names: NO_NAMES, leadingAddress: undefined, flags, length },
+      cues: { words, rarity: NO_RARITY, names: NO_NAMES, leadingAddress: undefined, flags, length },
       mentions,
       leading,
       previousByAuthor,

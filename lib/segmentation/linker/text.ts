@@ -20,7 +20,10 @@ export const CUE = {
 export interface TextCues {
   /** Hashes of the distinct content words (the {@link MAX_WORDS} rarest), ascending. */
   readonly words: Int32Array;
-  /** Each word's rarity (inverse document frequency), aligned with `words`. */
+  /**
+   * Each word's rarity (inverse document frequency), aligned with `words`: read only while the
+   * message is the one being linked, so a window's image keeps none (`NO_RARITY`).
+   */
   readonly rarity: Float64Array;
   /** Lower-cased name-like tokens: candidates for an address ("nick:", "@name", "<@U123>"). */
   readonly names: readonly string[];
@@ -247,8 +250,8 @@ export function readCues(text: string, rarity: RarityTable): TextCues {
     const hash = all[i] as number;
     if (seen === undefined ? hashes.includes(hash) : seen.has(hash)) continue;
     hashes.push(hash);
-    // Rarity in sixteenths, 0 to 255: one byte in a stored window, the same value live or restored
-    // (the shipped table's rarest word, log N, is 195 sixteenths).
+    // Rarity in sixteenths, 0 to 255, as the shipped model was trained (its table's rarest word,
+    // log N, is 195 sixteenths).
     const sixteenths = Math.round(rarity.lookup(word, hash) * 16);
     values.push((sixteenths >= 0 ? Math.min(sixteenths, 255) : 0) / 16);
     if (seen !== undefined) seen.add(hash);

@@ -92,6 +92,8 @@ export interface BeforeImage {
 
 const NO_AUTHOR = -1;
 export const NO_NAMES: readonly string[] = [];
+/** A window's image keeps no word's rarity: only the message being linked reads its own. */
+export const NO_RARITY = new Float64Array(0);
 
 /** Strips a nick's decoration ("|trey|" → "trey", "bob_" → "bob") the way people shorten it. */
 function nickCore(name: string): string {
@@ -302,7 +304,7 @@ export class Window {
       entries.push({
         ...entry,
         id: entry.opaque ? "" : entry.id,
-        cues: { ...entry.cues, names: NO_NAMES, leadingAddress: undefined },
+        cues: { ...entry.cues, rarity: NO_RARITY, names: NO_NAMES, leadingAddress: undefined },
         author: number(entry.author),
         mentions: entry.mentions.map(number),
         leading: number(entry.leading),
@@ -356,7 +358,7 @@ const GAP: Entry = Object.freeze({
   ...{ id: "", conversation: "", opaque: true, position: -1, ts: 0, bot: false, mentions: [] },
   ...{ author: NO_AUTHOR, leading: NO_AUTHOR, previousByAuthor: -1, nextByAuthor: -1 },
   cues: {
-    ...{ words: new Int32Array(0), rarity: new Float64Array(0), names: NO_NAMES },
+    ...{ words: new Int32Array(0), rarity: NO_RARITY, names: NO_NAMES },
     ...{ leadingAddress: undefined, flags: 0, length: 0 },
   },
 });

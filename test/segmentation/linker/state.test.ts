@@ -371,7 +371,8 @@ describe("ReplyLinker.restore", () => {
     ["a number", 42, /not a string/],
     ["an object", { state: valid }, /not a string/],
     ["not base64", "!!not base64!!", /not base64/],
-    ["too long for any window", "A".repeat(MAX_LINKER_STATE_BYTES), /over the \d+ of a window/],
+    // Past even format 1's bound, whose words took a byte more each.
+    ["too long for any window", "A".repeat(2 * MAX_LINKER_STATE_BYTES), /over the \d+ of a window/],
     ["empty", "", /ends inside the format/],
     ["truncated", bytes().subarray(0, 200).toString("base64"), /ends inside/],
     ["longer", Buffer.concat([bytes(), Buffer.from([0])]).toString("base64"), /bytes left/],
@@ -380,12 +381,46 @@ describe("ReplyLinker.restore", () => {
     expect(() => ReplyLinker.restore(state as string)).toThrow(message);
   });
 
-  it("names the format it reads when given another", () => {
+  it("names the formats it reads when given another", () => {
     const other = bytes();
-    other[0] = 2;
+    other[0] = 3;
     expect(() => ReplyLinker.restore(other.toString("base64"))).toThrow(
-      /linker state: format 2, this linker reads 1/,
+      /linker state: format 3, this linker reads 1 and 2/,
     );
+  });
+
+  it("reads a state of format 1, whose words carried their rarity, as the linker that wrote it", () => {
+    const said: [string, string][] = [
+      ["alice", "how do I mount an ntfs partition on boot?"],
+      ["bob", "hi all, my wifi driver stopped after the kernel update"],
+      ["carol", "alice: add it to fstab with ntfs-3g"],
+      ["alice", "carol: which options in fstab?"],
+      ["dave", "bob: which chipset? lspci will say"],
+      ["bob", "dave: broadcom bcm4311"],
+      ["carol", "alice: defaults,uid=1000 works for me"],
+      ["dave", "bob: install bcmwl-kernel-source then reboot"],
+      ["alice", "thanks carol, it mounts now"],
+      ["bob", "dave: that did it, wifi is back"],
+      ["erin", "anyone know why pulseaudio crackles on hdmi?"],
+      ["carol", "erin: try tsched=0 in default.pa"],
+    ];
+    const messages: LinkInput[] = said.map(([author, text], i) => ({
+      id: `m${i + 1}`,
+      ts: T0 + i * 20_000,
+      author,
+      text,
+    }));
+    // The snapshot of the first eight, as the linker of 2026-12-06 wrote it (format 1).
+    const formatOne =
+      "AWQIAARvlulhTaEOBCpshY6VD+sQUOvx3QeHvKTw1yMFAARvlulhTaEOAAQEKmyFjpUPAQLrEFDr8d0HAgGHvKTw1yMFAwAMCQAAAICYuuDxZgJtMQAE1aGU0EQJVAnZSxjj+/pdumoWbFAAIAoBAADAuAICbTIAB98ZVOVNSGQoB1/JfW4bSNhOniJNdJQPKFGa9jpoQk7z4m5xAAAHAgEAwLgCAm0zBATnEyKHw8lVGKx7dBI5O1Idn+xPagEABAUAAwPAuAICbTQDA6VsKO9dHZ/sT2oSjwhnwwECBAYDAgDAuAICbTUFBNSgxoaUCCk8q2tgfhzJUtVB+ABvAQEAAwEEBMC4AgJtNgMDDtfVjKTfxWzQh1gjSGRzAQMABQIBBMC4AgJtNwUE5xMih8MB/hi7oOmzkkRKV1Fxc3oBAAAFAwIDwLgCAm04BASg4WOENNSgxoaUuJ9yh1hecnonwwEBAA==";
+    const never = new ReplyLinker();
+    const whole = messages.map((m) => never.link(m));
+    const restored = ReplyLinker.restore(formatOne);
+    expect(messages.slice(8).map((m) => restored.link(m))).toStrictEqual(whole.slice(8));
+    // Written again, it is the current format's, a byte shorter for each word kept.
+    const again = ReplyLinker.restore(formatOne).snapshot();
+    expect(Buffer.from(again, "base64")[0]).toBe(2);
+    expect(again.length).toBeLessThan(formatOne.length);
   });
 
   it("refuses a state of a model with another window", () => {
