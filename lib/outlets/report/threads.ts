@@ -19,7 +19,7 @@ import type { SegmentRecord } from "./records.js";
  *
  * After the threads come the linked conversations, in the order they started: a segment that is
  * no thread's is the conversation's its line names (`conversation`), labelled by the
- * conversation's first message among `messages`.
+ * conversation's first message among `messages` that is more than a greeting.
  */
 export function channelThreads(
   records: readonly SegmentRecord[],
@@ -48,8 +48,9 @@ export function channelThreads(
   threads.push(...conversations);
   for (const thread of threads) {
     const message = byId?.get(thread.root);
-    if (message && thread.author === undefined && thread.excerpt === undefined) {
-      label(thread, message.user ?? undefined, message.text ?? undefined);
+    const named = thread.linked && byId ? openingWords(thread, records, byId) : message;
+    if (named && thread.author === undefined && thread.excerpt === undefined) {
+      label(thread, named.user ?? undefined, named.text ?? undefined);
     }
     if (thread.linked && message) thread.start = message.ts;
   }
@@ -85,6 +86,43 @@ function linkedConversations(
     for (const s of conversation.segments) threadOf[s] = offset + k;
   });
   return conversations;
+}
+
+/**
+ * The message that names a linked conversation: its first that is more than a greeting, else its
+ * first. On IRC the linker often joins someone's "hi" to the question they ask next, and a row
+ * labelled "nbro: “Hi”" says nothing of what was talked about.
+ */
+function openingWords(
+  conversation: ThreadData,
+  records: readonly SegmentRecord[],
+  byId: ReadonlyMap<string, ChatMessage>,
+): ChatMessage | undefined {
+  const first = byId.get(conversation.root);
+  if (first === undefined || !isGreeting(first.text ?? "")) return first;
+  for (const s of conversation.segments)
+    for (const id of records[s]?.messageIds ?? []) {
+      const message = byId.get(id);
+      if (message !== undefined && !isGreeting(message.text ?? "")) return message;
+    }
+  return first;
+}
+
+/** Words of a greeting to a room, and who it greets ("o" of the wave "o/"). */
+const GREETINGS = new Set(
+  "hi hello hey heya hiya howdy yo hola greetings morning evening afternoon gm sup".split(" "),
+);
+const GREETED = new Set(
+  "good all everyone everybody guys folks people there yall y'all again room channel o".split(" "),
+);
+
+/** Whether a text only greets ("Hi", "hello everyone!", "good morning all"): five words at most. */
+function isGreeting(text: string): boolean {
+  const words = text.toLowerCase().match(/[\p{L}']+/gu) ?? [];
+  if (words.length === 0 || words.length > 5) return false;
+  return (
+    words.some((w) => GREETINGS.has(w)) && words.every((w) => GREETINGS.has(w) || GREETED.has(w))
+  );
 }
 
 /** The thread all of a segment's known messages are replies in, if they share one. */

@@ -79,6 +79,24 @@ describe("report data: linked conversations", () => {
     expect(report().summary.conversations).toBe(2);
   });
 
+  it("names a conversation that opens with a greeting by its first message that says more", () => {
+    const greeted = (text: string) => MESSAGES.map((m) => (m.id === "a1" ? { ...m, text } : m));
+    const names = (messages: ReportMessage[]) =>
+      report(SEGMENTS, messages).channels[0].threads.map((t) => [t.root, t.author, t.excerpt]);
+    for (const hello of ["Hi", "hello everyone!", "Good morning all :)", "hey guys o/"])
+      expect(names(greeted(hello))[1]).toEqual(["a1", "cy", "ana: use ntfs-3g"]);
+    // More than a greeting, or a conversation of nothing else: named by its first message.
+    for (const text of ["hi, how do I mount an ntfs disk?", "hello world program fails"])
+      expect(names(greeted(text))[1]).toEqual(["a1", "ana", text]);
+    const onlyGreetings = greeted("hi").map((m) =>
+      ["a2", "r1", "a3"].includes(m.id) ? { ...m, text: "hey" } : m,
+    );
+    expect(names(onlyGreetings)[1]).toEqual(["a1", "ana", "hi"]);
+    // A thread keeps its root's words, a greeting or not.
+    const thread = MESSAGES.map((m) => (m.id === "b1" ? { ...m, text: "hi all" } : m));
+    expect(names(thread)[0]).toEqual(["b1", "bo", "hi all"]);
+  });
+
   it("without the messages, still knows the conversations by the segment lines", () => {
     const [channel] = report(SEGMENTS, null).channels;
     expect(channel.threads.map((t) => [t.root, t.linked ?? false, t.segments])).toEqual([
