@@ -96,9 +96,15 @@ export interface ThreadData {
   linked?: true;
   /** Of a linked conversation: epoch ms of its first message (else of its first segment). */
   start?: number;
-  /** The root's author, when the segment line's `threadRoot` or the input messages name one. */
+  /**
+   * The root's author, when the segment line's `threadRoot` or the input messages name one; of a
+   * linked conversation, of its first message that is more than a greeting.
+   */
   author?: string;
-  /** The start of the root's text (at most {@link THREAD_EXCERPT} characters), when known. */
+  /**
+   * The start of the root's text (at most {@link THREAD_EXCERPT} characters), when known; of a
+   * linked conversation, of the message `author` wrote.
+   */
   excerpt?: string;
   /** Its segments (indexes into the channel's `segments`), in delivery order. */
   segments: number[];

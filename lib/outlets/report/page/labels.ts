@@ -39,8 +39,8 @@ function belongsAfter(segment: SegmentData): string {
 /**
  * A thread as its rows and a segment's details name it: its root's author and words
  * (`ana: “has anyone tried…”`), either alone when the other is not known, or `thread <root id>`;
- * a linked conversation the same by its first message, or `conversation <id>`. A string, set as
- * text like everything else from the data.
+ * a linked conversation the same by its first message that is more than a greeting (channelThreads
+ * picks it), or `conversation <id>`. A string, set as text like everything else from the data.
  */
 export function threadLabel(thread: ThreadData): string {
   const words = thread.excerpt === undefined ? undefined : `“${thread.excerpt}”`;
