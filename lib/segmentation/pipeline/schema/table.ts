@@ -12,7 +12,7 @@
  * | | `delivered` (N) | the recorded version whose outbox went out |
  * | | `linkerReset` (N) | an erasure's request (wall ms of the latest) to empty the reply linker's window |
  * | tick state (`"state"`) | `version` (N) | bumped by each record: the fence between overlapping ticks |
- * | | `state` (B) | the encoded tick state (deflated JSON); larger ones continue in pages |
+ * | | `state` (B) | the encoded tick state (deflated JSON, the linker's window as bytes after it); larger ones continue in pages |
  * | | `pages` (N), `lease` (N), `recordId` (S) | extra pages, the outbox's lease (wall ms), the write's id |
  * | state page (`"state.01"`…) | `version` (N), `state` (B) | the rest of a large tick state |
  * | share claim (`"shareClaim"`) | `until` (N), `owner` (S) | a fanned-out tick's worker on its share |

@@ -1,6 +1,11 @@
 /**
- * The tick state's stored form: JSON with positions as decimal strings, then raw deflate. Both
- * stores keep states in this form, so a state's size is what it takes in the table.
+ * The tick state's stored form: JSON with positions as decimal strings, then the linker's window
+ * as raw bytes after a zero byte (no JSON holds one), all raw deflate. Both stores keep states in
+ * this form, so a state's size is what it takes in the table.
+ *
+ * The window is the larger part of a busy channel's state and rides in every state write: as
+ * bytes it deflates to 14% less than as base64 inside the JSON (Ubuntu IRC, 2,877 against 3,330
+ * bytes on average). A state from before, the window as base64 in the JSON, is still read.
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { LinkerState } from "../../linker/index.js";
@@ -16,7 +21,10 @@ interface EncodedState {
   /** Both absent when there are none: states written before threads read as before. */
   threads?: ThreadState[];
   threadFloor?: MessageRef;
-  /** Absent in `contiguous` mode: states written before the linker read as before. */
+  /**
+   * Absent in `contiguous` mode: states written before the linker read as before. Written as
+   * bytes after the JSON since 2026-12-07; read from the JSON too, as states before wrote it.
+   */
   linker?: LinkerState;
   /** Absent when none: states written before erasures reset the linker read as before. */
   linkerResetSeen?: number;
@@ -37,7 +45,6 @@ export function encodeTickState(state: TickState): Uint8Array {
       ? {}
       : { threads: state.threads }),
     ...(state.threadFloor === undefined ? {} : { threadFloor: state.threadFloor }),
-    ...(state.linker === undefined ? {} : { linker: state.linker }),
     ...(state.linkerResetSeen === undefined ? {} : { linkerResetSeen: state.linkerResetSeen }),
     readUpTo: state.readUpTo === null ? null : state.readUpTo.toString(),
     ...(state.seqSeen === null ? {} : { seqSeen: state.seqSeen.toString() }),
@@ -45,14 +52,22 @@ export function encodeTickState(state: TickState): Uint8Array {
     holdsSeen: state.holdsSeen,
     broken: state.broken.map((b) => ({ ...b, first: b.first.toString(), last: b.last.toString() })),
   };
-  return deflateRawSync(JSON.stringify(wire));
+  const json = Buffer.from(JSON.stringify(wire), "utf8");
+  if (state.linker === undefined) return deflateRawSync(json);
+  return deflateRawSync(Buffer.concat([json, WINDOW_MARK, Buffer.from(state.linker, "base64")]));
 }
+
+/** Ends the JSON where the linker's window follows: JSON text never holds a zero byte. */
+const WINDOW_MARK = Buffer.of(0);
 
 /** Decodes what {@link encodeTickState} wrote; a state of another version is an error. */
 export function decodeTickState(channel: string, bytes: Uint8Array): TickState {
   let wire: EncodedState;
   try {
-    wire = JSON.parse(inflateRawSync(bytes).toString("utf8")) as EncodedState;
+    const plain = inflateRawSync(bytes);
+    const mark = plain.indexOf(0);
+    wire = JSON.parse(plain.subarray(0, mark < 0 ? plain.length : mark).toString("utf8"));
+    if (mark >= 0) wire.linker = plain.subarray(mark + 1).toString("base64");
   } catch (error) {
     throw new ChannelStateError(
       channel,
