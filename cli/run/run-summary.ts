@@ -3,11 +3,12 @@
  * conversations support each and when), then the counts and the time, the internals only when
  * asked (`--verbose`), and last the commands to try next. Pure: a {@link RunSummary} in, text out.
  */
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { formatDuration } from "convoseg/duration";
 import { channelLabel } from "convoseg/identity";
 import type { Topic } from "convoseg/knowledge/read";
+import { DEFAULT_WORKSPACE } from "../../local/workspace.js";
 import {
   escapeControls,
   formatCount,
@@ -200,9 +201,14 @@ function counts({
   return `${line}\nNot extracted: ${plural(left, "segment")} (see why above); fix the cause, then run the same command again.`;
 }
 
-function kept({ dir, channels, segments, extracted }: WorkspaceSummary): string {
+/** A path as a command line in the current directory takes it: relative below it, else whole. */
+function shownPath(dir: string): string {
   const shown = relative(process.cwd(), dir);
-  const name = shown === "" || shown.startsWith("..") ? dir : shown;
+  return shown === "" || shown.startsWith("..") ? dir : shown;
+}
+
+function kept({ dir, channels, segments, extracted }: WorkspaceSummary): string {
+  const name = shownPath(dir);
   return escapeControls(
     `Kept in the workspace ${name}: ${plural(segments, "segment")} of ${plural(channels, "channel")}, ${formatCount(extracted)} extracted (a next run appends to it; --fresh starts it anew).`,
   );
@@ -229,14 +235,19 @@ function internals({ internals: i, extraction }: RunSummary): string[] {
   return lines;
 }
 
-function nextCommands({ channels, extraction, report }: RunSummary): string[] {
+function nextCommands({ channels, extraction, report, workspace }: RunSummary): string[] {
   const rows: [string, string][] = [];
+  // The commands below read the default workspace unless told another: say the run's.
+  const other =
+    workspace !== undefined && resolve(workspace.dir) !== resolve(DEFAULT_WORKSPACE)
+      ? ` --workspace ${shellArg(shownPath(workspace.dir))}`
+      : "";
   const busiest = channels.find((c) => c.topics.length > 0);
   if (extraction !== null && busiest !== undefined) {
     rows.push([
       // The id, which every command takes: a name may be another channel's too. A Telegram
       // group's id starts with '-': after '--' it is not read as an option.
-      `npm start -- topics ${busiest.name.startsWith("-") ? "-- " : ""}${shellArg(busiest.name)}`,
+      `npm start -- topics${other} ${busiest.name.startsWith("-") ? "-- " : ""}${shellArg(busiest.name)}`,
       `every topic of ${labelOf(busiest)}, with the messages that support it`,
     ]);
   }
@@ -245,7 +256,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
     .sort((a, b) => (b.questions?.unanswered ?? 0) - (a.questions?.unanswered ?? 0))[0];
   if (extraction !== null && waiting !== undefined) {
     rows.push([
-      `npm start -- questions ${waiting.name.startsWith("-") ? "-- " : ""}${shellArg(waiting.name)} --status unanswered`,
+      `npm start -- questions${other} ${waiting.name.startsWith("-") ? "-- " : ""}${shellArg(waiting.name)} --status unanswered`,
       `the questions of ${labelOf(waiting)} nobody answered, oldest first`,
     ]);
   }
@@ -256,7 +267,7 @@ function nextCommands({ channels, extraction, report }: RunSummary): string[] {
     ]);
   } else {
     rows.push([
-      "npm start -- report --open",
+      `npm start -- report${other} --open`,
       "the report in a browser: the topics first, then every conversation",
     ]);
   }

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Topic } from "convoseg/knowledge/read";
 import type { SegmentMessageV1 } from "convoseg/pipeline/contract";
 import { describe, expect, it } from "vitest";
@@ -178,6 +179,25 @@ describe("run's summary", () => {
     expect(text).toMatch(
       /^Kept in the workspace \/tmp\/ws: 5 segments of 1 channel, 5 extracted /m,
     );
+  });
+
+  it("says --workspace in the next commands when the run used another workspace than the default", () => {
+    const at = (dir: string) =>
+      formatRunSummary(
+        summary({ workspace: { dir, resumed: 0, channels: 1, segments: 4, extracted: 4 } }),
+        false,
+      );
+    const elsewhere = at("/tmp/my ws");
+    expect(elsewhere).toMatch(/^ {2}npm start -- topics --workspace '\/tmp\/my ws' '#rust' /m);
+    expect(elsewhere).toMatch(/^ {2}npm start -- report --workspace '\/tmp\/my ws' --open /m);
+    // Below the current directory, as a relative path.
+    expect(at(join(process.cwd(), "runs", "a"))).toMatch(
+      /^ {2}npm start -- topics --workspace runs\/a '#rust' /m,
+    );
+    // The default workspace needs no flag.
+    const here = at(join(process.cwd(), ".convoseg"));
+    expect(here).toMatch(/^ {2}npm start -- topics '#rust' /m);
+    expect(here).not.toContain("--workspace");
   });
 
   it("suggests a channel id that starts with '-' after '--', so it is not read as an option", () => {
