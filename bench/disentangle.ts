@@ -300,10 +300,11 @@ function sample(method: Method, group: AnnotatedFile[]): Sample {
 }
 
 /**
- * Every method's samples over every group (by group, then method), ROUNDS rounds, each round taking one sample of each
- * in turn after one untimed pass of each: the host's busy spells (this machine shares its host,
- * and a spell slows every process for seconds) then fall on every group alike instead of on
- * whichever group was being timed, and the best sample is the code's speed on a free core.
+ * Every method's samples over every group (by group, then method): ROUNDS rounds, each taking one
+ * sample of each in turn, after one untimed pass of each. The host's busy spells (this machine
+ * shares its host, and a spell slows every process for seconds) then fall on every group alike
+ * instead of on whichever group was being timed, and the best sample is the code's speed on a
+ * free core.
  */
 function speeds(named: readonly { files: AnnotatedFile[] }[]): Sample[][][] {
   for (const { files: group } of named)

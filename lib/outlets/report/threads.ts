@@ -48,7 +48,8 @@ export function channelThreads(
   threads.push(...conversations);
   for (const thread of threads) {
     const message = byId?.get(thread.root);
-    const named = thread.linked && byId ? openingWords(thread, records, byId) : message;
+    const named =
+      thread.linked && byId && message ? openingWords(message, thread, records, byId) : message;
     if (named && thread.author === undefined && thread.excerpt === undefined) {
       label(thread, named.user ?? undefined, named.text ?? undefined);
     }
@@ -90,16 +91,16 @@ function linkedConversations(
 
 /**
  * The message that names a linked conversation: its first that is more than a greeting, else its
- * first. On IRC the linker often joins someone's "hi" to the question they ask next, and a row
+ * `first`. On IRC the linker often joins someone's "hi" to the question they ask next, and a row
  * labelled "nbro: “Hi”" says nothing of what was talked about.
  */
 function openingWords(
+  first: ChatMessage,
   conversation: ThreadData,
   records: readonly SegmentRecord[],
   byId: ReadonlyMap<string, ChatMessage>,
-): ChatMessage | undefined {
-  const first = byId.get(conversation.root);
-  if (first === undefined || !isGreeting(first.text ?? "")) return first;
+): ChatMessage {
+  if (!isGreeting(first.text ?? "")) return first;
   for (const s of conversation.segments)
     for (const id of records[s]?.messageIds ?? []) {
       const message = byId.get(id);
