@@ -104,10 +104,13 @@ interface AnnotatedFile {
   lines: Line[];
 }
 
-/** A disentangler: every line's parent id, undefined where a line starts a conversation. */
+/**
+ * A disentangler: every line's parent ids, none where a line starts a conversation (the linker
+ * gives a second where a line joins two conversations).
+ */
 interface Method {
   name: string;
-  run(file: AnnotatedFile): Map<number, number | undefined>;
+  run(file: AnnotatedFile): Map<number, readonly number[]>;
 }
 
 const segmenter = new ConversationSegmenter();
@@ -118,12 +121,12 @@ const METHODS: Method[] = [
   {
     name: "linked",
     run: (file) => {
-      const parents = new Map<number, number | undefined>();
+      const parents = new Map<number, readonly number[]>();
       const decisions = linkAll(file.lines.map(linkInput));
-      for (const decision of decisions)
+      for (const { id, parent, also } of decisions)
         parents.set(
-          Number(decision.id),
-          decision.parent === undefined ? undefined : Number(decision.parent),
+          Number(id),
+          [parent, also].flatMap((p) => (p === undefined ? [] : [Number(p)])),
         );
       return parents;
     },
@@ -135,7 +138,7 @@ const METHODS: Method[] = [
       const people = file.lines.filter((l) => !l.system);
       for (const segment of segmenter.closedSegments(people, Number.MAX_SAFE_INTEGER, ts)) {
         segment.forEach((line, i) => {
-          parents.set(line.id, segment[i - 1]?.id);
+          parents.set(line.id, i === 0 ? [] : [(segment[i - 1] as Line).id]);
         });
       }
       return parents;
@@ -149,7 +152,7 @@ const METHODS: Method[] = [
       for (const line of file.lines) {
         if (line.system) continue;
         const linked = previous !== undefined && line.ts - previous.ts <= GAP_MS;
-        parents.set(line.id, linked ? previous?.id : undefined);
+        parents.set(line.id, linked && previous !== undefined ? [previous.id] : []);
         previous = line;
       }
       return parents;
@@ -173,9 +176,9 @@ function ts(line: Line): number {
 }
 
 /** The parent map every baseline starts from: each system line a conversation of its own. */
-function systemSingletons(file: AnnotatedFile): Map<number, number | undefined> {
-  const parents = new Map<number, number | undefined>();
-  for (const line of file.lines) if (line.system) parents.set(line.id, undefined);
+function systemSingletons(file: AnnotatedFile): Map<number, readonly number[]> {
+  const parents = new Map<number, readonly number[]>();
+  for (const line of file.lines) if (line.system) parents.set(line.id, []);
   return parents;
 }
 
@@ -256,7 +259,7 @@ function groups(all: AnnotatedFile[]): { name: string; files: AnnotatedFile[] }[
 }
 
 /** Gold links of the annotated lines; a method's parents restricted to those lines. */
-function fileLinks(file: AnnotatedFile, parents: Map<number, number | undefined>): FileLinks {
+function fileLinks(file: AnnotatedFile, parents: Map<number, readonly number[]>): FileLinks {
   const gold = new Map<number, number[]>();
   const predicted = new Map<number, number[]>();
   const system = new Set<number>();
@@ -266,8 +269,7 @@ function fileLinks(file: AnnotatedFile, parents: Map<number, number | undefined>
       line.id,
       line.replyTo.filter((p) => p !== line.id),
     );
-    const parent = parents.get(line.id);
-    predicted.set(line.id, parent === undefined ? [] : [parent]);
+    predicted.set(line.id, [...(parents.get(line.id) ?? [])]);
     if (line.system) system.add(line.id);
   }
   return { gold, predicted, system };

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { linkAll } from "convoseg/linker";
+import { linkAll, settledConversations } from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
 import type { SearchResultSource } from "convoseg/search";
 import { ConversationSegmenter } from "convoseg/segmenter";
@@ -80,9 +80,10 @@ function conversationResults(channel: string, messages: ChatMessage[]): SearchRe
       kind: BOT.test(m.user ?? "") ? ("bot" as const) : ("user" as const),
     })),
   );
+  const conversations = settledConversations(decisions);
   const streams = new Map<string, ChatMessage[]>();
   messages.forEach((message, i) => {
-    const key = decisions[i]?.conversation ?? message.id;
+    const key = conversations[i] ?? message.id;
     const stream = streams.get(key);
     if (stream) stream.push(message);
     else streams.set(key, [message]);

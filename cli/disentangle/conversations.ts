@@ -14,7 +14,10 @@ export interface LinkedChannel {
   messages: ChatMessage[];
   /** `decisions[i]` is `messages[i]`'s. */
   decisions: LinkDecision[];
-  /** `conversations[i]`: the id of the root `messages[i]`'s parents lead to. */
+  /**
+   * `conversations[i]`: the id of the root `messages[i]`'s parents lead to, or where the linker
+   * merged that conversation into another, the first root of the merged one.
+   */
   conversations: string[];
   /** Platform parents that name no message of the channel (each its conversation's id). */
   unknownParents: number;
@@ -46,7 +49,8 @@ export function disentangleChannel(
       yield linkInput(messages[i] as ChatMessage, ignoreLinks);
     }
   }
-  const linker = new ReplyLinker();
+  // Choices are `--ask-links`' answers: the model asked decides, and the linker merges nothing.
+  const linker = new ReplyLinker(choices === undefined ? {} : { mergeMargin: 0 });
   const decisions: LinkDecision[] = [];
   for (const input of inputs()) decisions.push(linker.link(input, choices?.get(input.id)));
   const index = new Map(messages.map((m, i) => [m.id, i]));
@@ -58,9 +62,41 @@ export function disentangleChannel(
     channel,
     messages,
     decisions,
-    conversations: roots(decisions, parents),
+    conversations: merged(decisions, index, roots(decisions, parents)),
     unknownParents,
   };
+}
+
+/**
+ * `conversations` with the linker's merges applied: a message that joined two conversations
+ * (`LinkDecision.also`) makes them one, named by the one whose first message comes first.
+ */
+function merged(
+  decisions: readonly LinkDecision[],
+  index: ReadonlyMap<string, number>,
+  conversations: readonly string[],
+): string[] {
+  const firstAt = new Map<string, number>();
+  conversations.forEach((c, i) => {
+    if (!firstAt.has(c)) firstAt.set(c, i);
+  });
+  const into = new Map<string, string>();
+  const find = (c: string): string => {
+    let at = c;
+    for (let next = into.get(at); next !== undefined; next = into.get(at)) at = next;
+    return at;
+  };
+  decisions.forEach((d, i) => {
+    const other = d.also === undefined ? undefined : index.get(d.also);
+    if (other === undefined) return;
+    const a = find(conversations[i] as string);
+    const b = find(conversations[other] as string);
+    if (a === b) return;
+    const aFirst = firstAt.get(a) as number;
+    if (aFirst <= (firstAt.get(b) as number)) into.set(b, a);
+    else into.set(a, b);
+  });
+  return conversations.map(find);
 }
 
 /**

@@ -4,7 +4,13 @@
  * of its own, to be segmented as a thread's replies are. `segment` reads channels so in `linked`
  * mode; the benchmarks compare it with `contiguous` segments.
  */
-import { type LinkChoice, type LinkDecision, type LinkInput, ReplyLinker } from "convoseg/linker";
+import {
+  type LinkChoice,
+  type LinkDecision,
+  type LinkInput,
+  ReplyLinker,
+  settledConversations,
+} from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
 import type { ConversationMode } from "convoseg/pipeline";
 
@@ -46,8 +52,9 @@ export interface ConversationStream<M> {
 }
 
 /**
- * Groups `messages` by their decision's `conversation` (`decisions[i]` is `messages[i]`'s, as
- * `linkAll` returns them): each message in exactly one stream, each stream in the given order,
+ * Groups `messages` by the conversation their decisions settle on (`decisions[i]` is
+ * `messages[i]`'s, as `linkAll` returns them; a later decision may merge an earlier conversation
+ * into another): each message in exactly one stream, each stream in the given order,
  * conversations in the order of their first message, then the system lines'. Pure.
  *
  * @throws RangeError when the decisions are not the messages', one for one.
@@ -61,6 +68,7 @@ export function conversationStreams<M extends { readonly id: string }>(
       `expected one decision per message (got ${decisions.length} for ${messages.length})`,
     );
   }
+  const settled = settledConversations(decisions);
   const streams = new Map<string, ConversationStream<M>>();
   messages.forEach((message, i) => {
     const decision = decisions[i] as LinkDecision;
@@ -69,7 +77,7 @@ export function conversationStreams<M extends { readonly id: string }>(
         `decision ${i} is ${JSON.stringify(decision.id)}'s, not ${JSON.stringify(message.id)}'s`,
       );
     }
-    const conversation = decision.source === "system" ? null : decision.conversation;
+    const conversation = decision.source === "system" ? null : (settled[i] as string);
     const key = conversation ?? "";
     const stream = streams.get(key);
     if (stream) stream.messages.push(message);
@@ -122,7 +130,8 @@ export function linkedConversations(
   options: { ignoreReplyTo?: boolean; choices?: ReadonlyMap<string, LinkChoice> } = {},
 ): ConversationStream<ChatMessage>[] {
   const { ignoreReplyTo = false, choices } = options;
-  const linker = new ReplyLinker();
+  // Choices are `--ask-links`' answers: the model asked decides, and the linker merges nothing.
+  const linker = new ReplyLinker(choices === undefined ? {} : { mergeMargin: 0 });
   const decisions = messages.map((m) =>
     linker.link(linkInput(m, ignoreReplyTo), choices?.get(m.id)),
   );

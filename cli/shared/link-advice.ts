@@ -85,7 +85,8 @@ async function adviseChannel(
   inputs: readonly LinkInput[],
   advisor: LinkAdvisor,
 ): Promise<ChannelAdvice> {
-  const linker = new ReplyLinker({ alternatives: advisor.candidates + 1 });
+  // No merging where an advisor is asked: it decides what the model is unsure of.
+  const linker = new ReplyLinker({ alternatives: advisor.candidates + 1, mergeMargin: 0 });
   const known = new Map<string, AdvisedMessage>();
   const questions: LinkQuestion[] = [];
   // The parent the linker chose alone for each message asked about (null: a start).

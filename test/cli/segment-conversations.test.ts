@@ -6,7 +6,7 @@
  * as before; `contiguous` prints what the command printed before the linker.
  */
 import { compareRefs } from "convoseg/identity";
-import { type LinkDecision, linkAll } from "convoseg/linker";
+import { type LinkDecision, linkAll, settledConversations } from "convoseg/linker";
 import { ConversationSegmenter } from "convoseg/segmenter";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -75,8 +75,12 @@ function decisions(messages: Line[]): LinkDecision[] {
 }
 
 /** The stream the CLI puts a message in: its conversation, or (a system line) none. */
-const conversationOfDecision = (d: LinkDecision): string | null =>
-  d.source === "system" ? null : d.conversation;
+/** Each message's conversation as the whole run settles it (null: a system line, in none). */
+function conversationsOf(messages: Line[]): Map<string, string | null> {
+  const all = decisions(messages);
+  const settled = settledConversations(all);
+  return new Map(all.map((d, i) => [d.id, d.source === "system" ? null : (settled[i] as string)]));
+}
 
 describe("segment --conversations linked", () => {
   it("is the default: each conversation its own stream, every message in one segment", async () => {
@@ -86,7 +90,7 @@ describe("segment --conversations linked", () => {
     const segments = json(stdout);
     const ids = segments.flatMap((s) => s.messageIds);
     expect(ids.toSorted()).toEqual(chat.map((m) => m.id));
-    const conversationOf = new Map(decisions(chat).map((d) => [d.id, conversationOfDecision(d)]));
+    const conversationOf = conversationsOf(chat);
     for (const s of segments) {
       expect(Object.keys(s)).toEqual([
         "channel",
@@ -251,9 +255,7 @@ describe("segment --conversations linked", () => {
           expect(segments.flatMap((s) => s.messageIds).toSorted()).toEqual(
             messages.map((m) => m.id).toSorted(),
           );
-          const conversationOf = new Map(
-            decisions(messages).map((d) => [d.id, conversationOfDecision(d)]),
-          );
+          const conversationOf = conversationsOf(messages);
           for (const s of segments) {
             expect(s.count).toBeLessThanOrEqual(maxSize);
             for (const id of s.messageIds) expect(conversationOf.get(id)).toBe(s.conversation);

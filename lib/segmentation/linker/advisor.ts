@@ -3,7 +3,7 @@
  * `convoseg/knowledge/links`) about the links its model was least sure of. Data only: the
  * messages are quoted, never prompt structure; how they are shown is the advisor's business.
  */
-import type { LinkChoice, LinkDecision } from "./linker.js";
+import type { LinkChoice, LinkDecision } from "./decision.js";
 
 /** A message as an advisor is shown it: who wrote what, when. */
 export interface AdvisedMessage {

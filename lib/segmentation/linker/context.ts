@@ -76,6 +76,11 @@ export class PairContext {
   private readonly targetFirst: number[] = [];
   private readonly targetLast: number[] = [];
 
+  /** The window's conversations changed (`Window.merge`): what was read of them is stale. */
+  forget(): void {
+    this.read = Number.POSITIVE_INFINITY;
+  }
+
   begin(window: Window, query: Entry): void {
     const horizon = window.horizon(query.position);
     if (window !== this.window || query.position < this.read || this.mask < window.size + 1)

@@ -11,7 +11,20 @@ export {
   questionOf,
   takenAnswers,
 } from "./advisor.js";
+export {
+  type ConversationMerge,
+  linkAll,
+  settledConversations,
+  settleMerges,
+} from "./all.js";
 export { PairContext } from "./context.js";
+export type {
+  LinkChoice,
+  LinkDecision,
+  LinkInput,
+  /** @public Part of this entry point's API for callers outside the repository. */
+  ReplyLinkerOptions,
+} from "./decision.js";
 export {
   CONTENT_SIZE,
   CONVERSATION_FROM,
@@ -22,16 +35,7 @@ export {
   QUERY_SIZE,
   queryFeatures,
 } from "./features.js";
-export {
-  defaultLinkerModel,
-  type LinkChoice,
-  type LinkDecision,
-  type LinkInput,
-  linkAll,
-  ReplyLinker,
-  /** @public Part of this entry point's API for callers outside the repository. */
-  type ReplyLinkerOptions,
-} from "./linker.js";
+export { defaultLinkerModel, ReplyLinker } from "./linker.js";
 export { LinkerModel, type LinkerModelFile } from "./model.js";
 export {
   /** @public Stored by callers between runs. */

@@ -5,6 +5,7 @@
  */
 
 import { PairContext } from "./context.js";
+import type { LinkChoice, LinkDecision, LinkInput, ReplyLinkerOptions } from "./decision.js";
 import {
   CANDIDATE_ONLY,
   CONTENT_SIZE,
@@ -21,62 +22,7 @@ import {
 import modelFile from "./linker-model.json" with { type: "json" };
 import { finish, LinkerModel, type LinkerModelFile, project } from "./model.js";
 import { decodeState, encodeState, type LinkerState } from "./state.js";
-import { type Entry, type LinkerMessage, Window } from "./window.js";
-
-/** A message as the linker takes it, with the structure its platform gave, if any. */
-export interface LinkInput extends LinkerMessage {
-  /** The platform's own reply or thread parent: taken as given, never second-guessed. */
-  readonly replyTo?: string;
-}
-
-export interface LinkDecision {
-  readonly id: string;
-  /** The message this one answers; absent when it starts a conversation. */
-  readonly parent?: string;
-  /**
-   * The id of the conversation's first message: its own when it starts one, else its parent's
-   * conversation (the parent's own id when the parent lies outside the window).
-   */
-  readonly conversation: string;
-  /**
-   * Where the link comes from: the platform (`replyTo` given), the linker (`inferred`), or
-   * nowhere (`system`: joins and parts are never linked).
-   */
-  readonly source: "platform" | "inferred" | "system";
-  /**
-   * Inferred links: how much likelier the chosen conversation is than the next option (the log
-   * of their summed probabilities' ratio; small means unsure).
-   */
-  readonly margin?: number;
-  /**
-   * Inferred links, with `alternatives`: the likeliest conversations, best first, each as its
-   * best candidate parent's id or null for "starts a conversation" (what an advisor may be shown).
-   */
-  readonly options?: readonly (string | null)[];
-  /** Inferred links: the parent was chosen for the linker (`LinkChoice`), not by its model. */
-  readonly chosen?: true;
-}
-
-/**
- * A decision made outside the model for one message: a parent recorded before, or an advisor's
- * answer. `parent` null starts a conversation. A parent the linker would not consider (outside
- * the window, a system line, later) is ignored, and the model decides.
- */
-export interface LinkChoice {
-  readonly parent: string | null;
-}
-
-export interface ReplyLinkerOptions {
-  /** The learned model; @default the model shipped with convoseg. */
-  readonly model?: LinkerModel;
-  /**
-   * Added to the score of "starts a conversation": below zero, fewer conversations are split,
-   * at the price of more mixed ones. @default the model's own, chosen on the dev split
-   */
-  readonly startBias?: number;
-  /** How many best options an inferred decision lists (`LinkDecision.options`). @default 0 */
-  readonly alternatives?: number;
-}
+import { type Entry, Window } from "./window.js";
 
 /** A conversation an inferred decision may choose: its best candidate's position (-1: starts one). */
 interface Ranked {
@@ -100,6 +46,7 @@ export function defaultLinkerModel(): LinkerModel {
 export class ReplyLinker {
   private readonly model: LinkerModel;
   private readonly startBias: number;
+  private readonly mergeMargin: number;
   private readonly alternatives: number;
   private window: Window;
   private readonly queryX = new Float64Array(QUERY_SIZE);
@@ -141,6 +88,11 @@ export class ReplyLinker {
     this.startBias = options.startBias ?? this.model.startBias;
     if (!Number.isFinite(this.startBias))
       throw new RangeError(`startBias must be a finite number (got ${String(this.startBias)})`);
+    this.mergeMargin = options.mergeMargin ?? this.model.mergeMargin;
+    if (!(this.mergeMargin >= 0))
+      throw new RangeError(
+        `mergeMargin must be a number of at least 0 (got ${String(this.mergeMargin)})`,
+      );
     this.alternatives = options.alternatives ?? 0;
     if (!Number.isInteger(this.alternatives) || this.alternatives < 0)
       throw new RangeError(
@@ -266,20 +218,26 @@ export class ReplyLinker {
       const l = this.conversationAt[j] as number;
       mass[l] = (mass[l] as number) + Math.exp((this.scores[j] as number) - best);
     }
+    // The two likeliest options by conversation (-1: "starts a conversation").
     let first = Math.exp(start - best);
     let second = 0;
-    let bestAt = -1;
+    let firstL = -1;
+    let secondL = -1;
     for (let l = 0; l < n; l++) {
       const m = mass[l] as number;
       if (m > first) {
         second = first;
+        secondL = firstL;
         first = m;
-        bestAt = topAt[l] as number;
-      } else if (m > second) second = m;
+        firstL = l;
+      } else if (m > second) {
+        second = m;
+        secondL = l;
+      }
     }
     // How much likelier the chosen conversation is than the next option, in the scores' units.
     const margin = second > 0 ? Math.log(first / second) : Number.POSITIVE_INFINITY;
-    const at = chosenAt ?? bestAt;
+    const at = chosenAt ?? (firstL < 0 ? -1 : (topAt[firstL] as number));
     let decision: LinkDecision;
     if (at < 0) {
       decision = { id: query.id, conversation: query.id, source: "inferred", margin };
@@ -292,6 +250,9 @@ export class ReplyLinker {
         conversation: parent.conversation,
         source: "inferred",
         margin,
+        ...(secondL >= 0 && margin < this.mergeMargin && local[at & mask] === firstL
+          ? this.merge(query, parent, this.window.at(topAt[secondL] as number))
+          : {}),
       };
     }
     // The common path returns the plain decision: the extras cost an object only when asked for.
@@ -301,6 +262,18 @@ export class ReplyLinker {
       ...(this.alternatives === 0 ? {} : { options: this.best(Math.exp(start - best), n) }),
       ...(chosenAt === undefined ? {} : { chosen: true as const }),
     };
+  }
+
+  /** Joins `query` to `other`'s conversation too, making it one with its parent's. */
+  private merge(query: Entry, parent: Entry, other: Entry): Partial<LinkDecision> {
+    const { kept, gone } = this.window.merge(
+      parent.conversation,
+      other.conversation,
+      this.window.horizon(query.position),
+    );
+    query.conversation = kept;
+    this.context.forget();
+    return { also: other.id, conversation: kept, merged: gone };
   }
 
   /**
@@ -432,15 +405,4 @@ export class ReplyLinker {
     }
     return score;
   }
-}
-
-/** Every decision for a whole channel at once, in order (the `disentangle` command's core). */
-export function linkAll(
-  messages: Iterable<LinkInput>,
-  options: ReplyLinkerOptions = {},
-): LinkDecision[] {
-  const linker = new ReplyLinker(options);
-  const decisions: LinkDecision[] = [];
-  for (const message of messages) decisions.push(linker.link(message));
-  return decisions;
 }

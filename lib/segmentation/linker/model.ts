@@ -33,6 +33,8 @@ export interface LinkerModelFile {
   readonly output: readonly number[];
   /** Added to "starts a conversation"'s score (see `ReplyLinkerOptions.startBias`). */
   readonly startBias: number;
+  /** See `ReplyLinkerOptions.mergeMargin`; absent (a model from before it): 0, never merge. */
+  readonly mergeMargin?: number;
   /** Training messages the frequencies were counted over. */
   readonly documents: number;
   /** Words (space-separated) and their document frequencies, aligned; rare words left out. */
@@ -51,6 +53,7 @@ export class LinkerModel implements RarityTable {
   readonly bias: Float32Array;
   readonly output: Float32Array;
   readonly startBias: number;
+  readonly mergeMargin: number;
   /** The distance features' first-layer input for each distance 1…window, `hidden` per row. */
   readonly byDistance: Float64Array;
   /** The listed words and their rarities, computed once from their frequencies. */
@@ -88,6 +91,7 @@ export class LinkerModel implements RarityTable {
     this.bias = expect("bias", file.bias, h);
     this.output = expect("output", file.output, h);
     this.startBias = file.startBias;
+    this.mergeMargin = file.mergeMargin ?? 0;
     this.byDistance = new Float64Array((file.window + 1) * h);
     const x = new Float64Array(PAIR_SIZE);
     for (let d = 1; d <= file.window; d++) {

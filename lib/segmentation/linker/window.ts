@@ -203,6 +203,33 @@ export class Window {
     if (entry.conversation !== conversation) entry.opaque = true;
   }
 
+  /**
+   * Makes conversations `a` and `b` one, from position `from` on (the linked message's horizon:
+   * no later message looks farther back, and a restored window starts no earlier): the one whose
+   * messages there come first keeps its id (a conversation is named by its first message) and
+   * takes the other's. Returns the id kept and the id given up.
+   */
+  merge(a: string, b: string, from: number): { kept: string; gone: string } {
+    let kept = a;
+    for (let p = from; p < this.next; p++) {
+      const conversation = this.at(p).conversation;
+      if (conversation === a || conversation === b) {
+        kept = conversation;
+        break;
+      }
+    }
+    const gone = kept === a ? b : a;
+    // A kept stand-in is already one: its messages are opaque, as `settle` makes them.
+    const opaque = !storable(kept);
+    for (let p = from; p < this.next; p++) {
+      const entry = this.at(p);
+      if (entry.conversation !== gone) continue;
+      entry.conversation = kept;
+      if (opaque) entry.opaque = true;
+    }
+    return { kept, gone };
+  }
+
   /** Adds an entry at the end; its author's previous message, if at `from` or later, precedes it. */
   private add(entry: Entry, from: number): void {
     const position = entry.position;

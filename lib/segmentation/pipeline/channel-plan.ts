@@ -222,10 +222,10 @@ function planWithinBound(
   for (let kept = arrivals.length; ; kept = Math.floor(kept / 2)) {
     const taken = arrivals.slice(0, kept);
     const read = [...behind, ...taken.flatMap(ref)];
-    const { refs, linker, links } =
+    const { refs, linker, links, merges } =
       config.conversations === "linked"
-        ? linkConversations(state.linker, read, choices)
-        : { refs: read, linker: undefined, links: [] };
+        ? linkConversations(state.linker, read, choices, deps.advisor !== undefined)
+        : { refs: read, linker: undefined, links: [], merges: [] };
     const trimmed = capped || kept < arrivals.length;
     const streams = {
       planner: state.planner,
@@ -233,7 +233,7 @@ function planWithinBound(
       threadFloor: state.threadFloor ?? null,
     };
     const at = planningTime(streams, refs, now, trimmed, kept, config);
-    const result = planStreams(channel, streams, refs, at, config);
+    const result = planStreams(channel, streams, refs, at, config, merges);
     const planned: TickState = {
       ...state,
       planner: result.planner,

@@ -7,6 +7,7 @@ import type { ArrivalContent, InferredReply } from "../../history/dynamodb/index
 import { messageText } from "../../history/index.js";
 import {
   type AdvisedMessage,
+  type ConversationMerge,
   type LinkAdvisor,
   type LinkAnswer,
   type LinkChoice,
@@ -15,6 +16,7 @@ import {
   type LinkQuestion,
   questionOf,
   ReplyLinker,
+  settleMerges,
   takenAnswers,
 } from "../linker/index.js";
 import type { StreamRef } from "./streams.js";
@@ -33,14 +35,19 @@ export type LinkChoices = ReadonlyMap<string, LinkChoice>;
  * line) put in its conversation by the reply linker, restored from the state and snapshotted
  * after; re-run from the recorded window whenever the tick plans again, so a message is linked
  * once per recorded state, in the order the tick reads it, with the same `choices` each time.
+ * Each ref's conversation is the one the whole read settles on; `merges` lists, in order, the
+ * conversations the linker made one (`LinkDecision.merged`), for the streams to follow. With an
+ * advisor (`advised`) the linker merges nothing: what it is unsure of, the advisor decides.
  */
 export function linkConversations(
   previous: LinkerState | undefined,
   read: readonly LinkableRef[],
   choices: LinkChoices,
-): { refs: StreamRef[]; linker: LinkerState; links: InferredReply[] } {
-  const linker = restored(previous, 0);
+  advised: boolean,
+): { refs: StreamRef[]; linker: LinkerState; links: InferredReply[]; merges: ConversationMerge[] } {
+  const linker = restored(previous, 0, advised);
   const links: InferredReply[] = [];
+  const merges: ConversationMerge[] = [];
   const refs = read.map((r): StreamRef => {
     const { content: _, ...plain } = r;
     const linked = linkOne(linker, r, choices);
@@ -48,15 +55,30 @@ export function linkConversations(
     if (typeof linked === "string") return { ...plain, conversation: linked };
     if (linked.source === "inferred" && linked.parent !== undefined)
       links.push({ id: r.id, parent: linked.parent });
+    if (linked.merged !== undefined)
+      merges.push({ gone: linked.merged, kept: linked.conversation });
     return { ...plain, conversation: linked.conversation };
   });
-  return { refs, linker: linker.snapshot(), links };
+  if (merges.length === 0) return { refs, linker: linker.snapshot(), links, merges };
+  const settled = settleMerges(merges);
+  return {
+    refs: refs.map((r) =>
+      r.conversation === undefined ? r : { ...r, conversation: settled(r.conversation) },
+    ),
+    linker: linker.snapshot(),
+    links,
+    merges,
+  };
 }
 
-const restored = (previous: LinkerState | undefined, alternatives: number) =>
-  previous === undefined
-    ? new ReplyLinker({ alternatives })
-    : ReplyLinker.restore(previous, { alternatives });
+function restored(
+  previous: LinkerState | undefined,
+  alternatives: number,
+  advised: boolean,
+): ReplyLinker {
+  const options = advised ? { alternatives, mergeMargin: 0 } : { alternatives };
+  return previous === undefined ? new ReplyLinker(options) : ReplyLinker.restore(previous, options);
+}
 
 /**
  * One ref linked: undefined when it is not the linker's (a thread's reply, a system line, no
@@ -140,7 +162,7 @@ function unsureLinks(
   read: readonly LinkableRef[],
   choices: LinkChoices,
 ): LinkDecision[] {
-  const linker = restored(previous, advisor.candidates + 1);
+  const linker = restored(previous, advisor.candidates + 1, true);
   const unsure: LinkDecision[] = [];
   for (const r of read) {
     const linked = linkOne(linker, r, choices);

@@ -7,6 +7,7 @@
  * the read position, holds, lease and exactly-once delivery are the channel's, unchanged.
  */
 import { compareRefs } from "../../base/identity/index.js";
+import { type ConversationMerge, settleMerges } from "../linker/index.js";
 import { plan } from "./planner.js";
 import type {
   LinkedRef,
@@ -85,7 +86,10 @@ const keyOf = (state: ThreadState) =>
 /**
  * Plans every stream of `channel` for one tick: the arrivals are split by stream (an arrival
  * already in any stream's tail is a repeat, ignored), each stream with arrivals or an open tail
- * is planned, and idle threads past {@link MAX_IDLE_THREADS} are forgotten.
+ * is planned, and idle threads past {@link MAX_IDLE_THREADS} are forgotten. A linked
+ * conversation the linker merged into another (`merges`, in the order made; the arrivals already
+ * name the conversation kept) hands its open tail to the one kept, where it is planned as
+ * arrivals: late there when that stream went past it, so delivered, never lost.
  */
 export function planStreams(
   channel: string,
@@ -93,11 +97,13 @@ export function planStreams(
   arrivals: readonly StreamRef[],
   now: number,
   config: PipelineConfig,
+  merges: readonly ConversationMerge[] = [],
 ): StreamsPlan {
   const inTails = new Set(states.planner.tail.map((m) => m.id));
   for (const thread of states.threads) for (const m of thread.planner.tail) inTails.add(m.id);
   const own: LinkedRef[] = [];
   const byThread = new Map<string, LinkedRef[]>();
+  const streams = merges.length === 0 ? states.threads : handOver(states.threads, merges, byThread);
   for (const arrival of arrivals) {
     if (inTails.has(arrival.id)) continue;
     const stream = streamOf(arrival);
@@ -118,7 +124,7 @@ export function planStreams(
   const dropped = [...main.dropped];
   const late = [...main.late];
   const due = [main.nextDueAt];
-  const known = new Map(states.threads.map((t) => [keyOf(t), t]));
+  const known = new Map(streams.map((t) => [keyOf(t), t]));
   for (const key of byThread.keys()) {
     if (known.has(key)) continue;
     const root = key.slice(1);
@@ -152,6 +158,26 @@ export function planStreams(
     threadFloor: kept.floor,
     nextDueAt: times.length === 0 ? null : Math.min(...times),
   };
+}
+
+/**
+ * `threads` with the open tail of each conversation merged into another emptied, and the tail
+ * put in `byStream` under the conversation it is in now.
+ */
+function handOver(
+  threads: readonly ThreadState[],
+  merges: readonly ConversationMerge[],
+  byStream: Map<string, LinkedRef[]>,
+): ThreadState[] {
+  const settled = settleMerges(merges);
+  return threads.map((stream) => {
+    if (stream.conversation !== true || stream.planner.tail.length === 0) return stream;
+    const into = settled(stream.root);
+    if (into === stream.root) return stream;
+    const key = conversationKey(into);
+    byStream.set(key, [...(byStream.get(key) ?? []), ...stream.planner.tail]);
+    return { ...stream, planner: { ...stream.planner, tail: [] } };
+  });
 }
 
 /** The newest timestamp of every stream's tail (for planning a backlog read over ticks). */

@@ -3,19 +3,22 @@
  * once, the features of a candidate's conversation summed once per conversation); these tests
  * hold it to the plain dense scorer it replaced, score for score (the same terms, summed in
  * another order: equal to 1e-12 of their size), and pin the shipped model's decisions on a fixed
- * chat, so that speed work cannot change a decision.
+ * chat, so that speed work cannot change a decision; a message torn between two conversations
+ * makes them one, and the merges settle every message's conversation.
  */
 import { createHash } from "node:crypto";
 import {
   defaultLinkerModel,
   type LinkDecision,
   LinkerModel,
+  type LinkerModelFile,
   type LinkInput,
   linkAll,
   PAIR_SIZE,
   type PairContext,
   pairFeatures,
   ReplyLinker,
+  settledConversations,
   type Window,
 } from "convoseg/linker";
 import fc from "fast-check";
@@ -24,6 +27,7 @@ import {
   DISTANCE_END,
   PAIR_SIZE_BEFORE_OPTIONS,
 } from "../../../lib/segmentation/linker/features.js";
+import modelFile from "../../../lib/segmentation/linker/linker-model.json" with { type: "json" };
 import { finish, project } from "../../../lib/segmentation/linker/model.js";
 import type { Entry } from "../../../lib/segmentation/linker/window.js";
 
@@ -58,7 +62,10 @@ function fixtureChat(count: number): LinkInput[] {
 }
 
 function digest(decisions: readonly LinkDecision[]): string {
-  const lines = decisions.map((d) => `${d.parent ?? "-"} ${d.conversation}`);
+  const lines = decisions.map(
+    (d) =>
+      `${d.parent ?? "-"} ${d.conversation}${d.also === undefined ? "" : ` ${d.also} ${d.merged}`}`,
+  );
   return createHash("sha256").update(lines.join("\n")).digest("hex");
 }
 
@@ -191,10 +198,16 @@ describe("the linker's scorer", () => {
   it("decides a fixed chat as the shipped model always has", () => {
     // Pinned with the shipped model of 2026-12-07 choosing by conversation among candidates up to
     // 12 back or with a sign of a link (up to 20 back it gave 67ccc252…, choosing by candidate
-    // 30d6a469…; the model before it 8b52f2b2…, before and after the scorer went sparse); a
-    // retrained model changes it, and says so in its commit.
-    expect(digest(linkAll(fixtureChat(3000)))).toBe(
+    // 30d6a469…; the model before it 8b52f2b2…, before and after the scorer went sparse), at its
+    // start bias then and never merging; a retrained model changes it, and says so in its commit.
+    expect(digest(linkAll(fixtureChat(3000), { startBias: -1.75, mergeMargin: 0 }))).toBe(
       "e9fe7d99469858396b02c1235d8d0b44de892cc18e80409471ec35b1938aec50",
+    );
+    // The same weights at the start bias and merge margin chosen on dev for merging (2026-12-07).
+    const merging = linkAll(fixtureChat(3000));
+    expect(merging.some((d) => d.merged !== undefined)).toBe(true);
+    expect(digest(merging)).toBe(
+      "8b5d5cf32a7051718d32024258d4eab260404324ef7a41b4b22a07c8cc786133",
     );
   });
 
@@ -233,13 +246,14 @@ describe("the linker's choice", () => {
         const linker = new ReplyLinker(model ? { model, alternatives: 3 } : { alternatives: 3 });
         const scorer = linker as unknown as Scorer;
         const fast = scorer.score.bind(scorer);
-        let options: { candidate: Entry | undefined; score: number }[] = [];
+        // Each candidate's conversation as scored: a merge relabels it after.
+        let options: { candidate: Entry | undefined; conversation?: string; score: number }[] = [];
         scorer.score = (query, candidate) => {
           const score = fast(query, candidate);
-          options.push({ candidate, score });
+          options.push({ candidate, conversation: candidate?.conversation, score });
           return score;
         };
-        const startBias = (model ?? defaultLinkerModel()).startBias;
+        const { startBias, mergeMargin } = model ?? defaultLinkerModel();
         for (const message of messages) {
           options = [];
           const decision = linker.link(message);
@@ -247,8 +261,8 @@ describe("the linker's choice", () => {
           // The reference: each conversation's softmax mass, summed in full, start its own.
           const mass = new Map<string | null, number>();
           const bestOf = new Map<string | null, { id: string | null; score: number }>();
-          for (const { candidate, score: raw } of options) {
-            const key = candidate === undefined ? null : candidate.conversation;
+          for (const { candidate, conversation, score: raw } of options) {
+            const key = conversation ?? null;
             const score = candidate === undefined ? raw + startBias : raw;
             mass.set(key, (mass.get(key) ?? 0) + Math.exp(score));
             const best = bestOf.get(key);
@@ -264,9 +278,83 @@ describe("the linker's choice", () => {
           expect(decision.options?.[0]).toBe(decision.parent ?? null);
           if (second !== undefined)
             expect(decision.margin).toBeCloseTo(Math.log(first[1] / second[1]), 9);
+          // Two likeliest conversations this close: the message joins the second too.
+          const merges =
+            second !== undefined &&
+            first[0] !== null &&
+            second[0] !== null &&
+            Math.log(first[1] / second[1]) < mergeMargin;
+          expect(decision.also ?? null).toBe(merges ? bestOf.get(second[0])?.id : null);
+          if (merges) {
+            expect([first[0], second[0]]).toContain(decision.conversation);
+            expect([first[0], second[0]]).toContain(decision.merged);
+            expect(decision.merged).not.toBe(decision.conversation);
+          }
         }
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe("merging two conversations", () => {
+  it("names the merged conversation by its first message, for every message after and in the window", () => {
+    const linker = new ReplyLinker();
+    const chat = fixtureChat(3000);
+    const seen: LinkInput[] = [];
+    let merges = 0;
+    for (const message of chat) {
+      const decision = linker.link(message);
+      seen.push(message);
+      if (decision.merged === undefined) continue;
+      merges++;
+      const { conversation, merged } = decision;
+      // The conversation kept is the one whose first message in the window came first.
+      const order = seen.map((m) => m.id);
+      expect(order.indexOf(conversation)).toBeLessThan(order.indexOf(merged));
+      expect(decision.also).toBeDefined();
+      expect(decision.margin).toBeLessThan(defaultLinkerModel().mergeMargin);
+      // No message the window still holds is in the conversation given up.
+      for (const m of seen.slice(-100)) expect(linker.conversationOf(m.id)).not.toBe(merged);
+      expect(linker.conversationOf(decision.also as string)).toBe(conversation);
+    }
+    expect(merges).toBeGreaterThan(0);
+  });
+
+  it("never merges at a merge margin of 0, nor with a model file from before merging", () => {
+    const decisions = linkAll(fixtureChat(1500), { mergeMargin: 0 });
+    expect(decisions.some((d) => d.also !== undefined || d.merged !== undefined)).toBe(false);
+    const { mergeMargin: _, ...before } = modelFile as LinkerModelFile;
+    expect(new LinkerModel(before).mergeMargin).toBe(0);
+  });
+
+  it("refuses a merge margin that is negative or not a number, naming it", () => {
+    for (const mergeMargin of [-0.1, Number.NaN])
+      expect(() => new ReplyLinker({ mergeMargin })).toThrow(
+        /mergeMargin must be a number of at least 0/,
+      );
+  });
+
+  it("settles each message's conversation through every later merge, chains included", () => {
+    const d = (id: string, conversation: string, merged?: string): LinkDecision => ({
+      id,
+      conversation,
+      source: "inferred",
+      ...(merged === undefined ? {} : { also: merged, merged }),
+    });
+    const decisions = [
+      d("a", "a"),
+      d("b", "b"),
+      d("c", "c"),
+      d("a2", "a"),
+      // b joins a, then a joins c: all of them end in c.
+      d("m1", "a", "b"),
+      d("d", "d"),
+      d("m2", "c", "a"),
+    ];
+    expect(settledConversations(decisions)).toEqual(["c", "c", "c", "c", "c", "d", "c"]);
+    expect(settledConversations(linkAll(fixtureChat(300), { mergeMargin: 0 }))).toEqual(
+      linkAll(fixtureChat(300), { mergeMargin: 0 }).map((x) => x.conversation),
     );
   });
 });

@@ -3,9 +3,11 @@
  * a stream of their own with the planner's rules, the root stays in the channel's; a reply that
  * arrives after its thread's segment was emitted follows the late policy; idle threads are
  * forgotten past a bound without breaking it; size cuts read known replies; every message is in exactly one segment whatever
- * the ticks (property).
+ * the ticks (property); a linked conversation merged into another hands it its open tail, and
+ * still every message is in exactly one segment (property).
  */
 
+import { type ConversationMerge, settleMerges } from "convoseg/linker";
 import { decodeTickState, encodeTickState } from "convoseg/pipeline/store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -173,6 +175,133 @@ describe("planStreams", () => {
                 const thread = chat.find((c) => c.id === m.id)?.thread;
                 expect(segment.thread).toBe(thread);
               }
+            }
+            state = plan;
+          }
+          expect(seen.sort()).toEqual(chat.map((m) => m.id).sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("planStreams with merged conversations", () => {
+  const linked = (id: string, minutes: number, conversation: string): StreamRef => ({
+    ...msg(id, minutes),
+    conversation,
+  });
+  const tails = (plan: ReturnType<typeof planStreams>) =>
+    plan.threads.map((t) => [t.root, t.planner.tail.map((m) => m.id)]);
+
+  it("hands the open tail of the conversation given up to the one kept, planned there", () => {
+    const first = planStreams(
+      "c",
+      EMPTY,
+      [linked("a0", 0, "a0"), linked("b0", 1, "b0"), linked("a1", 2, "a0"), linked("b1", 3, "b0")],
+      at(30),
+      { ...CONFIG, maxSize: 10 },
+    );
+    expect(view(first)).toEqual([]);
+    expect(tails(first)).toEqual([
+      ["a0", ["a0", "a1"]],
+      ["b0", ["b0", "b1"]],
+    ]);
+    // m joins both: b0's conversation is a0's from now on, and m arrives in it.
+    const merged = planStreams(
+      "c",
+      first,
+      [linked("m", 40, "a0")],
+      at(50),
+      { ...CONFIG, maxSize: 10 },
+      [{ gone: "b0", kept: "a0" }],
+    );
+    expect(tails(merged)).toEqual([
+      ["a0", ["a0", "b0", "a1", "b1", "m"]],
+      ["b0", []],
+    ]);
+    const settled = planStreams("c", merged, [], at(200), { ...CONFIG, maxSize: 10 });
+    expect(view(settled)).toEqual([[null, false, ["a0", "b0", "a1", "b1", "m"]]]);
+    expect(settled.segments[0]?.conversation).toBe("a0");
+  });
+
+  it("delivers the tail handed over late when the kept conversation's stream went past it", () => {
+    const first = planStreams(
+      "c",
+      EMPTY,
+      [linked("a0", 0, "a0"), linked("b0", 1, "b0"), linked("a1", 2, "a0"), linked("a2", 3, "a0")],
+      at(30),
+      { ...CONFIG, maxSize: 1 },
+    );
+    // a0's stream emitted its full pieces but the last; b0's waits for more.
+    expect(view(first)).toEqual([
+      [null, false, ["a0"]],
+      [null, false, ["a1"]],
+    ]);
+    const merged = planStreams(
+      "c",
+      first,
+      [linked("m", 40, "a0")],
+      at(200),
+      { ...CONFIG, maxSize: 2 },
+      [{ gone: "b0", kept: "a0" }],
+    );
+    expect(view(merged)).toEqual([
+      [null, true, ["b0"]],
+      [null, false, ["a2", "m"]],
+    ]);
+    expect(merged.late.map((m) => m.id)).toEqual(["b0"]);
+  });
+
+  it("puts every message in exactly one segment, in its conversation as merged then, whatever the ticks and merges (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 90 }),
+            conversation: fc.nat(4),
+            merge: fc.option(fc.tuple(fc.nat(4), fc.nat(4)), { freq: 3 }),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
+        fc.array(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 1, max: 4 }),
+        (steps, ticks, maxSize) => {
+          let minutes = 0;
+          const chat = steps.map(({ gap }, i) => {
+            minutes += gap;
+            return msg(`m${i}`, minutes);
+          });
+          let state = EMPTY;
+          let clock = 0;
+          let read = 0;
+          const merges: ConversationMerge[] = [];
+          const seen: string[] = [];
+          for (const step of [...ticks, 10_000]) {
+            clock += step;
+            const arrived: StreamRef[] = [];
+            const made: ConversationMerge[] = [];
+            while (read < chat.length && (chat[read] as StreamRef).ts <= at(clock)) {
+              const { conversation, merge } = steps[read] as (typeof steps)[number];
+              // As the linker merges: two conversations that are still apart.
+              const current = settleMerges([...merges, ...made]);
+              if (merge !== null) {
+                const [gone, kept] = merge.map((n) => current(`k${n}`));
+                if (gone !== kept) made.push({ gone: gone as string, kept: kept as string });
+              }
+              arrived.push({ ...(chat[read++] as StreamRef), conversation: `k${conversation}` });
+            }
+            merges.push(...made);
+            const now = settleMerges(merges);
+            const refs = arrived.map((r) => ({
+              ...r,
+              conversation: now(r.conversation as string),
+            }));
+            const plan = planStreams("c", state, refs, at(clock), { ...CONFIG, maxSize }, made);
+            for (const segment of plan.segments) {
+              seen.push(...segment.messages.map((m) => m.id));
+              if (!segment.late)
+                expect(now(segment.conversation as string)).toBe(segment.conversation);
             }
             state = plan;
           }
