@@ -73,6 +73,13 @@ export interface ReplyLinkerOptions {
    * @default the model's own, chosen on the dev split
    */
   readonly mergeMargin?: number;
+  /**
+   * Two conversations merge only while they hold at most this many of the window's messages
+   * together: a large conversation's summed probability grows with its candidates, and merging
+   * without a bound lets it swallow its channel's talk one conversation at a time.
+   * @default the model's own, chosen on the dev split
+   */
+  readonly mergeLimit?: number;
   /** How many best options an inferred decision lists (`LinkDecision.options`). @default 0 */
   readonly alternatives?: number;
 }

@@ -47,6 +47,7 @@ export class ReplyLinker {
   private readonly model: LinkerModel;
   private readonly startBias: number;
   private readonly mergeMargin: number;
+  private readonly mergeLimit: number;
   private readonly alternatives: number;
   private window: Window;
   private readonly queryX = new Float64Array(QUERY_SIZE);
@@ -92,6 +93,11 @@ export class ReplyLinker {
     if (!(this.mergeMargin >= 0))
       throw new RangeError(
         `mergeMargin must be a number of at least 0 (got ${String(this.mergeMargin)})`,
+      );
+    this.mergeLimit = options.mergeLimit ?? this.model.mergeLimit;
+    if (!(this.mergeLimit >= 0))
+      throw new RangeError(
+        `mergeLimit must be a number of at least 0 (got ${String(this.mergeLimit)})`,
       );
     this.alternatives = options.alternatives ?? 0;
     if (!Number.isInteger(this.alternatives) || this.alternatives < 0)
@@ -250,7 +256,10 @@ export class ReplyLinker {
         conversation: parent.conversation,
         source: "inferred",
         margin,
-        ...(secondL >= 0 && margin < this.mergeMargin && local[at & mask] === firstL
+        ...(secondL >= 0 &&
+        margin < this.mergeMargin &&
+        local[at & mask] === firstL &&
+        (context.size[firstL] as number) + (context.size[secondL] as number) <= this.mergeLimit
           ? this.merge(query, parent, this.window.at(topAt[secondL] as number))
           : {}),
       };

@@ -35,6 +35,8 @@ export interface LinkerModelFile {
   readonly startBias: number;
   /** See `ReplyLinkerOptions.mergeMargin`; absent (a model from before it): 0, never merge. */
   readonly mergeMargin?: number;
+  /** See `ReplyLinkerOptions.mergeLimit`; absent: the window's size, no bound. */
+  readonly mergeLimit?: number;
   /** Training messages the frequencies were counted over. */
   readonly documents: number;
   /** Words (space-separated) and their document frequencies, aligned; rare words left out. */
@@ -54,6 +56,7 @@ export class LinkerModel implements RarityTable {
   readonly output: Float32Array;
   readonly startBias: number;
   readonly mergeMargin: number;
+  readonly mergeLimit: number;
   /** The distance features' first-layer input for each distance 1…window, `hidden` per row. */
   readonly byDistance: Float64Array;
   /** The listed words and their rarities, computed once from their frequencies. */
@@ -92,6 +95,7 @@ export class LinkerModel implements RarityTable {
     this.output = expect("output", file.output, h);
     this.startBias = file.startBias;
     this.mergeMargin = file.mergeMargin ?? 0;
+    this.mergeLimit = file.mergeLimit ?? file.window;
     this.byDistance = new Float64Array((file.window + 1) * h);
     const x = new Float64Array(PAIR_SIZE);
     for (let d = 1; d <= file.window; d++) {

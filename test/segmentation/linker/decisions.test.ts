@@ -203,11 +203,11 @@ describe("the linker's scorer", () => {
     expect(digest(linkAll(fixtureChat(3000), { startBias: -1.75, mergeMargin: 0 }))).toBe(
       "e9fe7d99469858396b02c1235d8d0b44de892cc18e80409471ec35b1938aec50",
     );
-    // The same weights at the start bias and merge margin chosen on dev for merging (2026-12-07).
+    // The same weights at the start bias, merge margin and limit chosen on dev (2026-12-07).
     const merging = linkAll(fixtureChat(3000));
     expect(merging.some((d) => d.merged !== undefined)).toBe(true);
     expect(digest(merging)).toBe(
-      "8b5d5cf32a7051718d32024258d4eab260404324ef7a41b4b22a07c8cc786133",
+      "7d3c5642f811a75429a96a534cf5c134a7730602d3bb242f4b45af13599525a4",
     );
   });
 
@@ -284,8 +284,10 @@ describe("the linker's choice", () => {
             first[0] !== null &&
             second[0] !== null &&
             Math.log(first[1] / second[1]) < mergeMargin;
-          expect(decision.also ?? null).toBe(merges ? bestOf.get(second[0])?.id : null);
-          if (merges) {
+          // Unless the two hold more than `mergeLimit` of the window's messages together.
+          if (!merges) expect(decision.also).toBeUndefined();
+          if (decision.also !== undefined) {
+            expect(decision.also).toBe(bestOf.get((second as [string, number])[0])?.id);
             expect([first[0], second[0]]).toContain(decision.conversation);
             expect([first[0], second[0]]).toContain(decision.merged);
             expect(decision.merged).not.toBe(decision.conversation);
@@ -326,6 +328,15 @@ describe("merging two conversations", () => {
     expect(decisions.some((d) => d.also !== undefined || d.merged !== undefined)).toBe(false);
     const { mergeMargin: _, ...before } = modelFile as LinkerModelFile;
     expect(new LinkerModel(before).mergeMargin).toBe(0);
+  });
+
+  it("merges no two conversations holding more than the merge limit of the window together", () => {
+    const merges = (mergeLimit?: number) =>
+      linkAll(fixtureChat(3000), mergeLimit === undefined ? {} : { mergeLimit }).filter(
+        (d) => d.merged !== undefined,
+      ).length;
+    expect(merges(0)).toBe(0);
+    expect(merges()).toBeLessThan(merges(defaultLinkerModel().window));
   });
 
   it("refuses a merge margin that is negative or not a number, naming it", () => {
