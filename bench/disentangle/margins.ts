@@ -46,7 +46,7 @@ const right = (
 export function marginRows(files: readonly (readonly MarginLine[])[]): MarginRow[] {
   const scored: { margin: number; right: boolean; mendable: boolean }[] = [];
   for (const lines of files) {
-    // As the linker decides where an advisor is asked: without merging.
+    // As the linker decides where an advisor is asked: merging nothing.
     const linker = new ReplyLinker({ alternatives: SHOWN + 1, mergeMargin: 0 });
     const conversationOf = new Map<string, string>();
     for (const line of lines) {

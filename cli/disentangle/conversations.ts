@@ -4,7 +4,7 @@
  */
 import { type LinkChoice, type LinkDecision, type LinkInput, ReplyLinker } from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
-import { linkInput } from "../shared/conversation-streams.js";
+import { advised, linkInput } from "../shared/conversation-streams.js";
 import { formatCount } from "../shared/format.js";
 import type { Progress } from "../shared/progress.js";
 
@@ -49,8 +49,7 @@ export function disentangleChannel(
       yield linkInput(messages[i] as ChatMessage, ignoreLinks);
     }
   }
-  // Choices are `--ask-links`' answers: the model asked decides, and the linker merges nothing.
-  const linker = new ReplyLinker(choices === undefined ? {} : { mergeMargin: 0 });
+  const linker = new ReplyLinker(advised(choices) ? { mergeMargin: 0 } : {});
   const decisions: LinkDecision[] = [];
   for (const input of inputs()) decisions.push(linker.link(input, choices?.get(input.id)));
   const index = new Map(messages.map((m, i) => [m.id, i]));

@@ -119,6 +119,13 @@ export function linkInput(message: ChatMessage, ignoreLinks: boolean): LinkInput
 }
 
 /**
+ * Whether `--ask-links`' answers were taken: the linker then merges no conversations, as the
+ * model decided what it was unsure of (and the tick does the same).
+ */
+export const advised = (choices: ReadonlyMap<string, LinkChoice> | undefined): boolean =>
+  choices !== undefined && choices.size > 0;
+
+/**
  * One channel's own messages (none a reply in a thread), in the order given (the product's),
  * linked by the reply linker and grouped in conversation streams. Their `replyTo`s are taken as
  * given unless `ignoreReplyTo` (annotations to measure against, not the platform's links), and
@@ -130,8 +137,7 @@ export function linkedConversations(
   options: { ignoreReplyTo?: boolean; choices?: ReadonlyMap<string, LinkChoice> } = {},
 ): ConversationStream<ChatMessage>[] {
   const { ignoreReplyTo = false, choices } = options;
-  // Choices are `--ask-links`' answers: the model asked decides, and the linker merges nothing.
-  const linker = new ReplyLinker(choices === undefined ? {} : { mergeMargin: 0 });
+  const linker = new ReplyLinker(advised(choices) ? { mergeMargin: 0 } : {});
   const decisions = messages.map((m) =>
     linker.link(linkInput(m, ignoreReplyTo), choices?.get(m.id)),
   );

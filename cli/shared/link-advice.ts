@@ -85,7 +85,8 @@ async function adviseChannel(
   inputs: readonly LinkInput[],
   advisor: LinkAdvisor,
 ): Promise<ChannelAdvice> {
-  // No merging where an advisor is asked: it decides what the model is unsure of.
+  // Merging nothing, as the linker links once the model's answers are taken (its merges hedge
+  // what it is unsure of, which the model decides instead).
   const linker = new ReplyLinker({ alternatives: advisor.candidates + 1, mergeMargin: 0 });
   const known = new Map<string, AdvisedMessage>();
   const questions: LinkQuestion[] = [];

@@ -256,9 +256,11 @@ export class ReplyLinker {
         conversation: parent.conversation,
         source: "inferred",
         margin,
-        ...(secondL >= 0 &&
+        // A link chosen for the linker (an advisor's answer, a parent recorded before) is decided:
+        // no merge beside it.
+        ...(chosenAt === undefined &&
+        secondL >= 0 &&
         margin < this.mergeMargin &&
-        local[at & mask] === firstL &&
         (context.size[firstL] as number) + (context.size[secondL] as number) <= this.mergeLimit
           ? this.merge(query, parent, this.window.at(topAt[secondL] as number))
           : {}),

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Arrival, InferredReply } from "../../history/dynamodb/index.js";
-import { chooseLinks, type LinkableRef, type LinkChoices, linkConversations } from "./linking.js";
+import { type ChosenLinks, chooseLinks, type LinkableRef, linkConversations } from "./linking.js";
 import {
   type BrokenHold,
   type ChannelSnapshot,
@@ -36,6 +36,8 @@ interface Step {
   behind: number;
   /** The reply linker's inferred parents of the arrivals planned (`linked` mode), to record. */
   links: InferredReply[];
+  /** Conversations the linker merged into another (`linked` mode). */
+  merges: number;
   nextDueAt: number | null;
 }
 
@@ -90,7 +92,7 @@ export async function advance(
   const choices =
     deps.settings.conversations === "linked"
       ? await chooseLinks(deps, channel, state.linker, [...behind, ...arrivals.flatMap(ref)])
-      : new Map();
+      : { choices: new Map(), advised: false };
   const planned = planWithinBound(deps, channel, state, {
     arrivals,
     capped,
@@ -118,6 +120,7 @@ export async function advance(
     renewed,
     behind: behind.length,
     links: planned.links,
+    merges: planned.merges,
     nextDueAt: due.length === 0 ? null : Math.min(...due),
   };
 }
@@ -211,7 +214,7 @@ function planWithinBound(
     behind: LinkableRef[];
     horizon: bigint | null;
     now: number;
-    choices: LinkChoices;
+    choices: ChosenLinks;
   },
 ) {
   const { arrivals, capped, behind, horizon, now, choices } = read;
@@ -224,7 +227,7 @@ function planWithinBound(
     const read = [...behind, ...taken.flatMap(ref)];
     const { refs, linker, links, merges } =
       config.conversations === "linked"
-        ? linkConversations(state.linker, read, choices, deps.advisor !== undefined)
+        ? linkConversations(state.linker, read, choices)
         : { refs: read, linker: undefined, links: [], merges: [] };
     const trimmed = capped || kept < arrivals.length;
     const streams = {
@@ -251,7 +254,14 @@ function planWithinBound(
     if (linker === undefined) delete planned.linker;
     else planned.linker = linker;
     if (kept === 0 || encodeTickState(planned).byteLength <= TARGET_STATE_BYTES) {
-      return { state: planned, taken, trimmed, links, nextDueAt: result.nextDueAt };
+      return {
+        state: planned,
+        taken,
+        trimmed,
+        links,
+        merges: merges.length,
+        nextDueAt: result.nextDueAt,
+      };
     }
   }
 }

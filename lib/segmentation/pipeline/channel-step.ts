@@ -70,6 +70,7 @@ export async function processChannel(
   // Before the state that moves past them is recorded: a tick that dies in between links the
   // same arrivals from the same window again, and writes the same parents.
   if (step.links.length > 0) await deps.messages.recordInferredReplies(channel, step.links);
+  if (step.merges > 0) deps.metrics.add("ConversationsMerged", step.merges);
   if (step.behind > 0) {
     deps.metrics.add("ArrivalsBehindReadPosition", step.behind);
     deps.logger.warn("arrivals found behind the read position (a broken hold's writer came back)", {

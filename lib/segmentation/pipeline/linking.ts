@@ -28,7 +28,17 @@ export interface LinkableRef extends StreamRef {
 }
 
 /** Choices for the linker by message id: stored parents and an advisor's answers. */
-export type LinkChoices = ReadonlyMap<string, LinkChoice>;
+type LinkChoices = ReadonlyMap<string, LinkChoice>;
+
+/**
+ * The choices a tick links with, and whether an advisor's answers are among them: then the
+ * linker merges no conversations (the model asked decided what it was unsure of, from a window
+ * that merged nothing), and otherwise links as it does alone, merging included.
+ */
+export interface ChosenLinks {
+  choices: LinkChoices;
+  advised: boolean;
+}
 
 /**
  * `linked` mode: each arrival of the channel's own stream (not a thread's reply, not a system
@@ -36,16 +46,15 @@ export type LinkChoices = ReadonlyMap<string, LinkChoice>;
  * after; re-run from the recorded window whenever the tick plans again, so a message is linked
  * once per recorded state, in the order the tick reads it, with the same `choices` each time.
  * Each ref's conversation is the one the whole read settles on; `merges` lists, in order, the
- * conversations the linker made one (`LinkDecision.merged`), for the streams to follow. With an
- * advisor (`advised`) the linker merges nothing: what it is unsure of, the advisor decides.
+ * conversations the linker made one (`LinkDecision.merged`), for the streams to follow; with an
+ * advisor's answers among the choices, none (`ChosenLinks`).
  */
 export function linkConversations(
   previous: LinkerState | undefined,
   read: readonly LinkableRef[],
-  choices: LinkChoices,
-  advised: boolean,
+  { choices, advised }: ChosenLinks,
 ): { refs: StreamRef[]; linker: LinkerState; links: InferredReply[]; merges: ConversationMerge[] } {
-  const linker = restored(previous, 0, advised);
+  const linker = restored(previous, 0, !advised);
   const links: InferredReply[] = [];
   const merges: ConversationMerge[] = [];
   const refs = read.map((r): StreamRef => {
@@ -74,9 +83,9 @@ export function linkConversations(
 function restored(
   previous: LinkerState | undefined,
   alternatives: number,
-  advised: boolean,
+  merging: boolean,
 ): ReplyLinker {
-  const options = advised ? { alternatives, mergeMargin: 0 } : { alternatives };
+  const options = merging ? { alternatives } : { alternatives, mergeMargin: 0 };
   return previous === undefined ? new ReplyLinker(options) : ReplyLinker.restore(previous, options);
 }
 
@@ -120,16 +129,16 @@ export async function chooseLinks(
   channel: string,
   previous: LinkerState | undefined,
   read: readonly LinkableRef[],
-): Promise<LinkChoices> {
+): Promise<ChosenLinks> {
   const choices = new Map<string, LinkChoice>();
   for (const r of read) {
     const stored = r.content?.inferredReplyTo;
     if (stored !== undefined) choices.set(r.id, { parent: stored });
   }
   const advisor = deps.advisor;
-  if (advisor === undefined || read.length === 0) return choices;
+  if (advisor === undefined || read.length === 0) return { choices, advised: false };
   const unsure = unsureLinks(advisor, previous, read, choices);
-  if (unsure.length === 0) return choices;
+  if (unsure.length === 0) return { choices, advised: false };
   const questions = await questionsOf(deps, channel, unsure, read);
   deps.metrics.add("LinksAsked", questions.length);
   const answers = await askWithin(advisor, channel, questions).catch((error: unknown) => {
@@ -149,12 +158,13 @@ export async function chooseLinks(
     taken++;
   }
   deps.metrics.add("LinksAdvised", taken);
-  return choices;
+  return { choices, advised: taken > 0 };
 }
 
 /**
  * The inferred decisions below the advisor's margin, in read order, up to its batch: decided in
- * a dry run from the same window with the stored choices, to see the model's best options.
+ * a dry run from the same window with the stored choices, merging nothing (as the linker then
+ * links with the answers), to see the model's best options.
  */
 function unsureLinks(
   advisor: LinkAdvisor,
@@ -162,7 +172,7 @@ function unsureLinks(
   read: readonly LinkableRef[],
   choices: LinkChoices,
 ): LinkDecision[] {
-  const linker = restored(previous, advisor.candidates + 1, true);
+  const linker = restored(previous, advisor.candidates + 1, false);
   const unsure: LinkDecision[] = [];
   for (const r of read) {
     const linked = linkOne(linker, r, choices);

@@ -59,6 +59,7 @@ export type MetricName =
   | "SharesBusy"
   | "WorkersInvoked"
   | "WorkerInvokeErrors"
+  | "ConversationsMerged"
   | "LinksAsked"
   | "LinksAdvised"
   | "LinkAdviceFailures";
