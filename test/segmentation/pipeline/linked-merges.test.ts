@@ -9,6 +9,7 @@ import { linkAll, settledConversations } from "convoseg/linker";
 import { runTick, type SegmentDelivery } from "convoseg/pipeline";
 import { MemoryChannelStore } from "convoseg/pipeline/store";
 import { describe, expect, it } from "vitest";
+import { interleavedChat } from "../../support/interleaved-chat.js";
 import { memoryRogueMarks } from "../../support/rogue-marks.js";
 import {
   type Chat,
@@ -19,37 +20,9 @@ import {
   T0,
 } from "./crash-replay.js";
 
-const PEOPLE = ["ana", "ben", "cleo", "dev", "eli", "fay"];
-const TOPICS = [
-  ["grub", "boot", "menu"],
-  ["wifi", "driver", "drops"],
-  ["printer", "queue", "stuck"],
-];
-
-/** Three topics interleaved by six people on one channel, a line every 20 s, fixed. */
-function interleaved(count: number): Chat[] {
-  let seed = 7;
-  const next = (n: number) => {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    return seed % n;
-  };
-  return Array.from({ length: count }, (_, i) => {
-    const topic = TOPICS[next(3)] as string[];
-    const words = Array.from({ length: 1 + next(4) }, () => topic[next(3)]);
-    const address = next(3) === 0 ? `${PEOPLE[next(6)]}: ` : "";
-    return {
-      id: `m${String(i).padStart(3, "0")}`,
-      ts: T0 + i * 20_000,
-      channel: "a",
-      user: PEOPLE[next(6)] as string,
-      text: `${address}${words.join(" ")}${next(3) === 0 ? "?" : ""}`,
-    };
-  });
-}
-
 describe("the tick, where the linker merges conversations", () => {
   it("counts each merge once, delivers every message once, each segment one conversation as merged", async () => {
-    const chat = interleaved(400);
+    const chat: Chat[] = interleavedChat(400, T0).map((m) => ({ ...m, channel: "a" }));
     const decisions = linkAll(
       [...chat]
         .sort(compareRefs)
