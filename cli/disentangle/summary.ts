@@ -70,8 +70,9 @@ function channelSummary(linked: LinkedChannel, grouped: Conversation[]): string[
     );
   }
   const system = count("system", false);
+  const merges = decisions.filter((d) => d.merged !== undefined).length;
   lines.push(
-    `  links: ${formatCount(count("platform", true))} platform (replyTo, thread), ${formatCount(count("inferred", true))} inferred; ${formatCount(count("inferred", false))} inferred starts${system > 0 ? `, ${plural(system, "system line")} (never linked)` : ""}`,
+    `  links: ${formatCount(count("platform", true))} platform (replyTo, thread), ${formatCount(count("inferred", true))} inferred; ${formatCount(count("inferred", false))} inferred starts${merges > 0 ? `, ${plural(merges, "message")} joining two conversations` : ""}${system > 0 ? `, ${plural(system, "system line")} (never linked)` : ""}`,
   );
   const examples = grouped
     .filter((c) => c.members.length >= EXAMPLE_MIN_SIZE)
@@ -136,14 +137,18 @@ function exampleLines(linked: LinkedChannel, { id, members }: Conversation): str
     const iso = new Date(message.ts).toISOString();
     const time = oneDay ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
     const parent = decisions[i]?.parent;
-    let reply = "";
-    if (parent !== undefined) {
-      const at = index.get(parent);
-      reply =
-        at === undefined
-          ? ` (reply to ${quoted(parent)}, not in the input)`
-          : ` (reply to ${shown(authorOf(messages[at] as ChatMessage) || quoted(parent), AUTHOR_WIDTH)})`;
-    }
+    const also = decisions[i]?.also;
+    const to = (id: string): string => {
+      const at = index.get(id);
+      return at === undefined
+        ? `${quoted(id)}, not in the input`
+        : shown(authorOf(messages[at] as ChatMessage) || quoted(id), AUTHOR_WIDTH);
+    };
+    // A message that joined two conversations names both parents.
+    const reply =
+      parent === undefined
+        ? ""
+        : ` (reply to ${to(parent)}${also === undefined ? "" : ` and to ${to(also)}`})`;
     const author = shown(authorOf(message) || "(no name)", AUTHOR_WIDTH);
     lines.push(`    ${time}  ${author}${reply}: ${shown(message.text ?? "", TEXT_WIDTH)}`);
   }

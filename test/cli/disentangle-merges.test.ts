@@ -1,14 +1,20 @@
 /**
  * The disentangle command's conversations follow the linker's merges: a message torn between two
  * conversations (`LinkDecision.also`) makes them one, so every message of both is printed in one
- * conversation, named by its first root, as `settledConversations` has them.
+ * conversation, named by its first root, as `settledConversations` has them; the summary counts
+ * those messages and names both of a message's parents.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { linkAll, settledConversations } from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
 import { describe, expect, it } from "vitest";
 import { disentangleChannel } from "../../cli/disentangle/conversations.js";
+import { formatSummary } from "../../cli/disentangle/summary.js";
 import { linkInput } from "../../cli/shared/conversation-streams.js";
 import { Progress } from "../../cli/shared/progress.js";
+import { runCli } from "../support/cli.js";
 import { interleavedChat } from "../support/interleaved-chat.js";
 
 describe("disentangle's conversations", () => {
@@ -26,5 +32,53 @@ describe("disentangle's conversations", () => {
       status: "linking",
     });
     expect(linked.conversations).toEqual(settledConversations(decisions));
+  });
+
+  it("are counted in the summary, and a message joining two names both parents", async () => {
+    const t0 = Date.UTC(2026, 0, 5);
+    const chat = interleavedChat(400, t0);
+    const decisions = linkAll(chat.map((m) => ({ ...m, author: m.user })));
+    const merges = decisions.filter((d) => d.merged !== undefined);
+    const dir = mkdtempSync(join(tmpdir(), "convoseg-merges-"));
+    const input = join(dir, "chat.jsonl");
+    writeFileSync(input, chat.map((m) => JSON.stringify(m)).join("\n"));
+    const { code, stdout } = await runCli(["disentangle", input], t0 + 86_400_000);
+    expect(code).toBe(0);
+    const counted = `${merges.length} message${merges.length === 1 ? "" : "s"}`;
+    expect(stdout).toContain(`, ${counted} joining two conversations`);
+  });
+
+  it("name both parents of a message that joined two", () => {
+    const at = Date.UTC(2026, 0, 5);
+    const messages: ChatMessage[] = ["ana", "ben", "cleo", "dev"].map((user, i) => ({
+      channel: "c",
+      id: `m${i}`,
+      ts: at + i * 60_000,
+      user,
+      text: `line ${i}`,
+    }));
+    const summary = formatSummary([
+      {
+        channel: "c",
+        messages,
+        decisions: [
+          { id: "m0", conversation: "m0", source: "inferred" },
+          { id: "m1", conversation: "m1", source: "inferred" },
+          { id: "m2", parent: "m0", conversation: "m0", source: "inferred" },
+          {
+            id: "m3",
+            parent: "m2",
+            also: "m1",
+            merged: "m1",
+            conversation: "m0",
+            source: "inferred",
+          },
+        ],
+        conversations: ["m0", "m0", "m0", "m0"],
+        unknownParents: 0,
+      },
+    ]);
+    expect(summary).toContain("1 message joining two conversations");
+    expect(summary).toMatch(/dev \(reply to cleo and to ben\): line 3/);
   });
 });

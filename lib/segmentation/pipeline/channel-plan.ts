@@ -89,7 +89,7 @@ export async function advance(
     if (first > last) continue;
     broken.push({ hold: hold.name, first, last, seen: [], until: wall + BROKEN_HOLD_WATCH_MS });
   }
-  const choices =
+  const chosen =
     deps.settings.conversations === "linked"
       ? await chooseLinks(deps, channel, state.linker, [...behind, ...arrivals.flatMap(ref)])
       : { choices: new Map(), advised: false };
@@ -99,7 +99,7 @@ export async function advance(
     behind,
     horizon,
     now,
-    choices,
+    chosen,
   });
   const next: TickState = {
     ...planned.state,
@@ -214,10 +214,10 @@ function planWithinBound(
     behind: LinkableRef[];
     horizon: bigint | null;
     now: number;
-    choices: ChosenLinks;
+    chosen: ChosenLinks;
   },
 ) {
-  const { arrivals, capped, behind, horizon, now, choices } = read;
+  const { arrivals, capped, behind, horizon, now, chosen } = read;
   const config = {
     ...deps.settings,
     idBytesPerSegment: idBytesPerSegment(deps.bodies.maxBodyBytes),
@@ -227,7 +227,7 @@ function planWithinBound(
     const read = [...behind, ...taken.flatMap(ref)];
     const { refs, linker, links, merges } =
       config.conversations === "linked"
-        ? linkConversations(state.linker, read, choices)
+        ? linkConversations(state.linker, read, chosen)
         : { refs: read, linker: undefined, links: [], merges: [] };
     const trimmed = capped || kept < arrivals.length;
     const streams = {
