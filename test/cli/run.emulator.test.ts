@@ -188,12 +188,12 @@ describe("run command", () => {
     );
     // Linked by default: the conversations the linker found, and the segments they took.
     expect(lines[2]).toMatch(
-      /^#help desk: 40 messages in \d+ conversations \(\d+ segments?\), \d{4}-\d\d-\d\d \d\d:\d\d(–| to ).* UTC$/,
+      /^#help desk: 40 messages in \d+ conversations? \(\d+ segments?\), \d{4}-\d\d-\d\d \d\d:\d\d(–| to ).* UTC$/,
     );
     // A topic, the conversations that support it, and when.
     expect(lines[3]).toMatch(/^ {2}\S.*\s\d+ conversations?\s+\d{4}-\d\d-\d\d/);
     expect(run.stdout).toMatch(
-      /^40 messages in 1 channel, \d+ conversations in (\d+) segments, \1 of \1 extracted; \d+ s\.$/m,
+      /^40 messages in 1 channel, \d+ conversations? in (\d+) segments, \1 of \1 extracted; \d+ s\.$/m,
     );
     expect(run.stdout).toMatch(
       /^Next:\n {2}npm start -- topics '#help desk' +every topic of #help desk, .*\n( {2}npm start -- questions '#help desk' --status unanswered .*\n)? {2}npm start -- report --open +the report in a browser/m,
