@@ -2,7 +2,14 @@
  * A channel's messages linked and grouped: each message's parent (the platform's, or the reply
  * linker's), and the conversation it is in, named by the root its parents lead to.
  */
-import { type LinkChoice, type LinkDecision, type LinkInput, ReplyLinker } from "convoseg/linker";
+import {
+  type LinkChoice,
+  type LinkDecision,
+  type LinkInput,
+  mergesOf,
+  ReplyLinker,
+  settleMerges,
+} from "convoseg/linker";
 import type { ChatMessage } from "convoseg/messages";
 import { advised, linkInput } from "../shared/conversation-streams.js";
 import { formatCount } from "../shared/format.js";
@@ -16,7 +23,7 @@ export interface LinkedChannel {
   decisions: LinkDecision[];
   /**
    * `conversations[i]`: the id of the root `messages[i]`'s parents lead to, or where the linker
-   * merged that conversation into another, the first root of the merged one.
+   * merged that conversation into another, the conversation the linker kept.
    */
   conversations: string[];
   /** Platform parents that name no message of the channel (each its conversation's id). */
@@ -61,41 +68,10 @@ export function disentangleChannel(
     channel,
     messages,
     decisions,
-    conversations: merged(decisions, index, roots(decisions, parents)),
+    // A root the linker merged into another conversation is named as the linker names it.
+    conversations: roots(decisions, parents).map(settleMerges(mergesOf(decisions))),
     unknownParents,
   };
-}
-
-/**
- * `conversations` with the linker's merges applied: a message that joined two conversations
- * (`LinkDecision.also`) makes them one, named by the one whose first message comes first.
- */
-function merged(
-  decisions: readonly LinkDecision[],
-  index: ReadonlyMap<string, number>,
-  conversations: readonly string[],
-): string[] {
-  const firstAt = new Map<string, number>();
-  conversations.forEach((c, i) => {
-    if (!firstAt.has(c)) firstAt.set(c, i);
-  });
-  const into = new Map<string, string>();
-  const find = (c: string): string => {
-    let at = c;
-    for (let next = into.get(at); next !== undefined; next = into.get(at)) at = next;
-    return at;
-  };
-  decisions.forEach((d, i) => {
-    const other = d.also === undefined ? undefined : index.get(d.also);
-    if (other === undefined) return;
-    const a = find(conversations[i] as string);
-    const b = find(conversations[other] as string);
-    if (a === b) return;
-    const aFirst = firstAt.get(a) as number;
-    if (aFirst <= (firstAt.get(b) as number)) into.set(b, a);
-    else into.set(a, b);
-  });
-  return conversations.map(find);
 }
 
 /**

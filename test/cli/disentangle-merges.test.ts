@@ -1,7 +1,7 @@
 /**
  * The disentangle command's conversations follow the linker's merges: a message torn between two
  * conversations (`LinkDecision.also`) makes them one, so every message of both is printed in one
- * conversation, named by its first root, as `settledConversations` has them; the summary counts
+ * conversation, named as `settledConversations` has them; the summary counts
  * those messages and names both of a message's parents.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";

@@ -31,16 +31,19 @@ export function settleMerges(
   };
 }
 
+/** The merges `decisions` made (`LinkDecision.merged`), in their order. */
+export function mergesOf(decisions: readonly LinkDecision[]): ConversationMerge[] {
+  return decisions.flatMap((d) =>
+    d.merged === undefined ? [] : [{ gone: d.merged, kept: d.conversation }],
+  );
+}
+
 /**
  * Each decision's conversation once all of `decisions` (in order) are made: `result[i]` is
  * `decisions[i]`'s. A decision's own `conversation` is the one at its time, and a later decision
  * may have merged that into another (`LinkDecision.merged`).
  */
 export function settledConversations(decisions: readonly LinkDecision[]): string[] {
-  const settled = settleMerges(
-    decisions.flatMap((d) =>
-      d.merged === undefined ? [] : [{ gone: d.merged, kept: d.conversation }],
-    ),
-  );
+  const settled = settleMerges(mergesOf(decisions));
   return decisions.map((d) => settled(d.conversation));
 }

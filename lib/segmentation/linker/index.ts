@@ -14,6 +14,7 @@ export {
 export {
   type ConversationMerge,
   linkAll,
+  mergesOf,
   settledConversations,
   settleMerges,
 } from "./all.js";

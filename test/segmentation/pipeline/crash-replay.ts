@@ -8,7 +8,7 @@
 
 import { compareRefs } from "convoseg/identity";
 import { type IngestStore, ingest } from "convoseg/ingest";
-import { linkAll, settleMerges } from "convoseg/linker";
+import { type ConversationMerge, linkAll, mergesOf, settleMerges } from "convoseg/linker";
 import {
   type ConversationMode,
   runShare,
@@ -194,11 +194,11 @@ function linkedReference(chat: Chat[]): (Chat & { conversation?: string })[] {
  */
 function linkedConversations(chat: Chat[]): {
   conversation: Map<string, string>;
-  merges: { gone: string; kept: string }[];
+  merges: ConversationMerge[];
 } {
   const sorted = [...chat].sort(compareRefs);
   const conversation = new Map<string, string>();
-  const merges: { gone: string; kept: string }[] = [];
+  const merges: ConversationMerge[] = [];
   for (const channel of new Set(sorted.map((m) => m.channel))) {
     const own = sorted.filter((m) => m.channel === channel && m.thread === undefined);
     const decisions = linkAll(
@@ -210,10 +210,8 @@ function linkedConversations(chat: Chat[]): {
         ...(m.replyTo === undefined ? {} : { replyTo: m.replyTo }),
       })),
     );
-    for (const d of decisions) {
-      conversation.set(d.id, d.conversation);
-      if (d.merged !== undefined) merges.push({ gone: d.merged, kept: d.conversation });
-    }
+    for (const d of decisions) conversation.set(d.id, d.conversation);
+    merges.push(...mergesOf(decisions));
   }
   return { conversation, merges };
 }
