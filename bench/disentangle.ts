@@ -19,7 +19,13 @@ import { type LinkInput, linkAll } from "convoseg/linker";
 import { ConversationSegmenter } from "convoseg/segmenter";
 import { benchArgs, usageError } from "./args.js";
 import { formatMargins, marginRows } from "./disentangle/margins.js";
-import { clustersOf, evaluate, type FileLinks, type Scores } from "./disentangle/metrics.js";
+import {
+  clustersOf,
+  decisionLinks,
+  evaluate,
+  type FileLinks,
+  type Scores,
+} from "./disentangle/metrics.js";
 import { formatTargets, issueTargets } from "./disentangle/targets.js";
 
 const USAGE = `
@@ -123,11 +129,7 @@ const METHODS: Method[] = [
     run: (file) => {
       const parents = new Map<number, readonly number[]>();
       const decisions = linkAll(file.lines.map(linkInput));
-      for (const { id, parent, also } of decisions)
-        parents.set(
-          Number(id),
-          [parent, also].flatMap((p) => (p === undefined ? [] : [Number(p)])),
-        );
+      for (const decision of decisions) parents.set(Number(decision.id), decisionLinks(decision));
       return parents;
     },
   },

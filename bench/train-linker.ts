@@ -28,7 +28,7 @@ import {
 // Not part of the entry point's API: where the pair block's conversation features begin.
 import { random as seeded } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
-import { evaluate, type Scores } from "./disentangle/metrics.js";
+import { decisionLinks, evaluate, type Scores } from "./disentangle/metrics.js";
 
 const USAGE = `
 npm run train:linker [-- options]
@@ -571,11 +571,7 @@ function trainPass(pass: number, train: Examples, dev: Examples): Trained {
         }
         for (const decision of decisions) {
           const id = Number(decision.id);
-          if (id >= FIRST_ANNOTATED)
-            predicted.set(
-              id,
-              [decision.parent, decision.also].flatMap((p) => (p === undefined ? [] : [Number(p)])),
-            );
+          if (id >= FIRST_ANNOTATED) predicted.set(id, decisionLinks(decision));
         }
         return { gold, predicted, system };
       }),

@@ -65,6 +65,14 @@ export interface Scores {
 }
 
 /**
+ * A reply linker's decision as predicted links: its parent and, where it joined two
+ * conversations, its second parent (`also`); none where it starts a conversation.
+ */
+export function decisionLinks(decision: { parent?: string; also?: string }): number[] {
+  return [decision.parent, decision.also].flatMap((p) => (p === undefined ? [] : [Number(p)]));
+}
+
+/**
  * The conversations of one file's links, the way graph-to-cluster.py builds them: union-find over
  * every non-self link (parents outside the annotated ids join the graph as nodes), then only the
  * annotated ids (the keys) are kept. Each conversation is sorted, and they are in order of their
