@@ -70,7 +70,8 @@ export interface ReplyLinkerOptions {
    * When the two likeliest conversations for a message are this close (the log of their summed
    * probabilities' ratio below it), the message joins both and they become one: a conversation
    * wrongly split in two is often joined again by a message that could belong to either. A link
-   * chosen for the linker (`LinkChoice`) never merges. 0 never merges.
+   * chosen for the linker (`LinkChoice`) merges only where the model picks that parent itself (a
+   * parent recorded by a run that died merges again as it did). 0 never merges.
    * @default the model's own, chosen on the dev split
    */
   readonly mergeMargin?: number;

@@ -243,7 +243,8 @@ export class ReplyLinker {
     }
     // How much likelier the chosen conversation is than the next option, in the scores' units.
     const margin = second > 0 ? Math.log(first / second) : Number.POSITIVE_INFINITY;
-    const at = chosenAt ?? (firstL < 0 ? -1 : (topAt[firstL] as number));
+    const picked = firstL < 0 ? -1 : (topAt[firstL] as number);
+    const at = chosenAt ?? picked;
     let decision: LinkDecision;
     if (at < 0) {
       decision = { id: query.id, conversation: query.id, source: "inferred", margin };
@@ -257,8 +258,10 @@ export class ReplyLinker {
         source: "inferred",
         margin,
         // A link chosen for the linker (an advisor's answer, a parent recorded before) is decided:
-        // no merge beside it.
-        ...(chosenAt === undefined &&
+        // no merge beside it, unless it is the model's own pick. Then it merges as that pick
+        // does, so a tick that died after recording its parents is followed by one that merges
+        // the same conversations.
+        ...(at === picked &&
         secondL >= 0 &&
         margin < this.mergeMargin &&
         (context.size[firstL] as number) + (context.size[secondL] as number) <= this.mergeLimit

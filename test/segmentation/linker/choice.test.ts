@@ -1,10 +1,13 @@
 /**
  * Choices made for the linker (`LinkChoice`: a parent recorded before, an advisor's answer) and
  * the options it lists (`alternatives`): a choice it may take replaces its model's and is marked,
- * one it may not take is ignored, and listing options changes no decision.
+ * one it may not take is ignored, and listing options changes no decision. A choice the model
+ * picks itself merges as its pick would, so parents recorded by a run that died link the same
+ * conversations again.
  */
-import { type LinkInput, linkAll, ReplyLinker } from "convoseg/linker";
+import { type LinkInput, linkAll, ReplyLinker, settledConversations } from "convoseg/linker";
 import { describe, expect, it } from "vitest";
+import { interleavedChat } from "../../support/interleaved-chat.js";
 
 const T = Date.UTC(2025, 0, 6);
 const chat: LinkInput[] = [
@@ -48,5 +51,29 @@ describe("choices for the reply linker", () => {
       const decisions = linkWith({ d: parent });
       expect(decisions.find((x) => x.id === "d")).toEqual(plain.find((x) => x.id === "d"));
     }
+  });
+
+  it("merges beside a chosen parent that is its model's own pick, as the run that chose it did", () => {
+    const lines: LinkInput[] = interleavedChat(400, T).map((m) => ({
+      id: m.id,
+      ts: m.ts,
+      author: m.user,
+      text: m.text,
+    }));
+    const plain = linkAll(lines);
+    expect(plain.some((d) => d.merged !== undefined)).toBe(true);
+    const again = new ReplyLinker();
+    const replayed = lines.map((m, i) => again.link(m, { parent: plain[i]?.parent ?? null }));
+    expect(replayed.map(({ chosen: _, ...d }) => d)).toEqual(plain);
+    expect(settledConversations(replayed)).toEqual(settledConversations(plain));
+    // A parent other than the model's pick is decided: nothing merges beside it.
+    const merging = plain.findIndex((d) => d.merged !== undefined);
+    const other = plain[merging]?.also as string;
+    const overruled = new ReplyLinker();
+    const decided = lines.map((m, i) =>
+      overruled.link(m, i === merging ? { parent: other } : undefined),
+    );
+    expect(decided[merging]).toMatchObject({ parent: other, chosen: true });
+    expect(decided[merging]?.merged).toBeUndefined();
   });
 });

@@ -205,6 +205,63 @@ describe("ReplyLinker.snapshot and restore", () => {
     );
   });
 
+  it("decide as one that never stopped after runs that die having recorded their parents", () => {
+    // A tick records each decision's parent before its state: a run that dies in between is
+    // followed by one from the state before, given those parents, which must merge as it did.
+    const model = narrow(20);
+    let merged = 0;
+    fc.assert(
+      fc.property(
+        chat(200),
+        fc.array(fc.record({ at: fc.nat(), dies: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        (generated, steps) => {
+          // Ids unique, as a channel's are: a recorded parent names one message.
+          const messages = generated.map((m, i) => ({
+            ...m,
+            id: m.id.length > 100 ? `m${i}-${"x".repeat(210)}` : `m${i}`,
+          }));
+          const live = new ReplyLinker({ model });
+          const whole = messages.map((m) => live.link(m));
+          merged += whole.filter((d) => d.merged !== undefined).length;
+          const ends = new Map(steps.map((s) => [s.at % (messages.length + 1), s.dies]));
+          let state = new ReplyLinker({ model }).snapshot();
+          let from = 0;
+          const recorded = new Map<number, string | null>();
+          let run = ReplyLinker.restore(state, { model });
+          const last: LinkDecision[] = [];
+          for (let i = 0; i <= messages.length; i++) {
+            const dies = ends.get(i);
+            if (dies === true) {
+              run = ReplyLinker.restore(state, { model });
+              for (let j = from; j < i; j++) {
+                const m = messages[j] as LinkInput;
+                last[j] = run.link(
+                  m,
+                  recorded.has(j) ? { parent: recorded.get(j) ?? null } : undefined,
+                );
+              }
+            } else if (dies === false) {
+              state = run.snapshot();
+              from = i;
+              recorded.clear();
+            }
+            const m = messages[i];
+            if (m === undefined) break;
+            const d = run.link(
+              m,
+              recorded.has(i) ? { parent: recorded.get(i) ?? null } : undefined,
+            );
+            last[i] = d;
+            if (d.source === "inferred") recorded.set(i, d.parent ?? null);
+          }
+          expect(last.map(({ chosen: _, ...d }) => d)).toStrictEqual(whole);
+        },
+      ),
+      { numRuns: 60, interruptAfterTimeLimit: SHRINKING },
+    );
+    expect(merged).toBeGreaterThan(0);
+  });
+
   it("restore before every single message and still decide the same", () => {
     const model = narrow(12);
     fc.assert(
