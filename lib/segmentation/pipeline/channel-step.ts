@@ -70,7 +70,6 @@ export async function processChannel(
   // Before the state that moves past them is recorded: a tick that dies in between links the
   // same arrivals from the same window again, and writes the same parents.
   if (step.links.length > 0) await deps.messages.recordInferredReplies(channel, step.links);
-  if (step.merges > 0) deps.metrics.add("ConversationsMerged", step.merges);
   if (step.behind > 0) {
     deps.metrics.add("ArrivalsBehindReadPosition", step.behind);
     deps.logger.warn("arrivals found behind the read position (a broken hold's writer came back)", {
@@ -106,7 +105,7 @@ async function commit(
   deps: TickDependencies,
   snapshot: ChannelSnapshot,
   state: TickState,
-  step: { expired: Hold[]; nextDueAt: number | null },
+  step: { expired: Hold[]; nextDueAt: number | null; merges?: number },
 ): Promise<ChannelReport> {
   const { channel } = snapshot;
   const recorded = await deps.channels.record(snapshot, {
@@ -116,6 +115,10 @@ async function commit(
     recordId: randomUUID(),
   });
   if (recorded === "conflict") return nothing("conflict");
+  // Counted once the state holding them is recorded: a tick that loses the race to record made
+  // no merge, and the one that wins counts its own.
+  if (step.merges !== undefined && step.merges > 0)
+    deps.metrics.add("ConversationsMerged", step.merges);
   if (step.expired.length > 0) {
     await deps.channels.breakHolds(
       channel,
