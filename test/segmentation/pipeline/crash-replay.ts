@@ -345,7 +345,8 @@ function tickProcess(
  * Where the linker merged conversations: every message in at most one segment (in every one with
  * `minItems` 1), a segment sent again repeats its content, a thread's segment holds its replies,
  * and every other segment holds messages of one conversation as the merges leave it, and names
- * one of its ids. Returns how many distinct segments were sent.
+ * one of its ids: the conversation each message was linked into, or one it was merged into later.
+ * Returns how many distinct segments were sent.
  */
 function expectMergedSegments(
   sent: SegmentDelivery[],
@@ -354,6 +355,14 @@ function expectMergedSegments(
   linked: ReturnType<typeof linkedConversations>,
 ): number {
   const settled = settleMerges(linked.merges);
+  // Where a conversation went after each merge: a message's segment is named by the conversation
+  // it was linked into, or by one that conversation was merged into before the segment was sent.
+  const keptFrom = new Map(linked.merges.map((m) => [m.gone, m.kept]));
+  const namesOf = (conversation: string): string[] => {
+    const names = [conversation];
+    for (let c = keptFrom.get(conversation); c !== undefined; c = keptFrom.get(c)) names.push(c);
+    return names;
+  };
   const threadOf = new Map(chat.map((m) => [m.id, m.thread]));
   const delivered = new Set<string>();
   const distinct = distinctSegments(sent);
@@ -369,6 +378,8 @@ function expectMergedSegments(
     }
     const conversations = new Set(ids.map((id) => settled(linked.conversation.get(id) as string)));
     expect(conversations).toEqual(new Set([settled(segment.conversation as string)]));
+    for (const id of ids)
+      expect(namesOf(linked.conversation.get(id) as string), id).toContain(segment.conversation);
   }
   if (s.minItems === 1) expect([...delivered].sort()).toEqual(chat.map((m) => m.id).sort());
   return distinct.length;
