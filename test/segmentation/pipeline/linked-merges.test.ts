@@ -34,19 +34,25 @@ function mergesOf(chat: readonly Chat[]): { merges: number; conversationOf: Map<
   };
 }
 
+/** A pipeline clock at the chat's start and memory stores on it. */
+function memoryWorld() {
+  const clock = { now: T0, wall: T0 };
+  const channels = new MemoryChannelStore(() => clock.now, 4);
+  const stores = {
+    messages: new MemoryStore({ positions: channels }),
+    channels,
+    rogue: memoryRogueMarks(channels),
+  };
+  return { clock, stores };
+}
+
 describe("the tick, where the linker merges conversations", () => {
   it("counts no merge of a tick that loses the race to record its state", async () => {
     const chat: Chat[] = interleavedChat(400, T0).map((m) => ({ ...m, channel: "a" }));
     const { merges } = mergesOf(chat);
     expect(merges).toBeGreaterThan(0);
     const s = crashSettings({ maxSize: 100, minItems: 1 }, "linked");
-    const clock = { now: T0, wall: T0 };
-    const channels = new MemoryChannelStore(() => clock.now, 4);
-    const stores = {
-      messages: new MemoryStore({ positions: channels }),
-      channels,
-      rogue: memoryRogueMarks(channels),
-    };
+    const { clock, stores } = memoryWorld();
     let counted = 0;
     let conflicts = 0;
     const lost = new Set<string>();
@@ -87,13 +93,7 @@ describe("the tick, where the linker merges conversations", () => {
     expect(merges).toBeGreaterThan(0);
     for (const maxSize of [2, 100]) {
       const s = crashSettings({ maxSize, minItems: 1 }, "linked");
-      const clock = { now: T0, wall: T0 };
-      const channels = new MemoryChannelStore(() => clock.now, 4);
-      const stores = {
-        messages: new MemoryStore({ positions: channels }),
-        channels,
-        rogue: memoryRogueMarks(channels),
-      };
+      const { clock, stores } = memoryWorld();
       const sent: SegmentDelivery[] = [];
       let counted = 0;
       await replay(chat, s, clock, stores, async () => {
