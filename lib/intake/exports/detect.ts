@@ -3,6 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ExportInputError } from "./errors.js";
 import { fileHead, listFiles, openZipTree } from "./files.js";
+import { ircLayout } from "./irc.js";
 import { slackRoot } from "./slack.js";
 import type { ExportFormat } from "./types.js";
 import { parseHeader } from "./whatsapp.js";
@@ -11,8 +12,9 @@ import { parseHeader } from "./whatsapp.js";
  * The format of a file or folder: a ZIP or a folder with `channels.json`/`users.json` is Slack; a
  * JSON file whose head has `guild` and `channel` is DiscordChatExporter, one with `messages` or
  * `chats` and Telegram's fields is Telegram; a JSON-lines file starting with Mattermost's
- * `version` line is Mattermost; a text file whose lines start with a date and time is WhatsApp.
- * A folder of DiscordChatExporter files is Discord.
+ * `version` line is Mattermost; a text file whose lines start with a date and time is WhatsApp,
+ * one whose first line is an IRC client's or bouncer's log line is IRC. A folder of
+ * DiscordChatExporter files is Discord.
  *
  * @throws ExportInputError naming what was looked for.
  */
@@ -38,7 +40,7 @@ export async function detectFormat(path: string): Promise<ExportFormat> {
   if (format) return format;
   throw new ExportInputError(
     path,
-    "not a Slack, DiscordChatExporter, Telegram, Mattermost or WhatsApp export (give --format to say which)",
+    "not a Slack, DiscordChatExporter, Telegram, Mattermost or WhatsApp export nor an IRC log (give --format to say which)",
   );
 }
 
@@ -54,6 +56,9 @@ const TELEGRAM_CHAT_TYPES = [
 ];
 const TELEGRAM_TYPES = new RegExp(`"type"\\s*:\\s*"(${TELEGRAM_CHAT_TYPES.join("|")})"`);
 
+/** Lines of a text file's head looked at for an IRC log line. */
+const IRC_HEAD_LINES = 5;
+
 function detectText(head: string): ExportFormat | undefined {
   const start = head.trimStart();
   if (start.startsWith("{")) {
@@ -66,8 +71,13 @@ function detectText(head: string): ExportFormat | undefined {
     if (TELEGRAM_TYPES.test(head) || /"date_unixtime"\s*:/.test(head)) return "telegram";
     return undefined;
   }
-  const firstLine = head.split(/\r?\n/).find((line) => line.trim() !== "");
-  return firstLine !== undefined && parseHeader(firstLine) ? "whatsapp" : undefined;
+  const lines = head
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== "")
+    .slice(0, IRC_HEAD_LINES);
+  if (lines[0] !== undefined && parseHeader(lines[0])) return "whatsapp";
+  // A log tool may write a header first: an IRC log line among the first few decides.
+  return lines.some((line) => ircLayout(line) !== undefined) ? "irc" : undefined;
 }
 
 function parseObject(line: string): Record<string, unknown> | undefined {
@@ -104,7 +114,9 @@ async function detectFolder(path: string): Promise<ExportFormat> {
   if (names.has("channels.json") || names.has("users.json")) return "slack";
   if (names.has("result.json")) return "telegram";
   const found = new Set<ExportFormat>();
-  for (const file of (await listFiles(path)).filter((f) => /\.(json|jsonl|txt)$/i.test(f))) {
+  for (const file of (await listFiles(path)).filter((f) =>
+    /\.(json|jsonl|txt|log|weechatlog)$/i.test(f),
+  )) {
     const format = detectText(await fileHead(file));
     if (format) found.add(format);
   }
@@ -121,7 +133,7 @@ async function detectFolder(path: string): Promise<ExportFormat> {
   );
 }
 
-/** The files of a folder given as a one-file format (Telegram, Mattermost, WhatsApp): each input file. */
+/** The files of a folder given as a one-file format (Telegram, Mattermost, WhatsApp, IRC): each input file. */
 export async function formatFiles(path: string, format: ExportFormat): Promise<string[]> {
   if (!(await stat(path)).isDirectory()) return [path];
   if (format === "telegram") {
@@ -129,7 +141,13 @@ export async function formatFiles(path: string, format: ExportFormat): Promise<s
     if ((await stat(result).catch(() => undefined))?.isFile()) return [result];
   }
   const ext =
-    format === "mattermost" ? /\.jsonl$/i : format === "whatsapp" ? /\.txt$/i : /\.json$/i;
+    format === "mattermost"
+      ? /\.jsonl$/i
+      : format === "whatsapp"
+        ? /\.txt$/i
+        : format === "irc"
+          ? /\.(?:log|txt|weechatlog)$/i
+          : /\.json$/i;
   const files = (await listFiles(path)).filter((f) => ext.test(f));
   if (files.length === 0) throw new ExportInputError(path, `no ${format} file in this folder`);
   return files;

@@ -15,6 +15,7 @@ import { type FileTally, ReadContext } from "./context.js";
 import { detectFormat, formatFiles } from "./detect.js";
 import { readDiscord } from "./discord.js";
 import { ExportError, ExportInputError } from "./errors.js";
+import { readIrc } from "./irc.js";
 import { readMattermost } from "./mattermost.js";
 import { compareExportMessages, differingFields } from "./order.js";
 import { readSlack } from "./slack.js";
@@ -57,6 +58,7 @@ const READERS: Record<ExportFormat, Reader> = {
   telegram: readTelegram,
   mattermost: readMattermost,
   whatsapp: readWhatsapp,
+  irc: readIrc,
 };
 
 /** Formats whose reader takes a whole folder (the others read each file of a folder apart). */
@@ -77,7 +79,7 @@ export function parseExportFormat(value: string): ExportFormat | "auto" {
  * Reads exports as messages, oldest first within each channel and channels in id order. Every
  * reader yields in that order, and the inputs are merged as they stream, so memory holds one
  * channel per input (Slack, DiscordChatExporter) or one file (Telegram, Mattermost, WhatsApp,
- * whose files come in no channel order), never a whole ZIP. A message whose id was already read
+ * IRC, whose files come in no channel order), never a whole ZIP. A message whose id was already read
  * in its channel is left out: counted as a duplicate when its content agrees, listed as a
  * conflict (the first kept) when it does not.
  *

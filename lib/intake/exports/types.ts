@@ -2,7 +2,7 @@
 import type { MessageKind } from "../../history/index.js";
 
 /** The export formats read, as `--format` names them. */
-export type ExportFormat = "slack" | "discord" | "telegram" | "mattermost" | "whatsapp";
+export type ExportFormat = "slack" | "discord" | "telegram" | "mattermost" | "whatsapp" | "irc";
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
   "slack",
@@ -10,6 +10,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   "telegram",
   "mattermost",
   "whatsapp",
+  "irc",
 ];
 
 /**
@@ -43,8 +44,8 @@ export interface ExportMessage {
 /** What a reader is told: the zone of zone-less times, and where to report progress. */
 export interface ExportOptions {
   /**
-   * IANA zone that times without a zone are read in (WhatsApp, old Telegram exports without
-   * `date_unixtime`). Default: the machine's zone ({@link ExportReport.timezone} names it).
+   * IANA zone that times without a zone are read in (WhatsApp, IRC logs, old Telegram exports
+   * without `date_unixtime`). Default: the machine's zone ({@link ExportReport.timezone} names it).
    */
   timezone?: string;
   /** Called as files and entries are read; never given message text. */

@@ -11,13 +11,14 @@ const EVERY_FORMAT = [
   fixture("telegram", "full-export.json"),
   fixture("mattermost", "bulk.jsonl"),
   fixture("whatsapp"),
+  fixture("irc"),
 ];
 
 describe("exported messages as chat input", () => {
   it("are chat input lines as they are: parseChatMessage reads what toChatMessage gives", async () => {
     const { messages } = await readAll(EVERY_FORMAT);
     expect(new Set(messages.map((m) => m.platform))).toEqual(
-      new Set(["slack", "discord", "telegram", "mattermost", "whatsapp"]),
+      new Set(["slack", "discord", "telegram", "mattermost", "whatsapp", "irc"]),
     );
     for (const message of messages) {
       const line = JSON.stringify(message);

@@ -20,6 +20,7 @@ describe("format detection", () => {
       [fixture("mattermost", "bulk.jsonl"), "mattermost"],
       [fixture("whatsapp", "WhatsApp Chat with Family.txt"), "whatsapp"],
       [fixture("whatsapp", "_chat.txt"), "whatsapp"],
+      [fixture("irc", "#ubuntu.log"), "irc"],
     ];
     for (const [path, format] of cases)
       expect([path, await detectFormat(path)]).toEqual([path, format]);
@@ -52,11 +53,15 @@ describe("format detection", () => {
     await expect(detectFormat(oneLine)).resolves.toBe("discord");
   });
 
-  it("takes auto and the five format names, and refuses others", () => {
+  it("takes auto and the six format names, and refuses others, naming them", () => {
     expect(parseExportFormat("auto")).toBe("auto");
     expect(parseExportFormat("mattermost")).toBe("mattermost");
-    expect(() => parseExportFormat("irc")).toThrow(
-      expect.objectContaining({ code: "EXPORT_UNKNOWN_FORMAT" }),
+    expect(parseExportFormat("irc")).toBe("irc");
+    expect(() => parseExportFormat("hexchat")).toThrow(
+      expect.objectContaining({
+        code: "EXPORT_UNKNOWN_FORMAT",
+        message: expect.stringContaining("mattermost, whatsapp, irc"),
+      }),
     );
   });
 });

@@ -1,0 +1,262 @@
+/**
+ * IRC logs, one channel per file, as clients and bouncers write them:
+ * - irssi: `HH:MM < nick> text`, dated by its `--- Log opened …` and `--- Day changed …` lines;
+ * - WeeChat: `YYYY-MM-DD HH:MM:SS<TAB>nick<TAB>text`;
+ * - ZNC and irclogs.ubuntu.com: `[HH:MM[:SS]] <nick> text`, dated by the file's path
+ *   (`2024-05-01.log`, `#chan_20240501.log`, `2024/05/01/#chan.txt`).
+ * The layout is the first dated line's. A time earlier than the one before it, with no date line
+ * between, is the next day's. Lines of one minute (or second) keep the log's order: the k-th of
+ * them is k milliseconds later, as every reader of the channel orders by time, then id. Joins, parts, quits, nick and mode changes are the network's
+ * (`kind: system`); `/me` actions read `* nick does something`, as the IRC corpus writes them.
+ * Times carry no zone and are read in the configured one; ids are made from the content.
+ */
+import { basename, dirname, sep } from "node:path";
+import type { FileTally, ReadContext } from "./context.js";
+import { ExportFormatError } from "./errors.js";
+import { fileLines } from "./files.js";
+import { contentId, isoTimestamp, Repeats } from "./ids.js";
+import { sortMessages } from "./order.js";
+import type { ExportMessage } from "./types.js";
+
+type Layout = "irssi" | "weechat" | "bracketed";
+const LAYOUT_NAMES: Record<Layout, string> = {
+  irssi: "an irssi",
+  weechat: "a WeeChat",
+  bracketed: "a ZNC or irclogs",
+};
+
+const WEECHAT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\t([^\t]*)\t(.*)$/;
+const IRSSI = /^(\d{2}):(\d{2})(?::(\d{2}))? (.*)$/;
+const BRACKETED = /^\[(\d{2}):(\d{2})(?::(\d{2}))?\] (.*)$/;
+/** `--- Log opened Mon Dec 07 18:00:00 2026`, `--- Day changed Tue Dec 08 2026`. */
+const IRSSI_DATE =
+  /^--- (?:Log opened|Day changed) [A-Za-z]{3},? ([A-Za-z]{3}) +(\d{1,2})(?: \d{2}:\d{2}(?::\d{2})?)? (\d{4})\s*$/;
+const IRSSI_OTHER = /^--- Log closed /;
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+/** Channel status marks a client may show before a nick (op, voice, …). */
+const MODES = /^[@+%&~!]+/;
+const SAID = /^<[ @+%&~!]*([^>\s]+)> ?(.*)$/;
+const ACTION = /^ ?\* (\S+) (.*)$/;
+const NOTICE = /^-([^\s(-]+)(?:\([^)]*\))?- ?(.*)$/;
+/** irssi's `-!-`, ZNC's `***`, irclogs' `===`: the network's own lines. */
+const NETWORK = /^(?:-!-|\*\*\*|===) ?(.*)$/;
+const WEECHAT_NETWORK = new Set(["-->", "<--", "--", "=!=", "-"]);
+/** Lines of one logged time kept in order by milliseconds: more than a second's worth, by id. */
+const MAX_SAME = 999;
+
+/** The layout of one line of an IRC log, if it is one. */
+export function ircLayout(line: string): Layout | undefined {
+  if (WEECHAT.test(line)) return "weechat";
+  if (IRSSI_DATE.test(line) || IRSSI_OTHER.test(line)) return "irssi";
+  const timed = IRSSI.exec(line);
+  if (timed && (SAID.test(timed[4]) || /^(?:-!-| \* )/.test(timed[4]))) return "irssi";
+  const bracketed = BRACKETED.exec(line);
+  if (bracketed && [SAID, ACTION, NETWORK].some((r) => r.test(bracketed[4]))) return "bracketed";
+  return undefined;
+}
+
+interface Day {
+  year: number;
+  month: number;
+  day: number;
+}
+
+/** A date in the last parts of a path (`2024-05-01.log`, `#c_20240501.log`, `2024/05/01/#c.txt`). */
+function dateInPath(input: string): Day | undefined {
+  const tail = input.split(sep).slice(-4).join("/");
+  const found = [...tail.matchAll(/(\d{4})[-/_.]?(\d{2})[-/_.]?(\d{2})/g)].at(-1);
+  if (!found) return undefined;
+  const [year, month, day] = [Number(found[1]), Number(found[2]), Number(found[3])];
+  return validDay(year, month, day) ? { year, month, day } : undefined;
+}
+
+function validDay(year: number, month: number, day: number): boolean {
+  return (
+    month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
+  );
+}
+
+/** The channel of a log: its file's name without extension and date, else its folder's (ZNC). */
+function ircChannel(input: string): { channel: string; channelName: string } {
+  let stem = basename(input).replace(/\.(?:weechatlog|log|txt)$/i, "");
+  stem = stem.replace(/[-_.]?\d{4}-?\d{2}-?\d{2}$/, "").trim();
+  if (stem === "") stem = basename(dirname(input)).trim() || basename(input);
+  // WeeChat names a file `irc.<network>.<#channel>`: the channel is shown, the whole is the id.
+  const hash = stem.indexOf("#");
+  return { channel: stem, channelName: hash > 0 ? stem.slice(hash) : stem };
+}
+
+/** One line read: who said what, or the network's line (`user` null). */
+interface Said {
+  user: string | null;
+  text: string;
+}
+
+function spoken(rest: string): Said | undefined {
+  const said = SAID.exec(rest);
+  if (said) return { user: said[1].replace(MODES, ""), text: said[2] };
+  const action = ACTION.exec(rest);
+  if (action) return actionOf(action[1], action[2]);
+  const network = NETWORK.exec(rest);
+  if (network) return { user: null, text: network[1] };
+  const notice = NOTICE.exec(rest);
+  if (notice) return { user: notice[1], text: notice[2] };
+  return undefined;
+}
+
+function actionOf(nick: string, doing: string): Said {
+  const user = nick.replace(MODES, "");
+  return { user, text: `* ${user} ${doing}` };
+}
+
+function weechatSaid(prefix: string, text: string): Said {
+  const trimmed = prefix.trim();
+  if (WEECHAT_NETWORK.has(trimmed)) return { user: null, text };
+  if (trimmed === "*") {
+    const space = text.indexOf(" ");
+    return space > 0 ? actionOf(text.slice(0, space), text.slice(space + 1)) : { user: null, text };
+  }
+  return { user: trimmed.replace(MODES, ""), text };
+}
+
+export async function* readIrc(
+  input: string,
+  context: ReadContext,
+): AsyncGenerator<ExportMessage[]> {
+  context.progress(input, 0, 1);
+  const tally = context.file(input);
+  const { channel, channelName } = ircChannel(input);
+  const repeats = new Repeats();
+  const buffer: ExportMessage[] = [];
+  let layout: Layout | undefined;
+  let day = dateInPath(input);
+  let last = -1;
+  let rolled = false;
+  let previous = Number.NaN;
+  let same = 0;
+  let line = 0;
+  for await (const text of fileLines(input, context.notUtf8(input))) {
+    line++;
+    if (text.trim() === "") continue;
+    layout ??= ircLayout(text);
+    if (layout === undefined) {
+      tally.skip(`line ${line}`, "line", "before the first line of an IRC log");
+      continue;
+    }
+    if (layout === "irssi") {
+      const dated = IRSSI_DATE.exec(text);
+      if (dated) {
+        const month = MONTHS.indexOf(dated[1].toLowerCase()) + 1;
+        const [date, year] = [Number(dated[2]), Number(dated[3])];
+        if (month > 0 && validDay(year, month, date)) {
+          day = { year, month, day: date };
+          last = -1;
+        } else tally.skip(`line ${line}`, "date", "not a date irssi writes");
+        continue;
+      }
+      if (IRSSI_OTHER.test(text)) continue;
+    }
+    const read = readLine(layout, text);
+    if (read === undefined) {
+      tally.skip(`line ${line}`, "line", `not a line of ${LAYOUT_NAMES[layout]} log`);
+      continue;
+    }
+    if (read.day !== undefined) day = read.day;
+    if (day === undefined) {
+      throw new ExportFormatError(
+        input,
+        `line ${line}`,
+        "date",
+        "an IRC log line with a time and no date: name the file with its date (2024-05-01.log) or keep irssi's '--- Log opened' lines",
+      );
+    }
+    const seconds = read.hour * 3600 + read.minute * 60 + read.second;
+    if (read.day === undefined && seconds < last) {
+      // Past midnight with no date line between (a log of several days): the next day.
+      const next = new Date(Date.UTC(day.year, day.month - 1, day.day + 1));
+      day = { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() };
+      rolled = true;
+    }
+    last = seconds;
+    const ms = lineTime(context, tally, line, day, read);
+    if (ms === undefined) continue;
+    if (read.said.text.trim() === "") {
+      tally.skip(`line ${line}`, "text", "no text");
+      continue;
+    }
+    same = ms === previous ? Math.min(same + 1, MAX_SAME) : 0;
+    previous = ms;
+    buffer.push(ircMessage(ms, same, read.said, { channel, channelName }, repeats));
+    tally.taken();
+  }
+  if (rolled) context.note("IRC: a time earlier than the line before it was read as the next day");
+  yield sortMessages(buffer);
+}
+
+interface Read {
+  day?: Day;
+  hour: number;
+  minute: number;
+  second: number;
+  said: Said;
+}
+
+function readLine(layout: Layout, text: string): Read | undefined {
+  if (layout === "weechat") {
+    const m = WEECHAT.exec(text);
+    if (!m) return undefined;
+    const day = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
+    if (!validDay(day.year, day.month, day.day)) return undefined;
+    const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])];
+    return { day, hour, minute, second, said: weechatSaid(m[7], m[8]) };
+  }
+  const m = (layout === "irssi" ? IRSSI : BRACKETED).exec(text);
+  const said = m ? spoken(m[4]) : undefined;
+  if (!m || said === undefined) return undefined;
+  return { hour: Number(m[1]), minute: Number(m[2]), second: Number(m[3] ?? 0), said };
+}
+
+/** The line's time, epoch ms; undefined (skipped) for no time of day or one out of range. */
+function lineTime(
+  context: ReadContext,
+  tally: FileTally,
+  line: number,
+  day: Day,
+  { hour, minute, second }: Read,
+): number | undefined {
+  const ms =
+    hour < 24 && minute < 60 && second < 60
+      ? context.wallClock(day.year, day.month, day.day, hour, minute, second)
+      : undefined;
+  if (ms === undefined || isoTimestamp(ms + MAX_SAME) === undefined) {
+    tally.skip(`line ${line}`, "time", "not a time of day convoseg takes");
+    return undefined;
+  }
+  context.zoneless();
+  return ms;
+}
+
+/**
+ * A message at `ms`, `same` lines after the first of its time; its id made from the time as
+ * logged, so the same line of two overlapping logs is one message.
+ */
+function ircMessage(
+  ms: number,
+  same: number,
+  { user, text }: Said,
+  { channel, channelName }: { channel: string; channelName: string },
+  repeats: Repeats,
+): ExportMessage {
+  const said = text.trim();
+  const content = [isoTimestamp(ms) as string, user ?? "", said];
+  return {
+    id: contentId(content, repeats.next(content)),
+    ts: isoTimestamp(ms + same) as string,
+    channel,
+    channelName,
+    user,
+    text: said,
+    kind: user === null ? "system" : "user",
+    platform: "irc",
+  };
+}
