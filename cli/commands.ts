@@ -107,7 +107,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "import-chat",
     summary: [
       "import-chat <export>...",
-      "store a Slack, Discord, Telegram, Mattermost or WhatsApp export's messages",
+      "store a Slack, Discord, Telegram, Mattermost or WhatsApp export's or an IRC log's messages",
     ],
     load: async () => (await import("./import-chat/import-chat.js")).importChatCommand,
   },

@@ -27,7 +27,7 @@ const SEGMENT_USAGE = `Usage: npm start -- segment <file.jsonl|export|-> [option
 
 Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
 user, text, replyTo, thread) or a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram, Mattermost,
-WhatsApp: see import-chat), segments each channel separately and prints its closed
+WhatsApp, an IRC log: see import-chat), segments each channel separately and prints its closed
 conversation segments. A thread's replies (thread set to its root's id) are segmented as a
 stream of their own, listed after their channel's; the root stays in the channel's. The
 channel's own messages are, with --conversations linked (the default), linked by the reply linker

@@ -23,8 +23,8 @@ const DISENTANGLE_USAGE = `Usage: npm start -- disentangle <file.jsonl|export|->
 
 Reads chat messages as JSON lines (fields: id, ts as ISO-8601 or epoch ms, optional channel,
 user, userId, text, kind, replyTo, thread) or a chat export (Slack ZIP or folder,
-DiscordChatExporter, Telegram, Mattermost, WhatsApp: see import-chat) and links each message,
-channel by channel in time order, to the earlier message it answers. A replyTo (or in a thread,
+DiscordChatExporter, Telegram, Mattermost, WhatsApp, an IRC log: see import-chat) and links each
+message, channel by channel in time order, to the earlier message it answers. A replyTo (or in a thread,
 the thread's root) is taken as given; every other link is inferred by the reply linker; system
 lines (joins, parts) are never linked. A conversation is named by its first message, the root
 its messages' parents lead to (a parent naming no message of the input is that root itself).

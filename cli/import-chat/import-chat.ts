@@ -60,10 +60,12 @@ Formats (detected from the input, or --format):
   telegram     Telegram Desktop's result.json: one chat, or a whole account's export
   mattermost   a Mattermost bulk export (JSONL)
   whatsapp     a WhatsApp "Export chat" .txt file
+  irc          an IRC log, one channel a file: irssi, WeeChat or ZNC (a day a file, dated by
+               its name), or a folder of them
 
 Options:
   --format F             auto (default), ${EXPORT_FORMATS.join(", ")}
-  --timezone ZONE        the IANA zone of times that carry none (WhatsApp, old Telegram exports;
+  --timezone ZONE        the IANA zone of times that carry none (WhatsApp, IRC logs, old Telegram;
                          default: this machine's, ${machineTimezone()})
   --out FILE             write the messages to FILE instead, one JSON object a line, channel by
                          channel and oldest first within a channel

@@ -47,8 +47,9 @@ Options:
 ${WORKSPACE_HELP}
   --fresh           empty the workspace first
   --input FILE      a chat export (Slack ZIP or folder, DiscordChatExporter, Telegram,
-                    Mattermost, WhatsApp: see import-chat) or chat messages as JSON lines
-                    (the segment command's format); default: a generated multi-channel sample
+                    Mattermost, WhatsApp, an IRC log: see import-chat) or chat messages as
+                    JSON lines (the segment command's format); default: a generated
+                    multi-channel sample
   --channel NAME    the channel of input lines that name none (default: default)
   --timezone ZONE   the IANA zone of an export's times that carry none (default: this machine's)
   --out FILE        also write every delivered segment to FILE, one JSON line each (default:
@@ -138,7 +139,7 @@ export interface RunOptions {
   input?: string;
   /** The channel of input lines that name none. */
   channel?: string;
-  /** The zone of an export's zone-less times (WhatsApp, old Telegram). */
+  /** The zone of an export's zone-less times (WhatsApp, IRC logs, old Telegram). */
   timezone?: string;
   out?: string;
   report?: string;

@@ -111,7 +111,7 @@ async function readInput(
     if (read.messages.length === 0 && first?.field === "json") {
       // A file that is not chat at all (a README, a CSV): one line, not one per line.
       throw new Error(
-        `it is not chat: line ${first.line} is ${first.problem}, and no line is a chat message; give JSON lines of chat messages (docs/commands.md#the-chat-input-format) or an export of Slack, Discord, Telegram, Mattermost or WhatsApp (docs/exports.md)`,
+        `it is not chat: line ${first.line} is ${first.problem}, and no line is a chat message; give JSON lines of chat messages (docs/commands.md#the-chat-input-format) or an export of Slack, Discord, Telegram, Mattermost or WhatsApp, or an IRC log (docs/exports.md)`,
       );
     }
     const lines = new Map(read.messages.map((entry) => [entry.message, entry.line]));

@@ -177,6 +177,26 @@ describe("disentangle command", () => {
     expect([...first][0]).not.toBe([...second][0]);
   });
 
+  it("separates them the same from an irssi log of the channel", async () => {
+    // 2024-03-01, 10:00 UTC on: one line every 5 s, shown to the minute as irssi writes them.
+    const log = [
+      "--- Log opened Fri Mar 01 10:00:00 2024",
+      ...interleaved.map((m, i) => `10:0${Math.floor(i / 12)} < ${m.user}> ${m.text}`),
+    ];
+    const path = join(dir, "#help.log");
+    writeFileSync(path, `${log.join("\n")}\n`);
+    const { code, stdout } = await run(["disentangle", path, "--json", "--timezone", "UTC"]);
+    expect(code).toBe(0);
+    const lines = parseLines(stdout);
+    expect(lines).toHaveLength(interleaved.length);
+    expect(new Set(lines.map((l) => l.channel))).toEqual(new Set([undefined]));
+    const byPair = [0, 1].map(
+      (pair) => new Set(lines.filter((_, i) => i % 2 === pair).map((l) => l.conversation)),
+    );
+    expect(byPair.map((c) => c.size)).toEqual([1, 1]);
+    expect([...(byPair[0] as Set<string>)][0]).not.toBe([...(byPair[1] as Set<string>)][0]);
+  });
+
   it("keeps a platform link as given, and infers instead with --ignore-links", async () => {
     const input = [
       ...interleaved.slice(0, 4),

@@ -42,6 +42,7 @@ describe("import-chat --out", () => {
     ["a Telegram full export", exportFixture("telegram", "full-export.json")],
     ["a Mattermost bulk export", exportFixture("mattermost", "bulk.jsonl")],
     ["a WhatsApp chat", exportFixture("whatsapp", "club-dmy.txt")],
+    ["a folder of IRC logs", exportFixture("irc")],
   ])(
     "writes %s as one chat input object per message, channel by channel, oldest first",
     async (_, input) => {
@@ -230,13 +231,13 @@ describe("import-chat refusals", () => {
     const result = await cli(["import-chat", "package.json", "--dry-run"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      "import-chat: package.json: not a Slack, DiscordChatExporter, Telegram, Mattermost or WhatsApp export (give --format to say which)\n",
+      "import-chat: package.json: not a Slack, DiscordChatExporter, Telegram, Mattermost or WhatsApp export nor an IRC log (give --format to say which)\n",
     );
   });
 
   it.each([
     [[], /expected an export/],
-    [[SLACK_FOLDER, "--format", "irc"], /--format must be auto, slack, discord/],
+    [[SLACK_FOLDER, "--format", "hexchat"], /--format must be auto, slack, discord, .*, irc/],
     [[SLACK_FOLDER, "--timezone", "Mars/Base"], /--timezone: "Mars\/Base" is no IANA time zone/],
     [[SLACK_FOLDER, "--dry-run", "--out", "x.jsonl"], /--dry-run stores nothing: leave out --out/],
     [

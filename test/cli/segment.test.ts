@@ -190,7 +190,7 @@ describe("segment command", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr.trimEnd().split("\n")).toEqual([
-      `segment: cannot read ${path}: it is not chat: line 1 is not valid JSON (Unexpected token '#', "# A project" is not valid JSON), and no line is a chat message; give JSON lines of chat messages (docs/commands.md#the-chat-input-format) or an export of Slack, Discord, Telegram, Mattermost or WhatsApp (docs/exports.md)`,
+      `segment: cannot read ${path}: it is not chat: line 1 is not valid JSON (Unexpected token '#', "# A project" is not valid JSON), and no line is a chat message; give JSON lines of chat messages (docs/commands.md#the-chat-input-format) or an export of Slack, Discord, Telegram, Mattermost or WhatsApp, or an IRC log (docs/exports.md)`,
     ]);
   });
 
