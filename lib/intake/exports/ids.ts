@@ -42,6 +42,27 @@ export function contentId(parts: readonly (string | number)[], ordinal: number):
     .slice(0, 22);
 }
 
+/** Messages of one logged time kept in order by milliseconds; past this many, by id. */
+const MAX_SAME = 999;
+
+/**
+ * The order of a file whose times are minutes or seconds (WhatsApp, IRC logs): the k-th message
+ * of one logged time is k milliseconds later, since every reader of a channel orders by time,
+ * then id, and ids made from content would shuffle a minute's messages (an answer before its
+ * question). Feed it each message's time in the file's order.
+ */
+export class LoggedOrder {
+  private previous = Number.NaN;
+  private same = 0;
+
+  /** `ms`, or a few milliseconds after it: the time to give the next message logged at `ms`. */
+  next(ms: number): number {
+    this.same = ms === this.previous ? Math.min(this.same + 1, MAX_SAME) : 0;
+    this.previous = ms;
+    return ms + this.same;
+  }
+}
+
 /** Counts exact repeats: the ordinal of each content key in the order they are met. */
 export class Repeats {
   private readonly seen = new Map<string, number>();

@@ -4,17 +4,17 @@
  * - WeeChat: `YYYY-MM-DD HH:MM:SS<TAB>nick<TAB>text`;
  * - ZNC and irclogs.ubuntu.com: `[HH:MM[:SS]] <nick> text`, dated by the file's path
  *   (`2024-05-01.log`, `#chan_20240501.log`, `2024/05/01/#chan.txt`).
- * The layout is the first dated line's. A time earlier than the one before it, with no date line
- * between, is the next day's. Lines of one minute (or second) keep the log's order: the k-th of
- * them is k milliseconds later, as every reader of the channel orders by time, then id. Joins, parts, quits, nick and mode changes are the network's
- * (`kind: system`); `/me` actions read `* nick does something`, as the IRC corpus writes them.
- * Times carry no zone and are read in the configured one; ids are made from the content.
+ * The layout is the first log line's. A time earlier than the one before it, with no date line
+ * between, is the next day's; lines of one logged time keep the log's order (`LoggedOrder`).
+ * Joins, parts, quits, nick and mode changes are the network's (`kind: system`); `/me` actions
+ * read `* nick does something`, as the IRC corpus writes them. Times carry no zone and are read
+ * in the configured one; ids are made from the content.
  */
 import { basename, dirname, sep } from "node:path";
 import type { FileTally, ReadContext } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { fileLines } from "./files.js";
-import { contentId, isoTimestamp, Repeats } from "./ids.js";
+import { contentId, isoTimestamp, LoggedOrder, Repeats } from "./ids.js";
 import { sortMessages } from "./order.js";
 import type { ExportMessage } from "./types.js";
 
@@ -41,8 +41,6 @@ const NOTICE = /^-([^\s(-]+)(?:\([^)]*\))?- ?(.*)$/;
 /** irssi's `-!-`, ZNC's `***`, irclogs' `===`: the network's own lines. */
 const NETWORK = /^(?:-!-|\*\*\*|===) ?(.*)$/;
 const WEECHAT_NETWORK = new Set(["-->", "<--", "--", "=!=", "-"]);
-/** Lines of one logged time kept in order by milliseconds: more than a second's worth, by id. */
-const MAX_SAME = 999;
 
 /** The layout of one line of an IRC log, if it is one. */
 export function ircLayout(line: string): Layout | undefined {
@@ -132,8 +130,7 @@ export async function* readIrc(
   let day = dateInPath(input);
   let last = -1;
   let rolled = false;
-  let previous = Number.NaN;
-  let same = 0;
+  const order = new LoggedOrder();
   let line = 0;
   for await (const text of fileLines(input, context.notUtf8(input))) {
     line++;
@@ -184,9 +181,7 @@ export async function* readIrc(
       tally.skip(`line ${line}`, "text", "no text");
       continue;
     }
-    same = ms === previous ? Math.min(same + 1, MAX_SAME) : 0;
-    previous = ms;
-    buffer.push(ircMessage(ms, same, read.said, { channel, channelName }, repeats));
+    buffer.push(ircMessage(ms, order.next(ms), read.said, { channel, channelName }, repeats));
     tally.taken();
   }
   if (rolled) context.note("IRC: a time earlier than the line before it was read as the next day");
@@ -228,7 +223,7 @@ function lineTime(
     hour < 24 && minute < 60 && second < 60
       ? context.wallClock(day.year, day.month, day.day, hour, minute, second)
       : undefined;
-  if (ms === undefined || isoTimestamp(ms + MAX_SAME) === undefined) {
+  if (ms === undefined || isoTimestamp(ms) === undefined) {
     tally.skip(`line ${line}`, "time", "not a time of day convoseg takes");
     return undefined;
   }
@@ -237,12 +232,12 @@ function lineTime(
 }
 
 /**
- * A message at `ms`, `same` lines after the first of its time; its id made from the time as
- * logged, so the same line of two overlapping logs is one message.
+ * A message logged at `ms`, given `at` (`LoggedOrder`); its id made from the time as logged, so
+ * the same line of two overlapping logs is one message.
  */
 function ircMessage(
   ms: number,
-  same: number,
+  at: number,
   { user, text }: Said,
   { channel, channelName }: { channel: string; channelName: string },
   repeats: Repeats,
@@ -251,7 +246,8 @@ function ircMessage(
   const content = [isoTimestamp(ms) as string, user ?? "", said];
   return {
     id: contentId(content, repeats.next(content)),
-    ts: isoTimestamp(ms + same) as string,
+    // At the far end of the times convoseg takes, the time as logged.
+    ts: isoTimestamp(at) ?? (content[0] as string),
     channel,
     channelName,
     user,

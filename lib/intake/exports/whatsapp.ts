@@ -4,14 +4,15 @@
  * number over 12 decides, else the order under which dates do not go backwards) and 12 h or 24 h
  * time; lines without that prefix continue the message before. Lines without an author are the
  * platform's (`kind: system`), as are iOS lines whose text starts with a left-to-right mark and is
- * no attachment. Times carry no zone and are read in the configured one. Ids are made from the
- * content (time, author, text, ordinal among exact repeats), never from the file or the line.
+ * no attachment. Times carry no zone and are read in the configured one; messages of one minute
+ * keep the file's order (`LoggedOrder`). Ids are made from the content (time as written, author,
+ * text, ordinal among exact repeats), never from the file or the line.
  */
 import { basename, dirname } from "node:path";
 import type { FileTally, ReadContext } from "./context.js";
 import { ExportFormatError } from "./errors.js";
 import { fileLines } from "./files.js";
-import { contentId, isoTimestamp, Repeats } from "./ids.js";
+import { contentId, isoTimestamp, LoggedOrder, Repeats } from "./ids.js";
 import { sortMessages } from "./order.js";
 import type { ExportMessage } from "./types.js";
 
@@ -124,11 +125,13 @@ export async function* readWhatsapp(
   const order = await detectOrder(input, context);
   const name = whatsappChatName(input);
   const repeats = new Repeats();
+  const sameMinute = new LoggedOrder();
   const buffer: ExportMessage[] = [];
   let open: { ts: string; rest: string; lines: string[] } | undefined;
   const close = () => {
     if (open === undefined) return;
     const message = whatsappMessage(open.ts, [open.rest, ...open.lines].join("\n"), name, repeats);
+    message.ts = isoTimestamp(sameMinute.next(Date.parse(open.ts))) ?? open.ts;
     buffer.push(message);
     tally.taken();
     open = undefined;

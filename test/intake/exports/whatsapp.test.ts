@@ -14,11 +14,12 @@ function chat(name: string, text: string): string {
 describe("WhatsApp chat text", () => {
   it("reads M/D/YY with 12 h times, continuation lines, system lines and phone authors", async () => {
     const { messages } = await readAll([FAMILY], { timezone: "America/New_York" });
+    // Messages of one minute keep the file's order, a millisecond apart.
     expect(messages.map((m) => [m.ts, m.user, m.kind])).toEqual([
       ["2023-12-25T02:41:00.000Z", null, "system"],
-      ["2023-12-25T02:41:00.000Z", null, "system"],
+      ["2023-12-25T02:41:00.001Z", null, "system"],
       ["2023-12-25T02:42:00.000Z", "Mom", "user"],
-      ["2023-12-25T02:42:00.000Z", "Mom", "user"],
+      ["2023-12-25T02:42:00.001Z", "Mom", "user"],
       ["2023-12-25T02:43:00.000Z", "+1 555-0100", "user"],
       ["2023-12-25T05:05:00.000Z", "Dad - the elder", "user"],
       ["2023-12-25T18:15:00.000Z", null, "system"],
@@ -28,6 +29,7 @@ describe("WhatsApp chat text", () => {
       "Thanks! Dinner at 7: don't be late\nwith a second line\nand a third",
     );
     expect(messages[6].text).toBe('Mom changed the subject from "Fam" to "Family: 2024"');
+    expect(messages[1].text).toBe('Mom created group "Family"');
     expect(new Set(messages.map((m) => m.channel))).toEqual(new Set(["Family"]));
     // Exact repeats (same minute, author, text) stay two messages with distinct ids.
     expect(messages[2].id).not.toBe(messages[3].id);
