@@ -7,7 +7,8 @@
  * The layout is the first log line's. A time earlier than the one before it, with no date line
  * between, is the next day's; lines of one logged time keep the log's order (`LoggedOrder`).
  * Joins, parts, quits, nick and mode changes are the network's (`kind: system`); `/me` actions
- * read `* nick does something`, as the IRC corpus writes them. Times carry no zone and are read
+ * read `* nick does something`, as the IRC corpus writes them; colour and other formatting codes
+ * are dropped. Times carry no zone and are read
  * in the configured one; ids are made from the content.
  */
 import { basename, dirname, sep } from "node:path";
@@ -41,6 +42,12 @@ const NOTICE = /^-([^\s(-]+)(?:\([^)]*\))?- ?(.*)$/;
 /** irssi's `-!-`, ZNC's `***`, irclogs' `===`: the network's own lines. */
 const NETWORK = /^(?:-!-|\*\*\*|===) ?(.*)$/;
 const WEECHAT_NETWORK = new Set(["-->", "<--", "--", "=!=", "-"]);
+/**
+ * IRC's formatting codes, which bouncers log as sent: colours (`^C` with up to two numbers, `^D`
+ * with hex ones), bold, italics, underline, strike-through, monospace, reverse and reset.
+ */
+const FORMATTING =
+  /\x03(?:\d{1,2}(?:,\d{1,2})?)?|\x04(?:[0-9a-fA-F]{6}(?:,[0-9a-fA-F]{6})?)?|[\x02\x0f\x11\x16\x1d\x1e\x1f]/g;
 
 /** The layout of one line of an IRC log, if it is one. */
 export function ircLayout(line: string): Layout | undefined {
@@ -177,7 +184,7 @@ export async function* readIrc(
     last = seconds;
     const ms = lineTime(context, tally, line, day, read);
     if (ms === undefined) continue;
-    if (read.said.text.trim() === "") {
+    if (read.said.text.replace(FORMATTING, "").trim() === "") {
       tally.skip(`line ${line}`, "text", "no text");
       continue;
     }
@@ -242,7 +249,7 @@ function ircMessage(
   { channel, channelName }: { channel: string; channelName: string },
   repeats: Repeats,
 ): ExportMessage {
-  const said = text.trim();
+  const said = text.replace(FORMATTING, "").trim();
   const content = [isoTimestamp(ms) as string, user ?? "", said];
   return {
     id: contentId(content, repeats.next(content)),

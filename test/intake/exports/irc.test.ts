@@ -123,6 +123,16 @@ describe("IRC logs", () => {
     ]);
   });
 
+  it("drops IRC's colour and formatting codes, which bouncers log as sent", async () => {
+    const path = log(
+      "#colours-2024-05-01.log",
+      "[10:00:00] <ann> \x0304,01red\x03 and \x02bold\x02 \x1ditalic\x0f \x04ff0000hex\x04 done\n[10:00:01] <ann> \x0304\x03\n",
+    );
+    const { messages, report } = await readAll([path]);
+    expect(messages.map((m) => m.text)).toEqual(["red and bold italic hex done"]);
+    expect(report.skippedItems.map((s) => s.reason)).toEqual(["no text"]);
+  });
+
   it("refuses a time it cannot date, naming the line and what to do", async () => {
     const path = log("#nodate.log", "[10:00] <ann> hello\n");
     await expect(readAll([path])).rejects.toThrow(
