@@ -4,8 +4,8 @@
  * - WeeChat: `YYYY-MM-DD HH:MM:SS<TAB>nick<TAB>text`;
  * - ZNC and irclogs.ubuntu.com: `[HH:MM[:SS]] <nick> text`, dated by the file's path
  *   (`2024-05-01.log`, `#chan_20240501.log`, `2024/05/01/#chan.txt`).
- * The layout is the first log line's. A time earlier than the one before it, with no date line
- * between, is the next day's; lines of one logged time keep the log's order (`LoggedOrder`).
+ * The layout is the first log line's. A time more than 6 hours earlier than the one before it,
+ * with no date line between, is the next day's; lines of one logged time keep the log's order (`LoggedOrder`).
  * Joins, parts, quits, nick and mode changes are the network's (`kind: system`); `/me` actions
  * read `* nick does something`, as the IRC corpus writes them; colour and other formatting codes
  * are dropped. Times carry no zone and are read
@@ -42,6 +42,11 @@ const NOTICE = /^-([^\s(-]+)(?:\([^)]*\))?- ?(.*)$/;
 /** irssi's `-!-`, ZNC's `***`, irclogs' `===`: the network's own lines. */
 const NETWORK = /^(?:-!-|\*\*\*|===) ?(.*)$/;
 const WEECHAT_NETWORK = new Set(["-->", "<--", "--", "=!=", "-"]);
+/**
+ * How far back (seconds) an undated time must go to be the next day's: past midnight it goes back
+ * nearly a day, when clocks go back an hour (or a line comes late) only a little.
+ */
+const NEXT_DAY_BACK = 6 * 3600;
 /**
  * IRC's formatting codes, which bouncers log as sent: colours (`^C` with up to two numbers, `^D`
  * with hex ones), bold, italics, underline, strike-through, monospace, reverse and reset.
@@ -175,7 +180,7 @@ export async function* readIrc(
       );
     }
     const seconds = read.hour * 3600 + read.minute * 60 + read.second;
-    if (read.day === undefined && seconds < last) {
+    if (read.day === undefined && seconds < last - NEXT_DAY_BACK) {
       // Past midnight with no date line between (a log of several days): the next day.
       const next = new Date(Date.UTC(day.year, day.month - 1, day.day + 1));
       day = { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() };

@@ -133,6 +133,23 @@ describe("IRC logs", () => {
     expect(report.skippedItems.map((s) => s.reason)).toEqual(["no text"]);
   });
 
+  it("stays on the day when clocks go back, and moves on past midnight", async () => {
+    // Paris, 2024-10-27: 03:00 summer time is 02:00 winter time; the log's clock repeats 02:xx,
+    // and a repeated time is read as its first occurrence, as every zone-less time is: the day
+    // stays the 27th (before, a time earlier than the line before was always the next day's).
+    const path = log(
+      "#dst-2024-10-27.log",
+      "[02:50:00] <ann> before\n[02:05:00] <ann> after the change\n[23:59:00] <ann> late\n[00:01:00] <ann> next day\n",
+    );
+    const { messages } = await readAll([path], { timezone: "Europe/Paris" });
+    expect(messages.map((m) => [m.ts, m.text])).toEqual([
+      ["2024-10-27T00:05:00.000Z", "after the change"],
+      ["2024-10-27T00:50:00.000Z", "before"],
+      ["2024-10-27T22:59:00.000Z", "late"],
+      ["2024-10-27T23:01:00.000Z", "next day"],
+    ]);
+  });
+
   it("refuses a time it cannot date, naming the line and what to do", async () => {
     const path = log("#nodate.log", "[10:00] <ann> hello\n");
     await expect(readAll([path])).rejects.toThrow(
