@@ -52,6 +52,7 @@ const NEXT_DAY_BACK = 6 * 3600;
  * with hex ones), bold, italics, underline, strike-through, monospace, reverse and reset.
  */
 const FORMATTING =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
   /\x03(?:\d{1,2}(?:,\d{1,2})?)?|\x04(?:[0-9a-fA-F]{6}(?:,[0-9a-fA-F]{6})?)?|[\x02\x0f\x11\x16\x1d\x1e\x1f]/g;
 
 /** The layout of one line of an IRC log, if it is one. */
