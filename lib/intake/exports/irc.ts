@@ -5,11 +5,11 @@
  * - ZNC and irclogs.ubuntu.com: `[HH:MM[:SS]] <nick> text`, dated by the file's path
  *   (`2024-05-01.log`, `#chan_20240501.log`, `2024/05/01/#chan.txt`).
  * The layout is the first log line's. A time more than 6 hours earlier than the one before it,
- * with no date line between, is the next day's; lines of one logged time keep the log's order (`LoggedOrder`).
- * Joins, parts, quits, nick and mode changes are the network's (`kind: system`); `/me` actions
- * read `* nick does something`, as the IRC corpus writes them; colour and other formatting codes
- * are dropped. Times carry no zone and are read
- * in the configured one; ids are made from the content.
+ * with no date line between, is the next day's; lines of one logged time keep the log's order
+ * (`LoggedOrder`). Joins, parts, quits, nick and mode changes are the network's (`kind: system`);
+ * `/me` actions read `* nick does something`, as the IRC corpus writes them; colour and other
+ * formatting codes are dropped. Times carry no zone and are read in the configured one; ids are
+ * made from the content.
  */
 import { basename, dirname, sep } from "node:path";
 import type { FileTally, ReadContext } from "./context.js";
@@ -190,14 +190,19 @@ export async function* readIrc(
     last = seconds;
     const ms = lineTime(context, tally, line, day, read);
     if (ms === undefined) continue;
-    if (read.said.text.replace(FORMATTING, "").trim() === "") {
+    const said = { user: read.said.user, text: read.said.text.replace(FORMATTING, "").trim() };
+    if (said.text === "") {
       tally.skip(`line ${line}`, "text", "no text");
       continue;
     }
-    buffer.push(ircMessage(ms, order.next(ms), read.said, { channel, channelName }, repeats));
+    buffer.push(ircMessage(ms, order.next(ms), said, { channel, channelName }, repeats));
     tally.taken();
   }
-  if (rolled) context.note("IRC: a time earlier than the line before it was read as the next day");
+  if (rolled) {
+    context.note(
+      "IRC: a time more than 6 hours earlier than the line before it was read as the next day",
+    );
+  }
   yield sortMessages(buffer);
 }
 
@@ -246,7 +251,7 @@ function lineTime(
 
 /**
  * A message logged at `ms`, given `at` (`LoggedOrder`); its id made from the time as logged, so
- * the same line of two overlapping logs is one message.
+ * the same line of two overlapping logs is one message. `text` is clean: no codes, trimmed.
  */
 function ircMessage(
   ms: number,
@@ -255,8 +260,7 @@ function ircMessage(
   { channel, channelName }: { channel: string; channelName: string },
   repeats: Repeats,
 ): ExportMessage {
-  const said = text.replace(FORMATTING, "").trim();
-  const content = [isoTimestamp(ms) as string, user ?? "", said];
+  const content = [isoTimestamp(ms) as string, user ?? "", text];
   return {
     id: contentId(content, repeats.next(content)),
     // At the far end of the times convoseg takes, the time as logged.
@@ -264,7 +268,7 @@ function ircMessage(
     channel,
     channelName,
     user,
-    text: said,
+    text,
     kind: user === null ? "system" : "user",
     platform: "irc",
   };

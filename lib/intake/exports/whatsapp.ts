@@ -130,8 +130,14 @@ export async function* readWhatsapp(
   let open: { ts: string; rest: string; lines: string[] } | undefined;
   const close = () => {
     if (open === undefined) return;
-    const message = whatsappMessage(open.ts, [open.rest, ...open.lines].join("\n"), name, repeats);
-    message.ts = isoTimestamp(sameMinute.next(Date.parse(open.ts))) ?? open.ts;
+    const at = isoTimestamp(sameMinute.next(Date.parse(open.ts))) ?? open.ts;
+    const message = whatsappMessage(
+      open.ts,
+      at,
+      [open.rest, ...open.lines].join("\n"),
+      name,
+      repeats,
+    );
     buffer.push(message);
     tally.taken();
     open = undefined;
@@ -197,8 +203,10 @@ function headerTime(
   return ts;
 }
 
+/** The message written at `ts`, given the time `at` (`LoggedOrder`); its id made from `ts`. */
 function whatsappMessage(
   ts: string,
+  at: string,
   rest: string,
   channel: string,
   repeats: Repeats,
@@ -217,7 +225,7 @@ function whatsappMessage(
   const content = [ts, author ?? "", text];
   const message: ExportMessage = {
     id: contentId(content, repeats.next(content)),
-    ts,
+    ts: at,
     channel,
     channelName: channel,
     user: author,

@@ -66,7 +66,7 @@ describe("IRC logs", () => {
     ]);
     expect(messages[0]?.channel).toBe("#convoseg");
     expect(report.notes).toEqual([
-      "IRC: a time earlier than the line before it was read as the next day",
+      "IRC: a time more than 6 hours earlier than the line before it was read as the next day",
     ]);
   });
 
