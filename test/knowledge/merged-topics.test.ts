@@ -70,6 +70,29 @@ describe("mergeSupports", () => {
     );
   });
 
+  it("names a wording by how most segments wrote it, not by its surest one-off", () => {
+    const shouted = support("PAYMENTINTENT", "s9", 40, 1);
+    const written = ["s4", "s5", "s6"].map((id, i) => support("PaymentIntent", id, 100 + i, 0.6));
+    const [topic] = mergeSupports([shouted, ...written]);
+    expect(topic).toMatchObject({
+      topic: "PaymentIntent",
+      aliases: [],
+      segments: 4,
+      bestConfidence: 1,
+      bestReason: "said as PAYMENTINTENT",
+    });
+    expect(new Set(topic?.evidence.map((e) => e.topic))).toEqual(new Set(["PaymentIntent"]));
+    // As many segments each way: the surer wording, then the earlier.
+    const even = support("paymentintent", "s7", 200, 0.7);
+    expect(mergeSupports([support("PaymentIntent", "s4", 100, 0.6), even])[0]?.topic).toBe(
+      "paymentintent",
+    );
+    expect(
+      mergeSupports([support("PaymentIntent", "s4", 100, 0.7), { ...even, confidence: 0.7 }])[0]
+        ?.topic,
+    ).toBe("PaymentIntent");
+  });
+
   it("merges by exact normalized topic only when given no matcher", () => {
     expect(mergeSupports(SUPPORTS, []).map((t) => t.topic)).toEqual([
       "grub bootloader",

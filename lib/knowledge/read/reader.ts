@@ -19,7 +19,7 @@ import { correctedPage } from "./corrected-page.js";
 
 /** One segment's support for a topic: which messages say it. */
 interface TopicEvidence {
-  /** The alias this segment said it as (as said with its best confidence). */
+  /** The alias this segment is evidence for, in that alias's wording (the one most of its segments said). */
   topic: string;
   segmentId: string;
   candidateId: string;
@@ -35,7 +35,7 @@ interface TopicEvidence {
 
 /**
  * A channel's topic, merged over every segment that supports it and over its aliases: the
- * wordings whose token keys agree (`lib/knowledge/topics`), each as said with its best confidence.
+ * wordings whose token keys agree (`lib/knowledge/topics`), each as most segments said it.
  */
 export interface Topic {
   /** The most supported alias (ties: the earliest seen, then code order). */
@@ -261,6 +261,30 @@ const byEvidence = (a: TopicEvidence, b: TopicEvidence): number =>
   byCode(a.topic, b.topic) ||
   byCode(a.candidateId, b.candidateId);
 
+/** How often one wording of a normalized topic was said: by distinct segments, at best how surely. */
+interface Wording {
+  segments: Set<string>;
+  confidence: number;
+}
+
+/**
+ * The wording most segments said (ties: the surest, then the earliest seen): a spelling one
+ * person shouted once ("PAYMENTINTENT") does not name what forty lines wrote "PaymentIntent".
+ */
+function mostSaid(said: ReadonlyMap<string, Wording>): string {
+  let best: [string, Wording] | undefined;
+  for (const entry of said) {
+    const [, w] = entry;
+    if (
+      best === undefined ||
+      w.segments.size > best[1].segments.size ||
+      (w.segments.size === best[1].segments.size && w.confidence > best[1].confidence)
+    )
+      best = entry;
+  }
+  return (best as [string, Wording])[0];
+}
+
 /**
  * One topic per normalized topic, its entries in a fixed order first so that the wording and
  * tags chosen do not depend on the order the store lists them in.
@@ -274,6 +298,7 @@ function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[
       byCode(a.topic, b.topic),
   );
   const byTopic = new Map<string, Omit<Topic, "aliases">>();
+  const wordings = new Map<string, Map<string, Wording>>();
   for (const support of ordered) {
     let topic = byTopic.get(support.normalizedTopic);
     if (topic === undefined) {
@@ -296,8 +321,13 @@ function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[
     if (support.confidence > topic.bestConfidence) {
       topic.bestConfidence = support.confidence;
       topic.bestReason = support.reason;
-      topic.topic = support.topic;
     }
+    const said = wordings.get(support.normalizedTopic) ?? new Map<string, Wording>();
+    wordings.set(support.normalizedTopic, said);
+    const wording = said.get(support.topic) ?? { segments: new Set<string>(), confidence: 0 };
+    said.set(support.topic, wording);
+    wording.segments.add(support.segmentId);
+    wording.confidence = Math.max(wording.confidence, support.confidence);
     for (const tag of support.tags) if (!topic.tags.includes(tag)) topic.tags.push(tag);
     topic.evidence.push({
       topic: support.topic,
@@ -311,7 +341,10 @@ function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[
       confidence: support.confidence,
     });
   }
-  // An alias's evidence says the alias as its topic does.
-  for (const topic of byTopic.values()) for (const e of topic.evidence) e.topic = topic.topic;
+  for (const topic of byTopic.values()) {
+    topic.topic = mostSaid(wordings.get(topic.normalizedTopic) as Map<string, Wording>);
+    // An alias's evidence says the alias as its topic does.
+    for (const e of topic.evidence) e.topic = topic.topic;
+  }
   return [...byTopic.values()];
 }
