@@ -3,6 +3,8 @@
  * topics and questions, best first, with filters. The index is built by the first search after
  * the workspace changed (docs/search.md).
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import {
   MAX_HITS,
   QUESTION_STATUSES,
@@ -12,9 +14,10 @@ import {
   type SearchQuery,
 } from "convoseg/search";
 import type { Embedder } from "convoseg/topics";
+import { DEFAULT_WORKSPACE } from "../local/workspace.js";
 import { channelArgument, messagesDirectory } from "./shared/channel-names.js";
 import { type Command, command, EXIT } from "./shared/command.js";
-import { escapeControls, isoMinute } from "./shared/format.js";
+import { escapeControls, isoMinute, shellArg } from "./shared/format.js";
 import { suggestChannels } from "./shared/near-channels.js";
 import { searchFailure, workspaceSearchIndex } from "./shared/search-index.js";
 import { timeOf } from "./shared/time-flag.js";
@@ -195,6 +198,17 @@ export const searchCommand: Command = command({
       `${hits.length} ${hits.length === 1 ? "hit" : "hits"} for ${escapeControls(JSON.stringify(args.text))}, best first:\n\n`,
     );
     for (const hit of hits) io.stdout.write(`${hitText(hit, reportPath)}\n`);
+    // The links name the workspace's page, which only `report` writes (`run --report` writes
+    // where it is told): a link to no file would open nothing.
+    if (hits.some((hit) => hit.segment !== "") && !existsSync(reportPath)) {
+      const other =
+        resolve(args.dir) === resolve(DEFAULT_WORKSPACE)
+          ? ""
+          : ` --workspace ${shellArg(args.dir)}`;
+      io.stdout.write(
+        `${escapeControls(reportPath)} is not written yet: npm start -- report${other} writes it, for the links above.\n`,
+      );
+    }
     return EXIT.ok;
   },
 });

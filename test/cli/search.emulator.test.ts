@@ -100,6 +100,18 @@ describe("search", () => {
     const text = await cli(["search", word, "--limit", "1", ...ws]);
     expect(text.stdout).toMatch(/^1 hit for ".+", best first:\n\n\w+/);
     expect(text.stdout).toContain("«");
+    // Its links open the workspace's report, which only `report` writes: until then it says so.
+    const page = join(dir, "report.html");
+    const linked = ["search", word, "--kind", "conversation", "--limit", "1", ...ws];
+    const unwritten = await cli(linked);
+    expect(unwritten.stdout).toContain(`open ${page}#segment=`);
+    expect(unwritten.stdout).toContain(
+      `${page} is not written yet: npm start -- report --workspace ${dir} writes it`,
+    );
+    writeFileSync(page, "<!doctype html>");
+    const written = await cli(linked);
+    expect(written.stdout).toContain(`open ${page}#segment=`);
+    expect(written.stdout).not.toContain("not written yet");
 
     // A run that adds chat changes the tables, and indexes them again before it ends.
     const more = join(dir, "..", "more.jsonl");
