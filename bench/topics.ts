@@ -12,10 +12,11 @@
  *   the messages of its evidence range;
  * - time per segment (mean) and for the largest segment; and the new extractor alone on one
  *   synthetic segment of 500 messages of 10 KB, with the longest the event loop was held.
- * The new extractor runs twice: on contiguous segments (each channel's timeline cut by the
+ * The new extractor runs three times: on contiguous segments (each channel's timeline cut by the
  * segmenter, as both extractors are measured) and on linked ones (each channel's messages linked
  * by the reply linker, their annotated `replyTo` set aside, each conversation segmented on its own
- * with the same settings, as `segment --conversations linked` does). On both, its questions
+ * with the same settings, as `segment --conversations linked` does), there with and without each
+ * message's inferred parent (the pipeline hands it to extraction). On each, its questions
  * against the annotations (`annotatedQuestions` of bench/extraction.ts: an annotated person's
  * message the extractor, given it alone, reports as a question; answered when a later message of
  * another author names it in its annotated `replyTo`):
@@ -50,9 +51,11 @@ import {
   type StoredQuestion,
 } from "convoseg/knowledge/store";
 import { SegmentExtractor } from "convoseg/knowledge/write";
+import { ReplyLinker } from "convoseg/linker";
 import { type ChatMessage, parseChatMessage } from "convoseg/messages";
 import type { InlineMessage } from "convoseg/pipeline/contract";
 import { ConversationSegmenter, DEFAULT_MAX_SIZE, DEFAULT_SETTLE_MS } from "convoseg/segmenter";
+import { linkInput } from "../cli/shared/conversation-streams.js";
 import { random } from "../local/sample.js";
 import { benchArgs, usageError } from "./args.js";
 import {
@@ -275,6 +278,22 @@ export function channelsOf(
   });
 }
 
+/**
+ * The reply linker's parent of each message (by `keyOf`), its annotated `replyTo` set aside: each
+ * channel linked in file order, as `segmentChannel` links it for the linked segments.
+ */
+function inferredParents(messages: readonly ChatMessage[]): Map<string, string> {
+  const linkers = new Map<string, ReplyLinker>();
+  const parents = new Map<string, string>();
+  for (const m of messages) {
+    const linker = linkers.get(m.channel) ?? new ReplyLinker();
+    linkers.set(m.channel, linker);
+    const { parent } = linker.link(linkInput(m, true));
+    if (parent !== undefined) parents.set(keyOf(m.channel, m.id), parent);
+  }
+  return parents;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -287,6 +306,11 @@ interface Variant {
   segmentation: Segmentation;
   /** Whether its questions are measured against the annotations (today's finds none). */
   questions: boolean;
+  /**
+   * Whether each message carries the reply linker's inferred parent (`inferredReplyTo`), as the
+   * pipeline hands linked segments to extraction.
+   */
+  parents?: boolean;
 }
 
 const VARIANTS: Variant[] = [
@@ -310,6 +334,14 @@ const VARIANTS: Variant[] = [
     kinds: true,
     segmentation: "linked",
     questions: true,
+  },
+  {
+    name: "after, linked, inferred parents",
+    extractor: () => new KeyphraseExtractor(),
+    kinds: true,
+    segmentation: "linked",
+    questions: true,
+    parents: true,
   },
 ];
 
@@ -361,10 +393,11 @@ interface Measured {
   verdicts?: Verdicts;
 }
 
-export function inline(message: ChatMessage, kinds: boolean): InlineMessage {
+export function inline(message: ChatMessage, kinds: boolean, parent?: string): InlineMessage {
   const m: InlineMessage = { id: message.id, ts: message.ts, text: message.text ?? "" };
   if (message.user) m.author = message.user;
   if (kinds && message.kind !== undefined) m.kind = message.kind;
+  if (parent !== undefined) m.inferredReplyTo = parent;
   return m;
 }
 
@@ -372,6 +405,7 @@ async function measure(
   variant: Variant,
   channels: readonly Channel[],
   questions: ReadonlyMap<string, readonly AnnotatedQuestion[]>,
+  parents: ReadonlyMap<string, string>,
 ): Promise<Measured> {
   const store = new MemoryResultStore();
   const extractor = new SegmentExtractor({
@@ -396,7 +430,9 @@ async function measure(
   for (const channel of channels) {
     const stored = new Map<string, StoredQuestion>();
     for (const [index, segment] of channel.segments.entries()) {
-      const messages = segment.map((m) => inline(m, variant.kinds));
+      const messages = segment.map((m) =>
+        inline(m, variant.kinds, variant.parents ? parents.get(keyOf(m.channel, m.id)) : undefined),
+      );
       const started = performance.now();
       const segmentId = `${channel.name}-${String(index).padStart(4, "0")}`;
       const { result } = await extractor.extract(
@@ -524,7 +560,8 @@ new extractor on one synthetic segment of 500 messages of 10 KB.
 
 The new extractor runs on contiguous segments (each channel's timeline cut at silences and sizes)
 and on linked ones (the reply linker's conversations, the annotated replyTo set aside, each
-segmented on its own with the same settings: segment --conversations linked). On both, its
+segmented on its own with the same settings: segment --conversations linked), there also with
+each message's inferred parent, as the pipeline gives extraction. On each, its
 questions against the annotations: a question is an annotated person's message that the
 extractor, given it alone, reports as one; it is answered when a later message of another author
 names it in its annotated replyTo.
@@ -638,8 +675,9 @@ async function main(): Promise<void> {
     );
   }
   const results: Measured[] = [];
+  const parents = inferredParents(corpus.messages);
   for (const variant of VARIANTS) {
-    results.push(await measure(variant, segmented[variant.segmentation], questions));
+    results.push(await measure(variant, segmented[variant.segmentation], questions, parents));
   }
   const stressed = {
     after: await stress(new KeyphraseExtractor()),
