@@ -3,7 +3,9 @@
  * - irssi: `HH:MM < nick> text`, dated by its `--- Log opened …` and `--- Day changed …` lines;
  * - WeeChat: `YYYY-MM-DD HH:MM:SS<TAB>nick<TAB>text`;
  * - ZNC and irclogs.ubuntu.com: `[HH:MM[:SS]] <nick> text`, dated by the file's path
- *   (`2024-05-01.log`, `#chan_20240501.log`, `2024/05/01/#chan.txt`).
+ *   (`2024-05-01.log`, `#chan_20240501.log`, `2024/05/01/#chan.txt`);
+ * - HexChat (and XChat): `Mon DD HH:MM:SS <nick><TAB>text`, the year from its
+ *   `**** BEGIN LOGGING AT …` lines (a line in January after December is the next year's).
  * The layout is the first log line's. A time more than 6 hours earlier than the one before it,
  * with no date line between, is the next day's; lines of one logged time keep the log's order
  * (`LoggedOrder`). Joins, parts, quits, nick and mode changes are the network's (`kind: system`);
@@ -19,11 +21,12 @@ import { contentId, isoTimestamp, LoggedOrder, Repeats } from "./ids.js";
 import { sortMessages } from "./order.js";
 import type { ExportMessage } from "./types.js";
 
-type Layout = "irssi" | "weechat" | "bracketed";
+type Layout = "irssi" | "weechat" | "bracketed" | "hexchat";
 const LAYOUT_NAMES: Record<Layout, string> = {
   irssi: "an irssi",
   weechat: "a WeeChat",
   bracketed: "a ZNC or irclogs",
+  hexchat: "a HexChat",
 };
 
 const WEECHAT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\t([^\t]*)\t(.*)$/;
@@ -33,6 +36,13 @@ const BRACKETED = /^\[(\d{2}):(\d{2})(?::(\d{2}))?\] (.*)$/;
 const IRSSI_DATE =
   /^--- (?:Log opened|Day changed) [A-Za-z]{3},? ([A-Za-z]{3}) +(\d{1,2})(?: \d{2}:\d{2}(?::\d{2})?)? (\d{4})\s*$/;
 const IRSSI_OTHER = /^--- Log closed /;
+/** HexChat's default time stamp, `%b %d %H:%M:%S`, then the line. */
+const HEXCHAT = /^([A-Za-z]{3}) (\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (.*)$/;
+/** `**** BEGIN LOGGING AT Mon Dec  7 18:00:00 2026` (and `ENDING`, which dates nothing). */
+const HEXCHAT_DATE =
+  /^\*\*\*\* (BEGIN|ENDING) LOGGING AT [A-Za-z]{3} ([A-Za-z]{3}) +(\d{1,2}) \d{2}:\d{2}:\d{2} (\d{4})\s*$/;
+/** HexChat's joins, parts, quits and other events of the network. */
+const HEXCHAT_NETWORK = /^(?:-->|<--|---)\t(.*)$/;
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 /** Channel status marks a client may show before a nick (op, voice, …). */
 const MODES = /^[@+%&~!]+/;
@@ -58,6 +68,9 @@ const FORMATTING =
 /** The layout of one line of an IRC log, if it is one. */
 export function ircLayout(line: string): Layout | undefined {
   if (WEECHAT.test(line)) return "weechat";
+  if (HEXCHAT_DATE.test(line)) return "hexchat";
+  const stamped = HEXCHAT.exec(line);
+  if (stamped && monthOf(stamped[1]) > 0 && hexchatSaid(stamped[6]) !== undefined) return "hexchat";
   if (IRSSI_DATE.test(line) || IRSSI_OTHER.test(line)) return "irssi";
   const timed = IRSSI.exec(line);
   if (timed && (SAID.test(timed[4]) || /^(?:-!-| \* )/.test(timed[4]))) return "irssi";
@@ -120,6 +133,18 @@ function actionOf(nick: string, doing: string): Said {
   return { user, text: `* ${user} ${doing}` };
 }
 
+/** A HexChat line after its time: a tab ends the nick or the event's mark. */
+function hexchatSaid(rest: string): Said | undefined {
+  const network = HEXCHAT_NETWORK.exec(rest);
+  if (network) return { user: null, text: network[1] };
+  return rest.includes("\t") ? spoken(rest.replace("\t", " ")) : undefined;
+}
+
+/** 1 to 12 for an English month's abbreviation, 0 for anything else. */
+function monthOf(name: string): number {
+  return MONTHS.indexOf(name.toLowerCase()) + 1;
+}
+
 function weechatSaid(prefix: string, text: string): Said {
   const trimmed = prefix.trim();
   if (WEECHAT_NETWORK.has(trimmed)) return { user: null, text };
@@ -156,7 +181,7 @@ export async function* readIrc(
     if (layout === "irssi") {
       const dated = IRSSI_DATE.exec(text);
       if (dated) {
-        const month = MONTHS.indexOf(dated[1].toLowerCase()) + 1;
+        const month = monthOf(dated[1]);
         const [date, year] = [Number(dated[2]), Number(dated[3])];
         if (month > 0 && validDay(year, month, date)) {
           day = { year, month, day: date };
@@ -166,18 +191,34 @@ export async function* readIrc(
       }
       if (IRSSI_OTHER.test(text)) continue;
     }
-    const read = readLine(layout, text);
+    if (layout === "hexchat") {
+      const begun = HEXCHAT_DATE.exec(text);
+      if (begun) {
+        const month = monthOf(begun[2]);
+        if (month > 0 && validDay(Number(begun[4]), month, Number(begun[3]))) {
+          if (begun[1] === "BEGIN") day = { year: Number(begun[4]), month, day: Number(begun[3]) };
+        } else tally.skip(`line ${line}`, "date", "not a date HexChat writes");
+        continue;
+      }
+    }
+    const read = readLine(layout, text, day);
     if (read === undefined) {
       tally.skip(`line ${line}`, "line", `not a line of ${LAYOUT_NAMES[layout]} log`);
       continue;
     }
-    if (read.day !== undefined) day = read.day;
+    if (read.day !== undefined) {
+      if (!validDay(read.day.year, read.day.month, read.day.day)) {
+        tally.skip(`line ${line}`, "date", "no such day");
+        continue;
+      }
+      day = read.day;
+    }
     if (day === undefined) {
       throw new ExportFormatError(
         input,
         `line ${line}`,
         "date",
-        "an IRC log line with a time and no date: name the file with its date (2024-05-01.log) or keep irssi's '--- Log opened' lines",
+        "an IRC log line with a time and no date: name the file with its date (2024-05-01.log) or keep the log's date lines (irssi's '--- Log opened', HexChat's '**** BEGIN LOGGING')",
       );
     }
     const seconds = read.hour * 3600 + read.minute * 60 + read.second;
@@ -214,7 +255,19 @@ interface Read {
   said: Said;
 }
 
-function readLine(layout: Layout, text: string): Read | undefined {
+function readLine(layout: Layout, text: string, day: Day | undefined): Read | undefined {
+  if (layout === "hexchat") {
+    const m = HEXCHAT.exec(text);
+    const said = m ? hexchatSaid(m[6]) : undefined;
+    const month = m ? monthOf(m[1]) : 0;
+    if (!m || said === undefined || month === 0) return undefined;
+    const [hour, minute, second] = [Number(m[3]), Number(m[4]), Number(m[5])];
+    // The line names its month and day, the log's last BEGIN line the year: a line in an
+    // earlier month than that day's is in the year after (a log open over New Year).
+    const year = day === undefined ? undefined : day.year + (month < day.month ? 1 : 0);
+    const dated = year === undefined ? undefined : { year, month, day: Number(m[2]) };
+    return { ...(dated === undefined ? {} : { day: dated }), hour, minute, second, said };
+  }
   if (layout === "weechat") {
     const m = WEECHAT.exec(text);
     if (!m) return undefined;

@@ -7,6 +7,7 @@ import { fixture, readAll, tempDir } from "./support.js";
 const IRSSI = fixture("irc", "#ubuntu.log");
 const WEECHAT = fixture("irc", "irc.libera.#rust.weechatlog");
 const ZNC = fixture("irc", "znc", "#convoseg", "2026-12-07.log");
+const HEXCHAT = fixture("irc", "Libera.Chat-#rust.log");
 
 function log(name: string, text: string): string {
   const path = join(tempDir(), name);
@@ -150,6 +151,44 @@ describe("IRC logs", () => {
     ]);
   });
 
+  it("reads HexChat's log: the year from its BEGIN LOGGING lines, January after December the next", async () => {
+    const { messages } = await readAll([HEXCHAT]);
+    expect(messages.map((m) => [m.ts, m.user, m.kind, m.text])).toEqual([
+      ["2025-12-31T23:58:40.000Z", null, "system", "You are now talking on #rust"],
+      ["2025-12-31T23:58:41.000Z", null, "system", "Topic for #rust is: Rust, the language"],
+      ["2025-12-31T23:58:50.000Z", null, "system", "gil (~gil@host) has joined #rust"],
+      ["2025-12-31T23:59:02.000Z", "gil", "user", "how do I read a file line by line?"],
+      ["2025-12-31T23:59:30.000Z", "hana", "user", "gil: BufReader::new(file).lines()"],
+      // Logged in the same second, after it: a millisecond later.
+      ["2025-12-31T23:59:30.001Z", "gil", "user", "* gil tries it"],
+      ["2026-01-01T00:00:05.000Z", "gil", "user", "hana: works, thanks! happy new year"],
+      ["2026-01-01T00:00:09.000Z", null, "system", "gil (~gil@host) has quit (Quit: bye)"],
+      ["2026-01-02T09:00:01.000Z", "ivy", "user", "anyone around?"],
+    ]);
+    expect(messages[0]).toMatchObject({ channel: "Libera.Chat-#rust", channelName: "#rust" });
+  });
+
+  it("refuses a HexChat line it cannot date, and skips one with no such day", async () => {
+    const undated = log("#hex.log", "Dec 31 23:59:02 <gil>\thello\n");
+    await expect(readAll([undated])).rejects.toThrow(
+      expect.objectContaining({
+        name: "ExportFormatError",
+        message: expect.stringMatching(/line 1.*HexChat's '\*\*\*\* BEGIN LOGGING'/),
+      }),
+    );
+    const { messages, report } = await readAll([
+      log(
+        "#hex.log",
+        "**** BEGIN LOGGING AT Sun Feb  1 10:00:00 2026\nFeb 30 10:00:01 <gil>\tno such day\n**** BEGIN LOGGING AT Mon Feb 30 10:00:00 2026\nFeb 01 10:00:02 <gil>\tok\n",
+      ),
+    ]);
+    expect(messages.map((m) => m.text)).toEqual(["ok"]);
+    expect(report.skippedItems.map((s) => [s.at, s.field, s.reason])).toEqual([
+      ["line 2", "date", "no such day"],
+      ["line 3", "date", "not a date HexChat writes"],
+    ]);
+  });
+
   it("refuses a time it cannot date, naming the line and what to do", async () => {
     const path = log("#nodate.log", "[10:00] <ann> hello\n");
     await expect(readAll([path])).rejects.toThrow(
@@ -180,7 +219,7 @@ describe("IRC logs", () => {
   });
 
   it("is told from the other formats by its first line, one file or a folder of them", async () => {
-    for (const path of [IRSSI, WEECHAT, ZNC, fixture("irc")])
+    for (const path of [IRSSI, WEECHAT, ZNC, HEXCHAT, fixture("irc")])
       expect([path, await detectFormat(path)]).toEqual([path, "irc"]);
     // Read twice (an overlapping log), each message is kept once.
     const { messages, report } = await readAll([IRSSI, IRSSI]);
