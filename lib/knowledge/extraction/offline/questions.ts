@@ -127,6 +127,8 @@ function questionText(text: string, names: ReadonlySet<string>): string | undefi
   const marked = sentencesOf(body).find((s) => s.endsWith("?"));
   const words = (s: string) => s.match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
   if (marked !== undefined) return words(marked).length >= 2 ? marked : undefined;
+  // Unmarked, it opens with its word: "*will be issued for" corrects the line before.
+  if (!/^\p{L}/u.test(body)) return undefined;
   const all = words(body);
   const opener = all[0]?.toLowerCase();
   if (opener === undefined || !OPENERS.has(opener)) return undefined;

@@ -34,6 +34,8 @@ describe("offline questions", () => {
         "dee",
         "what a day it has been for all of us in this channel, truly a long long day of builds and more",
       ),
+      // A correction of one's last line (IRC's "*word"), not a question opening with "will".
+      turn("eve", "*will be issued for"),
     ];
     const asked = offlineQuestions(turns).map((q) => [q.asked, q.question]);
     expect(asked).toEqual([
