@@ -19,7 +19,7 @@ import { correctedPage } from "./corrected-page.js";
 
 /** One segment's support for a topic: which messages say it. */
 interface TopicEvidence {
-  /** The alias this segment is evidence for, in that alias's wording (the one most of its segments said). */
+  /** The alias this segment is evidence for, worded as most of the alias's segments said it. */
   topic: string;
   segmentId: string;
   candidateId: string;
@@ -268,8 +268,8 @@ interface Wording {
 }
 
 /**
- * The wording most segments said (ties: the surest, then the earliest seen): a spelling one
- * person shouted once ("PAYMENTINTENT") does not name what forty lines wrote "PaymentIntent".
+ * The wording most segments said (ties: the surest, then the earliest seen): one segment's
+ * "PAYMENTINTENT" does not name what a dozen segments wrote "PaymentIntent".
  */
 function mostSaid(said: ReadonlyMap<string, Wording>): string {
   let best: [string, Wording] | undefined;
