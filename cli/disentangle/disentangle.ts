@@ -27,13 +27,16 @@ DiscordChatExporter, Telegram, Mattermost, WhatsApp, an IRC log: see import-chat
 message, channel by channel in time order, to the earlier message it answers. A replyTo (or in a thread,
 the thread's root) is taken as given; every other link is inferred by the reply linker; system
 lines (joins, parts) are never linked. A conversation is named by its first message, the root
-its messages' parents lead to (a parent naming no message of the input is that root itself).
+its messages' parents lead to (a parent naming no message of the input is that root itself); two
+a message joined (its second parent, "also") are one, named by the one whose messages in the
+linker's window came first.
 
 Prints per channel its conversations, their sizes, the links by source and its largest
 conversations; with --json one line per message instead, each channel's in time order:
   {"id":"m2","conversation":"m1","parent":"m1"}
-"parent" left out for a conversation's first message, and "channel" the first key when the
-input holds more than one channel.
+"parent" left out for a conversation's first message, "also" after it for a message that joined
+two conversations into one (its second parent), and "channel" the first key when the input holds
+more than one channel.
 
 Options:
   --channel NAME    the channel of lines that name none (default: default)
@@ -123,18 +126,23 @@ export const disentangleCommand: Command = command({
 
 /**
  * Each channel's JSON lines, one string per channel: `{"id","conversation","parent"}` per
- * message, `parent` left out for a root, and `channel` first when there is more than one.
+ * message, `parent` left out for a root, `also` after it for a message that joined two
+ * conversations, and `channel` first when there is more than one.
  */
 function* jsonLines(linked: readonly LinkedChannel[]): Generator<string> {
   const several = linked.length > 1;
   for (const { channel, messages, decisions, conversations } of linked) {
     const lines = messages.map((message, i) => {
       const parent = decisions[i]?.parent;
+      const also = decisions[i]?.also;
       return JSON.stringify({
         ...(several ? { channel } : {}),
         id: message.id,
         conversation: conversations[i],
         ...(parent === undefined ? {} : { parent }),
+        // A message that joined two conversations: its second parent, so that the conversations
+        // are the chains of the links printed, as the corpus's tools build them.
+        ...(also === undefined ? {} : { also }),
       });
     });
     if (lines.length > 0) yield `${lines.join("\n")}\n`;

@@ -46,6 +46,37 @@ describe("disentangle's conversations", () => {
     expect(code).toBe(0);
     const counted = `${merges.length} message${merges.length === 1 ? "" : "s"}`;
     expect(stdout).toContain(`, ${counted} joining two conversations`);
+
+    // --json names a joining message's second parent, so that the chains of the links printed
+    // are the conversations printed, as the corpus's tools build conversations from links.
+    const json = await runCli(["disentangle", input, "--json"], t0 + 86_400_000);
+    expect(json.code).toBe(0);
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map(
+        (l) =>
+          JSON.parse(l) as { id: string; conversation: string; parent?: string; also?: string },
+      );
+    expect(lines.filter((l) => l.also !== undefined).map((l) => [l.id, l.also])).toEqual(
+      merges.map((d) => [d.id, d.also]),
+    );
+    const root = new Map(lines.map((l) => [l.id, l.id]));
+    const find = (id: string): string => {
+      const up = root.get(id) as string;
+      return up === id ? id : find(up);
+    };
+    for (const l of lines)
+      for (const to of [l.parent, l.also]) if (to !== undefined) root.set(find(l.id), find(to));
+    const chains = new Map<string, Set<string>>();
+    const printed = new Map<string, Set<string>>();
+    for (const l of lines) {
+      chains.set(find(l.id), (chains.get(find(l.id)) ?? new Set()).add(l.id));
+      printed.set(l.conversation, (printed.get(l.conversation) ?? new Set()).add(l.id));
+    }
+    const partition = (groups: Map<string, Set<string>>) =>
+      [...groups.values()].map((g) => [...g].sort().join(" ")).sort();
+    expect(partition(chains)).toEqual(partition(printed));
   });
 
   it("name both parents of a message that joined two", () => {
