@@ -52,6 +52,13 @@ const URL =
 const TOKEN =
   /#!?\[[^\]\n]{1,80}\]|(?<![\p{L}\p{N}_])(?:~|\.{1,2})?\/[\p{L}\p{N}_.+@-]{1,64}(?:\/[\p{L}\p{N}_.+@-]{0,64}){0,16}|(?<![\p{L}\p{N}_-])--[\p{L}\p{N}][\p{L}\p{N}_-]{0,40}|[\p{L}\p{N}_$]{1,64}(?:(?:::|->|[.'’+@-])[\p{L}\p{N}_$]{1,64}){0,16}(?:\+\+|#)?(?:\(\))?/gu;
 
+/**
+ * A meeting bot's command or echo opening a line (MeetBot's `#topic`, `#action`, `#agreed`;
+ * MootBot's `[TOPIC]`, `ACTION received:`): the meeting's markup, never its subject.
+ */
+const MEETING_MARK =
+  /^\s*(?:[#[](?:topic|subtopic|action|agreed|accepted|rejected|info|idea|link|vote|endvote|startmeeting|endmeeting|chair|unchair|item|progress)\]?|(?:action|agreed|idea|link|info) received:)(?=\s|$)/iu;
+
 const LETTER = /\p{L}/u;
 /** What is left of an mIRC colour code whose control character was lost: `10Name`, `03(mod)`. */
 const COLOUR_RESIDUE = /^(?:0\d|1[0-5])(?=\p{L})/u;
@@ -68,12 +75,13 @@ const POSSESSIVE = /['’]s$/iu;
 const TRAILING = /[.,:;!?'’]+$/u;
 
 /**
- * The pieces of `text` in order. `names` (lower case) are the segment's participants: a token
- * that is one is a break, like stopwords, numbers, tokens of one or two characters, and junk.
+ * The pieces of `text` in order, past a meeting bot's mark. `names` (lower case) are the
+ * segment's participants: a token that is one is a break, like stopwords, numbers, tokens of one
+ * or two characters, and junk.
  */
 export function pieces(text: string, context: Context): Piece[] {
   const out: Piece[] = [];
-  let from = 0;
+  let from = MEETING_MARK.exec(text)?.[0].length ?? 0;
   for (const url of text.matchAll(URL)) {
     scan(text.slice(from, url.index), context, out);
     out.push(undefined);

@@ -105,6 +105,27 @@ describe("KeyphraseExtractor refuses", () => {
     expect(found).toEqual([]);
   });
 
+  it("a meeting bot's commands and echoes, the meeting's markup", async () => {
+    const found = await topics([
+      turn("chair", "#topic pulseaudio stable queue"),
+      turn("meetbot", "[TOPIC] pulseaudio stable queue"),
+      turn("chair", "#action ana to file the pulseaudio bug"),
+      turn("meetbot", "ACTION received: ana to file the pulseaudio bug"),
+      turn("bo", "[action] bo to review the stable queue"),
+      turn("cy", "#agreed pulseaudio stays on the stable queue"),
+    ]);
+    expect(found).toContain("pulseaudio");
+    expect(found.filter((t) => /\b(?:topic|action|agreed|received)\b/.test(t))).toEqual([]);
+    // Said as words, they are words.
+    expect(
+      await topics([
+        turn("ana", "what action does the kernel topic need"),
+        turn("bo", "the kernel topic needs action now"),
+        turn("cy", "kernel topic action, agreed"),
+      ]),
+    ).toContain("kernel topic");
+  });
+
   it("the text of system lines, which it does not read at all", async () => {
     const found = await topics([
       turn("", "pitti [~pitti@host] has joined #ubuntu, mode +o wibblywobbly", "system"),
