@@ -56,8 +56,14 @@ const TOKEN =
  * A meeting bot's command or echo opening a line (MeetBot's `#topic`, `#action`, `#agreed`;
  * MootBot's `[TOPIC]`, `ACTION received:`): the meeting's markup, never its subject.
  */
-const MEETING_MARK =
-  /^\s*(?:[#[](?:topic|subtopic|action|agreed|accepted|rejected|info|idea|link|vote|endvote|startmeeting|endmeeting|chair|unchair|item|progress)\]?|(?:action|agreed|idea|link|info) received:)(?=\s|$)/iu;
+const MEETING_WORDS =
+  "topic|subtopic|action|agreed|accepted|rejected|info|idea|link|vote|endvote|startmeeting|endmeeting|chair|unchair|item|progress";
+const MEETING_MARK = new RegExp(
+  `^\\s*(?:[#[](?:${MEETING_WORDS})\\]?|(?:action|agreed|idea|link|info) received:)(?=\\s|$)`,
+  "iu",
+);
+/** A bracketed mark anywhere: MootBot lists its commands as `[TOPIC], [IDEA], [ACTION]`. */
+const BRACKETED_MARK = new RegExp(`\\[(?:${MEETING_WORDS})\\]`, "giu");
 
 const LETTER = /\p{L}/u;
 /** What is left of an mIRC colour code whose control character was lost: `10Name`, `03(mod)`. */
@@ -79,8 +85,10 @@ const TRAILING = /[.,:;!?'’]+$/u;
  * segment's participants: a token that is one is a break, like stopwords, numbers, tokens of one
  * or two characters, and junk.
  */
-export function pieces(text: string, context: Context): Piece[] {
+export function pieces(written: string, context: Context): Piece[] {
   const out: Piece[] = [];
+  // A mark is a break, as punctuation is: no phrase spans it.
+  const text = written.replace(BRACKETED_MARK, (mark) => ";".padEnd(mark.length));
   let from = MEETING_MARK.exec(text)?.[0].length ?? 0;
   for (const url of text.matchAll(URL)) {
     scan(text.slice(from, url.index), context, out);

@@ -113,9 +113,13 @@ describe("KeyphraseExtractor refuses", () => {
       turn("meetbot", "ACTION received: ana to file the pulseaudio bug"),
       turn("bo", "[action] bo to review the stable queue"),
       turn("cy", "#agreed pulseaudio stays on the stable queue"),
+      turn("meetbot", "Commands Available: [TOPIC], [IDEA], [ACTION], [AGREED], [VOTE]"),
+      turn("meetbot", "Commands Available: [TOPIC], [IDEA], [ACTION], [AGREED], [VOTE]"),
     ]);
     expect(found).toContain("pulseaudio");
-    expect(found.filter((t) => /\b(?:topic|action|agreed|received)\b/.test(t))).toEqual([]);
+    expect(found.filter((t) => /\b(?:topic|idea|action|agreed|vote|received)\b/.test(t))).toEqual(
+      [],
+    );
     // Said as words, they are words.
     expect(
       await topics([
