@@ -60,8 +60,8 @@ Formats (detected from the input, or --format):
   telegram     Telegram Desktop's result.json: one chat, or a whole account's export
   mattermost   a Mattermost bulk export (JSONL)
   whatsapp     a WhatsApp "Export chat" .txt file
-  irc          an IRC log, one channel a file: irssi, WeeChat, HexChat or ZNC (a day a file,
-               dated by its name), or a folder of them
+  irc          an IRC log, one channel a file: irssi, WeeChat, HexChat, mIRC or ZNC (a day a
+               file, dated by its name), or a folder of them
 
 Options:
   --format F             auto (default), ${EXPORT_FORMATS.join(", ")}

@@ -1,9 +1,10 @@
 /**
  * Chat platforms' exports read as messages. Slack workspace exports (ZIP or folder),
  * DiscordChatExporter JSON, Telegram Desktop `result.json`, Mattermost bulk JSONL, WhatsApp
- * text and IRC logs (irssi, WeeChat, HexChat, ZNC), each message as `import-chat --out` writes it
- * (platform ids, threads on their parent channel, kinds, readable text), merged by id over
- * several inputs, streamed with bounded memory, with a per-file report of what was skipped and why.
+ * text and IRC logs (irssi, WeeChat, HexChat, mIRC, ZNC), each message as `import-chat --out`
+ * writes it (platform ids, threads on their parent channel, kinds, readable text), merged by id
+ * over several inputs, streamed with bounded memory, with a per-file report of what was skipped
+ * and why.
  */
 
 export { toChatMessage } from "./chat-message.js";

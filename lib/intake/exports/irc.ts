@@ -2,8 +2,9 @@
  * IRC logs, one channel per file, as clients and bouncers write them:
  * - irssi: `HH:MM < nick> text`, dated by its `--- Log opened …` and `--- Day changed …` lines;
  * - WeeChat: `YYYY-MM-DD HH:MM:SS<TAB>nick<TAB>text`;
- * - ZNC and irclogs.ubuntu.com: `[HH:MM[:SS]] <nick> text`, dated by the file's path
- *   (`2024-05-01.log`, `#chan_20240501.log`, `2024/05/01/#chan.txt`);
+ * - ZNC, irclogs.ubuntu.com and mIRC: `[HH:MM[:SS]] <nick> text`, dated by mIRC's
+ *   `Session Start:` and `Session Time:` lines, else by the file's path (`2024-05-01.log`,
+ *   `#chan_20240501.log`, `2024/05/01/#chan.txt`);
  * - HexChat (and XChat): `Mon DD HH:MM:SS <nick><TAB>text`, the year from its
  *   `**** BEGIN LOGGING AT …` lines (a line in January after December is the next year's).
  * The layout is the first log line's. A time more than 6 hours earlier than the one before it,
@@ -25,7 +26,7 @@ type Layout = "irssi" | "weechat" | "bracketed" | "hexchat";
 const LAYOUT_NAMES: Record<Layout, string> = {
   irssi: "an irssi",
   weechat: "a WeeChat",
-  bracketed: "a ZNC or irclogs",
+  bracketed: "a ZNC, irclogs or mIRC",
   hexchat: "a HexChat",
 };
 
@@ -36,6 +37,16 @@ const BRACKETED = /^\[(\d{2}):(\d{2})(?::(\d{2}))?\] (.*)$/;
 const IRSSI_DATE =
   /^--- (?:Log opened|Day changed) [A-Za-z]{3},? ([A-Za-z]{3}) +(\d{1,2})(?: \d{2}:\d{2}(?::\d{2})?)? (\d{4})\s*$/;
 const IRSSI_OTHER = /^--- Log closed /;
+/** mIRC's `Session Start: Mon Jun 03 12:00:00 2024`, and `Session Time:` at each midnight. */
+const MIRC_DATE =
+  /^Session (?:Start|Time): [A-Za-z]{3} ([A-Za-z]{3}) +(\d{1,2}) \d{2}:\d{2}:\d{2} (\d{4})\s*$/;
+const MIRC_OTHER = /^Session (?:Close|Ident):/;
+/**
+ * What mIRC writes as `* …`, as it writes an action: the network's events (joins, parts, quits,
+ * nick, mode and topic changes, kicks) and its own notes on the channel.
+ */
+const MIRC_EVENT =
+  /^(?:\S+ (?:\([^)]*\) )?has (?:joined #|left #|quit )|\S+ is now known as \S+$|\S+ sets mode: |\S+ changes topic to |\S+ was kicked (?:from #\S+ )?by |Now talking in #|Topic is |Set by \S+ on |(?:Joins|Parts|Quits): )/;
 /** HexChat's default time stamp, `%b %d %H:%M:%S`, then the line. */
 const HEXCHAT = /^([A-Za-z]{3}) (\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (.*)$/;
 /** `**** BEGIN LOGGING AT Mon Dec  7 18:00:00 2026` (and `ENDING`, which dates nothing). */
@@ -72,6 +83,7 @@ export function ircLayout(line: string): Layout | undefined {
   const stamped = HEXCHAT.exec(line);
   if (stamped && monthOf(stamped[1]) > 0 && hexchatSaid(stamped[6]) !== undefined) return "hexchat";
   if (IRSSI_DATE.test(line) || IRSSI_OTHER.test(line)) return "irssi";
+  if (MIRC_DATE.test(line)) return "bracketed";
   const timed = IRSSI.exec(line);
   if (timed && (SAID.test(timed[4]) || /^(?:-!-| \* )/.test(timed[4]))) return "irssi";
   const bracketed = BRACKETED.exec(line);
@@ -120,6 +132,9 @@ function spoken(rest: string): Said | undefined {
   const said = SAID.exec(rest);
   if (said) return { user: said[1].replace(MODES, ""), text: said[2] };
   const action = ACTION.exec(rest);
+  if (action && MIRC_EVENT.test(`${action[1]} ${action[2]}`)) {
+    return { user: null, text: `${action[1]} ${action[2]}` };
+  }
   if (action) return actionOf(action[1], action[2]);
   const network = NETWORK.exec(rest);
   if (network) return { user: null, text: network[1] };
@@ -191,6 +206,19 @@ export async function* readIrc(
       }
       if (IRSSI_OTHER.test(text)) continue;
     }
+    if (layout === "bracketed") {
+      const session = MIRC_DATE.exec(text);
+      if (session) {
+        const month = monthOf(session[1]);
+        const [date, year] = [Number(session[2]), Number(session[3])];
+        if (month > 0 && validDay(year, month, date)) {
+          day = { year, month, day: date };
+          last = -1;
+        } else tally.skip(`line ${line}`, "date", "not a date mIRC writes");
+        continue;
+      }
+      if (MIRC_OTHER.test(text)) continue;
+    }
     if (layout === "hexchat") {
       const begun = HEXCHAT_DATE.exec(text);
       if (begun) {
@@ -218,7 +246,7 @@ export async function* readIrc(
         input,
         `line ${line}`,
         "date",
-        "an IRC log line with a time and no date: name the file with its date (2024-05-01.log) or keep the log's date lines (irssi's '--- Log opened', HexChat's '**** BEGIN LOGGING')",
+        "an IRC log line with a time and no date: name the file with its date (2024-05-01.log) or keep the log's date lines (irssi's '--- Log opened', HexChat's '**** BEGIN LOGGING', mIRC's 'Session Start')",
       );
     }
     const seconds = read.hour * 3600 + read.minute * 60 + read.second;

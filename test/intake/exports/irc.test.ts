@@ -8,6 +8,7 @@ const IRSSI = fixture("irc", "#ubuntu.log");
 const WEECHAT = fixture("irc", "irc.libera.#rust.weechatlog");
 const ZNC = fixture("irc", "znc", "#convoseg", "2026-12-07.log");
 const HEXCHAT = fixture("irc", "Libera.Chat-#rust.log");
+const MIRC = fixture("irc", "#help.libera.log");
 
 function log(name: string, text: string): string {
   const path = join(tempDir(), name);
@@ -168,6 +169,26 @@ describe("IRC logs", () => {
     expect(messages[0]).toMatchObject({ channel: "Libera.Chat-#rust", channelName: "#rust" });
   });
 
+  it("reads mIRC's log, dated by its Session lines, its events the network's", async () => {
+    const { messages, report } = await readAll([MIRC]);
+    expect(messages.map((m) => [m.ts, m.user, m.kind, m.text])).toEqual([
+      ["2025-12-05T23:58:00.000Z", null, "system", "Now talking in #help"],
+      ["2025-12-05T23:58:00.001Z", null, "system", "Topic is 'Ask away'"],
+      ["2025-12-05T23:58:00.002Z", null, "system", "Set by ChanServ on Mon Dec 01 10:00:00"],
+      ["2025-12-05T23:58:00.003Z", null, "system", "jo (~jo@host) has joined #help"],
+      ["2025-12-05T23:59:00.000Z", "jo", "user", "how do I keep a windows service running?"],
+      ["2025-12-05T23:59:00.001Z", "kim", "user", "jo: sc config name start= auto"],
+      ["2025-12-06T00:00:00.000Z", "jo", "user", "* jo tries it"],
+      ["2025-12-06T00:01:00.000Z", "jo", "user", "kim: that did it, thanks"],
+      ["2025-12-06T00:02:00.000Z", null, "system", "kim is now known as kim_away"],
+      ["2025-12-06T00:03:00.000Z", null, "system", "jo has quit IRC (Quit: bye)"],
+    ]);
+    // mIRC names its file `#channel.network.log`, and a channel's name may hold a dot
+    // (`#node.js`): the whole stem is the channel.
+    expect(messages[0]).toMatchObject({ channel: "#help.libera", channelName: "#help.libera" });
+    expect(report.skippedItems).toEqual([]);
+  });
+
   it("refuses a HexChat line it cannot date, and skips one with no such day", async () => {
     const undated = log("#hex.log", "Dec 31 23:59:02 <gil>\thello\n");
     await expect(readAll([undated])).rejects.toThrow(
@@ -213,13 +234,13 @@ describe("IRC logs", () => {
     expect(messages[0]?.channel).toBe("#chan");
     expect(report.skippedItems.map((s) => [s.at, s.reason])).toEqual([
       ["line 1", "before the first line of an IRC log"],
-      ["line 4", "not a line of a ZNC or irclogs log"],
+      ["line 4", "not a line of a ZNC, irclogs or mIRC log"],
       ["line 5", "no text"],
     ]);
   });
 
   it("is told from the other formats by its first line, one file or a folder of them", async () => {
-    for (const path of [IRSSI, WEECHAT, ZNC, HEXCHAT, fixture("irc")])
+    for (const path of [IRSSI, WEECHAT, ZNC, HEXCHAT, MIRC, fixture("irc")])
       expect([path, await detectFormat(path)]).toEqual([path, "irc"]);
     // Read twice (an overlapping log), each message is kept once.
     const { messages, report } = await readAll([IRSSI, IRSSI]);
