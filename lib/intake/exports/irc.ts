@@ -35,11 +35,11 @@ const IRSSI = /^(\d{2}):(\d{2})(?::(\d{2}))? (.*)$/;
 const BRACKETED = /^\[(\d{2}):(\d{2})(?::(\d{2}))?\] (.*)$/;
 /** `--- Log opened Mon Dec 07 18:00:00 2026`, `--- Day changed Tue Dec 08 2026`. */
 const IRSSI_DATE =
-  /^--- (?:Log opened|Day changed) [A-Za-z]{3},? ([A-Za-z]{3}) +(\d{1,2})(?: \d{2}:\d{2}(?::\d{2})?)? (\d{4})\s*$/;
+  /^--- (?:Log opened|Day changed) [A-Za-z]{3},? (?<month>[A-Za-z]{3}) +(?<day>\d{1,2})(?: \d{2}:\d{2}(?::\d{2})?)? (?<year>\d{4})\s*$/;
 const IRSSI_OTHER = /^--- Log closed /;
 /** mIRC's `Session Start: Mon Jun 03 12:00:00 2024`, and `Session Time:` at each midnight. */
 const MIRC_DATE =
-  /^Session (?:Start|Time): [A-Za-z]{3} ([A-Za-z]{3}) +(\d{1,2}) \d{2}:\d{2}:\d{2} (\d{4})\s*$/;
+  /^Session (?:Start|Time): [A-Za-z]{3} (?<month>[A-Za-z]{3}) +(?<day>\d{1,2}) \d{2}:\d{2}:\d{2} (?<year>\d{4})\s*$/;
 const MIRC_OTHER = /^Session (?:Close|Ident):/;
 /**
  * What mIRC writes as `* …`, as it writes an action: the network's events (joins, parts, quits,
@@ -49,9 +49,19 @@ const MIRC_EVENT =
   /^(?:\S+ (?:\([^)]*\) )?has (?:joined #|left #|quit )|\S+ is now known as \S+$|\S+ sets mode: |\S+ changes topic to |\S+ was kicked (?:from #\S+ )?by |Now talking in #|Topic is |Set by \S+ on |(?:Joins|Parts|Quits): )/;
 /** HexChat's default time stamp, `%b %d %H:%M:%S`, then the line. */
 const HEXCHAT = /^([A-Za-z]{3}) (\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (.*)$/;
-/** `**** BEGIN LOGGING AT Mon Dec  7 18:00:00 2026` (and `ENDING`, which dates nothing). */
+/** `**** BEGIN LOGGING AT Mon Dec  7 18:00:00 2026`; its `ENDING` line dates nothing. */
 const HEXCHAT_DATE =
-  /^\*\*\*\* (BEGIN|ENDING) LOGGING AT [A-Za-z]{3} ([A-Za-z]{3}) +(\d{1,2}) \d{2}:\d{2}:\d{2} (\d{4})\s*$/;
+  /^\*\*\*\* BEGIN LOGGING AT [A-Za-z]{3} (?<month>[A-Za-z]{3}) +(?<day>\d{1,2}) \d{2}:\d{2}:\d{2} (?<year>\d{4})\s*$/;
+const HEXCHAT_OTHER = /^\*\*\*\* ENDING LOGGING AT /;
+/**
+ * A layout's own lines besides the chat: those that date what follows (named groups `month`,
+ * `day`, `year`) and those passed over; `writer` names the client in a skipped line's reason.
+ */
+const DATE_LINES: Partial<Record<Layout, { date: RegExp; other: RegExp; writer: string }>> = {
+  irssi: { date: IRSSI_DATE, other: IRSSI_OTHER, writer: "irssi" },
+  bracketed: { date: MIRC_DATE, other: MIRC_OTHER, writer: "mIRC" },
+  hexchat: { date: HEXCHAT_DATE, other: HEXCHAT_OTHER, writer: "HexChat" },
+};
 /** HexChat's joins, parts, quits and other events of the network. */
 const HEXCHAT_NETWORK = /^(?:-->|<--|---)\t(.*)$/;
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
@@ -79,7 +89,7 @@ const FORMATTING =
 /** The layout of one line of an IRC log, if it is one. */
 export function ircLayout(line: string): Layout | undefined {
   if (WEECHAT.test(line)) return "weechat";
-  if (HEXCHAT_DATE.test(line)) return "hexchat";
+  if (HEXCHAT_DATE.test(line) || HEXCHAT_OTHER.test(line)) return "hexchat";
   const stamped = HEXCHAT.exec(line);
   if (stamped && monthOf(stamped[1]) > 0 && hexchatSaid(stamped[6]) !== undefined) return "hexchat";
   if (IRSSI_DATE.test(line) || IRSSI_OTHER.test(line)) return "irssi";
@@ -193,42 +203,21 @@ export async function* readIrc(
       tally.skip(`line ${line}`, "line", "before the first line of an IRC log");
       continue;
     }
-    if (layout === "irssi") {
-      const dated = IRSSI_DATE.exec(text);
-      if (dated) {
-        const month = monthOf(dated[1]);
-        const [date, year] = [Number(dated[2]), Number(dated[3])];
-        if (month > 0 && validDay(year, month, date)) {
-          day = { year, month, day: date };
-          last = -1;
-        } else tally.skip(`line ${line}`, "date", "not a date irssi writes");
-        continue;
-      }
-      if (IRSSI_OTHER.test(text)) continue;
+    const dating = DATE_LINES[layout];
+    const dated = dating?.date.exec(text)?.groups;
+    if (dating !== undefined && dated !== undefined) {
+      const found = {
+        year: Number(dated.year),
+        month: monthOf(dated.month),
+        day: Number(dated.day),
+      };
+      if (validDay(found.year, found.month, found.day)) {
+        day = found;
+        last = -1;
+      } else tally.skip(`line ${line}`, "date", `not a date ${dating.writer} writes`);
+      continue;
     }
-    if (layout === "bracketed") {
-      const session = MIRC_DATE.exec(text);
-      if (session) {
-        const month = monthOf(session[1]);
-        const [date, year] = [Number(session[2]), Number(session[3])];
-        if (month > 0 && validDay(year, month, date)) {
-          day = { year, month, day: date };
-          last = -1;
-        } else tally.skip(`line ${line}`, "date", "not a date mIRC writes");
-        continue;
-      }
-      if (MIRC_OTHER.test(text)) continue;
-    }
-    if (layout === "hexchat") {
-      const begun = HEXCHAT_DATE.exec(text);
-      if (begun) {
-        const month = monthOf(begun[2]);
-        if (month > 0 && validDay(Number(begun[4]), month, Number(begun[3]))) {
-          if (begun[1] === "BEGIN") day = { year: Number(begun[4]), month, day: Number(begun[3]) };
-        } else tally.skip(`line ${line}`, "date", "not a date HexChat writes");
-        continue;
-      }
-    }
+    if (dating?.other.test(text)) continue;
     const read = readLine(layout, text, day);
     if (read === undefined) {
       tally.skip(`line ${line}`, "line", `not a line of ${LAYOUT_NAMES[layout]} log`);
