@@ -58,8 +58,25 @@ function answerOf(
     .map((turn, index) => ({ turn, index }))
     .filter(({ turn, index }) => index > asked && turn.kind !== "system");
   const others = later.filter(({ turn }) => voiceOf(turn) !== voice);
-  // Replies: linked to the question, or addressed to the asker by name.
-  const replies = others.filter(({ turn }) => answers(turn, asker));
+  // Replies: linked to the question, or addressed to the asker by name. Once the asker has asked
+  // again, a message addressed to them answers the new question, unless its reply link points
+  // between the two: each of four questions in a row was "answered" by the one message after.
+  const again =
+    later.find(
+      ({ turn }) =>
+        voiceOf(turn) === voice &&
+        turn.kind === "user" &&
+        questionText(turn.text, names) !== undefined,
+    )?.index ?? turns.length;
+  const at = new Map(turns.map((turn, index) => [turn.id, index]));
+  const linkedBetween = (turn: ExtractionTurn) => {
+    const to = turn.replyTo === undefined ? undefined : at.get(turn.replyTo);
+    return to !== undefined && to >= asked && to < again;
+  };
+  const replies = others.filter(
+    ({ turn, index }) =>
+      answers(turn, asker) && (index < again || turn.replyTo === undefined || linkedBetween(turn)),
+  );
   const statements = replies.filter(({ turn }) => questionText(turn.text, names) === undefined);
   if (statements.length > 0) return answered(statements, names);
   // The next few turns, but those that answer another message or address another author.

@@ -83,6 +83,34 @@ describe("offline questions", () => {
     expect(question.answer).toBe("it is in /etc/app.conf");
   });
 
+  it("takes a message addressing the asker for the question they asked last, where its link says so", () => {
+    // ana asks three things in a row; bo's one reply, linked to the last, answers only that one.
+    const turns = [
+      turn("ana", "how do I keep the card?", { id: "q1" }),
+      turn("ana", "is the card id the same as the payment method?", { id: "q2" }),
+      turn("ana", "what about old customers?", { id: "q3" }),
+      turn("bo", "ana: old customers keep working", { id: "a", replyTo: "q3" }),
+    ];
+    expect(offlineQuestions(turns).map((q) => [q.asked, q.status, q.answeredBy])).toEqual([
+      [0, "unclear", []],
+      [1, "unclear", []],
+      [2, "answered", [3]],
+    ]);
+    // Linked to the first question, it answers that one too; with no link, each of them.
+    const toFirst = turns.map((t) => (t.id === "a" ? { ...t, replyTo: "q1" } : t));
+    expect(offlineQuestions(toFirst).map((q) => q.status)).toEqual([
+      "answered",
+      "unclear",
+      "answered",
+    ]);
+    const unlinked = turns.map((t) => (t.id === "a" ? { ...t, replyTo: undefined } : t));
+    expect(offlineQuestions(unlinked).map((q) => q.status)).toEqual([
+      "answered",
+      "answered",
+      "answered",
+    ]);
+  });
+
   it("does not take a message addressing another author for the answer, nor for a follow-up", () => {
     const turns = [
       turn("ana", "is the mirror down?"),
