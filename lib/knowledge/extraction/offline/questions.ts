@@ -38,19 +38,22 @@ export function offlineQuestions(
 ): QuestionCandidate[] {
   const found: QuestionCandidate[] = [];
   const names = new Set(turns.flatMap((t) => (t.author ? [t.author.toLowerCase()] : [])));
+  const at = new Map(turns.map((turn, index) => [turn.id, index]));
   turns.forEach((turn, asked) => {
     const question = turn.kind === "user" ? questionText(turn.text, names) : undefined;
-    if (question !== undefined) found.push({ question, asked, ...answerOf(turns, asked, names) });
+    if (question !== undefined)
+      found.push({ question, asked, ...answerOf(turns, asked, names, at) });
   });
   countTrimmed(trimmed, "questions", found.length - MAX_SEGMENT_QUESTIONS);
   return found.slice(0, MAX_SEGMENT_QUESTIONS).map((q) => boundQuestion(q, trimmed));
 }
 
-/** What became of the question of turn `asked`. */
+/** What became of the question of turn `asked` (`at`: each turn's index by its id). */
 function answerOf(
   turns: readonly ExtractionTurn[],
   asked: number,
   names: ReadonlySet<string>,
+  at: ReadonlyMap<string | undefined, number>,
 ): Pick<QuestionCandidate, "status" | "answer" | "answeredBy"> {
   const asker = turns[asked];
   const voice = voiceOf(asker);
@@ -68,7 +71,6 @@ function answerOf(
         turn.kind === "user" &&
         questionText(turn.text, names) !== undefined,
     )?.index ?? turns.length;
-  const at = new Map(turns.map((turn, index) => [turn.id, index]));
   const linkedBetween = (turn: ExtractionTurn) => {
     const to = turn.replyTo === undefined ? undefined : at.get(turn.replyTo);
     return to !== undefined && to >= asked && to < again;
