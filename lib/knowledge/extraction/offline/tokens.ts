@@ -62,6 +62,12 @@ const MEETING_MARK = new RegExp(
   `^\\s*(?:[#[](?:${MEETING_WORDS})\\]?|(?:action|agreed|idea|link|info) received:)(?=\\s|$)`,
   "iu",
 );
+/**
+ * A chat bot's command opening a line: `/start` alone, or `/stats@SomeBot …` naming its bot
+ * (Telegram's, Discord's and Slack's slash commands). A path alone (`/etc`) reads the same, and
+ * is rarely a whole message.
+ */
+const BOT_COMMAND = /^\s*\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{1,64}(?=\s|$)|\s*$)/u;
 /** A bracketed mark anywhere: MootBot lists its commands as `[TOPIC], [IDEA], [ACTION]`. */
 const BRACKETED_MARK = new RegExp(`\\[(?:${MEETING_WORDS})\\]`, "giu");
 
@@ -81,7 +87,7 @@ const POSSESSIVE = /['’]s$/iu;
 const TRAILING = /[.,:;!?'’]+$/u;
 
 /**
- * The pieces of `text` in order, past a meeting bot's mark. `names` (lower case) are the
+ * The pieces of `text` in order, past a meeting bot's mark or a chat bot's command. `names` (lower case) are the
  * segment's participants: a token that is one is a break, like stopwords, numbers, tokens of one
  * or two characters, and junk.
  */
@@ -89,7 +95,7 @@ export function pieces(written: string, context: Context): Piece[] {
   const out: Piece[] = [];
   // A mark is a break, as punctuation is: no phrase spans it.
   const text = written.replace(BRACKETED_MARK, (mark) => ";".padEnd(mark.length));
-  let from = MEETING_MARK.exec(text)?.[0].length ?? 0;
+  let from = (MEETING_MARK.exec(text) ?? BOT_COMMAND.exec(text))?.[0].length ?? 0;
   for (const url of text.matchAll(URL)) {
     scan(text.slice(from, url.index), context, out);
     out.push(undefined);

@@ -130,6 +130,23 @@ describe("KeyphraseExtractor refuses", () => {
     ).toContain("kernel topic");
   });
 
+  it("a chat bot's command: alone, or naming its bot", async () => {
+    const found = await topics([
+      turn("ana", "/start"),
+      turn("ana", "/stats@GroupHelperBot weekly"),
+      turn("bo", "/start"),
+      turn("bo", "/stats@GroupHelperBot weekly"),
+    ]);
+    expect(found.filter((t) => /start|stats|grouphelperbot/.test(t))).toEqual([]);
+    // A path that begins a longer line is still a path.
+    expect(
+      await topics([
+        turn("ana", "/etc/fstab is where the mounts live"),
+        turn("bo", "/etc/fstab it is, then"),
+      ]),
+    ).toContain("/etc/fstab");
+  });
+
   it("the text of system lines, which it does not read at all", async () => {
     const found = await topics([
       turn("", "pitti [~pitti@host] has joined #ubuntu, mode +o wibblywobbly", "system"),
