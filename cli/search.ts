@@ -4,7 +4,6 @@
  * the workspace changed (docs/search.md).
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import {
   MAX_HITS,
   QUESTION_STATUSES,
@@ -14,10 +13,9 @@ import {
   type SearchQuery,
 } from "convoseg/search";
 import type { Embedder } from "convoseg/topics";
-import { DEFAULT_WORKSPACE } from "../local/workspace.js";
 import { channelArgument, messagesDirectory } from "./shared/channel-names.js";
 import { type Command, command, EXIT } from "./shared/command.js";
-import { escapeControls, isoMinute, shellArg } from "./shared/format.js";
+import { escapeControls, isoMinute } from "./shared/format.js";
 import { suggestChannels } from "./shared/near-channels.js";
 import { searchFailure, workspaceSearchIndex } from "./shared/search-index.js";
 import { timeOf } from "./shared/time-flag.js";
@@ -26,6 +24,7 @@ import {
   WORKSPACE_OPTION,
   withWorkspace,
   workspaceDir,
+  workspaceFlag,
 } from "./shared/workspace-option.js";
 import {
   parseEmbedder,
@@ -201,12 +200,8 @@ export const searchCommand: Command = command({
     // The links name the workspace's page, which only `report` writes (`run --report` writes
     // where it is told): a link to no file would open nothing.
     if (hits.some((hit) => hit.segment !== "") && !existsSync(reportPath)) {
-      const other =
-        resolve(args.dir) === resolve(DEFAULT_WORKSPACE)
-          ? ""
-          : ` --workspace ${shellArg(args.dir)}`;
       io.stdout.write(
-        `${escapeControls(reportPath)} is not written yet: npm start -- report${other} writes it, for the links above.\n`,
+        `${escapeControls(reportPath)} is not written yet: npm start -- report${workspaceFlag(args.dir)} writes it, for the links above.\n`,
       );
     }
     return EXIT.ok;

@@ -3,12 +3,10 @@
  * conversations support each and when), then the counts and the time, the internals only when
  * asked (`--verbose`), and last the commands to try next. Pure: a {@link RunSummary} in, text out.
  */
-import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { formatDuration } from "convoseg/duration";
 import { channelLabel } from "convoseg/identity";
 import type { Topic } from "convoseg/knowledge/read";
-import { DEFAULT_WORKSPACE } from "../../local/workspace.js";
 import {
   escapeControls,
   formatCount,
@@ -17,6 +15,7 @@ import {
   plural,
   shellArg,
 } from "../shared/format.js";
+import { shownPath, workspaceFlag } from "../shared/workspace-option.js";
 
 /** Channels whose topics the summary lists; the others are counted. */
 export const SUMMARY_CHANNELS = 8;
@@ -201,12 +200,6 @@ function counts({
   return `${line}\nNot extracted: ${plural(left, "segment")} (see why above); fix the cause, then run the same command again.`;
 }
 
-/** A path as a command line in the current directory takes it: relative below it, else whole. */
-function shownPath(dir: string): string {
-  const shown = relative(process.cwd(), dir);
-  return shown === "" || shown.startsWith("..") ? dir : shown;
-}
-
 function kept({ dir, channels, segments, extracted }: WorkspaceSummary): string {
   const name = shownPath(dir);
   return escapeControls(
@@ -238,10 +231,7 @@ function internals({ internals: i, extraction }: RunSummary): string[] {
 function nextCommands({ channels, extraction, report, workspace }: RunSummary): string[] {
   const rows: [string, string][] = [];
   // The commands below read the default workspace unless told another: say the run's.
-  const other =
-    workspace !== undefined && resolve(workspace.dir) !== resolve(DEFAULT_WORKSPACE)
-      ? ` --workspace ${shellArg(shownPath(workspace.dir))}`
-      : "";
+  const other = workspace === undefined ? "" : workspaceFlag(workspace.dir);
   const busiest = channels.find((c) => c.topics.length > 0);
   if (extraction !== null && busiest !== undefined) {
     rows.push([

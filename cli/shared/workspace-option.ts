@@ -3,11 +3,12 @@
  * is given, or when no table (flag or environment) names where else to work; opened for the
  * command and closed when it ends (local/workspace.ts).
  */
+import { relative, resolve } from "node:path";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DEFAULT_WORKSPACE, openWorkspace, type Workspace } from "../../local/workspace.js";
 import { WorkspaceError } from "../../local/workspace-error.js";
 import { CommandFailure } from "./failures.js";
-import { escapeControls, plural } from "./format.js";
+import { escapeControls, plural, shellArg } from "./format.js";
 import type { CommandIO } from "./io.js";
 
 export const WORKSPACE_OPTION = { workspace: { type: "string" } } as const;
@@ -24,6 +25,22 @@ export const WORKSPACE_HELP = `  --workspace DIR   the local workspace to work o
 export function workspaceDir(flag: string | undefined, named: boolean): string | undefined {
   if (flag === "") throw new Error("--workspace needs a directory");
   return flag ?? (named ? undefined : DEFAULT_WORKSPACE);
+}
+
+/** A path as a command line in the current directory takes it: relative below it, else whole. */
+export function shownPath(dir: string): string {
+  const shown = relative(process.cwd(), dir);
+  return shown === "" || shown.startsWith("..") ? dir : shown;
+}
+
+/**
+ * The ` --workspace DIR` a suggested command needs to read the workspace at `dir`: none for the
+ * default one, which every command reads unless told another.
+ */
+export function workspaceFlag(dir: string): string {
+  return resolve(dir) === resolve(DEFAULT_WORKSPACE)
+    ? ""
+    : ` --workspace ${shellArg(shownPath(dir))}`;
 }
 
 /**
