@@ -261,28 +261,31 @@ const byEvidence = (a: TopicEvidence, b: TopicEvidence): number =>
   byCode(a.topic, b.topic) ||
   byCode(a.candidateId, b.candidateId);
 
-/** How often one wording of a normalized topic was said: by distinct segments, at best how surely. */
-interface Wording {
-  segments: Set<string>;
-  confidence: number;
-}
-
 /**
- * The wording most segments said (ties: the surest, then the earliest seen): one segment's
- * "PAYMENTINTENT" does not name what a dozen segments wrote "PaymentIntent".
+ * The wording most segments said, of one topic's evidence as said (ties: the surest, then the
+ * earliest seen): one segment's "PAYMENTINTENT" does not name what a dozen wrote "PaymentIntent".
  */
-function mostSaid(said: ReadonlyMap<string, Wording>): string {
-  let best: [string, Wording] | undefined;
-  for (const entry of said) {
-    const [, w] = entry;
+function mostSaid(evidence: readonly TopicEvidence[]): string {
+  const said = new Map<string, { segments: Set<string>; confidence: number }>();
+  for (const e of evidence) {
+    const wording = said.get(e.topic) ?? { segments: new Set<string>(), confidence: 0 };
+    said.set(e.topic, wording);
+    wording.segments.add(e.segmentId);
+    wording.confidence = Math.max(wording.confidence, e.confidence);
+  }
+  let best: string | undefined;
+  let most = 0;
+  let surest = 0;
+  for (const [wording, { segments, confidence }] of said) {
     if (
       best === undefined ||
-      w.segments.size > best[1].segments.size ||
-      (w.segments.size === best[1].segments.size && w.confidence > best[1].confidence)
-    )
-      best = entry;
+      segments.size > most ||
+      (segments.size === most && confidence > surest)
+    ) {
+      [best, most, surest] = [wording, segments.size, confidence];
+    }
   }
-  return (best as [string, Wording])[0];
+  return best as string;
 }
 
 /**
@@ -298,7 +301,6 @@ function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[
       byCode(a.topic, b.topic),
   );
   const byTopic = new Map<string, Omit<Topic, "aliases">>();
-  const wordings = new Map<string, Map<string, Wording>>();
   for (const support of ordered) {
     let topic = byTopic.get(support.normalizedTopic);
     if (topic === undefined) {
@@ -322,12 +324,6 @@ function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[
       topic.bestConfidence = support.confidence;
       topic.bestReason = support.reason;
     }
-    const said = wordings.get(support.normalizedTopic) ?? new Map<string, Wording>();
-    wordings.set(support.normalizedTopic, said);
-    const wording = said.get(support.topic) ?? { segments: new Set<string>(), confidence: 0 };
-    said.set(support.topic, wording);
-    wording.segments.add(support.segmentId);
-    wording.confidence = Math.max(wording.confidence, support.confidence);
     for (const tag of support.tags) if (!topic.tags.includes(tag)) topic.tags.push(tag);
     topic.evidence.push({
       topic: support.topic,
@@ -342,7 +338,7 @@ function exactTopics(supports: readonly TopicSupport[]): Omit<Topic, "aliases">[
     });
   }
   for (const topic of byTopic.values()) {
-    topic.topic = mostSaid(wordings.get(topic.normalizedTopic) as Map<string, Wording>);
+    topic.topic = mostSaid(topic.evidence);
     // An alias's evidence says the alias as its topic does.
     for (const e of topic.evidence) e.topic = topic.topic;
   }
