@@ -142,10 +142,10 @@ function spoken(rest: string): Said | undefined {
   const said = SAID.exec(rest);
   if (said) return { user: said[1].replace(MODES, ""), text: said[2] };
   const action = ACTION.exec(rest);
-  if (action && MIRC_EVENT.test(`${action[1]} ${action[2]}`)) {
-    return { user: null, text: `${action[1]} ${action[2]}` };
+  if (action) {
+    const line = `${action[1]} ${action[2]}`;
+    return MIRC_EVENT.test(line) ? { user: null, text: line } : actionOf(action[1], action[2]);
   }
-  if (action) return actionOf(action[1], action[2]);
   const network = NETWORK.exec(rest);
   if (network) return { user: null, text: network[1] };
   const notice = NOTICE.exec(rest);
