@@ -87,14 +87,14 @@ const POSSESSIVE = /['’]s$/iu;
 const TRAILING = /[.,:;!?'’]+$/u;
 
 /**
- * The pieces of `text` in order, past a meeting bot's mark or a chat bot's command. `names` (lower case) are the
- * segment's participants: a token that is one is a break, like stopwords, numbers, tokens of one
- * or two characters, and junk.
+ * The pieces of `text` in order, past a meeting bot's mark or a chat bot's command. `names`
+ * (lower case) are the segment's participants: a token that is one is a break, like stopwords,
+ * numbers, tokens of one or two characters, and junk.
  */
 export function pieces(written: string, context: Context): Piece[] {
   const out: Piece[] = [];
   // A mark is a break, as punctuation is: no phrase spans it.
-  const text = written.replace(BRACKETED_MARK, (mark) => ";".padEnd(mark.length));
+  const text = written.replace(BRACKETED_MARK, ";");
   let from = (MEETING_MARK.exec(text) ?? BOT_COMMAND.exec(text))?.[0].length ?? 0;
   for (const url of text.matchAll(URL)) {
     scan(text.slice(from, url.index), context, out);
