@@ -3,7 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ExportInputError } from "./errors.js";
 import { fileHead, listFiles, openZipTree } from "./files.js";
-import { ircLayout } from "./irc.js";
+import { IRC_LOG_FILE, ircLayout } from "./irc.js";
 import { slackRoot } from "./slack.js";
 import type { ExportFormat } from "./types.js";
 import { parseHeader } from "./whatsapp.js";
@@ -146,7 +146,7 @@ export async function formatFiles(path: string, format: ExportFormat): Promise<s
       : format === "whatsapp"
         ? /\.txt$/i
         : format === "irc"
-          ? /\.(?:log|txt|weechatlog)$/i
+          ? IRC_LOG_FILE
           : /\.json$/i;
   const files = (await listFiles(path)).filter((f) => ext.test(f));
   if (files.length === 0) throw new ExportInputError(path, `no ${format} file in this folder`);

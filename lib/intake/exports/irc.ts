@@ -86,6 +86,9 @@ const FORMATTING =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
   /\x03(?:\d{1,2}(?:,\d{1,2})?)?|\x04(?:[0-9a-fA-F]{6}(?:,[0-9a-fA-F]{6})?)?|[\x02\x0f\x11\x16\x1d\x1e\x1f]/g;
 
+/** The names an IRC log file has: a folder given as IRC reads these, and a channel drops it. */
+export const IRC_LOG_FILE = /\.(?:log|txt|weechatlog)$/i;
+
 /** The layout of one line of an IRC log, if it is one. */
 export function ircLayout(line: string): Layout | undefined {
   if (WEECHAT.test(line)) return "weechat";
@@ -124,7 +127,7 @@ function validDay(year: number, month: number, day: number): boolean {
 
 /** The channel of a log: its file's name without extension and date, else its folder's (ZNC). */
 function ircChannel(input: string): { channel: string; channelName: string } {
-  let stem = basename(input).replace(/\.(?:weechatlog|log|txt)$/i, "");
+  let stem = basename(input).replace(IRC_LOG_FILE, "");
   stem = stem.replace(/[-_.]?\d{4}-?\d{2}-?\d{2}$/, "").trim();
   if (stem === "") stem = basename(dirname(input)).trim() || basename(input);
   // WeeChat names a file `irc.<network>.<#channel>`: the channel is shown, the whole is the id.
