@@ -38,22 +38,34 @@ export function offlineQuestions(
 ): QuestionCandidate[] {
   const found: QuestionCandidate[] = [];
   const names = new Set(turns.flatMap((t) => (t.author ? [t.author.toLowerCase()] : [])));
-  const at = new Map(turns.map((turn, index) => [turn.id, index]));
+  const segment: Segment = {
+    turns,
+    names,
+    asks: turns.map((turn) => questionText(turn.text, names)),
+    at: new Map(turns.map((turn, index) => [turn.id, index])),
+  };
   turns.forEach((turn, asked) => {
-    const question = turn.kind === "user" ? questionText(turn.text, names) : undefined;
-    if (question !== undefined)
-      found.push({ question, asked, ...answerOf(turns, asked, names, at) });
+    const question = turn.kind === "user" ? segment.asks[asked] : undefined;
+    if (question !== undefined) found.push({ question, asked, ...answerOf(segment, asked) });
   });
   countTrimmed(trimmed, "questions", found.length - MAX_SEGMENT_QUESTIONS);
   return found.slice(0, MAX_SEGMENT_QUESTIONS).map((q) => boundQuestion(q, trimmed));
 }
 
-/** What became of the question of turn `asked` (`at`: each turn's index by its id). */
+/** A segment's turns as its questions are read, each computed once. */
+interface Segment {
+  turns: readonly ExtractionTurn[];
+  names: ReadonlySet<string>;
+  /** The question each turn's text asks, whoever wrote it (`questionText`). */
+  asks: readonly (string | undefined)[];
+  /** Each turn's index by its id. */
+  at: ReadonlyMap<string | undefined, number>;
+}
+
+/** What became of the question of turn `asked`. */
 function answerOf(
-  turns: readonly ExtractionTurn[],
+  { turns, names, asks, at }: Segment,
   asked: number,
-  names: ReadonlySet<string>,
-  at: ReadonlyMap<string | undefined, number>,
 ): Pick<QuestionCandidate, "status" | "answer" | "answeredBy"> {
   const asker = turns[asked];
   const voice = voiceOf(asker);
@@ -66,10 +78,8 @@ function answerOf(
   // between the two: each of four questions in a row was "answered" by the one message after.
   const again =
     later.find(
-      ({ turn }) =>
-        voiceOf(turn) === voice &&
-        turn.kind === "user" &&
-        questionText(turn.text, names) !== undefined,
+      ({ turn, index }) =>
+        voiceOf(turn) === voice && turn.kind === "user" && asks[index] !== undefined,
     )?.index ?? turns.length;
   const linkedBetween = (turn: ExtractionTurn) => {
     const to = turn.replyTo === undefined ? undefined : at.get(turn.replyTo);
@@ -79,7 +89,7 @@ function answerOf(
     ({ turn, index }) =>
       answers(turn, asker) && (index < again || turn.replyTo === undefined || linkedBetween(turn)),
   );
-  const statements = replies.filter(({ turn }) => questionText(turn.text, names) === undefined);
+  const statements = replies.filter(({ index }) => asks[index] === undefined);
   if (statements.length > 0) return answered(statements, names);
   // The next few turns, but those that answer another message or address another author.
   const near = later.filter(
@@ -89,11 +99,7 @@ function answerOf(
       !addressesAnother(turn, asker, names),
   );
   const next = near.find(({ turn }) => voiceOf(turn) !== voice);
-  if (
-    next !== undefined &&
-    replies.length === 0 &&
-    questionText(next.turn.text, names) === undefined
-  ) {
+  if (next !== undefined && replies.length === 0 && asks[next.index] === undefined) {
     return answered([next], names);
   }
   return replies.length > 0 || near.length > 0
