@@ -56,6 +56,8 @@ export interface GivenUp {
   attempts: number;
   /** At its first failure: a retry could not succeed (a refused request). */
   permanent: boolean;
+  /** The last failure, as the consumer logs it (its name, code and message; never chat text). */
+  cause: string;
 }
 
 /**
@@ -166,13 +168,15 @@ export function localExtraction(
     deps.logger = {
       info: quiet,
       warn: quiet,
-      // Only ids and flags are read: the run names the cause itself (onLLMFailure).
+      // A model's failure is named by the run as it happens (onLLMFailure); the cause kept here
+      // also names the others (a failing table, a fault of the extractor).
       error: (message, attributes) => {
-        const { segmentId: id, attempt, permanent } = attributes;
+        const { segmentId: id, attempt, permanent, error } = attributes;
         if (!message.startsWith("gave up on segment") || typeof id !== "string") return;
         givenUp.set(id, {
           attempts: typeof attempt === "number" ? attempt : deadLetters.maxAttempts,
           permanent: permanent === true,
+          cause: causeOf(error),
         });
       },
     };
@@ -200,4 +204,19 @@ export function localExtraction(
       givenUp,
     },
   };
+}
+
+/**
+ * A failure as the consumer's log attributes describe it (`describe`), in one line; not an
+ * invalid reply's `reason`, which may quote the reply.
+ */
+function causeOf(described: unknown): string {
+  if (typeof described !== "object" || described === null) return "unknown failure";
+  const { name, code, message, kind, status } = described as Record<string, unknown>;
+  const label = [name, code].filter((part) => typeof part === "string").join(" ");
+  const detail = [message, kind, status === undefined ? undefined : `status ${status}`]
+    .filter((part) => part !== undefined && part !== "")
+    .map(String)
+    .join(", ");
+  return [label, detail].filter((part) => part !== "").join(": ") || "unknown failure";
 }

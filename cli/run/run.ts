@@ -63,7 +63,7 @@ export const runCommand: Command = command({
         ? "at its first failure, which no retry could fix (the cause is above)"
         : `after ${given?.attempts ?? options.extraction?.maxAttempts} attempts`;
       io.stderr.write(
-        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${plural(segment.count, "message")}) ${after}\n`,
+        `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${plural(segment.count, "message")}) ${after}${given === undefined ? "" : `: ${escapeControls(given.cause)}`}\n`,
       );
     }
     io.stdout.write(formatRunSummary(summary, options.verbose));
@@ -73,7 +73,7 @@ export const runCommand: Command = command({
         `run: extraction stopped after ${stopped.failures} failures in a row: ${escapeControls(stopped.cause.what)}; ${plural(left, "segment")} of ${formatCount(summary.segments)} not extracted: ${escapeControls(stopped.cause.hint)}, then run the same command again.\n`,
       );
     } else if (left > 0) {
-      io.stderr.write(`run: ${plural(left, "segment")} were not extracted (see above)\n`);
+      io.stderr.write(`run: ${plural(left, "segment")} not extracted (see above)\n`);
     }
     if (conflicts.length > 0) {
       // Ids are the message's identity: a second file whose ids start again would otherwise

@@ -253,7 +253,7 @@ describe("run command with extraction", () => {
 
     expect(run.code).toBe(1);
     const gaveUp = new RegExp(
-      `gave up on segment [0-9a-f]{32} \\(channel "[ab]", \\d+ messages\\) after ${INVALID_OUTPUT_ATTEMPTS} attempts`,
+      `gave up on segment [0-9a-f]{32} \\(channel "[ab]", \\d+ messages\\) after ${INVALID_OUTPUT_ATTEMPTS} attempts: InvalidModelOutputError EXTRACTION_INVALID_OUTPUT\n`,
       "g",
     );
     const segments = run.stderr.match(gaveUp)?.length ?? 0;
@@ -268,7 +268,7 @@ describe("run command with extraction", () => {
       /^run: extraction failed: model "gpt-4o-mini" did not reply with the JSON asked for, even after one repair request; .*--model/m,
     );
     expect(run.stderr).not.toContain("oops");
-    expect(run.stderr).toMatch(/run: \d+ segments were not extracted \(see above\)\n$/);
+    expect(run.stderr).toMatch(/run: \d+ segments not extracted \(see above\)\n$/);
     expect(run.stdout).toMatch(/^Not extracted: \d+ segments \(see why above\)/m);
   }, 180_000);
 
