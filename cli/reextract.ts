@@ -133,9 +133,9 @@ export const reextractCommand: Command = command({
       const result = await onTable(results, () => reader.result(channel, segmentId));
       if (result === undefined) {
         io.stderr.write(
-          escapeControls(
-            `reextract: segment ${segmentId} of ${JSON.stringify(channel)}: no stored result\n`,
-          ),
+          `${escapeControls(
+            `reextract: segment ${segmentId} of ${JSON.stringify(channel)}: no stored result`,
+          )}\n`,
         );
         failed++;
         continue;
@@ -201,9 +201,9 @@ function reextractInPlace(
       const result = await reader.result(channel, segmentId);
       if (result === undefined) {
         io.stderr.write(
-          escapeControls(
-            `reextract: segment ${segmentId} of ${JSON.stringify(channel)}: no stored result in the workspace (npm start -- topics ${shellArg(channel)} names its segments)\n`,
-          ),
+          `${escapeControls(
+            `reextract: segment ${segmentId} of ${JSON.stringify(channel)}: no stored result in the workspace (npm start -- topics ${shellArg(channel)} names its segments)`,
+          )}\n`,
         );
         failed++;
         continue;
@@ -247,9 +247,9 @@ function storedSegment(
   if (body === undefined) {
     // Left out of a result too large to store whole (its trimmed.messageIds says so).
     io.stderr.write(
-      escapeControls(
-        `reextract: segment ${result.segmentId} of ${JSON.stringify(result.channel)}: its result lists no message ids (left out to fit DynamoDB's item limit), so it cannot be sent by reference; send the segment again from its source instead\n`,
-      ),
+      `${escapeControls(
+        `reextract: segment ${result.segmentId} of ${JSON.stringify(result.channel)}: its result lists no message ids (left out to fit DynamoDB's item limit), so it cannot be sent by reference; send the segment again from its source instead`,
+      )}\n`,
     );
   }
   return body;
