@@ -2,6 +2,7 @@ import { InvalidModelOutputError, LLMError } from "convoseg/extraction";
 import { SegmentBusyError } from "convoseg/knowledge";
 import { KnowledgeReader } from "convoseg/knowledge/read";
 import { DynamoDbResultStore } from "convoseg/knowledge/store";
+import { SegmentExtractor } from "convoseg/knowledge/write";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDynamoDbClient } from "../support/dynamodb.js";
 import {
@@ -233,6 +234,47 @@ describe("SegmentExtractor", () => {
     const [topic] = await reader().topics("late");
     expect(topic.evidence).toEqual([
       expect.objectContaining({ segmentId: "late-one", late: true }),
+    ]);
+  });
+
+  it("stores one topic entry for topics one extractor wrote twice in another case", async () => {
+    // One key per normalized topic: a batch writing one key twice fails as a whole, every time.
+    const candidate = (topic: string, confidence: number, turn: number) => ({
+      topic,
+      reason: "said",
+      confidence,
+      tags: [topic.toLowerCase()],
+      turnRange: [turn, turn] as [number, number],
+      subjective: false,
+    });
+    const extractor = new SegmentExtractor({
+      store: new DynamoDbResultStore({ client, tableName }),
+      extractor: {
+        extract: async () => ({
+          candidates: [
+            candidate("FixRes", 0.9, 2),
+            candidate("fixres", 0.5, 0),
+            candidate("grub", 1, 1),
+          ],
+        }),
+      },
+      model: "keyphrases",
+      promptVersion: "test",
+      leaseMs: 60_000,
+    });
+    const { segment, messages } = segmentOf("twice", TEN_TEXTS.slice(0, 3), "cases");
+
+    const outcome = await extractor.extract(segment, messages);
+
+    expect(outcome.status).toBe("extracted");
+    expect(outcome.result.candidates.map((c) => [c.topic, c.messageIds])).toEqual([
+      ["FixRes", ["twice-m0", "twice-m2"]],
+      ["grub", ["twice-m1", "twice-m1"]],
+    ]);
+    const topics = await reader().topics("cases");
+    expect(topics.map((t) => [t.normalizedTopic, t.segments]).sort()).toEqual([
+      ["fixres", 1],
+      ["grub", 1],
     ]);
   });
 

@@ -3,7 +3,7 @@
  * the question index's.
  */
 
-import { MemoryResultStore } from "convoseg/knowledge/store";
+import { MemoryResultStore, type TopicSupport } from "convoseg/knowledge/store";
 import { describe, expect, it } from "vitest";
 import { describeQuestionIndex, question, resultWith, save } from "./question-index.js";
 import { describeTermStatistics } from "./term-statistics.js";
@@ -53,5 +53,41 @@ describe("MemoryResultStore: the question index, killed between its writes", () 
       });
       if (!crashed) break;
     }
+  });
+});
+
+describe("MemoryResultStore: a result's topic entries", () => {
+  it("refuses a result that writes one topic entry twice, as the table refuses its batch", async () => {
+    const store = new MemoryResultStore();
+    const result = resultWith("c", "s1", []);
+    const support = (topic: string): TopicSupport => ({
+      v: 1,
+      channel: "c",
+      topic,
+      normalizedTopic: topic.toLowerCase(),
+      segmentId: "s1",
+      candidateId: topic,
+      late: false,
+      confidence: 1,
+      reason: "said",
+      tags: [],
+      messageIds: null,
+      firstTs: result.first.ts,
+      lastTs: result.last.ts,
+    });
+    await store.acquireLease("c", "s1", {
+      owner: "o",
+      now: Date.now(),
+      leaseMs: 60_000,
+      expiresAt: Date.now() + 3_600_000,
+    });
+
+    await expect(
+      store.saveResult(result, [support("FixRes"), support("fixres")], undefined, "o"),
+    ).rejects.toThrow(/written twice in one result/);
+    expect(await store.getResult("c", "s1")).toBeUndefined();
+    expect(await store.listSupports("c")).toEqual([]);
+    await store.saveResult(result, [support("FixRes")], undefined, "o");
+    expect((await store.listSupports("c")).map((t) => t.normalizedTopic)).toEqual(["fixres"]);
   });
 });

@@ -1,4 +1,4 @@
-import { LeaseLostError, SegmentBusyError } from "../errors.js";
+import { KnowledgeItemError, LeaseLostError, SegmentBusyError } from "../errors.js";
 import {
   NO_CALLS,
   normalizeTopic,
@@ -208,9 +208,14 @@ export class MemoryResultStore implements ResultStore {
   ): Promise<void> {
     const state = this.channel(result.channel);
     const keep = new Set<string>();
-    for (const support of supports) {
-      const key = supportItemKey(support.normalizedTopic, support.segmentId);
+    const keys = supports.map((s) => supportItemKey(s.normalizedTopic, s.segmentId));
+    // As the table refuses a batch that writes one key twice, before writing any of it.
+    for (const key of keys) {
+      if (keep.has(key)) throw new KnowledgeItemError(key, "written twice in one result");
       keep.add(key);
+    }
+    for (const [i, support] of supports.entries()) {
+      const key = keys[i] as string;
       this.write(key);
       state.supports.set(key, copy(support));
     }

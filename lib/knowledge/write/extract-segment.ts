@@ -6,6 +6,7 @@ import {
   type AnalyzerOptions,
   addCall,
   type Candidate,
+  dedupeCandidates,
   type ExtractionTurn,
   type Extractor,
   NO_CALLS,
@@ -297,9 +298,11 @@ export class SegmentExtractor {
       if (extraction.terms !== undefined) {
         await store.countTerms(channel, segmentId, extraction.terms);
       }
-      // Held to the bounds whatever extractor made them, and to the item limit at the write.
+      // Held to the bounds whatever extractor made them, and to the item limit at the write; one
+      // per normalized topic, which keys its index entry (a batch may not write one key twice).
       const trimmed = { ...extraction.trimmed };
-      const candidates = boundedCandidates(extraction.candidates, trimmed).map((candidate) => ({
+      const bounded = dedupeCandidates(boundedCandidates(extraction.candidates, trimmed));
+      const candidates = bounded.map((candidate) => ({
         ...candidate,
         turnRange: messageRange(candidate.turnRange, shown),
       }));

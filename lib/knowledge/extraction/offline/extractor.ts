@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { isPositiveInteger } from "../../../base/numbers/index.js";
+import { normalizeTopic } from "../candidates.js";
 import { LLMError } from "../errors.js";
 import type {
   Extraction,
@@ -176,12 +177,19 @@ export class KeyphraseExtractor implements Extractor {
       .sort((a, b) => b.score - a.score || b.messages - a.messages || order(a.key, b.key));
     const top = scored[0]?.score ?? 0;
     const chosen: Scored[] = [];
+    const candidates: Candidate[] = [];
+    // Two terms may show as one topic: "fixres" (a word, stemmed) and "FixRes" (a name, kept).
+    const shown = new Set<string>();
     for (const term of scored) {
       if (chosen.length >= this.#maxCandidates || term.score < this.#minScore * top) break;
       if (chosen.some((other) => nested(term.key, other.key))) continue;
+      const made = candidate(term, top);
+      if (shown.has(normalizeTopic(made.topic))) continue;
+      shown.add(normalizeTopic(made.topic));
       chosen.push(term);
+      candidates.push(made);
     }
-    return chosen.map((term) => candidate(term, top));
+    return candidates;
   }
 }
 

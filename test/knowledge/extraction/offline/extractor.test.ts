@@ -200,6 +200,17 @@ describe("KeyphraseExtractor keeps", () => {
       "process",
     ]);
   });
+
+  it("one topic for one word written as a word and as a name (`fixres`, `FixRes`)", async () => {
+    // A word is stemmed ("fixr") and a name kept ("fixres"): two terms, shown as one topic, whose
+    // index entries would share a key (a real #ubuntu segment failed its write that way).
+    const found = await topics([
+      turn("cy", "how do I make X reconfigure my card?"),
+      turn("vox", "!fixres"),
+      turn("bot", "To fix screen resolution see the FixRes page"),
+    ]);
+    expect(found.filter((t) => t === "fixres")).toEqual(["fixres"]);
+  });
 });
 
 describe("KeyphraseExtractor's evidence", () => {
