@@ -60,7 +60,7 @@ export const runCommand: Command = command({
     for (const segment of gaveUp) {
       const given = outcome.givenUp.get(segment.segmentId);
       const after = given?.permanent
-        ? "at its first failure, which no retry could fix (the cause is above)"
+        ? "at its first failure, which no retry could fix"
         : `after ${given?.attempts ?? options.extraction?.maxAttempts} attempts`;
       io.stderr.write(
         `gave up on segment ${segment.segmentId} (channel ${escapeControls(JSON.stringify(segment.channel))}, ${plural(segment.count, "message")}) ${after}${given === undefined ? "" : `: ${escapeControls(given.cause)}`}\n`,

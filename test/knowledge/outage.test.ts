@@ -186,6 +186,15 @@ describe("a failure a retry cannot fix", () => {
       /refused the request \(400\)/,
     ],
     ["a 404 model", () => new LLMError("404 no such model", false, 404), /\(404\)/],
+    [
+      "a table's refusal",
+      // As DynamoDB refuses a batch that writes one key twice: never accepted on a retry.
+      () =>
+        Object.assign(new Error("Provided list of item keys contains duplicates"), {
+          name: "ValidationException",
+        }),
+      /a table refused a write as invalid \(Provided list of item keys contains duplicates\)/,
+    ],
   ];
   for (const [what, failure, cause] of permanent) {
     it(`(${what}) dead-letters the segment at its first failure, naming the cause`, async () => {

@@ -17,6 +17,14 @@ export function cancellationReasons(error: unknown): string[] {
   return reasons.map((reason) => reason.Code ?? "None");
 }
 
+/**
+ * The service refused the request as invalid (a batch writing one key twice, an item past the
+ * size limit, a malformed key): the same request can never succeed.
+ */
+export function isRefusedAsInvalid(error: unknown): boolean {
+  return (error as Error)?.name === "ValidationException";
+}
+
 /** Throttling, a conflict, a service error or a broken connection: trying again may succeed. */
 export function isRetryable(error: unknown): boolean {
   const name = (error as Error)?.name;

@@ -5,7 +5,13 @@
  */
 export { type BatchWriteOptions, batchWriteAll } from "./batch-write.js";
 export { documentClient } from "./documents.js";
-export { cancellationReasons, isAmbiguous, isConditionFailure, isRetryable } from "./errors.js";
+export {
+  cancellationReasons,
+  isAmbiguous,
+  isConditionFailure,
+  isRefusedAsInvalid,
+  isRetryable,
+} from "./errors.js";
 export {
   itemSize,
   MAX_ITEM_BYTES,

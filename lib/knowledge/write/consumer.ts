@@ -6,6 +6,7 @@ import {
 } from "@aws-lambda-powertools/batch";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import { isRefusedAsInvalid } from "../../base/dynamodb/index.js";
 import {
   type InlineMessage,
   InvalidSegmentMessageError,
@@ -320,7 +321,10 @@ async function failed(
   if (error instanceof InvalidModelOutputError) metrics.add("InvalidModelOutputs", 1);
   if (isAuthFailure(error)) metrics.add("AuthFailures", 1);
   // A refused request or a body that is no segment cannot succeed on a retry.
-  const permanent = isPermanentFailure(error) || error instanceof InvalidSegmentMessageError;
+  const permanent =
+    isPermanentFailure(error) ||
+    error instanceof InvalidSegmentMessageError ||
+    isRefusedAsInvalid(error);
   if (permanent) metrics.add("PermanentFailures", 1);
   const attempts = await countAttempt(record, ids, deps);
   const allowed =
@@ -375,6 +379,9 @@ async function failed(
 function permanentCause(error: unknown): string {
   if (error instanceof InvalidSegmentMessageError) {
     return `the queued body is not a valid segment message: ${error.field}: ${error.reason}`;
+  }
+  if (isRefusedAsInvalid(error)) {
+    return `a table refused a write as invalid (${(error as Error).message})`;
   }
   const status = (error as { status?: number }).status;
   return `the model provider refused the request (${status})`;
