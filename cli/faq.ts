@@ -118,11 +118,11 @@ async function embeddingMatchers(
 /** The text listing under `name`: an entry per recurring question, its answer and evidence indented. */
 function formatFaq(name: string, faq: readonly FaqEntry[], total: number, asked: number): string {
   if (total === 0) {
-    return `${name}: no recurring questions yet (${plural(asked, "question")} asked, none twice)`;
+    return `${name}: no recurring questions yet (${plural(asked, "question")} asked, none by two people)`;
   }
   const shown = faq.length < total ? `, the first ${faq.length}` : "";
   const lines = [
-    `${name}: ${plural(total, "recurring question")}${shown}, most asked first (of ${plural(asked, "question")} asked)`,
+    `${name}: ${plural(total, "recurring question")}${shown}, asked by most people first (of ${plural(asked, "question")} asked)`,
   ];
   for (const entry of faq) {
     const when =
@@ -131,7 +131,9 @@ function formatFaq(name: string, faq: readonly FaqEntry[], total: number, asked:
         : `${isoMinute(entry.firstAsked)} to ${isoMinute(entry.lastAsked)}`;
     // Every line holds chat text (the wordings, the answer, ids): escaped as a whole.
     lines.push(escapeControls(`- ${entry.question}`));
-    lines.push(`    asked ${entry.count} times, ${when}; ${entry.answered} answered`);
+    lines.push(
+      `    asked ${entry.count} times by ${entry.people} people, ${when}; ${entry.answered} answered`,
+    );
     if (entry.answer !== undefined) {
       const corrected = entry.answer.corrected ? " (corrected)" : "";
       lines.push(escapeControls(`    answer${corrected}: ${entry.answer.text}`));

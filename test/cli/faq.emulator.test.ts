@@ -32,13 +32,20 @@ async function seeded(): Promise<string> {
   await save(
     store,
     resultWith("desk", "s1", [
-      question("a", NOW - 9 * DAY, "unanswered", { question: "how do I install nvidia drivers?" }),
+      question("a", NOW - 9 * DAY, "unanswered", {
+        question: "how do I install nvidia drivers?",
+        askedBy: "ana",
+      }),
       question("b", NOW - 5 * DAY, "answered", {
         question: "how to install the NVIDIA driver",
+        askedBy: "bo",
         answer: "ubuntu-drivers \u001b[31minstall\u202e",
         answerIds: ["m-7", "m-9"],
       }),
-      question("c", NOW - 4 * DAY, "unanswered", { question: "how do I uninstall nvidia drivers" }),
+      question("c", NOW - 4 * DAY, "unanswered", {
+        question: "how do I uninstall nvidia drivers",
+        askedBy: "cy",
+      }),
     ]),
   );
   await save(
@@ -46,12 +53,17 @@ async function seeded(): Promise<string> {
     resultWith("desk", "s2", [
       question("d", NOW - 2 * DAY, "answered", {
         question: "installing nvidia drivers, how?",
+        askedBy: "ana",
         answer: "additional drivers",
         answerIds: ["m-20"],
       }),
-      question("e", NOW - DAY, "unclear", { question: "wifi not working after suspend" }),
+      question("e", NOW - DAY, "unclear", {
+        question: "wifi not working after suspend",
+        askedBy: "dee",
+      }),
       question("f", NOW - 3_600_000, "unanswered", {
         question: "wireless doesn't work after suspend",
+        askedBy: "eve",
       }),
     ]),
   );
@@ -60,7 +72,7 @@ async function seeded(): Promise<string> {
 }
 
 describe("faq command", () => {
-  it("groups the channel's recurring questions, most asked first, with answers and evidence", async () => {
+  it("groups the channel's recurring questions, asked by most people first, with answers and evidence", async () => {
     const table = await seeded();
     const text = await cli(["faq", "desk", "--table", table]);
     expect(text.code, text.stderr).toBe(0);
@@ -69,15 +81,16 @@ describe("faq command", () => {
       false,
     ]);
     expect(text.stdout.trimEnd().split("\n")).toEqual([
-      '"desk": 2 recurring questions, most asked first (of 6 questions asked)',
+      '"desk": 2 recurring questions, asked by most people first (of 6 questions asked)',
       "- how do I install nvidia drivers?",
-      `    asked 3 times, ${minute(NOW - 9 * DAY)} to ${minute(NOW - 2 * DAY)}; 2 answered`,
+      // ana asked twice.
+      `    asked 3 times by 2 people, ${minute(NOW - 9 * DAY)} to ${minute(NOW - 2 * DAY)}; 2 answered`,
       "    answer: ubuntu-drivers \\u001b[31minstall\\u202e",
       "    answered by messages m-7, m-9 (asked in m-b)",
       '    also asked as: "how to install the NVIDIA driver", "installing nvidia drivers, how?"',
       "    asked in messages m-d, m-b, m-a",
       "- wifi not working after suspend",
-      `    asked 2 times, ${minute(NOW - DAY)} to ${minute(NOW - 3_600_000)}; 0 answered`,
+      `    asked 2 times by 2 people, ${minute(NOW - DAY)} to ${minute(NOW - 3_600_000)}; 0 answered`,
       `    also asked as: "wireless doesn't work after suspend"`,
       "    asked in messages m-f, m-e",
     ]);
@@ -86,7 +99,9 @@ describe("faq command", () => {
   it("takes --limit and --json, and tells no recurring questions from nothing stored", async () => {
     const table = await seeded();
     const one = await cli(["faq", "desk", "--table", table, "--limit", "1"]);
-    expect(one.stdout).toMatch(/^"desk": 2 recurring questions, the first 1, most asked first/);
+    expect(one.stdout).toMatch(
+      /^"desk": 2 recurring questions, the first 1, asked by most people first/,
+    );
     expect(one.stdout).not.toContain("wifi");
     const json = await cli(["faq", "desk", "--table", table, "--json", "--limit", "1"]);
     const parsed = JSON.parse(json.stdout);
@@ -96,12 +111,13 @@ describe("faq command", () => {
     expect(parsed.faq[0]).toMatchObject({
       question: "how do I install nvidia drivers?",
       count: 3,
+      people: 2,
       answer: { text: "ubuntu-drivers \u001b[31minstall\u202e", answerIds: ["m-7", "m-9"] },
     });
     const quiet = await cli(["faq", "quiet", "--table", table]);
     expect([quiet.code, quiet.stdout]).toEqual([
       0,
-      '"quiet": no recurring questions yet (1 question asked, none twice)\n',
+      '"quiet": no recurring questions yet (1 question asked, none by two people)\n',
     ]);
     const unknown = await cli(["faq", "dsk", "--table", table]);
     expect(unknown.code).toBe(1);

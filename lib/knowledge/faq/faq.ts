@@ -5,7 +5,7 @@
  * never on their order.
  */
 import type { TopicMatcher } from "../topics/index.js";
-import { DEFAULT_QUESTION_SIMILARITY, questionStems, sameStems } from "./key.js";
+import { DEFAULT_QUESTION_SIMILARITY, questionStems, sameStems, tellsWhatItAsks } from "./key.js";
 
 /** One asking of a question, as the question index holds it (only what grouping reads). */
 export interface FaqQuestion {
@@ -15,6 +15,11 @@ export interface FaqQuestion {
   askedId: string;
   /** Epoch ms. */
   askedTs: number;
+  /**
+   * Who asked, when known: a question recurs when people ask it, not when one person asks again.
+   * An asking without one counts as one person of its own.
+   */
+  askedBy?: string;
   /** Summarized; absent when there is none. */
   answer?: string;
   /** The answering messages. */
@@ -38,6 +43,8 @@ export interface FaqEntry {
   question: string;
   /** How many times it was asked. */
   count: number;
+  /** By how many people (an asking of no known author counts as one of its own). */
+  people: number;
   /** How many of those were answered. */
   answered: number;
   /** Epoch ms of its first and last asking. */
@@ -125,13 +132,13 @@ function compareAnswers(a: FaqQuestion, b: FaqQuestion): number {
 
 /**
  * Groups `questions` into FAQ entries: every question lands in exactly one group, the same one
- * whatever their order, but one whose words say nothing of what it asks (no content stem: "can
- * someone help me?"), which is in none; groups asked fewer than `minCount` times (default 2) are
- * left out. An
+ * whatever their order, but one whose words say nothing of what it asks ("can someone help me?",
+ * "does not work?", `tellsWhatItAsks`), which is in none; groups asked by fewer than `minCount`
+ * people (default 2) are left out: one person asking again is no recurring question. An
  * entry is worded by its most common form (`questionStems`): that form's shortest wording that
  * begins with a question word, else its shortest; its answer is a corrected one, else the one
  * with the most answering messages, else the latest.
- * Ordered most asked first, then the latest asked, then by wording.
+ * Ordered by most people first, then most asked, then the latest asked, then by wording.
  */
 export function groupQuestions(
   questions: readonly FaqQuestion[],
@@ -141,7 +148,7 @@ export function groupQuestions(
   const maxEvidence = options.maxEvidence ?? DEFAULT_MAX_EVIDENCE;
   // "Can someone help me?" asks nothing its words can tell: however often it is said, it is no
   // recurring question, so it is in no entry.
-  const telling = questions.filter((q) => questionStems(q.question).length > 0);
+  const telling = questions.filter((q) => tellsWhatItAsks(questionStems(q.question)));
   const texts = [...new Set(telling.map((q) => q.question))].sort(byCode);
   const parent = new Map(texts.map((t) => [t, t]));
   const root = (text: string): string => {
@@ -167,13 +174,22 @@ export function groupQuestions(
   }
   const entries: FaqEntry[] = [];
   for (const members of groups.values()) {
-    if (members.length < (options.minCount ?? 2)) continue;
+    if (peopleOf(members) < (options.minCount ?? 2)) continue;
     members.sort(compareAsked);
     entries.push(entryOf(members, maxEvidence));
   }
   return entries.sort(
-    (a, b) => b.count - a.count || b.lastAsked - a.lastAsked || byCode(a.question, b.question),
+    (a, b) =>
+      b.people - a.people ||
+      b.count - a.count ||
+      b.lastAsked - a.lastAsked ||
+      byCode(a.question, b.question),
   );
+}
+
+/** How many people asked `members`: their distinct authors, an unknown one each its own. */
+function peopleOf(members: readonly FaqQuestion[]): number {
+  return new Set(members.map((q) => (q.askedBy === undefined ? `\0${q.askedId}` : q.askedBy))).size;
 }
 
 /** The entry of one group's `members`, oldest asked first. */
@@ -204,6 +220,7 @@ function entryOf(members: readonly FaqQuestion[], maxEvidence: number): FaqEntry
   return {
     question,
     count: members.length,
+    people: peopleOf(members),
     answered: answers.length,
     firstAsked: members[0].askedTs,
     lastAsked: members[members.length - 1].askedTs,

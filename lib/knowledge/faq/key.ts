@@ -18,7 +18,8 @@ actually anyone someone somebody anybody everyone know knows knew please help ne
 wanted wanna trying try tried way ways get gets getting got thing something anything guys hi
 hello hey thanks thank thx possible able use using used properly correctly anymore ever again
 now yet like else one other tell there's mean exactly currently suddenly always sometimes all
-idea ideas advice best good proper right correct easiest easy simple simply go going`.split(/\s+/u),
+idea ideas advice best good proper right correct easiest easy simple simply go going have has
+had having but say said says think look ok okay sure oh ah hmm yeah yes around`.split(/\s+/u),
 );
 
 /** Stems (after `stem`) written one way: synonyms a chat uses for one thing. */
@@ -130,6 +131,26 @@ configure switch record close open run edit hide change`
     .split(/\s+/u)
     .map(questionStem),
 );
+
+/**
+ * Stems that alone say nothing of what is asked: a question of these only ("does not work?",
+ * "how fix?", "what's the error?", "any suggestions?") asks about something said before it, and
+ * is no question a channel keeps asking, however often its words recur.
+ */
+const VAGUE: ReadonlySet<string> = new Set([
+  ...`not work fix problem issue error wrong happen suggestion solution tip reason mean question ask`
+    .split(/\s+/u)
+    .map(questionStem),
+  ...["?what", "?how", "?why", "?where"],
+]);
+
+/**
+ * Whether a question's stems (`questionStems`) say what it asks: one of them is no vague one, no
+ * action alone ("how do I install it?" asks of something said before) and no single letter.
+ */
+export function tellsWhatItAsks(stems: readonly string[]): boolean {
+  return stems.some((s) => !VAGUE.has(s) && !ACTIONS.has(s) && s.length > 1);
+}
 
 /**
  * The content stems of `question`: NFKC, lower case, contractions written out, stop words left

@@ -167,8 +167,8 @@ const OPERATIONS: Record<ApiRoute, Record<string, unknown>> = {
     operationId: "listFaq",
     description:
       "Grouped on request from the channel's questions index, read whole up to " +
-      `${FAQ_QUESTIONS.toLocaleString("en")} questions (complete says whether it was): questions asked at least twice ` +
-      "in other words, most asked first. docs/commands.md#faq.",
+      `${FAQ_QUESTIONS.toLocaleString("en")} questions (complete says whether it was): questions asked by at least two people ` +
+      "in other words, by most people first. docs/commands.md#faq.",
     parameters: [CHANNEL, limit(FAQ_LIMITS), IF_NONE_MATCH],
     responses: {
       ...ok("FaqPage"),

@@ -187,6 +187,10 @@ const FaqEntry = named(
         "its clearest wording: of its most common form, one worded as a question, the shortest",
       ),
     count: z.number().int().describe("how many times it was asked"),
+    people: z
+      .number()
+      .int()
+      .describe("by how many people (an asking of no known author counts as one of its own)"),
     answered: z.number().int().describe("how many of those were answered"),
     firstAsked: epochMs,
     lastAsked: epochMs,
@@ -196,7 +200,7 @@ const FaqEntry = named(
     moreAsked: z.number().int().describe("the asking messages left out of askedIds"),
   }),
   "FaqEntry",
-  "Questions asked at least twice in other words, as one (lib/knowledge/faq's groupQuestions).",
+  "Questions asked by at least two people in other words, as one (lib/knowledge/faq's groupQuestions).",
 );
 
 export const FaqPage = named(
@@ -209,7 +213,7 @@ export const FaqPage = named(
     faq: z.array(FaqEntry),
   }),
   "FaqPage",
-  "A channel's recurring questions, most asked first: the first `limit` entries.",
+  "A channel's recurring questions, by most people first: the first `limit` entries.",
 );
 
 const SegmentCandidate = named(
@@ -313,6 +317,10 @@ const DigestFaq = named(
     channel: z.string(),
     question: z.string().describe("its clearest wording"),
     count: z.number().int().describe("how many times it was asked in all"),
+    people: z
+      .number()
+      .int()
+      .describe("by how many people (an asking of no known author counts as one of its own)"),
     inPeriod: z.number().int().describe("how many of those were in the period"),
     answered: z.number().int().describe("how many of its askings were answered"),
     firstAsked: epochMs,
@@ -330,7 +338,7 @@ const DigestFaq = named(
       ),
   }),
   "DigestFaq",
-  "A recurring question asked in the period: asked at least twice in all, once in the period.",
+  "A recurring question asked in the period: asked by at least two people in all, once in the period.",
 );
 
 export const DigestBody = named(

@@ -151,7 +151,12 @@ export function assembleDigest(
     );
     if (figures !== undefined) health.push(figures);
     const asked = Object.values(channelQuestions(of)).flat();
-    const recurring = channelFaq(channel, asked, { since, until });
+    const recurring = channelFaq(
+      channel,
+      asked,
+      { since, until },
+      of.flatMap((d) => d.results),
+    );
     faq.push(...recurring.slice(0, DIGEST_LIMITS.faq));
     faqLeft += Math.max(0, recurring.length - DIGEST_LIMITS.faq);
     const supports = of.flatMap((d) => d.supports);

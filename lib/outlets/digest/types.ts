@@ -57,14 +57,15 @@ export interface DigestQuestion {
 
 /**
  * A recurring question of the digest: an FAQ entry (lib/knowledge/faq) of its channel's questions,
- * asked at least twice in all and at least once in the period, linked by its latest asking there.
+ * asked by at least two people in all and at least once in the period, linked by its latest asking there.
  */
 export interface DigestFaq {
   channel: string;
   /** Its clearest wording. */
   question: string;
-  /** How many times it was asked in all, and how many of those in the period. */
+  /** How many times it was asked in all, by how many people, and how many of those in the period. */
   count: number;
+  people: number;
   inPeriod: number;
   /** How many of its askings were answered. */
   answered: number;

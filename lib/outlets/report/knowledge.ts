@@ -154,7 +154,7 @@ export function reportKnowledge(input: ReportInput): ReportKnowledge {
 type Faq = ReportKnowledge["faq"]["entries"][number];
 
 /**
- * The channels' recurring questions (`channelFaq` over all time), most asked first across
+ * The channels' recurring questions (`channelFaq` over all time), by most people first across
  * channels, then the latest asked; the first {@link REPORT_FAQ} listed, each linked by its latest
  * asking (its segment, and its platform link where it has one), the rest counted.
  */
@@ -165,13 +165,14 @@ function recurringQuestions(
   const all: Faq[] = [];
   for (const data of channels) {
     const asked = Object.values(channelQuestions([data])).flat();
-    for (const entry of channelFaq(data.channel, asked)) {
+    for (const entry of channelFaq(data.channel, asked, undefined, data.results)) {
       const permalink = permalinkOf(data.channel, entry.askedId);
       all.push(permalink === "" ? entry : { ...entry, permalink });
     }
   }
   all.sort(
     (a, b) =>
+      b.people - a.people ||
       b.count - a.count ||
       b.lastAsked - a.lastAsked ||
       byCode(a.channel, b.channel) ||

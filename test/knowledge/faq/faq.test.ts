@@ -32,6 +32,7 @@ describe("groupQuestions", () => {
     expect(install).toEqual({
       question: "How do I install NVIDIA drivers",
       count: 3,
+      people: 3,
       answered: 2,
       firstAsked: 10,
       lastAsked: 30,
@@ -94,6 +95,53 @@ describe("groupQuestions", () => {
       q("mount usb drive?", 5),
     ]);
     expect(entry.count).toBe(2);
+  });
+
+  it("makes no entry of a question that only says something is wrong, or asks of what was said before", () => {
+    // The top entries of 30,000 lines of #ubuntu before this rule: follow-ups, not questions a
+    // channel keeps asking.
+    const followUps = [
+      "does not work?",
+      "didn't work?",
+      "how fix?",
+      "how can i fix it?",
+      "what's the error?",
+      "what is the error?",
+      "any suggestions?",
+      "Any suggestions?",
+      "how do I install it?",
+      "how did you install it",
+    ];
+    expect(groupQuestions(followUps.map((text, i) => q(text, i)))).toEqual([]);
+    const [entry, ...rest] = groupQuestions([
+      ...followUps.map((text, i) => q(text, i)),
+      q("wifi does not work after suspend", 20),
+      q("wireless not working after suspend", 21),
+    ]);
+    expect(rest).toEqual([]);
+    expect([entry.question, entry.count]).toEqual(["wifi does not work after suspend", 2]);
+  });
+
+  it("counts people: one person asking again is no recurring question, and more people rank first", () => {
+    const byAna = [
+      q("how do I mount a usb drive", 1, { askedBy: "ana" }),
+      q("how do I mount a usb drive???", 2, { askedBy: "ana" }),
+      q("mount usb drive?", 3, { askedBy: "ana" }),
+    ];
+    expect(groupQuestions(byAna)).toEqual([]);
+    const entries = groupQuestions([
+      ...byAna,
+      q("how do I reset my password", 4, { askedBy: "bo" }),
+      q("how to reset the password", 5, { askedBy: "cy" }),
+      q("reset password?", 6, { askedBy: "dee" }),
+      q("mount a usb drive", 7, { askedBy: "bo" }),
+    ]);
+    expect(entries.map((e) => [e.question, e.count, e.people])).toEqual([
+      ["how to reset the password", 3, 3],
+      ["how do I mount a usb drive", 4, 2],
+    ]);
+    // An asking of no known author is a person of its own.
+    expect(groupQuestions([q("reset password?", 1), q("reset password?", 2)])[0].people).toBe(2);
   });
 
   it("joins what another matcher links, such as embeddings", () => {

@@ -38,18 +38,29 @@ describe("the digest's recurring questions", () => {
       memorySources({
         results: [
           result("help", "s0", SINCE - 9 * DAY, SINCE - 9 * DAY + 1, [
-            asked("a1", SINCE - 9 * DAY, "how do I install nvidia drivers?", "use ubuntu-drivers"),
+            asked("a1", SINCE - 9 * DAY, "how do I install nvidia drivers?", "use ubuntu-drivers", {
+              askedBy: "ana",
+            }),
             // Recurring, but not in the period: left out.
-            asked("b1", SINCE - 8 * DAY, "why is my wifi so slow?"),
-            asked("b2", SINCE - 7 * DAY, "why is my wifi so slow?"),
+            asked("b1", SINCE - 8 * DAY, "why is my wifi so slow?", undefined, { askedBy: "bo" }),
+            asked("b2", SINCE - 7 * DAY, "why is my wifi so slow?", undefined, { askedBy: "cy" }),
           ]),
           result("help", "s1", SINCE + DAY, SINCE + DAY + 1, [
-            asked("a2", SINCE + DAY, "how to install nvidia drivers"),
+            asked("a2", SINCE + DAY, "how to install nvidia drivers", undefined, { askedBy: "bo" }),
             // Asked once: no recurring question.
-            asked("c1", SINCE + DAY + 5, "where is the grub config?"),
+            asked("c1", SINCE + DAY + 5, "where is the grub config?", undefined, { askedBy: "cy" }),
+            // Asked twice by one person: no recurring question either.
+            asked("d1", SINCE + DAY + 6, "how do I mount my usb stick?", undefined, {
+              askedBy: "cy",
+            }),
           ]),
           result("help", "s2", SINCE + 2 * DAY, SINCE + 2 * DAY + 1, [
-            asked("a3", SINCE + 2 * DAY, "how do I install nvidia drivers?"),
+            asked("a3", SINCE + 2 * DAY, "how do I install nvidia drivers?", undefined, {
+              askedBy: "ana",
+            }),
+            asked("d2", SINCE + 2 * DAY + 1, "how to mount a usb stick", undefined, {
+              askedBy: "cy",
+            }),
           ]),
         ].map((r, i) => (i === 2 ? { ...r, thread: "t2" } : r)),
       }),
@@ -62,6 +73,8 @@ describe("the digest's recurring questions", () => {
         // Its clearest wording: of the commonest form, the shortest worded as a question.
         question: "how to install nvidia drivers",
         count: 3,
+        // ana asked twice.
+        people: 2,
         inPeriod: 2,
         answered: 1,
         firstAsked: SINCE - 9 * DAY,
@@ -81,7 +94,7 @@ describe("the digest's recurring questions", () => {
     expect(digest.omitted).toBeUndefined();
     expect(JSON.parse(digestJson(digest))).toEqual(digest);
     expect(digestMarkdown(digest, { reportHref: href })).toContain(
-      "- **how to install nvidia drivers** in help: asked 3 times since 2025-12-27, 2 in the period; latest [2026-01-07 00:00](report.html#segment=help/s2)",
+      "- **how to install nvidia drivers** in help: asked 3 times by 2 people since 2025-12-27, 2 in the period; latest [2026-01-07 00:00](report.html#segment=help/s2)",
     );
   });
 
@@ -184,6 +197,7 @@ const hostile: Digest = {
       channel: "help",
       question: `how ${HOSTILE}?`,
       count: 4,
+      people: 3,
       inPeriod: 1,
       answered: 2,
       firstAsked: SINCE - 3 * DAY,
@@ -197,6 +211,7 @@ const hostile: Digest = {
       channel: "help",
       question: "why does it hang?",
       count: 2,
+      people: 2,
       inPeriod: 2,
       answered: 0,
       firstAsked: SINCE + DAY,
@@ -219,9 +234,11 @@ describe("the recurring questions in every form", () => {
     const md = digestMarkdown(hostile, { reportHref: href });
     expect(md).toContain("## Recurring questions");
     expect(md).toContain(
-      "in help: asked 4 times since 2026-01-02, 1 in the period; latest [2026-01-06 00:00](report.html#segment=help/s%201)",
+      "in help: asked 4 times by 3 people since 2026-01-02, 1 in the period; latest [2026-01-06 00:00](report.html#segment=help/s%201)",
     );
-    expect(md).toContain("- **why does it hang?** in help: asked 2 times since 2026-01-06; latest");
+    expect(md).toContain(
+      "- **why does it hang?** in help: asked 2 times by 2 people since 2026-01-06; latest",
+    );
     expect(md).toContain("  - answer (corrected): do \\<script\\>");
     expect(md).not.toMatch(/<script>|\[l\]\(javascript/);
     expect(unprintable(md)).toEqual([]);
@@ -246,7 +263,7 @@ describe("the recurring questions in every form", () => {
 
     const slack = JSON.stringify(slackDigestPayload(hostile));
     expect(slack).toContain("*Recurring questions*");
-    expect(slack).toContain("asked 4 times since 2026-01-02, 1 in the period");
+    expect(slack).toContain("asked 4 times by 3 people since 2026-01-02, 1 in the period");
     expect(slack).not.toMatch(/<script>|<!channel>|\|open in Slack/);
   });
 });

@@ -573,7 +573,7 @@ describe("the report in Chromium: recurring questions", () => {
     expect(await texts(page, "#faq .faq-entry .question-text")).toEqual([
       "how to reset the wifi driver",
     ]);
-    expect(await texts(page, "#faq .faq-count")).toEqual(["asked 2 times"]);
+    expect(await texts(page, "#faq .faq-count")).toEqual(["asked 2 times by 2 people"]);
     expect(await texts(page, "#faq .answer")).toEqual([`answer: reload it ${INJECTION}`]);
     expect(await texts(page, "#faq .segment-link")).toEqual(["help · latest asking"]);
     await page.locator("#faq .segment-link").click();

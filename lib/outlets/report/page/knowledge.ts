@@ -1,6 +1,6 @@
 /**
  * The report's questions and digest: the questions of the extracted segments (unanswered oldest
- * first, answered with their answers), the recurring ones (most asked first) and what the data's last seven days brought (new and
+ * first, answered with their answers), the recurring ones (asked by the most people first) and what the data's last seven days brought (new and
  * recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
  * follows); chat text goes in as text nodes only.
  */
@@ -131,7 +131,7 @@ export function renderFaq(container: HTMLElement, data: ReportData): void {
     el(
       "p",
       { class: "muted lead" },
-      "Questions asked again and again, in other words grouped as one, most asked first across the channels (as npm start -- faq lists them per channel).",
+      "Questions people ask again and again, in other words grouped as one, asked by the most people first across the channels (as npm start -- faq lists them per channel).",
     ),
     el("ol", { class: "faq-list" }, ...faq.entries.map((f) => faqItem(f, nameOf))),
     ...(faq.omitted > 0
@@ -148,7 +148,11 @@ function faqItem(
     "li",
     { class: "faq-entry" },
     el("span", { class: "question-text" }, f.question),
-    el("span", { class: "faq-count" }, `asked ${count(f.count)} times`),
+    el(
+      "span",
+      { class: "faq-count" },
+      `asked ${count(f.count)} times by ${count(f.people)} people`,
+    ),
     el(
       "span",
       { class: "muted" },
