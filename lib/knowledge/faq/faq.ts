@@ -28,7 +28,7 @@ export interface FaqQuestion {
   corrected?: boolean;
 }
 
-/** The answer an entry gives: a corrected one first, else the one most messages support. */
+/** The answer an entry gives: a corrected one first, else one that says something, then the most supported. */
 interface FaqAnswer {
   text: string;
   /** The asking message of the question it answered. */
@@ -120,14 +120,26 @@ function compareAsked(a: FaqQuestion, b: FaqQuestion): number {
   );
 }
 
-/** A corrected answer first, then the most answering messages, then the latest asked. */
+/**
+ * A corrected answer first, then one that says something, then the most answering messages, then
+ * the latest asked.
+ */
 function compareAnswers(a: FaqQuestion, b: FaqQuestion): number {
   return (
     Number(b.corrected ?? false) - Number(a.corrected ?? false) ||
+    Number(saysSomething(b.answer)) - Number(saysSomething(a.answer)) ||
     new Set(b.answerIds).size - new Set(a.answerIds).size ||
     b.askedTs - a.askedTs ||
     compareAsked(a, b)
   );
+}
+
+/**
+ * Whether an answer holds two content words or more: "yes", "no", "ahh" or "thanks" answer the
+ * asker, and tell a reader of the FAQ nothing.
+ */
+function saysSomething(answer: string | undefined): boolean {
+  return answer !== undefined && questionStems(answer).length >= 2;
 }
 
 /**
@@ -136,8 +148,8 @@ function compareAnswers(a: FaqQuestion, b: FaqQuestion): number {
  * "does not work?", `tellsWhatItAsks`), which is in none; groups asked by fewer than `minCount`
  * people (default 2) are left out: one person asking again is no recurring question. An
  * entry is worded by its most common form (`questionStems`): that form's shortest wording that
- * begins with a question word, else its shortest; its answer is a corrected one, else the one
- * with the most answering messages, else the latest.
+ * begins with a question word, else its shortest; its answer is a corrected one, else one that
+ * says something (`saysSomething`), then the one with the most answering messages, else the latest.
  * Ordered by most people first, then most asked, then the latest asked, then by wording.
  */
 export function groupQuestions(

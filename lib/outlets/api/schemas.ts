@@ -176,7 +176,7 @@ const faqAnswer = z
   })
   .optional()
   .describe(
-    "a corrected answer, else the one most messages support, else the latest; absent when none",
+    "a corrected answer, else one of two content words or more, then the one most messages support, else the latest; absent when none",
   );
 
 const FaqEntry = named(

@@ -72,7 +72,7 @@ export interface DigestFaq {
   /** Epoch ms of its first and last asking (the last may be after the period). */
   firstAsked: number;
   lastAsked: number;
-  /** Its best answer: a corrected one first, else the one most messages support. */
+  /** Its best answer: a corrected one first, else one that says something, then the most supported. */
   answer?: { text: string; askedId: string; answerIds: string[]; corrected: boolean };
   /** Its latest asking in the period: its segment (the report's anchor) and message. */
   segmentId: string;

@@ -74,6 +74,18 @@ describe("groupQuestions", () => {
     expect(latest.answer?.text).toBe("new");
   });
 
+  it("prefers an answer that says something to a bare 'yes', however many messages back it", () => {
+    const [entry] = groupQuestions([
+      q("how do I reset my password", 1, { answer: "yes", answerIds: ["a1", "a2", "a3"] }),
+      q("how to reset the password", 2, { answer: "ahh", answerIds: ["a4", "a5"] }),
+      q("reset password?", 3, {
+        answer: "boot into recovery mode and run passwd",
+        answerIds: ["a6"],
+      }),
+    ]);
+    expect(entry.answer?.text).toBe("boot into recovery mode and run passwd");
+  });
+
   it("bounds the evidence, and keeps single questions when told", () => {
     const many = Array.from({ length: 5 }, (_, i) => q("how do I mount a usb drive", i));
     const [entry] = groupQuestions(many, { maxEvidence: 2 });
