@@ -26,6 +26,14 @@ const OPENERS = new Set(
     .split(/\s+/u)
     .filter(Boolean),
 );
+/**
+ * Question words that, unmarked and followed by a subject, open a clause, not a question: "when I
+ * run it, it fails", "what I did was…", "how it works".
+ */
+const CLAUSE_OPENERS = new Set(["when", "what", "where", "how"]);
+const SUBJECTS = new Set("i you u we they he she it i'm im you're it's its".split(" "));
+/** Modal verbs that, unmarked and followed by "be", leave out a subject: "should be fine". */
+const MODALS = new Set("should would could will can may might must".split(" "));
 
 /**
  * The questions of a segment's turns (as the extractor is given them), in turn order, at most
@@ -157,6 +165,11 @@ function questionText(text: string, names: ReadonlySet<string>): string | undefi
   const all = words(body);
   const opener = all[0]?.toLowerCase();
   if (opener === undefined || !OPENERS.has(opener)) return undefined;
+  const second = all[1]?.toLowerCase().replace("’", "'") ?? "";
+  // "when I modprobe it I get…", "what a night", "should be fine": said, not asked.
+  if (CLAUSE_OPENERS.has(opener) && SUBJECTS.has(second)) return undefined;
+  if (opener === "what" && (second === "a" || second === "an")) return undefined;
+  if (MODALS.has(opener) && second === "be") return undefined;
   return all.length >= 3 && all.length <= MAX_BARE_WORDS ? body : undefined;
 }
 

@@ -36,11 +36,18 @@ describe("offline questions", () => {
       ),
       // A correction of one's last line (IRC's "*word"), not a question opening with "will".
       turn("eve", "*will be issued for"),
+      // Unmarked, a clause, an exclamation and a subject left out are said, not asked (#ubuntu).
+      turn("fay", "When I modprobe ath_pci I get the following error: FATAL: Module not found."),
+      turn("fay", "what I did was chmod 000 them"),
+      turn("gus", "what a pain in the ass"),
+      turn("gus", "should be fine, just run apt-get update"),
+      turn("gus", "when does the new release come out"),
     ];
     const asked = offlineQuestions(turns).map((q) => [q.asked, q.question]);
     expect(asked).toEqual([
       [1, "how do I pin the compiler version"],
       [6, "Did you clear it?"],
+      [13, "when does the new release come out"],
     ]);
   });
 
