@@ -207,7 +207,7 @@ export function assembleDigest(
     since,
     until,
     generatedAt: (options.now ?? new Date()).toISOString(),
-    topics: topics.slice(0, DIGEST_LIMITS.topics),
+    topics: listedTopics(topics, DIGEST_LIMITS.topics),
     unanswered: unanswered.slice(0, DIGEST_LIMITS.questions),
     unclear: unclear.slice(0, DIGEST_LIMITS.questions),
     answered: answered.slice(0, DIGEST_LIMITS.questions),
@@ -347,6 +347,20 @@ const byTopic = (a: DigestTopic, b: DigestTopic): number =>
   b.lastSeen - a.lastSeen ||
   byCode(a.channel, b.channel) ||
   byCode(a.topic, b.topic);
+
+/**
+ * At most `limit` of the sorted `topics`, half of them of each kind where both have that many, the
+ * share one kind leaves to the other: a week of hundreds of one-conversation new topics still
+ * lists the recurring ones, where taking the first `limit` listed none and said "None."
+ */
+function listedTopics(topics: readonly DigestTopic[], limit: number): DigestTopic[] {
+  const fresh = topics.filter((t) => t.kind === "new");
+  const recurring = topics.filter((t) => t.kind === "recurring");
+  const half = Math.ceil(limit / 2);
+  const recurringShown = Math.min(recurring.length, Math.max(limit - fresh.length, half));
+  const freshShown = Math.min(fresh.length, limit - recurringShown);
+  return [...fresh.slice(0, freshShown), ...recurring.slice(0, recurringShown)];
+}
 
 /** Oldest first; ties by where and what, so that the order never depends on the input's. */
 /**

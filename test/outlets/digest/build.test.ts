@@ -121,6 +121,34 @@ describe("buildDigest", () => {
     expect(digest.omitted).toEqual({ topics: 3, unanswered: 2, unclear: 0, answered: 0 });
   });
 
+  it("lists the recurring topics beside many new ones, half the cap each where both fill it", async () => {
+    const fresh = Array.from({ length: DIGEST_LIMITS.topics + 5 }, (_, i) =>
+      support("c", `n${i}`, `fresh${i} trouble`, SINCE + i * 1000),
+    );
+    const again = (n: number) =>
+      Array.from({ length: n }, (_, i) => [
+        support("c", `old${i}`, `kernel${i} panic`, SINCE - DAY),
+        support("c", `new${i}`, `kernel${i} panic`, SINCE + i * 1000),
+      ]).flat();
+
+    const many = await buildDigest(memorySources({ supports: [...fresh, ...again(15)] }), {
+      channels: ["c"],
+      ...period,
+    });
+    const kinds = (d: Awaited<typeof many>) => d.topics.map((t) => t.kind);
+    expect(kinds(many).filter((k) => k === "new")).toHaveLength(DIGEST_LIMITS.topics / 2);
+    expect(kinds(many).filter((k) => k === "recurring")).toHaveLength(DIGEST_LIMITS.topics / 2);
+    expect(many.omitted?.topics).toBe(DIGEST_LIMITS.topics + 5 + 15 - DIGEST_LIMITS.topics);
+
+    // One kind's unused share goes to the other.
+    const few = await buildDigest(memorySources({ supports: [...fresh, ...again(3)] }), {
+      channels: ["c"],
+      ...period,
+    });
+    expect(kinds(few).filter((k) => k === "recurring")).toHaveLength(3);
+    expect(few.topics).toHaveLength(DIGEST_LIMITS.topics);
+  });
+
   it("refuses no channel and an empty or reversed period, naming what is wrong", async () => {
     const sources = memorySources({});
     await expect(buildDigest(sources, { channels: [], ...period })).rejects.toMatchObject({
