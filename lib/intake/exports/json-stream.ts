@@ -315,6 +315,13 @@ export function jsonFileValues(
   return jsonValues(createReadStream(path, { highWaterMark: 1 << 16 }), file, select);
 }
 
+/**
+ * Text handed to the scanner at once, at least: a value held across pushes is one string, copied
+ * whole at each push (V8 flattens the concatenation when it is read), so pushing an inflated ZIP
+ * entry's 16 kB pieces one by one made reading an 8 MiB value quadratic: 9 s, now 0.4 s.
+ */
+const PUSHED_CHARS = 1 << 20;
+
 /** The selected values of a JSON document given as UTF-8 bytes, piece by piece. */
 export async function* jsonValues(
   bytes: AsyncIterable<Buffer>,
@@ -323,12 +330,16 @@ export async function* jsonValues(
 ): AsyncGenerator<JsonValueAt> {
   const scanner = new JsonScanner(file, select);
   const decoder = new TextDecoder();
+  let pending = "";
   for await (const chunk of bytes) {
-    const text = decoder.decode(chunk, { stream: true });
-    if (text !== "") yield* scanner.push(text);
+    pending += decoder.decode(chunk, { stream: true });
+    if (pending.length >= PUSHED_CHARS) {
+      yield* scanner.push(pending);
+      pending = "";
+    }
   }
-  const rest = decoder.decode();
-  if (rest !== "") yield* scanner.push(rest);
+  pending += decoder.decode();
+  if (pending !== "") yield* scanner.push(pending);
   yield* scanner.end();
 }
 
