@@ -76,7 +76,10 @@ export const faqCommand: Command = command({
     const { channel, items: questions, known, name } = found;
     const stored = known === undefined || known.has(channel);
     const entries = groupQuestions(questions, {
-      ...(embeddings && { matchers: await embeddingMatchers(questions, embeddings) }),
+      channel: name ?? channel,
+      ...(embeddings && {
+        matchers: await embeddingMatchers(questions, embeddings, name ?? channel),
+      }),
     });
     const faq = limit === undefined ? entries : entries.slice(0, limit);
     if (json) io.stdout.write(`${JSON.stringify({ channel, questions: questions.length, faq })}\n`);
@@ -97,6 +100,7 @@ export const faqCommand: Command = command({
 async function embeddingMatchers(
   questions: readonly FaqQuestion[],
   { embedder, similarity }: TopicEmbeddings,
+  channel: string,
 ) {
   const counts = new Map<string, number>();
   for (const q of questions) counts.set(q.question, (counts.get(q.question) ?? 0) + 1);
@@ -106,7 +110,7 @@ async function embeddingMatchers(
       embedder,
       ranked.map(([text]) => text),
     );
-    return [questionMatcher(), meaningMatcher(vectors, similarity)];
+    return [questionMatcher(undefined, channel), meaningMatcher(vectors, similarity)];
   } catch (error) {
     throw new CommandFailure(
       `embedding the questions with ${embedder.model} failed: ${(error as Error).message}`,

@@ -5,7 +5,13 @@
  * never on their order.
  */
 import type { TopicMatcher } from "../topics/index.js";
-import { DEFAULT_QUESTION_SIMILARITY, questionStems, sameStems, tellsWhatItAsks } from "./key.js";
+import {
+  channelStems,
+  DEFAULT_QUESTION_SIMILARITY,
+  questionStems,
+  sameStems,
+  tellsWhatItAsks,
+} from "./key.js";
 
 /** One asking of a question, as the question index holds it (only what grouping reads). */
 export interface FaqQuestion {
@@ -70,14 +76,18 @@ const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Links questions that `sameStems` says ask one thing at `threshold`, a function of each pair
- * alone. Not every pair is compared: two stem sets of Jaccard similarity at least `threshold`
+ * alone, the words of `channel`'s name left out of both (`channelStems`). Not every pair is compared: two stem sets of Jaccard similarity at least `threshold`
  * share one of the rarest `n - ceil(threshold × n) + 1` stems of each (prefix filtering), so
  * only questions sharing one of those are, and a stem most questions carry (`ubuntu`) costs
  * little.
  */
-export function questionMatcher(threshold: number = DEFAULT_QUESTION_SIMILARITY): TopicMatcher {
+export function questionMatcher(
+  threshold: number = DEFAULT_QUESTION_SIMILARITY,
+  channel?: string,
+): TopicMatcher {
+  const general = channelStems(channel);
   return function* (questions) {
-    const stems = questions.map(questionStems);
+    const stems = questions.map((q) => questionStems(q).filter((s) => !general.has(s)));
     const frequency = new Map<string, number>();
     for (const words of stems) for (const w of words) frequency.set(w, (frequency.get(w) ?? 0) + 1);
     const rarest = (a: string, b: string) =>
@@ -154,9 +164,17 @@ function saysSomething(answer: string | undefined): boolean {
  */
 export function groupQuestions(
   questions: readonly FaqQuestion[],
-  options: { matchers?: readonly TopicMatcher[]; minCount?: number; maxEvidence?: number } = {},
+  options: {
+    matchers?: readonly TopicMatcher[];
+    minCount?: number;
+    maxEvidence?: number;
+    /** The channel's name, whose words join no two questions (default `questionMatcher`'s). */
+    channel?: string;
+  } = {},
 ): FaqEntry[] {
-  const matchers = options.matchers ?? [questionMatcher()];
+  const matchers = options.matchers ?? [
+    questionMatcher(DEFAULT_QUESTION_SIMILARITY, options.channel),
+  ];
   const maxEvidence = options.maxEvidence ?? DEFAULT_MAX_EVIDENCE;
   // "Can someone help me?" asks nothing its words can tell: however often it is said, it is no
   // recurring question, so it is in no entry.

@@ -197,6 +197,16 @@ function questionStem(word: string): string {
 export const DEFAULT_QUESTION_SIMILARITY = 0.65;
 
 /**
+ * The stems of a channel's name (its words of three letters or more): what every question there is
+ * about, so that it joins none of them to another (`questionMatcher`). In #ubuntu "how do I install
+ * xp on ubuntu?" and "install lisp on my ubuntu?" share "install" only.
+ */
+export function channelStems(channel: string | undefined): ReadonlySet<string> {
+  const words = (channel ?? "").toLowerCase().match(/\p{L}{3,}/gu) ?? [];
+  return new Set(words.map(questionStem));
+}
+
+/**
  * Whether two questions' stem sets (`questionStems`) ask the same thing: no opposite stems on the
  * two sides, no two different version numbers, and a Jaccard similarity of at least `threshold`.
  */

@@ -28,7 +28,7 @@ export async function faqRoute(
     channel,
     questions: questions.length,
     complete,
-    faq: groupQuestions(questions).slice(0, limit),
+    faq: groupQuestions(questions, { channel }).slice(0, limit),
   };
 }
 

@@ -36,7 +36,7 @@ export function channelFaq(
   });
   const entries: DigestFaq[] = [];
   // Every asking as evidence: its period's share and its latest one are read from them.
-  for (const e of groupQuestions(asked, { maxEvidence: Number.MAX_SAFE_INTEGER })) {
+  for (const e of groupQuestions(asked, { channel, maxEvidence: Number.MAX_SAFE_INTEGER })) {
     const within = e.askedIds.flatMap((id) => {
       const q = byAsked.get(id) as DigestQuestion;
       return q.askedTs >= period.since && q.askedTs < period.until ? [q] : [];

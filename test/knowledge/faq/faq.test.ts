@@ -156,6 +156,31 @@ describe("groupQuestions", () => {
     expect(groupQuestions([q("reset password?", 1), q("reset password?", 2)])[0].people).toBe(2);
   });
 
+  it("joins no two questions by the words of the channel's name", () => {
+    const asked = [
+      q("ubuntu install?", 1),
+      q("how to install lisp in ubuntu", 2),
+      q("Installing Ubuntu?", 3),
+      q("how do I install lisp", 4),
+    ];
+    const wordings = (entries: ReturnType<typeof groupQuestions>) =>
+      entries.map((e) => [e.question, ...e.wordings].sort());
+    // In any channel "ubuntu install" and "install lisp in ubuntu" share two words of three.
+    expect(wordings(groupQuestions(asked))).toEqual([
+      [
+        "Installing Ubuntu?",
+        "how do I install lisp",
+        "how to install lisp in ubuntu",
+        "ubuntu install?",
+      ],
+    ]);
+    // In #ubuntu every question is about ubuntu: installing it and installing lisp are two.
+    expect(wordings(groupQuestions(asked, { channel: "#ubuntu" }))).toEqual([
+      ["how do I install lisp", "how to install lisp in ubuntu"],
+      ["Installing Ubuntu?", "ubuntu install?"],
+    ]);
+  });
+
   it("joins what another matcher links, such as embeddings", () => {
     const questions = [
       q("wifi drops every few minutes", 1),
