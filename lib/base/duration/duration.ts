@@ -88,6 +88,14 @@ export function formatDuration(ms: number): string {
 }
 
 /**
+ * `formatDuration`, but a time shorter than the clock it was measured by (`clockMs`: two times in
+ * the same minute of a log that keeps minutes) is said to be under it: "under 1m", not "0s".
+ */
+export function formatElapsed(ms: number, clockMs = 1): string {
+  return ms < clockMs ? `under ${formatDuration(clockMs)}` : formatDuration(ms);
+}
+
+/**
  * The UTC midnight after `ms`: where a period that takes in the whole day of `ms` ends (a
  * digest of the data's last week ends with the day of its last message).
  */

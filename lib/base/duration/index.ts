@@ -2,4 +2,10 @@
  * Durations and times as people write them in flags and settings (`90s`, `2d`, `2026-01-31`).
  * A time is a duration back from a clock or an ISO date or time.
  */
-export { formatDuration, nextUtcMidnight, parseDuration, parseTime } from "./duration.js";
+export {
+  formatDuration,
+  formatElapsed,
+  nextUtcMidnight,
+  parseDuration,
+  parseTime,
+} from "./duration.js";

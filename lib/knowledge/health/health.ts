@@ -47,6 +47,12 @@ interface FirstAnswerTimes {
   measured: number;
   medianMs: number | null;
   p90Ms: number | null;
+  /**
+   * The clock the channel's measured times keep: 60,000 when every asking and first answer is a
+   * whole minute (an IRC log's), 1,000 when a whole second, else 1. A time under it is known only
+   * to be under it: "under 1m", not "0s" (`formatElapsed`).
+   */
+  clockMs: number;
 }
 
 interface HealthBucketFigures {
@@ -96,6 +102,7 @@ export function channelHealth(input: HealthInput): ChannelHealth {
     times: [] as number[],
   }));
   const times: number[] = [];
+  const stamps: number[] = [];
   const ages = AGE_EDGES_DAYS.map(() => 0).concat(0);
   const counts = { answered: 0, unanswered: 0, unclear: 0 };
   const answered = new Map<string, number>();
@@ -115,6 +122,7 @@ export function channelHealth(input: HealthInput): ChannelHealth {
       const first = Math.min(...found.map((m) => m.ts));
       const time = Math.max(0, first - question.askedTs);
       times.push(time);
+      stamps.push(question.askedTs, first);
       row.times.push(time);
     }
     const authors = new Set(found.flatMap((m) => (m.author && m.bot !== true ? [m.author] : [])));
@@ -128,6 +136,7 @@ export function channelHealth(input: HealthInput): ChannelHealth {
     conversations += 1;
     rows[index(ts)].conversations += 1;
   }
+  const clockMs = clockOf(stamps);
   return {
     since,
     until,
@@ -135,7 +144,7 @@ export function channelHealth(input: HealthInput): ChannelHealth {
     questions: questions.length,
     ...counts,
     answeredShare: questions.length === 0 ? null : counts.answered / questions.length,
-    firstAnswer: firstAnswerTimes(times),
+    firstAnswer: firstAnswerTimes(times, clockMs),
     unansweredByAge: ages.map((n, i) => ({ upToDays: AGE_EDGES_DAYS[i] ?? null, questions: n })),
     answerers: topAnswerers(answered, input.optOut ?? [], input.top ?? TOP_ANSWERERS),
     conversations,
@@ -145,17 +154,25 @@ export function channelHealth(input: HealthInput): ChannelHealth {
       questions: rows[i].questions,
       answered: rows[i].answered,
       conversations: rows[i].conversations,
-      firstAnswer: firstAnswerTimes(rows[i].times),
+      firstAnswer: firstAnswerTimes(rows[i].times, clockMs),
     })),
   };
 }
 
 /** The median and 90th percentile by nearest rank (each a measured time), null over none. */
-function firstAnswerTimes(times: readonly number[]): FirstAnswerTimes {
+function firstAnswerTimes(times: readonly number[], clockMs: number): FirstAnswerTimes {
   const sorted = [...times].sort((a, b) => a - b);
   const rank = (p: number) =>
     sorted.length === 0 ? null : sorted[Math.ceil(p * sorted.length) - 1];
-  return { measured: sorted.length, medianMs: rank(0.5), p90Ms: rank(0.9) };
+  return { measured: sorted.length, medianMs: rank(0.5), p90Ms: rank(0.9), clockMs };
+}
+
+/** The coarsest of a minute, a second and a millisecond that every one of `stamps` is whole in. */
+function clockOf(stamps: readonly number[]): number {
+  for (const unit of [60_000, 1_000]) {
+    if (stamps.length > 0 && stamps.every((ts) => ts % unit === 0)) return unit;
+  }
+  return 1;
 }
 
 function topAnswerers(

@@ -12,6 +12,13 @@ const firstAnswer = z
     measured: z.number().int().describe("the answered questions whose answering messages are kept"),
     medianMs: z.number().nullable().describe("median time to first answer (ms); null when none"),
     p90Ms: z.number().nullable().describe("90th percentile (nearest rank, ms); null when none"),
+    clockMs: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "the clock the times keep: 60000 when every asking and first answer is a whole minute (an IRC log), 1000 a whole second, else 1; a time under it is known only to be under it",
+      ),
   })
   .describe("time from the asking message to the first answering message");
 

@@ -3,7 +3,7 @@
  * how fast the first answer came and who gave most answers, as lib/knowledge/health counts them
  * (the stats route's and the report's one definition).
  */
-import { formatDuration } from "../../base/duration/index.js";
+import { formatElapsed } from "../../base/duration/index.js";
 import { channelHealth, type HealthMessage } from "../../knowledge/health/index.js";
 import type { SegmentResult } from "../../knowledge/store/index.js";
 import type { DigestHealth } from "./types.js";
@@ -71,13 +71,13 @@ export function healthFigures(
   escapeName: (text: string) => string,
 ): { answered: string; firstAnswer: string; answerers: string | undefined } {
   const share = h.answeredShare === null ? "–" : `${Math.round(h.answeredShare * 100)}%`;
-  const { medianMs, p90Ms, measured } = h.firstAnswer;
+  const { medianMs, p90Ms, measured, clockMs } = h.firstAnswer;
   return {
     answered: `${share} (${h.answered} of ${h.questions})`,
     firstAnswer:
       medianMs === null || p90Ms === null
         ? "–"
-        : `${formatDuration(medianMs)} median, ${formatDuration(p90Ms)} p90 (over ${measured})`,
+        : `${formatElapsed(medianMs, clockMs)} median, ${formatElapsed(p90Ms, clockMs)} p90 (over ${measured})`,
     answerers:
       h.answerers === undefined
         ? undefined

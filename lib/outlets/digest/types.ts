@@ -96,7 +96,13 @@ export interface DigestHealth {
   /** answered / questions. */
   answeredShare: number | null;
   /** Over the answered questions whose answering messages are kept (`measured` of them). */
-  firstAnswer: { measured: number; medianMs: number | null; p90Ms: number | null };
+  firstAnswer: {
+    measured: number;
+    medianMs: number | null;
+    p90Ms: number | null;
+    /** The clock the times keep (60,000 for a log of minutes): under it reads "under 1m". */
+    clockMs?: number;
+  };
   /**
    * Who answered most questions, most first (at most 3; never the asker, an erased person or one
    * who opted out); absent when the digest was built without knowing who opted out.

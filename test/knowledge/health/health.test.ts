@@ -24,6 +24,18 @@ const base: HealthInput = {
 };
 
 describe("channelHealth", () => {
+  it("says which clock its times keep: whole minutes, whole seconds, or finer", () => {
+    const clock = (asked: number, answered: number) =>
+      channelHealth({
+        ...base,
+        questions: [question(asked, "answered", ["a"])],
+        answers: [{ id: "a", ts: answered }],
+      }).firstAnswer.clockMs;
+    expect(clock(MONDAY + HOUR, MONDAY + HOUR)).toBe(60_000);
+    expect(clock(MONDAY + HOUR, MONDAY + HOUR + 5_000)).toBe(1_000);
+    expect(clock(MONDAY + HOUR + 1, MONDAY + HOUR + 5_000)).toBe(1);
+  });
+
   it("counts questions, the answered share, first answers, answerers and conversations per day", () => {
     const health = channelHealth({
       ...base,
@@ -50,7 +62,7 @@ describe("channelHealth", () => {
       unclear: 1,
       answeredShare: 0.6,
       // The first answering message, whoever wrote it (ann answered her own, then cat did).
-      firstAnswer: { measured: 2, medianMs: 60_000, p90Ms: HOUR },
+      firstAnswer: { measured: 2, medianMs: 60_000, p90Ms: HOUR, clockMs: 60_000 },
       // Asked 6 days less an hour before the period's end.
       unansweredByAge: [
         { upToDays: 1, questions: 0 },
@@ -69,20 +81,20 @@ describe("channelHealth", () => {
       questions: 2,
       answered: 2,
       conversations: 2,
-      firstAnswer: { measured: 2, medianMs: 60_000, p90Ms: HOUR },
+      firstAnswer: { measured: 2, medianMs: 60_000, p90Ms: HOUR, clockMs: 60_000 },
     });
     expect(health.buckets[1]).toMatchObject({
       label: "2026-01-06",
       questions: 2,
       answered: 1,
-      firstAnswer: { measured: 0, medianMs: null, p90Ms: null },
+      firstAnswer: { measured: 0, medianMs: null, p90Ms: null, clockMs: 60_000 },
     });
   });
 
   it("has no share nor times over a quiet period", () => {
     const health = channelHealth(base);
     expect(health.answeredShare).toBeNull();
-    expect(health.firstAnswer).toEqual({ measured: 0, medianMs: null, p90Ms: null });
+    expect(health.firstAnswer).toEqual({ measured: 0, medianMs: null, p90Ms: null, clockMs: 1 });
     expect(health.answerers).toEqual([]);
   });
 
@@ -152,7 +164,12 @@ describe("channelHealth", () => {
       ],
     });
     expect(health.answered).toBe(2);
-    expect(health.firstAnswer).toEqual({ measured: 2, medianMs: 60_000, p90Ms: 60_000 });
+    expect(health.firstAnswer).toEqual({
+      measured: 2,
+      medianMs: 60_000,
+      p90Ms: 60_000,
+      clockMs: 60_000,
+    });
     expect(health.answerers).toEqual([{ name: "ann", answers: 1 }]);
   });
 });

@@ -54,7 +54,7 @@ describe("the digest's health table", () => {
         unanswered: 1,
         unclear: 1,
         answeredShare: 0.5,
-        firstAnswer: { measured: 2, medianMs: 60_000, p90Ms: 120_000 },
+        firstAnswer: { measured: 2, medianMs: 60_000, p90Ms: 120_000, clockMs: 60_000 },
       },
     ]);
     const named = await buildDigest(sources(), {
@@ -138,6 +138,13 @@ describe("the digest's health table", () => {
       firstAnswer: "1m 5s median, 2h p90 (over 2)",
       answerers: "a/b (2)",
     });
+    // Times of a log that keeps minutes: an answer in the asking's minute took under one.
+    expect(
+      healthFigures(
+        { ...row, firstAnswer: { measured: 3, medianMs: 0, p90Ms: 120_000, clockMs: 60_000 } },
+        (s) => s,
+      ).firstAnswer,
+    ).toBe("under 1m median, 2m p90 (over 3)");
   });
 });
 

@@ -142,7 +142,7 @@ describe("the report's health figures", () => {
       generatedAt: START,
     };
     const [c] = reportHealth(report);
-    expect(c.firstAnswer).toEqual({ measured: 1, medianMs: 1000, p90Ms: 1000 });
+    expect(c.firstAnswer).toEqual({ measured: 1, medianMs: 1000, p90Ms: 1000, clockMs: 1000 });
     expect(c.answerers).toEqual([]);
     const digest = buildReport(report).data.knowledge?.digest?.health?.[0];
     expect(digest?.firstAnswer.measured).toBe(1);

@@ -171,7 +171,10 @@ function overallLine(u: uPlot, share: number): void {
 
 export function waitsChart(box: HTMLElement, h: ChannelHealthData): uPlot {
   const { medianMs, p90Ms } = h.perBucket;
-  let top = 60_000;
+  // A log scale has no 0: an instant answer is drawn at a second, one within the clock of a log
+  // that keeps minutes at a minute (it is known only to be under one).
+  const least = Math.max(1000, h.firstAnswer.clockMs);
+  let top = Math.max(60_000, least);
   for (const v of p90Ms) if (v !== null) top = Math.max(top, v);
   const opts = timeOptions(
     box,
@@ -190,7 +193,8 @@ export function waitsChart(box: HTMLElement, h: ChannelHealthData): uPlot {
         values: (_, splits) => splits.map((v) => duration(v)),
       },
     ],
-    { y: { distr: 3, log: 10, auto: false, range: [1000, top * 2] } },
+    // A decade at least, so that a tick above the floor is shown.
+    { y: { distr: 3, log: 10, auto: false, range: [least, Math.max(top * 2, least * 10)] } },
     [
       {
         label: "median",
@@ -209,9 +213,8 @@ export function waitsChart(box: HTMLElement, h: ChannelHealthData): uPlot {
       },
     ],
   );
-  // A log scale has no 0: an instant answer is drawn at a second.
   const floor = (list: (number | null)[]) =>
-    list.map((v) => (v === null ? null : Math.max(1000, v)));
+    list.map((v) => (v === null ? null : Math.max(least, v)));
   return mount(box, opts, [middles(h), floor(medianMs), floor(p90Ms)]);
 }
 
