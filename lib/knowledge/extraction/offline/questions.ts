@@ -32,7 +32,10 @@ const OPENERS = new Set(
  */
 const CLAUSE_OPENERS = new Set(["when", "what", "where", "how"]);
 const SUBJECTS = new Set("i you u we they he she it i'm im you're it's its".split(" "));
-/** Modal verbs that, unmarked and followed by "be", leave out a subject: "should be fine". */
+/**
+ * Modal verbs that, unmarked and followed by "be" or "have", leave out a subject: "should be
+ * fine", "should have written /deb".
+ */
 const MODALS = new Set("should would could will can may might must".split(" "));
 
 /**
@@ -169,7 +172,7 @@ function questionText(text: string, names: ReadonlySet<string>): string | undefi
   // "when I modprobe it I get…", "what a night", "should be fine": said, not asked.
   if (CLAUSE_OPENERS.has(opener) && SUBJECTS.has(second)) return undefined;
   if (opener === "what" && (second === "a" || second === "an")) return undefined;
-  if (MODALS.has(opener) && second === "be") return undefined;
+  if (MODALS.has(opener) && (second === "be" || second === "have")) return undefined;
   return all.length >= 3 && all.length <= MAX_BARE_WORDS ? body : undefined;
 }
 

@@ -41,13 +41,14 @@ describe("offline questions", () => {
       turn("fay", "what I did was chmod 000 them"),
       turn("gus", "what a pain in the ass"),
       turn("gus", "should be fine, just run apt-get update"),
+      turn("gus", "should have written /deb ;)"),
       turn("gus", "when does the new release come out"),
     ];
     const asked = offlineQuestions(turns).map((q) => [q.asked, q.question]);
     expect(asked).toEqual([
       [1, "how do I pin the compiler version"],
       [6, "Did you clear it?"],
-      [13, "when does the new release come out"],
+      [14, "when does the new release come out"],
     ]);
   });
 
