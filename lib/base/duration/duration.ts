@@ -92,7 +92,7 @@ export function formatDuration(ms: number): string {
  * the same minute of a log that keeps minutes) is said to be under it: "under 1m", not "0s".
  */
 export function formatElapsed(ms: number, clockMs = 1): string {
-  return ms < clockMs ? `under ${formatDuration(clockMs)}` : formatDuration(ms);
+  return clockMs > 1 && ms < clockMs ? `under ${formatDuration(clockMs)}` : formatDuration(ms);
 }
 
 /**

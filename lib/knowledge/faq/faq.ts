@@ -34,7 +34,10 @@ export interface FaqQuestion {
   corrected?: boolean;
 }
 
-/** The answer an entry gives: a corrected one first, else one that says something, then the most supported. */
+/**
+ * The answer an entry gives: a corrected one first, else one that says something, then the most
+ * supported.
+ */
 interface FaqAnswer {
   text: string;
   /** The asking message of the question it answered. */
@@ -76,10 +79,10 @@ const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Links questions that `sameStems` says ask one thing at `threshold`, a function of each pair
- * alone, the words of `channel`'s name left out of both (`channelStems`). Not every pair is compared: two stem sets of Jaccard similarity at least `threshold`
- * share one of the rarest `n - ceil(threshold × n) + 1` stems of each (prefix filtering), so
- * only questions sharing one of those are, and a stem most questions carry (`ubuntu`) costs
- * little.
+ * alone, the words of `channel`'s name left out of both (`channelStems`). Not every pair is
+ * compared: two stem sets of Jaccard similarity at least `threshold` share one of the rarest
+ * `n - ceil(threshold × n) + 1` stems of each (prefix filtering), so only questions sharing one
+ * of those are, and a stem most questions carry (`ubuntu`) costs little.
  */
 export function questionMatcher(
   threshold: number = DEFAULT_QUESTION_SIMILARITY,

@@ -1,8 +1,8 @@
 /**
  * The digest's and the report's recurring questions: a channel's questions, all of them, grouped
  * into FAQ entries (lib/knowledge/faq), each linked by its latest asking in a period. An entry of
- * the period is one asked by at least two people in all and at least once in the period: a question that
- * keeps coming back, come back again.
+ * the period is one asked by at least two people in all and at least once in the period: a
+ * question that keeps coming back, come back again.
  */
 import { groupQuestions } from "../../knowledge/faq/index.js";
 import type { SegmentResult } from "../../knowledge/store/index.js";

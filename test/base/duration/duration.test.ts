@@ -1,4 +1,10 @@
-import { formatDuration, nextUtcMidnight, parseDuration, parseTime } from "convoseg/duration";
+import {
+  formatDuration,
+  formatElapsed,
+  nextUtcMidnight,
+  parseDuration,
+  parseTime,
+} from "convoseg/duration";
 import { describe, expect, it } from "vitest";
 
 describe("parseDuration", () => {
@@ -85,6 +91,17 @@ describe("formatDuration", () => {
     [86_400_000 + 5_000, "1d"],
   ])("shows %d ms as %s", (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe("formatElapsed", () => {
+  it("says a time under the clock it was measured by is under it, and no finer clock's", () => {
+    expect(formatElapsed(0, 60_000)).toBe("under 1m");
+    expect(formatElapsed(59_999, 60_000)).toBe("under 1m");
+    expect(formatElapsed(120_000, 60_000)).toBe("2m");
+    expect(formatElapsed(0, 1_000)).toBe("under 1s");
+    expect(formatElapsed(0)).toBe("0s");
+    expect(formatElapsed(0, 1)).toBe("0s");
   });
 });
 

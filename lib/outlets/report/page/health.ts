@@ -142,8 +142,8 @@ function headline(h: ChannelHealthData): HTMLElement {
     return el("p", { class: "health-headline" }, "No questions yet in this channel.");
   }
   const { medianMs, p90Ms, clockMs } = h.firstAnswer;
-  // Within the clock at least: two times in one minute of a log that keeps minutes are "within 1m".
-  const within = (ms: number) => duration(Math.max(ms, clockMs));
+  // Two times in one minute of a log that keeps minutes are "within 1m".
+  const within = (ms: number) => duration(clockMs > 1 && ms < clockMs ? clockMs : ms);
   const speed =
     medianMs === null || p90Ms === null
       ? "."
