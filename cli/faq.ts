@@ -75,11 +75,11 @@ export const faqCommand: Command = command({
     if ("ambiguous" in found) return EXIT.usage;
     const { channel, items: questions, known, name } = found;
     const stored = known === undefined || known.has(channel);
+    // Its name's words join no two questions; an id (Slack's C…) has none, its name does.
+    const named = name ?? channel;
     const entries = groupQuestions(questions, {
-      channel: name ?? channel,
-      ...(embeddings && {
-        matchers: await embeddingMatchers(questions, embeddings, name ?? channel),
-      }),
+      channel: named,
+      ...(embeddings && { matchers: await embeddingMatchers(questions, embeddings, named) }),
     });
     const faq = limit === undefined ? entries : entries.slice(0, limit);
     if (json) io.stdout.write(`${JSON.stringify({ channel, questions: questions.length, faq })}\n`);

@@ -88,11 +88,16 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * `formatDuration`, but a time shorter than the clock it was measured by (`clockMs`: two times in
- * the same minute of a log that keeps minutes) is said to be under it: "under 1m", not "0s".
+ * Whether a time is shorter than the clock of a second or more it was measured by (`clockMs`:
+ * two times in the same minute of a log that keeps minutes), so known only to be under it.
  */
+export function underClock(ms: number, clockMs = 1): boolean {
+  return clockMs > 1 && ms < clockMs;
+}
+
+/** `formatDuration`, but a time {@link underClock} is said to be under it: "under 1m", not "0s". */
 export function formatElapsed(ms: number, clockMs = 1): string {
-  return clockMs > 1 && ms < clockMs ? `under ${formatDuration(clockMs)}` : formatDuration(ms);
+  return underClock(ms, clockMs) ? `under ${formatDuration(clockMs)}` : formatDuration(ms);
 }
 
 /**

@@ -8,4 +8,5 @@ export {
   nextUtcMidnight,
   parseDuration,
   parseTime,
+  underClock,
 } from "./duration.js";

@@ -57,13 +57,16 @@ export interface DigestQuestion {
 
 /**
  * A recurring question of the digest: an FAQ entry (lib/knowledge/faq) of its channel's questions,
- * asked by at least two people in all and at least once in the period, linked by its latest asking there.
+ * asked by at least two people in all and at least once in the period, linked by its latest
+ * asking there.
  */
 export interface DigestFaq {
   channel: string;
   /** Its clearest wording. */
   question: string;
-  /** How many times it was asked in all, by how many people, and how many of those in the period. */
+  /**
+   * How many times it was asked in all, by how many people, and how many of those in the period.
+   */
   count: number;
   people: number;
   inPeriod: number;
@@ -72,7 +75,10 @@ export interface DigestFaq {
   /** Epoch ms of its first and last asking (the last may be after the period). */
   firstAsked: number;
   lastAsked: number;
-  /** Its best answer: a corrected one first, else one that says something, then the most supported. */
+  /**
+   * Its best answer: a corrected one first, else one that says something, then the most
+   * supported.
+   */
   answer?: { text: string; askedId: string; answerIds: string[]; corrected: boolean };
   /** Its latest asking in the period: its segment (the report's anchor) and message. */
   segmentId: string;

@@ -262,8 +262,9 @@ export interface ReportKnowledge {
     omitted: { unanswered: number; unclear: number; answered: number };
   };
   /**
-   * Recurring questions of all the channels (added within v1): asked by the most people first, each linked
-   * by its latest asking (`inPeriod` is `count`: the report's period is all of it); the rest counted.
+   * Recurring questions of all the channels (added within v1): asked by the most people first,
+   * each linked by its latest asking (`inPeriod` is `count`: the report's period is all of it); the
+   * rest counted.
    */
   faq: { entries: NonNullable<Digest["faq"]>; omitted: number };
   digest: Digest | null;

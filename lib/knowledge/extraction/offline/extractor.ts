@@ -184,8 +184,9 @@ export class KeyphraseExtractor implements Extractor {
       if (chosen.length >= this.#maxCandidates || term.score < this.#minScore * top) break;
       if (chosen.some((other) => nested(term.key, other.key))) continue;
       const made = candidate(term, top);
-      if (shown.has(normalizeTopic(made.topic))) continue;
-      shown.add(normalizeTopic(made.topic));
+      const key = normalizeTopic(made.topic);
+      if (shown.has(key)) continue;
+      shown.add(key);
       chosen.push(term);
       candidates.push(made);
     }

@@ -2,7 +2,7 @@
  * DOM building for the report page. Everything from the data goes in as text nodes or attribute
  * values, never as markup: chat text is untrusted, and `innerHTML` is not used anywhere.
  */
-import { formatDuration, formatElapsed } from "../../../base/duration/index.js";
+import { formatDuration, formatElapsed, underClock } from "../../../base/duration/index.js";
 
 export type Child = Node | string | number | null | undefined | false;
 
@@ -61,3 +61,6 @@ export function span(first: number, last: number): string {
 export const duration = (ms: number): string => formatDuration(ms);
 /** A time measured by a clock of `clockMs`: one under it is "under 1m" (`formatElapsed`). */
 export const elapsed = (ms: number, clockMs: number): string => formatElapsed(ms, clockMs);
+/** How long something took at most, by a clock of `clockMs`: "within 1m" for two in one minute. */
+export const within = (ms: number, clockMs: number): string =>
+  formatDuration(underClock(ms, clockMs) ? clockMs : ms);

@@ -5,7 +5,7 @@
  */
 import type uPlot from "uplot";
 import type { ChannelHealthData, ReportData } from "../data.js";
-import { count, counted, day, duration, el, elapsed } from "./dom.js";
+import { count, counted, day, el, elapsed, within } from "./dom.js";
 import {
   chartWidth,
   conversationsChart,
@@ -142,12 +142,10 @@ function headline(h: ChannelHealthData): HTMLElement {
     return el("p", { class: "health-headline" }, "No questions yet in this channel.");
   }
   const { medianMs, p90Ms, clockMs } = h.firstAnswer;
-  // Two times in one minute of a log that keeps minutes are "within 1m".
-  const within = (ms: number) => duration(clockMs > 1 && ms < clockMs ? clockMs : ms);
   const speed =
     medianMs === null || p90Ms === null
       ? "."
-      : `; half of the answers came within ${within(medianMs)}, 9 in 10 within ${within(p90Ms)}.`;
+      : `; half of the answers came within ${within(medianMs, clockMs)}, 9 in 10 within ${within(p90Ms, clockMs)}.`;
   return el(
     "p",
     { class: "health-headline" },

@@ -1,7 +1,7 @@
 /**
  * The report's questions and digest: the questions of the extracted segments (unanswered oldest
- * first, answered with their answers), the recurring ones (asked by the most people first) and what the data's last seven days brought (new and
- * recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
+ * first, answered with their answers), the recurring ones (asked by the most people first) and
+ * what the data's last seven days brought (new and recurring topics, activity). Each entry links to its segment (`#segment=…`, which the page
  * follows); chat text goes in as text nodes only.
  */
 import { channelLabel, permalinkPlatform } from "../../../base/identity/index.js";
